@@ -1,0 +1,80 @@
+import { parseArgs } from 'node:util';
+import { fail } from '../../core/errors.ts';
+import { TYPE_NAMES } from '../../core/format/pack-file.ts';
+import type { PackModel } from '../../core/model/pack-model.ts';
+import { formatBytes, formatTable, writeJson } from '../output.ts';
+import { openObjectStore } from '../open-target.ts';
+import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+
+export const objectHelp = `usage: packscope object [--json] [--no-cache | --cache-dir DIR] <oid-or-unique-prefix> [path]
+
+One packed object of the repository at [path] (default: the current directory): its type, sizes,
+pack and offset, delta depth, the chain down to its root (ids, types, sizes), the number of its
+direct delta children and the size of its family (all objects sharing its root). A prefix needs
+at least 4 hex digits and must be unique across the repository's packs.
+
+--json prints the "packscope.object/1" document described in docs/json.md.`;
+
+interface ChainLink {
+  oid: string;
+  type: string;
+  inPackType: string;
+  size: number;
+  headerSize: number;
+  diskSize: number;
+  offset: number;
+}
+
+function link(model: PackModel, n: number): ChainLink {
+  const c = model.columns;
+  return {
+    oid: model.oidHex(n),
+    type: TYPE_NAMES[c.type[n]!]!,
+    inPackType: TYPE_NAMES[c.inPackType[n]!]!,
+    size: c.resultSize.get(n),
+    headerSize: c.size.get(n),
+    diskSize: c.diskSize.get(n),
+    offset: c.offset[n]!,
+  };
+}
+
+export function runObject(argv: string[]): number {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, ...cacheOptionSpec } });
+  if (positionals.length < 1 || positionals.length > 2) throw fail('usage', undefined, undefined, 'object needs an object id (or unique prefix) and optionally a path');
+  const store = openObjectStore(positionals[1] ?? '.', cacheOptions(values));
+  const { model, object, pack } = store.resolve(positionals[0]!);
+  const chain = model.chain(object).map((n) => link(model, n));
+  const self = chain[0]!;
+  const report = {
+    schema: 'packscope.object/1',
+    ...self,
+    pack: pack.files.pack,
+    packChecksum: model.checksumHex,
+    depth: model.columns.depth[object]!,
+    base: model.isDelta(object) ? model.oidHex(model.columns.base[object]!) : null,
+    root: chain[chain.length - 1]!.oid,
+    chain,
+    children: model.children(object).length,
+    familySize: model.familySize(object),
+  };
+  if (values.json) {
+    writeJson(report);
+    return 0;
+  }
+  const stored = self.inPackType === self.type ? 'stored whole' : `stored as ${self.inPackType}, ${formatBytes(self.headerSize)} of delta`;
+  const lines = [
+    `object    ${self.oid}`,
+    `type      ${self.type} (${stored})`,
+    `size      ${self.size} bytes (${formatBytes(self.size)}); ${self.diskSize} bytes in the pack`,
+    `pack      ${report.pack}`,
+    `offset    ${self.offset}`,
+    `depth     ${report.depth}`,
+    `children  ${report.children}`,
+    `family    ${report.familySize} object${report.familySize === 1 ? '' : 's'} sharing root ${report.root}`,
+    `chain     ${chain.length === 1 ? 'none (not a delta)' : `${chain.length - 1} delta${chain.length === 2 ? '' : 's'} down to the root`}`,
+  ];
+  const rows = chain.map((l, i) => [`  ${i}`, l.oid, l.type, l.inPackType === l.type ? 'whole' : l.inPackType, `${l.size}`, `${l.headerSize}`, `${l.diskSize}`, `@${l.offset}`]);
+  lines.push(...formatTable([['  #', 'oid', 'type', 'stored', 'size', 'payload', 'disk', 'offset'], ...rows]));
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}

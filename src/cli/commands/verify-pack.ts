@@ -1,0 +1,126 @@
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fail, PackFormatError } from '../../core/errors.ts';
+import { hashAlgorithmByName, type HashAlgorithm } from '../../core/format/hash-algorithm.ts';
+import { TYPE_NAMES } from '../../core/format/pack-file.ts';
+import { buildPackModel, loadIdx, packFilesFor } from '../../core/model/build-pack-model.ts';
+import type { PackModel } from '../../core/model/pack-model.ts';
+import { hashAlgorithmNear } from '../../core/model/repository.ts';
+import { checksumsInWorker, verifyFull } from '../../core/verify/full-verify.ts';
+import { AsciiWriter } from '../ascii-writer.ts';
+import { reportError } from '../report-error.ts';
+import type { Progress } from '../progress.ts';
+
+export const verifyPackHelp = `usage: packscope verify-pack [-v | -s] [--full] [--threads N] [--object-format sha1|sha256] <pack>...
+
+Checks packs and prints what \`git verify-pack\` prints, byte for byte: with -v one line per
+object in pack order ("<oid> <type> <size> <size-in-pack> <offset> [<depth> <base-oid>]"), the
+chain-length histogram and "<pack>.pack: ok"; with -s only the histogram and the ok line; with
+neither, nothing unless something is wrong. <pack> may name the .pack, the .idx, or neither.
+
+What "ok" verifies here:
+  default   the idx checksum, the pack's trailing checksum over all its bytes, that the idx was
+            written for that pack, the object count, every object's CRC32 against the idx (idx v2),
+            every object header, every OFS/REF base (no cycles), and every delta's header.
+  --full    also what git checks: every object is inflated (its zlib stream must fill its entry
+            and give its declared size), every delta applied to its base, and every result hashed
+            and compared with its id in the idx. Runs in worker threads (--threads, default: one
+            per core).
+
+Exit status 0 when every pack is ok, 1 otherwise (with one line per problem on stderr).`;
+
+export interface VerifyPackContext {
+  workerScript: string;
+  progress: Progress;
+}
+
+export async function runVerifyPack(argv: string[], context: VerifyPackContext): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      verbose: { type: 'boolean', short: 'v' },
+      'stat-only': { type: 'boolean', short: 's' },
+      full: { type: 'boolean' },
+      threads: { type: 'string' },
+      'object-format': { type: 'string' },
+    },
+  });
+  if (positionals.length === 0) throw fail('usage', undefined, undefined, 'verify-pack needs at least one pack (see packscope verify-pack --help)');
+  let forcedHash: HashAlgorithm | undefined;
+  if (values['object-format'] !== undefined) {
+    forcedHash = hashAlgorithmByName(values['object-format']);
+    if (!forcedHash) throw fail('usage', undefined, undefined, `unknown object format "${values['object-format']}" (sha1 or sha256)`);
+  }
+  const threads = values.threads === undefined ? undefined : Number(values.threads);
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw fail('usage', undefined, undefined, '--threads needs a positive integer');
+  const statOnly = values['stat-only'] ?? false;
+  const verbose = (values.verbose ?? false) && !statOnly;
+
+  let status = 0;
+  for (const argument of positionals) {
+    // git's verify-pack names the pack as given, with .idx (or nothing) turned into .pack.
+    const shownName = argument.endsWith('.idx') ? `${argument.slice(0, -4)}.pack` : argument.endsWith('.pack') ? argument : `${argument}.pack`;
+    try {
+      const files = packFilesFor(path.resolve(shownName));
+      const hash = forcedHash ?? hashAlgorithmNear(files.pack);
+      const index = loadIdx(files, hash);
+      // The checksum pass reads the whole pack; it runs in a worker while the model is built.
+      const checksums = checksumsInWorker(context.workerScript, files, index.hash.name);
+      let model: PackModel;
+      try {
+        model = context.progress.track(`Reading ${path.basename(files.pack)}`, (onProgress) => buildPackModel(files, { index, onProgress }));
+      } catch (error) {
+        checksums.cancel();
+        throw error;
+      }
+      await context.progress.trackAsync(`Checking ${path.basename(files.pack)}`, () => checksums.result);
+      if (values.full) {
+        await context.progress.trackAsync(`Resolving ${path.basename(files.pack)}`, (onProgress) =>
+          verifyFull(model, threads === undefined ? { workerScript: context.workerScript, onProgress } : { workerScript: context.workerScript, onProgress, threads }),
+        );
+      }
+      if (verbose || statOnly) printPackInfo(model, statOnly);
+      if (verbose || statOnly) process.stdout.write(`${shownName}: ok\n`);
+    } catch (error) {
+      if (!(error instanceof PackFormatError)) throw error;
+      reportError(error);
+      if (verbose || statOnly) process.stdout.write(`${shownName}: bad\n`);
+      status = 1;
+    }
+  }
+  return status;
+}
+
+/** The object lines and histogram of `git index-pack --verify-stat` (builtin/index-pack.c show_pack_info). */
+function printPackInfo(model: PackModel, statOnly: boolean): void {
+  const out = new AsciiWriter();
+  const c = model.columns;
+  const count = model.count;
+  const names = model.index.bytes;
+  const hashSize = model.hash.size;
+  // printf("%-6s") of the type name.
+  const paddedTypes = TYPE_NAMES.map((name) => name.padEnd(6));
+  let nonDeltas = 0;
+  const chainHistogram: number[] = [];
+  for (let p = 0; p < count; p++) {
+    const n = c.byOffset[p]!;
+    const depth = c.depth[n]!;
+    if (depth === 0) nonDeltas++;
+    else chainHistogram[depth - 1] = (chainHistogram[depth - 1] ?? 0) + 1;
+    if (statOnly) continue;
+    out.hex(names, model.index.namePosition(n), hashSize).byte(32).text(paddedTypes[c.type[n]!]!).byte(32);
+    out.number(c.size.get(n)).byte(32).number(c.diskSize.get(n)).byte(32).number(c.offset[n]!);
+    if (depth > 0) {
+      out.byte(32).number(depth).byte(32).hex(names, model.index.namePosition(c.base[n]!), hashSize);
+    }
+    out.endLine();
+  }
+  if (nonDeltas > 0) {
+    out.text(`non delta: ${nonDeltas} object${nonDeltas === 1 ? '' : 's'}`).endLine();
+  }
+  chainHistogram.forEach((objects, i) => {
+    if (objects) out.text(`chain length = ${i + 1}: ${objects} object${objects === 1 ? '' : 's'}`).endLine();
+  });
+  out.flush();
+}

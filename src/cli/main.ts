@@ -1,0 +1,74 @@
+import * as path from 'node:path';
+import { objectHelp, runObject } from './commands/object.ts';
+import { objectsHelp, runObjects } from './commands/objects.ts';
+import { runStats, statsHelp } from './commands/stats.ts';
+import { runVerifyPack, verifyPackHelp } from './commands/verify-pack.ts';
+import { Progress } from './progress.ts';
+import { reportError } from './report-error.ts';
+
+declare const PACKSCOPE_VERSION: string;
+
+const overview = `usage: packscope <command> [options]
+
+Looks inside Git packfiles.
+
+commands:
+  verify-pack [-v|-s] [--full] <pack>...   check packs; prints what git verify-pack prints
+  stats [--json] [path]                     objects, deltas, depths, families, largest and deepest
+  object [--json] <oid|prefix> [path]       one object: sizes, pack, offset, chain, family
+  objects [path]                            every packed object, as git cat-file --batch-check
+
+Run "packscope <command> --help" for a command's options. [path] is any path inside a
+repository (default: the current directory) or a .pack/.idx file. Pack models are cached in
+~/.cache/packscope/models (PACKSCOPE_CACHE_DIR, --cache-dir, --no-cache).`;
+
+const helps: Record<string, string> = { 'verify-pack': verifyPackHelp, stats: statsHelp, object: objectHelp, objects: objectsHelp };
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    const topic = command === 'help' ? rest[0] : undefined;
+    process.stdout.write(`${(topic && helps[topic]) ?? overview}\n`);
+    return command === undefined ? 1 : 0;
+  }
+  if (command === '--version' || command === 'version') {
+    process.stdout.write(`packscope ${typeof PACKSCOPE_VERSION === 'string' ? PACKSCOPE_VERSION : 'dev'}\n`);
+    return 0;
+  }
+  if (!(command in helps)) {
+    process.stderr.write(`packscope: unknown command "${command}"\n\n${overview}\n`);
+    return 1;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${helps[command]}\n`);
+    return 0;
+  }
+  const progress = Progress.forStderr();
+  switch (command) {
+    case 'verify-pack':
+      return runVerifyPack(rest, { workerScript: path.join(__dirname, 'verify-worker.js'), progress });
+    case 'stats':
+      return runStats(rest, progress);
+    case 'object':
+      return runObject(rest);
+    case 'objects':
+      return runObjects(rest, progress);
+  }
+  return 1;
+}
+
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  // A reader that went away (`packscope objects | head`) is not an error.
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
+main(process.argv.slice(2)).then(
+  (status) => {
+    process.exitCode = status;
+  },
+  (error: unknown) => {
+    reportError(error);
+    process.exitCode = 1;
+  },
+);

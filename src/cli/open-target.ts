@@ -1,0 +1,70 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fail } from '../core/errors.ts';
+import { packFilesFor } from '../core/model/build-pack-model.ts';
+import { defaultModelCacheDir, ModelStore } from '../core/model/model-store.ts';
+import { ObjectStore } from '../core/model/object-store.ts';
+import { discoverRepository, type Repository } from '../core/model/repository.ts';
+import { hashAlgorithmByName, SHA1 } from '../core/format/hash-algorithm.ts';
+
+export interface CacheOptions {
+  cacheDir?: string | undefined;
+  noCache?: boolean | undefined;
+}
+
+/** The model store for this run: the user's cache directory unless --no-cache; never inside the repository. */
+export function modelStoreFor(options: CacheOptions, repository: Repository | undefined): ModelStore {
+  if (options.noCache) return new ModelStore(undefined);
+  const directory = path.resolve(options.cacheDir ?? defaultModelCacheDir());
+  if (repository) {
+    for (const root of [repository.workTree, repository.commonDir, repository.gitDir]) {
+      if (root === undefined) continue;
+      const relative = path.relative(fs.realpathSync(root), realPathOrSelf(directory));
+      if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) {
+        throw fail('usage', directory, undefined, `the model cache must be outside the repository (${root}); PackScope never writes inside a repository`);
+      }
+    }
+  }
+  return new ModelStore(directory);
+}
+
+function realPathOrSelf(p: string): string {
+  let probe = p;
+  // The directory may not exist yet: resolve its nearest existing ancestor.
+  while (!fs.existsSync(probe)) {
+    const parent = path.dirname(probe);
+    if (parent === probe) return p;
+    probe = parent;
+  }
+  return path.join(fs.realpathSync(probe), path.relative(probe, p));
+}
+
+/**
+ * What a `[path]` argument names: a repository (any path inside one), or a single .pack/.idx file.
+ * A single pack still gets its repository's hash algorithm when it lives inside one.
+ */
+export function openObjectStore(target: string, options: CacheOptions): ObjectStore {
+  const resolved = path.resolve(target);
+  if (/\.(pack|idx)$/.test(resolved) && fs.existsSync(resolved) && fs.statSync(resolved).isFile()) {
+    let repository: Repository | undefined;
+    try {
+      repository = discoverRepository(path.dirname(resolved));
+    } catch {
+      repository = undefined;
+    }
+    const files = packFilesFor(resolved);
+    const hash = repository?.hash ?? hashAlgorithmByName(process.env.PACKSCOPE_OBJECT_FORMAT ?? '') ?? undefined;
+    const pseudo: Repository = repository ?? {
+      workTree: undefined,
+      gitDir: path.dirname(resolved),
+      commonDir: path.dirname(resolved),
+      objectsDir: path.dirname(path.dirname(resolved)),
+      bare: true,
+      hash: hash ?? SHA1,
+      config: new Map(),
+    };
+    return ObjectStore.forSinglePack(pseudo, files, modelStoreFor(options, repository), hash === undefined);
+  }
+  const repository = discoverRepository(resolved);
+  return new ObjectStore(repository, modelStoreFor(options, repository));
+}

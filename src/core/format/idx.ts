@@ -1,0 +1,249 @@
+import { fail } from '../errors.ts';
+import { SHA1, SHA256, type HashAlgorithm } from './hash-algorithm.ts';
+
+/** git-internals §6.2: `ff 74 4f 63`, the v2+ idx signature. */
+const IDX_V2_MAGIC = 0xff744f63;
+const FANOUT_BYTES = 256 * 4;
+
+/**
+ * A parsed .idx (v1 or v2). The name table stays inside the file's own buffer; offsets are decoded
+ * once into a Float64Array because packs over 4 GiB use the large-offset table (§6.2).
+ */
+export class PackIndex {
+  constructor(
+    readonly file: string,
+    readonly version: 1 | 2,
+    readonly hash: HashAlgorithm,
+    readonly count: number,
+    /** The whole idx file. */
+    readonly bytes: Buffer,
+    readonly fanout: Uint32Array,
+    /** Byte offset of the first name inside `bytes`; names are `hash.size` apart (v2) or `hash.size + 4` (v1). */
+    private readonly namesStart: number,
+    private readonly nameStride: number,
+    /** Byte offset of the CRC32 table (v2 only). */
+    private readonly crcStart: number | undefined,
+    readonly offsets: Float64Array,
+    readonly largeOffsetCount: number,
+  ) {}
+
+  /** Byte position of object `n`'s name inside `bytes`. */
+  namePosition(n: number): number {
+    return this.namesStart + n * this.nameStride;
+  }
+
+  oidHex(n: number): string {
+    const at = this.namePosition(n);
+    return this.bytes.toString('hex', at, at + this.hash.size);
+  }
+
+  oidBytes(n: number): Buffer {
+    const at = this.namePosition(n);
+    return this.bytes.subarray(at, at + this.hash.size);
+  }
+
+  hasCrc(): boolean {
+    return this.crcStart !== undefined;
+  }
+
+  crc32(n: number): number {
+    if (this.crcStart === undefined) throw new Error('idx v1 has no CRC32 table');
+    return this.bytes.readUInt32BE(this.crcStart + n * 4);
+  }
+
+  /** The pack checksum the idx was written for (§6.2 trailer). */
+  get packChecksum(): Buffer {
+    const end = this.bytes.length - this.hash.size;
+    return this.bytes.subarray(end - this.hash.size, end);
+  }
+
+  get idxChecksum(): Buffer {
+    return this.bytes.subarray(this.bytes.length - this.hash.size);
+  }
+
+  /** Object number of the exact id in `oid` (from `at`), or -1. */
+  find(oid: Uint8Array, at = 0): number {
+    const first = oid[at]!;
+    let low = first === 0 ? 0 : this.fanout[first - 1]!;
+    let high = this.fanout[first]!;
+    const size = this.hash.size;
+    const names = this.bytes;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      const base = this.namesStart + mid * this.nameStride;
+      let cmp = 0;
+      for (let i = 0; i < size; i++) {
+        const d = names[base + i]! - oid[at + i]!;
+        if (d !== 0) {
+          cmp = d;
+          break;
+        }
+      }
+      if (cmp === 0) return mid;
+      if (cmp < 0) low = mid + 1;
+      else high = mid;
+    }
+    return -1;
+  }
+
+  /**
+   * The range [first, end) of objects whose hex id starts with `prefixHex` (any length up to the
+   * full id; odd lengths allowed). Both are equal when nothing matches.
+   */
+  prefixRange(prefixHex: string): [number, number] {
+    const nibbles = prefixHex.length;
+    if (nibbles === 0) return [0, this.count];
+    const firstByte = nibbles >= 2 ? parseInt(prefixHex.slice(0, 2), 16) : parseInt(prefixHex[0]!, 16) << 4;
+    const lowBucket = firstByte === 0 ? 0 : this.fanout[firstByte - 1]!;
+    const lastByte = nibbles >= 2 ? firstByte : firstByte | 0x0f;
+    const highBucket = this.fanout[lastByte]!;
+    const lower = this.searchPrefix(prefixHex, lowBucket, highBucket, false);
+    const upper = this.searchPrefix(prefixHex, lower, highBucket, true);
+    return [lower, upper];
+  }
+
+  /** First object in [low, high) whose id compares >= (or >, when `after`) the prefix. */
+  private searchPrefix(prefixHex: string, low: number, high: number, after: boolean): number {
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      const cmp = this.comparePrefix(mid, prefixHex);
+      if (cmp < 0 || (after && cmp === 0)) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+
+  private comparePrefix(n: number, prefixHex: string): number {
+    const base = this.namePosition(n);
+    for (let i = 0; i < prefixHex.length; i++) {
+      const byte = this.bytes[base + (i >> 1)]!;
+      const nibble = i & 1 ? byte & 0x0f : byte >> 4;
+      const want = parseInt(prefixHex[i]!, 16);
+      if (nibble !== want) return nibble - want;
+    }
+    return 0;
+  }
+}
+
+/** Sizes that an idx of `count` objects can have for a hash size, or undefined. */
+function largeOffsetCountFor(version: 1 | 2, count: number, hashSize: number, fileSize: number): number | undefined {
+  if (version === 1) {
+    return fileSize === FANOUT_BYTES + count * (hashSize + 4) + 2 * hashSize ? 0 : undefined;
+  }
+  const minimum = 8 + FANOUT_BYTES + count * (hashSize + 8) + 2 * hashSize;
+  if (fileSize < minimum || (fileSize - minimum) % 8 !== 0) return undefined;
+  const large = (fileSize - minimum) / 8;
+  // §6.2: only objects whose offset needs it use the table, so it cannot hold more than one per object.
+  return large <= count ? large : undefined;
+}
+
+export interface ParseIdxOptions {
+  /** The repository's hash algorithm when known; otherwise it is inferred from the idx's size. */
+  hash?: HashAlgorithm;
+}
+
+export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions = {}): PackIndex {
+  if (bytes.length < 8) throw fail('truncated', file, bytes.length, `idx is only ${bytes.length} bytes`);
+  const version: 1 | 2 = bytes.readUInt32BE(0) === IDX_V2_MAGIC ? 2 : 1;
+  if (version === 2) {
+    const declared = bytes.readUInt32BE(4);
+    if (declared !== 2) throw fail('bad-version', file, 4, `unsupported idx version ${declared} (PackScope reads 1 and 2)`);
+  }
+  const fanoutStart = version === 2 ? 8 : 0;
+  if (bytes.length < fanoutStart + FANOUT_BYTES) {
+    throw fail('truncated', file, bytes.length, 'idx ends inside the fan-out table');
+  }
+  const fanout = new Uint32Array(256);
+  let previous = 0;
+  for (let i = 0; i < 256; i++) {
+    const value = bytes.readUInt32BE(fanoutStart + i * 4);
+    if (value < previous) {
+      throw fail('bad-fanout', file, fanoutStart + i * 4, `fan-out entry ${i} (${value}) is smaller than entry ${i - 1} (${previous})`);
+    }
+    fanout[i] = value;
+    previous = value;
+  }
+  const count = fanout[255]!;
+
+  const candidates = options.hash ? [options.hash] : [SHA1, SHA256];
+  let hash: HashAlgorithm | undefined;
+  let largeOffsetCount = 0;
+  for (const candidate of candidates) {
+    const large = largeOffsetCountFor(version, count, candidate.size, bytes.length);
+    if (large !== undefined) {
+      hash = candidate;
+      largeOffsetCount = large;
+      break;
+    }
+  }
+  if (!hash) {
+    const hashSize = (options.hash ?? SHA1).size;
+    const expected = version === 2 ? 8 + FANOUT_BYTES + count * (hashSize + 8) + 2 * hashSize : FANOUT_BYTES + count * (hashSize + 4) + 2 * hashSize;
+    const code = bytes.length < expected ? 'truncated' : 'bad-header';
+    throw fail(code, file, bytes.length, `idx v${version} of ${count} objects cannot be ${bytes.length} bytes long (expected ${expected}${version === 2 ? ' plus 8 per large offset' : ''})`);
+  }
+
+  const hashSize = hash.size;
+  const offsets = new Float64Array(count);
+  let namesStart: number;
+  let nameStride: number;
+  let crcStart: number | undefined;
+  if (version === 2) {
+    namesStart = 8 + FANOUT_BYTES;
+    nameStride = hashSize;
+    crcStart = namesStart + count * hashSize;
+    const offsetStart = crcStart + count * 4;
+    const largeStart = offsetStart + count * 4;
+    for (let n = 0; n < count; n++) {
+      const word = bytes.readUInt32BE(offsetStart + n * 4);
+      if (word & 0x80000000) {
+        const index = word & 0x7fffffff;
+        if (index >= largeOffsetCount) {
+          throw fail('bad-offset', file, offsetStart + n * 4, `object ${n} refers to large offset ${index}, but the table has ${largeOffsetCount}`);
+        }
+        const high = bytes.readUInt32BE(largeStart + index * 8);
+        const low = bytes.readUInt32BE(largeStart + index * 8 + 4);
+        if (high >= 0x200000) {
+          throw fail('bad-offset', file, largeStart + index * 8, `large offset of object ${n} exceeds 2^53`);
+        }
+        offsets[n] = high * 0x100000000 + low;
+      } else {
+        offsets[n] = word;
+      }
+    }
+  } else {
+    namesStart = FANOUT_BYTES + 4;
+    nameStride = hashSize + 4;
+    for (let n = 0; n < count; n++) offsets[n] = bytes.readUInt32BE(FANOUT_BYTES + n * nameStride);
+  }
+
+  const index = new PackIndex(file, version, hash, count, bytes, fanout, namesStart, nameStride, crcStart, offsets, largeOffsetCount);
+  checkNameOrder(index, bytes, namesStart, nameStride, hashSize);
+  return index;
+}
+
+/** Binary search needs sorted, distinct names that agree with the fan-out table. */
+function checkNameOrder(index: PackIndex, bytes: Buffer, namesStart: number, nameStride: number, hashSize: number): void {
+  const { fanout, count, file } = index;
+  let bucket = 0;
+  for (let n = 0; n < count; n++) {
+    const at = namesStart + n * nameStride;
+    const first = bytes[at]!;
+    while (fanout[bucket]! <= n) bucket++;
+    if (first !== bucket) {
+      throw fail('bad-fanout', file, at, `object ${n} starts with byte ${first.toString(16).padStart(2, '0')}, but the fan-out table puts it under ${bucket.toString(16).padStart(2, '0')}`);
+    }
+    if (n > 0) {
+      const prev = at - nameStride;
+      let cmp = 0;
+      for (let i = 0; i < hashSize; i++) {
+        const d = bytes[at + i]! - bytes[prev + i]!;
+        if (d !== 0) {
+          cmp = d;
+          break;
+        }
+      }
+      if (cmp <= 0) throw fail('bad-header', file, at, `object names are not sorted and distinct at object ${n}`);
+    }
+  }
+}

@@ -1,0 +1,189 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fail } from '../errors.ts';
+import { hashAlgorithmByFormatId, type HashAlgorithm } from './hash-algorithm.ts';
+import { readWholeFile } from './random-access-file.ts';
+
+const MIDX_SIGNATURE = 0x4d494458; // "MIDX"
+const CHUNK_PNAM = 0x504e414d;
+const CHUNK_OIDF = 0x4f494446;
+const CHUNK_OIDL = 0x4f49444c;
+const CHUNK_OOFF = 0x4f4f4646;
+const CHUNK_LOFF = 0x4c4f4646;
+const MAX_MIDX_BYTES = 2 ** 32 * 64;
+
+/** One MIDX file (a whole `multi-pack-index`, or one layer of an incremental chain), §6.4. */
+export interface MidxLayer {
+  file: string;
+  version: number;
+  hash: HashAlgorithm;
+  /** Names of the packs this layer covers, as written (`pack-<hash>.idx`). */
+  packNames: string[];
+  count: number;
+  bytes: Buffer;
+  fanoutAt: number;
+  namesAt: number;
+  offsetsAt: number;
+  largeOffsetsAt: number | undefined;
+  largeOffsetCount: number;
+}
+
+/** A MIDX, possibly incremental: layers from base to newest, with pack ids numbered across layers. */
+export class MultiPackIndex {
+  constructor(readonly layers: MidxLayer[]) {}
+
+  /** Pack names in global pack-id order. */
+  get packNames(): string[] {
+    return this.layers.flatMap((layer) => layer.packNames);
+  }
+
+  /** The (pack name, offset) the MIDX assigns to `oid`, or undefined. */
+  lookup(oid: Uint8Array): { packName: string; offset: number } | undefined {
+    let packBase = 0;
+    const bases: number[] = [];
+    for (const layer of this.layers) {
+      bases.push(packBase);
+      packBase += layer.packNames.length;
+    }
+    // Newest layer first, as git's lookup walks from the tip of the chain to its base.
+    for (let l = this.layers.length - 1; l >= 0; l--) {
+      const layer = this.layers[l]!;
+      const position = findInLayer(layer, oid);
+      if (position < 0) continue;
+      const { packId, offset } = layerEntry(layer, position);
+      const packName = layer.packNames[packId];
+      if (packName === undefined) throw fail('bad-offset', layer.file, layer.offsetsAt + position * 8, `object refers to pack id ${packId + bases[l]!}, but the MIDX names ${packBase} packs`);
+      return { packName, offset };
+    }
+    return undefined;
+  }
+}
+
+function findInLayer(layer: MidxLayer, oid: Uint8Array): number {
+  const { bytes, hash } = layer;
+  const first = oid[0]!;
+  let low = first === 0 ? 0 : bytes.readUInt32BE(layer.fanoutAt + (first - 1) * 4);
+  let high = bytes.readUInt32BE(layer.fanoutAt + first * 4);
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const at = layer.namesAt + mid * hash.size;
+    const cmp = Buffer.compare(bytes.subarray(at, at + hash.size), oid.subarray(0, hash.size));
+    if (cmp === 0) return mid;
+    if (cmp < 0) low = mid + 1;
+    else high = mid;
+  }
+  return -1;
+}
+
+function layerEntry(layer: MidxLayer, position: number): { packId: number; offset: number } {
+  const at = layer.offsetsAt + position * 8;
+  const packId = layer.bytes.readUInt32BE(at);
+  const word = layer.bytes.readUInt32BE(at + 4);
+  if (word & 0x80000000 && layer.largeOffsetsAt !== undefined) {
+    const index = word & 0x7fffffff;
+    if (index >= layer.largeOffsetCount) throw fail('bad-offset', layer.file, at + 4, `large offset ${index} is past the LOFF chunk`);
+    const high = layer.bytes.readUInt32BE(layer.largeOffsetsAt + index * 8);
+    const low = layer.bytes.readUInt32BE(layer.largeOffsetsAt + index * 8 + 4);
+    if (high >= 0x200000) throw fail('bad-offset', layer.file, layer.largeOffsetsAt + index * 8, 'large offset exceeds 2^53');
+    return { packId, offset: high * 0x100000000 + low };
+  }
+  return { packId, offset: word };
+}
+
+export function parseMidxLayer(file: string, bytes: Buffer, expectedBaseLayers: number): MidxLayer {
+  if (bytes.length < 12) throw fail('truncated', file, bytes.length, 'MIDX is shorter than its header');
+  if (bytes.readUInt32BE(0) !== MIDX_SIGNATURE) throw fail('bad-magic', file, 0, 'not a multi-pack-index (no "MIDX" signature)');
+  const version = bytes[4]!;
+  if (version !== 1 && version !== 2) throw fail('bad-version', file, 4, `unsupported MIDX version ${version}`);
+  const hash = hashAlgorithmByFormatId(bytes[5]!);
+  if (!hash) throw fail('bad-header', file, 5, `unknown MIDX hash id ${bytes[5]}`);
+  const chunkCount = bytes[6]!;
+  const baseLayers = bytes[7]!;
+  if (baseLayers !== expectedBaseLayers) throw fail('mismatch', file, 7, `MIDX says it has ${baseLayers} base layers, the chain gives it ${expectedBaseLayers}`);
+  const packCount = bytes.readUInt32BE(8);
+  const tableEnd = 12 + (chunkCount + 1) * 12;
+  if (bytes.length < tableEnd + hash.size) throw fail('truncated', file, bytes.length, 'MIDX ends inside its chunk table');
+
+  const chunks = new Map<number, { start: number; end: number }>();
+  const contentEnd = bytes.length - hash.size;
+  for (let i = 0; i < chunkCount; i++) {
+    const at = 12 + i * 12;
+    const id = bytes.readUInt32BE(at);
+    const start = readU64(file, bytes, at + 4);
+    const end = readU64(file, bytes, at + 16);
+    if (start < tableEnd || end < start || end > contentEnd) throw fail('bad-offset', file, at, `chunk ${chunkName(id)} spans ${start}..${end}, outside the file`);
+    chunks.set(id, { start, end });
+  }
+  const need = (id: number): { start: number; end: number } => {
+    const chunk = chunks.get(id);
+    if (!chunk) throw fail('bad-header', file, 12, `MIDX has no ${chunkName(id)} chunk`);
+    return chunk;
+  };
+
+  const pnam = need(CHUNK_PNAM);
+  const packNames = bytes.toString('latin1', pnam.start, pnam.end).split('\0').filter((name) => name !== '');
+  if (packNames.length !== packCount) throw fail('bad-header', file, pnam.start, `PNAM names ${packNames.length} packs, the header says ${packCount}`);
+  for (const name of packNames) {
+    if (name.includes('/') || name.includes('\\') || name === '..') throw fail('bad-header', file, pnam.start, `pack name "${name}" is not a plain file name`);
+  }
+  const oidf = need(CHUNK_OIDF);
+  if (oidf.end - oidf.start !== 1024) throw fail('bad-header', file, oidf.start, 'OIDF chunk is not 256 fan-out entries');
+  let previous = 0;
+  for (let i = 0; i < 256; i++) {
+    const value = bytes.readUInt32BE(oidf.start + i * 4);
+    if (value < previous) throw fail('bad-fanout', file, oidf.start + i * 4, `fan-out entry ${i} decreases`);
+    previous = value;
+  }
+  const count = previous;
+  const oidl = need(CHUNK_OIDL);
+  if (oidl.end - oidl.start !== count * hash.size) throw fail('bad-header', file, oidl.start, `OIDL chunk does not hold ${count} ids`);
+  const ooff = need(CHUNK_OOFF);
+  if (ooff.end - ooff.start !== count * 8) throw fail('bad-header', file, ooff.start, `OOFF chunk does not hold ${count} entries`);
+  const loff = chunks.get(CHUNK_LOFF);
+  if (loff && (loff.end - loff.start) % 8 !== 0) throw fail('bad-header', file, loff.start, 'LOFF chunk is not a whole number of offsets');
+
+  return {
+    file,
+    version,
+    hash,
+    packNames,
+    count,
+    bytes,
+    fanoutAt: oidf.start,
+    namesAt: oidl.start,
+    offsetsAt: ooff.start,
+    largeOffsetsAt: loff?.start,
+    largeOffsetCount: loff ? (loff.end - loff.start) / 8 : 0,
+  };
+}
+
+function readU64(file: string, bytes: Buffer, at: number): number {
+  const high = bytes.readUInt32BE(at);
+  if (high >= 0x200000) throw fail('bad-offset', file, at, 'chunk offset exceeds 2^53');
+  return high * 0x100000000 + bytes.readUInt32BE(at + 4);
+}
+
+function chunkName(id: number): string {
+  return String.fromCharCode((id >>> 24) & 255, (id >>> 16) & 255, (id >>> 8) & 255, id & 255);
+}
+
+/**
+ * The MIDX of a pack directory: `multi-pack-index`, or the incremental chain in
+ * `multi-pack-index.d/` (§6.4). Undefined when the directory has neither.
+ */
+export function loadMultiPackIndex(packDir: string): MultiPackIndex | undefined {
+  const chainFile = path.join(packDir, 'multi-pack-index.d', 'multi-pack-index-chain');
+  if (fs.existsSync(chainFile)) {
+    const hashes = readWholeFile(chainFile, 1 << 20).toString('utf8').split('\n').map((line) => line.trim()).filter(Boolean);
+    const layers: MidxLayer[] = [];
+    for (const [i, hex] of hashes.entries()) {
+      if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(hex)) throw fail('bad-header', chainFile, undefined, `line ${i + 1} is not a MIDX checksum`);
+      const layerFile = path.join(packDir, 'multi-pack-index.d', `multi-pack-index-${hex}.midx`);
+      layers.push(parseMidxLayer(layerFile, readWholeFile(layerFile, MAX_MIDX_BYTES), i));
+    }
+    if (layers.length > 0) return new MultiPackIndex(layers);
+  }
+  const single = path.join(packDir, 'multi-pack-index');
+  if (fs.existsSync(single)) return new MultiPackIndex([parseMidxLayer(single, readWholeFile(single, MAX_MIDX_BYTES), 0)]);
+  return undefined;
+}

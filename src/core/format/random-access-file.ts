@@ -1,0 +1,115 @@
+import * as fs from 'node:fs';
+import { fail } from '../errors.ts';
+
+/**
+ * A file opened once and read at explicit offsets. Every read is bounds-checked against the size
+ * seen at open time, and the identity (inode, size, mtime) is kept so that a pack rewritten or
+ * deleted while it is being read is reported as such instead of yielding mixed bytes.
+ */
+export class RandomAccessFile {
+  private fd: number | undefined;
+
+  private constructor(
+    readonly path: string,
+    fd: number,
+    readonly size: number,
+    private readonly identity: string,
+  ) {
+    this.fd = fd;
+  }
+
+  static open(path: string): RandomAccessFile {
+    let fd: number;
+    try {
+      fd = fs.openSync(path, 'r');
+    } catch (error) {
+      throw fail('io', path, undefined, `cannot open: ${describeIoError(error)}`);
+    }
+    try {
+      const stat = fs.fstatSync(fd);
+      if (!stat.isFile()) throw fail('io', path, undefined, 'not a regular file');
+      return new RandomAccessFile(path, fd, stat.size, identityOf(stat));
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
+  }
+
+  /** Reads exactly `length` bytes at `position` into `target` (from `targetOffset`). */
+  readInto(target: Uint8Array, targetOffset: number, length: number, position: number): void {
+    if (position < 0 || length < 0 || position + length > this.size) {
+      throw fail('truncated', this.path, position, `read of ${length} bytes runs past the end of the file (${this.size} bytes)`);
+    }
+    const fd = this.descriptor();
+    let done = 0;
+    while (done < length) {
+      let n: number;
+      try {
+        n = fs.readSync(fd, target, targetOffset + done, length - done, position + done);
+      } catch (error) {
+        throw fail('io', this.path, position + done, `read failed: ${describeIoError(error)}`);
+      }
+      if (n === 0) throw fail('changed', this.path, position + done, 'file became shorter while it was being read');
+      done += n;
+    }
+  }
+
+  read(position: number, length: number): Buffer {
+    const buffer = Buffer.allocUnsafe(length);
+    this.readInto(buffer, 0, length, position);
+    return buffer;
+  }
+
+  /** Throws when the file on disk is no longer the one that was opened (deleted, replaced or rewritten). */
+  assertUnchanged(): void {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(this.path);
+    } catch {
+      throw fail('changed', this.path, undefined, 'file was deleted while it was being read');
+    }
+    if (identityOf(stat) !== this.identity) {
+      throw fail('changed', this.path, undefined, 'file was replaced or rewritten while it was being read');
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) {
+      fs.closeSync(this.fd);
+      this.fd = undefined;
+    }
+  }
+
+  private descriptor(): number {
+    if (this.fd === undefined) throw fail('io', this.path, undefined, 'file is closed');
+    return this.fd;
+  }
+}
+
+function identityOf(stat: fs.Stats): string {
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+}
+
+export function describeIoError(error: unknown): string {
+  if (error && typeof error === 'object' && 'code' in error) {
+    const code = String((error as { code: unknown }).code);
+    if (code === 'ENOENT') return 'no such file';
+    if (code === 'EACCES') return 'permission denied';
+    if (code === 'EISDIR') return 'is a directory';
+    return code;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Reads a whole small file (an idx, a .rev, a MIDX) after checking its size against a cap. */
+export function readWholeFile(path: string, maxBytes: number): Buffer {
+  const file = RandomAccessFile.open(path);
+  try {
+    if (file.size > maxBytes) {
+      throw fail('too-large', path, undefined, `file is ${file.size} bytes, more than the ${maxBytes}-byte limit for this kind of file`);
+    }
+    return file.read(0, file.size);
+  } finally {
+    file.close();
+  }
+}

@@ -1,0 +1,30 @@
+import { fail } from '../errors.ts';
+import type { HashAlgorithm } from './hash-algorithm.ts';
+
+const RIDX_SIGNATURE = 0x52494458; // "RIDX"
+
+/**
+ * git-internals §6.3: a .rev lists idx positions in pack-offset order. The caller still checks that
+ * the offsets it yields increase, so a corrupt .rev cannot mislead the model.
+ */
+export function parseRev(file: string, bytes: Buffer, count: number, hash: HashAlgorithm, packChecksum: Uint8Array): Uint32Array {
+  const expected = 12 + count * 4 + 2 * hash.size;
+  if (bytes.length < 12) throw fail('truncated', file, bytes.length, '.rev is shorter than its 12-byte header');
+  if (bytes.readUInt32BE(0) !== RIDX_SIGNATURE) throw fail('bad-magic', file, 0, 'not a reverse index (no "RIDX" signature)');
+  const version = bytes.readUInt32BE(4);
+  if (version !== 1) throw fail('bad-version', file, 4, `unsupported .rev version ${version}`);
+  const hashId = bytes.readUInt32BE(8);
+  if (hashId !== hash.formatId) throw fail('mismatch', file, 8, `.rev is for hash id ${hashId}, the pack uses ${hash.name}`);
+  if (bytes.length !== expected) throw fail(bytes.length < expected ? 'truncated' : 'bad-header', file, bytes.length, `.rev of ${count} objects must be ${expected} bytes, not ${bytes.length}`);
+  const checksumAt = 12 + count * 4;
+  if (!bytes.subarray(checksumAt, checksumAt + hash.size).equals(packChecksum)) {
+    throw fail('mismatch', file, checksumAt, '.rev was written for a different pack');
+  }
+  const order = new Uint32Array(count);
+  for (let i = 0; i < count; i++) {
+    const n = bytes.readUInt32BE(12 + i * 4);
+    if (n >= count) throw fail('bad-offset', file, 12 + i * 4, `.rev entry ${i} names object ${n}, but the pack has ${count}`);
+    order[i] = n;
+  }
+  return order;
+}

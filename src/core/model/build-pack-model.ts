@@ -1,0 +1,290 @@
+import { existsSync } from 'node:fs';
+import { fail, PackFormatError } from '../errors.ts';
+import type { HashAlgorithm } from '../format/hash-algorithm.ts';
+import { parseIdx, type PackIndex } from '../format/idx.ts';
+import { InflateHead, InflateHeadStatus } from '../format/inflate-head.ts';
+import { readDeltaResultSize } from '../format/delta.ts';
+import {
+  isDeltaType,
+  MAX_OBJECT_HEADER_BYTES,
+  OBJ_OFS_DELTA,
+  OBJ_REF_DELTA,
+  ObjectHeader,
+  PACK_HEADER_BYTES,
+  parsePackHeader,
+  readObjectHeader,
+} from '../format/pack-file.ts';
+import { RandomAccessFile, readWholeFile } from '../format/random-access-file.ts';
+import { parseRev } from '../format/rev.ts';
+import { PackModel, type PackColumns, type PackFiles } from './pack-model.ts';
+import { SizeColumn } from './size-column.ts';
+
+/** An idx holds at most 2^32 objects of 28–44 bytes; anything bigger is not an idx. */
+export const MAX_IDX_BYTES = 2 ** 32 * 44;
+const WINDOW_BYTES = 8 << 20;
+/** Compressed bytes offered to the partial inflate first; a delta header needs far fewer. */
+const HEAD_INPUT_BYTES = 4096;
+/** Upper bound on compressed bytes read to find a delta header (pathological empty blocks). */
+const MAX_HEAD_INPUT_BYTES = 16 << 20;
+/** git-internals §1.8: get_size_from_delta inflates at most 20 bytes; two varints fit. */
+const DELTA_HEADER_BYTES = 20;
+
+export interface BuildOptions {
+  hash?: HashAlgorithm;
+  /** Called now and then with objects scanned so far; throwing from it cancels the build. */
+  onProgress?: (done: number, total: number) => void;
+  /** An idx already parsed for this pack (saves reading it twice). */
+  index?: PackIndex;
+  /** Skip the .rev file even when present (the model is then ordered by an in-memory sort). */
+  ignoreRev?: boolean;
+}
+
+export function packFilesFor(path: string): PackFiles {
+  const stem = path.replace(/\.(pack|idx|rev)$/, '');
+  const rev = `${stem}.rev`;
+  return { pack: `${stem}.pack`, idx: `${stem}.idx`, rev: existsSync(rev) ? rev : undefined };
+}
+
+export function loadIdx(files: PackFiles, hash?: HashAlgorithm): PackIndex {
+  const bytes = readWholeFile(files.idx, MAX_IDX_BYTES);
+  return parseIdx(files.idx, bytes, hash ? { hash } : {});
+}
+
+/** Builds the columns of one pack: one pass over idx, one sequential pass over the pack's headers. */
+export function buildPackModel(files: PackFiles, options: BuildOptions = {}): PackModel {
+  const index = options.index ?? loadIdx(files, options.hash);
+  const pack = RandomAccessFile.open(files.pack);
+  try {
+    const model = scanPack(files, index, pack, options);
+    pack.assertUnchanged();
+    return model;
+  } finally {
+    pack.close();
+  }
+}
+
+/** Object numbers in pack order: from the .rev when it is usable, else sorted in memory (§6.3). */
+export function packOrder(files: PackFiles, index: PackIndex, ignoreRev: boolean): Uint32Array {
+  if (files.rev && !ignoreRev) {
+    const bytes = readWholeFile(files.rev, 12 + index.count * 4 + 64);
+    return parseRev(files.rev, bytes, index.count, index.hash, index.packChecksum);
+  }
+  return sortByOffset(index.offsets);
+}
+
+/** LSD radix sort of object numbers by offset: 3 passes of 11 bits when every offset fits in 32 bits. */
+export function sortByOffset(offsets: Float64Array): Uint32Array {
+  const count = offsets.length;
+  let max = 0;
+  for (let n = 0; n < count; n++) if (offsets[n]! > max) max = offsets[n]!;
+  let order = new Uint32Array(count);
+  for (let n = 0; n < count; n++) order[n] = n;
+  if (max >= 2 ** 32) return order.sort((a, b) => offsets[a]! - offsets[b]!);
+  const keys = Uint32Array.from(offsets);
+  let scratch = new Uint32Array(count);
+  const buckets = new Uint32Array(2048);
+  for (let shift = 0; shift < 32; shift += 11) {
+    buckets.fill(0);
+    for (let i = 0; i < count; i++) buckets[(keys[i]! >>> shift) & 2047]!++;
+    let sum = 0;
+    for (let b = 0; b < 2048; b++) {
+      const c = buckets[b]!;
+      buckets[b] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < count; i++) {
+      const n = order[i]!;
+      scratch[buckets[(keys[n]! >>> shift) & 2047]!++] = n;
+    }
+    [order, scratch] = [scratch, order];
+  }
+  return order;
+}
+
+/** A sliding window over the pack, refilled by sequential reads. */
+class PackWindow {
+  readonly bytes = Buffer.allocUnsafe(WINDOW_BYTES);
+  start = 0;
+  end = 0;
+  constructor(private readonly pack: RandomAccessFile) {}
+
+  /** Makes [position, position + length) available; returns its start inside `bytes`. */
+  ensure(position: number, length: number): number {
+    if (position < this.start || position + length > this.end) {
+      const n = Math.min(WINDOW_BYTES, this.pack.size - position);
+      this.pack.readInto(this.bytes, 0, n, position);
+      this.start = position;
+      this.end = position + n;
+    }
+    return position - this.start;
+  }
+}
+
+function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, options: BuildOptions): PackModel {
+  const hash = index.hash;
+  const hashSize = hash.size;
+  const count = index.count;
+  const packFile = files.pack;
+
+  const headerBytes = pack.read(0, Math.min(pack.size, PACK_HEADER_BYTES));
+  const header = parsePackHeader(packFile, headerBytes, pack.size, hashSize);
+  if (header.count !== count) {
+    throw fail('mismatch', packFile, 8, `pack holds ${header.count} objects but ${files.idx} lists ${count}: idx and pack do not belong together`);
+  }
+  const trailer = pack.read(pack.size - hashSize, hashSize);
+  if (!trailer.equals(index.packChecksum)) {
+    throw fail('mismatch', packFile, pack.size - hashSize, `pack checksum ${trailer.toString('hex')} differs from the one ${files.idx} was written for (${Buffer.from(index.packChecksum).toString('hex')}): idx and pack do not belong together`);
+  }
+  const dataEnd = pack.size - hashSize;
+
+  const byOffset = packOrder(files, index, options.ignoreRev ?? false);
+  const offsets = index.offsets;
+  const sortedOffsets = new Float64Array(count);
+  for (let p = 0; p < count; p++) {
+    const offset = offsets[byOffset[p]!]!;
+    if (offset < PACK_HEADER_BYTES || offset >= dataEnd) {
+      throw fail('bad-offset', files.idx, undefined, `object ${index.oidHex(byOffset[p]!)} has offset ${offset}, outside the pack's objects (${PACK_HEADER_BYTES}..${dataEnd})`);
+    }
+    if (p > 0 && offset <= sortedOffsets[p - 1]!) {
+      const source = files.rev && !options.ignoreRev ? files.rev : files.idx;
+      throw fail('bad-offset', source, undefined, `objects ${index.oidHex(byOffset[p - 1]!)} and ${index.oidHex(byOffset[p]!)} are not in increasing offset order (${sortedOffsets[p - 1]} then ${offset})`);
+    }
+    sortedOffsets[p] = offset;
+  }
+
+  const inPackType = new Uint8Array(count);
+  const size = new SizeColumn(count);
+  const resultSize = new SizeColumn(count);
+  const diskSize = new SizeColumn(count);
+  const base = new Int32Array(count).fill(-1);
+
+  const window = new PackWindow(pack);
+  const entry = new ObjectHeader();
+  const inflater = new InflateHead(DELTA_HEADER_BYTES);
+  const progressEvery = 1 << 16;
+
+  for (let p = 0; p < count; p++) {
+    if (options.onProgress && (p & (progressEvery - 1)) === 0) options.onProgress(p, count);
+    const n = byOffset[p]!;
+    const offset = sortedOffsets[p]!;
+    const next = p + 1 < count ? sortedOffsets[p + 1]! : dataEnd;
+    const entryBytes = next - offset;
+    diskSize.set(n, entryBytes);
+
+    const available = Math.min(entryBytes, MAX_OBJECT_HEADER_BYTES + HEAD_INPUT_BYTES);
+    const at = window.ensure(offset, available);
+    const bytes = window.bytes;
+    readObjectHeader(packFile, bytes, at, at + available, offset, hashSize, entry);
+    const type = entry.type;
+    inPackType[n] = type;
+    size.set(n, entry.size);
+
+    if (type === OBJ_OFS_DELTA) {
+      const basePosition = findPosition(sortedOffsets, p, entry.baseOffset);
+      if (basePosition < 0) {
+        throw fail('bad-delta-base', packFile, offset, `OFS_DELTA base offset ${entry.baseOffset} is not the start of an object`);
+      }
+      base[n] = byOffset[basePosition]!;
+    } else if (type === OBJ_REF_DELTA) {
+      const baseObject = index.find(bytes, at + entry.headerLength - hashSize);
+      if (baseObject < 0) {
+        const baseHex = bytes.toString('hex', at + entry.headerLength - hashSize, at + entry.headerLength);
+        throw fail('missing-base', packFile, offset, `REF_DELTA base ${baseHex} is not in this pack`);
+      }
+      if (baseObject === n) throw fail('delta-cycle', packFile, offset, 'REF_DELTA names itself as its base');
+      base[n] = baseObject;
+    }
+
+    if (isDeltaType(type)) {
+      resultSize.set(n, deltaResultSize(packFile, pack, inflater, bytes, at + entry.headerLength, at + available, offset, entryBytes - entry.headerLength, entry.headerLength));
+    } else {
+      resultSize.set(n, entry.size);
+    }
+  }
+  options.onProgress?.(count, count);
+
+  const { type, depth } = resolveChains(packFile, index, inPackType, base, count);
+  const columns: PackColumns = { offset: offsets, inPackType, type, size, resultSize, diskSize, base, depth, byOffset };
+  return new PackModel(files, index, hash, header.version, pack.size, columns);
+}
+
+/** Position p' < limit with sortedOffsets[p'] === offset, or −1. */
+function findPosition(sortedOffsets: Float64Array, limit: number, offset: number): number {
+  let low = 0;
+  let high = limit;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const value = sortedOffsets[mid]!;
+    if (value === offset) return mid;
+    if (value < offset) low = mid + 1;
+    else high = mid;
+  }
+  return -1;
+}
+
+/** git-internals §1.8: a delta's result size comes from a partial inflate of its payload. */
+function deltaResultSize(
+  packFile: string,
+  pack: RandomAccessFile,
+  inflater: InflateHead,
+  bytes: Buffer,
+  dataAt: number,
+  availableEnd: number,
+  offset: number,
+  compressedBytes: number,
+  headerLength: number,
+): number {
+  let status = inflater.run(bytes, dataAt, Math.min(availableEnd, dataAt + compressedBytes), DELTA_HEADER_BYTES);
+  if (status === InflateHeadStatus.NeedInput && compressedBytes > availableEnd - dataAt) {
+    // Rare: the header lies beyond the first few KiB of compressed data. Read the whole entry.
+    if (compressedBytes > MAX_HEAD_INPUT_BYTES) {
+      throw fail('bad-zlib', packFile, offset, `delta header not found in the first ${availableEnd - dataAt} compressed bytes`);
+    }
+    const whole = pack.read(offset + headerLength, compressedBytes);
+    status = inflater.run(whole, 0, whole.length, DELTA_HEADER_BYTES);
+  }
+  if (status === InflateHeadStatus.Corrupt) throw fail('bad-zlib', packFile, offset, 'delta data is not a valid zlib stream');
+  if (status === InflateHeadStatus.NeedInput) throw fail('bad-zlib', packFile, offset, 'zlib data ends before the delta header');
+  const result = readDeltaResultSize(inflater.output, inflater.length);
+  if (result < 0) throw fail('bad-delta', packFile, offset, 'delta header is truncated');
+  return result;
+}
+
+const UNRESOLVED = 0xffffffff;
+const IN_PROGRESS = 0xfffffffe;
+
+/** Resolved types and depths, walking each chain once; REF cycles are reported, not followed forever. */
+function resolveChains(packFile: string, index: PackIndex, inPackType: Uint8Array, base: Int32Array, count: number): { type: Uint8Array; depth: Uint16Array | Uint32Array } {
+  const type = new Uint8Array(count);
+  const depth = new Uint32Array(count).fill(UNRESOLVED);
+  const stack: number[] = [];
+  let maxDepth = 0;
+  for (let n = 0; n < count; n++) {
+    if (depth[n] !== UNRESOLVED) continue;
+    let current = n;
+    while (depth[current] === UNRESOLVED && base[current]! >= 0) {
+      depth[current] = IN_PROGRESS;
+      stack.push(current);
+      current = base[current]!;
+    }
+    if (depth[current] === IN_PROGRESS) {
+      throw fail('delta-cycle', packFile, index.offsets[current]!, `delta chain through ${index.oidHex(current)} loops back on itself`);
+    }
+    if (depth[current] === UNRESOLVED) {
+      depth[current] = 0;
+      type[current] = inPackType[current]!;
+    }
+    const rootType = type[current]!;
+    let d = depth[current]!;
+    while (stack.length > 0) {
+      const x = stack.pop()!;
+      d++;
+      depth[x] = d;
+      type[x] = rootType;
+    }
+    if (d > maxDepth) maxDepth = d;
+  }
+  return { type, depth: maxDepth <= 0xffff ? Uint16Array.from(depth) : depth };
+}
+
+export { PackFormatError };

@@ -1,0 +1,211 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fail } from '../errors.ts';
+import { loadMultiPackIndex, type MultiPackIndex } from '../format/midx.ts';
+import type { BuildOptions } from './build-pack-model.ts';
+import { ModelStore, type LoadedModel } from './model-store.ts';
+import type { PackFiles, PackModel } from './pack-model.ts';
+import type { Repository } from './repository.ts';
+
+/** git's limit on nested alternates (`link_alt_odb_entries`: depth > 5 is an error). */
+const MAX_ALTERNATE_DEPTH = 5;
+
+export interface PackLocation {
+  files: PackFiles;
+  /** The objects directory the pack belongs to. */
+  objectsDir: string;
+  /** True for the repository's own packs, false for packs reached through alternates. */
+  local: boolean;
+  mtimeMs: number;
+  /** The pack's file name as a MIDX names it (`pack-<hash>.idx`). */
+  idxName: string;
+}
+
+export interface ObjectLocation {
+  pack: PackLocation;
+  model: PackModel;
+  object: number;
+}
+
+/**
+ * Every pack a repository can read objects from: its own, then those of its alternates, in the order
+ * git searches them (git-internals §1.12: MIDX first, then local packs before alternates, newer first).
+ */
+export class ObjectStore {
+  readonly packs: PackLocation[];
+  readonly midxByObjectsDir = new Map<string, MultiPackIndex>();
+  private readonly models = new Map<string, LoadedModel>();
+
+  /** True when the hash algorithm is not known from a repository and is inferred from each idx. */
+  private inferHash = false;
+
+  /** One pack file on its own (a path to a .pack or .idx), outside or inside a repository. */
+  static forSinglePack(repository: Repository, files: PackFiles, modelStore: ModelStore, inferHash: boolean): ObjectStore {
+    const store = new ObjectStore(repository, modelStore, {}, [
+      { files, objectsDir: path.dirname(path.dirname(files.pack)), local: true, mtimeMs: 0, idxName: path.basename(files.idx) },
+    ]);
+    store.inferHash = inferHash;
+    return store;
+  }
+
+  constructor(
+    readonly repository: Repository,
+    private readonly modelStore: ModelStore,
+    private readonly buildOptions: BuildOptions = {},
+    packs?: PackLocation[],
+  ) {
+    if (packs) {
+      this.packs = packs;
+      return;
+    }
+    const objectDirs = [repository.objectsDir, ...alternateObjectDirs(repository.objectsDir)];
+    this.packs = [];
+    for (const [i, objectsDir] of objectDirs.entries()) {
+      const packDir = path.join(objectsDir, 'pack');
+      const midx = loadMultiPackIndex(packDir);
+      if (midx) this.midxByObjectsDir.set(objectsDir, midx);
+      this.packs.push(...listPacks(objectsDir, i === 0));
+    }
+    this.packs.sort((a, b) => Number(b.local) - Number(a.local) || b.mtimeMs - a.mtimeMs);
+  }
+
+  /** The model of one pack, built (or read from the model store) on first use. */
+  model(pack: PackLocation): PackModel {
+    return this.loaded(pack).model;
+  }
+
+  loaded(pack: PackLocation): LoadedModel {
+    let loaded = this.models.get(pack.files.pack);
+    if (!loaded) {
+      loaded = this.modelStore.load(pack.files, this.inferHash ? this.buildOptions : { ...this.buildOptions, hash: this.repository.hash });
+      this.models.set(pack.files.pack, loaded);
+    }
+    return loaded;
+  }
+
+  /** Where git would read `oidHex` from: the MIDX's choice when one covers it, else the first pack holding it. */
+  locate(oidHex: string): ObjectLocation | undefined {
+    const oid = Buffer.from(oidHex, 'hex');
+    for (const [objectsDir, midx] of this.midxByObjectsDir) {
+      const hit = midx.lookup(oid);
+      if (!hit) continue;
+      const pack = this.packs.find((p) => p.objectsDir === objectsDir && p.idxName === hit.packName);
+      if (!pack) continue;
+      const model = this.model(pack);
+      const object = model.index.find(oid);
+      if (object >= 0 && model.columns.offset[object] === hit.offset) return { pack, model, object };
+    }
+    for (const pack of this.packs) {
+      const model = this.model(pack);
+      const object = model.index.find(oid);
+      if (object >= 0) return { pack, model, object };
+    }
+    return undefined;
+  }
+
+  /** Resolves a full id or unique prefix (4+ hex digits, as git requires) across every pack. */
+  resolve(idOrPrefix: string): ObjectLocation {
+    const wanted = idOrPrefix.toLowerCase();
+    const fullLength = this.repository.hash.size * 2;
+    if (!/^[0-9a-f]+$/.test(wanted) || wanted.length < 4 || wanted.length > fullLength) {
+      throw fail('usage', undefined, undefined, `"${idOrPrefix}" is not an object id or a prefix of 4 to ${fullLength} hex digits`);
+    }
+    if (wanted.length === fullLength) {
+      const found = this.locate(wanted);
+      if (!found) throw fail('not-found', undefined, undefined, `object ${wanted} is not in any pack of ${this.repository.gitDir}`);
+      return found;
+    }
+    const matches = new Set<string>();
+    for (const pack of this.packs) {
+      const model = this.model(pack);
+      for (const n of model.findPrefix(wanted, 2)) matches.add(model.oidHex(n));
+      if (matches.size > 1) break;
+    }
+    if (matches.size === 0) throw fail('not-found', undefined, undefined, `no object in any pack of ${this.repository.gitDir} starts with ${wanted}`);
+    if (matches.size > 1) throw fail('ambiguous', undefined, undefined, `prefix ${wanted} is ambiguous: ${[...matches].sort().join(', ')} …`);
+    return this.locate([...matches][0]!)!;
+  }
+}
+
+function listPacks(objectsDir: string, local: boolean): PackLocation[] {
+  const packDir = path.join(objectsDir, 'pack');
+  let names: string[];
+  try {
+    names = fs.readdirSync(packDir);
+  } catch {
+    return [];
+  }
+  const packs: PackLocation[] = [];
+  for (const name of names) {
+    if (!name.endsWith('.idx')) continue;
+    const stem = path.join(packDir, name.slice(0, -4));
+    const pack = `${stem}.pack`;
+    let mtimeMs: number;
+    try {
+      mtimeMs = fs.statSync(pack).mtimeMs;
+    } catch {
+      continue; // git ignores an idx without its pack
+    }
+    const rev = `${stem}.rev`;
+    packs.push({ files: { pack, idx: `${stem}.idx`, rev: fs.existsSync(rev) ? rev : undefined }, objectsDir, local, mtimeMs, idxName: name });
+  }
+  return packs;
+}
+
+/** objects/info/alternates, recursively (§ARCHITECTURE "alternates"); relative paths are relative to the objects dir. */
+export function alternateObjectDirs(objectsDir: string): string[] {
+  const seen = new Set<string>([realPath(objectsDir)]);
+  const found: string[] = [];
+  const visit = (dir: string, depth: number): void => {
+    const file = path.join(dir, 'info', 'alternates');
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      return;
+    }
+    if (depth > MAX_ALTERNATE_DEPTH) throw fail('not-a-repository', file, undefined, `alternates nested deeper than ${MAX_ALTERNATE_DEPTH}`);
+    for (const rawLine of text.split('\n')) {
+      const line = rawLine.trim();
+      if (line === '' || line.startsWith('#')) continue;
+      const target = path.resolve(dir, unquoteCPath(line));
+      const real = realPath(target);
+      if (seen.has(real) || !fs.existsSync(target)) continue;
+      seen.add(real);
+      found.push(target);
+      visit(target, depth + 1);
+    }
+  };
+  visit(objectsDir, 0);
+  return found;
+}
+
+function realPath(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/** git writes alternates with C-style quoting when a path needs it. */
+function unquoteCPath(line: string): string {
+  if (!line.startsWith('"') || !line.endsWith('"') || line.length < 2) return line;
+  const body = line.slice(1, -1);
+  const bytes: number[] = [];
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c !== '\\') {
+      bytes.push(...Buffer.from(c, 'utf8'));
+      continue;
+    }
+    const next = body[++i] ?? '';
+    if (/[0-7]/.test(next)) {
+      bytes.push(parseInt(body.slice(i, i + 3), 8));
+      i += 2;
+    } else {
+      bytes.push(({ n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11 } as Record<string, number>)[next] ?? next.charCodeAt(0));
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}

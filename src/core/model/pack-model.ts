@@ -1,0 +1,254 @@
+import type { HashAlgorithm } from '../format/hash-algorithm.ts';
+import type { PackIndex } from '../format/idx.ts';
+import { isDeltaType, OBJ_OFS_DELTA, OBJ_REF_DELTA, TYPE_NAMES } from '../format/pack-file.ts';
+import type { SizeColumn } from './size-column.ts';
+
+/** The columns of one pack, all indexed by object number (idx order) except `byOffset`. */
+export interface PackColumns {
+  offset: Float64Array;
+  /** Type as stored in the pack: 1–4, 6 (OFS_DELTA) or 7 (REF_DELTA). */
+  inPackType: Uint8Array;
+  /** Type after following the chain to its root: 1–4. */
+  type: Uint8Array;
+  /** Header size: the object's size, or for a delta the delta's size. */
+  size: SizeColumn;
+  /** Size of the object itself; for deltas read from the delta header (git-internals §1.8). */
+  resultSize: SizeColumn;
+  /** Bytes the entry occupies in the pack: next offset − offset. */
+  diskSize: SizeColumn;
+  /** Object number of the delta base, −1 for non-deltas. */
+  base: Int32Array;
+  /** Deltas above the root, as `git verify-pack -v` counts them. */
+  depth: Uint16Array | Uint32Array;
+  /** Object numbers in pack (offset) order. */
+  byOffset: Uint32Array;
+}
+
+export interface PackFiles {
+  pack: string;
+  idx: string;
+  rev?: string | undefined;
+}
+
+export interface TopEntry {
+  object: number;
+  value: number;
+}
+
+/**
+ * One pack's model: columns built once, everything else derived on demand from `base` and cached.
+ * Never one JavaScript object per pack entry.
+ */
+export class PackModel {
+  private childIndex: { start: Uint32Array; list: Uint32Array } | undefined;
+  private rootColumn: Uint32Array | undefined;
+  private familySizes: Uint32Array | undefined;
+
+  constructor(
+    readonly files: PackFiles,
+    readonly index: PackIndex,
+    readonly hash: HashAlgorithm,
+    readonly packVersion: number,
+    readonly packSize: number,
+    readonly columns: PackColumns,
+  ) {}
+
+  get count(): number {
+    return this.index.count;
+  }
+
+  get checksumHex(): string {
+    return Buffer.from(this.index.packChecksum).toString('hex');
+  }
+
+  oidHex(n: number): string {
+    return this.index.oidHex(n);
+  }
+
+  typeName(n: number): string {
+    return TYPE_NAMES[this.columns.type[n]!]!;
+  }
+
+  isDelta(n: number): boolean {
+    return isDeltaType(this.columns.inPackType[n]!);
+  }
+
+  /** Exact lookup by hex id; −1 when absent. */
+  findHex(oidHex: string): number {
+    if (oidHex.length !== this.hash.size * 2) return -1;
+    return this.index.find(Buffer.from(oidHex, 'hex'));
+  }
+
+  /** Object numbers whose id starts with `prefixHex`, at most `limit` of them. */
+  findPrefix(prefixHex: string, limit = 2): number[] {
+    const [first, end] = this.index.prefixRange(prefixHex.toLowerCase());
+    const found: number[] = [];
+    for (let n = first; n < end && found.length < limit; n++) found.push(n);
+    return found;
+  }
+
+  /** The chain from `n` down to its root: [n, base(n), …, root]. */
+  chain(n: number): number[] {
+    const chain = [n];
+    let current = n;
+    // Cycles were rejected while building; depth bounds the walk anyway.
+    for (let guard = this.columns.depth[n]!; guard > 0; guard--) {
+      current = this.columns.base[current]!;
+      chain.push(current);
+    }
+    return chain;
+  }
+
+  counts(): { byType: Record<string, number>; ofsDeltas: number; refDeltas: number } {
+    const byType: Record<string, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
+    let ofsDeltas = 0;
+    let refDeltas = 0;
+    const { type, inPackType } = this.columns;
+    for (let n = 0; n < this.count; n++) {
+      byType[TYPE_NAMES[type[n]!]!]!++;
+      const stored = inPackType[n]!;
+      if (stored === OBJ_OFS_DELTA) ofsDeltas++;
+      else if (stored === OBJ_REF_DELTA) refDeltas++;
+    }
+    return { byType, ofsDeltas, refDeltas };
+  }
+
+  /** Objects per depth: element d counts objects with depth d (element 0: non-deltas). */
+  depthHistogram(): number[] {
+    const histogram: number[] = [0];
+    const { depth } = this.columns;
+    for (let n = 0; n < this.count; n++) {
+      const d = depth[n]!;
+      while (histogram.length <= d) histogram.push(0);
+      histogram[d]!++;
+    }
+    return histogram;
+  }
+
+  /** Sums of result sizes and on-disk sizes. */
+  byteTotals(): { inflated: number; onDisk: number } {
+    let inflated = 0;
+    let onDisk = 0;
+    const { resultSize, diskSize } = this.columns;
+    for (let n = 0; n < this.count; n++) {
+      inflated += resultSize.get(n);
+      onDisk += diskSize.get(n);
+    }
+    return { inflated, onDisk };
+  }
+
+  /** Direct delta children of every object, as a compressed adjacency list. */
+  children(n: number): Uint32Array {
+    const index = (this.childIndex ??= this.buildChildIndex());
+    return index.list.subarray(index.start[n]!, index.start[n + 1]!);
+  }
+
+  /** The root of each object's chain (itself for non-deltas). */
+  rootOf(n: number): number {
+    return (this.rootColumn ??= this.buildRoots())[n]!;
+  }
+
+  /** Number of objects sharing `n`'s root. */
+  familySize(n: number): number {
+    this.familySizes ??= this.buildFamilySizes();
+    return this.familySizes[this.rootOf(n)]!;
+  }
+
+  /** Number of families (one per root). */
+  familyCount(): number {
+    let roots = 0;
+    const { base } = this.columns;
+    for (let n = 0; n < this.count; n++) if (base[n]! < 0) roots++;
+    return roots;
+  }
+
+  /** The `k` largest families, as (root, number of objects). */
+  largestFamilies(k: number): TopEntry[] {
+    this.familySizes ??= this.buildFamilySizes();
+    const sizes = this.familySizes;
+    const { base } = this.columns;
+    return topK(this.count, k, (n) => (base[n]! < 0 ? sizes[n]! : -1));
+  }
+
+  largestObjects(k: number, by: 'inflated' | 'disk' = 'inflated'): TopEntry[] {
+    const column = by === 'inflated' ? this.columns.resultSize : this.columns.diskSize;
+    return topK(this.count, k, (n) => column.get(n));
+  }
+
+  deepestObjects(k: number): TopEntry[] {
+    const { depth } = this.columns;
+    return topK(this.count, k, (n) => depth[n]!);
+  }
+
+  /** Bytes held by the columns (the idx buffer is accounted separately). */
+  get columnBytes(): number {
+    const c = this.columns;
+    return c.offset.byteLength + c.inPackType.byteLength + c.type.byteLength + c.size.byteLength + c.resultSize.byteLength + c.diskSize.byteLength + c.base.byteLength + c.depth.byteLength + c.byOffset.byteLength;
+  }
+
+  private buildChildIndex(): { start: Uint32Array; list: Uint32Array } {
+    const { base } = this.columns;
+    const start = new Uint32Array(this.count + 1);
+    for (let n = 0; n < this.count; n++) {
+      const b = base[n]!;
+      if (b >= 0) start[b + 1]!++;
+    }
+    for (let n = 0; n < this.count; n++) start[n + 1]! += start[n]!;
+    const fill = start.slice(0, this.count);
+    const list = new Uint32Array(start[this.count]!);
+    // Children in pack order, the order git's index-pack resolves them (§2.2).
+    const { byOffset } = this.columns;
+    for (let p = 0; p < this.count; p++) {
+      const n = byOffset[p]!;
+      const b = base[n]!;
+      if (b >= 0) list[fill[b]!++] = n;
+    }
+    return { start, list };
+  }
+
+  private buildRoots(): Uint32Array {
+    const { base, depth } = this.columns;
+    const roots = new Uint32Array(this.count);
+    // Visiting by increasing depth guarantees a base's root is known before its deltas'.
+    const order = objectsByDepth(depth, this.count);
+    for (const n of order) {
+      const b = base[n]!;
+      roots[n] = b < 0 ? n : roots[b]!;
+    }
+    return roots;
+  }
+
+  private buildFamilySizes(): Uint32Array {
+    const sizes = new Uint32Array(this.count);
+    for (let n = 0; n < this.count; n++) sizes[this.rootOf(n)]!++;
+    return sizes;
+  }
+}
+
+function objectsByDepth(depth: Uint16Array | Uint32Array, count: number): Uint32Array {
+  let maxDepth = 0;
+  for (let n = 0; n < count; n++) if (depth[n]! > maxDepth) maxDepth = depth[n]!;
+  const start = new Uint32Array(maxDepth + 2);
+  for (let n = 0; n < count; n++) start[depth[n]! + 1]!++;
+  for (let d = 0; d <= maxDepth; d++) start[d + 1]! += start[d]!;
+  const order = new Uint32Array(count);
+  for (let n = 0; n < count; n++) order[start[depth[n]!]!++] = n;
+  return order;
+}
+
+/** The k entries with the largest value (ties: lower object number first); values < 0 are skipped. */
+function topK(count: number, k: number, valueOf: (n: number) => number): TopEntry[] {
+  if (k <= 0) return [];
+  // A sorted buffer of size k is plenty for the small k the views and CLI ask for.
+  const best: TopEntry[] = [];
+  for (let n = 0; n < count; n++) {
+    const value = valueOf(n);
+    if (value < 0) continue;
+    if (best.length === k && value <= best[k - 1]!.value) continue;
+    let at = best.length;
+    while (at > 0 && best[at - 1]!.value < value) at--;
+    best.splice(at, 0, { object: n, value });
+    if (best.length > k) best.pop();
+  }
+  return best;
+}

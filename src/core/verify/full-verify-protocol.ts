@@ -1,0 +1,38 @@
+/** Messages between the --full verifier and its worker threads (one module per boundary). */
+
+export interface FullVerifyTask {
+  kind: 'families';
+  packPath: string;
+  hashName: 'sha1' | 'sha256';
+  hashSize: number;
+  /** idx name table: `count` ids of `hashSize` bytes, in object-number order. */
+  names: Uint8Array;
+  offset: Float64Array;
+  inPackType: Uint8Array;
+  type: Uint8Array;
+  size: Float64Array;
+  diskSize: Float64Array;
+  childStart: Uint32Array;
+  childList: Uint32Array;
+  /** Chain roots this worker resolves, with their whole families. */
+  roots: Uint32Array;
+}
+
+export type FullVerifyMessage =
+  | { kind: 'progress'; objects: number }
+  | { kind: 'done'; objects: number; inflatedBytes: number }
+  | { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string };
+
+/** The checksum pass, run beside the model build (it needs only the idx and the pack). */
+export interface ChecksumTask {
+  kind: 'checksums';
+  pack: string;
+  idx: string;
+  hashName: 'sha1' | 'sha256';
+}
+
+export type VerifyWorkerTask = FullVerifyTask | ChecksumTask;
+
+export type ChecksumMessage =
+  | { kind: 'checksums'; report: { packChecksum: string; idxChecksum: string; crcChecked: number } }
+  | { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string };

@@ -1,0 +1,141 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { fail, PackFormatError, type PackErrorCode } from '../errors.ts';
+import type { PackModel } from '../model/pack-model.ts';
+import type { ChecksumMessage, ChecksumTask, FullVerifyMessage, FullVerifyTask } from './full-verify-protocol.ts';
+
+export interface FullVerifyOptions {
+  /** Path of the bundled worker (dist/verify-worker.js). */
+  workerScript: string;
+  threads?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface FullVerifyReport {
+  objects: number;
+  inflatedBytes: number;
+  threads: number;
+}
+
+/**
+ * `verify-pack --full`: every object inflated, every delta applied, every result hashed and
+ * compared with the idx, as `git index-pack --verify` does. Families are dealt to worker threads,
+ * balanced by their bytes in the pack.
+ */
+export async function verifyFull(model: PackModel, options: FullVerifyOptions): Promise<FullVerifyReport> {
+  const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), 64));
+  const count = model.count;
+  const c = model.columns;
+  const size = new Float64Array(count);
+  const diskSize = new Float64Array(count);
+  for (let n = 0; n < count; n++) {
+    size[n] = c.size.get(n);
+    diskSize[n] = c.diskSize.get(n);
+  }
+  const childStart = new Uint32Array(count + 1);
+  const childrenOf = model.children.bind(model);
+  for (let n = 0; n < count; n++) childStart[n + 1] = childStart[n]! + childrenOf(n).length;
+  const childList = new Uint32Array(childStart[count]!);
+  for (let n = 0; n < count; n++) childList.set(childrenOf(n), childStart[n]!);
+
+  const familyBytes = new Float64Array(count);
+  for (let n = 0; n < count; n++) familyBytes[model.rootOf(n)]! += diskSize[n]!;
+  const roots: number[] = [];
+  for (let n = 0; n < count; n++) if (c.base[n]! < 0) roots.push(n);
+  roots.sort((a, b) => familyBytes[b]! - familyBytes[a]!);
+  const shares: number[][] = Array.from({ length: threads }, () => []);
+  const load = new Float64Array(threads);
+  for (const root of roots) {
+    let least = 0;
+    for (let t = 1; t < threads; t++) if (load[t]! < load[least]!) least = t;
+    shares[least]!.push(root);
+    load[least]! += familyBytes[root]! + 1;
+  }
+  // Within a share, pack order keeps each worker's reads mostly forward.
+  for (const share of shares) share.sort((a, b) => c.offset[a]! - c.offset[b]!);
+
+  const hashSize = model.hash.size;
+  const names = new Uint8Array(count * hashSize);
+  for (let n = 0; n < count; n++) names.set(model.index.oidBytes(n), n * hashSize);
+
+  let done = 0;
+  const results = await Promise.all(
+    shares.map(
+      (share) =>
+        new Promise<FullVerifyMessage>((resolve, reject) => {
+          const task: FullVerifyTask = {
+            kind: 'families',
+            packPath: model.files.pack,
+            hashName: model.hash.name,
+            hashSize,
+            names,
+            offset: c.offset,
+            inPackType: c.inPackType,
+            type: c.type,
+            size,
+            diskSize,
+            childStart,
+            childList,
+            roots: Uint32Array.from(share),
+          };
+          const worker = new Worker(options.workerScript, { workerData: task });
+          worker.on('message', (message: FullVerifyMessage) => {
+            if (message.kind === 'progress') {
+              done += message.objects;
+              options.onProgress?.(done, count);
+            } else {
+              resolve(message);
+            }
+          });
+          worker.on('error', reject);
+          worker.on('exit', (code) => {
+            if (code !== 0) reject(new Error(`verify worker exited with status ${code}`));
+          });
+        }),
+    ),
+  );
+
+  let objects = 0;
+  let inflatedBytes = 0;
+  const failures = results.filter((r): r is Extract<FullVerifyMessage, { kind: 'failed' }> => r.kind === 'failed');
+  if (failures.length > 0) {
+    // Report the failure earliest in the pack, so the result does not depend on thread timing.
+    failures.sort((a, b) => (a.offset ?? Infinity) - (b.offset ?? Infinity));
+    const first = failures[0]!;
+    throw new PackFormatError(first.code as PackErrorCode, first.file, first.offset, first.detail);
+  }
+  for (const r of results) {
+    if (r.kind === 'done') {
+      objects += r.objects;
+      inflatedBytes += r.inflatedBytes;
+    }
+  }
+  if (objects !== count) throw fail('hash', model.files.pack, undefined, `resolved ${objects} of ${count} objects`);
+  return { objects, inflatedBytes, threads };
+}
+
+/**
+ * Starts the checksum pass (verifyChecksums) in a worker thread, so that it runs while the main
+ * thread builds the model; the promise settles with its report or rejects with its PackFormatError.
+ */
+export function checksumsInWorker(
+  workerScript: string,
+  files: { pack: string; idx: string },
+  hashName: 'sha1' | 'sha256',
+): { result: Promise<{ packChecksum: string; idxChecksum: string; crcChecked: number }>; cancel: () => void } {
+  const task: ChecksumTask = { kind: 'checksums', pack: files.pack, idx: files.idx, hashName };
+  const worker = new Worker(workerScript, { workerData: task });
+  const result = new Promise<{ packChecksum: string; idxChecksum: string; crcChecked: number }>((resolve, reject) => {
+    worker.on('message', (message: ChecksumMessage) => {
+      if (message.kind === 'checksums') resolve(message.report);
+      else reject(new PackFormatError(message.code as PackErrorCode, message.file, message.offset, message.detail));
+    });
+    worker.on('error', reject);
+    worker.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`checksum worker exited with status ${code}`));
+    });
+  });
+  // A caller that gives up (the model build failed) must not wait for the pass to finish.
+  result.catch(() => undefined);
+  return { result, cancel: () => void worker.terminate() };
+}

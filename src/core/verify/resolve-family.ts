@@ -1,0 +1,112 @@
+import { inflateSync } from 'node:zlib';
+import { constants as bufferConstants } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { fail } from '../errors.ts';
+import { applyDelta, DeltaError } from '../format/delta.ts';
+import { ObjectHeader, readObjectHeader, TYPE_NAMES } from '../format/pack-file.ts';
+import type { FullVerifyTask } from './full-verify-protocol.ts';
+
+/** Objects larger than this cannot be held in one Buffer; git streams them, PackScope reports them. */
+const MAX_OBJECT_BYTES = Math.min(bufferConstants.MAX_LENGTH, 2 ** 32);
+
+/**
+ * Resolves whole delta families the way `git index-pack --verify` does: inflate each root, apply
+ * each delta to its base, hash every result and compare it with the idx. Only the bases on the
+ * current path of the depth-first walk are held in memory.
+ */
+export class FamilyResolver {
+  private readonly fd: number;
+  private readonly header = new ObjectHeader();
+  inflatedBytes = 0;
+  objects = 0;
+
+  constructor(private readonly task: FullVerifyTask) {
+    this.fd = fs.openSync(task.packPath, 'r');
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+
+  resolveFamily(root: number): void {
+    const { childStart, childList } = this.task;
+    const rootData = this.inflateEntry(root);
+    this.checkHash(root, rootData);
+    const stackObjects: number[] = [root];
+    const stackData: Buffer[] = [rootData];
+    const stackNext: number[] = [childStart[root]!];
+    while (stackObjects.length > 0) {
+      const top = stackObjects.length - 1;
+      const parent = stackObjects[top]!;
+      const next = stackNext[top]!;
+      if (next >= childStart[parent + 1]!) {
+        stackObjects.pop();
+        stackData.pop();
+        stackNext.pop();
+        continue;
+      }
+      stackNext[top] = next + 1;
+      const child = childList[next]!;
+      const delta = this.inflateEntry(child);
+      let result: Buffer;
+      try {
+        result = applyDelta(stackData[top]!, delta, MAX_OBJECT_BYTES);
+      } catch (error) {
+        if (error instanceof DeltaError) throw fail('bad-delta', this.task.packPath, this.task.offset[child], `delta does not apply to its base: ${error.message} (at delta byte ${error.at})`);
+        throw error;
+      }
+      this.checkHash(child, result);
+      if (childStart[child + 1]! > childStart[child]!) {
+        stackObjects.push(child);
+        stackData.push(result);
+        stackNext.push(childStart[child]!);
+      }
+    }
+  }
+
+  /** Inflates one entry's payload, checking its size and that the zlib stream fills the entry exactly. */
+  private inflateEntry(n: number): Buffer {
+    const { offset: offsets, diskSize, size, packPath, hashSize } = this.task;
+    const offset = offsets[n]!;
+    const entryBytes = diskSize[n]!;
+    const declared = size[n]!;
+    if (entryBytes > MAX_OBJECT_BYTES || declared > MAX_OBJECT_BYTES) {
+      throw fail('too-large', packPath, offset, `object of ${declared} bytes (${entryBytes} in the pack) is too large to verify in memory`);
+    }
+    const entry = Buffer.allocUnsafe(entryBytes);
+    let done = 0;
+    while (done < entryBytes) {
+      const got = fs.readSync(this.fd, entry, done, entryBytes - done, offset + done);
+      if (got === 0) throw fail('changed', packPath, offset + done, 'pack became shorter while it was being verified');
+      done += got;
+    }
+    readObjectHeader(packPath, entry, 0, entryBytes, offset, hashSize, this.header);
+    const compressed = entry.subarray(this.header.headerLength);
+    let result: { buffer: Buffer; engine: { bytesWritten: number } };
+    try {
+      result = inflateSync(compressed, { info: true, maxOutputLength: Math.max(1, declared) }) as unknown as typeof result;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw fail('bad-zlib', packPath, offset, `object data does not inflate to its declared ${declared} bytes: ${reason}`);
+    }
+    if (result.buffer.length !== declared) {
+      throw fail('bad-zlib', packPath, offset, `object inflates to ${result.buffer.length} bytes, its header declares ${declared}`);
+    }
+    if (result.engine.bytesWritten !== compressed.length) {
+      throw fail('bad-zlib', packPath, offset, `zlib stream ends after ${result.engine.bytesWritten} of the entry's ${compressed.length} bytes`);
+    }
+    this.inflatedBytes += declared;
+    return result.buffer;
+  }
+
+  private checkHash(n: number, data: Buffer): void {
+    const { names, hashSize, hashName, type, packPath, offset } = this.task;
+    const digest = createHash(hashName).update(`${TYPE_NAMES[type[n]!]} ${data.length}\0`).update(data).digest();
+    const expected = names.subarray(n * hashSize, (n + 1) * hashSize);
+    if (!digest.equals(expected)) {
+      throw fail('hash', packPath, offset[n], `object rebuilds to ${digest.toString('hex')}, but the idx names it ${Buffer.from(expected).toString('hex')}`);
+    }
+    this.objects++;
+  }
+}
