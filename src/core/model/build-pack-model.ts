@@ -22,6 +22,7 @@ import { SizeColumn } from './size-column.ts';
 /** An idx holds at most 2^32 objects of 28–44 bytes; anything bigger is not an idx. */
 export const MAX_IDX_BYTES = 2 ** 32 * 44;
 const WINDOW_BYTES = 8 << 20;
+const HEADER_SCAN_WINDOW_BYTES = 64 << 10;
 /** Compressed bytes offered to the partial inflate first; a delta header needs far fewer. */
 const HEAD_INPUT_BYTES = 4096;
 /** Upper bound on compressed bytes read to find a delta header (pathological empty blocks). */
@@ -35,6 +36,14 @@ export interface BuildOptions {
   onProgress?: (done: number, total: number) => void;
   /** An idx already parsed for this pack (saves reading it twice). */
   index?: PackIndex;
+  /**
+   * false: a header-only scan. Delta result sizes are not read (their resultSize is 0) and only the
+   * bytes around each header are read from disk. For a first quick look at a huge pack, and the
+   * benchmark's header-scan figure.
+   */
+  resultSizes?: boolean;
+  /** When given, filled with milliseconds per build phase (for the benchmark). */
+  phaseTimes?: Record<string, number>;
   /** Skip the .rev file even when present (the model is then ordered by an in-memory sort). */
   ignoreRev?: boolean;
 }
@@ -52,7 +61,9 @@ export function loadIdx(files: PackFiles, hash?: HashAlgorithm): PackIndex {
 
 /** Builds the columns of one pack: one pass over idx, one sequential pass over the pack's headers. */
 export function buildPackModel(files: PackFiles, options: BuildOptions = {}): PackModel {
+  const started = performance.now();
   const index = options.index ?? loadIdx(files, options.hash);
+  if (options.phaseTimes) options.phaseTimes.idx = performance.now() - started;
   const pack = RandomAccessFile.open(files.pack);
   try {
     const model = scanPack(files, index, pack, options);
@@ -103,15 +114,20 @@ export function sortByOffset(offsets: Float64Array): Uint32Array {
 
 /** A sliding window over the pack, refilled by sequential reads. */
 class PackWindow {
-  readonly bytes = Buffer.allocUnsafe(WINDOW_BYTES);
+  readonly bytes: Buffer;
   start = 0;
   end = 0;
-  constructor(private readonly pack: RandomAccessFile) {}
+  constructor(
+    private readonly pack: RandomAccessFile,
+    private readonly readBytes: number,
+  ) {
+    this.bytes = Buffer.allocUnsafe(readBytes);
+  }
 
-  /** Makes [position, position + length) available; returns its start inside `bytes`. */
+  /** Makes [position, position + length) available (length <= the window); returns its start inside `bytes`. */
   ensure(position: number, length: number): number {
     if (position < this.start || position + length > this.end) {
-      const n = Math.min(WINDOW_BYTES, this.pack.size - position);
+      const n = Math.min(this.readBytes, this.pack.size - position);
       this.pack.readInto(this.bytes, 0, n, position);
       this.start = position;
       this.end = position + n;
@@ -137,11 +153,25 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
   }
   const dataEnd = pack.size - hashSize;
 
+  const phaseTimes = options.phaseTimes;
+  let mark = performance.now();
+  const phase = (name: string): void => {
+    if (!phaseTimes) return;
+    const now = performance.now();
+    phaseTimes[name] = now - mark;
+    mark = now;
+  };
   const byOffset = packOrder(files, index, options.ignoreRev ?? false);
+  phase('order');
   const offsets = index.offsets;
+  // Scatter, not gather: random reads by object number cost a cache miss each on large packs,
+  // random writes do not stall. positionOf is the inverse of byOffset.
+  const positionOf = new Uint32Array(count);
+  for (let p = 0; p < count; p++) positionOf[byOffset[p]!] = p;
   const sortedOffsets = new Float64Array(count);
+  for (let n = 0; n < count; n++) sortedOffsets[positionOf[n]!] = offsets[n]!;
   for (let p = 0; p < count; p++) {
-    const offset = offsets[byOffset[p]!]!;
+    const offset = sortedOffsets[p]!;
     if (offset < PACK_HEADER_BYTES || offset >= dataEnd) {
       throw fail('bad-offset', files.idx, undefined, `object ${index.oidHex(byOffset[p]!)} has offset ${offset}, outside the pack's objects (${PACK_HEADER_BYTES}..${dataEnd})`);
     }
@@ -149,16 +179,19 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
       const source = files.rev && !options.ignoreRev ? files.rev : files.idx;
       throw fail('bad-offset', source, undefined, `objects ${index.oidHex(byOffset[p - 1]!)} and ${index.oidHex(byOffset[p]!)} are not in increasing offset order (${sortedOffsets[p - 1]} then ${offset})`);
     }
-    sortedOffsets[p] = offset;
   }
-
+  phase('offsets');
   const inPackType = new Uint8Array(count);
   const size = new SizeColumn(count);
   const resultSize = new SizeColumn(count);
   const diskSize = new SizeColumn(count);
   const base = new Int32Array(count).fill(-1);
+  /** Pack position of each entry's base (−1 for non-deltas), in pack order: chains resolve from it. */
+  const basePosition = new Int32Array(count).fill(-1);
 
-  const window = new PackWindow(pack);
+  const wantResultSizes = options.resultSizes ?? true;
+  // A header-only scan reads small windows so that large objects are skipped, not read.
+  const window = new PackWindow(pack, wantResultSizes ? WINDOW_BYTES : HEADER_SCAN_WINDOW_BYTES);
   const entry = new ObjectHeader();
   const inflater = new InflateHead(DELTA_HEADER_BYTES);
   const progressEvery = 1 << 16;
@@ -171,7 +204,7 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
     const entryBytes = next - offset;
     diskSize.set(n, entryBytes);
 
-    const available = Math.min(entryBytes, MAX_OBJECT_HEADER_BYTES + HEAD_INPUT_BYTES);
+    const available = Math.min(entryBytes, wantResultSizes ? MAX_OBJECT_HEADER_BYTES + HEAD_INPUT_BYTES : MAX_OBJECT_HEADER_BYTES);
     const at = window.ensure(offset, available);
     const bytes = window.bytes;
     readObjectHeader(packFile, bytes, at, at + available, offset, hashSize, entry);
@@ -180,11 +213,12 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
     size.set(n, entry.size);
 
     if (type === OBJ_OFS_DELTA) {
-      const basePosition = findPosition(sortedOffsets, p, entry.baseOffset);
-      if (basePosition < 0) {
+      const position = findPositionBefore(sortedOffsets, p, entry.baseOffset);
+      if (position < 0) {
         throw fail('bad-delta-base', packFile, offset, `OFS_DELTA base offset ${entry.baseOffset} is not the start of an object`);
       }
-      base[n] = byOffset[basePosition]!;
+      basePosition[p] = position;
+      base[n] = byOffset[position]!;
     } else if (type === OBJ_REF_DELTA) {
       const baseObject = index.find(bytes, at + entry.headerLength - hashSize);
       if (baseObject < 0) {
@@ -193,25 +227,38 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
       }
       if (baseObject === n) throw fail('delta-cycle', packFile, offset, 'REF_DELTA names itself as its base');
       base[n] = baseObject;
+      basePosition[p] = positionOf[baseObject]!;
     }
 
     if (isDeltaType(type)) {
+      if (!wantResultSizes) continue;
       resultSize.set(n, deltaResultSize(packFile, pack, inflater, bytes, at + entry.headerLength, at + available, offset, entryBytes - entry.headerLength, entry.headerLength));
     } else {
       resultSize.set(n, entry.size);
     }
   }
   options.onProgress?.(count, count);
-
-  const { type, depth } = resolveChains(packFile, index, inPackType, base, count);
+  phase('scan');
+  const { type, depth } = resolveChains(packFile, index, inPackType, basePosition, byOffset);
+  phase('chains');
   const columns: PackColumns = { offset: offsets, inPackType, type, size, resultSize, diskSize, base, depth, byOffset };
   return new PackModel(files, index, hash, header.version, pack.size, columns);
 }
 
-/** Position p' < limit with sortedOffsets[p'] === offset, or −1. */
-function findPosition(sortedOffsets: Float64Array, limit: number, offset: number): number {
-  let low = 0;
+/**
+ * Position p' < limit with sortedOffsets[p'] === offset, or −1. Bases sit close before their deltas
+ * (git-internals §5.2), so the search gallops backwards from `limit` and touches few cache lines.
+ */
+function findPositionBefore(sortedOffsets: Float64Array, limit: number, offset: number): number {
   let high = limit;
+  let step = 1;
+  let low = limit - step;
+  while (low > 0 && sortedOffsets[low]! > offset) {
+    high = low;
+    step *= 2;
+    low = limit - step;
+  }
+  if (low < 0) low = 0;
   while (low < high) {
     const mid = (low + high) >>> 1;
     const value = sortedOffsets[mid]!;
@@ -253,38 +300,66 @@ function deltaResultSize(
 const UNRESOLVED = 0xffffffff;
 const IN_PROGRESS = 0xfffffffe;
 
-/** Resolved types and depths, walking each chain once; REF cycles are reported, not followed forever. */
-function resolveChains(packFile: string, index: PackIndex, inPackType: Uint8Array, base: Int32Array, count: number): { type: Uint8Array; depth: Uint16Array | Uint32Array } {
-  const type = new Uint8Array(count);
-  const depth = new Uint32Array(count).fill(UNRESOLVED);
+/**
+ * Resolved types and depths, computed in pack order from each entry's base position and then
+ * scattered to object order. An OFS base always comes first (§6.1), so most entries take their
+ * base's depth directly; only REF deltas whose base comes later need a walk, and those walks report
+ * cycles instead of following them forever.
+ */
+function resolveChains(packFile: string, index: PackIndex, inPackType: Uint8Array, basePosition: Int32Array, byOffset: Uint32Array): { type: Uint8Array; depth: Uint16Array | Uint32Array } {
+  const count = index.count;
+  const typeAt = new Uint8Array(count);
+  const depthAt = new Uint32Array(count).fill(UNRESOLVED);
   const stack: number[] = [];
   let maxDepth = 0;
-  for (let n = 0; n < count; n++) {
-    if (depth[n] !== UNRESOLVED) continue;
-    let current = n;
-    while (depth[current] === UNRESOLVED && base[current]! >= 0) {
-      depth[current] = IN_PROGRESS;
+  for (let p = 0; p < count; p++) {
+    if (depthAt[p] !== UNRESOLVED) continue;
+    const b = basePosition[p]!;
+    if (b < 0) {
+      depthAt[p] = 0;
+      typeAt[p] = inPackType[byOffset[p]!]!;
+      continue;
+    }
+    const baseDepth = depthAt[b]!;
+    if (baseDepth < IN_PROGRESS) {
+      const d = baseDepth + 1;
+      depthAt[p] = d;
+      typeAt[p] = typeAt[b]!;
+      if (d > maxDepth) maxDepth = d;
+      continue;
+    }
+    let current = p;
+    while (depthAt[current] === UNRESOLVED && basePosition[current]! >= 0) {
+      depthAt[current] = IN_PROGRESS;
       stack.push(current);
-      current = base[current]!;
+      current = basePosition[current]!;
     }
-    if (depth[current] === IN_PROGRESS) {
-      throw fail('delta-cycle', packFile, index.offsets[current]!, `delta chain through ${index.oidHex(current)} loops back on itself`);
+    if (depthAt[current] === IN_PROGRESS) {
+      const object = byOffset[current]!;
+      throw fail('delta-cycle', packFile, index.offsets[object]!, `delta chain through ${index.oidHex(object)} loops back on itself`);
     }
-    if (depth[current] === UNRESOLVED) {
-      depth[current] = 0;
-      type[current] = inPackType[current]!;
+    if (depthAt[current] === UNRESOLVED) {
+      depthAt[current] = 0;
+      typeAt[current] = inPackType[byOffset[current]!]!;
     }
-    const rootType = type[current]!;
-    let d = depth[current]!;
+    const rootType = typeAt[current]!;
+    let d = depthAt[current]!;
     while (stack.length > 0) {
       const x = stack.pop()!;
       d++;
-      depth[x] = d;
-      type[x] = rootType;
+      depthAt[x] = d;
+      typeAt[x] = rootType;
     }
     if (d > maxDepth) maxDepth = d;
   }
-  return { type, depth: maxDepth <= 0xffff ? Uint16Array.from(depth) : depth };
+  const type = new Uint8Array(count);
+  const depth = maxDepth <= 0xffff ? new Uint16Array(count) : new Uint32Array(count);
+  for (let p = 0; p < count; p++) {
+    const n = byOffset[p]!;
+    type[n] = typeAt[p]!;
+    depth[n] = depthAt[p]!;
+  }
+  return { type, depth };
 }
 
 export { PackFormatError };
