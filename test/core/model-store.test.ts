@@ -1,0 +1,100 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
+import { ModelStore } from '../../src/core/model/model-store.ts';
+import type { PackModel } from '../../src/core/model/pack-model.ts';
+import { GitSandbox, packStems, tempDir } from '../support/git.ts';
+import { historyStream } from '../support/history.ts';
+
+function columnsOf(model: PackModel): unknown {
+  const c = model.columns;
+  return {
+    inPackType: Array.from(c.inPackType),
+    type: Array.from(c.type),
+    size: Array.from(c.size.low),
+    resultSize: Array.from(c.resultSize.low),
+    diskSize: Array.from(c.diskSize.low),
+    base: Array.from(c.base),
+    depth: Array.from(c.depth),
+    byOffset: Array.from(c.byOffset),
+    offset: Array.from(c.offset),
+  };
+}
+
+function makePack(t: Parameters<typeof tempDir>[0]): { sandbox: GitSandbox; repo: string; pack: string } {
+  const sandbox = new GitSandbox(tempDir(t));
+  const repo = sandbox.init('repo');
+  sandbox.fastImport(repo, historyStream({ commits: 80, seed: 3 }));
+  sandbox.git(repo, ['repack', '-adf', '--depth=12']);
+  return { sandbox, repo, pack: `${packStems(path.join(repo, '.git', 'objects'))[0]}.pack` };
+}
+
+test('a persisted model reopens with identical columns, and nothing is written in the repository', (t) => {
+  const { sandbox, repo, pack } = makePack(t);
+  const cacheDir = path.join(sandbox.root, 'cache');
+  const before = sandbox.gitText(repo, ['status', '--porcelain', '--ignored']);
+  const listing = (): string[] => fs.readdirSync(path.join(repo, '.git', 'objects', 'pack')).sort();
+  const packFilesBefore = listing();
+
+  const store = new ModelStore(cacheDir);
+  const first = store.load(packFilesFor(pack));
+  assert.equal(first.source, 'built');
+  assert.equal(fs.readdirSync(cacheDir).filter((f) => f.endsWith('.psmodel')).length, 1);
+  const second = new ModelStore(cacheDir).load(packFilesFor(pack));
+  assert.equal(second.source, 'persisted');
+  assert.deepEqual(columnsOf(second.model), columnsOf(first.model));
+  assert.deepEqual(columnsOf(second.model), columnsOf(buildPackModel(packFilesFor(pack))));
+
+  assert.equal(sandbox.gitText(repo, ['status', '--porcelain', '--ignored']), before);
+  assert.deepEqual(listing(), packFilesBefore);
+});
+
+test('corrupt, truncated and stale model files are detected and rebuilt', (t) => {
+  const { sandbox, repo, pack } = makePack(t);
+  const cacheDir = path.join(sandbox.root, 'cache');
+  const store = new ModelStore(cacheDir);
+  const reference = columnsOf(store.load(packFilesFor(pack)).model);
+  const file = path.join(cacheDir, fs.readdirSync(cacheDir).find((f) => f.endsWith('.psmodel'))!);
+  const pristine = fs.readFileSync(file);
+
+  const damaged = Buffer.from(pristine);
+  damaged[damaged.length >> 1] ^= 0x40;
+  fs.writeFileSync(file, damaged);
+  let loaded = new ModelStore(cacheDir).load(packFilesFor(pack));
+  assert.equal(loaded.source, 'built');
+  assert.match(loaded.rebuiltBecause ?? '', /checksum mismatch/);
+  assert.deepEqual(columnsOf(loaded.model), reference);
+  assert.deepEqual(fs.readFileSync(file), pristine, 'the rebuilt model was written back');
+
+  fs.writeFileSync(file, pristine.subarray(0, pristine.length - 100));
+  loaded = new ModelStore(cacheDir).load(packFilesFor(pack));
+  assert.equal(loaded.source, 'built');
+  assert.ok(loaded.rebuiltBecause);
+
+  fs.writeFileSync(file, Buffer.from('not a model at all'));
+  loaded = new ModelStore(cacheDir).load(packFilesFor(pack));
+  assert.equal(loaded.source, 'built');
+  assert.match(loaded.rebuiltBecause ?? '', /not a PackScope model/);
+
+  // A different pack (after a repack) has another checksum, hence another model file.
+  sandbox.git(repo, ['commit', '--allow-empty', '-qm', 'one more']);
+  sandbox.git(repo, ['repack', '-adf', '--depth=5']);
+  const newPack = `${packStems(path.join(repo, '.git', 'objects'))[0]}.pack`;
+  assert.notEqual(newPack, pack);
+  assert.equal(new ModelStore(cacheDir).load(packFilesFor(newPack)).source, 'built');
+  assert.equal(new ModelStore(cacheDir).load(packFilesFor(newPack)).source, 'persisted');
+});
+
+test('a model file whose pack was rewritten in place (same name, other bytes) is not used', (t) => {
+  const { sandbox, pack } = makePack(t);
+  const cacheDir = path.join(sandbox.root, 'cache');
+  new ModelStore(cacheDir).load(packFilesFor(pack));
+  // Same idx, pack trailer changed: the model must not be trusted (and the pack is then invalid).
+  const bytes = fs.readFileSync(pack);
+  fs.chmodSync(pack, 0o644);
+  bytes[bytes.length - 1] ^= 1;
+  fs.writeFileSync(pack, bytes);
+  assert.throws(() => new ModelStore(cacheDir).load(packFilesFor(pack)), /do not belong together/);
+});
