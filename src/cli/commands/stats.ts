@@ -38,7 +38,7 @@ export function runStats(argv: string[], progress: Progress): number {
     return 0;
   }
   if (packs.length === 0) {
-    process.stdout.write(`No packs in ${store.repository.objectsDir}.\n`);
+    process.stdout.write(`No packs in ${store.repository.objectsDir} (its objects are loose; \`git gc\` packs them).\n`);
     return 0;
   }
   const lines: string[] = [];
