@@ -194,8 +194,10 @@ export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions =
     crcStart = namesStart + count * hashSize;
     const offsetStart = crcStart + count * 4;
     const largeStart = offsetStart + count * 4;
+    // One native byte swap instead of a readUInt32BE call per object.
+    const words = bigEndianWords(bytes, offsetStart, count);
     for (let n = 0; n < count; n++) {
-      const word = bytes.readUInt32BE(offsetStart + n * 4);
+      const word = words[n]!;
       if (word & 0x80000000) {
         const index = word & 0x7fffffff;
         if (index >= largeOffsetCount) {
@@ -246,4 +248,11 @@ function checkNameOrder(index: PackIndex, bytes: Buffer, namesStart: number, nam
       if (cmp <= 0) throw fail('bad-header', file, at, `object names are not sorted and distinct at object ${n}`);
     }
   }
+}
+
+/** `count` big-endian u32 values from `bytes[at]`, as a native-order Uint32Array (a copy). */
+export function bigEndianWords(bytes: Uint8Array, at: number, count: number): Uint32Array {
+  const copy = Buffer.from(bytes.subarray(at, at + count * 4));
+  copy.swap32();
+  return new Uint32Array(copy.buffer, copy.byteOffset, count);
 }

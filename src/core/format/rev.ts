@@ -1,5 +1,6 @@
 import { fail } from '../errors.ts';
 import type { HashAlgorithm } from './hash-algorithm.ts';
+import { bigEndianWords } from './idx.ts';
 
 const RIDX_SIGNATURE = 0x52494458; // "RIDX"
 
@@ -20,11 +21,9 @@ export function parseRev(file: string, bytes: Buffer, count: number, hash: HashA
   if (!bytes.subarray(checksumAt, checksumAt + hash.size).equals(packChecksum)) {
     throw fail('mismatch', file, checksumAt, '.rev was written for a different pack');
   }
-  const order = new Uint32Array(count);
+  const order = bigEndianWords(bytes, 12, count);
   for (let i = 0; i < count; i++) {
-    const n = bytes.readUInt32BE(12 + i * 4);
-    if (n >= count) throw fail('bad-offset', file, 12 + i * 4, `.rev entry ${i} names object ${n}, but the pack has ${count}`);
-    order[i] = n;
+    if (order[i]! >= count) throw fail('bad-offset', file, 12 + i * 4, `.rev entry ${i} names object ${order[i]}, but the pack has ${count}`);
   }
   return order;
 }

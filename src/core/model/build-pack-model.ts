@@ -124,10 +124,14 @@ class PackWindow {
     this.bytes = Buffer.allocUnsafe(readBytes);
   }
 
-  /** Makes [position, position + length) available (length <= the window); returns its start inside `bytes`. */
-  ensure(position: number, length: number): number {
+  /**
+   * Makes [position, position + length) available (length <= the window); returns its start inside
+   * `bytes`. On a refill it reads up to `wanted` bytes (at least `length`, at most the window), so a
+   * header-only scan can skip the bodies of large objects instead of reading them.
+   */
+  ensure(position: number, length: number, wanted = this.readBytes): number {
     if (position < this.start || position + length > this.end) {
-      const n = Math.min(this.readBytes, this.pack.size - position);
+      const n = Math.min(Math.max(length, Math.min(wanted, this.readBytes)), this.pack.size - position);
       this.pack.readInto(this.bytes, 0, n, position);
       this.start = position;
       this.end = position + n;
@@ -205,7 +209,8 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
     diskSize.set(n, entryBytes);
 
     const available = Math.min(entryBytes, wantResultSizes ? MAX_OBJECT_HEADER_BYTES + HEAD_INPUT_BYTES : MAX_OBJECT_HEADER_BYTES);
-    const at = window.ensure(offset, available);
+    // Header-only: on a refill, read just far enough to cover the next few dozen headers.
+    const at = wantResultSizes ? window.ensure(offset, available) : window.ensure(offset, available, sortedOffsets[Math.min(p + 64, count - 1)]! + MAX_OBJECT_HEADER_BYTES - offset);
     const bytes = window.bytes;
     readObjectHeader(packFile, bytes, at, at + available, offset, hashSize, entry);
     const type = entry.type;
