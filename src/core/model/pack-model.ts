@@ -43,6 +43,7 @@ export class PackModel {
   private childIndex: { start: Uint32Array; list: Uint32Array } | undefined;
   private rootColumn: Uint32Array | undefined;
   private familySizes: Uint32Array | undefined;
+  private offsetsInPackOrder: Float64Array | undefined;
 
   constructor(
     readonly files: PackFiles,
@@ -85,6 +86,21 @@ export class PackModel {
     const found: number[] = [];
     for (let n = first; n < end && found.length < limit; n++) found.push(n);
     return found;
+  }
+
+  /** The object whose entry starts at `offset`, or −1 (a trace line naming a non-object offset). */
+  objectAt(offset: number): number {
+    const sorted = (this.offsetsInPackOrder ??= this.buildOffsetsInPackOrder());
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      const value = sorted[mid]!;
+      if (value === offset) return this.columns.byOffset[mid]!;
+      if (value < offset) low = mid + 1;
+      else high = mid;
+    }
+    return -1;
   }
 
   /** The chain from `n` down to its root: [n, base(n), …, root]. */
@@ -184,6 +200,13 @@ export class PackModel {
   get columnBytes(): number {
     const c = this.columns;
     return c.offset.byteLength + c.inPackType.byteLength + c.type.byteLength + c.size.byteLength + c.resultSize.byteLength + c.diskSize.byteLength + c.base.byteLength + c.depth.byteLength + c.byOffset.byteLength;
+  }
+
+  private buildOffsetsInPackOrder(): Float64Array {
+    const { byOffset, offset } = this.columns;
+    const sorted = new Float64Array(this.count);
+    for (let p = 0; p < this.count; p++) sorted[p] = offset[byOffset[p]!]!;
+    return sorted;
   }
 
   private buildChildIndex(): { start: Uint32Array; list: Uint32Array } {

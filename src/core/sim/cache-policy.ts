@@ -1,0 +1,35 @@
+/**
+ * A delta base cache as Git's read path uses it (git-internals §1.3–1.5). Git's own LRU and every
+ * alternative sit behind this interface, so they run over the same reads with the same counts.
+ */
+export interface DeltaBaseCache {
+  /**
+   * cache_or_unpack_entry's lookup of the requested object (§1.3). true: served from the cache as a
+   * copy: no trace line, no inflation, and (in Git) no change to the cache.
+   */
+  serveTopLevel(id: number): boolean;
+  /**
+   * unpack_entry's phase-1 lookup of one chain element (§1.4). true: this base comes from the cache
+   * (Git detaches it: the entry leaves the cache and is re-added after use).
+   */
+  takeBase(id: number): boolean;
+  /** add_delta_base_cache: a base just used to apply a delta is offered to the cache (§1.4 phase 3, §1.5). */
+  add(id: number): void;
+  /** Called before each top-level read with its index in the recording (offline policies use it). */
+  beginRead?(readIndex: number): void;
+  readonly evictions: number;
+  readonly usedBytes: number;
+  readonly peakBytes: number;
+}
+
+export interface SimCounts {
+  reads: number;
+  /** Predicted GIT_TRACE_PACK_ACCESS lines: one per unpack_entry call (§1.10). */
+  logged: number;
+  inflations: number;
+  deltaApplications: number;
+  /** Bytes produced by those inflations: whole objects' sizes and deltas' payload sizes. */
+  inflatedBytes: number;
+  evictions: number;
+  peakCacheBytes: number;
+}

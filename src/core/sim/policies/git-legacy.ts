@@ -1,0 +1,85 @@
+import type { DeltaBaseCache } from '../cache-policy.ts';
+import { LruList } from '../lru-list.ts';
+
+/** Default stand-in for the heap address of `struct packed_git` (§3: not reproducible; a parameter). */
+export const DEFAULT_LEGACY_SEED = 0x55d4a0c0;
+/** §3: MAX_DELTA_CACHE. */
+const SLOTS = 256;
+
+/**
+ * Git v1.5.1–v2.10 (git-internals §3): 256 direct-mapped slots hashed from the pack's address and
+ * the offset, a collision replaces the occupant, and eviction is two LRU passes: blobs first, then
+ * anything. `seed` is the assumed address of the first pack; pack k is assumed at seed + k·0x400.
+ */
+export class GitLegacyCache implements DeltaBaseCache {
+  private readonly list: LruList;
+  private readonly slotOf: Uint8Array;
+  private readonly occupant = new Int32Array(SLOTS).fill(-1);
+  usedBytes = 0;
+  peakBytes = 0;
+  evictions = 0;
+
+  constructor(
+    capacity: number,
+    private readonly size: Float64Array,
+    private readonly isBlob: Uint8Array,
+    pack: Uint16Array,
+    offset: Float64Array,
+    private readonly limit: number,
+    seed = DEFAULT_LEGACY_SEED,
+  ) {
+    this.list = new LruList(capacity);
+    this.slotOf = new Uint8Array(capacity);
+    for (let id = 0; id < capacity; id++) this.slotOf[id] = legacySlot(seed + pack[id]! * 0x400, offset[id]!);
+  }
+
+  serveTopLevel(id: number): boolean {
+    return this.occupant[this.slotOf[id]!] === id;
+  }
+
+  takeBase(id: number): boolean {
+    const slot = this.slotOf[id]!;
+    if (this.occupant[slot] !== id) return false;
+    this.release(slot);
+    return true;
+  }
+
+  add(id: number): void {
+    const slot = this.slotOf[id]!;
+    // "release_delta_base_cache(ent)": the slot's occupant goes first, collision or not.
+    if (this.occupant[slot]! >= 0) {
+      this.release(slot);
+      this.evictions++;
+    }
+    this.usedBytes += this.size[id]!;
+    for (let entry = this.list.oldest(); entry >= 0 && this.usedBytes > this.limit; ) {
+      const following = this.list.after(entry);
+      if (this.isBlob[entry]) {
+        this.release(this.slotOf[entry]!);
+        this.evictions++;
+      }
+      entry = following;
+    }
+    for (let entry = this.list.oldest(); entry >= 0 && this.usedBytes > this.limit; entry = this.list.oldest()) {
+      this.release(this.slotOf[entry]!);
+      this.evictions++;
+    }
+    this.occupant[slot] = id;
+    this.list.append(id);
+    if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
+  }
+
+  private release(slot: number): void {
+    const id = this.occupant[slot]!;
+    this.occupant[slot] = -1;
+    this.list.remove(id);
+    this.usedBytes -= this.size[id]!;
+  }
+}
+
+/** §3 pack_entry_hash: hash = p + offset; hash += (hash >> 8) + (hash >> 16); hash % 256 (64-bit unsigned long). */
+export function legacySlot(packAddress: number, offset: number): number {
+  const hash = BigInt(packAddress) + BigInt(offset);
+  const mixed = (hash + (hash >> 8n) + (hash >> 16n)) & 0xffffffffffffffffn;
+  return Number(mixed % BigInt(SLOTS));
+}

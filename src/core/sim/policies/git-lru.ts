@@ -1,0 +1,65 @@
+import type { DeltaBaseCache } from '../cache-policy.ts';
+import { LruList } from '../lru-list.ts';
+
+export interface GitLruOptions {
+  /** admit-max:SIZE — bases larger than this are not cached (an idea from the delta-base-cache thread). */
+  admitMax?: number;
+  /** keep-on-hit — a chain hit keeps the entry (refreshed to most recent) instead of detaching it. */
+  keepOnHit?: boolean;
+}
+
+/**
+ * Git's delta base cache since v2.11 (git-internals §1.2–1.5): one LRU over (pack, offset),
+ * counted in inflated bytes; top-level hits change nothing; a chain hit detaches the entry; every
+ * base used is re-added at the most recent end; evict oldest while the total exceeds the limit; the
+ * new entry is always added, even when it alone exceeds the limit.
+ */
+export class GitLruCache implements DeltaBaseCache {
+  private readonly list: LruList;
+  usedBytes = 0;
+  peakBytes = 0;
+  evictions = 0;
+  private readonly admitMax: number;
+  private readonly keepOnHit: boolean;
+
+  constructor(
+    capacity: number,
+    private readonly size: Float64Array,
+    private readonly limit: number,
+    options: GitLruOptions = {},
+  ) {
+    this.list = new LruList(capacity);
+    this.admitMax = options.admitMax ?? Infinity;
+    this.keepOnHit = options.keepOnHit ?? false;
+  }
+
+  serveTopLevel(id: number): boolean {
+    return this.list.has(id);
+  }
+
+  takeBase(id: number): boolean {
+    if (!this.list.has(id)) return false;
+    this.list.remove(id);
+    if (this.keepOnHit) {
+      this.list.append(id);
+    } else {
+      this.usedBytes -= this.size[id]!;
+    }
+    return true;
+  }
+
+  add(id: number): void {
+    // §1.5: "if (in_delta_base_cache(p, base_offset)) { free(base); return; }"
+    if (this.list.has(id)) return;
+    const bytes = this.size[id]!;
+    if (bytes > this.admitMax) return;
+    this.usedBytes += bytes; // counted before eviction (§1.5)
+    for (let oldest = this.list.oldest(); oldest >= 0 && this.usedBytes > this.limit; oldest = this.list.oldest()) {
+      this.list.remove(oldest);
+      this.usedBytes -= this.size[oldest]!;
+      this.evictions++;
+    }
+    this.list.append(id);
+    if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
+  }
+}

@@ -1,0 +1,57 @@
+import { OBJ_BLOB } from '../format/pack-file.ts';
+import type { PackModel } from '../model/pack-model.ts';
+
+/**
+ * The objects of every pack a recording touches, flattened into one id space (pack k's object n is
+ * `packBase[k] + n`) so that the read path and the caches work on typed arrays only.
+ */
+export interface SimObjects {
+  count: number;
+  packBase: number[];
+  /** Pack (index into the recording's packs) of each object. */
+  pack: Uint16Array;
+  /** Offset of each object in its pack (the delta base cache key is (pack, offset), §1.2). */
+  offset: Float64Array;
+  /** Global id of the delta base, −1 for non-deltas. */
+  base: Int32Array;
+  /** Inflated size of the object: what a cached base counts toward the limit (§1.2). */
+  size: Float64Array;
+  /** Bytes inflated to read the entry itself: the object's size, or for a delta the delta's size. */
+  payloadSize: Float64Array;
+  /** Resolved type is blob (the pre-2016 cache evicts blobs first, §3). */
+  isBlob: Uint8Array;
+  /** Deltas above the root. */
+  depth: Uint32Array;
+}
+
+export function simObjectsFrom(models: PackModel[]): SimObjects {
+  const packBase: number[] = [];
+  let count = 0;
+  for (const model of models) {
+    packBase.push(count);
+    count += model.count;
+  }
+  const pack = new Uint16Array(count);
+  const offset = new Float64Array(count);
+  const base = new Int32Array(count);
+  const size = new Float64Array(count);
+  const payloadSize = new Float64Array(count);
+  const isBlob = new Uint8Array(count);
+  const depth = new Uint32Array(count);
+  models.forEach((model, k) => {
+    const c = model.columns;
+    const first = packBase[k]!;
+    for (let n = 0; n < model.count; n++) {
+      const g = first + n;
+      pack[g] = k;
+      offset[g] = c.offset[n]!;
+      const b = c.base[n]!;
+      base[g] = b < 0 ? -1 : first + b;
+      size[g] = c.resultSize.get(n);
+      payloadSize[g] = c.size.get(n);
+      isBlob[g] = c.type[n] === OBJ_BLOB ? 1 : 0;
+      depth[g] = c.depth[n]!;
+    }
+  });
+  return { count, packBase, pack, offset, base, size, payloadSize, isBlob, depth };
+}

@@ -1,0 +1,59 @@
+import { fail } from '../errors.ts';
+
+/**
+ * A recording is a GIT_TRACE_PACK_ACCESS log with one header line of metadata in front:
+ *   #packscope-recording 1 {"command":[…],…}
+ * followed by the trace lines exactly as git wrote them, so any tool that reads trace files can
+ * read the rest, and PackScope reads raw trace files as well (they simply have no header).
+ */
+export const RECORDING_MAGIC = '#packscope-recording ';
+export const RECORDING_VERSION = 1;
+
+export interface RecordedPack {
+  /** The pack path as git prints it in trace lines (relative to `cwd` when relative). */
+  path: string;
+  /** The pack's trailing checksum, hex. */
+  checksum: string;
+  objects: number;
+}
+
+export interface RecordingMetadata {
+  version: number;
+  /** git's arguments, without the leading "git". */
+  command: string[];
+  /** Where git ran. */
+  cwd: string;
+  /** The repository's git directory. */
+  gitDir: string;
+  gitVersion: string;
+  /** `exact`: core.deltaBaseCacheLimit=0 was forced (git-internals §8); `passive`: the user's own limit. */
+  mode: 'exact' | 'passive';
+  /** The delta base cache limit git ran with, in bytes. */
+  cacheLimit: number;
+  packs: RecordedPack[];
+  startedAt: string;
+  endedAt: string;
+  exitStatus: number | null;
+  signal: string | null;
+}
+
+export function recordingHeader(metadata: RecordingMetadata): string {
+  return `${RECORDING_MAGIC}${RECORDING_VERSION} ${JSON.stringify(metadata)}\n`;
+}
+
+export function parseRecordingHeader(file: string, line: string): RecordingMetadata {
+  const match = /^#packscope-recording (\d+) (\{.*\})$/.exec(line);
+  if (!match) throw fail('bad-header', file, 0, 'recording header line is malformed');
+  if (Number(match[1]) !== RECORDING_VERSION) throw fail('bad-version', file, 0, `recording version ${match[1]} is not ${RECORDING_VERSION}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(match[2]!);
+  } catch {
+    throw fail('bad-header', file, 0, 'recording metadata is not valid JSON');
+  }
+  const m = value as Partial<RecordingMetadata>;
+  if (!Array.isArray(m.command) || typeof m.cwd !== 'string' || typeof m.cacheLimit !== 'number' || !Array.isArray(m.packs)) {
+    throw fail('bad-header', file, 0, 'recording metadata lacks command, cwd, cacheLimit or packs');
+  }
+  return { ...m, version: RECORDING_VERSION } as RecordingMetadata;
+}

@@ -1,0 +1,255 @@
+import * as fs from 'node:fs';
+import { fail } from '../errors.ts';
+import { describeIoError } from '../format/random-access-file.ts';
+import { GrowableFloat64, GrowableUint32 } from './growable.ts';
+import { parseRecordingHeader, RECORDING_MAGIC, type RecordingMetadata } from './recording.ts';
+
+/**
+ * A GIT_TRACE_PACK_ACCESS log (git-internals §1.10), parsed as a stream: one read per line
+ * `<pack path> <offset>`, prefixed (`HH:MM:SS.uuuuuu file:line<pad to col 40>`) or bare
+ * (GIT_TRACE_BARE=1). Lines of other trace keys in the same file are skipped, except GIT_TRACE's
+ * `trace: built-in: git …` / `trace: exec: …`, which start a new command segment: several git
+ * processes appending to one file are told apart by them.
+ */
+export interface TraceSegment {
+  /** The command as GIT_TRACE printed it, or the recording's command, or undefined. */
+  command: string | undefined;
+  /** 1-based line of the file where the segment starts. */
+  line: number;
+  /** Reads [firstRead, endRead) belong to this segment. */
+  firstRead: number;
+  endRead: number;
+}
+
+export interface TraceLog {
+  file: string;
+  metadata: RecordingMetadata | undefined;
+  /** Pack paths exactly as git printed them, indexed by the ids in `readPack`. */
+  packPaths: string[];
+  readPack: Uint32Array;
+  readOffset: Float64Array;
+  segments: TraceSegment[];
+  lines: number;
+  /** Lines of other trace keys (GIT_TRACE, GIT_TRACE_PERFORMANCE, …) that were skipped. */
+  otherLines: number;
+  malformed: { count: number; firstLines: number[] };
+  bytes: number;
+}
+
+const CHUNK_BYTES = 1 << 20;
+/** A single trace line longer than this is malformed (git's own lines are short). */
+const MAX_LINE_BYTES = 64 << 10;
+const MAX_REPORTED_MALFORMED = 20;
+
+const enum Char {
+  Newline = 10,
+  CarriageReturn = 13,
+  Space = 32,
+  Colon = 58,
+  Dot = 46,
+  Zero = 48,
+  Nine = 57,
+}
+
+function isDigit(c: number): boolean {
+  return c >= Char.Zero && c <= Char.Nine;
+}
+
+/** `HH:MM:SS.uuuuuu ` — the trace API's timestamp prefix. */
+function hasTimestamp(bytes: Uint8Array, at: number, end: number): boolean {
+  if (end - at < 16) return false;
+  return (
+    isDigit(bytes[at]!) && isDigit(bytes[at + 1]!) && bytes[at + 2] === Char.Colon &&
+    isDigit(bytes[at + 3]!) && isDigit(bytes[at + 4]!) && bytes[at + 5] === Char.Colon &&
+    isDigit(bytes[at + 6]!) && isDigit(bytes[at + 7]!) && bytes[at + 8] === Char.Dot &&
+    isDigit(bytes[at + 9]!) && isDigit(bytes[at + 14]!) && bytes[at + 15] === Char.Space
+  );
+}
+
+/** Builds a TraceLog line by line; `parseTraceFile` feeds it a file in chunks. */
+export class TraceLogBuilder {
+  private readonly packIds = new Map<string, number>();
+  private readonly packPaths: string[] = [];
+  private readonly readPack = new GrowableUint32();
+  private readonly readOffset = new GrowableFloat64();
+  private readonly segments: TraceSegment[] = [];
+  private lastPackBytes: Uint8Array = new Uint8Array(0);
+  private lastPackId = -1;
+  private lineNumber = 0;
+  private otherLines = 0;
+  private malformedCount = 0;
+  private readonly malformedLines: number[] = [];
+  metadata: RecordingMetadata | undefined;
+
+  constructor(private readonly file: string) {}
+
+  /** One line without its newline, bytes[at, end). */
+  addLine(bytes: Uint8Array, at: number, end: number): void {
+    this.lineNumber++;
+    if (end > at && bytes[end - 1] === Char.CarriageReturn) end--;
+    if (end === at) return;
+    if (this.lineNumber === 1 && startsWith(bytes, at, end, RECORDING_MAGIC)) {
+      this.metadata = parseRecordingHeader(this.file, Buffer.from(bytes.subarray(at, end)).toString('utf8'));
+      return;
+    }
+    let message = at;
+    if (hasTimestamp(bytes, at, end)) {
+      // Skip `file:line`, then the padding to column 40 (none when the prefix is longer).
+      let pos = at + 16;
+      while (pos < end && bytes[pos] !== Char.Colon && bytes[pos] !== Char.Space) pos++;
+      if (pos >= end || bytes[pos] !== Char.Colon) return this.malformed();
+      pos++;
+      const digitsStart = pos;
+      while (pos < end && isDigit(bytes[pos]!)) pos++;
+      if (pos === digitsStart) return this.malformed();
+      while (pos < end && bytes[pos] === Char.Space) pos++;
+      message = pos;
+    }
+    // `<pack path> <offset>`: the offset is the digits after the last space.
+    let pos = end - 1;
+    while (pos > message && isDigit(bytes[pos]!)) pos--;
+    const offsetStart = pos + 1;
+    const isAccess = offsetStart < end && pos > message && bytes[pos] === Char.Space && endsWithPack(bytes, message, pos);
+    if (!isAccess) {
+      if (message === at) return this.malformed(); // a bare line must be an access
+      this.otherLine(bytes, message, end);
+      return;
+    }
+    if (end - offsetStart > 15) return this.malformed();
+    let offset = 0;
+    for (let i = offsetStart; i < end; i++) offset = offset * 10 + (bytes[i]! - Char.Zero);
+    this.addRead(this.packIdFor(bytes, message, pos), offset);
+  }
+
+  /** A line longer than any git writes. */
+  addOverlongLine(): void {
+    this.lineNumber++;
+    this.malformed();
+  }
+
+  finish(bytes: number): TraceLog {
+    const reads = this.readPack.length;
+    const recorded = this.metadata ? ['git', ...this.metadata.command].join(' ') : undefined;
+    if (this.segments.length === 0) this.segments.push({ command: recorded, line: 1, firstRead: 0, endRead: reads });
+    this.segments[this.segments.length - 1]!.endRead = reads;
+    return {
+      file: this.file,
+      metadata: this.metadata,
+      packPaths: this.packPaths,
+      readPack: this.readPack.toArray(),
+      readOffset: this.readOffset.toArray(),
+      segments: this.segments,
+      lines: this.lineNumber,
+      otherLines: this.otherLines,
+      malformed: { count: this.malformedCount, firstLines: this.malformedLines },
+      bytes,
+    };
+  }
+
+  private addRead(packId: number, offset: number): void {
+    if (this.segments.length === 0) this.startSegment(undefined);
+    this.readPack.push(packId);
+    this.readOffset.push(offset);
+  }
+
+  private packIdFor(bytes: Uint8Array, start: number, end: number): number {
+    // Consecutive lines almost always name the same pack: compare bytes before building a string.
+    const last = this.lastPackBytes;
+    if (last.length === end - start) {
+      let same = true;
+      for (let i = end - start - 1; i >= 0; i--) {
+        if (last[i] !== bytes[start + i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return this.lastPackId;
+    }
+    const path = Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8');
+    let id = this.packIds.get(path);
+    if (id === undefined) {
+      id = this.packPaths.length;
+      this.packPaths.push(path);
+      this.packIds.set(path, id);
+    }
+    this.lastPackBytes = bytes.slice(start, end);
+    this.lastPackId = id;
+    return id;
+  }
+
+  private otherLine(bytes: Uint8Array, message: number, end: number): void {
+    this.otherLines++;
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset + message, Math.min(end - message, 4096)).toString('utf8');
+    const command = /^trace: (?:built-in|exec): (git .*)$/.exec(text);
+    if (command) this.startSegment(command[1]);
+  }
+
+  private startSegment(command: string | undefined): void {
+    const reads = this.readPack.length;
+    const previous = this.segments[this.segments.length - 1];
+    if (previous) previous.endRead = reads;
+    this.segments.push({ command, line: this.lineNumber, firstRead: reads, endRead: reads });
+  }
+
+  private malformed(): void {
+    this.malformedCount++;
+    if (this.malformedLines.length < MAX_REPORTED_MALFORMED) this.malformedLines.push(this.lineNumber);
+  }
+}
+
+function startsWith(bytes: Uint8Array, at: number, end: number, prefix: string): boolean {
+  if (end - at < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[at + i] !== prefix.charCodeAt(i)) return false;
+  return true;
+}
+
+function endsWithPack(bytes: Uint8Array, start: number, end: number): boolean {
+  return end - start > 5 && bytes[end - 5] === Char.Dot && bytes[end - 4] === 112 && bytes[end - 3] === 97 && bytes[end - 2] === 99 && bytes[end - 1] === 107;
+}
+
+/** Streams a trace file (any size: it is read in 1 MiB chunks, never whole). */
+export function parseTraceFile(file: string, onProgress?: (bytes: number, total: number) => void): TraceLog {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (error) {
+    throw fail('io', file, undefined, `cannot open: ${describeIoError(error)}`);
+  }
+  try {
+    const total = fs.fstatSync(fd).size;
+    const builder = new TraceLogBuilder(file);
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES + MAX_LINE_BYTES);
+    let carried = 0; // bytes of an unfinished line at the start of `chunk`
+    let skippingOverlong = false;
+    let position = 0;
+    for (;;) {
+      const got = fs.readSync(fd, chunk, carried, CHUNK_BYTES, position);
+      position += got;
+      const filled = carried + got;
+      let lineStart = 0;
+      for (;;) {
+        const newline = chunk.indexOf(Char.Newline, lineStart);
+        if (newline < 0 || newline >= filled) break;
+        if (skippingOverlong) skippingOverlong = false;
+        else builder.addLine(chunk, lineStart, newline);
+        lineStart = newline + 1;
+      }
+      carried = filled - lineStart;
+      if (got === 0) {
+        if (carried > 0 && !skippingOverlong) builder.addLine(chunk, lineStart, filled);
+        break;
+      }
+      if (carried > MAX_LINE_BYTES) {
+        if (!skippingOverlong) builder.addOverlongLine();
+        skippingOverlong = true;
+        carried = 0;
+      } else {
+        chunk.copy(chunk, 0, lineStart, filled);
+      }
+      onProgress?.(position, total);
+    }
+    return builder.finish(position);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
