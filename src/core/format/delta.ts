@@ -29,6 +29,8 @@ function readSizeVarint(bytes: Uint8Array, at: number, end: number, out: { value
     if (pos >= end) return false;
     const c = bytes[pos++]!;
     value += (c & 0x7f) * scale;
+    // The eighth group reaches 2^56: check the value, not only the number of groups.
+    if (value > Number.MAX_SAFE_INTEGER) throw new DeltaError('delta size does not fit in 53 bits', pos);
     if (!(c & 0x80)) break;
     scale *= 128;
     if (scale > 2 ** 53) throw new DeltaError('delta size does not fit in 53 bits', pos);

@@ -3,7 +3,7 @@ import { fail, PackFormatError } from '../errors.ts';
 import type { HashAlgorithm } from '../format/hash-algorithm.ts';
 import { parseIdx, type PackIndex } from '../format/idx.ts';
 import { InflateHead, InflateHeadStatus } from '../format/inflate-head.ts';
-import { readDeltaResultSize } from '../format/delta.ts';
+import { DeltaError, readDeltaResultSize } from '../format/delta.ts';
 import {
   isDeltaType,
   MAX_OBJECT_HEADER_BYTES,
@@ -297,7 +297,14 @@ function deltaResultSize(
   }
   if (status === InflateHeadStatus.Corrupt) throw fail('bad-zlib', packFile, offset, 'delta data is not a valid zlib stream');
   if (status === InflateHeadStatus.NeedInput) throw fail('bad-zlib', packFile, offset, 'zlib data ends before the delta header');
-  const result = readDeltaResultSize(inflater.output, inflater.length);
+  let result: number;
+  try {
+    result = readDeltaResultSize(inflater.output, inflater.length);
+  } catch (error) {
+    // A size varint longer than 53 bits; anything else is a bug and stays one.
+    if (error instanceof DeltaError) throw fail('bad-delta', packFile, offset, `delta header: ${error.message}`);
+    throw error;
+  }
   if (result < 0) throw fail('bad-delta', packFile, offset, 'delta header is truncated');
   return result;
 }
