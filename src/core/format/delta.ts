@@ -103,6 +103,9 @@ export function* deltaInstructions(delta: Uint8Array): Generator<DeltaInstructio
   if (produced !== sizes.resultSize) throw new DeltaError(`delta produces ${produced} bytes, but declares ${sizes.resultSize}`, delta.length);
 }
 
+/** Declared result sizes above this are checked against the instructions before allocating. */
+const CHECK_BEFORE_ALLOCATING_BYTES = 1 << 20;
+
 /**
  * Applies `delta` to `base` (the inner loop of `git verify-pack --full`; kept free of allocation
  * per instruction). `maxResult` caps the declared result size before anything is allocated.
@@ -113,6 +116,9 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, maxResult: numbe
   if (sizes.baseSize !== base.length) throw new DeltaError(`delta expects a base of ${sizes.baseSize} bytes, but the base has ${base.length}`, 0);
   if (sizes.resultSize > maxResult) throw new DeltaError(`delta declares a result of ${sizes.resultSize} bytes, over the ${maxResult}-byte limit`, 0);
   const resultSize = sizes.resultSize;
+  // A few bytes of delta may declare gigabytes: before a large allocation, walk the instructions
+  // once (deltaInstructions throws unless they produce exactly the declared size).
+  if (resultSize > CHECK_BEFORE_ALLOCATING_BYTES) for (const instruction of deltaInstructions(delta)) void instruction;
   const result = Buffer.allocUnsafe(resultSize);
   const deltaLength = delta.length;
   let pos = sizes.instructionsAt;
