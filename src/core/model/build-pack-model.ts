@@ -69,6 +69,10 @@ export function buildPackModel(files: PackFiles, options: BuildOptions = {}): Pa
     const model = scanPack(files, index, pack, options);
     pack.assertUnchanged();
     return model;
+  } catch (error) {
+    // Bytes rewritten under the scan explain whatever they broke better than the error they caused.
+    if (error instanceof PackFormatError && error.code !== 'changed') pack.assertUnchanged();
+    throw error;
   } finally {
     pack.close();
   }

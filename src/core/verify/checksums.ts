@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import { fail } from '../errors.ts';
+import { fail, PackFormatError } from '../errors.ts';
 import { RandomAccessFile } from '../format/random-access-file.ts';
 import type { PackIndex } from '../format/idx.ts';
 import type { PackFiles } from '../model/pack-model.ts';
@@ -74,6 +74,10 @@ export function verifyChecksums(files: PackFiles, index: PackIndex, byOffset: Ui
     }
     pack.assertUnchanged();
     return { packChecksum: trailer.toString('hex'), idxChecksum: idxDigest.toString('hex'), crcChecked };
+  } catch (error) {
+    // A pack rewritten during the pass fails its CRCs or checksum; say what really happened.
+    if (error instanceof PackFormatError && error.code !== 'changed') pack.assertUnchanged();
+    throw error;
   } finally {
     pack.close();
   }
