@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { fail } from '../errors.ts';
 import { applyDelta, DeltaError } from '../format/delta.ts';
+import { describeIoError } from '../format/random-access-file.ts';
 import { ObjectHeader, readObjectHeader, TYPE_NAMES } from '../format/pack-file.ts';
 import type { FullVerifyTask } from './full-verify-protocol.ts';
 
@@ -22,7 +23,12 @@ export class FamilyResolver {
   objects = 0;
 
   constructor(private readonly task: FullVerifyTask) {
-    this.fd = fs.openSync(task.packPath, 'r');
+    try {
+      this.fd = fs.openSync(task.packPath, 'r');
+    } catch (error) {
+      // The pack was there for the model build; it may be gone by now (a concurrent repack).
+      throw fail('io', task.packPath, undefined, `cannot open: ${describeIoError(error)}`);
+    }
   }
 
   close(): void {
