@@ -148,6 +148,14 @@ export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions =
   if (version === 2) {
     const declared = bytes.readUInt32BE(4);
     if (declared !== 2) throw fail('bad-version', file, 4, `unsupported idx version ${declared} (PackScope reads 1 and 2)`);
+  } else {
+    // §6.2: v1 has no signature. Its first word counts the objects under 00, which the file must
+    // have room to list; a damaged v2 signature (or not an idx at all) fails this.
+    const hashSize = (options.hash ?? SHA1).size;
+    const first = bytes.readUInt32BE(0);
+    if (first > Math.max(0, Math.floor((bytes.length - FANOUT_BYTES - 2 * hashSize) / (hashSize + 4)))) {
+      throw fail('bad-magic', file, 0, `not an idx: no v2 signature (ff 74 4f 63), and read as v1 its first fan-out entry (${first}) counts more objects than ${bytes.length} bytes can list`);
+    }
   }
   const fanoutStart = version === 2 ? 8 : 0;
   if (bytes.length < fanoutStart + FANOUT_BYTES) {
