@@ -16,18 +16,24 @@ const SHIM_SOURCE = String.raw`
 
 /* zlib's own prototypes, declared here so that no zlib headers are needed (z_streamp is a pointer). */
 static unsigned long inflate_inits;
+/* zlib's inflateInit_ calls inflateInit2_ through its PLT, which this shim also interposes:
+   count that inner call once, not twice. */
+static int inside_inflate_init;
 
 int inflateInit_(void *strm, const char *version, int stream_size) {
   static int (*real)(void *, const char *, int);
   if (!real) real = (int (*)(void *, const char *, int))dlsym(RTLD_NEXT, "inflateInit_");
   inflate_inits++;
-  return real(strm, version, stream_size);
+  inside_inflate_init = 1;
+  int status = real(strm, version, stream_size);
+  inside_inflate_init = 0;
+  return status;
 }
 
 int inflateInit2_(void *strm, int window_bits, const char *version, int stream_size) {
   static int (*real)(void *, int, const char *, int);
   if (!real) real = (int (*)(void *, int, const char *, int))dlsym(RTLD_NEXT, "inflateInit2_");
-  inflate_inits++;
+  if (!inside_inflate_init) inflate_inits++;
   return real(strm, window_bits, version, stream_size);
 }
 

@@ -9,7 +9,13 @@ import type { SimObjects } from './sim-objects.ts';
  *              then innermost first: 1 inflation + 1 delta application per delta, and the base
  *              just used is added to the cache. The final result is never cached.
  */
-export function replayGitReads(objects: SimObjects, reads: Int32Array, cache: DeltaBaseCache): SimCounts {
+export interface ReplayOptions {
+  /** Called with the index of every read that unpack_entry would log (tests compare the sequence with git's). */
+  onLogged?: (readIndex: number) => void;
+}
+
+export function replayGitReads(objects: SimObjects, reads: Int32Array, cache: DeltaBaseCache, options: ReplayOptions = {}): SimCounts {
+  const onLogged = options.onLogged;
   const { base, size, payloadSize } = objects;
   const stack = new Int32Array(Math.max(1, maxDepth(objects) + 1));
   const beginRead = cache.beginRead?.bind(cache);
@@ -22,6 +28,7 @@ export function replayGitReads(objects: SimObjects, reads: Int32Array, cache: De
     const id = reads[r]!;
     if (cache.serveTopLevel(id)) continue;
     logged++;
+    onLogged?.(r);
     let depth = 0;
     let current = id;
     for (;;) {
