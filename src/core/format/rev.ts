@@ -22,8 +22,19 @@ export function parseRev(file: string, bytes: Buffer, count: number, hash: HashA
     throw fail('mismatch', file, checksumAt, '.rev was written for a different pack');
   }
   const order = bigEndianWords(bytes, 12, count);
+  // A permutation: a position listed twice leaves another object out, and the caller's offset
+  // check would then blame the idx.
+  const listed = new Uint8Array(count);
   for (let i = 0; i < count; i++) {
-    if (order[i]! >= count) throw fail('bad-offset', file, 12 + i * 4, `.rev entry ${i} names object ${order[i]}, but the pack has ${count}`);
+    const n = order[i]!;
+    if (n >= count) throw fail('bad-offset', file, revEntryPosition(i), `.rev entry ${i} names object ${n}, but the pack has ${count}`);
+    if (listed[n]) throw fail('bad-offset', file, revEntryPosition(i), `.rev entry ${i} names object ${n}, which an earlier entry already named`);
+    listed[n] = 1;
   }
   return order;
+}
+
+/** Byte position of entry `i` (the object at pack position i) inside a .rev. */
+export function revEntryPosition(i: number): number {
+  return 12 + i * 4;
 }
