@@ -32,6 +32,11 @@ export class PackIndex {
     return this.namesStart + n * this.nameStride;
   }
 
+  /** Byte position of object `n`'s offset inside `bytes` (v2: its word in the 32-bit offset table). */
+  offsetPosition(n: number): number {
+    return this.crcStart === undefined ? this.namesStart - 4 + n * this.nameStride : this.crcStart + (this.count + n) * 4;
+  }
+
   oidHex(n: number): string {
     const at = this.namePosition(n);
     return this.bytes.toString('hex', at, at + this.hash.size);

@@ -15,7 +15,7 @@ import {
   readObjectHeader,
 } from '../format/pack-file.ts';
 import { RandomAccessFile, readWholeFile } from '../format/random-access-file.ts';
-import { parseRev } from '../format/rev.ts';
+import { parseRev, revEntryPosition } from '../format/rev.ts';
 import { PackModel, type PackColumns, type PackFiles } from './pack-model.ts';
 import { SizeColumn } from './size-column.ts';
 
@@ -181,11 +181,12 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
   for (let p = 0; p < count; p++) {
     const offset = sortedOffsets[p]!;
     if (offset < PACK_HEADER_BYTES || offset >= dataEnd) {
-      throw fail('bad-offset', files.idx, undefined, `object ${index.oidHex(byOffset[p]!)} has offset ${offset}, outside the pack's objects (${PACK_HEADER_BYTES}..${dataEnd})`);
+      throw fail('bad-offset', files.idx, index.offsetPosition(byOffset[p]!), `object ${index.oidHex(byOffset[p]!)} has offset ${offset}, outside the pack's objects (${PACK_HEADER_BYTES}..${dataEnd})`);
     }
     if (p > 0 && offset <= sortedOffsets[p - 1]!) {
-      const source = files.rev && !options.ignoreRev ? files.rev : files.idx;
-      throw fail('bad-offset', source, undefined, `objects ${index.oidHex(byOffset[p - 1]!)} and ${index.oidHex(byOffset[p]!)} are not in increasing offset order (${sortedOffsets[p - 1]} then ${offset})`);
+      const fromRev = files.rev !== undefined && !options.ignoreRev;
+      const [source, at] = fromRev ? [files.rev, revEntryPosition(p)] : [files.idx, index.offsetPosition(byOffset[p]!)];
+      throw fail('bad-offset', source, at, `objects ${index.oidHex(byOffset[p - 1]!)} and ${index.oidHex(byOffset[p]!)} are not in increasing offset order (${sortedOffsets[p - 1]} then ${offset})`);
     }
   }
   phase('offsets');
