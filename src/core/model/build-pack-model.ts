@@ -157,7 +157,11 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
   }
   const trailer = pack.read(pack.size - hashSize, hashSize);
   if (!trailer.equals(index.packChecksum)) {
-    throw fail('mismatch', packFile, pack.size - hashSize, `pack checksum ${trailer.toString('hex')} differs from the one ${files.idx} was written for (${Buffer.from(index.packChecksum).toString('hex')}): idx and pack do not belong together`);
+    // Like git ("packfile does not match index"), but say so when the idx points past the end.
+    let last = 0;
+    for (const offset of index.offsets) if (offset > last) last = offset;
+    const hint = last >= pack.size - hashSize ? `, or the pack is truncated (the idx lists an object at offset ${last})` : '';
+    throw fail('mismatch', packFile, pack.size - hashSize, `pack checksum ${trailer.toString('hex')} differs from the one ${files.idx} was written for (${Buffer.from(index.packChecksum).toString('hex')}): idx and pack do not belong together${hint}`);
   }
   const dataEnd = pack.size - hashSize;
 
