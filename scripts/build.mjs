@@ -11,6 +11,7 @@ const watch = process.argv.includes('--watch');
 const nodeEntries = {
   cli: 'src/cli/main.ts',
   'verify-worker': 'src/core/verify/verify-worker.ts',
+  'sim-worker': 'src/core/sim/sim-worker.ts',
 };
 
 const options = {

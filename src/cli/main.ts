@@ -3,6 +3,10 @@ import { objectHelp, runObject } from './commands/object.ts';
 import { objectsHelp, runObjects } from './commands/objects.ts';
 import { runStats, statsHelp } from './commands/stats.ts';
 import { runVerifyPack, verifyPackHelp } from './commands/verify-pack.ts';
+import { recordHelp, runRecord } from './commands/record.ts';
+import { runSimulate, simulateHelp } from './commands/simulate.ts';
+import { runSweepCommand, sweepHelp } from './commands/sweep.ts';
+import { localityHelp, runLocality } from './commands/locality.ts';
 import { Progress } from './progress.ts';
 import { reportError } from './report-error.ts';
 
@@ -17,12 +21,25 @@ commands:
   stats [--json] [path]                     objects, deltas, depths, families, largest and deepest
   object [--json] <oid|prefix> [path]       one object: sizes, pack, offset, chain, family
   objects [path]                            every packed object, as git cat-file --batch-check
+  record [--exact|--passive] -- <git args>  run a git command and record its pack reads
+  locality [--json] <recording>             seek distances and page faults of recorded reads
+  simulate [--json] --limit L <recording>   replay reads through Git's read path and a cache policy
+  sweep [--json] --limits … <recording>     every policy at every limit, in worker threads
 
 Run "packscope <command> --help" for a command's options. [path] is any path inside a
 repository (default: the current directory) or a .pack/.idx file. Pack models are cached in
 ~/.cache/packscope/models (PACKSCOPE_CACHE_DIR, --cache-dir, --no-cache).`;
 
-const helps: Record<string, string> = { 'verify-pack': verifyPackHelp, stats: statsHelp, object: objectHelp, objects: objectsHelp };
+const helps: Record<string, string> = {
+  'verify-pack': verifyPackHelp,
+  stats: statsHelp,
+  object: objectHelp,
+  objects: objectsHelp,
+  record: recordHelp,
+  locality: localityHelp,
+  simulate: simulateHelp,
+  sweep: sweepHelp,
+};
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -39,7 +56,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`packscope: unknown command "${command}"\n\n${overview}\n`);
     return 1;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
+  const optionArgs = command === 'record' && rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (optionArgs.includes('--help') || optionArgs.includes('-h')) {
     process.stdout.write(`${helps[command]}\n`);
     return 0;
   }
@@ -53,6 +71,14 @@ async function main(argv: string[]): Promise<number> {
       return runObject(rest);
     case 'objects':
       return runObjects(rest, progress);
+    case 'record':
+      return runRecord(rest);
+    case 'locality':
+      return runLocality(rest, progress);
+    case 'simulate':
+      return runSimulate(rest, progress);
+    case 'sweep':
+      return runSweepCommand(rest, progress, path.join(__dirname, 'sim-worker.js'));
   }
   return 1;
 }

@@ -22,6 +22,11 @@ export interface SimObjects {
   isBlob: Uint8Array;
   /** Deltas above the root. */
   depth: Uint32Array;
+  /**
+   * First 4 bytes of the object id read as a little-endian uint32: libgit2's object-cache hash
+   * (git-internals §4.1, a memcpy into a uint32_t on x86).
+   */
+  oidPrefix: Uint32Array;
 }
 
 export function simObjectsFrom(models: PackModel[]): SimObjects {
@@ -38,9 +43,11 @@ export function simObjectsFrom(models: PackModel[]): SimObjects {
   const payloadSize = new Float64Array(count);
   const isBlob = new Uint8Array(count);
   const depth = new Uint32Array(count);
+  const oidPrefix = new Uint32Array(count);
   models.forEach((model, k) => {
     const c = model.columns;
     const first = packBase[k]!;
+    const idxBytes = model.index.bytes;
     for (let n = 0; n < model.count; n++) {
       const g = first + n;
       pack[g] = k;
@@ -51,7 +58,8 @@ export function simObjectsFrom(models: PackModel[]): SimObjects {
       payloadSize[g] = c.size.get(n);
       isBlob[g] = c.type[n] === OBJ_BLOB ? 1 : 0;
       depth[g] = c.depth[n]!;
+      oidPrefix[g] = idxBytes.readUInt32LE(model.index.namePosition(n));
     }
   });
-  return { count, packBase, pack, offset, base, size, payloadSize, isBlob, depth };
+  return { count, packBase, pack, offset, base, size, payloadSize, isBlob, depth, oidPrefix };
 }

@@ -111,7 +111,8 @@ export class TraceLogBuilder {
     const offsetStart = pos + 1;
     const isAccess = offsetStart < end && pos > message && bytes[pos] === Char.Space && endsWithPack(bytes, message, pos);
     if (!isAccess) {
-      if (message === at) return this.malformed(); // a bare line must be an access
+      // A bare line must be an access, or GIT_TRACE's own "trace: …" under GIT_TRACE_BARE.
+      if (message === at && !startsWith(bytes, at, end, 'trace: ')) return this.malformed();
       this.otherLine(bytes, message, end);
       return;
     }

@@ -3,7 +3,7 @@ import { VersionedMinHeap } from '../min-heap.ts';
 
 /**
  * Offline furthest-next-use (Belady's MIN) on Git's read path: over the limit, evict the entry
- * whose next use lies furthest in the future, the new entry included (it may be passed over). An
+ * whose next use lies furthest in the future; like Git, the new entry itself is always kept. An
  * object's uses are the reads whose chain contains it. With objects of different sizes this is a
  * reference bound, not a proven optimum.
  */
@@ -76,9 +76,8 @@ export class BeladyCache implements DeltaBaseCache {
 
   add(id: number): void {
     if (this.inCache[id]) return;
-    this.inCache[id] = 1;
     this.usedBytes += this.size[id]!;
-    this.reprioritise(id);
+    // Like Git (§1.5) the new entry is always kept; the others go furthest-next-use first.
     while (this.usedBytes > this.limit) {
       const victim = this.heap.popCurrent(this.version, this.popped);
       if (victim < 0) break;
@@ -87,6 +86,8 @@ export class BeladyCache implements DeltaBaseCache {
       this.usedBytes -= this.size[victim]!;
       this.evictions++;
     }
+    this.inCache[id] = 1;
+    this.reprioritise(id);
     if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
   }
 

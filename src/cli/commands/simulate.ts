@@ -1,0 +1,63 @@
+import { parseArgs } from 'node:util';
+import { fail } from '../../core/errors.ts';
+import { parseLimits, parsePolicy, POLICY_HELP } from '../../core/sim/policy-registry.ts';
+import { simulateSegments } from '../../core/sim/simulate.ts';
+import { writeJson } from '../output.ts';
+import { formatLimit, loadRecording, recordingSummary } from '../load-recording.ts';
+import type { Progress } from '../progress.ts';
+import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+
+export const simulateHelp = `usage: packscope simulate [--json] [--limit L] [--policy P] [--segment N] [-C DIR] <recording>
+
+Replays the reads of a recording (or a raw GIT_TRACE_PACK_ACCESS file) through Git's read path and
+a delta base cache policy at one cache limit (default: 96m, git's default), and prints what Git
+would do: reads, trace lines logged, inflations, delta applications, inflated bytes, evictions and
+the peak cache size. Each git process in the recording (segment) starts with an empty cache.
+Record with \`packscope record --exact\` for predictions that hold at every limit
+(git-internals §8); a passive recording is exact only at the limit it was made with.
+
+-C DIR       the repository (default: the one the recording names, else the current directory)
+--segment N  replay only the N-th git command of the recording
+
+${POLICY_HELP}
+
+--json prints {"schema":"packscope.simulate/1","recording":{…},"results":[{policy, limit, reads,
+logged, inflations, deltaApplications, inflatedBytes, evictions, peakCacheBytes, …}]} (docs/json.md).`;
+
+export function runSimulate(argv: string[], progress: Progress): number {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, limit: { type: 'string' }, policy: { type: 'string' }, segment: { type: 'string' }, C: { type: 'string', short: 'C' }, ...cacheOptionSpec },
+  });
+  if (positionals.length !== 1) throw fail('usage', undefined, undefined, 'simulate needs one recording (see packscope simulate --help)');
+  const limit = parseLimits(values.limit ?? '96m');
+  if (limit.length !== 1) throw fail('usage', undefined, undefined, '--limit takes one size; use `packscope sweep` for several');
+  const runner = parsePolicy(values.policy ?? 'git');
+  const segment = values.segment === undefined ? undefined : Number(values.segment);
+  const loaded = loadRecording(positionals[0]!, { ...cacheOptions(values), repository: values.C, segment }, progress);
+  const result = simulateSegments(runner, loaded.objects, loaded.reads, loaded.segments.map((s) => s.firstRead), limit[0]!);
+  if (values.json) {
+    writeJson({ schema: 'packscope.simulate/1', recording: recordingSummary(loaded), results: [result] });
+    return 0;
+  }
+  const lines = [
+    `policy              ${result.policy}${result.referenceBound ? ' (reference bound)' : ''}`,
+    `limit               ${formatLimit(result.limit)}`,
+    `reads               ${result.reads} in ${loaded.segments.length} git process${loaded.segments.length === 1 ? '' : 'es'}`,
+    `logged              ${result.logged} (predicted GIT_TRACE_PACK_ACCESS lines)`,
+    `inflations          ${result.inflations}`,
+    `delta applications  ${result.deltaApplications}`,
+    `inflated bytes      ${result.inflatedBytes}`,
+    `evictions           ${result.evictions}`,
+    `peak cache bytes    ${result.peakCacheBytes}`,
+  ];
+  const recorded = loaded.log.metadata;
+  if (recorded?.mode === 'passive' && recorded.cacheLimit !== result.limit) {
+    lines.push(`note: a passive recording (made at ${formatLimit(recorded.cacheLimit)}) is exact only at that limit; record with --exact`);
+  } else if (!recorded) {
+    lines.push('note: a raw trace; exact at every limit only if git ran with core.deltaBaseCacheLimit=0');
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}

@@ -1,0 +1,67 @@
+import { parseArgs } from 'node:util';
+import { fail } from '../../core/errors.ts';
+import { parseLimits, parsePolicy, POLICY_HELP } from '../../core/sim/policy-registry.ts';
+import { runSweep } from '../../core/sim/sweep.ts';
+import type { SimResult } from '../../core/sim/simulate.ts';
+import { formatTable, writeJson } from '../output.ts';
+import { formatLimit, loadRecording, recordingSummary } from '../load-recording.ts';
+import type { Progress } from '../progress.ts';
+import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+
+const METRICS = ['inflations', 'logged', 'deltaApplications', 'inflatedBytes', 'evictions', 'peakCacheBytes'] as const;
+type Metric = (typeof METRICS)[number];
+
+export const sweepHelp = `usage: packscope sweep [--json] [--limits L,…] [--policies P,…] [--metric M] [--threads N]
+                      [--segment N] [-C DIR] <recording>
+
+Replays a recording through every policy at every limit (cells run in worker threads) and prints
+one row per limit and one column per policy, like the tables of the delta-base-cache thread.
+Defaults: --limits 0,1m,4m,16m,32m,64m,96m,256m  --policies git,git-legacy,belady
+--metric (the number in each cell): ${METRICS.join(', ')} (default inflations).
+
+${POLICY_HELP}
+
+--json prints {"schema":"packscope.sweep/1","recording":{…},"results":[…one object per (policy, limit)…]}.`;
+
+export async function runSweepCommand(argv: string[], progress: Progress, workerScript: string): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      limits: { type: 'string' },
+      policies: { type: 'string' },
+      metric: { type: 'string' },
+      threads: { type: 'string' },
+      segment: { type: 'string' },
+      C: { type: 'string', short: 'C' },
+      ...cacheOptionSpec,
+    },
+  });
+  if (positionals.length !== 1) throw fail('usage', undefined, undefined, 'sweep needs one recording (see packscope sweep --help)');
+  const limits = parseLimits(values.limits ?? '0,1m,4m,16m,32m,64m,96m,256m');
+  const policies = (values.policies ?? 'git,git-legacy,belady').split(',').map((p) => p.trim()).filter(Boolean);
+  for (const policy of policies) parsePolicy(policy); // reject unknown policies before any work
+  const metric = (values.metric ?? 'inflations') as Metric;
+  if (!METRICS.includes(metric)) throw fail('usage', undefined, undefined, `unknown metric "${values.metric}" (${METRICS.join(', ')})`);
+  const threads = values.threads === undefined ? undefined : Number(values.threads);
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw fail('usage', undefined, undefined, '--threads needs a positive integer');
+  const segment = values.segment === undefined ? undefined : Number(values.segment);
+  const loaded = loadRecording(positionals[0]!, { ...cacheOptions(values), repository: values.C, segment }, progress);
+  const results = await progress.trackAsync('Sweeping', (onProgress) =>
+    runSweep(loaded.objects, loaded.reads, loaded.segments.map((s) => s.firstRead), policies, limits, threads === undefined ? { workerScript, onProgress } : { workerScript, onProgress, threads }),
+  );
+  if (values.json) {
+    writeJson({ schema: 'packscope.sweep/1', recording: recordingSummary(loaded), results });
+    return 0;
+  }
+  process.stdout.write(sweepTable(results, policies, limits, metric).join('\n') + '\n');
+  return 0;
+}
+
+export function sweepTable(results: SimResult[], policies: string[], limits: number[], metric: Metric): string[] {
+  const header = ['limit', ...policies];
+  const rows = limits.map((limit, row) => [formatLimit(limit), ...policies.map((_, column) => String(results[row * policies.length + column]![metric]))]);
+  const reads = results[0]?.reads ?? 0;
+  return [`${metric} over ${reads} reads`, ...formatTable([header, ...rows])];
+}

@@ -1,0 +1,18 @@
+import type { SimObjects } from './sim-objects.ts';
+import type { SimResult } from './simulate.ts';
+
+/** Messages between the sweep and its worker threads (one module per boundary). */
+export interface SweepWorkerData {
+  /** Arrays backed by SharedArrayBuffers: every worker reads the same memory. */
+  objects: SimObjects;
+  reads: Int32Array;
+  /** First read of each git process (segment); each starts with an empty cache. */
+  segmentStarts: number[];
+}
+
+export type SweepRequest = { kind: 'cell'; cell: number; policy: string; limit: number } | { kind: 'stop' };
+
+export type SweepReply =
+  | { kind: 'ready' }
+  | { kind: 'result'; cell: number; result: SimResult }
+  | { kind: 'failed'; cell: number; message: string };

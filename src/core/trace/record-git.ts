@@ -1,0 +1,127 @@
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fail } from '../errors.ts';
+import { parseGitSize } from '../model/git-config.ts';
+import type { ObjectStore } from '../model/object-store.ts';
+import { recordingHeader, type RecordingMetadata } from './recording.ts';
+
+/** git-internals §1.2: DEFAULT_DELTA_BASE_CACHE_LIMIT. */
+export const DEFAULT_CACHE_LIMIT = 96 * 1024 * 1024;
+
+export interface RecordOptions {
+  git: string;
+  args: string[];
+  cwd: string;
+  store: ObjectStore;
+  mode: 'exact' | 'passive';
+  output: string;
+  /** stdio of the git command (the CLI shows git's output; the extension captures it). */
+  stdio?: 'inherit' | 'ignore';
+  signal?: AbortSignal;
+}
+
+/**
+ * The environment that makes git log its pack accesses (git-internals §1.10, §8): the access log
+ * into an absolute file (so every child process appends to it), GIT_TRACE into the same file when
+ * the user has not pointed it elsewhere (its "trace: built-in: git …" lines split the log per
+ * command), and in exact mode core.deltaBaseCacheLimit=0 through GIT_CONFIG_COUNT, appended after
+ * any entries the user already passes that way.
+ */
+export function recordingEnvironment(base: NodeJS.ProcessEnv, traceFile: string, mode: 'exact' | 'passive'): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base, GIT_TRACE_PACK_ACCESS: traceFile };
+  delete env.GIT_TRACE_BARE;
+  if (!base.GIT_TRACE) env.GIT_TRACE = traceFile;
+  if (mode === 'exact') {
+    const existing = Number(base.GIT_CONFIG_COUNT ?? '0');
+    const count = Number.isInteger(existing) && existing >= 0 ? existing : 0;
+    env.GIT_CONFIG_COUNT = String(count + 1);
+    env[`GIT_CONFIG_KEY_${count}`] = 'core.deltaBaseCacheLimit';
+    env[`GIT_CONFIG_VALUE_${count}`] = '0';
+  }
+  return env;
+}
+
+export function gitVersion(git: string): string {
+  const result = spawnSync(git, ['--version'], { encoding: 'utf8' });
+  if (result.error || result.status !== 0) throw fail('io', git, undefined, `cannot run git: ${result.error?.message ?? result.stderr.trim()}`);
+  return result.stdout.trim().replace(/^git version /, '');
+}
+
+/** The limit a passive recording ran with: the repository's core.deltaBaseCacheLimit, as git resolves it. */
+export function configuredCacheLimit(git: string, cwd: string, env: NodeJS.ProcessEnv): number {
+  const result = spawnSync(git, ['config', '--get', 'core.deltaBaseCacheLimit'], { cwd, env, encoding: 'utf8' });
+  if (result.status !== 0) return DEFAULT_CACHE_LIMIT;
+  return parseGitSize(result.stdout.trim()) ?? DEFAULT_CACHE_LIMIT;
+}
+
+/** Runs one git command with pack-access logging on and writes the recording to `options.output`. */
+export async function recordGitCommand(options: RecordOptions): Promise<RecordingMetadata> {
+  const { store } = options;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-record-'));
+  const traceFile = path.join(scratch, 'pack-access.trace');
+  try {
+    const version = gitVersion(options.git);
+    const env = recordingEnvironment(process.env, traceFile, options.mode);
+    const cacheLimit = options.mode === 'exact' ? 0 : configuredCacheLimit(options.git, options.cwd, process.env);
+    const packs = store.packs.map((pack) => {
+      const model = store.model(pack);
+      return { path: pack.files.pack, checksum: model.checksumHex, objects: model.count };
+    });
+    const startedAt = new Date().toISOString();
+    const { status, signal } = await new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+      const child = spawn(options.git, options.args, { cwd: options.cwd, env, stdio: options.stdio ?? 'inherit', signal: options.signal });
+      child.on('error', (error) => {
+        if ((error as { name?: string }).name === 'AbortError') resolve({ status: null, signal: 'SIGTERM' });
+        else reject(fail('io', options.git, undefined, `cannot run git: ${error.message}`));
+      });
+      child.on('exit', (code, sig) => resolve({ status: code, signal: sig }));
+    });
+    const metadata: RecordingMetadata = {
+      version: 1,
+      command: options.args,
+      cwd: options.cwd,
+      gitDir: store.repository.gitDir,
+      gitVersion: version,
+      mode: options.mode,
+      cacheLimit,
+      packs,
+      startedAt,
+      endedAt: new Date().toISOString(),
+      exitStatus: status,
+      signal,
+    };
+    writeRecording(options.output, metadata, traceFile);
+    return metadata;
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Header line, then the trace copied as git wrote it (streamed; traces can be large). */
+function writeRecording(output: string, metadata: RecordingMetadata, traceFile: string): void {
+  fs.mkdirSync(path.dirname(output), { recursive: true });
+  const temporary = `${output}.${process.pid}.tmp`;
+  const fd = fs.openSync(temporary, 'w');
+  try {
+    fs.writeSync(fd, recordingHeader(metadata));
+    if (fs.existsSync(traceFile)) {
+      const input = fs.openSync(traceFile, 'r');
+      const chunk = Buffer.allocUnsafe(1 << 20);
+      try {
+        for (let position = 0; ; ) {
+          const got = fs.readSync(input, chunk, 0, chunk.length, position);
+          if (got === 0) break;
+          fs.writeSync(fd, chunk, 0, got);
+          position += got;
+        }
+      } finally {
+        fs.closeSync(input);
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temporary, output);
+}
