@@ -128,10 +128,13 @@ export class TraceLogBuilder {
     this.malformed();
   }
 
+  private recordedCommand(): string | undefined {
+    return this.metadata ? ['git', ...this.metadata.command].join(' ') : undefined;
+  }
+
   finish(bytes: number): TraceLog {
     const reads = this.readPack.length;
-    const recorded = this.metadata ? ['git', ...this.metadata.command].join(' ') : undefined;
-    if (this.segments.length === 0) this.segments.push({ command: recorded, line: 1, firstRead: 0, endRead: reads });
+    if (this.segments.length === 0) this.segments.push({ command: this.recordedCommand(), line: 1, firstRead: 0, endRead: reads });
     this.segments[this.segments.length - 1]!.endRead = reads;
     return {
       file: this.file,
@@ -148,7 +151,8 @@ export class TraceLogBuilder {
   }
 
   private addRead(packId: number, offset: number): void {
-    if (this.segments.length === 0) this.startSegment(undefined);
+    // Reads before any GIT_TRACE command line belong to the recorded command, if known.
+    if (this.segments.length === 0) this.startSegment(this.recordedCommand());
     this.readPack.push(packId);
     this.readOffset.push(offset);
   }

@@ -1,0 +1,189 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { replayGitReads } from '../../src/core/sim/git-read-path.ts';
+import { parseLimits, parsePolicy } from '../../src/core/sim/policy-registry.ts';
+import { BeladyCache } from '../../src/core/sim/policies/belady.ts';
+import { GdsfCache } from '../../src/core/sim/policies/gdsf.ts';
+import { GitLegacyCache, legacySlot } from '../../src/core/sim/policies/git-legacy.ts';
+import { GitLruCache } from '../../src/core/sim/policies/git-lru.ts';
+import { SeparateBlobLruCache } from '../../src/core/sim/policies/separate-blob-lru.ts';
+import type { SimObjects } from '../../src/core/sim/sim-objects.ts';
+
+/**
+ * Hand-built object tables. Ids: A=0, B=1, C=2 (1000-byte blobs), A1=3, B1=4, C1=5 (deltas on
+ * them), A2=6 (a delta on A1): the table of git-internals §1.6.
+ */
+function objectsOf(rows: { base: number; size: number; blob?: boolean; pack?: number; offset?: number }[]): SimObjects {
+  const count = rows.length;
+  const depth = new Uint32Array(count);
+  rows.forEach((row, id) => {
+    let d = 0;
+    for (let x = row.base; x >= 0; x = rows[x]!.base) d++;
+    depth[id] = d;
+  });
+  return {
+    count,
+    packBase: [0],
+    pack: Uint16Array.from(rows, (r) => r.pack ?? 0),
+    offset: Float64Array.from(rows, (r, i) => r.offset ?? 12 + i * 100),
+    base: Int32Array.from(rows, (r) => r.base),
+    size: Float64Array.from(rows, (r) => r.size),
+    payloadSize: Float64Array.from(rows, (r) => (r.base >= 0 ? 30 : r.size)),
+    isBlob: Uint8Array.from(rows, (r) => (r.blob === false ? 0 : 1)),
+    depth,
+    oidPrefix: Uint32Array.from(rows, (_, i) => i * 2654435761),
+  };
+}
+
+const spec = objectsOf([
+  { base: -1, size: 1000 },
+  { base: -1, size: 1000 },
+  { base: -1, size: 1000 },
+  { base: 0, size: 1002 },
+  { base: 1, size: 1002 },
+  { base: 2, size: 1002 },
+  { base: 3, size: 1004 },
+]);
+const [A, B, C, A1, B1, C1, A2] = [0, 1, 2, 3, 4, 5, 6];
+
+function loggedWith(makeCache: () => ConstructorParameters<typeof Object>[0], reads: number[]): number[] {
+  const logged: number[] = [];
+  const readArray = Int32Array.from(reads);
+  replayGitReads(spec, readArray, makeCache() as never, { onLogged: (r) => logged.push(reads[r]!) });
+  return logged;
+}
+
+test('git: the T1–T7 table of git-internals §1.6 (also checked against real git in git-read-path.test.ts)', () => {
+  const git = (limit: number) => () => new GitLruCache(spec.count, spec.size, limit);
+  assert.deepEqual(loggedWith(git(2500), [A1, B1, C1, A, B, C]), [A1, B1, C1, A]);
+  assert.deepEqual(loggedWith(git(2500), [A1, B1, A1, C1, B, A]), [A1, B1, A1, C1, B]);
+  assert.deepEqual(loggedWith(git(2000), [A1, B1, A, B]), [A1, B1]);
+  assert.deepEqual(loggedWith(git(900), [A1, A, B1, A, B]), [A1, B1, A]);
+  assert.deepEqual(loggedWith(git(96 << 20), [A1, A, A, A]), [A1]);
+  assert.deepEqual(loggedWith(git(96 << 20), [A2, A1, A]), [A2]);
+  assert.deepEqual(loggedWith(git(0), [A1, A]), [A1]);
+  const counts = replayGitReads(spec, Int32Array.from([A2, A1, A]), new GitLruCache(spec.count, spec.size, 96 << 20));
+  assert.deepEqual([counts.inflations, counts.deltaApplications, counts.logged, counts.inflatedBytes], [3, 2, 1, 1000 + 30 + 30]);
+});
+
+test('admit-max: bases over the size are never cached', () => {
+  const small = () => new GitLruCache(spec.count, spec.size, 96 << 20, { admitMax: 1001 });
+  // A (1000) is admitted, A1 (1002) is not: reading A2 twice re-reads A1's chain from A.
+  const counts = replayGitReads(spec, Int32Array.from([A2, A2]), small());
+  assert.equal(counts.inflations, 3 + 2);
+  assert.deepEqual(loggedWith(small, [A1, A]), [A1]);
+});
+
+test('keep-on-hit: a chain hit leaves the base cached', () => {
+  const keep = new GitLruCache(spec.count, spec.size, 96 << 20, { keepOnHit: true });
+  const counts = replayGitReads(spec, Int32Array.from([A1, A1, A]), keep);
+  // Git: the second A1 detaches A and re-adds it; with keep-on-hit it never leaves. Same counts,
+  // but the cache holds A throughout and no eviction happens.
+  assert.equal(counts.logged, 2);
+  assert.ok(keep.serveTopLevel(A));
+  assert.equal(keep.usedBytes, 1000);
+});
+
+test('git-legacy: same-slot bases replace each other; eviction takes blobs first', () => {
+  // Two packs placed so that A and B share a slot: then B1 evicts A although the limit is large.
+  const seed = 0x55d4a0c0;
+  const slotA = legacySlot(seed, 12);
+  let offsetB = 13;
+  while (legacySlot(seed, offsetB) !== slotA) offsetB++;
+  const objects = objectsOf([
+    { base: -1, size: 1000, offset: 12 },
+    { base: -1, size: 1000, offset: offsetB },
+    { base: 0, size: 1002, offset: offsetB + 5000 },
+    { base: 1, size: 1002, offset: offsetB + 6000 },
+  ]);
+  const legacy = new GitLegacyCache(objects.count, objects.size, objects.isBlob, objects.pack, objects.offset, 96 << 20, seed);
+  const logged: number[] = [];
+  replayGitReads(objects, Int32Array.from([2, 3, 0]), legacy, { onLogged: (r) => logged.push(r) });
+  assert.deepEqual(logged, [0, 1, 2], 'A was replaced in its slot by B, so reading A misses');
+  assert.equal(legacy.evictions, 1);
+
+  // Blob-first: a tree base survives over an older blob base when one must go.
+  const mixed = objectsOf([
+    { base: -1, size: 1000, blob: false, offset: 12 },
+    { base: -1, size: 1000, offset: 40000 },
+    { base: -1, size: 1000, offset: 80000 },
+    { base: 0, size: 1000, blob: false, offset: 1000 },
+    { base: 1, size: 1000, offset: 41000 },
+    { base: 2, size: 1000, offset: 81000 },
+  ]);
+  for (const id of [0, 1, 2]) assert.notEqual(legacySlot(seed, mixed.offset[id]!), legacySlot(seed, mixed.offset[(id + 1) % 3]!));
+  const blobFirst = new GitLegacyCache(mixed.count, mixed.size, mixed.isBlob, mixed.pack, mixed.offset, 2000, seed);
+  replayGitReads(mixed, Int32Array.from([3, 4, 5]), blobFirst);
+  assert.ok(blobFirst.serveTopLevel(0), 'the oldest entry (a tree) stays');
+  assert.ok(!blobFirst.serveTopLevel(1), 'the blob went first');
+  assert.ok(blobFirst.serveTopLevel(2));
+});
+
+test('separate-blob-lru: non-blobs are evicted only when no blob is left', () => {
+  const mixed = objectsOf([
+    { base: -1, size: 1000, blob: false },
+    { base: -1, size: 1000 },
+    { base: -1, size: 1000, blob: false },
+    { base: 0, size: 1000, blob: false },
+    { base: 1, size: 1000 },
+    { base: 2, size: 1000, blob: false },
+  ]);
+  const cache = new SeparateBlobLruCache(mixed.count, mixed.size, mixed.isBlob, 2000);
+  replayGitReads(mixed, Int32Array.from([3, 4, 5]), cache);
+  assert.ok(cache.serveTopLevel(0) && cache.serveTopLevel(2) && !cache.serveTopLevel(1));
+  assert.equal(cache.evictions, 1);
+});
+
+test('gdsf: a large base goes before a small one that LRU would evict for being older', () => {
+  // Y (100 bytes), Z and W (3000 each) are roots, each with one delta read in that order.
+  const objects = objectsOf([
+    { base: -1, size: 100 },
+    { base: -1, size: 3000 },
+    { base: -1, size: 3000 },
+    { base: 0, size: 100 },
+    { base: 1, size: 3000 },
+    { base: 2, size: 3000 },
+  ]);
+  const reads = Int32Array.from([3, 4, 5]);
+  const gdsf = new GdsfCache(objects.count, objects.size, objects.depth, 6050);
+  replayGitReads(objects, reads, gdsf);
+  // Over the limit by 50 when W arrives: priority = frequency x cost / size: Y 1/100, Z 1/3000.
+  assert.ok(gdsf.serveTopLevel(0) && !gdsf.serveTopLevel(1) && gdsf.serveTopLevel(2));
+  const lru = new GitLruCache(objects.count, objects.size, 6050);
+  replayGitReads(objects, reads, lru);
+  assert.ok(!lru.serveTopLevel(0) && lru.serveTopLevel(1) && lru.serveTopLevel(2), 'LRU evicts the oldest, Y');
+});
+
+test('belady never does more inflations than git on the §1.6 table, and evicts the furthest use', () => {
+  const workloads = [
+    [A1, B1, C1, A, B, C],
+    [A1, B1, A1, C1, B, A],
+    [A2, A1, A, B1, C1, A2, B1],
+    [C1, B1, A1, C1, B1, A1, A2, A2],
+  ];
+  for (const reads of workloads) {
+    for (const limit of [0, 900, 2000, 2500, 96 << 20]) {
+      const array = Int32Array.from(reads);
+      const git = replayGitReads(spec, array, new GitLruCache(spec.count, spec.size, limit));
+      const belady = replayGitReads(spec, array, new BeladyCache(spec.count, spec.size, spec.base, array, limit));
+      assert.ok(belady.inflations <= git.inflations, `reads ${reads} at ${limit}: belady ${belady.inflations} > git ${git.inflations}`);
+    }
+  }
+  // At 2500 (two bases), T1's reads: reading C1 adds C (always kept), so A or B must go; A is used
+  // again sooner (read 3) than B (read 4), so B goes, and B is the only miss after the deltas.
+  const t1 = Int32Array.from([A1, B1, C1, A, B, C]);
+  const logged: number[] = [];
+  replayGitReads(spec, t1, new BeladyCache(spec.count, spec.size, spec.base, t1, 2500), { onLogged: (r) => logged.push(t1[r]!) });
+  assert.deepEqual(logged, [A1, B1, C1, B]);
+});
+
+test('policy specs and limits parse, and bad ones are clear errors', () => {
+  for (const name of ['git', 'git-legacy', 'git-legacy:0x1000', 'separate-blob-lru', 'admit-max:1m', 'keep-on-hit', 'gdsf', 'belady']) {
+    assert.equal(parsePolicy(name).name, name);
+  }
+  assert.equal(parsePolicy('belady').referenceBound, true);
+  assert.throws(() => parsePolicy('lru-ish'), /unknown policy "lru-ish"/);
+  assert.throws(() => parsePolicy('admit-max'), /needs a size/);
+  assert.deepEqual(parseLimits('0,1k,16m,96m,1g'), [0, 1024, 16 << 20, 96 << 20, 1 << 30]);
+  assert.throws(() => parseLimits('12q'), /not a size/);
+});
