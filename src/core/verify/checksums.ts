@@ -2,6 +2,8 @@ import { crc32 } from 'node:zlib';
 import { fail, PackFormatError } from '../errors.ts';
 import { RandomAccessFile } from '../format/random-access-file.ts';
 import type { PackIndex } from '../format/idx.ts';
+import { PACK_HEADER_BYTES } from '../format/pack-file.ts';
+import { revEntryPosition } from '../format/rev.ts';
 import type { PackFiles } from '../model/pack-model.ts';
 
 const CHUNK_BYTES = 8 << 20;
@@ -35,6 +37,7 @@ export function verifyChecksums(files: PackFiles, index: PackIndex, byOffset: Ui
     const offsets = index.offsets;
     const withCrc = index.hasCrc();
     const count = index.count;
+    if (withCrc) checkEntryBounds(files, index, byOffset, dataEnd);
     let position = 0; // next object, in pack order
     let crc = 0;
     let crcChecked = 0;
@@ -80,6 +83,28 @@ export function verifyChecksums(files: PackFiles, index: PackIndex, byOffset: Ui
     throw error;
   } finally {
     pack.close();
+  }
+}
+
+/**
+ * The CRC pass cuts the pack at the idx's offsets in `byOffset` order, which in the checksum worker
+ * come straight from the idx or .rev (the model build checks them at the same time, not before). An
+ * offset past the data would leave entries unchecked and the pass "ok"; say what is wrong instead.
+ */
+function checkEntryBounds(files: PackFiles, index: PackIndex, byOffset: Uint32Array, dataEnd: number): void {
+  const offsets = index.offsets;
+  let previous = 0;
+  for (let p = 0; p < byOffset.length; p++) {
+    const n = byOffset[p]!;
+    const offset = offsets[n]!;
+    if (offset < PACK_HEADER_BYTES || offset >= dataEnd) {
+      throw fail('bad-offset', files.idx, index.offsetPosition(n), `object ${index.oidHex(n)} has offset ${offset}, outside the pack's objects (${PACK_HEADER_BYTES}..${dataEnd})`);
+    }
+    if (offset <= previous) {
+      const [source, at] = files.rev ? [files.rev, revEntryPosition(p)] : [files.idx, index.offsetPosition(n)];
+      throw fail('bad-offset', source, at, `object ${index.oidHex(n)} at offset ${offset} is not after the previous object in pack order (offset ${previous})`);
+    }
+    previous = offset;
   }
 }
 
