@@ -65,7 +65,29 @@ const TARGETS = { catFileRatio: 1.0, verifySpeedup: 10, scanRate: 3_000_000, hea
 /** A git verify-pack run longer than this is not repeated (git.git's takes about a minute). */
 const REPEAT_LIMIT_MS = 10_000;
 
-const cli = path.join(projectRoot, 'dist', 'cli.js');
+const builtCli = path.join(projectRoot, 'dist', 'cli.js');
+/**
+ * dist/ as it was when the bench started, copied so that a rebuild by someone else during the run
+ * (npm test rebuilds dist/) cannot change the CLI between measurements.
+ */
+const pinnedDist = path.join(benchDir, 'build', 'dist');
+const cli = path.join(pinnedDist, 'cli.js');
+
+function pinDist(): void {
+  fs.rmSync(pinnedDist, { recursive: true, force: true });
+  fs.mkdirSync(pinnedDist, { recursive: true });
+  const dist = path.dirname(builtCli);
+  for (const name of fs.readdirSync(dist)) {
+    if (name.endsWith('.js')) fs.copyFileSync(path.join(dist, name), path.join(pinnedDist, name));
+    if (name.endsWith('.js.map')) {
+      // Sources resolved against dist/, so that profiles still point at src/.
+      const map = JSON.parse(fs.readFileSync(path.join(dist, name), 'utf8')) as { sources: string[]; sourceRoot?: string };
+      map.sources = map.sources.map((source) => path.resolve(dist, map.sourceRoot ?? '', source));
+      delete map.sourceRoot;
+      fs.writeFileSync(path.join(pinnedDist, name), JSON.stringify(map));
+    }
+  }
+}
 const tmpDir = path.join(benchDir, 'tmp');
 /** bench/measure.ts bundled by esbuild like dist/cli.js, so children run the code the CLI ships. */
 const measureBundle = path.join(benchDir, 'build', 'measure.js');
@@ -534,7 +556,8 @@ function main(): number {
   const maxWaitSeconds = values['max-wait'] === undefined ? 600 : Number(values['max-wait']);
   if (!(maxWaitSeconds >= 0)) throw new Error('--max-wait needs a number of seconds');
   const profile = values['no-profile'] ? 'never' : values.profile ? 'always' : 'auto';
-  if (!fs.existsSync(cli)) throw new Error(`${cli} is missing: run node scripts/build.mjs (npm run bench does)`);
+  if (!fs.existsSync(builtCli)) throw new Error(`${builtCli} is missing: run node scripts/build.mjs (npm run bench does)`);
+  pinDist();
   bundleMeasureScript();
 
   const packs: { path: string; label: string; generated?: GeneratedPack }[] = [];
