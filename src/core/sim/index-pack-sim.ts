@@ -200,13 +200,18 @@ class SecondPass {
    */
   private prune(keep: number): void {
     if (this.used <= this.limit) return;
-    for (const head of [this.doneHead, this.workHead]) {
-      for (let b = this.listPrev[head]!; b !== head; b = this.listPrev[b]!) {
-        if (this.retained[b] || b === keep || !this.hasData[b]) continue;
-        this.freeBaseData(b);
-        if (this.used <= this.limit) return;
-      }
+    if (this.pruneList(this.doneHead, keep)) return;
+    this.pruneList(this.workHead, keep);
+  }
+
+  /** One list of prune_base_data, tail (oldest) first; true once back under the limit. */
+  private pruneList(head: number, keep: number): boolean {
+    for (let b = this.listPrev[head]!; b !== head; b = this.listPrev[b]!) {
+      if (this.retained[b] || b === keep || !this.hasData[b]) continue;
+      this.freeBaseData(b);
+      if (this.used <= this.limit) return true;
     }
+    return false;
   }
 
   private account(n: number): void {

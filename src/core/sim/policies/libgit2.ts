@@ -33,6 +33,11 @@ export interface Libgit2ReplayOptions {
   objectCache?: Libgit2ObjectCacheOptions;
 }
 
+/**
+ * SimCounts as libgit2 sees them: `logged` = reads that did unpack work (see above); `evictions` =
+ * pack-cache entries freed by flushes; `peakCacheBytes` = most bytes held by all pack caches
+ * together (each pack has its own limit, so this may exceed the limit).
+ */
 export interface Libgit2Counts extends SimCounts {
   /** Reads served by a pack-cache hit on the requested object (§4.2 step 2, stack_size == 1). */
   packCacheTopHits: number;
