@@ -18,10 +18,18 @@ export interface FullVerifyTask {
   roots: Uint32Array;
 }
 
+/** A worker's own bug (anything but a PackFormatError): the CLI must call it an internal error. */
+export interface WorkerCrash {
+  kind: 'crashed';
+  message: string;
+  stack: string | undefined;
+}
+
 export type FullVerifyMessage =
   | { kind: 'progress'; objects: number }
   | { kind: 'done'; objects: number; inflatedBytes: number }
-  | { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string };
+  | { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string }
+  | WorkerCrash;
 
 /** The checksum pass, run beside the model build (it needs only the idx and the pack). */
 export interface ChecksumTask {
@@ -35,4 +43,5 @@ export type VerifyWorkerTask = FullVerifyTask | ChecksumTask;
 
 export type ChecksumMessage =
   | { kind: 'checksums'; report: { packChecksum: string; idxChecksum: string; crcChecked: number } }
-  | { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string };
+  | { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string }
+  | WorkerCrash;

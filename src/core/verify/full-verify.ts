@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { fail, PackFormatError, type PackErrorCode } from '../errors.ts';
 import type { PackModel } from '../model/pack-model.ts';
-import type { ChecksumMessage, ChecksumTask, FullVerifyMessage, FullVerifyTask } from './full-verify-protocol.ts';
+import type { ChecksumMessage, ChecksumTask, FullVerifyMessage, FullVerifyTask, WorkerCrash } from './full-verify-protocol.ts';
 
 export interface FullVerifyOptions {
   /** Path of the bundled worker (dist/verify-worker.js). */
@@ -95,6 +95,8 @@ export async function verifyFull(model: PackModel, options: FullVerifyOptions): 
     ),
   );
 
+  const crash = results.find((r): r is WorkerCrash => r.kind === 'crashed');
+  if (crash) throw workerCrashError(crash);
   let objects = 0;
   let inflatedBytes = 0;
   const failures = results.filter((r): r is Extract<FullVerifyMessage, { kind: 'failed' }> => r.kind === 'failed');
@@ -114,6 +116,13 @@ export async function verifyFull(model: PackModel, options: FullVerifyOptions): 
   return { objects, inflatedBytes, threads };
 }
 
+/** A bug inside a worker stays a bug (an internal error), not a complaint about the pack. */
+function workerCrashError(crash: WorkerCrash): Error {
+  const error = new Error(`verify worker: ${crash.message}`);
+  if (crash.stack) error.stack = crash.stack;
+  return error;
+}
+
 /**
  * Starts the checksum pass (verifyChecksums) in a worker thread, so that it runs while the main
  * thread builds the model; the promise settles with its report or rejects with its PackFormatError.
@@ -128,6 +137,7 @@ export function checksumsInWorker(
   const result = new Promise<{ packChecksum: string; idxChecksum: string; crcChecked: number }>((resolve, reject) => {
     worker.on('message', (message: ChecksumMessage) => {
       if (message.kind === 'checksums') resolve(message.report);
+      else if (message.kind === 'crashed') reject(workerCrashError(message));
       else reject(new PackFormatError(message.code as PackErrorCode, message.file, message.offset, message.detail));
     });
     worker.on('error', reject);

@@ -3,12 +3,18 @@ import { PackFormatError } from '../errors.ts';
 import { hashAlgorithmByName } from '../format/hash-algorithm.ts';
 import { loadIdx, packFilesFor, packOrder } from '../model/build-pack-model.ts';
 import { verifyChecksums } from './checksums.ts';
-import type { ChecksumMessage, ChecksumTask, FullVerifyMessage, FullVerifyTask, VerifyWorkerTask } from './full-verify-protocol.ts';
+import type { ChecksumMessage, ChecksumTask, FullVerifyMessage, FullVerifyTask, VerifyWorkerTask, WorkerCrash } from './full-verify-protocol.ts';
 import { FamilyResolver } from './resolve-family.ts';
 
 /** Worker thread entry for verify-pack: the checksum pass, or resolving families for --full. */
 function resolveFamilies(task: FullVerifyTask): FullVerifyMessage {
-  const resolver = new FamilyResolver(task);
+  let resolver: FamilyResolver;
+  try {
+    // Opening the pack can fail too (deleted since the model build): report it like the rest.
+    resolver = new FamilyResolver(task);
+  } catch (error) {
+    return failure(error);
+  }
   try {
     let sinceProgress = 0;
     for (const root of task.roots) {
@@ -21,7 +27,7 @@ function resolveFamilies(task: FullVerifyTask): FullVerifyMessage {
     parentPort!.postMessage({ kind: 'progress', objects: resolver.objects - sinceProgress } satisfies FullVerifyMessage);
     return { kind: 'done', objects: resolver.objects, inflatedBytes: resolver.inflatedBytes };
   } catch (error) {
-    return failure(error, task.packPath);
+    return failure(error);
   } finally {
     resolver.close();
   }
@@ -33,13 +39,13 @@ function checkSums(task: ChecksumTask): ChecksumMessage {
     const index = loadIdx(files, hashAlgorithmByName(task.hashName));
     return { kind: 'checksums', report: verifyChecksums(files, index, packOrder(files, index, false)) };
   } catch (error) {
-    return failure(error, task.pack);
+    return failure(error);
   }
 }
 
-function failure(error: unknown, file: string): { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string } {
+function failure(error: unknown): { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string } | WorkerCrash {
   if (error instanceof PackFormatError) return { kind: 'failed', code: error.code, file: error.file, offset: error.offset, detail: error.detail };
-  return { kind: 'failed', code: 'io', file, offset: undefined, detail: error instanceof Error ? error.message : String(error) };
+  return { kind: 'crashed', message: error instanceof Error ? error.message : String(error), stack: error instanceof Error ? error.stack : undefined };
 }
 
 const task = workerData as VerifyWorkerTask;
