@@ -17,6 +17,12 @@ exactly as git prints them with
 from the pack git would read it from: the multi-pack-index's choice, else the first pack in git's
 search order.`;
 
+/** The empty tree's id per hash algorithm. */
+const EMPTY_TREE: Record<string, string> = {
+  sha1: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+  sha256: '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321',
+};
+
 export function runObjects(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...cacheOptionSpec } });
   if (positionals.length > 1) throw fail('usage', undefined, undefined, 'objects takes at most one path');
@@ -35,32 +41,63 @@ export function runObjects(argv: string[], progress: Progress): number {
     else out.hex(nullOid, 0, hashSize);
     out.endLine();
   };
-  if (models.length === 1) {
+  const emptyTree = EMPTY_TREE[store.repository.hash.name];
+  // git-internals §1.1: the empty tree is answered from memory before any pack is searched.
+  const printEmptyTree = (): void => {
+    out.text(emptyTree).text(' tree 0 0 ').hex(nullOid, 0, hashSize).endLine();
+  };
+  // git's lookup (§1.12): every MIDX first, then the packs no MIDX covers in most-recently-used
+  // order; the pack a lookup hits moves to the front, so duplicates depend on what came before.
+  const midxes = [...store.midxByObjectsDir.values()];
+  const mru = store.packs.map((pack, i) => ({ pack, model: models[i]! })).filter(({ pack }) => !store.coveredByMidx(pack));
+  const lookup = (oidHex: string, holders: number[]): void => {
+    if (oidHex === emptyTree) return printEmptyTree();
+    if (midxes.length > 0 || holders.length > 1) {
+      const oid = Buffer.from(oidHex, 'hex');
+      for (const midx of midxes) {
+        const hit = midx.lookup(oid);
+        if (!hit) continue;
+        const located = store.locate(oidHex);
+        if (located) return print(located.model, located.object);
+      }
+    }
+    for (let position = 0; position < mru.length; position++) {
+      const { pack, model } = mru[position]!;
+      const index = models.indexOf(model);
+      if (!holders.includes(index)) continue;
+      if (position > 0) {
+        mru.splice(position, 1);
+        mru.unshift({ pack, model });
+      }
+      return print(model, model.index.find(Buffer.from(oidHex, 'hex')));
+    }
+  };
+  if (models.length === 1 && midxes.length === 0) {
+    // One pack and no MIDX: every lookup lands in it, in idx order.
     const model = models[0]!;
-    for (let n = 0; n < model.count; n++) print(model, n);
-  } else {
-    // k-way merge of the idx name tables (each already sorted).
-    const cursor = models.map(() => 0);
-    const heads = models.map((m) => (m.count > 0 ? m.oidHex(0) : undefined));
-    for (;;) {
-      let smallest: string | undefined;
-      for (const head of heads) if (head !== undefined && (smallest === undefined || head < smallest)) smallest = head;
-      if (smallest === undefined) break;
-      const holders: number[] = [];
-      heads.forEach((head, i) => {
-        if (head === smallest) holders.push(i);
-      });
-      if (holders.length === 1) {
-        const i = holders[0]!;
-        print(models[i]!, cursor[i]!);
-      } else {
-        const chosen = store.locate(smallest)!;
-        print(chosen.model, chosen.object);
-      }
-      for (const i of holders) {
-        cursor[i]!++;
-        heads[i] = cursor[i]! < models[i]!.count ? models[i]!.oidHex(cursor[i]!) : undefined;
-      }
+    const emptyTreeAt = model.findHex(emptyTree);
+    for (let n = 0; n < model.count; n++) {
+      if (n === emptyTreeAt) printEmptyTree();
+      else print(model, n);
+    }
+    out.flush();
+    return 0;
+  }
+  // k-way merge of the idx name tables (each already sorted), one lookup per distinct id.
+  const cursor = models.map(() => 0);
+  const heads = models.map((m) => (m.count > 0 ? m.oidHex(0) : undefined));
+  for (;;) {
+    let smallest: string | undefined;
+    for (const head of heads) if (head !== undefined && (smallest === undefined || head < smallest)) smallest = head;
+    if (smallest === undefined) break;
+    const holders: number[] = [];
+    heads.forEach((head, i) => {
+      if (head === smallest) holders.push(i);
+    });
+    lookup(smallest, holders);
+    for (const i of holders) {
+      cursor[i]!++;
+      heads[i] = cursor[i]! < models[i]!.count ? models[i]!.oidHex(cursor[i]!) : undefined;
     }
   }
   out.flush();

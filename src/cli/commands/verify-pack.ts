@@ -74,14 +74,24 @@ export async function runVerifyPack(argv: string[], context: VerifyPackContext):
         checksums.cancel();
         throw error;
       }
-      await context.progress.trackAsync(`Checking ${path.basename(files.pack)}`, () => checksums.result);
-      if (values.full) {
-        await context.progress.trackAsync(`Resolving ${path.basename(files.pack)}`, (onProgress) =>
-          verifyFull(model, threads === undefined ? { workerScript: context.workerScript, onProgress } : { workerScript: context.workerScript, onProgress, threads }),
-        );
+      // Like `git index-pack --verify-stat`, the listing comes before the comparison with the idx:
+      // an idx that disagrees with a sound pack still gets the listing, then "bad".
+      let idxProblem: PackFormatError | undefined;
+      try {
+        await context.progress.trackAsync(`Checking ${path.basename(files.pack)}`, () => checksums.result);
+        if (values.full) {
+          await context.progress.trackAsync(`Resolving ${path.basename(files.pack)}`, (onProgress) =>
+            verifyFull(model, threads === undefined ? { workerScript: context.workerScript, onProgress } : { workerScript: context.workerScript, onProgress, threads }),
+          );
+        }
+      } catch (error) {
+        if (!(error instanceof PackFormatError) || !isIdxProblem(error, files.idx)) throw error;
+        idxProblem = error;
       }
       if (verbose || statOnly) printPackInfo(model, statOnly);
-      if (verbose || statOnly) process.stdout.write(`${shownName}: ok\n`);
+      if (idxProblem) throw idxProblem;
+      // builtin/verify-pack.c: "ok" only with -v; -s prints the histogram alone.
+      if (verbose) process.stdout.write(`${shownName}: ok\n`);
     } catch (error) {
       if (!(error instanceof PackFormatError)) throw error;
       reportError(error);
@@ -90,6 +100,11 @@ export async function runVerifyPack(argv: string[], context: VerifyPackContext):
     }
   }
   return status;
+}
+
+/** Problems git finds only when it compares the idx it rebuilt with the one on disk. */
+function isIdxProblem(error: PackFormatError, idxFile: string): boolean {
+  return error.file === idxFile && (error.code === 'checksum' || error.code === 'crc');
 }
 
 /** The object lines and histogram of `git index-pack --verify-stat` (builtin/index-pack.c show_pack_info). */

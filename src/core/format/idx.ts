@@ -51,6 +51,12 @@ export class PackIndex {
     return this.crcStart !== undefined;
   }
 
+  /** Byte position of object `n`'s CRC32 inside the idx (v2). */
+  crcPosition(n: number): number {
+    if (this.crcStart === undefined) throw new Error('idx v1 has no CRC32 table');
+    return this.crcStart + n * 4;
+  }
+
   crc32(n: number): number {
     if (this.crcStart === undefined) throw new Error('idx v1 has no CRC32 table');
     return this.bytes.readUInt32BE(this.crcStart + n * 4);

@@ -168,22 +168,20 @@ function chunkName(id: number): string {
 }
 
 /**
- * The MIDX of a pack directory: `multi-pack-index`, or the incremental chain in
- * `multi-pack-index.d/` (§6.4). Undefined when the directory has neither.
+ * The MIDX of a pack directory (§6.4): `multi-pack-index` when present, as git reads it first,
+ * else the incremental chain in `multi-pack-index.d/`. Undefined when there is neither.
  */
 export function loadMultiPackIndex(packDir: string): MultiPackIndex | undefined {
-  const chainFile = path.join(packDir, 'multi-pack-index.d', 'multi-pack-index-chain');
-  if (fs.existsSync(chainFile)) {
-    const hashes = readWholeFile(chainFile, 1 << 20).toString('utf8').split('\n').map((line) => line.trim()).filter(Boolean);
-    const layers: MidxLayer[] = [];
-    for (const [i, hex] of hashes.entries()) {
-      if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(hex)) throw fail('bad-header', chainFile, undefined, `line ${i + 1} is not a MIDX checksum`);
-      const layerFile = path.join(packDir, 'multi-pack-index.d', `multi-pack-index-${hex}.midx`);
-      layers.push(parseMidxLayer(layerFile, readWholeFile(layerFile, MAX_MIDX_BYTES), i));
-    }
-    if (layers.length > 0) return new MultiPackIndex(layers);
-  }
   const single = path.join(packDir, 'multi-pack-index');
   if (fs.existsSync(single)) return new MultiPackIndex([parseMidxLayer(single, readWholeFile(single, MAX_MIDX_BYTES), 0)]);
-  return undefined;
+  const chainFile = path.join(packDir, 'multi-pack-index.d', 'multi-pack-index-chain');
+  if (!fs.existsSync(chainFile)) return undefined;
+  const hashes = readWholeFile(chainFile, 1 << 20).toString('utf8').split('\n').map((line) => line.trim()).filter(Boolean);
+  const layers: MidxLayer[] = [];
+  for (const [i, hex] of hashes.entries()) {
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(hex)) throw fail('bad-header', chainFile, undefined, `line ${i + 1} is not a MIDX checksum`);
+    const layerFile = path.join(packDir, 'multi-pack-index.d', `multi-pack-index-${hex}.midx`);
+    layers.push(parseMidxLayer(layerFile, readWholeFile(layerFile, MAX_MIDX_BYTES), i));
+  }
+  return layers.length > 0 ? new MultiPackIndex(layers) : undefined;
 }

@@ -59,14 +59,26 @@ export class ObjectStore {
       return;
     }
     const objectDirs = [repository.objectsDir, ...alternateObjectDirs(repository.objectsDir)];
-    this.packs = [];
+    const useMidx = repository.config.get('core.multipackindex') !== 'false';
+    const found: PackLocation[] = [];
     for (const [i, objectsDir] of objectDirs.entries()) {
       const packDir = path.join(objectsDir, 'pack');
-      const midx = loadMultiPackIndex(packDir);
+      const midx = useMidx ? loadMultiPackIndex(packDir) : undefined;
       if (midx) this.midxByObjectsDir.set(objectsDir, midx);
-      this.packs.push(...listPacks(objectsDir, i === 0));
+      found.push(...listPacks(objectsDir, i === 0));
     }
-    this.packs.sort((a, b) => Number(b.local) - Number(a.local) || b.mtimeMs - a.mtimeMs);
+    // git-internals §1.12 (packfile.c sort_pack): local packs first, then newer first, by mtime in
+    // whole seconds; git installs packs by prepending in directory order, so ties keep the
+    // reverse of that order (the sort is stable).
+    this.packs = found
+      .map((pack, installed) => ({ pack, installed }))
+      .sort((a, b) => Number(b.pack.local) - Number(a.pack.local) || Math.floor(b.pack.mtimeMs / 1000) - Math.floor(a.pack.mtimeMs / 1000) || b.installed - a.installed)
+      .map(({ pack }) => pack);
+  }
+
+  /** Packs a MIDX of their objects directory covers: git looks them up only through the MIDX. */
+  coveredByMidx(pack: PackLocation): boolean {
+    return this.midxByObjectsDir.get(pack.objectsDir)?.packNames.includes(pack.idxName) ?? false;
   }
 
   /** The model of one pack, built (or read from the model store) on first use. */
@@ -96,6 +108,7 @@ export class ObjectStore {
       if (object >= 0 && model.columns.offset[object] === hit.offset) return { pack, model, object };
     }
     for (const pack of this.packs) {
+      if (this.coveredByMidx(pack)) continue;
       const model = this.model(pack);
       const object = model.index.find(oid);
       if (object >= 0) return { pack, model, object };
@@ -129,9 +142,15 @@ export class ObjectStore {
 
 function listPacks(objectsDir: string, local: boolean): PackLocation[] {
   const packDir = path.join(objectsDir, 'pack');
-  let names: string[];
+  // Directory order, as git's readdir sees it (fs.readdirSync sorts by name).
+  const names: string[] = [];
   try {
-    names = fs.readdirSync(packDir);
+    const dir = fs.opendirSync(packDir);
+    try {
+      for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) names.push(entry.name);
+    } finally {
+      dir.closeSync();
+    }
   } catch {
     return [];
   }

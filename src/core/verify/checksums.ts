@@ -41,6 +41,7 @@ export function verifyChecksums(files: PackFiles, index: PackIndex, byOffset: Ui
     let position = 0; // next object, in pack order
     let crc = 0;
     let crcChecked = 0;
+    let crcProblem: PackFormatError | undefined;
     for (let chunkStart = 0; chunkStart < dataEnd; chunkStart += CHUNK_BYTES) {
       const length = Math.min(CHUNK_BYTES, dataEnd - chunkStart);
       pack.readInto(chunk, 0, length, chunkStart);
@@ -58,8 +59,9 @@ export function verifyChecksums(files: PackFiles, index: PackIndex, byOffset: Ui
         if (from < to) crc = crc32(bytes.subarray(from - chunkStart, to - chunkStart), crc);
         if (entryEnd > chunkEnd) break;
         const expected = index.crc32(n);
-        if ((crc >>> 0) !== expected) {
-          throw fail('crc', files.pack, entryStart, `CRC32 of object ${index.oidHex(n)} is ${hex32(crc)}, the idx says ${hex32(expected)}`);
+        if ((crc >>> 0) !== expected && crcProblem === undefined) {
+          // Blame the idx only once the pack's own checksum has shown the pack is sound (below).
+          crcProblem = fail('crc', files.idx, index.crcPosition(n), `CRC32 of object ${index.oidHex(n)} (pack offset ${entryStart}) is ${hex32(crc)} in the pack, the idx says ${hex32(expected)}`);
         }
         crcChecked++;
         crc = 0;
@@ -72,6 +74,7 @@ export function verifyChecksums(files: PackFiles, index: PackIndex, byOffset: Ui
     if (!packDigest.equals(trailer)) {
       throw fail('checksum', files.pack, dataEnd, `pack checksum mismatch: the trailer says ${trailer.toString('hex')}, the contents hash to ${packDigest.toString('hex')}`);
     }
+    if (crcProblem) throw crcProblem;
     if (!trailer.equals(index.packChecksum)) {
       throw fail('mismatch', files.idx, idxBytes.length - 2 * hash.size, 'idx was written for a different pack');
     }
