@@ -4,7 +4,7 @@ import { fail } from '../core/errors.ts';
 import type { ObjectStore } from '../core/model/object-store.ts';
 import { ObjectStore as Store } from '../core/model/object-store.ts';
 import { discoverRepository } from '../core/model/repository.ts';
-import { simObjectsFrom, type SimObjects } from '../core/sim/sim-objects.ts';
+import { compactForReads, simObjectsFrom, type SimObjects } from '../core/sim/sim-objects.ts';
 import { resolveReads, type ResolvedReads } from '../core/trace/resolve-reads.ts';
 import { parseTraceFile, type TraceLog, type TraceSegment } from '../core/trace/trace-log.ts';
 import { modelStoreFor, type CacheOptions } from './open-target.ts';
@@ -14,8 +14,9 @@ export interface LoadedRecording {
   log: TraceLog;
   store: ObjectStore;
   resolved: ResolvedReads;
+  /** The objects the kept reads can touch, compacted (see compactForReads). */
   objects: SimObjects;
-  /** Global object ids (SimObjects ids) of the reads kept. */
+  /** The kept reads, as ids of `objects`. */
   reads: Int32Array;
   /** The kept reads' range in `resolved`'s per-read arrays (all of them unless --segment). */
   range: { start: number; end: number };
@@ -55,7 +56,8 @@ export function loadRecording(file: string, options: LoadOptions, progress: Prog
     range = { start: chosen.firstRead, end: chosen.endRead };
     segments = [{ ...chosen, firstRead: 0, endRead: chosen.endRead - chosen.firstRead }];
   }
-  return { log, store, resolved, objects, reads: global.subarray(range.start, range.end), range, segments };
+  const compact = compactForReads(objects, global.subarray(range.start, range.end));
+  return { log, store, resolved, objects: compact.objects, reads: compact.reads, range, segments };
 }
 
 function warn(message: string): void {

@@ -7,6 +7,7 @@ import { recordHelp, runRecord } from './commands/record.ts';
 import { runSimulate, simulateHelp } from './commands/simulate.ts';
 import { runSweepCommand, sweepHelp } from './commands/sweep.ts';
 import { localityHelp, runLocality } from './commands/locality.ts';
+import { indexPackSimHelp, runIndexPackSim } from './commands/index-pack-sim.ts';
 import { Progress } from './progress.ts';
 import { reportError } from './report-error.ts';
 
@@ -25,6 +26,7 @@ commands:
   locality [--json] <recording>             seek distances and page faults of recorded reads
   simulate [--json] --limit L <recording>   replay reads through Git's read path and a cache policy
   sweep [--json] --limits … <recording>     every policy at every limit, in worker threads
+  index-pack-sim [--json] [--limit L] <pack> index-pack's second pass: inflations per variant
 
 Run "packscope <command> --help" for a command's options. [path] is any path inside a
 repository (default: the current directory) or a .pack/.idx file. Pack models are cached in
@@ -39,6 +41,7 @@ const helps: Record<string, string> = {
   locality: localityHelp,
   simulate: simulateHelp,
   sweep: sweepHelp,
+  'index-pack-sim': indexPackSimHelp,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -79,6 +82,8 @@ async function main(argv: string[]): Promise<number> {
       return runSimulate(rest, progress);
     case 'sweep':
       return runSweepCommand(rest, progress, path.join(__dirname, 'sim-worker.js'));
+    case 'index-pack-sim':
+      return runIndexPackSim(rest, progress);
   }
   return 1;
 }

@@ -80,12 +80,14 @@ export function historyStream(options: HistoryOptions): Buffer {
     data(Buffer.from(`commit ${c}: ${random.line()}\n`));
     if (c > 0) emit(`from :${c}\n`);
     const changed = new Set<string>();
+    const created = new Set<string>();
     if (texts.size < fileTarget || random.next() < 0.1) {
       const name = `src/${random.word()}/${random.word()}-${serial++}.txt`;
       const lines: string[] = [];
       for (let i = 0; i < linesPerFile; i++) lines.push(random.line());
       texts.set(name, lines);
       changed.add(name);
+      created.add(name);
     }
     const names = [...texts.keys()];
     for (let e = 0; e < editsPerCommit && names.length > 0; e++) {
@@ -96,8 +98,11 @@ export function historyStream(options: HistoryOptions): Buffer {
       else lines.splice(at, 1);
       changed.add(name);
     }
-    if (names.length > 3 && random.next() < renameRate) {
-      const from = names[random.int(names.length)]!;
+    // Only a file that existed before this commit can be renamed in it (fast-import applies R
+    // before the M lines below).
+    const renamable = names.filter((name) => !created.has(name));
+    if (renamable.length > 3 && random.next() < renameRate) {
+      const from = renamable[random.int(renamable.length)]!;
       const to = `moved/${random.word()}-${serial++}.txt`;
       emit(`R ${from} ${to}\n`);
       texts.set(to, texts.get(from)!);

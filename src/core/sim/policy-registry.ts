@@ -7,6 +7,7 @@ import { GdsfCache } from './policies/gdsf.ts';
 import { DEFAULT_LEGACY_SEED, GitLegacyCache } from './policies/git-legacy.ts';
 import { GitLruCache } from './policies/git-lru.ts';
 import { SeparateBlobLruCache } from './policies/separate-blob-lru.ts';
+import { LIBGIT2_PACK_CACHE_LIMIT, replayLibgit2Reads } from './policies/libgit2.ts';
 import type { SimObjects } from './sim-objects.ts';
 
 /** One policy, ready to replay reads at a limit. `name` is the spec it was parsed from. */
@@ -30,6 +31,11 @@ export const POLICY_HELP = `policies:
   admit-max:SIZE           Git's LRU, but bases larger than SIZE (e.g. 1m) are not cached
   keep-on-hit              Git's LRU, but a chain hit keeps the entry (refreshed) instead of detaching it
   gdsf                     GreedyDual-Size-Frequency eviction: frequency x rebuild cost / size, with ageing
+  libgit2                  libgit2's read path: a cache per pack, bases over 1 MiB never cached, flush all when full (§4.2);
+                           the limit is the per-pack cache size (libgit2 itself uses 16m)
+  libgit2-objcache:evict8|scaled
+                           libgit2's object cache (§4.1: commits, trees, tags under 4 KiB; evicts 8, or max(8, n/2048),
+                           buckets in hash order) in front of its 16m pack cache; the limit is the object cache's size
   belady                   offline furthest-next-use: a reference bound (not a proven optimum with variable sizes)`;
 
 /** Parses a policy spec such as `git`, `admit-max:1m` or `git-legacy:0x5555`. */
@@ -54,6 +60,18 @@ export function parsePolicy(spec: string): PolicyRunner {
       return onGitReadPath(spec, "Git's LRU, chain hits kept and refreshed", (o, _r, limit) => new GitLruCache(o.count, o.size, limit, { keepOnHit: true }));
     case 'gdsf':
       return onGitReadPath(spec, 'GreedyDual-Size-Frequency', (o, _r, limit) => new GdsfCache(o.count, o.size, o.depth, limit));
+    case 'libgit2':
+      return { name: spec, description: "libgit2's per-pack base cache (§4.2)", referenceBound: false, run: (o, reads, limit) => replayLibgit2Reads(o, reads, { limit }) };
+    case 'libgit2-objcache': {
+      if (argument !== 'evict8' && argument !== 'scaled') throw fail('usage', undefined, undefined, `libgit2-objcache needs evict8 or scaled (got "${spec}")`);
+      const eviction = argument;
+      return {
+        name: spec,
+        description: `libgit2's object cache (${eviction}, §4.1) over its 16m pack cache`,
+        referenceBound: false,
+        run: (o, reads, limit) => replayLibgit2Reads(o, reads, { limit: LIBGIT2_PACK_CACHE_LIMIT, objectCache: { eviction, maxStorage: limit } }),
+      };
+    }
     case 'belady':
       return onGitReadPath(spec, 'furthest next use (reference bound)', (o, reads, limit) => new BeladyCache(o.count, o.size, o.base, reads, limit), true);
     default:

@@ -63,3 +63,49 @@ export function simObjectsFrom(models: PackModel[]): SimObjects {
   });
   return { count, packBase, pack, offset, base, size, payloadSize, isBlob, depth, oidPrefix };
 }
+
+/**
+ * Keeps only the objects the reads can touch (each read's chain down to its root), renumbered in
+ * order of first use, and the reads mapped to the new ids. A replay then works on arrays sized by
+ * the workload instead of the packs, touched mostly in order: on an 849k-object pack, random
+ * access to pack-sized arrays cost a cache miss per step.
+ */
+export function compactForReads(objects: SimObjects, reads: Int32Array): { objects: SimObjects; reads: Int32Array } {
+  const newId = new Int32Array(objects.count).fill(-1);
+  const order: number[] = [];
+  const remapped = new Int32Array(reads.length);
+  for (let r = 0; r < reads.length; r++) {
+    const id = reads[r]!;
+    for (let x = id; x >= 0 && newId[x] === -1; x = objects.base[x]!) {
+      newId[x] = order.length;
+      order.push(x);
+    }
+    remapped[r] = newId[id]!;
+  }
+  const count = order.length;
+  const pick = <T extends Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array>(source: T, Constructor: new (n: number) => T): T => {
+    const out = new Constructor(count);
+    for (let i = 0; i < count; i++) out[i] = source[order[i]!]!;
+    return out;
+  };
+  const base = new Int32Array(count);
+  for (let i = 0; i < count; i++) {
+    const b = objects.base[order[i]!]!;
+    base[i] = b < 0 ? -1 : newId[b]!;
+  }
+  return {
+    objects: {
+      count,
+      packBase: objects.packBase,
+      pack: pick(objects.pack, Uint16Array),
+      offset: pick(objects.offset, Float64Array),
+      base,
+      size: pick(objects.size, Float64Array),
+      payloadSize: pick(objects.payloadSize, Float64Array),
+      isBlob: pick(objects.isBlob, Uint8Array),
+      depth: pick(objects.depth, Uint32Array),
+      oidPrefix: pick(objects.oidPrefix, Uint32Array),
+    },
+    reads: remapped,
+  };
+}

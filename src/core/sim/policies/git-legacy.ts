@@ -77,9 +77,13 @@ export class GitLegacyCache implements DeltaBaseCache {
   }
 }
 
-/** §3 pack_entry_hash: hash = p + offset; hash += (hash >> 8) + (hash >> 16); hash % 256 (64-bit unsigned long). */
+/**
+ * §3 pack_entry_hash: hash = p + offset; hash += (hash >> 8) + (hash >> 16); hash % 256, in 64-bit
+ * unsigned long. With p below 2^48 and offsets below 2^48 no step exceeds 2^53 or wraps, so
+ * double arithmetic is exact.
+ */
 export function legacySlot(packAddress: number, offset: number): number {
-  const hash = BigInt(packAddress) + BigInt(offset);
-  const mixed = (hash + (hash >> 8n) + (hash >> 16n)) & 0xffffffffffffffffn;
-  return Number(mixed % BigInt(SLOTS));
+  const hash = packAddress + offset;
+  const mixed = hash + Math.floor(hash / 256) + Math.floor(hash / 65536);
+  return mixed % SLOTS;
 }

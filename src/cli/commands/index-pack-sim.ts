@@ -1,0 +1,53 @@
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fail } from '../../core/errors.ts';
+import { buildPackModel, packFilesFor } from '../../core/model/build-pack-model.ts';
+import { hashAlgorithmNear } from '../../core/model/repository.ts';
+import { parseLimits } from '../../core/sim/policy-registry.ts';
+import { simulateIndexPack, type IndexPackVariant } from '../../core/sim/index-pack-sim.ts';
+import { formatTable, writeJson } from '../output.ts';
+import { formatLimit } from '../load-recording.ts';
+import type { Progress } from '../progress.ts';
+
+const VARIANTS: IndexPackVariant[] = ['v2.36', 'v2.55', 'release-when-done'];
+
+export const indexPackSimHelp = `usage: packscope index-pack-sim [--json] [--limit L] [--variant V] <pack>
+
+Simulates the second pass of \`git index-pack --threads=1\` on a pack (git-internals §2): how many
+zlib inflations (pass 1 included), delta applications and base reconstructions it does, and the
+most base data it holds, with core.deltaBaseCacheLimit = L (default 96m).
+
+variants (default: all three side by side):
+  v2.36              Git 2.36–2.54: a base with children is freed right after it is queued, and
+                     rebuilt when its first child needs it
+  v2.55              Git 2.55 and later (and 2.29–2.35): that base is kept, left to pruning
+  release-when-done  v2.55, and a base is freed as soon as its last child is resolved (the
+                     refinement suggested in the 2026 patch's review)
+
+--json prints {"schema":"packscope.index-pack-sim/1","pack":…,"limit":…,"results":[{variant,
+inflations, deltaApplications, reconstructions, peakBytes}]}.`;
+
+export function runIndexPackSim(argv: string[], progress: Progress): number {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, limit: { type: 'string' }, variant: { type: 'string' } },
+  });
+  if (positionals.length !== 1) throw fail('usage', undefined, undefined, 'index-pack-sim needs one pack (see packscope index-pack-sim --help)');
+  const limits = parseLimits(values.limit ?? '96m');
+  if (limits.length !== 1) throw fail('usage', undefined, undefined, '--limit takes one size');
+  const variants = values.variant === undefined ? VARIANTS : [values.variant as IndexPackVariant];
+  if (!VARIANTS.includes(variants[0]!)) throw fail('usage', undefined, undefined, `unknown variant "${values.variant}" (${VARIANTS.join(', ')})`);
+  const files = packFilesFor(path.resolve(positionals[0]!));
+  const hash = hashAlgorithmNear(files.pack);
+  const model = progress.track(`Reading ${path.basename(files.pack)}`, (onProgress) => buildPackModel(files, hash ? { hash, onProgress } : { onProgress }));
+  const limit = limits[0]!;
+  const results = variants.map((variant) => ({ variant, ...simulateIndexPack(model, { limit, variant }) }));
+  if (values.json) {
+    writeJson({ schema: 'packscope.index-pack-sim/1', pack: files.pack, objects: model.count, limit, results });
+    return 0;
+  }
+  const rows = [['variant', 'inflations', 'delta applications', 'reconstructions', 'peak bytes'], ...results.map((r) => [r.variant, String(r.inflations), String(r.deltaApplications), String(r.reconstructions), String(r.peakBytes)])];
+  process.stdout.write([`${files.pack}: ${model.count} objects, core.deltaBaseCacheLimit=${formatLimit(limit)}, one thread`, ...formatTable(rows)].join('\n') + '\n');
+  return 0;
+}
