@@ -1,5 +1,5 @@
 import type { DeltaBaseCache } from '../cache-policy.ts';
-import { VersionedMinHeap } from '../min-heap.ts';
+import { IndexedMinHeap } from '../indexed-heap.ts';
 
 /**
  * Offline furthest-next-use (Belady's MIN) on Git's read path: over the limit, evict the entry
@@ -8,14 +8,12 @@ import { VersionedMinHeap } from '../min-heap.ts';
  * reference bound, not a proven optimum.
  */
 export class BeladyCache implements DeltaBaseCache {
-  private readonly inCache: Uint8Array;
-  private readonly version: Uint32Array;
+  /** Cached entries keyed by −(next use): the smallest key is the furthest use. */
+  private readonly cached: IndexedMinHeap;
   /** Uses of each id: reads (indices) whose chain contains it, ascending, as a CSR table. */
   private readonly useStart: Uint32Array;
   private readonly useList: Uint32Array;
   private readonly useCursor: Uint32Array;
-  private readonly heap = new VersionedMinHeap();
-  private readonly popped = { key: 0 };
   private now = 0;
   usedBytes = 0;
   peakBytes = 0;
@@ -28,8 +26,7 @@ export class BeladyCache implements DeltaBaseCache {
     private readonly reads: Int32Array,
     private readonly limit: number,
   ) {
-    this.inCache = new Uint8Array(capacity);
-    this.version = new Uint32Array(capacity);
+    this.cached = new IndexedMinHeap(capacity);
     const counts = new Uint32Array(capacity + 1);
     for (let r = 0; r < reads.length; r++) for (let x = reads[r]!; x >= 0; x = base[x]!) counts[x + 1]!++;
     for (let id = 0; id < capacity; id++) counts[id + 1]! += counts[id]!;
@@ -42,12 +39,12 @@ export class BeladyCache implements DeltaBaseCache {
 
   /**
    * Keys are "first use after now". Moving to read t changes that only for the members of read t's
-   * chain (their use at t passes), so re-keying those keeps every key in the heap exact.
+   * chain (their use at t passes), so re-keying those keeps every key exact.
    */
   beginRead(readIndex: number): void {
     this.now = readIndex;
     for (let x = this.reads[readIndex]!; x >= 0; x = this.base[x]!) {
-      if (this.inCache[x]) this.reprioritise(x);
+      if (this.cached.has(x)) this.cached.set(x, -this.nextUse(x));
     }
   }
 
@@ -61,39 +58,26 @@ export class BeladyCache implements DeltaBaseCache {
   }
 
   serveTopLevel(id: number): boolean {
-    if (!this.inCache[id]) return false;
-    this.reprioritise(id);
-    return true;
+    return this.cached.has(id);
   }
 
   takeBase(id: number): boolean {
-    if (!this.inCache[id]) return false;
-    this.inCache[id] = 0;
-    this.version[id]!++;
+    if (!this.cached.has(id)) return false;
+    this.cached.remove(id);
     this.usedBytes -= this.size[id]!;
     return true;
   }
 
   add(id: number): void {
-    if (this.inCache[id]) return;
+    if (this.cached.has(id)) return;
     this.usedBytes += this.size[id]!;
-    // Like Git (§1.5) the new entry is always kept; the others go furthest-next-use first.
-    while (this.usedBytes > this.limit) {
-      const victim = this.heap.popCurrent(this.version, this.popped);
-      if (victim < 0) break;
-      this.inCache[victim] = 0;
-      this.version[victim]!++;
+    while (this.usedBytes > this.limit && this.cached.size > 0) {
+      const victim = this.cached.peek();
+      this.cached.remove(victim);
       this.usedBytes -= this.size[victim]!;
       this.evictions++;
     }
-    this.inCache[id] = 1;
-    this.reprioritise(id);
+    this.cached.set(id, -this.nextUse(id));
     if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
-  }
-
-  private reprioritise(id: number): void {
-    this.version[id]!++;
-    // A min-heap of −nextUse pops the furthest next use first.
-    this.heap.push(-this.nextUse(id), id, this.version[id]!);
   }
 }

@@ -12,7 +12,14 @@ const SLOTS = 256;
  * anything. `seed` is the assumed address of the first pack; pack k is assumed at seed + k·0x400.
  */
 export class GitLegacyCache implements DeltaBaseCache {
+  /** Every cached entry in LRU order (git's one list). */
   private readonly list: LruList;
+  /**
+   * The blobs of `list`, in the same relative order. Pass 1 of git's eviction walks the whole list
+   * releasing blobs while over the limit: that is "release the oldest blobs", which this list
+   * does in O(1) each instead of walking past the non-blobs every time.
+   */
+  private readonly blobs: LruList;
   private readonly slotOf: Uint8Array;
   private readonly occupant = new Int32Array(SLOTS).fill(-1);
   usedBytes = 0;
@@ -29,6 +36,7 @@ export class GitLegacyCache implements DeltaBaseCache {
     seed = DEFAULT_LEGACY_SEED,
   ) {
     this.list = new LruList(capacity);
+    this.blobs = new LruList(capacity);
     this.slotOf = new Uint8Array(capacity);
     for (let id = 0; id < capacity; id++) this.slotOf[id] = legacySlot(seed + pack[id]! * 0x400, offset[id]!);
   }
@@ -52,13 +60,9 @@ export class GitLegacyCache implements DeltaBaseCache {
       this.evictions++;
     }
     this.usedBytes += this.size[id]!;
-    for (let entry = this.list.oldest(); entry >= 0 && this.usedBytes > this.limit; ) {
-      const following = this.list.after(entry);
-      if (this.isBlob[entry]) {
-        this.release(this.slotOf[entry]!);
-        this.evictions++;
-      }
-      entry = following;
+    for (let blob = this.blobs.oldest(); blob >= 0 && this.usedBytes > this.limit; blob = this.blobs.oldest()) {
+      this.release(this.slotOf[blob]!);
+      this.evictions++;
     }
     for (let entry = this.list.oldest(); entry >= 0 && this.usedBytes > this.limit; entry = this.list.oldest()) {
       this.release(this.slotOf[entry]!);
@@ -66,6 +70,7 @@ export class GitLegacyCache implements DeltaBaseCache {
     }
     this.occupant[slot] = id;
     this.list.append(id);
+    if (this.isBlob[id]) this.blobs.append(id);
     if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
   }
 
@@ -73,6 +78,7 @@ export class GitLegacyCache implements DeltaBaseCache {
     const id = this.occupant[slot]!;
     this.occupant[slot] = -1;
     this.list.remove(id);
+    if (this.isBlob[id]) this.blobs.remove(id);
     this.usedBytes -= this.size[id]!;
   }
 }
