@@ -7,7 +7,7 @@
  *      core, wall time (target < 5 s);
  *   3. trace parsing throughput in MB/s on a 256 MiB trace made by repeating the recording's
  *      lines (target >= 100 MB/s).
- * `npm run bench -- --sim-recording FILE` measures a recording of your own instead.
+ * PACKSCOPE_SIM_RECORDING=FILE npm run bench measures a recording of your own instead.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -25,7 +25,7 @@ const SWEEP_LIMITS = [0, 1 << 20, 4 << 20, 16 << 20, 32 << 20, 64 << 20, 96 << 2
 const SWEEP_POLICIES = ['git', 'git-legacy', 'separate-blob-lru', 'admit-max:1m', 'keep-on-hit', 'gdsf', 'libgit2', 'belady'];
 const BIG_TRACE_BYTES = 256 << 20;
 
-const { values } = parseArgs({ options: { 'sim-recording': { type: 'string' }, json: { type: 'boolean' } }, strict: false });
+const { values } = parseArgs({ options: { json: { type: 'boolean' } }, strict: false });
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 const cli = path.join(projectRoot, 'dist', 'cli.js');
 
@@ -59,7 +59,7 @@ function bigTrace(recording: string): string {
 }
 
 async function main(): Promise<void> {
-  const recording = values['sim-recording'] ? path.resolve(String(values['sim-recording'])) : recordingOfGeneratedRepository();
+  const recording = process.env.PACKSCOPE_SIM_RECORDING ? path.resolve(process.env.PACKSCOPE_SIM_RECORDING) : recordingOfGeneratedRepository();
   const loaded = loadRecording(recording, { cacheDir: path.join(benchDir, 'models') }, new Progress(false));
   const reads = loaded.reads;
   log(`simulator: ${recording}: ${reads.length} reads over ${loaded.objects.count} objects`);
