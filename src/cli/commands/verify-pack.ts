@@ -6,7 +6,7 @@ import { TYPE_NAMES } from '../../core/format/pack-file.ts';
 import { buildPackModel, loadIdx, packFilesFor } from '../../core/model/build-pack-model.ts';
 import type { PackModel } from '../../core/model/pack-model.ts';
 import { hashAlgorithmNear } from '../../core/model/repository.ts';
-import { checksumsInWorker, verifyFull } from '../../core/verify/full-verify.ts';
+import { checksumsInWorker, IdMismatchError, verifyFull } from '../../core/verify/full-verify.ts';
 import { AsciiWriter } from '../ascii-writer.ts';
 import { reportError } from '../report-error.ts';
 import type { Progress } from '../progress.ts';
@@ -88,7 +88,7 @@ export async function runVerifyPack(argv: string[], context: VerifyPackContext):
         if (!(error instanceof PackFormatError) || !isIdxProblem(error, files.idx)) throw error;
         idxProblem = error;
       }
-      if (verbose || statOnly) printPackInfo(model, statOnly);
+      if (verbose || statOnly) printPackInfo(model, statOnly, idxProblem instanceof IdMismatchError ? idxProblem.computed : undefined);
       if (idxProblem) throw idxProblem;
       // builtin/verify-pack.c: "ok" only with -v; -s prints the histogram alone.
       if (verbose) process.stdout.write(`${shownName}: ok\n`);
@@ -104,11 +104,11 @@ export async function runVerifyPack(argv: string[], context: VerifyPackContext):
 
 /** Problems git finds only when it compares the idx it rebuilt with the one on disk. */
 function isIdxProblem(error: PackFormatError, idxFile: string): boolean {
-  return error.file === idxFile && (error.code === 'checksum' || error.code === 'crc');
+  return error.file === idxFile && (error.code === 'checksum' || error.code === 'crc' || error instanceof IdMismatchError);
 }
 
 /** The object lines and histogram of `git index-pack --verify-stat` (builtin/index-pack.c show_pack_info). */
-function printPackInfo(model: PackModel, statOnly: boolean): void {
+function printPackInfo(model: PackModel, statOnly: boolean, computedIds?: Map<number, string>): void {
   const out = new AsciiWriter();
   const c = model.columns;
   const count = model.count;
@@ -116,6 +116,12 @@ function printPackInfo(model: PackModel, statOnly: boolean): void {
   const hashSize = model.hash.size;
   // printf("%-6s") of the type name.
   const paddedTypes = TYPE_NAMES.map((name) => name.padEnd(6));
+  // index-pack prints the ids it computed; where they differ from the idx, show those.
+  const writeId = (n: number): void => {
+    const computed = computedIds?.get(n);
+    if (computed === undefined) out.hex(names, model.index.namePosition(n), hashSize);
+    else out.text(computed);
+  };
   let nonDeltas = 0;
   const chainHistogram: number[] = [];
   for (let p = 0; p < count; p++) {
@@ -124,10 +130,12 @@ function printPackInfo(model: PackModel, statOnly: boolean): void {
     if (depth === 0) nonDeltas++;
     else chainHistogram[depth - 1] = (chainHistogram[depth - 1] ?? 0) + 1;
     if (statOnly) continue;
-    out.hex(names, model.index.namePosition(n), hashSize).byte(32).text(paddedTypes[c.type[n]!]!).byte(32);
+    writeId(n);
+    out.byte(32).text(paddedTypes[c.type[n]!]!).byte(32);
     out.number(c.size.get(n)).byte(32).number(c.diskSize.get(n)).byte(32).number(c.offset[n]!);
     if (depth > 0) {
-      out.byte(32).number(depth).byte(32).hex(names, model.index.namePosition(c.base[n]!), hashSize);
+      out.byte(32).number(depth).byte(32);
+      writeId(c.base[n]!);
     }
     out.endLine();
   }

@@ -27,7 +27,7 @@ export interface WorkerCrash {
 
 export type FullVerifyMessage =
   | { kind: 'progress'; objects: number }
-  | { kind: 'done'; objects: number; inflatedBytes: number }
+  | { kind: 'done'; objects: number; inflatedBytes: number; mismatches: HashMismatch[] }
   | { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string }
   | WorkerCrash;
 
@@ -45,3 +45,11 @@ export type ChecksumMessage =
   | { kind: 'checksums'; report: { packChecksum: string; idxChecksum: string; crcChecked: number } }
   | { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string }
   | WorkerCrash;
+
+/** An object that rebuilds to another id than the idx gives it. */
+export interface HashMismatch {
+  object: number;
+  /** The id its content hashes to, hex. */
+  oid: string;
+  offset: number;
+}

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { fail, PackFormatError, type PackErrorCode } from '../errors.ts';
 import type { PackModel } from '../model/pack-model.ts';
-import type { ChecksumMessage, ChecksumTask, FullVerifyMessage, FullVerifyTask, WorkerCrash } from './full-verify-protocol.ts';
+import type { ChecksumMessage, ChecksumTask, FullVerifyMessage, FullVerifyTask, HashMismatch, WorkerCrash } from './full-verify-protocol.ts';
 
 export interface FullVerifyOptions {
   /** Path of the bundled worker (dist/verify-worker.js). */
@@ -106,14 +106,36 @@ export async function verifyFull(model: PackModel, options: FullVerifyOptions): 
     const first = failures[0]!;
     throw new PackFormatError(first.code as PackErrorCode, first.file, first.offset, first.detail);
   }
+  const mismatches: HashMismatch[] = [];
   for (const r of results) {
     if (r.kind === 'done') {
       objects += r.objects;
       inflatedBytes += r.inflatedBytes;
+      mismatches.push(...r.mismatches);
     }
   }
   if (objects !== count) throw fail('hash', model.files.pack, undefined, `resolved ${objects} of ${count} objects`);
+  if (mismatches.length > 0) throw new IdMismatchError(model, mismatches);
   return { objects, inflatedBytes, threads };
+}
+
+/**
+ * The pack is sound but the idx names objects by other ids than their contents hash to (git's
+ * "sha1 file … validation error"). Carries the computed ids, which git's listing shows.
+ */
+export class IdMismatchError extends PackFormatError {
+  readonly computed: Map<number, string>;
+  constructor(model: PackModel, mismatches: HashMismatch[]) {
+    mismatches.sort((a, b) => a.offset - b.offset);
+    const first = mismatches[0]!;
+    super(
+      'hash',
+      model.files.idx,
+      model.index.namePosition(first.object),
+      `names the object at pack offset ${first.offset} ${model.oidHex(first.object)}, but it rebuilds to ${first.oid}${mismatches.length > 1 ? ` (and ${mismatches.length - 1} more objects differ)` : ''}`,
+    );
+    this.computed = new Map(mismatches.map((m) => [m.object, m.oid]));
+  }
 }
 
 /** A bug inside a worker stays a bug (an internal error), not a complaint about the pack. */

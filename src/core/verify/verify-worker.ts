@@ -25,7 +25,7 @@ function resolveFamilies(task: FullVerifyTask): FullVerifyMessage {
       }
     }
     parentPort!.postMessage({ kind: 'progress', objects: resolver.objects - sinceProgress } satisfies FullVerifyMessage);
-    return { kind: 'done', objects: resolver.objects, inflatedBytes: resolver.inflatedBytes };
+    return { kind: 'done', objects: resolver.objects, inflatedBytes: resolver.inflatedBytes, mismatches: resolver.mismatches };
   } catch (error) {
     return failure(error);
   } finally {
