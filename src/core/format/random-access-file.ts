@@ -21,7 +21,9 @@ export class RandomAccessFile {
   static open(path: string): RandomAccessFile {
     let fd: number;
     try {
-      fd = fs.openSync(path, 'r');
+      // Non-blocking: a FIFO where a pack or idx should be must not wait forever for a writer (it is
+      // rejected below as not a regular file); for regular files the flag changes nothing.
+      fd = fs.openSync(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
     } catch (error) {
       throw fail('io', path, undefined, `cannot open: ${describeIoError(error)}`);
     }
