@@ -6,7 +6,7 @@
  * at, so that each case reaches the check it is about.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -117,14 +117,14 @@ interface CliRun {
 }
 
 /** runCli, but asynchronous so that a case's commands run side by side. */
-function runCliAsync(args: string[]): Promise<CliRun> {
+function runCliAsync(args: string[], timeoutMs = 60_000): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], { cwd: projectRoot, env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1' } });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
     child.on('close', (status) => {
       clearTimeout(timer);
@@ -784,6 +784,31 @@ describe('bad input: .rev', () => {
     rev.writeUInt32BE(idxObjectCount(set.idx), 12 + 7 * 4);
     await check('rev-range', 'model', { set: { ...set, rev }, expect: { code: 'bad-offset', file: 'rev', offset: 12 + 7 * 4 } });
   });
+});
+
+describe('bad input: not regular files', () => {
+  for (const [what, make] of [
+    ['a FIFO', (file: string) => execFileSync('mkfifo', [file])],
+    ['a directory', (file: string) => fs.mkdirSync(file)],
+  ] as const) {
+    for (const victim of ['pack', 'idx'] as const) {
+      test(`${what} where the ${victim} should be`, async () => {
+        const paths = writePackSet(path.join(root, 'cases', `special-${victim}-${what.replace(/ /g, '-')}`), 'pack-special', withoutRev(ofs()));
+        fs.rmSync(paths[victim]);
+        make(paths[victim]);
+        const expected = new PackFormatError('io', paths[victim], undefined, 'not a regular file');
+        // A FIFO must not make the reader wait for a writer that never comes. Were that to regress,
+        // a direct call would block this test process for good, so FIFOs go through the CLI only,
+        // whose runs are killed after a few seconds.
+        if (what !== 'a FIFO') assertPackError(runStages(packFilesFor(paths.pack)).error, { code: 'io', file: paths[victim], offset: null });
+        // stats and objects are pointed at the other, regular, file of the pair.
+        const other = victim === 'pack' ? paths.idx : paths.pack;
+        const commands = [['verify-pack', '-v', '--full', paths.pack], ['stats', '--no-cache', other], ['objects', '--no-cache', other]];
+        const runs = await Promise.all(commands.map((args) => runCliAsync(args, 10_000)));
+        runs.forEach((run, i) => assertCliReports(run, expected, commands[i]![0]!));
+      });
+    }
+  }
 });
 
 describe('bad input: a bug in a verify worker is not blamed on the pack', () => {
