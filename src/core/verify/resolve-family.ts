@@ -15,15 +15,24 @@ const MAX_REPORTED_MISMATCHES = 100_000;
 const MAX_OBJECT_BYTES = Math.min(bufferConstants.MAX_LENGTH, 2 ** 32);
 
 /**
+ * Bases one resolver keeps for children still to come: git's index-pack default per thread
+ * (core.deltaBaseCacheLimit, 96 MiB; git-internals §2.2). Without a bound, a pack of a few KiB
+ * (one long chain of deltas that each copy megabytes) held gigabytes.
+ */
+const MAX_HELD_BASE_BYTES = 96 << 20;
+
+/**
  * Resolves whole delta families the way `git index-pack --verify` does: inflate each root, apply
- * each delta to its base, hash every result and compare it with the idx. Only the bases on the
- * current path of the depth-first walk are held in memory.
+ * each delta to its base, hash every result and compare it with the idx. Only bases on the current
+ * path of the depth-first walk that still have children to make are held, within a budget.
  */
 export class FamilyResolver {
   private readonly fd: number;
   private readonly header = new ObjectHeader();
   inflatedBytes = 0;
   objects = 0;
+  /** Most bytes of bases held at once (bounded by MAX_HELD_BASE_BYTES plus the newest base). */
+  peakHeldBytes = 0;
   /** Objects whose rebuilt id differs from the idx's name for them. */
   readonly mismatches: HashMismatch[] = [];
 
@@ -44,14 +53,20 @@ export class FamilyResolver {
     const { childStart, childList } = this.task;
     const rootData = this.inflateEntry(root);
     this.checkHash(root, rootData);
+    // The path from the root to the current base. A base is dropped once its last child is made,
+    // or, deepest in the stack first, when the bases held pass MAX_HELD_BASE_BYTES; rebuildBase
+    // makes a dropped one again if a child still needs it (git-internals §2.3, prune_base_data).
     const stackObjects: number[] = [root];
-    const stackData: Buffer[] = [rootData];
+    const stackData: (Buffer | undefined)[] = [rootData];
     const stackNext: number[] = [childStart[root]!];
+    let held = rootData.length;
     while (stackObjects.length > 0) {
       const top = stackObjects.length - 1;
       const parent = stackObjects[top]!;
       const next = stackNext[top]!;
-      if (next >= childStart[parent + 1]!) {
+      const end = childStart[parent + 1]!;
+      if (next >= end) {
+        held -= stackData[top]?.length ?? 0;
         stackObjects.pop();
         stackData.pop();
         stackNext.pop();
@@ -59,20 +74,49 @@ export class FamilyResolver {
       }
       stackNext[top] = next + 1;
       const child = childList[next]!;
-      const delta = this.inflateEntry(child);
-      let result: Buffer;
-      try {
-        result = applyDelta(stackData[top]!, delta, MAX_OBJECT_BYTES);
-      } catch (error) {
-        if (error instanceof DeltaError) throw fail('bad-delta', this.task.packPath, this.task.offset[child], `delta does not apply to its base: ${error.message} (at delta byte ${error.at})`);
-        throw error;
+      let base = stackData[top];
+      if (base === undefined) {
+        base = this.rebuildBase(stackObjects, stackData, top);
+        stackData[top] = base;
+        held += base.length;
+        if (held > this.peakHeldBytes) this.peakHeldBytes = held;
+      }
+      const result = this.applyDeltaOf(child, base);
+      if (next + 1 >= end) {
+        held -= base.length;
+        stackData[top] = undefined;
       }
       this.checkHash(child, result);
       if (childStart[child + 1]! > childStart[child]!) {
         stackObjects.push(child);
         stackData.push(result);
         stackNext.push(childStart[child]!);
+        held += result.length;
+        if (held > this.peakHeldBytes) this.peakHeldBytes = held;
+        for (let level = 0; held > MAX_HELD_BASE_BYTES && level < top + 1; level++) {
+          held -= stackData[level]?.length ?? 0;
+          stackData[level] = undefined;
+        }
       }
+    }
+  }
+
+  /** Makes the base at `level` of the path again, from the nearest base still held below it or the root. */
+  private rebuildBase(objects: number[], data: (Buffer | undefined)[], level: number): Buffer {
+    let from = level - 1;
+    while (from >= 0 && data[from] === undefined) from--;
+    let current = from >= 0 ? data[from]! : this.inflateEntry(objects[0]!);
+    for (let k = Math.max(from, 0) + 1; k <= level; k++) current = this.applyDeltaOf(objects[k]!, current);
+    return current;
+  }
+
+  private applyDeltaOf(n: number, base: Buffer): Buffer {
+    const delta = this.inflateEntry(n);
+    try {
+      return applyDelta(base, delta, MAX_OBJECT_BYTES);
+    } catch (error) {
+      if (error instanceof DeltaError) throw fail('bad-delta', this.task.packPath, this.task.offset[n], `delta does not apply to its base: ${error.message} (at delta byte ${error.at})`);
+      throw error;
     }
   }
 
