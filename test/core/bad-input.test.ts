@@ -786,6 +786,58 @@ describe('bad input: .rev', () => {
   });
 });
 
+describe('bad input: families whose bases would need gigabytes', () => {
+  /**
+   * X0 is SIZE zero bytes; each X(i) is a delta on X(i-1) that inserts an 8-byte tag and copies the
+   * rest: a few bytes each in the pack, SIZE bytes each in memory. With `leaves`, every X(i) also
+   * gets a delta child L(i) written after the whole chain, so that X(i) is still needed after X(i+1).
+   */
+  function chainPack(count: number, size: number, leaves: boolean): PackParts {
+    const zeros = Buffer.alloc(size);
+    const entries: PackEntry[] = [{ oid: objectId(OBJ_BLOB, zeros), type: OBJ_BLOB, size, data: zlib(zeros) }];
+    const tagged = (tag: string, base: number): PackEntry => {
+      const payload = deltaPayload(size, size, Buffer.concat([insertInstruction(Buffer.from(tag)), copyInstruction(8, size - 8)]));
+      return { oid: objectId(OBJ_BLOB, Buffer.concat([Buffer.from(tag), zeros.subarray(8)])), type: OBJ_OFS_DELTA, size: payload.length, base, data: zlib(payload) };
+    };
+    for (let i = 1; i <= count; i++) entries.push(tagged(`X${String(i).padStart(7, '0')}`, i - 1));
+    if (leaves) for (let i = 0; i < count; i++) entries.push(tagged(`L${String(i).padStart(7, '0')}`, i));
+    return handmade(entries);
+  }
+
+  function resolveAll(paths: PackPaths): { objects: number; peakHeldBytes: number } {
+    const model = buildPackModel(packFilesFor(paths.pack));
+    const task = familyTask(model);
+    const resolver = new FamilyResolver(task);
+    try {
+      for (const root of task.roots) resolver.resolveFamily(root);
+      assert.deepEqual(resolver.mismatches, []);
+      return { objects: resolver.objects, peakHeldBytes: resolver.peakHeldBytes };
+    } finally {
+      resolver.close();
+    }
+  }
+
+  test('a chain of 300 one-MiB deltas holds one base at a time', () => {
+    const parts = chainPack(300, 1 << 20, false);
+    const paths = writePackSet(path.join(root, 'cases', 'chain-bomb'), 'pack-chain', assemble(parts));
+    assert.ok(fs.statSync(paths.pack).size < 20_000);
+    const { objects, peakHeldBytes } = resolveAll(paths);
+    assert.equal(objects, 301);
+    assert.ok(peakHeldBytes <= 2 << 20, `held ${peakHeldBytes} bytes of bases at once`);
+  });
+
+  test('a comb of 40 four-MiB deltas, each base still needed later, stays within the base budget and verifies', async () => {
+    const parts = chainPack(40, 4 << 20, true);
+    const paths = writePackSet(path.join(root, 'cases', 'comb-bomb'), 'pack-comb', assemble(parts));
+    const { objects, peakHeldBytes } = resolveAll(paths);
+    assert.equal(objects, 81);
+    // 160 MiB of bases would be pending at the deepest point; the budget is git's 96 MiB, plus the newest.
+    assert.ok(peakHeldBytes <= (96 << 20) + (4 << 20), `held ${peakHeldBytes} bytes of bases at once`);
+    const run = await runCliAsync(['verify-pack', '--full', '--threads', '1', paths.pack]);
+    assert.deepEqual(run, { status: 0, stdout: '', stderr: '' });
+  });
+});
+
 describe('bad input: not regular files', () => {
   for (const [what, make] of [
     ['a FIFO', (file: string) => execFileSync('mkfifo', [file])],
