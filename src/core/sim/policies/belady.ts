@@ -1,5 +1,5 @@
 import type { DeltaBaseCache } from '../cache-policy.ts';
-import { IndexedMinHeap } from '../indexed-heap.ts';
+import { TimeBuckets } from '../time-buckets.ts';
 
 /**
  * Offline furthest-next-use (Belady's MIN) on Git's read path: over the limit, evict the entry
@@ -8,13 +8,19 @@ import { IndexedMinHeap } from '../indexed-heap.ts';
  * reference bound, not a proven optimum.
  */
 export class BeladyCache implements DeltaBaseCache {
-  /** Cached entries keyed by −(next use): the smallest key is the furthest use. */
-  private readonly cached: IndexedMinHeap;
+  /**
+   * Cached entries filed under their next use (a read index; `reads.length` stands for never):
+   * the latest non-empty time holds the furthest uses.
+   */
+  private readonly cached: TimeBuckets;
   /** Uses of each id: reads (indices) whose chain contains it, ascending, as a CSR table. */
   private readonly useStart: Uint32Array;
   private readonly useList: Uint32Array;
   private readonly useCursor: Uint32Array;
+  private readonly never: number;
   private now = 0;
+  /** Entries filed under times up to this one have been re-filed after their use passed. */
+  private refreshedThrough = -1;
   usedBytes = 0;
   peakBytes = 0;
   evictions = 0;
@@ -22,11 +28,12 @@ export class BeladyCache implements DeltaBaseCache {
   constructor(
     capacity: number,
     private readonly size: Float64Array,
-    private readonly base: Int32Array,
-    private readonly reads: Int32Array,
+    base: Int32Array,
+    reads: Int32Array,
     private readonly limit: number,
   ) {
-    this.cached = new IndexedMinHeap(capacity);
+    this.never = reads.length;
+    this.cached = new TimeBuckets(capacity, this.never);
     const counts = new Uint32Array(capacity + 1);
     for (let r = 0; r < reads.length; r++) for (let x = reads[r]!; x >= 0; x = base[x]!) counts[x + 1]!++;
     for (let id = 0; id < capacity; id++) counts[id + 1]! += counts[id]!;
@@ -37,24 +44,28 @@ export class BeladyCache implements DeltaBaseCache {
     this.useCursor = counts.slice(0, capacity);
   }
 
-  /**
-   * Keys are "first use after now". Moving to read t changes that only for the members of read t's
-   * chain (their use at t passes), so re-keying those keeps every key exact.
-   */
   beginRead(readIndex: number): void {
     this.now = readIndex;
-    for (let x = this.reads[readIndex]!; x >= 0; x = this.base[x]!) {
-      if (this.cached.has(x)) this.cached.set(x, -this.nextUse(x));
-    }
   }
 
-  /** Index of the first use of `id` after the current read, or Infinity. */
+  /** Index of the first use of `id` after the current read, or `never`. */
   private nextUse(id: number): number {
     const end = this.useStart[id + 1]!;
     let cursor = this.useCursor[id]!;
     while (cursor < end && this.useList[cursor]! <= this.now) cursor++;
     this.useCursor[id] = cursor;
-    return cursor < end ? this.useList[cursor]! : Infinity;
+    return cursor < end ? this.useList[cursor]! : this.never;
+  }
+
+  /**
+   * An entry's time goes stale only when its use passes. Before choosing a victim, re-file every
+   * entry filed under a time that has passed; each time is visited once over the whole replay.
+   */
+  private refreshPassedUses(): void {
+    for (let time = this.refreshedThrough + 1; time <= this.now; time++) {
+      for (let id = this.cached.first(time); id >= 0; id = this.cached.first(time)) this.cached.set(id, this.nextUse(id));
+    }
+    this.refreshedThrough = this.now;
   }
 
   serveTopLevel(id: number): boolean {
@@ -71,13 +82,15 @@ export class BeladyCache implements DeltaBaseCache {
   add(id: number): void {
     if (this.cached.has(id)) return;
     this.usedBytes += this.size[id]!;
+    if (this.usedBytes > this.limit) this.refreshPassedUses();
     while (this.usedBytes > this.limit && this.cached.size > 0) {
-      const victim = this.cached.peek();
+      const victim = this.cached.first(this.cached.latest());
       this.cached.remove(victim);
       this.usedBytes -= this.size[victim]!;
       this.evictions++;
     }
-    this.cached.set(id, -this.nextUse(id));
+    // nextUse is after now, hence after every time already refreshed.
+    this.cached.set(id, this.nextUse(id));
     if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
   }
 }
