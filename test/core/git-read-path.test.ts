@@ -8,17 +8,16 @@ import { GitLruCache } from '../../src/core/sim/policies/git-lru.ts';
 import { simObjectsFrom } from '../../src/core/sim/sim-objects.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
 import { buildInflateCounter, countingEnv, readInflateCount } from '../support/inflate-counter.ts';
-import { writePack, type EntrySpec } from '../support/pack-writer.ts';
+import { blobId, writeChosenPack, type ChosenEntry } from '../support/chosen-delta-pack.ts';
 
 /** A repository whose only pack is `entries`, indexed by git itself. */
-function repositoryWithPack(sandbox: GitSandbox, name: string, entries: EntrySpec[]): { repo: string; packPath: string; oids: string[] } {
+function repositoryWithPack(sandbox: GitSandbox, name: string, entries: ChosenEntry[]): { repo: string; packPath: string; oids: string[] } {
   const repo = sandbox.init(name);
-  const written = writePack(entries);
   const packDir = path.join(repo, '.git', 'objects', 'pack');
   const packPath = path.join(packDir, 'pack-test.pack');
-  fs.writeFileSync(packPath, written.pack);
+  fs.writeFileSync(packPath, writeChosenPack(entries));
   sandbox.git(packDir, ['index-pack', 'pack-test.pack']);
-  return { repo, packPath, oids: written.oids };
+  return { repo, packPath, oids: entries.map((entry) => blobId(entry.content).toString('hex')) };
 }
 
 interface GitRun {
@@ -58,18 +57,19 @@ test('the behavioural tests T1–T7 of git-internals §1.6, against real git', (
   const A = text('a quick brown fox ', 1000);
   const B = text('jumps over the lazy dog ', 1000);
   const C = text('pack delta chain base ', 1000);
-  const entries: EntrySpec[] = [
-    { kind: 'blob', content: A },
-    { kind: 'blob', content: B },
-    { kind: 'blob', content: C },
-    { kind: 'delta', base: 0, content: Buffer.concat([A.subarray(0, 990), Buffer.from('A1 changed!!')]) },
-    { kind: 'delta', base: 1, content: Buffer.concat([B.subarray(0, 990), Buffer.from('B1 changed!!')]) },
-    { kind: 'delta', base: 2, content: Buffer.concat([C.subarray(0, 990), Buffer.from('C1 changed!!')]) },
+  const entries: ChosenEntry[] = [
+    { content: A },
+    { content: B },
+    { content: C },
+    { base: 0, content: Buffer.concat([A.subarray(0, 990), Buffer.from('A1 changed!!')]) },
+    { base: 1, content: Buffer.concat([B.subarray(0, 990), Buffer.from('B1 changed!!')]) },
+    { base: 2, content: Buffer.concat([C.subarray(0, 990), Buffer.from('C1 changed!!')]) },
   ];
-  entries.push({ kind: 'delta', base: 3, content: Buffer.concat([entries[3]!.content.subarray(0, 995), Buffer.from('A2 again')]) });
+  entries.push({ base: 3, content: Buffer.concat([entries[3]!.content.subarray(0, 995), Buffer.from('A2 again')]) });
   const { repo, packPath, oids } = repositoryWithPack(sandbox, 'repo', entries);
   const [a, b, c, a1, b1, c1, a2] = oids as [string, string, string, string, string, string, string];
-  const offsetOf = new Map(oids.map((oid, i) => [oid, writePack(entries).offsets[i]!]));
+  const model = buildPackModel(packFilesFor(packPath));
+  const offsetOf = new Map(oids.map((oid) => [oid, model.columns.offset[model.findHex(oid)]!]));
 
   const table: [string, number, string[], string[]][] = [
     ['T1', 2500, [a1, b1, c1, a, b, c], [a1, b1, c1, a]],
@@ -115,15 +115,15 @@ test('random packs, reads and limits: predicted trace lines equal git\'s, inflat
   for (let trial = 0; trial < 24; trial++) {
     const random = seeded(1000 + trial);
     const count = 3 + Math.floor(random() * 38);
-    const entries: EntrySpec[] = [];
+    const entries: ChosenEntry[] = [];
     for (let i = 0; i < count; i++) {
       if (i === 0 || random() < 0.3) {
-        entries.push({ kind: 'blob', content: text(`object ${i} ${random()} `, 200 + Math.floor(random() * 3000)) });
+        entries.push({ content: text(`object ${i} ${random()} `, 200 + Math.floor(random() * 3000)) });
       } else {
         const base = Math.floor(random() * i);
         const baseContent = entries[base]!.content;
         const content = Buffer.concat([baseContent.subarray(0, Math.floor(baseContent.length * (0.5 + random() / 2))), Buffer.from(`delta ${i} of ${base} ${random()}`)]);
-        entries.push({ kind: 'delta', base, content, ref: random() < 0.3 });
+        entries.push({ base, content, ref: random() < 0.3 });
       }
     }
     const { repo, packPath, oids } = repositoryWithPack(sandbox, `repo-${trial}`, entries);
