@@ -124,7 +124,7 @@ export function parseMidxLayer(file: string, bytes: Buffer, expectedBaseLayers: 
   const packNames = bytes.toString('latin1', pnam.start, pnam.end).split('\0').filter((name) => name !== '');
   if (packNames.length !== packCount) throw fail('bad-header', file, pnam.start, `PNAM names ${packNames.length} packs, the header says ${packCount}`);
   for (const name of packNames) {
-    if (name.includes('/') || name.includes('\\') || name === '..') throw fail('bad-header', file, pnam.start, `pack name "${name}" is not a plain file name`);
+    if (name.includes('/') || name.includes('\\') || name === '..') throw fail('bad-header', file, pnam.start, `pack name "${name.replace(/[^\x20-\x7e]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}" is not a plain file name`);
   }
   const oidf = need(CHUNK_OIDF);
   if (oidf.end - oidf.start !== 1024) throw fail('bad-header', file, oidf.start, 'OIDF chunk is not 256 fan-out entries');
@@ -163,8 +163,10 @@ function readU64(file: string, bytes: Buffer, at: number): number {
   return high * 0x100000000 + bytes.readUInt32BE(at + 4);
 }
 
+/** The chunk id as its four letters, or in hex when they are not printable (errors are one line). */
 function chunkName(id: number): string {
-  return String.fromCharCode((id >>> 24) & 255, (id >>> 16) & 255, (id >>> 8) & 255, id & 255);
+  const name = String.fromCharCode((id >>> 24) & 255, (id >>> 16) & 255, (id >>> 8) & 255, id & 255);
+  return /^[\x20-\x7e]{4}$/.test(name) ? name : `0x${(id >>> 0).toString(16).padStart(8, '0')}`;
 }
 
 /**
