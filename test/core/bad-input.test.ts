@@ -11,13 +11,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PackFormatError, type PackErrorCode } from '../../src/core/errors.ts';
+import { loadMultiPackIndex } from '../../src/core/format/midx.ts';
 import { buildPackModel, packFilesFor, packOrder, loadIdx } from '../../src/core/model/build-pack-model.ts';
 import type { PackFiles, PackModel } from '../../src/core/model/pack-model.ts';
 import { verifyChecksums } from '../../src/core/verify/checksums.ts';
 import { checksumsInWorker, verifyFull } from '../../src/core/verify/full-verify.ts';
 import { FamilyResolver } from '../../src/core/verify/resolve-family.ts';
 import { familyTask, resolveFamilies } from '../support/family-task.ts';
-import { buildFixturePacks, type FixturePacks } from '../support/fixture-packs.ts';
+import { buildFixturePacks, buildMidxPackDir, type FixturePacks } from '../support/fixture-packs.ts';
 import { cliPath, projectRoot, tempDir } from '../support/git.ts';
 import {
   assemble,
@@ -228,7 +229,7 @@ function firstOfType(parts: PackParts, type: number, from = 0): number {
 
 const HELLO = Buffer.from('hello, world\n');
 
-/** A tiny pack: one blob, then whatever entries follow (indices in `entries` are pack order). */
+/** A pack of hand-built entries (indices in `entries`, as OFS bases name them, are pack order). */
 function handmade(entries: PackEntry[]): PackParts {
   return { hash: 'sha1', version: 2, entries };
 }
@@ -835,6 +836,53 @@ describe('bad input: families whose bases would need gigabytes', () => {
     assert.ok(peakHeldBytes <= (96 << 20) + (4 << 20), `held ${peakHeldBytes} bytes of bases at once`);
     const run = await runCliAsync(['verify-pack', '--full', '--threads', '1', paths.pack]);
     assert.deepEqual(run, { status: 0, stdout: '', stderr: '' });
+  });
+});
+
+describe('bad input: multi-pack-index', () => {
+  /** A MIDX git wrote, damaged by `damage`, in a repository of its own; returns its pack directory. */
+  function damagedMidx(name: string, damage: (midx: Buffer) => void): string {
+    const { packDir } = buildMidxPackDir(path.join(root, 'cases', name));
+    const file = path.join(packDir, 'multi-pack-index');
+    const bytes = fs.readFileSync(file);
+    damage(bytes);
+    fs.writeFileSync(file, bytes);
+    return packDir;
+  }
+
+  /** Offset of a chunk (by its four-letter id) in a MIDX's chunk table (§6.4). */
+  function chunkStart(midx: Buffer, id: string): number {
+    for (let at = 12; at < 12 + midx[6]! * 12; at += 12) if (midx.toString('latin1', at, at + 4) === id) return Number(midx.readBigUInt64BE(at + 4));
+    throw new Error(`no ${id} chunk`);
+  }
+
+  test('a chunk id made of control characters is named in hex, on one line', async () => {
+    const packDir = damagedMidx('midx-chunk-id', (midx) => {
+      midx.writeUInt32BE(0x00000a00, 12);
+      midx.writeUInt32BE(0x00000a00, 16);
+    });
+    const file = path.join(packDir, 'multi-pack-index');
+    assert.throws(() => loadMultiPackIndex(packDir), (error) => {
+      assertPackError(error, { code: 'bad-offset', file, offset: 12 });
+      assert.match(error.detail, /^chunk 0x00000a00 spans /);
+      return true;
+    });
+    const run = await runCliAsync(['objects', '--no-cache', path.dirname(path.dirname(packDir))]);
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /^packscope: [^\n]*: offset 12: chunk 0x00000a00 spans [^\n]*\n$/);
+  });
+
+  test('a pack name with a slash and a newline is quoted with escapes', () => {
+    let pnam = 0;
+    const packDir = damagedMidx('midx-pack-name', (midx) => {
+      pnam = chunkStart(midx, 'PNAM');
+      midx.write('a/\nb', pnam, 'latin1');
+    });
+    assert.throws(() => loadMultiPackIndex(packDir), (error) => {
+      assertPackError(error, { code: 'bad-header', file: path.join(packDir, 'multi-pack-index'), offset: pnam });
+      assert.match(error.detail, /^pack name "a\/\\x0ab[^"]*" is not a plain file name$/);
+      return true;
+    });
   });
 });
 
