@@ -22,8 +22,11 @@ export interface FullVerifyReport {
  * compared with the idx, as `git index-pack --verify` does. Families are dealt to worker threads,
  * balanced by their bytes in the pack.
  */
-export async function verifyFull(model: PackModel, options: FullVerifyOptions): Promise<FullVerifyReport> {
-  const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), 64));
+/**
+ * What every worker needs besides its roots: the columns as plain arrays, the children as one
+ * adjacency list, and the idx names. Built once; the workers share it.
+ */
+export function buildFamilyTask(model: PackModel, roots: Uint32Array): FullVerifyTask {
   const count = model.count;
   const c = model.columns;
   const size = new Float64Array(count);
@@ -33,13 +36,37 @@ export async function verifyFull(model: PackModel, options: FullVerifyOptions): 
     diskSize[n] = c.diskSize.get(n);
   }
   const childStart = new Uint32Array(count + 1);
-  const childrenOf = model.children.bind(model);
-  for (let n = 0; n < count; n++) childStart[n + 1] = childStart[n]! + childrenOf(n).length;
+  for (let n = 0; n < count; n++) childStart[n + 1] = childStart[n]! + model.children(n).length;
   const childList = new Uint32Array(childStart[count]!);
-  for (let n = 0; n < count; n++) childList.set(childrenOf(n), childStart[n]!);
+  for (let n = 0; n < count; n++) childList.set(model.children(n), childStart[n]!);
+  const hashSize = model.hash.size;
+  const names = new Uint8Array(count * hashSize);
+  for (let n = 0; n < count; n++) names.set(model.index.oidBytes(n), n * hashSize);
+  return {
+    kind: 'families',
+    packPath: model.files.pack,
+    hashName: model.hash.name,
+    hashSize,
+    names,
+    offset: c.offset,
+    inPackType: c.inPackType,
+    type: c.type,
+    size,
+    diskSize,
+    childStart,
+    childList,
+    roots,
+  };
+}
+
+export async function verifyFull(model: PackModel, options: FullVerifyOptions): Promise<FullVerifyReport> {
+  const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), 64));
+  const count = model.count;
+  const c = model.columns;
+  const shared = buildFamilyTask(model, new Uint32Array(0));
 
   const familyBytes = new Float64Array(count);
-  for (let n = 0; n < count; n++) familyBytes[model.rootOf(n)]! += diskSize[n]!;
+  for (let n = 0; n < count; n++) familyBytes[model.rootOf(n)]! += shared.diskSize[n]!;
   const roots: number[] = [];
   for (let n = 0; n < count; n++) if (c.base[n]! < 0) roots.push(n);
   roots.sort((a, b) => familyBytes[b]! - familyBytes[a]!);
@@ -54,30 +81,12 @@ export async function verifyFull(model: PackModel, options: FullVerifyOptions): 
   // Within a share, pack order keeps each worker's reads mostly forward.
   for (const share of shares) share.sort((a, b) => c.offset[a]! - c.offset[b]!);
 
-  const hashSize = model.hash.size;
-  const names = new Uint8Array(count * hashSize);
-  for (let n = 0; n < count; n++) names.set(model.index.oidBytes(n), n * hashSize);
-
   let done = 0;
   const results = await Promise.all(
     shares.map(
       (share) =>
         new Promise<FullVerifyMessage>((resolve, reject) => {
-          const task: FullVerifyTask = {
-            kind: 'families',
-            packPath: model.files.pack,
-            hashName: model.hash.name,
-            hashSize,
-            names,
-            offset: c.offset,
-            inPackType: c.inPackType,
-            type: c.type,
-            size,
-            diskSize,
-            childStart,
-            childList,
-            roots: Uint32Array.from(share),
-          };
+          const task: FullVerifyTask = { ...shared, roots: Uint32Array.from(share) };
           const worker = new Worker(options.workerScript, { workerData: task });
           worker.on('message', (message: FullVerifyMessage) => {
             if (message.kind === 'progress') {
