@@ -44,7 +44,8 @@ options:
   --runs N          best of N for every cheap measurement (default 3); git verify-pack runs
                     once when its first run takes over 10 s
   --json            print the results as JSON on stdout (the table then goes to stderr);
-                    with npm, use npm run -s bench -- --json so npm's banner stays off stdout
+                    for clean JSON run node --import tsx bench/pack-engine.bench.ts --json
+                    (npm run bench prints npm's banner and runs bench/sim.bench.ts first)
   --profile         always add --cpu-prof summaries (self time per function, mapped to src/)
                     of the measured work; by default only for the figures that miss a target
   --no-profile      never profile
