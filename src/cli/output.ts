@@ -1,23 +1,3 @@
-/** Writes large outputs in chunks; stdout to a file or pipe is synchronous on Linux. */
-export class ChunkedWriter {
-  private parts: string[] = [];
-  private length = 0;
-  constructor(private readonly stream: NodeJS.WritableStream = process.stdout) {}
-
-  line(text: string): void {
-    this.parts.push(text, '\n');
-    this.length += text.length + 1;
-    if (this.length >= 1 << 20) this.flush();
-  }
-
-  flush(): void {
-    if (this.parts.length === 0) return;
-    this.stream.write(this.parts.join(''));
-    this.parts = [];
-    this.length = 0;
-  }
-}
-
 export function writeJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }

@@ -383,4 +383,3 @@ function resolveChains(packFile: string, index: PackIndex, inPackType: Uint8Arra
   return { type, depth };
 }
 
-export { PackFormatError };

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fail } from '../errors.ts';
-import { hashAlgorithmByName, SHA1, type HashAlgorithm } from '../format/hash-algorithm.ts';
+import { hashAlgorithmByName, type HashAlgorithm } from '../format/hash-algorithm.ts';
 import { parseGitConfig } from './git-config.ts';
 
 /** A repository found on disk (git's setup_git_directory, reduced to what reading packs needs). */
@@ -107,4 +107,3 @@ export function hashAlgorithmNear(file: string): HashAlgorithm | undefined {
   }
 }
 
-export { SHA1 };
