@@ -73,7 +73,8 @@ function findPack(gitDir: string): string | undefined {
 }
 
 export function generatedPack(history: BenchHistoryOptions, log: (line: string) => void): GeneratedPack {
-  const generatorSource = fs.readFileSync(path.join(__dirname, 'history.ts'));
+  // The generator and the seeded generator it draws from: either changing changes the history.
+  const generatorSource = Buffer.concat([fs.readFileSync(path.join(__dirname, 'history.ts')), fs.readFileSync(path.join(projectRoot, 'test', 'support', 'seeded-random.ts'))]);
   const parameters = {
     generator: 'bench/history.ts writeHistoryStream',
     generatorSha1: createHash('sha1').update(generatorSource).digest('hex'),

@@ -7,6 +7,7 @@
  * deletions limited to paths that exist in the parent commit.
  */
 import * as fs from 'node:fs';
+import { SeededRandom } from '../test/support/seeded-random.ts';
 
 export interface BenchHistoryOptions {
   commits: number;
@@ -35,35 +36,15 @@ const WORDS = (
   'buffer reader writer varint copy insert target source result option config remote branch merge'
 ).split(' ');
 
-class Random {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0 || 1;
-  }
-  next(): number {
-    let x = this.state;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.state = x >>> 0;
-    return this.state / 0x100000000;
-  }
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
+class Random extends SeededRandom {
   word(): string {
-    return WORDS[this.int(WORDS.length)]!;
+    return this.pick(WORDS);
   }
   line(): string {
     const n = 3 + this.int(9);
     let text = this.word();
     for (let i = 1; i < n; i++) text += ` ${this.word()}`;
     return text;
-  }
-  bytes(n: number): Buffer {
-    const out = Buffer.allocUnsafe(n);
-    for (let i = 0; i < n; i++) out[i] = this.int(256);
-    return out;
   }
 }
 

@@ -9,6 +9,7 @@ import { simObjectsFrom } from '../../src/core/sim/sim-objects.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
 import { buildInflateCounter, countingEnv, readInflateCount } from '../support/inflate-counter.ts';
 import { blobId, writeChosenPack, type ChosenEntry } from '../support/chosen-delta-pack.ts';
+import { SeededRandom } from '../support/seeded-random.ts';
 
 /** A repository whose only pack is `entries`, indexed by git itself. */
 function repositoryWithPack(sandbox: GitSandbox, name: string, entries: ChosenEntry[]): { repo: string; packPath: string; oids: string[] } {
@@ -98,22 +99,13 @@ test('the behavioural tests T1–T7 of git-internals §1.6, against real git', (
   assert.equal(predict(packPath, [a2, a1, a], 96 << 20).inflations, 3);
 });
 
-/** A seeded generator, so that a failure names a reproducible case. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x100000000;
-  };
-}
 
 test('random packs, reads and limits: predicted trace lines equal git\'s, inflations differ by a constant', (t) => {
   const sandbox = new GitSandbox(tempDir(t));
   const shim = buildInflateCounter(sandbox.root);
   for (let trial = 0; trial < 24; trial++) {
-    const random = seeded(1000 + trial);
+    const generator = new SeededRandom(1000 + trial);
+    const random = (): number => generator.next();
     const count = 3 + Math.floor(random() * 38);
     const entries: ChosenEntry[] = [];
     for (let i = 0; i < count; i++) {

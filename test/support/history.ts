@@ -4,6 +4,7 @@
  * (long delta chains), renames, deletions, binary files that change in place, and merges of
  * nothing fancy. A seeded generator makes every run produce the same objects.
  */
+import { SeededRandom } from './seeded-random.ts';
 
 export interface HistoryOptions {
   commits: number;
@@ -20,37 +21,17 @@ export interface HistoryOptions {
   editsPerCommit?: number;
 }
 
-class Random {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0 || 1;
-  }
-  next(): number {
-    // xorshift32
-    let x = this.state;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.state = x >>> 0;
-    return this.state / 0x100000000;
-  }
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
+const WORDS = ['pack', 'delta', 'chain', 'base', 'cache', 'inflate', 'object', 'tree', 'blob', 'commit', 'offset', 'window', 'depth', 'family', 'limit', 'read'];
+
+class Random extends SeededRandom {
   word(): string {
-    const words = ['pack', 'delta', 'chain', 'base', 'cache', 'inflate', 'object', 'tree', 'blob', 'commit', 'offset', 'window', 'depth', 'family', 'limit', 'read'];
-    return words[this.int(words.length)]!;
+    return this.pick(WORDS);
   }
   line(): string {
     const n = 3 + this.int(8);
     const parts: string[] = [];
     for (let i = 0; i < n; i++) parts.push(this.word());
     return parts.join(' ');
-  }
-  bytes(n: number): Buffer {
-    const out = Buffer.allocUnsafe(n);
-    for (let i = 0; i < n; i++) out[i] = this.int(256);
-    return out;
   }
 }
 
