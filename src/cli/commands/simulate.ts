@@ -52,6 +52,17 @@ export function runSimulate(argv: string[], progress: Progress): number {
     `evictions           ${result.evictions}`,
     `peak cache bytes    ${result.peakCacheBytes}`,
   ];
+  // Policy-specific counts (libgit2's flushes, the object cache's buckets scanned, …).
+  const standard = new Set(['policy', 'limit', 'referenceBound', 'reads', 'logged', 'inflations', 'deltaApplications', 'inflatedBytes', 'evictions', 'peakCacheBytes', 'seconds']);
+  const extras = (record: object, prefix: string): void => {
+    for (const [key, value] of Object.entries(record)) {
+      if (standard.has(key) && prefix === '') continue;
+      const label = `${prefix}${key}`;
+      if (typeof value === 'number') lines.push(`${label.padEnd(Math.max(20, label.length + 2))}${value}`);
+      else if (value && typeof value === 'object') extras(value, `${prefix}${key}.`);
+    }
+  };
+  extras(result, '');
   const recorded = loaded.log.metadata;
   if (recorded?.mode === 'passive' && recorded.cacheLimit !== result.limit) {
     lines.push(`note: a passive recording (made at ${formatLimit(recorded.cacheLimit)}) is exact only at that limit; record with --exact`);
