@@ -38,8 +38,17 @@ export interface LoadOptions extends CacheOptions {
 export function loadRecording(file: string, options: LoadOptions, progress: Progress): LoadedRecording {
   if (!fs.existsSync(file)) throw fail('io', file, undefined, 'no such recording or trace file');
   const log = progress.track(`Parsing ${path.basename(file)}`, (onProgress) => parseTraceFile(file, onProgress));
+  if (log.readPack.length === 0) warn(`no pack reads in ${file} (is it a GIT_TRACE_PACK_ACCESS file or a recording?)`);
   const where = options.repository ?? log.metadata?.cwd ?? process.cwd();
-  const repository = discoverRepository(where);
+  let repository: ReturnType<typeof discoverRepository>;
+  try {
+    repository = discoverRepository(where);
+  } catch (error) {
+    if (options.repository === undefined && log.metadata) {
+      throw fail('not-a-repository', file, undefined, `the repository it was recorded in (${where}) is gone; name one with -C DIR`);
+    }
+    throw error;
+  }
   const store = new Store(repository, modelStoreFor(options, repository));
   const resolved = progress.track('Reading packs', () => resolveReads(log, store));
   for (const unknown of resolved.unknownPacks) warn(`${unknown.reads} reads of ${unknown.path} left out: ${unknown.reason}`);

@@ -47,6 +47,10 @@ export function runLocality(argv: string[], progress: Progress): number {
     writeJson({ schema: 'packscope.locality/1', recording: recordingSummary(loaded), pageCache: { cacheMiB, readaheadKiB }, packs });
     return 0;
   }
+  if (packs.length === 0) {
+    process.stdout.write('No pack reads to measure.\n');
+    return 0;
+  }
   const lines: string[] = [];
   for (const p of packs) {
     lines.push(p.pack);

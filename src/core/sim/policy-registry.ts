@@ -38,6 +38,9 @@ export const POLICY_HELP = `policies:
                            buckets in hash order) in front of its 16m pack cache; the limit is the object cache's size
   belady                   offline furthest-next-use: a reference bound (not a proven optimum with variable sizes)`;
 
+/** The policy specs parsePolicy takes, as shown in errors. */
+export const POLICY_NAMES = ['git', 'git-legacy[:SEED]', 'separate-blob-lru', 'admit-max:SIZE', 'keep-on-hit', 'gdsf', 'libgit2', 'libgit2-objcache:evict8|scaled', 'belady'];
+
 /** Parses a policy spec such as `git`, `admit-max:1m` or `git-legacy:0x5555`. */
 export function parsePolicy(spec: string): PolicyRunner {
   const [kind, argument] = spec.split(/:(.*)/s) as [string, string | undefined];
@@ -75,7 +78,7 @@ export function parsePolicy(spec: string): PolicyRunner {
     case 'belady':
       return onGitReadPath(spec, 'furthest next use (reference bound)', (o, reads, limit) => new BeladyCache(o.count, o.size, o.base, reads, limit), true);
     default:
-      throw fail('usage', undefined, undefined, `unknown policy "${spec}"\n${POLICY_HELP}`);
+      throw fail('usage', undefined, undefined, `unknown policy "${spec}" (known: ${POLICY_NAMES.join(', ')}; see packscope simulate --help)`);
   }
 }
 
