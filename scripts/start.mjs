@@ -9,5 +9,5 @@ const target = path.resolve(process.argv[2] ?? root);
 const cli = path.join(root, 'dist', 'cli.js');
 console.log(`PackScope on ${target}\n`);
 const result = spawnSync(process.execPath, [cli, 'stats', target], { stdio: 'inherit' });
-console.log(`\nMore: npx packscope --help   (verify-pack, stats, object, objects; --json for machines)`);
+console.log(`\nMore: npx packscope --help   (verify-pack, stats, object, objects, record, simulate, sweep, locality, index-pack-sim; --json for machines)`);
 process.exit(result.status ?? 1);
