@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
+import { encodeDeltaSize, encodeEntryHeader, encodeOfsDistance } from './pack-surgery.ts';
 
 const OBJ_BLOB = 3;
 const OBJ_OFS_DELTA = 6;
@@ -20,50 +21,12 @@ export function blobId(content: Buffer): Buffer {
   return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest();
 }
 
-/** Delta-header varint: little-endian 7-bit groups (§6.1). */
-function sizeVarint(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let byte = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) byte |= 0x80;
-    out.push(byte);
-  } while (n > 0);
-  return out;
-}
-
-/** Entry header: type and size, size little-endian starting with 4 bits (§6.1). */
-function entryHeader(type: number, size: number): number[] {
-  const out: number[] = [];
-  let byte = (type << 4) | (size % 16);
-  let rest = Math.floor(size / 16);
-  while (rest > 0) {
-    out.push(byte | 0x80);
-    byte = rest % 128;
-    rest = Math.floor(rest / 128);
-  }
-  out.push(byte);
-  return out;
-}
-
-/** OFS_DELTA distance: big-endian 7-bit groups with +1 per continuation (§6.1 writer). */
-function ofsDistance(distance: number): number[] {
-  const out = [distance % 128];
-  let rest = Math.floor(distance / 128);
-  while (rest > 0) {
-    rest -= 1;
-    out.unshift(0x80 | rest % 128);
-    rest = Math.floor(rest / 128);
-  }
-  return out;
-}
-
 /** A delta from `base` to `result`: copy the common prefix, insert the rest (§6.1 ops). */
 export function prefixDelta(base: Buffer, result: Buffer): Buffer {
   let common = 0;
   const most = Math.min(base.length, result.length, 0xffffff);
   while (common < most && base[common] === result[common]) common++;
-  const ops: number[] = [...sizeVarint(base.length), ...sizeVarint(result.length)];
+  const ops: number[] = [...encodeDeltaSize(base.length), ...encodeDeltaSize(result.length)];
   if (common > 0) ops.push(0x80 | 0x10 | 0x20 | 0x40, common & 0xff, (common >> 8) & 0xff, (common >> 16) & 0xff);
   for (let at = common; at < result.length; at += 127) {
     const piece = result.subarray(at, Math.min(result.length, at + 127));
@@ -85,7 +48,7 @@ export function writeChosenPack(entries: ChosenEntry[]): Buffer {
     offsets.push(position);
     let bytes: Buffer;
     if (!('base' in entry)) {
-      bytes = Buffer.concat([Buffer.from(entryHeader(OBJ_BLOB, entry.content.length)), deflateSync(entry.content)]);
+      bytes = Buffer.concat([encodeEntryHeader(OBJ_BLOB, entry.content.length), deflateSync(entry.content)]);
     } else {
       const base = entries[entry.base];
       if (!base) throw new Error(`entry ${k}: no entry ${entry.base} to be its base`);
@@ -95,9 +58,9 @@ export function writeChosenPack(entries: ChosenEntry[]): Buffer {
         reference = blobId(base.content);
       } else {
         if (entry.base >= k) throw new Error(`entry ${k}: an OFS_DELTA base must come earlier in the pack`);
-        reference = Buffer.from(ofsDistance(position - offsets[entry.base]!));
+        reference = encodeOfsDistance(position - offsets[entry.base]!);
       }
-      bytes = Buffer.concat([Buffer.from(entryHeader(entry.ref ? OBJ_REF_DELTA : OBJ_OFS_DELTA, delta.length)), reference, deflateSync(delta)]);
+      bytes = Buffer.concat([encodeEntryHeader(entry.ref ? OBJ_REF_DELTA : OBJ_OFS_DELTA, delta.length), reference, deflateSync(delta)]);
     }
     parts.push(bytes);
     position += bytes.length;
