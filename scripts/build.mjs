@@ -7,9 +7,12 @@ import { readFileSync } from 'node:fs';
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const watch = process.argv.includes('--watch');
 
-/** Node bundles: the CLI and the worker threads it starts. */
+/** Node bundles: the CLI, the extension, the server, and the worker threads they start. */
 const nodeEntries = {
   cli: 'src/cli/main.ts',
+  extension: 'src/extension/extension.ts',
+  server: 'src/server/server.ts',
+  'model-worker': 'src/server/model-worker.ts',
   'verify-worker': 'src/core/verify/verify-worker.ts',
   'sim-worker': 'src/core/sim/sim-worker.ts',
 };

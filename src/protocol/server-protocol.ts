@@ -1,0 +1,215 @@
+/**
+ * The one protocol between the extension host and the PackScope server (ARCHITECTURE.md, "Processes").
+ * Hovers are plain LSP `textDocument/hover`; everything else is a request or notification defined
+ * here, imported by both sides. Every shape is plain JSON: object ids are lowercase hex, sizes are
+ * bytes, offsets are byte offsets into the .pack file. Requests that may build a pack model accept a
+ * `workDoneToken` (LSP `$/progress`) and honour cancellation.
+ */
+import { NotificationType, RequestType, type WorkDoneProgressParams } from 'vscode-languageserver-protocol';
+
+/** Passed by the client in `initializationOptions` and in `packscope/configure`. */
+export interface ServerSettings {
+  /** Extra repositories (paths inside them) to read besides those found in the workspace folders. */
+  repositories: string[];
+  /** How many directory levels below each workspace folder to look for repositories (0: the folder itself). */
+  scanDepth: number;
+  /** Where persisted pack models are kept; empty: the default cache directory. Never inside a repository. */
+  modelCacheDirectory: string;
+  /** Off: models are rebuilt every time the server starts. */
+  persistModels: boolean;
+  /** Packs above this many objects are indexed only when a view asks for them, never for a hover. */
+  hoverIndexLimit: number;
+}
+
+export const DEFAULT_SERVER_SETTINGS: ServerSettings = {
+  repositories: [],
+  scanDepth: 1,
+  modelCacheDirectory: '',
+  persistModels: true,
+  hoverIndexLimit: 5_000_000,
+};
+
+export interface InitializationOptions {
+  settings: ServerSettings;
+}
+
+/** A pack as listed before its model is built: what the idx and the file system tell cheaply. */
+export interface PackListing {
+  /** Identifies the pack in later requests: the absolute path of the .pack file. */
+  pack: string;
+  /** `pack-<checksum>.pack`. */
+  name: string;
+  /** The objects directory (differs from the repository's own for packs of an alternate). */
+  objectsDir: string;
+  local: boolean;
+  /** From the idx header; undefined when the idx cannot be read (see `error`). */
+  objects?: number;
+  packFileBytes?: number;
+  /** Present once the model is loaded (in this server, or persisted). */
+  summary?: PackSummary;
+  /** Why this pack cannot be read: a PackFormatError's message, naming the file and offset. */
+  error?: string;
+}
+
+export interface RepositoryListing {
+  /** Identifies the repository: the absolute path of its common git directory. */
+  id: string;
+  /** A short name for the view: the work tree's folder name, or the git directory's. */
+  name: string;
+  workTree?: string;
+  gitDir: string;
+  objectFormat: string;
+  /** The workspace folder it was found in, when any. */
+  workspaceFolder?: string;
+  packs: PackListing[];
+  /** Loose objects are not PackScope's subject; the count tells the user they exist. */
+  error?: string;
+}
+
+export interface ListRepositoriesResult {
+  repositories: RepositoryListing[];
+}
+
+/** A pack's model, summarised for the Summary node and the pack's description. */
+export interface PackSummary {
+  objects: number;
+  byType: { commit: number; tree: number; blob: number; tag: number };
+  deltas: { ofs: number; ref: number };
+  /** depthHistogram[d] = objects at depth d; [0] counts non-deltas. */
+  depthHistogram: number[];
+  maxDepth: number;
+  meanDepth: number;
+  bytes: { inflated: number; onDisk: number };
+  packFileBytes: number;
+  families: number;
+  packVersion: number;
+  idxVersion: number;
+  hasRev: boolean;
+  checksum: string;
+  /** 'persisted' when the model came from the model cache, 'built' when it was computed now. */
+  source: 'built' | 'persisted';
+  /** Milliseconds spent getting the model this time. */
+  loadMs: number;
+}
+
+export interface PackParams extends WorkDoneProgressParams {
+  pack: string;
+}
+
+/** One object as the views show it. */
+export interface ObjectItem {
+  oid: string;
+  type: string;
+  /** In-pack type: commit/tree/blob/tag, ofs-delta or ref-delta. */
+  inPackType: string;
+  size: number;
+  diskSize: number;
+  offset: number;
+  depth: number;
+  /** Direct delta children in this pack. */
+  children: number;
+  familySize: number;
+}
+
+export type ObjectListKind = 'families' | 'deepest' | 'largest' | 'largestOnDisk' | 'children';
+
+export interface ObjectListParams extends WorkDoneProgressParams {
+  pack: string;
+  kind: ObjectListKind;
+  /** For 'children': the parent's id. */
+  oid?: string;
+  /** Index of the first item (pages are `start .. start + count`). */
+  start: number;
+  count: number;
+}
+
+export interface ObjectListResult {
+  /** How many items the whole list has. */
+  total: number;
+  items: ObjectItem[];
+}
+
+export interface ObjectParams extends WorkDoneProgressParams {
+  /** A full id or a unique prefix (at least 4 hex digits). */
+  oid: string;
+  /** Restricts the lookup to one repository (its id); else every repository of the workspace. */
+  repository?: string;
+}
+
+export interface ObjectDetails extends ObjectItem {
+  repository: string;
+  repositoryName: string;
+  pack: string;
+  packName: string;
+  /** The chain from the object down to its root: [object, base, …, root]. */
+  chain: ObjectItem[];
+  root: string;
+}
+
+export type ObjectResult = { found: true; object: ObjectDetails } | { found: false; reason: string };
+
+/** Everything an object document shows; text is rendered by the extension. */
+export interface ObjectContentParams extends WorkDoneProgressParams {
+  oid: string;
+  repository?: string;
+  /** Content beyond this many bytes is cut (the document says so). */
+  maxContentBytes: number;
+  /** Delta instructions beyond this many are cut (the document says so). */
+  maxInstructions: number;
+}
+
+export type DeltaInstructionItem =
+  | { op: 'copy'; baseOffset: number; length: number }
+  | { op: 'insert'; length: number; /** The inserted bytes, latin1-escaped for printing, cut to 64. */ preview: string };
+
+export interface ObjectContent {
+  details: ObjectDetails;
+  /** For a delta: its instructions against its base, in order. */
+  delta?: {
+    base: string;
+    baseSize: number;
+    resultSize: number;
+    deltaBytes: number;
+    instructions: DeltaInstructionItem[];
+    totalInstructions: number;
+    copiedBytes: number;
+    insertedBytes: number;
+  };
+  /** The object's content: base64 of at most maxContentBytes; `binary` when it holds a NUL byte. */
+  contentBase64: string;
+  contentBytes: number;
+  binary: boolean;
+  truncated: boolean;
+}
+
+export type ObjectContentResult = { found: true; content: ObjectContent } | { found: false; reason: string };
+
+export interface ResolveIdsParams {
+  /** Candidate words (7–64 hex digits) found in text; each is checked for a unique match. */
+  words: string[];
+}
+
+export interface ResolveIdsResult {
+  /** For each word, in order: the full id when the word names exactly one object, else null. */
+  oids: (string | null)[];
+}
+
+/** Server → client: a repository's packs changed (gc, fetch, repack) or a model finished loading. */
+export interface PacksChangedParams {
+  repository: string;
+}
+
+export const ListRepositoriesRequest = new RequestType<Record<string, never>, ListRepositoriesResult, void>('packscope/listRepositories');
+export const PackSummaryRequest = new RequestType<PackParams, PackSummary, void>('packscope/packSummary');
+export const ObjectListRequest = new RequestType<ObjectListParams, ObjectListResult, void>('packscope/objectList');
+export const ObjectRequest = new RequestType<ObjectParams, ObjectResult, void>('packscope/object');
+export const ObjectContentRequest = new RequestType<ObjectContentParams, ObjectContentResult, void>('packscope/objectContent');
+export const ResolveIdsRequest = new RequestType<ResolveIdsParams, ResolveIdsResult, void>('packscope/resolveIds');
+export const ConfigureNotification = new NotificationType<ServerSettings>('packscope/configure');
+export const PacksChangedNotification = new NotificationType<PacksChangedParams>('packscope/packsChanged');
+
+/** Words a hover or terminal link considers: 7 to 64 hex digits standing alone (git's abbreviations start at 7). */
+export const OBJECT_ID_PATTERN = /(?<![0-9A-Za-z])[0-9a-fA-F]{7,64}(?![0-9A-Za-z])/g;
+
+/** Object documents are `packscope:/<oid>?<repository id, URI-encoded>` (read-only, virtual). */
+export const OBJECT_DOCUMENT_SCHEME = 'packscope';
