@@ -1,21 +1,10 @@
+import { formatBytes, formatCount } from '../protocol/format.ts';
+
+export { formatBytes, formatCount };
 export function writeJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
-}
-
-export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
-}
 
 /** Pads columns of a small text table to equal widths (numbers right-aligned). */
 export function formatTable(rows: string[][]): string[] {

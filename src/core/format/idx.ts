@@ -1,5 +1,6 @@
 import { fail } from '../errors.ts';
 import { SHA1, SHA256, type HashAlgorithm } from './hash-algorithm.ts';
+import { RandomAccessFile } from './random-access-file.ts';
 
 /** git-internals §6.2: `ff 74 4f 63`, the v2+ idx signature. */
 const IDX_V2_MAGIC = 0xff744f63;
@@ -274,4 +275,23 @@ export function bigEndianWords(bytes: Uint8Array, at: number, count: number): Ui
   const copy = Buffer.from(bytes.subarray(at, at + count * 4));
   copy.swap32();
   return new Uint32Array(copy.buffer, copy.byteOffset, count);
+}
+
+/**
+ * The object count of an idx from its fan-out table alone (the last entry, §6.2), reading at most
+ * 8 + 1024 bytes: what a listing shows before the pack's model is built. Full validation is
+ * parseIdx's job; this only refuses what cannot be an idx.
+ */
+export function peekIdxObjectCount(file: string): number {
+  const handle = RandomAccessFile.open(file);
+  try {
+    const length = Math.min(handle.size, 8 + FANOUT_BYTES);
+    if (length < FANOUT_BYTES) throw fail('truncated', file, handle.size, `idx is only ${handle.size} bytes`);
+    const head = handle.read(0, length);
+    const fanoutStart = head.readUInt32BE(0) === IDX_V2_MAGIC ? 8 : 0;
+    if (fanoutStart + FANOUT_BYTES > head.length) throw fail('truncated', file, head.length, 'idx ends inside the fan-out table');
+    return head.readUInt32BE(fanoutStart + FANOUT_BYTES - 4);
+  } finally {
+    handle.close();
+  }
 }

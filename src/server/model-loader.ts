@@ -1,0 +1,208 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { fail, PackFormatError, type PackErrorCode } from '../core/errors.ts';
+import type { HashAlgorithm } from '../core/format/hash-algorithm.ts';
+import type { BuildOptions } from '../core/model/build-pack-model.ts';
+import { ModelStore, type LoadedModel } from '../core/model/model-store.ts';
+import type { PackFiles } from '../core/model/pack-model.ts';
+import type { BuildModelTask, ModelWorkerMessage } from './model-worker-protocol.ts';
+
+export interface LoadObserver {
+  onProgress?(done: number, total: number): void;
+  /** Resolves (or is already resolved) when the caller no longer wants the model. */
+  cancelled?: Promise<void>;
+}
+
+export class LoadCancelled extends Error {
+  override readonly name = 'LoadCancelled';
+}
+
+export interface TimedModel extends LoadedModel {
+  /** Milliseconds from the request that started the load to the model being usable. */
+  loadMs: number;
+}
+
+interface Build {
+  promise: Promise<TimedModel>;
+  observers: Set<LoadObserver>;
+  worker: Worker | undefined;
+  lastProgress: [number, number] | undefined;
+}
+
+/**
+ * Gets pack models without blocking the server's thread: a worker builds the model and persists it
+ * in the model cache; the server opens the persisted file. Builds are shared by every caller that
+ * wants the same pack and stopped when the last of them cancels. Models are kept in memory, keyed by
+ * the pack's path, size and mtime, so a store rebuilt after `git gc` reuses the packs that stayed.
+ */
+export class ModelLoader {
+  private readonly loaded = new Map<string, TimedModel>();
+  private readonly builds = new Map<string, Build>();
+  private running = 0;
+  private readonly queue: (() => void)[] = [];
+
+  /** The ModelStore an ObjectStore reads through: in-memory models first, else the persisted file. */
+  readonly modelStore: ModelStore;
+
+  constructor(
+    private readonly cacheDir: string,
+    private readonly workerScript: string,
+    private readonly maxConcurrentBuilds: number,
+    private readonly log: (message: string) => void,
+  ) {
+    this.modelStore = new MemoizingModelStore(this);
+  }
+
+  peek(files: PackFiles): TimedModel | undefined {
+    const key = packKey(files.pack);
+    return key === undefined ? undefined : this.loaded.get(key);
+  }
+
+  /** @internal used by MemoizingModelStore */
+  remember(files: PackFiles, model: TimedModel): void {
+    const key = packKey(files.pack);
+    if (key !== undefined) this.loaded.set(key, model);
+  }
+
+  get directory(): string {
+    return this.cacheDir;
+  }
+
+  /** Forgets models of packs no longer in `livePacks` (after a repack removed them). */
+  forgetExcept(livePacks: Set<string>): void {
+    for (const [key, model] of this.loaded) if (!livePacks.has(model.model.files.pack)) this.loaded.delete(key);
+  }
+
+  async ensure(files: PackFiles, hash: HashAlgorithm, observer: LoadObserver = {}): Promise<TimedModel> {
+    const key = packKey(files.pack);
+    if (key === undefined) throw fail('io', files.pack, undefined, 'the pack is gone (removed by git gc or repack?)');
+    const ready = this.loaded.get(key);
+    if (ready) return ready;
+    let build = this.builds.get(key);
+    if (!build) {
+      build = this.startBuild(key, files, hash);
+      this.builds.set(key, build);
+    }
+    build.observers.add(observer);
+    if (build.lastProgress) observer.onProgress?.(...build.lastProgress);
+    const current = build;
+    const cancelled = observer.cancelled?.then(() => {
+      current.observers.delete(observer);
+      if (current.observers.size === 0 && this.builds.get(key) === current) {
+        this.builds.delete(key);
+        void current.worker?.terminate();
+        current.worker = undefined;
+      }
+      throw new LoadCancelled('cancelled');
+    });
+    try {
+      return await (cancelled ? Promise.race([current.promise, cancelled]) : current.promise);
+    } finally {
+      current.observers.delete(observer);
+    }
+  }
+
+  private startBuild(key: string, files: PackFiles, hash: HashAlgorithm): Build {
+    const started = performance.now();
+    const build: Build = { promise: undefined as unknown as Promise<TimedModel>, observers: new Set(), worker: undefined, lastProgress: undefined };
+    build.promise = this.whenSlotFree()
+      .then(() => this.runWorker(build, { files, hashName: hash.name, cacheDir: this.cacheDir }))
+      .then((persistedFile) => {
+        if (this.builds.get(key) !== build) throw new LoadCancelled('cancelled');
+        // Opening the persisted model costs a few percent of a build (its columns are read as-is).
+        const loadedNow = persistedFile
+          ? this.modelStore.load(files, { hash })
+          : (this.log(`could not persist the model of ${files.pack} in ${this.cacheDir}; building it on the server thread`), new ModelStore(undefined).load(files, { hash }));
+        // Derived columns the hover needs (roots, family sizes) are built now, not on the first hover.
+        if (loadedNow.model.count > 0) loadedNow.model.familySize(0);
+        const timed: TimedModel = { ...loadedNow, loadMs: performance.now() - started };
+        this.loaded.set(key, timed);
+        return timed;
+      })
+      .finally(() => {
+        if (this.builds.get(key) === build) this.builds.delete(key);
+        this.running--;
+        this.queue.shift()?.();
+      });
+    // Nobody may be waiting when the last observer cancelled: never an unhandled rejection.
+    build.promise.catch(() => undefined);
+    return build;
+  }
+
+  private whenSlotFree(): Promise<void> {
+    if (this.running < this.maxConcurrentBuilds) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.queue.push(() => {
+      this.running++;
+      resolve();
+    }));
+  }
+
+  private runWorker(build: Build, task: BuildModelTask): Promise<string | undefined> {
+    return new Promise((resolve, reject) => {
+      if (!this.isWanted(build)) {
+        reject(new LoadCancelled('cancelled'));
+        return;
+      }
+      const worker = new Worker(this.workerScript, { workerData: task });
+      build.worker = worker;
+      let settled = false;
+      worker.on('message', (message: ModelWorkerMessage) => {
+        if (message.kind === 'progress') {
+          build.lastProgress = [message.done, message.total];
+          for (const observer of build.observers) observer.onProgress?.(message.done, message.total);
+        } else if (message.kind === 'done') {
+          settled = true;
+          if (message.rebuiltBecause) this.log(`rebuilt the persisted model of ${task.files.pack}: ${message.rebuiltBecause}`);
+          resolve(message.persistedFile);
+        } else {
+          settled = true;
+          reject(message.code ? new PackFormatError(message.code as PackErrorCode, undefined, undefined, message.message) : new Error(message.message));
+        }
+      });
+      worker.on('error', (error) => {
+        settled = true;
+        reject(error);
+      });
+      worker.on('exit', (code) => {
+        build.worker = undefined;
+        if (settled) return;
+        reject(this.isWanted(build) ? new Error(`the model worker for ${task.files.pack} stopped unexpectedly (exit code ${code})`) : new LoadCancelled('cancelled'));
+      });
+    });
+  }
+
+  private isWanted(build: Build): boolean {
+    for (const candidate of this.builds.values()) if (candidate === build) return true;
+    return false;
+  }
+}
+
+/** The in-memory layer over the persisted model files. */
+class MemoizingModelStore extends ModelStore {
+  constructor(private readonly loader: ModelLoader) {
+    super(loader.directory);
+  }
+
+  override load(files: PackFiles, options: BuildOptions = {}): TimedModel {
+    const known = this.loader.peek(files);
+    if (known) return known;
+    const started = performance.now();
+    const loaded = super.load(files, options);
+    const timed: TimedModel = { ...loaded, loadMs: performance.now() - started };
+    this.loader.remember(files, timed);
+    return timed;
+  }
+}
+
+function packKey(pack: string): string | undefined {
+  try {
+    const stat = fs.statSync(pack);
+    return `${path.resolve(pack)}\0${stat.size}\0${stat.mtimeMs}\0${stat.ino}`;
+  } catch {
+    return undefined;
+  }
+}

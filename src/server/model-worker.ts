@@ -1,0 +1,42 @@
+import * as fs from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PackFormatError } from '../core/errors.ts';
+import { hashAlgorithmByName } from '../core/format/hash-algorithm.ts';
+import { ModelStore } from '../core/model/model-store.ts';
+import type { BuildModelTask, ModelWorkerMessage } from './model-worker-protocol.ts';
+
+/** Progress messages at most this often: the server forwards them as $/progress. */
+const PROGRESS_INTERVAL_MS = 150;
+
+function post(message: ModelWorkerMessage): void {
+  parentPort!.postMessage(message);
+}
+
+function run(task: BuildModelTask): void {
+  const hash = hashAlgorithmByName(task.hashName);
+  if (!hash) throw new Error(`unknown object format ${task.hashName}`);
+  const store = new ModelStore(task.cacheDir);
+  let lastReport = 0;
+  const loaded = store.load(task.files, {
+    hash,
+    onProgress: (done, total) => {
+      const now = Date.now();
+      if (now - lastReport < PROGRESS_INTERVAL_MS) return;
+      lastReport = now;
+      post({ kind: 'progress', done, total });
+    },
+  });
+  const file = store.fileFor(loaded.model.index);
+  post({
+    kind: 'done',
+    source: loaded.source,
+    persistedFile: fs.existsSync(file) ? file : undefined,
+    ...(loaded.rebuiltBecause === undefined ? {} : { rebuiltBecause: loaded.rebuiltBecause }),
+  });
+}
+
+try {
+  run(workerData as BuildModelTask);
+} catch (error) {
+  post(error instanceof PackFormatError ? { kind: 'error', message: error.message, code: error.code } : { kind: 'error', message: error instanceof Error ? error.message : String(error) });
+}

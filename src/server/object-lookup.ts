@@ -1,0 +1,84 @@
+import { PackFormatError } from '../core/errors.ts';
+import type { ObjectLocation } from '../core/model/object-store.ts';
+import { formatBytes, formatCount } from '../protocol/format.ts';
+import type { RepositoryState } from './workspace-registry.ts';
+
+export interface Found {
+  state: RepositoryState;
+  location: ObjectLocation;
+  oid: string;
+}
+
+export type Lookup = { kind: 'found'; found: Found } | { kind: 'none'; reason: string };
+
+/**
+ * Resolves an id or prefix across repositories. The same id in two repositories (a clone and its
+ * origin) is one object; a prefix matching two different ids anywhere is ambiguous, as in git.
+ */
+export function lookupObject(word: string, states: RepositoryState[]): Lookup {
+  let found: Found | undefined;
+  const reasons: string[] = [];
+  for (const state of states) {
+    try {
+      const location = state.store.resolve(word);
+      const oid = location.model.oidHex(location.object);
+      if (found && found.oid !== oid) return { kind: 'none', reason: `${word} is ambiguous: ${found.oid} and ${oid}` };
+      found ??= { state, location, oid };
+    } catch (error) {
+      if (error instanceof PackFormatError && error.code === 'ambiguous') return { kind: 'none', reason: error.message };
+      // not-found / usage (an id longer than this repository's hashes) / a pack that went away
+      reasons.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return found ? { kind: 'found', found } : { kind: 'none', reason: reasons[0] ?? `no repository in the workspace has ${word}` };
+}
+
+/** The word of hex digits around `character` in `line`, or undefined. */
+export function hexWordAt(line: string, character: number): { word: string; start: number; end: number } | undefined {
+  const isHex = (c: string | undefined): boolean => c !== undefined && /[0-9a-fA-F]/.test(c);
+  const isWordChar = (c: string | undefined): boolean => c !== undefined && /[0-9A-Za-z_]/.test(c);
+  let start = character;
+  let end = character;
+  while (start > 0 && isHex(line[start - 1])) start--;
+  while (end < line.length && isHex(line[end])) end++;
+  const length = end - start;
+  if (length < 7 || length > 64) return undefined;
+  // A hex run inside a longer identifier (`deadbeefcafeX`) is not an object id.
+  if (isWordChar(line[start - 1]) || isWordChar(line[end])) return undefined;
+  return { word: line.slice(start, end).toLowerCase(), start, end };
+}
+
+function commandLink(command: string, args: unknown[]): string {
+  return `command:${command}?${encodeURIComponent(JSON.stringify(args))}`;
+}
+
+/** The hover's Markdown: type, sizes, pack, offset, depth, chain, family, and links. */
+export function hoverMarkdown(found: Found): string {
+  const { model, object, pack } = found.location;
+  const c = model.columns;
+  const type = model.typeName(object);
+  const inPack = model.isDelta(object) ? (c.inPackType[object] === 6 ? 'ofs-delta' : 'ref-delta') : 'whole';
+  const depth = c.depth[object]!;
+  const root = model.rootOf(object);
+  const packName = pack.files.pack.split(/[\\/]/).pop()!;
+  const lines = [
+    `**${type}** \`${found.oid}\``,
+    '',
+    `${formatBytes(c.resultSize.get(object))} (${formatCount(c.resultSize.get(object))} bytes) · ${formatBytes(c.diskSize.get(object))} in the pack, stored ${inPack}`,
+    '',
+    `\`${packName}\` in *${escapeMarkdown(found.state.name)}* at offset ${formatCount(c.offset[object]!)}`,
+    '',
+    depth === 0
+      ? `Not a delta · family of ${formatCount(model.familySize(object))} object${model.familySize(object) === 1 ? '' : 's'} rooted here`
+      : `Delta depth ${depth}: chain of ${depth + 1} down to root \`${model.oidHex(root).slice(0, 12)}\` (${model.typeName(root)}) · family of ${formatCount(model.familySize(object))} objects`,
+    '',
+    `${formatCount(model.children(object).length)} direct delta children`,
+    '',
+    `[Reveal in Packs view](${commandLink('packscope.revealObject', [{ oid: found.oid, repository: found.state.id }])}) · [Open object](${commandLink('packscope.openObject', [{ oid: found.oid, repository: found.state.id }])})`,
+  ];
+  return lines.join('\n');
+}
+
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
+}
