@@ -2,7 +2,7 @@
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, existsSync, rmSync } from 'node:fs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const watch = process.argv.includes('--watch');
@@ -31,10 +31,25 @@ const options = {
   define: { PACKSCOPE_VERSION: JSON.stringify(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version) },
 };
 
+// --- Extension-host tests (run inside VS Code by test/e2e/run.mjs and test/electron/run-electron-tests.mjs):
+// test/extension/index.ts and every test/extension/*.test.ts, each its own entry, into dist/test/extension/.
+// index.js finds the *.test.js files next to it at run time. mocha stays external: Node resolves it
+// from the project's node_modules. dist/test/ is left out of the .vsix by .vscodeignore.
+const extensionTestDir = path.join(root, 'test', 'extension');
+const extensionTestOptions = existsSync(extensionTestDir) && {
+  ...options,
+  entryPoints: readdirSync(extensionTestDir).filter((f) => f === 'index.ts' || f.endsWith('.test.ts')).map((f) => `test/extension/${f}`),
+  outdir: 'dist/test/extension',
+  outbase: 'test/extension',
+  external: ['vscode', 'mocha'],
+};
+// Emptied first, so that the bundle of a deleted test does not keep running.
+if (extensionTestOptions) rmSync(path.join(root, 'dist', 'test', 'extension'), { recursive: true, force: true });
+const allOptions = extensionTestOptions ? [options, extensionTestOptions] : [options];
+
 if (watch) {
   const { context } = await import('esbuild');
-  const ctx = await context(options);
-  await ctx.watch();
+  for (const o of allOptions) await (await context(o)).watch();
 } else {
-  await build(options);
+  await Promise.all(allOptions.map((o) => build(o)));
 }
