@@ -129,11 +129,10 @@ function makeHelpers(scenario, result, browser) {
     },
     /** Clicks an activity-bar entry by its title ("PackScope") unless its container is already shown. */
     async openViewContainer(page, title) {
-      const item = page.locator(`.activitybar .action-item .action-label[aria-label^="${title}"]`);
+      const item = page.locator('.activitybar .action-item', { has: page.locator(`.action-label[aria-label^="${title}"]`) });
       await item.waitFor({ timeout: 30_000 });
-      const checked = await item.locator('xpath=..').getAttribute('aria-pressed').catch(() => null)
-        ?? await item.getAttribute('aria-checked');
-      if (checked !== 'true') await item.click();
+      // Clicking the entry of the container already shown would hide the side bar.
+      if (await item.getAttribute('aria-selected') !== 'true') await item.click();
     },
     /** F1, the command's title, Enter. */
     async runCommand(page, title) {
