@@ -1,0 +1,104 @@
+import * as vscode from 'vscode';
+import { OBJECT_DOCUMENT_SCHEME } from '../protocol/server-protocol.ts';
+import { registerCommands } from './commands.ts';
+import { locateGit, type GitLocation } from './git-locator.ts';
+import { PACKS_VIEW_ID } from './model-progress.ts';
+import { ObjectDocumentProvider, objectDocumentUri } from './object-document.ts';
+import { PacksTreeProvider } from './packs-tree.ts';
+import type { PacksNode } from './packs-tree-items.ts';
+import { describe, ServerClient } from './server-client.ts';
+import { affectsServerSettings, readServerSettings, readViewSettings, type ViewSettings } from './settings.ts';
+import { ObjectIdTerminalLinkProvider } from './terminal-links.ts';
+
+/** What `activate` returns: `vscode.extensions.getExtension('packscope.packscope').exports`. */
+export interface PackScopeApi {
+  /** Milliseconds the host spent in `activate` (the server starts after it). */
+  readonly activationMs: number;
+  /** Settles once the server has started the first time. */
+  readonly ready: Promise<void>;
+  readonly server: ServerClient;
+  readonly packsTree: PacksTreeProvider;
+  readonly packsView: vscode.TreeView<PacksNode>;
+  readonly terminalLinks: ObjectIdTerminalLinkProvider;
+  readonly objectDocuments: ObjectDocumentProvider;
+  readonly gitLocation: Promise<GitLocation>;
+  readonly output: vscode.LogOutputChannel;
+  objectDocumentUri(oid: string, repository?: string): vscode.Uri;
+}
+
+let activeServer: ServerClient | undefined;
+
+export function activate(context: vscode.ExtensionContext): PackScopeApi {
+  const activationStart = performance.now();
+  const output = vscode.window.createOutputChannel('PackScope', { log: true });
+  context.subscriptions.push(output);
+
+  let viewSettings: ViewSettings = readViewSettings();
+  const server = new ServerClient({
+    serverModule: context.asAbsolutePath('dist/server.js'),
+    output,
+    settings: readServerSettings,
+    hoverEnabled: () => viewSettings.hoverEnabled,
+  });
+  activeServer = server;
+  context.subscriptions.push({ dispose: () => void server.dispose() });
+
+  const packsTree = new PacksTreeProvider(server, () => viewSettings.pageSize);
+  const packsView = vscode.window.createTreeView(PACKS_VIEW_ID, { treeDataProvider: packsTree, showCollapseAll: true });
+  packsTree.attach(packsView);
+  const objectDocuments = new ObjectDocumentProvider(server, () => viewSettings);
+  const terminalLinks = new ObjectIdTerminalLinkProvider(server, () => viewSettings.terminalLinksEnabled);
+
+  context.subscriptions.push(
+    packsTree,
+    packsView,
+    vscode.workspace.registerTextDocumentContentProvider(OBJECT_DOCUMENT_SCHEME, objectDocuments),
+    vscode.window.registerTerminalLinkProvider(terminalLinks),
+    ...registerCommands({ server, tree: packsTree, output }),
+    server.onPacksChanged(({ repository }) => {
+      packsTree.refreshRepository(repository).catch((error: unknown) => output.warn(`Refreshing ${repository} failed: ${describe(error)}`));
+    }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (!event.affectsConfiguration('packscope')) return;
+      viewSettings = readViewSettings();
+      if (affectsServerSettings(event)) {
+        server.configure(readServerSettings());
+        void packsTree.refreshAll();
+      }
+    }),
+  );
+
+  // Git is only looked for after activation: it runs a process, and nothing in the view waits for it.
+  const gitLocation = new Promise<void>((resolve) => setImmediate(resolve)).then(locateGit);
+  void gitLocation.then((location) => {
+    if (location.found) output.info(`git: ${location.version} (${location.path}, from the ${location.source})`);
+    else output.warn(`git was not found (${location.reason}); packs are read without it.`);
+    packsTree.setGitLocation(location);
+  });
+
+  // Started right after activation rather than inside it: hovers and terminal links need a server soon.
+  setImmediate(() => {
+    server.whenRunning().catch((error: unknown) => output.error(`The PackScope server is not running: ${describe(error)}`));
+  });
+
+  const activationMs = performance.now() - activationStart;
+  output.info(`PackScope activated in ${activationMs.toFixed(1)} ms.`);
+  return {
+    activationMs,
+    ready: server.ready,
+    server,
+    packsTree,
+    packsView,
+    terminalLinks,
+    objectDocuments,
+    gitLocation,
+    output,
+    objectDocumentUri,
+  };
+}
+
+export async function deactivate(): Promise<void> {
+  const server = activeServer;
+  activeServer = undefined;
+  await server?.dispose();
+}

@@ -1,0 +1,149 @@
+// The text of an object document (`packscope:/<oid>`), from the server's `packscope/objectContent`
+// answer. Pure: no vscode, no I/O, so that it can be read and tested on its own.
+import type { DeltaInstructionItem, ObjectContent, ObjectDetails, ObjectItem } from '../protocol/server-protocol.ts';
+import { formatBytes, formatCount } from './format-units.ts';
+
+/** Binary content is shown as a hex dump of at most this many bytes. */
+export const HEX_DUMP_LIMIT = 64 * 1024;
+
+export function renderObjectDocument(content: ObjectContent): string {
+  const lines: string[] = [];
+  lines.push(...renderFacts(content.details), '');
+  lines.push(...renderChain(content.details.chain), '');
+  if (content.delta !== undefined) lines.push(...renderDelta(content.delta), '');
+  const body = renderContent(content);
+  lines.push(body.heading);
+  return `${lines.join('\n')}\n${body.text}`;
+}
+
+/**
+ * The content section: a heading line starting `content: `, then the content itself — text as it
+ * is, a tree as `git cat-file -p` lists it, anything else binary as a hex dump.
+ */
+export function renderContent(content: ObjectContent): { heading: string; text: string } {
+  const bytes = Buffer.from(content.contentBase64, 'base64');
+  const total = content.details.size;
+  const parts = [`content: ${formatCount(total)} bytes`];
+  const cut = (shown: number): void => {
+    if (content.truncated || shown < total) parts.push(`truncated: ${formatCount(shown)} of ${formatCount(total)} bytes shown`);
+  };
+  if (!content.binary) {
+    cut(bytes.length);
+    return { heading: parts.join(' · '), text: bytes.toString('utf8') };
+  }
+  const listing = content.details.type === 'tree' && !content.truncated ? treeListing(bytes, content.details.oid.length / 2) : undefined;
+  if (listing !== undefined) {
+    parts.push('tree, as git cat-file -p lists it');
+    return { heading: parts.join(' · '), text: listing };
+  }
+  const shown = bytes.subarray(0, HEX_DUMP_LIMIT);
+  parts.push(`binary, hex dump`);
+  cut(shown.length);
+  return { heading: parts.join(' · '), text: hexDump(shown) };
+}
+
+/** `<mode> <type> <id>\t<name>` per entry, as `git cat-file -p <tree>`; undefined when the bytes are not a tree. */
+export function treeListing(bytes: Uint8Array, hashBytes: number): string | undefined {
+  const lines: string[] = [];
+  let position = 0;
+  while (position < bytes.length) {
+    const space = bytes.indexOf(0x20, position);
+    if (space < 0) return undefined;
+    const nul = bytes.indexOf(0, space + 1);
+    if (nul < 0 || nul + 1 + hashBytes > bytes.length) return undefined;
+    const mode = Buffer.from(bytes.subarray(position, space)).toString('latin1');
+    if (!/^[0-7]{5,6}$/.test(mode)) return undefined;
+    const name = bytes.subarray(space + 1, nul);
+    const oid = Buffer.from(bytes.subarray(nul + 1, nul + 1 + hashBytes)).toString('hex');
+    const type = mode === '40000' ? 'tree' : mode === '160000' ? 'commit' : 'blob';
+    lines.push(`${mode.padStart(6, '0')} ${type} ${oid}\t${quotePath(name)}`);
+    position = nul + 1 + hashBytes;
+  }
+  return lines.map((line) => `${line}\n`).join('');
+}
+
+/** Git's `quote_c_style` with `core.quotePath` on (its default): odd bytes as C escapes, the name in quotes. */
+function quotePath(name: Uint8Array): string {
+  const escapes: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 0x22: '\\"', 0x5c: '\\\\' };
+  let quoted = '';
+  let needsQuotes = false;
+  for (const byte of name) {
+    if (byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c) {
+      quoted += String.fromCharCode(byte);
+      continue;
+    }
+    needsQuotes = true;
+    quoted += escapes[byte] ?? `\\${byte.toString(8).padStart(3, '0')}`;
+  }
+  return needsQuotes ? `"${quoted}"` : quoted;
+}
+
+export function renderFacts(details: ObjectDetails): string[] {
+  const facts: [string, string][] = [
+    ['id', details.oid],
+    ['type', details.type],
+    ['stored as', details.inPackType],
+    ['size', sizeText(details.size)],
+    ['size on disk', sizeText(details.diskSize)],
+    ['pack', details.packName],
+    ['offset', formatCount(details.offset)],
+    ['depth', String(details.depth)],
+    ['chain root', details.root],
+    ['family size', formatCount(details.familySize)],
+    ['children', formatCount(details.children)],
+    ['repository', details.repositoryName],
+  ];
+  const width = Math.max(...facts.map(([name]) => name.length)) + 2;
+  return facts.map(([name, value]) => `${name.padEnd(width)}${value}`);
+}
+
+/** One line per link, the object first and its root last. */
+export function renderChain(chain: ObjectItem[]): string[] {
+  const lines = [`chain (${chain.length === 1 ? 'not a delta' : `${chain.length - 1} delta${chain.length === 2 ? '' : 's'} down to the root`}):`];
+  for (const link of chain) {
+    lines.push(`  ${link.oid}  ${link.type.padEnd(6)}  ${link.inPackType.padEnd(9)}  size ${formatCount(link.size)}  on disk ${formatCount(link.diskSize)}  offset ${formatCount(link.offset)}`);
+  }
+  return lines;
+}
+
+/** As JGit's `debug-show-pack-delta` prints a delta (BinaryDelta.format with its header). */
+export function renderDelta(delta: NonNullable<ObjectContent['delta']>): string[] {
+  const lines = [
+    `delta against ${delta.base} (${formatCount(delta.deltaBytes)} delta bytes, ${formatCount(delta.totalInstructions)} instructions: ${formatCount(delta.copiedBytes)} bytes copied, ${formatCount(delta.insertedBytes)} inserted):`,
+    `DELTA( BASE=${delta.baseSize} RESULT=${delta.resultSize} )`,
+  ];
+  for (const instruction of delta.instructions) lines.push(renderInstruction(instruction));
+  const hidden = delta.totalInstructions - delta.instructions.length;
+  if (hidden > 0) lines.push(`  … ${formatCount(hidden)} more instructions (packscope.objectDocument.maxInstructions)`);
+  return lines;
+}
+
+export function renderInstruction(instruction: DeltaInstructionItem): string {
+  if (instruction.op === 'copy') return `  COPY  (${instruction.baseOffset}, ${instruction.length})`;
+  // The server escapes and cuts the inserted bytes; JGit quotes them as a C string.
+  const cut = instruction.length > 64 ? ` … ${instruction.length} bytes` : '';
+  return `  INSERT("${instruction.preview}"${cut})`;
+}
+
+/** `hexdump -C` layout: offset, 16 bytes in two groups of 8, then the printable ASCII. */
+export function hexDump(bytes: Uint8Array): string {
+  const lines: string[] = [];
+  for (let start = 0; start < bytes.length; start += 16) {
+    const row = bytes.subarray(start, Math.min(bytes.length, start + 16));
+    let hex = '';
+    let ascii = '';
+    for (let index = 0; index < 16; index += 1) {
+      if (index === 8) hex += ' ';
+      const byte = row[index];
+      hex += byte === undefined ? '   ' : `${byte.toString(16).padStart(2, '0')} `;
+      if (byte !== undefined) ascii += byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : '.';
+    }
+    lines.push(`${start.toString(16).padStart(8, '0')}  ${hex} |${ascii}|`);
+  }
+  lines.push(bytes.length.toString(16).padStart(8, '0'));
+  return `${lines.join('\n')}\n`;
+}
+
+function sizeText(bytes: number): string {
+  return bytes < 1024 ? `${formatCount(bytes)} bytes` : `${formatCount(bytes)} bytes (${formatBytes(bytes)})`;
+}

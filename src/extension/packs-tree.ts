@@ -1,0 +1,183 @@
+import * as vscode from 'vscode';
+import { ListRepositoriesRequest, ObjectRequest, type ObjectDetails, type RepositoryListing } from '../protocol/server-protocol.ts';
+import type { GitLocation } from './git-locator.ts';
+import {
+  MessageNode,
+  ObjectNode,
+  PagedNode,
+  RepositoryNode,
+  objectTooltip,
+  type PackNode,
+  type PacksNode,
+  type TreeContext,
+} from './packs-tree-items.ts';
+import { describe, type ServerClient } from './server-client.ts';
+
+/** Up to this many repositories start expanded. */
+const EXPANDED_REPOSITORIES = 3;
+
+/**
+ * The Packs view: repositories → packs → summary and object lists, all fed by server requests and
+ * paged (`packscope.view.pageSize` items at a time).
+ */
+export class PacksTreeProvider implements vscode.TreeDataProvider<PacksNode>, TreeContext, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<PacksNode | undefined>();
+  readonly onDidChangeTreeData = this.changeEmitter.event;
+  private repositories = new Map<string, RepositoryNode>();
+  private listed: Promise<void> | undefined;
+  private listError: string | undefined;
+  private gitNotice: MessageNode | undefined;
+  private treeView: vscode.TreeView<PacksNode> | undefined;
+
+  constructor(
+    readonly server: ServerClient,
+    readonly pageSize: () => number,
+  ) {}
+
+  attach(treeView: vscode.TreeView<PacksNode>): void {
+    this.treeView = treeView;
+  }
+
+  changed(node: PacksNode | undefined): void {
+    this.changeEmitter.fire(node);
+  }
+
+  /** Shows "git was not found: …" at the top of the view (everything else works without git). */
+  setGitLocation(location: GitLocation): void {
+    this.gitNotice = location.found ? undefined : new MessageNode(undefined, 'git', `git was not found: ${location.reason}`, 'warning');
+    this.changed(undefined);
+  }
+
+  getTreeItem(node: PacksNode): vscode.TreeItem {
+    return node;
+  }
+
+  getParent(node: PacksNode): PacksNode | undefined {
+    return node.parent;
+  }
+
+  async getChildren(node?: PacksNode): Promise<PacksNode[]> {
+    if (node !== undefined) return node.getChildren(this);
+    await this.ensureListed();
+    const roots: PacksNode[] = this.gitNotice === undefined ? [] : [this.gitNotice];
+    if (this.listError !== undefined) {
+      roots.push(
+        new MessageNode(undefined, 'server', `The PackScope server is not answering: ${this.listError}`, 'error', {
+          title: 'Restart Server',
+          command: 'packscope.restartServer',
+        }),
+      );
+    }
+    roots.push(...this.repositories.values());
+    return roots;
+  }
+
+  async resolveTreeItem(item: vscode.TreeItem, node: PacksNode, token: vscode.CancellationToken): Promise<vscode.TreeItem> {
+    if (!(node instanceof ObjectNode) || node.tooltip !== undefined) return item;
+    try {
+      const result = await this.server.request(ObjectRequest, { oid: node.item.oid, repository: node.pack.repositoryId }, token);
+      node.tooltip = result.found ? objectTooltip(result.object) : result.reason;
+    } catch {
+      return item; // cancelled (the pointer moved on) or the server is away: try again on the next hover
+    }
+    item.tooltip = node.tooltip;
+    return item;
+  }
+
+  /** The repositories as last listed (what tests and the reveal command look at). */
+  repositoryNodes(): RepositoryNode[] {
+    return [...this.repositories.values()];
+  }
+
+  /** `packscope.refresh`: lists the repositories and their packs again. */
+  async refreshAll(): Promise<void> {
+    this.listed = this.list();
+    await this.listed;
+    this.changed(undefined);
+  }
+
+  /** `packscope/packsChanged`: lists again and redraws that repository only, unless the set changed. */
+  async refreshRepository(id: string): Promise<void> {
+    const before = [...this.repositories.keys()].join('\n');
+    this.listed = this.list();
+    await this.listed;
+    const node = this.repositories.get(id);
+    if (node === undefined || [...this.repositories.keys()].join('\n') !== before) this.changed(undefined);
+    else this.changed(node);
+  }
+
+  /** "Show N more…". */
+  async loadMore(owner: PagedNode): Promise<void> {
+    try {
+      await owner.loadMore(this);
+    } catch (error) {
+      void vscode.window.showWarningMessage(`PackScope: ${describe(error)}`);
+    }
+    this.changed(owner);
+  }
+
+  retry(node: PacksNode): void {
+    if (node instanceof PagedNode) node.reload();
+    this.changed(node);
+  }
+
+  /** Reveals an object under its pack: a "Revealed" node with its chain, root first, the object selected. */
+  async reveal(oid: string, repository?: string): Promise<ObjectNode | undefined> {
+    const result = await this.server.request(ObjectRequest, { oid, repository });
+    if (!result.found) {
+      void vscode.window.showWarningMessage(`PackScope: ${result.reason}`);
+      return undefined;
+    }
+    const details = result.object;
+    let pack = await this.packNodeFor(details);
+    if (pack === undefined) {
+      await this.refreshAll();
+      pack = await this.packNodeFor(details);
+    }
+    if (pack === undefined) {
+      void vscode.window.showWarningMessage(`PackScope: ${details.packName} is not in the Packs view.`);
+      return undefined;
+    }
+    const revealed = pack.reveal(details);
+    this.changed(pack);
+    await this.treeView?.reveal(revealed.target, { select: true, focus: true, expand: true });
+    return revealed.target;
+  }
+
+  dispose(): void {
+    this.changeEmitter.dispose();
+  }
+
+  private async packNodeFor(details: ObjectDetails): Promise<PackNode | undefined> {
+    await this.ensureListed();
+    return this.repositories.get(details.repository)?.packNode(details.pack);
+  }
+
+  private ensureListed(): Promise<void> {
+    this.listed ??= this.list();
+    return this.listed;
+  }
+
+  private async list(): Promise<void> {
+    let listings: RepositoryListing[];
+    try {
+      listings = (await this.server.request(ListRepositoriesRequest, {})).repositories;
+      this.listError = undefined;
+    } catch (error) {
+      this.listError = describe(error);
+      this.listed = undefined; // the next look at the view asks again
+      return;
+    }
+    const expanded = listings.length <= EXPANDED_REPOSITORIES;
+    const next = new Map<string, RepositoryNode>();
+    for (const listing of listings) {
+      const existing = this.repositories.get(listing.id);
+      if (existing === undefined) next.set(listing.id, new RepositoryNode(listing, expanded));
+      else {
+        existing.update(listing);
+        next.set(listing.id, existing);
+      }
+    }
+    this.repositories = next;
+  }
+}
