@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fail } from '../core/errors.ts';
 import { packFilesFor } from '../core/model/build-pack-model.ts';
-import { defaultModelCacheDir, ModelStore } from '../core/model/model-store.ts';
+import { assertOutsideRepository, defaultModelCacheDir, ModelStore } from '../core/model/model-store.ts';
 import { ObjectStore } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import { hashAlgorithmByName, SHA1 } from '../core/format/hash-algorithm.ts';
@@ -16,27 +15,8 @@ export interface CacheOptions {
 export function modelStoreFor(options: CacheOptions, repository: Repository | undefined): ModelStore {
   if (options.noCache) return new ModelStore(undefined);
   const directory = path.resolve(options.cacheDir ?? defaultModelCacheDir());
-  if (repository) {
-    for (const root of [repository.workTree, repository.commonDir, repository.gitDir]) {
-      if (root === undefined) continue;
-      const relative = path.relative(fs.realpathSync(root), realPathOrSelf(directory));
-      if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) {
-        throw fail('usage', directory, undefined, `the model cache must be outside the repository (${root}); PackScope never writes inside a repository`);
-      }
-    }
-  }
+  if (repository) assertOutsideRepository(directory, repository);
   return new ModelStore(directory);
-}
-
-function realPathOrSelf(p: string): string {
-  let probe = p;
-  // The directory may not exist yet: resolve its nearest existing ancestor.
-  while (!fs.existsSync(probe)) {
-    const parent = path.dirname(probe);
-    if (parent === probe) return p;
-    probe = parent;
-  }
-  return path.join(fs.realpathSync(probe), path.relative(probe, p));
 }
 
 /**

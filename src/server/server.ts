@@ -23,7 +23,7 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { PackFormatError } from '../core/errors.ts';
-import { defaultModelCacheDir } from '../core/model/model-store.ts';
+import { assertOutsideRepository, defaultModelCacheDir } from '../core/model/model-store.ts';
 import { formatCount } from '../protocol/format.ts';
 import {
   ConfigureNotification,
@@ -58,6 +58,7 @@ let workspaceFolders: string[] = [];
 let loader: ModelLoader;
 let registry: WorkspaceRegistry;
 let privateCacheDir: string | undefined;
+let clientSendsFolderChanges = false;
 
 function log(message: string): void {
   connection.console.log(message);
@@ -84,14 +85,24 @@ function modelCacheDirFor(current: ServerSettings): string {
   return current.modelCacheDirectory.trim() === '' ? defaultModelCacheDir() : path.resolve(current.modelCacheDirectory);
 }
 
-function startRegistry(): void {
+function startRegistry(cacheDir = modelCacheDirFor(settings)): void {
   registry?.dispose();
-  loader = new ModelLoader(modelCacheDirFor(settings), path.join(__dirname, 'model-worker.js'), Math.max(1, Math.min(2, os.availableParallelism() - 1)), log);
+  loader = new ModelLoader(cacheDir, path.join(__dirname, 'model-worker.js'), Math.max(1, Math.min(2, os.availableParallelism() - 1)), log);
   registry = new WorkspaceRegistry(loader, (state) => {
     void connection.sendNotification(PacksChangedNotification, { repository: state.id });
     warmUp();
   });
   registry.discover(workspaceFolders, settings);
+  for (const state of registry.repositories) {
+    try {
+      assertOutsideRepository(cacheDir, state.repository);
+    } catch (error) {
+      // Never write inside a repository: keep models in a private temporary directory instead.
+      void connection.window.showWarningMessage(`PackScope: ${errorMessage(error)}. Models are kept in a temporary directory for this session.`);
+      privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
+      if (cacheDir !== privateCacheDir) return startRegistry(privateCacheDir);
+    }
+  }
   for (const problem of registry.problems) log(problem);
   log(`repositories: ${registry.repositories.map((r) => r.id).join(', ') || 'none'}; model cache ${loader.directory}`);
 }
@@ -213,6 +224,7 @@ connection.onInitialize((params: InitializeParams) => {
     const root = uriToPath(params.rootUri);
     if (root) workspaceFolders.push(root);
   }
+  clientSendsFolderChanges = params.capabilities.workspace?.workspaceFolders === true;
   startRegistry();
   return {
     capabilities: {
@@ -225,7 +237,7 @@ connection.onInitialize((params: InitializeParams) => {
 });
 
 connection.onInitialized(() => {
-  connection.workspace.onDidChangeWorkspaceFolders((event) => {
+  if (clientSendsFolderChanges) connection.workspace.onDidChangeWorkspaceFolders((event) => {
     const removed = new Set(event.removed.map((f) => uriToPath(f.uri)));
     workspaceFolders = workspaceFolders.filter((f) => !removed.has(f));
     for (const added of event.added) {

@@ -285,6 +285,20 @@ describe('cancellation, a pack replaced while open, damaged packs', () => {
     stem = newStem;
   });
 
+  test('a model cache directory inside a repository is refused: nothing is written there', async () => {
+    const listFiles = (dir: string): string[] => fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+    const before = listFiles(repo);
+    const probe = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: path.join(repo, '.git', 'packscope-models'), hoverIndexLimit: 0 } });
+    try {
+      const summary = await probe.connection.sendRequest(PackSummaryRequest, { pack: `${stem}.pack` });
+      assert.equal(summary.objects, catFile.size);
+      assert.ok(probe.shown.some((m) => /must be outside the repository/.test(m)), `a warning is shown: ${probe.shown.join(' | ')}`);
+    } finally {
+      assert.equal(await probe.stop(), 0);
+    }
+    assert.deepEqual(listFiles(repo), before);
+  });
+
   test('a damaged pack is an error naming the file and offset; the sound one keeps working', async () => {
     const damaged = historyRepository(sandbox, 'damaged', { commits: 20, seed: 11, repack: ['-adf'] });
     const damagedStem = packStems(path.join(damaged, '.git', 'objects'))[0]!;

@@ -28,6 +28,8 @@ export type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | Wor
 
 export class LspServer {
   readonly log: string[] = [];
+  /** window/showMessage texts (warnings and errors the user would see). */
+  readonly shown: string[] = [];
   readonly packsChanged: string[] = [];
   private changeWaiters: ((repository: string) => void)[] = [];
   private exited: Promise<number | null>;
@@ -38,6 +40,11 @@ export class LspServer {
   ) {
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
     connection.onNotification('window/logMessage', (params: { message: string }) => this.log.push(params.message));
+    connection.onNotification('window/showMessage', (params: { message: string }) => this.shown.push(params.message));
+    connection.onRequest('window/showMessageRequest', (params: { message: string }) => {
+      this.shown.push(params.message);
+      return null;
+    });
     connection.onNotification(PacksChangedNotification, ({ repository }) => {
       this.packsChanged.push(repository);
       for (const waiter of this.changeWaiters.splice(0)) waiter(repository);
