@@ -39,8 +39,8 @@ export class LspServer {
     readonly connection: ProtocolConnection,
   ) {
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-    connection.onNotification('window/logMessage', (params: { message: string }) => this.log.push(params.message));
-    connection.onNotification('window/showMessage', (params: { message: string }) => this.shown.push(params.message));
+    connection.onNotification('window/logMessage', (params: { message: string }) => void this.log.push(params.message));
+    connection.onNotification('window/showMessage', (params: { message: string }) => void this.shown.push(params.message));
     connection.onRequest('window/showMessageRequest', (params: { message: string }) => {
       this.shown.push(params.message);
       return null;
