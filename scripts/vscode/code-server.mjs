@@ -454,7 +454,7 @@ export async function newWorkbenchPage(browser, workbench) {
  */
 // The workbench's own console lines that reach codeAutomationLog along with the extension host's
 // (connection set-up, the disabled gallery); kept in the log file, not printed.
-const WORKBENCH_NOISE = /^(Resolving connection token|Resolved connection token|Creating a socket|Ignoring fetching additional builtin extensions|\[Service Worker\]|ChatSessionStore:|Updating additional builtin extensions cache|\s*$)/;
+const WORKBENCH_NOISE = /^(Resolving connection token|Creation of workbench contribution|Resolved connection token|Creating a socket|Ignoring fetching additional builtin extensions|\[Service Worker\]|ChatSessionStore:|Updating additional builtin extensions cache|\s*$)/;
 
 export async function runExtensionTests({
   workbench, browser, testsEntry, extensionPath, timeoutMs = 180_000, prefix = '  [extension host] ', print = console.log,
