@@ -183,6 +183,8 @@ export class ServerClient implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: (): InitializationOptions => ({ settings: this.options.settings() }),
       errorHandler: this.createErrorHandler(),
+      // The hover's "Reveal in Packs view" / "Open object" links run these two commands, no others.
+      markdown: { isTrusted: { enabledCommands: ['packscope.revealObject', 'packscope.openObject'] } },
       middleware: {
         provideHover: (document, position, token, next) => (this.options.hoverEnabled() ? next(document, position, token) : undefined),
       },

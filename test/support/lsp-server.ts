@@ -76,7 +76,7 @@ export class LspServer {
   /** Collects the $/progress values reported for `token`. */
   progressFor(token: string): ProgressValue[] {
     const values: ProgressValue[] = [];
-    this.connection.onProgress(WorkDoneProgress.type, token, (value) => values.push(value));
+    this.connection.onProgress(WorkDoneProgress.type, token, (value) => void values.push(value));
     return values;
   }
 
