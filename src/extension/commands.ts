@@ -27,19 +27,23 @@ export function registerCommands({ server, tree, output }: CommandDependencies):
   return [
     run('packscope.refresh', () => tree.refreshAll()),
     run('packscope.copyObjectId', async (node) => {
-      const oid = objectIdOf(node);
-      if (oid === undefined) return;
-      await vscode.env.clipboard.writeText(oid);
-      vscode.window.setStatusBarMessage(`Copied ${oid}`, 3000);
+      const object = objectTarget(node);
+      if (object === undefined) return;
+      await vscode.env.clipboard.writeText(object.oid);
+      vscode.window.setStatusBarMessage(`Copied ${object.oid}`, 3000);
     }),
-    run('packscope.showChain', (node) => (node instanceof ObjectNode ? tree.reveal(node.item.oid, node.pack.repositoryId) : undefined)),
-    run('packscope.revealObject', (oid, repository) => {
-      if (typeof oid !== 'string') throw new Error('packscope.revealObject needs an object id');
-      return tree.reveal(oid, typeof repository === 'string' ? repository : undefined);
+    run('packscope.showChain', (node) => {
+      const object = objectTarget(node);
+      return object === undefined ? undefined : tree.reveal(object.oid, object.repository);
+    }),
+    run('packscope.revealObject', (target, repository) => {
+      const object = objectTarget(target, repository);
+      if (object === undefined) throw new Error('packscope.revealObject needs an object id');
+      return tree.reveal(object.oid, object.repository);
     }),
     run('packscope.openObject', async (target, repository) => {
-      if (target instanceof ObjectNode) return openObjectDocument(target.item.oid, target.pack.repositoryId);
-      if (typeof target === 'string') return openObjectDocument(target, typeof repository === 'string' ? repository : undefined);
+      const object = objectTarget(target, repository);
+      if (object !== undefined) return openObjectDocument(object.oid, object.repository);
       const details = await askForObject(server);
       return details === undefined ? undefined : openObjectDocument(details.oid, details.repository);
     }),
@@ -53,9 +57,18 @@ export function registerCommands({ server, tree, output }: CommandDependencies):
   ];
 }
 
-function objectIdOf(node: unknown): string | undefined {
-  if (node instanceof ObjectNode) return node.item.oid;
-  return typeof node === 'string' ? node : undefined;
+/**
+ * The object a command is about: an item of the Packs view, `{ oid, repository }` (the server's hover
+ * links pass that), or an id and a repository as two arguments.
+ */
+function objectTarget(target: unknown, repository?: unknown): { oid: string; repository?: string } | undefined {
+  if (target instanceof ObjectNode) return { oid: target.item.oid, repository: target.pack.repositoryId };
+  if (typeof target === 'string') return { oid: target, repository: typeof repository === 'string' ? repository : undefined };
+  if (typeof target === 'object' && target !== null && 'oid' in target && typeof target.oid === 'string') {
+    const inner = 'repository' in target && typeof target.repository === 'string' ? target.repository : undefined;
+    return { oid: target.oid, repository: inner };
+  }
+  return undefined;
 }
 
 /** An input box that accepts an id or a unique prefix, checked with `packscope/object` as the user types. */

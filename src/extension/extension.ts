@@ -23,6 +23,8 @@ export interface PackScopeApi {
   readonly objectDocuments: ObjectDocumentProvider;
   readonly gitLocation: Promise<GitLocation>;
   readonly output: vscode.LogOutputChannel;
+  /** The folder of the output channel's log file (`PackScope.log`). */
+  readonly logUri: vscode.Uri;
   objectDocumentUri(oid: string, repository?: string): vscode.Uri;
 }
 
@@ -93,6 +95,7 @@ export function activate(context: vscode.ExtensionContext): PackScopeApi {
     objectDocuments,
     gitLocation,
     output,
+    logUri: context.logUri,
     objectDocumentUri,
   };
 }

@@ -114,15 +114,14 @@ export function renderDelta(delta: NonNullable<ObjectContent['delta']>): string[
   ];
   for (const instruction of delta.instructions) lines.push(renderInstruction(instruction));
   const hidden = delta.totalInstructions - delta.instructions.length;
-  if (hidden > 0) lines.push(`  … ${formatCount(hidden)} more instructions (packscope.objectDocument.maxInstructions)`);
+  // Worded as src/core/model/read-object.ts's renderDelta words it (JGit never cuts a listing).
+  if (hidden > 0) lines.push(`  ... ${hidden} more instruction${hidden === 1 ? '' : 's'}`);
   return lines;
 }
 
 export function renderInstruction(instruction: DeltaInstructionItem): string {
-  if (instruction.op === 'copy') return `  COPY  (${instruction.baseOffset}, ${instruction.length})`;
-  // The server escapes and cuts the inserted bytes; JGit quotes them as a C string.
-  const cut = instruction.length > 64 ? ` … ${instruction.length} bytes` : '';
-  return `  INSERT("${instruction.preview}"${cut})`;
+  // The server sends the inserted text already quoted as JGit's QuotedString.GIT_PATH quotes it.
+  return instruction.op === 'copy' ? `  COPY  (${instruction.baseOffset}, ${instruction.length})` : `  INSERT(${instruction.preview})`;
 }
 
 /** `hexdump -C` layout: offset, 16 bytes in two groups of 8, then the printable ASCII. */
