@@ -181,8 +181,6 @@ export class ServerClient implements vscode.Disposable {
       documentSelector: HOVER_DOCUMENTS,
       outputChannel: this.options.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      // The server's hovers end in command links (Reveal in Packs view, Open object); only those run.
-      markdown: { isTrusted: { enabledCommands: ['packscope.revealObject', 'packscope.openObject'] } },
       initializationOptions: (): InitializationOptions => ({ settings: this.options.settings() }),
       errorHandler: this.createErrorHandler(),
       // The hover's "Reveal in Packs view" / "Open object" links run these two commands, no others.
