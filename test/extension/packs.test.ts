@@ -1,0 +1,424 @@
+// The Packs view, hovers, terminal links and object documents, inside VS Code (test/extension/index.ts),
+// against a repository made here with the git CLI and read back with git itself (verify-pack -v,
+// cat-file). The repository is added through the packscope.repositories setting, so the suite does
+// not depend on the harness's workspace folder.
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { PackScopeApi } from '../../src/extension/extension.ts';
+import type { ObjectNode, PackNode, PacksNode, RepositoryNode } from '../../src/extension/packs-tree-items.ts';
+
+// Only types come from src/extension: this bundle has its own copy of any class it imports, so the
+// items are told apart by contextValue and label, as a user sees them.
+
+const COUNT = new Intl.NumberFormat('en-US');
+
+interface PackedObject {
+  oid: string;
+  type: string;
+  size: number;
+  sizeInPack: number;
+  offset: number;
+  depth: number;
+  base?: string;
+}
+
+interface VerifyPack {
+  objects: PackedObject[];
+  byOid: Map<string, PackedObject>;
+  /** histogram[d]: `non delta` for 0, `chain length = d` otherwise (0 where verify-pack prints no line). */
+  histogram: number[];
+}
+
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'PackScope Test',
+  GIT_AUTHOR_EMAIL: 'test@packscope.invalid',
+  GIT_COMMITTER_NAME: 'PackScope Test',
+  GIT_COMMITTER_EMAIL: 'test@packscope.invalid',
+};
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+}
+
+/** 16 commits of a growing log, an edited text file and a binary file, an annotated tag, then one pack. */
+function makeRepository(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-packs-test-'));
+  git(dir, 'init', '-q', '-b', 'main');
+  for (let c = 1; c <= 16; c++) {
+    let log = '';
+    for (let i = 0; i < 100 + c * 20; i++) log += `entry ${i}: the pack keeps every version of this file ${i * i}\n`;
+    fs.writeFileSync(path.join(dir, 'log.txt'), log);
+    const notes: string[] = [];
+    for (let i = 0; i < 300 + c * 3; i++) notes.push(`line ${i}: ${'packscope '.repeat(((i * 7) % 5) + 1)}${i % 13 === c % 13 ? `rev ${c}` : ''}`);
+    fs.writeFileSync(path.join(dir, 'notes.txt'), `${notes.join('\n')}\n`);
+    fs.writeFileSync(path.join(dir, 'data.bin'), Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 31 + (i % 50 === 0 ? c : 0)) % 256)));
+    git(dir, 'add', '-A');
+    const date = `2024-01-${String(c).padStart(2, '0')}T12:00:00Z`;
+    execFileSync('git', ['commit', '-q', '-m', `commit ${c}`], { cwd: dir, env: { ...gitEnv, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+  }
+  git(dir, 'tag', '-a', 'v1', '-m', 'tag v1');
+  git(dir, 'repack', '-adfq');
+  return dir;
+}
+
+function packFiles(repo: string): string[] {
+  const dir = path.join(repo, '.git', 'objects', 'pack');
+  return fs.readdirSync(dir).filter((name) => name.endsWith('.pack')).sort();
+}
+
+function verifyPack(repo: string, packName: string): VerifyPack {
+  const idx = path.join(repo, '.git', 'objects', 'pack', packName.replace(/\.pack$/, '.idx'));
+  const objects: PackedObject[] = [];
+  const histogram: number[] = [];
+  for (const line of git(repo, 'verify-pack', '-v', idx).split('\n')) {
+    const object = /^([0-9a-f]{40}) (\w+) +(\d+) (\d+) (\d+)(?: (\d+) ([0-9a-f]{40}))?$/.exec(line);
+    if (object !== null) {
+      objects.push({
+        oid: object[1]!,
+        type: object[2]!,
+        size: Number(object[3]),
+        sizeInPack: Number(object[4]),
+        offset: Number(object[5]),
+        depth: object[6] === undefined ? 0 : Number(object[6]),
+        base: object[7],
+      });
+      continue;
+    }
+    const nonDelta = /^non delta: (\d+) objects?$/.exec(line);
+    if (nonDelta !== null) histogram[0] = Number(nonDelta[1]);
+    const chain = /^chain length = (\d+): (\d+) objects?$/.exec(line);
+    if (chain !== null) histogram[Number(chain[1])] = Number(chain[2]);
+  }
+  for (let d = 0; d < histogram.length; d++) histogram[d] ??= 0;
+  return { objects, byOid: new Map(objects.map((o) => [o.oid, o])), histogram };
+}
+
+/** Inflated sizes (verify-pack prints a delta's own size). */
+function inflatedSizes(repo: string, oids: string[]): Map<string, number> {
+  const out = execFileSync('git', ['cat-file', '--batch-check=%(objectname) %(objectsize)'], { cwd: repo, env: gitEnv, input: `${oids.join('\n')}\n`, encoding: 'utf8' });
+  return new Map(out.trim().split('\n').map((line) => {
+    const [oid, size] = line.split(' ');
+    return [oid!, Number(size)];
+  }));
+}
+
+function chainOf(pack: VerifyPack, oid: string): string[] {
+  const chain = [oid];
+  for (let o = pack.byOid.get(oid); o?.base !== undefined; o = pack.byOid.get(o.base)) chain.push(o.base);
+  return chain;
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return fs.realpathSync(a) === fs.realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+function labelOf(node: vscode.TreeItem): string {
+  return typeof node.label === 'string' ? node.label : (node.label?.label ?? '');
+}
+
+function count(text: string): number {
+  return Number(text.replace(/,/g, ''));
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function hoverText(hovers: vscode.Hover[]): string {
+  return hovers
+    .flatMap((hover) => hover.contents)
+    .map((content) => (typeof content === 'string' ? content : content.value))
+    .join('\n');
+}
+
+describe('Packs view, hovers, terminal links and object documents', function () {
+  this.timeout(60_000);
+  let api: PackScopeApi;
+  let repo: string;
+  let gitDir: string;
+  let packName: string;
+  let pack: VerifyPack;
+  let sizes: Map<string, number>;
+
+  const tree = (): PackScopeApi['packsTree'] => api.packsTree;
+  const children = (node?: PacksNode): Promise<PacksNode[]> => Promise.resolve(tree().getChildren(node));
+  const repositoryNode = async (): Promise<RepositoryNode | undefined> =>
+    (await children()).find((node): node is RepositoryNode => node.contextValue === 'repository' && sameFile((node as RepositoryNode).listing.gitDir, gitDir));
+  const packNode = async (): Promise<PackNode> => {
+    const repository = await until('the repository in the Packs view', repositoryNode);
+    const packs = (await children(repository)).filter((node): node is PackNode => node.contextValue?.startsWith('pack') === true);
+    assert.equal(packs.length, 1, `packs: ${packs.map(labelOf).join(', ')}`);
+    return packs[0]!;
+  };
+  const childByLabel = async (parent: PacksNode, label: string): Promise<PacksNode> => {
+    const found = (await children(parent)).find((node) => labelOf(node) === label);
+    assert.ok(found, `no "${label}" under ${labelOf(parent)}`);
+    return found;
+  };
+
+  before(async function () {
+    this.timeout(120_000);
+    const extension = vscode.extensions.getExtension<PackScopeApi>('packscope.packscope');
+    assert.ok(extension);
+    api = await extension.activate();
+    await api.ready;
+    repo = makeRepository();
+    gitDir = fs.realpathSync(path.join(repo, '.git'));
+    [packName] = packFiles(repo) as [string];
+    pack = verifyPack(repo, packName);
+    sizes = inflatedSizes(repo, pack.objects.map((o) => o.oid));
+    const config = vscode.workspace.getConfiguration('packscope');
+    await config.update('view.pageSize', 10, vscode.ConfigurationTarget.Global);
+    await config.update('repositories', [repo], vscode.ConfigurationTarget.Global);
+    await until('the test repository in the Packs view', async () => {
+      await tree().refreshAll();
+      return repositoryNode();
+    });
+  });
+
+  after(async () => {
+    const config = vscode.workspace.getConfiguration('packscope');
+    await config.update('repositories', undefined, vscode.ConfigurationTarget.Global);
+    await config.update('view.pageSize', undefined, vscode.ConfigurationTarget.Global);
+    await config.update('hover.enabled', undefined, vscode.ConfigurationTarget.Global);
+    if (repo !== undefined) fs.rmSync(repo, { recursive: true, force: true });
+  });
+
+  it('activates in under 100 ms and logs the time', async () => {
+    assert.ok(api.activationMs < 100, `activate took ${api.activationMs} ms`);
+    const log = vscode.Uri.joinPath(api.logUri, 'PackScope.log');
+    const line = await until('the activation line in PackScope.log', () => {
+      const text = fs.existsSync(log.fsPath) ? fs.readFileSync(log.fsPath, 'utf8') : '';
+      return /PackScope activated in ([\d.]+) ms/.exec(text)?.[0];
+    });
+    console.log(`      ${line}`);
+  });
+
+  it('shows the pack and a summary equal to git verify-pack -v', async () => {
+    const node = await packNode();
+    assert.equal(labelOf(node), `pack-${packName.slice(5, 12)}…`);
+    assert.match(String(node.description), new RegExp(`^${COUNT.format(pack.objects.length)} objects`));
+    assert.equal(node.iconPath instanceof vscode.ThemeIcon ? node.iconPath.id : undefined, 'package');
+
+    const summary = await childByLabel(node, 'Summary');
+    const rows = await children(summary);
+    const facts = new Map(rows.map((row) => {
+      const [name, value] = labelOf(row).split(': ');
+      return [name!, value ?? ''];
+    }));
+    const byType = (type: string): number => pack.objects.filter((o) => o.type === type).length;
+    assert.equal(count(facts.get('objects')!), pack.objects.length);
+    for (const type of ['commit', 'tree', 'blob', 'tag']) assert.equal(count(facts.get(type)!), byType(type), type);
+    assert.equal(count(facts.get('OFS deltas')!), pack.objects.filter((o) => o.depth > 0).length);
+    assert.equal(count(facts.get('REF deltas')!), 0);
+
+    const depths = rows.find((row) => labelOf(row).startsWith('depths: '));
+    assert.ok(depths);
+    const histogram = (await children(depths)).map((row) => /^depth (\d+): ([\d,]+)$/.exec(labelOf(row))).map((m) => (m === null ? NaN : count(m[2]!)));
+    assert.deepEqual(histogram, pack.histogram);
+    const maxDepth = pack.histogram.length - 1;
+    await until('the pack description with its summary', () => (String(node.description).includes(`depth ≤ ${maxDepth}`) ? true : undefined), 5000);
+    assert.match(String(node.description), new RegExp(`^${COUNT.format(pack.objects.length)} objects · .+ inflated · .+ on disk · depth ≤ ${maxDepth}$`));
+  });
+
+  it('pages the delta families and expands a family root to its delta children', async () => {
+    const families = await childByLabel(await packNode(), 'Delta families');
+    let items = await children(families);
+    const nonDelta = pack.histogram[0]!;
+    assert.ok(nonDelta > 10, 'the test pack has more families than a page');
+    assert.equal(items.length, 11);
+    const more = items[10]!;
+    assert.equal(labelOf(more), 'Show 10 more…');
+    assert.equal(more.description, `10 of ${nonDelta}`);
+    assert.equal(families.description, String(nonDelta));
+    await vscode.commands.executeCommand('packscope.loadMore', more);
+    items = await children(families);
+    assert.equal(items.length, 21);
+
+    // Family sizes from verify-pack: every object counted under the root of its chain.
+    const familySize = new Map<string, number>();
+    for (const o of pack.objects) {
+      const root = chainOf(pack, o.oid).pop()!;
+      familySize.set(root, (familySize.get(root) ?? 0) + 1);
+    }
+    const first = items[0] as ObjectNode;
+    assert.equal(first.item.familySize, Math.max(...familySize.values()));
+    assert.equal(first.item.depth, 0);
+    assert.ok(first.contextValue?.includes('object'));
+    const direct = pack.objects.filter((o) => o.base === first.item.oid).map((o) => o.oid).sort();
+    const shown = (await children(first)).filter((node) => node.contextValue?.includes('object')).map((node) => (node as ObjectNode).item.oid);
+    assert.ok(direct.length > 0);
+    assert.equal(shown.length, Math.min(10, direct.length));
+    for (const oid of shown) assert.ok(direct.includes(oid), `${oid} is not a delta child of ${first.item.oid}`);
+    assert.equal(first.item.children, direct.length);
+  });
+
+  it('lists the deepest chains with their chain, and the largest objects', async () => {
+    const node = await packNode();
+    const deepest = (await children(await childByLabel(node, 'Deepest chains')))[0] as ObjectNode;
+    const maxDepth = pack.histogram.length - 1;
+    assert.equal(deepest.item.depth, maxDepth);
+    const chain = (await children(deepest)).map((link) => (link as ObjectNode).item.oid);
+    assert.deepEqual(chain, chainOf(pack, deepest.item.oid).slice(1));
+
+    const largest = (await children(await childByLabel(node, 'Largest objects')))[0] as ObjectNode;
+    assert.equal(largest.item.size, Math.max(...sizes.values()));
+    assert.match(String(largest.description), / inflated · .+ on disk$/);
+
+    const resolved = await tree().resolveTreeItem(largest, largest, new vscode.CancellationTokenSource().token);
+    const tooltip = resolved.tooltip;
+    assert.ok(tooltip instanceof vscode.MarkdownString);
+    assert.match(tooltip.value, new RegExp(`\\*\\*${largest.item.type}\\*\\* \`${largest.item.oid}\``));
+    assert.match(tooltip.value, new RegExp(`offset ${COUNT.format(largest.item.offset)} in ${packName}`));
+  });
+
+  it('hovers an object id with its type, size, depth and pack, and nothing on an id that names no object', async () => {
+    const delta = pack.objects.find((o) => o.type === 'blob' && o.depth >= 1)!;
+    const document = await vscode.workspace.openTextDocument({ language: 'plaintext', content: `blob ${delta.oid}\nnot an object: 0123456789abcdef0123456789abcdef\n` });
+    const hovers = await until('a hover on the object id', async () => {
+      const found = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(0, 10));
+      return found.length > 0 ? found : undefined;
+    });
+    const text = hoverText(hovers);
+    assert.match(text, new RegExp(`\\*\\*blob\\*\\* \`${delta.oid}\``));
+    assert.ok(text.includes(`(${COUNT.format(sizes.get(delta.oid)!)} bytes)`), text);
+    assert.ok(text.includes(`Delta depth ${delta.depth}:`), text);
+    assert.ok(text.includes(packName), text);
+    const none = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(1, 20));
+    assert.equal(hoverText(none), '');
+
+    await vscode.workspace.getConfiguration('packscope').update('hover.enabled', false, vscode.ConfigurationTarget.Global);
+    await until('no hover with packscope.hover.enabled off', async () => {
+      const disabled = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(0, 10));
+      return hoverText(disabled) === '' ? true : undefined;
+    }, 5000);
+    await vscode.workspace.getConfiguration('packscope').update('hover.enabled', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  it('links the ids of a git log --raw line that name objects, and only those', async () => {
+    const raw = git(repo, 'log', '--raw', '--format=commit %H').split('\n');
+    const modified = raw.find((line) => /^:100644 100644 [0-9a-f]{7} [0-9a-f]{7} M\tnotes\.txt$/.test(line))!;
+    const added = raw.find((line) => line.startsWith(':000000 100644 0000000 '))!;
+    const commitLine = raw.find((line) => line.startsWith('commit '))!;
+    const terminal = vscode.window.createTerminal({ name: 'PackScope links test' });
+    try {
+      const token = new vscode.CancellationTokenSource().token;
+      const links = await api.terminalLinks.provideTerminalLinks({ line: `${modified} deadbeefdeadbeef`, terminal }, token);
+      const [, , before, after] = modified.split(/[ \t]/);
+      assert.deepEqual(
+        links.map((link) => [link.startIndex, link.length, link.oid]),
+        [before!, after!].map((word) => [modified.indexOf(word), 7, git(repo, 'rev-parse', word).trim()]),
+      );
+      const addedLinks = await api.terminalLinks.provideTerminalLinks({ line: added, terminal }, token);
+      assert.equal(addedLinks.length, 1, 'the null id 0000000 is no link, the added blob is');
+      const commitLinks = await api.terminalLinks.provideTerminalLinks({ line: commitLine, terminal }, token);
+      assert.deepEqual(commitLinks.map((link) => [link.startIndex, link.oid]), [[7, commitLine.slice(7)]]);
+
+      await api.terminalLinks.handleTerminalLink(commitLinks[0]!);
+      const editor = await until('the object document of the link', () => (vscode.window.activeTextEditor?.document.uri.scheme === 'packscope' ? vscode.window.activeTextEditor : undefined));
+      assert.match(editor.document.getText(), new RegExp(`^id +${commitLine.slice(7)}\n`));
+    } finally {
+      terminal.dispose();
+    }
+  });
+
+  it('renders object documents: facts, chain, delta listing, and content as git cat-file -p', async () => {
+    const repository = (await until('the repository', repositoryNode)).listing.id;
+    const delta = [...pack.objects].filter((o) => o.type === 'blob' && o.depth >= 1).sort((a, b) => b.depth - a.depth)[0]!;
+    const text = (await vscode.workspace.openTextDocument(api.objectDocumentUri(delta.oid, repository))).getText();
+    const lines = text.split('\n');
+    const facts = new Map(lines.slice(0, lines.indexOf('')).map((line) => {
+      const [name, value] = line.split(/ {2,}/);
+      return [name!, value!];
+    }));
+    const chain = chainOf(pack, delta.oid);
+    assert.equal(facts.get('id'), delta.oid);
+    assert.equal(facts.get('type'), 'blob');
+    assert.equal(facts.get('stored as'), 'ofs-delta');
+    assert.equal(count(facts.get('size')!.split(' ')[0]!), sizes.get(delta.oid));
+    assert.equal(count(facts.get('size on disk')!.split(' ')[0]!), delta.sizeInPack);
+    assert.equal(facts.get('pack'), packName);
+    assert.equal(count(facts.get('offset')!), delta.offset);
+    assert.equal(Number(facts.get('depth')), delta.depth);
+    assert.equal(facts.get('chain root'), chain[chain.length - 1]);
+    const links = lines.filter((line) => /^ {2}[0-9a-f]{40} /.test(line)).map((line) => line.trim().split(' ')[0]);
+    assert.deepEqual(links, chain);
+    assert.ok(lines.includes(`DELTA( BASE=${sizes.get(delta.base!)} RESULT=${sizes.get(delta.oid)} )`), text.slice(0, 2000));
+    assert.ok(lines.some((line) => /^ {2}COPY {2}\(\d+, \d+\)$/.test(line)));
+
+    const contentOf = (document: string): string => {
+      const heading = document.search(/^content: /m);
+      assert.ok(heading >= 0);
+      return document.slice(document.indexOf('\n', heading) + 1);
+    };
+    assert.equal(contentOf(text), git(repo, 'cat-file', '-p', delta.oid));
+    for (const rev of ['HEAD', 'HEAD^{tree}', 'v1']) {
+      const oid = git(repo, 'rev-parse', rev).trim();
+      const document = (await vscode.workspace.openTextDocument(api.objectDocumentUri(oid, repository))).getText();
+      assert.equal(contentOf(document), git(repo, 'cat-file', '-p', oid), rev);
+    }
+    const binary = git(repo, 'rev-parse', 'HEAD:data.bin').trim();
+    const binaryDocument = (await vscode.workspace.openTextDocument(api.objectDocumentUri(binary, repository))).getText();
+    assert.match(binaryDocument, /^content: 3,000 bytes · binary, hex dump$/m);
+    const bytes = fs.readFileSync(path.join(repo, 'data.bin'));
+    const hex = (from: number): string => [...bytes.subarray(from, from + 8)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+    const ascii = [...bytes.subarray(0, 16)].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join('');
+    const dump = contentOf(binaryDocument).split('\n');
+    assert.equal(dump[0], `00000000  ${hex(0)}  ${hex(8)}  |${ascii}|`);
+    assert.equal(dump.length, Math.ceil(3000 / 16) + 2, 'rows, the end offset, and the final newline');
+  });
+
+  it('reveals an object under its pack: the chain root first, the object selected', async () => {
+    const repository = (await until('the repository', repositoryNode)).listing.id;
+    const delta = [...pack.objects].filter((o) => o.depth >= 2).sort((a, b) => b.depth - a.depth)[0]!;
+    await vscode.commands.executeCommand('packscope.revealObject', { oid: delta.oid, repository });
+    const revealed = (await children(await packNode()))[0]!;
+    assert.equal(labelOf(revealed), `Revealed: ${delta.oid.slice(0, 10)} ${delta.type}`);
+    const links = (await children(revealed)).map((node) => (node as ObjectNode).item.oid);
+    assert.deepEqual(links, chainOf(pack, delta.oid).reverse());
+    const selected = await until('the revealed object selected', () => {
+      const selection = api.packsView.selection[0];
+      return selection !== undefined && (selection as ObjectNode).item?.oid === delta.oid ? selection : undefined;
+    }, 10_000);
+    assert.equal(api.packsTree.getParent(selected), revealed);
+  });
+
+  it('shows the new pack after git repack -adf --depth=5', async function () {
+    this.timeout(60_000);
+    git(repo, 'repack', '-adfq', '--depth=5');
+    const [newName] = packFiles(repo) as [string];
+    assert.notEqual(newName, packName);
+    const node = await until('the new pack in the Packs view', async () => {
+      const repository = await repositoryNode();
+      if (repository === undefined) return undefined;
+      const packs = (await children(repository)).filter((child) => child.contextValue?.startsWith('pack'));
+      return packs.length === 1 && labelOf(packs[0]!) === `pack-${newName.slice(5, 12)}…` ? (packs[0] as PackNode) : undefined;
+    }, 30_000);
+    const rows = await children(await childByLabel(node, 'Summary'));
+    const depths = rows.find((row) => labelOf(row).startsWith('depths: '))!;
+    assert.equal(labelOf(depths), `depths: ≤ ${verifyPack(repo, newName).histogram.length - 1}`);
+    assert.ok(verifyPack(repo, newName).histogram.length - 1 <= 5);
+  });
+});
