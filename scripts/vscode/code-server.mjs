@@ -115,11 +115,13 @@ function which(name) {
  * module builds) from Debian's apt, when missing. As root it installs them; otherwise it throws
  * with the command to run.
  */
-export async function ensureBrowserAndTools({ log = console.log } = {}) {
+export async function ensureBrowserAndTools({ log = console.log, extra = [] } = {}) {
   const missing = [];
   if (!fs.existsSync(CHROMIUM)) missing.push('chromium');
   if (!fs.existsSync(RG)) missing.push('ripgrep');
   for (const tool of ['python3', 'make', 'g++']) if (!which(tool)) missing.push(tool);
+  // Other Debian packages the tests use, each with a file that shows it is installed.
+  for (const { file, pkg } of extra) if (!fs.existsSync(file)) missing.push(pkg);
   if (!missing.length) return;
   const cmd = `apt-get install -y ${missing.join(' ')}`;
   if (typeof process.getuid !== 'function' || process.getuid() !== 0 || !which('apt-get')) {
