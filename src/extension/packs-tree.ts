@@ -24,7 +24,12 @@ export class PacksTreeProvider implements vscode.TreeDataProvider<PacksNode>, Tr
   private readonly changeEmitter = new vscode.EventEmitter<PacksNode | undefined>();
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private repositories = new Map<string, RepositoryNode>();
+  /** The last listing asked for; listings run one after the other, never overlapping. */
   private listed: Promise<void> | undefined;
+  private readonly changedRepositories = new Set<string>();
+  private changeTimer: NodeJS.Timeout | undefined;
+  private changeFlush: Promise<void> | undefined;
+  private resolveChangeFlush: (() => void) | undefined;
   private listError: string | undefined;
   private gitNotice: MessageNode | undefined;
   private treeView: vscode.TreeView<PacksNode> | undefined;
@@ -91,19 +96,41 @@ export class PacksTreeProvider implements vscode.TreeDataProvider<PacksNode>, Tr
 
   /** `packscope.refresh`: lists the repositories and their packs again. */
   async refreshAll(): Promise<void> {
-    this.listed = this.list();
-    await this.listed;
+    await this.relist();
     this.changed(undefined);
   }
 
-  /** `packscope/packsChanged`: lists again and redraws that repository only, unless the set changed. */
-  async refreshRepository(id: string): Promise<void> {
+  /**
+   * `packscope/packsChanged`: lists again and redraws the repositories that changed, unless the set
+   * of repositories changed. A repack sends several in a row; they are handled as one after 100 ms.
+   */
+  refreshRepository(id: string): Promise<void> {
+    this.changedRepositories.add(id);
+    if (this.changeTimer === undefined) {
+      this.changeFlush = new Promise<void>((resolve) => (this.resolveChangeFlush = resolve));
+      this.changeTimer = setTimeout(() => {
+        this.changeTimer = undefined;
+        const resolve = this.resolveChangeFlush;
+        void this.redrawChanged().finally(() => resolve?.());
+      }, 100);
+    }
+    return this.changeFlush ?? Promise.resolve();
+  }
+
+  private async redrawChanged(): Promise<void> {
+    const ids = [...this.changedRepositories];
+    this.changedRepositories.clear();
     const before = [...this.repositories.keys()].join('\n');
-    this.listed = this.list();
-    await this.listed;
-    const node = this.repositories.get(id);
-    if (node === undefined || [...this.repositories.keys()].join('\n') !== before) this.changed(undefined);
-    else this.changed(node);
+    await this.relist();
+    const nodes = ids.map((id) => this.repositories.get(id));
+    if (nodes.includes(undefined) || [...this.repositories.keys()].join('\n') !== before) this.changed(undefined);
+    else for (const node of nodes) this.changed(node);
+  }
+
+  private relist(): Promise<void> {
+    const previous = this.listed ?? Promise.resolve();
+    this.listed = previous.then(() => this.list());
+    return this.listed;
   }
 
   /** "Show N more…". */
@@ -145,6 +172,7 @@ export class PacksTreeProvider implements vscode.TreeDataProvider<PacksNode>, Tr
   }
 
   dispose(): void {
+    if (this.changeTimer !== undefined) clearTimeout(this.changeTimer);
     this.changeEmitter.dispose();
   }
 

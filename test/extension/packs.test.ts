@@ -123,6 +123,23 @@ function sameFile(a: string, b: string): boolean {
   }
 }
 
+/** Processes started by this extension host running dist/server.js (Linux: read from /proc). */
+function serverProcesses(): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const command = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (parent === process.pid && command.includes('server.js')) pids.push(Number(entry));
+    } catch {
+      // the process ended while it was read
+    }
+  }
+  return pids;
+}
+
 function labelOf(node: vscode.TreeItem): string {
   return typeof node.label === 'string' ? node.label : (node.label?.label ?? '');
 }
@@ -403,6 +420,34 @@ describe('Packs view, hovers, terminal links and object documents', function () 
       return selection !== undefined && (selection as ObjectNode).item?.oid === delta.oid ? selection : undefined;
     }, 10_000);
     assert.equal(api.packsTree.getParent(selected), revealed);
+  });
+
+  it('restarts a server that died, and the view keeps working', async function () {
+    this.timeout(60_000);
+    const [pid] = serverProcesses();
+    assert.ok(pid !== undefined, 'no server process under this extension host');
+    const stopped = new Promise<void>((resolve) => {
+      const subscription = api.server.onDidChangeRunning((running) => {
+        if (running) return;
+        subscription.dispose();
+        resolve();
+      });
+    });
+    process.kill(pid, 'SIGKILL');
+    await stopped;
+    await until('a new server process', () => {
+      const pids = serverProcesses();
+      return pids.length === 1 && pids[0] !== pid && api.server.isRunning ? pids[0] : undefined;
+    }, 30_000);
+    await tree().refreshAll();
+    const summary = await childByLabel(await packNode(), 'Summary');
+    assert.ok((await children(summary)).length > 0);
+
+    const [before] = serverProcesses();
+    await vscode.commands.executeCommand('packscope.restartServer');
+    const [after] = serverProcesses();
+    assert.ok(api.server.isRunning);
+    assert.ok(after !== undefined && after !== before, `packscope.restartServer kept process ${before}`);
   });
 
   it('shows the new pack after git repack -adf --depth=5', async function () {
