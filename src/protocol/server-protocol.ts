@@ -213,3 +213,137 @@ export const OBJECT_ID_PATTERN = /(?<![0-9A-Za-z])[0-9a-fA-F]{7,64}(?![0-9A-Za-z
 
 /** Object documents are `packscope:/<oid>?<repository id, URI-encoded>` (read-only, virtual). */
 export const OBJECT_DOCUMENT_SCHEME = 'packscope';
+
+// ---------------------------------------------------------------------------------------------
+// Recordings, simulations, locality, index-pack (issue 5). Shapes follow the CLI's JSON
+// (docs/json.md: packscope.sweep/1, packscope.locality/1, packscope.index-pack-sim/1) so that a
+// request and `packscope … --json` on the same recording give the same numbers.
+
+export interface RecordingParams extends WorkDoneProgressParams {
+  /** A recording (`#packscope-recording 1 {…}` header) or a raw GIT_TRACE_PACK_ACCESS file. */
+  file: string;
+  /** 1-based git process (segment) to keep; all of them when absent. */
+  segment?: number;
+}
+
+export interface RecordingSegment {
+  /** 1-based, as `--segment N`. */
+  index: number;
+  /** The git command line of that process, when GIT_TRACE named it (`git log --raw`). */
+  command: string | null;
+  reads: number;
+}
+
+/** `recording` of the CLI's JSON, plus what the Recordings view shows. */
+export interface RecordingInfo {
+  file: string;
+  /** The repository's git directory (the recording's own, else where it was found). */
+  repository: string;
+  mode: 'exact' | 'passive' | 'raw';
+  recordedLimit: number | null;
+  command: string | null;
+  gitVersion: string | null;
+  startedAt: string | null;
+  exitStatus: number | null;
+  traceLines: number;
+  reads: number;
+  segments: RecordingSegment[];
+  packs: { path: string; checksum: string }[];
+  /** What was left out and why (unknown packs, bad offsets, malformed lines): never silent. */
+  warnings: string[];
+}
+
+/** One (policy, limit) cell: the CLI's SimResult. Policy-specific counts ride along unnamed. */
+export interface SimCell {
+  policy: string;
+  limit: number;
+  referenceBound: boolean;
+  reads: number;
+  logged: number;
+  inflations: number;
+  deltaApplications: number;
+  inflatedBytes: number;
+  evictions: number;
+  peakCacheBytes: number;
+  seconds: number;
+  [extra: string]: unknown;
+}
+
+export interface SweepParams extends RecordingParams {
+  policies: string[];
+  /** Bytes. */
+  limits: number[];
+}
+
+export interface SweepResult {
+  recording: RecordingInfo;
+  /** Limits in the order given, policies within each limit (as `packscope sweep --json`). */
+  results: SimCell[];
+}
+
+export interface PackLocalityResult {
+  pack: string;
+  reads: number;
+  seeks: number;
+  percentiles: { p: number; bytes: number }[];
+  shortSeekShare: number;
+  backwardSeekShare: number;
+  pagesTouched: number;
+  byteSpan: number;
+  pageFaults: number;
+  /** Seek distances at p = 0, 1, …, 100 (nearest rank): the distance CDF the Locality chart draws. */
+  distanceQuantiles: number[];
+}
+
+export interface LocalityResult {
+  recording: RecordingInfo;
+  pageCache: { cacheMiB: number; readaheadKiB: number };
+  packs: PackLocalityResult[];
+}
+
+export interface IndexPackSimParams extends WorkDoneProgressParams {
+  pack: string;
+  /** core.deltaBaseCacheLimit for index-pack (bytes); 96m by default. */
+  limit?: number;
+}
+
+export interface IndexPackSimResult {
+  pack: string;
+  limit: number;
+  /** One entry per variant (v2.36, v2.55, release-when-done), as `packscope index-pack-sim --json`. */
+  variants: { variant: string; inflations: number; [count: string]: unknown }[];
+}
+
+export interface RecordParams extends WorkDoneProgressParams {
+  /** Where git runs (a path in the repository). */
+  cwd: string;
+  /** git's arguments, without "git". */
+  args: string[];
+  /** The recording file to write (in the extension's storage, never in the repository). */
+  output: string;
+  mode: 'exact' | 'passive';
+  /** The git executable. */
+  git: string;
+}
+
+export interface MeasureParams extends WorkDoneProgressParams {
+  cwd: string;
+  args: string[];
+  git: string;
+  /** core.deltaBaseCacheLimit values to run with (bytes). */
+  limits: number[];
+  /** Runs per limit; the best (smallest) wall time is the figure. */
+  runs: number;
+}
+
+export interface MeasureResult {
+  gitVersion: string;
+  results: { limit: number; seconds: number[]; bestSeconds: number }[];
+}
+
+export const RecordingInfoRequest = new RequestType<RecordingParams, RecordingInfo, void>('packscope/recordingInfo');
+export const SweepRequest = new RequestType<SweepParams, SweepResult, void>('packscope/sweep');
+export const LocalityRequest = new RequestType<RecordingParams, LocalityResult, void>('packscope/locality');
+export const IndexPackSimRequest = new RequestType<IndexPackSimParams, IndexPackSimResult, void>('packscope/indexPackSim');
+export const RecordRequest = new RequestType<RecordParams, RecordingInfo, void>('packscope/record');
+export const MeasureRequest = new RequestType<MeasureParams, MeasureResult, void>('packscope/measure');

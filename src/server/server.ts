@@ -46,6 +46,8 @@ import { hexWordAt, hoverMarkdown, lookupObject } from './object-lookup.ts';
 import { listChildren, listObjects, objectDetails } from './object-views.ts';
 import { errorMessage, RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 import type { PackLocation } from '../core/model/object-store.ts';
+import type { ServerContext } from './server-context.ts';
+import { registerSimulationHandlers } from './simulation-handlers.ts';
 
 /** Replaced by the bundler with package.json's version. */
 declare const PACKSCOPE_VERSION: string | undefined;
@@ -342,6 +344,28 @@ connection.onHover((params): Hover | null => {
     return null;
   }
 });
+
+/** What handler modules (simulations, repack previews) get to work with: the same pack state and helpers. */
+const context: ServerContext = {
+  connection,
+  get registry() {
+    return registry;
+  },
+  get loader() {
+    return loader;
+  },
+  get settings() {
+    return settings;
+  },
+  log,
+  ensureModel,
+  ensureRepository,
+  findPack,
+  statesFor,
+  guarded,
+  bundledScript: (name) => path.join(__dirname, name),
+};
+registerSimulationHandlers(context);
 
 connection.onShutdown(() => {
   registry?.dispose();

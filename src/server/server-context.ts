@@ -1,0 +1,29 @@
+import type { CancellationToken, Connection, ResponseError, WorkDoneProgressReporter } from 'vscode-languageserver/node';
+import type { PackLocation } from '../core/model/object-store.ts';
+import type { ServerSettings } from '../protocol/server-protocol.ts';
+import type { ModelLoader, TimedModel } from './model-loader.ts';
+import type { RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
+
+/**
+ * The server's shared state and helpers, handed to each handler module (simulation-handlers.ts,
+ * repack-handlers.ts, …) so that every request works on the same pack models and reports errors,
+ * progress and cancellation the same way.
+ */
+export interface ServerContext {
+  readonly connection: Connection;
+  readonly registry: WorkspaceRegistry;
+  readonly loader: ModelLoader;
+  readonly settings: ServerSettings;
+  log(message: string): void;
+  /** The model of one pack, built in a worker when needed, with $/progress and cancellation. */
+  ensureModel(state: RepositoryState, pack: PackLocation, token?: CancellationToken, progress?: WorkDoneProgressReporter): Promise<TimedModel>;
+  /** Every pack of a repository loaded (so its ObjectStore answers without building on this thread). */
+  ensureRepository(state: RepositoryState, token?: CancellationToken, progress?: WorkDoneProgressReporter): Promise<void>;
+  /** The workspace pack with this .pack path; a ResponseError when it is not (or no longer) one. */
+  findPack(packPath: string): { state: RepositoryState; pack: PackLocation };
+  statesFor(repository: string | undefined): RepositoryState[];
+  /** Runs a handler, turning PackFormatError / cancellation / anything else into one-line LSP errors. */
+  guarded<T>(work: () => Promise<T> | T): Promise<T | ResponseError<void>>;
+  /** Absolute path of a bundled script next to server.js (worker entry points). */
+  bundledScript(name: string): string;
+}
