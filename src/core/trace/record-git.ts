@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { fail } from '../errors.ts';
 import { parseGitSize } from '../model/git-config.ts';
 import type { ObjectStore } from '../model/object-store.ts';
+import { applyRecordingVariables, recordingVariables } from '../../protocol/recording-environment.ts';
 import { recordingHeader, type RecordingMetadata } from './recording.ts';
 
 /** git-internals §1.2: DEFAULT_DELTA_BASE_CACHE_LIMIT. */
@@ -27,20 +28,11 @@ export interface RecordOptions {
  * into an absolute file (so every child process appends to it), GIT_TRACE into the same file when
  * the user has not pointed it elsewhere (its "trace: built-in: git …" lines split the log per
  * command), and in exact mode core.deltaBaseCacheLimit=0 through GIT_CONFIG_COUNT, appended after
- * any entries the user already passes that way.
+ * any entries the user already passes that way. The variables are defined once, in
+ * src/protocol/recording-environment.ts (the extension's terminal recorder sets the same ones).
  */
 export function recordingEnvironment(base: NodeJS.ProcessEnv, traceFile: string, mode: 'exact' | 'passive'): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base, GIT_TRACE_PACK_ACCESS: traceFile };
-  delete env.GIT_TRACE_BARE;
-  if (!base.GIT_TRACE) env.GIT_TRACE = traceFile;
-  if (mode === 'exact') {
-    const existing = Number(base.GIT_CONFIG_COUNT ?? '0');
-    const count = Number.isInteger(existing) && existing >= 0 ? existing : 0;
-    env.GIT_CONFIG_COUNT = String(count + 1);
-    env[`GIT_CONFIG_KEY_${count}`] = 'core.deltaBaseCacheLimit';
-    env[`GIT_CONFIG_VALUE_${count}`] = '0';
-  }
-  return env;
+  return applyRecordingVariables(base, recordingVariables(base, traceFile, mode));
 }
 
 export function gitVersion(git: string): string {
