@@ -5,7 +5,10 @@
  * bytes, offsets are byte offsets into the .pack file. Requests that may build a pack model accept a
  * `workDoneToken` (LSP `$/progress`) and honour cancellation.
  */
-import { NotificationType, RequestType, type WorkDoneProgressParams } from 'vscode-languageserver-protocol';
+// From vscode-jsonrpc rather than vscode-languageserver-protocol (which re-exports the same classes):
+// the extension evaluates this module at load time, and the LSP type library is large.
+import { NotificationType, RequestType } from 'vscode-jsonrpc';
+import type { WorkDoneProgressParams } from 'vscode-languageserver-protocol';
 
 /** Passed by the client in `initializationOptions` and in `packscope/configure`. */
 export interface ServerSettings {
@@ -224,6 +227,11 @@ export interface RecordingParams extends WorkDoneProgressParams {
   file: string;
   /** 1-based git process (segment) to keep; all of them when absent. */
   segment?: number;
+  /**
+   * The repository to map the reads onto (any path in it), as the CLI's -C DIR: by default the one
+   * the recording names; for a raw trace, the one its pack paths lead to (a workspace pack by name).
+   */
+  repository?: string;
 }
 
 export interface RecordingSegment {
@@ -295,6 +303,13 @@ export interface PackLocalityResult {
   distanceQuantiles: number[];
 }
 
+export interface LocalityParams extends RecordingParams {
+  /** Page cache of the cold replay (MiB), as `--cache-mib`; 256 by default. */
+  cacheMiB?: number;
+  /** Fixed readahead window (KiB), as `--readahead-kib`; 128 by default. */
+  readaheadKiB?: number;
+}
+
 export interface LocalityResult {
   recording: RecordingInfo;
   pageCache: { cacheMiB: number; readaheadKiB: number };
@@ -309,6 +324,8 @@ export interface IndexPackSimParams extends WorkDoneProgressParams {
 
 export interface IndexPackSimResult {
   pack: string;
+  /** Objects in the pack (`objects` of the CLI's JSON). */
+  objects: number;
   limit: number;
   /** One entry per variant (v2.36, v2.55, release-when-done), as `packscope index-pack-sim --json`. */
   variants: { variant: string; inflations: number; [count: string]: unknown }[];
@@ -343,7 +360,7 @@ export interface MeasureResult {
 
 export const RecordingInfoRequest = new RequestType<RecordingParams, RecordingInfo, void>('packscope/recordingInfo');
 export const SweepRequest = new RequestType<SweepParams, SweepResult, void>('packscope/sweep');
-export const LocalityRequest = new RequestType<RecordingParams, LocalityResult, void>('packscope/locality');
+export const LocalityRequest = new RequestType<LocalityParams, LocalityResult, void>('packscope/locality');
 export const IndexPackSimRequest = new RequestType<IndexPackSimParams, IndexPackSimResult, void>('packscope/indexPackSim');
 export const RecordRequest = new RequestType<RecordParams, RecordingInfo, void>('packscope/record');
 export const MeasureRequest = new RequestType<MeasureParams, MeasureResult, void>('packscope/measure');

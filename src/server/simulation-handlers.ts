@@ -1,9 +1,633 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { setImmediate as yieldToEvents } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
+import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
+import { percentile, packLocality } from '../core/locality/locality.ts';
+import { ObjectStore } from '../core/model/object-store.ts';
+import { discoverRepository, type Repository } from '../core/model/repository.ts';
+import type { IndexPackVariant } from '../core/sim/index-pack-sim.ts';
+import { parsePolicy } from '../core/sim/policy-registry.ts';
+import { runSweep } from '../core/sim/sweep.ts';
+import { formatLimit, recordingSummary, resolveRecording, type LoadedRecording } from '../core/trace/load-recording.ts';
+import { gitVersion, recordGitCommand } from '../core/trace/record-git.ts';
+import { TraceLogBuilder, type TraceLog } from '../core/trace/trace-log.ts';
+import { formatCount } from '../protocol/format.ts';
+import {
+  IndexPackSimRequest,
+  LocalityRequest,
+  MeasureRequest,
+  RecordingInfoRequest,
+  RecordRequest,
+  SweepRequest,
+  type IndexPackSimResult,
+  type LocalityResult,
+  type MeasureResult,
+  type PackLocalityResult,
+  type RecordingInfo,
+  type RecordingParams,
+  type SimCell,
+  type SweepResult,
+} from '../protocol/server-protocol.ts';
+import type { IndexPackTask, IndexPackWorkerMessage } from './index-pack-worker.ts';
+import { LoadCancelled } from './model-loader.ts';
 import type { ServerContext } from './server-context.ts';
+import { errorMessage } from './workspace-registry.ts';
+
+const INDEX_PACK_VARIANTS: IndexPackVariant[] = ['v2.36', 'v2.55', 'release-when-done'];
+const DEFAULT_LIMIT = 96 * 1024 * 1024;
+/** How much of git's stderr a failed measurement keeps. */
+const MAX_STDERR_BYTES = 64 * 1024;
+/** How often a recording's trace file is looked at for the progress line. */
+const RECORD_PROGRESS_MS = 250;
+
+function cancelledError(): ResponseError<void> {
+  return new ResponseError(LSPErrorCodes.RequestCancelled, 'cancelled');
+}
+
+function invalid(message: string): ResponseError<void> {
+  return new ResponseError(ErrorCodes.InvalidParams, message);
+}
+
+function throwIfCancelled(token: CancellationToken): void {
+  if (token.isCancellationRequested) throw cancelledError();
+}
+
+function cancelledPromise(token: CancellationToken): Promise<void> {
+  return new Promise((resolve) => {
+    if (token.isCancellationRequested) resolve();
+    else token.onCancellationRequested(() => resolve());
+  });
+}
+
+/** An AbortSignal that fires when the request is cancelled. */
+function abortSignalFor(token: CancellationToken): AbortSignal {
+  const controller = new AbortController();
+  if (token.isCancellationRequested) controller.abort();
+  else token.onCancellationRequested(() => controller.abort());
+  return controller.signal;
+}
+
+/**
+ * A reporter for nested work (ensureModel begins and ends its own progress): its begin and report
+ * become reports of the request's one progress, its done is ignored.
+ */
+function nested(progress: WorkDoneProgressReporter): WorkDoneProgressReporter {
+  return {
+    begin: (title, percentage, message) => progress.report(percentage ?? 0, message ? `${title}: ${message}` : title),
+    report: ((first: number | string, message?: string) => {
+      if (typeof first === 'string') progress.report(first);
+      else if (message === undefined) progress.report(first);
+      else progress.report(first, message);
+    }) as WorkDoneProgressReporter['report'],
+    done: () => undefined,
+  };
+}
+
+function percent(done: number, total: number): number {
+  return total === 0 ? 100 : Math.min(100, Math.floor((100 * done) / total));
+}
+
+/** Kills a child started as the leader of its own process group, with the group (its children too). */
+function killGroup(child: ChildProcess): void {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+    else child.kill('SIGTERM');
+  } catch {
+    child.kill('SIGTERM');
+  }
+}
+
+/** Throws unless `limits` are byte counts. */
+function checkLimits(limits: unknown, what = 'limits'): number[] {
+  if (!Array.isArray(limits) || limits.some((l) => typeof l !== 'number' || !Number.isSafeInteger(l) || l < 0)) {
+    throw invalid(`${what} must be a list of byte counts (non-negative integers)`);
+  }
+  return limits as number[];
+}
+
+function isInside(file: string, root: string | undefined): boolean {
+  if (root === undefined) return false;
+  let realRoot: string;
+  try {
+    realRoot = fs.realpathSync(root);
+  } catch {
+    return false;
+  }
+  const relative = path.relative(realRoot, realPathOrSelf(file));
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+function realPathOrSelf(p: string): string {
+  let probe = p;
+  while (!fs.existsSync(probe)) {
+    const parent = path.dirname(probe);
+    if (parent === probe) return p;
+    probe = parent;
+  }
+  return path.join(fs.realpathSync(probe), path.relative(probe, p));
+}
+
+// --- Reading recordings ----------------------------------------------------------------------------
+
+const CHUNK_BYTES = 1 << 20;
+const MAX_LINE_BYTES = 64 << 10;
+
+/**
+ * parseTraceFile's streaming, chunk by chunk with a turn of the event loop between chunks, so that a
+ * recording of hundreds of MiB neither holds up hovers nor ignores a cancellation.
+ */
+async function parseTraceAsync(file: string, token: CancellationToken, onProgress: (bytes: number, total: number) => void): Promise<TraceLog> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, 'r');
+  } catch (error) {
+    throw invalid(`${file}: cannot open: ${errorMessage(error)}`);
+  }
+  try {
+    const total = (await handle.stat()).size;
+    const builder = new TraceLogBuilder(file);
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES + MAX_LINE_BYTES);
+    let carried = 0;
+    let skippingOverlong = false;
+    let position = 0;
+    for (;;) {
+      throwIfCancelled(token);
+      const { bytesRead: got } = await handle.read(chunk, carried, CHUNK_BYTES, position);
+      position += got;
+      const filled = carried + got;
+      let lineStart = 0;
+      for (;;) {
+        const newline = chunk.indexOf(10, lineStart);
+        if (newline < 0 || newline >= filled) break;
+        if (skippingOverlong) skippingOverlong = false;
+        else builder.addLine(chunk, lineStart, newline);
+        lineStart = newline + 1;
+      }
+      carried = filled - lineStart;
+      if (got === 0) {
+        if (carried > 0 && !skippingOverlong) builder.addLine(chunk, lineStart, filled);
+        break;
+      }
+      if (carried > MAX_LINE_BYTES) {
+        if (!skippingOverlong) builder.addOverlongLine();
+        skippingOverlong = true;
+        carried = 0;
+      } else {
+        chunk.copy(chunk, 0, lineStart, filled);
+      }
+      onProgress(position, total);
+      await yieldToEvents();
+    }
+    return builder.finish(position);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The repository a recording's reads belong to (see RecordingParams.repository). */
+function repositoryFor(context: ServerContext, log: TraceLog, explicit: string | undefined): Repository {
+  const file = log.file;
+  if (explicit !== undefined) return discoverRepository(explicit);
+  const metadata = log.metadata;
+  if (metadata) {
+    for (const where of [metadata.cwd, metadata.gitDir]) {
+      if (typeof where !== 'string' || !fs.existsSync(where)) continue;
+      try {
+        return discoverRepository(where);
+      } catch {
+        // try the next
+      }
+    }
+    throw invalid(`${file}: the repository it was recorded in (${metadata.cwd}) is gone`);
+  }
+  // A raw trace: an absolute pack path leads to its repository; else a workspace pack of that name.
+  for (const tracePath of log.packPaths) {
+    if (path.isAbsolute(tracePath) && fs.existsSync(tracePath)) {
+      try {
+        return discoverRepository(path.dirname(tracePath));
+      } catch {
+        // not in a repository
+      }
+    }
+    const name = path.basename(tracePath);
+    const state = context.registry.repositories.find((s) => s.store.packs.some((p) => path.basename(p.files.pack) === name));
+    if (state) return state.repository;
+  }
+  throw invalid(`${file}: a raw trace without metadata, and none of its packs is in the workspace; name its repository`);
+}
+
+interface OpenedRecording {
+  loaded: LoadedRecording;
+  info: RecordingInfo;
+}
+
+function recordingInfoOf(loaded: LoadedRecording, segment: number | undefined): RecordingInfo {
+  const summary = recordingSummary(loaded);
+  const metadata = loaded.log.metadata;
+  return {
+    file: summary.file,
+    repository: summary.repository,
+    mode: summary.mode,
+    recordedLimit: summary.recordedLimit,
+    command: summary.command,
+    gitVersion: metadata?.gitVersion ?? null,
+    startedAt: metadata?.startedAt ?? null,
+    exitStatus: metadata?.exitStatus ?? null,
+    traceLines: summary.traceLines,
+    reads: summary.reads,
+    segments: loaded.segments.map((s, i) => ({ index: segment ?? i + 1, command: s.command ?? null, reads: s.endRead - s.firstRead })),
+    packs: summary.packs,
+    warnings: [...loaded.warnings],
+  };
+}
+
+/** The last recording opened, reused while the file and the packs it maps to are unchanged. */
+let lastOpened: { key: string; opened: OpenedRecording } | undefined;
+
+function fileKey(file: string): string | undefined {
+  try {
+    const stat = fs.statSync(file);
+    return `${stat.size}\0${stat.mtimeMs}\0${stat.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function stillCurrent(opened: OpenedRecording): boolean {
+  return opened.loaded.resolved.packs.every((p) => {
+    try {
+      return fs.statSync(p.location.files.pack).mtimeMs === p.location.mtimeMs && fs.existsSync(p.location.files.idx);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Parses a recording, opens its repository over the loader's model store, loads every pack the
+ * trace names through the loader (worker threads) so that nothing is built on this thread, and maps
+ * the reads to objects.
+ */
+async function openRecording(context: ServerContext, params: RecordingParams, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<OpenedRecording> {
+  if (typeof params.file !== 'string' || params.file === '') throw invalid('no recording file given');
+  const file = path.resolve(params.file);
+  if (!fs.existsSync(file)) throw invalid(`${file}: no such recording or trace file`);
+  if (params.segment !== undefined && (!Number.isInteger(params.segment) || params.segment < 1)) throw invalid('segment must be a 1-based integer');
+  const key = `${file}\0${fileKey(file)}\0${params.segment ?? ''}\0${params.repository ?? ''}`;
+  if (lastOpened && lastOpened.key === key && stillCurrent(lastOpened.opened)) return lastOpened.opened;
+
+  const name = path.basename(file);
+  const log = await parseTraceAsync(file, token, (bytes, total) => progress.report(percent(bytes, total), `reading ${name}`));
+  const repository = repositoryFor(context, log, params.repository);
+  const state = context.registry.get(repository.commonDir);
+  const store = state?.store ?? new ObjectStore(repository, context.loader.modelStore);
+  const touched = new Set(log.packPaths.map((p) => path.basename(p)));
+  for (const pack of store.packs) {
+    if (!touched.has(path.basename(pack.files.pack)) || context.loader.peek(pack.files)) continue;
+    throwIfCancelled(token);
+    if (state) {
+      await context.ensureModel(state, pack, token, nested(progress));
+    } else {
+      const packName = path.basename(pack.files.pack);
+      progress.report(0, `indexing ${packName}`);
+      await context.loader.ensure(pack.files, repository.hash, {
+        cancelled: cancelledPromise(token),
+        onProgress: (done, total) => progress.report(percent(done, total), `indexing ${packName}: ${formatCount(done)} of ${formatCount(total)} objects`),
+      });
+    }
+  }
+  throwIfCancelled(token);
+  progress.report(100, 'mapping reads to objects');
+  const loaded = resolveRecording(log, store, { segment: params.segment });
+  const opened = { loaded, info: recordingInfoOf(loaded, params.segment) };
+  lastOpened = { key, opened };
+  return opened;
+}
+
+/** Runs `work` with the request's one $/progress (begun here, ended here) and its cancellation. */
+async function withProgress<T>(
+  context: ServerContext,
+  workDoneToken: RecordingParams['workDoneToken'],
+  title: string,
+  token: CancellationToken,
+  work: (progress: WorkDoneProgressReporter) => Promise<T>,
+): Promise<T> {
+  const progress = context.connection.window.attachWorkDoneProgress(workDoneToken);
+  progress.begin(title, 0, undefined, true);
+  try {
+    return await work(progress);
+  } catch (error) {
+    if (error instanceof LoadCancelled || token.isCancellationRequested) throw cancelledError();
+    throw error;
+  } finally {
+    progress.done();
+  }
+}
+
+// --- Locality ---------------------------------------------------------------------------------------
+
+function localityOf(loaded: LoadedRecording, cacheMiB: number, readaheadKiB: number): PackLocalityResult[] {
+  const { resolved } = loaded;
+  const { start: first, end } = loaded.range;
+  return resolved.packs.map((pack, k) => {
+    const offsets: number[] = [];
+    const entryBytes: number[] = [];
+    for (let i = first; i < end; i++) {
+      if (resolved.readPack[i] !== k) continue;
+      offsets.push(resolved.readOffset[i]!);
+      entryBytes.push(pack.model.columns.diskSize.get(resolved.readObject[i]!));
+    }
+    const offsetArray = Float64Array.from(offsets);
+    const result = packLocality({ pack: pack.location.files.pack, offsets: offsetArray, entryBytes: Float64Array.from(entryBytes) }, { cacheMiB, readaheadKiB });
+    // The same distances packLocality sorts, at every whole percent (nearest rank, as its percentiles).
+    const distances = new Float64Array(Math.max(0, offsetArray.length - 1));
+    for (let i = 1; i < offsetArray.length; i++) distances[i - 1] = Math.abs(offsetArray[i]! - offsetArray[i - 1]!);
+    distances.sort();
+    const distanceQuantiles = Array.from({ length: 101 }, (_, p) => percentile(distances, p));
+    return { ...result, distanceQuantiles };
+  });
+}
+
+// --- index-pack simulation in a worker --------------------------------------------------------------
+
+function runIndexPackWorker(script: string, task: IndexPackTask, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<{ objects: number; variants: IndexPackSimResult['variants'] }> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(script, { workerData: task });
+    const variants: IndexPackSimResult['variants'] = [];
+    let objects = 0;
+    let settled = false;
+    const settle = (action: () => void): void => {
+      if (settled) return;
+      settled = true;
+      subscription.dispose();
+      void worker.terminate();
+      action();
+    };
+    const subscription = token.onCancellationRequested(() => settle(() => reject(cancelledError())));
+    if (token.isCancellationRequested) settle(() => reject(cancelledError()));
+    worker.on('message', (message: IndexPackWorkerMessage) => {
+      if (message.kind === 'variant') {
+        variants.push({ variant: message.variant, ...message.counts });
+        objects = message.objects;
+        progress.report(percent(variants.length, task.variants.length), `${message.variant} done`);
+      } else if (message.kind === 'done') {
+        settle(() => resolve({ objects, variants }));
+      } else {
+        settle(() => reject(new Error(message.message)));
+      }
+    });
+    worker.on('error', (error) => settle(() => reject(error)));
+    worker.on('exit', (code) => settle(() => reject(new Error(`the index-pack simulation worker stopped unexpectedly (exit code ${code})`))));
+  });
+}
+
+// --- Running git ------------------------------------------------------------------------------------
+
+/** Counts the pack-access lines of a growing trace file, reading only what was appended. */
+class TraceLineCounter {
+  private position = 0;
+  private partial = '';
+  lines = 0;
+
+  constructor(private readonly file: string) {}
+
+  poll(): void {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.file, 'r');
+    } catch {
+      return;
+    }
+    try {
+      const buffer = Buffer.allocUnsafe(1 << 20);
+      for (;;) {
+        const got = fs.readSync(fd, buffer, 0, buffer.length, this.position);
+        if (got === 0) break;
+        this.position += got;
+        const text = this.partial + buffer.toString('latin1', 0, got);
+        const lines = text.split('\n');
+        this.partial = lines.pop()!;
+        for (const line of lines) if (/\.pack \d+$/.test(line)) this.lines++;
+        if (got < buffer.length) break;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+}
+
+interface GitRun {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  seconds: number;
+  stderr: string;
+}
+
+/** One git run, stdout discarded, stderr kept; cancellation kills git and its children. */
+function runGit(git: string, args: string[], cwd: string, token: CancellationToken): Promise<GitRun> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(git, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    let ended = 0;
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (kept >= MAX_STDERR_BYTES) return;
+      chunks.push(chunk);
+      kept += chunk.length;
+    });
+    const subscription = token.onCancellationRequested(() => killGroup(child));
+    child.on('exit', () => (ended = performance.now()));
+    child.on('error', (error) => {
+      subscription.dispose();
+      reject(invalid(`cannot run ${git}: ${error.message}`));
+    });
+    child.on('close', (status, signal) => {
+      subscription.dispose();
+      resolve({ status, signal, seconds: ((ended || performance.now()) - started) / 1000, stderr: Buffer.concat(chunks).toString('utf8').slice(0, MAX_STDERR_BYTES) });
+    });
+  });
+}
+
+// --- Handlers ---------------------------------------------------------------------------------------
 
 /**
  * Recordings, sweeps, locality, index-pack simulation, recording and measuring git commands
  * (the requests of the "Recordings, simulations" part of server-protocol.ts).
  */
 export function registerSimulationHandlers(context: ServerContext): void {
-  void context;
+  const { connection } = context;
+
+  connection.onRequest(RecordingInfoRequest, (params, token) =>
+    context.guarded(() =>
+      withProgress(context, params.workDoneToken, 'Reading recording', token, async (progress) => (await openRecording(context, params, token, progress)).info),
+    ),
+  );
+
+  connection.onRequest(SweepRequest, (params, token) =>
+    context.guarded(() =>
+      withProgress(context, params.workDoneToken, 'Sweeping', token, async (progress): Promise<SweepResult> => {
+        if (!Array.isArray(params.policies) || params.policies.length === 0) throw invalid('no policies given');
+        for (const policy of params.policies) parsePolicy(String(policy)); // unknown policies fail before any work
+        const limits = checkLimits(params.limits);
+        if (limits.length === 0) throw invalid('no limits given');
+        const { loaded, info } = await openRecording(context, params, token, progress);
+        throwIfCancelled(token);
+        const total = limits.length * params.policies.length;
+        progress.report(0, `0 of ${total} cells`);
+        const results = await runSweep(loaded.objects, loaded.reads, loaded.segments.map((s) => s.firstRead), params.policies, limits, {
+          workerScript: context.bundledScript('sim-worker.js'),
+          signal: abortSignalFor(token),
+          onProgress: (done, all) => progress.report(percent(done, all), `${done} of ${all} cells`),
+        });
+        return { recording: info, results: results as SimCell[] };
+      }),
+    ),
+  );
+
+  connection.onRequest(LocalityRequest, (params, token) =>
+    context.guarded(() =>
+      withProgress(context, params.workDoneToken, 'Measuring locality', token, async (progress): Promise<LocalityResult> => {
+        const cacheMiB = params.cacheMiB ?? 256;
+        const readaheadKiB = params.readaheadKiB ?? 128;
+        if (!(typeof cacheMiB === 'number' && cacheMiB > 0) || !(typeof readaheadKiB === 'number' && readaheadKiB >= 0)) {
+          throw invalid('cacheMiB must be positive and readaheadKiB not negative');
+        }
+        const { loaded, info } = await openRecording(context, params, token, progress);
+        throwIfCancelled(token);
+        progress.report(100, 'seek distances and page cache');
+        return { recording: info, pageCache: { cacheMiB, readaheadKiB }, packs: localityOf(loaded, cacheMiB, readaheadKiB) };
+      }),
+    ),
+  );
+
+  connection.onRequest(IndexPackSimRequest, (params, token) =>
+    context.guarded(() =>
+      withProgress(context, params.workDoneToken, 'Simulating index-pack', token, async (progress): Promise<IndexPackSimResult> => {
+        const limit = params.limit ?? DEFAULT_LIMIT;
+        checkLimits([limit], 'limit');
+        const { state, pack } = context.findPack(params.pack);
+        await context.ensureModel(state, pack, token, nested(progress));
+        throwIfCancelled(token);
+        progress.report(0, `simulating ${INDEX_PACK_VARIANTS.join(', ')}`);
+        const { objects, variants } = await runIndexPackWorker(
+          context.bundledScript('index-pack-worker.js'),
+          { files: pack.files, hashName: state.repository.hash.name, cacheDir: context.loader.directory, limit, variants: INDEX_PACK_VARIANTS },
+          token,
+          progress,
+        );
+        return { pack: pack.files.pack, objects, limit, variants };
+      }),
+    ),
+  );
+
+  connection.onRequest(RecordRequest, (params, token) =>
+    context.guarded(() =>
+      withProgress(context, params.workDoneToken, 'Recording', token, async (progress): Promise<RecordingInfo> => {
+        if (!Array.isArray(params.args) || params.args.length === 0) throw invalid('no git arguments given');
+        if (params.mode !== 'exact' && params.mode !== 'passive') throw invalid('mode must be "exact" or "passive"');
+        if (typeof params.output !== 'string' || params.output === '') throw invalid('no output file given');
+        const cwd = path.resolve(params.cwd);
+        const repository = discoverRepository(cwd);
+        const output = path.resolve(params.output);
+        if ([repository.workTree, repository.commonDir, repository.gitDir].some((root) => isInside(output, root))) {
+          throw invalid(`${output}: the recording must be written outside the repository; PackScope never writes inside a repository`);
+        }
+        fs.mkdirSync(path.dirname(output), { recursive: true });
+        // recordGitCommand reads every pack's model (checksums, object counts): load them in workers first.
+        const state = context.registry.get(repository.commonDir);
+        let store: ObjectStore;
+        if (state) {
+          await context.ensureRepository(state, token, nested(progress));
+          store = state.store;
+        } else {
+          store = new ObjectStore(repository, context.loader.modelStore);
+          for (const pack of store.packs) {
+            throwIfCancelled(token);
+            await context.loader.ensure(pack.files, repository.hash, { cancelled: cancelledPromise(token) });
+          }
+        }
+        throwIfCancelled(token);
+        const commandLine = ['git', ...params.args].join(' ');
+        const running = `running ${commandLine}…`;
+        progress.report(running);
+        let child: ChildProcess | undefined;
+        let counter: TraceLineCounter | undefined;
+        const report = (): void => {
+          counter?.poll();
+          progress.report(`${running} ${formatCount(counter?.lines ?? 0)} trace lines`);
+        };
+        const timer = setInterval(report, RECORD_PROGRESS_MS);
+        const subscription = token.onCancellationRequested(() => {
+          if (child) killGroup(child);
+        });
+        try {
+          await recordGitCommand({
+            git: params.git || 'git',
+            args: params.args,
+            cwd,
+            store,
+            mode: params.mode,
+            output,
+            stdio: 'ignore',
+            processGroup: true,
+            onSpawn: (spawned, traceFile) => {
+              child = spawned;
+              counter = new TraceLineCounter(traceFile);
+              if (token.isCancellationRequested) killGroup(spawned);
+            },
+          });
+        } finally {
+          clearInterval(timer);
+          subscription.dispose();
+        }
+        if (token.isCancellationRequested) {
+          fs.rmSync(output, { force: true });
+          throw cancelledError();
+        }
+        const { info } = await openRecording(context, { file: output }, token, progress);
+        return info;
+      }),
+    ),
+  );
+
+  connection.onRequest(MeasureRequest, (params, token) =>
+    context.guarded(() =>
+      withProgress(context, params.workDoneToken, 'Measuring git', token, async (progress): Promise<MeasureResult> => {
+        if (!Array.isArray(params.args) || params.args.length === 0) throw invalid('no git arguments given');
+        const limits = checkLimits(params.limits);
+        if (limits.length === 0) throw invalid('no limits given');
+        if (!Number.isInteger(params.runs) || params.runs < 1) throw invalid('runs must be a positive integer');
+        const cwd = path.resolve(params.cwd);
+        if (!fs.existsSync(cwd)) throw invalid(`${cwd}: no such directory`);
+        const git = params.git || 'git';
+        const version = gitVersion(git);
+        const total = limits.length * params.runs;
+        let done = 0;
+        const results: MeasureResult['results'] = [];
+        for (const limit of limits) {
+          const seconds: number[] = [];
+          for (let run = 1; run <= params.runs; run++) {
+            throwIfCancelled(token);
+            progress.report(percent(done, total), `core.deltaBaseCacheLimit=${formatLimit(limit)}: run ${run} of ${params.runs}`);
+            const args = ['-c', `core.deltaBaseCacheLimit=${limit}`, ...params.args];
+            const result = await runGit(git, args, cwd, token);
+            throwIfCancelled(token);
+            if (result.status !== 0) {
+              const how = result.signal ? `killed by ${result.signal}` : `exit status ${result.status}`;
+              throw new ResponseError(LSPErrorCodes.RequestFailed, `git ${args.join(' ')} failed (${how}): ${result.stderr.trim() || 'no message'}`);
+            }
+            seconds.push(result.seconds);
+            done++;
+          }
+          results.push({ limit, seconds, bestSeconds: Math.min(...seconds) });
+        }
+        progress.report(100, `${total} runs`);
+        return { gitVersion: version, results };
+      }),
+    ),
+  );
 }

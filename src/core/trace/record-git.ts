@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -21,6 +21,13 @@ export interface RecordOptions {
   /** stdio of the git command (the CLI shows git's output; the extension captures it). */
   stdio?: 'inherit' | 'ignore';
   signal?: AbortSignal;
+  /**
+   * Called once git is started, with the file its pack-access log is being written to (the server
+   * counts its lines for progress) and the child (to stop it and its own children on cancel).
+   */
+  onSpawn?: (child: ChildProcess, traceFile: string) => void;
+  /** Start git as the leader of a new process group (so that `kill(-pid)` reaches its children too). */
+  processGroup?: boolean;
 }
 
 /**
@@ -63,7 +70,8 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
     });
     const startedAt = new Date().toISOString();
     const { status, signal } = await new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      const child = spawn(options.git, options.args, { cwd: options.cwd, env, stdio: options.stdio ?? 'inherit', signal: options.signal });
+      const child = spawn(options.git, options.args, { cwd: options.cwd, env, stdio: options.stdio ?? 'inherit', signal: options.signal, detached: options.processGroup === true });
+      options.onSpawn?.(child, traceFile);
       child.on('error', (error) => {
         if ((error as { name?: string }).name === 'AbortError') resolve({ status: null, signal: 'SIGTERM' });
         else reject(fail('io', options.git, undefined, `cannot run git: ${error.message}`));

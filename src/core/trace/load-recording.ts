@@ -1,0 +1,100 @@
+import { fail } from '../errors.ts';
+import type { ObjectStore } from '../model/object-store.ts';
+import { compactForReads, simObjectsFrom, type SimObjects } from '../sim/sim-objects.ts';
+import { resolveReads, type ResolvedReads } from './resolve-reads.ts';
+import type { TraceLog, TraceSegment } from './trace-log.ts';
+
+/**
+ * A parsed recording (or raw GIT_TRACE_PACK_ACCESS file) mapped onto a repository's objects: what
+ * `packscope simulate / sweep / locality` and the server's recording requests replay. Shared by the
+ * CLI (which prints the warnings on stderr) and the server (which returns them).
+ */
+export interface LoadedRecording {
+  log: TraceLog;
+  store: ObjectStore;
+  resolved: ResolvedReads;
+  /** The objects the kept reads can touch, compacted (see compactForReads). */
+  objects: SimObjects;
+  /** The kept reads, as ids of `objects`. */
+  reads: Int32Array;
+  /** The kept reads' range in `resolved`'s per-read arrays (all of them unless a segment is chosen). */
+  range: { start: number; end: number };
+  /** Segments with read indices relative to `reads`. */
+  segments: TraceSegment[];
+  /** What was left out and why, in the order the CLI prints them: never silent. */
+  warnings: string[];
+}
+
+export interface ResolveRecordingOptions {
+  /** 1-based segment number to keep (all segments when undefined). */
+  segment?: number | undefined;
+}
+
+/** The warning for a file without a single pack read, or undefined. */
+export function noReadsWarning(log: TraceLog): string | undefined {
+  return log.readPack.length === 0 ? `no pack reads in ${log.file} (is it a GIT_TRACE_PACK_ACCESS file or a recording?)` : undefined;
+}
+
+/**
+ * Maps a parsed trace's reads to the objects of `store` (whose models of the packs the trace names
+ * are built or loaded on the calling thread: the server loads them in a worker first) and keeps the
+ * chosen segment. Reads that cannot be mapped are left out and described in `warnings`.
+ */
+export function resolveRecording(log: TraceLog, store: ObjectStore, options: ResolveRecordingOptions = {}): LoadedRecording {
+  const warnings: string[] = [];
+  const empty = noReadsWarning(log);
+  if (empty !== undefined) warnings.push(empty);
+  const resolved = resolveReads(log, store);
+  for (const unknown of resolved.unknownPacks) warnings.push(`${unknown.reads} reads of ${unknown.path} left out: ${unknown.reason}`);
+  if (resolved.badOffsets.length > 0) warnings.push(`${resolved.badOffsets.length}${resolved.badOffsets.length === 100 ? '+' : ''} reads left out: their offset is not the start of an object (first: ${resolved.badOffsets[0]!.path} ${resolved.badOffsets[0]!.offset})`);
+  if (log.malformed.count > 0) warnings.push(`${log.malformed.count} malformed lines skipped (lines ${log.malformed.firstLines.join(', ')}${log.malformed.count > log.malformed.firstLines.length ? ', …' : ''})`);
+  const objects = simObjectsFrom(resolved.packs.map((p) => p.model));
+  const global = new Int32Array(resolved.readObject.length);
+  for (let i = 0; i < global.length; i++) global[i] = objects.packBase[resolved.readPack[i]!]! + resolved.readObject[i]!;
+  let segments = resolved.segments;
+  let range = { start: 0, end: global.length };
+  if (options.segment !== undefined) {
+    const chosen = segments[options.segment - 1];
+    if (!chosen || !Number.isInteger(options.segment)) throw fail('usage', log.file, undefined, `there is no segment ${options.segment} (the recording has ${segments.length})`);
+    range = { start: chosen.firstRead, end: chosen.endRead };
+    segments = [{ ...chosen, firstRead: 0, endRead: chosen.endRead - chosen.firstRead }];
+  }
+  const compact = compactForReads(objects, global.subarray(range.start, range.end));
+  return { log, store, resolved, objects: compact.objects, reads: compact.reads, range, segments, warnings };
+}
+
+/** `recording` of the CLI's JSON (docs/json.md). */
+export interface RecordingSummary {
+  file: string;
+  repository: string;
+  mode: 'exact' | 'passive' | 'raw';
+  recordedLimit: number | null;
+  command: string | null;
+  traceLines: number;
+  reads: number;
+  segments: number;
+  packs: { path: string; checksum: string }[];
+}
+
+export function recordingSummary(loaded: LoadedRecording): RecordingSummary {
+  return {
+    file: loaded.log.file,
+    repository: loaded.store.repository.gitDir,
+    mode: loaded.log.metadata?.mode ?? 'raw',
+    recordedLimit: loaded.log.metadata?.cacheLimit ?? null,
+    command: loaded.log.metadata ? ['git', ...loaded.log.metadata.command].join(' ') : null,
+    traceLines: loaded.log.readPack.length,
+    reads: loaded.reads.length,
+    segments: loaded.segments.length,
+    packs: loaded.resolved.packs.map((p) => ({ path: p.location.files.pack, checksum: p.model.checksumHex })),
+  };
+}
+
+/** Human form of a byte limit: 0, 512k, 16m, 96m, 1g, or bytes. */
+export function formatLimit(bytes: number): string {
+  if (bytes === 0) return '0';
+  for (const [unit, scale] of [['g', 1024 ** 3], ['m', 1024 ** 2], ['k', 1024]] as const) {
+    if (bytes % scale === 0) return `${bytes / scale}${unit}`;
+  }
+  return String(bytes);
+}
