@@ -9,6 +9,7 @@ import type { PacksNode } from './packs-tree-items.ts';
 import { describe, ServerClient } from './server-client.ts';
 import { affectsServerSettings, readServerSettings, readViewSettings, type ViewSettings } from './settings.ts';
 import { ObjectIdTerminalLinkProvider } from './terminal-links.ts';
+import { registerRecording, type RecordingApi } from './recording/index.ts';
 
 /** What `activate` returns: `vscode.extensions.getExtension('packscope.packscope').exports`. */
 export interface PackScopeApi {
@@ -25,6 +26,8 @@ export interface PackScopeApi {
   readonly output: vscode.LogOutputChannel;
   /** The folder of the output channel's log file (`PackScope.log`). */
   readonly logUri: vscode.Uri;
+  /** Terminal recording, "Record a git command…" and the Recordings view (src/extension/recording). */
+  readonly recording: RecordingApi;
   objectDocumentUri(oid: string, repository?: string): vscode.Uri;
 }
 
@@ -77,6 +80,7 @@ export function activate(context: vscode.ExtensionContext): PackScopeApi {
     else output.warn(`git was not found (${location.reason}); packs are read without it.`);
     packsTree.setGitLocation(location);
   });
+  const recording = registerRecording({ context, server, output, gitLocation });
 
   // Started right after activation rather than inside it: hovers and terminal links need a server soon.
   setImmediate(() => {
@@ -96,6 +100,7 @@ export function activate(context: vscode.ExtensionContext): PackScopeApi {
     gitLocation,
     output,
     logUri: context.logUri,
+    recording,
     objectDocumentUri,
   };
 }

@@ -1,0 +1,197 @@
+// "Record a git command…": repository, then git's arguments (presets or custom), then the server's
+// RecordRequest with a cancellable notification. The recording is written into the extension's
+// storage by the server; the extension adds a sidecar and the Recordings view shows it.
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { ListRepositoriesRequest, RecordRequest, type RecordingInfo, type RepositoryListing } from '../../protocol/server-protocol.ts';
+import type { GitLocation } from '../git-locator.ts';
+import { isCancellation } from '../model-progress.ts';
+import type { ServerClient, WorkDoneValue } from '../server-client.ts';
+import { SIDECAR_VERSION, writeSidecar, type RecordingStore } from './recording-store.ts';
+import type { RecordingSettings } from './recording-settings.ts';
+
+/** `packscope.recordCommand`'s optional argument (tests and other commands skip the questions with it). */
+export interface RecordCommandArgs {
+  /** A repository id (git directory) as ListRepositoriesRequest gives it, or a path inside one. */
+  repository?: string;
+  /** git's arguments, without "git". */
+  args?: string[];
+}
+
+export interface RecordCommandResult {
+  file: string;
+  info: RecordingInfo;
+}
+
+interface Dependencies {
+  server: ServerClient;
+  store: RecordingStore;
+  settings: () => RecordingSettings;
+  gitLocation: Promise<GitLocation>;
+}
+
+export async function recordGitCommand(deps: Dependencies, request: RecordCommandArgs = {}): Promise<RecordCommandResult | undefined> {
+  const repository = await chooseRepository(deps.server, request.repository);
+  if (repository === undefined) return undefined;
+  const args = request.args ?? (await chooseArguments(repository, deps.gitLocation));
+  if (args === undefined || args.length === 0) return undefined;
+  const location = await deps.gitLocation;
+  if (!location.found) throw new Error(`git was not found (${location.reason}); set git.path to record a command.`);
+  const { mode } = deps.settings();
+  deps.store.ensureDirectory();
+  const output = deps.store.commandFile(args);
+  const cwd = repository.workTree ?? repository.gitDir;
+  const commandText = `git ${args.join(' ')}`;
+  const startedAt = new Date().toISOString();
+  await deps.server.whenRunning();
+  const workDoneToken = `packscope-record-${randomUUID()}`;
+
+  const info = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Recording ${commandText} in ${repository.name} (${mode})`, cancellable: true },
+    async (progress, token) => {
+      const subscription = deps.server.onWorkDoneProgress(workDoneToken, (value: WorkDoneValue) => {
+        if (value.kind !== 'end' && value.message !== undefined) progress.report({ message: value.message });
+      });
+      try {
+        return await deps.server.request(RecordRequest, { cwd, args, output, mode, git: location.path, workDoneToken }, token);
+      } catch (error) {
+        if (token.isCancellationRequested || isCancellation(error)) return undefined;
+        throw error;
+      } finally {
+        subscription.dispose();
+      }
+    },
+  );
+  if (info === undefined) {
+    fs.rmSync(output, { force: true });
+    vscode.window.setStatusBarMessage(`PackScope: recording of ${commandText} cancelled`, 4000);
+    return undefined;
+  }
+  writeSidecar(output, {
+    version: SIDECAR_VERSION,
+    source: 'command',
+    mode,
+    recordedLimit: info.recordedLimit,
+    startedAt,
+    endedAt: new Date().toISOString(),
+    repository: repository.id,
+    args,
+  });
+  deps.store.changed();
+  const status = info.exitStatus !== null && info.exitStatus !== 0 ? ` (git exited with ${info.exitStatus})` : '';
+  vscode.window.setStatusBarMessage(`PackScope: recorded ${info.reads} reads of ${commandText}${status}`, 5000);
+  return { file: output, info };
+}
+
+async function chooseRepository(server: ServerClient, wanted: string | undefined): Promise<RepositoryListing | undefined> {
+  const repositories = (await server.request(ListRepositoriesRequest, {})).repositories;
+  if (wanted !== undefined) {
+    const real = realpath(wanted);
+    const found = repositories.find((r) => [r.id, r.gitDir, r.workTree].some((p) => p !== undefined && (p === wanted || realpath(p) === real)))
+      ?? repositories.find((r) => r.workTree !== undefined && real.startsWith(realpath(r.workTree) + path.sep));
+    if (found === undefined) throw new Error(`${wanted} is not one of the repositories PackScope reads (see packscope.repositories).`);
+    return found;
+  }
+  if (repositories.length === 0) throw new Error('No repository with packs was found in this workspace.');
+  if (repositories.length === 1) return repositories[0];
+  const picked = await vscode.window.showQuickPick(
+    repositories.map((repository) => ({ label: repository.name, description: repository.workTree ?? repository.gitDir, repository })),
+    { title: 'PackScope: Record a Git Command (1/2)', placeHolder: 'The repository to run git in', ignoreFocusOut: true },
+  );
+  return picked?.repository;
+}
+
+interface ArgumentPick extends vscode.QuickPickItem {
+  args?: string[];
+  special?: 'blame' | 'custom';
+}
+
+async function chooseArguments(repository: RepositoryListing, gitLocation: Promise<GitLocation>): Promise<string[] | undefined> {
+  const presets: ArgumentPick[] = [
+    { label: 'git log --raw', detail: 'Every commit and the trees it changes: commits and trees, no blobs', args: ['log', '--raw'] },
+    { label: 'git log -p', detail: 'Every commit with its patch: reads blobs, the workload of the delta-base-cache thread', args: ['log', '-p'] },
+    { label: 'git blame <file>…', detail: 'Blame one file (the active editor\'s, or one you pick)', special: 'blame' },
+    { label: 'git rev-list --objects --all', detail: 'Walks every reachable object (what a clone or repack counts)', args: ['rev-list', '--objects', '--all'] },
+    { label: 'Custom…', detail: 'Any git arguments', special: 'custom' },
+  ];
+  const picked = await vscode.window.showQuickPick(presets, {
+    title: `PackScope: Record a Git Command in ${repository.name}`,
+    placeHolder: 'The git command to record',
+    ignoreFocusOut: true,
+  });
+  if (picked === undefined) return undefined;
+  if (picked.args !== undefined) return picked.args;
+  if (picked.special === 'blame') {
+    const file = await chooseFile(repository, gitLocation);
+    return file === undefined ? undefined : ['blame', '--', file];
+  }
+  const text = await vscode.window.showInputBox({
+    title: 'PackScope: Record a Git Command',
+    prompt: `git's arguments (run in ${repository.workTree ?? repository.gitDir})`,
+    placeHolder: 'log -p -n 100 -- src/',
+    ignoreFocusOut: true,
+    validateInput: (value) => (splitArguments(value.replace(/^\s*git\s+/, '')).length === 0 ? 'Type the arguments of a git command.' : undefined),
+  });
+  return text === undefined ? undefined : splitArguments(text.replace(/^\s*git\s+/, ''));
+}
+
+/** The active editor's file when it is in the repository's work tree, else a pick from `git ls-files`. */
+async function chooseFile(repository: RepositoryListing, gitLocation: Promise<GitLocation>): Promise<string | undefined> {
+  const workTree = repository.workTree;
+  if (workTree === undefined) throw new Error(`${repository.name} has no work tree to blame a file in.`);
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (active?.scheme === 'file') {
+    const relative = path.relative(realpath(workTree), realpath(active.fsPath));
+    if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)) return relative.split(path.sep).join('/');
+  }
+  const location = await gitLocation;
+  const files = await new Promise<string[]>((resolve) => {
+    if (!location.found) return resolve([]);
+    execFile(location.path, ['ls-files', '-z'], { cwd: workTree, maxBuffer: 256 << 20, windowsHide: true }, (error, stdout) => {
+      resolve(error === null ? stdout.split('\0').filter(Boolean) : []);
+    });
+  });
+  return vscode.window.showQuickPick(files, { title: 'PackScope: Blame Which File?', placeHolder: 'A file of the repository', ignoreFocusOut: true });
+}
+
+/** Splits like a shell would for plain words, "double" and 'single' quotes, and backslash escapes. */
+export function splitArguments(text: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  let inWord = false;
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote !== undefined) {
+      if (c === quote) quote = undefined;
+      else if (c === '\\' && quote === '"' && i + 1 < text.length) current += text[++i];
+      else current += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < text.length) {
+      current += text[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) out.push(current);
+      current = '';
+      inWord = false;
+    } else {
+      current += c;
+      inWord = true;
+    }
+  }
+  if (inWord) out.push(current);
+  return out;
+}
+
+function realpath(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}

@@ -1,0 +1,200 @@
+// Where recordings live and what is known about them without the server: the files in the
+// extension's storage (`<globalStorage>/recordings/`) and one small JSON sidecar per file.
+//
+// Two kinds of file, both read by the server as they are (RecordingInfoRequest, SweepRequest, …):
+// - `*.recording`: "Record a git command…" — written by the server's RecordRequest, a
+//   `#packscope-recording 1 {…}` header and the trace (src/core/trace/recording.ts);
+// - `*.trace`: terminal recording — the raw GIT_TRACE_PACK_ACCESS + GIT_TRACE file git wrote (the
+//   server reads it in mode 'raw'); the extension never parses it, so it is not converted.
+// Next to each, `<file>.json` (RecordingSidecar) keeps what the raw trace cannot say (mode, the limit
+// it was recorded with, when) and what the user chose (the name given by Rename).
+//
+// A terminal recording is written to `live-<session>.trace` while recording is on; rotation and
+// "stop" rename it to `terminal-<session>-<part>.trace`. A git process that is still running keeps
+// its open file descriptor, so it finishes writing into the renamed file (nothing is truncated or cut
+// mid-command) while git processes started afterwards open the live path afresh.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { RecordingMode } from '../../protocol/recording-environment.ts';
+
+export const SIDECAR_VERSION = 1;
+
+export interface RecordingSidecar {
+  version: number;
+  source: 'terminal' | 'command';
+  mode: RecordingMode;
+  /** core.deltaBaseCacheLimit the git commands ran with, in bytes; null when unknown (passive terminal recordings: each repository's own). */
+  recordedLimit: number | null;
+  startedAt: string;
+  endedAt?: string;
+  /** The name the user gave it (Rename); absent: a name made from the command or the time. */
+  label?: string;
+  /** Terminal recordings: the recording session and the part (1 + the number of rotations before it). */
+  session?: string;
+  part?: number;
+  /** Live files: the extension host recording into it (its file is not adopted while that process runs). */
+  hostPid?: number;
+  /** "Record a git command…": the repository (its id, the git directory) and git's arguments. */
+  repository?: string;
+  args?: string[];
+}
+
+export interface StoredRecording {
+  file: string;
+  sidecar: RecordingSidecar | undefined;
+  bytes: number;
+  mtimeMs: number;
+}
+
+const LIVE_PREFIX = 'live-';
+
+export function sidecarPath(file: string): string {
+  return `${file}.json`;
+}
+
+export function readSidecar(file: string): RecordingSidecar | undefined {
+  try {
+    const value = JSON.parse(fs.readFileSync(sidecarPath(file), 'utf8')) as Partial<RecordingSidecar>;
+    if (typeof value !== 'object' || value === null || (value.mode !== 'exact' && value.mode !== 'passive')) return undefined;
+    return value as RecordingSidecar;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeSidecar(file: string, sidecar: RecordingSidecar): void {
+  const target = sidecarPath(file);
+  const temporary = `${target}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, `${JSON.stringify(sidecar, null, 2)}\n`);
+  fs.renameSync(temporary, target);
+}
+
+/** `20240131-120501` in local time: sortable, and safe in file names on every platform. */
+export function timestampName(date = new Date()): string {
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${date.getFullYear()}${two(date.getMonth() + 1)}${two(date.getDate())}-${two(date.getHours())}${two(date.getMinutes())}${two(date.getSeconds())}`;
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class RecordingStore implements vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<void>();
+  /** Fires after a recording was added, finished, renamed or deleted. */
+  readonly onDidChange = this.changeEmitter.event;
+
+  constructor(readonly directory: string) {}
+
+  ensureDirectory(): void {
+    fs.mkdirSync(this.directory, { recursive: true });
+  }
+
+  changed(): void {
+    this.changeEmitter.fire();
+  }
+
+  liveFile(session: string): string {
+    return path.join(this.directory, `${LIVE_PREFIX}${session}.trace`);
+  }
+
+  /** A new file name for "Record a git command…" (the server writes it). */
+  commandFile(args: string[]): string {
+    const slug = args.filter((arg) => !arg.startsWith('-')).slice(0, 2).join('-').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 40) || 'git';
+    let name = `command-${timestampName()}-${slug}`;
+    for (let n = 2; fs.existsSync(path.join(this.directory, `${name}.recording`)); n++) name = `command-${timestampName()}-${slug}-${n}`;
+    return path.join(this.directory, `${name}.recording`);
+  }
+
+  /**
+   * Turns a live terminal trace into a finished recording: renames it (and its sidecar) to
+   * `terminal-<session>-<part>.trace`. Returns the new file, or undefined when git wrote nothing.
+   * The live sidecar stays, so that a late writer (a terminal VS Code did not relaunch) still has one.
+   */
+  finishLive(live: string, endedAt = new Date()): string | undefined {
+    const sidecar = readSidecar(live);
+    if (!fs.existsSync(live)) return undefined;
+    const session = sidecar?.session ?? path.basename(live, '.trace').slice(LIVE_PREFIX.length);
+    let part = sidecar?.part ?? 1;
+    let target = path.join(this.directory, `terminal-${session}-${part}.trace`);
+    while (fs.existsSync(target)) target = path.join(this.directory, `terminal-${session}-${++part}.trace`);
+    fs.renameSync(live, target);
+    writeSidecar(target, {
+      ...(sidecar ?? { version: SIDECAR_VERSION, source: 'terminal', mode: 'passive', recordedLimit: null, startedAt: endedAt.toISOString(), session }),
+      part,
+      endedAt: endedAt.toISOString(),
+      hostPid: undefined,
+    });
+    this.changed();
+    return target;
+  }
+
+  /**
+   * Live files of sessions that are not running (a window reload, or a terminal that kept the
+   * variables after recording stopped) become recordings too: nothing git wrote is lost.
+   */
+  adoptOrphans(currentLive: string | undefined): void {
+    for (const name of this.names()) {
+      if (!name.startsWith(LIVE_PREFIX) || !name.endsWith('.trace')) continue;
+      const file = path.join(this.directory, name);
+      if (file === currentLive) continue;
+      const owner = readSidecar(file)?.hostPid;
+      if (owner !== undefined && owner !== process.pid && processRuns(owner)) continue; // another window's recording
+      try {
+        this.finishLive(file);
+      } catch {
+        // another window of the same profile is finishing it at the same moment
+      }
+    }
+  }
+
+  /** Finished recordings, newest first (live files are not listed). */
+  list(): StoredRecording[] {
+    const found: StoredRecording[] = [];
+    for (const name of this.names()) {
+      if (name.startsWith(LIVE_PREFIX) || !(name.endsWith('.trace') || name.endsWith('.recording'))) continue;
+      const file = path.join(this.directory, name);
+      try {
+        const stat = fs.statSync(file);
+        if (!stat.isFile()) continue;
+        found.push({ file, sidecar: readSidecar(file), bytes: stat.size, mtimeMs: stat.mtimeMs });
+      } catch {
+        // deleted while listing
+      }
+    }
+    return found.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  }
+
+  rename(file: string, label: string | undefined): void {
+    const existing = readSidecar(file) ?? { version: SIDECAR_VERSION, source: file.endsWith('.recording') ? 'command' : 'terminal', mode: 'passive', recordedLimit: null, startedAt: new Date(fs.statSync(file).mtimeMs).toISOString() };
+    const next: RecordingSidecar = { ...existing };
+    if (label === undefined || label.trim() === '') delete next.label;
+    else next.label = label.trim();
+    writeSidecar(file, next);
+    this.changed();
+  }
+
+  delete(file: string): void {
+    fs.rmSync(file, { force: true });
+    fs.rmSync(sidecarPath(file), { force: true });
+    this.changed();
+  }
+
+  dispose(): void {
+    this.changeEmitter.dispose();
+  }
+
+  private names(): string[] {
+    try {
+      return fs.readdirSync(this.directory);
+    } catch {
+      return [];
+    }
+  }
+}

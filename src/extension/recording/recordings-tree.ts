@@ -1,0 +1,234 @@
+// The Recordings view: repository → recording → git command (segment). Facts come from the server
+// (RecordingInfoRequest, cached per file size and time); names and modes from the sidecars.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { RecordingInfoRequest, type RecordingInfo, type RecordingSegment } from '../../protocol/server-protocol.ts';
+import { formatBytes, formatCount } from '../format-units.ts';
+import { describe, type ServerClient } from '../server-client.ts';
+import type { RecordingStore, StoredRecording } from './recording-store.ts';
+import { formatGitSize } from './recording-settings.ts';
+import type { TerminalRecorder } from './terminal-recorder.ts';
+
+export const RECORDINGS_VIEW_ID = 'packscope.recordings';
+
+export abstract class RecordingsNode extends vscode.TreeItem {
+  abstract readonly parent: RecordingsNode | undefined;
+  children(): RecordingsNode[] {
+    return [];
+  }
+}
+
+export class RecordingStatusNode extends RecordingsNode {
+  readonly parent = undefined;
+  constructor(label: string, icon: string, command?: vscode.Command, tooltip?: string) {
+    super(label, vscode.TreeItemCollapsibleState.None);
+    this.id = `status:${label}`;
+    this.iconPath = new vscode.ThemeIcon(icon);
+    this.contextValue = 'recordingStatus';
+    if (command !== undefined) this.command = command;
+    if (tooltip !== undefined) this.tooltip = tooltip;
+  }
+}
+
+export class RecordingGroupNode extends RecordingsNode {
+  readonly parent = undefined;
+  readonly recordings: RecordingNode[] = [];
+  constructor(readonly repository: string | undefined) {
+    super(repository === undefined ? 'Unknown repository' : repositoryName(repository), vscode.TreeItemCollapsibleState.Expanded);
+    this.id = `group:${repository ?? ''}`;
+    this.description = repository;
+    this.iconPath = new vscode.ThemeIcon('repo');
+    this.contextValue = 'recordingRepository';
+  }
+  override children(): RecordingsNode[] {
+    return this.recordings;
+  }
+}
+
+export class RecordingNode extends RecordingsNode {
+  readonly segments: SegmentNode[];
+  constructor(
+    readonly parent: RecordingGroupNode,
+    readonly stored: StoredRecording,
+    readonly info: RecordingInfo | undefined,
+    readonly error: string | undefined,
+  ) {
+    const segments = info?.segments.filter((segment) => segment.reads > 0) ?? [];
+    super(recordingLabel(stored, info), segments.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    this.id = `recording:${stored.file}`;
+    this.segments = segments.map((segment) => new SegmentNode(this, segment));
+    this.iconPath = new vscode.ThemeIcon(stored.sidecar?.source === 'terminal' || stored.file.endsWith('.trace') ? 'terminal' : 'record');
+    this.contextValue = error === undefined ? 'recording' : 'recording unreadable';
+    this.description = error === undefined && info !== undefined ? recordingDescription(stored, info) : `unreadable: ${error ?? 'no answer'}`;
+    this.tooltip = recordingTooltip(stored, info, error);
+    this.resourceUri = vscode.Uri.file(stored.file);
+  }
+
+  /** The label the Cache Lab and messages use. */
+  get name(): string {
+    return typeof this.label === 'string' ? this.label : (this.label?.label ?? path.basename(this.stored.file));
+  }
+
+  override children(): RecordingsNode[] {
+    return this.segments;
+  }
+}
+
+export class SegmentNode extends RecordingsNode {
+  constructor(
+    readonly parent: RecordingNode,
+    readonly segment: RecordingSegment,
+  ) {
+    super(segment.command ?? `git process ${segment.index}`, vscode.TreeItemCollapsibleState.None);
+    this.id = `${parent.id}#${segment.index}`;
+    this.description = `${formatCount(segment.reads)} reads`;
+    this.iconPath = new vscode.ThemeIcon('symbol-event');
+    this.contextValue = 'recordingSegment';
+    this.tooltip = `${segment.command ?? 'A git process GIT_TRACE did not name'}\nsegment ${segment.index} of ${path.basename(parent.stored.file)}: ${formatCount(segment.reads)} reads`;
+  }
+}
+
+interface CachedInfo {
+  bytes: number;
+  mtimeMs: number;
+  info?: RecordingInfo;
+  error?: string;
+}
+
+export class RecordingsTreeProvider implements vscode.TreeDataProvider<RecordingsNode>, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<RecordingsNode | undefined>();
+  readonly onDidChangeTreeData = this.changeEmitter.event;
+  private readonly infos = new Map<string, CachedInfo>();
+  private roots: RecordingsNode[] = [];
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(
+    private readonly server: ServerClient,
+    private readonly store: RecordingStore,
+    private readonly recorder: TerminalRecorder,
+  ) {
+    this.subscriptions = [store.onDidChange(() => this.refresh()), recorder.onDidChange(() => this.refresh())];
+  }
+
+  refresh(): void {
+    this.changeEmitter.fire(undefined);
+  }
+
+  getTreeItem(node: RecordingsNode): vscode.TreeItem {
+    return node;
+  }
+
+  getParent(node: RecordingsNode): RecordingsNode | undefined {
+    return node.parent;
+  }
+
+  async getChildren(node?: RecordingsNode): Promise<RecordingsNode[]> {
+    if (node !== undefined) return node.children();
+    this.roots = await this.build();
+    return this.roots;
+  }
+
+  /** Every recording node as last built (tests read these). */
+  async recordingNodes(): Promise<RecordingNode[]> {
+    const roots = await this.getChildren();
+    return roots.flatMap((root) => (root instanceof RecordingGroupNode ? root.recordings : []));
+  }
+
+  /** What the server says about one recording (cached until the file changes). */
+  async info(stored: Pick<StoredRecording, 'file' | 'bytes' | 'mtimeMs'>): Promise<CachedInfo> {
+    const cached = this.infos.get(stored.file);
+    if (cached !== undefined && cached.bytes === stored.bytes && cached.mtimeMs === stored.mtimeMs) return cached;
+    let entry: CachedInfo;
+    try {
+      entry = { bytes: stored.bytes, mtimeMs: stored.mtimeMs, info: await this.server.request(RecordingInfoRequest, { file: stored.file }) };
+    } catch (error) {
+      entry = { bytes: stored.bytes, mtimeMs: stored.mtimeMs, error: describe(error) };
+    }
+    this.infos.set(stored.file, entry);
+    return entry;
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.changeEmitter.dispose();
+  }
+
+  private async build(): Promise<RecordingsNode[]> {
+    this.store.adoptOrphans(this.recorder.currentTraceFile);
+    const stored = this.store.list();
+    const known = new Set(stored.map((entry) => entry.file));
+    for (const file of [...this.infos.keys()]) if (!known.has(file)) this.infos.delete(file);
+    const infos = await Promise.all(stored.map((entry) => this.info(entry)));
+    const groups = new Map<string, RecordingGroupNode>();
+    stored.forEach((entry, i) => {
+      const { info, error } = infos[i]!;
+      const repository = info?.repository || entry.sidecar?.repository || undefined;
+      const key = repository ?? '';
+      let group = groups.get(key);
+      if (group === undefined) groups.set(key, (group = new RecordingGroupNode(repository)));
+      group.recordings.push(new RecordingNode(group, entry, info, error));
+    });
+    const roots: RecordingsNode[] = [];
+    if (this.recorder.isOn) {
+      roots.push(
+        new RecordingStatusNode(`Recording terminals (${this.recorder.mode})…`, 'record', { title: 'Stop Recording', command: 'packscope.toggleRecording' }, `git commands in terminals write to ${this.recorder.currentTraceFile}. Click to stop.`),
+      );
+    }
+    roots.push(...[...groups.values()].sort((a, b) => String(a.label).localeCompare(String(b.label))));
+    return roots;
+  }
+}
+
+/** `/work/repo/.git` → `repo`; a bare `/srv/repo.git` → `repo.git`. */
+export function repositoryName(gitDir: string): string {
+  const base = path.basename(gitDir);
+  return base === '.git' ? path.basename(path.dirname(gitDir)) : base;
+}
+
+function recordingLabel(stored: StoredRecording, info: RecordingInfo | undefined): string {
+  const sidecar = stored.sidecar;
+  if (sidecar?.label !== undefined) return sidecar.label;
+  if (sidecar?.args !== undefined) return `git ${sidecar.args.join(' ')}`;
+  if (sidecar?.source === 'command' && info?.command) return info.command.startsWith('git ') ? info.command : `git ${info.command}`;
+  if (sidecar?.source === 'terminal' || stored.file.endsWith('.trace')) {
+    const started = new Date(sidecar?.startedAt ?? stored.mtimeMs);
+    const part = sidecar?.part !== undefined && sidecar.part > 1 ? ` (part ${sidecar.part})` : '';
+    return `terminal session ${started.toLocaleString()}${part}`;
+  }
+  return info?.command ?? path.basename(stored.file);
+}
+
+function recordingMode(stored: StoredRecording, info: RecordingInfo): string {
+  return info.mode === 'raw' ? (stored.sidecar?.mode ?? 'raw') : info.mode;
+}
+
+/** The limit the recording's commands ran with: the recording's own, else the sidecar's (raw traces). */
+export function recordedLimit(stored: StoredRecording, info: RecordingInfo | undefined): number | null {
+  return info?.recordedLimit ?? stored.sidecar?.recordedLimit ?? null;
+}
+
+function recordingDescription(stored: StoredRecording, info: RecordingInfo): string {
+  const limit = recordedLimit(stored, info);
+  return [
+    `${formatCount(info.reads)} reads`,
+    `${formatCount(info.packs.length)} ${info.packs.length === 1 ? 'pack' : 'packs'}`,
+    limit === null ? "repository's own limit" : `limit ${formatGitSize(limit)}`,
+    recordingMode(stored, info),
+  ].join(' · ');
+}
+
+function recordingTooltip(stored: StoredRecording, info: RecordingInfo | undefined, error: string | undefined): vscode.MarkdownString {
+  const text = new vscode.MarkdownString();
+  const lines = [`file: ${stored.file} (${formatBytes(stored.bytes)})`];
+  if (info !== undefined) {
+    const commands = info.segments.length;
+    const withReads = info.segments.filter((segment) => segment.reads > 0).length;
+    lines.push(`${formatCount(info.reads)} reads in ${formatCount(info.traceLines)} trace lines, ${commands} git ${commands === 1 ? 'process' : 'processes'} (${withReads} read packs)`);
+    if (info.gitVersion) lines.push(`git ${info.gitVersion}`);
+    for (const warning of info.warnings.slice(0, 5)) lines.push(`⚠ ${warning}`);
+  }
+  if (error !== undefined) lines.push(`The server could not read it: ${error}`);
+  if (stored.sidecar?.startedAt) lines.push(`started ${new Date(stored.sidecar.startedAt).toLocaleString()}`);
+  text.appendMarkdown(lines.map((line) => line.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&')).join('  \n'));
+  return text;
+}
