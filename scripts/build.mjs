@@ -63,6 +63,21 @@ allOptions.push({
   logLevel: 'warning',
 });
 
+// --- Webviews: the Cache Lab's front end (media/cache-lab/main.ts, Chart.js bundled in) for the
+// browser, one self-contained script loaded under the panel's nonce CSP (no eval, no chunks).
+allOptions.push({
+  absWorkingDir: root,
+  entryPoints: { 'cache-lab': 'media/cache-lab/main.ts' },
+  outdir: 'dist/webview',
+  bundle: true,
+  platform: 'browser',
+  format: 'iife',
+  target: 'es2022',
+  minify: !watch,
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+
 if (watch) {
   const { context } = await import('esbuild');
   for (const o of allOptions) await (await context(o)).watch();
