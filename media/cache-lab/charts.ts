@@ -1,0 +1,310 @@
+// Every chart of the Cache Lab, drawn by Chart.js (v4, bundled; no eval, so the nonce CSP holds).
+// The charts only place the numbers the host sent; the tables next to them hold the same numbers.
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  LogarithmicScale,
+  PointElement,
+  Tooltip,
+  type ChartDataset,
+  type ScaleOptionsByType,
+  type TooltipItem,
+} from 'chart.js';
+import { formatLimit, GIT_DEFAULT_LIMIT, GIT_POLICY, metricWords, REFERENCE_POLICY, sweepCell, type CacheLabMetric } from '../../src/protocol/cache-lab-protocol.ts';
+import type { IndexPackSimResult, SweepResult } from '../../src/protocol/server-protocol.ts';
+import { formatBytes, formatCount } from './dom.ts';
+import type { ThemeColours } from './theme.ts';
+
+Chart.register(LineController, LineElement, PointElement, BarController, BarElement, LinearScale, LogarithmicScale, CategoryScale, Legend, Tooltip);
+
+const POINT_STYLES = ['circle', 'triangle', 'rect', 'rectRot', 'star', 'crossRot', 'rectRounded', 'cross'] as const;
+
+/**
+ * The cache-limit axis is logarithmic (1m … 1g spans three decades). Limit 0 ("no cache") has no
+ * place on a log axis, so it is drawn two octaves left of the smallest non-zero limit, at a tick
+ * labelled "0", and the segment joining it to that limit is dashed to show the axis break. The
+ * tooltip and the table give its real value.
+ */
+export interface LimitAxis {
+  /** Where a limit is drawn (bytes; 0 mapped to its stand-in position). */
+  position(limit: number): number;
+  label(position: number): string;
+  zeroPosition: number | undefined;
+  scale(colours: ThemeColours, title: string): ScaleOptionsByType<'logarithmic'>;
+}
+
+export function limitAxis(limits: readonly number[]): LimitAxis {
+  const nonZero = limits.filter((l) => l > 0).sort((a, b) => a - b);
+  const hasZero = limits.includes(0);
+  const zeroPosition = hasZero ? (nonZero.length > 0 ? nonZero[0]! / 4 : 1024) : undefined;
+  const position = (limit: number): number => (limit === 0 ? zeroPosition ?? 1 : limit);
+  const labels = new Map<number, string>();
+  for (const limit of limits) labels.set(position(limit), formatLimit(limit));
+  const positions = [...labels.keys()].sort((a, b) => a - b);
+  const min = positions[0]! / 1.6;
+  const max = positions[positions.length - 1]! * 1.6;
+  return {
+    position,
+    zeroPosition,
+    label: (value) => labels.get(value) ?? formatLimit(value),
+    scale: (colours, title) =>
+      ({
+        type: 'logarithmic',
+        min,
+        max,
+        title: { display: true, text: title, color: colours.foreground },
+        grid: { color: colours.grid },
+        border: { color: colours.grid },
+        ticks: { color: colours.foreground, autoSkip: false, maxRotation: 0, callback: (value: number | string) => labels.get(Number(value)) ?? '' },
+        afterBuildTicks: (axis: { ticks: { value: number }[] }) => {
+          axis.ticks = positions.map((value) => ({ value }));
+        },
+      }) as unknown as ScaleOptionsByType<'logarithmic'>,
+  };
+}
+
+function baseOptions(colours: ThemeColours, ariaTitle: string) {
+  return {
+    responsive: true,
+    maintainAspectRatio: false,
+    animation: false as const,
+    color: colours.foreground,
+    font: { family: colours.fontFamily, size: colours.fontSize },
+    plugins: {
+      legend: { labels: { color: colours.foreground, usePointStyle: true, boxHeight: 8 } },
+      tooltip: { enabled: true },
+      title: { display: false, text: ariaTitle },
+    },
+  };
+}
+
+/** Vertical marker drawn as a dataset (it shows in the legend, so it is named and not colour-only). */
+function markerDataset(x: number, top: number, label: string, colour: string): ChartDataset<'line', { x: number; y: number }[]> {
+  return {
+    label,
+    data: [
+      { x, y: 0 },
+      { x, y: top },
+    ],
+    borderColor: colour,
+    backgroundColor: colour,
+    borderDash: [2, 4],
+    borderWidth: 1.5,
+    pointRadius: 0,
+    pointHoverRadius: 0,
+    pointStyle: 'line',
+    order: 10,
+  };
+}
+
+export function policyLabel(policy: string): string {
+  if (policy === GIT_POLICY) return "git (today's Git)";
+  if (policy === REFERENCE_POLICY) return 'belady (reference bound)';
+  return policy;
+}
+
+export interface SweepChartInput {
+  result: SweepResult;
+  limits: number[];
+  policies: string[];
+  metric: CacheLabMetric;
+}
+
+export function sweepChart(canvas: HTMLCanvasElement, input: SweepChartInput, colours: ThemeColours): Chart<'line', { x: number; y: number }[]> {
+  const { result, limits, policies, metric } = input;
+  const axis = limitAxis(limits);
+  const sorted = [...limits].sort((a, b) => a - b);
+  let top = 0;
+  let nextColour = 1;
+  const datasets: ChartDataset<'line', { x: number; y: number }[]>[] = policies.map((policy, index) => {
+    const data = sorted.flatMap((limit) => {
+      const cell = sweepCell(result.results, policy, limit);
+      if (cell === undefined) return [];
+      top = Math.max(top, cell[metric]);
+      return [{ x: axis.position(limit), y: cell[metric] }];
+    });
+    const isGit = policy === GIT_POLICY;
+    // Today's Git always gets the first colour; the others take the rest in order.
+    const colour = isGit ? colours.series[0]! : colours.series[1 + ((nextColour++ - 1) % (colours.series.length - 1))]!;
+    return {
+      label: policyLabel(policy),
+      data,
+      borderColor: colour,
+      backgroundColor: colour,
+      borderWidth: isGit ? 4 : colours.highContrast ? 2.5 : 1.75,
+      borderDash: policy === REFERENCE_POLICY ? [6, 4] : undefined,
+      pointStyle: POINT_STYLES[index % POINT_STYLES.length],
+      pointRadius: isGit ? 5 : 3.5,
+      order: isGit ? 0 : 1 + index,
+      segment: { borderDash: (context) => (axis.zeroPosition !== undefined && context.p0.parsed.x === axis.zeroPosition ? [2, 3] : undefined) },
+    };
+  });
+  const [low, high] = [axis.position(sorted[0]!), axis.position(sorted[sorted.length - 1]!)];
+  if (GIT_DEFAULT_LIMIT >= low && GIT_DEFAULT_LIMIT <= high) {
+    datasets.push(markerDataset(GIT_DEFAULT_LIMIT, top, "96m: Git's default core.deltaBaseCacheLimit", colours.muted));
+  }
+  const options = baseOptions(colours, `${metricWords(metric)} by cache limit`);
+  return new Chart(canvas, {
+    type: 'line',
+    data: { datasets },
+    options: {
+      ...options,
+      parsing: false,
+      interaction: { mode: 'nearest', intersect: false, axis: 'x' },
+      scales: {
+        x: axis.scale(colours, 'cache limit (log scale; 0 = no cache, left of the axis break)'),
+        y: {
+          type: 'linear',
+          beginAtZero: true,
+          title: { display: true, text: metricWords(metric), color: colours.foreground },
+          grid: { color: colours.grid },
+          border: { color: colours.grid },
+          ticks: { color: colours.foreground, callback: (value) => (metric === 'inflatedBytes' ? formatBytes(Number(value)) : formatCount(Number(value))) },
+        },
+      },
+      plugins: {
+        ...options.plugins,
+        tooltip: {
+          filter: (item: TooltipItem<'line'>) => item.datasetIndex < policies.length,
+          callbacks: {
+            title: (items: TooltipItem<'line'>[]) => (items[0] ? `limit ${axis.label(items[0].parsed.x ?? 0)}` : ''),
+            label: (item: TooltipItem<'line'>) => `${item.dataset.label}: ${formatCount(item.parsed.y ?? 0)}`,
+          },
+        },
+      },
+    },
+  });
+}
+
+export function indexPackChart(canvas: HTMLCanvasElement, result: IndexPackSimResult, colours: ThemeColours): Chart<'bar'> {
+  const options = baseOptions(colours, 'index-pack inflations by variant');
+  return new Chart(canvas, {
+    type: 'bar',
+    data: {
+      labels: result.variants.map((v) => v.variant),
+      datasets: [
+        {
+          label: `inflations at ${formatLimit(result.limit)}`,
+          data: result.variants.map((v) => v.inflations),
+          backgroundColor: result.variants.map((_, i) => colours.series[i % colours.series.length]!),
+          borderColor: colours.foreground,
+          borderWidth: colours.highContrast ? 1 : 0,
+        },
+      ],
+    },
+    options: {
+      ...options,
+      indexAxis: 'y',
+      plugins: { ...options.plugins, legend: { display: false } },
+      scales: {
+        x: { beginAtZero: true, grid: { color: colours.grid }, ticks: { color: colours.foreground }, title: { display: true, text: 'inflations', color: colours.foreground } },
+        y: { grid: { display: false }, ticks: { color: colours.foreground } },
+      },
+    },
+  });
+}
+
+export interface MeasureChartInput {
+  limits: number[];
+  /** Simulated inflations of `git` at each limit (null where the sweep has no such cell). */
+  simulated: (number | null)[];
+  /** Best wall time (seconds) at each limit. */
+  measured: (number | null)[];
+}
+
+/** Two y axes over one limit axis: simulated inflations (left) and measured wall time (right). */
+export function measureChart(canvas: HTMLCanvasElement, input: MeasureChartInput, colours: ThemeColours): Chart<'line', { x: number; y: number }[]> {
+  const axis = limitAxis(input.limits);
+  const points = (values: (number | null)[]) =>
+    input.limits.map((limit, i) => ({ limit, value: values[i] })).filter((p): p is { limit: number; value: number } => p.value !== null && p.value !== undefined)
+      .sort((a, b) => a.limit - b.limit).map((p) => ({ x: axis.position(p.limit), y: p.value }));
+  const options = baseOptions(colours, 'measured wall time and simulated inflations by cache limit');
+  const simulatedColour = colours.series[0]!;
+  const measuredColour = colours.series[5]!;
+  return new Chart(canvas, {
+    type: 'line',
+    data: {
+      datasets: [
+        { label: 'simulated inflations (git)', data: points(input.simulated), yAxisID: 'y', borderColor: simulatedColour, backgroundColor: simulatedColour, borderWidth: 3, pointStyle: 'circle', pointRadius: 4 },
+        { label: 'measured wall time, best of N (s)', data: points(input.measured), yAxisID: 'y1', borderColor: measuredColour, backgroundColor: measuredColour, borderWidth: 2, borderDash: [5, 3], pointStyle: 'triangle', pointRadius: 5 },
+      ],
+    },
+    options: {
+      ...options,
+      parsing: false,
+      scales: {
+        x: axis.scale(colours, 'cache limit (log scale)'),
+        y: { type: 'linear', position: 'left', beginAtZero: true, title: { display: true, text: 'simulated inflations', color: simulatedColour }, grid: { color: colours.grid }, ticks: { color: colours.foreground } },
+        y1: { type: 'linear', position: 'right', beginAtZero: true, title: { display: true, text: 'wall time (s)', color: measuredColour }, grid: { drawOnChartArea: false }, ticks: { color: colours.foreground } },
+      },
+      plugins: {
+        ...options.plugins,
+        tooltip: { callbacks: { title: (items: TooltipItem<'line'>[]) => (items[0] ? `limit ${axis.label(items[0].parsed.x ?? 0)}` : '') } },
+      },
+    },
+  });
+}
+
+export interface CdfSeries {
+  label: string;
+  /** Seek distances at p = 0 … 100 (the server's distanceQuantiles). */
+  quantiles: number[];
+}
+
+/** The seek-distance CDF on a log axis: distance 0 (re-reading the same entry) is drawn at 1 B. */
+export function distanceChart(canvas: HTMLCanvasElement, series: CdfSeries[], colours: ThemeColours): Chart<'line', { x: number; y: number }[]> {
+  const datasets: ChartDataset<'line', { x: number; y: number }[]>[] = series.map((s, i) => {
+    const colour = colours.series[i % colours.series.length]!;
+    return {
+      label: s.label,
+      data: s.quantiles.map((bytes, p) => ({ x: Math.max(1, bytes), y: p / 100 })),
+      borderColor: colour,
+      backgroundColor: colour,
+      borderWidth: 2,
+      pointRadius: 0,
+      stepped: 'after' as const,
+      borderDash: i % 2 === 1 ? [6, 3] : undefined,
+    };
+  });
+  datasets.push(markerDataset(2 * 1024 * 1024, 1, '2 MiB: a short seek', colours.muted));
+  const options = baseOptions(colours, 'seek distance CDF');
+  return new Chart(canvas, {
+    type: 'line',
+    data: { datasets },
+    options: {
+      ...options,
+      parsing: false,
+      interaction: { mode: 'nearest', intersect: false },
+      scales: {
+        x: {
+          type: 'logarithmic',
+          min: 1,
+          title: { display: true, text: 'seek distance (log scale; 0 drawn at 1 B)', color: colours.foreground },
+          grid: { color: colours.grid },
+          ticks: { color: colours.foreground, callback: (value) => (/^1(0*)$/.test(String(value)) || Number(value) === 1024 * 1024 || Number(value) === 1024 ? formatBytes(Number(value)) : '') },
+        },
+        y: {
+          type: 'linear',
+          min: 0,
+          max: 1,
+          title: { display: true, text: 'share of seeks at most this far', color: colours.foreground },
+          grid: { color: colours.grid },
+          ticks: { color: colours.foreground, callback: (value) => `${Math.round(Number(value) * 100)}%` },
+        },
+      },
+      plugins: {
+        ...options.plugins,
+        tooltip: {
+          filter: (item: TooltipItem<'line'>) => item.datasetIndex < series.length,
+          callbacks: { label: (item: TooltipItem<'line'>) => `${item.dataset.label}: ${Math.round((item.parsed.y ?? 0) * 100)}% within ${formatBytes(item.parsed.x ?? 0)}` },
+        },
+      },
+    },
+  });
+}

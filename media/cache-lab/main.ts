@@ -1,0 +1,676 @@
+// The Cache Lab webview: controls, the Sweep and Locality tabs, and the messages to and from the host
+// (src/protocol/cache-lab-protocol.ts). It draws what the host sends and computes no simulation.
+import type { Chart } from 'chart.js';
+import {
+  CACHE_LAB_POLICIES,
+  CACHE_LAB_PROTOCOL_VERSION,
+  formatLimit,
+  GIT_DEFAULT_LIMIT,
+  GIT_POLICY,
+  gitVersusReferenceSentences,
+  metricWords,
+  normalizeCacheLabState,
+  parseLimitList,
+  REFERENCE_POLICY,
+  sweepCell,
+  sweepTableMarkdown,
+  sweepTableText,
+  sweepTableTitle,
+  type CacheLabJob,
+  type CacheLabState,
+  type CacheLabTab,
+  type HostToWebview,
+  type LocalitySlot,
+  type RecordingChoice,
+  type WebviewToHost,
+} from '../../src/protocol/cache-lab-protocol.ts';
+import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SweepResult } from '../../src/protocol/server-protocol.ts';
+import { distanceChart, indexPackChart, measureChart, policyLabel, sweepChart } from './charts.ts';
+import { baseName, formatBytes, formatCount, formatPercent, h, replaceChildren } from './dom.ts';
+import { readThemeColours, watchTheme } from './theme.ts';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+
+function post(message: WebviewToHost): void {
+  vscode.postMessage(message);
+}
+
+// ------------------------------------------------------------------------------------------ state
+
+let state: CacheLabState = normalizeCacheLabState(vscode.getState());
+let recordings: RecordingChoice[] = [];
+let availablePolicies: string[] = [...CACHE_LAB_POLICIES];
+
+/** What the host sent last; drawn again on a theme change or a change of metric. */
+const received: {
+  info?: RecordingInfo;
+  sweep?: { request: { limits: number[]; policies: string[] }; result: SweepResult };
+  indexPack?: IndexPackSimResult[];
+  locality: Partial<Record<LocalitySlot, LocalityResult>>;
+  measure?: { command: string; result: MeasureResult };
+} = { locality: {} };
+
+/** Runs under way: analysis (the Run button) or measure. */
+const runs = new Map<string, 'analysis' | 'measure'>();
+let runCounter = 0;
+const newRunId = (): string => `run-${Date.now().toString(36)}-${++runCounter}`;
+
+function saveState(): void {
+  vscode.setState(state);
+  post({ type: 'stateChanged', state });
+}
+
+// ------------------------------------------------------------------------------------------ layout
+
+const root = document.getElementById('cache-lab') ?? document.body.appendChild(h('main', { id: 'cache-lab' }));
+
+const recordingSelect = h('select', { id: 'recording' });
+const browseButton = h('button', { id: 'browse', type: 'button', class: 'secondary' }, 'Choose file…');
+const segmentSelect = h('select', { id: 'segment' });
+const limitsInput = h('input', { id: 'limits', type: 'text', spellcheck: 'false', autocomplete: 'off', 'aria-describedby': 'limits-help' });
+const metricSelect = h('select', { id: 'metric' }, h('option', { value: 'inflations' }, 'inflations'), h('option', { value: 'inflatedBytes' }, 'inflated bytes'));
+const policiesBox = h('div', { class: 'policies' });
+const runButton = h('button', { id: 'run', type: 'button' }, 'Run');
+const cancelButton = h('button', { id: 'cancel', type: 'button', class: 'secondary', disabled: true }, 'Cancel');
+const statusText = h('span', { id: 'status-text' });
+const progressBar = h('progress', { id: 'progress', max: 100, hidden: true, 'aria-label': 'progress of the run' });
+const errorBox = h('div', { id: 'error', role: 'alert', class: 'error', hidden: true });
+
+const controls = h(
+  'form',
+  { id: 'controls', class: 'controls', 'aria-label': 'Cache Lab settings' },
+  h('div', { class: 'field' }, h('label', { for: 'recording' }, 'Recording'), h('div', { class: 'row' }, recordingSelect, browseButton)),
+  h('div', { class: 'field' }, h('label', { for: 'segment' }, 'Git process'), segmentSelect),
+  h('div', { class: 'field wide' }, h('label', { for: 'limits' }, 'Cache limits'), limitsInput, h('small', { id: 'limits-help' }, 'Comma-separated sizes with k, m or g (base 1024), e.g. 0,1m,96m,1g')),
+  h('div', { class: 'field' }, h('label', { for: 'metric' }, 'Metric'), metricSelect),
+  h('fieldset', { class: 'field wide' }, h('legend', {}, 'Policies'), policiesBox),
+  h('div', { class: 'actions' }, runButton, cancelButton, h('div', { id: 'status', role: 'status', 'aria-live': 'polite' }, statusText, progressBar)),
+  errorBox,
+);
+
+const tabs: { id: CacheLabTab; label: string; tab: HTMLButtonElement; panel: HTMLElement }[] = (['sweep', 'locality'] as const).map((id) => ({
+  id,
+  label: id === 'sweep' ? 'Sweep' : 'Locality',
+  tab: h('button', { type: 'button', role: 'tab', id: `tab-${id}`, 'aria-controls': `panel-${id}` }, id === 'sweep' ? 'Sweep' : 'Locality'),
+  panel: h('section', { role: 'tabpanel', id: `panel-${id}`, 'aria-labelledby': `tab-${id}`, tabindex: 0 }),
+}));
+const tabList = h('div', { role: 'tablist', 'aria-label': 'Cache Lab views', class: 'tabs' }, ...tabs.map((t) => t.tab));
+
+// Sweep tab
+const recordingSummary = h('p', { id: 'recording-summary', class: 'summary' });
+const sweepCanvas = h('canvas', { id: 'sweep-chart', role: 'img' });
+const sweepChartAlt = h('figcaption', { id: 'sweep-chart-alt' });
+const sweepTable = h('table', { id: 'sweep-table', class: 'numbers' });
+const copyTextButton = h('button', { id: 'copy-text', type: 'button', class: 'secondary', disabled: true }, 'Copy as text');
+const copyMarkdownButton = h('button', { id: 'copy-markdown', type: 'button', class: 'secondary', disabled: true }, 'Copy as Markdown');
+const referenceList = h('ul', { id: 'reference-sentences' });
+const indexPackBox = h('div', { id: 'index-pack' });
+const measureRunsInput = h('input', { id: 'measure-runs', type: 'number', min: 1, max: 50, step: 1 });
+const measureButton = h('button', { id: 'measure', type: 'button' }, 'Measure for real…');
+const measureCancelButton = h('button', { id: 'measure-cancel', type: 'button', class: 'secondary', disabled: true }, 'Cancel');
+const measureStatus = h('p', { id: 'measure-status', role: 'status', 'aria-live': 'polite' });
+const measureCanvas = h('canvas', { id: 'measure-chart', role: 'img' });
+const measureFigure = h('figure', { hidden: true }, h('div', { class: 'chart-box' }, measureCanvas), h('figcaption', { id: 'measure-chart-alt' }));
+const measureTable = h('table', { id: 'measure-table', class: 'numbers', hidden: true });
+
+replaceChildren(
+  tabs[0]!.panel,
+  recordingSummary,
+  h('h2', {}, 'Delta base cache sweep'),
+  h('figure', { id: 'sweep-figure' }, h('div', { class: 'chart-box' }, sweepCanvas), sweepChartAlt),
+  h('div', { class: 'table-actions' }, copyTextButton, copyMarkdownButton),
+  sweepTable,
+  h('h3', {}, "Git's LRU against the reference bound"),
+  referenceList,
+  h('h3', {}, 'index-pack (second pass, one thread) on the recording’s packs'),
+  indexPackBox,
+  h('h3', {}, 'Measure for real'),
+  h(
+    'p',
+    { class: 'explanation' },
+    'Runs the recording’s git command for real at each cache limit above (core.deltaBaseCacheLimit), best of N runs, and shows the wall time next to the simulated inflations. It runs only when you press the button, and asks first.',
+  ),
+  h('div', { class: 'row' }, h('label', { for: 'measure-runs' }, 'Runs per limit (best of N)'), measureRunsInput, measureButton, measureCancelButton),
+  measureStatus,
+  measureFigure,
+  measureTable,
+);
+
+// Locality tab
+const compareSelect = h('select', { id: 'compare' });
+const compareBrowse = h('button', { id: 'compare-browse', type: 'button', class: 'secondary' }, 'Choose file…');
+const localityStats = h('table', { id: 'locality-stats', class: 'numbers' });
+const percentileTable = h('table', { id: 'locality-percentiles', class: 'numbers' });
+const distanceCanvas = h('canvas', { id: 'distance-chart', role: 'img' });
+const distanceAlt = h('figcaption', { id: 'distance-chart-alt' });
+const localityEmpty = h('p', { id: 'locality-empty', class: 'explanation' }, 'Run the Cache Lab on a recording to see how far apart its reads are in each pack.');
+replaceChildren(
+  tabs[1]!.panel,
+  h('div', { class: 'row' }, h('label', { for: 'compare' }, 'Compare with'), compareSelect, compareBrowse),
+  localityEmpty,
+  h('h2', {}, 'Seeks between consecutive reads of a pack'),
+  localityStats,
+  h('figure', { id: 'distance-figure' }, h('div', { class: 'chart-box' }, distanceCanvas), distanceAlt),
+  percentileTable,
+);
+
+replaceChildren(root, h('h1', { class: 'visually-hidden' }, 'PackScope Cache Lab'), controls, tabList, ...tabs.map((t) => t.panel));
+root.removeAttribute('aria-busy');
+
+// ------------------------------------------------------------------------------------------ controls
+
+function syncControls(): void {
+  const files = new Map(recordings.map((r) => [r.file, r] as const));
+  const options = (selected: string | null, emptyLabel: string) => {
+    const list = [h('option', { value: '' }, emptyLabel)];
+    for (const choice of recordings) list.push(h('option', { value: choice.file, title: `${choice.file}\n${choice.description}` }, choice.label));
+    if (selected !== null && !files.has(selected)) list.push(h('option', { value: selected, title: selected }, baseName(selected)));
+    return list;
+  };
+  replaceChildren(recordingSelect, ...options(state.recording, recordings.length > 0 ? 'Choose a recording…' : 'No recordings yet: choose a file'));
+  recordingSelect.value = state.recording ?? '';
+  replaceChildren(compareSelect, ...options(state.compareRecording, 'No second recording'));
+  compareSelect.value = state.compareRecording ?? '';
+
+  const segments = received.info !== undefined && received.info.file === state.recording ? received.info.segments : [];
+  const segmentOptions = [h('option', { value: '' }, segments.length > 1 ? `All ${segments.length} git processes` : 'All git processes')];
+  for (const s of segments) segmentOptions.push(h('option', { value: String(s.index) }, `${s.index}: ${s.command ?? 'git (command not traced)'} — ${formatCount(s.reads)} reads`));
+  if (state.segment !== null && !segments.some((s) => s.index === state.segment)) segmentOptions.push(h('option', { value: String(state.segment) }, `${state.segment}`));
+  replaceChildren(segmentSelect, ...segmentOptions);
+  segmentSelect.value = state.segment === null ? '' : String(state.segment);
+
+  if (document.activeElement !== limitsInput) limitsInput.value = state.limits.map(formatLimit).join(',');
+  metricSelect.value = state.metric;
+  measureRunsInput.value = String(state.measureRuns);
+
+  const policies = [...availablePolicies, ...state.policies.filter((p) => !availablePolicies.includes(p))];
+  replaceChildren(
+    policiesBox,
+    ...policies.map((policy, i) => {
+      const box = h('input', { type: 'checkbox', id: `policy-${i}`, value: policy, checked: state.policies.includes(policy) });
+      box.addEventListener('change', onPolicyToggled);
+      return h('label', { class: 'check', for: `policy-${i}` }, box, ` ${policy}`);
+    }),
+  );
+  selectTab(state.tab, false);
+}
+
+function onPolicyToggled(): void {
+  const checked = [...policiesBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].filter((b) => b.checked).map((b) => b.value);
+  state = { ...state, policies: checked };
+  saveState();
+}
+
+function showError(message: string | undefined): void {
+  errorBox.hidden = message === undefined;
+  errorBox.textContent = message ?? '';
+}
+
+recordingSelect.addEventListener('change', () => {
+  state = { ...state, recording: recordingSelect.value === '' ? null : recordingSelect.value, segment: null };
+  saveState();
+  syncControls();
+});
+segmentSelect.addEventListener('change', () => {
+  state = { ...state, segment: segmentSelect.value === '' ? null : Number(segmentSelect.value) };
+  saveState();
+});
+compareSelect.addEventListener('change', () => {
+  state = { ...state, compareRecording: compareSelect.value === '' ? null : compareSelect.value };
+  saveState();
+});
+limitsInput.addEventListener('change', () => {
+  const limits = parseLimitList(limitsInput.value);
+  if (limits === undefined) {
+    limitsInput.setAttribute('aria-invalid', 'true');
+    showError(`“${limitsInput.value}” is not a list of sizes (use e.g. 0,1m,96m,1g).`);
+    return;
+  }
+  limitsInput.removeAttribute('aria-invalid');
+  showError(undefined);
+  state = { ...state, limits };
+  saveState();
+});
+metricSelect.addEventListener('change', () => {
+  state = { ...state, metric: metricSelect.value === 'inflatedBytes' ? 'inflatedBytes' : 'inflations' };
+  saveState();
+  renderSweep();
+  renderMeasure();
+});
+measureRunsInput.addEventListener('change', () => {
+  const runs = Number(measureRunsInput.value);
+  if (!Number.isInteger(runs) || runs < 1 || runs > 50) {
+    measureRunsInput.value = String(state.measureRuns);
+    return;
+  }
+  state = { ...state, measureRuns: runs };
+  saveState();
+});
+browseButton.addEventListener('click', () => post({ type: 'browseRecording', slot: 'primary' }));
+compareBrowse.addEventListener('click', () => post({ type: 'browseRecording', slot: 'compare' }));
+controls.addEventListener('submit', (event) => event.preventDefault());
+
+runButton.addEventListener('click', () => {
+  if (state.recording === null) return showError('Choose a recording first.');
+  if (state.policies.length === 0) return showError('Choose at least one policy.');
+  showError(undefined);
+  const runId = newRunId();
+  runs.set(runId, 'analysis');
+  post({ type: 'run', runId, request: { file: state.recording, segment: state.segment, limits: state.limits, policies: state.policies, compareRecording: state.compareRecording } });
+  updateRunning();
+});
+cancelButton.addEventListener('click', () => cancelRuns('analysis'));
+measureCancelButton.addEventListener('click', () => cancelRuns('measure'));
+measureButton.addEventListener('click', () => {
+  if (state.recording === null) return showError('Choose a recording first.');
+  const runId = newRunId();
+  runs.set(runId, 'measure');
+  post({ type: 'measure', runId, file: state.recording, segment: state.segment, limits: state.limits, runs: state.measureRuns });
+  updateRunning();
+});
+copyTextButton.addEventListener('click', () => copyTable('text'));
+copyMarkdownButton.addEventListener('click', () => copyTable('markdown'));
+
+function cancelRuns(kind: 'analysis' | 'measure'): void {
+  for (const [runId, k] of runs) if (k === kind) post({ type: 'cancel', runId });
+}
+
+function copyTable(format: 'text' | 'markdown'): void {
+  const sweep = received.sweep;
+  if (sweep === undefined) return;
+  const { limits, policies } = sweep.request;
+  const text = format === 'text' ? sweepTableText(sweep.result, limits, policies, state.metric) : sweepTableMarkdown(sweep.result, limits, policies, state.metric);
+  post({ type: 'copy', format, text });
+}
+
+function updateRunning(): void {
+  const kinds = new Set(runs.values());
+  cancelButton.disabled = !kinds.has('analysis');
+  runButton.disabled = kinds.has('analysis');
+  measureCancelButton.disabled = !kinds.has('measure');
+  measureButton.disabled = kinds.has('measure');
+  if (runs.size === 0) progressBar.hidden = true;
+}
+
+// ------------------------------------------------------------------------------------------ tabs (WAI-ARIA tab pattern)
+
+function selectTab(id: CacheLabTab, focus: boolean): void {
+  for (const t of tabs) {
+    const selected = t.id === id;
+    t.tab.setAttribute('aria-selected', String(selected));
+    t.tab.tabIndex = selected ? 0 : -1;
+    t.panel.hidden = !selected;
+    if (selected && focus) t.tab.focus();
+  }
+}
+
+for (const [index, t] of tabs.entries()) {
+  t.tab.addEventListener('click', () => {
+    state = { ...state, tab: t.id };
+    saveState();
+    selectTab(t.id, true);
+  });
+  t.tab.addEventListener('keydown', (event) => {
+    const last = tabs.length - 1;
+    const target = { ArrowRight: index === last ? 0 : index + 1, ArrowLeft: index === 0 ? last : index - 1, Home: 0, End: last }[event.key];
+    if (target === undefined) return;
+    event.preventDefault();
+    state = { ...state, tab: tabs[target]!.id };
+    saveState();
+    selectTab(state.tab, true);
+  });
+}
+
+// ------------------------------------------------------------------------------------------ drawing
+
+const charts = new Map<string, Chart>();
+
+function replaceChart(key: string, make: (() => Chart) | undefined): void {
+  charts.get(key)?.destroy();
+  charts.delete(key);
+  if (make !== undefined) charts.set(key, make());
+}
+
+function describeRecording(info: RecordingInfo): (Node | string)[] {
+  const parts: (Node | string)[] = [h('strong', {}, info.command ?? baseName(info.file)), ` — ${formatCount(info.reads)} reads`];
+  parts.push(`, ${info.packs.length === 1 ? '1 pack' : `${info.packs.length} packs`}`);
+  parts.push(`, ${info.mode === 'exact' ? 'exact recording (core.deltaBaseCacheLimit=0)' : info.mode === 'passive' ? `passive recording${info.recordedLimit === null ? '' : ` at ${formatLimit(info.recordedLimit)}`}` : 'raw trace'}`);
+  if (info.segments.length > 1) parts.push(`, ${info.segments.length} git processes`);
+  parts.push('. ', h('span', { class: 'path', title: info.file }, info.file));
+  return parts;
+}
+
+function renderSummary(): void {
+  const info = received.sweep?.result.recording ?? received.info;
+  if (info === undefined) {
+    replaceChildren(recordingSummary, state.recording === null ? 'Choose a recording (made by “Record a git command…”, a terminal recording, or `packscope record`) and press Run.' : 'Press Run to replay this recording.');
+    return;
+  }
+  replaceChildren(recordingSummary, ...describeRecording(info));
+  for (const warning of info.warnings ?? []) recordingSummary.append(h('br'), h('span', { class: 'warning' }, `⚠ ${warning}`));
+}
+
+function renderSweep(): void {
+  renderSummary();
+  const sweep = received.sweep;
+  copyTextButton.disabled = sweep === undefined;
+  copyMarkdownButton.disabled = sweep === undefined;
+  if (sweep === undefined) {
+    replaceChildren(sweepTable);
+    replaceChildren(referenceList);
+    replaceChildren(sweepChartAlt, 'No sweep yet.');
+    sweepCanvas.setAttribute('aria-label', 'No sweep yet.');
+    replaceChart('sweep', undefined);
+    return;
+  }
+  const { limits, policies } = sweep.request;
+  const { result } = sweep;
+  const metric = state.metric;
+  const title = sweepTableTitle(result, metric);
+
+  // The table: rows = limits, columns = policies, as the delta-base-cache thread lays them out.
+  const head = h('tr', {}, h('th', { scope: 'col' }, 'limit'), ...policies.map((p) => h('th', { scope: 'col', class: classFor(p), 'data-policy': p, title: policyLabel(p) }, p)));
+  const body = limits.map((limit) =>
+    h(
+      'tr',
+      { class: limit === GIT_DEFAULT_LIMIT ? 'default-limit' : undefined, 'data-limit': limit },
+      h('th', { scope: 'row' }, formatLimit(limit), limit === GIT_DEFAULT_LIMIT ? h('span', { class: 'note' }, ' default') : null),
+      ...policies.map((policy) => {
+        const cell = sweepCell(result.results, policy, limit);
+        const value = cell?.[metric];
+        return h('td', { class: classFor(policy), 'data-policy': policy, 'data-value': value }, value === undefined ? '—' : formatCount(value));
+      }),
+    ),
+  );
+  replaceChildren(
+    sweepTable,
+    h('caption', {}, `${title[0]!.toUpperCase()}${title.slice(1)}, by cache limit (rows) and policy (columns). Git’s default limit is 96m.`),
+    h('thead', {}, head),
+    h('tbody', {}, ...body),
+  );
+
+  const sentences = gitVersusReferenceSentences(result, limits, metric);
+  replaceChildren(
+    referenceList,
+    ...(sentences.length > 0 ? sentences.map((s) => h('li', {}, s)) : [h('li', {}, `Select both “${GIT_POLICY}” and “${REFERENCE_POLICY}” to compare them.`)]),
+  );
+
+  const label = `Line chart: ${metricWords(metric)} (vertical) against the cache limit (horizontal, log scale, 0 left of an axis break), one line per policy: ${policies.join(', ')}. Today's Git is the thick line; a dotted vertical line marks the 96m default. The table below has the same numbers.`;
+  sweepCanvas.setAttribute('aria-label', label);
+  replaceChildren(sweepChartAlt, `${title}. ${sentences.join(' ')}`);
+  replaceChart('sweep', () => sweepChart(sweepCanvas, { result, limits, policies, metric }, readThemeColours()));
+}
+
+function classFor(policy: string): string | undefined {
+  if (policy === GIT_POLICY) return 'policy-git';
+  if (policy === REFERENCE_POLICY) return 'policy-reference';
+  return undefined;
+}
+
+const INDEX_PACK_COUNTS: [string, string][] = [
+  ['inflations', 'inflations'],
+  ['deltaApplications', 'delta applications'],
+  ['reconstructions', 'base reconstructions'],
+  ['peakBytes', 'peak base bytes'],
+];
+
+function renderIndexPack(): void {
+  const results = received.indexPack;
+  for (const key of [...charts.keys()]) if (key.startsWith('index-pack-')) replaceChart(key, undefined);
+  if (results === undefined || results.length === 0) {
+    replaceChildren(indexPackBox, h('p', { class: 'explanation' }, results === undefined ? 'Not simulated yet.' : 'The recording names no pack.'));
+    return;
+  }
+  replaceChildren(indexPackBox);
+  results.forEach((result, k) => {
+    const variants = result.variants;
+    const table = h(
+      'table',
+      { class: 'numbers index-pack-table' },
+      h('caption', {}, `${baseName(result.pack)}: ${formatCount(result.objects ?? 0)} objects, core.deltaBaseCacheLimit=${formatLimit(result.limit)}`),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'count'), ...variants.map((v) => h('th', { scope: 'col' }, v.variant)))),
+      h(
+        'tbody',
+        {},
+        ...INDEX_PACK_COUNTS.filter(([field]) => variants.some((v) => typeof v[field] === 'number')).map(([field, words]) =>
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'row' }, words),
+            ...variants.map((v) => {
+              const value = v[field];
+              return h('td', { 'data-value': typeof value === 'number' ? value : undefined }, typeof value === 'number' ? (field === 'peakBytes' ? formatBytes(value) : formatCount(value)) : '—');
+            }),
+          ),
+        ),
+      ),
+    );
+    const canvas = h('canvas', { role: 'img', 'aria-label': `Bar chart of index-pack inflations per variant for ${baseName(result.pack)}: ${variants.map((v) => `${v.variant} ${v.inflations}`).join(', ')}.` });
+    indexPackBox.append(h('div', { class: 'side-by-side' }, table, h('div', { class: 'chart-box small' }, canvas)));
+    replaceChart(`index-pack-${k}`, () => indexPackChart(canvas, result, readThemeColours()));
+  });
+}
+
+function renderMeasure(): void {
+  const measure = received.measure;
+  measureFigure.hidden = measure === undefined;
+  measureTable.hidden = measure === undefined;
+  if (measure === undefined) {
+    replaceChart('measure', undefined);
+    return;
+  }
+  const limits = measure.result.results.map((r) => r.limit);
+  const simulated = limits.map((limit) => (received.sweep === undefined ? null : sweepCell(received.sweep.result.results, GIT_POLICY, limit)?.inflations ?? null));
+  const measured = measure.result.results.map((r) => r.bestSeconds);
+  replaceChildren(
+    measureTable,
+    h('caption', {}, `${measure.command}: measured wall time (git ${measure.result.gitVersion}) and simulated inflations of Git's LRU, by core.deltaBaseCacheLimit`),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'limit'), h('th', { scope: 'col' }, 'simulated inflations (git)'), h('th', { scope: 'col' }, 'best wall time (s)'), h('th', { scope: 'col' }, 'all runs (s)'))),
+    h(
+      'tbody',
+      {},
+      ...measure.result.results.map((r, i) =>
+        h(
+          'tr',
+          { 'data-limit': r.limit },
+          h('th', { scope: 'row' }, formatLimit(r.limit)),
+          h('td', { 'data-value': simulated[i] ?? undefined }, simulated[i] === null ? '—' : formatCount(simulated[i]!)),
+          h('td', { 'data-value': r.bestSeconds }, r.bestSeconds.toFixed(3)),
+          h('td', {}, r.seconds.map((s) => s.toFixed(3)).join(', ')),
+        ),
+      ),
+    ),
+  );
+  measureCanvas.setAttribute('aria-label', `Chart with two vertical axes: simulated inflations of Git's LRU (left) and measured best wall time in seconds (right) against the cache limit (log scale). The table below has the same numbers.`);
+  replaceChildren(document.getElementById('measure-chart-alt')!, `Measured ${measure.command} at ${limits.length} limits; see the table for the numbers.`);
+  replaceChart('measure', () => measureChart(measureCanvas, { limits, simulated, measured }, readThemeColours()));
+}
+
+interface LocalityColumn {
+  heading: string;
+  title: string;
+  pack: LocalityResult['packs'][number];
+}
+
+function localityColumns(): LocalityColumn[] {
+  const columns: LocalityColumn[] = [];
+  const both = received.locality.primary !== undefined && received.locality.compare !== undefined;
+  for (const slot of ['primary', 'compare'] as const) {
+    const result = received.locality[slot];
+    if (result === undefined) continue;
+    const name = result.recording.command ?? baseName(result.recording.file);
+    for (const pack of result.packs) {
+      const packName = baseName(pack.pack).replace(/^(pack-[0-9a-f]{7})[0-9a-f]*\.pack$/, '$1…');
+      const prefix = both ? `${slot === 'primary' ? 'A' : 'B'}: ` : '';
+      columns.push({ heading: `${prefix}${name} · ${packName}`, title: `${result.recording.file}\n${pack.pack}`, pack });
+    }
+  }
+  return columns;
+}
+
+function renderLocality(): void {
+  const columns = localityColumns();
+  localityEmpty.hidden = columns.length > 0;
+  for (const element of [localityStats, percentileTable, distanceCanvas.closest('figure')!]) (element as HTMLElement).hidden = columns.length === 0;
+  if (columns.length === 0) {
+    replaceChart('distance', undefined);
+    return;
+  }
+  const headRow = h('tr', {}, h('th', { scope: 'col' }, 'measure'), ...columns.map((c) => h('th', { scope: 'col', title: c.title }, c.heading)));
+  const statRows: [string, (p: LocalityColumn['pack']) => string, (p: LocalityColumn['pack']) => number][] = [
+    ['reads', (p) => formatCount(p.reads), (p) => p.reads],
+    ['seeks', (p) => formatCount(p.seeks), (p) => p.seeks],
+    ['share of seeks under 2 MiB', (p) => formatPercent(p.shortSeekShare), (p) => p.shortSeekShare],
+    ['backward seeks', (p) => formatPercent(p.backwardSeekShare), (p) => p.backwardSeekShare],
+    ['4 KiB pages touched', (p) => formatCount(p.pagesTouched), (p) => p.pagesTouched],
+    ['byte span', (p) => formatBytes(p.byteSpan), (p) => p.byteSpan],
+    ['page faults (cold page cache)', (p) => formatCount(p.pageFaults), (p) => p.pageFaults],
+  ];
+  replaceChildren(
+    localityStats,
+    h('caption', {}, 'Reads and seeks per pack'),
+    h('thead', {}, headRow),
+    h('tbody', {}, ...statRows.map(([words, show, value]) => h('tr', {}, h('th', { scope: 'row' }, words), ...columns.map((c) => h('td', { 'data-value': value(c.pack) }, show(c.pack)))))),
+  );
+  const percentiles = columns[0]!.pack.percentiles.map((p) => p.p);
+  replaceChildren(
+    percentileTable,
+    h('caption', {}, 'Seek distance percentiles (nearest rank, bytes)'),
+    h('thead', {}, headRow.cloneNode(true) as HTMLTableRowElement),
+    h(
+      'tbody',
+      {},
+      ...percentiles.map((p) =>
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'row' }, `${p}%`),
+          ...columns.map((c) => {
+            const bytes = c.pack.percentiles.find((q) => q.p === p)?.bytes;
+            return h('td', { 'data-value': bytes, title: bytes === undefined ? undefined : formatBytes(bytes) }, bytes === undefined ? '—' : formatCount(bytes));
+          }),
+        ),
+      ),
+    ),
+  );
+  percentileTable.querySelector('thead th')!.textContent = 'percentile';
+  const series = columns.filter((c) => Array.isArray(c.pack.distanceQuantiles) && c.pack.distanceQuantiles.length > 0).map((c) => ({ label: c.heading, quantiles: c.pack.distanceQuantiles }));
+  distanceCanvas.setAttribute('aria-label', `Cumulative distribution of seek distances (log scale) for ${series.map((s) => s.label).join(' and ')}; a dotted line marks 2 MiB. The tables have the numbers.`);
+  replaceChildren(distanceAlt, columns.map((c) => `${c.heading}: ${formatPercent(c.pack.shortSeekShare)} of seeks under 2 MiB, ${formatPercent(c.pack.backwardSeekShare)} backward.`).join(' '));
+  replaceChart('distance', series.length === 0 ? undefined : () => distanceChart(distanceCanvas, series, readThemeColours()));
+}
+
+function renderAll(): void {
+  renderSweep();
+  renderIndexPack();
+  renderMeasure();
+  renderLocality();
+}
+
+// ------------------------------------------------------------------------------------------ messages from the host
+
+const JOB_WORDS: Record<CacheLabJob, string> = {
+  recordingInfo: 'Reading the recording',
+  sweep: 'Sweeping',
+  indexPack: 'Simulating index-pack',
+  locality: 'Measuring locality',
+  measure: 'Measuring for real',
+};
+
+function onHostMessage(message: HostToWebview): void {
+  switch (message.type) {
+    case 'init':
+      if (message.version !== CACHE_LAB_PROTOCOL_VERSION) showError(`The Cache Lab's host speaks protocol ${message.version}, this page ${CACHE_LAB_PROTOCOL_VERSION}: reload the window.`);
+      state = normalizeCacheLabState(message.state);
+      recordings = message.recordings;
+      availablePolicies = message.availablePolicies.length > 0 ? message.availablePolicies : [...CACHE_LAB_POLICIES];
+      vscode.setState(state);
+      syncControls();
+      renderAll();
+      break;
+    case 'recordings':
+      recordings = message.recordings;
+      syncControls();
+      break;
+    case 'state':
+      state = normalizeCacheLabState(message.state);
+      vscode.setState(state);
+      syncControls();
+      break;
+    case 'runStarted':
+      if (!runs.has(message.runId)) runs.set(message.runId, message.jobs.includes('measure') ? 'measure' : 'analysis');
+      updateRunning();
+      break;
+    case 'progress': {
+      const text = `${JOB_WORDS[message.job]}${message.message ? `: ${message.message}` : '…'}`;
+      if (message.job === 'measure') measureStatus.textContent = text;
+      else statusText.textContent = text;
+      progressBar.hidden = message.percentage === undefined;
+      if (message.percentage !== undefined) progressBar.value = message.percentage;
+      break;
+    }
+    case 'recordingInfo':
+      if (message.slot === 'primary') {
+        received.info = message.info;
+        syncControls();
+        renderSummary();
+      }
+      break;
+    case 'sweep':
+      received.sweep = { request: message.request, result: message.result };
+      received.info = message.result.recording;
+      syncControls();
+      renderSweep();
+      renderMeasure();
+      break;
+    case 'indexPack':
+      received.indexPack = message.results;
+      renderIndexPack();
+      break;
+    case 'locality':
+      received.locality[message.slot] = message.result;
+      if (message.slot === 'primary' && state.compareRecording === null) delete received.locality.compare;
+      renderLocality();
+      break;
+    case 'measure':
+      received.measure = { command: message.command, result: message.result };
+      renderMeasure();
+      break;
+    case 'jobEnded':
+      if (message.outcome === 'failed') {
+        const text = `${JOB_WORDS[message.job]} failed: ${message.error ?? 'unknown error'}`;
+        if (message.job === 'measure') measureStatus.textContent = text;
+        else showError(text);
+      }
+      break;
+    case 'runEnded': {
+      const kind = runs.get(message.runId);
+      runs.delete(message.runId);
+      const words = message.outcome === 'done' ? 'Done.' : message.outcome === 'cancelled' ? 'Cancelled.' : 'Failed.';
+      if (kind === 'measure') {
+        if (message.outcome !== 'failed') measureStatus.textContent = words;
+      } else statusText.textContent = words;
+      updateRunning();
+      break;
+    }
+  }
+}
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const data = event.data;
+  if (typeof data !== 'object' || data === null || typeof (data as { type?: unknown }).type !== 'string') return;
+  onHostMessage(data as HostToWebview);
+});
+
+watchTheme(() => renderAll());
+
+syncControls();
+renderAll();
+post({ type: 'ready', version: CACHE_LAB_PROTOCOL_VERSION });
