@@ -1,19 +1,14 @@
 import * as vscode from 'vscode';
-import {
-  CloseAction,
-  ErrorAction,
+import type {
   LanguageClient,
-  RevealOutputChannelOn,
-  TransportKind,
-  WorkDoneProgress,
-  type CloseHandlerResult,
-  type ErrorHandler,
-  type ErrorHandlerResult,
-  type LanguageClientOptions,
-  type ServerOptions,
-  type WorkDoneProgressBegin,
-  type WorkDoneProgressEnd,
-  type WorkDoneProgressReport,
+  CloseHandlerResult,
+  ErrorHandler,
+  ErrorHandlerResult,
+  LanguageClientOptions,
+  ServerOptions,
+  WorkDoneProgressBegin,
+  WorkDoneProgressEnd,
+  WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
 import type { RequestParam, RequestType } from 'vscode-languageserver-protocol';
 import {
@@ -25,6 +20,15 @@ import {
   type ServerSettings,
 } from '../protocol/server-protocol.ts';
 import { RestartBackoff } from './restart-backoff.ts';
+
+/**
+ * vscode-languageclient is most of the extension's bundle; evaluating it at load time cost more than
+ * half of the 100 ms activation budget, so it is required on the first start of the server instead
+ * (esbuild keeps a require() inside a function lazy).
+ */
+function languageClientLibrary(): typeof import('vscode-languageclient/node') {
+  return require('vscode-languageclient/node') as typeof import('vscode-languageclient/node');
+}
 
 export type WorkDoneValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
 
@@ -112,7 +116,7 @@ export class ServerClient implements vscode.Disposable {
 
   /** Subscribes to `$/progress` for a work-done token put in a request's params. */
   onWorkDoneProgress(token: string, handler: (value: WorkDoneValue) => void): vscode.Disposable {
-    return this.requireClient().onProgress(WorkDoneProgress.type, token, handler);
+    return this.requireClient().onProgress(languageClientLibrary().WorkDoneProgress.type, token, handler);
   }
 
   configure(settings: ServerSettings): void {
@@ -173,6 +177,7 @@ export class ServerClient implements vscode.Disposable {
   }
 
   private createClient(): LanguageClient {
+    const { LanguageClient, RevealOutputChannelOn, TransportKind } = languageClientLibrary();
     const serverOptions: ServerOptions = {
       run: { module: this.options.serverModule, transport: TransportKind.ipc },
       debug: { module: this.options.serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
@@ -198,6 +203,7 @@ export class ServerClient implements vscode.Disposable {
   }
 
   private createErrorHandler(): ErrorHandler {
+    const { CloseAction, ErrorAction } = languageClientLibrary();
     return {
       error: (error, _message, count): ErrorHandlerResult => {
         if (count !== undefined && count > 3) {

@@ -225,10 +225,12 @@ describe('Packs view, hovers, terminal links and object documents', function () 
 
   it('activates in under 100 ms and logs the time', async () => {
     assert.ok(api.activationMs < 100, `activate took ${api.activationMs} ms`);
+    // The budget counts evaluating the 1 MB bundle (vscode-languageclient) too, not only activate().
+    assert.ok(api.loadAndActivationMs >= api.activationMs && api.loadAndActivationMs < 100, `loading and activating took ${api.loadAndActivationMs} ms`);
     const log = vscode.Uri.joinPath(api.logUri, 'PackScope.log');
     const line = await until('the activation line in PackScope.log', () => {
       const text = fs.existsSync(log.fsPath) ? fs.readFileSync(log.fsPath, 'utf8') : '';
-      return /PackScope activated in ([\d.]+) ms/.exec(text)?.[0];
+      return /PackScope activated in ([\d.]+) ms \(([\d.]+) ms with loading the bundle\)/.exec(text)?.[0];
     });
     console.log(`      ${line}`);
   });
