@@ -1,0 +1,144 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fail } from '../errors.ts';
+import { buildPackModel } from '../model/build-pack-model.ts';
+import { ModelStore } from '../model/model-store.ts';
+import { ObjectStore } from '../model/object-store.ts';
+import type { PackModel } from '../model/pack-model.ts';
+import type { Repository } from '../model/repository.ts';
+import type { GitProgress } from './git-progress.ts';
+import { gitVersionOf } from './git-probe.ts';
+import { countLooseObjects, joinByObjectId, summarizeLayout, type LayoutSummary, type SizeChange } from './layout-summary.ts';
+import { equivalentRepackCommand, repackPackObjectsArguments, type RepackTuning } from './repack-arguments.ts';
+import { abortError, runPackObjects } from './run-pack-objects.ts';
+import { createShadowObjectsDir } from './shadow-objects.ts';
+
+export interface RepackPreviewOptions extends RepackTuning {
+  repository: Repository;
+  /** The repository's object store, when the caller has one (its models are reused). */
+  store?: ObjectStore | undefined;
+  /** The git executable (default: `git` on PATH). */
+  git?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /** git's progress meters, and PackScope's own phases (`Reading current packs`, `Reading the preview pack`). */
+  onProgress?: ((progress: GitProgress) => void) | undefined;
+  /** The pack-objects child's pid, once it runs. */
+  onSpawn?: ((pid: number) => void) | undefined;
+  /** Where the temporary directory goes (default: os.tmpdir()); never inside the repository. */
+  tempRoot?: string | undefined;
+  /** Length of `largestChanges` (default 20). */
+  top?: number | undefined;
+}
+
+/** What `packscope repack-preview --json` prints of a preview (docs/json.md, "packscope.repack-preview/1"). */
+export interface RepackPreview {
+  repository: string;
+  gitVersion: string;
+  /** The exact argv pack-objects ran with (the temporary paths included), and what it adds to a clean environment. */
+  gitArgs: string[];
+  gitEnvironment: Record<string, string>;
+  /** The `git repack` command the preview stands for. */
+  equivalent: string[];
+  /** Wall time of pack-objects. */
+  seconds: number;
+  current: LayoutSummary & { looseObjects: number };
+  preview: LayoutSummary;
+  largestChanges: SizeChange[];
+  onlyInPreview: number;
+  onlyInCurrent: number;
+}
+
+export interface RepackPreviewRun {
+  result: RepackPreview;
+  /** The preview pack's model, in memory (its files are gone): for recordings and the estimate. */
+  previewModel: PackModel;
+  /** The current local packs' models, in git's search order. */
+  currentModels: PackModel[];
+}
+
+export const TEMP_PREFIX = 'packscope-repack-';
+
+/**
+ * Runs `git pack-objects` as `git repack -a -d [-f]` would (repack-arguments.ts), into a new
+ * temporary directory outside the repository, and compares the pack it wrote with the current
+ * ones. The repository is only read: pack-objects runs against a shadow objects directory
+ * (shadow-objects.ts), with a clean environment. The temporary directory is removed before this
+ * returns or rejects, cancelled (AbortError, after the child has exited) or not.
+ */
+export async function previewRepack(options: RepackPreviewOptions): Promise<RepackPreviewRun> {
+  const { repository } = options;
+  const git = options.git ?? 'git';
+  const version = gitVersionOf(git);
+  const store = options.store ?? new ObjectStore(repository, new ModelStore(undefined));
+  const local = store.packs.filter((p) => p.local);
+  const currentModels = local.map((pack, k) => {
+    options.onProgress?.({ phase: 'Reading current packs', done: k, total: local.length, finished: false });
+    return store.model(pack);
+  });
+  options.onProgress?.({ phase: 'Reading current packs', done: local.length, total: local.length, finished: true });
+  const current = { ...summarizeLayout(currentModels), looseObjects: countLooseObjects(repository.objectsDir, repository.hash.size * 2) };
+  if (options.signal?.aborted) throw abortError(options.signal);
+
+  const tempRoot = path.resolve(options.tempRoot ?? os.tmpdir());
+  assertOutside(tempRoot, repository);
+  const temp = fs.mkdtempSync(path.join(tempRoot, TEMP_PREFIX));
+  try {
+    const shadow = path.join(temp, 'objects');
+    const outDir = path.join(temp, 'pack');
+    fs.mkdirSync(outDir);
+    createShadowObjectsDir(repository.objectsDir, shadow);
+    const args = [`--git-dir=${repository.gitDir}`, ...repackPackObjectsArguments(repository, options, path.join(outDir, 'pack'))];
+    const env = { GIT_OBJECT_DIRECTORY: shadow };
+    const started = performance.now();
+    const { stdout } = await runPackObjects({ git, args, env, cwd: temp, signal: options.signal, onProgress: options.onProgress, onSpawn: options.onSpawn });
+    const seconds = (performance.now() - started) / 1000;
+    const name = stdout.trim().split('\n').pop() ?? '';
+    const stem = path.join(outDir, `pack-${name}`);
+    if (!/^[0-9a-f]{40,64}$/.test(name) || !fs.existsSync(`${stem}.pack`)) {
+      throw fail('io', outDir, undefined, `git pack-objects wrote no pack (it printed "${stdout.trim()}")`);
+    }
+    if (options.signal?.aborted) throw abortError(options.signal);
+    options.onProgress?.({ phase: 'Reading the preview pack', done: 0, total: 1, finished: false });
+    const previewModel = buildPackModel({ pack: `${stem}.pack`, idx: `${stem}.idx`, rev: fs.existsSync(`${stem}.rev`) ? `${stem}.rev` : undefined }, { hash: repository.hash });
+    options.onProgress?.({ phase: 'Reading the preview pack', done: 1, total: 1, finished: true });
+    const join = joinByObjectId(currentModels, previewModel, options.top ?? 20);
+    return {
+      result: {
+        repository: repository.gitDir,
+        gitVersion: version,
+        gitArgs: [git, ...args],
+        gitEnvironment: env,
+        equivalent: ['git', ...equivalentRepackCommand(options)],
+        seconds,
+        current,
+        preview: summarizeLayout([previewModel]),
+        largestChanges: join.largestChanges,
+        onlyInPreview: join.onlyInPreview,
+        onlyInCurrent: join.onlyInCurrent,
+      },
+      previewModel,
+      currentModels,
+    };
+  } finally {
+    fs.rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+/** ARCHITECTURE "Safety": the temporary directory may not be the repository or anything below it. */
+function assertOutside(directory: string, repository: Repository): void {
+  const real = fs.realpathSync(directory);
+  for (const root of [repository.workTree, repository.commonDir, repository.gitDir]) {
+    if (root === undefined) continue;
+    let realRoot: string;
+    try {
+      realRoot = fs.realpathSync(root);
+    } catch {
+      continue;
+    }
+    const relative = path.relative(realRoot, real);
+    if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) {
+      throw fail('usage', directory, undefined, `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`);
+    }
+  }
+}

@@ -1,0 +1,308 @@
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../format/pack-file.ts';
+import { packLocality, type PackLocality, type PageCacheOptions } from '../locality/locality.ts';
+import type { PackModel } from '../model/pack-model.ts';
+import type { Repository } from '../model/repository.ts';
+import type { LoadedRecording } from '../trace/load-recording.ts';
+import { DEFAULT_PAGE_CACHE } from './recording-layouts.ts';
+import { runGitCapture } from './run-git.ts';
+import { computeWriteOrder } from './write-order.ts';
+
+/**
+ * The write-order model of git-internals §5 as a quick estimate of `git repack -a -d`, without a
+ * repack: the objects pack-objects would take, in its input order (§5.1: `git rev-list --objects
+ * --all --reflog --indexed-objects`, the walk pack-objects runs internally), laid out by §5.2 with
+ * the current packs' delta bases, each entry as large as it is today. What it predicts: the object
+ * count, where each object would land (so the seek locality of a recording's reads), and the pack
+ * size and depths if today's deltas were kept. What it cannot: the deltas a fresh search (-f,
+ * another --window or --depth) would find (§7: delta selection is not modelled). Always labelled
+ * as an estimate.
+ */
+export interface WriteOrderEstimate {
+  kind: 'estimate';
+  basis: string;
+  objects: number;
+  /** 12-byte header + today's entry sizes + trailing checksum. */
+  packBytes: number;
+  deltas: number;
+  maxDepth: number;
+  meanDepth: number;
+  depthHistogram: number[];
+  families: number;
+  /** Objects of the selection found in no local pack (loose, or in an alternate): sized by cat-file. */
+  unpackedObjects: number;
+  seconds: number;
+  git: string[][];
+}
+
+/** The estimated layout: the selection's ids in input order and where each would be written. */
+export interface EstimatedLayout {
+  hashSize: number;
+  /** Raw ids, input order: entry i at bytes [i·hashSize, (i+1)·hashSize). */
+  oids: Buffer;
+  type: Uint8Array;
+  /** Input index of each object's delta base, −1 for none. */
+  base: Int32Array;
+  tagged: Uint8Array;
+  /** Input indices in estimated write order. */
+  order: Uint32Array;
+  /** Estimated offset and entry size of each input index. */
+  offset: Float64Array;
+  diskSize: Float64Array;
+  /** Sorted view for lookups by id: input indices sorted by id. */
+  byId: Uint32Array;
+}
+
+export interface EstimateOptions {
+  repository: Repository;
+  /** The repository's local packs (git's search order): where today's types, bases and sizes come from. */
+  current: PackModel[];
+  git?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+const TYPE_CODES: Record<string, number> = { commit: OBJ_COMMIT, tree: OBJ_TREE, blob: OBJ_BLOB, tag: OBJ_TAG };
+
+export async function estimateWriteOrder(options: EstimateOptions): Promise<{ estimate: WriteOrderEstimate; layout: EstimatedLayout }> {
+  const started = performance.now();
+  const git = options.git ?? 'git';
+  const { repository, current } = options;
+  const gitDir = `--git-dir=${repository.gitDir}`;
+  const hashSize = repository.hash.size;
+  const revListArgs = [gitDir, 'rev-list', '--objects', '--all', '--reflog', '--indexed-objects'];
+  const showRefArgs = [gitDir, 'show-ref', '--tags', '-d'];
+  const [listing, tagRefs] = await Promise.all([
+    runGitCapture(git, revListArgs, { cwd: repository.gitDir, signal: options.signal }),
+    runGitCapture(git, showRefArgs, { cwd: repository.gitDir, signal: options.signal, okStatuses: [1] }),
+  ]);
+  const tagTargets = new Set(tagRefs.toString('latin1').split('\n').map((line) => line.slice(0, hashSize * 2)).filter((hex) => hex.length === hashSize * 2));
+
+  // §5.1: input order = rev-list's order; one id per line, maybe followed by a path.
+  const hexLength = hashSize * 2;
+  const lines = listing.toString('latin1').split('\n').filter((line) => line.length >= hexLength);
+  const count = lines.length;
+  const oids = Buffer.alloc(count * hashSize);
+  const tagged = new Uint8Array(count);
+  lines.forEach((line, i) => {
+    const hex = line.slice(0, hexLength);
+    oids.write(hex, i * hashSize, hashSize, 'hex');
+    if (tagTargets.has(hex)) tagged[i] = 1;
+  });
+
+  const type = new Uint8Array(count);
+  const diskSize = new Float64Array(count);
+  const where = new Int32Array(count).fill(-1); // current pack of each selected object
+  const objectIn = new Int32Array(count).fill(-1);
+  const inputIndexOf = current.map((model) => new Int32Array(model.count).fill(-1));
+  const unpacked: number[] = [];
+  for (let i = 0; i < count; i++) {
+    for (let p = 0; p < current.length; p++) {
+      const n = current[p]!.index.find(oids, i * hashSize);
+      if (n < 0) continue;
+      where[i] = p;
+      objectIn[i] = n;
+      inputIndexOf[p]![n] = i;
+      type[i] = current[p]!.columns.type[n]!;
+      diskSize[i] = current[p]!.columns.diskSize.get(n);
+      break;
+    }
+    if (where[i]! < 0) unpacked.push(i);
+  }
+  const catFileArgs = [gitDir, 'cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize:disk)'];
+  if (unpacked.length > 0) {
+    const input = unpacked.map((i) => oids.toString('hex', i * hashSize, (i + 1) * hashSize)).join('\n') + '\n';
+    const answer = (await runGitCapture(git, catFileArgs, { cwd: repository.gitDir, input, signal: options.signal })).toString('latin1').split('\n');
+    unpacked.forEach((i, k) => {
+      const [, typeName, size] = (answer[k] ?? '').split(' ');
+      type[i] = TYPE_CODES[typeName ?? ''] ?? OBJ_BLOB;
+      diskSize[i] = Number(size ?? 0);
+    });
+  }
+  // Today's delta bases, where the base is selected too (a base left out cannot be reused).
+  const base = new Int32Array(count).fill(-1);
+  for (let i = 0; i < count; i++) {
+    const p = where[i]!;
+    if (p < 0) continue;
+    const b = current[p]!.columns.base[objectIn[i]!]!;
+    if (b >= 0) base[i] = inputIndexOf[p]![b]!;
+  }
+  const order = computeWriteOrder(count, type, base, tagged);
+  const offset = new Float64Array(count);
+  let at = 12;
+  for (const i of order) {
+    offset[i] = at;
+    at += diskSize[i]!;
+  }
+  const depths = depthsOf(order, base, count);
+  const histogram: number[] = [0];
+  let depthSum = 0;
+  for (let i = 0; i < count; i++) {
+    const d = depths[i]!;
+    while (histogram.length <= d) histogram.push(0);
+    histogram[d]!++;
+    depthSum += d;
+  }
+  const byId = Uint32Array.from({ length: count }, (_, i) => i).sort((a, b) => oids.compare(oids, a * hashSize, (a + 1) * hashSize, b * hashSize, (b + 1) * hashSize));
+  const estimate: WriteOrderEstimate = {
+    kind: 'estimate',
+    basis: "git-internals §5 write order over rev-list's walk, today's deltas and entry sizes kept (no delta search)",
+    objects: count,
+    packBytes: at + hashSize,
+    deltas: count - histogram[0]!,
+    maxDepth: histogram.length - 1,
+    meanDepth: count === 0 ? 0 : Math.round((depthSum / count) * 1000) / 1000,
+    depthHistogram: histogram,
+    families: histogram[0]!,
+    unpackedObjects: unpacked.length,
+    seconds: (performance.now() - started) / 1000,
+    git: [[git, ...revListArgs], [git, ...showRefArgs], ...(unpacked.length > 0 ? [[git, ...catFileArgs]] : [])],
+  };
+  return { estimate, layout: { hashSize, oids, type, base, tagged, order, offset, diskSize, byId } };
+}
+
+/** Depth of each object in a forest given in an order where bases come first (the write order). */
+function depthsOf(order: Uint32Array, base: Int32Array, count: number): Uint32Array {
+  const depth = new Uint32Array(count);
+  for (const i of order) {
+    const b = base[i]!;
+    depth[i] = b < 0 ? 0 : depth[b]! + 1;
+  }
+  return depth;
+}
+
+/** Input index of a raw id in the estimated layout, or −1. */
+export function findInLayout(layout: EstimatedLayout, bytes: Uint8Array, at: number): number {
+  const { oids, byId, hashSize } = layout;
+  let low = 0;
+  let high = byId.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const i = byId[mid]!;
+    const cmp = Buffer.compare(oids.subarray(i * hashSize, (i + 1) * hashSize), bytes.subarray(at, at + hashSize));
+    if (cmp === 0) return i;
+    if (cmp < 0) low = mid + 1;
+    else high = mid;
+  }
+  return -1;
+}
+
+/** The locality of a recording's reads replayed against the estimated layout (reads of objects it lacks are left out). */
+export function estimateRecordingLocality(loaded: LoadedRecording, layout: EstimatedLayout, pageCache: PageCacheOptions = DEFAULT_PAGE_CACHE): PackLocality {
+  const offsets: number[] = [];
+  const entryBytes: number[] = [];
+  const { resolved, range } = loaded;
+  for (let r = range.start; r < range.end; r++) {
+    const model = resolved.packs[resolved.readPack[r]!]!.model;
+    const object = resolved.readObject[r]!;
+    const i = findInLayout(layout, model.index.bytes, model.index.namePosition(object));
+    if (i < 0) continue;
+    offsets.push(layout.offset[i]!);
+    entryBytes.push(layout.diskSize[i]!);
+  }
+  return packLocality({ pack: '(estimated layout)', offsets: Float64Array.from(offsets), entryBytes: Float64Array.from(entryBytes) }, pageCache);
+}
+
+/** How far the estimate was from a real preview, when both ran. */
+export interface EstimateAccuracy {
+  objects: { estimate: number; preview: number };
+  packBytes: { estimate: number; preview: number; relativeError: number };
+  deltas: { estimate: number; preview: number };
+  maxDepth: { estimate: number; preview: number };
+  meanDepth: { estimate: number; preview: number };
+  /** Spearman rank correlation between estimated and real positions of the objects both hold (1: same order). */
+  orderRankCorrelation: number;
+  /** Share of objects at exactly the position the estimate gave them. */
+  objectsInPlace: number;
+  /**
+   * The §5 model itself, given the preview's real delta bases instead of today's: the share of
+   * objects it puts at their real position, and its rank correlation. 1 and 1 mean the write-order
+   * model is exact and the estimate's error is all delta selection.
+   */
+  modelWithRealDeltas: { objectsInPlace: number; orderRankCorrelation: number };
+  recordings: { file: string; estimate: LocalitySummary; preview: LocalitySummary }[];
+}
+
+export interface LocalitySummary {
+  shortSeekShare: number;
+  medianSeek: number;
+  p90Seek: number;
+}
+
+export function localitySummary(locality: PackLocality | undefined): LocalitySummary {
+  const at = (p: number): number => locality?.percentiles.find((x) => x.p === p)?.bytes ?? 0;
+  return { shortSeekShare: round3(locality?.shortSeekShare ?? 0), medianSeek: at(50), p90Seek: at(90) };
+}
+
+export function compareEstimateWithPreview(
+  estimate: WriteOrderEstimate,
+  layout: EstimatedLayout,
+  preview: PackModel,
+  recordings: { file: string; estimate: PackLocality; preview: PackLocality | undefined }[] = [],
+): EstimateAccuracy {
+  const count = layout.type.length;
+  // Real write position of each input index (its rank by offset in the preview), −1 when absent.
+  const previewObject = new Int32Array(count).fill(-1);
+  for (let i = 0; i < count; i++) previewObject[i] = preview.index.find(layout.oids, i * layout.hashSize);
+  const previewRank = new Float64Array(preview.count);
+  preview.columns.byOffset.forEach((n, rank) => (previewRank[n] = rank));
+  const realPosition = (i: number): number => (previewObject[i]! < 0 ? -1 : previewRank[previewObject[i]!]!);
+
+  // The model with the preview's deltas: bases mapped from preview object numbers to input indices.
+  const inputOfPreview = new Int32Array(preview.count).fill(-1);
+  for (let i = 0; i < count; i++) if (previewObject[i]! >= 0) inputOfPreview[previewObject[i]!] = i;
+  const realBase = new Int32Array(count).fill(-1);
+  for (let i = 0; i < count; i++) {
+    const n = previewObject[i]!;
+    if (n < 0) continue;
+    const b = preview.columns.base[n]!;
+    if (b >= 0) realBase[i] = inputOfPreview[b]!;
+  }
+  const modelOrder = computeWriteOrder(count, layout.type, realBase, layout.tagged);
+  const previewSummary = { deltas: 0, maxDepth: 0, depthSum: 0 };
+  for (let n = 0; n < preview.count; n++) {
+    const d = preview.columns.depth[n]!;
+    if (d > 0) previewSummary.deltas++;
+    previewSummary.maxDepth = Math.max(previewSummary.maxDepth, d);
+    previewSummary.depthSum += d;
+  }
+  return {
+    objects: { estimate: estimate.objects, preview: preview.count },
+    packBytes: { estimate: estimate.packBytes, preview: preview.packSize, relativeError: preview.packSize === 0 ? 0 : round3((estimate.packBytes - preview.packSize) / preview.packSize) },
+    deltas: { estimate: estimate.deltas, preview: previewSummary.deltas },
+    maxDepth: { estimate: estimate.maxDepth, preview: previewSummary.maxDepth },
+    meanDepth: { estimate: estimate.meanDepth, preview: preview.count === 0 ? 0 : round3(previewSummary.depthSum / preview.count) },
+    orderRankCorrelation: round3(rankCorrelation(layout.order, realPosition)),
+    objectsInPlace: round3(inPlace(layout.order, realPosition)),
+    modelWithRealDeltas: { objectsInPlace: round3(inPlace(modelOrder, realPosition)), orderRankCorrelation: round3(rankCorrelation(modelOrder, realPosition)) },
+    recordings: recordings.map((r) => ({ file: r.file, estimate: localitySummary(r.estimate), preview: localitySummary(r.preview) })),
+  };
+}
+
+/** Spearman's rho between the order given and the real positions, over objects present in both (ranks recomputed among them). */
+function rankCorrelation(order: Uint32Array, realPosition: (i: number) => number): number {
+  const present: number[] = [];
+  for (const i of order) if (realPosition(i) >= 0) present.push(i);
+  const n = present.length;
+  if (n < 2) return 1;
+  const byReal = [...present].sort((a, b) => realPosition(a) - realPosition(b));
+  const realRank = new Map<number, number>();
+  byReal.forEach((i, rank) => realRank.set(i, rank));
+  let sum = 0;
+  present.forEach((i, rank) => {
+    const d = rank - realRank.get(i)!;
+    sum += d * d;
+  });
+  return 1 - (6 * sum) / (n * (n * n - 1));
+}
+
+function inPlace(order: Uint32Array, realPosition: (i: number) => number): number {
+  if (order.length === 0) return 1;
+  let same = 0;
+  order.forEach((i, position) => {
+    if (realPosition(i) === position) same++;
+  });
+  return same / order.length;
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
