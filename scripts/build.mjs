@@ -14,7 +14,7 @@ const nodeEntries = {
   'model-worker': 'src/server/model-worker.ts',
   'verify-worker': 'src/core/verify/verify-worker.ts',
   'sim-worker': 'src/core/sim/sim-worker.ts',
-  'index-pack-worker': 'src/server/index-pack-worker.ts',
+  'simulation-worker': 'src/server/simulation-worker.ts',
 };
 
 const options = {

@@ -4,7 +4,6 @@ import * as path from 'node:path';
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
-import { percentile, packLocality } from '../core/locality/locality.ts';
 import { ObjectStore } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import type { IndexPackVariant } from '../core/sim/index-pack-sim.ts';
@@ -24,13 +23,12 @@ import {
   type IndexPackSimResult,
   type LocalityResult,
   type MeasureResult,
-  type PackLocalityResult,
   type RecordingInfo,
   type RecordingParams,
   type SimCell,
   type SweepResult,
 } from '../protocol/server-protocol.ts';
-import type { IndexPackTask, IndexPackWorkerMessage } from './index-pack-worker.ts';
+import type { PackLocalityWithQuantiles, SimulationTask, SimulationWorkerMessage } from './simulation-worker.ts';
 import { LoadCancelled } from './model-loader.ts';
 import type { ServerContext } from './server-context.ts';
 import { errorMessage } from './workspace-registry.ts';
@@ -327,37 +325,12 @@ async function withProgress<T>(
   }
 }
 
-// --- Locality ---------------------------------------------------------------------------------------
+// --- Locality and index-pack simulation in a worker ------------------------------------------------
 
-function localityOf(loaded: LoadedRecording, cacheMiB: number, readaheadKiB: number): PackLocalityResult[] {
-  const { resolved } = loaded;
-  const { start: first, end } = loaded.range;
-  return resolved.packs.map((pack, k) => {
-    const offsets: number[] = [];
-    const entryBytes: number[] = [];
-    for (let i = first; i < end; i++) {
-      if (resolved.readPack[i] !== k) continue;
-      offsets.push(resolved.readOffset[i]!);
-      entryBytes.push(pack.model.columns.diskSize.get(resolved.readObject[i]!));
-    }
-    const offsetArray = Float64Array.from(offsets);
-    const result = packLocality({ pack: pack.location.files.pack, offsets: offsetArray, entryBytes: Float64Array.from(entryBytes) }, { cacheMiB, readaheadKiB });
-    // The same distances packLocality sorts, at every whole percent (nearest rank, as its percentiles).
-    const distances = new Float64Array(Math.max(0, offsetArray.length - 1));
-    for (let i = 1; i < offsetArray.length; i++) distances[i - 1] = Math.abs(offsetArray[i]! - offsetArray[i - 1]!);
-    distances.sort();
-    const distanceQuantiles = Array.from({ length: 101 }, (_, p) => percentile(distances, p));
-    return { ...result, distanceQuantiles };
-  });
-}
-
-// --- index-pack simulation in a worker --------------------------------------------------------------
-
-function runIndexPackWorker(script: string, task: IndexPackTask, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<{ objects: number; variants: IndexPackSimResult['variants'] }> {
+/** Runs one task in a simulation worker; its messages go to `onMessage` until it is done. */
+function runSimulationWorker(script: string, task: SimulationTask, token: CancellationToken, onMessage: (message: SimulationWorkerMessage) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(script, { workerData: task });
-    const variants: IndexPackSimResult['variants'] = [];
-    let objects = 0;
     let settled = false;
     const settle = (action: () => void): void => {
       if (settled) return;
@@ -368,20 +341,32 @@ function runIndexPackWorker(script: string, task: IndexPackTask, token: Cancella
     };
     const subscription = token.onCancellationRequested(() => settle(() => reject(cancelledError())));
     if (token.isCancellationRequested) settle(() => reject(cancelledError()));
-    worker.on('message', (message: IndexPackWorkerMessage) => {
-      if (message.kind === 'variant') {
-        variants.push({ variant: message.variant, ...message.counts });
-        objects = message.objects;
-        progress.report(percent(variants.length, task.variants.length), `${message.variant} done`);
-      } else if (message.kind === 'done') {
-        settle(() => resolve({ objects, variants }));
-      } else {
-        settle(() => reject(new Error(message.message)));
-      }
+    worker.on('message', (message: SimulationWorkerMessage) => {
+      if (settled) return;
+      if (message.kind === 'done') settle(resolve);
+      else if (message.kind === 'error') settle(() => reject(new Error(message.message)));
+      else onMessage(message);
     });
     worker.on('error', (error) => settle(() => reject(error)));
-    worker.on('exit', (code) => settle(() => reject(new Error(`the index-pack simulation worker stopped unexpectedly (exit code ${code})`))));
+    worker.on('exit', (code) => settle(() => reject(new Error(`the simulation worker stopped unexpectedly (exit code ${code})`))));
   });
+}
+
+/** Per pack of the recording, the offsets and entry sizes of its kept reads (as the CLI gathers them). */
+function localityInputs(loaded: LoadedRecording): { pack: string; offsets: Float64Array; entryBytes: Float64Array }[] {
+  const { resolved } = loaded;
+  const { start: first, end } = loaded.range;
+  const counts = new Uint32Array(resolved.packs.length);
+  for (let i = first; i < end; i++) counts[resolved.readPack[i]!]!++;
+  const inputs = resolved.packs.map((pack, k) => ({ pack: pack.location.files.pack, offsets: new Float64Array(counts[k]!), entryBytes: new Float64Array(counts[k]!) }));
+  const filled = new Uint32Array(resolved.packs.length);
+  for (let i = first; i < end; i++) {
+    const k = resolved.readPack[i]!;
+    const at = filled[k]!++;
+    inputs[k]!.offsets[at] = resolved.readOffset[i]!;
+    inputs[k]!.entryBytes[at] = resolved.packs[k]!.model.columns.diskSize.get(resolved.readObject[i]!);
+  }
+  return inputs;
 }
 
 // --- Running git ------------------------------------------------------------------------------------
@@ -498,8 +483,15 @@ export function registerSimulationHandlers(context: ServerContext): void {
         }
         const { loaded, info } = await openRecording(context, params, token, progress);
         throwIfCancelled(token);
-        progress.report(100, 'seek distances and page cache');
-        return { recording: info, pageCache: { cacheMiB, readaheadKiB }, packs: localityOf(loaded, cacheMiB, readaheadKiB) };
+        const inputs = localityInputs(loaded);
+        const packs: PackLocalityWithQuantiles[] = [];
+        progress.report(0, 'seek distances and page cache');
+        await runSimulationWorker(context.bundledScript('simulation-worker.js'), { kind: 'locality', packs: inputs, cache: { cacheMiB, readaheadKiB } }, token, (message) => {
+          if (message.kind !== 'locality') return;
+          packs.push(message.pack);
+          progress.report(percent(packs.length, inputs.length), `${packs.length} of ${inputs.length} packs`);
+        });
+        return { recording: info, pageCache: { cacheMiB, readaheadKiB }, packs };
       }),
     ),
   );
@@ -513,11 +505,18 @@ export function registerSimulationHandlers(context: ServerContext): void {
         await context.ensureModel(state, pack, token, nested(progress));
         throwIfCancelled(token);
         progress.report(0, `simulating ${INDEX_PACK_VARIANTS.join(', ')}`);
-        const { objects, variants } = await runIndexPackWorker(
-          context.bundledScript('index-pack-worker.js'),
-          { files: pack.files, hashName: state.repository.hash.name, cacheDir: context.loader.directory, limit, variants: INDEX_PACK_VARIANTS },
+        const variants: IndexPackSimResult['variants'] = [];
+        let objects = 0;
+        await runSimulationWorker(
+          context.bundledScript('simulation-worker.js'),
+          { kind: 'index-pack', files: pack.files, hashName: state.repository.hash.name, cacheDir: context.loader.directory, limit, variants: INDEX_PACK_VARIANTS },
           token,
-          progress,
+          (message) => {
+            if (message.kind !== 'variant') return;
+            variants.push({ variant: message.variant, ...message.counts });
+            objects = message.objects;
+            progress.report(percent(variants.length, INDEX_PACK_VARIANTS.length), `${message.variant} done`);
+          },
         );
         return { pack: pack.files.pack, objects, limit, variants };
       }),
