@@ -10,6 +10,7 @@ import { describe, ServerClient } from './server-client.ts';
 import { affectsServerSettings, readServerSettings, readViewSettings, type ViewSettings } from './settings.ts';
 import { ObjectIdTerminalLinkProvider } from './terminal-links.ts';
 import { registerRecording, type RecordingApi } from './recording/index.ts';
+import { recordingSourceFromStore, registerCacheLab, type CacheLabApi } from './cache-lab/cache-lab.ts';
 
 /** What `activate` returns: `vscode.extensions.getExtension('packscope.packscope').exports`. */
 export interface PackScopeApi {
@@ -30,6 +31,8 @@ export interface PackScopeApi {
   readonly logUri: vscode.Uri;
   /** Terminal recording, "Record a git command…" and the Recordings view (src/extension/recording). */
   readonly recording: RecordingApi;
+  /** The Cache Lab panel (src/extension/cache-lab): the open panel, its state and what it was sent. */
+  readonly cacheLab: CacheLabApi;
   objectDocumentUri(oid: string, repository?: string): vscode.Uri;
 }
 
@@ -84,6 +87,8 @@ export function activate(context: vscode.ExtensionContext, loadMs = 0): PackScop
     packsTree.setGitLocation(location);
   });
   const recording = registerRecording({ context, server, output, gitLocation });
+  const cacheLab = registerCacheLab({ context, server, output, gitLocation, recordings: recordingSourceFromStore(recording.store) });
+  context.subscriptions.push(...cacheLab.disposables);
 
   // Started right after activation rather than inside it: hovers and terminal links need a server soon.
   setImmediate(() => {
@@ -107,6 +112,7 @@ export function activate(context: vscode.ExtensionContext, loadMs = 0): PackScop
     output,
     logUri: context.logUri,
     recording,
+    cacheLab: cacheLab.api,
     objectDocumentUri,
   };
 }

@@ -1,0 +1,358 @@
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { RequestParam, RequestType } from 'vscode-languageserver-protocol';
+import {
+  CACHE_LAB_POLICIES,
+  CACHE_LAB_PROTOCOL_VERSION,
+  GIT_DEFAULT_LIMIT,
+  isWebviewToHost,
+  normalizeCacheLabState,
+  type AnalysisRequest,
+  type CacheLabJob,
+  type CacheLabState,
+  type HostToWebview,
+  type LocalitySlot,
+  type RecordingChoice,
+  type WebviewToHost,
+} from '../../protocol/cache-lab-protocol.ts';
+import {
+  IndexPackSimRequest,
+  LocalityRequest,
+  MeasureRequest,
+  RecordingInfoRequest,
+  SweepRequest,
+  type IndexPackSimResult,
+  type RecordingInfo,
+} from '../../protocol/server-protocol.ts';
+import type { GitLocation } from '../git-locator.ts';
+import { isCancellation } from '../model-progress.ts';
+import { describe, type ServerClient } from '../server-client.ts';
+import { cacheLabHtml, makeNonce } from './cache-lab-html.ts';
+
+export interface CacheLabPanelDependencies {
+  extensionUri: vscode.Uri;
+  server: ServerClient;
+  output: vscode.LogOutputChannel;
+  gitLocation: Promise<GitLocation>;
+  listRecordings(): RecordingChoice[];
+  /** The file dialog for "Choose file…". */
+  chooseRecordingFile(): Promise<string | undefined>;
+}
+
+const JOB_TITLES: Record<CacheLabJob, string> = {
+  recordingInfo: 'reading the recording',
+  sweep: 'sweeping',
+  indexPack: 'simulating index-pack',
+  locality: 'measuring locality',
+  measure: 'measuring for real',
+};
+
+class JobCancelled extends Error {}
+
+/**
+ * One Cache Lab panel: its webview, its state (what the webview's setState holds, mirrored here so
+ * that the serializer and the tests can read it), and the server requests its Run and Measure
+ * buttons start, each with a cancellation token the webview's Cancel buttons cancel.
+ */
+export class CacheLabPanel implements vscode.Disposable {
+  private stateValue: CacheLabState;
+  private ready = false;
+  private autoRunPending: boolean;
+  private readonly runs = new Map<string, { source: vscode.CancellationTokenSource; jobs: CacheLabJob[] }>();
+  /** The latest result of each kind, sent again when the webview (re)loads. */
+  private readonly latest = new Map<string, HostToWebview>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly postedEmitter = new vscode.EventEmitter<HostToWebview>();
+  private readonly disposeEmitter = new vscode.EventEmitter<void>();
+  private disposed = false;
+
+  /** Every message delivered to the webview, oldest first (the extension tests read it). */
+  readonly posted: HostToWebview[] = [];
+  readonly onDidPost = this.postedEmitter.event;
+  readonly onDidDispose = this.disposeEmitter.event;
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    private readonly deps: CacheLabPanelDependencies,
+    state: CacheLabState,
+    autoRun: boolean,
+  ) {
+    this.stateValue = state;
+    this.autoRunPending = autoRun && state.recording !== null;
+    const webview = panel.webview;
+    webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'media'), vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview')],
+    };
+    panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'packscope.svg');
+    this.updateTitle();
+    this.disposables.push(
+      webview.onDidReceiveMessage((message: unknown) => {
+        if (!isWebviewToHost(message)) return;
+        this.onMessage(message).catch((error: unknown) => deps.output.error(`Cache Lab: ${message.type} failed: ${describe(error)}`));
+      }),
+      panel.onDidDispose(() => this.dispose()),
+    );
+    webview.html = cacheLabHtml({
+      cspSource: webview.cspSource,
+      nonce: makeNonce(),
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview', 'cache-lab.js')).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(deps.extensionUri, 'media', 'cache-lab', 'cache-lab.css')).toString(),
+    });
+  }
+
+  get state(): CacheLabState {
+    return this.stateValue;
+  }
+
+  /** The last message of a type the webview was sent (`sweep`, `locality`, …). */
+  lastPosted<T extends HostToWebview['type']>(type: T): Extract<HostToWebview, { type: T }> | undefined {
+    for (let i = this.posted.length - 1; i >= 0; i--) {
+      const message = this.posted[i]!;
+      if (message.type === type) return message as Extract<HostToWebview, { type: T }>;
+    }
+    return undefined;
+  }
+
+  /** Points the panel at a recording (the command's argument) and replays it. */
+  openRecording(file: string, segment: number | undefined, tab: CacheLabState['tab'] | undefined): void {
+    this.stateValue = { ...this.stateValue, recording: file, segment: segment ?? null, tab: tab ?? this.stateValue.tab };
+    this.updateTitle();
+    this.panel.reveal();
+    if (!this.ready) {
+      this.autoRunPending = true;
+      return;
+    }
+    this.send({ type: 'state', state: this.stateValue });
+    void this.runAnalysis(this.newRunId(), this.analysisRequest());
+  }
+
+  refreshRecordings(): void {
+    if (this.ready) this.send({ type: 'recordings', recordings: this.deps.listRecordings() });
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const run of this.runs.values()) run.source.cancel();
+    this.disposeEmitter.fire();
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.postedEmitter.dispose();
+    this.disposeEmitter.dispose();
+    this.panel.dispose();
+  }
+
+  private updateTitle(): void {
+    const recording = this.stateValue.recording;
+    this.panel.title = recording === null ? 'Cache Lab' : `Cache Lab: ${path.basename(recording)}`;
+  }
+
+  private newRunId(): string {
+    return `host-${randomUUID()}`;
+  }
+
+  private analysisRequest(): AnalysisRequest {
+    const s = this.stateValue;
+    return { file: s.recording ?? '', segment: s.segment, limits: s.limits, policies: s.policies, compareRecording: s.compareRecording };
+  }
+
+  private send(message: HostToWebview): void {
+    switch (message.type) {
+      case 'recordingInfo':
+      case 'locality':
+        this.latest.set(`${message.type}:${message.slot}`, message);
+        break;
+      case 'sweep':
+      case 'indexPack':
+      case 'measure':
+        this.latest.set(message.type, message);
+        break;
+      default:
+        break;
+    }
+    if (!this.ready || this.disposed) return;
+    this.posted.push(message);
+    if (this.posted.length > 500) this.posted.splice(0, this.posted.length - 500);
+    void this.panel.webview.postMessage(message);
+    this.postedEmitter.fire(message);
+  }
+
+  private async onMessage(message: WebviewToHost): Promise<void> {
+    switch (message.type) {
+      case 'ready': {
+        this.ready = true;
+        if (message.version !== CACHE_LAB_PROTOCOL_VERSION) this.deps.output.warn(`Cache Lab webview speaks protocol ${message.version}, the host ${CACHE_LAB_PROTOCOL_VERSION}.`);
+        this.send({ type: 'init', version: CACHE_LAB_PROTOCOL_VERSION, state: this.stateValue, recordings: this.deps.listRecordings(), availablePolicies: [...CACHE_LAB_POLICIES] });
+        for (const result of this.latest.values()) this.send(result);
+        for (const [runId, run] of this.runs) this.send({ type: 'runStarted', runId, jobs: run.jobs });
+        if (this.autoRunPending) {
+          this.autoRunPending = false;
+          await this.runAnalysis(this.newRunId(), this.analysisRequest());
+        }
+        return;
+      }
+      case 'stateChanged':
+        this.stateValue = normalizeCacheLabState(message.state);
+        this.updateTitle();
+        return;
+      case 'run':
+        return this.runAnalysis(message.runId, message.request);
+      case 'measure':
+        return this.runMeasure(message.runId, message.file, message.segment, message.limits, message.runs);
+      case 'cancel':
+        this.runs.get(message.runId)?.source.cancel();
+        return;
+      case 'browseRecording': {
+        const file = await this.deps.chooseRecordingFile();
+        if (file === undefined) return;
+        this.stateValue = message.slot === 'primary' ? { ...this.stateValue, recording: file, segment: null } : { ...this.stateValue, compareRecording: file };
+        this.updateTitle();
+        this.send({ type: 'state', state: this.stateValue });
+        return;
+      }
+      case 'copy':
+        await vscode.env.clipboard.writeText(message.text);
+        vscode.window.setStatusBarMessage(`Copied the sweep table as ${message.format === 'markdown' ? 'Markdown' : 'text'}.`, 3000);
+        return;
+    }
+  }
+
+  /** Run: the sweep, index-pack for each pack the recording read, and locality (of both recordings). */
+  private async runAnalysis(runId: string, request: AnalysisRequest): Promise<void> {
+    if (request.file === '') return;
+    const jobs: CacheLabJob[] = ['sweep', 'indexPack', 'locality'];
+    await this.withRun(runId, jobs, async (job) => {
+      const segment = request.segment ?? undefined;
+      const sweep = await job('sweep', (progress) => this.request(runId, 'sweep', SweepRequest, { file: request.file, segment, limits: request.limits, policies: request.policies }, progress));
+      if (sweep !== undefined) this.send({ type: 'sweep', runId, request: { limits: request.limits, policies: request.policies }, result: sweep });
+      const packs = sweep?.recording.packs ?? (await job('recordingInfo', (progress) => this.request(runId, 'recordingInfo', RecordingInfoRequest, { file: request.file, segment }, progress)))?.packs ?? [];
+      const indexPack = await job('indexPack', async (progress) => {
+        const results: IndexPackSimResult[] = [];
+        for (const pack of packs) results.push(await this.request(runId, 'indexPack', IndexPackSimRequest, { pack: pack.path, limit: GIT_DEFAULT_LIMIT }, progress));
+        return results;
+      });
+      if (indexPack !== undefined) this.send({ type: 'indexPack', runId, results: indexPack });
+      const slots: [LocalitySlot, string, number | undefined][] = [['primary', request.file, segment]];
+      if (request.compareRecording !== null) slots.push(['compare', request.compareRecording, undefined]);
+      for (const [slot, file, seg] of slots) {
+        const locality = await job('locality', (progress) => this.request(runId, 'locality', LocalityRequest, { file, segment: seg }, progress));
+        if (locality !== undefined) this.send({ type: 'locality', runId, slot, result: locality });
+      }
+    });
+  }
+
+  /** Measure for real: only ever started by the webview's button, and only after the user confirms. */
+  private async runMeasure(runId: string, file: string, segment: number | null, limits: number[], runs: number): Promise<void> {
+    await this.withRun(runId, ['measure'], async (job) => {
+      await job('measure', async (progress) => {
+        const info = await this.recordingInfo(runId, file, progress);
+        const command = commandOf(info, segment);
+        if (command === undefined) throw new Error('This recording does not say which git command it recorded, so there is nothing to run for real.');
+        const cwd = path.basename(info.repository) === '.git' ? path.dirname(info.repository) : info.repository;
+        const location = await this.deps.gitLocation;
+        const git = location.found ? location.path : 'git';
+        const choice = await vscode.window.showWarningMessage(
+          `Run \`git ${command.join(' ')}\` for real ${limits.length * runs} times?`,
+          { modal: true, detail: `${limits.length} values of core.deltaBaseCacheLimit × best of ${runs}, in ${cwd}. The Cache Lab shows the wall times next to the simulated inflations.` },
+          'Run',
+        );
+        if (choice !== 'Run') throw new JobCancelled();
+        const result = await this.request(runId, 'measure', MeasureRequest, { cwd, args: command, git, limits, runs }, progress);
+        this.send({ type: 'measure', runId, command: `git ${command.join(' ')}`, result });
+        return result;
+      });
+    });
+  }
+
+  private async recordingInfo(runId: string, file: string, progress: vscode.Progress<{ message?: string }>): Promise<RecordingInfo> {
+    const known = this.latest.get('sweep');
+    if (known?.type === 'sweep' && known.result.recording.file === file) return known.result.recording;
+    return this.request(runId, 'recordingInfo', RecordingInfoRequest, { file }, progress);
+  }
+
+  /**
+   * Runs the jobs of one run under one window progress and one cancellation token; each job ends
+   * with a `jobEnded` message, a cancellation ends the run, a failure only its job.
+   */
+  private async withRun(
+    runId: string,
+    jobs: CacheLabJob[],
+    body: (job: <R>(name: CacheLabJob, work: (progress: vscode.Progress<{ message?: string }>) => Promise<R>) => Promise<R | undefined>) => Promise<void>,
+  ): Promise<void> {
+    const source = new vscode.CancellationTokenSource();
+    this.runs.set(runId, { source, jobs });
+    this.send({ type: 'runStarted', runId, jobs });
+    let outcome: 'done' | 'cancelled' | 'failed' = 'done';
+    try {
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Cache Lab' }, async (progress) => {
+        const job = async <R>(name: CacheLabJob, work: (progress: vscode.Progress<{ message?: string }>) => Promise<R>): Promise<R | undefined> => {
+          if (source.token.isCancellationRequested) throw new JobCancelled();
+          progress.report({ message: JOB_TITLES[name] });
+          try {
+            const result = await work(progress);
+            this.send({ type: 'jobEnded', runId, job: name, outcome: 'done' });
+            return result;
+          } catch (error) {
+            if (error instanceof JobCancelled || isCancellation(error) || source.token.isCancellationRequested) {
+              this.send({ type: 'jobEnded', runId, job: name, outcome: 'cancelled' });
+              throw new JobCancelled();
+            }
+            outcome = 'failed';
+            this.deps.output.warn(`Cache Lab: ${JOB_TITLES[name]} failed: ${describe(error)}`);
+            this.send({ type: 'jobEnded', runId, job: name, outcome: 'failed', error: describe(error) });
+            return undefined;
+          }
+        };
+        await body(job);
+      });
+    } catch (error) {
+      if (error instanceof JobCancelled) outcome = 'cancelled';
+      else {
+        outcome = 'failed';
+        this.deps.output.error(`Cache Lab: ${describe(error)}`);
+      }
+    } finally {
+      this.runs.delete(runId);
+      source.dispose();
+      this.send({ type: 'runEnded', runId, outcome });
+    }
+  }
+
+  /** A server request with its own `$/progress` token, forwarded to the webview and the window's progress. */
+  private async request<P extends { workDoneToken?: string | number }, R>(
+    runId: string,
+    job: CacheLabJob,
+    type: RequestType<P, R, void>,
+    params: Omit<P, 'workDoneToken'>,
+    progress: vscode.Progress<{ message?: string }>,
+  ): Promise<R> {
+    const run = this.runs.get(runId);
+    if (run === undefined || run.source.token.isCancellationRequested) throw new JobCancelled();
+    await this.deps.server.whenRunning();
+    const workDoneToken = `packscope-cache-lab-${randomUUID()}`;
+    let title = JOB_TITLES[job];
+    const subscription = this.deps.server.onWorkDoneProgress(workDoneToken, (value) => {
+      if (value.kind === 'end') return;
+      if (value.kind === 'begin') title = value.title;
+      const message = value.message ?? title;
+      this.send({ type: 'progress', runId, job, message, percentage: value.percentage });
+      progress.report({ message: `${JOB_TITLES[job]}: ${message}` });
+    });
+    try {
+      return await this.deps.server.request(type, { ...params, workDoneToken } as unknown as RequestParam<P>, run.source.token);
+    } finally {
+      subscription.dispose();
+    }
+  }
+}
+
+/** git's arguments for Measure: the segment's command, else the recording's (`git log --raw` → [log, --raw]). */
+function commandOf(info: RecordingInfo, segment: number | null): string[] | undefined {
+  const line = segment !== null ? info.segments.find((s) => s.index === segment)?.command : (info.command ?? (info.segments.length === 1 ? info.segments[0]!.command : null));
+  if (line === null || line === undefined) return undefined;
+  // The server gives the command as one line; arguments with spaces cannot be told apart here.
+  const words = line.trim().split(/\s+/);
+  if (words[0] === 'git' || words[0]?.endsWith('/git')) words.shift();
+  return words.length === 0 ? undefined : words;
+}

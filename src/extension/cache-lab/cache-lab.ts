@@ -1,0 +1,238 @@
+// The Cache Lab (issue 5): the `packscope.openCacheLab` command, the panel's serializer (so the panel
+// comes back after a reload), and what the tests read through `api.cacheLab`.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { CACHE_LAB_VIEW_TYPE, defaultCacheLabState, normalizeCacheLabState, type CacheLabState, type RecordingChoice } from '../../protocol/cache-lab-protocol.ts';
+import type { GitLocation } from '../git-locator.ts';
+import { describe, type ServerClient } from '../server-client.ts';
+import { CacheLabPanel } from './cache-lab-panel.ts';
+
+export const OPEN_CACHE_LAB_COMMAND = 'packscope.openCacheLab';
+
+/** Recordings the pickers offer (the Recordings view's store), and when that list changes. */
+export interface RecordingSource {
+  list(): RecordingChoice[];
+  onDidChange?: vscode.Event<void>;
+}
+
+export interface CacheLabDependencies {
+  context: vscode.ExtensionContext;
+  server: ServerClient;
+  output: vscode.LogOutputChannel;
+  gitLocation: Promise<GitLocation>;
+  recordings: RecordingSource;
+}
+
+export interface CacheLabApi {
+  /** The open panel, if any (one at a time). */
+  readonly panel: CacheLabPanel | undefined;
+  /** Fires when a panel is created or restored. */
+  readonly onDidOpen: vscode.Event<CacheLabPanel>;
+  /** What `packscope.openCacheLab` does, with the same argument. */
+  open(target?: unknown): Promise<CacheLabPanel | undefined>;
+}
+
+/** `{ file, segment?, tab? }` from the Recordings view (tab `simulation` or `sweep`, or `locality`), or a path. */
+interface OpenTarget {
+  file: string;
+  segment?: number;
+  tab?: CacheLabState['tab'];
+}
+
+function openTarget(value: unknown): OpenTarget | undefined {
+  if (typeof value === 'string' && value !== '') return { file: value };
+  if (value instanceof vscode.Uri && value.scheme === 'file') return { file: value.fsPath };
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as { file?: unknown; segment?: unknown; tab?: unknown };
+  if (typeof v.file !== 'string' || v.file === '') return undefined;
+  const segment = typeof v.segment === 'number' && Number.isInteger(v.segment) && v.segment > 0 ? v.segment : undefined;
+  const tab = v.tab === 'locality' ? 'locality' : v.tab === 'sweep' || v.tab === 'simulation' ? 'sweep' : undefined;
+  return { file: v.file, segment, tab };
+}
+
+/** Where `packscope record` keeps recordings when given no -o (README: `~/.cache/packscope/recordings/`). */
+function cliRecordingsDirectory(): string {
+  const cache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(cache, 'packscope', 'recordings');
+}
+
+const RECORDING_FILE = /\.(recording|psrec|trace)$/;
+
+/** The CLI's recordings (file names and times only: nothing is parsed here). */
+function cliRecordings(): RecordingChoice[] {
+  const directory = cliRecordingsDirectory();
+  let names: string[];
+  try {
+    names = fs.readdirSync(directory);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => RECORDING_FILE.test(name))
+    .flatMap((name) => {
+      const file = path.join(directory, name);
+      try {
+        const stat = fs.statSync(file);
+        return stat.isFile() ? [{ file, label: name, description: `packscope record, ${new Date(stat.mtimeMs).toLocaleString()}`, mtimeMs: stat.mtimeMs }] : [];
+      } catch {
+        return [];
+      }
+    })
+    .sort((a, b) => b.mtimeMs - a.mtimeMs)
+    .map(({ file, label, description }) => ({ file, label, description }));
+}
+
+export function registerCacheLab(deps: CacheLabDependencies): { api: CacheLabApi; disposables: vscode.Disposable[] } {
+  let current: CacheLabPanel | undefined;
+  const opened = new vscode.EventEmitter<CacheLabPanel>();
+
+  const listRecordings = (): RecordingChoice[] => {
+    const seen = new Set<string>();
+    const all: RecordingChoice[] = [];
+    for (const choice of [...safeList(deps), ...cliRecordings()]) {
+      if (seen.has(choice.file)) continue;
+      seen.add(choice.file);
+      all.push(choice);
+    }
+    return all;
+  };
+
+  const chooseRecordingFile = async (): Promise<string | undefined> => {
+    const picked = await vscode.window.showOpenDialog({
+      title: 'PackScope: Choose a Recording',
+      canSelectFiles: true,
+      canSelectFolders: false,
+      canSelectMany: false,
+      openLabel: 'Open in Cache Lab',
+      filters: { 'Recordings and traces': ['recording', 'psrec', 'trace', 'log', 'txt'], 'All files': ['*'] },
+    });
+    return picked?.[0]?.fsPath;
+  };
+
+  const adopt = (panel: vscode.WebviewPanel, state: CacheLabState, autoRun: boolean): CacheLabPanel => {
+    const lab = new CacheLabPanel(panel, { extensionUri: deps.context.extensionUri, server: deps.server, output: deps.output, gitLocation: deps.gitLocation, listRecordings, chooseRecordingFile }, state, autoRun);
+    current = lab;
+    lab.onDidDispose(() => {
+      if (current === lab) current = undefined;
+    });
+    opened.fire(lab);
+    return lab;
+  };
+
+  const open = async (argument?: unknown): Promise<CacheLabPanel | undefined> => {
+    const target = openTarget(argument) ?? (await pickRecording(listRecordings(), chooseRecordingFile));
+    if (target === undefined) return undefined;
+    if (current !== undefined) {
+      current.openRecording(target.file, target.segment, target.tab);
+      return current;
+    }
+    const state: CacheLabState = { ...defaultCacheLabState(), recording: target.file, segment: target.segment ?? null, tab: target.tab ?? 'sweep' };
+    const panel = vscode.window.createWebviewPanel(CACHE_LAB_VIEW_TYPE, 'Cache Lab', vscode.ViewColumn.Active, {});
+    return adopt(panel, state, true);
+  };
+
+  const disposables: vscode.Disposable[] = [
+    opened,
+    vscode.commands.registerCommand(OPEN_CACHE_LAB_COMMAND, async (argument?: unknown) => {
+      try {
+        await open(argument);
+      } catch (error) {
+        deps.output.error(`${OPEN_CACHE_LAB_COMMAND} failed: ${describe(error)}`);
+        void vscode.window.showErrorMessage(`PackScope: ${describe(error)}`);
+      }
+    }),
+    // After a reload VS Code recreates the panel and hands back the webview's last setState; the
+    // sweep is replayed from it (cheap, and never Measure, which only the user's button starts).
+    vscode.window.registerWebviewPanelSerializer(CACHE_LAB_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, state: unknown) => {
+        current?.dispose();
+        adopt(panel, normalizeCacheLabState(state), true);
+      },
+    }),
+    { dispose: () => current?.dispose() },
+  ];
+  if (deps.recordings.onDidChange !== undefined) disposables.push(deps.recordings.onDidChange(() => current?.refreshRecordings()));
+
+  return {
+    api: {
+      get panel() {
+        return current;
+      },
+      onDidOpen: opened.event,
+      open,
+    },
+    disposables,
+  };
+}
+
+function safeList(deps: CacheLabDependencies): RecordingChoice[] {
+  try {
+    return deps.recordings.list();
+  } catch (error) {
+    deps.output.warn(`Cache Lab: listing recordings failed: ${describe(error)}`);
+    return [];
+  }
+}
+
+interface RecordingPickItem extends vscode.QuickPickItem {
+  file?: string;
+  browse?: boolean;
+}
+
+/**
+ * The recordings the extension knows, "Choose a file…", and whatever absolute path is typed (so a
+ * recording anywhere can be opened from the palette without the file dialog).
+ */
+async function pickRecording(recordings: RecordingChoice[], chooseFile: () => Promise<string | undefined>): Promise<OpenTarget | undefined> {
+  const quickPick = vscode.window.createQuickPick<RecordingPickItem>();
+  quickPick.title = 'PackScope: Open Cache Lab';
+  quickPick.placeholder = recordings.length > 0 ? 'A recording, or type the path of a recording or GIT_TRACE_PACK_ACCESS file' : 'Type the path of a recording or GIT_TRACE_PACK_ACCESS file, or choose one';
+  quickPick.ignoreFocusOut = true;
+  quickPick.matchOnDescription = true;
+  const fixed: RecordingPickItem[] = [
+    ...recordings.map((r) => ({ label: r.label, description: r.description, detail: r.file, file: r.file })),
+    { label: '$(folder-opened) Choose a file…', browse: true, alwaysShow: true },
+  ];
+  quickPick.items = fixed;
+  const typedPath = (value: string): string | undefined => {
+    const trimmed = value.trim();
+    if (trimmed.startsWith('~/')) return path.join(os.homedir(), trimmed.slice(2));
+    return path.isAbsolute(trimmed) ? trimmed : undefined;
+  };
+  quickPick.onDidChangeValue((value) => {
+    const file = typedPath(value);
+    quickPick.items = file === undefined ? fixed : [{ label: `$(file) ${file}`, description: fs.existsSync(file) ? 'open this file' : 'no such file yet', file, alwaysShow: true }, ...fixed];
+  });
+  const chosen = await new Promise<RecordingPickItem | undefined>((resolve) => {
+    quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0]));
+    quickPick.onDidHide(() => resolve(undefined));
+    quickPick.show();
+  });
+  quickPick.dispose();
+  if (chosen === undefined) return undefined;
+  if (chosen.browse === true) {
+    const file = await chooseFile();
+    return file === undefined ? undefined : { file };
+  }
+  return chosen.file === undefined ? undefined : { file: chosen.file };
+}
+
+/** The part of the Recordings view's store (src/extension/recording/recording-store.ts) the Cache Lab lists. */
+interface StoredRecordingList {
+  list(): { file: string; mtimeMs: number; sidecar?: { label?: string; args?: string[]; source?: string } | undefined }[];
+  onDidChange: vscode.Event<void>;
+}
+
+/** The Recordings view's recordings as picker choices: its name for each, the git command, the time. */
+export function recordingSourceFromStore(store: StoredRecordingList): RecordingSource {
+  return {
+    list: () =>
+      store.list().map(({ file, mtimeMs, sidecar }) => {
+        const what = sidecar?.args !== undefined ? `git ${sidecar.args.join(' ')}` : sidecar?.source === 'terminal' ? 'terminal recording' : 'recording';
+        return { file, label: sidecar?.label ?? path.basename(file), description: `${what}, ${new Date(mtimeMs).toLocaleString()}` };
+      }),
+    onDidChange: store.onDidChange,
+  };
+}
