@@ -8,6 +8,7 @@ import { runSimulate, simulateHelp } from './commands/simulate.ts';
 import { runSweepCommand, sweepHelp } from './commands/sweep.ts';
 import { localityHelp, runLocality } from './commands/locality.ts';
 import { indexPackSimHelp, runIndexPackSim } from './commands/index-pack-sim.ts';
+import { repackPreviewHelp, runRepackPreview } from './commands/repack-preview.ts';
 import { Progress } from './progress.ts';
 import { reportError } from './report-error.ts';
 
@@ -27,6 +28,7 @@ commands:
   simulate [--json] --limit L <recording>   replay reads through Git's read path and a cache policy
   sweep [--json] --limits … <recording>     every policy at every limit, in worker threads
   index-pack-sim [--json] [--limit L] <pack> index-pack's second pass: inflations per variant
+  repack-preview [--json] [--depth N] …     what git repack -a -d -f would do, without touching the repository
 
 Run "packscope <command> --help" for a command's options. [path] is any path inside a
 repository (default: the current directory) or a .pack/.idx file. Pack models are cached in
@@ -42,6 +44,7 @@ const helps: Record<string, string> = {
   simulate: simulateHelp,
   sweep: sweepHelp,
   'index-pack-sim': indexPackSimHelp,
+  'repack-preview': repackPreviewHelp,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -59,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`packscope: unknown command "${command}"\n\n${overview}\n`);
     return 1;
   }
-  const optionArgs = command === 'record' && rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  const optionArgs = (command === 'record' || command === 'repack-preview') && rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
   if (optionArgs.includes('--help') || optionArgs.includes('-h')) {
     process.stdout.write(`${helps[command]}\n`);
     return 0;
@@ -84,6 +87,8 @@ async function main(argv: string[]): Promise<number> {
       return runSweepCommand(rest, progress, path.join(__dirname, 'sim-worker.js'));
     case 'index-pack-sim':
       return runIndexPackSim(rest, progress);
+    case 'repack-preview':
+      return runRepackPreview(rest, progress);
   }
   return 1;
 }

@@ -104,3 +104,15 @@ export function replayOnLayout(layout: ReplayLayout, segmentStarts: number[], li
   }).filter((l) => l.reads > 0);
   return { inflations, locality };
 }
+
+/** The current layout's side alone (an estimate-only run has no preview pack): every kept read. */
+export function replayRecordingOnCurrent(loaded: LoadedRecording, options: RecordingReplayOptions = {}): { recording: RecordingSummary; reads: number; current: LayoutReplay } {
+  const { resolved, range } = loaded;
+  const layout: ReplayLayout = {
+    packOf: Int32Array.from(resolved.readPack.subarray(range.start, range.end)),
+    objectOf: Int32Array.from(resolved.readObject.subarray(range.start, range.end)),
+    models: resolved.packs.map((p) => p.model),
+  };
+  const starts = loaded.segments.map((s) => s.firstRead).sort((a, b) => a - b);
+  return { recording: recordingSummary(loaded), reads: layout.objectOf.length, current: replayOnLayout(layout, starts, options.limits ?? DEFAULT_PREVIEW_LIMITS, options.pageCache ?? DEFAULT_PAGE_CACHE) };
+}

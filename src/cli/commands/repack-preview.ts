@@ -1,0 +1,239 @@
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fail } from '../../core/errors.ts';
+import { discoverRepository } from '../../core/model/repository.ts';
+import { ObjectStore } from '../../core/model/object-store.ts';
+import { parseLimits } from '../../core/sim/policy-registry.ts';
+import { formatLimit, resolveRecording, type LoadedRecording, type RecordingSummary } from '../../core/trace/load-recording.ts';
+import type { PackLocality } from '../../core/locality/locality.ts';
+import { parseTraceFile } from '../../core/trace/trace-log.ts';
+import type { GitProgress } from '../../core/repack/git-progress.ts';
+import { replayRecordingOnCurrent, replayRecordingOnLayouts, DEFAULT_PREVIEW_LIMITS, type LayoutReplay } from '../../core/repack/recording-layouts.ts';
+import { previewRepack, type RepackPreview } from '../../core/repack/repack-preview.ts';
+import { compareEstimateWithPreview, estimateRecordingLocality, estimateWriteOrder, type EstimateAccuracy, type WriteOrderEstimate } from '../../core/repack/write-order-estimate.ts';
+import { formatBytes, formatCount, formatTable, writeJson } from '../output.ts';
+import { modelStoreFor } from '../open-target.ts';
+import type { Progress } from '../progress.ts';
+import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+
+export const repackPreviewHelp = `usage: packscope repack-preview [--json] [--depth N] [--window N] [--threads N] [--reuse-deltas]
+                                [--recording FILE]... [--limits L,…] [--estimate-only | --no-estimate]
+                                [--top N] [--git PATH] [-- pack-objects options…] [path]
+
+What \`git repack -a -d -f\` with these options would do to the repository at [path] (default: the
+current directory), without touching it: runs \`git pack-objects\` with repack's object selection
+(--keep-true-parents --honor-pack-keep --non-empty --all --reflog --indexed-objects, as git 2.39's
+repack passes them) into a temporary directory under $TMPDIR, measures the pack it wrote, deletes
+it, and compares: objects, .pack bytes, deltas, maximum and mean depth, the depth histogram,
+families, and the objects whose size on disk changed most. Ctrl+C stops git and removes the
+temporary directory.
+
+--depth N, --window N, --threads N   passed to pack-objects as repack passes them (default: git's)
+--reuse-deltas      keep today's deltas, as \`git repack -a -d\` without -f (and plain \`git gc\`) do
+--recording FILE    also replay a recording of this repository (packscope record) against both
+                    layouts: the git policy's inflations at --limits (default 16m,96m) and the
+                    seek locality of its reads; may be given several times
+--estimate-only     no pack-objects run: only the write-order estimate (git-internals §5), which
+                    keeps today's deltas and predicts where objects would be written
+--no-estimate       skip the estimate (by default it runs too, and its distance from the preview
+                    is reported)
+--top N             largest size changes to list (default 20)
+--git PATH          the git executable (default: git on PATH)
+-- options…         more pack-objects options, e.g. -- --no-reuse-object --window-memory=1g
+
+--json prints the "packscope.repack-preview/1" document described in docs/json.md.`;
+
+interface Values {
+  json?: boolean | undefined;
+  depth?: string | undefined;
+  window?: string | undefined;
+  threads?: string | undefined;
+  'reuse-deltas'?: boolean | undefined;
+  recording?: string[] | undefined;
+  limits?: string | undefined;
+  'estimate-only'?: boolean | undefined;
+  'no-estimate'?: boolean | undefined;
+  top?: string | undefined;
+  git?: string | undefined;
+  'cache-dir'?: string | undefined;
+  'no-cache'?: boolean | undefined;
+}
+
+function count(values: Values, name: 'depth' | 'window' | 'threads' | 'top'): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw fail('usage', undefined, undefined, `--${name} needs a non-negative integer (got "${raw}")`);
+  return n;
+}
+
+export async function runRepackPreview(argv: string[], progress: Progress): Promise<number> {
+  const split = argv.indexOf('--');
+  const own = split < 0 ? argv : argv.slice(0, split);
+  const extraOptions = split < 0 ? [] : argv.slice(split + 1);
+  const { values, positionals } = parseArgs({
+    args: own,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      depth: { type: 'string' },
+      window: { type: 'string' },
+      threads: { type: 'string' },
+      'reuse-deltas': { type: 'boolean' },
+      recording: { type: 'string', multiple: true },
+      limits: { type: 'string' },
+      'estimate-only': { type: 'boolean' },
+      'no-estimate': { type: 'boolean' },
+      top: { type: 'string' },
+      git: { type: 'string' },
+      ...cacheOptionSpec,
+    },
+  }) as { values: Values; positionals: string[] };
+  if (positionals.length > 1) throw fail('usage', undefined, undefined, 'repack-preview takes at most one path (pack-objects options go after --)');
+  if (values['estimate-only'] && values['no-estimate']) throw fail('usage', undefined, undefined, '--estimate-only and --no-estimate exclude each other');
+  const limits = values.limits === undefined ? DEFAULT_PREVIEW_LIMITS : parseLimits(values.limits);
+  const git = values.git ?? 'git';
+  const repository = discoverRepository(path.resolve(positionals[0] ?? '.'));
+  const store = new ObjectStore(repository, modelStoreFor(cacheOptions(values), repository));
+  const recordings: LoadedRecording[] = (values.recording ?? []).map((file) => {
+    const log = progress.track(`Parsing ${path.basename(file)}`, (onProgress) => parseTraceFile(path.resolve(file), onProgress));
+    const loaded = resolveRecording(log, store);
+    for (const warning of loaded.warnings) process.stderr.write(`packscope: warning: ${warning}\n`);
+    return loaded;
+  });
+  const tuning = { depth: count(values, 'depth'), window: count(values, 'window'), threads: count(values, 'threads'), reuseDeltas: values['reuse-deltas'] ?? false, extraOptions };
+
+  // Ctrl+C: stop git, remove the temporary directory, then exit 130 as a shell would.
+  const controller = new AbortController();
+  const onInterrupt = (): void => controller.abort();
+  process.once('SIGINT', onInterrupt);
+  process.once('SIGTERM', onInterrupt);
+  try {
+    const currentModels = store.packs.filter((p) => p.local).map((p) => store.model(p));
+    let preview: Awaited<ReturnType<typeof previewRepack>> | undefined;
+    if (!values['estimate-only']) {
+      preview = await progress.trackAsync('Repack preview', (onProgress) =>
+        previewRepack({ ...tuning, repository, store, git, signal: controller.signal, top: count(values, 'top'), onProgress: (p: GitProgress) => onProgress(p.done, p.total ?? p.done) }),
+      );
+    }
+    let estimate: { estimate: WriteOrderEstimate; accuracy: EstimateAccuracy | null } | null = null;
+    let estimatedLayout: Awaited<ReturnType<typeof estimateWriteOrder>> | undefined;
+    if (!values['no-estimate']) {
+      estimatedLayout = await estimateWriteOrder({ repository, current: currentModels, git, signal: controller.signal });
+    }
+    const replays: RecordingReplay[] = recordings.map((loaded) => ({
+      ...(preview ? replayRecordingOnLayouts(loaded, preview.previewModel, { limits }) : { ...replayRecordingOnCurrent(loaded, { limits }), readsNotInPreview: 0, preview: null }),
+      estimate: estimatedLayout ? estimateRecordingLocality(loaded, estimatedLayout.layout) : null,
+    }));
+    if (estimatedLayout) {
+      const accuracy = preview
+        ? compareEstimateWithPreview(
+            estimatedLayout.estimate,
+            estimatedLayout.layout,
+            preview.previewModel,
+            replays.map((r) => ({ file: r.recording.file, estimate: r.estimate!, preview: r.preview?.locality[0] })),
+          )
+        : null;
+      estimate = { estimate: estimatedLayout.estimate, accuracy };
+    }
+    const document = {
+      schema: 'packscope.repack-preview/1',
+      repository: { gitDir: repository.gitDir, objectFormat: repository.hash.name },
+      ...previewFields(preview?.result),
+      recordings: replays,
+      estimate,
+    };
+    if (values.json) writeJson(document);
+    else process.stdout.write(describe(preview?.result, replays, estimate, limits));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof Error && error.name === 'AbortError')) throw error;
+    process.stderr.write('packscope: repack preview cancelled (git stopped, temporary directory removed)\n');
+    return 130;
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+    process.removeListener('SIGTERM', onInterrupt);
+  }
+}
+
+function previewFields(result: RepackPreview | undefined): Record<string, unknown> {
+  if (!result) return { gitVersion: null, git: null, gitEnvironment: null, equivalent: null, seconds: null, current: null, preview: null, largestChanges: [], onlyInPreview: null, onlyInCurrent: null };
+  return {
+    gitVersion: result.gitVersion,
+    git: result.gitArgs,
+    gitEnvironment: result.gitEnvironment,
+    equivalent: result.equivalent,
+    seconds: Math.round(result.seconds * 1000) / 1000,
+    current: result.current,
+    preview: result.preview,
+    largestChanges: result.largestChanges,
+    onlyInPreview: result.onlyInPreview,
+    onlyInCurrent: result.onlyInCurrent,
+  };
+}
+
+type RecordingReplay = {
+  recording: RecordingSummary;
+  reads: number;
+  readsNotInPreview: number;
+  current: LayoutReplay;
+  preview: LayoutReplay | null;
+  estimate: PackLocality | null;
+};
+
+function percent(before: number, after: number): string {
+  if (before === 0) return after === 0 ? '0%' : 'new';
+  const change = ((after - before) / before) * 100;
+  return `${change >= 0 ? '+' : ''}${change.toFixed(1)}%`;
+}
+
+function describe(result: RepackPreview | undefined, replays: RecordingReplay[], estimate: { estimate: WriteOrderEstimate; accuracy: EstimateAccuracy | null } | null, limits: number[]): string {
+  const lines: string[] = [];
+  if (result) {
+    const { current, preview } = result;
+    lines.push(`repack preview of ${result.repository}: ${result.equivalent.join(' ')} (git ${result.gitVersion}, pack-objects ${result.seconds.toFixed(2)} s)`);
+    lines.push(
+      ...formatTable([
+        ['', 'current', 'preview', 'change'],
+        ['objects', formatCount(current.objects), formatCount(preview.objects), percent(current.objects, preview.objects)],
+        ['pack bytes', formatBytes(current.packBytes), formatBytes(preview.packBytes), percent(current.packBytes, preview.packBytes)],
+        ['deltas', formatCount(current.deltas), formatCount(preview.deltas), percent(current.deltas, preview.deltas)],
+        ['max depth', String(current.maxDepth), String(preview.maxDepth), ''],
+        ['mean depth', current.meanDepth.toFixed(2), preview.meanDepth.toFixed(2), ''],
+        ['families', formatCount(current.families), formatCount(preview.families), percent(current.families, preview.families)],
+        ['packs', String(current.packs.length), '1', ''],
+      ]),
+    );
+    if (current.looseObjects > 0) lines.push(`(and ${formatCount(current.looseObjects)} loose objects today)`);
+    lines.push('depth histogram:');
+    const depths = Math.max(current.depthHistogram.length, preview.depthHistogram.length);
+    lines.push(...formatTable([['  depth', 'current', 'preview'], ...Array.from({ length: depths }, (_, d) => [`  ${d}`, formatCount(current.depthHistogram[d] ?? 0), formatCount(preview.depthHistogram[d] ?? 0)])]));
+    if (result.largestChanges.length > 0) {
+      lines.push('largest changes on disk:');
+      lines.push(...formatTable(result.largestChanges.map((c) => [`  ${c.oid}`, c.type, formatBytes(c.currentDiskSize), '->', formatBytes(c.previewDiskSize), `depth ${c.currentDepth} -> ${c.previewDepth}`])));
+    }
+    if (result.onlyInCurrent > 0) lines.push(`${formatCount(result.onlyInCurrent)} objects of today's packs would not be kept (unreachable)`);
+    if (result.onlyInPreview > 0) lines.push(`${formatCount(result.onlyInPreview)} objects would be packed that no local pack holds today (loose or borrowed)`);
+  }
+  for (const r of replays) {
+    lines.push(`recording ${r.recording.file} (${formatCount(r.reads)} reads${r.readsNotInPreview > 0 ? `; ${r.readsNotInPreview} of objects the preview drops left out` : ''}):`);
+    const rows = [['  git policy', ...limits.map((l) => `${formatLimit(l)} current`), ...(result ? limits.map((l) => `${formatLimit(l)} preview`) : [])]];
+    rows.push(['  inflations', ...r.current.inflations.map((x) => formatCount(x.inflations)), ...(r.preview?.inflations ?? []).map((x) => formatCount(x.inflations))]);
+    lines.push(...formatTable(rows));
+    const share = (x: { shortSeekShare: number } | undefined): string => (x ? `${(x.shortSeekShare * 100).toFixed(1)}%` : '-');
+    const median = (x: { percentiles: { p: number; bytes: number }[] } | undefined): string => (x ? formatBytes(x.percentiles.find((p) => p.p === 50)?.bytes ?? 0) : '-');
+    lines.push(`  seeks under 2 MiB: current ${r.current.locality.map(share).join(', ') || '-'}; preview ${share(r.preview?.locality[0])}; estimate ${r.estimate ? share(r.estimate) : '-'}`);
+    lines.push(`  median seek: current ${r.current.locality.map(median).join(', ') || '-'}; preview ${median(r.preview?.locality[0])}`);
+  }
+  if (estimate) {
+    const e = estimate.estimate;
+    lines.push(`estimate (no repack; ${e.basis}; ${e.seconds.toFixed(2)} s):`);
+    lines.push(`  objects ${formatCount(e.objects)}, pack about ${formatBytes(e.packBytes)}, ${formatCount(e.deltas)} deltas, max depth ${e.maxDepth}, mean depth ${e.meanDepth.toFixed(2)}`);
+    const a = estimate.accuracy;
+    if (a) {
+      lines.push(`  against the preview: pack bytes ${a.packBytes.relativeError >= 0 ? '+' : ''}${(a.packBytes.relativeError * 100).toFixed(1)}%, write-order rank correlation ${a.orderRankCorrelation.toFixed(3)}, ${(a.objectsInPlace * 100).toFixed(1)}% of objects at their real position`);
+      lines.push(`  the §5 model given the preview's own deltas: ${(a.modelWithRealDeltas.objectsInPlace * 100).toFixed(1)}% in place, rank correlation ${a.modelWithRealDeltas.orderRankCorrelation.toFixed(3)}`);
+    }
+  }
+  return lines.join('\n') + '\n';
+}
