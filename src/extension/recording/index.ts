@@ -3,6 +3,7 @@
 // once by activate; what it returns is `api.recording`.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { RecordingInfoRequest, type RecordingInfo } from '../../protocol/server-protocol.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { recordGitCommand, type RecordCommandArgs, type RecordCommandResult } from './record-command.ts';
@@ -50,6 +51,8 @@ export interface RecordingApi {
   stop(): Promise<string | undefined>;
   /** Rotates the live file now (what the size watcher does). */
   rotate(): string | undefined;
+  /** RecordingInfoRequest for one file (tests: a RequestType from another bundle is not this client's). */
+  recordingInfo(file: string, segment?: number): Promise<RecordingInfo>;
 }
 
 interface Dependencies {
@@ -174,6 +177,7 @@ export function registerRecording({ context, server, output, gitLocation }: Depe
     toggle: () => recorder.toggle(),
     stop: () => recorder.stop(),
     rotate: () => recorder.rotate(),
+    recordingInfo: (file, segment) => server.request(RecordingInfoRequest, segment === undefined ? { file } : { file, segment }),
   };
 }
 

@@ -151,7 +151,9 @@ export class TerminalRecorder implements vscode.Disposable {
     try {
       size = fs.statSync(live).size;
     } catch {
-      return; // no git command has read a pack yet
+      // No git command has read a pack yet; keep the folder there (git does not create it).
+      this.store.ensureDirectory();
+      return;
     }
     if (size < this.settings().maxFileBytes) return;
     try {
