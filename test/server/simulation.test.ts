@@ -340,7 +340,7 @@ describe('packscope/record', () => {
     // pipe is not available with stdin ignored; an alias to a shell loop is).
     const pending = server.connection.sendRequest(
       RecordRequest,
-      { cwd: repo, args: ['-c', 'alias.spin=!sleep 30', 'spin'], output, mode: 'exact', git: 'git', workDoneToken: token },
+      { cwd: repo, args: ['-c', 'alias.spin=!sleep 37.25', 'spin'], output, mode: 'exact', git: 'git', workDoneToken: token },
       source.token,
     );
     for (let i = 0; i < 200 && !values.some((v) => v.kind === 'report' && /running/.test(v.message ?? '')); i++) await new Promise((r) => setTimeout(r, 10));
@@ -350,6 +350,16 @@ describe('packscope/record', () => {
     await expectError(pending, (error) => assert.equal(error.code, LSPErrorCodes.RequestCancelled));
     assert.ok(performance.now() - started < 5000, 'git (and its sleep) stopped at once');
     assert.ok(!fs.existsSync(output), 'no partial recording');
+    // git's own child (the alias's sleep) went with it.
+    const sleeping = (): boolean => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).some((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').includes('sleep 37.25');
+      } catch {
+        return false;
+      }
+    });
+    for (let i = 0; i < 50 && sleeping(); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(!sleeping(), "git's child process was killed too");
     assert.deepEqual(fs.readdirSync(recordings).filter((f) => f.startsWith('cancelled')), []);
   });
 });
