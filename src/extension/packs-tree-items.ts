@@ -201,6 +201,9 @@ export class PackNode extends PacksNode {
     if (this.collapsibleState === vscode.TreeItemCollapsibleState.None) this.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;
     const summary = this.summary;
     if (summary !== undefined) {
+      // The lists' totals are known from the summary before any page loads (VS Code reads an item's
+      // description when it draws it, not again after its children come).
+      for (const list of this.lists) list.description = formatCount(list.kind === 'families' ? summary.families : summary.objects);
       this.description = `${formatCount(summary.objects)} objects · ${formatBytes(summary.bytes.inflated)} inflated · ${formatBytes(summary.bytes.onDisk)} on disk · depth ≤ ${summary.maxDepth}`;
     } else {
       this.description = this.listing.objects === undefined ? '' : `${formatCount(this.listing.objects)} objects`;

@@ -72,7 +72,7 @@ export function hoverMarkdown(found: Found): string {
       ? `Not a delta · family of ${formatCount(model.familySize(object))} object${model.familySize(object) === 1 ? '' : 's'} rooted here`
       : `Delta depth ${depth}: chain of ${depth + 1} down to root \`${model.oidHex(root).slice(0, 12)}\` (${model.typeName(root)}) · family of ${formatCount(model.familySize(object))} objects`,
     '',
-    `${formatCount(model.children(object).length)} direct delta children`,
+    `${formatCount(model.children(object).length)} direct delta ${model.children(object).length === 1 ? 'child' : 'children'}`,
     '',
     `[Reveal in Packs view](${commandLink('packscope.revealObject', [{ oid: found.oid, repository: found.state.id }])}) · [Open object](${commandLink('packscope.openObject', [{ oid: found.oid, repository: found.state.id }])})`,
   ];

@@ -67,7 +67,7 @@ export async function run({ helpers, log }) {
     `${target.sizeInPack < 1024 ? `${target.sizeInPack} B` : ''} in the pack, ${target.depth === 0 ? 'stored whole' : 'stored ofs-delta'}`,
     `${repo.packName} in ${repo.name} at offset ${COUNT.format(target.offset)}`,
     target.depth === 0 ? 'Not a delta' : `Delta depth ${target.depth}: chain of ${target.depth + 1} down to root ${target.root.slice(0, 12)} (blob)`,
-    `${COUNT.format(target.children.length)} direct delta children`,
+    `${COUNT.format(target.children.length)} direct delta ${target.children.length === 1 ? 'child' : 'children'}`,
     'Reveal in Packs view',
     'Open object',
   ];

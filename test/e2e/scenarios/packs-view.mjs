@@ -51,6 +51,11 @@ export async function run({ helpers, log }) {
   const root = largestRoots.find((oid) => first.label === `${short(oid)} ${repo.byOid.get(oid).type}`);
   if (!root) throw new Error(`first family row is "${first.label}", expected one of git's largest families (${largest} objects): ${largestRoots.map(short).join(', ')}`);
   if (!first.description.startsWith(`family of ${COUNT.format(largest)} `)) throw new Error(`root row description "${first.description}", expected "family of ${largest} …"`);
+  // Once its first page is in, the list row shows how many families there are (as git's bases give them).
+  await waitUntil(async () => {
+    const rows = await sidebarRows(page);
+    return rows.find((r) => r.label === 'Delta families')?.description === COUNT.format(repo.familiesBySize.length) || undefined;
+  }, `the "Delta families" row to show ${repo.familiesBySize.length} families`);
   const rootChildren = await checkChildren(page, repo, root);
   // The root of a chain often has one child; go one level further to a member with several.
   const forked = rootChildren.map((oid) => repo.byOid.get(oid)).find((o) => o.children.length > 1) ?? repo.byOid.get(rootChildren[0]);
