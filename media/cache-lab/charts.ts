@@ -251,6 +251,17 @@ export function measureChart(canvas: HTMLCanvasElement, input: MeasureChartInput
   });
 }
 
+function formatBinaryTick(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let unit = 0;
+  let value = bytes;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${Math.round(value)} ${units[unit]}`;
+}
+
 export interface CdfSeries {
   label: string;
   /** Seek distances at p = 0 … 100 (the server's distanceQuantiles). */
@@ -287,7 +298,13 @@ export function distanceChart(canvas: HTMLCanvasElement, series: CdfSeries[], co
           min: 1,
           title: { display: true, text: 'seek distance (log scale; 0 drawn at 1 B)', color: colours.foreground },
           grid: { color: colours.grid },
-          ticks: { color: colours.foreground, callback: (value) => (/^1(0*)$/.test(String(value)) || Number(value) === 1024 * 1024 || Number(value) === 1024 ? formatBytes(Number(value)) : '') },
+          ticks: { color: colours.foreground, autoSkip: false, maxRotation: 0, callback: (value) => formatBinaryTick(Number(value)) },
+          // Binary steps (1 B, 32 B, 1 KiB, 32 KiB, 1 MiB, …) instead of powers of ten, which read badly in KiB/MiB.
+          afterBuildTicks: (axis: { ticks: { value: number }[]; max: number }) => {
+            const ticks: { value: number }[] = [];
+            for (let value = 1; value <= axis.max * 1.001; value *= 32) ticks.push({ value });
+            axis.ticks = ticks;
+          },
         },
         y: {
           type: 'linear',

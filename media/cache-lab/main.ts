@@ -335,7 +335,14 @@ const charts = new Map<string, Chart>();
 function replaceChart(key: string, make: (() => Chart) | undefined): void {
   charts.get(key)?.destroy();
   charts.delete(key);
-  if (make !== undefined) charts.set(key, make());
+  if (make === undefined) return;
+  const chart = make();
+  charts.set(key, chart);
+  // What was drawn, readable from the DOM (Chart.js draws on a canvas): the series, the colours, the axis types.
+  const canvas = chart.canvas;
+  canvas.dataset.series = JSON.stringify(chart.data.datasets.map((d) => d.label ?? ''));
+  canvas.dataset.colours = JSON.stringify(chart.data.datasets.map((d) => String(d.borderColor ?? '')));
+  canvas.dataset.scales = JSON.stringify(Object.fromEntries(Object.entries(chart.scales).map(([id, scale]) => [id, scale.type])));
 }
 
 function describeRecording(info: RecordingInfo): (Node | string)[] {
@@ -404,7 +411,7 @@ function renderSweep(): void {
 
   const label = `Line chart: ${metricWords(metric)} (vertical) against the cache limit (horizontal, log scale, 0 left of an axis break), one line per policy: ${policies.join(', ')}. Today's Git is the thick line; a dotted vertical line marks the 96m default. The table below has the same numbers.`;
   sweepCanvas.setAttribute('aria-label', label);
-  replaceChildren(sweepChartAlt, `${title}. ${sentences.join(' ')}`);
+  replaceChildren(sweepChartAlt, `${title[0]!.toUpperCase()}${title.slice(1)} by cache limit, one line per policy; limit 0 (no cache) sits left of the axis break (dashed). The table below holds the same numbers.`);
   replaceChart('sweep', () => sweepChart(sweepCanvas, { result, limits, policies, metric }, readThemeColours()));
 }
 

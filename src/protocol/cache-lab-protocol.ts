@@ -201,11 +201,12 @@ export function sweepTableTitle(result: SweepResult, metric: CacheLabMetric): st
   return `${metricWords(metric)} over ${result.recording.reads} reads`;
 }
 
-/** The table as `packscope sweep` prints it: numbers right-aligned, two spaces between columns. */
+/** The table exactly as `packscope sweep` prints it: numbers right-aligned, words left, two spaces between columns. */
 export function sweepTableText(result: SweepResult, limits: readonly number[], policies: readonly string[], metric: CacheLabMetric): string {
   const rows = sweepTableRows(result, limits, policies, metric);
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const lines = rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ').trimEnd());
+  const numeric = (cell: string, column: number): boolean => column > 0 && /^[\d,.%\s]+$/.test(cell);
+  const lines = rows.map((row) => row.map((cell, column) => (numeric(cell, column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd());
   return [sweepTableTitle(result, metric), ...lines].join('\n') + '\n';
 }
 

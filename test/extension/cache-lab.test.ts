@@ -1,0 +1,167 @@
+// The Cache Lab inside VS Code (test/extension/index.ts): opening it on a recording of a repository
+// made here with the git CLI posts to the webview a sweep, index-pack simulations and locality whose
+// numbers equal the CLI's (`packscope sweep --json`, `index-pack-sim --json`, `locality --json`) on
+// the same recording. The recording is made with the CLI, outside the repository.
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { CACHE_LAB_POLICIES, DEFAULT_LIMITS, formatLimit, type HostToWebview } from '../../src/protocol/cache-lab-protocol.ts';
+import type { PackScopeApi } from '../../src/extension/extension.ts';
+import type { ListRepositoriesRequest } from '../../src/protocol/server-protocol.ts';
+import type { CacheLabPanel } from '../../src/extension/cache-lab/cache-lab-panel.ts';
+
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'PackScope Test',
+  GIT_AUTHOR_EMAIL: 'test@packscope.invalid',
+  GIT_COMMITTER_NAME: 'PackScope Test',
+  GIT_COMMITTER_EMAIL: 'test@packscope.invalid',
+};
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** 24 commits of three growing files, then one pack with deltas (trees and blobs chained). */
+function makeRepository(parent: string): string {
+  const dir = path.join(parent, 'repo');
+  fs.mkdirSync(dir);
+  git(dir, 'init', '-q', '-b', 'main');
+  for (let c = 1; c <= 24; c++) {
+    for (let f = 1; f <= 3; f++) {
+      const lines: string[] = [];
+      for (let i = 0; i < 150 + c * 12; i++) lines.push(`file ${f} line ${i}: ${'cache lab '.repeat((i % 5) + 1)}${i % 9 === c % 9 ? `rev ${c}` : ''}`);
+      fs.writeFileSync(path.join(dir, `file-${f}.txt`), `${lines.join('\n')}\n`);
+    }
+    git(dir, 'add', '-A');
+    const date = `2024-03-${String(c).padStart(2, '0')}T12:00:00Z`;
+    execFileSync('git', ['commit', '-q', '-m', `commit ${c}`], { cwd: dir, env: { ...gitEnv, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+  }
+  git(dir, 'repack', '-adfq');
+  return dir;
+}
+
+function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const tick = (): void => {
+      const value = probe();
+      if (value !== undefined) return resolve(value);
+      if (Date.now() - started > timeoutMs) return reject(new Error(`${what} did not happen within ${timeoutMs} ms`));
+      setTimeout(tick, 100);
+    };
+    tick();
+  });
+}
+
+/** Drops what differs between two runs of the same replay (wall time). */
+function withoutTimes<T extends { seconds?: unknown }>(cells: T[]): Omit<T, 'seconds'>[] {
+  return cells.map(({ seconds: _seconds, ...rest }) => rest);
+}
+
+describe('Cache Lab', function () {
+  this.timeout(180_000);
+  let api: PackScopeApi;
+  let temp: string;
+  let repo: string;
+  let recording: string;
+  let cli: (...args: string[]) => string;
+  let previousRepositories: string[] | undefined;
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension<PackScopeApi>('packscope.packscope');
+    assert.ok(extension, 'the PackScope extension is not installed');
+    api = await extension.activate();
+    temp = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-cache-lab-test-'));
+    repo = makeRepository(temp);
+    recording = path.join(temp, 'log-raw.psrec');
+    const cliPath = path.join(extension.extensionPath, 'dist', 'cli.js');
+    cli = (...args: string[]) => execFileSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: gitEnv, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+    cli('record', '--exact', '-o', recording, '-C', repo, '--', 'log', '--raw');
+    // The server simulates index-pack only on packs of the workspace: the repository joins it through the setting.
+    const config = vscode.workspace.getConfiguration('packscope');
+    previousRepositories = config.inspect<string[]>('repositories')?.globalValue;
+    await config.update('repositories', [...(previousRepositories ?? []), repo], vscode.ConfigurationTarget.Global);
+    const gitDir = fs.realpathSync(path.join(repo, '.git'));
+    for (const started = Date.now(); ; ) {
+      // By method name: this bundle's own RequestType class is not the one the extension's client knows.
+      const { repositories } = await api.server.request('packscope/listRepositories' as unknown as typeof ListRepositoriesRequest, {});
+      if (repositories.some((r) => fs.realpathSync(r.gitDir) === gitDir && r.packs.length > 0)) break;
+      if (Date.now() - started > 60_000) throw new Error('the server never listed the test repository');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  });
+
+  after(async () => {
+    api?.cacheLab.panel?.dispose();
+    await vscode.workspace.getConfiguration('packscope').update('repositories', previousRepositories, vscode.ConfigurationTarget.Global);
+    if (temp !== undefined) fs.rmSync(temp, { recursive: true, force: true });
+  });
+
+  it('opened on a recording, posts the sweep, index-pack and locality the CLI computes on it', async () => {
+    await vscode.commands.executeCommand('packscope.openCacheLab', { file: recording });
+    const panel = await waitFor<CacheLabPanel>('the Cache Lab panel', () => api.cacheLab.panel);
+    assert.equal(panel.panel.viewType, 'packscope.cacheLab');
+    assert.equal(panel.state.recording, recording);
+    assert.deepEqual(panel.state.limits, DEFAULT_LIMITS);
+    assert.deepEqual(panel.state.policies, CACHE_LAB_POLICIES);
+
+    // The handshake: nothing is posted before the webview's `ready`; then init, then the results.
+    const init = await waitFor('init', () => panel.lastPosted('init'));
+    assert.equal(panel.posted[0]?.type, 'init');
+    assert.equal(init.state.recording, recording);
+    const runEnded = await waitFor('the run to end', () => panel.lastPosted('runEnded'));
+    const failures = panel.posted.filter((m): m is Extract<HostToWebview, { type: 'jobEnded' }> => m.type === 'jobEnded' && m.outcome !== 'done');
+    assert.deepEqual(failures, [], 'no job failed');
+    assert.equal(runEnded.outcome, 'done');
+
+    const sweep = panel.lastPosted('sweep');
+    assert.ok(sweep, 'a sweep was posted');
+    const expected = JSON.parse(cli('sweep', '--json', '--limits', DEFAULT_LIMITS.map(formatLimit).join(','), '--policies', CACHE_LAB_POLICIES.join(','), recording)) as {
+      recording: { reads: number; file: string };
+      results: { seconds: number }[];
+    };
+    assert.ok(expected.recording.reads > 0, 'the recording has reads');
+    assert.equal(sweep.result.recording.reads, expected.recording.reads);
+    assert.equal(sweep.result.recording.file, expected.recording.file);
+    assert.deepEqual(withoutTimes(sweep.result.results), withoutTimes(expected.results));
+    assert.deepEqual(sweep.request, { limits: DEFAULT_LIMITS, policies: CACHE_LAB_POLICIES });
+
+    const indexPack = panel.lastPosted('indexPack');
+    assert.ok(indexPack, 'index-pack simulations were posted');
+    assert.equal(indexPack.results.length, 1, 'one pack');
+    const expectedIndexPack = JSON.parse(cli('index-pack-sim', '--json', indexPack.results[0]!.pack)) as { results: { variant: string; inflations: number }[] };
+    assert.deepEqual(
+      indexPack.results[0]!.variants.map((v) => [v.variant, v.inflations]),
+      expectedIndexPack.results.map((v) => [v.variant, v.inflations]),
+    );
+
+    const locality = panel.lastPosted('locality');
+    assert.ok(locality, 'locality was posted');
+    assert.equal(locality.slot, 'primary');
+    const expectedLocality = JSON.parse(cli('locality', '--json', recording)) as { packs: { pack: string; reads: number; percentiles: unknown; pagesTouched: number; backwardSeekShare: number }[] };
+    assert.deepEqual(
+      locality.result.packs.map((p) => ({ pack: p.pack, reads: p.reads, percentiles: p.percentiles, pagesTouched: p.pagesTouched, backwardSeekShare: p.backwardSeekShare })),
+      expectedLocality.packs.map((p) => ({ pack: p.pack, reads: p.reads, percentiles: p.percentiles, pagesTouched: p.pagesTouched, backwardSeekShare: p.backwardSeekShare })),
+    );
+    assert.equal(locality.result.packs[0]!.distanceQuantiles.length, 101);
+  });
+
+  it('opening it again on the same panel with the Recordings view argument switches tab and segment', async () => {
+    const panel = api.cacheLab.panel;
+    assert.ok(panel);
+    const before = panel.posted.length;
+    await vscode.commands.executeCommand('packscope.openCacheLab', { file: recording, segment: 1, tab: 'locality' });
+    assert.equal(api.cacheLab.panel, panel, 'one panel');
+    assert.equal(panel.state.tab, 'locality');
+    assert.equal(panel.state.segment, 1);
+    await waitFor('the second run to end', () => panel.posted.slice(before).find((m) => m.type === 'runEnded'));
+    const state = panel.posted.slice(before).find((m): m is Extract<HostToWebview, { type: 'state' }> => m.type === 'state');
+    assert.equal(state?.state.tab, 'locality');
+  });
+});

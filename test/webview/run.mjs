@@ -1,0 +1,342 @@
+#!/usr/bin/env node
+// Webview unit tests for the Cache Lab, in a real Chromium (Debian's, through playwright-core, as
+// scripts/vscode/code-server.mjs launchBrowser): the bundled dist/webview/cache-lab.js runs in the
+// page the host builds (cacheLabHtml, same CSP and nonce rule), with a stub acquireVsCodeApi.
+//
+//   node test/webview/run.mjs
+//
+// Type-checks media/cache-lab (DOM types) first and builds the bundle when it is missing.
+// Screenshots: test-artifacts/webview/.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
+import { launchBrowser } from '../../scripts/vscode/code-server.mjs';
+import {
+  HOSTILE_FILE, README_MARKDOWN, README_TABLE, SWEEP_INFLATIONS, SWEEP_LIMITS, SWEEP_POLICIES,
+  indexPackResults, localityResult, recordingInfo, sweepResult,
+} from './fixtures.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const outDir = path.join(root, 'test-artifacts', 'webview');
+const bundle = path.join(root, 'dist', 'webview', 'cache-lab.js');
+const ORIGIN = 'https://cache-lab.webview.test';
+
+execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'media', 'cache-lab')], { stdio: 'inherit' });
+if (!fs.existsSync(bundle)) execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit', cwd: root });
+fs.rmSync(outDir, { recursive: true, force: true });
+fs.mkdirSync(outDir, { recursive: true });
+
+const { cacheLabHtml, contentSecurityPolicy } = await tsImport('../../src/extension/cache-lab/cache-lab-html.ts', import.meta.url);
+const protocol = await tsImport('../../src/protocol/cache-lab-protocol.ts', import.meta.url);
+
+// A few of the variables VS Code sets on the webview's <html> for its Default Light/Dark Modern themes.
+const THEMES = {
+  light: {
+    bodyClass: 'vscode-light',
+    vars: {
+      '--vscode-foreground': '#3b3b3b', '--vscode-descriptionForeground': '#717171', '--vscode-editor-background': '#ffffff',
+      '--vscode-charts-foreground': '#616161', '--vscode-charts-lines': 'rgba(97, 97, 97, 0.5)',
+      '--vscode-charts-blue': '#1a85ff', '--vscode-charts-red': '#e51400', '--vscode-charts-green': '#388a34', '--vscode-charts-yellow': '#bf8803',
+      '--vscode-charts-orange': '#d18616', '--vscode-charts-purple': '#652d90', '--vscode-terminal-ansiCyan': '#0598bc',
+      '--vscode-button-background': '#005fb8', '--vscode-button-foreground': '#ffffff', '--vscode-button-secondaryBackground': '#e5e5e5',
+      '--vscode-button-secondaryForeground': '#3b3b3b', '--vscode-input-background': '#ffffff', '--vscode-input-foreground': '#3b3b3b',
+      '--vscode-input-border': '#cecece', '--vscode-dropdown-background': '#ffffff', '--vscode-dropdown-foreground': '#3b3b3b',
+      '--vscode-dropdown-border': '#cecece', '--vscode-focusBorder': '#005fb8', '--vscode-font-family': 'system-ui, sans-serif',
+      '--vscode-font-size': '13px', '--vscode-editor-font-family': 'monospace', '--vscode-errorForeground': '#f85149',
+      '--vscode-panelTitle-activeBorder': '#005fb8', '--vscode-panelTitle-activeForeground': '#3b3b3b', '--vscode-panelTitle-inactiveForeground': '#3b3b3b',
+      '--vscode-editor-inactiveSelectionBackground': '#e5ebf1',
+    },
+  },
+  dark: {
+    bodyClass: 'vscode-dark',
+    vars: {
+      '--vscode-foreground': '#cccccc', '--vscode-descriptionForeground': '#9d9d9d', '--vscode-editor-background': '#1f1f1f',
+      '--vscode-charts-foreground': '#cccccc', '--vscode-charts-lines': 'rgba(204, 204, 204, 0.5)',
+      '--vscode-charts-blue': '#3794ff', '--vscode-charts-red': '#f14c4c', '--vscode-charts-green': '#89d185', '--vscode-charts-yellow': '#cca700',
+      '--vscode-charts-orange': '#d18616', '--vscode-charts-purple': '#b180d7', '--vscode-terminal-ansiCyan': '#11a8cd',
+      '--vscode-button-background': '#0078d4', '--vscode-button-foreground': '#ffffff', '--vscode-button-secondaryBackground': '#313131',
+      '--vscode-button-secondaryForeground': '#cccccc', '--vscode-input-background': '#313131', '--vscode-input-foreground': '#cccccc',
+      '--vscode-input-border': '#3c3c3c', '--vscode-dropdown-background': '#313131', '--vscode-dropdown-foreground': '#cccccc',
+      '--vscode-dropdown-border': '#3c3c3c', '--vscode-focusBorder': '#0078d4', '--vscode-font-family': 'system-ui, sans-serif',
+      '--vscode-font-size': '13px', '--vscode-editor-font-family': 'monospace', '--vscode-errorForeground': '#f85149',
+      '--vscode-panelTitle-activeBorder': '#0078d4', '--vscode-panelTitle-activeForeground': '#cccccc', '--vscode-panelTitle-inactiveForeground': '#9d9d9d',
+      '--vscode-editor-inactiveSelectionBackground': '#3a3d41',
+    },
+  },
+};
+
+/**
+ * The stub of `acquireVsCodeApi` is the test's boundary: what the webview posts is recorded in
+ * window.__posted, setState in window.__states, and getState returns the state this page was
+ * opened with (a reload after setState). Host messages are sent with window.postMessage, as VS
+ * Code's webview host delivers them (a MessageEvent whose data is the message).
+ */
+function stubScript(nonce, initialState) {
+  return `<script nonce="${nonce}">
+window.__posted = [];
+window.__states = [];
+window.__cspViolations = [];
+document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));
+let state = ${JSON.stringify(initialState ?? null)};
+window.acquireVsCodeApi = () => ({
+  postMessage: (m) => window.__posted.push(JSON.parse(JSON.stringify(m))),
+  getState: () => state,
+  setState: (s) => { state = JSON.parse(JSON.stringify(s)); window.__states.push(state); },
+});
+</script>`;
+}
+
+let browser;
+let context;
+const pages = new Set();
+
+before(async () => {
+  browser = await launchBrowser({ outDir: path.join(root, 'test-artifacts', 'webview-browser') });
+  context = await browser.newContext({ viewport: { width: 1200, height: 1800 } });
+});
+
+after(async () => {
+  await context?.close().catch(() => {});
+  await browser?.close().catch(() => {});
+});
+
+/** Opens the Cache Lab page as the host builds it; `theme` sets VS Code's variables and body class. */
+async function openLab({ theme = 'dark', initialState } = {}) {
+  const page = await context.newPage();
+  pages.add(page);
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const nonce = 'TestNonce0123456789abcdefABCDEF';
+  const html = cacheLabHtml({
+    cspSource: ORIGIN, nonce,
+    scriptUri: `${ORIGIN}/dist/webview/cache-lab.js`,
+    styleUri: `${ORIGIN}/media/cache-lab/cache-lab.css`,
+  }).replace('<head>', `<head>\n${stubScript(nonce, initialState)}`);
+  await page.route(`${ORIGIN}/**`, (route) => {
+    const url = new URL(route.request().url());
+    if (url.pathname === '/index.html') return route.fulfill({ body: html, contentType: 'text/html' });
+    const file = path.join(root, url.pathname);
+    if (!file.startsWith(root) || !fs.existsSync(file)) return route.fulfill({ status: 404, body: '' });
+    return route.fulfill({ body: fs.readFileSync(file), contentType: file.endsWith('.css') ? 'text/css' : 'text/javascript' });
+  });
+  await page.goto(`${ORIGIN}/index.html`);
+  await setTheme(page, theme);
+  await page.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
+  return { page, errors };
+}
+
+async function setTheme(page, theme) {
+  const { bodyClass, vars } = THEMES[theme];
+  await page.evaluate(({ bodyClass, vars }) => {
+    for (const [name, value] of Object.entries(vars)) document.documentElement.style.setProperty(name, value);
+    document.body.className = bodyClass;
+  }, { bodyClass, vars });
+}
+
+const send = (page, message) => page.evaluate((m) => window.postMessage(m, '*'), message);
+const posted = (page) => page.evaluate(() => window.__posted);
+
+function initMessage(state = {}) {
+  return {
+    type: 'init', version: protocol.CACHE_LAB_PROTOCOL_VERSION,
+    state: { ...protocol.defaultCacheLabState(), recording: recordingInfo().file, limits: SWEEP_LIMITS, policies: SWEEP_POLICIES, ...state },
+    recordings: [{ file: recordingInfo().file, label: 'lograw.psrec', description: 'git log --raw -n 60000' }],
+    availablePolicies: [...protocol.CACHE_LAB_POLICIES],
+  };
+}
+
+async function sendKnownSweep(page) {
+  await send(page, initMessage());
+  await send(page, { type: 'sweep', runId: 'r1', request: { limits: SWEEP_LIMITS, policies: SWEEP_POLICIES }, result: sweepResult() });
+  await page.locator('#sweep-table tbody tr').first().waitFor();
+}
+
+/** The table as numbers: rows = limits (data-limit), columns = policies (data-policy). */
+async function readSweepTable(page) {
+  return page.evaluate(() => {
+    const policies = [...document.querySelectorAll('#sweep-table thead th[data-policy]')].map((th) => th.dataset.policy);
+    const rows = [...document.querySelectorAll('#sweep-table tbody tr')].map((tr) => ({
+      limit: Number(tr.dataset.limit),
+      cells: [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value)),
+      shown: [...tr.querySelectorAll('td')].map((td) => td.textContent),
+    }));
+    return { policies, rows, caption: document.querySelector('#sweep-table caption')?.textContent ?? '' };
+  });
+}
+
+describe('Cache Lab webview', () => {
+  it('posts ready with the protocol version, under the CSP, without errors', async () => {
+    const { page, errors } = await openLab();
+    const messages = await posted(page);
+    assert.deepEqual(messages[0], { type: 'ready', version: protocol.CACHE_LAB_PROTOCOL_VERSION });
+    const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+    assert.equal(csp, contentSecurityPolicy({ cspSource: ORIGIN, nonce: 'TestNonce0123456789abcdefABCDEF' }));
+    assert.match(csp, /default-src 'none'/);
+    await sendKnownSweep(page);
+    assert.deepEqual(await page.evaluate(() => window.__cspViolations), []);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('draws a known sweep: the table holds the numbers sent, the chart one line per policy on a log limit axis', async () => {
+    const { page } = await openLab();
+    await sendKnownSweep(page);
+    const table = await readSweepTable(page);
+    assert.deepEqual(table.policies, SWEEP_POLICIES);
+    assert.deepEqual(table.rows.map((r) => r.limit), SWEEP_LIMITS);
+    assert.deepEqual(table.rows.map((r) => r.cells), SWEEP_INFLATIONS);
+    assert.equal(table.rows[1].shown[0], '535,983');
+    assert.match(table.caption, /^Inflations over 215237 reads/);
+    // Real table semantics for screen readers.
+    assert.equal(await page.locator('#sweep-table thead th[scope=col]').count(), SWEEP_POLICIES.length + 1);
+    assert.equal(await page.locator('#sweep-table tbody th[scope=row]').count(), SWEEP_LIMITS.length);
+
+    const canvas = page.locator('#sweep-chart');
+    const series = JSON.parse(await canvas.getAttribute('data-series'));
+    assert.deepEqual(series.slice(0, SWEEP_POLICIES.length), ["git (today's Git)", 'git-legacy', 'gdsf', 'libgit2', 'belady (reference bound)']);
+    assert.equal(series.length, SWEEP_POLICIES.length + 1, 'one line per policy, plus the 96m marker');
+    assert.match(series[series.length - 1], /^96m/);
+    assert.deepEqual(JSON.parse(await canvas.getAttribute('data-scales')), { x: 'logarithmic', y: 'linear' });
+    assert.match(await canvas.getAttribute('aria-label'), /log scale/);
+    assert.equal(await canvas.getAttribute('role'), 'img');
+
+    const sentences = await page.locator('#reference-sentences li').allTextContents();
+    assert.equal(sentences.length, SWEEP_LIMITS.length);
+    assert.equal(sentences[4], "At 96m, Git's LRU does 0.7% more inflations than the reference bound (231273 against 229693).");
+    assert.equal(sentences[1], "At 1m, Git's LRU does 27% more inflations than the reference bound (535983 against 421968).");
+    await page.close();
+  });
+
+  it('copies the table as text (as packscope sweep prints it) and as Markdown', async () => {
+    const { page } = await openLab();
+    await sendKnownSweep(page);
+    await page.locator('#copy-text').click();
+    await page.locator('#copy-markdown').click();
+    const copies = (await posted(page)).filter((m) => m.type === 'copy');
+    assert.deepEqual(copies, [{ type: 'copy', format: 'text', text: README_TABLE }, { type: 'copy', format: 'markdown', text: README_MARKDOWN }]);
+    await page.close();
+  });
+
+  it('Run posts the request from the controls; Cancel posts cancel for that run', async () => {
+    const { page } = await openLab();
+    await send(page, initMessage());
+    assert.equal(await page.locator('#cancel').isDisabled(), true);
+    await page.locator('#run').click();
+    const run = (await posted(page)).find((m) => m.type === 'run');
+    assert.deepEqual(run.request, { file: recordingInfo().file, segment: null, limits: SWEEP_LIMITS, policies: SWEEP_POLICIES, compareRecording: null });
+    assert.equal(await page.locator('#cancel').isDisabled(), false);
+    await send(page, { type: 'progress', runId: run.runId, job: 'sweep', message: '12 of 30 cells', percentage: 40 });
+    assert.equal(await page.locator('#status-text').textContent(), 'Sweeping: 12 of 30 cells');
+    await page.locator('#cancel').click();
+    assert.deepEqual((await posted(page)).filter((m) => m.type === 'cancel'), [{ type: 'cancel', runId: run.runId }]);
+    await send(page, { type: 'runEnded', runId: run.runId, outcome: 'cancelled' });
+    assert.equal(await page.locator('#cancel').isDisabled(), true);
+    assert.equal(await page.locator('#status-text').textContent(), 'Cancelled.');
+    // A run the host started (opening on a recording) is cancellable too.
+    await send(page, { type: 'runStarted', runId: 'host-1', jobs: ['sweep', 'indexPack', 'locality'] });
+    await page.locator('#cancel').click();
+    assert.deepEqual((await posted(page)).filter((m) => m.type === 'cancel').at(-1), { type: 'cancel', runId: 'host-1' });
+    await page.close();
+  });
+
+  it('saves its state with setState and restores it after a reload', async () => {
+    const { page } = await openLab();
+    await send(page, initMessage());
+    await page.locator('#metric').selectOption('inflatedBytes');
+    await page.locator('#policies-placeholder, .policies label', { hasText: 'gdsf' }).locator('input').uncheck();
+    await page.locator('#limits').fill('0,16m,96m');
+    await page.locator('#limits').press('Tab');
+    await page.locator('#tab-locality').click();
+    const saved = await page.evaluate(() => window.__states.at(-1));
+    assert.equal(saved.metric, 'inflatedBytes');
+    assert.deepEqual(saved.policies, SWEEP_POLICIES.filter((p) => p !== 'gdsf'));
+    assert.deepEqual(saved.limits, [0, 16 * 1024 * 1024, 96 * 1024 * 1024]);
+    assert.equal(saved.tab, 'locality');
+    assert.equal(saved.recording, recordingInfo().file);
+    const changes = (await posted(page)).filter((m) => m.type === 'stateChanged');
+    assert.deepEqual(changes.at(-1).state, saved, 'the host hears every change');
+    await page.close();
+
+    // VS Code reloads the webview with the last setState: the controls come back before the host answers.
+    const { page: again } = await openLab({ initialState: saved });
+    assert.equal(await again.locator('#metric').inputValue(), 'inflatedBytes');
+    assert.equal(await again.locator('#limits').inputValue(), '0,16m,96m');
+    assert.equal(await again.locator('.policies label', { hasText: 'gdsf' }).locator('input').isChecked(), false);
+    assert.equal(await again.locator('#tab-locality').getAttribute('aria-selected'), 'true');
+    assert.equal(await again.locator('#panel-sweep').isHidden(), true);
+    assert.equal(await again.locator('#recording').inputValue(), recordingInfo().file);
+    await again.close();
+  });
+
+  it('tabs follow the WAI-ARIA pattern (arrow keys, roving tabindex)', async () => {
+    const { page } = await openLab();
+    await send(page, initMessage());
+    await page.locator('#tab-sweep').focus();
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.locator('#tab-locality').getAttribute('aria-selected'), 'true');
+    assert.equal(await page.locator('#tab-locality').getAttribute('tabindex'), '0');
+    assert.equal(await page.locator('#tab-sweep').getAttribute('tabindex'), '-1');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'tab-locality');
+    assert.equal(await page.locator('#panel-locality').isVisible(), true);
+    await page.keyboard.press('Home');
+    assert.equal(await page.locator('#tab-sweep').getAttribute('aria-selected'), 'true');
+    await page.close();
+  });
+
+  it('shows repository-derived strings as text, never as markup', async () => {
+    const { page, errors } = await openLab();
+    const info = recordingInfo({ file: HOSTILE_FILE, command: 'git log <script>alert(1)</script>' });
+    await send(page, initMessage({ recording: HOSTILE_FILE }));
+    await send(page, { type: 'sweep', runId: 'r', request: { limits: SWEEP_LIMITS, policies: SWEEP_POLICIES }, result: sweepResult(info) });
+    await send(page, { type: 'locality', runId: 'r', slot: 'primary', result: localityResult(info) });
+    await page.locator('#sweep-table tbody tr').first().waitFor();
+    assert.equal(await page.locator('#injected').count(), 0);
+    assert.equal(await page.locator('main script').count(), 0);
+    assert.match(await page.locator('#recording-summary').textContent(), /git log <script>alert\(1\)<\/script>/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  for (const theme of ['light', 'dark']) {
+    it(`renders the known sweep, index-pack and two recordings' locality in the ${theme} theme (screenshots)`, async () => {
+      const { page, errors } = await openLab({ theme });
+      await sendKnownSweep(page);
+      await send(page, { type: 'indexPack', runId: 'r1', results: indexPackResults() });
+      await send(page, { type: 'measure', runId: 'm1', command: 'git log --raw -n 60000', result: {
+        gitVersion: '2.39.5', results: SWEEP_LIMITS.map((limit, i) => ({ limit, seconds: [3 - i * 0.3, 2.9 - i * 0.3, 3.1 - i * 0.3], bestSeconds: 2.9 - i * 0.3 })),
+      } });
+      await page.locator('#measure-table tbody tr').first().waitFor();
+      assert.deepEqual(JSON.parse(await page.locator('#measure-chart').getAttribute('data-scales')), { x: 'logarithmic', y: 'linear', y1: 'linear' });
+      const colours = JSON.parse(await page.locator('#sweep-chart').getAttribute('data-colours'));
+      assert.equal(colours[0], THEMES[theme].vars['--vscode-charts-blue'], "today's Git is drawn in the theme's blue");
+      await page.screenshot({ path: path.join(outDir, `cache-lab-sweep-${theme}.png`), fullPage: true });
+
+      await send(page, { type: 'locality', runId: 'r1', slot: 'primary', result: localityResult() });
+      await page.locator('#compare').evaluate(() => {}); // present
+      await send(page, { type: 'state', state: { ...initMessage().state, compareRecording: '/tmp/blame.psrec', tab: 'locality' } });
+      await send(page, { type: 'locality', runId: 'r1', slot: 'compare', result: localityResult(recordingInfo({ file: '/tmp/blame.psrec', command: 'git blame Makefile', reads: 9000 }), 9000) });
+      await page.locator('#tab-locality').click();
+      const headings = await page.locator('#locality-stats thead th').allTextContents();
+      assert.equal(headings.length, 3);
+      assert.match(headings[1], /^A: git log --raw -n 60000/);
+      assert.match(headings[2], /^B: git blame Makefile/);
+      assert.deepEqual(JSON.parse(await page.locator('#distance-chart').getAttribute('data-scales')), { x: 'logarithmic', y: 'linear' });
+      assert.equal(await page.locator('#locality-percentiles caption').textContent(), 'Seek distance percentiles (nearest rank, bytes)');
+      await page.screenshot({ path: path.join(outDir, `cache-lab-locality-${theme}.png`), fullPage: true });
+
+      // A theme change (VS Code swaps the body class and the variables) redraws with the new colours.
+      const other = theme === 'light' ? 'dark' : 'light';
+      await page.locator('#tab-sweep').click();
+      await setTheme(page, other);
+      await page.waitForFunction((blue) => JSON.parse(document.querySelector('#sweep-chart').dataset.colours)[0] === blue, THEMES[other].vars['--vscode-charts-blue']);
+      assert.deepEqual(await page.evaluate(() => window.__cspViolations), []);
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+  }
+});
