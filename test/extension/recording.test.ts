@@ -276,6 +276,18 @@ describe('Recording: terminal recording, Record a Git Command, the Recordings vi
     assert.ok(fs.existsSync(result.file), 'Rename keeps the file where it is');
     assert.equal(JSON.parse(fs.readFileSync(`${result.file}.json`, 'utf8')).label, 'log with patches');
 
+    // Open in Cache Lab / Locality Report call packscope.openCacheLab with { file, segment?, tab }.
+    await vscode.commands.executeCommand('packscope.recordings.localityReport', renamed);
+    const panel = await until('the Cache Lab on the recording', () => api.cacheLab.panel);
+    assert.equal(panel.state.recording, result.file);
+    assert.equal(panel.state.tab, 'locality');
+    const segment = renamed.children()[0];
+    if (segment !== undefined) {
+      await vscode.commands.executeCommand('packscope.recordings.openCacheLab', segment);
+      await until('the Cache Lab on the segment', () => (api.cacheLab.panel?.state.segment === 1 && api.cacheLab.panel.state.tab === 'sweep' ? true : undefined));
+    }
+    api.cacheLab.panel?.dispose();
+
     const deleted = await vscode.commands.executeCommand<boolean>('packscope.recordings.delete', renamed, { confirmed: true });
     assert.equal(deleted, true);
     assert.equal(fs.existsSync(result.file), false);
