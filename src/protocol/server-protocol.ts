@@ -364,3 +364,156 @@ export const LocalityRequest = new RequestType<LocalityParams, LocalityResult, v
 export const IndexPackSimRequest = new RequestType<IndexPackSimParams, IndexPackSimResult, void>('packscope/indexPackSim');
 export const RecordRequest = new RequestType<RecordParams, RecordingInfo, void>('packscope/record');
 export const MeasureRequest = new RequestType<MeasureParams, MeasureResult, void>('packscope/measure');
+
+// ---------------------------------------------------------------------------------------------
+// Repack previews (issue 6). The result is the document `packscope repack-preview --json` prints
+// (docs/json.md, packscope.repack-preview/1), so that a request and the CLI on the same repository
+// give the same numbers.
+
+export interface RepackPreviewParams extends WorkDoneProgressParams {
+  /** The repository: its id (common git directory) or any path in it. */
+  repository: string;
+  depth?: number;
+  window?: number;
+  threads?: number;
+  /** Keep today's deltas (`git repack -a -d` without -f, plain `git gc`); default false (-f). */
+  reuseDeltas?: boolean;
+  /** More pack-objects options, appended as the CLI's `-- …`. */
+  extraOptions: string[];
+  /** The git executable. */
+  git: string;
+  /** Recording files to replay on both layouts (those of other repositories are skipped with a warning). */
+  recordings: string[];
+  /** Also run the write-order estimate (git-internals §5) and compare it with the preview. */
+  estimate: boolean;
+  /** Only the estimate: no pack-objects run (the CLI's --estimate-only). */
+  estimateOnly?: boolean;
+  /** Cache limits of the recordings' `git` policy replay (bytes); default 16m and 96m. */
+  limits?: number[];
+}
+
+/** One side of a preview (`current`: the local packs together; `preview`: the one pack written). */
+export interface RepackLayout {
+  objects: number;
+  packBytes: number;
+  deltas: number;
+  ofsDeltas: number;
+  refDeltas: number;
+  maxDepth: number;
+  meanDepth: number;
+  meanDeltaDepth: number;
+  /** depthHistogram[d] = objects at depth d; [0] counts non-deltas. */
+  depthHistogram: number[];
+  families: number;
+  byType: { commit: number; tree: number; blob: number; tag: number };
+  bytes: { inflated: number; onDisk: number };
+  packs: { pack: string; checksum: string; objects: number; packBytes: number }[];
+  /** `current` only. */
+  looseObjects?: number;
+}
+
+export interface RepackSizeChange {
+  oid: string;
+  type: string;
+  currentDiskSize: number;
+  previewDiskSize: number;
+  change: number;
+  currentDepth: number;
+  previewDepth: number;
+}
+
+/** Seek locality of reads on one pack (as `packscope.locality/1`, without the quantile curve). */
+export interface RepackPackLocality {
+  pack: string;
+  reads: number;
+  seeks: number;
+  percentiles: { p: number; bytes: number }[];
+  shortSeekShare: number;
+  backwardSeekShare: number;
+  pagesTouched: number;
+  byteSpan: number;
+  pageFaults: number;
+}
+
+export interface RepackLayoutReplay {
+  inflations: { limit: number; logged: number; inflations: number; deltaApplications: number; inflatedBytes: number }[];
+  locality: RepackPackLocality[];
+}
+
+export interface RepackRecordingReplay {
+  recording: { file: string; repository: string; mode: 'exact' | 'passive' | 'raw'; recordedLimit: number | null; command: string | null; traceLines: number; reads: number; segments: number; packs: { path: string; checksum: string }[] };
+  reads: number;
+  readsNotInPreview: number;
+  current: RepackLayoutReplay;
+  preview: RepackLayoutReplay | null;
+  estimate: RepackPackLocality | null;
+}
+
+export interface RepackEstimate {
+  kind: 'estimate';
+  basis: string;
+  objects: number;
+  packBytes: number;
+  deltas: number;
+  maxDepth: number;
+  meanDepth: number;
+  depthHistogram: number[];
+  families: number;
+  unpackedObjects: number;
+  seconds: number;
+  git: string[][];
+}
+
+export interface RepackLocalitySummary {
+  shortSeekShare: number;
+  medianSeek: number;
+  p90Seek: number;
+}
+
+export interface RepackEstimateAccuracy {
+  objects: { estimate: number; preview: number };
+  packBytes: { estimate: number; preview: number; relativeError: number };
+  deltas: { estimate: number; preview: number };
+  maxDepth: { estimate: number; preview: number };
+  meanDepth: { estimate: number; preview: number };
+  orderRankCorrelation: number;
+  objectsInPlace: number;
+  modelWithRealDeltas: { objectsInPlace: number; orderRankCorrelation: number };
+  recordings: { file: string; estimate: RepackLocalitySummary; preview: RepackLocalitySummary }[];
+}
+
+/** `packscope repack-preview --json`; the fields of the run are null for an estimate only. */
+export interface RepackPreviewResult {
+  schema: 'packscope.repack-preview/1';
+  repository: { gitDir: string; objectFormat: string };
+  gitVersion: string | null;
+  git: string[] | null;
+  gitEnvironment: Record<string, string> | null;
+  equivalent: string[] | null;
+  seconds: number | null;
+  current: RepackLayout | null;
+  preview: RepackLayout | null;
+  largestChanges: RepackSizeChange[];
+  onlyInPreview: number | null;
+  onlyInCurrent: number | null;
+  recordings: RepackRecordingReplay[];
+  estimate: { estimate: RepackEstimate; accuracy: RepackEstimateAccuracy | null } | null;
+  /** Server only (not in the CLI's JSON, which prints them on stderr): recordings skipped or partly read. */
+  warnings?: string[];
+}
+
+export interface GitCapabilitiesParams {
+  git: string;
+}
+
+/** What the installed git's pack-objects takes, probed with `git pack-objects -h` (cached per git and version). */
+export interface GitCapabilities {
+  version: string;
+  /** `--name-hash-version` (git 2.49 and later). */
+  nameHashVersion: boolean;
+  /** `--path-walk` (git 2.51 and later). */
+  pathWalk: boolean;
+}
+
+export const RepackPreviewRequest = new RequestType<RepackPreviewParams, RepackPreviewResult, void>('packscope/repackPreview');
+export const GitCapabilitiesRequest = new RequestType<GitCapabilitiesParams, GitCapabilities, void>('packscope/gitCapabilities');
