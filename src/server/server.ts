@@ -47,6 +47,7 @@ import { listChildren, listObjects, objectDetails } from './object-views.ts';
 import { errorMessage, RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 import type { PackLocation } from '../core/model/object-store.ts';
 import type { ServerContext } from './server-context.ts';
+import { registerRepackHandlers } from './repack-handlers.ts';
 import { registerSimulationHandlers } from './simulation-handlers.ts';
 
 /** Replaced by the bundler with package.json's version. */
@@ -366,6 +367,7 @@ const context: ServerContext = {
   bundledScript: (name) => path.join(__dirname, name),
 };
 registerSimulationHandlers(context);
+registerRepackHandlers(context);
 
 connection.onShutdown(() => {
   registry?.dispose();
