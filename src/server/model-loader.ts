@@ -6,6 +6,7 @@ import type { HashAlgorithm } from '../core/format/hash-algorithm.ts';
 import type { BuildOptions } from '../core/model/build-pack-model.ts';
 import { ModelStore, type LoadedModel } from '../core/model/model-store.ts';
 import type { PackFiles } from '../core/model/pack-model.ts';
+import { modelFromTransfer } from '../core/model/model-transfer.ts';
 import type { BuildModelTask, ModelWorkerMessage } from './model-worker-protocol.ts';
 
 export interface LoadObserver {
@@ -108,15 +109,10 @@ export class ModelLoader {
     const build: Build = { promise: undefined as unknown as Promise<TimedModel>, observers: new Set(), worker: undefined, lastProgress: undefined };
     build.promise = this.whenSlotFree()
       .then(() => this.runWorker(build, { files, hashName: hash.name, cacheDir: this.cacheDir }))
-      .then((persistedFile) => {
+      .then((done) => {
         if (this.builds.get(key) !== build) throw new LoadCancelled('cancelled');
-        // Opening the persisted model costs a few percent of a build (its columns are read as-is).
-        const loadedNow = persistedFile
-          ? this.modelStore.load(files, { hash })
-          : (this.log(`could not persist the model of ${files.pack} in ${this.cacheDir}; building it on the server thread`), new ModelStore(undefined).load(files, { hash }));
-        // Derived columns the hover needs (roots, family sizes) are built now, not on the first hover.
-        if (loadedNow.model.count > 0) loadedNow.model.familySize(0);
-        const timed: TimedModel = { ...loadedNow, loadMs: performance.now() - started };
+        // The worker moved the model here, derived columns included: no scan, no file read on this thread.
+        const timed: TimedModel = { model: modelFromTransfer(done.model), source: done.source, loadMs: performance.now() - started };
         this.loaded.set(key, timed);
         return timed;
       })
@@ -141,7 +137,7 @@ export class ModelLoader {
     }));
   }
 
-  private runWorker(build: Build, task: BuildModelTask): Promise<string | undefined> {
+  private runWorker(build: Build, task: BuildModelTask): Promise<Extract<ModelWorkerMessage, { kind: 'done' }>> {
     return new Promise((resolve, reject) => {
       if (!this.isWanted(build)) {
         reject(new LoadCancelled('cancelled'));
@@ -157,7 +153,8 @@ export class ModelLoader {
         } else if (message.kind === 'done') {
           settled = true;
           if (message.rebuiltBecause) this.log(`rebuilt the persisted model of ${task.files.pack}: ${message.rebuiltBecause}`);
-          resolve(message.persistedFile);
+          if (message.persistedFile === undefined) this.log(`could not persist the model of ${task.files.pack} in ${this.cacheDir}`);
+          resolve(message);
         } else {
           settled = true;
           reject(message.code ? new PackFormatError(message.code as PackErrorCode, undefined, undefined, message.message) : new Error(message.message));

@@ -1,8 +1,9 @@
 /**
  * The boundary between the server and its model workers (worker_threads). A worker builds one pack
- * model and persists it in the model cache; the server then opens the persisted file, which costs a
- * few percent of a build, so the CPU-heavy scan never runs on the thread that answers hovers.
+ * model (or reads it from the model cache), persists it, computes its derived columns, and moves the
+ * whole model to the server thread: nothing CPU-heavy runs on the thread that answers hovers.
  */
+import type { TransferredModel } from '../core/model/model-transfer.ts';
 import type { PackFiles } from '../core/model/pack-model.ts';
 
 export interface BuildModelTask {
@@ -14,5 +15,6 @@ export interface BuildModelTask {
 
 export type ModelWorkerMessage =
   | { kind: 'progress'; done: number; total: number }
-  | { kind: 'done'; source: 'built' | 'persisted'; persistedFile: string | undefined; rebuiltBecause?: string }
+  /** The model itself, derived columns included, its buffers transferred (not copied). */
+  | { kind: 'done'; source: 'built' | 'persisted'; persistedFile: string | undefined; rebuiltBecause?: string; model: TransferredModel }
   | { kind: 'error'; message: string; code?: string };

@@ -3,13 +3,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PackFormatError } from '../core/errors.ts';
 import { hashAlgorithmByName } from '../core/format/hash-algorithm.ts';
 import { ModelStore } from '../core/model/model-store.ts';
+import { modelForTransfer } from '../core/model/model-transfer.ts';
 import type { BuildModelTask, ModelWorkerMessage } from './model-worker-protocol.ts';
 
 /** Progress messages at most this often: the server forwards them as $/progress. */
 const PROGRESS_INTERVAL_MS = 150;
 
-function post(message: ModelWorkerMessage): void {
-  parentPort!.postMessage(message);
+function post(message: ModelWorkerMessage, transfer: ArrayBuffer[] = []): void {
+  parentPort!.postMessage(message, transfer);
 }
 
 function run(task: BuildModelTask): void {
@@ -27,12 +28,18 @@ function run(task: BuildModelTask): void {
     },
   });
   const file = store.fileFor(loaded.model.index);
-  post({
-    kind: 'done',
-    source: loaded.source,
-    persistedFile: fs.existsSync(file) ? file : undefined,
-    ...(loaded.rebuiltBecause === undefined ? {} : { rebuiltBecause: loaded.rebuiltBecause }),
-  });
+  const persistedFile = fs.existsSync(file) ? file : undefined;
+  const { message, transfer } = modelForTransfer(loaded.model);
+  post(
+    {
+      kind: 'done',
+      source: loaded.source,
+      persistedFile,
+      ...(loaded.rebuiltBecause === undefined ? {} : { rebuiltBecause: loaded.rebuiltBecause }),
+      model: message,
+    },
+    transfer,
+  );
 }
 
 try {

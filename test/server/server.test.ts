@@ -285,6 +285,26 @@ describe('cancellation, a pack replaced while open, damaged packs', () => {
     stem = newStem;
   });
 
+  test('a first load is built (in a worker) and persisted; a restarted server reads it back', async () => {
+    const cache = path.join(root, 'models-restart');
+    const current = verifyPackEntries(sandbox, repo, `${stem}.idx`);
+    for (const expected of ['built', 'persisted'] as const) {
+      const probe = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: cache, hoverIndexLimit: 0 } });
+      try {
+        const summary = await probe.connection.sendRequest(PackSummaryRequest, { pack: `${stem}.pack` });
+        assert.equal(summary.source, expected);
+        assert.equal(summary.objects, catFile.size);
+        const deepest = current.reduce((a, b) => (b.depth > a.depth ? b : a));
+        const object = await probe.connection.sendRequest(ObjectRequest, { oid: deepest.oid });
+        assert.ok(object.found);
+        assert.equal(object.object.depth, deepest.depth);
+        assert.equal(object.object.familySize > 1, true);
+      } finally {
+        assert.equal(await probe.stop(), 0);
+      }
+    }
+  });
+
   test('a model cache directory inside a repository is refused: nothing is written there', async () => {
     const listFiles = (dir: string): string[] => fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
     const before = listFiles(repo);

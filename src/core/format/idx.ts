@@ -28,6 +28,31 @@ export class PackIndex {
     readonly largeOffsetCount: number,
   ) {}
 
+  /** Everything needed to rebuild this index in another thread without parsing it again. */
+  toTransfer(): TransferredIndex {
+    return {
+      file: this.file,
+      version: this.version,
+      hashName: this.hash.name,
+      count: this.count,
+      bytes: this.bytes,
+      fanout: this.fanout,
+      namesStart: this.namesStart,
+      nameStride: this.nameStride,
+      crcStart: this.crcStart,
+      offsets: this.offsets,
+      largeOffsetCount: this.largeOffsetCount,
+    };
+  }
+
+  static fromTransfer(t: TransferredIndex): PackIndex {
+    const hash = t.hashName === SHA256.name ? SHA256 : t.hashName === SHA1.name ? SHA1 : undefined;
+    if (!hash) throw new Error(`unknown hash algorithm ${t.hashName}`);
+    // Structured cloning turns a Buffer into a plain Uint8Array.
+    const bytes = Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength);
+    return new PackIndex(t.file, t.version, hash, t.count, bytes, t.fanout, t.namesStart, t.nameStride, t.crcStart, t.offsets, t.largeOffsetCount);
+  }
+
   /** Byte position of object `n`'s name inside `bytes`. */
   namePosition(n: number): number {
     return this.namesStart + n * this.nameStride;
@@ -147,6 +172,21 @@ function largeOffsetCountFor(version: 1 | 2, count: number, hashSize: number, fi
   const large = (fileSize - minimum) / 8;
   // §6.2: only objects whose offset needs it use the table, so it cannot hold more than one per object.
   return large <= count ? large : undefined;
+}
+
+/** A PackIndex as plain data (typed arrays), for postMessage between threads. */
+export interface TransferredIndex {
+  file: string;
+  version: 1 | 2;
+  hashName: string;
+  count: number;
+  bytes: Uint8Array;
+  fanout: Uint32Array;
+  namesStart: number;
+  nameStride: number;
+  crcStart: number | undefined;
+  offsets: Float64Array;
+  largeOffsetCount: number;
 }
 
 export interface ParseIdxOptions {
