@@ -15,7 +15,9 @@ export function formatBytes(bytes: number): string {
   return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
 }
 
-/** Thousands separated: `849,014`. */
+const COUNT_FORMAT = new Intl.NumberFormat('en-US');
+
+/** Thousands separated: `849,014`. (One shared formatter: toLocaleString builds one per call.) */
 export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+  return COUNT_FORMAT.format(n);
 }

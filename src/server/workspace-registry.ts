@@ -55,6 +55,7 @@ export class RepositoryState {
   }
 
   private openStore(): ObjectStore {
+    this.everyPackLoaded = false;
     try {
       const store = new ObjectStore(this.repository, this.loader.modelStore);
       this.error = undefined;
@@ -69,9 +70,13 @@ export class RepositoryState {
     return this.store.packs.find((p) => p.files.pack === packPath);
   }
 
+  /** Set once every pack is loaded; a hover asks on every request, and asking stats every pack. */
+  private everyPackLoaded = false;
+
   /** Packs whose model is in memory; a store answers lookups only over these without blocking. */
   allLoaded(): boolean {
-    return this.store.packs.every((p) => this.loader.peek(p.files) !== undefined);
+    this.everyPackLoaded ||= this.store.packs.every((p) => this.loader.peek(p.files) !== undefined);
+    return this.everyPackLoaded;
   }
 
   summaryOf(pack: PackLocation, timed: TimedModel): PackSummary {
