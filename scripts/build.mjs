@@ -62,11 +62,11 @@ const extensionTestOptions = existsSync(extensionTestDir) && {
 if (extensionTestOptions) rmSync(path.join(root, 'dist', 'test', 'extension'), { recursive: true, force: true });
 const allOptions = [options, extensionEntryOptions, extensionMainOptions, ...(extensionTestOptions ? [extensionTestOptions] : [])];
 
-// --- Webviews: the Cache Lab's front end (media/cache-lab/main.ts, Chart.js bundled in) for the
-// browser, one self-contained script loaded under the panel's nonce CSP (no eval, no chunks).
+// --- Webviews: the Cache Lab's and the Repack Preview's front ends (media/*/main.ts, Chart.js bundled in) for the
+// browser, each one self-contained script loaded under its panel's nonce CSP (no eval, no chunks).
 allOptions.push({
   absWorkingDir: root,
-  entryPoints: { 'cache-lab': 'media/cache-lab/main.ts' },
+  entryPoints: { 'cache-lab': 'media/cache-lab/main.ts', 'repack-preview': 'media/repack-preview/main.ts' },
   outdir: 'dist/webview',
   bundle: true,
   platform: 'browser',
