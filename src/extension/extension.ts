@@ -11,6 +11,7 @@ import { affectsServerSettings, readServerSettings, readViewSettings, type ViewS
 import { ObjectIdTerminalLinkProvider } from './terminal-links.ts';
 import { registerRecording, type RecordingApi } from './recording/index.ts';
 import { recordingSourceFromStore, registerCacheLab, type CacheLabApi } from './cache-lab/cache-lab.ts';
+import { registerRepackPreview, type RepackPreviewApi } from './repack-preview/repack-preview.ts';
 
 /** What `activate` returns: `vscode.extensions.getExtension('packscope.packscope').exports`. */
 export interface PackScopeApi {
@@ -33,6 +34,8 @@ export interface PackScopeApi {
   readonly recording: RecordingApi;
   /** The Cache Lab panel (src/extension/cache-lab): the open panel, its state and what it was sent. */
   readonly cacheLab: CacheLabApi;
+  /** Preview Repack… (src/extension/repack-preview): the last run, its result and its panel. */
+  readonly repackPreview: RepackPreviewApi;
   objectDocumentUri(oid: string, repository?: string): vscode.Uri;
 }
 
@@ -89,6 +92,8 @@ export function activate(context: vscode.ExtensionContext, loadMs = 0): PackScop
   const recording = registerRecording({ context, server, output, gitLocation });
   const cacheLab = registerCacheLab({ context, server, output, gitLocation, recordings: recordingSourceFromStore(recording.store) });
   context.subscriptions.push(...cacheLab.disposables);
+  const repackPreview = registerRepackPreview({ context, server, output, gitLocation, recordings: recording.store });
+  context.subscriptions.push(...repackPreview.disposables);
 
   // Started right after activation rather than inside it: hovers and terminal links need a server soon.
   setImmediate(() => {
@@ -114,6 +119,7 @@ export function activate(context: vscode.ExtensionContext, loadMs = 0): PackScop
     recording,
     cacheLab: cacheLab.api,
     objectDocumentUri,
+    repackPreview: repackPreview.api,
   };
 }
 

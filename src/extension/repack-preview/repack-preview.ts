@@ -1,0 +1,431 @@
+// Repack previews (issue 6): the `packscope.previewRepack` command (palette and the Packs view's
+// repository menu), its presets and custom form, the run under a cancellable notification, the
+// result panel and its serializer, and what the tests read through `api.repackPreview`.
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import {
+  normalizeRepackPreviewState,
+  REPACK_PREVIEW_VIEW_TYPE,
+  type RepackPreviewRequestSummary,
+  type RepackPreviewRun,
+} from '../../protocol/repack-preview-protocol.ts';
+import {
+  GitCapabilitiesRequest,
+  ListRepositoriesRequest,
+  RepackPreviewRequest,
+  type GitCapabilities,
+  type RepackPreviewResult,
+  type RepositoryListing,
+} from '../../protocol/server-protocol.ts';
+import type { GitLocation } from '../git-locator.ts';
+import { isCancellation } from '../model-progress.ts';
+import { describe, type ServerClient } from '../server-client.ts';
+import { RepackPreviewPanel } from './repack-preview-panel.ts';
+
+export const PREVIEW_REPACK_COMMAND = 'packscope.previewRepack';
+
+/** Recordings the preview replays: the Recordings view's store (src/extension/recording/recording-store.ts). */
+export interface RepackRecordingSource {
+  list(): { file: string; mtimeMs: number; sidecar?: { repository?: string; source?: string } | undefined }[];
+}
+
+export interface RepackPreviewDependencies {
+  context: vscode.ExtensionContext;
+  server: ServerClient;
+  output: vscode.LogOutputChannel;
+  gitLocation: Promise<GitLocation>;
+  recordings: RepackRecordingSource;
+}
+
+export interface RepackPreviewApi {
+  /** The last run that finished (its result is the server's packscope.repack-preview/1 document). */
+  readonly lastRun: RepackPreviewRun | undefined;
+  readonly lastResult: RepackPreviewResult | undefined;
+  /** The panel of the last run (or the last one restored), while it is open. */
+  readonly panel: RepackPreviewPanel | undefined;
+  readonly onDidOpen: vscode.Event<RepackPreviewPanel>;
+  /** What the command does, with the same argument. */
+  run(argument?: unknown): Promise<RepackPreviewRun | undefined>;
+}
+
+/** Recordings replayed per preview at most (the newest): each is parsed and replayed twice. */
+const MAX_RECORDINGS = 8;
+/** pack.depth's maximum (git rejects deeper). */
+const MAX_DEPTH = 4095;
+
+interface Tuning {
+  depth?: number;
+  window?: number;
+  threads?: number;
+  reuseDeltas: boolean;
+  extraOptions: string[];
+  estimateOnly: boolean;
+}
+
+interface Preset {
+  label: string;
+  description: string;
+  tuning: Omit<Tuning, 'threads'>;
+  needs?: keyof Omit<GitCapabilities, 'version'>;
+}
+
+/**
+ * git's own defaults (git 2.39 Documentation/config/pack.txt and gc.txt): pack.depth 50, pack.window 10;
+ * plain `git gc` repacks with `-d -l -A` and reuses today's deltas; `git gc --aggressive` adds `-f
+ * --depth=50 --window=250` (gc.aggressiveDepth, gc.aggressiveWindow). --name-hash-version came with
+ * git 2.49.0, --path-walk (for pack-objects) with 2.51.0 (their release notes).
+ */
+const PRESETS: Preset[] = [
+  { label: 'git gc defaults', description: 'reuse today\'s deltas; pack.depth, pack.window (50 and 10 unless configured)', tuning: { reuseDeltas: true, extraOptions: [], estimateOnly: false } },
+  { label: 'gc --aggressive', description: '-f --depth=50 --window=250', tuning: { depth: 50, window: 250, reuseDeltas: false, extraOptions: [], estimateOnly: false } },
+  { label: '--depth=10 --window=10', description: '-f: shallow chains, a small window', tuning: { depth: 10, window: 10, reuseDeltas: false, extraOptions: [], estimateOnly: false } },
+  { label: '--depth=50 --window=250', description: '-f: git\'s depth, a wide window', tuning: { depth: 50, window: 250, reuseDeltas: false, extraOptions: [], estimateOnly: false } },
+  { label: '--depth=250 --window=250', description: '-f: deep chains, a wide window (slow)', tuning: { depth: 250, window: 250, reuseDeltas: false, extraOptions: [], estimateOnly: false } },
+  { label: '--name-hash-version=2', description: '-f with the path-aware name hash', tuning: { reuseDeltas: false, extraOptions: ['--name-hash-version=2'], estimateOnly: false }, needs: 'nameHashVersion' },
+  { label: '--path-walk', description: '-f, delta bases found by walking paths', tuning: { reuseDeltas: false, extraOptions: ['--path-walk'], estimateOnly: false }, needs: 'pathWalk' },
+];
+
+const MINIMUM_VERSION: Record<keyof Omit<GitCapabilities, 'version'>, string> = { nameHashVersion: '2.49', pathWalk: '2.51' };
+
+interface PresetItem extends vscode.QuickPickItem {
+  tuning?: Omit<Tuning, 'threads'>;
+  custom?: boolean;
+}
+
+/** `packscope.repackPreview.threads`: 0 leaves it to git (pack.threads, else one per core). */
+function threadsSetting(): number | undefined {
+  const value = vscode.workspace.getConfiguration('packscope').get<unknown>('repackPreview.threads');
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
+
+interface ProgrammaticArgument {
+  repository: string;
+  depth?: number;
+  window?: number;
+  threads?: number;
+  reuseDeltas?: boolean;
+  extraOptions?: string[];
+  estimateOnly?: boolean;
+  label?: string;
+}
+
+function countOrUndefined(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** `{ repository, depth?, window?, threads?, … }` (tests, scripts), a RepositoryNode of the Packs view, or nothing. */
+function parseArgument(argument: unknown): { repository?: string; programmatic?: ProgrammaticArgument } {
+  if (typeof argument !== 'object' || argument === null) return {};
+  const listing = (argument as { listing?: { id?: unknown } }).listing;
+  if (typeof listing?.id === 'string') return { repository: listing.id };
+  const value = argument as Partial<ProgrammaticArgument>;
+  if (typeof value.repository !== 'string' || value.repository === '') return {};
+  const hasTuning = ['depth', 'window', 'threads', 'reuseDeltas', 'extraOptions', 'estimateOnly'].some((key) => key in value);
+  if (!hasTuning) return { repository: value.repository };
+  return {
+    repository: value.repository,
+    programmatic: {
+      repository: value.repository,
+      depth: countOrUndefined(value.depth),
+      window: countOrUndefined(value.window),
+      threads: countOrUndefined(value.threads),
+      reuseDeltas: value.reuseDeltas === true,
+      extraOptions: Array.isArray(value.extraOptions) ? value.extraOptions.filter((o): o is string => typeof o === 'string') : [],
+      estimateOnly: value.estimateOnly === true,
+      label: typeof value.label === 'string' ? value.label : undefined,
+    },
+  };
+}
+
+function labelOf(tuning: Tuning): string {
+  const parts: string[] = [];
+  if (tuning.estimateOnly) return 'Quick estimate';
+  if (!tuning.reuseDeltas) parts.push('-f');
+  if (tuning.depth !== undefined) parts.push(`--depth=${tuning.depth}`);
+  if (tuning.window !== undefined) parts.push(`--window=${tuning.window}`);
+  if (tuning.threads !== undefined) parts.push(`--threads=${tuning.threads}`);
+  parts.push(...tuning.extraOptions);
+  return parts.join(' ') || 'git gc defaults';
+}
+
+export function registerRepackPreview(deps: RepackPreviewDependencies): { api: RepackPreviewApi; disposables: vscode.Disposable[] } {
+  let lastRun: RepackPreviewRun | undefined;
+  let current: RepackPreviewPanel | undefined;
+  const opened = new vscode.EventEmitter<RepackPreviewPanel>();
+
+  const adopt = (panel: vscode.WebviewPanel, run: RepackPreviewRun): RepackPreviewPanel => {
+    const preview = new RepackPreviewPanel(panel, { extensionUri: deps.context.extensionUri, output: deps.output }, run);
+    current = preview;
+    preview.onDidDispose(() => {
+      if (current === preview) current = undefined;
+    });
+    opened.fire(preview);
+    return preview;
+  };
+
+  const chooseRepository = async (): Promise<RepositoryListing | undefined> => {
+    const { repositories } = await deps.server.request(ListRepositoriesRequest, {});
+    const candidates = repositories.filter((r) => r.error === undefined);
+    if (candidates.length === 0) throw new Error('No Git repository found in this workspace (see the packscope.repositories setting).');
+    if (candidates.length === 1) return candidates[0];
+    const picked = await vscode.window.showQuickPick(
+      candidates.map((r) => ({ label: `$(repo) ${r.name}`, description: r.workTree ?? r.gitDir, detail: `${r.packs.length} pack${r.packs.length === 1 ? '' : 's'}`, repository: r })),
+      { title: 'PackScope: Preview Repack — Repository', placeHolder: 'The repository to preview a repack of', ignoreFocusOut: true },
+    );
+    return picked?.repository;
+  };
+
+  const listingFor = async (id: string): Promise<RepositoryListing | undefined> => {
+    const { repositories } = await deps.server.request(ListRepositoriesRequest, {});
+    const real = safeRealpath(id);
+    return repositories.find((r) => r.id === id || safeRealpath(r.id) === real || safeRealpath(r.gitDir) === real || (r.workTree !== undefined && safeRealpath(r.workTree) === real));
+  };
+
+  const chooseTuning = async (git: string): Promise<Tuning | undefined> => {
+    let capabilities: GitCapabilities;
+    try {
+      capabilities = await deps.server.request(GitCapabilitiesRequest, { git });
+    } catch (error) {
+      throw new Error(`git cannot be run (${git}): ${describe(error)}`);
+    }
+    const items: PresetItem[] = [];
+    const missing: string[] = [];
+    for (const preset of PRESETS) {
+      if (preset.needs !== undefined && !capabilities[preset.needs]) {
+        missing.push(`${preset.label} needs git ${MINIMUM_VERSION[preset.needs]} or later`);
+        continue;
+      }
+      items.push({ label: preset.label, description: preset.description, tuning: preset.tuning });
+    }
+    items.push(
+      { label: 'Quick estimate (no repack)', description: 'the write-order model: object count and layout, today\'s deltas kept', tuning: { reuseDeltas: true, extraOptions: [], estimateOnly: true } },
+      { label: '$(edit) Custom…', description: 'depth, window, threads and more pack-objects options', custom: true },
+    );
+    if (missing.length > 0) items.push({ label: '', kind: vscode.QuickPickItemKind.Separator }, { label: `$(info) ${missing.join('; ')}; this git is ${capabilities.version}` });
+    const quickPick = vscode.window.createQuickPick<PresetItem>();
+    quickPick.title = 'PackScope: Preview Repack';
+    quickPick.placeholder = `What git repack would do, without touching the repository (git ${capabilities.version})`;
+    quickPick.ignoreFocusOut = true;
+    quickPick.matchOnDescription = true;
+    quickPick.items = items;
+    const chosen = await new Promise<PresetItem | undefined>((resolve) => {
+      quickPick.onDidAccept(() => {
+        const item = quickPick.selectedItems[0];
+        if (item !== undefined && item.tuning === undefined && item.custom !== true) return; // the info line
+        resolve(item);
+      });
+      quickPick.onDidHide(() => resolve(undefined));
+      quickPick.show();
+    });
+    quickPick.dispose();
+    if (chosen === undefined) return undefined;
+    const threads = threadsSetting();
+    if (chosen.custom === true) return customTuning(threads);
+    return { ...chosen.tuning!, threads, label: chosen.label } as Tuning & { label: string };
+  };
+
+  const recordingsFor = (listing: RepositoryListing): string[] => {
+    let stored: ReturnType<RepackRecordingSource['list']>;
+    try {
+      stored = deps.recordings.list();
+    } catch (error) {
+      deps.output.warn(`Repack preview: listing recordings failed: ${describe(error)}`);
+      return [];
+    }
+    const ids = new Set([listing.id, listing.gitDir].map(safeRealpath));
+    // Recordings of a git command name their repository; terminal recordings may hold any (the server keeps those that read this one's packs).
+    return stored
+      .filter((r) => (r.sidecar?.repository !== undefined ? ids.has(safeRealpath(r.sidecar.repository)) : r.sidecar?.source !== 'command'))
+      .sort((a, b) => b.mtimeMs - a.mtimeMs)
+      .slice(0, MAX_RECORDINGS)
+      .map((r) => r.file);
+  };
+
+  const execute = async (listing: RepositoryListing, tuning: Tuning, label: string, git: string): Promise<RepackPreviewRun | undefined> => {
+    await deps.server.whenRunning();
+    const recordings = recordingsFor(listing);
+    const request: RepackPreviewRequestSummary = {
+      label,
+      depth: tuning.depth,
+      window: tuning.window,
+      threads: tuning.threads,
+      reuseDeltas: tuning.reuseDeltas,
+      extraOptions: tuning.extraOptions,
+      estimateOnly: tuning.estimateOnly,
+    };
+    const title = tuning.estimateOnly ? `Estimating a repack of ${listing.name}` : `Previewing a repack of ${listing.name} (${label})`;
+    const started = performance.now();
+    let result: RepackPreviewResult;
+    try {
+      result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+        const workDoneToken = `packscope-repack-${randomUUID()}`;
+        const subscription = deps.server.onWorkDoneProgress(workDoneToken, (value) => {
+          if (value.kind !== 'end' && value.message) progress.report({ message: value.message });
+        });
+        try {
+          return await deps.server.request(
+            RepackPreviewRequest,
+            {
+              repository: listing.id,
+              depth: tuning.depth,
+              window: tuning.window,
+              threads: tuning.threads,
+              reuseDeltas: tuning.reuseDeltas,
+              extraOptions: tuning.extraOptions,
+              git,
+              recordings,
+              estimate: true,
+              estimateOnly: tuning.estimateOnly,
+              workDoneToken,
+            },
+            token,
+          );
+        } finally {
+          subscription.dispose();
+        }
+      });
+    } catch (error) {
+      if (isCancellation(error)) {
+        deps.output.info(`Repack preview of ${listing.name} cancelled: git stopped, its temporary directory removed.`);
+        vscode.window.setStatusBarMessage('Repack preview cancelled: git stopped, nothing left behind.', 5000);
+        return undefined;
+      }
+      throw error;
+    }
+    const run: RepackPreviewRun = {
+      request,
+      repositoryName: listing.name,
+      finishedAt: new Date().toISOString(),
+      requestSeconds: Math.round(performance.now() - started) / 1000,
+      result,
+    };
+    lastRun = run;
+    deps.output.info(`Repack preview of ${listing.name} (${label}): ${result.git?.join(' ') ?? 'estimate only'} in ${run.requestSeconds.toFixed(2)} s.`);
+    for (const warning of result.warnings ?? []) deps.output.warn(`Repack preview: ${warning}`);
+    const panel = vscode.window.createWebviewPanel(REPACK_PREVIEW_VIEW_TYPE, 'Repack Preview', vscode.ViewColumn.Active, {});
+    adopt(panel, run);
+    return run;
+  };
+
+  const run = async (argument?: unknown): Promise<RepackPreviewRun | undefined> => {
+    const location = await deps.gitLocation;
+    if (!location.found) throw new Error(`git was not found (${location.reason}); a repack preview runs git pack-objects.`);
+    const git = location.path;
+    const parsed = parseArgument(argument);
+    let listing: RepositoryListing | undefined;
+    if (parsed.repository !== undefined) {
+      listing = await listingFor(parsed.repository);
+      if (listing === undefined) {
+        if (!fs.existsSync(parsed.repository)) throw new Error(`${parsed.repository}: no such repository`);
+        // A repository outside the workspace (a path given programmatically): the server discovers it.
+        listing = { id: parsed.repository, name: parsed.repository.split(/[\\/]/).filter(Boolean).pop() ?? parsed.repository, gitDir: parsed.repository, objectFormat: 'sha1', packs: [] };
+      }
+    } else {
+      listing = await chooseRepository();
+    }
+    if (listing === undefined) return undefined;
+    if (parsed.programmatic !== undefined) {
+      const p = parsed.programmatic;
+      const tuning: Tuning = { depth: p.depth, window: p.window, threads: p.threads ?? threadsSetting(), reuseDeltas: p.reuseDeltas ?? false, extraOptions: p.extraOptions ?? [], estimateOnly: p.estimateOnly ?? false };
+      return execute(listing, tuning, p.label ?? labelOf(tuning), git);
+    }
+    const chosen = (await chooseTuning(git)) as (Tuning & { label?: string }) | undefined;
+    if (chosen === undefined) return undefined;
+    return execute(listing, chosen, chosen.label ?? labelOf(chosen), git);
+  };
+
+  const disposables: vscode.Disposable[] = [
+    opened,
+    vscode.commands.registerCommand(PREVIEW_REPACK_COMMAND, async (argument?: unknown) => {
+      try {
+        return await run(argument);
+      } catch (error) {
+        const message = describe(error);
+        deps.output.error(`${PREVIEW_REPACK_COMMAND} failed: ${message}`);
+        const showLog = 'Show Log';
+        void vscode.window.showErrorMessage(`PackScope: repack preview failed: ${message}`, showLog).then((choice) => {
+          if (choice === showLog) deps.output.show(true);
+        });
+        return undefined;
+      }
+    }),
+    // After a reload VS Code recreates the panel with the webview's last setState: the run is shown
+    // again as it was (nothing is re-run; a preview costs a pack-objects).
+    vscode.window.registerWebviewPanelSerializer(REPACK_PREVIEW_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, state: unknown) => {
+        const restored = normalizeRepackPreviewState(state).run;
+        if (restored === null) {
+          panel.dispose();
+          return;
+        }
+        adopt(panel, restored);
+      },
+    }),
+    { dispose: () => current?.dispose() },
+  ];
+
+  return {
+    api: {
+      get lastRun() {
+        return lastRun;
+      },
+      get lastResult() {
+        return lastRun?.result;
+      },
+      get panel() {
+        return current;
+      },
+      onDidOpen: opened.event,
+      run,
+    },
+    disposables,
+  };
+}
+
+function safeRealpath(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** "Custom…": depth, window, threads and extra options, each validated as it is typed. */
+async function customTuning(defaultThreads: number | undefined): Promise<(Tuning & { label: string }) | undefined> {
+  const count = (name: string, max: number) => (value: string) => {
+    const trimmed = value.trim();
+    if (trimmed === '') return undefined;
+    if (!/^\d+$/.test(trimmed) || Number(trimmed) > max) return `${name} is a whole number from 0 to ${max}, or empty for git's default`;
+    return undefined;
+  };
+  const ask = async (title: string, prompt: string, placeHolder: string, validate: (value: string) => string | undefined, value = ''): Promise<string | undefined> =>
+    vscode.window.showInputBox({ title: `PackScope: Preview Repack — ${title}`, prompt, placeHolder, value, ignoreFocusOut: true, validateInput: validate });
+  const depth = await ask('Depth (1/4)', '--depth: the longest delta chain pack-objects may build', "empty: git's pack.depth (default 50)", count('--depth', MAX_DEPTH));
+  if (depth === undefined) return undefined;
+  const window = await ask('Window (2/4)', '--window: how many objects each object is compared with', "empty: git's pack.window (default 10)", count('--window', 100_000));
+  if (window === undefined) return undefined;
+  const threads = await ask('Threads (3/4)', '--threads: delta search threads (1 makes the result reproducible)', "empty: git's pack.threads (default: one per core)", count('--threads', 1024), defaultThreads === undefined ? '' : String(defaultThreads));
+  if (threads === undefined) return undefined;
+  const extra = await ask('More options (4/4)', 'More pack-objects options, e.g. --window-memory=1g --no-reuse-object (with -f unless you add --reuse-delta)', 'empty: none', (value) => {
+    const words = splitOptions(value);
+    const bad = words.find((w) => !/^--?[A-Za-z0-9][A-Za-z0-9-]*(=\S*)?$/.test(w));
+    return bad === undefined ? undefined : `"${bad}" is not an option (options look like --name or --name=value)`;
+  });
+  if (extra === undefined) return undefined;
+  const options = splitOptions(extra);
+  const reuseDeltas = options.includes('--reuse-delta');
+  const tuning: Tuning = {
+    depth: depth.trim() === '' ? undefined : Number(depth),
+    window: window.trim() === '' ? undefined : Number(window),
+    threads: threads.trim() === '' ? undefined : Number(threads),
+    reuseDeltas,
+    extraOptions: options.filter((o) => o !== '--reuse-delta'),
+    estimateOnly: false,
+  };
+  return { ...tuning, label: labelOf(tuning) };
+}
+
+function splitOptions(value: string): string[] {
+  return value.trim() === '' ? [] : value.trim().split(/\s+/);
+}
