@@ -118,8 +118,8 @@ export function activate(context: vscode.ExtensionContext, loadMs = 0): PackScop
     logUri: context.logUri,
     recording,
     cacheLab: cacheLab.api,
-    objectDocumentUri,
     repackPreview: repackPreview.api,
+    objectDocumentUri,
   };
 }
 
