@@ -41,7 +41,9 @@ const extensionEntryOptions = {
 };
 const extensionMainOptions = {
   ...options,
-  entryPoints: { 'extension-main': 'src/extension/extension.ts' },
+  // vscode-languageclient is a bundle of its own, required when the server first starts.
+  entryPoints: { 'extension-main': 'src/extension/extension.ts', 'language-client': 'src/extension/language-client.ts' },
+  external: ['vscode', './language-client.js'],
   minify: true,
   keepNames: true,
 };

@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { ObjectRequest, type ObjectDetails } from '../protocol/server-protocol.ts';
 import { openObjectDocument } from './object-document.ts';
 import type { PacksTreeProvider } from './packs-tree.ts';

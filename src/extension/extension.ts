@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { OBJECT_DOCUMENT_SCHEME } from '../protocol/server-protocol.ts';
 import { registerCommands } from './commands.ts';
 import { locateGit, type GitLocation } from './git-locator.ts';

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 
 export type GitLocation =
   | { found: true; path: string; version: string; source: 'git extension' | 'git.path setting' | 'PATH' }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import type { ServerClient, WorkDoneValue } from './server-client.ts';
 
 /** After this long a request that builds a pack model also gets a cancellable notification. */

@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { OBJECT_DOCUMENT_SCHEME, ObjectContentRequest } from '../protocol/server-protocol.ts';
 import { renderObjectDocument } from './object-document-text.ts';
 import { describe, type ServerClient } from './server-client.ts';

@@ -1,6 +1,6 @@
 // The Packs view's items, one class per kind. Each item keeps what it has loaded, so that a refresh
 // of one node returns the same instances (their ids make expansion and reveal stable).
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import {
   ObjectListRequest,
   ObjectRequest,

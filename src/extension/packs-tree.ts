@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { ListRepositoriesRequest, ObjectRequest, type ObjectDetails, type RepositoryListing } from '../protocol/server-protocol.ts';
 import type { GitLocation } from './git-locator.ts';
 import {

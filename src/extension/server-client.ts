@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import type {
   LanguageClient,
   CloseHandlerResult,
@@ -22,12 +22,13 @@ import {
 import { RestartBackoff } from './restart-backoff.ts';
 
 /**
- * vscode-languageclient is most of the extension's bundle; evaluating it at load time cost more than
- * half of the 100 ms activation budget, so it is required on the first start of the server instead
- * (esbuild keeps a require() inside a function lazy).
+ * vscode-languageclient is most of the extension's code; loading it at activation cost more than the
+ * 100 ms budget allows, so it is its own bundle (dist/language-client.js, scripts/build.mjs), loaded
+ * when the server first starts. Messages are sent by method name, so the protocol's RequestType
+ * objects need not be that bundle's own classes.
  */
 function languageClientLibrary(): typeof import('vscode-languageclient/node') {
-  return require('vscode-languageclient/node') as typeof import('vscode-languageclient/node');
+  return require('./language-client.js') as typeof import('vscode-languageclient/node');
 }
 
 export type WorkDoneValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
@@ -111,7 +112,7 @@ export class ServerClient implements vscode.Disposable {
   async request<P, R>(type: RequestType<P, R, void>, params: RequestParam<P>, token?: vscode.CancellationToken): Promise<R> {
     await this.whenRunning();
     const client = this.requireClient();
-    return token === undefined ? client.sendRequest(type, params) : client.sendRequest(type, params, token);
+    return token === undefined ? client.sendRequest<R>(type.method, params) : client.sendRequest<R>(type.method, params, token);
   }
 
   /** Subscribes to `$/progress` for a work-done token put in a request's params. */
@@ -121,7 +122,7 @@ export class ServerClient implements vscode.Disposable {
 
   configure(settings: ServerSettings): void {
     if (this.client?.isRunning() !== true) return; // the next start reads the settings afresh
-    this.client.sendNotification(ConfigureNotification, settings).catch((error: unknown) => {
+    this.client.sendNotification(ConfigureNotification.method, settings).catch((error: unknown) => {
       this.options.output.error(`packscope/configure failed: ${describe(error)}`);
     });
   }
@@ -195,7 +196,7 @@ export class ServerClient implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('packscope', 'PackScope', serverOptions, clientOptions);
-    client.onNotification(PacksChangedNotification, (params) => this.packsChanged.fire(params));
+    client.onNotification(PacksChangedNotification.method, (params: PacksChangedParams) => this.packsChanged.fire(params));
     client.onDidChangeState(() => {
       if (!client.isRunning()) this.stateChanged.fire(false);
     });

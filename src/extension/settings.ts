@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { DEFAULT_SERVER_SETTINGS, type ServerSettings } from '../protocol/server-protocol.ts';
 
 /** Settings the extension host itself reads (the server gets `ServerSettings`). */

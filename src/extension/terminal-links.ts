@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { OBJECT_ID_PATTERN, ResolveIdsRequest } from '../protocol/server-protocol.ts';
 import { openObjectDocument } from './object-document.ts';
 import type { ServerClient } from './server-client.ts';

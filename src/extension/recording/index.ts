@@ -2,7 +2,7 @@
 // "Record a git command…", and the Recordings view with its actions. `registerRecording` is called
 // once by activate; what it returns is `api.recording`.
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { RecordingInfoRequest, type RecordingInfo } from '../../protocol/server-protocol.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { describe, type ServerClient } from '../server-client.ts';

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { ListRepositoriesRequest, RecordRequest, type RecordingInfo, type RepositoryListing } from '../../protocol/server-protocol.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';

@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import type { RecordingMode } from '../../protocol/recording-environment.ts';
 
 export interface RecordingSettings {

@@ -15,7 +15,7 @@
 // mid-command) while git processes started afterwards open the live path afresh.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import type { RecordingMode } from '../../protocol/recording-environment.ts';
 
 export const SIDECAR_VERSION = 1;

@@ -1,7 +1,7 @@
 // The Recordings view: repository → recording → git command (segment). Facts come from the server
 // (RecordingInfoRequest, cached per file size and time); names and modes from the sidecars.
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { RecordingInfoRequest, type RecordingInfo, type RecordingSegment } from '../../protocol/server-protocol.ts';
 import { formatBytes, formatCount } from '../format-units.ts';
 import { describe, type ServerClient } from '../server-client.ts';

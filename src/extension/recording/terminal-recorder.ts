@@ -19,7 +19,7 @@
 //   path: no file is truncated or cut mid-command, and terminals need no relaunch.
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { EXACT_RECORDING_LIMIT, recordingVariables, type RecordingMode } from '../../protocol/recording-environment.ts';
 import { formatBytes } from '../format-units.ts';
 import { SIDECAR_VERSION, timestampName, writeSidecar, type RecordingStore } from './recording-store.ts';
