@@ -13,6 +13,7 @@ import type { PackModel } from '../core/model/pack-model.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import { cleanGitEnvironment, GitCommandError } from '../core/repack/git-probe.ts';
 import type { GitProgress } from '../core/repack/git-progress.ts';
+import { countLooseObjects, summarizeLayout } from '../core/repack/layout-summary.ts';
 import { DEFAULT_PREVIEW_LIMITS, replayRecordingOnCurrent, replayRecordingOnLayouts } from '../core/repack/recording-layouts.ts';
 import { previewRepack, type RepackPreviewRun } from '../core/repack/repack-preview.ts';
 import { compareEstimateWithPreview, estimateRecordingLocality, estimateWriteOrder } from '../core/repack/write-order-estimate.ts';
@@ -265,7 +266,8 @@ async function runRepackPreview(context: ServerContext, params: RepackPreviewPar
     gitEnvironment: result?.gitEnvironment ?? null,
     equivalent: result?.equivalent ?? null,
     seconds: result ? Math.round(result.seconds * 1000) / 1000 : null,
-    current: result?.current ?? null,
+    // An estimate alone still shows today's packs (the CLI prints null here): the panel compares against them.
+    current: result?.current ?? { ...summarizeLayout(currentModels), looseObjects: countLooseObjects(repository.objectsDir, repository.hash.size * 2) },
     preview: result?.preview ?? null,
     largestChanges: result?.largestChanges ?? [],
     onlyInPreview: result?.onlyInPreview ?? null,

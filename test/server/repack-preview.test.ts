@@ -210,6 +210,10 @@ describe('packscope/repackPreview', () => {
     assert.equal(result.estimate?.estimate.kind, 'estimate');
     const walked = sandbox.gitText(repo, ['rev-list', '--objects', '--all', '--reflog', '--indexed-objects']).split('\n').filter(Boolean).length;
     assert.equal(result.estimate!.estimate.objects, walked);
+    // Today's packs are described even without a run (the panel compares the estimate with them).
+    const packs = fs.readdirSync(path.join(repo, '.git', 'objects', 'pack')).filter((n) => n.endsWith('.pack'));
+    assert.equal(result.current!.packs.length, packs.length);
+    assert.equal(result.current!.packBytes, packs.reduce((sum, n) => sum + fs.statSync(path.join(repo, '.git', 'objects', 'pack', n)).size, 0));
     assert.deepEqual(snapshot(path.join(repo, '.git')), before);
   });
 

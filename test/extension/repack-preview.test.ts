@@ -1,0 +1,150 @@
+// Preview Repack… inside VS Code (test/extension/index.ts): the command, given its arguments
+// programmatically, opens the result panel, and the result the host keeps (api.repackPreview) equals
+// `packscope repack-preview --json` with the same options on the same repository (made here with
+// the git CLI). --threads 1 on both sides makes git's delta choices, and so the pack, reproducible.
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { PackScopeApi } from '../../src/extension/extension.ts';
+import type { RepackPreviewPanel } from '../../src/extension/repack-preview/repack-preview-panel.ts';
+import type { RepackPreviewRun } from '../../src/protocol/repack-preview-protocol.ts';
+import { ListRepositoriesRequest, type RepackPreviewResult } from '../../src/protocol/server-protocol.ts';
+
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'PackScope Test',
+  GIT_AUTHOR_EMAIL: 'test@packscope.invalid',
+  GIT_COMMITTER_NAME: 'PackScope Test',
+  GIT_COMMITTER_EMAIL: 'test@packscope.invalid',
+};
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** 30 commits of three growing files, packed with shallow chains (a repack with other options changes them). */
+function makeRepository(parent: string): string {
+  const dir = path.join(parent, 'repack-repo');
+  fs.mkdirSync(dir);
+  git(dir, 'init', '-q', '-b', 'main');
+  for (let c = 1; c <= 30; c++) {
+    for (let f = 1; f <= 3; f++) {
+      const lines: string[] = [];
+      for (let i = 0; i < 120 + c * 10; i++) lines.push(`file ${f} line ${i}: ${'repack preview '.repeat((i % 4) + 1)}${i % 7 === c % 7 ? `rev ${c}` : ''}`);
+      fs.writeFileSync(path.join(dir, `file-${f}.txt`), `${lines.join('\n')}\n`);
+    }
+    git(dir, 'add', '-A');
+    const date = `2024-04-${String(Math.min(c, 28)).padStart(2, '0')}T12:00:00Z`;
+    execFileSync('git', ['commit', '-q', '-m', `commit ${c}`], { cwd: dir, env: { ...gitEnv, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+  }
+  git(dir, 'repack', '-adfq', '--depth=4', '--window=4');
+  return dir;
+}
+
+function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 120_000): Promise<T> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const tick = (): void => {
+      const value = probe();
+      if (value !== undefined) return resolve(value);
+      if (Date.now() - started > timeoutMs) return reject(new Error(`${what} did not happen within ${timeoutMs} ms`));
+      setTimeout(tick, 100);
+    };
+    tick();
+  });
+}
+
+describe('Preview Repack', function () {
+  this.timeout(240_000);
+  let api: PackScopeApi;
+  let temp: string;
+  let repo: string;
+  let cli: (...args: string[]) => string;
+  let previousRepositories: string[] | undefined;
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension<PackScopeApi>('packscope.packscope');
+    assert.ok(extension, 'the PackScope extension is not installed');
+    api = await extension.activate();
+    temp = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-repack-preview-test-'));
+    repo = makeRepository(temp);
+    const cliPath = path.join(extension.extensionPath, 'dist', 'cli.js');
+    cli = (...args: string[]) =>
+      execFileSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: { ...gitEnv, PACKSCOPE_NO_PROGRESS: '1', PACKSCOPE_CACHE_DIR: path.join(temp, 'cli-models') }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+    const config = vscode.workspace.getConfiguration('packscope');
+    previousRepositories = config.inspect<string[]>('repositories')?.globalValue;
+    await config.update('repositories', [...(previousRepositories ?? []), repo], vscode.ConfigurationTarget.Global);
+    const gitDir = fs.realpathSync(path.join(repo, '.git'));
+    for (const started = Date.now(); ; ) {
+      const { repositories } = await api.server.request(ListRepositoriesRequest, {});
+      if (repositories.some((r) => fs.realpathSync(r.gitDir) === gitDir && r.packs.length > 0)) break;
+      if (Date.now() - started > 60_000) throw new Error('the server never listed the test repository');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  });
+
+  after(async () => {
+    api?.repackPreview.panel?.dispose();
+    await vscode.workspace.getConfiguration('packscope').update('repositories', previousRepositories, vscode.ConfigurationTarget.Global);
+    if (temp !== undefined) fs.rmSync(temp, { recursive: true, force: true });
+  });
+
+  it('opens the result panel, and its result equals packscope repack-preview --json with the same options', async () => {
+    const packDir = path.join(repo, '.git', 'objects', 'pack');
+    const before = fs.readdirSync(packDir).sort();
+    const run = (await vscode.commands.executeCommand('packscope.previewRepack', { repository: repo, depth: 20, window: 30, threads: 1 })) as RepackPreviewRun | undefined;
+    assert.ok(run, 'the command returned its run');
+    const panel = await waitFor<RepackPreviewPanel>('the result panel showing the run', () => (api.repackPreview.panel?.shown ? api.repackPreview.panel : undefined));
+    assert.equal(panel.panel.viewType, 'packscope.repackPreview');
+    assert.match(panel.panel.title, /^Repack Preview: repack-repo \(-f --depth=20 --window=30 --threads=1\)$/);
+    const result = api.repackPreview.lastResult!;
+    assert.equal(result, run.result);
+
+    const expected = JSON.parse(cli('repack-preview', '--json', '--no-estimate', '--depth', '20', '--window', '30', '--threads', '1', repo)) as RepackPreviewResult;
+    for (const side of ['current', 'preview'] as const) {
+      assert.equal(result[side]!.objects, expected[side]!.objects, `${side}.objects`);
+      assert.equal(result[side]!.packBytes, expected[side]!.packBytes, `${side}.packBytes`);
+      assert.deepEqual(result[side]!.depthHistogram, expected[side]!.depthHistogram, `${side}.depthHistogram`);
+      assert.equal(result[side]!.deltas, expected[side]!.deltas, `${side}.deltas`);
+    }
+    assert.equal(result.preview!.packs[0]!.checksum, expected.preview!.packs[0]!.checksum, 'the very same pack');
+    assert.deepEqual(result.equivalent, expected.equivalent);
+    assert.ok(result.preview!.maxDepth > result.current!.maxDepth, `depth 20 chains are deeper than depth 4 ones (${result.preview!.maxDepth} vs ${result.current!.maxDepth})`);
+    // The estimate ran too, and was compared with the preview.
+    assert.equal(result.estimate?.estimate.kind, 'estimate');
+    assert.equal(result.estimate?.accuracy?.objects.preview, expected.preview!.objects);
+    assert.deepEqual(fs.readdirSync(packDir).sort(), before, 'the repository keeps its packs');
+
+    // Export as Markdown holds the same numbers.
+    const markdown = panel.markdown;
+    assert.match(markdown, /^# Repack preview: repack-repo/);
+    assert.ok(markdown.includes(`| Objects | ${expected.current!.objects.toLocaleString('en-US')} | ${expected.preview!.objects.toLocaleString('en-US')} |`), markdown.slice(0, 1200));
+    assert.ok(markdown.includes(`git repack -a -d -f --depth=20 --window=30 --threads=1`));
+  });
+
+  it('a quick estimate runs no repack and is labelled an estimate', async () => {
+    const run = (await vscode.commands.executeCommand('packscope.previewRepack', { repository: repo, estimateOnly: true })) as RepackPreviewRun | undefined;
+    assert.ok(run);
+    assert.equal(run.result.preview, null);
+    assert.equal(run.result.git, null);
+    const expected = JSON.parse(cli('repack-preview', '--json', '--estimate-only', repo)) as RepackPreviewResult;
+    assert.equal(run.result.estimate!.estimate.objects, expected.estimate!.estimate.objects);
+    assert.equal(run.result.estimate!.estimate.packBytes, expected.estimate!.estimate.packBytes);
+    const panel = await waitFor('the estimate panel', () => (api.repackPreview.panel?.run === run && api.repackPreview.panel.shown ? api.repackPreview.panel : undefined));
+    assert.match(panel.panel.title, /^Repack Estimate: /);
+    assert.match(panel.markdown, /\*\*Estimate\.\*\*/);
+    panel.dispose();
+  });
+
+  it("git failing: one error notification with git's text, no panel", async () => {
+    const panelsBefore = api.repackPreview.panel;
+    const run = await vscode.commands.executeCommand('packscope.previewRepack', { repository: repo, extraOptions: ['--no-such-option'] });
+    assert.equal(run, undefined);
+    assert.equal(api.repackPreview.panel, panelsBefore);
+  });
+});
