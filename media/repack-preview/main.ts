@@ -65,7 +65,7 @@ function summarySection(run: RepackPreviewRun): HTMLElement {
     h('th', { scope: 'col' }, ''),
     h('th', { scope: 'col' }, 'Current'),
     ...(estimateOnly ? [] : [h('th', { scope: 'col' }, 'Preview'), h('th', { scope: 'col' }, 'Change')]),
-    ...(hasEstimate ? [h('th', { scope: 'col', class: 'estimate' }, 'Estimate'), h('th', { scope: 'col', class: 'estimate' }, estimateOnly ? 'Change' : 'Estimate vs current')] : []),
+    ...(hasEstimate ? [h('th', { scope: 'col', class: 'estimate' }, 'Estimate'), h('th', { scope: 'col', class: 'estimate' }, estimateOnly ? 'Change' : 'vs current')] : []),
   );
   const body = rows.map((r) => {
     const plain = r.format === 'depth' || r.format === 'mean';
@@ -78,7 +78,7 @@ function summarySection(run: RepackPreviewRun): HTMLElement {
         ? []
         : [
             cell(formatValue(r.preview, r.format), { 'data-side': 'preview', 'data-value': r.preview ?? '' }),
-            cell(plain ? '' : percentChange(r.current, r.preview), { 'data-side': 'change', class: changeClass(r.current, r.preview) }),
+            cell(plain ? '' : percentChange(r.current, r.preview), { 'data-side': 'change', class: r.key === 'packBytes' ? changeClass(r.current, r.preview) : undefined }),
           ]),
       ...(hasEstimate
         ? [
@@ -97,7 +97,7 @@ function summarySection(run: RepackPreviewRun): HTMLElement {
     'section',
     { 'aria-labelledby': 'summary-title' },
     h('h2', { id: 'summary-title' }, estimateOnly ? 'Current packs and the estimate' : 'Current packs and the preview, side by side'),
-    h('table', { class: 'numbers', id: 'summary' }, h('thead', {}, head), h('tbody', {}, ...body)),
+    h('div', { class: 'table-scroll' }, h('table', { class: 'numbers', id: 'summary' }, h('thead', {}, head), h('tbody', {}, ...body))),
     ...notes,
   );
 }

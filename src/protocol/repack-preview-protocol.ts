@@ -89,7 +89,7 @@ export interface ComparisonRow {
 
 const ROWS: { key: ComparisonRow['key']; label: string; format: ValueFormat }[] = [
   { key: 'objects', label: 'Objects', format: 'count' },
-  { key: 'packBytes', label: 'Pack size on disk (.pack)', format: 'bytes' },
+  { key: 'packBytes', label: 'Pack size (.pack)', format: 'bytes' },
   { key: 'deltas', label: 'Deltas', format: 'count' },
   { key: 'families', label: 'Delta families', format: 'count' },
   { key: 'maxDepth', label: 'Maximum depth', format: 'depth' },
