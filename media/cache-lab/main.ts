@@ -88,7 +88,7 @@ const controls = h(
   { id: 'controls', class: 'controls', 'aria-label': 'Cache Lab settings' },
   h('div', { class: 'field' }, h('label', { for: 'recording' }, 'Recording'), h('div', { class: 'row' }, recordingSelect, browseButton)),
   h('div', { class: 'field' }, h('label', { for: 'segment' }, 'Git process'), segmentSelect),
-  h('div', { class: 'field wide' }, h('label', { for: 'limits' }, 'Cache limits'), limitsInput, h('small', { id: 'limits-help' }, 'Comma-separated sizes with k, m or g (base 1024), e.g. 0,1m,96m,1g')),
+  h('div', { class: 'field grow' }, h('label', { for: 'limits' }, 'Cache limits'), limitsInput, h('small', { id: 'limits-help' }, 'Comma-separated sizes with k, m or g (base 1024), e.g. 0,1m,96m,1g')),
   h('div', { class: 'field' }, h('label', { for: 'metric' }, 'Metric'), metricSelect),
   h('fieldset', { class: 'field wide' }, h('legend', {}, 'Policies'), policiesBox),
   h('div', { class: 'actions' }, runButton, cancelButton, h('div', { id: 'status', role: 'status', 'aria-live': 'polite' }, statusText, progressBar)),
