@@ -2,7 +2,8 @@
 // "--depth=10 --window=10" preset, the result panel (nested webview iframes) whose object count and
 // pack size equal a real `git repack -adf --depth=10 --window=10 --threads=1` on a copy of the
 // repository (packscope.repackPreview.threads is 1 in the user settings, so the delta search is
-// reproducible), the depth chart, Export as Markdown; screenshots of the picker and the panel.
+// reproducible), the depth chart, Export as Markdown; Custom… with an option git does not know gives
+// one error notification in git's words. Screenshots of the picker, the panel and the error.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -96,4 +97,28 @@ export async function run({ helpers, log }) {
   await page.waitForTimeout(300);
   await helpers.screenshot(page, 'markdown');
   log('Export as Markdown opened an untitled document');
+
+  // Custom… with an option git does not know: one error notification in git's own words, no panel.
+  await helpers.runCommand(page, 'PackScope: Preview Repack…');
+  await rows.filter({ hasText: 'Custom' }).first().waitFor({ timeout: 60_000 });
+  await page.locator('.quick-input-widget .quick-input-box input').fill('Custom');
+  await rows.filter({ hasText: 'Custom' }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  const box = page.locator('.quick-input-widget .quick-input-box input');
+  for (const step of ['Depth (1/4)', 'Window (2/4)', 'Threads (3/4)']) {
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: step }).waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter');
+  }
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'More options (4/4)' }).waitFor({ timeout: 20_000 });
+  await box.fill('not-an-option');
+  await page.locator('.quick-input-widget .quick-input-message', { hasText: 'is not an option' }).waitFor({ timeout: 10_000 });
+  await box.fill('--no-such-option');
+  await page.waitForTimeout(200);
+  await page.keyboard.press('Enter');
+  const message = await helpers.notification(page, 'repack preview failed', 120_000);
+  if (!message.includes("unknown option `no-such-option'")) throw new Error(`the error notification reads: ${message}`);
+  log(`git failing: "${message}"`);
+  await page.waitForTimeout(1000); // the progress toast fades out
+  await helpers.screenshot(page, 'git-error');
+  if (packSnapshot(repo) !== before) throw new Error('the repository\'s packs changed');
 }
