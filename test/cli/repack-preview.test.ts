@@ -238,8 +238,8 @@ describe('repack-preview against git repack -adf on a copy', () => {
     assert.equal(gitSupports('git', 'delta-base-offset'), true);
     assert.equal(gitSupports('git', 'definitely-not-an-option'), false);
     // --name-hash-version came with git 2.49.0, --path-walk with 2.51.0 (their release notes).
-    if (major === 2 && minor < 48) assert.equal(gitSupports('git', 'name-hash-version'), false);
-    if (major === 2 && minor < 49) assert.equal(gitSupports('git', 'path-walk'), false);
+    if (major === 2 && minor < 49) assert.equal(gitSupports('git', 'name-hash-version'), false);
+    if (major === 2 && minor < 51) assert.equal(gitSupports('git', 'path-walk'), false);
   });
 
   test('--json: schema, sides, argv, recordings and the estimate, against git', (t) => {
