@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import {
   isWebviewToHost,
   REPACK_PREVIEW_PROTOCOL_VERSION,

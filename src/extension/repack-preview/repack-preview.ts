@@ -3,7 +3,7 @@
 // result panel and its serializer, and what the tests read through `api.repackPreview`.
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import {
   normalizeRepackPreviewState,
   REPACK_PREVIEW_VIEW_TYPE,
