@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import type { RequestParam, RequestType } from 'vscode-languageserver-protocol';
 import {
   CACHE_LAB_POLICIES,

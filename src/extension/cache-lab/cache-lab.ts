@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { CACHE_LAB_VIEW_TYPE, defaultCacheLabState, normalizeCacheLabState, type CacheLabState, type RecordingChoice } from '../../protocol/cache-lab-protocol.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { describe, type ServerClient } from '../server-client.ts';
