@@ -89,8 +89,7 @@ describe('Cache Lab', function () {
     await config.update('repositories', [...(previousRepositories ?? []), repo], vscode.ConfigurationTarget.Global);
     const gitDir = fs.realpathSync(path.join(repo, '.git'));
     for (const started = Date.now(); ; ) {
-      // By method name: this bundle's own RequestType class is not the one the extension's client knows.
-      const { repositories } = await api.server.request('packscope/listRepositories' as unknown as typeof ListRepositoriesRequest, {});
+      const { repositories } = await api.server.request(ListRepositoriesRequest, {});
       if (repositories.some((r) => fs.realpathSync(r.gitDir) === gitDir && r.packs.length > 0)) break;
       if (Date.now() - started > 60_000) throw new Error('the server never listed the test repository');
       await new Promise((resolve) => setTimeout(resolve, 200));
