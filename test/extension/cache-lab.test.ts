@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CACHE_LAB_POLICIES, DEFAULT_LIMITS, formatLimit, type HostToWebview } from '../../src/protocol/cache-lab-protocol.ts';
 import type { PackScopeApi } from '../../src/extension/extension.ts';
-import type { ListRepositoriesRequest } from '../../src/protocol/server-protocol.ts';
+import { ListRepositoriesRequest } from '../../src/protocol/server-protocol.ts';
 import type { CacheLabPanel } from '../../src/extension/cache-lab/cache-lab-panel.ts';
 
 const gitEnv = {
