@@ -11,6 +11,9 @@
  *     client-side round trip timed; every answer is checked (the right id, null for a miss);
  *   - hovers while the server builds ANOTHER big pack's model (fresh, in its worker);
  *   - git: a persistent `git cat-file --batch-check` on the same pack, the same words one at a time.
+ * With --operations it measures instead hovers while the server runs a sweep over a big recording
+ * (first open: the recording is parsed and its reads mapped to objects) and a repack preview of the
+ * generated repository (pack-objects, the preview pack's model, the recording replayed on both).
  * The model cache is .bench/hover-models/; nothing is ever written into a measured repository.
  */
 import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -35,7 +38,7 @@ import {
 } from 'vscode-languageserver-protocol/node';
 import { packFilesFor } from '../src/core/model/build-pack-model.ts';
 import { hashAlgorithmNear } from '../src/core/model/repository.ts';
-import { PackSummaryRequest, type PackSummary, type ServerSettings } from '../src/protocol/server-protocol.ts';
+import { PackSummaryRequest, RepackPreviewRequest, SweepRequest, type PackSummary, type ServerSettings } from '../src/protocol/server-protocol.ts';
 import { SeededRandom } from '../test/support/seeded-random.ts';
 import { summariseProfile, type ThreadProfile } from './cpu-profile.ts';
 import { benchDir, DEFAULT_HISTORY, generatedPack, gitEnv, gitVersion, projectRoot } from './generate.ts';
@@ -57,6 +60,11 @@ options:
   --warmup N      untimed hovers (and cat-file lookups) before the timed ones (default 300)
   --seed N        seed of the word sample (default 1)
   --max-wait S    wait up to S seconds for a quiet machine before each timed run (default 600; 0: never)
+  --operations    instead: hovers during a sweep (first open of a big recording) and during a
+                  repack preview of the generated repository (see bench/README.md)
+  --recording F   with --operations: the recording to sweep and replay (default: git log -p --all
+                  recorded once on the generated repository, .bench/log-p-<key>.psrec)
+  --op-runs N     with --operations: runs of each operation, each on a fresh server (default 3)
   --profile       always profile the server's hovers (--cpu-prof); by default only on a MISS
   --no-profile    never profile
   -h, --help      this text
@@ -263,13 +271,19 @@ async function waitForQuiet(maxWaitMs: number, children: (ChildProcess | undefin
 
 const hoverBuildDir = path.join(benchDir, 'hover', 'dist');
 
-/** Bundles the server and its worker as scripts/build.mjs does, into .bench/hover/dist (pinned for the run). */
+/** Bundles the server and its workers as scripts/build.mjs does, into .bench/hover/dist (pinned for the run). */
 function bundleServer(): string {
   fs.rmSync(hoverBuildDir, { recursive: true, force: true });
   const version = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
   buildSync({
     absWorkingDir: projectRoot,
-    entryPoints: { server: 'src/server/server.ts', 'model-worker': 'src/server/model-worker.ts' },
+    // Every worker the server starts (bundledScript): models, sweeps, the other simulations.
+    entryPoints: {
+      server: 'src/server/server.ts',
+      'model-worker': 'src/server/model-worker.ts',
+      'sim-worker': 'src/core/sim/sim-worker.ts',
+      'simulation-worker': 'src/server/simulation-worker.ts',
+    },
     outdir: hoverBuildDir,
     bundle: true,
     platform: 'node',
@@ -653,6 +667,138 @@ async function measurePack(script: string, input: PackInput, other: PackInput | 
 }
 
 // ---------------------------------------------------------------------------------------------
+// Hovers while the server works on something else (--operations)
+
+interface OperationRun {
+  durationMs: number;
+  times: number[];
+  /** When each hover was sent, ms from the operation's start. */
+  at: number[];
+  load: number;
+}
+
+interface OperationResult {
+  name: string;
+  detail: string;
+  runs: OperationRun[];
+  stats: Stats;
+  worstAtMs: number;
+  worstOfDurationMs: number;
+}
+
+/** The generated repository's `git log -p --all` recording (as sim.bench.ts makes it), recorded once. */
+function generatedRecording(key: string, repository: string): string {
+  const file = path.join(benchDir, `log-p-${key}.psrec`);
+  if (fs.existsSync(file)) return file;
+  log(`recording git log -p --all on ${repository} (once; cached as ${file})…`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', 'main.ts'), 'record', '--exact', '-o', file, '-C', repository, '--cache-dir', path.join(benchDir, 'models'), '--', 'log', '-p', '--all'], {
+    cwd: projectRoot,
+    env: { ...gitEnv(), PACKSCOPE_NO_PROGRESS: '1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (result.status !== 0) {
+    fs.rmSync(file, { force: true });
+    throw new Error('recording failed');
+  }
+  return file;
+}
+
+/**
+ * Each run: a fresh server (so the recording is opened for the first time: parsed, its reads mapped
+ * to objects), the pack's model loaded (persisted), the document open and warmed up; then the
+ * operation is sent and the bench hovers, one request in flight, until its answer. Every hover sent
+ * before the answer counts, the one in flight then included.
+ */
+async function measureOperations(script: string, input: PackInput, recording: string, options: { words: number; warmup: number; seed: number; maxWaitMs: number; runs: number }): Promise<OperationResult[]> {
+  const cacheDir = path.join(benchDir, 'hover-models', path.basename(input.pack, '.pack'));
+  fs.mkdirSync(cacheDir, { recursive: true });
+  const random = new SeededRandom(options.seed);
+  const sampled = sampleWords(random, input.packOids, input.own, input.own, options.warmup + options.words, input.hashSize * 2);
+  const { text, words: placed } = layOut(sampled);
+  const warmupWords = placed.slice(0, options.warmup);
+  const words = placed.slice(options.warmup);
+  const settings: Partial<ServerSettings> = { repositories: [input.repository], modelCacheDirectory: cacheDir, persistModels: true, hoverIndexLimit: 0 };
+  const uri = pathToFileURL(path.join(benchDir, 'hover', `hover-ops-${path.basename(input.pack, '.pack')}.txt`)).href;
+  const expectOwn = (w: Word): (string | null)[] => [w.expected];
+
+  const operations: { name: string; detail: string; send: (server: Server) => Promise<unknown> }[] = [
+    {
+      name: 'sweep, first open',
+      detail: `packscope/sweep of ${path.basename(recording)}: git, libgit2 × 16m, 96m`,
+      send: (server) => server.connection.sendRequest(SweepRequest, { file: recording, policies: ['git', 'libgit2'], limits: [16 << 20, 96 << 20] }),
+    },
+    {
+      name: 'repack preview',
+      detail: `packscope/repackPreview of ${path.basename(input.repository)} (reuse deltas, the recording replayed on both layouts)`,
+      send: (server) =>
+        server.connection.sendRequest(RepackPreviewRequest, { repository: input.repository, reuseDeltas: true, extraOptions: [], git: 'git', recordings: [recording], estimate: false }),
+    },
+  ];
+  const results: OperationResult[] = [];
+  for (const operation of operations) {
+    const runs: OperationRun[] = [];
+    for (let run = 1; run <= options.runs; run++) {
+      log(`  hovers during ${operation.name} (run ${run} of ${options.runs})…`);
+      const server = await Server.start(script, settings);
+      try {
+        const summary = await server.connection.sendRequest(PackSummaryRequest, { pack: input.pack });
+        if (summary.objects !== input.packOids.length) throw new Error(`the server counts ${summary.objects} objects, the idx ${input.packOids.length}`);
+        await server.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'plaintext', version: 1, text } });
+        await hoverAll(server, uri, warmupWords, expectOwn);
+        await waitForQuiet(options.maxWaitMs, [server.child]);
+        const probe = new LoadProbe([server.child]);
+        let done = false;
+        const started = performance.now();
+        let ended = 0;
+        const answer = operation.send(server).finally(() => {
+          done = true;
+          ended = performance.now();
+        });
+        answer.catch(() => undefined);
+        const times: number[] = [];
+        const at: number[] = [];
+        while (!done) {
+          const round = await hoverAll(server, uri, words, expectOwn, () => done);
+          times.push(...round.times);
+          at.push(...round.at.map((t) => t - started));
+        }
+        await answer;
+        runs.push({ durationMs: ended - started, times, at, load: probe.cores() });
+      } finally {
+        await server.stop();
+      }
+    }
+    const times = runs.flatMap((r) => r.times);
+    let worstAtMs = NaN;
+    let worstOfDurationMs = NaN;
+    let worst = -1;
+    for (const r of runs) {
+      r.times.forEach((t, i) => {
+        if (t > worst) {
+          worst = t;
+          worstAtMs = r.at[i]!;
+          worstOfDurationMs = r.durationMs;
+        }
+      });
+    }
+    results.push({ name: operation.name, detail: operation.detail, runs, stats: stats(times), worstAtMs, worstOfDurationMs });
+  }
+  return results;
+}
+
+function reportOperations(label: string, recording: string, results: OperationResult[]): void {
+  const out: string[] = ['', `${label}: hovers while the server works (${path.basename(recording)})`, `  round trip, ms              n     p50     p90     p99     max   operation`];
+  for (const r of results) {
+    const durations = r.runs.map((run) => ms(run.durationMs)).join(', ');
+    const loads = r.runs.map((run) => run.load.toFixed(2)).join(', ');
+    out.push(`  ${`hover during ${r.name}`.padEnd(26)} ${String(r.stats.n).padStart(5)} ${ms(r.stats.p50).padStart(7)} ${ms(r.stats.p90).padStart(7)} ${ms(r.stats.p99).padStart(7)} ${ms(r.stats.max).padStart(7)}   ${r.detail}`);
+    out.push(`    ${r.runs.length} runs of ${durations} ms; slowest hover sent ${ms(r.worstAtMs)} ms into a ${ms(r.worstOfDurationMs)} ms run; other processes' load ${loads} cores`);
+    out.push(`    p99 ${ms(r.stats.p99)} ms: ${r.stats.p99 <= TARGET_P99_MS ? 'PASS' : 'MISS'} (target ≤ ${TARGET_P99_MS} ms)${r.runs.some((run) => run.load > NOISY_CORES) ? ' — NOISY' : ''}`);
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Report
 
 function report(results: PackResult[]): boolean {
@@ -706,6 +852,9 @@ async function main(): Promise<void> {
       warmup: { type: 'string', default: '300' },
       seed: { type: 'string', default: '1' },
       'max-wait': { type: 'string', default: '600' },
+      operations: { type: 'boolean', default: false },
+      recording: { type: 'string' },
+      'op-runs': { type: 'string', default: '3' },
       profile: { type: 'boolean', default: false },
       'no-profile': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -722,6 +871,19 @@ async function main(): Promise<void> {
     maxWaitMs: Number(values['max-wait']) * 1000,
     profile: values.profile ? ('always' as const) : values['no-profile'] ? ('never' as const) : ('auto' as const),
   };
+  if (values.operations) {
+    // The generated repository (or the first pack given) and a big recording of it.
+    const generated = positionals.length > 0 ? undefined : generatedPack(DEFAULT_HISTORY, log);
+    const pack = positionals[0] ?? generated!.pack;
+    const input = packInput(pack, generated ? `generated (${path.basename(path.dirname(path.dirname(path.dirname(pack))))})` : path.basename(pack));
+    const recording = values.recording ? path.resolve(values.recording) : generated ? generatedRecording(generated.key, input.repository) : undefined;
+    if (!recording) throw new Error('--operations on a pack of your own needs --recording FILE (a recording of its repository)');
+    log(`hover bench, operations: ${gitVersion()}, node ${process.version}; ${input.pack}; ${recording}`);
+    log(`bundling the server into ${path.relative(projectRoot, hoverBuildDir)}…`);
+    const script = bundleServer();
+    reportOperations(input.label, recording, await measureOperations(script, input, recording, { ...options, runs: Number(values['op-runs']) }));
+    return;
+  }
   const packs: { pack: string; label: string }[] = [];
   if (positionals.length > 0) {
     for (const pack of positionals) packs.push({ pack, label: path.basename(pack) });

@@ -1,24 +1,17 @@
 // Repack previews (issue 6) over LSP: `packscope/repackPreview` runs the engine of
-// src/core/repack (pack-objects into a temporary directory outside the repository, the write-order
-// estimate, recordings replayed on both layouts) and answers with the very document
-// `packscope repack-preview --json` prints; `packscope/gitCapabilities` says which of the newer
-// pack-objects options the installed git takes.
+// src/core/repack (pack-objects into a temporary directory outside the repository, the preview
+// pack's model, the write-order estimate, recordings replayed on both layouts) in a simulation
+// worker (repack-preview-task.ts) and answers with the very document `packscope repack-preview
+// --json` prints; this thread checks the request, loads the current packs' models (model workers),
+// forwards progress and cancels. `packscope/gitCapabilities` says which of the newer pack-objects
+// options the installed git takes.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
-import type { PackLocality } from '../core/locality/locality.ts';
 import { ObjectStore } from '../core/model/object-store.ts';
-import type { PackModel } from '../core/model/pack-model.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import { cleanGitEnvironment, GitCommandError } from '../core/repack/git-probe.ts';
-import type { GitProgress } from '../core/repack/git-progress.ts';
-import { countLooseObjects, summarizeLayout } from '../core/repack/layout-summary.ts';
-import { DEFAULT_PREVIEW_LIMITS, replayRecordingOnCurrent, replayRecordingOnLayouts } from '../core/repack/recording-layouts.ts';
-import { previewRepack, type RepackPreviewRun } from '../core/repack/repack-preview.ts';
-import { compareEstimateWithPreview, estimateRecordingLocality, estimateWriteOrder } from '../core/repack/write-order-estimate.ts';
-import { resolveRecording, type LoadedRecording } from '../core/trace/load-recording.ts';
-import { parseTraceFile, type TraceLog } from '../core/trace/trace-log.ts';
 import { formatCount } from '../protocol/format.ts';
 import {
   GitCapabilitiesRequest,
@@ -26,30 +19,18 @@ import {
   type GitCapabilities,
   type RepackPreviewParams,
   type RepackPreviewResult,
-  type RepackRecordingReplay,
 } from '../protocol/server-protocol.ts';
 import { LoadCancelled } from './model-loader.ts';
 import type { ServerContext } from './server-context.ts';
-import { errorMessage } from './workspace-registry.ts';
+import { cancelledError, startSimulationWorker, workerStoreOf } from './simulation-worker-client.ts';
 
-/** $/progress reports of git's meters at most this often (the last of a phase always goes out). */
-const PROGRESS_INTERVAL_MS = 100;
+export { progressMessage } from './repack-preview-task.ts';
+
 /** pack-objects takes --depth up to 4095 (pack.depth's maximum); --window and --threads are counts. */
 const MAX_DEPTH = 4095;
 
-function cancelledError(): ResponseError<void> {
-  return new ResponseError(LSPErrorCodes.RequestCancelled, 'cancelled');
-}
-
 function invalid(message: string): ResponseError<void> {
   return new ResponseError(ErrorCodes.InvalidParams, message);
-}
-
-function abortSignalFor(token: CancellationToken): AbortSignal {
-  const controller = new AbortController();
-  if (token.isCancellationRequested) controller.abort();
-  else token.onCancellationRequested(() => controller.abort());
-  return controller.signal;
 }
 
 function cancelledPromise(token: CancellationToken): Promise<void> {
@@ -61,13 +42,6 @@ function cancelledPromise(token: CancellationToken): Promise<void> {
 
 function isAbort(error: unknown): boolean {
   return error instanceof LoadCancelled || (error instanceof Error && error.name === 'AbortError');
-}
-
-/** `Compressing objects: 45% (1,234/2,741)`, `Enumerating objects: 1,234`: git's own meter, grouped digits. */
-export function progressMessage(progress: GitProgress): string {
-  if (progress.total === undefined) return `${progress.phase}: ${formatCount(progress.done)}${progress.finished ? ', done' : ''}`;
-  const percent = progress.total === 0 ? 100 : Math.floor((100 * progress.done) / progress.total);
-  return `${progress.phase}: ${percent}% (${formatCount(progress.done)}/${formatCount(progress.total)})${progress.finished ? ', done' : ''}`;
 }
 
 function optionalCount(value: unknown, name: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
@@ -94,23 +68,6 @@ function repositoryOf(context: ServerContext, where: string): Repository {
   if (state) return state.repository;
   if (!fs.existsSync(where)) throw invalid(`${where}: no such repository`);
   return discoverRepository(where);
-}
-
-/** Whether a parsed recording read this repository's packs (its metadata names it, or its pack paths are ours). */
-function recordingIsOf(log: TraceLog, repository: Repository, store: ObjectStore): boolean {
-  const ours = new Set(store.packs.filter((p) => p.local).map((p) => path.basename(p.files.pack)));
-  const metadata = log.metadata;
-  if (metadata) {
-    for (const where of [metadata.gitDir, metadata.cwd]) {
-      if (typeof where !== 'string' || !fs.existsSync(where)) continue;
-      try {
-        return fs.realpathSync(discoverRepository(where).commonDir) === fs.realpathSync(repository.commonDir);
-      } catch {
-        // try the next
-      }
-    }
-  }
-  return log.packPaths.some((p) => ours.has(path.basename(p)));
 }
 
 interface Capability {
@@ -170,112 +127,33 @@ async function loadPacks(context: ServerContext, repository: Repository, token: 
   return store;
 }
 
-function loadRecordings(context: ServerContext, files: string[], repository: Repository, store: ObjectStore, warnings: string[], progress: WorkDoneProgressReporter): LoadedRecording[] {
-  const loaded: LoadedRecording[] = [];
-  for (const file of files) {
-    const absolute = path.resolve(file);
-    progress.report(`Reading ${path.basename(absolute)}`);
-    let log: TraceLog;
-    try {
-      log = parseTraceFile(absolute);
-    } catch (error) {
-      warnings.push(`${absolute}: not replayed: ${errorMessage(error)}`);
-      continue;
-    }
-    if (!recordingIsOf(log, repository, store)) {
-      context.log(`repack preview: ${absolute} is not a recording of ${repository.gitDir}; skipped`);
-      continue;
-    }
-    const resolved = resolveRecording(log, store);
-    for (const warning of resolved.warnings) warnings.push(`${path.basename(absolute)}: ${warning}`);
-    if (resolved.reads.length > 0) loaded.push(resolved);
-  }
-  return loaded;
-}
-
 async function runRepackPreview(context: ServerContext, params: RepackPreviewParams, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<RepackPreviewResult> {
   checkParams(params);
-  const tuning = {
-    depth: optionalCount(params.depth, 'depth', MAX_DEPTH),
-    window: optionalCount(params.window, 'window'),
-    threads: optionalCount(params.threads, 'threads'),
-    reuseDeltas: params.reuseDeltas === true,
-    extraOptions: params.extraOptions,
-  };
-  const git = params.git || 'git';
-  const limits = params.limits ?? DEFAULT_PREVIEW_LIMITS;
+  optionalCount(params.depth, 'depth', MAX_DEPTH);
+  optionalCount(params.window, 'window');
+  optionalCount(params.threads, 'threads');
   const repository = repositoryOf(context, params.repository);
   const store = await loadPacks(context, repository, token, progress);
-  const warnings: string[] = [];
-  const recordings = loadRecordings(context, params.recordings, repository, store, warnings, progress);
-  const signal = abortSignalFor(token);
-
-  let run: RepackPreviewRun | undefined;
-  if (!params.estimateOnly) {
-    let lastReport = 0;
-    let lastPhase = '';
-    run = await previewRepack({
-      ...tuning,
-      repository,
-      store,
-      git,
-      signal,
-      onProgress: (p) => {
-        const now = performance.now();
-        if (p.phase === lastPhase && !p.finished && now - lastReport < PROGRESS_INTERVAL_MS) return;
-        lastPhase = p.phase;
-        lastReport = now;
-        if (p.total === undefined) progress.report(progressMessage(p));
-        else progress.report(p.total === 0 ? 100 : Math.floor((100 * p.done) / p.total), progressMessage(p));
-      },
-      onSpawn: (pid) => context.log(`repack preview: git pack-objects runs as process ${pid}`),
-    });
-    context.log(`repack preview of ${repository.gitDir}: ${run.result.gitArgs.join(' ')} (${run.result.seconds.toFixed(2)} s)`);
-  }
   if (token.isCancellationRequested) throw cancelledError();
-
-  const currentModels: PackModel[] = run?.currentModels ?? store.packs.filter((p) => p.local).map((p) => store.model(p));
-  let estimated: Awaited<ReturnType<typeof estimateWriteOrder>> | undefined;
-  if (params.estimate || params.estimateOnly) {
-    progress.report('Estimating the write order (git rev-list)');
-    estimated = await estimateWriteOrder({ repository, current: currentModels, git, signal });
-  }
-  if (recordings.length > 0) progress.report(`Replaying ${recordings.length} recording${recordings.length === 1 ? '' : 's'} on both layouts`);
-  const replays: RepackRecordingReplay[] = recordings.map((loaded) => ({
-    ...(run ? replayRecordingOnLayouts(loaded, run.previewModel, { limits }) : { ...replayRecordingOnCurrent(loaded, { limits }), readsNotInPreview: 0, preview: null }),
-    estimate: estimated ? estimateRecordingLocality(loaded, estimated.layout) : null,
-  }));
-  let estimate: RepackPreviewResult['estimate'] = null;
-  if (estimated) {
-    const accuracy = run
-      ? compareEstimateWithPreview(
-          estimated.estimate,
-          estimated.layout,
-          run.previewModel,
-          replays.map((r) => ({ file: r.recording.file, estimate: r.estimate as PackLocality, preview: r.preview?.locality[0] as PackLocality | undefined })),
-        )
-      : null;
-    estimate = { estimate: estimated.estimate, accuracy };
-  }
-  const result = run?.result;
-  return {
-    schema: 'packscope.repack-preview/1',
-    repository: { gitDir: repository.gitDir, objectFormat: repository.hash.name },
-    gitVersion: result?.gitVersion ?? null,
-    git: result?.gitArgs ?? null,
-    gitEnvironment: result?.gitEnvironment ?? null,
-    equivalent: result?.equivalent ?? null,
-    seconds: result ? Math.round(result.seconds * 1000) / 1000 : null,
-    // An estimate alone still shows today's packs (the CLI prints null here): the panel compares against them.
-    current: result?.current ?? { ...summarizeLayout(currentModels), looseObjects: countLooseObjects(repository.objectsDir, repository.hash.size * 2) },
-    preview: result?.preview ?? null,
-    largestChanges: result?.largestChanges ?? [],
-    onlyInPreview: result?.onlyInPreview ?? null,
-    onlyInCurrent: result?.onlyInCurrent ?? null,
-    recordings: replays,
-    estimate,
-    warnings,
-  };
+  // Everything else (pack-objects, the preview pack's model, the estimate, recordings parsed and
+  // replayed) runs in the worker; a cancel there stops git and removes the temporary directory.
+  let result: RepackPreviewResult | undefined;
+  const worker = startSimulationWorker(
+    context.bundledScript('simulation-worker.js'),
+    { kind: 'repack-preview', store: workerStoreOf(store, context.loader.directory), params: { ...params, workDoneToken: undefined } },
+    token,
+    (message) => {
+      if (message.kind === 'progress') {
+        if (message.percentage === undefined) progress.report(message.message);
+        else progress.report(message.percentage, message.message);
+      } else if (message.kind === 'log') context.log(message.message);
+      else if (message.kind === 'preview') result = message.result;
+    },
+    { cancel: 'message', log: (message) => context.log(message) },
+  );
+  await worker.finished;
+  if (!result) throw new Error('the repack preview worker sent no result');
+  return result;
 }
 
 /** `packscope/repackPreview` and `packscope/gitCapabilities`. */

@@ -1,17 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { setImmediate as yieldToEvents } from 'node:timers/promises';
-import { Worker } from 'node:worker_threads';
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import { ObjectStore } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import type { IndexPackVariant } from '../core/sim/index-pack-sim.ts';
 import { parsePolicy } from '../core/sim/policy-registry.ts';
 import { runSweep } from '../core/sim/sweep.ts';
-import { formatLimit, recordingSummary, resolveRecording, type LoadedRecording } from '../core/trace/load-recording.ts';
+import { formatLimit, recordingSummary, type LoadedRecording } from '../core/trace/load-recording.ts';
 import { gitVersion, recordGitCommand } from '../core/trace/record-git.ts';
-import { TraceLogBuilder, type TraceLog } from '../core/trace/trace-log.ts';
+import { recordingFromTransfer, type TransferredRecording } from '../core/trace/recording-transfer.ts';
 import { formatCount } from '../protocol/format.ts';
 import {
   IndexPackSimRequest,
@@ -28,10 +26,10 @@ import {
   type SimCell,
   type SweepResult,
 } from '../protocol/server-protocol.ts';
-import type { PackLocalityWithQuantiles, SimulationTask, SimulationWorkerMessage } from './simulation-worker.ts';
 import { LoadCancelled } from './model-loader.ts';
+import { cancelledError, startSimulationWorker, workerStoreOf } from './simulation-worker-client.ts';
+import type { PackLocalityWithQuantiles, ParsedRecordingHead, SimulationTask, SimulationWorkerMessage } from './simulation-worker-protocol.ts';
 import type { ServerContext } from './server-context.ts';
-import { errorMessage } from './workspace-registry.ts';
 
 const INDEX_PACK_VARIANTS: IndexPackVariant[] = ['v2.36', 'v2.55', 'release-when-done'];
 const DEFAULT_LIMIT = 96 * 1024 * 1024;
@@ -39,10 +37,6 @@ const DEFAULT_LIMIT = 96 * 1024 * 1024;
 const MAX_STDERR_BYTES = 64 * 1024;
 /** How often a recording's trace file is looked at for the progress line. */
 const RECORD_PROGRESS_MS = 250;
-
-function cancelledError(): ResponseError<void> {
-  return new ResponseError(LSPErrorCodes.RequestCancelled, 'cancelled');
-}
 
 function invalid(message: string): ResponseError<void> {
   return new ResponseError(ErrorCodes.InvalidParams, message);
@@ -130,63 +124,8 @@ function realPathOrSelf(p: string): string {
 
 // --- Reading recordings ----------------------------------------------------------------------------
 
-const CHUNK_BYTES = 1 << 20;
-const MAX_LINE_BYTES = 64 << 10;
-
-/**
- * parseTraceFile's streaming, chunk by chunk with a turn of the event loop between chunks, so that a
- * recording of hundreds of MiB neither holds up hovers nor ignores a cancellation.
- */
-async function parseTraceAsync(file: string, token: CancellationToken, onProgress: (bytes: number, total: number) => void): Promise<TraceLog> {
-  let handle: fs.promises.FileHandle;
-  try {
-    handle = await fs.promises.open(file, 'r');
-  } catch (error) {
-    throw invalid(`${file}: cannot open: ${errorMessage(error)}`);
-  }
-  try {
-    const total = (await handle.stat()).size;
-    const builder = new TraceLogBuilder(file);
-    const chunk = Buffer.allocUnsafe(CHUNK_BYTES + MAX_LINE_BYTES);
-    let carried = 0;
-    let skippingOverlong = false;
-    let position = 0;
-    for (;;) {
-      throwIfCancelled(token);
-      const { bytesRead: got } = await handle.read(chunk, carried, CHUNK_BYTES, position);
-      position += got;
-      const filled = carried + got;
-      let lineStart = 0;
-      for (;;) {
-        const newline = chunk.indexOf(10, lineStart);
-        if (newline < 0 || newline >= filled) break;
-        if (skippingOverlong) skippingOverlong = false;
-        else builder.addLine(chunk, lineStart, newline);
-        lineStart = newline + 1;
-      }
-      carried = filled - lineStart;
-      if (got === 0) {
-        if (carried > 0 && !skippingOverlong) builder.addLine(chunk, lineStart, filled);
-        break;
-      }
-      if (carried > MAX_LINE_BYTES) {
-        if (!skippingOverlong) builder.addOverlongLine();
-        skippingOverlong = true;
-        carried = 0;
-      } else {
-        chunk.copy(chunk, 0, lineStart, filled);
-      }
-      onProgress(position, total);
-      await yieldToEvents();
-    }
-    return builder.finish(position);
-  } finally {
-    await handle.close();
-  }
-}
-
 /** The repository a recording's reads belong to (see RecordingParams.repository). */
-function repositoryFor(context: ServerContext, log: TraceLog, explicit: string | undefined): Repository {
+function repositoryFor(context: ServerContext, log: ParsedRecordingHead, explicit: string | undefined): Repository {
   const file = log.file;
   if (explicit !== undefined) return discoverRepository(explicit);
   const metadata = log.metadata;
@@ -265,9 +204,10 @@ function stillCurrent(opened: OpenedRecording): boolean {
 }
 
 /**
- * Parses a recording, opens its repository over the loader's model store, loads every pack the
- * trace names through the loader (worker threads) so that nothing is built on this thread, and maps
- * the reads to objects.
+ * Opens a recording without building anything on this thread: a simulation worker parses it; this
+ * thread picks its repository and loads every pack the trace names through the loader (model
+ * workers); the worker then maps the reads to objects over the same packs (their persisted models)
+ * and moves the result here.
  */
 async function openRecording(context: ServerContext, params: RecordingParams, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<OpenedRecording> {
   if (typeof params.file !== 'string' || params.file === '') throw invalid('no recording file given');
@@ -277,29 +217,45 @@ async function openRecording(context: ServerContext, params: RecordingParams, to
   const key = `${file}\0${fileKey(file)}\0${params.segment ?? ''}\0${params.repository ?? ''}`;
   if (lastOpened && lastOpened.key === key && stillCurrent(lastOpened.opened)) return lastOpened.opened;
 
-  const name = path.basename(file);
-  const log = await parseTraceAsync(file, token, (bytes, total) => progress.report(percent(bytes, total), `reading ${name}`));
-  const repository = repositoryFor(context, log, params.repository);
-  const state = context.registry.get(repository.commonDir);
-  const store = state?.store ?? new ObjectStore(repository, context.loader.modelStore);
-  const touched = new Set(log.packPaths.map((p) => path.basename(p)));
-  for (const pack of store.packs) {
-    if (!touched.has(path.basename(pack.files.pack)) || context.loader.peek(pack.files)) continue;
-    throwIfCancelled(token);
-    if (state) {
-      await context.ensureModel(state, pack, token, nested(progress));
-    } else {
-      const packName = path.basename(pack.files.pack);
-      progress.report(0, `indexing ${packName}`);
-      await context.loader.ensure(pack.files, repository.hash, {
-        cancelled: cancelledPromise(token),
-        onProgress: (done, total) => progress.report(percent(done, total), `indexing ${packName}: ${formatCount(done)} of ${formatCount(total)} objects`),
-      });
+  let parsed!: (head: ParsedRecordingHead) => void;
+  const headParsed = new Promise<ParsedRecordingHead>((resolve) => (parsed = resolve));
+  let transferred: TransferredRecording | undefined;
+  const worker = startSimulationWorker(context.bundledScript('simulation-worker.js'), { kind: 'open-recording', file }, token, (message) => {
+    if (message.kind === 'progress') progress.report(message.percentage ?? 0, message.message);
+    else if (message.kind === 'parsed') parsed(message.head);
+    else if (message.kind === 'recording') transferred = message.recording;
+  });
+  let store: ObjectStore;
+  try {
+    const head = await Promise.race([headParsed, worker.finished.then(() => Promise.reject(new Error(`${file}: the worker ended before parsing it`)))]);
+    const repository = repositoryFor(context, head, params.repository);
+    const state = context.registry.get(repository.commonDir);
+    store = state?.store ?? new ObjectStore(repository, context.loader.modelStore);
+    const touched = new Set(head.packPaths.map((p) => path.basename(p)));
+    for (const pack of store.packs) {
+      if (!touched.has(path.basename(pack.files.pack)) || context.loader.peek(pack.files)) continue;
+      throwIfCancelled(token);
+      if (state) {
+        await context.ensureModel(state, pack, token, nested(progress));
+      } else {
+        const packName = path.basename(pack.files.pack);
+        progress.report(0, `indexing ${packName}`);
+        await context.loader.ensure(pack.files, repository.hash, {
+          cancelled: cancelledPromise(token),
+          onProgress: (done, total) => progress.report(percent(done, total), `indexing ${packName}: ${formatCount(done)} of ${formatCount(total)} objects`),
+        });
+      }
     }
+    throwIfCancelled(token);
+    progress.report(100, 'mapping reads to objects');
+    worker.post({ kind: 'resolve', store: workerStoreOf(store, context.loader.directory), segment: params.segment });
+    await worker.finished;
+  } finally {
+    worker.stop();
   }
-  throwIfCancelled(token);
-  progress.report(100, 'mapping reads to objects');
-  const loaded = resolveRecording(log, store, { segment: params.segment });
+  if (!transferred) throw new Error(`${file}: the worker sent no recording`);
+  // The models of the packs it reads are the loader's (loaded above): nothing is built here.
+  const loaded = recordingFromTransfer(transferred, store);
   const opened = { loaded, info: recordingInfoOf(loaded, params.segment) };
   lastOpened = { key, opened };
   return opened;
@@ -329,27 +285,7 @@ async function withProgress<T>(
 
 /** Runs one task in a simulation worker; its messages go to `onMessage` until it is done. */
 function runSimulationWorker(script: string, task: SimulationTask, token: CancellationToken, onMessage: (message: SimulationWorkerMessage) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(script, { workerData: task });
-    let settled = false;
-    const settle = (action: () => void): void => {
-      if (settled) return;
-      settled = true;
-      subscription.dispose();
-      void worker.terminate();
-      action();
-    };
-    const subscription = token.onCancellationRequested(() => settle(() => reject(cancelledError())));
-    if (token.isCancellationRequested) settle(() => reject(cancelledError()));
-    worker.on('message', (message: SimulationWorkerMessage) => {
-      if (settled) return;
-      if (message.kind === 'done') settle(resolve);
-      else if (message.kind === 'error') settle(() => reject(new Error(message.message)));
-      else onMessage(message);
-    });
-    worker.on('error', (error) => settle(() => reject(error)));
-    worker.on('exit', (code) => settle(() => reject(new Error(`the simulation worker stopped unexpectedly (exit code ${code})`))));
-  });
+  return startSimulationWorker(script, task, token, onMessage).finished;
 }
 
 /** Per pack of the recording, the offsets and entry sizes of its kept reads (as the CLI gathers them). */

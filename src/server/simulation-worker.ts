@@ -1,47 +1,69 @@
 /**
- * Worker thread entry (dist/simulation-worker.js) for the server's simulations that are not sweeps:
- * packscope/indexPackSim walks every object of the pack for each variant (about a second on a
- * 300k-object pack) and packscope/locality replays a page cache over every read (a few hundred ms on
- * 400k reads); neither may hold up hovers on the server's thread. For index-pack, the worker opens the
- * model the server's loader persisted (a few percent of a build; built here if it could not be
- * persisted). One task per worker.
+ * Worker thread entry (dist/simulation-worker.js) for the server's CPU-heavy work other than sweeps
+ * and model builds; the tasks and messages are those of simulation-worker-protocol.ts, one task per
+ * worker. packscope/indexPackSim walks every object of the pack for each variant (about a second on a
+ * 300k-object pack), packscope/locality replays a page cache over every read (a few hundred ms on
+ * 400k reads), opening a recording parses it and maps its reads to objects (a quarter of a second for
+ * 400k reads on a quiet machine, seconds under load), and a repack preview builds the preview pack's
+ * model and replays recordings on both layouts: none of it may hold up hovers on the server's thread.
+ * Models are opened from the model cache the server's loader persisted them in (a few percent of a
+ * build; built here if they could not be persisted).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { PackFormatError } from '../core/errors.ts';
 import { hashAlgorithmByName } from '../core/format/hash-algorithm.ts';
-import { packLocality, percentile, type LocalityInput, type PackLocality, type PageCacheOptions } from '../core/locality/locality.ts';
+import { packLocality, percentile, type LocalityInput, type PageCacheOptions } from '../core/locality/locality.ts';
 import { ModelStore } from '../core/model/model-store.ts';
-import type { PackFiles } from '../core/model/pack-model.ts';
-import { simulateIndexPack, type IndexPackCounts, type IndexPackVariant } from '../core/sim/index-pack-sim.ts';
+import { ObjectStore } from '../core/model/object-store.ts';
+import type { Repository } from '../core/model/repository.ts';
+import { GitCommandError } from '../core/repack/git-probe.ts';
+import { simulateIndexPack } from '../core/sim/index-pack-sim.ts';
+import { resolveRecording } from '../core/trace/load-recording.ts';
+import { recordingForTransfer } from '../core/trace/recording-transfer.ts';
+import { parseTraceFile, type TraceLog } from '../core/trace/trace-log.ts';
+import { runRepackPreviewTask } from './repack-preview-task.ts';
+import type {
+  OpenRecordingTask,
+  PackLocalityWithQuantiles,
+  RepackPreviewTask,
+  SimulationTask,
+  SimulationWorkerMessage,
+  SimulationWorkerRequest,
+  WorkerError,
+  WorkerStore,
+} from './simulation-worker-protocol.ts';
 
-export interface IndexPackTask {
-  kind: 'index-pack';
-  files: PackFiles;
-  /** 'sha1' or 'sha256'. */
-  hashName: string;
-  cacheDir: string | undefined;
-  limit: number;
-  variants: IndexPackVariant[];
+export type { PackLocalityWithQuantiles, SimulationTask, SimulationWorkerMessage } from './simulation-worker-protocol.ts';
+
+/** Progress messages at most this often (the server forwards them as $/progress). */
+const PROGRESS_INTERVAL_MS = 100;
+
+function post(message: SimulationWorkerMessage, transfer: ArrayBuffer[] = []): void {
+  parentPort!.postMessage(message, transfer);
 }
 
-export interface LocalityTask {
-  kind: 'locality';
-  packs: LocalityInput[];
-  cache: PageCacheOptions;
+function workerError(error: unknown): WorkerError {
+  if (error instanceof GitCommandError) return { message: error.message, code: error.code, git: { argv: error.argv, exitStatus: error.exitStatus, gitStderr: error.gitStderr } };
+  if (error instanceof PackFormatError) return { message: error.message, code: error.code };
+  if (error instanceof Error) return error.name === 'AbortError' ? { message: error.message, aborted: true } : { message: error.message };
+  return { message: String(error) };
 }
 
-export type SimulationTask = IndexPackTask | LocalityTask;
+function repositoryOf(store: WorkerStore): Repository {
+  const hash = hashAlgorithmByName(store.repository.hashName);
+  if (!hash) throw new Error(`unknown object format ${store.repository.hashName}`);
+  const { hashName: _, ...rest } = store.repository;
+  return { ...rest, hash };
+}
 
-/** A pack's locality plus the seek distances at p = 0, 1, …, 100 (nearest rank, as the percentiles). */
-export type PackLocalityWithQuantiles = PackLocality & { distanceQuantiles: number[] };
+/** The server's store: the same repository and pack list, models read from its model cache. */
+function objectStoreOf(store: WorkerStore): ObjectStore {
+  return new ObjectStore(repositoryOf(store), new ModelStore(store.cacheDir), {}, store.packs);
+}
 
-export type SimulationWorkerMessage =
-  | { kind: 'variant'; variant: IndexPackVariant; counts: IndexPackCounts; objects: number }
-  | { kind: 'locality'; pack: PackLocalityWithQuantiles }
-  | { kind: 'done' }
-  | { kind: 'error'; message: string };
-
-function post(message: SimulationWorkerMessage): void {
-  parentPort!.postMessage(message);
+/** The next message from the server. */
+function nextRequest(): Promise<SimulationWorkerRequest> {
+  return new Promise((resolve) => parentPort!.once('message', resolve));
 }
 
 function localityWithQuantiles(input: LocalityInput, cache: PageCacheOptions): PackLocalityWithQuantiles {
@@ -54,20 +76,68 @@ function localityWithQuantiles(input: LocalityInput, cache: PageCacheOptions): P
   return { ...result, distanceQuantiles: Array.from({ length: 101 }, (_, p) => percentile(distances, p)) };
 }
 
-function run(task: SimulationTask): void {
-  if (task.kind === 'locality') {
-    for (const input of task.packs) post({ kind: 'locality', pack: localityWithQuantiles(input, task.cache) });
-    return;
-  }
-  const hash = hashAlgorithmByName(task.hashName);
-  if (!hash) throw new Error(`unknown object format ${task.hashName}`);
-  const { model } = new ModelStore(task.cacheDir).load(task.files, { hash });
-  for (const variant of task.variants) post({ kind: 'variant', variant, counts: simulateIndexPack(model, { limit: task.limit, variant }), objects: model.count });
+async function openRecording(task: OpenRecordingTask): Promise<void> {
+  const name = task.file.slice(task.file.lastIndexOf('/') + 1);
+  let lastReport = 0;
+  const log: TraceLog = parseTraceFile(task.file, (bytes, total) => {
+    const now = performance.now();
+    if (now - lastReport < PROGRESS_INTERVAL_MS && bytes < total) return;
+    lastReport = now;
+    post({ kind: 'progress', percentage: total === 0 ? 100 : Math.min(100, Math.floor((100 * bytes) / total)), message: `reading ${name}` });
+  });
+  post({ kind: 'parsed', head: { file: log.file, metadata: log.metadata, packPaths: log.packPaths } });
+  const request = await nextRequest();
+  if (request.kind !== 'resolve') return;
+  const loaded = resolveRecording(log, objectStoreOf(request.store), { segment: request.segment });
+  const { message, transfer } = recordingForTransfer(loaded);
+  post({ kind: 'recording', recording: message }, transfer);
 }
 
-try {
-  run(workerData as SimulationTask);
-  post({ kind: 'done' });
-} catch (error) {
-  post({ kind: 'error', message: error instanceof Error ? error.message : String(error) });
+async function repackPreview(task: RepackPreviewTask): Promise<void> {
+  const controller = new AbortController();
+  parentPort!.on('message', (request: SimulationWorkerRequest) => {
+    if (request.kind === 'cancel') controller.abort();
+  });
+  const store = objectStoreOf(task.store);
+  const result = await runRepackPreviewTask(
+    {
+      progress: (message, percentage) => post(percentage === undefined ? { kind: 'progress', message } : { kind: 'progress', percentage, message }),
+      log: (message) => post({ kind: 'log', message }),
+      signal: controller.signal,
+    },
+    store.repository,
+    store,
+    task.params,
+  );
+  post({ kind: 'preview', result });
 }
+
+async function run(task: SimulationTask): Promise<void> {
+  switch (task.kind) {
+    case 'locality':
+      for (const input of task.packs) post({ kind: 'locality', pack: localityWithQuantiles(input, task.cache) });
+      return;
+    case 'index-pack': {
+      const hash = hashAlgorithmByName(task.hashName);
+      if (!hash) throw new Error(`unknown object format ${task.hashName}`);
+      const { model } = new ModelStore(task.cacheDir).load(task.files, { hash });
+      for (const variant of task.variants) post({ kind: 'variant', variant, counts: simulateIndexPack(model, { limit: task.limit, variant }), objects: model.count });
+      return;
+    }
+    case 'open-recording':
+      return openRecording(task);
+    case 'repack-preview':
+      return repackPreview(task);
+  }
+}
+
+run(workerData as SimulationTask).then(
+  () => {
+    post({ kind: 'done' });
+    parentPort!.close();
+  },
+  (error: unknown) => {
+    post({ kind: 'error', ...workerError(error) });
+    parentPort!.close();
+  },
+);

@@ -1,0 +1,131 @@
+import { Worker } from 'node:worker_threads';
+import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
+import { PackFormatError } from '../core/errors.ts';
+import type { ObjectStore } from '../core/model/object-store.ts';
+import { GitCommandError } from '../core/repack/git-probe.ts';
+import type { SimulationTask, SimulationWorkerMessage, SimulationWorkerRequest, WorkerError, WorkerStore } from './simulation-worker-protocol.ts';
+
+/** After a `cancel` message, how long the request waits for the worker to clean up before it answers anyway. */
+const CANCEL_REPLY_MS = 2_000;
+/** After a `cancel` message, how long the worker may take to end before it is terminated. */
+const CANCEL_TERMINATE_MS = 15_000;
+
+export interface SimulationWorkerOptions {
+  /**
+   * How a cancellation stops the worker: `terminate` (default) ends it at once; `message` sends
+   * `cancel` and lets it stop its children and remove its files first (terminated if it takes
+   * longer than CANCEL_TERMINATE_MS).
+   */
+  cancel?: 'terminate' | 'message';
+  log?: (message: string) => void;
+}
+
+/** One running simulation worker (one task), as the server's handlers drive it. */
+export interface SimulationWorkerRun {
+  /** Resolves on the worker's `done`; rejects with its error, or RequestCancelled when the request is cancelled. */
+  readonly finished: Promise<void>;
+  post(request: SimulationWorkerRequest): void;
+  /** Ends the worker if it still runs (after an early failure on the server's side). */
+  stop(): void;
+}
+
+export function cancelledError(): ResponseError<void> {
+  return new ResponseError(LSPErrorCodes.RequestCancelled, 'cancelled');
+}
+
+/** The worker's error as the error the same code threw on the server's thread. */
+export function errorFromWorker(error: WorkerError): Error {
+  if (error.aborted) {
+    const aborted = new Error(error.message);
+    aborted.name = 'AbortError';
+    return aborted;
+  }
+  if (error.git) return new GitCommandError(error.git.argv, error.git.exitStatus, error.git.gitStderr, error.message);
+  if (error.code) return new PackFormatError(error.code, undefined, undefined, error.message);
+  return new Error(error.message);
+}
+
+/** An ObjectStore as a worker rebuilds it: the same repository and pack list, models from `cacheDir`. */
+export function workerStoreOf(store: ObjectStore, cacheDir: string): WorkerStore {
+  const { hash, ...repository } = store.repository;
+  return { repository: { ...repository, hashName: hash.name }, packs: store.packs, cacheDir };
+}
+
+/**
+ * Starts `task` in a worker of `script`; its messages other than done and error go to `onMessage`.
+ * A cancelled token stops the worker (see SimulationWorkerOptions.cancel).
+ */
+export function startSimulationWorker(
+  script: string,
+  task: SimulationTask,
+  token: CancellationToken,
+  onMessage: (message: SimulationWorkerMessage) => void,
+  options: SimulationWorkerOptions = {},
+): SimulationWorkerRun {
+  const worker = new Worker(script, { workerData: task });
+  let exited = false;
+  let settled = false;
+  let resolveFinished!: () => void;
+  let rejectFinished!: (error: unknown) => void;
+  const finished = new Promise<void>((resolve, reject) => {
+    resolveFinished = resolve;
+    rejectFinished = reject;
+  });
+  // Whoever awaits it sees the rejection; nobody waiting (an early failure) is not an unhandled one.
+  finished.catch(() => undefined);
+  const settle = (action: () => void, terminate = true): void => {
+    if (settled) return;
+    settled = true;
+    subscription.dispose();
+    if (terminate) void worker.terminate();
+    action();
+  };
+  const cancel = (): void => {
+    if (settled) return;
+    if (options.cancel !== 'message' || exited) {
+      settle(() => rejectFinished(cancelledError()));
+      return;
+    }
+    worker.postMessage({ kind: 'cancel' } satisfies SimulationWorkerRequest);
+    const reply = setTimeout(() => settle(() => rejectFinished(cancelledError()), false), CANCEL_REPLY_MS);
+    const terminate = setTimeout(() => {
+      if (exited) return;
+      options.log?.(`a cancelled worker (${task.kind}) did not end within ${CANCEL_TERMINATE_MS / 1000} s: terminated`);
+      void worker.terminate();
+    }, CANCEL_TERMINATE_MS);
+    terminate.unref();
+    worker.once('exit', () => {
+      clearTimeout(reply);
+      clearTimeout(terminate);
+      settle(() => rejectFinished(cancelledError()), false);
+    });
+  };
+  const subscription = token.onCancellationRequested(cancel);
+  if (token.isCancellationRequested) cancel();
+  worker.on('message', (message: SimulationWorkerMessage) => {
+    if (settled || token.isCancellationRequested) return;
+    if (message.kind === 'done') settle(resolveFinished);
+    else if (message.kind === 'error') settle(() => rejectFinished(errorFromWorker(message)));
+    else onMessage(message);
+  });
+  worker.on('error', (error) => settle(() => rejectFinished(error)));
+  worker.on('exit', (code) => {
+    exited = true;
+    if (!token.isCancellationRequested) settle(() => rejectFinished(new Error(`the simulation worker stopped unexpectedly (exit code ${code})`)), false);
+  });
+  return {
+    finished,
+    post: (request) => {
+      if (!settled && !exited) worker.postMessage(request);
+    },
+    stop: () => {
+      if (options.cancel === 'message' && !exited && !settled) {
+        // Never pull the rug from under a child process or a temporary directory.
+        worker.postMessage({ kind: 'cancel' } satisfies SimulationWorkerRequest);
+        settle(() => rejectFinished(cancelledError()), false);
+        return;
+      }
+      settle(() => rejectFinished(cancelledError()));
+    },
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * The boundary between the server and its simulation workers (dist/simulation-worker.js, one task
+ * per worker): everything CPU-heavy about recordings and repack previews runs there, so that the
+ * server's thread only orchestrates and answers hovers.
+ *
+ *   index-pack      the variants of packscope/indexPackSim over one pack's model.
+ *   locality        seek distances and the page cache replay of packscope/locality.
+ *   open-recording  parse a recording (GIT_TRACE_PACK_ACCESS, chunk by chunk), say what it names
+ *                   (`parsed`), wait for the server to pick its repository and load the packs it
+ *                   reads (`resolve`, after the model workers ran), map the reads to objects and
+ *                   compact them, and move the result to the server (`recording`, buffers transferred).
+ *   repack-preview  the engine of src/core/repack: git pack-objects into a temporary directory, the
+ *                   preview pack's model, the write-order estimate, recordings parsed and replayed on
+ *                   both layouts; answers with the request's result document (`preview`). A `cancel`
+ *                   message aborts it: git is stopped and the temporary directory removed before the
+ *                   worker ends (terminating it outright could leave both behind).
+ *
+ * Pack models are read from the model cache the server's loader persisted them in (a few percent of
+ * a build), or built in the worker when they could not be persisted.
+ */
+import type { PackErrorCode } from '../core/errors.ts';
+import type { IndexPackCounts, IndexPackVariant } from '../core/sim/index-pack-sim.ts';
+import type { LocalityInput, PackLocality, PageCacheOptions } from '../core/locality/locality.ts';
+import type { PackLocation } from '../core/model/object-store.ts';
+import type { PackFiles } from '../core/model/pack-model.ts';
+import type { Repository } from '../core/model/repository.ts';
+import type { RecordingMetadata } from '../core/trace/recording.ts';
+import type { TransferredRecording } from '../core/trace/recording-transfer.ts';
+import type { RepackPreviewParams, RepackPreviewResult } from '../protocol/server-protocol.ts';
+
+/** A Repository as plain data (its hash algorithm by name: 'sha1' or 'sha256'). */
+export type WorkerRepository = Omit<Repository, 'hash'> & { hashName: string };
+
+/** An ObjectStore as plain data: the repository and the exact pack list the server's store has. */
+export interface WorkerStore {
+  repository: WorkerRepository;
+  packs: PackLocation[];
+  /** The model cache the server's loader persists models in. */
+  cacheDir: string;
+}
+
+export interface IndexPackTask {
+  kind: 'index-pack';
+  files: PackFiles;
+  /** 'sha1' or 'sha256'. */
+  hashName: string;
+  cacheDir: string | undefined;
+  limit: number;
+  variants: IndexPackVariant[];
+}
+
+export interface LocalityTask {
+  kind: 'locality';
+  packs: LocalityInput[];
+  cache: PageCacheOptions;
+}
+
+export interface OpenRecordingTask {
+  kind: 'open-recording';
+  /** Absolute path of the recording or raw trace. */
+  file: string;
+}
+
+export interface RepackPreviewTask {
+  kind: 'repack-preview';
+  store: WorkerStore;
+  /** The request's parameters, checked by the server. */
+  params: RepackPreviewParams;
+}
+
+export type SimulationTask = IndexPackTask | LocalityTask | OpenRecordingTask | RepackPreviewTask;
+
+/** Messages from the server to a running worker. */
+export type SimulationWorkerRequest =
+  /** open-recording, after `parsed`: map the reads onto this store (its packs' models are persisted). */
+  | { kind: 'resolve'; store: WorkerStore; segment: number | undefined }
+  /** repack-preview: stop git, remove the temporary directory, end. */
+  | { kind: 'cancel' };
+
+/** A pack's locality plus the seek distances at p = 0, 1, …, 100 (nearest rank, as the percentiles). */
+export type PackLocalityWithQuantiles = PackLocality & { distanceQuantiles: number[] };
+
+/** What a parsed recording names: enough for the server to pick the repository and the packs to load. */
+export interface ParsedRecordingHead {
+  file: string;
+  metadata: RecordingMetadata | undefined;
+  packPaths: string[];
+}
+
+/** A failure, with what the server needs to report it as the same error the in-thread code threw. */
+export interface WorkerError {
+  message: string;
+  /** PackFormatError's code. */
+  code?: PackErrorCode;
+  /** GitCommandError's details (git's argv, exit status and everything it printed). */
+  git?: { argv: string[]; exitStatus: number | null; gitStderr: string };
+  /** The work was cancelled (an AbortError). */
+  aborted?: boolean;
+}
+
+export type SimulationWorkerMessage =
+  | { kind: 'variant'; variant: IndexPackVariant; counts: IndexPackCounts; objects: number }
+  | { kind: 'locality'; pack: PackLocalityWithQuantiles }
+  /** $/progress of the request: a percentage when known, and the message. */
+  | { kind: 'progress'; percentage?: number; message: string }
+  /** A line for the server's log. */
+  | { kind: 'log'; message: string }
+  | { kind: 'parsed'; head: ParsedRecordingHead }
+  /** The loaded recording, its buffers transferred (not copied). */
+  | { kind: 'recording'; recording: TransferredRecording }
+  | { kind: 'preview'; result: RepackPreviewResult }
+  | { kind: 'done' }
+  | ({ kind: 'error' } & WorkerError);
