@@ -61,7 +61,7 @@ options:
   --seed N        seed of the word sample (default 1)
   --max-wait S    wait up to S seconds for a quiet machine before each timed run (default 600; 0: never)
   --operations    instead: hovers during a sweep (first open of a big recording) and during a
-                  repack preview of the generated repository (see bench/README.md)
+                  repack preview of the generated repository; each run on a fresh server
   --recording F   with --operations: the recording to sweep and replay (default: git log -p --all
                   recorded once on the generated repository, .bench/log-p-<key>.psrec)
   --op-runs N     with --operations: runs of each operation, each on a fresh server (default 3)
@@ -793,6 +793,9 @@ function reportOperations(label: string, recording: string, results: OperationRe
     const loads = r.runs.map((run) => run.load.toFixed(2)).join(', ');
     out.push(`  ${`hover during ${r.name}`.padEnd(26)} ${String(r.stats.n).padStart(5)} ${ms(r.stats.p50).padStart(7)} ${ms(r.stats.p90).padStart(7)} ${ms(r.stats.p99).padStart(7)} ${ms(r.stats.max).padStart(7)}   ${r.detail}`);
     out.push(`    ${r.runs.length} runs of ${durations} ms; slowest hover sent ${ms(r.worstAtMs)} ms into a ${ms(r.worstOfDurationMs)} ms run; other processes' load ${loads} cores`);
+    // p99 counts hovers, not time: one hover stuck for seconds is one sample among thousands answered while git runs.
+    const slow = r.runs.flatMap((run) => run.times).filter((t) => t > TARGET_P99_MS);
+    out.push(`    ${slow.length} hovers over ${TARGET_P99_MS} ms (${ms(slow.reduce((sum, t) => sum + t, 0))} ms in all), of ${r.stats.n}`);
     out.push(`    p99 ${ms(r.stats.p99)} ms: ${r.stats.p99 <= TARGET_P99_MS ? 'PASS' : 'MISS'} (target ≤ ${TARGET_P99_MS} ms)${r.runs.some((run) => run.load > NOISY_CORES) ? ' — NOISY' : ''}`);
   }
   process.stdout.write(`${out.join('\n')}\n`);

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
+import type { LocalityInput } from '../core/locality/locality.ts';
 import { ObjectStore } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import type { IndexPackVariant } from '../core/sim/index-pack-sim.ts';
@@ -159,6 +160,8 @@ function repositoryFor(context: ServerContext, log: ParsedRecordingHead, explici
 interface OpenedRecording {
   loaded: LoadedRecording;
   info: RecordingInfo;
+  /** Per pack, the offsets and entry sizes of the kept reads (as the CLI gathers them for locality), gathered by the worker. */
+  locality: LocalityInput[];
 }
 
 function recordingInfoOf(loaded: LoadedRecording, segment: number | undefined): RecordingInfo {
@@ -220,10 +223,14 @@ async function openRecording(context: ServerContext, params: RecordingParams, to
   let parsed!: (head: ParsedRecordingHead) => void;
   const headParsed = new Promise<ParsedRecordingHead>((resolve) => (parsed = resolve));
   let transferred: TransferredRecording | undefined;
+  let locality: LocalityInput[] = [];
   const worker = startSimulationWorker(context.bundledScript('simulation-worker.js'), { kind: 'open-recording', file }, token, (message) => {
     if (message.kind === 'progress') progress.report(message.percentage ?? 0, message.message);
     else if (message.kind === 'parsed') parsed(message.head);
-    else if (message.kind === 'recording') transferred = message.recording;
+    else if (message.kind === 'recording') {
+      transferred = message.recording;
+      locality = message.locality;
+    }
   });
   let store: ObjectStore;
   try {
@@ -256,7 +263,7 @@ async function openRecording(context: ServerContext, params: RecordingParams, to
   if (!transferred) throw new Error(`${file}: the worker sent no recording`);
   // The models of the packs it reads are the loader's (loaded above): nothing is built here.
   const loaded = recordingFromTransfer(transferred, store);
-  const opened = { loaded, info: recordingInfoOf(loaded, params.segment) };
+  const opened = { loaded, info: recordingInfoOf(loaded, params.segment), locality };
   lastOpened = { key, opened };
   return opened;
 }
@@ -286,23 +293,6 @@ async function withProgress<T>(
 /** Runs one task in a simulation worker; its messages go to `onMessage` until it is done. */
 function runSimulationWorker(script: string, task: SimulationTask, token: CancellationToken, onMessage: (message: SimulationWorkerMessage) => void): Promise<void> {
   return startSimulationWorker(script, task, token, onMessage).finished;
-}
-
-/** Per pack of the recording, the offsets and entry sizes of its kept reads (as the CLI gathers them). */
-function localityInputs(loaded: LoadedRecording): { pack: string; offsets: Float64Array; entryBytes: Float64Array }[] {
-  const { resolved } = loaded;
-  const { start: first, end } = loaded.range;
-  const counts = new Uint32Array(resolved.packs.length);
-  for (let i = first; i < end; i++) counts[resolved.readPack[i]!]!++;
-  const inputs = resolved.packs.map((pack, k) => ({ pack: pack.location.files.pack, offsets: new Float64Array(counts[k]!), entryBytes: new Float64Array(counts[k]!) }));
-  const filled = new Uint32Array(resolved.packs.length);
-  for (let i = first; i < end; i++) {
-    const k = resolved.readPack[i]!;
-    const at = filled[k]!++;
-    inputs[k]!.offsets[at] = resolved.readOffset[i]!;
-    inputs[k]!.entryBytes[at] = resolved.packs[k]!.model.columns.diskSize.get(resolved.readObject[i]!);
-  }
-  return inputs;
 }
 
 // --- Running git ------------------------------------------------------------------------------------
@@ -417,9 +407,8 @@ export function registerSimulationHandlers(context: ServerContext): void {
         if (!(typeof cacheMiB === 'number' && cacheMiB > 0) || !(typeof readaheadKiB === 'number' && readaheadKiB >= 0)) {
           throw invalid('cacheMiB must be positive and readaheadKiB not negative');
         }
-        const { loaded, info } = await openRecording(context, params, token, progress);
+        const { locality: inputs, info } = await openRecording(context, params, token, progress);
         throwIfCancelled(token);
-        const inputs = localityInputs(loaded);
         const packs: PackLocalityWithQuantiles[] = [];
         progress.report(0, 'seek distances and page cache');
         await runSimulationWorker(context.bundledScript('simulation-worker.js'), { kind: 'locality', packs: inputs, cache: { cacheMiB, readaheadKiB } }, token, (message) => {

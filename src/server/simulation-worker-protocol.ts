@@ -8,7 +8,8 @@
  *   open-recording  parse a recording (GIT_TRACE_PACK_ACCESS, chunk by chunk), say what it names
  *                   (`parsed`), wait for the server to pick its repository and load the packs it
  *                   reads (`resolve`, after the model workers ran), map the reads to objects and
- *                   compact them, and move the result to the server (`recording`, buffers transferred).
+ *                   compact them, gather the locality inputs, and move all of it to the server
+ *                   (`recording`, buffers transferred).
  *   repack-preview  the engine of src/core/repack: git pack-objects into a temporary directory, the
  *                   preview pack's model, the write-order estimate, recordings parsed and replayed on
  *                   both layouts; answers with the request's result document (`preview`). A `cancel`
@@ -106,8 +107,8 @@ export type SimulationWorkerMessage =
   /** A line for the server's log. */
   | { kind: 'log'; message: string }
   | { kind: 'parsed'; head: ParsedRecordingHead }
-  /** The loaded recording, its buffers transferred (not copied). */
-  | { kind: 'recording'; recording: TransferredRecording }
+  /** The loaded recording and its reads' locality inputs per pack, buffers transferred (not copied). */
+  | { kind: 'recording'; recording: TransferredRecording; locality: LocalityInput[] }
   | { kind: 'preview'; result: RepackPreviewResult }
   | { kind: 'done' }
   | ({ kind: 'error' } & WorkerError);

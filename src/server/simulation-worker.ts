@@ -18,7 +18,7 @@ import { ObjectStore } from '../core/model/object-store.ts';
 import type { Repository } from '../core/model/repository.ts';
 import { GitCommandError } from '../core/repack/git-probe.ts';
 import { simulateIndexPack } from '../core/sim/index-pack-sim.ts';
-import { resolveRecording } from '../core/trace/load-recording.ts';
+import { resolveRecording, type LoadedRecording } from '../core/trace/load-recording.ts';
 import { recordingForTransfer } from '../core/trace/recording-transfer.ts';
 import { parseTraceFile, type TraceLog } from '../core/trace/trace-log.ts';
 import { runRepackPreviewTask } from './repack-preview-task.ts';
@@ -76,6 +76,23 @@ function localityWithQuantiles(input: LocalityInput, cache: PageCacheOptions): P
   return { ...result, distanceQuantiles: Array.from({ length: 101 }, (_, p) => percentile(distances, p)) };
 }
 
+/** Per pack of the recording, the offsets and entry sizes of its kept reads (as the CLI gathers them). */
+function localityInputs(loaded: LoadedRecording): LocalityInput[] {
+  const { resolved } = loaded;
+  const { start: first, end } = loaded.range;
+  const counts = new Uint32Array(resolved.packs.length);
+  for (let i = first; i < end; i++) counts[resolved.readPack[i]!]!++;
+  const inputs = resolved.packs.map((pack, k) => ({ pack: pack.location.files.pack, offsets: new Float64Array(counts[k]!), entryBytes: new Float64Array(counts[k]!) }));
+  const filled = new Uint32Array(resolved.packs.length);
+  for (let i = first; i < end; i++) {
+    const k = resolved.readPack[i]!;
+    const at = filled[k]!++;
+    inputs[k]!.offsets[at] = resolved.readOffset[i]!;
+    inputs[k]!.entryBytes[at] = resolved.packs[k]!.model.columns.diskSize.get(resolved.readObject[i]!);
+  }
+  return inputs;
+}
+
 async function openRecording(task: OpenRecordingTask): Promise<void> {
   const name = task.file.slice(task.file.lastIndexOf('/') + 1);
   let lastReport = 0;
@@ -89,8 +106,10 @@ async function openRecording(task: OpenRecordingTask): Promise<void> {
   const request = await nextRequest();
   if (request.kind !== 'resolve') return;
   const loaded = resolveRecording(log, objectStoreOf(request.store), { segment: request.segment });
+  // Gathered before the transfer detaches the reads' buffers here.
+  const locality = localityInputs(loaded);
   const { message, transfer } = recordingForTransfer(loaded);
-  post({ kind: 'recording', recording: message }, transfer);
+  post({ kind: 'recording', recording: message, locality }, [...transfer, ...locality.flatMap((l) => [l.offsets.buffer as ArrayBuffer, l.entryBytes.buffer as ArrayBuffer])]);
 }
 
 async function repackPreview(task: RepackPreviewTask): Promise<void> {
