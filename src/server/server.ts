@@ -131,7 +131,10 @@ async function ensureModel(state: RepositoryState, pack: PackLocation, token?: C
       onProgress: (done, total) => progress?.report(total === 0 ? 100 : Math.floor((100 * done) / total), `${formatCount(done)} of ${formatCount(total)} objects`),
     });
   } catch (error) {
-    if (!(error instanceof LoadCancelled)) state.packErrors.set(pack.files.pack, errorMessage(error));
+    if (!(error instanceof LoadCancelled)) {
+      state.packErrors.set(pack.files.pack, errorMessage(error));
+      state.store.markUnreadable(pack);
+    }
     throw error;
   } finally {
     progress?.done();
@@ -140,8 +143,15 @@ async function ensureModel(state: RepositoryState, pack: PackLocation, token?: C
 
 async function ensureRepository(state: RepositoryState, token?: CancellationToken, progress?: WorkDoneProgressReporter): Promise<void> {
   for (const pack of state.store.packs) {
-    if (loader.peek(pack.files)) continue;
-    await ensureModel(state, pack, token, progress);
+    // A damaged pack is listed with its error; lookups go on over the others.
+    if (loader.peek(pack.files) || state.store.isUnreadable(pack)) continue;
+    try {
+      await ensureModel(state, pack, token, progress);
+    } catch (error) {
+      // ensureModel marked it unreadable and recorded its error for the listing.
+      if (error instanceof LoadCancelled) throw error;
+      log(`${pack.files.pack}: ${errorMessage(error)}`);
+    }
   }
 }
 

@@ -75,7 +75,7 @@ export class RepositoryState {
 
   /** Packs whose model is in memory; a store answers lookups only over these without blocking. */
   allLoaded(): boolean {
-    this.everyPackLoaded ||= this.store.packs.every((p) => this.loader.peek(p.files) !== undefined);
+    this.everyPackLoaded ||= this.store.packs.every((p) => this.store.isUnreadable(p) || this.loader.peek(p.files) !== undefined);
     return this.everyPackLoaded;
   }
 

@@ -338,6 +338,15 @@ describe('cancellation, a pack replaced while open, damaged packs', () => {
       assert.match(listed.packs[0]!.error ?? '', new RegExp(path.basename(damagedStem)));
       const sound = await probe.connection.sendRequest(PackSummaryRequest, { pack: `${stem}.pack` });
       assert.equal(sound.objects, catFile.size);
+      // A second, sound pack in the damaged repository still answers lookups and hovers.
+      // Objects git can write without reading the damaged pack: a new tree and a parentless commit.
+      const loose = sandbox.gitText(damaged, ['hash-object', '-w', '-t', 'tree', '--stdin'], { input: `100644 after\0${'\u0001'.repeat(20)}` }).trim();
+      const fresh = sandbox.gitText(damaged, ['commit-tree', loose, '-m', 'after the damage']).trim();
+      sandbox.git(damaged, ['pack-objects', '-q', path.join(damaged, '.git', 'objects', 'pack', 'pack')], { input: `${fresh}\n${loose}\n` });
+      await probe.nextPacksChanged();
+      const found = await probe.connection.sendRequest(ObjectRequest, { oid: fresh, repository: listed.id });
+      assert.ok(found.found, 'an object of the sound pack is found although the other pack is damaged');
+      assert.equal(found.object.type, 'commit');
       assert.ok(probe.alive);
     } finally {
       assert.equal(await probe.stop(), 0);

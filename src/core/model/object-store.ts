@@ -35,6 +35,8 @@ export class ObjectStore {
   readonly packs: PackLocation[];
   readonly midxByObjectsDir = new Map<string, MultiPackIndex>();
   private readonly models = new Map<string, LoadedModel>();
+  /** Packs found damaged: lookups go on over the others instead of failing on these every time. */
+  private readonly unreadable = new Set<string>();
 
   /** True when the hash algorithm is not known from a repository and is inferred from each idx. */
   private inferHash = false;
@@ -76,6 +78,15 @@ export class ObjectStore {
       .map(({ pack }) => pack);
   }
 
+  /** Leaves a damaged pack out of lookups (the server lists it with its error; hovers keep working). */
+  markUnreadable(pack: PackLocation): void {
+    this.unreadable.add(pack.files.pack);
+  }
+
+  isUnreadable(pack: PackLocation): boolean {
+    return this.unreadable.has(pack.files.pack);
+  }
+
   /** Packs a MIDX of their objects directory covers: git looks them up only through the MIDX. */
   coveredByMidx(pack: PackLocation): boolean {
     return this.midxByObjectsDir.get(pack.objectsDir)?.packNames.includes(pack.idxName) ?? false;
@@ -102,13 +113,13 @@ export class ObjectStore {
       const hit = midx.lookup(oid);
       if (!hit) continue;
       const pack = this.packs.find((p) => p.objectsDir === objectsDir && p.idxName === hit.packName);
-      if (!pack) continue;
+      if (!pack || this.unreadable.has(pack.files.pack)) continue;
       const model = this.model(pack);
       const object = model.index.find(oid);
       if (object >= 0 && model.columns.offset[object] === hit.offset) return { pack, model, object };
     }
     for (const pack of this.packs) {
-      if (this.coveredByMidx(pack)) continue;
+      if (this.coveredByMidx(pack) || this.unreadable.has(pack.files.pack)) continue;
       const model = this.model(pack);
       const object = model.index.find(oid);
       if (object >= 0) return { pack, model, object };
@@ -130,6 +141,7 @@ export class ObjectStore {
     }
     const matches = new Set<string>();
     for (const pack of this.packs) {
+      if (this.unreadable.has(pack.files.pack)) continue;
       const model = this.model(pack);
       for (const n of model.findPrefix(wanted, 2)) matches.add(model.oidHex(n));
       if (matches.size > 1) break;
