@@ -249,7 +249,12 @@ export interface RecordingInfo {
   repository: string;
   mode: 'exact' | 'passive' | 'raw';
   recordedLimit: number | null;
+  /** The recorded command as one line (`git log --raw`); arguments with spaces cannot be told apart in it: see `args`. */
   command: string | null;
+  /** git's arguments, without "git", exactly as recorded (the recording's metadata); null for a raw trace. */
+  args: string[] | null;
+  /** Where git ran (the recording's metadata); null for a raw trace. */
+  cwd: string | null;
   gitVersion: string | null;
   startedAt: string | null;
   exitStatus: number | null;
@@ -317,6 +322,11 @@ export interface LocalityResult {
 }
 
 export interface IndexPackSimParams extends WorkDoneProgressParams {
+  /**
+   * A .pack file: a pack of the workspace, or any pack file with its .idx next to it (a recording's
+   * pack in a repository outside the workspace), read with the hash algorithm of the repository
+   * around it (SHA-1 when it is in none).
+   */
   pack: string;
   /** core.deltaBaseCacheLimit for index-pack (bytes); 96m by default. */
   limit?: number;

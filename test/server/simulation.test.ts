@@ -136,7 +136,7 @@ interface CliRecording {
 }
 
 function assertSameRecording(info: RecordingInfo, cli: CliRecording): void {
-  const { segments, gitVersion: _v, startedAt: _s, exitStatus: _e, warnings: _w, ...rest } = info;
+  const { segments, gitVersion: _v, startedAt: _s, exitStatus: _e, warnings: _w, args: _a, cwd: _c, ...rest } = info;
   assert.deepEqual({ ...rest, segments: segments.length }, cli);
 }
 
@@ -149,6 +149,8 @@ describe('packscope/recordingInfo', () => {
     assert.equal(info.mode, 'exact');
     assert.equal(info.recordedLimit, 0);
     assert.equal(info.command, 'git log --raw');
+    assert.deepEqual(info.args, ['log', '--raw']);
+    assert.equal(info.cwd, repo);
     assert.equal(info.exitStatus, 0);
     assert.equal(info.gitVersion, sandbox.gitText(repo, ['--version']).trim().replace(/^git version /, ''));
     assert.ok(info.startedAt && !Number.isNaN(Date.parse(info.startedAt)));
@@ -159,6 +161,25 @@ describe('packscope/recordingInfo', () => {
     assert.deepEqual(info.packs.map((p) => p.path), [`${stem}.pack`]);
     assert.equal(values[0]?.kind, 'begin');
     assert.equal(values.at(-1)?.kind, 'end');
+  });
+
+  test("args keep git's arguments as recorded (spaces included), cwd where git ran; sweep and locality return them too", async () => {
+    const recording = cliRecord('format', ['log', '--format=%H %s']);
+    const expected = ['log', '--format=%H %s'];
+    const info = await server.connection.sendRequest(RecordingInfoRequest, { file: recording });
+    assert.deepEqual(info.args, expected);
+    assert.equal(info.cwd, repo);
+    assert.equal(info.command, 'git log --format=%H %s');
+    const sweep = await server.connection.sendRequest(SweepRequest, { file: recording, policies: ['git'], limits: [0] });
+    assert.deepEqual([sweep.recording.args, sweep.recording.cwd], [expected, repo]);
+    const locality = await server.connection.sendRequest(LocalityRequest, { file: recording });
+    assert.deepEqual([locality.recording.args, locality.recording.cwd], [expected, repo]);
+    // A raw trace has no metadata: neither is known.
+    const raw = path.join(recordings, 'format-raw.trace');
+    fs.writeFileSync(raw, fs.readFileSync(recording, 'utf8').split('\n').slice(1).join('\n'));
+    const rawInfo = await server.connection.sendRequest(RecordingInfoRequest, { file: raw });
+    assert.equal(rawInfo.mode, 'raw');
+    assert.deepEqual([rawInfo.args, rawInfo.cwd, rawInfo.command], [null, null, null]);
   });
 
   test('a recording whose repository was deleted gives one clear error', async () => {
@@ -292,9 +313,50 @@ describe('packscope/indexPackSim', () => {
     }
   });
 
-  test('a path that is not a workspace pack', async () => {
-    await expectError(server.connection.sendRequest(IndexPackSimRequest, { pack: path.join(root, 'nothing.pack') }), (error) => assert.match(error.message, /not a pack of the workspace/));
+  test('a path that is neither a workspace pack nor a pack file with its idx', async () => {
+    await expectError(server.connection.sendRequest(IndexPackSimRequest, { pack: path.join(root, 'nothing.pack') }), (error) =>
+      assert.match(error.message, /not a pack of the workspace, nor a pack file with its \.idx next to it/),
+    );
+    const lonely = path.join(root, 'lonely');
+    fs.mkdirSync(lonely);
+    fs.copyFileSync(`${stem}.pack`, path.join(lonely, 'pack-lonely.pack'));
+    await expectError(server.connection.sendRequest(IndexPackSimRequest, { pack: path.join(lonely, 'pack-lonely.pack') }), (error) => assert.match(error.message, /nor a pack file with its \.idx/));
+    await expectError(server.connection.sendRequest(IndexPackSimRequest, { pack: path.join(lonely) }), (error) => assert.match(error.message, /not a pack of the workspace/));
   });
+
+  /** Every file under `dir` with its size and modification time: what "nothing written" compares. */
+  function snapshot(dir: string): string[] {
+    return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+      .map((d) => path.join(d.parentPath, d.name))
+      .map((file) => {
+        const stat = fs.statSync(file);
+        return `${path.relative(dir, file)} ${stat.isFile() ? stat.size : 'dir'} ${stat.mtimeMs}`;
+      })
+      .sort();
+  }
+
+  for (const objectFormat of ['sha1', 'sha256'] as const) {
+    test(`a recording's pack in a ${objectFormat} repository outside the workspace: as packscope index-pack-sim --json, nothing written in it`, async () => {
+      const outside = new GitSandbox(path.join(root, `outside-${objectFormat}`));
+      const elsewhere = historyRepository(outside, 'elsewhere', { commits: 60, seed: 5, files: 4, linesPerFile: 40, objectFormat, repack: ['-adf', '--depth=20'] });
+      const recording = cliRecord(`outside-${objectFormat}`, ['log', '--raw'], elsewhere);
+      const { repositories } = await server.connection.sendRequest(ListRepositoriesRequest, {});
+      assert.ok(!repositories.some((r) => r.gitDir.startsWith(outside.root)), 'the repository is not one of the workspace');
+      const info = await server.connection.sendRequest(RecordingInfoRequest, { file: recording });
+      assert.equal(info.packs.length, 1);
+      const pack = info.packs[0]!.path;
+      const before = snapshot(elsewhere);
+      for (const limit of [undefined, 16 << 10]) {
+        const { token, values } = progressToken();
+        const result = await server.connection.sendRequest(IndexPackSimRequest, { pack, workDoneToken: token, ...(limit === undefined ? {} : { limit }) });
+        const { schema: _schema, ...cli } = cliJson<{ schema: string; pack: string; objects: number; limit: number; results: object[] }>(['index-pack-sim', '--json', ...(limit === undefined ? [] : ['--limit', String(limit)]), pack]);
+        assert.deepEqual({ pack: result.pack, objects: result.objects, limit: result.limit, results: result.variants }, cli);
+        assert.ok(result.objects > 0);
+        assert.equal(values.at(-1)?.kind, 'end');
+      }
+      assert.deepEqual(snapshot(elsewhere), before, 'nothing written inside the repository');
+    });
+  }
 });
 
 describe('packscope/record', () => {
