@@ -7,11 +7,13 @@ import type * as vscode from 'vscode';
 import type * as Main from './extension.ts';
 
 const loadStart = performance.now();
+const loadCpuStart = process.cpuUsage();
 const main = require('./extension-main.js') as typeof Main;
-const loadMs = performance.now() - loadStart;
+const loadCpu = process.cpuUsage(loadCpuStart);
+const load: Main.LoadCost = { ms: performance.now() - loadStart, cpuMs: (loadCpu.user + loadCpu.system) / 1000 };
 
 export function activate(context: vscode.ExtensionContext): Main.PackScopeApi {
-  return main.activate(context, loadMs);
+  return main.activate(context, load);
 }
 
 export function deactivate(): Promise<void> {
