@@ -54,7 +54,7 @@ const received: {
   sweep?: { request: { limits: number[]; policies: string[] }; result: SweepResult };
   indexPack?: IndexPackSimResult[];
   locality: Partial<Record<LocalitySlot, LocalityResult>>;
-  measure?: { command: string; result: MeasureResult };
+  measure?: { command: string; cwd?: string; reconstructed?: boolean; result: MeasureResult };
 } = { locality: {} };
 
 /** Runs under way: analysis (the Run button) or measure. */
@@ -119,6 +119,8 @@ const measureStatus = h('p', { id: 'measure-status', role: 'status', 'aria-live'
 const measureCanvas = h('canvas', { id: 'measure-chart', role: 'img' });
 const measureFigure = h('figure', { hidden: true }, h('div', { class: 'chart-box' }, measureCanvas), h('figcaption', { id: 'measure-chart-alt' }));
 const measureTable = h('table', { id: 'measure-table', class: 'numbers', hidden: true });
+/** What ran, where; and, for a raw trace, that its command line was read back from the trace. */
+const measureCommand = h('p', { id: 'measure-command', hidden: true });
 
 replaceChildren(
   tabs[0]!.panel,
@@ -139,6 +141,7 @@ replaceChildren(
   ),
   h('div', { class: 'row' }, h('label', { for: 'measure-runs' }, 'Runs per limit (best of N)'), measureRunsInput, measureButton, measureCancelButton),
   measureStatus,
+  measureCommand,
   measureFigure,
   measureTable,
 );
@@ -469,6 +472,14 @@ function renderMeasure(): void {
   const measure = received.measure;
   measureFigure.hidden = measure === undefined;
   measureTable.hidden = measure === undefined;
+  measureCommand.hidden = measure === undefined;
+  if (measure === undefined) replaceChildren(measureCommand);
+  else {
+    replaceChildren(measureCommand, 'Ran ', h('code', {}, measure.command), measure.cwd === undefined ? '' : ` in ${measure.cwd}`, '.');
+    if (measure.reconstructed === true) {
+      measureCommand.append(h('br'), h('span', { class: 'warning', id: 'measure-reconstructed' }, '⚠ The command line was reconstructed from the trace (it has no recording metadata) and may be inexact.'));
+    }
+  }
   if (measure === undefined) {
     replaceChart('measure', undefined);
     return;
@@ -647,7 +658,7 @@ function onHostMessage(message: HostToWebview): void {
       renderLocality();
       break;
     case 'measure':
-      received.measure = { command: message.command, result: message.result };
+      received.measure = { command: message.command, cwd: message.cwd, reconstructed: message.reconstructed, result: message.result };
       renderMeasure();
       break;
     case 'jobEnded':

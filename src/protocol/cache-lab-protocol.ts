@@ -122,7 +122,12 @@ export type HostToWebview =
   | { type: 'sweep'; runId: string; request: { limits: number[]; policies: string[] }; result: SweepResult }
   | { type: 'indexPack'; runId: string; results: IndexPackSimResult[] }
   | { type: 'locality'; runId: string; slot: LocalitySlot; result: LocalityResult }
-  | { type: 'measure'; runId: string; command: string; result: MeasureResult }
+  /**
+   * Measure for real ran `git <args>` in `cwd` (`command` is that line for display, quoted as a shell
+   * would need it). `reconstructed`: the recording had no metadata (a raw trace), so the arguments were
+   * read back from the trace's GIT_TRACE line and may be inexact; the panel says so.
+   */
+  | { type: 'measure'; runId: string; command: string; args: string[]; cwd: string; reconstructed: boolean; result: MeasureResult }
   /** A job ended: done, cancelled by the user, or failed (the message says why). */
   | { type: 'jobEnded'; runId: string; job: CacheLabJob; outcome: 'done' | 'cancelled' | 'failed'; error?: string }
   | { type: 'runEnded'; runId: string; outcome: 'done' | 'cancelled' | 'failed' };
@@ -244,4 +249,65 @@ export function gitVersusReferenceSentences(result: SweepResult, limits: readonl
     }
   }
   return sentences;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command lines of Measure for real.
+
+/** Characters an argument may hold and still be shown unquoted (as git's sq_quote_argv_pretty leaves it). */
+const PLAIN_ARGUMENT = /^[A-Za-z0-9_.,:@%+=\/-]+$/;
+
+/** One argument as a POSIX shell reads it back: unquoted when plain, else in single quotes (`'` as `'\''`). */
+export function shellQuote(arg: string): string {
+  return PLAIN_ARGUMENT.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `git log '--format=%H %s'`: the command for display, every argument recoverable from the line. */
+export function gitCommandLine(args: readonly string[]): string {
+  return ['git', ...args.map(shellQuote)].join(' ');
+}
+
+/**
+ * git's arguments (without "git") from a command line as GIT_TRACE prints it (`trace: built-in: git
+ * log '--format=%H %s'`: git quotes arguments that need it with single quotes, `'` as `'\''` and `!`
+ * as `'\!'`). Undefined when the line does not start with git or its quoting is unbalanced. The result
+ * is a reconstruction: what git printed, not what it was given (a raw trace has nothing better).
+ */
+export function argvOfTraceCommand(line: string): string[] | undefined {
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) return undefined;
+      word += line.slice(i + 1, end);
+      inWord = true;
+      i = end;
+    } else if (c === '"') {
+      let j = i + 1;
+      for (; j < line.length && line[j] !== '"'; j++) {
+        if (line[j] === '\\' && j + 1 < line.length && '"\\$`'.includes(line[j + 1]!)) j++;
+        word += line[j];
+      }
+      if (j >= line.length) return undefined;
+      inWord = true;
+      i = j;
+    } else if (c === '\\') {
+      if (i + 1 < line.length) word += line[++i];
+      inWord = true;
+    } else if (c === ' ' || c === '\t') {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(word);
+  const first = words.shift();
+  if (first === undefined || !(first === 'git' || first.endsWith('/git'))) return undefined;
+  return words.length === 0 ? undefined : words;
 }

@@ -10,8 +10,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CACHE_LAB_POLICIES, DEFAULT_LIMITS, formatLimit, type HostToWebview } from '../../src/protocol/cache-lab-protocol.ts';
 import type { PackScopeApi } from '../../src/extension/extension.ts';
-import { ListRepositoriesRequest } from '../../src/protocol/server-protocol.ts';
+import { ListRepositoriesRequest, RecordingInfoRequest } from '../../src/protocol/server-protocol.ts';
 import type { CacheLabPanel } from '../../src/extension/cache-lab/cache-lab-panel.ts';
+import { measurePlan } from '../../src/extension/cache-lab/measure-plan.ts';
 
 const gitEnv = {
   ...process.env,
@@ -59,6 +60,22 @@ function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 90_000
   });
 }
 
+/** Resolves with the next `runEnded` the panel posts (subscribe before starting the run). */
+function nextRunEnd(panel: CacheLabPanel, timeoutMs = 120_000): Promise<Extract<HostToWebview, { type: 'runEnded' }>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      subscription.dispose();
+      reject(new Error(`no run ended within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const subscription = panel.onDidPost((message) => {
+      if (message.type !== 'runEnded') return;
+      clearTimeout(timer);
+      subscription.dispose();
+      resolve(message);
+    });
+  });
+}
+
 /** Drops what differs between two runs of the same replay (wall time). */
 function withoutTimes<T extends { seconds?: unknown }>(cells: T[]): Omit<T, 'seconds'>[] {
   return cells.map(({ seconds: _seconds, ...rest }) => rest);
@@ -83,7 +100,8 @@ describe('Cache Lab', function () {
     const cliPath = path.join(extension.extensionPath, 'dist', 'cli.js');
     cli = (...args: string[]) => execFileSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: gitEnv, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
     cli('record', '--exact', '-o', recording, '-C', repo, '--', 'log', '--raw');
-    // The server simulates index-pack only on packs of the workspace: the repository joins it through the setting.
+    // The repository joins the workspace through the setting: a raw trace names its packs by a path
+    // relative to where git ran, which the server resolves to a workspace pack of that name.
     const config = vscode.workspace.getConfiguration('packscope');
     previousRepositories = config.inspect<string[]>('repositories')?.globalValue;
     await config.update('repositories', [...(previousRepositories ?? []), repo], vscode.ConfigurationTarget.Global);
@@ -162,5 +180,83 @@ describe('Cache Lab', function () {
     await waitFor('the second run to end', () => panel.posted.slice(before).find((m) => m.type === 'runEnded'));
     const state = panel.posted.slice(before).find((m): m is Extract<HostToWebview, { type: 'state' }> => m.type === 'state');
     assert.equal(state?.state.tab, 'locality');
+  });
+
+  it("Measure for real runs the recording's own argv (an argument with spaces intact) in its cwd, at each limit, best of N", async () => {
+    const recordingWithSpaces = path.join(temp, 'log-format.psrec');
+    cli('record', '--exact', '-o', recordingWithSpaces, '-C', repo, '--', 'log', '--format=%H %s');
+    const panel = api.cacheLab.panel;
+    assert.ok(panel);
+    const analysed = nextRunEnd(panel);
+    await vscode.commands.executeCommand('packscope.openCacheLab', { file: recordingWithSpaces });
+    assert.equal((await analysed).outcome, 'done');
+    assert.equal(panel.state.recording, recordingWithSpaces);
+    assert.equal(panel.state.segment, null);
+
+    const limits = [0, 1 << 20, 96 << 20];
+    const runs = 2;
+    const outcome = await api.cacheLab.measure(panel, { limits, runs, confirmed: true });
+    assert.deepEqual(outcome.errors, []);
+    assert.equal(outcome.outcome, 'done');
+    const measured = outcome.message;
+    assert.ok(measured, 'a measure result was posted');
+    assert.deepEqual(panel.lastPosted('measure'), measured, 'the message the webview got');
+    // The recording's argv, not its command line split on spaces (`git log --format=%H %s` would fail).
+    assert.deepEqual(measured.args, ['log', '--format=%H %s']);
+    assert.equal(measured.cwd, repo);
+    assert.equal(measured.reconstructed, false);
+    assert.equal(measured.command, "git log '--format=%H %s'");
+    const version = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim().replace(/^git version /, '');
+    assert.equal(measured.result.gitVersion, version);
+    assert.deepEqual(measured.result.results.map((r) => r.limit), limits, 'one entry per limit, in order');
+    for (const r of measured.result.results) {
+      assert.equal(r.seconds.length, runs);
+      assert.ok(r.seconds.every((s) => typeof s === 'number' && s > 0 && s < 120), JSON.stringify(r.seconds));
+      assert.equal(r.bestSeconds, Math.min(...r.seconds));
+    }
+  });
+
+  it('a raw terminal trace of several git processes: Measure runs the chosen segment, says it was reconstructed, and refuses without a segment', async () => {
+    // Two git processes appending to one file, as in a recording terminal (GIT_TRACE names each).
+    const raw = path.join(temp, 'terminal.trace');
+    const traceEnv = { ...gitEnv, GIT_TRACE: raw, GIT_TRACE_PACK_ACCESS: raw };
+    execFileSync('git', ['log', '--raw', '-n', '3'], { cwd: repo, env: traceEnv, stdio: 'ignore' });
+    execFileSync('git', ['log', '-n', '5', '--format=%H %s'], { cwd: repo, env: traceEnv, stdio: 'ignore' });
+    const info = await api.server.request(RecordingInfoRequest, { file: raw });
+    assert.equal(info.mode, 'raw');
+    assert.deepEqual([info.args, info.cwd], [null, null]);
+    assert.equal(info.segments.length, 2, JSON.stringify(info.segments));
+    const whole = measurePlan(info, null);
+    assert.ok('refusal' in whole && /2 git processes; choose one of them \(a segment\)/.test(whole.refusal), JSON.stringify(whole));
+    const second = measurePlan(info, 2);
+    assert.ok(!('refusal' in second), JSON.stringify(second));
+    assert.deepEqual(second.args, ['log', '-n', '5', '--format=%H %s']);
+    assert.equal(second.reconstructed, true);
+    assert.equal(fs.realpathSync(second.cwd), fs.realpathSync(repo));
+    // Without GIT_TRACE nothing names the command: refused, with the reason.
+    const bare = path.join(temp, 'bare.trace');
+    execFileSync('git', ['log', '--raw', '-n', '3'], { cwd: repo, env: { ...gitEnv, GIT_TRACE_PACK_ACCESS: bare }, stdio: 'ignore' });
+    const unnamed = measurePlan(await api.server.request(RecordingInfoRequest, { file: bare }), null);
+    assert.ok('refusal' in unnamed && /does not say which git command/.test(unnamed.refusal), JSON.stringify(unnamed));
+
+    const panel = api.cacheLab.panel;
+    assert.ok(panel);
+    const analysed = nextRunEnd(panel);
+    await vscode.commands.executeCommand('packscope.openCacheLab', { file: raw });
+    assert.equal((await analysed).outcome, 'done');
+    const refused = await api.cacheLab.measure(panel, { limits: [0], runs: 1, confirmed: true });
+    assert.equal(refused.outcome, 'failed');
+    assert.equal(refused.message, undefined);
+    assert.match(refused.errors.join('\n'), /2 git processes/);
+
+    const analysedSegment = nextRunEnd(panel);
+    await vscode.commands.executeCommand('packscope.openCacheLab', { file: raw, segment: 2 });
+    assert.equal((await analysedSegment).outcome, 'done');
+    const outcome = await api.cacheLab.measure(panel, { limits: [0, 96 << 20], runs: 1, confirmed: true });
+    assert.deepEqual(outcome.errors, []);
+    assert.ok(outcome.message);
+    assert.deepEqual(outcome.message.args, ['log', '-n', '5', '--format=%H %s']);
+    assert.equal(outcome.message.reconstructed, true);
+    assert.deepEqual(outcome.message.result.results.map((r) => [r.limit, r.seconds.length]), [[0, 1], [96 << 20, 1]]);
   });
 });

@@ -49,6 +49,8 @@ export function recordingInfo({ file = '/home/user/.cache/packscope/recordings/l
     mode: 'exact',
     recordedLimit: 0,
     command,
+    args: command === null ? null : command.split(' ').slice(1),
+    cwd: command === null ? null : '/src/git.git',
     gitVersion: '2.39.5',
     startedAt: '2026-11-30T06:00:00.000Z',
     exitStatus: 0,

@@ -141,6 +141,16 @@ async function setTheme(page, theme) {
 const send = (page, message) => page.evaluate((m) => window.postMessage(m, '*'), message);
 const posted = (page) => page.evaluate(() => window.__posted);
 
+/** Measure for real's result as the host posts it: git log --raw -n 60000 at the known sweep's limits. */
+function measureMessage(fields = {}) {
+  const args = ['log', '--raw', '-n', '60000'];
+  return {
+    type: 'measure', runId: 'm1', command: protocol.gitCommandLine(args), args, cwd: '/src/git.git', reconstructed: false,
+    result: { gitVersion: '2.39.5', results: SWEEP_LIMITS.map((limit, i) => ({ limit, seconds: [3 - i * 0.3, 2.9 - i * 0.3, 3.1 - i * 0.3], bestSeconds: 2.9 - i * 0.3 })) },
+    ...fields,
+  };
+}
+
 function initMessage(state = {}) {
   return {
     type: 'init', version: protocol.CACHE_LAB_PROTOCOL_VERSION,
@@ -302,14 +312,34 @@ describe('Cache Lab webview', () => {
     await page.close();
   });
 
+  it("shows the command Measure ran and where, and says when it was reconstructed from a raw trace", async () => {
+    const { page, errors } = await openLab();
+    await sendKnownSweep(page);
+    const args = ['log', '--format=%H %s <b id="injected">x</b>'];
+    await send(page, measureMessage({ command: protocol.gitCommandLine(args), args, cwd: '/src/git.git', reconstructed: false }));
+    await page.locator('#measure-table tbody tr').first().waitFor();
+    assert.equal(await page.locator('#measure-command').isVisible(), true);
+    assert.equal(await page.locator('#measure-command code').textContent(), `git log '--format=%H %s <b id="injected">x</b>'`);
+    assert.match(await page.locator('#measure-command').textContent(), / in \/src\/git\.git\.$/);
+    assert.equal(await page.locator('#measure-reconstructed').count(), 0, 'no note for a recording with metadata');
+    assert.equal(await page.locator('#injected').count(), 0);
+    assert.match(await page.locator('#measure-table caption').textContent(), /^git log '--format=%H %s/);
+
+    await send(page, measureMessage({ runId: 'm2', reconstructed: true }));
+    await page.locator('#measure-reconstructed').waitFor();
+    assert.match(await page.locator('#measure-reconstructed').textContent(), /reconstructed from the trace .* may be inexact/);
+    assert.equal(await page.locator('#measure-command code').textContent(), 'git log --raw -n 60000');
+    await page.locator('#measure-command').screenshot({ path: path.join(outDir, 'cache-lab-measure-reconstructed.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   for (const theme of ['light', 'dark']) {
     it(`renders the known sweep, index-pack and two recordings' locality in the ${theme} theme (screenshots)`, async () => {
       const { page, errors } = await openLab({ theme });
       await sendKnownSweep(page);
       await send(page, { type: 'indexPack', runId: 'r1', results: indexPackResults() });
-      await send(page, { type: 'measure', runId: 'm1', command: 'git log --raw -n 60000', result: {
-        gitVersion: '2.39.5', results: SWEEP_LIMITS.map((limit, i) => ({ limit, seconds: [3 - i * 0.3, 2.9 - i * 0.3, 3.1 - i * 0.3], bestSeconds: 2.9 - i * 0.3 })),
-      } });
+      await send(page, measureMessage());
       await page.locator('#measure-table tbody tr').first().waitFor();
       assert.deepEqual(JSON.parse(await page.locator('#measure-chart').getAttribute('data-scales')), { x: 'logarithmic', y: 'linear', y1: 'linear' });
       const colours = JSON.parse(await page.locator('#sweep-chart').getAttribute('data-colours'));

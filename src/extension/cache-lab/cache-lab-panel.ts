@@ -6,6 +6,7 @@ import {
   CACHE_LAB_POLICIES,
   CACHE_LAB_PROTOCOL_VERSION,
   GIT_DEFAULT_LIMIT,
+  gitCommandLine,
   isWebviewToHost,
   normalizeCacheLabState,
   type AnalysisRequest,
@@ -23,12 +24,12 @@ import {
   RecordingInfoRequest,
   SweepRequest,
   type IndexPackSimResult,
-  type RecordingInfo,
 } from '../../protocol/server-protocol.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { cacheLabHtml, makeNonce } from './cache-lab-html.ts';
+import { measurePlan, RECONSTRUCTED_NOTE } from './measure-plan.ts';
 
 export interface CacheLabPanelDependencies {
   extensionUri: vscode.Uri;
@@ -199,7 +200,8 @@ export class CacheLabPanel implements vscode.Disposable {
       case 'run':
         return this.runAnalysis(message.runId, message.request);
       case 'measure':
-        return this.runMeasure(message.runId, message.file, message.segment, message.limits, message.runs);
+        await this.runMeasure(message.runId, message.file, message.segment, message.limits, message.runs, false);
+        return;
       case 'cancel':
         this.runs.get(message.runId)?.source.cancel();
         return;
@@ -242,33 +244,45 @@ export class CacheLabPanel implements vscode.Disposable {
     });
   }
 
+  /**
+   * Measure for real on the panel's recording and segment, as the webview's button does. For the
+   * extension tests (`api.cacheLab.measure`): `confirmed: true` skips the modal confirmation, which
+   * nothing else can (no setting, no webview message).
+   */
+  async measure(options: { limits?: number[]; runs?: number; confirmed?: boolean } = {}): Promise<MeasureOutcome> {
+    const state = this.stateValue;
+    if (state.recording === null) return { outcome: 'failed', errors: ['no recording is open'] };
+    return this.runMeasure(this.newRunId(), state.recording, state.segment, options.limits ?? state.limits, options.runs ?? state.measureRuns, options.confirmed === true);
+  }
+
   /** Measure for real: only ever started by the webview's button, and only after the user confirms. */
-  private async runMeasure(runId: string, file: string, segment: number | null, limits: number[], runs: number): Promise<void> {
-    await this.withRun(runId, ['measure'], async (job) => {
+  private async runMeasure(runId: string, file: string, segment: number | null, limits: number[], runs: number, confirmed: boolean): Promise<MeasureOutcome> {
+    let posted: MeasureMessage | undefined;
+    const { outcome, errors } = await this.withRun(runId, ['measure'], async (job) => {
       await job('measure', async (progress) => {
-        const info = await this.recordingInfo(runId, file, progress);
-        const command = commandOf(info, segment);
-        if (command === undefined) throw new Error('This recording does not say which git command it recorded, so there is nothing to run for real.');
-        const cwd = path.basename(info.repository) === '.git' ? path.dirname(info.repository) : info.repository;
+        // Opened whole (no segment): the plan needs every segment's command.
+        const info = await this.request(runId, 'recordingInfo', RecordingInfoRequest, { file }, progress);
+        const plan = measurePlan(info, segment);
+        if ('refusal' in plan) throw new Error(plan.refusal);
+        const command = gitCommandLine(plan.args);
         const location = await this.deps.gitLocation;
         const git = location.found ? location.path : 'git';
-        const choice = await vscode.window.showWarningMessage(
-          `Run \`git ${command.join(' ')}\` for real ${limits.length * runs} times?`,
-          { modal: true, detail: `${limits.length} values of core.deltaBaseCacheLimit × best of ${runs}, in ${cwd}. The Cache Lab shows the wall times next to the simulated inflations.` },
-          'Run',
-        );
-        if (choice !== 'Run') throw new JobCancelled();
-        const result = await this.request(runId, 'measure', MeasureRequest, { cwd, args: command, git, limits, runs }, progress);
-        this.send({ type: 'measure', runId, command: `git ${command.join(' ')}`, result });
+        if (!confirmed) {
+          const inexact = plan.reconstructed ? ` ${RECONSTRUCTED_NOTE}` : '';
+          const choice = await vscode.window.showWarningMessage(
+            `Run \`${command}\` for real ${limits.length * runs} times?`,
+            { modal: true, detail: `${limits.length} values of core.deltaBaseCacheLimit × best of ${runs}, in ${plan.cwd}. The Cache Lab shows the wall times next to the simulated inflations.${inexact}` },
+            'Run',
+          );
+          if (choice !== 'Run') throw new JobCancelled();
+        }
+        const result = await this.request(runId, 'measure', MeasureRequest, { cwd: plan.cwd, args: plan.args, git, limits, runs }, progress);
+        posted = { type: 'measure', runId, command, args: plan.args, cwd: plan.cwd, reconstructed: plan.reconstructed, result };
+        this.send(posted);
         return result;
       });
     });
-  }
-
-  private async recordingInfo(runId: string, file: string, progress: vscode.Progress<{ message?: string }>): Promise<RecordingInfo> {
-    const known = this.latest.get('sweep');
-    if (known?.type === 'sweep' && known.result.recording.file === file) return known.result.recording;
-    return this.request(runId, 'recordingInfo', RecordingInfoRequest, { file }, progress);
+    return { outcome, errors, ...(posted ? { message: posted } : {}) };
   }
 
   /**
@@ -279,11 +293,12 @@ export class CacheLabPanel implements vscode.Disposable {
     runId: string,
     jobs: CacheLabJob[],
     body: (job: <R>(name: CacheLabJob, work: (progress: vscode.Progress<{ message?: string }>) => Promise<R>) => Promise<R | undefined>) => Promise<void>,
-  ): Promise<void> {
+  ): Promise<{ outcome: 'done' | 'cancelled' | 'failed'; errors: string[] }> {
     const source = new vscode.CancellationTokenSource();
     this.runs.set(runId, { source, jobs });
     this.send({ type: 'runStarted', runId, jobs });
     let outcome: 'done' | 'cancelled' | 'failed' = 'done';
+    const errors: string[] = [];
     try {
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Cache Lab' }, async (progress) => {
         const job = async <R>(name: CacheLabJob, work: (progress: vscode.Progress<{ message?: string }>) => Promise<R>): Promise<R | undefined> => {
@@ -299,6 +314,7 @@ export class CacheLabPanel implements vscode.Disposable {
               throw new JobCancelled();
             }
             outcome = 'failed';
+            errors.push(describe(error));
             this.deps.output.warn(`Cache Lab: ${JOB_TITLES[name]} failed: ${describe(error)}`);
             this.send({ type: 'jobEnded', runId, job: name, outcome: 'failed', error: describe(error) });
             return undefined;
@@ -310,6 +326,7 @@ export class CacheLabPanel implements vscode.Disposable {
       if (error instanceof JobCancelled) outcome = 'cancelled';
       else {
         outcome = 'failed';
+        errors.push(describe(error));
         this.deps.output.error(`Cache Lab: ${describe(error)}`);
       }
     } finally {
@@ -317,6 +334,7 @@ export class CacheLabPanel implements vscode.Disposable {
       source.dispose();
       this.send({ type: 'runEnded', runId, outcome });
     }
+    return { outcome, errors };
   }
 
   /** A server request with its own `$/progress` token, forwarded to the webview and the window's progress. */
@@ -347,12 +365,12 @@ export class CacheLabPanel implements vscode.Disposable {
   }
 }
 
-/** git's arguments for Measure: the segment's command, else the recording's (`git log --raw` → [log, --raw]). */
-function commandOf(info: RecordingInfo, segment: number | null): string[] | undefined {
-  const line = segment !== null ? info.segments.find((s) => s.index === segment)?.command : (info.command ?? (info.segments.length === 1 ? info.segments[0]!.command : null));
-  if (line === null || line === undefined) return undefined;
-  // The server gives the command as one line; arguments with spaces cannot be told apart here.
-  const words = line.trim().split(/\s+/);
-  if (words[0] === 'git' || words[0]?.endsWith('/git')) words.shift();
-  return words.length === 0 ? undefined : words;
+type MeasureMessage = Extract<HostToWebview, { type: 'measure' }>;
+
+/** How a Measure for real ended: the message posted to the webview when it ran, else why not. */
+export interface MeasureOutcome {
+  outcome: 'done' | 'cancelled' | 'failed';
+  /** Why jobs failed (also posted as `jobEnded`). */
+  errors: string[];
+  message?: MeasureMessage;
 }

@@ -7,7 +7,7 @@ import vscode = require('vscode');
 import { CACHE_LAB_VIEW_TYPE, defaultCacheLabState, normalizeCacheLabState, type CacheLabState, type RecordingChoice } from '../../protocol/cache-lab-protocol.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { describe, type ServerClient } from '../server-client.ts';
-import { CacheLabPanel } from './cache-lab-panel.ts';
+import { CacheLabPanel, type MeasureOutcome } from './cache-lab-panel.ts';
 
 export const OPEN_CACHE_LAB_COMMAND = 'packscope.openCacheLab';
 
@@ -32,6 +32,11 @@ export interface CacheLabApi {
   readonly onDidOpen: vscode.Event<CacheLabPanel>;
   /** What `packscope.openCacheLab` does, with the same argument. */
   open(target?: unknown): Promise<CacheLabPanel | undefined>;
+  /**
+   * Measure for real on a panel's recording, as its button does; for the extension tests, which
+   * pass `confirmed: true` to skip the modal confirmation (the only way to skip it).
+   */
+  measure(panel: CacheLabPanel, options: { limits?: number[]; runs?: number; confirmed?: boolean }): Promise<MeasureOutcome>;
 }
 
 /** `{ file, segment?, tab? }` from the Recordings view (tab `simulation` or `sweep`, or `locality`), or a path. */
@@ -162,6 +167,7 @@ export function registerCacheLab(deps: CacheLabDependencies): { api: CacheLabApi
       },
       onDidOpen: opened.event,
       open,
+      measure: (panel, options) => panel.measure(options),
     },
     disposables,
   };
