@@ -13,20 +13,9 @@ import type { PackScopeApi } from '../../src/extension/extension.ts';
 import { ListRepositoriesRequest, RecordingInfoRequest } from '../../src/protocol/server-protocol.ts';
 import type { CacheLabPanel } from '../../src/extension/cache-lab/cache-lab-panel.ts';
 import { measurePlan } from '../../src/extension/cache-lab/measure-plan.ts';
+import { gitEnv, git } from './support.ts';
 
-const gitEnv = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'PackScope Test',
-  GIT_AUTHOR_EMAIL: 'test@packscope.invalid',
-  GIT_COMMITTER_NAME: 'PackScope Test',
-  GIT_COMMITTER_EMAIL: 'test@packscope.invalid',
-};
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 /** 24 commits of three growing files, then one pack with deltas (trees and blobs chained). */
 function makeRepository(parent: string): string {

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PackScopeApi } from '../../src/extension/extension.ts';
 import type { ObjectNode, PackNode, PacksNode, RepositoryNode } from '../../src/extension/packs-tree-items.ts';
+import { gitEnv, git, until } from './support.ts';
 
 // Only types come from src/extension: this bundle has its own copy of any class it imports, so the
 // items are told apart by contextValue and label, as a user sees them.
@@ -33,19 +34,7 @@ interface VerifyPack {
   histogram: number[];
 }
 
-const gitEnv = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'PackScope Test',
-  GIT_AUTHOR_EMAIL: 'test@packscope.invalid',
-  GIT_COMMITTER_NAME: 'PackScope Test',
-  GIT_COMMITTER_EMAIL: 'test@packscope.invalid',
-};
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
-}
 
 /** 16 commits of a growing log, an edited text file and a binary file, an annotated tag, then one pack. */
 function makeRepository(): string {
@@ -148,20 +137,6 @@ function count(text: string): number {
   return Number(text.replace(/,/g, ''));
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 function hoverText(hovers: vscode.Hover[]): string {
   return hovers

@@ -11,16 +11,8 @@ import type { PackScopeApi } from '../../src/extension/extension.ts';
 import type { RecordCommandResult } from '../../src/extension/recording/record-command.ts';
 import type { RecordingNode } from '../../src/extension/recording/recordings-tree.ts';
 import { applyRecordingVariables, recordingVariables } from '../../src/protocol/recording-environment.ts';
+import { gitEnv, until } from './support.ts';
 
-const gitEnv = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'PackScope Test',
-  GIT_AUTHOR_EMAIL: 'test@packscope.invalid',
-  GIT_COMMITTER_NAME: 'PackScope Test',
-  GIT_COMMITTER_EMAIL: 'test@packscope.invalid',
-};
 
 function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = gitEnv): string {
   return execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
@@ -85,20 +77,6 @@ function labelOf(node: vscode.TreeItem): string {
   return typeof node.label === 'string' ? node.label : (node.label?.label ?? '');
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe('Recording: terminal recording, Record a Git Command, the Recordings view', function () {
   this.timeout(120_000);

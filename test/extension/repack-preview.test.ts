@@ -12,20 +12,9 @@ import type { PackScopeApi } from '../../src/extension/extension.ts';
 import type { RepackPreviewPanel } from '../../src/extension/repack-preview/repack-preview-panel.ts';
 import type { RepackPreviewRun } from '../../src/protocol/repack-preview-protocol.ts';
 import { ListRepositoriesRequest, type RepackPreviewResult } from '../../src/protocol/server-protocol.ts';
+import { gitEnv, git } from './support.ts';
 
-const gitEnv = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'PackScope Test',
-  GIT_AUTHOR_EMAIL: 'test@packscope.invalid',
-  GIT_COMMITTER_NAME: 'PackScope Test',
-  GIT_COMMITTER_EMAIL: 'test@packscope.invalid',
-};
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 /** 30 commits of three growing files, packed with shallow chains (a repack with other options changes them). */
 function makeRepository(parent: string): string {

@@ -1,0 +1,34 @@
+// Shared by the extension-host suites (bundled into each; not a suite itself: not *.test.ts).
+import { execFileSync } from 'node:child_process';
+
+/** git isolated from the user's and system's config, with a fixed identity. */
+export const gitEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'PackScope Test',
+  GIT_AUTHOR_EMAIL: 'test@packscope.invalid',
+  GIT_COMMITTER_NAME: 'PackScope Test',
+  GIT_COMMITTER_EMAIL: 'test@packscope.invalid',
+};
+
+/** Runs git in `cwd` and returns its stdout; throws with git's stderr on failure. */
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+}
+
+/** Polls `probe` every 200 ms until it returns a value; fails after `timeoutMs` with the last error. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
