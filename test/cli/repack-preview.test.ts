@@ -1,7 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { discoverRepository } from '../../src/core/model/repository.ts';
@@ -9,7 +8,7 @@ import { gitSupports, gitVersionOf } from '../../src/core/repack/git-probe.ts';
 import { parseProgressLine, GitStderrParser, type GitProgress } from '../../src/core/repack/git-progress.ts';
 import { previewRepack, TEMP_PREFIX } from '../../src/core/repack/repack-preview.ts';
 import { computeWriteOrder } from '../../src/core/repack/write-order.ts';
-import { gitEnv, GitSandbox, projectRoot, tempDir } from '../support/git.ts';
+import { directorySnapshot, gitEnv, GitSandbox, projectRoot, tempDir } from '../support/git.ts';
 import { historyOnRef, historyRepository, parseVerifyPack } from '../support/git-oracle.ts';
 
 /**
@@ -24,23 +23,6 @@ interface Shape {
   repo: string;
 }
 
-/** Every file under .git: path, kind and content hash (mtimes ignored), sorted. */
-function snapshot(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (at: string): void => {
-    for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
-      const full = path.join(at, entry.name);
-      const rel = path.relative(dir, full);
-      if (entry.isSymbolicLink()) out.push(`${rel} -> ${fs.readlinkSync(full)}`);
-      else if (entry.isDirectory()) {
-        out.push(`${rel}/`);
-        walk(full);
-      } else out.push(`${rel} ${createHash('sha256').update(fs.readFileSync(full)).digest('hex')}`);
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
 
 /** What a real repack of a copy gives: the new pack's verify-pack entries, its size and its name. */
 function realRepack(sandbox: GitSandbox, repo: string, options: string[]): { objects: number; histogram: number[]; deltas: number; packBytes: number; checksum: string } {
@@ -127,10 +109,10 @@ describe('repack-preview against git repack -adf on a copy', () => {
     test(`objects, depth histogram, pack size and checksum equal git's (--depth=${depth} --window=${window}); the repository is untouched`, async (t) => {
       for (const shape of shapes) {
         const tempRoot = tempDir(t, 'packscope-repack-tmp-');
-        const before = snapshot(path.join(shape.repo, '.git'));
+        const before = directorySnapshot(path.join(shape.repo, '.git'));
         const progress: GitProgress[] = [];
         const run = await previewRepack({ repository: discoverRepository(shape.repo), depth, window, threads: 1, tempRoot, onProgress: (p) => progress.push(p) });
-        assert.deepEqual(snapshot(path.join(shape.repo, '.git')), before, `${shape.name}: .git unchanged`);
+        assert.deepEqual(directorySnapshot(path.join(shape.repo, '.git')), before, `${shape.name}: .git unchanged`);
         assert.deepEqual(previewTemps(tempRoot), [], `${shape.name}: temporary directory removed`);
         const real = realRepack(sandbox, shape.repo, [`--depth=${depth}`, `--window=${window}`, '--threads=1']);
         const { preview, current } = run.result;
@@ -163,7 +145,7 @@ describe('repack-preview against git repack -adf on a copy', () => {
   test('cancelled midway: AbortError, child gone, no temporary directory, repository untouched', async (t) => {
     const shape = shapes[0]!;
     const tempRoot = tempDir(t, 'packscope-repack-tmp-');
-    const before = snapshot(path.join(shape.repo, '.git'));
+    const before = directorySnapshot(path.join(shape.repo, '.git'));
     const controller = new AbortController();
     let pid: number | undefined;
     let progressSeen = 0;
@@ -203,7 +185,7 @@ describe('repack-preview against git repack -adf on a copy', () => {
     assert.throws(() => process.kill(pid!, 0), /ESRCH/, 'the pack-objects process is gone');
     assert.deepEqual(childProcesses().filter((c) => / git$/.test(c)), []);
     assert.deepEqual(previewTemps(tempRoot), []);
-    assert.deepEqual(snapshot(path.join(shape.repo, '.git')), before);
+    assert.deepEqual(directorySnapshot(path.join(shape.repo, '.git')), before);
     // Uncancelled, this run takes about 3 s on the project's machine (2 cores): the cancel stopped git midway.
     assert.ok(seconds < 5, `cancelled after ${seconds.toFixed(2)} s`);
   });
@@ -221,14 +203,14 @@ describe('repack-preview against git repack -adf on a copy', () => {
   test("git failing: one error with git's own message, nothing left behind", async (t) => {
     const shape = shapes[0]!;
     const tempRoot = tempDir(t, 'packscope-repack-tmp-');
-    const before = snapshot(path.join(shape.repo, '.git'));
+    const before = directorySnapshot(path.join(shape.repo, '.git'));
     await assert.rejects(previewRepack({ repository: discoverRepository(shape.repo), tempRoot, extraOptions: ['--no-such-option'] }), (error: Error) => {
       assert.match(error.message, /git pack-objects failed \(exit status 129\): error: unknown option `no-such-option'/);
       return true;
     });
     await assert.rejects(previewRepack({ repository: discoverRepository(shape.repo), tempRoot, git: path.join(sandbox.root, 'no-such-git') }), /cannot run git .*no-such-git/);
     assert.deepEqual(previewTemps(tempRoot), []);
-    assert.deepEqual(snapshot(path.join(shape.repo, '.git')), before);
+    assert.deepEqual(directorySnapshot(path.join(shape.repo, '.git')), before);
   });
 
   test('option support is probed from git pack-objects -h', () => {
@@ -251,10 +233,10 @@ describe('repack-preview against git repack -adf on a copy', () => {
     const recording = path.join(tempRoot, 'log.psrec');
     const recorded = cli(['record', '-o', recording, '-C', shape.repo, '--', 'log', '--raw', '-n', '120']);
     assert.equal(recorded.status, 0, String(recorded.stderr));
-    const before = snapshot(path.join(shape.repo, '.git'));
+    const before = directorySnapshot(path.join(shape.repo, '.git'));
     const result = cli(['repack-preview', '--json', '--depth', '20', '--window', '30', '--threads', '1', '--recording', recording, shape.repo]);
     assert.equal(result.status, 0, String(result.stderr));
-    assert.deepEqual(snapshot(path.join(shape.repo, '.git')), before);
+    assert.deepEqual(directorySnapshot(path.join(shape.repo, '.git')), before);
     assert.deepEqual(previewTemps(tempRoot), []);
     const doc = JSON.parse(String(result.stdout));
     assert.equal(doc.schema, 'packscope.repack-preview/1');

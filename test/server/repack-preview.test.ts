@@ -8,13 +8,12 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CancellationTokenSource, LSPErrorCodes, ResponseError, WorkDoneProgress } from 'vscode-languageserver-protocol/node';
 import { GitCapabilitiesRequest, RepackPreviewRequest, type RepackPreviewResult } from '../../src/protocol/server-protocol.ts';
-import { GitSandbox, gitEnv, runCli, tempDir } from '../support/git.ts';
+import { directorySnapshot, GitSandbox, gitEnv, runCli, tempDir } from '../support/git.ts';
 import { historyRepository, parseVerifyPack } from '../support/git-oracle.ts';
 import { LspServer, type ProgressValue } from '../support/lsp-server.ts';
 
@@ -30,23 +29,6 @@ let cliCache: string;
 let recordings: string;
 let tokenCounter = 0;
 
-/** Every file under a directory: path, kind and content hash (mtimes ignored), sorted. */
-function snapshot(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (at: string): void => {
-    for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
-      const full = path.join(at, entry.name);
-      const rel = path.relative(dir, full);
-      if (entry.isSymbolicLink()) out.push(`${rel} -> ${fs.readlinkSync(full)}`);
-      else if (entry.isDirectory()) {
-        out.push(`${rel}/`);
-        walk(full);
-      } else out.push(`${rel} ${createHash('sha256').update(fs.readFileSync(full)).digest('hex')}`);
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
 
 /** A real `git repack -adf` of a copy (`cp -a`): the new pack's objects, depth histogram and size. */
 function realRepack(source: string, options: string[]): { objects: number; histogram: number[]; packBytes: number } {
@@ -148,7 +130,7 @@ describe('packscope/repackPreview', () => {
     const recording = path.join(recordings, 'log-raw.psrec');
     const recorded = runCli(['record', '--exact', '-o', recording, '-C', repo, '--', 'log', '--raw'], { env: cliEnv() });
     assert.equal(recorded.status, 0, recorded.stderr);
-    const before = snapshot(path.join(repo, '.git'));
+    const before = directorySnapshot(path.join(repo, '.git'));
     const { token, values } = progressToken();
     const started = performance.now();
     const result = await server.connection.sendRequest(RepackPreviewRequest, {
@@ -163,7 +145,7 @@ describe('packscope/repackPreview', () => {
       workDoneToken: token,
     });
     const seconds = (performance.now() - started) / 1000;
-    assert.deepEqual(snapshot(path.join(repo, '.git')), before, '.git byte-identical');
+    assert.deepEqual(directorySnapshot(path.join(repo, '.git')), before, '.git byte-identical');
     assert.deepEqual(previewTemps(), [], 'no temporary directory left');
     const real = realRepack(repo, ['--depth=20', '--window=30', '--threads=1']);
     assert.equal(result.schema, 'packscope.repack-preview/1');
@@ -203,7 +185,7 @@ describe('packscope/repackPreview', () => {
   });
 
   test('estimate only: no pack-objects run, labelled an estimate', async () => {
-    const before = snapshot(path.join(repo, '.git'));
+    const before = directorySnapshot(path.join(repo, '.git'));
     const result = await server.connection.sendRequest(RepackPreviewRequest, { repository: repo, extraOptions: [], git: 'git', recordings: [], estimate: true, estimateOnly: true });
     assert.equal(result.preview, null);
     assert.equal(result.git, null);
@@ -214,11 +196,11 @@ describe('packscope/repackPreview', () => {
     const packs = fs.readdirSync(path.join(repo, '.git', 'objects', 'pack')).filter((n) => n.endsWith('.pack'));
     assert.equal(result.current!.packs.length, packs.length);
     assert.equal(result.current!.packBytes, packs.reduce((sum, n) => sum + fs.statSync(path.join(repo, '.git', 'objects', 'pack', n)).size, 0));
-    assert.deepEqual(snapshot(path.join(repo, '.git')), before);
+    assert.deepEqual(directorySnapshot(path.join(repo, '.git')), before);
   });
 
   test('cancelled after the first progress report: git killed, no temporary directory, repository untouched', async () => {
-    const before = snapshot(path.join(big, '.git'));
+    const before = directorySnapshot(path.join(big, '.git'));
     const source = new CancellationTokenSource();
     const token = `repack-cancel-${++tokenCounter}`;
     let reportsAtCancel = 0;
@@ -243,7 +225,7 @@ describe('packscope/repackPreview', () => {
     await settled(() => serverChildren().length === 0);
     assert.deepEqual(serverChildren().filter((c) => / git$/.test(c)), [], 'no git child of the server left');
     assert.deepEqual(previewTemps(), [], 'no temporary directory left');
-    assert.deepEqual(snapshot(path.join(big, '.git')), before, '.git byte-identical after a cancel');
+    assert.deepEqual(directorySnapshot(path.join(big, '.git')), before, '.git byte-identical after a cancel');
     console.log(`cancelled after ${seconds.toFixed(2)} s`);
     // The server still answers: a cheap request right after.
     const capabilities = await server.connection.sendRequest(GitCapabilitiesRequest, { git: 'git' });
@@ -251,7 +233,7 @@ describe('packscope/repackPreview', () => {
   });
 
   test("a bad pack-objects option fails with git's own message; nothing left behind", async () => {
-    const before = snapshot(path.join(repo, '.git'));
+    const before = directorySnapshot(path.join(repo, '.git'));
     await expectError(
       server.connection.sendRequest(RepackPreviewRequest, { repository: repo, extraOptions: ['--no-such-option'], git: 'git', recordings: [], estimate: false }),
       (error) => {
@@ -269,7 +251,7 @@ describe('packscope/repackPreview', () => {
     );
     assert.deepEqual(previewTemps(), []);
     assert.deepEqual(serverChildren().filter((c) => / git$/.test(c)), []);
-    assert.deepEqual(snapshot(path.join(repo, '.git')), before);
+    assert.deepEqual(directorySnapshot(path.join(repo, '.git')), before);
   });
 });
 

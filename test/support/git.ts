@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -100,3 +101,21 @@ export function packStems(objectsDir: string): string[] {
 }
 
 export const BATCH_CHECK_FORMAT = '%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)';
+
+/** Every entry under `dir`: path, kind and content hash (mtimes ignored), sorted: "nothing written" compares two. */
+export function directorySnapshot(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (at: string): void => {
+    for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, entry.name);
+      const rel = path.relative(dir, full);
+      if (entry.isSymbolicLink()) out.push(`${rel} -> ${fs.readlinkSync(full)}`);
+      else if (entry.isDirectory()) {
+        out.push(`${rel}/`);
+        walk(full);
+      } else out.push(`${rel} ${createHash('sha256').update(fs.readFileSync(full)).digest('hex')}`);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
