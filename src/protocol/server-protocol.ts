@@ -294,16 +294,7 @@ export interface SweepResult {
   results: SimCell[];
 }
 
-export interface PackLocalityResult {
-  pack: string;
-  reads: number;
-  seeks: number;
-  percentiles: { p: number; bytes: number }[];
-  shortSeekShare: number;
-  backwardSeekShare: number;
-  pagesTouched: number;
-  byteSpan: number;
-  pageFaults: number;
+export interface PackLocalityResult extends RepackPackLocality {
   /** Seek distances at p = 0, 1, …, 100 (nearest rank): the distance CDF the Locality chart draws. */
   distanceQuantiles: number[];
 }
@@ -432,7 +423,7 @@ export interface RepackSizeChange {
   previewDepth: number;
 }
 
-/** Seek locality of reads on one pack (as `packscope.locality/1`, without the quantile curve). */
+/** Seek locality of reads on one pack (as `packscope.locality/1`, without the quantile curve; PackLocalityResult adds it). */
 export interface RepackPackLocality {
   pack: string;
   reads: number;

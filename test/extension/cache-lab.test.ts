@@ -10,10 +10,10 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CACHE_LAB_POLICIES, DEFAULT_LIMITS, formatLimit, type HostToWebview } from '../../src/protocol/cache-lab-protocol.ts';
 import type { PackScopeApi } from '../../src/extension/extension.ts';
-import { ListRepositoriesRequest, RecordingInfoRequest } from '../../src/protocol/server-protocol.ts';
+import { RecordingInfoRequest } from '../../src/protocol/server-protocol.ts';
 import type { CacheLabPanel } from '../../src/extension/cache-lab/cache-lab-panel.ts';
 import { measurePlan } from '../../src/extension/cache-lab/measure-plan.ts';
-import { gitEnv, git } from './support.ts';
+import { addRepositoryToServer, gitEnv, git, until } from './support.ts';
 
 
 
@@ -36,18 +36,8 @@ function makeRepository(parent: string): string {
   return dir;
 }
 
-function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = (): void => {
-      const value = probe();
-      if (value !== undefined) return resolve(value);
-      if (Date.now() - started > timeoutMs) return reject(new Error(`${what} did not happen within ${timeoutMs} ms`));
-      setTimeout(tick, 100);
-    };
-    tick();
-  });
-}
+/** Waits for what a panel posts (longer than until's default: a whole run happens first). */
+const waitFor = <T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> => until(what, probe, timeoutMs);
 
 /** Resolves with the next `runEnded` the panel posts (subscribe before starting the run). */
 function nextRunEnd(panel: CacheLabPanel, timeoutMs = 120_000): Promise<Extract<HostToWebview, { type: 'runEnded' }>> {
@@ -77,7 +67,7 @@ describe('Cache Lab', function () {
   let repo: string;
   let recording: string;
   let cli: (...args: string[]) => string;
-  let previousRepositories: string[] | undefined;
+  let restoreRepositories: (() => Promise<void>) | undefined;
 
   before(async () => {
     const extension = vscode.extensions.getExtension<PackScopeApi>('packscope.packscope');
@@ -91,21 +81,12 @@ describe('Cache Lab', function () {
     cli('record', '--exact', '-o', recording, '-C', repo, '--', 'log', '--raw');
     // The repository joins the workspace through the setting: a raw trace names its packs by a path
     // relative to where git ran, which the server resolves to a workspace pack of that name.
-    const config = vscode.workspace.getConfiguration('packscope');
-    previousRepositories = config.inspect<string[]>('repositories')?.globalValue;
-    await config.update('repositories', [...(previousRepositories ?? []), repo], vscode.ConfigurationTarget.Global);
-    const gitDir = fs.realpathSync(path.join(repo, '.git'));
-    for (const started = Date.now(); ; ) {
-      const { repositories } = await api.server.request(ListRepositoriesRequest, {});
-      if (repositories.some((r) => fs.realpathSync(r.gitDir) === gitDir && r.packs.length > 0)) break;
-      if (Date.now() - started > 60_000) throw new Error('the server never listed the test repository');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    restoreRepositories = await addRepositoryToServer(api, repo);
   });
 
   after(async () => {
     api?.cacheLab.panel?.dispose();
-    await vscode.workspace.getConfiguration('packscope').update('repositories', previousRepositories, vscode.ConfigurationTarget.Global);
+    await restoreRepositories?.();
     if (temp !== undefined) fs.rmSync(temp, { recursive: true, force: true });
   });
 

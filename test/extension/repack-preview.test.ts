@@ -11,8 +11,8 @@ import * as vscode from 'vscode';
 import type { PackScopeApi } from '../../src/extension/extension.ts';
 import type { RepackPreviewPanel } from '../../src/extension/repack-preview/repack-preview-panel.ts';
 import type { RepackPreviewRun } from '../../src/protocol/repack-preview-protocol.ts';
-import { ListRepositoriesRequest, type RepackPreviewResult } from '../../src/protocol/server-protocol.ts';
-import { gitEnv, git } from './support.ts';
+import type { RepackPreviewResult } from '../../src/protocol/server-protocol.ts';
+import { addRepositoryToServer, gitEnv, git, until } from './support.ts';
 
 
 
@@ -35,18 +35,8 @@ function makeRepository(parent: string): string {
   return dir;
 }
 
-function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 120_000): Promise<T> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = (): void => {
-      const value = probe();
-      if (value !== undefined) return resolve(value);
-      if (Date.now() - started > timeoutMs) return reject(new Error(`${what} did not happen within ${timeoutMs} ms`));
-      setTimeout(tick, 100);
-    };
-    tick();
-  });
-}
+/** Waits for what a panel posts (longer than until's default: a whole run happens first). */
+const waitFor = <T>(what: string, probe: () => T | undefined, timeoutMs = 120_000): Promise<T> => until(what, probe, timeoutMs);
 
 describe('Preview Repack', function () {
   this.timeout(240_000);
@@ -54,7 +44,7 @@ describe('Preview Repack', function () {
   let temp: string;
   let repo: string;
   let cli: (...args: string[]) => string;
-  let previousRepositories: string[] | undefined;
+  let restoreRepositories: (() => Promise<void>) | undefined;
 
   before(async () => {
     const extension = vscode.extensions.getExtension<PackScopeApi>('packscope.packscope');
@@ -65,21 +55,12 @@ describe('Preview Repack', function () {
     const cliPath = path.join(extension.extensionPath, 'dist', 'cli.js');
     cli = (...args: string[]) =>
       execFileSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: { ...gitEnv, PACKSCOPE_NO_PROGRESS: '1', PACKSCOPE_CACHE_DIR: path.join(temp, 'cli-models') }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
-    const config = vscode.workspace.getConfiguration('packscope');
-    previousRepositories = config.inspect<string[]>('repositories')?.globalValue;
-    await config.update('repositories', [...(previousRepositories ?? []), repo], vscode.ConfigurationTarget.Global);
-    const gitDir = fs.realpathSync(path.join(repo, '.git'));
-    for (const started = Date.now(); ; ) {
-      const { repositories } = await api.server.request(ListRepositoriesRequest, {});
-      if (repositories.some((r) => fs.realpathSync(r.gitDir) === gitDir && r.packs.length > 0)) break;
-      if (Date.now() - started > 60_000) throw new Error('the server never listed the test repository');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    restoreRepositories = await addRepositoryToServer(api, repo);
   });
 
   after(async () => {
     api?.repackPreview.panel?.dispose();
-    await vscode.workspace.getConfiguration('packscope').update('repositories', previousRepositories, vscode.ConfigurationTarget.Global);
+    await restoreRepositories?.();
     if (temp !== undefined) fs.rmSync(temp, { recursive: true, force: true });
   });
 

@@ -1,5 +1,10 @@
 // Shared by the extension-host suites (bundled into each; not a suite itself: not *.test.ts).
 import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import vscode = require('vscode');
+import type { PackScopeApi } from '../../src/extension/extension.ts';
+import { ListRepositoriesRequest } from '../../src/protocol/server-protocol.ts';
 
 /** git isolated from the user's and system's config, with a fixed identity. */
 export const gitEnv: NodeJS.ProcessEnv = {
@@ -31,4 +36,24 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/**
+ * Adds `repo` to the packscope.repositories setting and waits until the server lists it with its
+ * packs; returns what puts the setting back.
+ */
+export async function addRepositoryToServer(api: PackScopeApi, repo: string, timeoutMs = 60_000): Promise<() => Promise<void>> {
+  const config = vscode.workspace.getConfiguration('packscope');
+  const previous = config.inspect<string[]>('repositories')?.globalValue;
+  await config.update('repositories', [...(previous ?? []), repo], vscode.ConfigurationTarget.Global);
+  const gitDir = fs.realpathSync(path.join(repo, '.git'));
+  await until(
+    `the server to list ${repo}`,
+    async () => {
+      const { repositories } = await api.server.request(ListRepositoriesRequest, {});
+      return repositories.some((r) => fs.realpathSync(r.gitDir) === gitDir && r.packs.length > 0) || undefined;
+    },
+    timeoutMs,
+  );
+  return () => Promise.resolve(vscode.workspace.getConfiguration('packscope').update('repositories', previous, vscode.ConfigurationTarget.Global));
 }
