@@ -2,7 +2,7 @@
 // and a depth histogram chart. It draws what the host sent and computes nothing; every string from
 // the repository reaches the page through the Cache Lab's DOM helpers (text nodes, attributes).
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LogarithmicScale, Tooltip, type ChartDataset } from 'chart.js';
-import { formatBytes, formatCount } from '../../src/protocol/format.ts';
+import { formatBytes, formatCount } from '../../src/shared/format.ts';
 import {
   comparisonRows,
   equivalentCommand,

@@ -1,4 +1,4 @@
-import { formatBytes, formatCount } from '../protocol/format.ts';
+import { formatBytes, formatCount } from '../shared/format.ts';
 
 export { formatBytes, formatCount };
 export function writeJson(value: unknown): void {

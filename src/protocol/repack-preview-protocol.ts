@@ -6,7 +6,7 @@
  * shared by the webview, the host and the tests, so that the panel and the exported Markdown
  * always hold the same numbers. No vscode, no LSP libraries.
  */
-import { formatBytes, formatCount } from './format.ts';
+import { formatBytes, formatCount } from '../shared/format.ts';
 import type { RepackLayout, RepackLayoutReplay, RepackPackLocality, RepackPreviewResult } from './server-protocol.ts';
 
 export const REPACK_PREVIEW_PROTOCOL_VERSION = 1;

@@ -1,6 +1,6 @@
 import { PackFormatError } from '../core/errors.ts';
 import type { ObjectLocation } from '../core/model/object-store.ts';
-import { formatBytes, formatCount } from '../protocol/format.ts';
+import { formatBytes, formatCount } from '../shared/format.ts';
 import type { RepositoryState } from './workspace-registry.ts';
 
 export interface Found {

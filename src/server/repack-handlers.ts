@@ -12,7 +12,7 @@ import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type 
 import { ObjectStore } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import { cleanGitEnvironment, GitCommandError } from '../core/repack/git-probe.ts';
-import { formatCount } from '../protocol/format.ts';
+import { formatCount } from '../shared/format.ts';
 import {
   GitCapabilitiesRequest,
   RepackPreviewRequest,

@@ -20,7 +20,7 @@ import { abortError } from '../core/repack/run-pack-objects.ts';
 import { compareEstimateWithPreview, estimateRecordingLocality, estimateWriteOrder } from '../core/repack/write-order-estimate.ts';
 import { resolveRecording, type LoadedRecording } from '../core/trace/load-recording.ts';
 import { parseTraceFile, type TraceLog } from '../core/trace/trace-log.ts';
-import { formatCount } from '../protocol/format.ts';
+import { formatCount } from '../shared/format.ts';
 import type { RepackPreviewParams, RepackPreviewResult, RepackRecordingReplay } from '../protocol/server-protocol.ts';
 
 /** $/progress reports of git's meters at most this often (the last of a phase always goes out). */

@@ -24,7 +24,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { PackFormatError } from '../core/errors.ts';
 import { assertOutsideRepository, defaultModelCacheDir } from '../core/model/model-store.ts';
-import { formatCount } from '../protocol/format.ts';
+import { formatCount } from '../shared/format.ts';
 import {
   ConfigureNotification,
   DEFAULT_SERVER_SETTINGS,

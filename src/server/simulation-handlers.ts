@@ -15,7 +15,7 @@ import { runSweep } from '../core/sim/sweep.ts';
 import { formatLimit, recordingSummary, type LoadedRecording } from '../core/trace/load-recording.ts';
 import { gitVersion, recordGitCommand } from '../core/trace/record-git.ts';
 import { recordingFromTransfer, type TransferredRecording } from '../core/trace/recording-transfer.ts';
-import { formatCount } from '../protocol/format.ts';
+import { formatCount } from '../shared/format.ts';
 import {
   IndexPackSimRequest,
   LocalityRequest,

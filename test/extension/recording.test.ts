@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { PackScopeApi } from '../../src/extension/extension.ts';
 import type { RecordCommandResult } from '../../src/extension/recording/record-command.ts';
 import type { RecordingNode } from '../../src/extension/recording/recordings-tree.ts';
-import { applyRecordingVariables, recordingVariables } from '../../src/protocol/recording-environment.ts';
+import { applyRecordingVariables, recordingVariables } from '../../src/shared/recording-environment.ts';
 import { gitEnv, until } from './support.ts';
 
 
