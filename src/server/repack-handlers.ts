@@ -5,13 +5,13 @@
 // --json` prints; this thread checks the request, loads the current packs' models (model workers),
 // forwards progress and cancels. `packscope/gitCapabilities` says which of the newer pack-objects
 // options the installed git takes.
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import { ObjectStore } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
-import { cleanGitEnvironment, GitCommandError } from '../core/repack/git-probe.ts';
+import { gitSupports, gitVersionOf } from '../core/git/git-probe.ts';
+import { GitCommandError } from '../core/git/run-git.ts';
 import { formatCount } from '../shared/format.ts';
 import {
   GitCapabilitiesRequest,
@@ -70,44 +70,15 @@ function repositoryOf(context: ServerContext, where: string): Repository {
   return discoverRepository(where);
 }
 
-interface Capability {
-  key: string;
-  value: GitCapabilities;
-}
-const capabilities = new Map<string, Capability>();
-
-function execGit(git: string, args: string[]): Promise<{ stdout: string; stderr: string; status: number | null; error?: Error }> {
-  return new Promise((resolve) => {
-    execFile(git, args, { encoding: 'utf8', env: { ...cleanGitEnvironment(), LC_ALL: 'C' }, timeout: 30_000 }, (error, stdout, stderr) => {
-      const status = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : null;
-      resolve({ stdout, stderr, status, error: status === null ? (error ?? undefined) : undefined });
-    });
-  });
-}
-
-/** `--name` in `git pack-objects -h`'s usage (as `--name`, `--[no-]name`, `--name=…`). */
-function lists(usage: string, option: string): boolean {
-  return new RegExp(`(^|[\\s,])--(\\[no-\\])?${option}([\\s=\\[<]|$)`, 'm').test(usage);
-}
-
-/** The installed git's version and whether its pack-objects takes the newer options; cached per git and version. */
+/** The installed git's version and whether its pack-objects takes the newer options (git-probe.ts caches the option list per git and version). */
 export async function gitCapabilities(git: string): Promise<GitCapabilities> {
-  const version = await execGit(git, ['--version']);
-  if (version.error || version.status !== 0) {
-    const text = version.error?.message ?? version.stderr.trim();
-    throw new ResponseError(LSPErrorCodes.RequestFailed, `cannot run git (${git}): ${text}`);
+  try {
+    const version = gitVersionOf(git);
+    return { version, nameHashVersion: gitSupports(git, 'name-hash-version', version), pathWalk: gitSupports(git, 'path-walk', version) };
+  } catch (error) {
+    if (error instanceof GitCommandError) throw new ResponseError(LSPErrorCodes.RequestFailed, error.message);
+    throw error;
   }
-  const number = version.stdout.trim().replace(/^git version /, '');
-  const key = `${git}\0${number}`;
-  const known = capabilities.get(git);
-  if (known?.key === key) return known.value;
-  // A lone -h skips repository setup (git.c): no repository needed, nothing written; exit status 129.
-  const help = await execGit(git, ['pack-objects', '-h']);
-  if (help.error) throw new ResponseError(LSPErrorCodes.RequestFailed, `cannot run git (${git}): ${help.error.message}`);
-  const usage = `${help.stdout}\n${help.stderr}`;
-  const value: GitCapabilities = { version: number, nameHashVersion: lists(usage, 'name-hash-version'), pathWalk: lists(usage, 'path-walk') };
-  capabilities.set(git, { key, value });
-  return value;
 }
 
 /** Models of the repository's local packs, each built in a worker (or read from the model cache) first. */

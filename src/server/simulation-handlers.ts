@@ -1,9 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import type { LocalityInput } from '../core/locality/locality.ts';
 import { hashAlgorithmByName } from '../core/format/hash-algorithm.ts';
+import { gitVersionOf } from '../core/git/git-probe.ts';
+import { GitCommandError, killProcessGroup, runGit as runGitProcess, type GitRun } from '../core/git/run-git.ts';
 import { packFilesFor } from '../core/model/build-pack-model.ts';
 import { assertOutsideRepository } from '../core/model/model-store.ts';
 import { ObjectStore } from '../core/model/object-store.ts';
@@ -13,7 +15,7 @@ import type { IndexPackVariant } from '../core/sim/index-pack-sim.ts';
 import { parsePolicy } from '../core/sim/policy-registry.ts';
 import { runSweep } from '../core/sim/sweep.ts';
 import { formatLimit, recordingSummary, type LoadedRecording } from '../core/trace/load-recording.ts';
-import { gitVersion, recordGitCommand } from '../core/trace/record-git.ts';
+import { recordGitCommand } from '../core/trace/record-git.ts';
 import { recordingFromTransfer, type TransferredRecording } from '../core/trace/recording-transfer.ts';
 import { formatCount } from '../shared/format.ts';
 import {
@@ -38,8 +40,6 @@ import type { ServerContext } from './server-context.ts';
 
 const INDEX_PACK_VARIANTS: IndexPackVariant[] = ['v2.36', 'v2.55', 'release-when-done'];
 const DEFAULT_LIMIT = 96 * 1024 * 1024;
-/** How much of git's stderr a failed measurement keeps. */
-const MAX_STDERR_BYTES = 64 * 1024;
 /** How often a recording's trace file is looked at for the progress line. */
 const RECORD_PROGRESS_MS = 250;
 
@@ -84,17 +84,6 @@ function nested(progress: WorkDoneProgressReporter): WorkDoneProgressReporter {
 
 function percent(done: number, total: number): number {
   return total === 0 ? 100 : Math.min(100, Math.floor((100 * done) / total));
-}
-
-/** Kills a child started as the leader of its own process group, with the group (its children too). */
-function killGroup(child: ChildProcess): void {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
-    else child.kill('SIGTERM');
-  } catch {
-    child.kill('SIGTERM');
-  }
 }
 
 /** Throws unless `limits` are byte counts. */
@@ -393,37 +382,19 @@ class TraceLineCounter {
   }
 }
 
-interface GitRun {
-  status: number | null;
-  signal: NodeJS.Signals | null;
-  seconds: number;
-  stderr: string;
-}
-
 /** One git run, stdout discarded, stderr kept; cancellation kills git and its children. */
-function runGit(git: string, args: string[], cwd: string, token: CancellationToken): Promise<GitRun> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(git, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-    let ended = 0;
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (kept >= MAX_STDERR_BYTES) return;
-      chunks.push(chunk);
-      kept += chunk.length;
-    });
-    const subscription = token.onCancellationRequested(() => killGroup(child));
-    child.on('exit', () => (ended = performance.now()));
-    child.on('error', (error) => {
-      subscription.dispose();
-      reject(invalid(`cannot run ${git}: ${error.message}`));
-    });
-    child.on('close', (status, signal) => {
-      subscription.dispose();
-      resolve({ status, signal, seconds: ((ended || performance.now()) - started) / 1000, stderr: Buffer.concat(chunks).toString('utf8').slice(0, MAX_STDERR_BYTES) });
-    });
-  });
+async function runGit(git: string, args: string[], cwd: string, token: CancellationToken): Promise<GitRun> {
+  const controller = new AbortController();
+  const subscription = token.onCancellationRequested(() => controller.abort());
+  try {
+    return await runGitProcess(git, args, { cwd, environment: 'inherited', stdout: 'ignore', processGroup: true, signal: controller.signal });
+  } catch (error) {
+    if (error instanceof Error && error.name === 'AbortError') throw cancelledError();
+    if (error instanceof GitCommandError) throw invalid(`cannot run ${git}: ${error.gitStderr}`);
+    throw error;
+  } finally {
+    subscription.dispose();
+  }
 }
 
 // --- Handlers ---------------------------------------------------------------------------------------
@@ -548,7 +519,7 @@ export function registerSimulationHandlers(context: ServerContext): void {
         };
         const timer = setInterval(report, RECORD_PROGRESS_MS);
         const subscription = token.onCancellationRequested(() => {
-          if (child) killGroup(child);
+          if (child) killProcessGroup(child);
         });
         try {
           await recordGitCommand({
@@ -563,7 +534,7 @@ export function registerSimulationHandlers(context: ServerContext): void {
             onSpawn: (spawned, traceFile) => {
               child = spawned;
               counter = new TraceLineCounter(traceFile);
-              if (token.isCancellationRequested) killGroup(spawned);
+              if (token.isCancellationRequested) killProcessGroup(spawned);
             },
           });
         } finally {
@@ -590,7 +561,7 @@ export function registerSimulationHandlers(context: ServerContext): void {
         const cwd = path.resolve(params.cwd);
         if (!fs.existsSync(cwd)) throw invalid(`${cwd}: no such directory`);
         const git = params.git || 'git';
-        const version = gitVersion(git);
+        const version = gitVersionOf(git);
         const total = limits.length * params.runs;
         let done = 0;
         const results: MeasureResult['results'] = [];

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
 import { PackFormatError } from '../core/errors.ts';
 import type { ObjectStore } from '../core/model/object-store.ts';
-import { GitCommandError } from '../core/repack/git-probe.ts';
+import { GitCommandError } from '../core/git/run-git.ts';
 import type { SimulationTask, SimulationWorkerMessage, SimulationWorkerRequest, WorkerError, WorkerStore } from './simulation-worker-protocol.ts';
 
 /** After a `cancel` message, how long the request waits for the worker to clean up before it answers anyway. */

@@ -16,7 +16,7 @@ import { packLocality, percentile, type LocalityInput, type PageCacheOptions } f
 import { ModelStore } from '../core/model/model-store.ts';
 import { ObjectStore } from '../core/model/object-store.ts';
 import type { Repository } from '../core/model/repository.ts';
-import { GitCommandError } from '../core/repack/git-probe.ts';
+import { GitCommandError } from '../core/git/run-git.ts';
 import { simulateIndexPack } from '../core/sim/index-pack-sim.ts';
 import { resolveRecording, type LoadedRecording } from '../core/trace/load-recording.ts';
 import { recordingForTransfer } from '../core/trace/recording-transfer.ts';

@@ -7,7 +7,7 @@ import { parseLimits } from '../../core/sim/policy-registry.ts';
 import { formatLimit, resolveRecording, type LoadedRecording, type RecordingSummary } from '../../core/trace/load-recording.ts';
 import type { PackLocality } from '../../core/locality/locality.ts';
 import { parseTraceFile } from '../../core/trace/trace-log.ts';
-import type { GitProgress } from '../../core/repack/git-progress.ts';
+import type { GitProgress } from '../../core/git/git-progress.ts';
 import { replayRecordingOnCurrent, replayRecordingOnLayouts, DEFAULT_PREVIEW_LIMITS, type LayoutReplay } from '../../core/repack/recording-layouts.ts';
 import { previewRepack, type RepackPreview } from '../../core/repack/repack-preview.ts';
 import { compareEstimateWithPreview, estimateRecordingLocality, estimateWriteOrder, type EstimateAccuracy, type WriteOrderEstimate } from '../../core/repack/write-order-estimate.ts';

@@ -7,11 +7,12 @@ import { ModelStore } from '../model/model-store.ts';
 import { ObjectStore } from '../model/object-store.ts';
 import type { PackModel } from '../model/pack-model.ts';
 import type { Repository } from '../model/repository.ts';
-import type { GitProgress } from './git-progress.ts';
-import { gitVersionOf } from './git-probe.ts';
+import type { GitProgress } from '../git/git-progress.ts';
+import { gitVersionOf } from '../git/git-probe.ts';
+import { abortError } from '../git/run-git.ts';
 import { countLooseObjects, joinByObjectId, summarizeLayout, type LayoutSummary, type SizeChange } from './layout-summary.ts';
 import { equivalentRepackCommand, repackPackObjectsArguments, type RepackTuning } from './repack-arguments.ts';
-import { abortError, runPackObjects } from './run-pack-objects.ts';
+import { runPackObjects } from './run-pack-objects.ts';
 import { createShadowObjectsDir } from './shadow-objects.ts';
 
 export interface RepackPreviewOptions extends RepackTuning {

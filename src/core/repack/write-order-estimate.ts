@@ -4,7 +4,7 @@ import type { PackModel } from '../model/pack-model.ts';
 import type { Repository } from '../model/repository.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
 import { DEFAULT_PAGE_CACHE } from './recording-layouts.ts';
-import { runGitCapture } from './run-git.ts';
+import { runGitCapture } from '../git/run-git.ts';
 import { computeWriteOrder } from './write-order.ts';
 
 /**

@@ -1,8 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fail } from '../errors.ts';
+import { gitVersionOf } from '../git/git-probe.ts';
+import { runGit, runGitSync } from '../git/run-git.ts';
 import { parseGitSize } from '../model/git-config.ts';
 import type { ObjectStore } from '../model/object-store.ts';
 import { applyRecordingVariables, recordingVariables } from '../../shared/recording-environment.ts';
@@ -42,15 +43,9 @@ export function recordingEnvironment(base: NodeJS.ProcessEnv, traceFile: string,
   return applyRecordingVariables(base, recordingVariables(base, traceFile, mode));
 }
 
-export function gitVersion(git: string): string {
-  const result = spawnSync(git, ['--version'], { encoding: 'utf8' });
-  if (result.error || result.status !== 0) throw fail('io', git, undefined, `cannot run git: ${result.error?.message ?? result.stderr.trim()}`);
-  return result.stdout.trim().replace(/^git version /, '');
-}
-
 /** The limit a passive recording ran with: the repository's core.deltaBaseCacheLimit, as git resolves it. */
 export function configuredCacheLimit(git: string, cwd: string, env: NodeJS.ProcessEnv): number {
-  const result = spawnSync(git, ['config', '--get', 'core.deltaBaseCacheLimit'], { cwd, env, encoding: 'utf8' });
+  const result = runGitSync(git, ['config', '--get', 'core.deltaBaseCacheLimit'], { cwd, environment: env });
   if (result.status !== 0) return DEFAULT_CACHE_LIMIT;
   return parseGitSize(result.stdout.trim()) ?? DEFAULT_CACHE_LIMIT;
 }
@@ -61,7 +56,7 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-record-'));
   const traceFile = path.join(scratch, 'pack-access.trace');
   try {
-    const version = gitVersion(options.git);
+    const version = gitVersionOf(options.git);
     const env = recordingEnvironment(process.env, traceFile, options.mode);
     const cacheLimit = options.mode === 'exact' ? 0 : configuredCacheLimit(options.git, options.cwd, process.env);
     const packs = store.packs.map((pack) => {
@@ -69,15 +64,7 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
       return { path: pack.files.pack, checksum: model.checksumHex, objects: model.count };
     });
     const startedAt = new Date().toISOString();
-    const { status, signal } = await new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      const child = spawn(options.git, options.args, { cwd: options.cwd, env, stdio: options.stdio ?? 'inherit', signal: options.signal, detached: options.processGroup === true });
-      options.onSpawn?.(child, traceFile);
-      child.on('error', (error) => {
-        if ((error as { name?: string }).name === 'AbortError') resolve({ status: null, signal: 'SIGTERM' });
-        else reject(fail('io', options.git, undefined, `cannot run git: ${error.message}`));
-      });
-      child.on('exit', (code, sig) => resolve({ status: code, signal: sig }));
-    });
+    const { status, signal } = await runRecordedCommand(options, env, traceFile);
     const metadata: RecordingMetadata = {
       version: 1,
       command: options.args,
@@ -96,6 +83,27 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
     return metadata;
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** git's exit; a stop through `options.signal` counts as git killed by SIGTERM (the recording is kept). */
+async function runRecordedCommand(options: RecordOptions, env: NodeJS.ProcessEnv, traceFile: string): Promise<{ status: number | null; signal: NodeJS.Signals | null }> {
+  const stdio = options.stdio ?? 'inherit';
+  try {
+    const run = await runGit(options.git, options.args, {
+      cwd: options.cwd,
+      environment: env,
+      stdin: stdio,
+      stdout: stdio,
+      stderr: stdio,
+      signal: options.signal,
+      processGroup: options.processGroup,
+      onSpawn: (child) => options.onSpawn?.(child, traceFile),
+    });
+    return { status: run.status, signal: run.signal };
+  } catch (error) {
+    if (error instanceof Error && error.name === 'AbortError') return { status: null, signal: 'SIGTERM' };
+    throw error;
   }
 }
 
