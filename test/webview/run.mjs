@@ -32,6 +32,7 @@ fs.mkdirSync(outDir, { recursive: true });
 
 const { cacheLabHtml, contentSecurityPolicy } = await tsImport('../../src/extension/cache-lab/cache-lab-html.ts', import.meta.url);
 const protocol = await tsImport('../../src/protocol/cache-lab-protocol.ts', import.meta.url);
+const { gitCommandLine } = await tsImport('../../src/shared/shell-words.ts', import.meta.url);
 
 // A few of the variables VS Code sets on the webview's <html> for its Default Light/Dark Modern themes.
 const THEMES = {
@@ -145,7 +146,7 @@ const posted = (page) => page.evaluate(() => window.__posted);
 function measureMessage(fields = {}) {
   const args = ['log', '--raw', '-n', '60000'];
   return {
-    type: 'measure', runId: 'm1', command: protocol.gitCommandLine(args), args, cwd: '/src/git.git', reconstructed: false,
+    type: 'measure', runId: 'm1', command: gitCommandLine(args), args, cwd: '/src/git.git', reconstructed: false,
     result: { gitVersion: '2.39.5', results: SWEEP_LIMITS.map((limit, i) => ({ limit, seconds: [3 - i * 0.3, 2.9 - i * 0.3, 3.1 - i * 0.3], bestSeconds: 2.9 - i * 0.3 })) },
     ...fields,
   };
@@ -316,7 +317,7 @@ describe('Cache Lab webview', () => {
     const { page, errors } = await openLab();
     await sendKnownSweep(page);
     const args = ['log', '--format=%H %s <b id="injected">x</b>'];
-    await send(page, measureMessage({ command: protocol.gitCommandLine(args), args, cwd: '/src/git.git', reconstructed: false }));
+    await send(page, measureMessage({ command: gitCommandLine(args), args, cwd: '/src/git.git', reconstructed: false }));
     await page.locator('#measure-table tbody tr').first().waitFor();
     assert.equal(await page.locator('#measure-command').isVisible(), true);
     assert.equal(await page.locator('#measure-command code').textContent(), `git log '--format=%H %s <b id="injected">x</b>'`);

@@ -6,7 +6,6 @@ import {
   CACHE_LAB_POLICIES,
   CACHE_LAB_PROTOCOL_VERSION,
   GIT_DEFAULT_LIMIT,
-  gitCommandLine,
   isWebviewToHost,
   normalizeCacheLabState,
   type AnalysisRequest,
@@ -25,6 +24,7 @@ import {
   SweepRequest,
   type IndexPackSimResult,
 } from '../../protocol/server-protocol.ts';
+import { gitCommandLine } from '../../shared/shell-words.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';

@@ -2,8 +2,8 @@
 // the recording's metadata, else read back from a raw trace's GIT_TRACE lines. Pure (no vscode), so
 // that the extension tests can check it on real recordings and traces directly.
 import * as path from 'node:path';
-import { argvOfTraceCommand } from '../../protocol/cache-lab-protocol.ts';
 import type { RecordingInfo } from '../../protocol/server-protocol.ts';
+import { argvOfTraceCommand } from '../../shared/shell-words.ts';
 
 export const RECONSTRUCTED_NOTE = 'The command line was reconstructed from the trace and may be inexact.';
 

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import vscode = require('vscode');
 import { ListRepositoriesRequest, RecordRequest, type RecordingInfo, type RepositoryListing } from '../../protocol/server-protocol.ts';
+import { splitShellWords, UNCLOSED_QUOTE } from '../../shared/shell-words.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import type { ServerClient, WorkDoneValue } from '../server-client.ts';
@@ -133,9 +134,13 @@ async function chooseArguments(repository: RepositoryListing, gitLocation: Promi
     prompt: `git's arguments (run in ${repository.workTree ?? repository.gitDir})`,
     placeHolder: 'log -p -n 100 -- src/',
     ignoreFocusOut: true,
-    validateInput: (value) => (splitArguments(value.replace(/^\s*git\s+/, '')).length === 0 ? 'Type the arguments of a git command.' : undefined),
+    validateInput: (value) => {
+      const words = splitShellWords(value.replace(/^\s*git\s+/, ''));
+      if (words === undefined) return UNCLOSED_QUOTE;
+      return words.length === 0 ? 'Type the arguments of a git command.' : undefined;
+    },
   });
-  return text === undefined ? undefined : splitArguments(text.replace(/^\s*git\s+/, ''));
+  return text === undefined ? undefined : (splitShellWords(text.replace(/^\s*git\s+/, '')) ?? []);
 }
 
 /** The active editor's file when it is in the repository's work tree, else a pick from `git ls-files`. */
@@ -155,37 +160,6 @@ async function chooseFile(repository: RepositoryListing, gitLocation: Promise<Gi
     });
   });
   return vscode.window.showQuickPick(files, { title: 'PackScope: Blame Which File?', placeHolder: 'A file of the repository', ignoreFocusOut: true });
-}
-
-/** Splits like a shell would for plain words, "double" and 'single' quotes, and backslash escapes. */
-export function splitArguments(text: string): string[] {
-  const out: string[] = [];
-  let current = '';
-  let inWord = false;
-  let quote: '"' | "'" | undefined;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quote !== undefined) {
-      if (c === quote) quote = undefined;
-      else if (c === '\\' && quote === '"' && i + 1 < text.length) current += text[++i];
-      else current += c;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-      inWord = true;
-    } else if (c === '\\' && i + 1 < text.length) {
-      current += text[++i];
-      inWord = true;
-    } else if (/\s/.test(c)) {
-      if (inWord) out.push(current);
-      current = '';
-      inWord = false;
-    } else {
-      current += c;
-      inWord = true;
-    }
-  }
-  if (inWord) out.push(current);
-  return out;
 }
 
 function realpath(p: string): string {

@@ -18,6 +18,7 @@ import {
   type RepackPreviewResult,
   type RepositoryListing,
 } from '../../protocol/server-protocol.ts';
+import { splitShellWords, UNCLOSED_QUOTE } from '../../shared/shell-words.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
@@ -408,12 +409,13 @@ async function customTuning(defaultThreads: number | undefined): Promise<(Tuning
   const threads = await ask('Threads (3/4)', '--threads: delta search threads (1 makes the result reproducible)', "empty: git's pack.threads (default: one per core)", count('--threads', 1024), defaultThreads === undefined ? '' : String(defaultThreads));
   if (threads === undefined) return undefined;
   const extra = await ask('More options (4/4)', 'More pack-objects options, e.g. --window-memory=1g --no-reuse-object (with -f unless you add --reuse-delta)', 'empty: none', (value) => {
-    const words = splitOptions(value);
+    const words = splitShellWords(value);
+    if (words === undefined) return UNCLOSED_QUOTE;
     const bad = words.find((w) => !/^--?[A-Za-z0-9][A-Za-z0-9-]*(=\S*)?$/.test(w));
     return bad === undefined ? undefined : `"${bad}" is not an option (options look like --name or --name=value)`;
   });
   if (extra === undefined) return undefined;
-  const options = splitOptions(extra);
+  const options = splitShellWords(extra) ?? [];
   const reuseDeltas = options.includes('--reuse-delta');
   const tuning: Tuning = {
     depth: depth.trim() === '' ? undefined : Number(depth),
@@ -424,8 +426,4 @@ async function customTuning(defaultThreads: number | undefined): Promise<(Tuning
     estimateOnly: false,
   };
   return { ...tuning, label: labelOf(tuning) };
-}
-
-function splitOptions(value: string): string[] {
-  return value.trim() === '' ? [] : value.trim().split(/\s+/);
 }
