@@ -4,13 +4,11 @@ import type { Chart } from 'chart.js';
 import {
   CACHE_LAB_POLICIES,
   CACHE_LAB_PROTOCOL_VERSION,
-  formatLimit,
   GIT_DEFAULT_LIMIT,
   GIT_POLICY,
   gitVersusReferenceSentences,
   metricWords,
   normalizeCacheLabState,
-  parseLimitList,
   REFERENCE_POLICY,
   sweepCell,
   sweepTableMarkdown,
@@ -25,6 +23,8 @@ import {
   type WebviewToHost,
 } from '../../src/protocol/cache-lab-protocol.ts';
 import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SweepResult } from '../../src/protocol/server-protocol.ts';
+import { formatLimit } from '../../src/shared/format.ts';
+import { parseLimitList } from '../../src/shared/git-size.ts';
 import { distanceChart, indexPackChart, measureChart, policyLabel, sweepChart } from './charts.ts';
 import { baseName, formatBytes, formatCount, formatPercent, h, replaceChildren } from './dom.ts';
 import { readThemeColours, watchTheme } from './theme.ts';

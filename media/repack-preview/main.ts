@@ -2,7 +2,7 @@
 // and a depth histogram chart. It draws what the host sent and computes nothing; every string from
 // the repository reaches the page through the Cache Lab's DOM helpers (text nodes, attributes).
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LogarithmicScale, Tooltip, type ChartDataset } from 'chart.js';
-import { formatBytes, formatCount } from '../../src/shared/format.ts';
+import { formatBytes, formatCount, formatPercentChange } from '../../src/shared/format.ts';
 import {
   comparisonRows,
   equivalentCommand,
@@ -10,7 +10,6 @@ import {
   formatValue,
   histogramRows,
   normalizeRepackPreviewState,
-  percentChange,
   recordingRows,
   REPACK_PREVIEW_PROTOCOL_VERSION,
   type HostToWebview,
@@ -78,12 +77,12 @@ function summarySection(run: RepackPreviewRun): HTMLElement {
         ? []
         : [
             cell(formatValue(r.preview, r.format), { 'data-side': 'preview', 'data-value': r.preview ?? '' }),
-            cell(plain ? '' : percentChange(r.current, r.preview), { 'data-side': 'change', class: r.key === 'packBytes' ? changeClass(r.current, r.preview) : undefined }),
+            cell(plain ? '' : formatPercentChange(r.current, r.preview, 'typographic'), { 'data-side': 'change', class: r.key === 'packBytes' ? changeClass(r.current, r.preview) : undefined }),
           ]),
       ...(hasEstimate
         ? [
             cell(formatValue(r.estimate, r.format), { 'data-side': 'estimate', 'data-value': r.estimate ?? '', class: 'estimate' }),
-            cell(plain ? '' : percentChange(r.current, r.estimate), { class: 'estimate' }),
+            cell(plain ? '' : formatPercentChange(r.current, r.estimate, 'typographic'), { class: 'estimate' }),
           ]
         : []),
     );
@@ -263,7 +262,7 @@ function accuracySection(run: RepackPreviewRun): HTMLElement | null {
     h(
       'p',
       { class: 'explanation' },
-      `The estimate keeps today's deltas; the preview searched afresh. Pack size off by ${percentChange(accuracy.packBytes.preview, accuracy.packBytes.estimate)}; write order: rank correlation ${accuracy.orderRankCorrelation.toFixed(3)}, ${formatShare(accuracy.objectsInPlace)} of objects at their real position (given the preview's own deltas the model puts ${formatShare(accuracy.modelWithRealDeltas.objectsInPlace)} in place).`,
+      `The estimate keeps today's deltas; the preview searched afresh. Pack size off by ${formatPercentChange(accuracy.packBytes.preview, accuracy.packBytes.estimate, 'typographic')}; write order: rank correlation ${accuracy.orderRankCorrelation.toFixed(3)}, ${formatShare(accuracy.objectsInPlace)} of objects at their real position (given the preview's own deltas the model puts ${formatShare(accuracy.modelWithRealDeltas.objectsInPlace)} in place).`,
     ),
     h(
       'table',

@@ -1,6 +1,6 @@
-import { formatBytes, formatCount } from '../shared/format.ts';
+import { formatBytes, formatCount, formatLimit } from '../shared/format.ts';
 
-export { formatBytes, formatCount };
+export { formatBytes, formatCount, formatLimit };
 export function writeJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }

@@ -7,6 +7,7 @@
  * (limit formatting, the copyable tables, the git-vs-belady sentences) live here, so that the
  * webview bundle, the host and the tests share them without importing vscode or the LSP libraries.
  */
+import { formatLimit } from '../shared/format.ts';
 import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SimCell, SweepResult } from './server-protocol.ts';
 
 export const CACHE_LAB_PROTOCOL_VERSION = 1;
@@ -154,31 +155,6 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
 
 // ---------------------------------------------------------------------------------------------
 // Pure helpers shared by both sides.
-
-/** `0`, `512k`, `96m`, `1g`: git's size suffixes, as `packscope sweep` prints them. */
-export function formatLimit(bytes: number): string {
-  if (bytes === 0) return '0';
-  for (const [unit, scale] of [['g', GIB], ['m', MIB], ['k', KIB]] as const) {
-    if (bytes % scale === 0) return `${bytes / scale}${unit}`;
-  }
-  return String(bytes);
-}
-
-/** Parses `0,1m,4m,96m` (git's k/m/g suffixes, base 1024); undefined when any item is not a size. */
-export function parseLimitList(text: string): number[] | undefined {
-  const items = text.split(',').map((item) => item.trim()).filter((item) => item !== '');
-  if (items.length === 0) return undefined;
-  const limits: number[] = [];
-  for (const item of items) {
-    const match = /^(\d+)([kmg]?)$/i.exec(item);
-    if (match === null) return undefined;
-    const scale = { '': 1, k: KIB, m: MIB, g: GIB }[match[2]!.toLowerCase() as '' | 'k' | 'm' | 'g'];
-    const bytes = Number(match[1]) * scale;
-    if (!Number.isSafeInteger(bytes)) return undefined;
-    limits.push(bytes);
-  }
-  return limits;
-}
 
 /** The cell of `results` for (policy, limit), as the server orders them or not. */
 export function sweepCell(results: readonly SimCell[], policy: string, limit: number): SimCell | undefined {

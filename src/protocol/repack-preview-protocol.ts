@@ -6,7 +6,7 @@
  * shared by the webview, the host and the tests, so that the panel and the exported Markdown
  * always hold the same numbers. No vscode, no LSP libraries.
  */
-import { formatBytes, formatCount } from '../shared/format.ts';
+import { formatBytes, formatCount, formatLimit, formatPercentChange } from '../shared/format.ts';
 import type { RepackLayout, RepackLayoutReplay, RepackPackLocality, RepackPreviewResult } from './server-protocol.ts';
 
 export const REPACK_PREVIEW_PROTOCOL_VERSION = 1;
@@ -120,14 +120,6 @@ export function formatValue(value: number | null, format: ValueFormat): string {
   }
 }
 
-/** `+12.3%`, `−4.0%`, `0.0%`; `new` from nothing; `–` when a side is missing. */
-export function percentChange(before: number | null, after: number | null): string {
-  if (before === null || after === null) return '–';
-  if (before === 0) return after === 0 ? '0.0%' : 'new';
-  const change = ((after - before) / before) * 100;
-  return `${change > 0 ? '+' : change < 0 ? '−' : ''}${Math.abs(change).toFixed(1)}%`;
-}
-
 /** The `git repack …` command a run stands for (the estimate: what it models). */
 export function equivalentCommand(run: RepackPreviewRun): string {
   if (run.result.equivalent) return [...run.result.equivalent, ...run.request.extraOptions].join(' ');
@@ -146,12 +138,6 @@ export function mainLocality(replay: RepackLayoutReplay | null | undefined): Rep
 
 export function formatShare(share: number | null | undefined): string {
   return share === null || share === undefined ? '–' : `${(share * 100).toFixed(1)}%`;
-}
-
-export function formatLimitBytes(bytes: number): string {
-  if (bytes === 0) return '0';
-  for (const [unit, scale] of [['g', 1024 ** 3], ['m', 1024 ** 2], ['k', 1024]] as const) if (bytes % scale === 0) return `${bytes / scale}${unit}`;
-  return String(bytes);
 }
 
 /** A depth histogram's rows, up to the deepest of the layouts given. */
@@ -192,8 +178,8 @@ export function repackPreviewMarkdown(run: RepackPreviewRun): string {
       rows.map((r) => [
         r.label,
         formatValue(r.current, r.format),
-        ...(estimateOnly ? [] : [formatValue(r.preview, r.format), r.format === 'depth' || r.format === 'mean' ? '' : percentChange(r.current, r.preview)]),
-        ...(hasEstimate ? [formatValue(r.estimate, r.format), r.format === 'depth' || r.format === 'mean' ? '' : percentChange(r.current, r.estimate)] : []),
+        ...(estimateOnly ? [] : [formatValue(r.preview, r.format), r.format === 'depth' || r.format === 'mean' ? '' : formatPercentChange(r.current, r.preview, 'typographic')]),
+        ...(hasEstimate ? [formatValue(r.estimate, r.format), r.format === 'depth' || r.format === 'mean' ? '' : formatPercentChange(r.current, r.estimate, 'typographic')] : []),
       ]),
     ),
     '',
@@ -231,7 +217,7 @@ export function repackPreviewMarkdown(run: RepackPreviewRun): string {
         ['', 'Estimate', 'Preview'],
         [
           ['Objects', formatCount(accuracy.objects.estimate), formatCount(accuracy.objects.preview)],
-          ['Pack size', formatBytes(accuracy.packBytes.estimate), `${formatBytes(accuracy.packBytes.preview)} (estimate off by ${percentChange(accuracy.packBytes.preview, accuracy.packBytes.estimate)})`],
+          ['Pack size', formatBytes(accuracy.packBytes.estimate), `${formatBytes(accuracy.packBytes.preview)} (estimate off by ${formatPercentChange(accuracy.packBytes.preview, accuracy.packBytes.estimate, 'typographic')})`],
           ['Deltas', formatCount(accuracy.deltas.estimate), formatCount(accuracy.deltas.preview)],
           ['Maximum depth', String(accuracy.maxDepth.estimate), String(accuracy.maxDepth.preview)],
           ['Mean depth', accuracy.meanDepth.estimate.toFixed(2), accuracy.meanDepth.preview.toFixed(2)],
@@ -255,7 +241,7 @@ export function recordingRows(replay: RepackPreviewResult['recordings'][number])
   for (const [k, at] of replay.current.inflations.entries()) {
     rows.push({
       key: `inflations-${at.limit}`,
-      label: `Inflations (git policy, ${formatLimitBytes(at.limit)} cache)`,
+      label: `Inflations (git policy, ${formatLimit(at.limit)} cache)`,
       values: pad(sides.map((s) => (s?.inflations[k] ? formatCount(s.inflations[k]!.inflations) : '–'))),
     });
   }

@@ -14,10 +14,10 @@ import { discoverRepository, type Repository } from '../core/model/repository.ts
 import type { IndexPackVariant } from '../core/sim/index-pack-sim.ts';
 import { parsePolicy } from '../core/sim/policy-registry.ts';
 import { runSweep } from '../core/sim/sweep.ts';
-import { formatLimit, recordingSummary, type LoadedRecording } from '../core/trace/load-recording.ts';
+import { recordingSummary, type LoadedRecording } from '../core/trace/load-recording.ts';
 import { recordGitCommand } from '../core/trace/record-git.ts';
 import { recordingFromTransfer, type TransferredRecording } from '../core/trace/recording-transfer.ts';
-import { formatCount } from '../shared/format.ts';
+import { formatCount, formatLimit } from '../shared/format.ts';
 import {
   IndexPackSimRequest,
   LocalityRequest,

@@ -25,3 +25,32 @@ export function formatCount(n: number): string {
   countFormat ??= new Intl.NumberFormat('en-US');
   return countFormat.format(n);
 }
+
+/** `0`, `512k`, `96m`, `1g`: a cache limit in git's size suffixes (base 1024) when it has an exact one, else in bytes. */
+export function formatLimit(bytes: number): string {
+  if (bytes === 0) return '0';
+  for (const [unit, scale] of [['g', 1024 ** 3], ['m', 1024 ** 2], ['k', 1024]] as const) {
+    if (bytes % scale === 0) return `${bytes / scale}${unit}`;
+  }
+  return String(bytes);
+}
+
+/**
+ * How a signed percentage is written. 'ascii': the CLI's text (README "Previewing a repack"):
+ * `+0.8%`, `-1.1%`, `+0.0%`, easy to grep and to type. 'typographic': the views' text: a true minus
+ * sign (`−1.1%`) and no sign on zero (`0.0%`).
+ */
+export type SignStyle = 'ascii' | 'typographic';
+
+/** A percentage with its sign, one decimal. */
+export function formatSignedPercent(percent: number, style: SignStyle): string {
+  if (style === 'ascii') return `${percent >= 0 ? '+' : ''}${percent.toFixed(1)}%`;
+  return `${percent > 0 ? '+' : percent < 0 ? '−' : ''}${Math.abs(percent).toFixed(1)}%`;
+}
+
+/** The change from `before` to `after` in percent of `before`: `new` when only `after` is non-zero, `–` when either is unknown. */
+export function formatPercentChange(before: number | null, after: number | null, style: SignStyle): string {
+  if (before === null || after === null) return '–';
+  if (before === 0) return after === 0 ? (style === 'ascii' ? '0%' : '0.0%') : 'new';
+  return formatSignedPercent(((after - before) / before) * 100, style);
+}

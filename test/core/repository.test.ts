@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { discoverRepository } from '../../src/core/model/repository.ts';
 import { alternateObjectDirs } from '../../src/core/model/object-store.ts';
-import { parseGitConfig, parseGitSize } from '../../src/core/model/git-config.ts';
+import { parseGitConfig } from '../../src/core/model/git-config.ts';
+import { parseGitSize } from '../../src/shared/git-size.ts';
 import { PackFormatError } from '../../src/core/errors.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
 

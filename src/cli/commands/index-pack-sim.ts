@@ -5,8 +5,7 @@ import { buildPackModel, packFilesFor } from '../../core/model/build-pack-model.
 import { hashAlgorithmNear } from '../../core/model/repository.ts';
 import { parseLimits } from '../../core/sim/policy-registry.ts';
 import { simulateIndexPack, type IndexPackVariant } from '../../core/sim/index-pack-sim.ts';
-import { formatTable, writeJson } from '../output.ts';
-import { formatLimit } from '../load-recording.ts';
+import { formatLimit, formatTable, writeJson } from '../output.ts';
 import type { Progress } from '../progress.ts';
 
 const VARIANTS: IndexPackVariant[] = ['v2.36', 'v2.55', 'release-when-done'];

@@ -6,7 +6,7 @@ import { fail } from '../../core/errors.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { recordGitCommand } from '../../core/trace/record-git.ts';
-import { formatLimit } from '../load-recording.ts';
+import { formatLimit } from '../output.ts';
 import { modelStoreFor } from '../open-target.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 

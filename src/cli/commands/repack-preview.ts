@@ -4,14 +4,15 @@ import { fail } from '../../core/errors.ts';
 import { discoverRepository } from '../../core/model/repository.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import { parseLimits } from '../../core/sim/policy-registry.ts';
-import { formatLimit, resolveRecording, type LoadedRecording, type RecordingSummary } from '../../core/trace/load-recording.ts';
+import { resolveRecording, type LoadedRecording, type RecordingSummary } from '../../core/trace/load-recording.ts';
 import type { PackLocality } from '../../core/locality/locality.ts';
 import { parseTraceFile } from '../../core/trace/trace-log.ts';
 import type { GitProgress } from '../../core/git/git-progress.ts';
 import { replayRecordingOnCurrent, replayRecordingOnLayouts, DEFAULT_PREVIEW_LIMITS, type LayoutReplay } from '../../core/repack/recording-layouts.ts';
 import { previewRepack, type RepackPreview } from '../../core/repack/repack-preview.ts';
 import { compareEstimateWithPreview, estimateRecordingLocality, estimateWriteOrder, type EstimateAccuracy, type WriteOrderEstimate } from '../../core/repack/write-order-estimate.ts';
-import { formatBytes, formatCount, formatTable, writeJson } from '../output.ts';
+import { formatBytes, formatCount, formatLimit, formatTable, writeJson } from '../output.ts';
+import { formatPercentChange, formatSignedPercent } from '../../shared/format.ts';
 import { modelStoreFor } from '../open-target.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
@@ -181,12 +182,6 @@ type RecordingReplay = {
   estimate: PackLocality | null;
 };
 
-function percent(before: number, after: number): string {
-  if (before === 0) return after === 0 ? '0%' : 'new';
-  const change = ((after - before) / before) * 100;
-  return `${change >= 0 ? '+' : ''}${change.toFixed(1)}%`;
-}
-
 function describe(result: RepackPreview | undefined, replays: RecordingReplay[], estimate: { estimate: WriteOrderEstimate; accuracy: EstimateAccuracy | null } | null, limits: number[]): string {
   const lines: string[] = [];
   if (result) {
@@ -195,12 +190,12 @@ function describe(result: RepackPreview | undefined, replays: RecordingReplay[],
     lines.push(
       ...formatTable([
         ['', 'current', 'preview', 'change'],
-        ['objects', formatCount(current.objects), formatCount(preview.objects), percent(current.objects, preview.objects)],
-        ['pack bytes', formatBytes(current.packBytes), formatBytes(preview.packBytes), percent(current.packBytes, preview.packBytes)],
-        ['deltas', formatCount(current.deltas), formatCount(preview.deltas), percent(current.deltas, preview.deltas)],
+        ['objects', formatCount(current.objects), formatCount(preview.objects), formatPercentChange(current.objects, preview.objects, 'ascii')],
+        ['pack bytes', formatBytes(current.packBytes), formatBytes(preview.packBytes), formatPercentChange(current.packBytes, preview.packBytes, 'ascii')],
+        ['deltas', formatCount(current.deltas), formatCount(preview.deltas), formatPercentChange(current.deltas, preview.deltas, 'ascii')],
         ['max depth', String(current.maxDepth), String(preview.maxDepth), ''],
         ['mean depth', current.meanDepth.toFixed(2), preview.meanDepth.toFixed(2), ''],
-        ['families', formatCount(current.families), formatCount(preview.families), percent(current.families, preview.families)],
+        ['families', formatCount(current.families), formatCount(preview.families), formatPercentChange(current.families, preview.families, 'ascii')],
         ['packs', String(current.packs.length), '1', ''],
       ]),
     );
@@ -231,7 +226,7 @@ function describe(result: RepackPreview | undefined, replays: RecordingReplay[],
     lines.push(`  objects ${formatCount(e.objects)}, pack about ${formatBytes(e.packBytes)}, ${formatCount(e.deltas)} deltas, max depth ${e.maxDepth}, mean depth ${e.meanDepth.toFixed(2)}`);
     const a = estimate.accuracy;
     if (a) {
-      lines.push(`  against the preview: pack bytes ${a.packBytes.relativeError >= 0 ? '+' : ''}${(a.packBytes.relativeError * 100).toFixed(1)}%, write-order rank correlation ${a.orderRankCorrelation.toFixed(3)}, ${(a.objectsInPlace * 100).toFixed(1)}% of objects at their real position`);
+      lines.push(`  against the preview: pack bytes ${formatSignedPercent(a.packBytes.relativeError * 100, 'ascii')}, write-order rank correlation ${a.orderRankCorrelation.toFixed(3)}, ${(a.objectsInPlace * 100).toFixed(1)}% of objects at their real position`);
       lines.push(`  the §5 model given the preview's own deltas: ${(a.modelWithRealDeltas.objectsInPlace * 100).toFixed(1)}% in place, rank correlation ${a.modelWithRealDeltas.orderRankCorrelation.toFixed(3)}`);
     }
   }

@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { parseLimits, parsePolicy, POLICY_HELP } from '../../core/sim/policy-registry.ts';
 import { simulateSegments } from '../../core/sim/simulate.ts';
-import { writeJson } from '../output.ts';
-import { formatLimit, loadRecording, recordingSummary } from '../load-recording.ts';
+import { formatLimit, writeJson } from '../output.ts';
+import { loadRecording, recordingSummary } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 

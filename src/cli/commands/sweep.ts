@@ -3,8 +3,8 @@ import { fail } from '../../core/errors.ts';
 import { parseLimits, parsePolicy, POLICY_HELP } from '../../core/sim/policy-registry.ts';
 import { runSweep } from '../../core/sim/sweep.ts';
 import type { SimResult } from '../../core/sim/simulate.ts';
-import { formatTable, writeJson } from '../output.ts';
-import { formatLimit, loadRecording, recordingSummary } from '../load-recording.ts';
+import { formatLimit, formatTable, writeJson } from '../output.ts';
+import { loadRecording, recordingSummary } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 

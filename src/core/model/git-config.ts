@@ -46,12 +46,3 @@ function unquoteValue(raw: string): string {
   }
   return out.trim();
 }
-
-/** Parses git's size values: 96m, 1g, 512k, 1048576. Returns undefined when malformed. */
-export function parseGitSize(value: string): number | undefined {
-  const match = /^\s*(\d+)\s*([kKmMgG]?)\s*$/.exec(value);
-  if (!match) return undefined;
-  const unit = match[2]!.toLowerCase();
-  const scale = unit === 'k' ? 1024 : unit === 'm' ? 1024 ** 2 : unit === 'g' ? 1024 ** 3 : 1;
-  return Number(match[1]) * scale;
-}

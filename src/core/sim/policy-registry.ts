@@ -1,5 +1,4 @@
 import { fail } from '../errors.ts';
-import { parseGitSize } from '../model/git-config.ts';
 import type { DeltaBaseCache, SimCounts } from './cache-policy.ts';
 import { replayGitReads } from './git-read-path.ts';
 import { BeladyCache } from './policies/belady.ts';
@@ -9,6 +8,7 @@ import { GitLruCache } from './policies/git-lru.ts';
 import { SeparateBlobLruCache } from './policies/separate-blob-lru.ts';
 import { LIBGIT2_PACK_CACHE_LIMIT, replayLibgit2Reads } from './policies/libgit2.ts';
 import type { SimObjects } from './sim-objects.ts';
+import { limitListItems, parseGitSize } from '../../shared/git-size.ts';
 
 /** One policy, ready to replay reads at a limit. `name` is the spec it was parsed from. */
 export interface PolicyRunner {
@@ -84,7 +84,7 @@ export function parsePolicy(spec: string): PolicyRunner {
 
 /** Parses `0,1m,16m,96m` into bytes. */
 export function parseLimits(list: string): number[] {
-  const limits = list.split(',').map((item) => item.trim()).filter(Boolean);
+  const limits = limitListItems(list);
   if (limits.length === 0) throw fail('usage', undefined, undefined, 'no limits given (e.g. --limits 0,1m,16m,96m)');
   return limits.map((item) => {
     const bytes = parseGitSize(item);

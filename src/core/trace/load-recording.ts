@@ -89,12 +89,3 @@ export function recordingSummary(loaded: LoadedRecording): RecordingSummary {
     packs: loaded.resolved.packs.map((p) => ({ path: p.location.files.pack, checksum: p.model.checksumHex })),
   };
 }
-
-/** Human form of a byte limit: 0, 512k, 16m, 96m, 1g, or bytes. */
-export function formatLimit(bytes: number): string {
-  if (bytes === 0) return '0';
-  for (const [unit, scale] of [['g', 1024 ** 3], ['m', 1024 ** 2], ['k', 1024]] as const) {
-    if (bytes % scale === 0) return `${bytes / scale}${unit}`;
-  }
-  return String(bytes);
-}

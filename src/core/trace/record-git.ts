@@ -4,8 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gitVersionOf } from '../git/git-probe.ts';
 import { runGit, runGitSync } from '../git/run-git.ts';
-import { parseGitSize } from '../model/git-config.ts';
 import type { ObjectStore } from '../model/object-store.ts';
+import { parseGitSize } from '../../shared/git-size.ts';
 import { applyRecordingVariables, recordingVariables } from '../../shared/recording-environment.ts';
 import { recordingHeader, type RecordingMetadata } from './recording.ts';
 

@@ -1,0 +1,23 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { formatLimit, formatPercentChange, formatSignedPercent } from '../../src/shared/format.ts';
+import { parseGitSize, parseLimitList } from '../../src/shared/git-size.ts';
+
+test('limits in git size suffixes, read back by the one size parser', () => {
+  const limits = [0, 1, 1024, 512 * 1024, 96 << 20, 1 << 30, 3 * 1024 + 1];
+  assert.deepEqual(limits.map(formatLimit), ['0', '1', '1k', '512k', '96m', '1g', '3073']);
+  assert.deepEqual(parseLimitList(limits.map(formatLimit).join(',')), limits);
+  assert.deepEqual(parseLimitList(' 0, 1M ,,96m,1G '), [0, 1 << 20, 96 << 20, 1 << 30]);
+  assert.equal(parseLimitList(''), undefined);
+  assert.equal(parseLimitList('0,12q'), undefined);
+  assert.equal(parseGitSize(' 16k '), 16384);
+  assert.equal(parseGitSize('9007199254740993'), undefined);
+  assert.equal(parseGitSize('-1'), undefined);
+});
+
+test("percent changes: the CLI's ascii text and the views' typographic text", () => {
+  assert.deepEqual([[100, 101], [100, 99], [100, 100], [0, 0], [0, 5]].map(([b, a]) => formatPercentChange(b!, a!, 'ascii')), ['+1.0%', '-1.0%', '+0.0%', '0%', 'new']);
+  assert.deepEqual([[100, 101], [100, 99], [100, 100], [0, 0], [0, 5]].map(([b, a]) => formatPercentChange(b!, a!, 'typographic')), ['+1.0%', '−1.0%', '0.0%', '0.0%', 'new']);
+  assert.equal(formatPercentChange(null, 5, 'typographic'), '–');
+  assert.equal(formatSignedPercent(-0.8, 'ascii'), '-0.8%');
+});
