@@ -9,6 +9,7 @@ import { GitCommandError, killProcessGroup, runGit as runGitProcess, type GitRun
 import { packFilesFor } from '../core/model/build-pack-model.ts';
 import { assertOutsideRepository } from '../core/model/model-store.ts';
 import { ObjectStore } from '../core/model/object-store.ts';
+import { repositoryRootHolding } from '../core/model/outside-repository.ts';
 import type { PackFiles } from '../core/model/pack-model.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import type { IndexPackVariant } from '../core/sim/index-pack-sim.ts';
@@ -92,28 +93,6 @@ function checkLimits(limits: unknown, what = 'limits'): number[] {
     throw invalid(`${what} must be a list of byte counts (non-negative integers)`);
   }
   return limits as number[];
-}
-
-function isInside(file: string, root: string | undefined): boolean {
-  if (root === undefined) return false;
-  let realRoot: string;
-  try {
-    realRoot = fs.realpathSync(root);
-  } catch {
-    return false;
-  }
-  const relative = path.relative(realRoot, realPathOrSelf(file));
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
-
-function realPathOrSelf(p: string): string {
-  let probe = p;
-  while (!fs.existsSync(probe)) {
-    const parent = path.dirname(probe);
-    if (parent === probe) return p;
-    probe = parent;
-  }
-  return path.join(fs.realpathSync(probe), path.relative(probe, p));
 }
 
 // --- Reading recordings ----------------------------------------------------------------------------
@@ -490,7 +469,7 @@ export function registerSimulationHandlers(context: ServerContext): void {
         const cwd = path.resolve(params.cwd);
         const repository = discoverRepository(cwd);
         const output = path.resolve(params.output);
-        if ([repository.workTree, repository.commonDir, repository.gitDir].some((root) => isInside(output, root))) {
+        if (repositoryRootHolding(output, repository) !== undefined) {
           throw invalid(`${output}: the recording must be written outside the repository; PackScope never writes inside a repository`);
         }
         fs.mkdirSync(path.dirname(output), { recursive: true });

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
+import { refuseInsideRepository } from '../../core/model/outside-repository.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { recordGitCommand } from '../../core/trace/record-git.ts';
 import { formatLimit } from '../output.ts';
@@ -35,15 +36,6 @@ function defaultRecordingPath(repository: Repository, args: string[]): string {
   return path.join(base, `${path.basename(top)}-${words}-${stamp}.psrec`);
 }
 
-function insideRepository(file: string, repository: Repository): boolean {
-  const target = path.resolve(file);
-  return [repository.workTree, repository.commonDir, repository.gitDir].some((root) => {
-    if (root === undefined) return false;
-    const relative = path.relative(fs.realpathSync(root), path.join(fs.realpathSync(path.dirname(target)), path.basename(target)));
-    return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-  });
-}
-
 export async function runRecord(argv: string[]): Promise<number> {
   const separator = argv.indexOf('--');
   if (separator < 0 || separator === argv.length - 1) throw fail('usage', undefined, undefined, 'record needs the git arguments after "--", e.g. packscope record -- log --raw -n 1000');
@@ -57,8 +49,8 @@ export async function runRecord(argv: string[]): Promise<number> {
   const cwd = path.resolve(values.C ?? '.');
   const repository = discoverRepository(cwd);
   const output = path.resolve(values.output ?? defaultRecordingPath(repository, gitArgs));
+  refuseInsideRepository(output, repository, () => 'the recording must be written outside the repository; PackScope never writes inside a repository');
   fs.mkdirSync(path.dirname(output), { recursive: true });
-  if (insideRepository(output, repository)) throw fail('usage', output, undefined, 'the recording must be written outside the repository; PackScope never writes inside a repository');
   const store = new ObjectStore(repository, modelStoreFor(cacheOptions(values), repository));
   const metadata = await recordGitCommand({ git: values.git ?? 'git', args: gitArgs, cwd, store, mode: values.passive ? 'passive' : 'exact', output });
   const lines = fs.existsSync(output) ? countAccessLines(output) : 0;

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fail } from '../errors.ts';
 import type { HashAlgorithm } from '../format/hash-algorithm.ts';
 import type { PackIndex } from '../format/idx.ts';
 import { RandomAccessFile } from '../format/random-access-file.ts';
 import { buildPackModel, loadIdx, type BuildOptions } from './build-pack-model.ts';
+import { refuseInsideRepository } from './outside-repository.ts';
 import { PackModel, type PackColumns, type PackFiles } from './pack-model.ts';
 import type { Repository } from './repository.ts';
 import { SizeColumn } from './size-column.ts';
@@ -39,30 +39,7 @@ export function defaultModelCacheDir(): string {
  * directory that is the repository's work tree, git directory, or anything below them.
  */
 export function assertOutsideRepository(directory: string, repository: Repository): void {
-  for (const root of [repository.workTree, repository.commonDir, repository.gitDir]) {
-    if (root === undefined) continue;
-    let realRoot: string;
-    try {
-      realRoot = fs.realpathSync(root);
-    } catch {
-      continue;
-    }
-    const relative = path.relative(realRoot, realPathOrSelf(directory));
-    if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) {
-      throw fail('usage', directory, undefined, `the model cache must be outside the repository (${root}); PackScope never writes inside a repository`);
-    }
-  }
-}
-
-/** The real path of `p`, resolving its nearest existing ancestor when `p` does not exist yet. */
-function realPathOrSelf(p: string): string {
-  let probe = p;
-  while (!fs.existsSync(probe)) {
-    const parent = path.dirname(probe);
-    if (parent === probe) return p;
-    probe = parent;
-  }
-  return path.join(fs.realpathSync(probe), path.relative(probe, p));
+  refuseInsideRepository(directory, repository, (root) => `the model cache must be outside the repository (${root}); PackScope never writes inside a repository`);
 }
 
 export type ModelSource = 'built' | 'persisted';

@@ -5,6 +5,7 @@ import { fail } from '../errors.ts';
 import { buildPackModel } from '../model/build-pack-model.ts';
 import { ModelStore } from '../model/model-store.ts';
 import { ObjectStore } from '../model/object-store.ts';
+import { refuseInsideRepository } from '../model/outside-repository.ts';
 import type { PackModel } from '../model/pack-model.ts';
 import type { Repository } from '../model/repository.ts';
 import type { GitProgress } from '../git/git-progress.ts';
@@ -82,7 +83,7 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
   if (options.signal?.aborted) throw abortError(options.signal);
 
   const tempRoot = path.resolve(options.tempRoot ?? os.tmpdir());
-  assertOutside(tempRoot, repository);
+  refuseInsideRepository(tempRoot, repository, (root) => `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`);
   const temp = fs.mkdtempSync(path.join(tempRoot, TEMP_PREFIX));
   try {
     const shadow = path.join(temp, 'objects');
@@ -123,23 +124,5 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
     };
   } finally {
     fs.rmSync(temp, { recursive: true, force: true });
-  }
-}
-
-/** ARCHITECTURE "Safety": the temporary directory may not be the repository or anything below it. */
-function assertOutside(directory: string, repository: Repository): void {
-  const real = fs.realpathSync(directory);
-  for (const root of [repository.workTree, repository.commonDir, repository.gitDir]) {
-    if (root === undefined) continue;
-    let realRoot: string;
-    try {
-      realRoot = fs.realpathSync(root);
-    } catch {
-      continue;
-    }
-    const relative = path.relative(realRoot, real);
-    if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) {
-      throw fail('usage', directory, undefined, `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`);
-    }
   }
 }
