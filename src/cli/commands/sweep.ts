@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
-import { parseLimits, parsePolicy, POLICY_HELP } from '../../core/sim/policy-registry.ts';
+import { parseLimits, parsePolicy, POLICY_HELP, SWEEP_DEFAULT_POLICIES } from '../../core/sim/policy-registry.ts';
 import { runSweep } from '../../core/sim/sweep.ts';
 import type { SimResult } from '../../core/sim/simulate.ts';
 import { formatTable, writeJson } from '../output.ts';
@@ -16,7 +16,7 @@ export const sweepHelp = `usage: packscope sweep [--json] [--limits L,…] [--po
 
 Replays a recording through every policy at every limit (cells run in worker threads) and prints
 one row per limit and one column per policy, like the tables of the delta-base-cache thread.
-Defaults: --limits 0,1m,4m,16m,32m,64m,96m,256m  --policies git,git-legacy,belady
+Defaults: --limits 0,1m,4m,16m,32m,64m,96m,256m  --policies ${SWEEP_DEFAULT_POLICIES.join(',')}
 --metric (the number in each cell): ${METRICS.join(', ')} (default inflations).
 
 ${POLICY_HELP}
@@ -40,7 +40,7 @@ export async function runSweepCommand(argv: string[], progress: Progress, worker
   });
   if (positionals.length !== 1) throw fail('usage', undefined, undefined, 'sweep needs one recording (see packscope sweep --help)');
   const limits = parseLimits(values.limits ?? '0,1m,4m,16m,32m,64m,96m,256m');
-  const policies = (values.policies ?? 'git,git-legacy,belady').split(',').map((p) => p.trim()).filter(Boolean);
+  const policies = (values.policies ?? SWEEP_DEFAULT_POLICIES.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
   for (const policy of policies) parsePolicy(policy); // reject unknown policies before any work
   const metric = (values.metric ?? 'inflations') as Metric;
   if (!METRICS.includes(metric)) throw fail('usage', undefined, undefined, `unknown metric "${values.metric}" (${METRICS.join(', ')})`);
