@@ -5,6 +5,7 @@ import { gdsfPolicy } from './policies/gdsf.ts';
 import { gitLegacyPolicy } from './policies/git-legacy.ts';
 import { admitMaxPolicy, gitPolicy, keepOnHitPolicy } from './policies/git-lru.ts';
 import { libgit2ObjectCachePolicy, libgit2Policy } from './policies/libgit2.ts';
+import { lruBySizePolicy } from './policies/lru-by-size.ts';
 import { separateBlobLruPolicy } from './policies/separate-blob-lru.ts';
 import type { PolicyDefinition, PolicyRunner } from './policy-definition.ts';
 import type { PolicyDescription } from './policy-description.ts';
@@ -21,6 +22,7 @@ export const POLICIES: readonly PolicyDefinition[] = [
   admitMaxPolicy,
   keepOnHitPolicy,
   gdsfPolicy,
+  lruBySizePolicy,
   libgit2Policy,
   libgit2ObjectCachePolicy,
   beladyPolicy,
