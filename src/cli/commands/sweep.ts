@@ -7,11 +7,12 @@ import { formatTable, writeJson } from '../output.ts';
 import { formatLimit, loadRecording, recordingSummary } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+import type { Command } from '../command.ts';
 
 const METRICS = ['inflations', 'logged', 'deltaApplications', 'inflatedBytes', 'evictions', 'peakCacheBytes'] as const;
 type Metric = (typeof METRICS)[number];
 
-export const sweepHelp = `usage: packscope sweep [--json] [--limits L,…] [--policies P,…] [--metric M] [--threads N]
+const sweepHelp = `usage: packscope sweep [--json] [--limits L,…] [--policies P,…] [--metric M] [--threads N]
                       [--segment N] [-C DIR] <recording>
 
 Replays a recording through every policy at every limit (cells run in worker threads) and prints
@@ -23,7 +24,7 @@ ${POLICY_HELP}
 
 --json prints {"schema":"packscope.sweep/1","recording":{…},"results":[…one object per (policy, limit)…]}.`;
 
-export async function runSweepCommand(argv: string[], progress: Progress, workerScript: string): Promise<number> {
+async function runSweepCommand(argv: string[], progress: Progress, workerScript: string): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -59,9 +60,16 @@ export async function runSweepCommand(argv: string[], progress: Progress, worker
   return 0;
 }
 
-export function sweepTable(results: SimResult[], policies: string[], limits: number[], metric: Metric): string[] {
+function sweepTable(results: SimResult[], policies: string[], limits: number[], metric: Metric): string[] {
   const header = ['limit', ...policies];
   const rows = limits.map((limit, row) => [formatLimit(limit), ...policies.map((_, column) => String(results[row * policies.length + column]![metric]))]);
   const reads = results[0]?.reads ?? 0;
   return [`${metric} over ${reads} reads`, ...formatTable([header, ...rows])];
 }
+
+export const sweepCommand: Command = {
+  name: 'sweep',
+  summary: 'sweep [--json] --limits … <recording>     every policy at every limit, in worker threads',
+  help: sweepHelp,
+  run: (argv, { progress, workerScript }) => runSweepCommand(argv, progress, workerScript('sim-worker.js')),
+};
