@@ -2,7 +2,6 @@
 // (src/protocol/cache-lab-protocol.ts). It draws what the host sends and computes no simulation.
 import type { Chart } from 'chart.js';
 import {
-  CACHE_LAB_POLICIES,
   CACHE_LAB_PROTOCOL_VERSION,
   GIT_DEFAULT_LIMIT,
   GIT_POLICY,
@@ -46,7 +45,6 @@ function post(message: WebviewToHost): void {
 
 let state: CacheLabState = normalizeCacheLabState(vscode.getState());
 let recordings: RecordingChoice[] = [];
-let availablePolicies: string[] = [...CACHE_LAB_POLICIES];
 
 /** What the host sent last; drawn again on a theme change or a change of metric. */
 const received: {
@@ -193,7 +191,8 @@ function syncControls(): void {
   metricSelect.value = state.metric;
   measureRunsInput.value = String(state.measureRuns);
 
-  const policies = [...availablePolicies, ...state.policies.filter((p) => !availablePolicies.includes(p))];
+  const offered = state.offeredPolicies;
+  const policies = [...offered, ...state.policies.filter((p) => !offered.includes(p))];
   replaceChildren(
     policiesBox,
     ...policies.map((policy, i) => {
@@ -606,9 +605,8 @@ function onHostMessage(message: HostToWebview): void {
   switch (message.type) {
     case 'init':
       if (message.version !== CACHE_LAB_PROTOCOL_VERSION) showError(`The Cache Lab's host speaks protocol ${message.version}, this page ${CACHE_LAB_PROTOCOL_VERSION}: reload the window.`);
-      state = normalizeCacheLabState(message.state);
+      state = { ...normalizeCacheLabState(message.state), offeredPolicies: message.availablePolicies };
       recordings = message.recordings;
-      availablePolicies = message.availablePolicies.length > 0 ? message.availablePolicies : [...CACHE_LAB_POLICIES];
       vscode.setState(state);
       syncControls();
       renderAll();

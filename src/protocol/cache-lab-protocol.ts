@@ -25,9 +25,6 @@ export const DEFAULT_LIMITS: readonly number[] = [0, MIB, 4 * MIB, 16 * MIB, 32 
 /** core.deltaBaseCacheLimit's default (git-internals §1.6): the line the charts mark. */
 export const GIT_DEFAULT_LIMIT = 96 * MIB;
 
-/** The policies offered as checkboxes: names of the server's policy registry, passed as strings. */
-export const CACHE_LAB_POLICIES: readonly string[] = ['git', 'git-legacy', 'separate-blob-lru', 'admit-max:1m', 'keep-on-hit', 'gdsf', 'libgit2', 'belady'];
-
 /** Today's Git (emphasised) and the offline reference (the sentences compare the two). */
 export const GIT_POLICY = 'git';
 export const REFERENCE_POLICY = 'belady';
@@ -50,20 +47,27 @@ export interface CacheLabState {
   /** Bytes, in the order the table shows them. */
   limits: number[];
   policies: string[];
+  /**
+   * The checkboxes the host offered last (init's availablePolicies, from the server's policy
+   * table): kept so that a reloaded webview shows them before the host answers.
+   */
+  offeredPolicies: string[];
   metric: CacheLabMetric;
   tab: CacheLabTab;
   /** Measure for real: runs per limit (best of N). */
   measureRuns: number;
 }
 
-export function defaultCacheLabState(): CacheLabState {
+/** `policies`: the server's Cache Lab selection (packscope/policies), which this module cannot know. */
+export function defaultCacheLabState(policies: readonly string[] = []): CacheLabState {
   return {
     version: CACHE_LAB_PROTOCOL_VERSION,
     recording: null,
     segment: null,
     compareRecording: null,
     limits: [...DEFAULT_LIMITS],
-    policies: [...CACHE_LAB_POLICIES],
+    policies: [...policies],
+    offeredPolicies: [...policies],
     metric: 'inflations',
     tab: 'sweep',
     measureRuns: 3,
@@ -74,8 +78,8 @@ export function defaultCacheLabState(): CacheLabState {
  * A state from outside (webview getState, serializer, command argument) made safe: unknown or
  * ill-typed fields fall back to the defaults, so an old or damaged state never breaks the panel.
  */
-export function normalizeCacheLabState(value: unknown): CacheLabState {
-  const state = defaultCacheLabState();
+export function normalizeCacheLabState(value: unknown, defaultPolicies: readonly string[] = []): CacheLabState {
+  const state = defaultCacheLabState(defaultPolicies);
   if (typeof value !== 'object' || value === null) return state;
   const v = value as Record<string, unknown>;
   if (typeof v.recording === 'string' && v.recording !== '') state.recording = v.recording;
@@ -85,6 +89,7 @@ export function normalizeCacheLabState(value: unknown): CacheLabState {
     state.limits = v.limits as number[];
   }
   if (Array.isArray(v.policies) && v.policies.length > 0 && v.policies.every((p) => typeof p === 'string' && p !== '')) state.policies = v.policies as string[];
+  if (Array.isArray(v.offeredPolicies) && v.offeredPolicies.every((p) => typeof p === 'string' && p !== '')) state.offeredPolicies = v.offeredPolicies as string[];
   if (v.metric === 'inflations' || v.metric === 'inflatedBytes') state.metric = v.metric;
   if (v.tab === 'sweep' || v.tab === 'locality') state.tab = v.tab;
   if (typeof v.measureRuns === 'number' && Number.isInteger(v.measureRuns) && v.measureRuns >= 1 && v.measureRuns <= 50) state.measureRuns = v.measureRuns;

@@ -518,3 +518,16 @@ export interface GitCapabilities {
 
 export const RepackPreviewRequest = new RequestType<RepackPreviewParams, RepackPreviewResult, void>('packscope/repackPreview');
 export const GitCapabilitiesRequest = new RequestType<GitCapabilitiesParams, GitCapabilities, void>('packscope/gitCapabilities');
+
+/**
+ * One row of the engine's policy table without its `make` (imported as a type here, at the end of
+ * the file, so the table's shape is declared once, next to the table).
+ */
+export type PolicyDescription = import('../core/sim/policy-description.ts').PolicyDescription;
+
+/** The cache policies the server's sweeps take, in the order `packscope simulate --help` lists them. */
+export interface PoliciesResult {
+  policies: PolicyDescription[];
+}
+
+export const PoliciesRequest = new RequestType<Record<string, never>, PoliciesResult, void>('packscope/policies');

@@ -47,6 +47,7 @@ import { listChildren, listObjects, objectDetails } from './object-views.ts';
 import { errorMessage, RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 import type { PackLocation } from '../core/model/object-store.ts';
 import type { ServerContext } from './server-context.ts';
+import { registerPolicyHandlers } from './policy-handlers.ts';
 import { registerRepackHandlers } from './repack-handlers.ts';
 import { registerSimulationHandlers } from './simulation-handlers.ts';
 
@@ -378,6 +379,7 @@ const context: ServerContext = {
 };
 registerSimulationHandlers(context);
 registerRepackHandlers(context);
+registerPolicyHandlers(context);
 
 connection.onShutdown(() => {
   registry?.dispose();

@@ -5,7 +5,9 @@
  * entry headers hit on purpose, or entries rewritten (types, sizes, bases, inflated delta payloads)
  * with every checksum recomputed — then read the way the CLI reads them. Every case must end in a
  * result or a PackFormatError that names one of the case's files, an offset inside it and a one-line
- * detail, within a time bound, without allocating a buffer sized by the damage.
+ * detail, within a time bound, without allocating a buffer sized by the damage. And a share of
+ * each property's cases must get past the signature and version checks, build models and resolve
+ * families (Shares), so that the damage reaches the code behind the first checks.
  *
  * Reproduce a failure with the seed it prints: PACKSCOPE_FUZZ_SEED=<seed> (and
  * PACKSCOPE_FUZZ_RUNS=<n> to run more or fewer cases per property).
@@ -400,6 +402,21 @@ interface EntryCase {
   mutations: EntryMutation[];
 }
 
+/**
+ * The least share of a property's cases that must get past the files' signature and version
+ * checks, build a model (or load the MIDX) and resolve every family (or find every id): damage
+ * that is always rejected at the first check would test nothing behind it. Each property's numbers
+ * are about half of what the default seed gives (the fixtures git writes differ slightly per run).
+ */
+interface Shares {
+  pastHeaders: number;
+  built: number;
+  resolved: number;
+}
+
+/** Below this many cases (PACKSCOPE_FUZZ_RUNS can make a property that small) a share says little. */
+const MIN_CASES_FOR_SHARES = 200;
+
 /** Counts per outcome, for the log: "ok", or the first failing step (model, checksums, --full) and its code. */
 class Tally {
   readonly outcomes = new Map<string, number>();
@@ -421,6 +438,22 @@ class Tally {
     this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1);
     assert.ok(allocationWatch.largest <= MAX_ALLOCATION_BYTES, `allocated ${allocationWatch.largest} bytes reading ${what}`);
     assert.ok(elapsed < CASE_TIME_LIMIT_MS, `case took ${elapsed.toFixed(0)} ms (limit ${CASE_TIME_LIMIT_MS} ms)`);
+  }
+
+  /** Cases whose first failure (if any) is not a file's signature or version. */
+  get pastHeaders(): number {
+    let rejected = 0;
+    for (const [outcome, count] of this.outcomes) if (/:bad-(magic|version)$/.test(outcome)) rejected += count;
+    return this.cases - rejected;
+  }
+
+  assertShares(least: Shares): void {
+    if (this.cases < MIN_CASES_FOR_SHARES) return;
+    const reached = (what: string, count: number, share: number): void =>
+      assert.ok(count >= share * this.cases, `${what}: ${count} of ${this.cases} cases, fewer than ${share * 100}%: ${this.summary()}`);
+    reached('past the signature and version checks', this.pastHeaders, least.pastHeaders);
+    reached(this.labels.built, this.modelsBuilt, least.built);
+    reached(this.labels.resolved, this.familiesResolved, least.resolved);
   }
 
   summary(): string {
@@ -529,9 +562,10 @@ function runProperty<C>(t: TestContext, name: string, tally: Tally, arbitrary: f
   }
 }
 
-function fuzzPacks<C>(t: TestContext, name: string, arbitrary: fc.Arbitrary<C>, runs: number, damage: (c: C) => PackSet, resolve: (c: C) => boolean): void {
+function fuzzPacks<C>(t: TestContext, name: string, arbitrary: fc.Arbitrary<C>, runs: number, damage: (c: C) => PackSet, resolve: (c: C) => boolean, least: Shares): void {
   const tally = new Tally();
   runProperty(t, name, tally, arbitrary, runs, (c) => readLikeTheCli(damage(c), tally, resolve(c)));
+  tally.assertShares(least);
 }
 
 describe('fuzz: damaged git packs end in a result or a PackFormatError', { timeout: 300_000 }, () => {
@@ -544,11 +578,13 @@ describe('fuzz: damaged git packs end in a result or a PackFormatError', { timeo
 
   test('pack bytes', (t) => {
     // Resolving every family is the slow part; half of the cases do it (the resealed ones mostly).
-    fuzzPacks(t, 'pack bytes', fuzzCase(fc.constant('pack'), 3), RUNS * 2, damaged, (c) => c.reseal === 'all' || c.mutations.length === 1);
+    // Default seed: 91% past the headers, 25% models, 2.5% resolved.
+    fuzzPacks(t, 'pack bytes', fuzzCase(fc.constant('pack'), 3), RUNS * 2, damaged, (c) => c.reseal === 'all' || c.mutations.length === 1, { pastHeaders: 0.75, built: 0.12, resolved: 0.01 });
   });
 
   test('idx bytes', (t) => {
-    fuzzPacks(t, 'idx bytes', fuzzCase(fc.constant('idx'), 3), RUNS, damaged, () => true);
+    // Default seed: 75% past the headers, 5.3% models, 1.2% resolved.
+    fuzzPacks(t, 'idx bytes', fuzzCase(fc.constant('idx'), 3), RUNS, damaged, () => true, { pastHeaders: 0.6, built: 0.025, resolved: 0.005 });
   });
 
   test('.rev bytes', (t) => {
@@ -557,7 +593,8 @@ describe('fuzz: damaged git packs end in a result or a PackFormatError', { timeo
       mutations: fc.array(mutation(fc.constant('rev')), { minLength: 1, maxLength: 3 }),
       reseal: fc.constantFrom('none' as const, 'all' as const),
     });
-    fuzzPacks(t, '.rev bytes', withRev, Math.ceil(RUNS / 2), damaged, () => true);
+    // Default seed: 75% past the headers, 2% models, all of them resolved.
+    fuzzPacks(t, '.rev bytes', withRev, Math.ceil(RUNS / 2), damaged, () => true, { pastHeaders: 0.6, built: 0.01, resolved: 0.01 });
   });
 
   test('entry headers, bases and inflated payloads (checksums all valid)', (t) => {
@@ -569,7 +606,8 @@ describe('fuzz: damaged git packs end in a result or a PackFormatError', { timeo
       const source = sources[c.source]!;
       return assemble(mutateEntries(source, c.mutations), source.layout);
     };
-    fuzzPacks(t, 'entries', arbitrary, RUNS, rewrite, () => true);
+    // Default seed: every case past the headers (they are written afresh), 70% models, 3.9% resolved.
+    fuzzPacks(t, 'entries', arbitrary, RUNS, rewrite, () => true, { pastHeaders: 0.95, built: 0.5, resolved: 0.02 });
   });
 
   test('multi-pack-index bytes', (t) => {
@@ -581,9 +619,12 @@ describe('fuzz: damaged git packs end in a result or a PackFormatError', { timeo
       for (const m of mutations) bytes = mutateBytes(bytes, m, []);
       readMidx(bytes, tally);
     });
+    // Default seed: 85% past the headers, 16% loaded, 1.5% with every id found.
+    tally.assertShares({ pastHeaders: 0.7, built: 0.08, resolved: 0.005 });
   });
 
   test('pack, idx and .rev together', (t) => {
-    fuzzPacks(t, 'all files', fuzzCase(fc.constantFrom('pack', 'idx', 'rev'), 4), RUNS, damaged, (c) => c.reseal === 'all');
+    // Default seed: 85% past the headers, 14% models, 3.9% resolved.
+    fuzzPacks(t, 'all files', fuzzCase(fc.constantFrom('pack', 'idx', 'rev'), 4), RUNS, damaged, (c) => c.reseal === 'all', { pastHeaders: 0.7, built: 0.07, resolved: 0.02 });
   });
 });

@@ -1,11 +1,13 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import type { DeltaBaseCache } from '../../src/core/sim/cache-policy.ts';
 import { replayGitReads } from '../../src/core/sim/git-read-path.ts';
 import { parseLimits, parsePolicy } from '../../src/core/sim/policy-registry.ts';
 import { BeladyCache } from '../../src/core/sim/policies/belady.ts';
 import { GdsfCache } from '../../src/core/sim/policies/gdsf.ts';
 import { GitLegacyCache, legacySlot } from '../../src/core/sim/policies/git-legacy.ts';
 import { GitLruCache } from '../../src/core/sim/policies/git-lru.ts';
+import { LruBySizeCache } from '../../src/core/sim/policies/lru-by-size.ts';
 import { SeparateBlobLruCache } from '../../src/core/sim/policies/separate-blob-lru.ts';
 import type { SimObjects } from '../../src/core/sim/sim-objects.ts';
 
@@ -152,6 +154,38 @@ test('gdsf: a large base goes before a small one that LRU would evict for being 
   const lru = new GitLruCache(objects.count, objects.size, 6050);
   replayGitReads(objects, reads, lru);
   assert.ok(!lru.serveTopLevel(0) && lru.serveTopLevel(1) && lru.serveTopLevel(2), 'LRU evicts the oldest, Y');
+});
+
+test('lru-by-size: over the limit the largest base goes first, the oldest among equals', () => {
+  // Bases S (500 bytes), Y, Z, W (1000 each); S1, Y1, Z1, W1 are one delta on each.
+  const sized = objectsOf([
+    { base: -1, size: 500 },
+    { base: -1, size: 1000 },
+    { base: -1, size: 1000 },
+    { base: -1, size: 1000 },
+    { base: 0, size: 510 },
+    { base: 1, size: 1010 },
+    { base: 2, size: 1010 },
+    { base: 3, size: 1010 },
+  ]);
+  const [S, Y, Z, S1, Y1, Z1, W1] = [0, 1, 2, 4, 5, 6, 7];
+  // Limit 2500. S1, Y1, Z1 each inflate their base and add it: S, Y, Z cached, 2500 bytes (not over).
+  // W1 adds W: 3500 > 2500. git evicts oldest first: S (3000, still over), then Y (2000): S, Y gone.
+  // lru-by-size evicts the largest, Y and Z (1000) before S (500), and of those two the older, Y:
+  // 2500, no longer over; S, Z, W stay. Then the top-level reads S, Y, Z: git misses S and Y
+  // (logged, one inflation each, not cached: a top-level result never is); lru-by-size misses Y.
+  const reads = Int32Array.from([S1, Y1, Z1, W1, S, Y, Z]);
+  const replay = (cache: DeltaBaseCache) => {
+    const logged: number[] = [];
+    const counts = replayGitReads(sized, reads, cache, { onLogged: (r) => logged.push(reads[r]!) });
+    return { logged, inflations: counts.inflations, evictions: counts.evictions };
+  };
+  // Four chains of one delta: 2 inflations each (8), plus one per top-level miss.
+  assert.deepEqual(replay(new GitLruCache(sized.count, sized.size, 2500)), { logged: [S1, Y1, Z1, W1, S, Y], inflations: 10, evictions: 2 });
+  assert.deepEqual(replay(new LruBySizeCache(sized.count, sized.size, 2500)), { logged: [S1, Y1, Z1, W1, Y], inflations: 9, evictions: 1 });
+  // The table's row replays the same.
+  const row = parsePolicy('lru-by-size').run(sized, reads, 2500);
+  assert.deepEqual([row.logged, row.inflations, row.evictions], [5, 9, 1]);
 });
 
 test('belady never does more inflations than git on the §1.6 table, and evicts the furthest use', () => {

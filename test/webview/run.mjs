@@ -33,6 +33,7 @@ fs.mkdirSync(outDir, { recursive: true });
 const { cacheLabHtml, contentSecurityPolicy } = await tsImport('../../src/extension/cache-lab/cache-lab-html.ts', import.meta.url);
 const protocol = await tsImport('../../src/protocol/cache-lab-protocol.ts', import.meta.url);
 const { gitCommandLine } = await tsImport('../../src/shared/shell-words.ts', import.meta.url);
+const { CACHE_LAB_POLICIES } = await tsImport('../../src/core/sim/policy-registry.ts', import.meta.url);
 
 // A few of the variables VS Code sets on the webview's <html> for its Default Light/Dark Modern themes.
 const THEMES = {
@@ -157,7 +158,7 @@ function initMessage(state = {}) {
     type: 'init', version: protocol.CACHE_LAB_PROTOCOL_VERSION,
     state: { ...protocol.defaultCacheLabState(), recording: recordingInfo().file, limits: SWEEP_LIMITS, policies: SWEEP_POLICIES, ...state },
     recordings: [{ file: recordingInfo().file, label: 'lograw.psrec', description: 'git log --raw -n 60000' }],
-    availablePolicies: [...protocol.CACHE_LAB_POLICIES],
+    availablePolicies: [...CACHE_LAB_POLICIES],
   };
 }
 

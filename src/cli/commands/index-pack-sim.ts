@@ -7,10 +7,11 @@ import { parseLimits } from '../../core/sim/policy-registry.ts';
 import { simulateIndexPack, type IndexPackVariant } from '../../core/sim/index-pack-sim.ts';
 import { formatLimit, formatTable, writeJson } from '../output.ts';
 import type { Progress } from '../progress.ts';
+import type { Command } from '../command.ts';
 
 const VARIANTS: IndexPackVariant[] = ['v2.36', 'v2.55', 'release-when-done'];
 
-export const indexPackSimHelp = `usage: packscope index-pack-sim [--json] [--limit L] [--variant V] <pack>
+const indexPackSimHelp = `usage: packscope index-pack-sim [--json] [--limit L] [--variant V] <pack>
 
 Simulates the second pass of \`git index-pack --threads=1\` on a pack (git-internals §2): how many
 zlib inflations (pass 1 included), delta applications and base reconstructions it does, and the
@@ -26,7 +27,7 @@ variants (default: all three side by side):
 --json prints {"schema":"packscope.index-pack-sim/1","pack":…,"limit":…,"results":[{variant,
 inflations, deltaApplications, reconstructions, peakBytes}]}.`;
 
-export function runIndexPackSim(argv: string[], progress: Progress): number {
+function runIndexPackSim(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -50,3 +51,10 @@ export function runIndexPackSim(argv: string[], progress: Progress): number {
   process.stdout.write([`${files.pack}: ${model.count} objects, core.deltaBaseCacheLimit=${formatLimit(limit)}, one thread`, ...formatTable(rows)].join('\n') + '\n');
   return 0;
 }
+
+export const indexPackSimCommand: Command = {
+  name: 'index-pack-sim',
+  summary: "index-pack-sim [--json] [--limit L] <pack> index-pack's second pass: inflations per variant",
+  help: indexPackSimHelp,
+  run: (argv, { progress }) => runIndexPackSim(argv, progress),
+};

@@ -5,8 +5,9 @@ import { formatBytes, formatTable, writeJson } from '../output.ts';
 import { loadRecording, recordingSummary } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+import type { Command } from '../command.ts';
 
-export const localityHelp = `usage: packscope locality [--json] [--cache-mib N] [--readahead-kib N] [--segment N] [-C DIR] <recording>
+const localityHelp = `usage: packscope locality [--json] [--cache-mib N] [--readahead-kib N] [--segment N] [-C DIR] <recording>
 
 How far apart in each pack a recording's reads are: per pack, the number of reads, the distance
 between consecutive reads of that pack as percentiles (0, 10 … 90, 95, 99, 99.5, 99.9 %), the share
@@ -19,7 +20,7 @@ are at most it (sorted[ceil(p/100 * n) - 1]; P(0) is the minimum).
 
 --json prints {"schema":"packscope.locality/1","recording":{…},"packs":[…]} (docs/json.md).`;
 
-export function runLocality(argv: string[], progress: Progress): number {
+function runLocality(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -62,3 +63,10 @@ export function runLocality(argv: string[], progress: Progress): number {
   process.stdout.write(lines.join('\n').trimEnd() + '\n');
   return 0;
 }
+
+export const localityCommand: Command = {
+  name: 'locality',
+  summary: 'locality [--json] <recording>             seek distances and page faults of recorded reads',
+  help: localityHelp,
+  run: (argv, { progress }) => runLocality(argv, progress),
+};

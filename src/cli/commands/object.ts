@@ -5,8 +5,9 @@ import type { PackModel } from '../../core/model/pack-model.ts';
 import { formatBytes, formatTable, writeJson } from '../output.ts';
 import { openObjectStore } from '../open-target.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+import type { Command } from '../command.ts';
 
-export const objectHelp = `usage: packscope object [--json] [--no-cache | --cache-dir DIR] <oid-or-unique-prefix> [path]
+const objectHelp = `usage: packscope object [--json] [--no-cache | --cache-dir DIR] <oid-or-unique-prefix> [path]
 
 One packed object of the repository at [path] (default: the current directory): its type, sizes,
 pack and offset, delta depth, the chain down to its root (ids, types, sizes), the number of its
@@ -38,7 +39,7 @@ function link(model: PackModel, n: number): ChainLink {
   };
 }
 
-export function runObject(argv: string[]): number {
+function runObject(argv: string[]): number {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, ...cacheOptionSpec } });
   if (positionals.length < 1 || positionals.length > 2) throw fail('usage', undefined, undefined, 'object needs an object id (or unique prefix) and optionally a path');
   const store = openObjectStore(positionals[1] ?? '.', cacheOptions(values));
@@ -78,3 +79,10 @@ export function runObject(argv: string[]): number {
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
 }
+
+export const objectCommand: Command = {
+  name: 'object',
+  summary: 'object [--json] <oid|prefix> [path]       one object: sizes, pack, offset, chain, family',
+  help: objectHelp,
+  run: (argv) => runObject(argv),
+};

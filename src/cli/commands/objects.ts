@@ -6,8 +6,9 @@ import { TYPE_NAMES } from '../../core/format/pack-file.ts';
 import { openObjectStore } from '../open-target.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+import type { Command } from '../command.ts';
 
-export const objectsHelp = `usage: packscope objects [--no-cache | --cache-dir DIR] [path]
+const objectsHelp = `usage: packscope objects [--no-cache | --cache-dir DIR] [path]
 
 Every packed object of the repository at [path] (or of one .pack/.idx), sorted by id, one line each,
 exactly as git prints them with
@@ -23,7 +24,7 @@ const EMPTY_TREE: Record<string, string> = {
   sha256: '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321',
 };
 
-export function runObjects(argv: string[], progress: Progress): number {
+function runObjects(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...cacheOptionSpec } });
   if (positionals.length > 1) throw fail('usage', undefined, undefined, 'objects takes at most one path');
   const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values));
@@ -103,3 +104,10 @@ export function runObjects(argv: string[], progress: Progress): number {
   out.flush();
   return 0;
 }
+
+export const objectsCommand: Command = {
+  name: 'objects',
+  summary: 'objects [path]                            every packed object, as git cat-file --batch-check',
+  help: objectsHelp,
+  run: (argv, { progress }) => runObjects(argv, progress),
+};

@@ -10,8 +10,9 @@ import { recordGitCommand } from '../../core/trace/record-git.ts';
 import { formatLimit } from '../output.ts';
 import { modelStoreFor } from '../open-target.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+import type { Command } from '../command.ts';
 
-export const recordHelp = `usage: packscope record [--exact | --passive] [-o FILE] [-C DIR] [--git PATH] -- <git arguments…>
+const recordHelp = `usage: packscope record [--exact | --passive] [-o FILE] [-C DIR] [--git PATH] -- <git arguments…>
 
 Runs one git command in the repository at DIR (default: the current directory) with
 GIT_TRACE_PACK_ACCESS (and GIT_TRACE, unless you set it, to split the log per git process) pointed
@@ -36,7 +37,7 @@ function defaultRecordingPath(repository: Repository, args: string[]): string {
   return path.join(base, `${path.basename(top)}-${words}-${stamp}.psrec`);
 }
 
-export async function runRecord(argv: string[]): Promise<number> {
+async function runRecord(argv: string[]): Promise<number> {
   const separator = argv.indexOf('--');
   if (separator < 0 || separator === argv.length - 1) throw fail('usage', undefined, undefined, 'record needs the git arguments after "--", e.g. packscope record -- log --raw -n 1000');
   const { values } = parseArgs({
@@ -64,3 +65,11 @@ function countAccessLines(file: string): number {
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) if (/\.pack \d+$/.test(line)) count++;
   return count;
 }
+
+export const recordCommand: Command = {
+  name: 'record',
+  summary: 'record [--exact|--passive] -- <git args>  run a git command and record its pack reads',
+  help: recordHelp,
+  forwardsAfterDoubleDash: true,
+  run: (argv) => runRecord(argv),
+};

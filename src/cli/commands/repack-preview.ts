@@ -16,8 +16,9 @@ import { formatPercentChange, formatSignedPercent } from '../../shared/format.ts
 import { modelStoreFor } from '../open-target.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+import type { Command } from '../command.ts';
 
-export const repackPreviewHelp = `usage: packscope repack-preview [--json] [--depth N] [--window N] [--threads N] [--reuse-deltas]
+const repackPreviewHelp = `usage: packscope repack-preview [--json] [--depth N] [--window N] [--threads N] [--reuse-deltas]
                                 [--recording FILE]... [--limits L,…] [--estimate-only | --no-estimate]
                                 [--top N] [--git PATH] [-- pack-objects options…] [path]
 
@@ -68,7 +69,7 @@ function count(values: Values, name: 'depth' | 'window' | 'threads' | 'top'): nu
   return n;
 }
 
-export async function runRepackPreview(argv: string[], progress: Progress): Promise<number> {
+async function runRepackPreview(argv: string[], progress: Progress): Promise<number> {
   const split = argv.indexOf('--');
   const own = split < 0 ? argv : argv.slice(0, split);
   const extraOptions = split < 0 ? [] : argv.slice(split + 1);
@@ -232,3 +233,11 @@ function describe(result: RepackPreview | undefined, replays: RecordingReplay[],
   }
   return lines.join('\n') + '\n';
 }
+
+export const repackPreviewCommand: Command = {
+  name: 'repack-preview',
+  summary: 'repack-preview [--json] [--depth N] …     what git repack -a -d -f would do, without touching the repository',
+  help: repackPreviewHelp,
+  forwardsAfterDoubleDash: true,
+  run: (argv, { progress }) => runRepackPreview(argv, progress),
+};

@@ -6,8 +6,9 @@ import { formatLimit, writeJson } from '../output.ts';
 import { loadRecording, recordingSummary } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+import type { Command } from '../command.ts';
 
-export const simulateHelp = `usage: packscope simulate [--json] [--limit L] [--policy P] [--segment N] [-C DIR] <recording>
+const simulateHelp = `usage: packscope simulate [--json] [--limit L] [--policy P] [--segment N] [-C DIR] <recording>
 
 Replays the reads of a recording (or a raw GIT_TRACE_PACK_ACCESS file) through Git's read path and
 a delta base cache policy at one cache limit (default: 96m, git's default), and prints what Git
@@ -24,7 +25,7 @@ ${POLICY_HELP}
 --json prints {"schema":"packscope.simulate/1","recording":{…},"results":[{policy, limit, reads,
 logged, inflations, deltaApplications, inflatedBytes, evictions, peakCacheBytes, …}]} (docs/json.md).`;
 
-export function runSimulate(argv: string[], progress: Progress): number {
+function runSimulate(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -72,3 +73,10 @@ export function runSimulate(argv: string[], progress: Progress): number {
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
 }
+
+export const simulateCommand: Command = {
+  name: 'simulate',
+  summary: "simulate [--json] --limit L <recording>   replay reads through Git's read path and a cache policy",
+  help: simulateHelp,
+  run: (argv, { progress }) => runSimulate(argv, progress),
+};

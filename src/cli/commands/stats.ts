@@ -6,8 +6,9 @@ import { formatBytes, formatCount, formatTable, writeJson } from '../output.ts';
 import { openObjectStore } from '../open-target.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+import type { Command } from '../command.ts';
 
-export const statsHelp = `usage: packscope stats [--json] [--top N] [--no-cache | --cache-dir DIR] [path]
+const statsHelp = `usage: packscope stats [--json] [--top N] [--no-cache | --cache-dir DIR] [path]
 
 Statistics of every pack of the repository at [path] (default: the current directory), or of one
 .pack/.idx file: objects by type, OFS and REF deltas, the depth histogram, maximum and mean depth,
@@ -16,7 +17,7 @@ deepest objects (--top of each, default 10). Per pack, then in total.
 
 --json prints the "packscope.stats/1" document described in docs/json.md.`;
 
-export function runStats(argv: string[], progress: Progress): number {
+function runStats(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -78,3 +79,10 @@ function describeTotals(t: Omit<PackStats, 'pack' | 'checksum' | 'packVersion' |
 function objectRows(objects: ObjectSummary[]): string[] {
   return formatTable(objects.map((o) => [`    ${o.oid}`, o.type, formatBytes(o.size), formatBytes(o.diskSize), `depth ${o.depth}`]));
 }
+
+export const statsCommand: Command = {
+  name: 'stats',
+  summary: 'stats [--json] [path]                     objects, deltas, depths, families, largest and deepest',
+  help: statsHelp,
+  run: (argv, { progress }) => runStats(argv, progress),
+};

@@ -1,29 +1,30 @@
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
-import { parseLimits, parsePolicy, POLICY_HELP } from '../../core/sim/policy-registry.ts';
+import { parseLimits, parsePolicy, POLICY_HELP, SWEEP_DEFAULT_POLICIES } from '../../core/sim/policy-registry.ts';
 import { runSweep } from '../../core/sim/sweep.ts';
 import type { SimResult } from '../../core/sim/simulate.ts';
 import { formatLimit, formatTable, writeJson } from '../output.ts';
 import { loadRecording, recordingSummary } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+import type { Command } from '../command.ts';
 
 const METRICS = ['inflations', 'logged', 'deltaApplications', 'inflatedBytes', 'evictions', 'peakCacheBytes'] as const;
 type Metric = (typeof METRICS)[number];
 
-export const sweepHelp = `usage: packscope sweep [--json] [--limits L,…] [--policies P,…] [--metric M] [--threads N]
+const sweepHelp = `usage: packscope sweep [--json] [--limits L,…] [--policies P,…] [--metric M] [--threads N]
                       [--segment N] [-C DIR] <recording>
 
 Replays a recording through every policy at every limit (cells run in worker threads) and prints
 one row per limit and one column per policy, like the tables of the delta-base-cache thread.
-Defaults: --limits 0,1m,4m,16m,32m,64m,96m,256m  --policies git,git-legacy,belady
+Defaults: --limits 0,1m,4m,16m,32m,64m,96m,256m  --policies ${SWEEP_DEFAULT_POLICIES.join(',')}
 --metric (the number in each cell): ${METRICS.join(', ')} (default inflations).
 
 ${POLICY_HELP}
 
 --json prints {"schema":"packscope.sweep/1","recording":{…},"results":[…one object per (policy, limit)…]}.`;
 
-export async function runSweepCommand(argv: string[], progress: Progress, workerScript: string): Promise<number> {
+async function runSweepCommand(argv: string[], progress: Progress, workerScript: string): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -40,7 +41,7 @@ export async function runSweepCommand(argv: string[], progress: Progress, worker
   });
   if (positionals.length !== 1) throw fail('usage', undefined, undefined, 'sweep needs one recording (see packscope sweep --help)');
   const limits = parseLimits(values.limits ?? '0,1m,4m,16m,32m,64m,96m,256m');
-  const policies = (values.policies ?? 'git,git-legacy,belady').split(',').map((p) => p.trim()).filter(Boolean);
+  const policies = (values.policies ?? SWEEP_DEFAULT_POLICIES.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
   for (const policy of policies) parsePolicy(policy); // reject unknown policies before any work
   const metric = (values.metric ?? 'inflations') as Metric;
   if (!METRICS.includes(metric)) throw fail('usage', undefined, undefined, `unknown metric "${values.metric}" (${METRICS.join(', ')})`);
@@ -59,9 +60,16 @@ export async function runSweepCommand(argv: string[], progress: Progress, worker
   return 0;
 }
 
-export function sweepTable(results: SimResult[], policies: string[], limits: number[], metric: Metric): string[] {
+function sweepTable(results: SimResult[], policies: string[], limits: number[], metric: Metric): string[] {
   const header = ['limit', ...policies];
   const rows = limits.map((limit, row) => [formatLimit(limit), ...policies.map((_, column) => String(results[row * policies.length + column]![metric]))]);
   const reads = results[0]?.reads ?? 0;
   return [`${metric} over ${reads} reads`, ...formatTable([header, ...rows])];
 }
+
+export const sweepCommand: Command = {
+  name: 'sweep',
+  summary: 'sweep [--json] --limits … <recording>     every policy at every limit, in worker threads',
+  help: sweepHelp,
+  run: (argv, { progress, workerScript }) => runSweepCommand(argv, progress, workerScript('sim-worker.js')),
+};

@@ -10,8 +10,9 @@ import { checksumsInWorker, IdMismatchError, verifyFull } from '../../core/verif
 import { AsciiWriter } from '../ascii-writer.ts';
 import { reportError } from '../report-error.ts';
 import type { Progress } from '../progress.ts';
+import type { Command } from '../command.ts';
 
-export const verifyPackHelp = `usage: packscope verify-pack [-v | -s] [--full] [--threads N] [--object-format sha1|sha256] <pack>...
+const verifyPackHelp = `usage: packscope verify-pack [-v | -s] [--full] [--threads N] [--object-format sha1|sha256] <pack>...
 
 Checks packs and prints what \`git verify-pack\` prints, byte for byte: with -v one line per
 object in pack order ("<oid> <type> <size> <size-in-pack> <offset> [<depth> <base-oid>]"), the
@@ -34,7 +35,7 @@ export interface VerifyPackContext {
   progress: Progress;
 }
 
-export async function runVerifyPack(argv: string[], context: VerifyPackContext): Promise<number> {
+async function runVerifyPack(argv: string[], context: VerifyPackContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -147,3 +148,10 @@ function printPackInfo(model: PackModel, statOnly: boolean, computedIds?: Map<nu
   });
   out.flush();
 }
+
+export const verifyPackCommand: Command = {
+  name: 'verify-pack',
+  summary: 'verify-pack [-v|-s] [--full] <pack>...   check packs; prints what git verify-pack prints',
+  help: verifyPackHelp,
+  run: (argv, { progress, workerScript }) => runVerifyPack(argv, { workerScript: workerScript('verify-worker.js'), progress }),
+};

@@ -1,5 +1,5 @@
 import type { SimCounts } from './cache-policy.ts';
-import type { PolicyRunner } from './policy-registry.ts';
+import type { PolicyRunner } from './policy-definition.ts';
 import type { SimObjects } from './sim-objects.ts';
 
 /** One (policy, limit) cell, as `simulate --json` and `sweep --json` print it. */

@@ -3,7 +3,6 @@ import * as path from 'node:path';
 import vscode = require('vscode');
 import type { RequestParam, RequestType } from 'vscode-languageserver-protocol';
 import {
-  CACHE_LAB_POLICIES,
   CACHE_LAB_PROTOCOL_VERSION,
   GIT_DEFAULT_LIMIT,
   isWebviewToHost,
@@ -37,6 +36,8 @@ export interface CacheLabPanelDependencies {
   output: vscode.LogOutputChannel;
   gitLocation: Promise<GitLocation>;
   listRecordings(): RecordingChoice[];
+  /** The policies offered as checkboxes, from the server's table (packscope/policies). */
+  availablePolicies: readonly string[];
   /** The file dialog for "Choose file…". */
   chooseRecordingFile(): Promise<string | undefined>;
 }
@@ -184,7 +185,7 @@ export class CacheLabPanel implements vscode.Disposable {
       case 'ready': {
         this.ready = true;
         if (message.version !== CACHE_LAB_PROTOCOL_VERSION) this.deps.output.warn(`Cache Lab webview speaks protocol ${message.version}, the host ${CACHE_LAB_PROTOCOL_VERSION}.`);
-        this.send({ type: 'init', version: CACHE_LAB_PROTOCOL_VERSION, state: this.stateValue, recordings: this.deps.listRecordings(), availablePolicies: [...CACHE_LAB_POLICIES] });
+        this.send({ type: 'init', version: CACHE_LAB_PROTOCOL_VERSION, state: this.stateValue, recordings: this.deps.listRecordings(), availablePolicies: [...this.deps.availablePolicies] });
         for (const result of this.latest.values()) this.send(result);
         for (const [runId, run] of this.runs) this.send({ type: 'runStarted', runId, jobs: run.jobs });
         if (this.autoRunPending) {
@@ -194,7 +195,7 @@ export class CacheLabPanel implements vscode.Disposable {
         return;
       }
       case 'stateChanged':
-        this.stateValue = normalizeCacheLabState(message.state);
+        this.stateValue = normalizeCacheLabState(message.state, this.deps.availablePolicies);
         this.updateTitle();
         return;
       case 'run':

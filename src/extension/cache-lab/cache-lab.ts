@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import vscode = require('vscode');
 import { CACHE_LAB_VIEW_TYPE, defaultCacheLabState, normalizeCacheLabState, type CacheLabState, type RecordingChoice } from '../../protocol/cache-lab-protocol.ts';
+import { PoliciesRequest } from '../../protocol/server-protocol.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { CacheLabPanel, type MeasureOutcome } from './cache-lab-panel.ts';
@@ -116,8 +117,19 @@ export function registerCacheLab(deps: CacheLabDependencies): { api: CacheLabApi
     return picked?.[0]?.fsPath;
   };
 
-  const adopt = (panel: vscode.WebviewPanel, state: CacheLabState, autoRun: boolean): CacheLabPanel => {
-    const lab = new CacheLabPanel(panel, { extensionUri: deps.context.extensionUri, server: deps.server, output: deps.output, gitLocation: deps.gitLocation, listRecordings, chooseRecordingFile }, state, autoRun);
+  /** The policies the server's table offers to the Cache Lab; none when the server cannot say. */
+  const offeredPolicies = async (): Promise<string[]> => {
+    try {
+      const { policies } = await deps.server.request(PoliciesRequest, {});
+      return policies.flatMap((policy) => (policy.cacheLab === undefined ? [] : [policy.cacheLab]));
+    } catch (error) {
+      deps.output.error(`Cache Lab: ${PoliciesRequest.method} failed: ${describe(error)}`);
+      return [];
+    }
+  };
+
+  const adopt = (panel: vscode.WebviewPanel, state: CacheLabState, availablePolicies: readonly string[], autoRun: boolean): CacheLabPanel => {
+    const lab = new CacheLabPanel(panel, { extensionUri: deps.context.extensionUri, server: deps.server, output: deps.output, gitLocation: deps.gitLocation, listRecordings, chooseRecordingFile, availablePolicies }, state, autoRun);
     current = lab;
     lab.onDidDispose(() => {
       if (current === lab) current = undefined;
@@ -133,9 +145,10 @@ export function registerCacheLab(deps: CacheLabDependencies): { api: CacheLabApi
       current.openRecording(target.file, target.segment, target.tab);
       return current;
     }
-    const state: CacheLabState = { ...defaultCacheLabState(), recording: target.file, segment: target.segment ?? null, tab: target.tab ?? 'sweep' };
+    const availablePolicies = await offeredPolicies();
+    const state: CacheLabState = { ...defaultCacheLabState(availablePolicies), recording: target.file, segment: target.segment ?? null, tab: target.tab ?? 'sweep' };
     const panel = vscode.window.createWebviewPanel(CACHE_LAB_VIEW_TYPE, 'Cache Lab', vscode.ViewColumn.Active, {});
-    return adopt(panel, state, true);
+    return adopt(panel, state, availablePolicies, true);
   };
 
   const disposables: vscode.Disposable[] = [
@@ -153,7 +166,8 @@ export function registerCacheLab(deps: CacheLabDependencies): { api: CacheLabApi
     vscode.window.registerWebviewPanelSerializer(CACHE_LAB_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
         current?.dispose();
-        adopt(panel, normalizeCacheLabState(state), true);
+        const availablePolicies = await offeredPolicies();
+        adopt(panel, normalizeCacheLabState(state, availablePolicies), availablePolicies, true);
       },
     }),
     { dispose: () => current?.dispose() },

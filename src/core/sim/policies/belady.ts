@@ -1,4 +1,5 @@
 import type { DeltaBaseCache } from '../cache-policy.ts';
+import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
 import { TimeBuckets } from '../time-buckets.ts';
 
 /**
@@ -94,3 +95,13 @@ export class BeladyCache implements DeltaBaseCache {
     if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
   }
 }
+
+export const beladyPolicy: PolicyDefinition = {
+  name: 'belady',
+  spec: 'belady',
+  help: ['offline furthest-next-use: a reference bound (not a proven optimum with variable sizes)'],
+  referenceBound: true,
+  cacheLab: 'belady',
+  sweepDefault: true,
+  make: () => onGitReadPath('furthest next use (reference bound)', (o, reads, limit) => new BeladyCache(o.count, o.size, o.base, reads, limit)),
+};

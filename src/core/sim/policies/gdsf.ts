@@ -1,5 +1,6 @@
 import type { DeltaBaseCache } from '../cache-policy.ts';
 import { IndexedMinHeap } from '../indexed-heap.ts';
+import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
 
 /**
  * GreedyDual-Size-Frequency (Cherkasova 1998), a size-aware replacement the delta-base-cache
@@ -61,3 +62,12 @@ export class GdsfCache implements DeltaBaseCache {
     return this.inflation + (this.frequency[id]! * cost) / Math.max(1, this.size[id]!);
   }
 }
+
+export const gdsfPolicy: PolicyDefinition = {
+  name: 'gdsf',
+  spec: 'gdsf',
+  help: ['GreedyDual-Size-Frequency eviction: frequency x rebuild cost / size, with ageing'],
+  referenceBound: false,
+  cacheLab: 'gdsf',
+  make: () => onGitReadPath('GreedyDual-Size-Frequency', (o, _r, limit) => new GdsfCache(o.count, o.size, o.depth, limit)),
+};

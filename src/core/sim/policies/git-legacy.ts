@@ -1,5 +1,7 @@
+import { fail } from '../../errors.ts';
 import type { DeltaBaseCache } from '../cache-policy.ts';
 import { LruList } from '../lru-list.ts';
+import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
 
 /** Default stand-in for the heap address of `struct packed_git` (§3: not reproducible; a parameter). */
 export const DEFAULT_LEGACY_SEED = 0x55d4a0c0;
@@ -93,3 +95,17 @@ export function legacySlot(packAddress: number, offset: number): number {
   const mixed = hash + Math.floor(hash / 256) + Math.floor(hash / 65536);
   return mixed % SLOTS;
 }
+
+export const gitLegacyPolicy: PolicyDefinition = {
+  name: 'git-legacy',
+  spec: 'git-legacy[:SEED]',
+  help: ['Git v1.5.1–v2.10: 256 direct-mapped slots, blob-first two-pass eviction (§3); SEED = assumed pack address'],
+  referenceBound: false,
+  cacheLab: 'git-legacy',
+  sweepDefault: true,
+  make(argument) {
+    const seed = argument === undefined ? DEFAULT_LEGACY_SEED : Number(argument);
+    if (!Number.isSafeInteger(seed) || seed < 0 || seed > 2 ** 48) throw fail('usage', undefined, undefined, `git-legacy seed "${argument}" must be an integer below 2^48 (e.g. 0x55d4a0c0)`);
+    return onGitReadPath(`Git ≤ 2.10: 256 slots, blob-first eviction (§3), pack address ${'0x' + seed.toString(16)}`, (o, _r, limit) => new GitLegacyCache(o.count, o.size, o.isBlob, o.pack, o.offset, limit, seed));
+  },
+};

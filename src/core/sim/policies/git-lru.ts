@@ -1,5 +1,8 @@
+import { fail } from '../../errors.ts';
+import { parseGitSize } from '../../../shared/git-size.ts';
 import type { DeltaBaseCache } from '../cache-policy.ts';
 import { LruList } from '../lru-list.ts';
+import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
 
 export interface GitLruOptions {
   /** admit-max:SIZE — bases larger than this are not cached (an idea from the delta-base-cache thread). */
@@ -63,3 +66,35 @@ export class GitLruCache implements DeltaBaseCache {
     if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
   }
 }
+
+export const gitPolicy: PolicyDefinition = {
+  name: 'git',
+  spec: 'git',
+  help: ["Git's delta base cache today: one LRU, evict oldest while over the limit (git-internals §1.6)"],
+  referenceBound: false,
+  cacheLab: 'git',
+  sweepDefault: true,
+  make: () => onGitReadPath("Git's LRU (§1.6)", (o, _r, limit) => new GitLruCache(o.count, o.size, limit)),
+};
+
+export const admitMaxPolicy: PolicyDefinition = {
+  name: 'admit-max',
+  spec: 'admit-max:SIZE',
+  help: ["Git's LRU, but bases larger than SIZE (e.g. 1m) are not cached"],
+  referenceBound: false,
+  cacheLab: 'admit-max:1m',
+  make(argument, spec) {
+    const max = argument === undefined ? undefined : parseGitSize(argument);
+    if (max === undefined) throw fail('usage', undefined, undefined, `admit-max needs a size, e.g. admit-max:1m (got "${spec}")`);
+    return onGitReadPath(`Git's LRU, bases over ${argument} not cached`, (o, _r, limit) => new GitLruCache(o.count, o.size, limit, { admitMax: max }));
+  },
+};
+
+export const keepOnHitPolicy: PolicyDefinition = {
+  name: 'keep-on-hit',
+  spec: 'keep-on-hit',
+  help: ["Git's LRU, but a chain hit keeps the entry (refreshed) instead of detaching it"],
+  referenceBound: false,
+  cacheLab: 'keep-on-hit',
+  make: () => onGitReadPath("Git's LRU, chain hits kept and refreshed", (o, _r, limit) => new GitLruCache(o.count, o.size, limit, { keepOnHit: true })),
+};

@@ -1,4 +1,6 @@
+import { fail } from '../../errors.ts';
 import type { SimCounts } from '../cache-policy.ts';
+import type { PolicyDefinition } from '../policy-definition.ts';
 import type { SimObjects } from '../sim-objects.ts';
 import { Libgit2ObjectCache, type Libgit2ObjectCacheOptions, type ObjectCacheCounts } from './libgit2-object-cache.ts';
 
@@ -184,3 +186,30 @@ export function replayLibgit2Reads(objects: SimObjects, reads: Int32Array, optio
     objectCache: objectCounts,
   };
 }
+
+export const libgit2Policy: PolicyDefinition = {
+  name: 'libgit2',
+  spec: 'libgit2',
+  help: ["libgit2's read path: a cache per pack, bases over 1 MiB never cached, flush all when full (§4.2);", 'the limit is the per-pack cache size (libgit2 itself uses 16m)'],
+  referenceBound: false,
+  cacheLab: 'libgit2',
+  make: () => ({ description: "libgit2's per-pack base cache (§4.2)", run: (o, reads, limit) => replayLibgit2Reads(o, reads, { limit }) }),
+};
+
+export const libgit2ObjectCachePolicy: PolicyDefinition = {
+  name: 'libgit2-objcache',
+  spec: 'libgit2-objcache:evict8|scaled',
+  help: [
+    "libgit2's object cache (§4.1: commits, trees, tags under 4 KiB; evicts 8, or max(8, n/2048),",
+    'buckets in hash order) in front of its 16m pack cache; the limit is the object cache\'s size',
+  ],
+  referenceBound: false,
+  make(argument, spec) {
+    if (argument !== 'evict8' && argument !== 'scaled') throw fail('usage', undefined, undefined, `libgit2-objcache needs evict8 or scaled (got "${spec}")`);
+    const eviction = argument;
+    return {
+      description: `libgit2's object cache (${eviction}, §4.1) over its 16m pack cache`,
+      run: (o, reads, limit) => replayLibgit2Reads(o, reads, { limit: LIBGIT2_PACK_CACHE_LIMIT, objectCache: { eviction, maxStorage: limit } }),
+    };
+  },
+};

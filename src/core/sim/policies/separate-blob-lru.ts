@@ -1,5 +1,6 @@
 import type { DeltaBaseCache } from '../cache-policy.ts';
 import { LruList } from '../lru-list.ts';
+import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
 
 /**
  * "Separate blob LRU" (git-internals §3: benchmarked in the commit message of 6d9617f4f7, never
@@ -56,3 +57,12 @@ export class SeparateBlobLruCache implements DeltaBaseCache {
     if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
   }
 }
+
+export const separateBlobLruPolicy: PolicyDefinition = {
+  name: 'separate-blob-lru',
+  spec: 'separate-blob-lru',
+  help: ['blobs and other objects in separate LRUs, blobs evicted first (benchmarked in 2016, never merged)'],
+  referenceBound: false,
+  cacheLab: 'separate-blob-lru',
+  make: () => onGitReadPath('separate blob LRU, blobs evicted first', (o, _r, limit) => new SeparateBlobLruCache(o.count, o.size, o.isBlob, limit)),
+};
