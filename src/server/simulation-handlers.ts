@@ -9,10 +9,12 @@ import { assertOutsideRepository } from '../core/model/model-store.ts';
 import { ObjectStore } from '../core/model/object-store.ts';
 import type { PackFiles } from '../core/model/pack-model.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
-import type { IndexPackVariant } from '../core/sim/index-pack-sim.ts';
 import { parsePolicy } from '../core/sim/policy-registry.ts';
-import { runSweep } from '../core/sim/sweep.ts';
-import { formatLimit, recordingSummary, type LoadedRecording } from '../core/trace/load-recording.ts';
+import { INDEX_PACK_VARIANTS } from '../core/report/index-pack-sim.ts';
+import { recordingInfo } from '../core/report/recording.ts';
+import type { PackLocalityWithQuantiles } from '../core/report/simulation-documents.ts';
+import { sweepRecording } from '../core/report/simulation.ts';
+import { formatLimit, type LoadedRecording } from '../core/trace/load-recording.ts';
 import { gitVersion, recordGitCommand } from '../core/trace/record-git.ts';
 import { recordingFromTransfer, type TransferredRecording } from '../core/trace/recording-transfer.ts';
 import { formatCount } from '../shared/format.ts';
@@ -28,15 +30,13 @@ import {
   type MeasureResult,
   type RecordingInfo,
   type RecordingParams,
-  type SimCell,
   type SweepResult,
 } from '../protocol/server-protocol.ts';
 import { LoadCancelled } from './model-loader.ts';
 import { cancelledError, startSimulationWorker, workerStoreOf } from './simulation-worker-client.ts';
-import type { PackLocalityWithQuantiles, ParsedRecordingHead, SimulationTask, SimulationWorkerMessage } from './simulation-worker-protocol.ts';
+import type { ParsedRecordingHead, SimulationTask, SimulationWorkerMessage } from './simulation-worker-protocol.ts';
 import type { ServerContext } from './server-context.ts';
 
-const INDEX_PACK_VARIANTS: IndexPackVariant[] = ['v2.36', 'v2.55', 'release-when-done'];
 const DEFAULT_LIMIT = 96 * 1024 * 1024;
 /** How much of git's stderr a failed measurement keeps. */
 const MAX_STDERR_BYTES = 64 * 1024;
@@ -168,28 +168,6 @@ interface OpenedRecording {
   locality: LocalityInput[];
 }
 
-function recordingInfoOf(loaded: LoadedRecording, segment: number | undefined): RecordingInfo {
-  const summary = recordingSummary(loaded);
-  const metadata = loaded.log.metadata;
-  return {
-    file: summary.file,
-    repository: summary.repository,
-    mode: summary.mode,
-    recordedLimit: summary.recordedLimit,
-    command: summary.command,
-    args: metadata ? [...metadata.command] : null,
-    cwd: metadata?.cwd ?? null,
-    gitVersion: metadata?.gitVersion ?? null,
-    startedAt: metadata?.startedAt ?? null,
-    exitStatus: metadata?.exitStatus ?? null,
-    traceLines: summary.traceLines,
-    reads: summary.reads,
-    segments: loaded.segments.map((s, i) => ({ index: segment ?? i + 1, command: s.command ?? null, reads: s.endRead - s.firstRead })),
-    packs: summary.packs,
-    warnings: [...loaded.warnings],
-  };
-}
-
 /** The last recording opened, reused while the file and the packs it maps to are unchanged. */
 let lastOpened: { key: string; opened: OpenedRecording } | undefined;
 
@@ -269,7 +247,7 @@ async function openRecording(context: ServerContext, params: RecordingParams, to
   if (!transferred) throw new Error(`${file}: the worker sent no recording`);
   // The models of the packs it reads are the loader's (loaded above): nothing is built here.
   const loaded = recordingFromTransfer(transferred, store);
-  const opened = { loaded, info: recordingInfoOf(loaded, params.segment), locality };
+  const opened = { loaded, info: recordingInfo(loaded, params.segment), locality };
   lastOpened = { key, opened };
   return opened;
 }
@@ -452,12 +430,12 @@ export function registerSimulationHandlers(context: ServerContext): void {
         throwIfCancelled(token);
         const total = limits.length * params.policies.length;
         progress.report(0, `0 of ${total} cells`);
-        const results = await runSweep(loaded.objects, loaded.reads, loaded.segments.map((s) => s.firstRead), params.policies, limits, {
+        const results = await sweepRecording(loaded, params.policies, limits, {
           workerScript: context.bundledScript('sim-worker.js'),
           signal: abortSignalFor(token),
           onProgress: (done, all) => progress.report(percent(done, all), `${done} of ${all} cells`),
         });
-        return { recording: info, results: results as SimCell[] };
+        return { recording: info, results };
       }),
     ),
   );
@@ -500,9 +478,9 @@ export function registerSimulationHandlers(context: ServerContext): void {
           token,
           (message) => {
             if (message.kind !== 'variant') return;
-            variants.push({ variant: message.variant, ...message.counts });
+            variants.push(message.result);
             objects = message.objects;
-            progress.report(percent(variants.length, INDEX_PACK_VARIANTS.length), `${message.variant} done`);
+            progress.report(percent(variants.length, INDEX_PACK_VARIANTS.length), `${message.result.variant} done`);
           },
         );
         return { pack: files.pack, objects, limit, variants };

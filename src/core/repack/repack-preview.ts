@@ -9,7 +9,8 @@ import type { PackModel } from '../model/pack-model.ts';
 import type { Repository } from '../model/repository.ts';
 import type { GitProgress } from './git-progress.ts';
 import { gitVersionOf } from './git-probe.ts';
-import { countLooseObjects, joinByObjectId, summarizeLayout, type LayoutSummary, type SizeChange } from './layout-summary.ts';
+import type { CurrentLayout, LayoutSummary, SizeChange } from '../report/repack-preview-document.ts';
+import { countLooseObjects, joinByObjectId, summarizeLayout } from './layout-summary.ts';
 import { equivalentRepackCommand, repackPackObjectsArguments, type RepackTuning } from './repack-arguments.ts';
 import { abortError, runPackObjects } from './run-pack-objects.ts';
 import { createShadowObjectsDir } from './shadow-objects.ts';
@@ -42,7 +43,7 @@ export interface RepackPreview {
   equivalent: string[];
   /** Wall time of pack-objects. */
   seconds: number;
-  current: LayoutSummary & { looseObjects: number };
+  current: CurrentLayout;
   preview: LayoutSummary;
   largestChanges: SizeChange[];
   onlyInPreview: number;
