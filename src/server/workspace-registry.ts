@@ -6,7 +6,7 @@ import { ObjectStore, alternateObjectDirs, type PackLocation } from '../core/mod
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import { packOverview } from '../core/report/stats.ts';
 import type { PackListing, PackSummary, RepositoryListing, ServerSettings } from '../protocol/server-protocol.ts';
-import type { ModelLoader, TimedModel } from './model-loader.ts';
+import type { ModelLoader, TimedModel } from './workers/model-loader.ts';
 
 /** Directories never worth descending into while looking for repositories. */
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'out', 'build', 'target', '.cache']);

@@ -10,17 +10,17 @@
  * build; built here if they could not be persisted).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { PackFormatError } from '../core/errors.ts';
-import { hashAlgorithmByName } from '../core/format/hash-algorithm.ts';
-import { ModelStore } from '../core/model/model-store.ts';
-import { ObjectStore } from '../core/model/object-store.ts';
-import type { Repository } from '../core/model/repository.ts';
-import { GitCommandError } from '../core/repack/git-probe.ts';
-import { indexPackVariant } from '../core/report/index-pack-sim.ts';
-import { localityInputs, packLocalityWithQuantiles } from '../core/report/locality.ts';
-import { resolveRecording } from '../core/trace/load-recording.ts';
-import { recordingForTransfer } from '../core/trace/recording-transfer.ts';
-import { parseTraceFile, type TraceLog } from '../core/trace/trace-log.ts';
+import { PackFormatError } from '../../core/errors.ts';
+import { hashAlgorithmByName } from '../../core/format/hash-algorithm.ts';
+import { ModelStore } from '../../core/model/model-store.ts';
+import { ObjectStore } from '../../core/model/object-store.ts';
+import type { Repository } from '../../core/model/repository.ts';
+import { GitCommandError } from '../../core/repack/git-probe.ts';
+import { indexPackVariant } from '../../core/report/index-pack-sim.ts';
+import { localityInputs, packLocalityWithQuantiles } from '../../core/report/locality.ts';
+import { resolveRecording } from '../../core/trace/load-recording.ts';
+import { recordingForTransfer } from '../../core/trace/recording-transfer.ts';
+import { parseTraceFile, type TraceLog } from '../../core/trace/trace-log.ts';
 import { runRepackPreviewTask } from './repack-preview-task.ts';
 import type {
   OpenRecordingTask,

@@ -6,14 +6,14 @@
  * current packs' models (persisted: read here from the model cache).
  */
 import * as path from 'node:path';
-import type { ObjectStore } from '../core/model/object-store.ts';
-import type { Repository } from '../core/model/repository.ts';
-import type { GitProgress } from '../core/repack/git-progress.ts';
-import { DEFAULT_PREVIEW_LIMITS } from '../core/repack/recording-layouts.ts';
-import { runRepackPreviewReport } from '../core/report/repack-preview.ts';
-import { parseTraceFile } from '../core/trace/trace-log.ts';
-import { formatCount } from '../shared/format.ts';
-import type { RepackPreviewParams, RepackPreviewResult } from '../protocol/server-protocol.ts';
+import type { ObjectStore } from '../../core/model/object-store.ts';
+import type { Repository } from '../../core/model/repository.ts';
+import type { GitProgress } from '../../core/repack/git-progress.ts';
+import { DEFAULT_PREVIEW_LIMITS } from '../../core/repack/recording-layouts.ts';
+import { runRepackPreviewReport } from '../../core/report/repack-preview.ts';
+import { parseTraceFile } from '../../core/trace/trace-log.ts';
+import { formatCount } from '../../shared/format.ts';
+import type { RepackPreviewParams, RepackPreviewResult } from '../../protocol/server-protocol.ts';
 
 /** $/progress reports of git's meters at most this often (the last of a phase always goes out). */
 const PROGRESS_INTERVAL_MS = 100;

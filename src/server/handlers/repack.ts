@@ -1,44 +1,33 @@
 // Repack previews (issue 6) over LSP: `packscope/repackPreview` runs the engine of
 // src/core/repack (pack-objects into a temporary directory outside the repository, the preview
 // pack's model, the write-order estimate, recordings replayed on both layouts) in a simulation
-// worker (repack-preview-task.ts) and answers with the very document `packscope repack-preview
+// worker (workers/repack-preview-task.ts) and answers with the very document `packscope repack-preview
 // --json` prints; this thread checks the request, loads the current packs' models (model workers),
 // forwards progress and cancels. `packscope/gitCapabilities` says which of the newer pack-objects
 // options the installed git takes.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
-import { ObjectStore } from '../core/model/object-store.ts';
-import { discoverRepository, type Repository } from '../core/model/repository.ts';
-import { cleanGitEnvironment, GitCommandError } from '../core/repack/git-probe.ts';
-import { formatCount } from '../shared/format.ts';
+import { LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
+import { ObjectStore } from '../../core/model/object-store.ts';
+import { discoverRepository, type Repository } from '../../core/model/repository.ts';
+import { cleanGitEnvironment, GitCommandError } from '../../core/repack/git-probe.ts';
+import { formatCount } from '../../shared/format.ts';
 import {
   GitCapabilitiesRequest,
   RepackPreviewRequest,
   type GitCapabilities,
   type RepackPreviewParams,
   type RepackPreviewResult,
-} from '../protocol/server-protocol.ts';
-import { LoadCancelled } from './model-loader.ts';
-import type { ServerContext } from './server-context.ts';
-import { cancelledError, startSimulationWorker, workerStoreOf } from './simulation-worker-client.ts';
-
-export { progressMessage } from './repack-preview-task.ts';
+} from '../../protocol/server-protocol.ts';
+import { cancelledError, cancelledPromise } from '../cancellation.ts';
+import { invalid } from '../request-params.ts';
+import type { ServerContext } from '../server-context.ts';
+import { LoadCancelled } from '../workers/model-loader.ts';
+import { startSimulationWorker, workerStoreOf } from '../workers/simulation-worker-client.ts';
 
 /** pack-objects takes --depth up to 4095 (pack.depth's maximum); --window and --threads are counts. */
 const MAX_DEPTH = 4095;
-
-function invalid(message: string): ResponseError<void> {
-  return new ResponseError(ErrorCodes.InvalidParams, message);
-}
-
-function cancelledPromise(token: CancellationToken): Promise<void> {
-  return new Promise((resolve) => {
-    if (token.isCancellationRequested) resolve();
-    else token.onCancellationRequested(() => resolve());
-  });
-}
 
 function isAbort(error: unknown): boolean {
   return error instanceof LoadCancelled || (error instanceof Error && error.name === 'AbortError');
@@ -74,7 +63,8 @@ interface Capability {
   key: string;
   value: GitCapabilities;
 }
-const capabilities = new Map<string, Capability>();
+/** gitCapabilities' answers per git executable, with the version they were probed on (owned by the server's context). */
+export type GitCapabilityCache = Map<string, Capability>;
 
 function execGit(git: string, args: string[]): Promise<{ stdout: string; stderr: string; status: number | null; error?: Error }> {
   return new Promise((resolve) => {
@@ -91,7 +81,7 @@ function lists(usage: string, option: string): boolean {
 }
 
 /** The installed git's version and whether its pack-objects takes the newer options; cached per git and version. */
-export async function gitCapabilities(git: string): Promise<GitCapabilities> {
+export async function gitCapabilities(git: string, capabilities: GitCapabilityCache): Promise<GitCapabilities> {
   const version = await execGit(git, ['--version']);
   if (version.error || version.status !== 0) {
     const text = version.error?.message ?? version.stderr.trim();
@@ -186,7 +176,7 @@ export function registerRepackHandlers(context: ServerContext): void {
   connection.onRequest(GitCapabilitiesRequest, (params) =>
     context.guarded(() => {
       if (typeof params.git !== 'string' || params.git === '') throw invalid('no git executable given');
-      return gitCapabilities(params.git);
+      return gitCapabilities(params.git, context.gitCapabilities);
     }),
   );
 }
