@@ -2,6 +2,7 @@ import type { CancellationToken, Connection, ResponseError, WorkDoneProgressRepo
 import type { PackLocation } from '../core/model/object-store.ts';
 import type { ServerSettings } from '../protocol/server-protocol.ts';
 import type { GitCapabilityCache } from './handlers/repack.ts';
+import type { RankedLists } from './object-views.ts';
 import type { RecordingCache } from './recording-opener.ts';
 import type { ModelLoader, TimedModel } from './workers/model-loader.ts';
 import type { RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
@@ -17,6 +18,8 @@ export interface ServerContext {
   readonly registry: WorkspaceRegistry;
   readonly loader: ModelLoader;
   readonly settings: ServerSettings;
+  /** The Packs view's paged lists, ordered once per model (object-views.ts). */
+  readonly rankedLists: RankedLists;
   /** The last recording opened (recording-opener.ts). */
   readonly recordings: RecordingCache;
   /** What the installed gits' pack-objects take (handlers/repack.ts). */

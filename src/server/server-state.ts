@@ -24,6 +24,7 @@ import { formatCount } from '../shared/format.ts';
 import { DEFAULT_SERVER_SETTINGS, PacksChangedNotification, type InitializationOptions, type ServerSettings } from '../protocol/server-protocol.ts';
 import { cancelledPromise } from './cancellation.ts';
 import type { GitCapabilityCache } from './handlers/repack.ts';
+import { RankedLists } from './object-views.ts';
 import { RecordingCache } from './recording-opener.ts';
 import type { ServerContext } from './server-context.ts';
 import { LoadCancelled, ModelLoader, type TimedModel } from './workers/model-loader.ts';
@@ -49,6 +50,7 @@ export class ServerState implements ServerContext {
   settings: ServerSettings = { ...DEFAULT_SERVER_SETTINGS };
   loader!: ModelLoader;
   registry!: WorkspaceRegistry;
+  readonly rankedLists = new RankedLists();
   readonly recordings = new RecordingCache();
   readonly gitCapabilities: GitCapabilityCache = new Map();
   /** The client tells of folders added and removed (workspace/didChangeWorkspaceFolders). */

@@ -1,6 +1,7 @@
 import { TYPE_NAMES } from '../format/pack-file.ts';
 import type { CombinedStats, ObjectSummary, PackStats, Totals } from '../report/stats-document.ts';
 import type { PackModel } from './pack-model.ts';
+import { topRanked } from './rankings.ts';
 
 export function objectSummary(model: PackModel, n: number): ObjectSummary {
   const c = model.columns;
@@ -21,10 +22,10 @@ export function packStats(model: PackModel, top: number): PackStats {
     objectFormat: model.hash.name,
     packFileBytes: model.packSize,
     ...totals,
-    largestFamilies: model.largestFamilies(top).map(({ object, value }) => ({ root: model.oidHex(object), type: model.typeName(object), objects: value })),
-    largestObjects: model.largestObjects(top, 'inflated').map(({ object }) => objectSummary(model, object)),
-    largestOnDisk: model.largestObjects(top, 'disk').map(({ object }) => objectSummary(model, object)),
-    deepestObjects: model.deepestObjects(top).map(({ object }) => objectSummary(model, object)),
+    largestFamilies: topRanked(model, 'families', top).map(({ object, value }) => ({ root: model.oidHex(object), type: model.typeName(object), objects: value })),
+    largestObjects: topRanked(model, 'largest', top).map(({ object }) => objectSummary(model, object)),
+    largestOnDisk: topRanked(model, 'largestOnDisk', top).map(({ object }) => objectSummary(model, object)),
+    deepestObjects: topRanked(model, 'deepest', top).map(({ object }) => objectSummary(model, object)),
   };
 }
 

@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { ListRepositoriesRequest, ObjectListRequest, PackSummaryRequest } from '../../protocol/server-protocol.ts';
-import { listChildren, listObjects } from '../object-views.ts';
+import { listChildren } from '../object-views.ts';
 import type { ServerContext } from '../server-context.ts';
 
 export function registerPackHandlers(context: ServerContext): void {
@@ -29,7 +29,7 @@ export function registerPackHandlers(context: ServerContext): void {
         if (n < 0) throw new ResponseError(ErrorCodes.InvalidParams, `${params.oid} is not in ${path.basename(pack.files.pack)}`);
         return listChildren(model, n, params.start, params.count);
       }
-      return listObjects(model, params.kind, params.start, params.count);
+      return context.rankedLists.list(model, params.kind, params.start, params.count);
     }),
   );
 }
