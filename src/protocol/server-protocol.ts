@@ -274,7 +274,7 @@ export interface IndexPackSimResult {
   /** Objects in the pack (`objects` of the CLI's JSON). */
   objects: number;
   limit: number;
-  /** One entry per variant (v2.36, v2.55, release-when-done), as `packscope index-pack-sim --json`. */
+  /** One entry per variant (v2.36, v2.55, release-when-done), as `packscope index-pack-sim --json`; the Cache Lab reads the counts by name. */
   variants: (IndexPackVariantResult & { [count: string]: unknown })[];
 }
 

@@ -10,6 +10,7 @@ export interface RecordingSummary {
   repository: string;
   mode: 'exact' | 'passive' | 'raw';
   recordedLimit: number | null;
+  /** The recorded command as one line (`git log --raw`); arguments with spaces cannot be told apart in it (RecordingInfo's `args` can). */
   command: string | null;
   traceLines: number;
   reads: number;
@@ -27,8 +28,6 @@ export interface RecordingSegment {
 
 /** The server's description of a recording: the summary with its segments listed, plus what the Recordings view shows. */
 export interface RecordingInfo extends Omit<RecordingSummary, 'segments'> {
-  /** The recorded command as one line (`git log --raw`); arguments with spaces cannot be told apart in it: see `args`. */
-  command: string | null;
   /** git's arguments, without "git", exactly as recorded (the recording's metadata); null for a raw trace. */
   args: string[] | null;
   /** Where git ran (the recording's metadata); null for a raw trace. */

@@ -43,7 +43,7 @@ export interface PackLocalityWithQuantiles extends PackLocality {
 /** The variants of git-internals §2 the simulation tells apart. */
 export type IndexPackVariant = 'v2.36' | 'v2.55' | 'release-when-done';
 
-/** A type, not an interface: the Cache Lab reads these counts by name (IndexPackSimResult). */
+/** A type, not an interface, so that it fits the protocol's IndexPackSimResult, whose counts the Cache Lab reads by name. */
 export type IndexPackCounts = {
   /** Pass 1 (one per object, §2.1) plus every pass-2 inflation. */
   inflations: number;
