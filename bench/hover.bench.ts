@@ -280,9 +280,9 @@ function bundleServer(): string {
     // Every worker the server starts (bundledScript): models, sweeps, the other simulations.
     entryPoints: {
       server: 'src/server/server.ts',
-      'model-worker': 'src/server/model-worker.ts',
+      'model-worker': 'src/server/workers/model-worker.ts',
       'sim-worker': 'src/core/sim/sim-worker.ts',
-      'simulation-worker': 'src/server/simulation-worker.ts',
+      'simulation-worker': 'src/server/workers/simulation-worker.ts',
     },
     outdir: hoverBuildDir,
     bundle: true,

@@ -11,10 +11,10 @@ const watch = process.argv.includes('--watch');
 const nodeEntries = {
   cli: 'src/cli/main.ts',
   server: 'src/server/server.ts',
-  'model-worker': 'src/server/model-worker.ts',
+  'model-worker': 'src/server/workers/model-worker.ts',
   'verify-worker': 'src/core/verify/verify-worker.ts',
   'sim-worker': 'src/core/sim/sim-worker.ts',
-  'simulation-worker': 'src/server/simulation-worker.ts',
+  'simulation-worker': 'src/server/workers/simulation-worker.ts',
 };
 
 const options = {

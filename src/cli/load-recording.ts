@@ -8,7 +8,7 @@ import { parseTraceFile } from '../core/trace/trace-log.ts';
 import { modelStoreFor, type CacheOptions } from './open-target.ts';
 import type { Progress } from './progress.ts';
 
-export { recordingSummary, type LoadedRecording } from '../core/trace/load-recording.ts';
+export type { LoadedRecording } from '../core/trace/load-recording.ts';
 
 export interface LoadOptions extends CacheOptions {
   /** -C DIR: where the repository is (default: the recording's own, else the current directory). */

@@ -9,6 +9,14 @@
 // the extension evaluates this module at load time, and the LSP type library is large.
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { WorkDoneProgressParams } from 'vscode-languageserver-protocol';
+import type { RecordingInfo } from '../core/report/recording-document.ts';
+import type { LayoutReplay, LayoutSummary, RepackPreviewDocument } from '../core/report/repack-preview-document.ts';
+import type { IndexPackVariantResult, PackLocality, PackLocalityWithQuantiles, PageCacheOptions, SimResult } from '../core/report/simulation-documents.ts';
+import type { PackOverview } from '../core/report/stats-document.ts';
+import type { PolicyDescription } from '../core/report/policy-description.ts';
+
+// Result shapes are declared once, in core/report (the documents the CLI prints); the server's add fields to them.
+export type { RecordingInfo, RecordingSegment } from '../core/report/recording-document.ts';
 
 /** Passed by the client in `initializationOptions` and in `packscope/configure`. */
 export interface ServerSettings {
@@ -74,21 +82,7 @@ export interface ListRepositoriesResult {
 }
 
 /** A pack's model, summarised for the Summary node and the pack's description. */
-export interface PackSummary {
-  objects: number;
-  byType: { commit: number; tree: number; blob: number; tag: number };
-  deltas: { ofs: number; ref: number };
-  /** depthHistogram[d] = objects at depth d; [0] counts non-deltas. */
-  depthHistogram: number[];
-  maxDepth: number;
-  meanDepth: number;
-  bytes: { inflated: number; onDisk: number };
-  packFileBytes: number;
-  families: number;
-  packVersion: number;
-  idxVersion: number;
-  hasRev: boolean;
-  checksum: string;
+export interface PackSummary extends PackOverview {
   /** 'persisted' when the model came from the model cache, 'built' when it was computed now. */
   source: 'built' | 'persisted';
   /** Milliseconds spent getting the model this time. */
@@ -234,53 +228,8 @@ export interface RecordingParams extends WorkDoneProgressParams {
   repository?: string;
 }
 
-export interface RecordingSegment {
-  /** 1-based, as `--segment N`. */
-  index: number;
-  /** The git command line of that process, when GIT_TRACE named it (`git log --raw`). */
-  command: string | null;
-  reads: number;
-}
-
-/** `recording` of the CLI's JSON, plus what the Recordings view shows. */
-export interface RecordingInfo {
-  file: string;
-  /** The repository's git directory (the recording's own, else where it was found). */
-  repository: string;
-  mode: 'exact' | 'passive' | 'raw';
-  recordedLimit: number | null;
-  /** The recorded command as one line (`git log --raw`); arguments with spaces cannot be told apart in it: see `args`. */
-  command: string | null;
-  /** git's arguments, without "git", exactly as recorded (the recording's metadata); null for a raw trace. */
-  args: string[] | null;
-  /** Where git ran (the recording's metadata); null for a raw trace. */
-  cwd: string | null;
-  gitVersion: string | null;
-  startedAt: string | null;
-  exitStatus: number | null;
-  traceLines: number;
-  reads: number;
-  segments: RecordingSegment[];
-  packs: { path: string; checksum: string }[];
-  /** What was left out and why (unknown packs, bad offsets, malformed lines): never silent. */
-  warnings: string[];
-}
-
-/** One (policy, limit) cell: the CLI's SimResult. Policy-specific counts ride along unnamed. */
-export interface SimCell {
-  policy: string;
-  limit: number;
-  referenceBound: boolean;
-  reads: number;
-  logged: number;
-  inflations: number;
-  deltaApplications: number;
-  inflatedBytes: number;
-  evictions: number;
-  peakCacheBytes: number;
-  seconds: number;
-  [extra: string]: unknown;
-}
+/** One (policy, limit) cell: the CLI's SimResult. */
+export type SimCell = SimResult;
 
 export interface SweepParams extends RecordingParams {
   policies: string[];
@@ -294,10 +243,8 @@ export interface SweepResult {
   results: SimCell[];
 }
 
-export interface PackLocalityResult extends RepackPackLocality {
-  /** Seek distances at p = 0, 1, …, 100 (nearest rank): the distance CDF the Locality chart draws. */
-  distanceQuantiles: number[];
-}
+/** A pack's locality as `packscope.locality/1` has it, plus the distance CDF the Locality chart draws. */
+export type PackLocalityResult = PackLocalityWithQuantiles;
 
 export interface LocalityParams extends RecordingParams {
   /** Page cache of the cold replay (MiB), as `--cache-mib`; 256 by default. */
@@ -308,7 +255,7 @@ export interface LocalityParams extends RecordingParams {
 
 export interface LocalityResult {
   recording: RecordingInfo;
-  pageCache: { cacheMiB: number; readaheadKiB: number };
+  pageCache: PageCacheOptions;
   packs: PackLocalityResult[];
 }
 
@@ -328,8 +275,8 @@ export interface IndexPackSimResult {
   /** Objects in the pack (`objects` of the CLI's JSON). */
   objects: number;
   limit: number;
-  /** One entry per variant (v2.36, v2.55, release-when-done), as `packscope index-pack-sim --json`. */
-  variants: { variant: string; inflations: number; [count: string]: unknown }[];
+  /** One entry per variant (v2.36, v2.55, release-when-done), as `packscope index-pack-sim --json`; the Cache Lab reads the counts by name. */
+  variants: (IndexPackVariantResult & { [count: string]: unknown })[];
 }
 
 export interface RecordParams extends WorkDoneProgressParams {
@@ -393,115 +340,13 @@ export interface RepackPreviewParams extends WorkDoneProgressParams {
   limits?: number[];
 }
 
-/** One side of a preview (`current`: the local packs together; `preview`: the one pack written). */
-export interface RepackLayout {
-  objects: number;
-  packBytes: number;
-  deltas: number;
-  ofsDeltas: number;
-  refDeltas: number;
-  maxDepth: number;
-  meanDepth: number;
-  meanDeltaDepth: number;
-  /** depthHistogram[d] = objects at depth d; [0] counts non-deltas. */
-  depthHistogram: number[];
-  families: number;
-  byType: { commit: number; tree: number; blob: number; tag: number };
-  bytes: { inflated: number; onDisk: number };
-  packs: { pack: string; checksum: string; objects: number; packBytes: number }[];
-  /** `current` only. */
-  looseObjects?: number;
-}
+/** One side of a preview (`current`: the local packs together, with `looseObjects`; `preview`: the one pack written). */
+export type RepackLayout = LayoutSummary;
+export type RepackPackLocality = PackLocality;
+export type RepackLayoutReplay = LayoutReplay;
 
-export interface RepackSizeChange {
-  oid: string;
-  type: string;
-  currentDiskSize: number;
-  previewDiskSize: number;
-  change: number;
-  currentDepth: number;
-  previewDepth: number;
-}
-
-/** Seek locality of reads on one pack (as `packscope.locality/1`, without the quantile curve; PackLocalityResult adds it). */
-export interface RepackPackLocality {
-  pack: string;
-  reads: number;
-  seeks: number;
-  percentiles: { p: number; bytes: number }[];
-  shortSeekShare: number;
-  backwardSeekShare: number;
-  pagesTouched: number;
-  byteSpan: number;
-  pageFaults: number;
-}
-
-export interface RepackLayoutReplay {
-  inflations: { limit: number; logged: number; inflations: number; deltaApplications: number; inflatedBytes: number }[];
-  locality: RepackPackLocality[];
-}
-
-export interface RepackRecordingReplay {
-  recording: { file: string; repository: string; mode: 'exact' | 'passive' | 'raw'; recordedLimit: number | null; command: string | null; traceLines: number; reads: number; segments: number; packs: { path: string; checksum: string }[] };
-  reads: number;
-  readsNotInPreview: number;
-  current: RepackLayoutReplay;
-  preview: RepackLayoutReplay | null;
-  estimate: RepackPackLocality | null;
-}
-
-export interface RepackEstimate {
-  kind: 'estimate';
-  basis: string;
-  objects: number;
-  packBytes: number;
-  deltas: number;
-  maxDepth: number;
-  meanDepth: number;
-  depthHistogram: number[];
-  families: number;
-  unpackedObjects: number;
-  seconds: number;
-  git: string[][];
-}
-
-export interface RepackLocalitySummary {
-  shortSeekShare: number;
-  medianSeek: number;
-  p90Seek: number;
-}
-
-export interface RepackEstimateAccuracy {
-  objects: { estimate: number; preview: number };
-  packBytes: { estimate: number; preview: number; relativeError: number };
-  deltas: { estimate: number; preview: number };
-  maxDepth: { estimate: number; preview: number };
-  meanDepth: { estimate: number; preview: number };
-  orderRankCorrelation: number;
-  objectsInPlace: number;
-  modelWithRealDeltas: { objectsInPlace: number; orderRankCorrelation: number };
-  recordings: { file: string; estimate: RepackLocalitySummary; preview: RepackLocalitySummary }[];
-}
-
-/** `packscope repack-preview --json`; the fields of the run are null for an estimate only. */
-export interface RepackPreviewResult {
-  schema: 'packscope.repack-preview/1';
-  repository: { gitDir: string; objectFormat: string };
-  gitVersion: string | null;
-  git: string[] | null;
-  gitEnvironment: Record<string, string> | null;
-  equivalent: string[] | null;
-  seconds: number | null;
-  current: RepackLayout | null;
-  preview: RepackLayout | null;
-  largestChanges: RepackSizeChange[];
-  onlyInPreview: number | null;
-  onlyInCurrent: number | null;
-  recordings: RepackRecordingReplay[];
-  estimate: { estimate: RepackEstimate; accuracy: RepackEstimateAccuracy | null } | null;
-  /** Server only (not in the CLI's JSON, which prints them on stderr): recordings skipped or partly read. */
-  warnings?: string[];
-}
+/** `packscope repack-preview --json`, with the server's `warnings` (recordings skipped or partly read). */
+export type RepackPreviewResult = RepackPreviewDocument;
 
 export interface GitCapabilitiesParams {
   git: string;
@@ -519,11 +364,8 @@ export interface GitCapabilities {
 export const RepackPreviewRequest = new RequestType<RepackPreviewParams, RepackPreviewResult, void>('packscope/repackPreview');
 export const GitCapabilitiesRequest = new RequestType<GitCapabilitiesParams, GitCapabilities, void>('packscope/gitCapabilities');
 
-/**
- * One row of the engine's policy table without its `make` (imported as a type here, at the end of
- * the file, so the table's shape is declared once, next to the table).
- */
-export type PolicyDescription = import('../core/sim/policy-description.ts').PolicyDescription;
+/** One row of the engine's policy table without its `make` (core/sim/policy-registry.ts). */
+export type { PolicyDescription };
 
 /** The cache policies the server's sweeps take, in the order `packscope simulate --help` lists them. */
 export interface PoliciesResult {

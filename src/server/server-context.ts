@@ -1,19 +1,26 @@
 import type { CancellationToken, Connection, ResponseError, WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import type { PackLocation } from '../core/model/object-store.ts';
 import type { ServerSettings } from '../protocol/server-protocol.ts';
-import type { ModelLoader, TimedModel } from './model-loader.ts';
+import type { RankedLists } from './object-views.ts';
+import type { RecordingCache } from './recording-opener.ts';
+import type { ModelLoader, TimedModel } from './workers/model-loader.ts';
 import type { RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 
 /**
- * The server's shared state and helpers, handed to each handler module (simulation-handlers.ts,
- * repack-handlers.ts, …) so that every request works on the same pack models and reports errors,
- * progress and cancellation the same way.
+ * The server's shared state and helpers, handed to each handler module (handlers/*.ts) so that
+ * every request works on the same pack models and reports errors, progress and cancellation the
+ * same way. One object owns all of it (server-state.ts, created by server.ts): no module keeps state
+ * of its own.
  */
 export interface ServerContext {
   readonly connection: Connection;
   readonly registry: WorkspaceRegistry;
   readonly loader: ModelLoader;
   readonly settings: ServerSettings;
+  /** The Packs view's paged lists, ordered once per model (object-views.ts). */
+  readonly rankedLists: RankedLists;
+  /** The last recording opened (recording-opener.ts). */
+  readonly recordings: RecordingCache;
   log(message: string): void;
   /** The model of one pack, built in a worker when needed, with $/progress and cancellation. */
   ensureModel(state: RepositoryState, pack: PackLocation, token?: CancellationToken, progress?: WorkDoneProgressReporter): Promise<TimedModel>;
@@ -22,6 +29,10 @@ export interface ServerContext {
   /** The workspace pack with this .pack path; a ResponseError when it is not (or no longer) one. */
   findPack(packPath: string): { state: RepositoryState; pack: PackLocation };
   statesFor(repository: string | undefined): RepositoryState[];
+  /** Hover and terminal links never wait for a build: the repositories whose packs are all loaded. */
+  readyStates(): RepositoryState[];
+  /** Loads, in the background, every pack small enough for hovers (packscope.hover.indexLimit). */
+  warmUp(): void;
   /** Runs a handler, turning PackFormatError / cancellation / anything else into one-line LSP errors. */
   guarded<T>(work: () => Promise<T> | T): Promise<T | ResponseError<void>>;
   /** Absolute path of a bundled script next to server.js (worker entry points). */

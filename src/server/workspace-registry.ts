@@ -4,8 +4,9 @@ import { PackFormatError } from '../core/errors.ts';
 import { peekIdxObjectCount } from '../core/format/idx.ts';
 import { ObjectStore, alternateObjectDirs, type PackLocation } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
+import { packOverview } from '../core/report/stats.ts';
 import type { PackListing, PackSummary, RepositoryListing, ServerSettings } from '../protocol/server-protocol.ts';
-import type { ModelLoader, TimedModel } from './model-loader.ts';
+import type { ModelLoader, TimedModel } from './workers/model-loader.ts';
 
 /** Directories never worth descending into while looking for repositories. */
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'out', 'build', 'target', '.cache']);
@@ -82,29 +83,7 @@ export class RepositoryState {
   summaryOf(pack: PackLocation, timed: TimedModel): PackSummary {
     const cached = this.summaries.get(pack.files.pack);
     if (cached && cached.checksum === timed.model.checksumHex) return cached;
-    const model = timed.model;
-    const counts = model.counts();
-    const histogram = model.depthHistogram();
-    const bytes = model.byteTotals();
-    let depthSum = 0;
-    histogram.forEach((objects, depth) => (depthSum += objects * depth));
-    const summary: PackSummary = {
-      objects: model.count,
-      byType: counts.byType as PackSummary['byType'],
-      deltas: { ofs: counts.ofsDeltas, ref: counts.refDeltas },
-      depthHistogram: histogram,
-      maxDepth: histogram.length - 1,
-      meanDepth: model.count === 0 ? 0 : depthSum / model.count,
-      bytes,
-      packFileBytes: model.packSize,
-      families: model.familyCount(),
-      packVersion: model.packVersion,
-      idxVersion: model.index.version,
-      hasRev: pack.files.rev !== undefined,
-      checksum: model.checksumHex,
-      source: timed.source,
-      loadMs: Math.round(timed.loadMs),
-    };
+    const summary: PackSummary = { ...packOverview(timed.model), source: timed.source, loadMs: Math.round(timed.loadMs) };
     this.summaries.set(pack.files.pack, summary);
     return summary;
   }

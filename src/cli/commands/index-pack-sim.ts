@@ -4,12 +4,11 @@ import { fail } from '../../core/errors.ts';
 import { buildPackModel, packFilesFor } from '../../core/model/build-pack-model.ts';
 import { hashAlgorithmNear } from '../../core/model/repository.ts';
 import { parseLimits } from '../../core/sim/policy-registry.ts';
-import { simulateIndexPack, type IndexPackVariant } from '../../core/sim/index-pack-sim.ts';
+import { INDEX_PACK_VARIANTS, indexPackSimDocument } from '../../core/report/index-pack-sim.ts';
+import type { IndexPackVariant } from '../../core/report/simulation-documents.ts';
 import { formatLimit, formatTable, writeJson } from '../output.ts';
 import type { Progress } from '../progress.ts';
 import type { Command } from '../command.ts';
-
-const VARIANTS: IndexPackVariant[] = ['v2.36', 'v2.55', 'release-when-done'];
 
 const indexPackSimHelp = `usage: packscope index-pack-sim [--json] [--limit L] [--variant V] <pack>
 
@@ -36,17 +35,18 @@ function runIndexPackSim(argv: string[], progress: Progress): number {
   if (positionals.length !== 1) throw fail('usage', undefined, undefined, 'index-pack-sim needs one pack (see packscope index-pack-sim --help)');
   const limits = parseLimits(values.limit ?? '96m');
   if (limits.length !== 1) throw fail('usage', undefined, undefined, '--limit takes one size');
-  const variants = values.variant === undefined ? VARIANTS : [values.variant as IndexPackVariant];
-  if (!VARIANTS.includes(variants[0]!)) throw fail('usage', undefined, undefined, `unknown variant "${values.variant}" (${VARIANTS.join(', ')})`);
+  const variants = values.variant === undefined ? INDEX_PACK_VARIANTS : [values.variant as IndexPackVariant];
+  if (!INDEX_PACK_VARIANTS.includes(variants[0]!)) throw fail('usage', undefined, undefined, `unknown variant "${values.variant}" (${INDEX_PACK_VARIANTS.join(', ')})`);
   const files = packFilesFor(path.resolve(positionals[0]!));
   const hash = hashAlgorithmNear(files.pack);
   const model = progress.track(`Reading ${path.basename(files.pack)}`, (onProgress) => buildPackModel(files, hash ? { hash, onProgress } : { onProgress }));
   const limit = limits[0]!;
-  const results = variants.map((variant) => ({ variant, ...simulateIndexPack(model, { limit, variant }) }));
+  const document = indexPackSimDocument(files.pack, model, limit, variants);
   if (values.json) {
-    writeJson({ schema: 'packscope.index-pack-sim/1', pack: files.pack, objects: model.count, limit, results });
+    writeJson(document);
     return 0;
   }
+  const { results } = document;
   const rows = [['variant', 'inflations', 'delta applications', 'reconstructions', 'peak bytes'], ...results.map((r) => [r.variant, String(r.inflations), String(r.deltaApplications), String(r.reconstructions), String(r.peakBytes)])];
   process.stdout.write([`${files.pack}: ${model.count} objects, core.deltaBaseCacheLimit=${formatLimit(limit)}, one thread`, ...formatTable(rows)].join('\n') + '\n');
   return 0;

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
-import { packLocality, type PackLocality } from '../../core/locality/locality.ts';
+import { localityDocument } from '../../core/report/locality.ts';
 import { formatBytes, formatTable, writeJson } from '../output.ts';
-import { loadRecording, recordingSummary } from '../load-recording.ts';
+import { loadRecording } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
@@ -32,22 +32,12 @@ function runLocality(argv: string[], progress: Progress): number {
   if (!(cacheMiB > 0) || !(readaheadKiB >= 0)) throw fail('usage', undefined, undefined, '--cache-mib must be positive and --readahead-kib not negative');
   const segment = values.segment === undefined ? undefined : Number(values.segment);
   const loaded = loadRecording(positionals[0]!, { ...cacheOptions(values), repository: values.C, segment }, progress);
-  const { resolved } = loaded;
-  const { start: first, end } = loaded.range;
-  const packs: PackLocality[] = resolved.packs.map((pack, k) => {
-    const offsets: number[] = [];
-    const entryBytes: number[] = [];
-    for (let i = first; i < end; i++) {
-      if (resolved.readPack[i] !== k) continue;
-      offsets.push(resolved.readOffset[i]!);
-      entryBytes.push(pack.model.columns.diskSize.get(resolved.readObject[i]!));
-    }
-    return packLocality({ pack: pack.location.files.pack, offsets: Float64Array.from(offsets), entryBytes: Float64Array.from(entryBytes) }, { cacheMiB, readaheadKiB });
-  });
+  const document = localityDocument(loaded, { cacheMiB, readaheadKiB });
   if (values.json) {
-    writeJson({ schema: 'packscope.locality/1', recording: recordingSummary(loaded), pageCache: { cacheMiB, readaheadKiB }, packs });
+    writeJson(document);
     return 0;
   }
+  const { packs } = document;
   if (packs.length === 0) {
     process.stdout.write('No pack reads to measure.\n');
     return 0;

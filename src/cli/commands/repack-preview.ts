@@ -3,14 +3,12 @@ import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { discoverRepository } from '../../core/model/repository.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
+import { DEFAULT_PREVIEW_LIMITS } from '../../core/repack/recording-layouts.ts';
+import type { RepackPreview } from '../../core/repack/repack-preview.ts';
+import type { RepackPreviewDocument } from '../../core/report/repack-preview-document.ts';
+import { runRepackPreviewReport } from '../../core/report/repack-preview.ts';
 import { parseLimits } from '../../core/sim/policy-registry.ts';
-import { resolveRecording, type LoadedRecording, type RecordingSummary } from '../../core/trace/load-recording.ts';
-import type { PackLocality } from '../../core/locality/locality.ts';
 import { parseTraceFile } from '../../core/trace/trace-log.ts';
-import type { GitProgress } from '../../core/git/git-progress.ts';
-import { replayRecordingOnCurrent, replayRecordingOnLayouts, DEFAULT_PREVIEW_LIMITS, type LayoutReplay } from '../../core/repack/recording-layouts.ts';
-import { previewRepack, type RepackPreview } from '../../core/repack/repack-preview.ts';
-import { compareEstimateWithPreview, estimateRecordingLocality, estimateWriteOrder, type EstimateAccuracy, type WriteOrderEstimate } from '../../core/repack/write-order-estimate.ts';
 import { formatBytes, formatCount, formatLimit, formatTable, writeJson } from '../output.ts';
 import { formatPercentChange, formatSignedPercent } from '../../shared/format.ts';
 import { modelStoreFor } from '../open-target.ts';
@@ -94,16 +92,8 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
   if (positionals.length > 1) throw fail('usage', undefined, undefined, 'repack-preview takes at most one path (pack-objects options go after --)');
   if (values['estimate-only'] && values['no-estimate']) throw fail('usage', undefined, undefined, '--estimate-only and --no-estimate exclude each other');
   const limits = values.limits === undefined ? DEFAULT_PREVIEW_LIMITS : parseLimits(values.limits);
-  const git = values.git ?? 'git';
   const repository = discoverRepository(path.resolve(positionals[0] ?? '.'));
   const store = new ObjectStore(repository, modelStoreFor(cacheOptions(values), repository));
-  const recordings: LoadedRecording[] = (values.recording ?? []).map((file) => {
-    const log = progress.track(`Parsing ${path.basename(file)}`, (onProgress) => parseTraceFile(path.resolve(file), onProgress));
-    const loaded = resolveRecording(log, store);
-    for (const warning of loaded.warnings) process.stderr.write(`packscope: warning: ${warning}\n`);
-    return loaded;
-  });
-  const tuning = { depth: count(values, 'depth'), window: count(values, 'window'), threads: count(values, 'threads'), reuseDeltas: values['reuse-deltas'] ?? false, extraOptions };
 
   // Ctrl+C: stop git, remove the temporary directory, then exit 130 as a shell would.
   const controller = new AbortController();
@@ -111,42 +101,39 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
   process.once('SIGINT', onInterrupt);
   process.once('SIGTERM', onInterrupt);
   try {
-    const currentModels = store.packs.filter((p) => p.local).map((p) => store.model(p));
-    let preview: Awaited<ReturnType<typeof previewRepack>> | undefined;
-    if (!values['estimate-only']) {
-      preview = await progress.trackAsync('Repack preview', (onProgress) =>
-        previewRepack({ ...tuning, repository, store, git, signal: controller.signal, top: count(values, 'top'), onProgress: (p: GitProgress) => onProgress(p.done, p.total ?? p.done) }),
-      );
-    }
-    let estimate: { estimate: WriteOrderEstimate; accuracy: EstimateAccuracy | null } | null = null;
-    let estimatedLayout: Awaited<ReturnType<typeof estimateWriteOrder>> | undefined;
-    if (!values['no-estimate']) {
-      estimatedLayout = await estimateWriteOrder({ repository, current: currentModels, git, signal: controller.signal });
-    }
-    const replays: RecordingReplay[] = recordings.map((loaded) => ({
-      ...(preview ? replayRecordingOnLayouts(loaded, preview.previewModel, { limits }) : { ...replayRecordingOnCurrent(loaded, { limits }), readsNotInPreview: 0, preview: null }),
-      estimate: estimatedLayout ? estimateRecordingLocality(loaded, estimatedLayout.layout) : null,
-    }));
-    if (estimatedLayout) {
-      const accuracy = preview
-        ? compareEstimateWithPreview(
-            estimatedLayout.estimate,
-            estimatedLayout.layout,
-            preview.previewModel,
-            replays.map((r) => ({ file: r.recording.file, estimate: r.estimate!, preview: r.preview?.locality[0] })),
-          )
-        : null;
-      estimate = { estimate: estimatedLayout.estimate, accuracy };
-    }
-    const document = {
-      schema: 'packscope.repack-preview/1',
-      repository: { gitDir: repository.gitDir, objectFormat: repository.hash.name },
-      ...previewFields(preview?.result),
-      recordings: replays,
-      estimate,
-    };
-    if (values.json) writeJson(document);
-    else process.stdout.write(describe(preview?.result, replays, estimate, limits));
+    const report = await progress.trackAsync('Repack preview', (onProgress) =>
+      runRepackPreviewReport(
+        {
+          signal: controller.signal,
+          parseRecording: (file) => progress.track(`Parsing ${path.basename(file)}`, (onParse) => parseTraceFile(file, onParse)),
+          step: () => undefined,
+          gitProgress: (p) => onProgress(p.done, p.total ?? p.done),
+          log: () => undefined,
+          warn: (message) => process.stderr.write(`packscope: warning: ${message}\n`),
+        },
+        {
+          repository,
+          store,
+          git: values.git ?? 'git',
+          depth: count(values, 'depth'),
+          window: count(values, 'window'),
+          threads: count(values, 'threads'),
+          reuseDeltas: values['reuse-deltas'] ?? false,
+          extraOptions,
+          recordings: values.recording ?? [],
+          limits,
+          // --top only shapes the preview's list: an estimate alone does not read it.
+          top: values['estimate-only'] ? undefined : count(values, 'top'),
+          preview: !values['estimate-only'],
+          estimate: !values['no-estimate'],
+          unusableRecordings: 'fail',
+          describeCurrentWithoutPreview: false,
+          warningsInDocument: false,
+        },
+      ),
+    );
+    if (values.json) writeJson(report.document);
+    else process.stdout.write(describe(report.preview, report.document, limits));
     return 0;
   } catch (error) {
     if (!(error instanceof Error && error.name === 'AbortError')) throw error;
@@ -158,32 +145,8 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
   }
 }
 
-function previewFields(result: RepackPreview | undefined): Record<string, unknown> {
-  if (!result) return { gitVersion: null, git: null, gitEnvironment: null, equivalent: null, seconds: null, current: null, preview: null, largestChanges: [], onlyInPreview: null, onlyInCurrent: null };
-  return {
-    gitVersion: result.gitVersion,
-    git: result.gitArgs,
-    gitEnvironment: result.gitEnvironment,
-    equivalent: result.equivalent,
-    seconds: Math.round(result.seconds * 1000) / 1000,
-    current: result.current,
-    preview: result.preview,
-    largestChanges: result.largestChanges,
-    onlyInPreview: result.onlyInPreview,
-    onlyInCurrent: result.onlyInCurrent,
-  };
-}
-
-type RecordingReplay = {
-  recording: RecordingSummary;
-  reads: number;
-  readsNotInPreview: number;
-  current: LayoutReplay;
-  preview: LayoutReplay | null;
-  estimate: PackLocality | null;
-};
-
-function describe(result: RepackPreview | undefined, replays: RecordingReplay[], estimate: { estimate: WriteOrderEstimate; accuracy: EstimateAccuracy | null } | null, limits: number[]): string {
+function describe(result: RepackPreview | undefined, document: RepackPreviewDocument, limits: number[]): string {
+  const { recordings: replays, estimate } = document;
   const lines: string[] = [];
   if (result) {
     const { current, preview } = result;

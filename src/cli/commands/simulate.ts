@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { parseLimits, parsePolicy, POLICY_HELP } from '../../core/sim/policy-registry.ts';
-import { simulateSegments } from '../../core/sim/simulate.ts';
+import { simulateRecording, simulationDocument } from '../../core/report/simulation.ts';
 import { formatLimit, writeJson } from '../output.ts';
-import { loadRecording, recordingSummary } from '../load-recording.ts';
+import { loadRecording } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
@@ -37,9 +37,9 @@ function runSimulate(argv: string[], progress: Progress): number {
   const runner = parsePolicy(values.policy ?? 'git');
   const segment = values.segment === undefined ? undefined : Number(values.segment);
   const loaded = loadRecording(positionals[0]!, { ...cacheOptions(values), repository: values.C, segment }, progress);
-  const result = simulateSegments(runner, loaded.objects, loaded.reads, loaded.segments.map((s) => s.firstRead), limit[0]!);
+  const result = simulateRecording(loaded, runner, limit[0]!);
   if (values.json) {
-    writeJson({ schema: 'packscope.simulate/1', recording: recordingSummary(loaded), results: [result] });
+    writeJson(simulationDocument('packscope.simulate/1', loaded, [result]));
     return 0;
   }
   const lines = [

@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
-import { combineStats, packStats, type ObjectSummary, type PackStats } from '../../core/model/pack-stats.ts';
+import type { ObjectSummary, Totals } from '../../core/report/stats-document.ts';
+import { statsDocument } from '../../core/report/stats.ts';
 import { formatBytes, formatCount, formatTable, writeJson } from '../output.ts';
 import { openObjectStore } from '../open-target.ts';
 import type { Progress } from '../progress.ts';
@@ -27,17 +28,12 @@ function runStats(argv: string[], progress: Progress): number {
   const top = values.top === undefined ? 10 : Number(values.top);
   if (!Number.isInteger(top) || top < 0) throw fail('usage', undefined, undefined, '--top needs a non-negative integer');
   const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values));
-  const packs: PackStats[] = store.packs.map((pack) => progress.track(`Reading ${path.basename(pack.files.pack)}`, () => packStats(store.model(pack), top)));
-  const total = combineStats(packs, top);
+  const document = statsDocument(store, top, (pack, work) => progress.track(`Reading ${path.basename(pack.files.pack)}`, work));
   if (values.json) {
-    writeJson({
-      schema: 'packscope.stats/1',
-      repository: { gitDir: store.repository.gitDir, objectFormat: store.repository.hash.name },
-      packs,
-      total,
-    });
+    writeJson(document);
     return 0;
   }
+  const { packs, total } = document;
   if (packs.length === 0) {
     process.stdout.write(`No packs in ${store.repository.objectsDir} (its objects are loose; \`git gc\` packs them).\n`);
     return 0;
@@ -65,7 +61,7 @@ function runStats(argv: string[], progress: Progress): number {
   return 0;
 }
 
-function describeTotals(t: Omit<PackStats, 'pack' | 'checksum' | 'packVersion' | 'idxVersion' | 'hasRev' | 'objectFormat' | 'packFileBytes' | 'largestFamilies' | 'largestObjects' | 'largestOnDisk' | 'deepestObjects'>, lines: string[]): void {
+function describeTotals(t: Totals, lines: string[]): void {
   lines.push(`  objects: ${formatCount(t.objects)} (${formatCount(t.byType.commit)} commits, ${formatCount(t.byType.tree)} trees, ${formatCount(t.byType.blob)} blobs, ${formatCount(t.byType.tag)} tags)`);
   lines.push(`  deltas: ${formatCount(t.deltas.ofs + t.deltas.ref)} (${formatCount(t.deltas.ofs)} OFS, ${formatCount(t.deltas.ref)} REF), ${formatCount(t.families)} families`);
   lines.push(`  depth: max ${t.maxDepth}, mean ${t.meanDepth.toFixed(2)} (${t.meanDeltaDepth.toFixed(2)} over deltas)`);

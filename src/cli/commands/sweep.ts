@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { parseLimits, parsePolicy, POLICY_HELP, SWEEP_DEFAULT_POLICIES } from '../../core/sim/policy-registry.ts';
-import { runSweep } from '../../core/sim/sweep.ts';
-import type { SimResult } from '../../core/sim/simulate.ts';
+import type { SimResult } from '../../core/report/simulation-documents.ts';
+import { simulationDocument, sweepRecording } from '../../core/report/simulation.ts';
 import { formatLimit, formatTable, writeJson } from '../output.ts';
-import { loadRecording, recordingSummary } from '../load-recording.ts';
+import { loadRecording } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
@@ -50,10 +50,10 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
   const segment = values.segment === undefined ? undefined : Number(values.segment);
   const loaded = loadRecording(positionals[0]!, { ...cacheOptions(values), repository: values.C, segment }, progress);
   const results = await progress.trackAsync('Sweeping', (onProgress) =>
-    runSweep(loaded.objects, loaded.reads, loaded.segments.map((s) => s.firstRead), policies, limits, threads === undefined ? { workerScript, onProgress } : { workerScript, onProgress, threads }),
+    sweepRecording(loaded, policies, limits, threads === undefined ? { workerScript, onProgress } : { workerScript, onProgress, threads }),
   );
   if (values.json) {
-    writeJson({ schema: 'packscope.sweep/1', recording: recordingSummary(loaded), results });
+    writeJson(simulationDocument('packscope.sweep/1', loaded, results));
     return 0;
   }
   process.stdout.write(sweepTable(results, policies, limits, metric).join('\n') + '\n');

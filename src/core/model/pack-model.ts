@@ -39,11 +39,6 @@ export interface DerivedColumns {
   offsetsInPackOrder: Float64Array;
 }
 
-export interface TopEntry {
-  object: number;
-  value: number;
-}
-
 /**
  * One pack's model: columns built once, everything else derived on demand from `base` and cached.
  * Never one JavaScript object per pack entry.
@@ -211,24 +206,6 @@ export class PackModel {
     return roots;
   }
 
-  /** The `k` largest families, as (root, number of objects). */
-  largestFamilies(k: number): TopEntry[] {
-    this.familySizes ??= this.buildFamilySizes();
-    const sizes = this.familySizes;
-    const { base } = this.columns;
-    return topK(this.count, k, (n) => (base[n]! < 0 ? sizes[n]! : -1));
-  }
-
-  largestObjects(k: number, by: 'inflated' | 'disk' = 'inflated'): TopEntry[] {
-    const column = by === 'inflated' ? this.columns.resultSize : this.columns.diskSize;
-    return topK(this.count, k, (n) => column.get(n));
-  }
-
-  deepestObjects(k: number): TopEntry[] {
-    const { depth } = this.columns;
-    return topK(this.count, k, (n) => depth[n]!);
-  }
-
   /** Bytes held by the columns (the idx buffer is accounted separately). */
   get columnBytes(): number {
     const c = this.columns;
@@ -290,21 +267,4 @@ function objectsByDepth(depth: Uint16Array | Uint32Array, count: number): Uint32
   const order = new Uint32Array(count);
   for (let n = 0; n < count; n++) order[start[depth[n]!]!++] = n;
   return order;
-}
-
-/** The k entries with the largest value (ties: lower object number first); values < 0 are skipped. */
-function topK(count: number, k: number, valueOf: (n: number) => number): TopEntry[] {
-  if (k <= 0) return [];
-  // A sorted buffer of size k is plenty for the small k the views and CLI ask for.
-  const best: TopEntry[] = [];
-  for (let n = 0; n < count; n++) {
-    const value = valueOf(n);
-    if (value < 0) continue;
-    if (best.length === k && value <= best[k - 1]!.value) continue;
-    let at = best.length;
-    while (at > 0 && best[at - 1]!.value < value) at--;
-    best.splice(at, 0, { object: n, value });
-    if (best.length > k) best.pop();
-  }
-  return best;
 }

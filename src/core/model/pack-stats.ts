@@ -1,50 +1,7 @@
 import { TYPE_NAMES } from '../format/pack-file.ts';
+import type { CombinedStats, ObjectSummary, PackStats, Totals } from '../report/stats-document.ts';
 import type { PackModel } from './pack-model.ts';
-
-/** JSON shapes of `packscope stats --json` (schema "packscope.stats/1"); documented in docs/json.md. */
-export interface ObjectSummary {
-  oid: string;
-  type: string;
-  /** Size of the object itself (result size for deltas). */
-  size: number;
-  diskSize: number;
-  depth: number;
-}
-
-export interface FamilySummary {
-  root: string;
-  type: string;
-  objects: number;
-}
-
-export interface Totals {
-  objects: number;
-  byType: { commit: number; tree: number; blob: number; tag: number };
-  deltas: { ofs: number; ref: number };
-  /** depthHistogram[d] = objects at depth d; [0] counts non-deltas. */
-  depthHistogram: number[];
-  maxDepth: number;
-  /** Mean depth over all objects. */
-  meanDepth: number;
-  /** Mean depth over deltas only (0 when there are none). */
-  meanDeltaDepth: number;
-  bytes: { inflated: number; onDisk: number };
-  families: number;
-}
-
-export interface PackStats extends Totals {
-  pack: string;
-  checksum: string;
-  packVersion: number;
-  idxVersion: number;
-  hasRev: boolean;
-  objectFormat: string;
-  packFileBytes: number;
-  largestFamilies: FamilySummary[];
-  largestObjects: ObjectSummary[];
-  largestOnDisk: ObjectSummary[];
-  deepestObjects: ObjectSummary[];
-}
+import { topRanked } from './rankings.ts';
 
 export function objectSummary(model: PackModel, n: number): ObjectSummary {
   const c = model.columns;
@@ -65,10 +22,10 @@ export function packStats(model: PackModel, top: number): PackStats {
     objectFormat: model.hash.name,
     packFileBytes: model.packSize,
     ...totals,
-    largestFamilies: model.largestFamilies(top).map(({ object, value }) => ({ root: model.oidHex(object), type: model.typeName(object), objects: value })),
-    largestObjects: model.largestObjects(top, 'inflated').map(({ object }) => objectSummary(model, object)),
-    largestOnDisk: model.largestObjects(top, 'disk').map(({ object }) => objectSummary(model, object)),
-    deepestObjects: model.deepestObjects(top).map(({ object }) => objectSummary(model, object)),
+    largestFamilies: topRanked(model, 'families', top).map(({ object, value }) => ({ root: model.oidHex(object), type: model.typeName(object), objects: value })),
+    largestObjects: topRanked(model, 'largest', top).map(({ object }) => objectSummary(model, object)),
+    largestOnDisk: topRanked(model, 'largestOnDisk', top).map(({ object }) => objectSummary(model, object)),
+    deepestObjects: topRanked(model, 'deepest', top).map(({ object }) => objectSummary(model, object)),
   };
 }
 
@@ -94,7 +51,7 @@ function round3(x: number): number {
 }
 
 /** Sums per-pack statistics; the top lists are merged across packs. */
-export function combineStats(packs: PackStats[], top: number): Totals & { largestObjects: ObjectSummary[]; deepestObjects: ObjectSummary[]; largestFamilies: FamilySummary[] } {
+export function combineStats(packs: PackStats[], top: number): CombinedStats {
   const byType = { commit: 0, tree: 0, blob: 0, tag: 0 };
   const deltas = { ofs: 0, ref: 0 };
   const histogram: number[] = [0];

@@ -3,26 +3,7 @@ import * as path from 'node:path';
 import { TYPE_NAMES } from '../format/pack-file.ts';
 import { combineStats, packStats } from '../model/pack-stats.ts';
 import type { PackModel } from '../model/pack-model.ts';
-
-/** One side of a repack preview (docs/json.md, "packscope.repack-preview/1"). */
-export interface LayoutSummary {
-  objects: number;
-  /** Size of the .pack file(s). */
-  packBytes: number;
-  /** Objects stored as deltas (OFS and REF). */
-  deltas: number;
-  ofsDeltas: number;
-  refDeltas: number;
-  maxDepth: number;
-  meanDepth: number;
-  meanDeltaDepth: number;
-  /** depthHistogram[d] = objects at depth d; [0] counts non-deltas. */
-  depthHistogram: number[];
-  families: number;
-  byType: { commit: number; tree: number; blob: number; tag: number };
-  bytes: { inflated: number; onDisk: number };
-  packs: { pack: string; checksum: string; objects: number; packBytes: number }[];
-}
+import type { LayoutSummary, SizeChange } from '../report/repack-preview-document.ts';
 
 export function summarizeLayout(models: PackModel[]): LayoutSummary {
   const stats = models.map((model) => packStats(model, 0));
@@ -60,18 +41,6 @@ function safeReaddir(dir: string): string[] {
   } catch {
     return [];
   }
-}
-
-export interface SizeChange {
-  oid: string;
-  type: string;
-  /** Bytes of its entry in the current pack git reads it from. */
-  currentDiskSize: number;
-  previewDiskSize: number;
-  /** previewDiskSize − currentDiskSize. */
-  change: number;
-  currentDepth: number;
-  previewDepth: number;
 }
 
 export interface ObjectJoin {

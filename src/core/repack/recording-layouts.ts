@@ -1,9 +1,10 @@
-import { packLocality, type PackLocality, type PageCacheOptions } from '../locality/locality.ts';
+import { packLocality, type PageCacheOptions } from '../locality/locality.ts';
 import type { PackModel } from '../model/pack-model.ts';
 import { parsePolicy } from '../sim/policy-registry.ts';
 import { compactForReads, simObjectsFrom } from '../sim/sim-objects.ts';
 import { simulateSegments } from '../sim/simulate.ts';
-import { recordingSummary, type LoadedRecording, type RecordingSummary } from '../trace/load-recording.ts';
+import type { LayoutReplay } from '../report/repack-preview-document.ts';
+import type { LoadedRecording } from '../trace/load-recording.ts';
 
 export const DEFAULT_PREVIEW_LIMITS = [16 * 1024 * 1024, 96 * 1024 * 1024];
 export const DEFAULT_PAGE_CACHE: PageCacheOptions = { cacheMiB: 256, readaheadKiB: 128 };
@@ -16,15 +17,7 @@ export interface ReplayLayout {
   models: PackModel[];
 }
 
-export interface LayoutReplay {
-  /** The `git` policy's counts at each limit (git-internals §1.6). */
-  inflations: { limit: number; logged: number; inflations: number; deltaApplications: number; inflatedBytes: number }[];
-  /** Locality of the reads per pack of the layout (the preview has one). */
-  locality: PackLocality[];
-}
-
 export interface RecordingOnLayouts {
-  recording: RecordingSummary;
   /** Reads compared: the recording's reads whose object is in the preview too. */
   reads: number;
   /** Reads left out on both sides: the preview does not hold their object (it was unreachable). */
@@ -73,7 +66,6 @@ export function replayRecordingOnLayouts(loaded: LoadedRecording, preview: PackM
   const current: ReplayLayout = { packOf: currentPack.subarray(0, kept), objectOf: currentObject.subarray(0, kept), models };
   const previewLayout: ReplayLayout = { packOf: new Int32Array(kept), objectOf: previewObject.subarray(0, kept), models: [preview] };
   return {
-    recording: recordingSummary(loaded),
     reads: kept,
     readsNotInPreview: total - kept,
     current: replayOnLayout(current, segmentStarts, limits, pageCache),
@@ -106,7 +98,7 @@ export function replayOnLayout(layout: ReplayLayout, segmentStarts: number[], li
 }
 
 /** The current layout's side alone (an estimate-only run has no preview pack): every kept read. */
-export function replayRecordingOnCurrent(loaded: LoadedRecording, options: RecordingReplayOptions = {}): { recording: RecordingSummary; reads: number; current: LayoutReplay } {
+export function replayRecordingOnCurrent(loaded: LoadedRecording, options: RecordingReplayOptions = {}): { reads: number; current: LayoutReplay } {
   const { resolved, range } = loaded;
   const layout: ReplayLayout = {
     packOf: Int32Array.from(resolved.readPack.subarray(range.start, range.end)),
@@ -114,5 +106,5 @@ export function replayRecordingOnCurrent(loaded: LoadedRecording, options: Recor
     models: resolved.packs.map((p) => p.model),
   };
   const starts = loaded.segments.map((s) => s.firstRead).sort((a, b) => a - b);
-  return { recording: recordingSummary(loaded), reads: layout.objectOf.length, current: replayOnLayout(layout, starts, options.limits ?? DEFAULT_PREVIEW_LIMITS, options.pageCache ?? DEFAULT_PAGE_CACHE) };
+  return { reads: layout.objectOf.length, current: replayOnLayout(layout, starts, options.limits ?? DEFAULT_PREVIEW_LIMITS, options.pageCache ?? DEFAULT_PAGE_CACHE) };
 }

@@ -11,7 +11,8 @@ import type { Repository } from '../model/repository.ts';
 import type { GitProgress } from '../git/git-progress.ts';
 import { gitVersionOf } from '../git/git-probe.ts';
 import { abortError } from '../git/run-git.ts';
-import { countLooseObjects, joinByObjectId, summarizeLayout, type LayoutSummary, type SizeChange } from './layout-summary.ts';
+import type { CurrentLayout, LayoutSummary, SizeChange } from '../report/repack-preview-document.ts';
+import { countLooseObjects, joinByObjectId, summarizeLayout } from './layout-summary.ts';
 import { equivalentRepackCommand, repackPackObjectsArguments, type RepackTuning } from './repack-arguments.ts';
 import { runPackObjects } from './run-pack-objects.ts';
 import { createShadowObjectsDir } from './shadow-objects.ts';
@@ -44,7 +45,7 @@ export interface RepackPreview {
   equivalent: string[];
   /** Wall time of pack-objects. */
   seconds: number;
-  current: LayoutSummary & { looseObjects: number };
+  current: CurrentLayout;
   preview: LayoutSummary;
   largestChanges: SizeChange[];
   onlyInPreview: number;

@@ -2,37 +2,11 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../format/pack-file.ts'
 import { packLocality, type PackLocality, type PageCacheOptions } from '../locality/locality.ts';
 import type { PackModel } from '../model/pack-model.ts';
 import type { Repository } from '../model/repository.ts';
+import type { EstimateAccuracy, LocalitySummary, WriteOrderEstimate } from '../report/repack-preview-document.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
 import { DEFAULT_PAGE_CACHE } from './recording-layouts.ts';
 import { runGitCapture } from '../git/run-git.ts';
 import { computeWriteOrder } from './write-order.ts';
-
-/**
- * The write-order model of git-internals §5 as a quick estimate of `git repack -a -d`, without a
- * repack: the objects pack-objects would take, in its input order (§5.1: `git rev-list --objects
- * --all --reflog --indexed-objects`, the walk pack-objects runs internally), laid out by §5.2 with
- * the current packs' delta bases, each entry as large as it is today. What it predicts: the object
- * count, where each object would land (so the seek locality of a recording's reads), and the pack
- * size and depths if today's deltas were kept. What it cannot: the deltas a fresh search (-f,
- * another --window or --depth) would find (§7: delta selection is not modelled). Always labelled
- * as an estimate.
- */
-export interface WriteOrderEstimate {
-  kind: 'estimate';
-  basis: string;
-  objects: number;
-  /** 12-byte header + today's entry sizes + trailing checksum. */
-  packBytes: number;
-  deltas: number;
-  maxDepth: number;
-  meanDepth: number;
-  depthHistogram: number[];
-  families: number;
-  /** Objects of the selection found in no local pack (loose, or in an alternate): sized by cat-file. */
-  unpackedObjects: number;
-  seconds: number;
-  git: string[][];
-}
 
 /** The estimated layout: the selection's ids in input order and where each would be written. */
 export interface EstimatedLayout {
@@ -199,32 +173,6 @@ export function estimateRecordingLocality(loaded: LoadedRecording, layout: Estim
     entryBytes.push(layout.diskSize[i]!);
   }
   return packLocality({ pack: '(estimated layout)', offsets: Float64Array.from(offsets), entryBytes: Float64Array.from(entryBytes) }, pageCache);
-}
-
-/** How far the estimate was from a real preview, when both ran. */
-export interface EstimateAccuracy {
-  objects: { estimate: number; preview: number };
-  packBytes: { estimate: number; preview: number; relativeError: number };
-  deltas: { estimate: number; preview: number };
-  maxDepth: { estimate: number; preview: number };
-  meanDepth: { estimate: number; preview: number };
-  /** Spearman rank correlation between estimated and real positions of the objects both hold (1: same order). */
-  orderRankCorrelation: number;
-  /** Share of objects at exactly the position the estimate gave them. */
-  objectsInPlace: number;
-  /**
-   * The §5 model itself, given the preview's real delta bases instead of today's: the share of
-   * objects it puts at their real position, and its rank correlation. 1 and 1 mean the write-order
-   * model is exact and the estimate's error is all delta selection.
-   */
-  modelWithRealDeltas: { objectsInPlace: number; orderRankCorrelation: number };
-  recordings: { file: string; estimate: LocalitySummary; preview: LocalitySummary }[];
-}
-
-export interface LocalitySummary {
-  shortSeekShare: number;
-  medianSeek: number;
-  p90Seek: number;
 }
 
 export function localitySummary(locality: PackLocality | undefined): LocalitySummary {

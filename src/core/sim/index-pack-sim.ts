@@ -1,5 +1,6 @@
 import { isDeltaType, OBJ_REF_DELTA } from '../format/pack-file.ts';
 import type { PackModel } from '../model/pack-model.ts';
+import type { IndexPackCounts, IndexPackVariant } from '../report/simulation-documents.ts';
 
 /**
  * `git index-pack --threads=1` on one pack: pass 1 plus the single-threaded second pass of
@@ -16,23 +17,10 @@ import type { PackModel } from '../model/pack-model.ts';
  *   base stays on done_head until its subtree is finished, exactly as in v2.55; only its data goes.
  *   If a descendant is pruned later, get_base_data rebuilds it from the ancestors as usual.
  */
-export type IndexPackVariant = 'v2.36' | 'v2.55' | 'release-when-done';
-
 export interface IndexPackOptions {
   /** core.deltaBaseCacheLimit; base_cache_limit = limit × nr_threads, and nr_threads is 1 (§2.2). */
   limit: number;
   variant: IndexPackVariant;
-}
-
-export interface IndexPackCounts {
-  /** Pass 1 (one per object, §2.1) plus every pass-2 inflation. */
-  inflations: number;
-  /** One per delta, plus one per delta rebuilt by get_base_data. */
-  deltaApplications: number;
-  /** Bases rebuilt by get_base_data: re-inflated roots and re-applied deltas. */
-  reconstructions: number;
-  /** Highest base_cache_used (inflated bytes of base data held). */
-  peakBytes: number;
 }
 
 const NONE = -1;

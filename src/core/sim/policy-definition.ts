@@ -1,6 +1,6 @@
 import type { DeltaBaseCache, SimCounts } from './cache-policy.ts';
 import { replayGitReads } from './git-read-path.ts';
-import type { PolicyDescription } from './policy-description.ts';
+import type { PolicyDescription } from '../report/policy-description.ts';
 import type { SimObjects } from './sim-objects.ts';
 
 /** One policy, ready to replay reads at a limit. `name` is the spec it was parsed from. */

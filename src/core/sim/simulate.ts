@@ -1,16 +1,7 @@
+import type { SimResult } from '../report/simulation-documents.ts';
 import type { SimCounts } from './cache-policy.ts';
 import type { PolicyRunner } from './policy-definition.ts';
 import type { SimObjects } from './sim-objects.ts';
-
-/** One (policy, limit) cell, as `simulate --json` and `sweep --json` print it. */
-export interface SimResult extends SimCounts {
-  policy: string;
-  /** Cache limit in bytes. */
-  limit: number;
-  referenceBound: boolean;
-  /** Wall time of the replay itself. */
-  seconds: number;
-}
 
 export function simulate(runner: PolicyRunner, objects: SimObjects, reads: Int32Array, limit: number): SimResult {
   const started = performance.now();

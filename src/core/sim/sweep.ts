@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SimObjects } from './sim-objects.ts';
-import type { SimResult } from './simulate.ts';
+import type { SimResult } from '../report/simulation-documents.ts';
 import type { SweepReply, SweepRequest, SweepWorkerData } from './sweep-protocol.ts';
 
 export interface SweepOptions {

@@ -62,30 +62,3 @@ export function resolveRecording(log: TraceLog, store: ObjectStore, options: Res
   const compact = compactForReads(objects, global.subarray(range.start, range.end));
   return { log, store, resolved, objects: compact.objects, reads: compact.reads, range, segments, warnings };
 }
-
-/** `recording` of the CLI's JSON (docs/json.md). */
-export interface RecordingSummary {
-  file: string;
-  repository: string;
-  mode: 'exact' | 'passive' | 'raw';
-  recordedLimit: number | null;
-  command: string | null;
-  traceLines: number;
-  reads: number;
-  segments: number;
-  packs: { path: string; checksum: string }[];
-}
-
-export function recordingSummary(loaded: LoadedRecording): RecordingSummary {
-  return {
-    file: loaded.log.file,
-    repository: loaded.store.repository.gitDir,
-    mode: loaded.log.metadata?.mode ?? 'raw',
-    recordedLimit: loaded.log.metadata?.cacheLimit ?? null,
-    command: loaded.log.metadata ? ['git', ...loaded.log.metadata.command].join(' ') : null,
-    traceLines: loaded.log.readPack.length,
-    reads: loaded.reads.length,
-    segments: loaded.segments.length,
-    packs: loaded.resolved.packs.map((p) => ({ path: p.location.files.pack, checksum: p.model.checksumHex })),
-  };
-}

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PackFormatError } from '../core/errors.ts';
-import { hashAlgorithmByName } from '../core/format/hash-algorithm.ts';
-import { ModelStore } from '../core/model/model-store.ts';
-import { modelForTransfer } from '../core/model/model-transfer.ts';
+import { PackFormatError } from '../../core/errors.ts';
+import { hashAlgorithmByName } from '../../core/format/hash-algorithm.ts';
+import { ModelStore } from '../../core/model/model-store.ts';
+import { modelForTransfer } from '../../core/model/model-transfer.ts';
 import type { BuildModelTask, ModelWorkerMessage } from './model-worker-protocol.ts';
 
 /** Progress messages at most this often: the server forwards them as $/progress. */

@@ -3,8 +3,8 @@
  * model (or reads it from the model cache), persists it, computes its derived columns, and moves the
  * whole model to the server thread: nothing CPU-heavy runs on the thread that answers hovers.
  */
-import type { TransferredModel } from '../core/model/model-transfer.ts';
-import type { PackFiles } from '../core/model/pack-model.ts';
+import type { TransferredModel } from '../../core/model/model-transfer.ts';
+import type { PackFiles } from '../../core/model/pack-model.ts';
 
 export interface BuildModelTask {
   files: PackFiles;

@@ -1,8 +1,9 @@
 import { Worker } from 'node:worker_threads';
-import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
-import { PackFormatError } from '../core/errors.ts';
-import type { ObjectStore } from '../core/model/object-store.ts';
-import { GitCommandError } from '../core/git/run-git.ts';
+import type { CancellationToken } from 'vscode-languageserver/node';
+import { PackFormatError } from '../../core/errors.ts';
+import type { ObjectStore } from '../../core/model/object-store.ts';
+import { GitCommandError } from '../../core/git/run-git.ts';
+import { cancelledError } from '../cancellation.ts';
 import type { SimulationTask, SimulationWorkerMessage, SimulationWorkerRequest, WorkerError, WorkerStore } from './simulation-worker-protocol.ts';
 
 /** After a `cancel` message, how long the request waits for the worker to clean up before it answers anyway. */
@@ -27,10 +28,6 @@ export interface SimulationWorkerRun {
   post(request: SimulationWorkerRequest): void;
   /** Ends the worker if it still runs (after an early failure on the server's side). */
   stop(): void;
-}
-
-export function cancelledError(): ResponseError<void> {
-  return new ResponseError(LSPErrorCodes.RequestCancelled, 'cancelled');
 }
 
 /** The worker's error as the error the same code threw on the server's thread. */
@@ -128,4 +125,9 @@ export function startSimulationWorker(
       settle(() => rejectFinished(cancelledError()));
     },
   };
+}
+
+/** Runs one task in a simulation worker; its messages go to `onMessage` until it is done. */
+export function runSimulationWorker(script: string, task: SimulationTask, token: CancellationToken, onMessage: (message: SimulationWorkerMessage) => void): Promise<void> {
+  return startSimulationWorker(script, task, token, onMessage).finished;
 }

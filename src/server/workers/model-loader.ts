@@ -1,12 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { fail, PackFormatError, type PackErrorCode } from '../core/errors.ts';
-import type { HashAlgorithm } from '../core/format/hash-algorithm.ts';
-import type { BuildOptions } from '../core/model/build-pack-model.ts';
-import { ModelStore, type LoadedModel } from '../core/model/model-store.ts';
-import type { PackFiles } from '../core/model/pack-model.ts';
-import { modelFromTransfer } from '../core/model/model-transfer.ts';
+import { fail, PackFormatError, type PackErrorCode } from '../../core/errors.ts';
+import type { HashAlgorithm } from '../../core/format/hash-algorithm.ts';
+import type { BuildOptions } from '../../core/model/build-pack-model.ts';
+import { ModelStore, type LoadedModel } from '../../core/model/model-store.ts';
+import type { PackFiles } from '../../core/model/pack-model.ts';
+import { modelFromTransfer } from '../../core/model/model-transfer.ts';
 import type { BuildModelTask, ModelWorkerMessage } from './model-worker-protocol.ts';
 
 export interface LoadObserver {

@@ -10,21 +10,20 @@
  * build; built here if they could not be persisted).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { PackFormatError } from '../core/errors.ts';
-import { hashAlgorithmByName } from '../core/format/hash-algorithm.ts';
-import { packLocality, percentile, type LocalityInput, type PageCacheOptions } from '../core/locality/locality.ts';
-import { ModelStore } from '../core/model/model-store.ts';
-import { ObjectStore } from '../core/model/object-store.ts';
-import type { Repository } from '../core/model/repository.ts';
-import { GitCommandError } from '../core/git/run-git.ts';
-import { simulateIndexPack } from '../core/sim/index-pack-sim.ts';
-import { resolveRecording, type LoadedRecording } from '../core/trace/load-recording.ts';
-import { recordingForTransfer } from '../core/trace/recording-transfer.ts';
-import { parseTraceFile, type TraceLog } from '../core/trace/trace-log.ts';
+import { PackFormatError } from '../../core/errors.ts';
+import { hashAlgorithmByName } from '../../core/format/hash-algorithm.ts';
+import { ModelStore } from '../../core/model/model-store.ts';
+import { ObjectStore } from '../../core/model/object-store.ts';
+import type { Repository } from '../../core/model/repository.ts';
+import { GitCommandError } from '../../core/git/run-git.ts';
+import { indexPackVariant } from '../../core/report/index-pack-sim.ts';
+import { localityInputs, packLocalityWithQuantiles } from '../../core/report/locality.ts';
+import { resolveRecording } from '../../core/trace/load-recording.ts';
+import { recordingForTransfer } from '../../core/trace/recording-transfer.ts';
+import { parseTraceFile, type TraceLog } from '../../core/trace/trace-log.ts';
 import { runRepackPreviewTask } from './repack-preview-task.ts';
 import type {
   OpenRecordingTask,
-  PackLocalityWithQuantiles,
   RepackPreviewTask,
   SimulationTask,
   SimulationWorkerMessage,
@@ -32,8 +31,6 @@ import type {
   WorkerError,
   WorkerStore,
 } from './simulation-worker-protocol.ts';
-
-export type { PackLocalityWithQuantiles, SimulationTask, SimulationWorkerMessage } from './simulation-worker-protocol.ts';
 
 /** Progress messages at most this often (the server forwards them as $/progress). */
 const PROGRESS_INTERVAL_MS = 100;
@@ -64,33 +61,6 @@ function objectStoreOf(store: WorkerStore): ObjectStore {
 /** The next message from the server. */
 function nextRequest(): Promise<SimulationWorkerRequest> {
   return new Promise((resolve) => parentPort!.once('message', resolve));
-}
-
-function localityWithQuantiles(input: LocalityInput, cache: PageCacheOptions): PackLocalityWithQuantiles {
-  const result = packLocality(input, cache);
-  // The distances packLocality sorts, at every whole percent.
-  const { offsets } = input;
-  const distances = new Float64Array(Math.max(0, offsets.length - 1));
-  for (let i = 1; i < offsets.length; i++) distances[i - 1] = Math.abs(offsets[i]! - offsets[i - 1]!);
-  distances.sort();
-  return { ...result, distanceQuantiles: Array.from({ length: 101 }, (_, p) => percentile(distances, p)) };
-}
-
-/** Per pack of the recording, the offsets and entry sizes of its kept reads (as the CLI gathers them). */
-function localityInputs(loaded: LoadedRecording): LocalityInput[] {
-  const { resolved } = loaded;
-  const { start: first, end } = loaded.range;
-  const counts = new Uint32Array(resolved.packs.length);
-  for (let i = first; i < end; i++) counts[resolved.readPack[i]!]!++;
-  const inputs = resolved.packs.map((pack, k) => ({ pack: pack.location.files.pack, offsets: new Float64Array(counts[k]!), entryBytes: new Float64Array(counts[k]!) }));
-  const filled = new Uint32Array(resolved.packs.length);
-  for (let i = first; i < end; i++) {
-    const k = resolved.readPack[i]!;
-    const at = filled[k]!++;
-    inputs[k]!.offsets[at] = resolved.readOffset[i]!;
-    inputs[k]!.entryBytes[at] = resolved.packs[k]!.model.columns.diskSize.get(resolved.readObject[i]!);
-  }
-  return inputs;
 }
 
 async function openRecording(task: OpenRecordingTask): Promise<void> {
@@ -134,13 +104,13 @@ async function repackPreview(task: RepackPreviewTask): Promise<void> {
 async function run(task: SimulationTask): Promise<void> {
   switch (task.kind) {
     case 'locality':
-      for (const input of task.packs) post({ kind: 'locality', pack: localityWithQuantiles(input, task.cache) });
+      for (const input of task.packs) post({ kind: 'locality', pack: packLocalityWithQuantiles(input, task.cache) });
       return;
     case 'index-pack': {
       const hash = hashAlgorithmByName(task.hashName);
       if (!hash) throw new Error(`unknown object format ${task.hashName}`);
       const { model } = new ModelStore(task.cacheDir).load(task.files, { hash });
-      for (const variant of task.variants) post({ kind: 'variant', variant, counts: simulateIndexPack(model, { limit: task.limit, variant }), objects: model.count });
+      for (const variant of task.variants) post({ kind: 'variant', result: indexPackVariant(model, task.limit, variant), objects: model.count });
       return;
     }
     case 'open-recording':

@@ -1,6 +1,6 @@
-import { describePolicies } from '../core/sim/policy-registry.ts';
-import { PoliciesRequest } from '../protocol/server-protocol.ts';
-import type { ServerContext } from './server-context.ts';
+import { describePolicies } from '../../core/sim/policy-registry.ts';
+import { PoliciesRequest } from '../../protocol/server-protocol.ts';
+import type { ServerContext } from '../server-context.ts';
 
 /** packscope/policies: the policy table the sweeps run, for the Cache Lab's checkboxes. */
 export function registerPolicyHandlers(context: ServerContext): void {

@@ -19,15 +19,15 @@
  * Pack models are read from the model cache the server's loader persisted them in (a few percent of
  * a build), or built in the worker when they could not be persisted.
  */
-import type { PackErrorCode } from '../core/errors.ts';
-import type { IndexPackCounts, IndexPackVariant } from '../core/sim/index-pack-sim.ts';
-import type { LocalityInput, PackLocality, PageCacheOptions } from '../core/locality/locality.ts';
-import type { PackLocation } from '../core/model/object-store.ts';
-import type { PackFiles } from '../core/model/pack-model.ts';
-import type { Repository } from '../core/model/repository.ts';
-import type { RecordingMetadata } from '../core/trace/recording.ts';
-import type { TransferredRecording } from '../core/trace/recording-transfer.ts';
-import type { RepackPreviewParams, RepackPreviewResult } from '../protocol/server-protocol.ts';
+import type { PackErrorCode } from '../../core/errors.ts';
+import type { LocalityInput, PageCacheOptions } from '../../core/locality/locality.ts';
+import type { PackLocation } from '../../core/model/object-store.ts';
+import type { PackFiles } from '../../core/model/pack-model.ts';
+import type { Repository } from '../../core/model/repository.ts';
+import type { IndexPackVariant, IndexPackVariantResult, PackLocalityWithQuantiles } from '../../core/report/simulation-documents.ts';
+import type { RecordingMetadata } from '../../core/trace/recording.ts';
+import type { TransferredRecording } from '../../core/trace/recording-transfer.ts';
+import type { RepackPreviewParams, RepackPreviewResult } from '../../protocol/server-protocol.ts';
 
 /** A Repository as plain data (its hash algorithm by name: 'sha1' or 'sha256'). */
 export type WorkerRepository = Omit<Repository, 'hash'> & { hashName: string };
@@ -78,9 +78,6 @@ export type SimulationWorkerRequest =
   /** repack-preview: stop git, remove the temporary directory, end. */
   | { kind: 'cancel' };
 
-/** A pack's locality plus the seek distances at p = 0, 1, …, 100 (nearest rank, as the percentiles). */
-export type PackLocalityWithQuantiles = PackLocality & { distanceQuantiles: number[] };
-
 /** What a parsed recording names: enough for the server to pick the repository and the packs to load. */
 export interface ParsedRecordingHead {
   file: string;
@@ -100,7 +97,7 @@ export interface WorkerError {
 }
 
 export type SimulationWorkerMessage =
-  | { kind: 'variant'; variant: IndexPackVariant; counts: IndexPackCounts; objects: number }
+  | { kind: 'variant'; result: IndexPackVariantResult; objects: number }
   | { kind: 'locality'; pack: PackLocalityWithQuantiles }
   /** $/progress of the request: a percentage when known, and the message. */
   | { kind: 'progress'; percentage?: number; message: string }

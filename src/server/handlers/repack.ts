@@ -1,44 +1,33 @@
 // Repack previews (issue 6) over LSP: `packscope/repackPreview` runs the engine of
 // src/core/repack (pack-objects into a temporary directory outside the repository, the preview
 // pack's model, the write-order estimate, recordings replayed on both layouts) in a simulation
-// worker (repack-preview-task.ts) and answers with the very document `packscope repack-preview
+// worker (workers/repack-preview-task.ts) and answers with the very document `packscope repack-preview
 // --json` prints; this thread checks the request, loads the current packs' models (model workers),
 // forwards progress and cancels. `packscope/gitCapabilities` says which of the newer pack-objects
 // options the installed git takes.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
-import { ObjectStore } from '../core/model/object-store.ts';
-import { discoverRepository, type Repository } from '../core/model/repository.ts';
-import { gitSupports, gitVersionOf } from '../core/git/git-probe.ts';
-import { GitCommandError } from '../core/git/run-git.ts';
-import { formatCount } from '../shared/format.ts';
+import { LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
+import { ObjectStore } from '../../core/model/object-store.ts';
+import { discoverRepository, type Repository } from '../../core/model/repository.ts';
+import { gitSupports, gitVersionOf } from '../../core/git/git-probe.ts';
+import { GitCommandError } from '../../core/git/run-git.ts';
+import { formatCount } from '../../shared/format.ts';
 import {
   GitCapabilitiesRequest,
   RepackPreviewRequest,
   type GitCapabilities,
   type RepackPreviewParams,
   type RepackPreviewResult,
-} from '../protocol/server-protocol.ts';
-import { LoadCancelled } from './model-loader.ts';
-import type { ServerContext } from './server-context.ts';
-import { cancelledError, startSimulationWorker, workerStoreOf } from './simulation-worker-client.ts';
-
-export { progressMessage } from './repack-preview-task.ts';
+} from '../../protocol/server-protocol.ts';
+import { cancelledError, cancelledPromise } from '../cancellation.ts';
+import { invalid } from '../request-params.ts';
+import type { ServerContext } from '../server-context.ts';
+import { LoadCancelled } from '../workers/model-loader.ts';
+import { startSimulationWorker, workerStoreOf } from '../workers/simulation-worker-client.ts';
 
 /** pack-objects takes --depth up to 4095 (pack.depth's maximum); --window and --threads are counts. */
 const MAX_DEPTH = 4095;
-
-function invalid(message: string): ResponseError<void> {
-  return new ResponseError(ErrorCodes.InvalidParams, message);
-}
-
-function cancelledPromise(token: CancellationToken): Promise<void> {
-  return new Promise((resolve) => {
-    if (token.isCancellationRequested) resolve();
-    else token.onCancellationRequested(() => resolve());
-  });
-}
 
 function isAbort(error: unknown): boolean {
   return error instanceof LoadCancelled || (error instanceof Error && error.name === 'AbortError');

@@ -1,0 +1,41 @@
+/**
+ * What the documents say about the recording they replayed: `recording` of the CLI's JSON
+ * (docs/json.md, packscope.simulate/1) and the server's fuller description of it. Shapes only,
+ * importing nothing (see stats-document.ts).
+ */
+
+/** `recording` of the CLI's JSON (docs/json.md). */
+export interface RecordingSummary {
+  file: string;
+  repository: string;
+  mode: 'exact' | 'passive' | 'raw';
+  recordedLimit: number | null;
+  /** The recorded command as one line (`git log --raw`); arguments with spaces cannot be told apart in it (RecordingInfo's `args` can). */
+  command: string | null;
+  traceLines: number;
+  reads: number;
+  segments: number;
+  packs: { path: string; checksum: string }[];
+}
+
+export interface RecordingSegment {
+  /** 1-based, as `--segment N`. */
+  index: number;
+  /** The git command line of that process, when GIT_TRACE named it (`git log --raw`). */
+  command: string | null;
+  reads: number;
+}
+
+/** The server's description of a recording: the summary with its segments listed, plus what the Recordings view shows. */
+export interface RecordingInfo extends Omit<RecordingSummary, 'segments'> {
+  /** git's arguments, without "git", exactly as recorded (the recording's metadata); null for a raw trace. */
+  args: string[] | null;
+  /** Where git ran (the recording's metadata); null for a raw trace. */
+  cwd: string | null;
+  gitVersion: string | null;
+  startedAt: string | null;
+  exitStatus: number | null;
+  segments: RecordingSegment[];
+  /** What was left out and why (unknown packs, bad offsets, malformed lines): never silent. */
+  warnings: string[];
+}

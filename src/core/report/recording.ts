@@ -1,0 +1,40 @@
+import type { LoadedRecording } from '../trace/load-recording.ts';
+import type { RecordingInfo, RecordingSummary } from './recording-document.ts';
+
+/** `recording` of every CLI document that replays one (docs/json.md). */
+export function recordingSummary(loaded: LoadedRecording): RecordingSummary {
+  return {
+    file: loaded.log.file,
+    repository: loaded.store.repository.gitDir,
+    mode: loaded.log.metadata?.mode ?? 'raw',
+    recordedLimit: loaded.log.metadata?.cacheLimit ?? null,
+    command: loaded.log.metadata ? ['git', ...loaded.log.metadata.command].join(' ') : null,
+    traceLines: loaded.log.readPack.length,
+    reads: loaded.reads.length,
+    segments: loaded.segments.length,
+    packs: loaded.resolved.packs.map((p) => ({ path: p.location.files.pack, checksum: p.model.checksumHex })),
+  };
+}
+
+/** The server's description of a recording; `segment` is the one kept (1-based), when one was chosen. */
+export function recordingInfo(loaded: LoadedRecording, segment: number | undefined): RecordingInfo {
+  const summary = recordingSummary(loaded);
+  const metadata = loaded.log.metadata;
+  return {
+    file: summary.file,
+    repository: summary.repository,
+    mode: summary.mode,
+    recordedLimit: summary.recordedLimit,
+    command: summary.command,
+    args: metadata ? [...metadata.command] : null,
+    cwd: metadata?.cwd ?? null,
+    gitVersion: metadata?.gitVersion ?? null,
+    startedAt: metadata?.startedAt ?? null,
+    exitStatus: metadata?.exitStatus ?? null,
+    traceLines: summary.traceLines,
+    reads: summary.reads,
+    segments: loaded.segments.map((s, i) => ({ index: segment ?? i + 1, command: s.command ?? null, reads: s.endRead - s.firstRead })),
+    packs: summary.packs,
+    warnings: [...loaded.warnings],
+  };
+}

@@ -1,0 +1,209 @@
+/**
+ * A repack preview from start to end, as `packscope repack-preview` and the server's
+ * packscope/repackPreview (in a simulation worker) run it: recordings read and mapped, pack-objects
+ * into a temporary directory outside the repository (core/repack/repack-preview.ts), the write-order
+ * estimate (git-internals §5), the recordings replayed on every layout, and the
+ * "packscope.repack-preview/1" document. What the two callers do differently is said by the
+ * request's options, not by a second copy.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { setImmediate as yieldToEvents } from 'node:timers/promises';
+import type { ObjectStore } from '../model/object-store.ts';
+import type { PackModel } from '../model/pack-model.ts';
+import { discoverRepository, type Repository } from '../model/repository.ts';
+import type { GitProgress } from '../git/git-progress.ts';
+import { countLooseObjects, summarizeLayout } from '../repack/layout-summary.ts';
+import { replayRecordingOnCurrent, replayRecordingOnLayouts } from '../repack/recording-layouts.ts';
+import type { RepackTuning } from '../repack/repack-arguments.ts';
+import { previewRepack, type RepackPreview, type RepackPreviewRun } from '../repack/repack-preview.ts';
+import { abortError } from '../git/run-git.ts';
+import { compareEstimateWithPreview, estimateRecordingLocality, estimateWriteOrder } from '../repack/write-order-estimate.ts';
+import { resolveRecording, type LoadedRecording } from '../trace/load-recording.ts';
+import type { TraceLog } from '../trace/trace-log.ts';
+import { recordingSummary } from './recording.ts';
+import type { RecordingReplay, RepackPreviewDocument } from './repack-preview-document.ts';
+
+/** What the caller does with the run's progress, log lines and warnings, and how it stops it. */
+export interface RepackPreviewHost {
+  readonly signal: AbortSignal;
+  /** Parses one recording, showing its progress the host's way. */
+  parseRecording(file: string): TraceLog;
+  /** A step begins: `Estimating the write order (git rev-list)`, `Replaying 2 recordings on both layouts`. */
+  step(message: string): void;
+  /** git pack-objects' meters, and the preview's own phases (`Reading current packs`, …). */
+  gitProgress(progress: GitProgress): void;
+  /** A line for the host's log: the pack-objects pid, the argv it ran with, recordings skipped. */
+  log(message: string): void;
+  /** A recording left out or only partly read, as soon as it is known. */
+  warn(message: string): void;
+}
+
+export interface RepackPreviewRequest extends RepackTuning {
+  repository: Repository;
+  /** The repository's object store (its models are reused). */
+  store: ObjectStore;
+  /** The git executable. */
+  git: string;
+  /** Recording files to replay on every layout. */
+  recordings: string[];
+  /** Cache limits of the recordings' `git` policy replay (bytes). */
+  limits: number[];
+  /** Length of `largestChanges` (default 20). */
+  top?: number | undefined;
+  /** Run pack-objects (false: the estimate only). */
+  preview: boolean;
+  /** Run the write-order estimate, and compare it with the preview when that ran too. */
+  estimate: boolean;
+  /**
+   * A recording that cannot be parsed: an error (`fail`, the CLI), or left out with a warning
+   * (`skip`, the server), which also skips recordings of other repositories and recordings without
+   * a read, and names the file in every warning (they end up in one list).
+   */
+  unusableRecordings: 'fail' | 'skip';
+  /** Without a preview, `current` still describes today's packs (the server: the panel compares against them); else null, as the CLI prints it. */
+  describeCurrentWithoutPreview: boolean;
+  /** The warnings also go into the document's `warnings` (the server's); the CLI prints them on stderr only. */
+  warningsInDocument: boolean;
+}
+
+export interface RepackPreviewReport {
+  document: RepackPreviewDocument;
+  /** The pack-objects run, unrounded, when it ran (the CLI's text describes it). */
+  preview: RepackPreview | undefined;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Between steps: lets a cancellation in (the server's `cancel` message), and stops when it came. */
+async function checkpoint(signal: AbortSignal): Promise<void> {
+  await yieldToEvents();
+  if (signal.aborted) throw abortError(signal);
+}
+
+/** Whether a parsed recording read this repository's packs (its metadata names it, or its pack paths are ours). */
+function recordingIsOf(log: TraceLog, repository: Repository, store: ObjectStore): boolean {
+  const ours = new Set(store.packs.filter((p) => p.local).map((p) => path.basename(p.files.pack)));
+  const metadata = log.metadata;
+  if (metadata) {
+    for (const where of [metadata.gitDir, metadata.cwd]) {
+      if (typeof where !== 'string' || !fs.existsSync(where)) continue;
+      try {
+        return fs.realpathSync(discoverRepository(where).commonDir) === fs.realpathSync(repository.commonDir);
+      } catch {
+        // try the next
+      }
+    }
+  }
+  return log.packPaths.some((p) => ours.has(path.basename(p)));
+}
+
+async function loadRecordings(host: RepackPreviewHost, request: RepackPreviewRequest, warn: (message: string) => void): Promise<LoadedRecording[]> {
+  const { repository, store } = request;
+  const skip = request.unusableRecordings === 'skip';
+  const loaded: LoadedRecording[] = [];
+  for (const file of request.recordings) {
+    await checkpoint(host.signal);
+    const absolute = path.resolve(file);
+    let log: TraceLog;
+    try {
+      log = host.parseRecording(absolute);
+    } catch (error) {
+      if (!skip) throw error;
+      warn(`${absolute}: not replayed: ${errorMessage(error)}`);
+      continue;
+    }
+    if (skip && !recordingIsOf(log, repository, store)) {
+      host.log(`repack preview: ${absolute} is not a recording of ${repository.gitDir}; skipped`);
+      continue;
+    }
+    const resolved = resolveRecording(log, store);
+    for (const warning of resolved.warnings) warn(skip ? `${path.basename(absolute)}: ${warning}` : warning);
+    if (!skip || resolved.reads.length > 0) loaded.push(resolved);
+  }
+  return loaded;
+}
+
+/** The whole preview; rejects with an AbortError when the host's signal fires (git stopped, temporary directory removed). */
+export async function runRepackPreviewReport(host: RepackPreviewHost, request: RepackPreviewRequest): Promise<RepackPreviewReport> {
+  const { signal } = host;
+  const { repository, store, git, limits } = request;
+  const warnings: string[] = [];
+  const warn = (message: string): void => {
+    warnings.push(message);
+    host.warn(message);
+  };
+  const recordings = await loadRecordings(host, request, warn);
+
+  let run: RepackPreviewRun | undefined;
+  if (request.preview) {
+    await checkpoint(signal);
+    run = await previewRepack({
+      depth: request.depth,
+      window: request.window,
+      threads: request.threads,
+      reuseDeltas: request.reuseDeltas,
+      extraOptions: request.extraOptions,
+      repository,
+      store,
+      git,
+      signal,
+      top: request.top,
+      onProgress: (p) => host.gitProgress(p),
+      onSpawn: (pid) => host.log(`repack preview: git pack-objects runs as process ${pid}`),
+    });
+    host.log(`repack preview of ${repository.gitDir}: ${run.result.gitArgs.join(' ')} (${run.result.seconds.toFixed(2)} s)`);
+  }
+  await checkpoint(signal);
+
+  const currentModels: PackModel[] = run?.currentModels ?? store.packs.filter((p) => p.local).map((p) => store.model(p));
+  let estimated: Awaited<ReturnType<typeof estimateWriteOrder>> | undefined;
+  if (request.estimate) {
+    host.step('Estimating the write order (git rev-list)');
+    estimated = await estimateWriteOrder({ repository, current: currentModels, git, signal });
+  }
+  if (recordings.length > 0) host.step(`Replaying ${recordings.length} recording${recordings.length === 1 ? '' : 's'} on both layouts`);
+  const replays: RecordingReplay[] = [];
+  for (const loaded of recordings) {
+    await checkpoint(signal);
+    replays.push({
+      recording: recordingSummary(loaded),
+      ...(run ? replayRecordingOnLayouts(loaded, run.previewModel, { limits }) : { ...replayRecordingOnCurrent(loaded, { limits }), readsNotInPreview: 0, preview: null }),
+      estimate: estimated ? estimateRecordingLocality(loaded, estimated.layout) : null,
+    });
+  }
+  let estimate: RepackPreviewDocument['estimate'] = null;
+  if (estimated) {
+    const accuracy = run
+      ? compareEstimateWithPreview(
+          estimated.estimate,
+          estimated.layout,
+          run.previewModel,
+          replays.map((r) => ({ file: r.recording.file, estimate: r.estimate!, preview: r.preview?.locality[0] })),
+        )
+      : null;
+    estimate = { estimate: estimated.estimate, accuracy };
+  }
+  const result = run?.result;
+  const current = result?.current ?? (request.describeCurrentWithoutPreview ? { ...summarizeLayout(currentModels), looseObjects: countLooseObjects(repository.objectsDir, repository.hash.size * 2) } : null);
+  const document: RepackPreviewDocument = {
+    schema: 'packscope.repack-preview/1',
+    repository: { gitDir: repository.gitDir, objectFormat: repository.hash.name },
+    gitVersion: result?.gitVersion ?? null,
+    git: result?.gitArgs ?? null,
+    gitEnvironment: result?.gitEnvironment ?? null,
+    equivalent: result?.equivalent ?? null,
+    seconds: result ? Math.round(result.seconds * 1000) / 1000 : null,
+    current,
+    preview: result?.preview ?? null,
+    largestChanges: result?.largestChanges ?? [],
+    onlyInPreview: result?.onlyInPreview ?? null,
+    onlyInCurrent: result?.onlyInCurrent ?? null,
+    recordings: replays,
+    estimate,
+  };
+  if (request.warningsInDocument) document.warnings = warnings;
+  return { document, preview: result };
+}

@@ -1,0 +1,158 @@
+/**
+ * Opening a recording for the recording requests (recordings, sweeps, locality, record): parsed and
+ * mapped to objects in a simulation worker, over pack models the loader built, and kept while its
+ * file and packs are unchanged.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languageserver/node';
+import type { LocalityInput } from '../core/locality/locality.ts';
+import { ObjectStore } from '../core/model/object-store.ts';
+import { discoverRepository, type Repository } from '../core/model/repository.ts';
+import type { RecordingInfo } from '../core/report/recording-document.ts';
+import { recordingInfo } from '../core/report/recording.ts';
+import type { LoadedRecording } from '../core/trace/load-recording.ts';
+import { recordingFromTransfer, type TransferredRecording } from '../core/trace/recording-transfer.ts';
+import { formatCount } from '../shared/format.ts';
+import type { RecordingParams } from '../protocol/server-protocol.ts';
+import { cancelledPromise, throwIfCancelled } from './cancellation.ts';
+import { invalid } from './request-params.ts';
+import { nested, percent } from './request-progress.ts';
+import type { ServerContext } from './server-context.ts';
+import { startSimulationWorker, workerStoreOf } from './workers/simulation-worker-client.ts';
+import type { ParsedRecordingHead } from './workers/simulation-worker-protocol.ts';
+
+/** The repository a recording's reads belong to (see RecordingParams.repository). */
+function repositoryFor(context: ServerContext, log: ParsedRecordingHead, explicit: string | undefined): Repository {
+  const file = log.file;
+  if (explicit !== undefined) return discoverRepository(explicit);
+  const metadata = log.metadata;
+  if (metadata) {
+    for (const where of [metadata.cwd, metadata.gitDir]) {
+      if (typeof where !== 'string' || !fs.existsSync(where)) continue;
+      try {
+        return discoverRepository(where);
+      } catch {
+        // try the next
+      }
+    }
+    throw invalid(`${file}: the repository it was recorded in (${metadata.cwd}) is gone`);
+  }
+  // A raw trace: an absolute pack path leads to its repository; else a workspace pack of that name.
+  for (const tracePath of log.packPaths) {
+    if (path.isAbsolute(tracePath) && fs.existsSync(tracePath)) {
+      try {
+        return discoverRepository(path.dirname(tracePath));
+      } catch {
+        // not in a repository
+      }
+    }
+    const name = path.basename(tracePath);
+    const state = context.registry.repositories.find((s) => s.store.packs.some((p) => path.basename(p.files.pack) === name));
+    if (state) return state.repository;
+  }
+  throw invalid(`${file}: a raw trace without metadata, and none of its packs is in the workspace; name its repository`);
+}
+
+export interface OpenedRecording {
+  loaded: LoadedRecording;
+  info: RecordingInfo;
+  /** Per pack, the offsets and entry sizes of the kept reads (as the CLI gathers them for locality), gathered by the worker. */
+  locality: LocalityInput[];
+}
+
+
+function fileKey(file: string): string | undefined {
+  try {
+    const stat = fs.statSync(file);
+    return `${stat.size}\0${stat.mtimeMs}\0${stat.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Opens a recording without building anything on this thread: a simulation worker parses it; this
+ * thread picks its repository and loads every pack the trace names through the loader (model
+ * workers); the worker then maps the reads to objects over the same packs (their persisted models)
+ * and moves the result here.
+ */
+export async function openRecording(context: ServerContext, params: RecordingParams, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<OpenedRecording> {
+  if (typeof params.file !== 'string' || params.file === '') throw invalid('no recording file given');
+  const file = path.resolve(params.file);
+  if (!fs.existsSync(file)) throw invalid(`${file}: no such recording or trace file`);
+  if (params.segment !== undefined && (!Number.isInteger(params.segment) || params.segment < 1)) throw invalid('segment must be a 1-based integer');
+  const key = `${file}\0${fileKey(file)}\0${params.segment ?? ''}\0${params.repository ?? ''}`;
+  const cached = context.recordings.get(key);
+  if (cached) return cached;
+
+  let parsed!: (head: ParsedRecordingHead) => void;
+  const headParsed = new Promise<ParsedRecordingHead>((resolve) => (parsed = resolve));
+  let transferred: TransferredRecording | undefined;
+  let locality: LocalityInput[] = [];
+  const worker = startSimulationWorker(context.bundledScript('simulation-worker.js'), { kind: 'open-recording', file }, token, (message) => {
+    if (message.kind === 'progress') progress.report(message.percentage ?? 0, message.message);
+    else if (message.kind === 'parsed') parsed(message.head);
+    else if (message.kind === 'recording') {
+      transferred = message.recording;
+      locality = message.locality;
+    }
+  });
+  let store: ObjectStore;
+  try {
+    const head = await Promise.race([headParsed, worker.finished.then(() => Promise.reject(new Error(`${file}: the worker ended before parsing it`)))]);
+    const repository = repositoryFor(context, head, params.repository);
+    const state = context.registry.get(repository.commonDir);
+    store = state?.store ?? new ObjectStore(repository, context.loader.modelStore);
+    const touched = new Set(head.packPaths.map((p) => path.basename(p)));
+    for (const pack of store.packs) {
+      if (!touched.has(path.basename(pack.files.pack)) || context.loader.peek(pack.files)) continue;
+      throwIfCancelled(token);
+      if (state) {
+        await context.ensureModel(state, pack, token, nested(progress));
+      } else {
+        const packName = path.basename(pack.files.pack);
+        progress.report(0, `indexing ${packName}`);
+        await context.loader.ensure(pack.files, repository.hash, {
+          cancelled: cancelledPromise(token),
+          onProgress: (done, total) => progress.report(percent(done, total), `indexing ${packName}: ${formatCount(done)} of ${formatCount(total)} objects`),
+        });
+      }
+    }
+    throwIfCancelled(token);
+    progress.report(100, 'mapping reads to objects');
+    worker.post({ kind: 'resolve', store: workerStoreOf(store, context.loader.directory), segment: params.segment });
+    await worker.finished;
+  } finally {
+    worker.stop();
+  }
+  if (!transferred) throw new Error(`${file}: the worker sent no recording`);
+  // The models of the packs it reads are the loader's (loaded above): nothing is built here.
+  const loaded = recordingFromTransfer(transferred, store);
+  const opened = { loaded, info: recordingInfo(loaded, params.segment), locality };
+  context.recordings.set(key, opened);
+  return opened;
+}
+
+/** The last recording opened, reused while the file and the packs it maps to are unchanged. */
+export class RecordingCache {
+  private last: { key: string; opened: OpenedRecording } | undefined;
+
+  get(key: string): OpenedRecording | undefined {
+    return this.last && this.last.key === key && stillCurrent(this.last.opened) ? this.last.opened : undefined;
+  }
+
+  set(key: string, opened: OpenedRecording): void {
+    this.last = { key, opened };
+  }
+}
+
+function stillCurrent(opened: OpenedRecording): boolean {
+  return opened.loaded.resolved.packs.every((p) => {
+    try {
+      return fs.statSync(p.location.files.pack).mtimeMs === p.location.mtimeMs && fs.existsSync(p.location.files.idx);
+    } catch {
+      return false;
+    }
+  });
+}

@@ -1,0 +1,240 @@
+/**
+ * Everything the server keeps between requests, in one object (server.ts creates it; the handlers
+ * see it as their ServerContext): the settings and workspace folders, the model cache and loader,
+ * the registry of repositories, the background warm-up, and the handlers' caches.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  ErrorCodes,
+  LSPErrorCodes,
+  ResponseError,
+  type CancellationToken,
+  type Connection,
+  type InitializeParams,
+  type WorkDoneProgressReporter,
+  type WorkspaceFoldersChangeEvent,
+} from 'vscode-languageserver/node';
+import { fileURLToPath } from 'node:url';
+import { PackFormatError } from '../core/errors.ts';
+import { assertOutsideRepository, defaultModelCacheDir } from '../core/model/model-store.ts';
+import type { PackLocation } from '../core/model/object-store.ts';
+import { formatCount } from '../shared/format.ts';
+import { DEFAULT_SERVER_SETTINGS, PacksChangedNotification, type InitializationOptions, type ServerSettings } from '../protocol/server-protocol.ts';
+import { cancelledPromise } from './cancellation.ts';
+import { RankedLists } from './object-views.ts';
+import { RecordingCache } from './recording-opener.ts';
+import type { ServerContext } from './server-context.ts';
+import { LoadCancelled, ModelLoader, type TimedModel } from './workers/model-loader.ts';
+import { errorMessage, RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
+
+function uriToPath(uri: string): string | undefined {
+  try {
+    return uri.startsWith('file:') ? fileURLToPath(uri) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Turns internal failures into LSP errors the client can show as one line. */
+function asResponseError(error: unknown): ResponseError<void> {
+  if (error instanceof ResponseError) return error;
+  if (error instanceof LoadCancelled) return new ResponseError(LSPErrorCodes.RequestCancelled, error.message);
+  if (error instanceof PackFormatError) return new ResponseError(ErrorCodes.InvalidParams, error.message);
+  return new ResponseError(ErrorCodes.InternalError, errorMessage(error));
+}
+
+export class ServerState implements ServerContext {
+  settings: ServerSettings = { ...DEFAULT_SERVER_SETTINGS };
+  loader!: ModelLoader;
+  registry!: WorkspaceRegistry;
+  readonly rankedLists = new RankedLists();
+  readonly recordings = new RecordingCache();
+  /** The client tells of folders added and removed (workspace/didChangeWorkspaceFolders). */
+  clientSendsFolderChanges = false;
+  private workspaceFolders: string[] = [];
+  private privateCacheDir: string | undefined;
+  private warmingUp = false;
+
+  /** `bundleDirectory`: where server.js and the worker bundles are (dist/). */
+  constructor(
+    readonly connection: Connection,
+    private readonly bundleDirectory: string,
+  ) {}
+
+  log(message: string): void {
+    this.connection.console.log(message);
+  }
+
+  bundledScript(name: string): string {
+    return path.join(this.bundleDirectory, name);
+  }
+
+  initialize(params: InitializeParams): void {
+    const options = params.initializationOptions as Partial<InitializationOptions> | undefined;
+    this.settings = { ...DEFAULT_SERVER_SETTINGS, ...(options?.settings ?? {}) };
+    this.workspaceFolders = (params.workspaceFolders ?? []).map((f) => uriToPath(f.uri)).filter((p): p is string => p !== undefined);
+    if (this.workspaceFolders.length === 0 && params.rootUri) {
+      const root = uriToPath(params.rootUri);
+      if (root) this.workspaceFolders.push(root);
+    }
+    this.clientSendsFolderChanges = params.capabilities.workspace?.workspaceFolders === true;
+    this.startRegistry();
+  }
+
+  changeFolders(event: WorkspaceFoldersChangeEvent): void {
+    const removed = new Set(event.removed.map((f) => uriToPath(f.uri)));
+    this.workspaceFolders = this.workspaceFolders.filter((f) => !removed.has(f));
+    for (const added of event.added) {
+      const folder = uriToPath(added.uri);
+      if (folder) this.workspaceFolders.push(folder);
+    }
+    this.registry.discover(this.workspaceFolders, this.settings);
+    for (const state of this.registry.repositories) void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
+    this.warmUp();
+  }
+
+  configure(next: ServerSettings): void {
+    const cacheChanged = this.modelCacheDirFor({ ...this.settings, ...next }) !== this.loader.directory;
+    this.settings = { ...DEFAULT_SERVER_SETTINGS, ...next };
+    if (cacheChanged) this.startRegistry();
+    else this.registry.discover(this.workspaceFolders, this.settings);
+    for (const state of this.registry.repositories) void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
+    this.warmUp();
+  }
+
+  shutdown(): void {
+    this.registry?.dispose();
+    if (this.privateCacheDir) fs.rmSync(this.privateCacheDir, { recursive: true, force: true });
+  }
+
+  /** The model cache: the setting, else the default; a private temporary one when persisting is off. */
+  private modelCacheDirFor(current: ServerSettings): string {
+    if (!current.persistModels) {
+      this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
+      return this.privateCacheDir;
+    }
+    return current.modelCacheDirectory.trim() === '' ? defaultModelCacheDir() : path.resolve(current.modelCacheDirectory);
+  }
+
+  private startRegistry(cacheDir = this.modelCacheDirFor(this.settings)): void {
+    this.registry?.dispose();
+    this.loader = new ModelLoader(cacheDir, this.bundledScript('model-worker.js'), Math.max(1, Math.min(2, os.availableParallelism() - 1)), (message) => this.log(message));
+    this.registry = new WorkspaceRegistry(this.loader, (state) => {
+      void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
+      this.warmUp();
+    });
+    this.registry.discover(this.workspaceFolders, this.settings);
+    for (const state of this.registry.repositories) {
+      try {
+        assertOutsideRepository(cacheDir, state.repository);
+      } catch (error) {
+        // Never write inside a repository: keep models in a private temporary directory instead.
+        void this.connection.window.showWarningMessage(`PackScope: ${errorMessage(error)}. Models are kept in a temporary directory for this session.`);
+        this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
+        if (cacheDir !== this.privateCacheDir) return this.startRegistry(this.privateCacheDir);
+      }
+    }
+    for (const problem of this.registry.problems) this.log(problem);
+    this.log(`repositories: ${this.registry.repositories.map((r) => r.id).join(', ') || 'none'}; model cache ${this.loader.directory}`);
+  }
+
+  async ensureModel(state: RepositoryState, pack: PackLocation, token?: CancellationToken, progress?: WorkDoneProgressReporter): Promise<TimedModel> {
+    const name = path.basename(pack.files.pack);
+    const ready = this.loader.peek(pack.files);
+    if (ready) return ready;
+    progress?.begin(`Indexing ${name}`, 0, 'reading the idx…', true);
+    try {
+      const cancelled = token ? cancelledPromise(token) : undefined;
+      return await this.loader.ensure(pack.files, state.repository.hash, {
+        ...(cancelled ? { cancelled } : {}),
+        onProgress: (done, total) => progress?.report(total === 0 ? 100 : Math.floor((100 * done) / total), `${formatCount(done)} of ${formatCount(total)} objects`),
+      });
+    } catch (error) {
+      if (!(error instanceof LoadCancelled)) {
+        state.packErrors.set(pack.files.pack, errorMessage(error));
+        state.store.markUnreadable(pack);
+      }
+      throw error;
+    } finally {
+      progress?.done();
+    }
+  }
+
+  async ensureRepository(state: RepositoryState, token?: CancellationToken, progress?: WorkDoneProgressReporter): Promise<void> {
+    for (const pack of state.store.packs) {
+      // A damaged pack is listed with its error; lookups go on over the others.
+      if (this.loader.peek(pack.files) || state.store.isUnreadable(pack)) continue;
+      try {
+        await this.ensureModel(state, pack, token, progress);
+      } catch (error) {
+        // ensureModel marked it unreadable and recorded its error for the listing.
+        if (error instanceof LoadCancelled) throw error;
+        this.log(`${pack.files.pack}: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  async guarded<T>(work: () => Promise<T> | T): Promise<T | ResponseError<void>> {
+    try {
+      return await work();
+    } catch (error) {
+      return asResponseError(error);
+    }
+  }
+
+  findPack(packPath: string): { state: RepositoryState; pack: PackLocation } {
+    for (const state of this.registry.repositories) {
+      const pack = state.findPack(packPath);
+      if (pack) return { state, pack };
+    }
+    throw new ResponseError(ErrorCodes.InvalidParams, `${packPath} is not a pack of the workspace (it may have been removed by git gc or repack; refresh)`);
+  }
+
+  statesFor(repository: string | undefined): RepositoryState[] {
+    if (repository === undefined) return this.registry.repositories;
+    const state = this.registry.get(repository);
+    if (!state) throw new ResponseError(ErrorCodes.InvalidParams, `${repository} is not a repository of the workspace`);
+    return [state];
+  }
+
+  readyStates(): RepositoryState[] {
+    return this.registry.repositories.filter((state) => state.allLoaded());
+  }
+
+  warmUp(): void {
+    if (this.warmingUp) return;
+    const pending: { state: RepositoryState; pack: PackLocation }[] = [];
+    for (const state of this.registry.repositories) {
+      for (const pack of state.store.packs) {
+        if (this.loader.peek(pack.files) || state.packErrors.has(pack.files.pack)) continue;
+        let objects: number;
+        try {
+          objects = state.listingOf(pack).objects ?? Infinity;
+        } catch {
+          continue;
+        }
+        if (objects <= this.settings.hoverIndexLimit) pending.push({ state, pack });
+      }
+    }
+    if (pending.length === 0) return;
+    this.warmingUp = true;
+    void (async () => {
+      const changed = new Set<RepositoryState>();
+      try {
+        for (const { state, pack } of pending) {
+          try {
+            await this.ensureModel(state, pack);
+          } catch (error) {
+            this.log(`${pack.files.pack}: ${errorMessage(error)}`);
+          }
+          changed.add(state);
+        }
+      } finally {
+        this.warmingUp = false;
+        for (const state of changed) void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
+      }
+    })();
+  }
+}
