@@ -1,5 +1,6 @@
 import vscode = require('vscode');
 import { ListRepositoriesRequest, ObjectRequest, type ObjectDetails, type RepositoryListing } from '../protocol/server-protocol.ts';
+import { Disposable } from './dispose.ts';
 import type { GitLocation } from './git-locator.ts';
 import {
   MessageNode,
@@ -20,8 +21,8 @@ const EXPANDED_REPOSITORIES = 3;
  * The Packs view: repositories → packs → summary and object lists, all fed by server requests and
  * paged (`packscope.view.pageSize` items at a time).
  */
-export class PacksTreeProvider implements vscode.TreeDataProvider<PacksNode>, TreeContext, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<PacksNode | undefined>();
+export class PacksTreeProvider extends Disposable implements vscode.TreeDataProvider<PacksNode>, TreeContext {
+  private readonly changeEmitter = this._register(new vscode.EventEmitter<PacksNode | undefined>());
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private repositories = new Map<string, RepositoryNode>();
   /** The last listing asked for; listings run one after the other, never overlapping. */
@@ -37,7 +38,11 @@ export class PacksTreeProvider implements vscode.TreeDataProvider<PacksNode>, Tr
   constructor(
     readonly server: ServerClient,
     readonly pageSize: () => number,
-  ) {}
+  ) {
+    super();
+    // A change timer still pending when the view goes away must not fire into a disposed emitter.
+    this._register({ dispose: () => clearTimeout(this.changeTimer) });
+  }
 
   attach(treeView: vscode.TreeView<PacksNode>): void {
     this.treeView = treeView;
@@ -169,11 +174,6 @@ export class PacksTreeProvider implements vscode.TreeDataProvider<PacksNode>, Tr
     this.changed(pack);
     await this.treeView?.reveal(revealed.target, { select: true, focus: true, expand: true });
     return revealed.target;
-  }
-
-  dispose(): void {
-    if (this.changeTimer !== undefined) clearTimeout(this.changeTimer);
-    this.changeEmitter.dispose();
   }
 
   private async packNodeFor(details: ObjectDetails): Promise<PackNode | undefined> {

@@ -25,6 +25,7 @@ import {
   SweepRequest,
   type IndexPackSimResult,
 } from '../../protocol/server-protocol.ts';
+import { Disposable } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
@@ -56,22 +57,20 @@ class JobCancelled extends Error {}
  * that the serializer and the tests can read it), and the server requests its Run and Measure
  * buttons start, each with a cancellation token the webview's Cancel buttons cancel.
  */
-export class CacheLabPanel implements vscode.Disposable {
+export class CacheLabPanel extends Disposable {
   private stateValue: CacheLabState;
   private ready = false;
   private autoRunPending: boolean;
   private readonly runs = new Map<string, { source: vscode.CancellationTokenSource; jobs: CacheLabJob[] }>();
   /** The latest result of each kind, sent again when the webview (re)loads. */
   private readonly latest = new Map<string, HostToWebview>();
-  private readonly disposables: vscode.Disposable[] = [];
-  private readonly postedEmitter = new vscode.EventEmitter<HostToWebview>();
-  private readonly disposeEmitter = new vscode.EventEmitter<void>();
-  private disposed = false;
+  private readonly postedEmitter: vscode.EventEmitter<HostToWebview>;
+  private readonly disposeEmitter: vscode.EventEmitter<void>;
 
   /** Every message delivered to the webview, oldest first (the extension tests read it). */
   readonly posted: HostToWebview[] = [];
-  readonly onDidPost = this.postedEmitter.event;
-  readonly onDidDispose = this.disposeEmitter.event;
+  readonly onDidPost: vscode.Event<HostToWebview>;
+  readonly onDidDispose: vscode.Event<void>;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -79,6 +78,13 @@ export class CacheLabPanel implements vscode.Disposable {
     state: CacheLabState,
     autoRun: boolean,
   ) {
+    super();
+    // The panel is registered first, so that it is closed last, after its listeners are gone.
+    this._register(panel);
+    this.postedEmitter = this._register(new vscode.EventEmitter<HostToWebview>());
+    this.disposeEmitter = this._register(new vscode.EventEmitter<void>());
+    this.onDidPost = this.postedEmitter.event;
+    this.onDidDispose = this.disposeEmitter.event;
     this.stateValue = state;
     this.autoRunPending = autoRun && state.recording !== null;
     const webview = panel.webview;
@@ -88,13 +94,13 @@ export class CacheLabPanel implements vscode.Disposable {
     };
     panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'packscope.svg');
     this.updateTitle();
-    this.disposables.push(
+    this._register(
       webview.onDidReceiveMessage((message: unknown) => {
         if (!isWebviewToHost(message)) return;
         this.onMessage(message).catch((error: unknown) => deps.output.error(`Cache Lab: ${message.type} failed: ${describe(error)}`));
       }),
-      panel.onDidDispose(() => this.dispose()),
     );
+    this._register(panel.onDidDispose(() => this.dispose()));
     webview.html = cacheLabHtml({
       cspSource: webview.cspSource,
       nonce: makeNonce(),
@@ -133,15 +139,11 @@ export class CacheLabPanel implements vscode.Disposable {
     if (this.ready) this.send({ type: 'recordings', recordings: this.deps.listRecordings() });
   }
 
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
+  override dispose(): void {
+    if (this.isDisposed) return;
     for (const run of this.runs.values()) run.source.cancel();
     this.disposeEmitter.fire();
-    for (const d of this.disposables.splice(0)) d.dispose();
-    this.postedEmitter.dispose();
-    this.disposeEmitter.dispose();
-    this.panel.dispose();
+    super.dispose();
   }
 
   private updateTitle(): void {
@@ -172,7 +174,7 @@ export class CacheLabPanel implements vscode.Disposable {
       default:
         break;
     }
-    if (!this.ready || this.disposed) return;
+    if (!this.ready || this.isDisposed) return;
     this.posted.push(message);
     if (this.posted.length > 500) this.posted.splice(0, this.posted.length - 500);
     void this.panel.webview.postMessage(message);

@@ -9,6 +9,7 @@ import {
   type WebviewToHost,
 } from '../../protocol/repack-preview-protocol.ts';
 import { makeNonce } from '../cache-lab/cache-lab-html.ts';
+import { Disposable } from '../dispose.ts';
 import { describe } from '../server-client.ts';
 import { repackPreviewHtml } from './repack-preview-html.ts';
 
@@ -26,23 +27,28 @@ export function panelTitle(run: RepackPreviewRun): string {
  * is ready (again after a reload, from the state the serializer hands back), and answers the
  * webview's Export and Copy buttons.
  */
-export class RepackPreviewPanel implements vscode.Disposable {
+export class RepackPreviewPanel extends Disposable {
   private ready = false;
-  private disposed = false;
-  private readonly disposables: vscode.Disposable[] = [];
-  private readonly shownEmitter = new vscode.EventEmitter<void>();
-  private readonly disposeEmitter = new vscode.EventEmitter<void>();
+  private readonly shownEmitter: vscode.EventEmitter<void>;
+  private readonly disposeEmitter: vscode.EventEmitter<void>;
   /** Every message delivered to the webview (the tests read it). */
   readonly posted: HostToWebview[] = [];
   /** Fires once the webview has been sent the run. */
-  readonly onDidShow = this.shownEmitter.event;
-  readonly onDidDispose = this.disposeEmitter.event;
+  readonly onDidShow: vscode.Event<void>;
+  readonly onDidDispose: vscode.Event<void>;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
     private readonly deps: RepackPreviewPanelDependencies,
     readonly run: RepackPreviewRun,
   ) {
+    super();
+    // The panel is registered first, so that it is closed last, after its listeners are gone.
+    this._register(panel);
+    this.shownEmitter = this._register(new vscode.EventEmitter<void>());
+    this.disposeEmitter = this._register(new vscode.EventEmitter<void>());
+    this.onDidShow = this.shownEmitter.event;
+    this.onDidDispose = this.disposeEmitter.event;
     const webview = panel.webview;
     webview.options = {
       enableScripts: true,
@@ -50,13 +56,13 @@ export class RepackPreviewPanel implements vscode.Disposable {
     };
     panel.title = panelTitle(run);
     panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'packscope.svg');
-    this.disposables.push(
+    this._register(
       webview.onDidReceiveMessage((message: unknown) => {
         if (!isWebviewToHost(message)) return;
         this.onMessage(message).catch((error: unknown) => deps.output.error(`Repack preview: ${message.type} failed: ${describe(error)}`));
       }),
-      panel.onDidDispose(() => this.dispose()),
     );
+    this._register(panel.onDidDispose(() => this.dispose()));
     const media = (...parts: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(deps.extensionUri, ...parts)).toString();
     webview.html = repackPreviewHtml({
       cspSource: webview.cspSource,
@@ -75,18 +81,14 @@ export class RepackPreviewPanel implements vscode.Disposable {
     return repackPreviewMarkdown(this.run);
   }
 
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
+  override dispose(): void {
+    if (this.isDisposed) return;
     this.disposeEmitter.fire();
-    for (const d of this.disposables.splice(0)) d.dispose();
-    this.shownEmitter.dispose();
-    this.disposeEmitter.dispose();
-    this.panel.dispose();
+    super.dispose();
   }
 
   private send(message: HostToWebview): void {
-    if (!this.ready || this.disposed) return;
+    if (!this.ready || this.isDisposed) return;
     this.posted.push(message);
     void this.panel.webview.postMessage(message);
     if (message.type === 'show') this.shownEmitter.fire();
