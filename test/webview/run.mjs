@@ -30,7 +30,8 @@ if (!fs.existsSync(bundle)) execFileSync(process.execPath, [path.join(root, 'scr
 fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
 
-const { cacheLabHtml, contentSecurityPolicy } = await tsImport('../../src/extension/cache-lab/cache-lab-html.ts', import.meta.url);
+const { cacheLabHtml } = await tsImport('../../src/extension/cache-lab/cache-lab-html.ts', import.meta.url);
+const { contentSecurityPolicy } = await tsImport('../../src/extension/webview-html.ts', import.meta.url);
 const protocol = await tsImport('../../src/protocol/cache-lab-protocol.ts', import.meta.url);
 
 // A few of the variables VS Code sets on the webview's <html> for its Default Light/Dark Modern themes.

@@ -29,7 +29,8 @@ import { Disposable } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
-import { cacheLabHtml, makeNonce } from './cache-lab-html.ts';
+import { loadPanelPage } from '../webview-panel.ts';
+import { CACHE_LAB_PAGE, CACHE_LAB_SCRIPT, CACHE_LAB_STYLES } from './cache-lab-html.ts';
 import { measurePlan, RECONSTRUCTED_NOTE } from './measure-plan.ts';
 
 export interface CacheLabPanelDependencies {
@@ -88,11 +89,6 @@ export class CacheLabPanel extends Disposable {
     this.stateValue = state;
     this.autoRunPending = autoRun && state.recording !== null;
     const webview = panel.webview;
-    webview.options = {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'media'), vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview')],
-    };
-    panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'packscope.svg');
     this.updateTitle();
     this._register(
       webview.onDidReceiveMessage((message: unknown) => {
@@ -101,12 +97,7 @@ export class CacheLabPanel extends Disposable {
       }),
     );
     this._register(panel.onDidDispose(() => this.dispose()));
-    webview.html = cacheLabHtml({
-      cspSource: webview.cspSource,
-      nonce: makeNonce(),
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview', 'cache-lab.js')).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(deps.extensionUri, 'media', 'cache-lab', 'cache-lab.css')).toString(),
-    });
+    loadPanelPage(panel, deps.extensionUri, { ...CACHE_LAB_PAGE, script: CACHE_LAB_SCRIPT, styles: CACHE_LAB_STYLES });
   }
 
   get state(): CacheLabState {

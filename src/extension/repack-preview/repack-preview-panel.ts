@@ -8,10 +8,21 @@ import {
   type RepackPreviewRun,
   type WebviewToHost,
 } from '../../protocol/repack-preview-protocol.ts';
-import { makeNonce } from '../cache-lab/cache-lab-html.ts';
 import { Disposable } from '../dispose.ts';
 import { describe } from '../server-client.ts';
-import { repackPreviewHtml } from './repack-preview-html.ts';
+import { loadPanelPage, type PanelPage } from '../webview-panel.ts';
+
+/** The Cache Lab's stylesheet (the shared look: tables, buttons, charts), then this panel's. */
+const REPACK_PREVIEW_PAGE: PanelPage = {
+  title: 'Repack Preview',
+  rootId: 'repack-preview',
+  loadingText: 'Loading the repack preview…',
+  script: 'repack-preview.js',
+  styles: [
+    ['media', 'cache-lab', 'cache-lab.css'],
+    ['media', 'repack-preview', 'repack-preview.css'],
+  ],
+};
 
 export interface RepackPreviewPanelDependencies {
   extensionUri: vscode.Uri;
@@ -50,12 +61,7 @@ export class RepackPreviewPanel extends Disposable {
     this.onDidShow = this.shownEmitter.event;
     this.onDidDispose = this.disposeEmitter.event;
     const webview = panel.webview;
-    webview.options = {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'media'), vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview')],
-    };
     panel.title = panelTitle(run);
-    panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'packscope.svg');
     this._register(
       webview.onDidReceiveMessage((message: unknown) => {
         if (!isWebviewToHost(message)) return;
@@ -63,13 +69,7 @@ export class RepackPreviewPanel extends Disposable {
       }),
     );
     this._register(panel.onDidDispose(() => this.dispose()));
-    const media = (...parts: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(deps.extensionUri, ...parts)).toString();
-    webview.html = repackPreviewHtml({
-      cspSource: webview.cspSource,
-      nonce: makeNonce(),
-      scriptUri: media('dist', 'webview', 'repack-preview.js'),
-      styleUris: [media('media', 'cache-lab', 'cache-lab.css'), media('media', 'repack-preview', 'repack-preview.css')],
-    });
+    loadPanelPage(panel, deps.extensionUri, REPACK_PREVIEW_PAGE);
   }
 
   /** True once the webview has the run. */
