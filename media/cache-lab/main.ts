@@ -7,15 +7,8 @@ import {
   formatLimit,
   GIT_DEFAULT_LIMIT,
   GIT_POLICY,
-  gitVersusReferenceSentences,
-  metricWords,
-  normalizeCacheLabState,
   parseLimitList,
   REFERENCE_POLICY,
-  sweepCell,
-  sweepTableMarkdown,
-  sweepTableText,
-  sweepTableTitle,
   type CacheLabJob,
   type CacheLabState,
   type CacheLabTab,
@@ -25,6 +18,8 @@ import {
   type WebviewToHost,
 } from '../../src/protocol/cache-lab-protocol.ts';
 import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SweepResult } from '../../src/protocol/server-protocol.ts';
+import { normalizeCacheLabState } from '../../src/shared/cache-lab-state.ts';
+import { gitVersusReferenceSentences, metricWords, sweepCell, sweepTableMarkdown, sweepTableText, sweepTableTitle } from '../../src/shared/sweep-table.ts';
 import { distanceChart, indexPackChart, measureChart, policyLabel, sweepChart } from './charts.ts';
 import { baseName, formatBytes, formatCount, formatPercent, h, replaceChildren } from './dom.ts';
 import { readThemeColours, watchTheme } from './theme.ts';

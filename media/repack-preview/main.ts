@@ -3,15 +3,10 @@
 // the repository reaches the page through the Cache Lab's DOM helpers (text nodes, attributes).
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LogarithmicScale, Tooltip, type ChartDataset } from 'chart.js';
 import { formatBytes, formatCount } from '../../src/shared/format.ts';
+import { comparisonRows, equivalentCommand, formatShare, formatValue, histogramRows, recordingRows } from '../../src/shared/repack-preview-document.ts';
+import { normalizeRepackPreviewState } from '../../src/shared/repack-preview-state.ts';
 import {
-  comparisonRows,
-  equivalentCommand,
-  formatShare,
-  formatValue,
-  histogramRows,
-  normalizeRepackPreviewState,
   percentChange,
-  recordingRows,
   REPACK_PREVIEW_PROTOCOL_VERSION,
   type HostToWebview,
   type RepackPreviewRun,

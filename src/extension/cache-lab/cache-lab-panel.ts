@@ -8,7 +8,6 @@ import {
   GIT_DEFAULT_LIMIT,
   gitCommandLine,
   isWebviewToHost,
-  normalizeCacheLabState,
   type AnalysisRequest,
   type CacheLabJob,
   type CacheLabState,
@@ -27,6 +26,7 @@ import {
 } from '../../protocol/server-protocol.ts';
 import { Disposable } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
+import { normalizeCacheLabState } from '../../shared/cache-lab-state.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { loadPanelPage } from '../webview-panel.ts';

@@ -2,12 +2,11 @@ import vscode = require('vscode');
 import {
   isWebviewToHost,
   REPACK_PREVIEW_PROTOCOL_VERSION,
-  repackPreviewMarkdown,
-  equivalentCommand,
   type HostToWebview,
   type RepackPreviewRun,
   type WebviewToHost,
 } from '../../protocol/repack-preview-protocol.ts';
+import { equivalentCommand, repackPreviewMarkdown } from '../../shared/repack-preview-document.ts';
 import { Disposable } from '../dispose.ts';
 import { describe } from '../server-client.ts';
 import { loadPanelPage, type PanelPage } from '../webview-panel.ts';

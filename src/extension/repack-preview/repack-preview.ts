@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import vscode = require('vscode');
 import {
-  normalizeRepackPreviewState,
   REPACK_PREVIEW_VIEW_TYPE,
   type RepackPreviewRequestSummary,
   type RepackPreviewRun,
@@ -18,6 +17,7 @@ import {
   type RepackPreviewResult,
   type RepositoryListing,
 } from '../../protocol/server-protocol.ts';
+import { normalizeRepackPreviewState } from '../../shared/repack-preview-state.ts';
 import type { Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
