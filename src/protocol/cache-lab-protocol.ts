@@ -119,12 +119,25 @@ export type WebviewToHost =
   | { type: 'ready'; version: number }
   /** Sent on every change of the controls (after setState), so the host knows what a reload restores. */
   | { type: 'stateChanged'; state: CacheLabState }
+  /** A request: the run's `runEnded` answers it. `runId` names the run in its progress and in `cancel`. */
   | { type: 'run'; runId: string; request: AnalysisRequest }
+  /** A request, answered like `run`. */
   | { type: 'measure'; runId: string; file: string; segment: number | null; limits: number[]; runs: number }
   | { type: 'cancel'; runId: string }
-  /** Asks the host to show the file picker; the answer comes back as `state`. */
+  /** A request: the host shows the file picker and answers with the `state` (unchanged when none was chosen). */
   | { type: 'browseRecording'; slot: LocalitySlot }
   | { type: 'copy'; format: 'text' | 'markdown'; text: string };
+
+/**
+ * The webview's requests and the host message that answers each (src/shared/message-handler.ts
+ * correlates them). A run the host starts itself (opening on a recording) ends with a `runEnded`
+ * that answers nothing.
+ */
+export interface CacheLabReplies {
+  run: 'runEnded';
+  measure: 'runEnded';
+  browseRecording: 'state';
+}
 
 export function isWebviewToHost(value: unknown): value is WebviewToHost {
   if (typeof value !== 'object' || value === null || !('type' in value)) return false;

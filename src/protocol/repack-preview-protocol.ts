@@ -45,12 +45,18 @@ export interface RepackPreviewState {
 export type HostToWebview = { type: 'show'; version: number; run: RepackPreviewRun };
 
 export type WebviewToHost =
+  /** A request: the host answers with `show`. */
   | { type: 'ready'; version: number }
   /** "Export as Markdown": an untitled Markdown document with the panel's content. */
   | { type: 'exportMarkdown' }
   | { type: 'copyMarkdown' }
   /** Copies the `git repack …` command the preview stands for. */
   | { type: 'copyCommand' };
+
+/** The webview's requests and the host message that answers each (src/shared/message-handler.ts). */
+export interface RepackPreviewReplies {
+  ready: 'show';
+}
 
 export function isWebviewToHost(value: unknown): value is WebviewToHost {
   if (typeof value !== 'object' || value === null) return false;

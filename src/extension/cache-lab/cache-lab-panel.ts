@@ -27,6 +27,7 @@ import {
 import { Disposable } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { normalizeCacheLabState } from '../../shared/cache-lab-state.ts';
+import { MessageHandler } from '../../shared/message-handler.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { loadPanelPage } from '../webview-panel.ts';
@@ -67,6 +68,7 @@ export class CacheLabPanel extends Disposable {
   private readonly latest = new Map<string, HostToWebview>();
   private readonly postedEmitter: vscode.EventEmitter<HostToWebview>;
   private readonly disposeEmitter: vscode.EventEmitter<void>;
+  private readonly messages: MessageHandler<HostToWebview, WebviewToHost>;
 
   /** Every message delivered to the webview, oldest first (the extension tests read it). */
   readonly posted: HostToWebview[] = [];
@@ -88,12 +90,17 @@ export class CacheLabPanel extends Disposable {
     this.onDidDispose = this.disposeEmitter.event;
     this.stateValue = state;
     this.autoRunPending = autoRun && state.recording !== null;
-    const webview = panel.webview;
     this.updateTitle();
+    this.messages = this._register(
+      new MessageHandler<HostToWebview, WebviewToHost>({
+        post: (message) => this.send(message),
+        handle: (message) => this.onMessage(message),
+        failed: (message, error) => deps.output.error(`Cache Lab: ${message.type} failed: ${describe(error)}`),
+      }),
+    );
     this._register(
-      webview.onDidReceiveMessage((message: unknown) => {
-        if (!isWebviewToHost(message)) return;
-        this.onMessage(message).catch((error: unknown) => deps.output.error(`Cache Lab: ${message.type} failed: ${describe(error)}`));
+      panel.webview.onDidReceiveMessage((message: unknown) => {
+        if (isWebviewToHost(message)) void this.messages.receive(message);
       }),
     );
     this._register(panel.onDidDispose(() => this.dispose()));
@@ -123,7 +130,7 @@ export class CacheLabPanel extends Disposable {
       return;
     }
     this.send({ type: 'state', state: this.stateValue });
-    void this.runAnalysis(this.newRunId(), this.analysisRequest());
+    void this.runFromHost();
   }
 
   refreshRecordings(): void {
@@ -144,6 +151,13 @@ export class CacheLabPanel extends Disposable {
 
   private newRunId(): string {
     return `host-${randomUUID()}`;
+  }
+
+  /** A run the host starts (opening on a recording): no request waits for it, so its end is a notification. */
+  private async runFromHost(): Promise<void> {
+    const runId = this.newRunId();
+    const outcome = await this.runAnalysis(runId, this.analysisRequest());
+    if (outcome !== undefined) this.messages.notify({ type: 'runEnded', runId, outcome });
   }
 
   private analysisRequest(): AnalysisRequest {
@@ -172,7 +186,8 @@ export class CacheLabPanel extends Disposable {
     this.postedEmitter.fire(message);
   }
 
-  private async onMessage(message: WebviewToHost): Promise<void> {
+  /** A message from the webview; what it returns answers the webview's request (CacheLabReplies). */
+  private async onMessage(message: WebviewToHost): Promise<HostToWebview | undefined> {
     switch (message.type) {
       case 'ready': {
         this.ready = true;
@@ -182,42 +197,48 @@ export class CacheLabPanel extends Disposable {
         for (const [runId, run] of this.runs) this.send({ type: 'runStarted', runId, jobs: run.jobs });
         if (this.autoRunPending) {
           this.autoRunPending = false;
-          await this.runAnalysis(this.newRunId(), this.analysisRequest());
+          await this.runFromHost();
         }
-        return;
+        return undefined;
       }
       case 'stateChanged':
         this.stateValue = normalizeCacheLabState(message.state);
         this.updateTitle();
-        return;
-      case 'run':
-        return this.runAnalysis(message.runId, message.request);
-      case 'measure':
-        await this.runMeasure(message.runId, message.file, message.segment, message.limits, message.runs, false);
-        return;
+        return undefined;
+      case 'run': {
+        const outcome = await this.runAnalysis(message.runId, message.request);
+        return outcome === undefined ? undefined : { type: 'runEnded', runId: message.runId, outcome };
+      }
+      case 'measure': {
+        const { outcome } = await this.runMeasure(message.runId, message.file, message.segment, message.limits, message.runs, false);
+        return { type: 'runEnded', runId: message.runId, outcome };
+      }
       case 'cancel':
         this.runs.get(message.runId)?.source.cancel();
-        return;
+        return undefined;
       case 'browseRecording': {
         const file = await this.deps.chooseRecordingFile();
-        if (file === undefined) return;
-        this.stateValue = message.slot === 'primary' ? { ...this.stateValue, recording: file, segment: null } : { ...this.stateValue, compareRecording: file };
-        this.updateTitle();
-        this.send({ type: 'state', state: this.stateValue });
-        return;
+        if (file !== undefined) {
+          this.stateValue = message.slot === 'primary' ? { ...this.stateValue, recording: file, segment: null } : { ...this.stateValue, compareRecording: file };
+          this.updateTitle();
+        }
+        return { type: 'state', state: this.stateValue };
       }
       case 'copy':
         await vscode.env.clipboard.writeText(message.text);
         vscode.window.setStatusBarMessage(`Copied the sweep table as ${message.format === 'markdown' ? 'Markdown' : 'text'}.`, 3000);
-        return;
+        return undefined;
     }
   }
 
-  /** Run: the sweep, index-pack for each pack the recording read, and locality (of both recordings). */
-  private async runAnalysis(runId: string, request: AnalysisRequest): Promise<void> {
-    if (request.file === '') return;
+  /**
+   * Run: the sweep, index-pack for each pack the recording read, and locality (of both recordings).
+   * Undefined when there is no recording to run on.
+   */
+  private async runAnalysis(runId: string, request: AnalysisRequest): Promise<RunOutcome | undefined> {
+    if (request.file === '') return undefined;
     const jobs: CacheLabJob[] = ['sweep', 'indexPack', 'locality'];
-    await this.withRun(runId, jobs, async (job) => {
+    const { outcome } = await this.withRun(runId, jobs, async (job) => {
       const segment = request.segment ?? undefined;
       const sweep = await job('sweep', (progress) => this.request(runId, 'sweep', SweepRequest, { file: request.file, segment, limits: request.limits, policies: request.policies }, progress));
       if (sweep !== undefined) this.send({ type: 'sweep', runId, request: { limits: request.limits, policies: request.policies }, result: sweep });
@@ -235,6 +256,7 @@ export class CacheLabPanel extends Disposable {
         if (locality !== undefined) this.send({ type: 'locality', runId, slot, result: locality });
       }
     });
+    return outcome;
   }
 
   /**
@@ -245,7 +267,10 @@ export class CacheLabPanel extends Disposable {
   async measure(options: { limits?: number[]; runs?: number; confirmed?: boolean } = {}): Promise<MeasureOutcome> {
     const state = this.stateValue;
     if (state.recording === null) return { outcome: 'failed', errors: ['no recording is open'] };
-    return this.runMeasure(this.newRunId(), state.recording, state.segment, options.limits ?? state.limits, options.runs ?? state.measureRuns, options.confirmed === true);
+    const runId = this.newRunId();
+    const measured = await this.runMeasure(runId, state.recording, state.segment, options.limits ?? state.limits, options.runs ?? state.measureRuns, options.confirmed === true);
+    this.messages.notify({ type: 'runEnded', runId, outcome: measured.outcome });
+    return measured;
   }
 
   /** Measure for real: only ever started by the webview's button, and only after the user confirms. */
@@ -280,17 +305,18 @@ export class CacheLabPanel extends Disposable {
 
   /**
    * Runs the jobs of one run under one window progress and one cancellation token; each job ends
-   * with a `jobEnded` message, a cancellation ends the run, a failure only its job.
+   * with a `jobEnded` message, a cancellation ends the run, a failure only its job. The caller
+   * posts the `runEnded` (a reply to the webview's request, or a notification).
    */
   private async withRun(
     runId: string,
     jobs: CacheLabJob[],
     body: (job: <R>(name: CacheLabJob, work: (progress: vscode.Progress<{ message?: string }>) => Promise<R>) => Promise<R | undefined>) => Promise<void>,
-  ): Promise<{ outcome: 'done' | 'cancelled' | 'failed'; errors: string[] }> {
+  ): Promise<{ outcome: RunOutcome; errors: string[] }> {
     const source = new vscode.CancellationTokenSource();
     this.runs.set(runId, { source, jobs });
     this.send({ type: 'runStarted', runId, jobs });
-    let outcome: 'done' | 'cancelled' | 'failed' = 'done';
+    let outcome: RunOutcome = 'done';
     const errors: string[] = [];
     try {
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Cache Lab' }, async (progress) => {
@@ -325,7 +351,6 @@ export class CacheLabPanel extends Disposable {
     } finally {
       this.runs.delete(runId);
       source.dispose();
-      this.send({ type: 'runEnded', runId, outcome });
     }
     return { outcome, errors };
   }
@@ -359,10 +384,11 @@ export class CacheLabPanel extends Disposable {
 }
 
 type MeasureMessage = Extract<HostToWebview, { type: 'measure' }>;
+type RunOutcome = Extract<HostToWebview, { type: 'runEnded' }>['outcome'];
 
 /** How a Measure for real ended: the message posted to the webview when it ran, else why not. */
 export interface MeasureOutcome {
-  outcome: 'done' | 'cancelled' | 'failed';
+  outcome: RunOutcome;
   /** Why jobs failed (also posted as `jobEnded`). */
   errors: string[];
   message?: MeasureMessage;

@@ -6,6 +6,7 @@ import {
   type RepackPreviewRun,
   type WebviewToHost,
 } from '../../protocol/repack-preview-protocol.ts';
+import { MessageHandler } from '../../shared/message-handler.ts';
 import { equivalentCommand, repackPreviewMarkdown } from '../../shared/repack-preview-document.ts';
 import { Disposable } from '../dispose.ts';
 import { describe } from '../server-client.ts';
@@ -41,6 +42,7 @@ export class RepackPreviewPanel extends Disposable {
   private ready = false;
   private readonly shownEmitter: vscode.EventEmitter<void>;
   private readonly disposeEmitter: vscode.EventEmitter<void>;
+  private readonly messages: MessageHandler<HostToWebview, WebviewToHost>;
   /** Every message delivered to the webview (the tests read it). */
   readonly posted: HostToWebview[] = [];
   /** Fires once the webview has been sent the run. */
@@ -59,12 +61,17 @@ export class RepackPreviewPanel extends Disposable {
     this.disposeEmitter = this._register(new vscode.EventEmitter<void>());
     this.onDidShow = this.shownEmitter.event;
     this.onDidDispose = this.disposeEmitter.event;
-    const webview = panel.webview;
     panel.title = panelTitle(run);
+    this.messages = this._register(
+      new MessageHandler<HostToWebview, WebviewToHost>({
+        post: (message) => this.send(message),
+        handle: (message) => this.onMessage(message),
+        failed: (message, error) => deps.output.error(`Repack preview: ${message.type} failed: ${describe(error)}`),
+      }),
+    );
     this._register(
-      webview.onDidReceiveMessage((message: unknown) => {
-        if (!isWebviewToHost(message)) return;
-        this.onMessage(message).catch((error: unknown) => deps.output.error(`Repack preview: ${message.type} failed: ${describe(error)}`));
+      panel.webview.onDidReceiveMessage((message: unknown) => {
+        if (isWebviewToHost(message)) void this.messages.receive(message);
       }),
     );
     this._register(panel.onDidDispose(() => this.dispose()));
@@ -93,26 +100,26 @@ export class RepackPreviewPanel extends Disposable {
     if (message.type === 'show') this.shownEmitter.fire();
   }
 
-  private async onMessage(message: WebviewToHost): Promise<void> {
+  /** A message from the webview; what it returns answers the webview's request (RepackPreviewReplies). */
+  private async onMessage(message: WebviewToHost): Promise<HostToWebview | undefined> {
     switch (message.type) {
       case 'ready':
         this.ready = true;
         if (message.version !== REPACK_PREVIEW_PROTOCOL_VERSION) this.deps.output.warn(`Repack preview webview speaks protocol ${message.version}, the host ${REPACK_PREVIEW_PROTOCOL_VERSION}.`);
-        this.send({ type: 'show', version: REPACK_PREVIEW_PROTOCOL_VERSION, run: this.run });
-        return;
+        return { type: 'show', version: REPACK_PREVIEW_PROTOCOL_VERSION, run: this.run };
       case 'exportMarkdown': {
         const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: this.markdown });
         await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: false });
-        return;
+        return undefined;
       }
       case 'copyMarkdown':
         await vscode.env.clipboard.writeText(this.markdown);
         vscode.window.setStatusBarMessage('Copied the repack preview as Markdown.', 3000);
-        return;
+        return undefined;
       case 'copyCommand':
         await vscode.env.clipboard.writeText(equivalentCommand(this.run));
         vscode.window.setStatusBarMessage(`Copied: ${equivalentCommand(this.run)}`, 3000);
-        return;
+        return undefined;
     }
   }
 }
