@@ -6,8 +6,9 @@ import type { CacheLabApi } from './cache-lab/cache-lab.ts';
 import type { Lifetime } from './dispose.ts';
 import { openObjectDocument } from './object-document.ts';
 import { askForObject, objectTarget } from './object-target.ts';
-import type { PacksTreeProvider } from './packs-tree.ts';
-import { MoreNode, PacksNode, RETRY_COMMAND } from './packs-tree-items.ts';
+import { RETRY_COMMAND } from './packs-view/message-node.ts';
+import { PacksNodeBase, type PacksNode } from './packs-view/packs-node.ts';
+import type { PacksTreeProvider } from './packs-view/packs-tree.ts';
 import type { RecordingCommands } from './recording/recording-commands.ts';
 import type { RepackPreviewApi } from './repack-preview/repack-preview.ts';
 import { describe, type ServerClient } from './server-client.ts';
@@ -71,8 +72,8 @@ const commandFactories: Record<string, CommandEntry> = {
       await packsTree.refreshAll();
     },
   },
-  'packscope.loadMore': { make: ({ packsTree }) => (node) => (node instanceof MoreNode ? packsTree.loadMore(node.parent) : undefined) },
-  [RETRY_COMMAND]: { make: ({ packsTree }) => (node) => (node instanceof PacksNode ? packsTree.retry(node) : undefined) },
+  'packscope.loadMore': { make: ({ packsTree }) => (node) => (packsNode(node)?.kind === 'more' ? packsTree.loadMore((node as Extract<PacksNode, { kind: 'more' }>).parent) : undefined) },
+  [RETRY_COMMAND]: { make: ({ packsTree }) => (node) => { const target = packsNode(node); return target === undefined ? undefined : packsTree.retry(target); } },
   'packscope.openCacheLab': {
     make: ({ cacheLab }) => async (argument) => {
       await cacheLab.open(argument);
@@ -88,6 +89,11 @@ const commandFactories: Record<string, CommandEntry> = {
   'packscope.recordings.delete': { make: ({ recordings }) => (node, options) => recordings.delete(node, options) },
   'packscope.recordings.revealFile': { make: ({ recordings }) => (node) => recordings.revealFile(node) },
 };
+
+/** A node of the Packs view, when that is what VS Code passed. */
+function packsNode(value: unknown): PacksNode | undefined {
+  return value instanceof PacksNodeBase ? (value as PacksNode) : undefined;
+}
 
 const SHOW_LOG = 'Show Log';
 

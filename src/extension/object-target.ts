@@ -2,7 +2,7 @@
 // caller passed, or an id the user types.
 import vscode = require('vscode');
 import { ObjectRequest, type ObjectDetails } from '../protocol/server-protocol.ts';
-import { ObjectNode } from './packs-tree-items.ts';
+import { ObjectNode } from './packs-view/object-node.ts';
 import { describe, type ServerClient } from './server-client.ts';
 
 /**

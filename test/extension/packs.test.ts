@@ -9,7 +9,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PackScopeApi } from '../../src/extension/extension.ts';
-import type { ObjectNode, PackNode, PacksNode, RepositoryNode } from '../../src/extension/packs-tree-items.ts';
+import type { ObjectNode } from '../../src/extension/packs-view/object-node.ts';
+import type { PackNode } from '../../src/extension/packs-view/pack-node.ts';
+import type { PacksNode } from '../../src/extension/packs-view/packs-node.ts';
+import type { RepositoryNode } from '../../src/extension/packs-view/repository-node.ts';
 import { gitEnv, git, until } from './support.ts';
 
 // Only types come from src/extension: this bundle has its own copy of any class it imports, so the

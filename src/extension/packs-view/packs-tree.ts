@@ -1,18 +1,14 @@
 import vscode = require('vscode');
-import { ListRepositoriesRequest, ObjectRequest, type ObjectDetails, type RepositoryListing } from '../protocol/server-protocol.ts';
-import { Disposable } from './dispose.ts';
-import type { GitLocation } from './git-locator.ts';
-import {
-  MessageNode,
-  ObjectNode,
-  PagedNode,
-  RepositoryNode,
-  objectTooltip,
-  type PackNode,
-  type PacksNode,
-  type TreeContext,
-} from './packs-tree-items.ts';
-import { describe, type ServerClient } from './server-client.ts';
+import { ListRepositoriesRequest, ObjectRequest, type ObjectDetails, type RepositoryListing } from '../../protocol/server-protocol.ts';
+import { Disposable } from '../dispose.ts';
+import type { GitLocation } from '../git-locator.ts';
+import { describe, type ServerClient } from '../server-client.ts';
+import { MessageNode } from './message-node.ts';
+import { objectTooltip, type ObjectNode } from './object-node.ts';
+import type { PackNode } from './pack-node.ts';
+import type { PagedKind } from './paged-node.ts';
+import type { PacksNode, TreeContext } from './packs-node.ts';
+import { RepositoryNode } from './repository-node.ts';
 
 /** Up to this many repositories start expanded. */
 const EXPANDED_REPOSITORIES = 3;
@@ -83,7 +79,7 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
   }
 
   async resolveTreeItem(item: vscode.TreeItem, node: PacksNode, token: vscode.CancellationToken): Promise<vscode.TreeItem> {
-    if (!(node instanceof ObjectNode) || node.tooltip !== undefined) return item;
+    if (node.kind !== 'object' || node.tooltip !== undefined) return item;
     try {
       const result = await this.server.request(ObjectRequest, { oid: node.item.oid, repository: node.pack.repositoryId }, token);
       node.tooltip = result.found ? objectTooltip(result.object) : result.reason;
@@ -139,7 +135,7 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
   }
 
   /** "Show N more…". */
-  async loadMore(owner: PagedNode): Promise<void> {
+  async loadMore(owner: PagedKind): Promise<void> {
     try {
       await owner.loadMore(this);
     } catch (error) {
@@ -149,7 +145,7 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
   }
 
   retry(node: PacksNode): void {
-    if (node instanceof PagedNode) node.reload();
+    if (node.kind === 'object' || node.kind === 'objectList') node.reload();
     this.changed(node);
   }
 
