@@ -24,13 +24,11 @@ import {
   SweepRequest,
   type IndexPackSimResult,
 } from '../../protocol/server-protocol.ts';
-import { Disposable } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { normalizeCacheLabState } from '../../shared/cache-lab-state.ts';
-import { MessageHandler } from '../../shared/message-handler.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
-import { loadPanelPage } from '../webview-panel.ts';
+import { PanelHost } from '../webview-panel.ts';
 import { CACHE_LAB_PAGE, CACHE_LAB_SCRIPT, CACHE_LAB_STYLES } from './cache-lab-html.ts';
 import { measurePlan, RECONSTRUCTED_NOTE } from './measure-plan.ts';
 
@@ -59,7 +57,7 @@ class JobCancelled extends Error {}
  * that the serializer and the tests can read it), and the server requests its Run and Measure
  * buttons start, each with a cancellation token the webview's Cancel buttons cancel.
  */
-export class CacheLabPanel extends Disposable {
+export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
   private stateValue: CacheLabState;
   private ready = false;
   private autoRunPending: boolean;
@@ -67,44 +65,29 @@ export class CacheLabPanel extends Disposable {
   /** The latest result of each kind, sent again when the webview (re)loads. */
   private readonly latest = new Map<string, HostToWebview>();
   private readonly postedEmitter: vscode.EventEmitter<HostToWebview>;
-  private readonly disposeEmitter: vscode.EventEmitter<void>;
-  private readonly messages: MessageHandler<HostToWebview, WebviewToHost>;
 
   /** Every message delivered to the webview, oldest first (the extension tests read it). */
   readonly posted: HostToWebview[] = [];
   readonly onDidPost: vscode.Event<HostToWebview>;
-  readonly onDidDispose: vscode.Event<void>;
 
   constructor(
-    readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
     private readonly deps: CacheLabPanelDependencies,
     state: CacheLabState,
     autoRun: boolean,
   ) {
-    super();
-    // The panel is registered first, so that it is closed last, after its listeners are gone.
-    this._register(panel);
+    super(panel, {
+      extensionUri: deps.extensionUri,
+      page: { ...CACHE_LAB_PAGE, script: CACHE_LAB_SCRIPT, styles: CACHE_LAB_STYLES },
+      output: deps.output,
+      logName: 'Cache Lab',
+      accepts: isWebviewToHost,
+    });
     this.postedEmitter = this._register(new vscode.EventEmitter<HostToWebview>());
-    this.disposeEmitter = this._register(new vscode.EventEmitter<void>());
     this.onDidPost = this.postedEmitter.event;
-    this.onDidDispose = this.disposeEmitter.event;
     this.stateValue = state;
     this.autoRunPending = autoRun && state.recording !== null;
     this.updateTitle();
-    this.messages = this._register(
-      new MessageHandler<HostToWebview, WebviewToHost>({
-        post: (message) => this.send(message),
-        handle: (message) => this.onMessage(message),
-        failed: (message, error) => deps.output.error(`Cache Lab: ${message.type} failed: ${describe(error)}`),
-      }),
-    );
-    this._register(
-      panel.webview.onDidReceiveMessage((message: unknown) => {
-        if (isWebviewToHost(message)) void this.messages.receive(message);
-      }),
-    );
-    this._register(panel.onDidDispose(() => this.dispose()));
-    loadPanelPage(panel, deps.extensionUri, { ...CACHE_LAB_PAGE, script: CACHE_LAB_SCRIPT, styles: CACHE_LAB_STYLES });
   }
 
   get state(): CacheLabState {
@@ -140,7 +123,6 @@ export class CacheLabPanel extends Disposable {
   override dispose(): void {
     if (this.isDisposed) return;
     for (const run of this.runs.values()) run.source.cancel();
-    this.disposeEmitter.fire();
     super.dispose();
   }
 
@@ -165,7 +147,7 @@ export class CacheLabPanel extends Disposable {
     return { file: s.recording ?? '', segment: s.segment, limits: s.limits, policies: s.policies, compareRecording: s.compareRecording };
   }
 
-  private send(message: HostToWebview): void {
+  protected send(message: HostToWebview): void {
     switch (message.type) {
       case 'recordingInfo':
       case 'locality':
@@ -186,8 +168,8 @@ export class CacheLabPanel extends Disposable {
     this.postedEmitter.fire(message);
   }
 
-  /** A message from the webview; what it returns answers the webview's request (CacheLabReplies). */
-  private async onMessage(message: WebviewToHost): Promise<HostToWebview | undefined> {
+  /** What it returns answers the webview's request (CacheLabReplies). */
+  protected async onMessage(message: WebviewToHost): Promise<HostToWebview | undefined> {
     switch (message.type) {
       case 'ready': {
         this.ready = true;

@@ -6,11 +6,8 @@ import {
   type RepackPreviewRun,
   type WebviewToHost,
 } from '../../protocol/repack-preview-protocol.ts';
-import { MessageHandler } from '../../shared/message-handler.ts';
 import { equivalentCommand, repackPreviewMarkdown } from '../../shared/repack-preview-document.ts';
-import { Disposable } from '../dispose.ts';
-import { describe } from '../server-client.ts';
-import { loadPanelPage, type PanelPage } from '../webview-panel.ts';
+import { PanelHost, type PanelPage } from '../webview-panel.ts';
 
 /** The Cache Lab's stylesheet (the shared look: tables, buttons, charts), then this panel's. */
 const REPACK_PREVIEW_PAGE: PanelPage = {
@@ -38,44 +35,23 @@ export function panelTitle(run: RepackPreviewRun): string {
  * is ready (again after a reload, from the state the serializer hands back), and answers the
  * webview's Export and Copy buttons.
  */
-export class RepackPreviewPanel extends Disposable {
+export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> {
   private ready = false;
   private readonly shownEmitter: vscode.EventEmitter<void>;
-  private readonly disposeEmitter: vscode.EventEmitter<void>;
-  private readonly messages: MessageHandler<HostToWebview, WebviewToHost>;
   /** Every message delivered to the webview (the tests read it). */
   readonly posted: HostToWebview[] = [];
   /** Fires once the webview has been sent the run. */
   readonly onDidShow: vscode.Event<void>;
-  readonly onDidDispose: vscode.Event<void>;
 
   constructor(
-    readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
     private readonly deps: RepackPreviewPanelDependencies,
     readonly run: RepackPreviewRun,
   ) {
-    super();
-    // The panel is registered first, so that it is closed last, after its listeners are gone.
-    this._register(panel);
+    super(panel, { extensionUri: deps.extensionUri, page: REPACK_PREVIEW_PAGE, output: deps.output, logName: 'Repack preview', accepts: isWebviewToHost });
     this.shownEmitter = this._register(new vscode.EventEmitter<void>());
-    this.disposeEmitter = this._register(new vscode.EventEmitter<void>());
     this.onDidShow = this.shownEmitter.event;
-    this.onDidDispose = this.disposeEmitter.event;
     panel.title = panelTitle(run);
-    this.messages = this._register(
-      new MessageHandler<HostToWebview, WebviewToHost>({
-        post: (message) => this.send(message),
-        handle: (message) => this.onMessage(message),
-        failed: (message, error) => deps.output.error(`Repack preview: ${message.type} failed: ${describe(error)}`),
-      }),
-    );
-    this._register(
-      panel.webview.onDidReceiveMessage((message: unknown) => {
-        if (isWebviewToHost(message)) void this.messages.receive(message);
-      }),
-    );
-    this._register(panel.onDidDispose(() => this.dispose()));
-    loadPanelPage(panel, deps.extensionUri, REPACK_PREVIEW_PAGE);
   }
 
   /** True once the webview has the run. */
@@ -87,21 +63,15 @@ export class RepackPreviewPanel extends Disposable {
     return repackPreviewMarkdown(this.run);
   }
 
-  override dispose(): void {
-    if (this.isDisposed) return;
-    this.disposeEmitter.fire();
-    super.dispose();
-  }
-
-  private send(message: HostToWebview): void {
+  protected send(message: HostToWebview): void {
     if (!this.ready || this.isDisposed) return;
     this.posted.push(message);
     void this.panel.webview.postMessage(message);
     if (message.type === 'show') this.shownEmitter.fire();
   }
 
-  /** A message from the webview; what it returns answers the webview's request (RepackPreviewReplies). */
-  private async onMessage(message: WebviewToHost): Promise<HostToWebview | undefined> {
+  /** What it returns answers the webview's request (RepackPreviewReplies). */
+  protected async onMessage(message: WebviewToHost): Promise<HostToWebview | undefined> {
     switch (message.type) {
       case 'ready':
         this.ready = true;
