@@ -24,8 +24,8 @@ import {
   SweepRequest,
   type IndexPackSimResult,
 } from '../../protocol/server-protocol.ts';
-import type { GitLocation } from '../git-locator.ts';
 import { normalizeCacheLabState } from '../../shared/cache-lab-state.ts';
+import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
