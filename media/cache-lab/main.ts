@@ -5,15 +5,9 @@ import {
   CACHE_LAB_PROTOCOL_VERSION,
   GIT_DEFAULT_LIMIT,
   GIT_POLICY,
-  gitVersusReferenceSentences,
-  metricWords,
-  normalizeCacheLabState,
   REFERENCE_POLICY,
-  sweepCell,
-  sweepTableMarkdown,
-  sweepTableText,
-  sweepTableTitle,
   type CacheLabJob,
+  type CacheLabReplies,
   type CacheLabState,
   type CacheLabTab,
   type HostToWebview,
@@ -22,8 +16,11 @@ import {
   type WebviewToHost,
 } from '../../src/protocol/cache-lab-protocol.ts';
 import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SweepResult } from '../../src/protocol/server-protocol.ts';
+import { normalizeCacheLabState } from '../../src/shared/cache-lab-state.ts';
 import { formatLimit } from '../../src/shared/format.ts';
 import { parseLimitList } from '../../src/shared/git-size.ts';
+import { MessageHandler } from '../../src/shared/message-handler.ts';
+import { gitVersusReferenceSentences, metricWords, sweepCell, sweepTableMarkdown, sweepTableText, sweepTableTitle } from '../../src/shared/sweep-table.ts';
 import { distanceChart, indexPackChart, measureChart, policyLabel, sweepChart } from './charts.ts';
 import { baseName, formatBytes, formatCount, formatPercent, h, replaceChildren } from './dom.ts';
 import { readThemeColours, watchTheme } from './theme.ts';
@@ -37,8 +34,17 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
 
+const host = new MessageHandler<WebviewToHost, HostToWebview, CacheLabReplies>({
+  post: (message) => vscode.postMessage(message),
+  handle: (message) => {
+    onHostMessage(message);
+    return undefined;
+  },
+  failed: (_message, error) => console.error(error),
+});
+
 function post(message: WebviewToHost): void {
-  vscode.postMessage(message);
+  host.notify(message);
 }
 
 // ------------------------------------------------------------------------------------------ state
@@ -255,8 +261,9 @@ measureRunsInput.addEventListener('change', () => {
   state = { ...state, measureRuns: runs };
   saveState();
 });
-browseButton.addEventListener('click', () => post({ type: 'browseRecording', slot: 'primary' }));
-compareBrowse.addEventListener('click', () => post({ type: 'browseRecording', slot: 'compare' }));
+const browse = (slot: LocalitySlot): void => void host.request({ type: 'browseRecording', slot }).then(applyHostState);
+browseButton.addEventListener('click', () => browse('primary'));
+compareBrowse.addEventListener('click', () => browse('compare'));
 controls.addEventListener('submit', (event) => event.preventDefault());
 
 runButton.addEventListener('click', () => {
@@ -265,7 +272,7 @@ runButton.addEventListener('click', () => {
   showError(undefined);
   const runId = newRunId();
   runs.set(runId, 'analysis');
-  post({ type: 'run', runId, request: { file: state.recording, segment: state.segment, limits: state.limits, policies: state.policies, compareRecording: state.compareRecording } });
+  void host.request({ type: 'run', runId, request: { file: state.recording, segment: state.segment, limits: state.limits, policies: state.policies, compareRecording: state.compareRecording } }).then(onRunEnded);
   updateRunning();
 });
 cancelButton.addEventListener('click', () => cancelRuns('analysis'));
@@ -274,7 +281,7 @@ measureButton.addEventListener('click', () => {
   if (state.recording === null) return showError('Choose a recording first.');
   const runId = newRunId();
   runs.set(runId, 'measure');
-  post({ type: 'measure', runId, file: state.recording, segment: state.segment, limits: state.limits, runs: state.measureRuns });
+  void host.request({ type: 'measure', runId, file: state.recording, segment: state.segment, limits: state.limits, runs: state.measureRuns }).then(onRunEnded);
   updateRunning();
 });
 copyTextButton.addEventListener('click', () => copyTable('text'));
@@ -616,9 +623,7 @@ function onHostMessage(message: HostToWebview): void {
       syncControls();
       break;
     case 'state':
-      state = normalizeCacheLabState(message.state);
-      vscode.setState(state);
-      syncControls();
+      applyHostState(message);
       break;
     case 'runStarted':
       if (!runs.has(message.runId)) runs.set(message.runId, message.jobs.includes('measure') ? 'measure' : 'analysis');
@@ -666,23 +671,34 @@ function onHostMessage(message: HostToWebview): void {
         else showError(text);
       }
       break;
-    case 'runEnded': {
-      const kind = runs.get(message.runId);
-      runs.delete(message.runId);
-      const words = message.outcome === 'done' ? 'Done.' : message.outcome === 'cancelled' ? 'Cancelled.' : 'Failed.';
-      if (kind === 'measure') {
-        if (message.outcome !== 'failed') measureStatus.textContent = words;
-      } else statusText.textContent = words;
-      updateRunning();
+    case 'runEnded':
+      // A run the host started, or one whose request an earlier page made.
+      onRunEnded(message);
       break;
-    }
   }
+}
+
+/** The state the host chose (a recording picked with the file dialog). */
+function applyHostState(message: Extract<HostToWebview, { type: 'state' }>): void {
+  state = normalizeCacheLabState(message.state);
+  vscode.setState(state);
+  syncControls();
+}
+
+function onRunEnded(message: Extract<HostToWebview, { type: 'runEnded' }>): void {
+  const kind = runs.get(message.runId);
+  runs.delete(message.runId);
+  const words = message.outcome === 'done' ? 'Done.' : message.outcome === 'cancelled' ? 'Cancelled.' : 'Failed.';
+  if (kind === 'measure') {
+    if (message.outcome !== 'failed') measureStatus.textContent = words;
+  } else statusText.textContent = words;
+  updateRunning();
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const data = event.data;
   if (typeof data !== 'object' || data === null || typeof (data as { type?: unknown }).type !== 'string') return;
-  onHostMessage(data as HostToWebview);
+  void host.receive(data as HostToWebview);
 });
 
 watchTheme(() => renderAll());

@@ -3,16 +3,13 @@
 // the repository reaches the page through the Cache Lab's DOM helpers (text nodes, attributes).
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LogarithmicScale, Tooltip, type ChartDataset } from 'chart.js';
 import { formatBytes, formatCount, formatPercentChange } from '../../src/shared/format.ts';
+import { comparisonRows, equivalentCommand, formatShare, formatValue, histogramRows, recordingRows } from '../../src/shared/repack-preview-document.ts';
+import { MessageHandler } from '../../src/shared/message-handler.ts';
+import { normalizeRepackPreviewState } from '../../src/shared/repack-preview-state.ts';
 import {
-  comparisonRows,
-  equivalentCommand,
-  formatShare,
-  formatValue,
-  histogramRows,
-  normalizeRepackPreviewState,
-  recordingRows,
   REPACK_PREVIEW_PROTOCOL_VERSION,
   type HostToWebview,
+  type RepackPreviewReplies,
   type RepackPreviewRun,
   type RepackPreviewState,
   type WebviewToHost,
@@ -30,7 +27,16 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
-const post = (message: WebviewToHost): void => vscode.postMessage(message);
+const host = new MessageHandler<WebviewToHost, HostToWebview, RepackPreviewReplies>({
+  post: (message) => vscode.postMessage(message),
+  handle: (message) => {
+    // A `show` that answers no request of this page: the answer to the page before a reload.
+    if (message.type === 'show') show(message);
+    return undefined;
+  },
+  failed: (_message, error) => console.error(error),
+});
+const post = (message: WebviewToHost): void => host.notify(message);
 
 let state: RepackPreviewState = normalizeRepackPreviewState(vscode.getState());
 let chart: Chart<'bar', number[], string> | undefined;
@@ -324,14 +330,18 @@ function render(): void {
   drawChart();
 }
 
-window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  const message = event.data as HostToWebview;
-  if (typeof message !== 'object' || message === null || message.type !== 'show') return;
+function show(message: HostToWebview): void {
   state = normalizeRepackPreviewState({ run: message.run });
   vscode.setState(state);
   render();
+}
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const message = event.data;
+  if (typeof message !== 'object' || message === null || typeof (message as { type?: unknown }).type !== 'string') return;
+  void host.receive(message as HostToWebview);
 });
 
 watchTheme(() => drawChart());
 render();
-post({ type: 'ready', version: REPACK_PREVIEW_PROTOCOL_VERSION });
+void host.request({ type: 'ready', version: REPACK_PREVIEW_PROTOCOL_VERSION }).then(show);

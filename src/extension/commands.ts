@@ -1,101 +1,122 @@
+// Every `packscope.*` command in one table (as rust-analyzer's ctx.ts keeps `commandFactories`):
+// the ones package.json contributes and the two the Packs view's own items run. Each entry makes
+// its handler from the features `activate` built; one wrapper logs and shows what a command throws.
 import vscode = require('vscode');
-import { ObjectRequest, type ObjectDetails } from '../protocol/server-protocol.ts';
+import type { CacheLabApi } from './cache-lab/cache-lab.ts';
+import type { Lifetime } from './dispose.ts';
 import { openObjectDocument } from './object-document.ts';
-import type { PacksTreeProvider } from './packs-tree.ts';
-import { MoreNode, ObjectNode, PacksNode, RETRY_COMMAND } from './packs-tree-items.ts';
+import { askForObject, objectTarget } from './object-target.ts';
+import { RETRY_COMMAND } from './packs-view/message-node.ts';
+import { PacksNodeBase, type PacksNode } from './packs-view/packs-node.ts';
+import type { PacksTreeProvider } from './packs-view/packs-tree.ts';
+import type { RecordingCommands } from './recording/recording-commands.ts';
+import type { RepackPreviewApi } from './repack-preview/repack-preview.ts';
 import { describe, type ServerClient } from './server-client.ts';
 
-interface CommandDependencies {
+/** What the commands act on. */
+export interface CommandContext {
   server: ServerClient;
-  tree: PacksTreeProvider;
+  packsTree: PacksTreeProvider;
   output: vscode.LogOutputChannel;
+  recordings: RecordingCommands;
+  cacheLab: CacheLabApi;
+  repackPreview: RepackPreviewApi;
 }
 
-/** Every `packscope.*` command; the ones in package.json and the two the view's own items run. */
-export function registerCommands({ server, tree, output }: CommandDependencies): vscode.Disposable[] {
-  const run = (name: string, action: (...args: unknown[]) => Promise<unknown> | unknown): vscode.Disposable =>
-    vscode.commands.registerCommand(name, async (...args: unknown[]) => {
-      try {
-        return await action(...args);
-      } catch (error) {
-        output.error(`${name} failed: ${describe(error)}`);
-        void vscode.window.showErrorMessage(`PackScope: ${describe(error)}`);
-        return undefined;
-      }
-    });
+type CommandHandler = (...args: unknown[]) => unknown;
 
-  return [
-    run('packscope.refresh', () => tree.refreshAll()),
-    run('packscope.copyObjectId', async (node) => {
+interface CommandEntry {
+  make(context: CommandContext): CommandHandler;
+  /**
+   * Names what failed in the error notification and offers the log: a repack preview fails with
+   * git's own text, which the log shows in full.
+   */
+  failure?: string;
+}
+
+const commandFactories: Record<string, CommandEntry> = {
+  'packscope.refresh': { make: ({ packsTree }) => () => packsTree.refreshAll() },
+  'packscope.copyObjectId': {
+    make: () => async (node) => {
       const object = objectTarget(node);
       if (object === undefined) return;
       await vscode.env.clipboard.writeText(object.oid);
       vscode.window.setStatusBarMessage(`Copied ${object.oid}`, 3000);
-    }),
-    run('packscope.showChain', (node) => {
+    },
+  },
+  'packscope.showChain': {
+    make: ({ packsTree }) => (node) => {
       const object = objectTarget(node);
-      return object === undefined ? undefined : tree.reveal(object.oid, object.repository);
-    }),
-    run('packscope.revealObject', (target, repository) => {
+      return object === undefined ? undefined : packsTree.reveal(object.oid, object.repository);
+    },
+  },
+  'packscope.revealObject': {
+    make: ({ packsTree }) => (target, repository) => {
       const object = objectTarget(target, repository);
       if (object === undefined) throw new Error('packscope.revealObject needs an object id');
-      return tree.reveal(object.oid, object.repository);
-    }),
-    run('packscope.openObject', async (target, repository) => {
+      return packsTree.reveal(object.oid, object.repository);
+    },
+  },
+  'packscope.openObject': {
+    make: ({ server }) => async (target, repository) => {
       const object = objectTarget(target, repository);
       if (object !== undefined) return openObjectDocument(object.oid, object.repository);
       const details = await askForObject(server);
       return details === undefined ? undefined : openObjectDocument(details.oid, details.repository);
-    }),
-    run('packscope.showServerOutput', () => output.show(true)),
-    run('packscope.restartServer', async () => {
+    },
+  },
+  'packscope.showServerOutput': { make: ({ output }) => () => output.show(true) },
+  'packscope.restartServer': {
+    make: ({ server, packsTree }) => async () => {
       await server.restart();
-      await tree.refreshAll();
-    }),
-    run('packscope.loadMore', (node) => (node instanceof MoreNode ? tree.loadMore(node.parent) : undefined)),
-    run(RETRY_COMMAND, (node) => (node instanceof PacksNode ? tree.retry(node) : undefined)),
-  ];
+      await packsTree.refreshAll();
+    },
+  },
+  'packscope.loadMore': { make: ({ packsTree }) => (node) => (packsNode(node)?.kind === 'more' ? packsTree.loadMore((node as Extract<PacksNode, { kind: 'more' }>).parent) : undefined) },
+  [RETRY_COMMAND]: { make: ({ packsTree }) => (node) => { const target = packsNode(node); return target === undefined ? undefined : packsTree.retry(target); } },
+  'packscope.openCacheLab': {
+    make: ({ cacheLab }) => async (argument) => {
+      await cacheLab.open(argument);
+    },
+  },
+  'packscope.previewRepack': { make: ({ repackPreview }) => (argument) => repackPreview.run(argument), failure: 'repack preview failed' },
+  'packscope.toggleRecording': { make: ({ recordings }) => () => recordings.toggle() },
+  'packscope.recordCommand': { make: ({ recordings }) => (argument) => recordings.recordCommand(argument) },
+  'packscope.recordings.refresh': { make: ({ recordings }) => () => recordings.refresh() },
+  'packscope.recordings.openCacheLab': { make: ({ recordings }) => (node) => recordings.openCacheLab(node, 'simulation') },
+  'packscope.recordings.localityReport': { make: ({ recordings }) => (node) => recordings.openCacheLab(node, 'locality') },
+  'packscope.recordings.rename': { make: ({ recordings }) => (node, newName) => recordings.rename(node, newName) },
+  'packscope.recordings.delete': { make: ({ recordings }) => (node, options) => recordings.delete(node, options) },
+  'packscope.recordings.revealFile': { make: ({ recordings }) => (node) => recordings.revealFile(node) },
+};
+
+/** A node of the Packs view, when that is what VS Code passed. */
+function packsNode(value: unknown): PacksNode | undefined {
+  return value instanceof PacksNodeBase ? (value as PacksNode) : undefined;
 }
 
-/**
- * The object a command is about: an item of the Packs view, `{ oid, repository }` (the server's hover
- * links pass that), or an id and a repository as two arguments.
- */
-function objectTarget(target: unknown, repository?: unknown): { oid: string; repository?: string } | undefined {
-  if (target instanceof ObjectNode) return { oid: target.item.oid, repository: target.pack.repositoryId };
-  if (typeof target === 'string') return { oid: target, repository: typeof repository === 'string' ? repository : undefined };
-  if (typeof target === 'object' && target !== null && 'oid' in target && typeof target.oid === 'string') {
-    const inner = 'repository' in target && typeof target.repository === 'string' ? target.repository : undefined;
-    return { oid: target.oid, repository: inner };
+const SHOW_LOG = 'Show Log';
+
+/** Registers every command of the table into `lifetime`; a command that throws resolves to undefined. */
+export function registerCommands(lifetime: Lifetime, context: CommandContext): void {
+  for (const [id, entry] of Object.entries(commandFactories)) {
+    const handler = entry.make(context);
+    lifetime.register(
+      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+        try {
+          return await handler(...args);
+        } catch (error) {
+          const message = describe(error);
+          context.output.error(`${id} failed: ${message}`);
+          if (entry.failure === undefined) void vscode.window.showErrorMessage(`PackScope: ${message}`);
+          else {
+            void vscode.window.showErrorMessage(`PackScope: ${entry.failure}: ${message}`, SHOW_LOG).then((choice) => {
+              if (choice === SHOW_LOG) context.output.show(true);
+            });
+          }
+          return undefined;
+        }
+      }),
+    );
   }
-  return undefined;
-}
-
-/** An input box that accepts an id or a unique prefix, checked with `packscope/object` as the user types. */
-async function askForObject(server: ServerClient): Promise<ObjectDetails | undefined> {
-  const found = new Map<string, ObjectDetails>();
-  const check = async (text: string): Promise<string | undefined> => {
-    const oid = text.trim().toLowerCase();
-    if (oid === '') return undefined;
-    if (!/^[0-9a-f]{4,64}$/.test(oid)) return 'An object id is 4 to 64 hex digits.';
-    try {
-      const result = await server.request(ObjectRequest, { oid });
-      if (!result.found) return result.reason;
-      found.set(oid, result.object);
-      return undefined;
-    } catch (error) {
-      return `The PackScope server could not look it up: ${describe(error)}`;
-    }
-  };
-  const text = await vscode.window.showInputBox({
-    title: 'PackScope: Open Object',
-    prompt: 'An object id, or a prefix of at least 4 hex digits naming one object in a workspace pack',
-    placeHolder: 'e.g. 1a2b3c4d',
-    ignoreFocusOut: true,
-    validateInput: check,
-  });
-  if (text === undefined) return undefined;
-  const oid = text.trim().toLowerCase();
-  if (!found.has(oid) && (await check(oid)) !== undefined) return undefined;
-  return found.get(oid);
 }

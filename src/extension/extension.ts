@@ -1,11 +1,12 @@
 import vscode = require('vscode');
 import { OBJECT_DOCUMENT_SCHEME } from '../protocol/server-protocol.ts';
 import { registerCommands } from './commands.ts';
+import { Lifetime } from './dispose.ts';
 import { locateGit, type GitLocation } from './git-locator.ts';
 import { PACKS_VIEW_ID } from './model-progress.ts';
 import { ObjectDocumentProvider, objectDocumentUri } from './object-document.ts';
-import { PacksTreeProvider } from './packs-tree.ts';
-import type { PacksNode } from './packs-tree-items.ts';
+import type { PacksNode } from './packs-view/packs-node.ts';
+import { PacksTreeProvider } from './packs-view/packs-tree.ts';
 import { describe, ServerClient } from './server-client.ts';
 import { affectsServerSettings, readServerSettings, readViewSettings, type ViewSettings } from './settings.ts';
 import { ObjectIdTerminalLinkProvider } from './terminal-links.ts';
@@ -52,34 +53,36 @@ export interface LoadCost {
 export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms: 0, cpuMs: 0 }): PackScopeApi {
   const activationStart = performance.now();
   const activationCpuStart = process.cpuUsage();
-  const output = vscode.window.createOutputChannel('PackScope', { log: true });
-  context.subscriptions.push(output);
+  // The extension's one root: everything below is registered into it (or into something it owns),
+  // and VS Code disposes it, the last registered first, after `deactivate`.
+  const lifetime = new Lifetime();
+  context.subscriptions.push(lifetime);
+  const output = lifetime.register(vscode.window.createOutputChannel('PackScope', { log: true }));
 
   let viewSettings: ViewSettings = readViewSettings();
-  const server = new ServerClient({
+  const server = lifetime.register(
+    new ServerClient({
     serverModule: context.asAbsolutePath('dist/server.js'),
     output,
     settings: readServerSettings,
-    hoverEnabled: () => viewSettings.hoverEnabled,
-  });
+      hoverEnabled: () => viewSettings.hoverEnabled,
+    }),
+  );
   activeServer = server;
-  context.subscriptions.push({ dispose: () => void server.dispose() });
 
-  const packsTree = new PacksTreeProvider(server, () => viewSettings.pageSize);
-  const packsView = vscode.window.createTreeView(PACKS_VIEW_ID, { treeDataProvider: packsTree, showCollapseAll: true });
+  const packsTree = lifetime.register(new PacksTreeProvider(server, () => viewSettings.pageSize));
+  const packsView = lifetime.register(vscode.window.createTreeView(PACKS_VIEW_ID, { treeDataProvider: packsTree, showCollapseAll: true }));
   packsTree.attach(packsView);
   const objectDocuments = new ObjectDocumentProvider(server, () => viewSettings);
   const terminalLinks = new ObjectIdTerminalLinkProvider(server, () => viewSettings.terminalLinksEnabled);
-
-  context.subscriptions.push(
-    packsTree,
-    packsView,
-    vscode.workspace.registerTextDocumentContentProvider(OBJECT_DOCUMENT_SCHEME, objectDocuments),
-    vscode.window.registerTerminalLinkProvider(terminalLinks),
-    ...registerCommands({ server, tree: packsTree, output }),
+  lifetime.register(vscode.workspace.registerTextDocumentContentProvider(OBJECT_DOCUMENT_SCHEME, objectDocuments));
+  lifetime.register(vscode.window.registerTerminalLinkProvider(terminalLinks));
+  lifetime.register(
     server.onPacksChanged(({ repository }) => {
       packsTree.refreshRepository(repository).catch((error: unknown) => output.warn(`Refreshing ${repository} failed: ${describe(error)}`));
     }),
+  );
+  lifetime.register(
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!event.affectsConfiguration('packscope')) return;
       viewSettings = readViewSettings();
@@ -97,11 +100,10 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
     else output.warn(`git was not found (${location.reason}); packs are read without it.`);
     packsTree.setGitLocation(location);
   });
-  const recording = registerRecording({ context, server, output, gitLocation });
-  const cacheLab = registerCacheLab({ context, server, output, gitLocation, recordings: recordingSourceFromStore(recording.store) });
-  context.subscriptions.push(...cacheLab.disposables);
-  const repackPreview = registerRepackPreview({ context, server, output, gitLocation, recordings: recording.store });
-  context.subscriptions.push(...repackPreview.disposables);
+  const recording = registerRecording({ lifetime, context, server, output, gitLocation });
+  const cacheLab = registerCacheLab({ lifetime, context, server, output, gitLocation, recordings: recordingSourceFromStore(recording.api.store) });
+  const repackPreview = registerRepackPreview({ lifetime, context, server, output, gitLocation, recordings: recording.api.store });
+  registerCommands(lifetime, { server, packsTree, output, recordings: recording.commands, cacheLab, repackPreview });
 
   // Started right after activation rather than inside it: hovers and terminal links need a server soon.
   setImmediate(() => {
@@ -129,9 +131,9 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
     gitLocation,
     output,
     logUri: context.logUri,
-    recording,
-    cacheLab: cacheLab.api,
-    repackPreview: repackPreview.api,
+    recording: recording.api,
+    cacheLab,
+    repackPreview,
     objectDocumentUri,
   };
 }

@@ -19,6 +19,7 @@ import {
   type PacksChangedParams,
   type ServerSettings,
 } from '../protocol/server-protocol.ts';
+import { Disposable, Lifetime } from './dispose.ts';
 import { RestartBackoff } from './restart-backoff.ts';
 
 /**
@@ -73,18 +74,20 @@ export interface ServerClientOptions {
 
 /**
  * Owns the language client: starts it on first use, restarts a crashed server with back-off (one
- * notification per session), and gives typed requests that wait for a running server.
+ * notification per session), and gives typed requests that wait for a running server. What hangs
+ * on the client itself (its notification and state handlers) lives in `clientLifetime`, disposed
+ * before the client; the emitters live as long as this object.
  */
-export class ServerClient implements vscode.Disposable {
+export class ServerClient extends Disposable {
   private client: LanguageClient | undefined;
+  private clientLifetime: Lifetime | undefined;
   private starting: Deferred | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private startInFlight = false;
   private crashNotified = false;
-  private disposed = false;
   private readonly backoff = new RestartBackoff();
-  private readonly packsChanged = new vscode.EventEmitter<PacksChangedParams>();
-  private readonly stateChanged = new vscode.EventEmitter<boolean>();
+  private readonly packsChanged = this._register(new vscode.EventEmitter<PacksChangedParams>());
+  private readonly stateChanged = this._register(new vscode.EventEmitter<boolean>());
   private readonly firstStart = deferred();
 
   /** Server → client `packscope/packsChanged`. */
@@ -94,7 +97,9 @@ export class ServerClient implements vscode.Disposable {
   /** Settles when the server has started for the first time (rejects when it never could). */
   readonly ready = this.firstStart.promise;
 
-  constructor(private readonly options: ServerClientOptions) {}
+  constructor(private readonly options: ServerClientOptions) {
+    super();
+  }
 
   get isRunning(): boolean {
     return this.client?.isRunning() ?? false;
@@ -102,7 +107,7 @@ export class ServerClient implements vscode.Disposable {
 
   /** Starts the server when it is not running (or waits for the start under way). */
   whenRunning(): Promise<void> {
-    if (this.disposed) return Promise.reject(new Error('PackScope is shutting down'));
+    if (this.isDisposed) return Promise.reject(new Error('PackScope is shutting down'));
     if (this.client?.isRunning() === true) return Promise.resolve();
     const starting = (this.starting ??= deferred());
     if (this.restartTimer === undefined && !this.startInFlight) void this.startNow();
@@ -139,15 +144,17 @@ export class ServerClient implements vscode.Disposable {
     await this.whenRunning();
   }
 
-  async dispose(): Promise<void> {
-    this.disposed = true;
+  /** Stops the server (settles when it has stopped, or after 2 s); `deactivate` waits for it. */
+  override async dispose(): Promise<void> {
+    if (this.isDisposed) return;
+    super.dispose();
     this.clearRestartTimer();
     this.starting?.reject(new Error('PackScope is shutting down'));
     this.starting = undefined;
     const client = this.client;
     this.client = undefined;
-    this.packsChanged.dispose();
-    this.stateChanged.dispose();
+    this.clientLifetime?.dispose();
+    this.clientLifetime = undefined;
     if (client !== undefined) await client.dispose(2000).catch(() => undefined);
   }
 
@@ -157,7 +164,7 @@ export class ServerClient implements vscode.Disposable {
   }
 
   private async startNow(): Promise<void> {
-    if (this.disposed) return;
+    if (this.isDisposed) return;
     const client = (this.client ??= this.createClient());
     this.backoff.noteStart(Date.now());
     this.startInFlight = true;
@@ -196,10 +203,13 @@ export class ServerClient implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('packscope', 'PackScope', serverOptions, clientOptions);
-    client.onNotification(PacksChangedNotification.method, (params: PacksChangedParams) => this.packsChanged.fire(params));
-    client.onDidChangeState(() => {
-      if (!client.isRunning()) this.stateChanged.fire(false);
-    });
+    const lifetime = (this.clientLifetime = new Lifetime());
+    lifetime.register(client.onNotification(PacksChangedNotification.method, (params: PacksChangedParams) => this.packsChanged.fire(params)));
+    lifetime.register(
+      client.onDidChangeState(() => {
+        if (!client.isRunning()) this.stateChanged.fire(false);
+      }),
+    );
     return client;
   }
 
@@ -227,7 +237,7 @@ export class ServerClient implements vscode.Disposable {
 
   /** Returns the delay chosen, or undefined when no restart follows. */
   private scheduleRestart(reason: string): number | undefined {
-    if (this.disposed) return undefined;
+    if (this.isDisposed) return undefined;
     if (this.restartTimer !== undefined) return undefined; // one crash, two reports (close and failed start)
     const delay = this.backoff.noteCrash(Date.now());
     if (delay === undefined) {

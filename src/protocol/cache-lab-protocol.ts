@@ -3,12 +3,12 @@
  * (src/extension/cache-lab/). The webview draws what the host sends and computes no simulation:
  * every number comes from a server request (SweepRequest, LocalityRequest, IndexPackSimRequest,
  * MeasureRequest). The handshake: the webview posts `ready` with its protocol version; the host
- * answers `init` (state, recordings) and then sends results. Only types and small pure helpers
- * (limit formatting, the copyable tables, the git-vs-belady sentences) live here, so that the
- * webview bundle, the host and the tests share them without importing vscode or the LSP libraries.
+ * answers `init` (state, recordings) and then sends results. The messages, the state and the
+ * constants live here; what is built from them (the copyable tables, the git-vs-belady sentences,
+ * the state's normaliser) is in src/shared/, so that the webview bundle, the host and the tests
+ * share it without importing vscode or the LSP libraries.
  */
-import { formatLimit } from '../shared/format.ts';
-import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SimCell, SweepResult } from './server-protocol.ts';
+import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SweepResult } from './server-protocol.ts';
 
 export const CACHE_LAB_PROTOCOL_VERSION = 1;
 
@@ -74,28 +74,6 @@ export function defaultCacheLabState(policies: readonly string[] = []): CacheLab
   };
 }
 
-/**
- * A state from outside (webview getState, serializer, command argument) made safe: unknown or
- * ill-typed fields fall back to the defaults, so an old or damaged state never breaks the panel.
- */
-export function normalizeCacheLabState(value: unknown, defaultPolicies: readonly string[] = []): CacheLabState {
-  const state = defaultCacheLabState(defaultPolicies);
-  if (typeof value !== 'object' || value === null) return state;
-  const v = value as Record<string, unknown>;
-  if (typeof v.recording === 'string' && v.recording !== '') state.recording = v.recording;
-  if (typeof v.segment === 'number' && Number.isInteger(v.segment) && v.segment > 0) state.segment = v.segment;
-  if (typeof v.compareRecording === 'string' && v.compareRecording !== '') state.compareRecording = v.compareRecording;
-  if (Array.isArray(v.limits) && v.limits.length > 0 && v.limits.every((l) => typeof l === 'number' && Number.isSafeInteger(l) && l >= 0)) {
-    state.limits = v.limits as number[];
-  }
-  if (Array.isArray(v.policies) && v.policies.length > 0 && v.policies.every((p) => typeof p === 'string' && p !== '')) state.policies = v.policies as string[];
-  if (Array.isArray(v.offeredPolicies) && v.offeredPolicies.every((p) => typeof p === 'string' && p !== '')) state.offeredPolicies = v.offeredPolicies as string[];
-  if (v.metric === 'inflations' || v.metric === 'inflatedBytes') state.metric = v.metric;
-  if (v.tab === 'sweep' || v.tab === 'locality') state.tab = v.tab;
-  if (typeof v.measureRuns === 'number' && Number.isInteger(v.measureRuns) && v.measureRuns >= 1 && v.measureRuns <= 50) state.measureRuns = v.measureRuns;
-  return state;
-}
-
 /** A recording the pickers offer. */
 export interface RecordingChoice {
   file: string;
@@ -145,89 +123,28 @@ export type WebviewToHost =
   | { type: 'ready'; version: number }
   /** Sent on every change of the controls (after setState), so the host knows what a reload restores. */
   | { type: 'stateChanged'; state: CacheLabState }
+  /** A request: the run's `runEnded` answers it. `runId` names the run in its progress and in `cancel`. */
   | { type: 'run'; runId: string; request: AnalysisRequest }
+  /** A request, answered like `run`. */
   | { type: 'measure'; runId: string; file: string; segment: number | null; limits: number[]; runs: number }
   | { type: 'cancel'; runId: string }
-  /** Asks the host to show the file picker; the answer comes back as `state`. */
+  /** A request: the host shows the file picker and answers with the `state` (unchanged when none was chosen). */
   | { type: 'browseRecording'; slot: LocalitySlot }
   | { type: 'copy'; format: 'text' | 'markdown'; text: string };
+
+/**
+ * The webview's requests and the host message that answers each (src/shared/message-handler.ts
+ * correlates them). A run the host starts itself (opening on a recording) ends with a `runEnded`
+ * that answers nothing.
+ */
+export interface CacheLabReplies {
+  run: 'runEnded';
+  measure: 'runEnded';
+  browseRecording: 'state';
+}
 
 export function isWebviewToHost(value: unknown): value is WebviewToHost {
   if (typeof value !== 'object' || value === null || !('type' in value)) return false;
   const type = (value as { type: unknown }).type;
   return typeof type === 'string' && ['ready', 'stateChanged', 'run', 'measure', 'cancel', 'browseRecording', 'copy'].includes(type);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Pure helpers shared by both sides.
-
-/** The cell of `results` for (policy, limit), as the server orders them or not. */
-export function sweepCell(results: readonly SimCell[], policy: string, limit: number): SimCell | undefined {
-  return results.find((cell) => cell.policy === policy && cell.limit === limit);
-}
-
-const METRIC_WORDS: Record<CacheLabMetric, string> = { inflations: 'inflations', inflatedBytes: 'inflated bytes' };
-
-export function metricWords(metric: CacheLabMetric): string {
-  return METRIC_WORDS[metric];
-}
-
-/** Rows = limits, columns = policies, as `packscope sweep` and the delta-base-cache thread's tables. */
-export function sweepTableRows(result: SweepResult, limits: readonly number[], policies: readonly string[], metric: CacheLabMetric): string[][] {
-  const header = ['limit', ...policies];
-  const rows = limits.map((limit) => [formatLimit(limit), ...policies.map((policy) => {
-    const cell = sweepCell(result.results, policy, limit);
-    return cell === undefined ? '' : String(cell[metric]);
-  })]);
-  return [header, ...rows];
-}
-
-/** `inflations over 89 reads` — the caption line of the text table. */
-export function sweepTableTitle(result: SweepResult, metric: CacheLabMetric): string {
-  return `${metricWords(metric)} over ${result.recording.reads} reads`;
-}
-
-/** The table exactly as `packscope sweep` prints it: numbers right-aligned, words left, two spaces between columns. */
-export function sweepTableText(result: SweepResult, limits: readonly number[], policies: readonly string[], metric: CacheLabMetric): string {
-  const rows = sweepTableRows(result, limits, policies, metric);
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const numeric = (cell: string, column: number): boolean => column > 0 && /^[\d,.%\s]+$/.test(cell);
-  const lines = rows.map((row) => row.map((cell, column) => (numeric(cell, column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd());
-  return [sweepTableTitle(result, metric), ...lines].join('\n') + '\n';
-}
-
-/** The same table in GitHub Markdown, numbers right-aligned. */
-export function sweepTableMarkdown(result: SweepResult, limits: readonly number[], policies: readonly string[], metric: CacheLabMetric): string {
-  const [header, ...rows] = sweepTableRows(result, limits, policies, metric);
-  const escape = (cell: string): string => cell.replace(/\|/g, '\\|');
-  const line = (cells: string[]): string => `| ${cells.map(escape).join(' | ')} |`;
-  const rule = `|${header!.map((_, column) => (column === 0 ? ' --- ' : ' ---: ')).join('|')}|`;
-  return [`${sweepTableTitle(result, metric)}:`, '', line(header!), rule, ...rows.map(line)].join('\n') + '\n';
-}
-
-/**
- * One sentence per limit comparing `git` with the `belady` reference on the metric: "At 96m, Git's
- * LRU does 12% more inflations than the reference bound." Empty when either policy is missing.
- */
-export function gitVersusReferenceSentences(result: SweepResult, limits: readonly number[], metric: CacheLabMetric): string[] {
-  const words = metricWords(metric);
-  const verb = metric === 'inflations' ? 'does' : 'inflates';
-  const object = metric === 'inflations' ? words : 'bytes';
-  const sentences: string[] = [];
-  for (const limit of limits) {
-    const git = sweepCell(result.results, GIT_POLICY, limit);
-    const reference = sweepCell(result.results, REFERENCE_POLICY, limit);
-    if (git === undefined || reference === undefined) continue;
-    const g = git[metric];
-    const r = reference[metric];
-    const at = `At ${formatLimit(limit)}`;
-    if (g === r) sentences.push(`${at}, Git's LRU ${verb} as many ${object} as the reference bound (${g}).`);
-    else if (r === 0) sentences.push(`${at}, Git's LRU ${verb} ${g} ${object}; the reference bound ${verb} none.`);
-    else {
-      const percent = (Math.abs(g - r) / r) * 100;
-      const shown = percent >= 10 ? percent.toFixed(0) : percent.toFixed(1);
-      sentences.push(`${at}, Git's LRU ${verb} ${shown}% ${g > r ? 'more' : 'fewer'} ${object} than the reference bound (${g} against ${r}).`);
-    }
-  }
-  return sentences;
 }

@@ -15,25 +15,19 @@ import type { PackScopeApi } from '../../src/extension/extension.ts';
 import { RecordingInfoRequest } from '../../src/protocol/server-protocol.ts';
 import type { CacheLabPanel } from '../../src/extension/cache-lab/cache-lab-panel.ts';
 import { measurePlan } from '../../src/extension/cache-lab/measure-plan.ts';
-import { addRepositoryToServer, gitEnv, git, until } from './support.ts';
-
-
+import { activatePackScope, addRepositoryToServer, commitHistory, git, gitEnv, packscopeCli, until } from './support.ts';
 
 /** 24 commits of three growing files, then one pack with deltas (trees and blobs chained). */
 function makeRepository(parent: string): string {
   const dir = path.join(parent, 'repo');
   fs.mkdirSync(dir);
-  git(dir, 'init', '-q', '-b', 'main');
-  for (let c = 1; c <= 24; c++) {
+  commitHistory(dir, 24, (c) => `2024-03-${String(c).padStart(2, '0')}T12:00:00Z`, (c) => {
     for (let f = 1; f <= 3; f++) {
       const lines: string[] = [];
       for (let i = 0; i < 150 + c * 12; i++) lines.push(`file ${f} line ${i}: ${'cache lab '.repeat((i % 5) + 1)}${i % 9 === c % 9 ? `rev ${c}` : ''}`);
       fs.writeFileSync(path.join(dir, `file-${f}.txt`), `${lines.join('\n')}\n`);
     }
-    git(dir, 'add', '-A');
-    const date = `2024-03-${String(c).padStart(2, '0')}T12:00:00Z`;
-    execFileSync('git', ['commit', '-q', '-m', `commit ${c}`], { cwd: dir, env: { ...gitEnv, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
-  }
+  });
   git(dir, 'repack', '-adfq');
   return dir;
 }
@@ -72,14 +66,12 @@ describe('Cache Lab', function () {
   let restoreRepositories: (() => Promise<void>) | undefined;
 
   before(async () => {
-    const extension = vscode.extensions.getExtension<PackScopeApi>('packscope.packscope');
-    assert.ok(extension, 'the PackScope extension is not installed');
-    api = await extension.activate();
+    const activated = await activatePackScope();
+    api = activated.api;
     temp = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-cache-lab-test-'));
     repo = makeRepository(temp);
     recording = path.join(temp, 'log-raw.psrec');
-    const cliPath = path.join(extension.extensionPath, 'dist', 'cli.js');
-    cli = (...args: string[]) => execFileSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: gitEnv, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+    cli = packscopeCli(activated.extensionPath, gitEnv);
     cli('record', '--exact', '-o', recording, '-C', repo, '--', 'log', '--raw');
     // The repository joins the workspace through the setting: a raw trace names its packs by a path
     // relative to where git ran, which the server resolves to a workspace pack of that name.

@@ -9,8 +9,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PackScopeApi } from '../../src/extension/extension.ts';
-import type { ObjectNode, PackNode, PacksNode, RepositoryNode } from '../../src/extension/packs-tree-items.ts';
-import { gitEnv, git, until } from './support.ts';
+import type { ObjectNode } from '../../src/extension/packs-view/object-node.ts';
+import type { PackNode } from '../../src/extension/packs-view/pack-node.ts';
+import type { PacksNode } from '../../src/extension/packs-view/packs-node.ts';
+import type { RepositoryNode } from '../../src/extension/packs-view/repository-node.ts';
+import { activatePackScope, commitHistory, git, gitEnv, until } from './support.ts';
 
 // Only types come from src/extension: this bundle has its own copy of any class it imports, so the
 // items are told apart by contextValue and label, as a user sees them.
@@ -39,8 +42,7 @@ interface VerifyPack {
 /** 16 commits of a growing log, an edited text file and a binary file, an annotated tag, then one pack. */
 function makeRepository(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-packs-test-'));
-  git(dir, 'init', '-q', '-b', 'main');
-  for (let c = 1; c <= 16; c++) {
+  commitHistory(dir, 16, (c) => `2024-01-${String(c).padStart(2, '0')}T12:00:00Z`, (c) => {
     let log = '';
     for (let i = 0; i < 100 + c * 20; i++) log += `entry ${i}: the pack keeps every version of this file ${i * i}\n`;
     fs.writeFileSync(path.join(dir, 'log.txt'), log);
@@ -48,10 +50,7 @@ function makeRepository(): string {
     for (let i = 0; i < 300 + c * 3; i++) notes.push(`line ${i}: ${'packscope '.repeat(((i * 7) % 5) + 1)}${i % 13 === c % 13 ? `rev ${c}` : ''}`);
     fs.writeFileSync(path.join(dir, 'notes.txt'), `${notes.join('\n')}\n`);
     fs.writeFileSync(path.join(dir, 'data.bin'), Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 31 + (i % 50 === 0 ? c : 0)) % 256)));
-    git(dir, 'add', '-A');
-    const date = `2024-01-${String(c).padStart(2, '0')}T12:00:00Z`;
-    execFileSync('git', ['commit', '-q', '-m', `commit ${c}`], { cwd: dir, env: { ...gitEnv, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
-  }
+  });
   git(dir, 'tag', '-a', 'v1', '-m', 'tag v1');
   git(dir, 'repack', '-adfq');
   return dir;
@@ -172,9 +171,7 @@ describe('Packs view, hovers, terminal links and object documents', function () 
 
   before(async function () {
     this.timeout(120_000);
-    const extension = vscode.extensions.getExtension<PackScopeApi>('packscope.packscope');
-    assert.ok(extension);
-    api = await extension.activate();
+    ({ api } = await activatePackScope());
     await api.ready;
     repo = makeRepository();
     gitDir = fs.realpathSync(path.join(repo, '.git'));

@@ -11,28 +11,19 @@ import type { PackScopeApi } from '../../src/extension/extension.ts';
 import type { RecordCommandResult } from '../../src/extension/recording/record-command.ts';
 import type { RecordingNode } from '../../src/extension/recording/recordings-tree.ts';
 import { applyRecordingVariables, recordingVariables } from '../../src/shared/recording-environment.ts';
-import { gitEnv, until } from './support.ts';
-
-
-function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = gitEnv): string {
-  return execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
-}
+import { activatePackScope, commitHistory, git, runGit, until } from './support.ts';
 
 /** 12 commits editing two text files, packed with deltas: `log --raw` reads trees, `log -p` blobs too. */
 function makeRepository(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-recording-test-'));
-  git(dir, ['init', '-q', '-b', 'main']);
-  for (let c = 1; c <= 12; c++) {
+  commitHistory(dir, 12, (c) => `2024-02-${String(c).padStart(2, '0')}T12:00:00Z`, (c) => {
     const lines: string[] = [];
     for (let i = 0; i < 200 + c * 15; i++) lines.push(`line ${i}: ${'recorded '.repeat((i % 4) + 1)}${i % 11 === c % 11 ? `change ${c}` : ''}`);
     fs.writeFileSync(path.join(dir, 'a.txt'), `${lines.join('\n')}\n`);
     fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'src', `b.txt`), `${lines.reverse().join('\n')}\n`);
-    git(dir, ['add', '-A']);
-    const date = `2024-02-${String(c).padStart(2, '0')}T12:00:00Z`;
-    git(dir, ['commit', '-q', '-m', `commit ${c}`], { ...gitEnv, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date });
-  }
-  git(dir, ['repack', '-adfq']);
+  });
+  git(dir, 'repack', '-adfq');
   return dir;
 }
 
@@ -94,9 +85,7 @@ describe('Recording: terminal recording, Record a Git Command, the Recordings vi
 
   before(async function () {
     this.timeout(120_000);
-    const extension = vscode.extensions.getExtension<PackScopeApi>('packscope.packscope');
-    assert.ok(extension);
-    api = await extension.activate();
+    ({ api } = await activatePackScope());
     await api.ready;
     repo = fs.realpathSync(makeRepository());
     const config = vscode.workspace.getConfiguration('packscope');
@@ -206,10 +195,10 @@ describe('Recording: terminal recording, Record a Git Command, the Recordings vi
     // Git run as a terminal would run it: with the collection's variables.
     const env: NodeJS.ProcessEnv = { ...process.env };
     recording().environment.forEach((name, mutator) => (env[name] = mutator.value));
-    git(repo, ['log', '--raw'], env);
+    runGit(repo, ['log', '--raw'], env);
     const first = recording().rotate();
     assert.ok(first !== undefined, `rotate gave nothing; ${listing()}`);
-    git(repo, ['rev-list', '--objects', '--all'], env);
+    runGit(repo, ['rev-list', '--objects', '--all'], env);
     const second = await recording().stop();
     assert.ok(second !== undefined && second !== first);
     assert.deepEqual([...packReads(first).byCommand.keys()], ['git log --raw']);

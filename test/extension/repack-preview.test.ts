@@ -3,7 +3,6 @@
 // `packscope repack-preview --json` with the same options on the same repository (made here with
 // the git CLI). --threads 1 on both sides makes git's delta choices, and so the pack, reproducible.
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,25 +11,19 @@ import type { PackScopeApi } from '../../src/extension/extension.ts';
 import type { RepackPreviewPanel } from '../../src/extension/repack-preview/repack-preview-panel.ts';
 import type { RepackPreviewRun } from '../../src/protocol/repack-preview-protocol.ts';
 import type { RepackPreviewResult } from '../../src/protocol/server-protocol.ts';
-import { addRepositoryToServer, gitEnv, git, until } from './support.ts';
-
-
+import { activatePackScope, addRepositoryToServer, commitHistory, git, gitEnv, packscopeCli, until } from './support.ts';
 
 /** 30 commits of three growing files, packed with shallow chains (a repack with other options changes them). */
 function makeRepository(parent: string): string {
   const dir = path.join(parent, 'repack-repo');
   fs.mkdirSync(dir);
-  git(dir, 'init', '-q', '-b', 'main');
-  for (let c = 1; c <= 30; c++) {
+  commitHistory(dir, 30, (c) => `2024-04-${String(Math.min(c, 28)).padStart(2, '0')}T12:00:00Z`, (c) => {
     for (let f = 1; f <= 3; f++) {
       const lines: string[] = [];
       for (let i = 0; i < 120 + c * 10; i++) lines.push(`file ${f} line ${i}: ${'repack preview '.repeat((i % 4) + 1)}${i % 7 === c % 7 ? `rev ${c}` : ''}`);
       fs.writeFileSync(path.join(dir, `file-${f}.txt`), `${lines.join('\n')}\n`);
     }
-    git(dir, 'add', '-A');
-    const date = `2024-04-${String(Math.min(c, 28)).padStart(2, '0')}T12:00:00Z`;
-    execFileSync('git', ['commit', '-q', '-m', `commit ${c}`], { cwd: dir, env: { ...gitEnv, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
-  }
+  });
   git(dir, 'repack', '-adfq', '--depth=4', '--window=4');
   return dir;
 }
@@ -47,14 +40,11 @@ describe('Preview Repack', function () {
   let restoreRepositories: (() => Promise<void>) | undefined;
 
   before(async () => {
-    const extension = vscode.extensions.getExtension<PackScopeApi>('packscope.packscope');
-    assert.ok(extension, 'the PackScope extension is not installed');
-    api = await extension.activate();
+    const activated = await activatePackScope();
+    api = activated.api;
     temp = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-repack-preview-test-'));
     repo = makeRepository(temp);
-    const cliPath = path.join(extension.extensionPath, 'dist', 'cli.js');
-    cli = (...args: string[]) =>
-      execFileSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: { ...gitEnv, PACKSCOPE_NO_PROGRESS: '1', PACKSCOPE_CACHE_DIR: path.join(temp, 'cli-models') }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+    cli = packscopeCli(activated.extensionPath, { ...gitEnv, PACKSCOPE_NO_PROGRESS: '1', PACKSCOPE_CACHE_DIR: path.join(temp, 'cli-models') });
     restoreRepositories = await addRepositoryToServer(api, repo);
   });
 

@@ -1,4 +1,5 @@
 // Shared by the extension-host suites (bundled into each; not a suite itself: not *.test.ts).
+import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -17,9 +18,42 @@ export const gitEnv: NodeJS.ProcessEnv = {
   GIT_COMMITTER_EMAIL: 'test@packscope.invalid',
 };
 
-/** Runs git in `cwd` and returns its stdout; throws with git's stderr on failure. */
+/** Runs git in `cwd` with `env` and returns its stdout; throws with git's stderr on failure. */
+export function runGit(cwd: string, args: string[], env: NodeJS.ProcessEnv = gitEnv): string {
+  return execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+}
+
+/** Runs git in `cwd` (isolated environment) and returns its stdout. */
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  return runGit(cwd, args);
+}
+
+/**
+ * `git init` in `dir`, then `commits` commits: before commit c (1-based) `write(c)` changes the work
+ * tree; the commit is dated `dateOf(c)` (author and committer), so that every run builds the same
+ * objects.
+ */
+export function commitHistory(dir: string, commits: number, dateOf: (c: number) => string, write: (c: number) => void): void {
+  git(dir, 'init', '-q', '-b', 'main');
+  for (let c = 1; c <= commits; c++) {
+    write(c);
+    git(dir, 'add', '-A');
+    const date = dateOf(c);
+    runGit(dir, ['commit', '-q', '-m', `commit ${c}`], { ...gitEnv, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date });
+  }
+}
+
+/** The installed extension, activated: its API and its folder (where dist/cli.js is). */
+export async function activatePackScope(): Promise<{ api: PackScopeApi; extensionPath: string }> {
+  const extension = vscode.extensions.getExtension<PackScopeApi>('packscope.packscope');
+  assert.ok(extension, 'the PackScope extension is not installed');
+  return { api: await extension.activate(), extensionPath: extension.extensionPath };
+}
+
+/** Runs the extension's own CLI bundle (dist/cli.js) with `env`; returns its stdout. */
+export function packscopeCli(extensionPath: string, env: NodeJS.ProcessEnv): (...args: string[]) => string {
+  const cliPath = path.join(extensionPath, 'dist', 'cli.js');
+  return (...args) => execFileSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
 }
 
 /** Polls `probe` every 200 ms until it returns a value; fails after `timeoutMs` with the last error. */

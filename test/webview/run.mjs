@@ -5,7 +5,7 @@
 //
 //   node test/webview/run.mjs
 //
-// Type-checks media/cache-lab (DOM types) first and builds the bundle when it is missing.
+// Type-checks the webviews (media/tsconfig.json: DOM types) first and builds the bundle when it is missing.
 // Screenshots: test-artifacts/webview/.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -25,12 +25,13 @@ const outDir = path.join(root, 'test-artifacts', 'webview');
 const bundle = path.join(root, 'dist', 'webview', 'cache-lab.js');
 const ORIGIN = 'https://cache-lab.webview.test';
 
-execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'media', 'cache-lab')], { stdio: 'inherit' });
+execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', path.join(root, 'media')], { stdio: 'inherit' });
 if (!fs.existsSync(bundle)) execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit', cwd: root });
 fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
 
-const { cacheLabHtml, contentSecurityPolicy } = await tsImport('../../src/extension/cache-lab/cache-lab-html.ts', import.meta.url);
+const { cacheLabHtml } = await tsImport('../../src/extension/cache-lab/cache-lab-html.ts', import.meta.url);
+const { contentSecurityPolicy } = await tsImport('../../src/extension/webview-html.ts', import.meta.url);
 const protocol = await tsImport('../../src/protocol/cache-lab-protocol.ts', import.meta.url);
 const { gitCommandLine } = await tsImport('../../src/shared/shell-words.ts', import.meta.url);
 const { CACHE_LAB_POLICIES } = await tsImport('../../src/core/sim/policy-registry.ts', import.meta.url);

@@ -6,7 +6,6 @@ import {
   CACHE_LAB_PROTOCOL_VERSION,
   GIT_DEFAULT_LIMIT,
   isWebviewToHost,
-  normalizeCacheLabState,
   type AnalysisRequest,
   type CacheLabJob,
   type CacheLabState,
@@ -24,10 +23,12 @@ import {
   type IndexPackSimResult,
 } from '../../protocol/server-protocol.ts';
 import { gitCommandLine } from '../../shared/shell-words.ts';
+import { normalizeCacheLabState } from '../../shared/cache-lab-state.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
-import { cacheLabHtml, makeNonce } from './cache-lab-html.ts';
+import { PanelHost } from '../webview-panel.ts';
+import { CACHE_LAB_PAGE, CACHE_LAB_SCRIPT, CACHE_LAB_STYLES } from './cache-lab-html.ts';
 import { measurePlan, RECONSTRUCTED_NOTE } from './measure-plan.ts';
 
 export interface CacheLabPanelDependencies {
@@ -57,51 +58,37 @@ class JobCancelled extends Error {}
  * that the serializer and the tests can read it), and the server requests its Run and Measure
  * buttons start, each with a cancellation token the webview's Cancel buttons cancel.
  */
-export class CacheLabPanel implements vscode.Disposable {
+export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
   private stateValue: CacheLabState;
   private ready = false;
   private autoRunPending: boolean;
   private readonly runs = new Map<string, { source: vscode.CancellationTokenSource; jobs: CacheLabJob[] }>();
   /** The latest result of each kind, sent again when the webview (re)loads. */
   private readonly latest = new Map<string, HostToWebview>();
-  private readonly disposables: vscode.Disposable[] = [];
-  private readonly postedEmitter = new vscode.EventEmitter<HostToWebview>();
-  private readonly disposeEmitter = new vscode.EventEmitter<void>();
-  private disposed = false;
+  private readonly postedEmitter: vscode.EventEmitter<HostToWebview>;
 
   /** Every message delivered to the webview, oldest first (the extension tests read it). */
   readonly posted: HostToWebview[] = [];
-  readonly onDidPost = this.postedEmitter.event;
-  readonly onDidDispose = this.disposeEmitter.event;
+  readonly onDidPost: vscode.Event<HostToWebview>;
 
   constructor(
-    readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
     private readonly deps: CacheLabPanelDependencies,
     state: CacheLabState,
     autoRun: boolean,
   ) {
+    super(panel, {
+      extensionUri: deps.extensionUri,
+      page: { ...CACHE_LAB_PAGE, script: CACHE_LAB_SCRIPT, styles: CACHE_LAB_STYLES },
+      output: deps.output,
+      logName: 'Cache Lab',
+      accepts: isWebviewToHost,
+    });
+    this.postedEmitter = this._register(new vscode.EventEmitter<HostToWebview>());
+    this.onDidPost = this.postedEmitter.event;
     this.stateValue = state;
     this.autoRunPending = autoRun && state.recording !== null;
-    const webview = panel.webview;
-    webview.options = {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'media'), vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview')],
-    };
-    panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'packscope.svg');
     this.updateTitle();
-    this.disposables.push(
-      webview.onDidReceiveMessage((message: unknown) => {
-        if (!isWebviewToHost(message)) return;
-        this.onMessage(message).catch((error: unknown) => deps.output.error(`Cache Lab: ${message.type} failed: ${describe(error)}`));
-      }),
-      panel.onDidDispose(() => this.dispose()),
-    );
-    webview.html = cacheLabHtml({
-      cspSource: webview.cspSource,
-      nonce: makeNonce(),
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview', 'cache-lab.js')).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(deps.extensionUri, 'media', 'cache-lab', 'cache-lab.css')).toString(),
-    });
   }
 
   get state(): CacheLabState {
@@ -127,22 +114,17 @@ export class CacheLabPanel implements vscode.Disposable {
       return;
     }
     this.send({ type: 'state', state: this.stateValue });
-    void this.runAnalysis(this.newRunId(), this.analysisRequest());
+    void this.runFromHost();
   }
 
   refreshRecordings(): void {
     if (this.ready) this.send({ type: 'recordings', recordings: this.deps.listRecordings() });
   }
 
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
+  override dispose(): void {
+    if (this.isDisposed) return;
     for (const run of this.runs.values()) run.source.cancel();
-    this.disposeEmitter.fire();
-    for (const d of this.disposables.splice(0)) d.dispose();
-    this.postedEmitter.dispose();
-    this.disposeEmitter.dispose();
-    this.panel.dispose();
+    super.dispose();
   }
 
   private updateTitle(): void {
@@ -154,12 +136,19 @@ export class CacheLabPanel implements vscode.Disposable {
     return `host-${randomUUID()}`;
   }
 
+  /** A run the host starts (opening on a recording): no request waits for it, so its end is a notification. */
+  private async runFromHost(): Promise<void> {
+    const runId = this.newRunId();
+    const outcome = await this.runAnalysis(runId, this.analysisRequest());
+    if (outcome !== undefined) this.messages.notify({ type: 'runEnded', runId, outcome });
+  }
+
   private analysisRequest(): AnalysisRequest {
     const s = this.stateValue;
     return { file: s.recording ?? '', segment: s.segment, limits: s.limits, policies: s.policies, compareRecording: s.compareRecording };
   }
 
-  private send(message: HostToWebview): void {
+  protected send(message: HostToWebview): void {
     switch (message.type) {
       case 'recordingInfo':
       case 'locality':
@@ -173,14 +162,15 @@ export class CacheLabPanel implements vscode.Disposable {
       default:
         break;
     }
-    if (!this.ready || this.disposed) return;
+    if (!this.ready || this.isDisposed) return;
     this.posted.push(message);
     if (this.posted.length > 500) this.posted.splice(0, this.posted.length - 500);
     void this.panel.webview.postMessage(message);
     this.postedEmitter.fire(message);
   }
 
-  private async onMessage(message: WebviewToHost): Promise<void> {
+  /** What it returns answers the webview's request (CacheLabReplies). */
+  protected async onMessage(message: WebviewToHost): Promise<HostToWebview | undefined> {
     switch (message.type) {
       case 'ready': {
         this.ready = true;
@@ -190,42 +180,48 @@ export class CacheLabPanel implements vscode.Disposable {
         for (const [runId, run] of this.runs) this.send({ type: 'runStarted', runId, jobs: run.jobs });
         if (this.autoRunPending) {
           this.autoRunPending = false;
-          await this.runAnalysis(this.newRunId(), this.analysisRequest());
+          await this.runFromHost();
         }
-        return;
+        return undefined;
       }
       case 'stateChanged':
         this.stateValue = normalizeCacheLabState(message.state, this.deps.availablePolicies);
         this.updateTitle();
-        return;
-      case 'run':
-        return this.runAnalysis(message.runId, message.request);
-      case 'measure':
-        await this.runMeasure(message.runId, message.file, message.segment, message.limits, message.runs, false);
-        return;
+        return undefined;
+      case 'run': {
+        const outcome = await this.runAnalysis(message.runId, message.request);
+        return outcome === undefined ? undefined : { type: 'runEnded', runId: message.runId, outcome };
+      }
+      case 'measure': {
+        const { outcome } = await this.runMeasure(message.runId, message.file, message.segment, message.limits, message.runs, false);
+        return { type: 'runEnded', runId: message.runId, outcome };
+      }
       case 'cancel':
         this.runs.get(message.runId)?.source.cancel();
-        return;
+        return undefined;
       case 'browseRecording': {
         const file = await this.deps.chooseRecordingFile();
-        if (file === undefined) return;
-        this.stateValue = message.slot === 'primary' ? { ...this.stateValue, recording: file, segment: null } : { ...this.stateValue, compareRecording: file };
-        this.updateTitle();
-        this.send({ type: 'state', state: this.stateValue });
-        return;
+        if (file !== undefined) {
+          this.stateValue = message.slot === 'primary' ? { ...this.stateValue, recording: file, segment: null } : { ...this.stateValue, compareRecording: file };
+          this.updateTitle();
+        }
+        return { type: 'state', state: this.stateValue };
       }
       case 'copy':
         await vscode.env.clipboard.writeText(message.text);
         vscode.window.setStatusBarMessage(`Copied the sweep table as ${message.format === 'markdown' ? 'Markdown' : 'text'}.`, 3000);
-        return;
+        return undefined;
     }
   }
 
-  /** Run: the sweep, index-pack for each pack the recording read, and locality (of both recordings). */
-  private async runAnalysis(runId: string, request: AnalysisRequest): Promise<void> {
-    if (request.file === '') return;
+  /**
+   * Run: the sweep, index-pack for each pack the recording read, and locality (of both recordings).
+   * Undefined when there is no recording to run on.
+   */
+  private async runAnalysis(runId: string, request: AnalysisRequest): Promise<RunOutcome | undefined> {
+    if (request.file === '') return undefined;
     const jobs: CacheLabJob[] = ['sweep', 'indexPack', 'locality'];
-    await this.withRun(runId, jobs, async (job) => {
+    const { outcome } = await this.withRun(runId, jobs, async (job) => {
       const segment = request.segment ?? undefined;
       const sweep = await job('sweep', (progress) => this.request(runId, 'sweep', SweepRequest, { file: request.file, segment, limits: request.limits, policies: request.policies }, progress));
       if (sweep !== undefined) this.send({ type: 'sweep', runId, request: { limits: request.limits, policies: request.policies }, result: sweep });
@@ -243,6 +239,7 @@ export class CacheLabPanel implements vscode.Disposable {
         if (locality !== undefined) this.send({ type: 'locality', runId, slot, result: locality });
       }
     });
+    return outcome;
   }
 
   /**
@@ -253,7 +250,10 @@ export class CacheLabPanel implements vscode.Disposable {
   async measure(options: { limits?: number[]; runs?: number; confirmed?: boolean } = {}): Promise<MeasureOutcome> {
     const state = this.stateValue;
     if (state.recording === null) return { outcome: 'failed', errors: ['no recording is open'] };
-    return this.runMeasure(this.newRunId(), state.recording, state.segment, options.limits ?? state.limits, options.runs ?? state.measureRuns, options.confirmed === true);
+    const runId = this.newRunId();
+    const measured = await this.runMeasure(runId, state.recording, state.segment, options.limits ?? state.limits, options.runs ?? state.measureRuns, options.confirmed === true);
+    this.messages.notify({ type: 'runEnded', runId, outcome: measured.outcome });
+    return measured;
   }
 
   /** Measure for real: only ever started by the webview's button, and only after the user confirms. */
@@ -288,17 +288,18 @@ export class CacheLabPanel implements vscode.Disposable {
 
   /**
    * Runs the jobs of one run under one window progress and one cancellation token; each job ends
-   * with a `jobEnded` message, a cancellation ends the run, a failure only its job.
+   * with a `jobEnded` message, a cancellation ends the run, a failure only its job. The caller
+   * posts the `runEnded` (a reply to the webview's request, or a notification).
    */
   private async withRun(
     runId: string,
     jobs: CacheLabJob[],
     body: (job: <R>(name: CacheLabJob, work: (progress: vscode.Progress<{ message?: string }>) => Promise<R>) => Promise<R | undefined>) => Promise<void>,
-  ): Promise<{ outcome: 'done' | 'cancelled' | 'failed'; errors: string[] }> {
+  ): Promise<{ outcome: RunOutcome; errors: string[] }> {
     const source = new vscode.CancellationTokenSource();
     this.runs.set(runId, { source, jobs });
     this.send({ type: 'runStarted', runId, jobs });
-    let outcome: 'done' | 'cancelled' | 'failed' = 'done';
+    let outcome: RunOutcome = 'done';
     const errors: string[] = [];
     try {
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Cache Lab' }, async (progress) => {
@@ -333,7 +334,6 @@ export class CacheLabPanel implements vscode.Disposable {
     } finally {
       this.runs.delete(runId);
       source.dispose();
-      this.send({ type: 'runEnded', runId, outcome });
     }
     return { outcome, errors };
   }
@@ -367,10 +367,11 @@ export class CacheLabPanel implements vscode.Disposable {
 }
 
 type MeasureMessage = Extract<HostToWebview, { type: 'measure' }>;
+type RunOutcome = Extract<HostToWebview, { type: 'runEnded' }>['outcome'];
 
 /** How a Measure for real ended: the message posted to the webview when it ran, else why not. */
 export interface MeasureOutcome {
-  outcome: 'done' | 'cancelled' | 'failed';
+  outcome: RunOutcome;
   /** Why jobs failed (also posted as `jobEnded`). */
   errors: string[];
   message?: MeasureMessage;

@@ -1,16 +1,17 @@
-// The Cache Lab (issue 5): the `packscope.openCacheLab` command, the panel's serializer (so the panel
-// comes back after a reload), and what the tests read through `api.cacheLab`.
+// The Cache Lab (issue 5): what the `packscope.openCacheLab` command does (the command table calls
+// `open`), the panel's serializer (so the panel comes back after a reload), and what the tests read
+// through `api.cacheLab`.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import vscode = require('vscode');
-import { CACHE_LAB_VIEW_TYPE, defaultCacheLabState, normalizeCacheLabState, type CacheLabState, type RecordingChoice } from '../../protocol/cache-lab-protocol.ts';
+import { CACHE_LAB_VIEW_TYPE, defaultCacheLabState, type CacheLabState, type RecordingChoice } from '../../protocol/cache-lab-protocol.ts';
 import { PoliciesRequest } from '../../protocol/server-protocol.ts';
+import { normalizeCacheLabState } from '../../shared/cache-lab-state.ts';
+import type { Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { CacheLabPanel, type MeasureOutcome } from './cache-lab-panel.ts';
-
-export const OPEN_CACHE_LAB_COMMAND = 'packscope.openCacheLab';
 
 /** Recordings the pickers offer (the Recordings view's store), and when that list changes. */
 export interface RecordingSource {
@@ -19,6 +20,8 @@ export interface RecordingSource {
 }
 
 export interface CacheLabDependencies {
+  /** The extension's lifetime: the serializer and the open panel are disposed with it. */
+  lifetime: Lifetime;
   context: vscode.ExtensionContext;
   server: ServerClient;
   output: vscode.LogOutputChannel;
@@ -90,9 +93,10 @@ function cliRecordings(): RecordingChoice[] {
     .map(({ file, label, description }) => ({ file, label, description }));
 }
 
-export function registerCacheLab(deps: CacheLabDependencies): { api: CacheLabApi; disposables: vscode.Disposable[] } {
+export function registerCacheLab(deps: CacheLabDependencies): CacheLabApi {
+  const { lifetime } = deps;
   let current: CacheLabPanel | undefined;
-  const opened = new vscode.EventEmitter<CacheLabPanel>();
+  const opened = lifetime.register(new vscode.EventEmitter<CacheLabPanel>());
 
   const listRecordings = (): RecordingChoice[] => {
     const seen = new Set<string>();
@@ -151,18 +155,9 @@ export function registerCacheLab(deps: CacheLabDependencies): { api: CacheLabApi
     return adopt(panel, state, availablePolicies, true);
   };
 
-  const disposables: vscode.Disposable[] = [
-    opened,
-    vscode.commands.registerCommand(OPEN_CACHE_LAB_COMMAND, async (argument?: unknown) => {
-      try {
-        await open(argument);
-      } catch (error) {
-        deps.output.error(`${OPEN_CACHE_LAB_COMMAND} failed: ${describe(error)}`);
-        void vscode.window.showErrorMessage(`PackScope: ${describe(error)}`);
-      }
-    }),
-    // After a reload VS Code recreates the panel and hands back the webview's last setState; the
-    // sweep is replayed from it (cheap, and never Measure, which only the user's button starts).
+  // After a reload VS Code recreates the panel and hands back the webview's last setState; the
+  // sweep is replayed from it (cheap, and never Measure, which only the user's button starts).
+  lifetime.register(
     vscode.window.registerWebviewPanelSerializer(CACHE_LAB_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
         current?.dispose();
@@ -170,20 +165,17 @@ export function registerCacheLab(deps: CacheLabDependencies): { api: CacheLabApi
         adopt(panel, normalizeCacheLabState(state, availablePolicies), availablePolicies, true);
       },
     }),
-    { dispose: () => current?.dispose() },
-  ];
-  if (deps.recordings.onDidChange !== undefined) disposables.push(deps.recordings.onDidChange(() => current?.refreshRecordings()));
+  );
+  lifetime.register(new vscode.Disposable(() => current?.dispose()));
+  if (deps.recordings.onDidChange !== undefined) lifetime.register(deps.recordings.onDidChange(() => current?.refreshRecordings()));
 
   return {
-    api: {
-      get panel() {
-        return current;
-      },
-      onDidOpen: opened.event,
-      open,
-      measure: (panel, options) => panel.measure(options),
+    get panel() {
+      return current;
     },
-    disposables,
+    onDidOpen: opened.event,
+    open,
+    measure: (panel, options) => panel.measure(options),
   };
 }
 

@@ -17,6 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import vscode = require('vscode');
 import type { RecordingMode } from '../../shared/recording-environment.ts';
+import { Disposable } from '../dispose.ts';
 
 export const SIDECAR_VERSION = 1;
 
@@ -85,12 +86,14 @@ function processRuns(pid: number): boolean {
   }
 }
 
-export class RecordingStore implements vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<void>();
+export class RecordingStore extends Disposable {
+  private readonly changeEmitter = this._register(new vscode.EventEmitter<void>());
   /** Fires after a recording was added, finished, renamed or deleted. */
   readonly onDidChange = this.changeEmitter.event;
 
-  constructor(readonly directory: string) {}
+  constructor(readonly directory: string) {
+    super();
+  }
 
   ensureDirectory(): void {
     fs.mkdirSync(this.directory, { recursive: true });
@@ -184,10 +187,6 @@ export class RecordingStore implements vscode.Disposable {
     fs.rmSync(file, { force: true });
     fs.rmSync(sidecarPath(file), { force: true });
     this.changed();
-  }
-
-  dispose(): void {
-    this.changeEmitter.dispose();
   }
 
   private names(): string[] {

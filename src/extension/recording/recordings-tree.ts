@@ -8,6 +8,7 @@ import { describe, type ServerClient } from '../server-client.ts';
 import type { RecordingStore, StoredRecording } from './recording-store.ts';
 import { formatGitSize } from './recording-settings.ts';
 import type { TerminalRecorder } from './terminal-recorder.ts';
+import { Disposable } from '../dispose.ts';
 
 export const RECORDINGS_VIEW_ID = 'packscope.recordings';
 
@@ -95,19 +96,20 @@ interface CachedInfo {
   error?: string;
 }
 
-export class RecordingsTreeProvider implements vscode.TreeDataProvider<RecordingsNode>, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<RecordingsNode | undefined>();
+export class RecordingsTreeProvider extends Disposable implements vscode.TreeDataProvider<RecordingsNode> {
+  private readonly changeEmitter = this._register(new vscode.EventEmitter<RecordingsNode | undefined>());
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private readonly infos = new Map<string, CachedInfo>();
   private roots: RecordingsNode[] = [];
-  private readonly subscriptions: vscode.Disposable[];
 
   constructor(
     private readonly server: ServerClient,
     private readonly store: RecordingStore,
     private readonly recorder: TerminalRecorder,
   ) {
-    this.subscriptions = [store.onDidChange(() => this.refresh()), recorder.onDidChange(() => this.refresh())];
+    super();
+    this._register(store.onDidChange(() => this.refresh()));
+    this._register(recorder.onDidChange(() => this.refresh()));
   }
 
   refresh(): void {
@@ -146,11 +148,6 @@ export class RecordingsTreeProvider implements vscode.TreeDataProvider<Recording
     }
     this.infos.set(stored.file, entry);
     return entry;
-  }
-
-  dispose(): void {
-    for (const subscription of this.subscriptions) subscription.dispose();
-    this.changeEmitter.dispose();
   }
 
   private async build(): Promise<RecordingsNode[]> {

@@ -24,16 +24,17 @@ import { EXACT_RECORDING_LIMIT, recordingVariables, type RecordingMode } from '.
 import { formatBytes } from '../format-units.ts';
 import { SIDECAR_VERSION, timestampName, writeSidecar, type RecordingStore } from './recording-store.ts';
 import type { RecordingSettings } from './recording-settings.ts';
+import { Disposable } from '../dispose.ts';
 
 const WATCH_INTERVAL_MS = 1000;
 
-export class TerminalRecorder implements vscode.Disposable {
+export class TerminalRecorder extends Disposable {
   private session: string | undefined;
   private sessionMode: RecordingMode = 'exact';
   private part = 1;
   private watchTimer: NodeJS.Timeout | undefined;
   private readonly statusItem: vscode.StatusBarItem;
-  private readonly changeEmitter = new vscode.EventEmitter<void>();
+  private readonly changeEmitter = this._register(new vscode.EventEmitter<void>());
   /** Fires when recording starts, stops, rotates or changes mode. */
   readonly onDidChange = this.changeEmitter.event;
 
@@ -43,9 +44,10 @@ export class TerminalRecorder implements vscode.Disposable {
     private readonly settings: () => RecordingSettings,
     private readonly output: vscode.LogOutputChannel,
   ) {
+    super();
     environment.persistent = false;
     environment.clear();
-    this.statusItem = vscode.window.createStatusBarItem('packscope.recording', vscode.StatusBarAlignment.Left, -100);
+    this.statusItem = this._register(vscode.window.createStatusBarItem('packscope.recording', vscode.StatusBarAlignment.Left, -100));
     this.statusItem.name = 'PackScope Recording';
     this.statusItem.command = 'packscope.toggleRecording';
     this.updateStatus();
@@ -136,12 +138,11 @@ export class TerminalRecorder implements vscode.Disposable {
     return finished;
   }
 
-  dispose(): void {
+  override dispose(): void {
     if (this.watchTimer !== undefined) clearInterval(this.watchTimer);
     // The collection is not persistent; a live file left here is adopted by the next start or listing.
     this.environment.clear();
-    this.statusItem.dispose();
-    this.changeEmitter.dispose();
+    super.dispose();
   }
 
   private checkSize(): void {

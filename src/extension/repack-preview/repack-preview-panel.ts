@@ -2,15 +2,24 @@ import vscode = require('vscode');
 import {
   isWebviewToHost,
   REPACK_PREVIEW_PROTOCOL_VERSION,
-  repackPreviewMarkdown,
-  equivalentCommand,
   type HostToWebview,
   type RepackPreviewRun,
   type WebviewToHost,
 } from '../../protocol/repack-preview-protocol.ts';
-import { makeNonce } from '../cache-lab/cache-lab-html.ts';
-import { describe } from '../server-client.ts';
-import { repackPreviewHtml } from './repack-preview-html.ts';
+import { equivalentCommand, repackPreviewMarkdown } from '../../shared/repack-preview-document.ts';
+import { PanelHost, type PanelPage } from '../webview-panel.ts';
+
+/** The Cache Lab's stylesheet (the shared look: tables, buttons, charts), then this panel's. */
+const REPACK_PREVIEW_PAGE: PanelPage = {
+  title: 'Repack Preview',
+  rootId: 'repack-preview',
+  loadingText: 'Loading the repack preview…',
+  script: 'repack-preview.js',
+  styles: [
+    ['media', 'cache-lab', 'cache-lab.css'],
+    ['media', 'repack-preview', 'repack-preview.css'],
+  ],
+};
 
 export interface RepackPreviewPanelDependencies {
   extensionUri: vscode.Uri;
@@ -26,44 +35,23 @@ export function panelTitle(run: RepackPreviewRun): string {
  * is ready (again after a reload, from the state the serializer hands back), and answers the
  * webview's Export and Copy buttons.
  */
-export class RepackPreviewPanel implements vscode.Disposable {
+export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> {
   private ready = false;
-  private disposed = false;
-  private readonly disposables: vscode.Disposable[] = [];
-  private readonly shownEmitter = new vscode.EventEmitter<void>();
-  private readonly disposeEmitter = new vscode.EventEmitter<void>();
+  private readonly shownEmitter: vscode.EventEmitter<void>;
   /** Every message delivered to the webview (the tests read it). */
   readonly posted: HostToWebview[] = [];
   /** Fires once the webview has been sent the run. */
-  readonly onDidShow = this.shownEmitter.event;
-  readonly onDidDispose = this.disposeEmitter.event;
+  readonly onDidShow: vscode.Event<void>;
 
   constructor(
-    readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
     private readonly deps: RepackPreviewPanelDependencies,
     readonly run: RepackPreviewRun,
   ) {
-    const webview = panel.webview;
-    webview.options = {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'media'), vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview')],
-    };
+    super(panel, { extensionUri: deps.extensionUri, page: REPACK_PREVIEW_PAGE, output: deps.output, logName: 'Repack preview', accepts: isWebviewToHost });
+    this.shownEmitter = this._register(new vscode.EventEmitter<void>());
+    this.onDidShow = this.shownEmitter.event;
     panel.title = panelTitle(run);
-    panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'packscope.svg');
-    this.disposables.push(
-      webview.onDidReceiveMessage((message: unknown) => {
-        if (!isWebviewToHost(message)) return;
-        this.onMessage(message).catch((error: unknown) => deps.output.error(`Repack preview: ${message.type} failed: ${describe(error)}`));
-      }),
-      panel.onDidDispose(() => this.dispose()),
-    );
-    const media = (...parts: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(deps.extensionUri, ...parts)).toString();
-    webview.html = repackPreviewHtml({
-      cspSource: webview.cspSource,
-      nonce: makeNonce(),
-      scriptUri: media('dist', 'webview', 'repack-preview.js'),
-      styleUris: [media('media', 'cache-lab', 'cache-lab.css'), media('media', 'repack-preview', 'repack-preview.css')],
-    });
   }
 
   /** True once the webview has the run. */
@@ -75,43 +63,33 @@ export class RepackPreviewPanel implements vscode.Disposable {
     return repackPreviewMarkdown(this.run);
   }
 
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.disposeEmitter.fire();
-    for (const d of this.disposables.splice(0)) d.dispose();
-    this.shownEmitter.dispose();
-    this.disposeEmitter.dispose();
-    this.panel.dispose();
-  }
-
-  private send(message: HostToWebview): void {
-    if (!this.ready || this.disposed) return;
+  protected send(message: HostToWebview): void {
+    if (!this.ready || this.isDisposed) return;
     this.posted.push(message);
     void this.panel.webview.postMessage(message);
     if (message.type === 'show') this.shownEmitter.fire();
   }
 
-  private async onMessage(message: WebviewToHost): Promise<void> {
+  /** What it returns answers the webview's request (RepackPreviewReplies). */
+  protected async onMessage(message: WebviewToHost): Promise<HostToWebview | undefined> {
     switch (message.type) {
       case 'ready':
         this.ready = true;
         if (message.version !== REPACK_PREVIEW_PROTOCOL_VERSION) this.deps.output.warn(`Repack preview webview speaks protocol ${message.version}, the host ${REPACK_PREVIEW_PROTOCOL_VERSION}.`);
-        this.send({ type: 'show', version: REPACK_PREVIEW_PROTOCOL_VERSION, run: this.run });
-        return;
+        return { type: 'show', version: REPACK_PREVIEW_PROTOCOL_VERSION, run: this.run };
       case 'exportMarkdown': {
         const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: this.markdown });
         await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: false });
-        return;
+        return undefined;
       }
       case 'copyMarkdown':
         await vscode.env.clipboard.writeText(this.markdown);
         vscode.window.setStatusBarMessage('Copied the repack preview as Markdown.', 3000);
-        return;
+        return undefined;
       case 'copyCommand':
         await vscode.env.clipboard.writeText(equivalentCommand(this.run));
         vscode.window.setStatusBarMessage(`Copied: ${equivalentCommand(this.run)}`, 3000);
-        return;
+        return undefined;
     }
   }
 }

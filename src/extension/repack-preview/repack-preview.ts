@@ -1,11 +1,10 @@
-// Repack previews (issue 6): the `packscope.previewRepack` command (palette and the Packs view's
-// repository menu), its presets and custom form, the run under a cancellable notification, the
+// Repack previews (issue 6): what the `packscope.previewRepack` command does (palette and the Packs
+// view's repository menu; the command table calls `run`), its presets and custom form, the run under a cancellable notification, the
 // result panel and its serializer, and what the tests read through `api.repackPreview`.
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import vscode = require('vscode');
 import {
-  normalizeRepackPreviewState,
   REPACK_PREVIEW_VIEW_TYPE,
   type RepackPreviewRequestSummary,
   type RepackPreviewRun,
@@ -19,12 +18,12 @@ import {
   type RepositoryListing,
 } from '../../protocol/server-protocol.ts';
 import { splitShellWords, UNCLOSED_QUOTE } from '../../shared/shell-words.ts';
+import { normalizeRepackPreviewState } from '../../shared/repack-preview-state.ts';
+import type { Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { RepackPreviewPanel } from './repack-preview-panel.ts';
-
-export const PREVIEW_REPACK_COMMAND = 'packscope.previewRepack';
 
 /** Recordings the preview replays: the Recordings view's store (src/extension/recording/recording-store.ts). */
 export interface RepackRecordingSource {
@@ -32,6 +31,8 @@ export interface RepackRecordingSource {
 }
 
 export interface RepackPreviewDependencies {
+  /** The extension's lifetime: the serializer and the open panel are disposed with it. */
+  lifetime: Lifetime;
   context: vscode.ExtensionContext;
   server: ServerClient;
   output: vscode.LogOutputChannel;
@@ -150,10 +151,11 @@ function labelOf(tuning: Tuning): string {
   return parts.join(' ') || 'git gc defaults';
 }
 
-export function registerRepackPreview(deps: RepackPreviewDependencies): { api: RepackPreviewApi; disposables: vscode.Disposable[] } {
+export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPreviewApi {
+  const { lifetime } = deps;
   let lastRun: RepackPreviewRun | undefined;
   let current: RepackPreviewPanel | undefined;
-  const opened = new vscode.EventEmitter<RepackPreviewPanel>();
+  const opened = lifetime.register(new vscode.EventEmitter<RepackPreviewPanel>());
 
   const adopt = (panel: vscode.WebviewPanel, run: RepackPreviewRun): RepackPreviewPanel => {
     const preview = new RepackPreviewPanel(panel, { extensionUri: deps.context.extensionUri, output: deps.output }, run);
@@ -336,23 +338,9 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): { api: R
     return execute(listing, chosen, chosen.label ?? labelOf(chosen), git);
   };
 
-  const disposables: vscode.Disposable[] = [
-    opened,
-    vscode.commands.registerCommand(PREVIEW_REPACK_COMMAND, async (argument?: unknown) => {
-      try {
-        return await run(argument);
-      } catch (error) {
-        const message = describe(error);
-        deps.output.error(`${PREVIEW_REPACK_COMMAND} failed: ${message}`);
-        const showLog = 'Show Log';
-        void vscode.window.showErrorMessage(`PackScope: repack preview failed: ${message}`, showLog).then((choice) => {
-          if (choice === showLog) deps.output.show(true);
-        });
-        return undefined;
-      }
-    }),
-    // After a reload VS Code recreates the panel with the webview's last setState: the run is shown
-    // again as it was (nothing is re-run; a preview costs a pack-objects).
+  // After a reload VS Code recreates the panel with the webview's last setState: the run is shown
+  // again as it was (nothing is re-run; a preview costs a pack-objects).
+  lifetime.register(
     vscode.window.registerWebviewPanelSerializer(REPACK_PREVIEW_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
         const restored = normalizeRepackPreviewState(state).run;
@@ -363,24 +351,21 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): { api: R
         adopt(panel, restored);
       },
     }),
-    { dispose: () => current?.dispose() },
-  ];
+  );
+  lifetime.register(new vscode.Disposable(() => current?.dispose()));
 
   return {
-    api: {
-      get lastRun() {
-        return lastRun;
-      },
-      get lastResult() {
-        return lastRun?.result;
-      },
-      get panel() {
-        return current;
-      },
-      onDidOpen: opened.event,
-      run,
+    get lastRun() {
+      return lastRun;
     },
-    disposables,
+    get lastResult() {
+      return lastRun?.result;
+    },
+    get panel() {
+      return current;
+    },
+    onDidOpen: opened.event,
+    run,
   };
 }
 

@@ -1,17 +1,14 @@
 import vscode = require('vscode');
-import { ListRepositoriesRequest, ObjectRequest, type ObjectDetails, type RepositoryListing } from '../protocol/server-protocol.ts';
-import type { GitLocation } from './git-locator.ts';
-import {
-  MessageNode,
-  ObjectNode,
-  PagedNode,
-  RepositoryNode,
-  objectTooltip,
-  type PackNode,
-  type PacksNode,
-  type TreeContext,
-} from './packs-tree-items.ts';
-import { describe, type ServerClient } from './server-client.ts';
+import { ListRepositoriesRequest, ObjectRequest, type ObjectDetails, type RepositoryListing } from '../../protocol/server-protocol.ts';
+import { Disposable } from '../dispose.ts';
+import type { GitLocation } from '../git-locator.ts';
+import { describe, type ServerClient } from '../server-client.ts';
+import { MessageNode } from './message-node.ts';
+import { objectTooltip, type ObjectNode } from './object-node.ts';
+import type { PackNode } from './pack-node.ts';
+import type { PagedKind } from './paged-node.ts';
+import type { PacksNode, TreeContext } from './packs-node.ts';
+import { RepositoryNode } from './repository-node.ts';
 
 /** Up to this many repositories start expanded. */
 const EXPANDED_REPOSITORIES = 3;
@@ -20,8 +17,8 @@ const EXPANDED_REPOSITORIES = 3;
  * The Packs view: repositories → packs → summary and object lists, all fed by server requests and
  * paged (`packscope.view.pageSize` items at a time).
  */
-export class PacksTreeProvider implements vscode.TreeDataProvider<PacksNode>, TreeContext, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<PacksNode | undefined>();
+export class PacksTreeProvider extends Disposable implements vscode.TreeDataProvider<PacksNode>, TreeContext {
+  private readonly changeEmitter = this._register(new vscode.EventEmitter<PacksNode | undefined>());
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private repositories = new Map<string, RepositoryNode>();
   /** The last listing asked for; listings run one after the other, never overlapping. */
@@ -37,7 +34,11 @@ export class PacksTreeProvider implements vscode.TreeDataProvider<PacksNode>, Tr
   constructor(
     readonly server: ServerClient,
     readonly pageSize: () => number,
-  ) {}
+  ) {
+    super();
+    // A change timer still pending when the view goes away must not fire into a disposed emitter.
+    this._register({ dispose: () => clearTimeout(this.changeTimer) });
+  }
 
   attach(treeView: vscode.TreeView<PacksNode>): void {
     this.treeView = treeView;
@@ -78,7 +79,7 @@ export class PacksTreeProvider implements vscode.TreeDataProvider<PacksNode>, Tr
   }
 
   async resolveTreeItem(item: vscode.TreeItem, node: PacksNode, token: vscode.CancellationToken): Promise<vscode.TreeItem> {
-    if (!(node instanceof ObjectNode) || node.tooltip !== undefined) return item;
+    if (node.kind !== 'object' || node.tooltip !== undefined) return item;
     try {
       const result = await this.server.request(ObjectRequest, { oid: node.item.oid, repository: node.pack.repositoryId }, token);
       node.tooltip = result.found ? objectTooltip(result.object) : result.reason;
@@ -134,7 +135,7 @@ export class PacksTreeProvider implements vscode.TreeDataProvider<PacksNode>, Tr
   }
 
   /** "Show N more…". */
-  async loadMore(owner: PagedNode): Promise<void> {
+  async loadMore(owner: PagedKind): Promise<void> {
     try {
       await owner.loadMore(this);
     } catch (error) {
@@ -144,7 +145,7 @@ export class PacksTreeProvider implements vscode.TreeDataProvider<PacksNode>, Tr
   }
 
   retry(node: PacksNode): void {
-    if (node instanceof PagedNode) node.reload();
+    if (node.kind === 'object' || node.kind === 'objectList') node.reload();
     this.changed(node);
   }
 
@@ -169,11 +170,6 @@ export class PacksTreeProvider implements vscode.TreeDataProvider<PacksNode>, Tr
     this.changed(pack);
     await this.treeView?.reveal(revealed.target, { select: true, focus: true, expand: true });
     return revealed.target;
-  }
-
-  dispose(): void {
-    if (this.changeTimer !== undefined) clearTimeout(this.changeTimer);
-    this.changeEmitter.dispose();
   }
 
   private async packNodeFor(details: ObjectDetails): Promise<PackNode | undefined> {

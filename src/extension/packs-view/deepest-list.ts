@@ -1,0 +1,4 @@
+import type { ObjectListDefinition } from './object-list-node.ts';
+
+/** The deepest objects of the pack; each expands to its chain, down to the root. */
+export const DEEPEST_LIST: ObjectListDefinition = { listKind: 'deepest', title: 'Deepest chains', icon: 'list-ordered', role: 'deepest', totalIn: (summary) => summary.objects };

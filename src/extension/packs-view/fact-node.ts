@@ -1,0 +1,31 @@
+import vscode = require('vscode');
+import { PacksNodeBase, type PacksNode } from './packs-node.ts';
+
+/** A fact row (`commit: 12`, `depth 3: 40 ▇▇`), possibly with rows below it. */
+export class FactNode extends PacksNodeBase {
+  readonly kind = 'fact';
+  private readonly rows: FactNode[] = [];
+
+  constructor(
+    readonly parent: PacksNode,
+    key: string,
+    label: string,
+    description?: string,
+    expanded?: boolean,
+  ) {
+    super(label, expanded === undefined ? vscode.TreeItemCollapsibleState.None : expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `${parent.id}/${key}`;
+    if (description !== undefined) this.description = description;
+    this.contextValue = 'fact';
+  }
+
+  add(key: string, label: string, description?: string): FactNode {
+    const row = new FactNode(this, key, label, description);
+    this.rows.push(row);
+    return row;
+  }
+
+  override getChildren(): PacksNode[] {
+    return this.rows;
+  }
+}

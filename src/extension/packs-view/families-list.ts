@@ -1,0 +1,4 @@
+import type { ObjectListDefinition } from './object-list-node.ts';
+
+/** The pack's delta families, each by its root; a member expands to its delta children. */
+export const FAMILIES_LIST: ObjectListDefinition = { listKind: 'families', title: 'Delta families', icon: 'type-hierarchy', role: 'family', totalIn: (summary) => summary.families };

@@ -1,0 +1,4 @@
+import type { ObjectListDefinition } from './object-list-node.ts';
+
+/** The objects taking the most bytes in the pack file. */
+export const LARGEST_ON_DISK_LIST: ObjectListDefinition = { listKind: 'largestOnDisk', title: 'Largest on disk', icon: 'arrow-both', role: 'largest', totalIn: (summary) => summary.objects };

@@ -1,0 +1,51 @@
+import vscode = require('vscode');
+import type { ObjectItem, ObjectListKind, PackSummary } from '../../protocol/server-protocol.ts';
+import { formatCount, shortPackName } from '../format-units.ts';
+import { ObjectNode, type ObjectRole } from './object-node.ts';
+import type { PackNode } from './pack-node.ts';
+import { ObjectPages, PagedNode } from './paged-node.ts';
+
+/** What makes one list of a pack's objects: the server's ranking, its title, its icon, how its objects show. */
+export interface ObjectListDefinition {
+  /** The ranking `packscope/objectList` returns. */
+  listKind: Exclude<ObjectListKind, 'children'>;
+  title: string;
+  icon: string;
+  /** How its objects show and what they expand to. */
+  role: ObjectRole;
+  /** How many entries the list has, known from the pack's summary before a page loads. */
+  totalIn(summary: PackSummary): number;
+}
+
+/** A list of a pack's objects, paged; each list's definition is a file of its own (object-lists.ts names them). */
+export class ObjectListNode extends PagedNode {
+  readonly kind = 'objectList';
+  readonly pages: ObjectPages;
+
+  constructor(
+    readonly parent: PackNode,
+    readonly definition: ObjectListDefinition,
+  ) {
+    super(definition.title, vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `${parent.id}|list:${definition.listKind}`;
+    this.iconPath = new vscode.ThemeIcon(definition.icon);
+    this.contextValue = `list ${definition.listKind}`;
+    this.pages = new ObjectPages(parent, definition.listKind, `${definition.title} of ${shortPackName(parent.listing.name)}`);
+  }
+
+  totalIn(summary: PackSummary): number {
+    return this.definition.totalIn(summary);
+  }
+
+  protected override pagesLoaded(): void {
+    if (this.pages.total !== undefined) this.description = formatCount(this.pages.total);
+  }
+
+  protected asNode(): ObjectListNode {
+    return this;
+  }
+
+  protected objectNode(item: ObjectItem): ObjectNode {
+    return new ObjectNode(this, this.parent, item, this.definition.role);
+  }
+}

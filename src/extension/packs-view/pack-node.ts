@@ -1,0 +1,96 @@
+import vscode = require('vscode');
+import type { ObjectDetails, PackListing, PackSummary } from '../../protocol/server-protocol.ts';
+import { formatBytes, formatCount, shortPackName } from '../format-units.ts';
+import { ObjectListNode } from './object-list-node.ts';
+import { OBJECT_LISTS } from './object-lists.ts';
+import { PacksNodeBase, type PacksNode } from './packs-node.ts';
+import type { RepositoryNode } from './repository-node.ts';
+import { RevealedNode } from './revealed-node.ts';
+import { SummaryNode } from './summary-node.ts';
+
+export class PackNode extends PacksNodeBase {
+  readonly kind = 'pack';
+  summary: PackSummary | undefined;
+  /** Why the summary could not be had (a listing's own error is in `listing.error`). */
+  failure: string | undefined;
+  revealed: RevealedNode | undefined;
+  private revealCount = 0;
+  private readonly summaryNode: SummaryNode;
+  private readonly lists: ObjectListNode[];
+
+  constructor(
+    readonly parent: RepositoryNode,
+    public listing: PackListing,
+  ) {
+    super(shortPackName(listing.name), vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `${parent.id}|${listing.pack}`;
+    this.summaryNode = new SummaryNode(this);
+    this.lists = OBJECT_LISTS.map((definition) => new ObjectListNode(this, definition));
+    this.update(listing);
+  }
+
+  get repositoryId(): string {
+    return this.parent.listing.id;
+  }
+
+  update(listing: PackListing): void {
+    this.listing = listing;
+    this.summary = listing.summary ?? this.summary;
+    this.failure = undefined;
+    this.render();
+  }
+
+  setSummary(summary: PackSummary): void {
+    this.summary = summary;
+    this.render();
+  }
+
+  setFailure(message: string): void {
+    this.failure = message;
+    this.render();
+  }
+
+  /** A fresh "Revealed" node at the top of the pack (replacing the last one). */
+  reveal(details: ObjectDetails): RevealedNode {
+    this.revealCount += 1;
+    this.revealed = new RevealedNode(this, details, this.revealCount);
+    return this.revealed;
+  }
+
+  private render(): void {
+    const error = this.listing.error ?? this.failure;
+    const name = this.listing.name;
+    this.label = shortPackName(name);
+    if (error !== undefined) {
+      this.description = error;
+      this.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
+      this.collapsibleState = vscode.TreeItemCollapsibleState.None;
+      this.contextValue = 'pack error';
+      this.tooltip = `${name}\n${error}`;
+      return;
+    }
+    this.iconPath = new vscode.ThemeIcon('package');
+    this.contextValue = 'pack';
+    if (this.collapsibleState === vscode.TreeItemCollapsibleState.None) this.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;
+    const summary = this.summary;
+    if (summary !== undefined) {
+      // The lists' totals are known from the summary before any page loads (VS Code reads an item's
+      // description when it draws it, not again after its children come).
+      for (const list of this.lists) list.description = formatCount(list.totalIn(summary));
+      this.description = `${formatCount(summary.objects)} objects · ${formatBytes(summary.bytes.inflated)} inflated · ${formatBytes(summary.bytes.onDisk)} on disk · depth ≤ ${summary.maxDepth}`;
+    } else {
+      this.description = this.listing.objects === undefined ? '' : `${formatCount(this.listing.objects)} objects`;
+    }
+    const tooltip = new vscode.MarkdownString();
+    tooltip.appendMarkdown(`**${name}**${this.listing.local ? '' : ' (from an alternate)'}\n\n`);
+    tooltip.appendMarkdown(`\`${this.listing.pack}\`  \n`);
+    if (this.listing.packFileBytes !== undefined) tooltip.appendMarkdown(`pack file: ${formatBytes(this.listing.packFileBytes)}  \n`);
+    if (this.listing.objects !== undefined) tooltip.appendMarkdown(`objects: ${formatCount(this.listing.objects)}`);
+    this.tooltip = tooltip;
+  }
+
+  override getChildren(): PacksNode[] {
+    if (this.listing.error !== undefined || this.failure !== undefined) return [];
+    return [...(this.revealed === undefined ? [] : [this.revealed]), this.summaryNode, ...this.lists];
+  }
+}

@@ -1,0 +1,61 @@
+import vscode = require('vscode');
+import type { RepositoryListing } from '../../protocol/server-protocol.ts';
+import { MessageNode } from './message-node.ts';
+import { PackNode } from './pack-node.ts';
+import { PacksNodeBase, type PacksNode } from './packs-node.ts';
+
+export class RepositoryNode extends PacksNodeBase {
+  readonly kind = 'repository';
+  readonly parent = undefined;
+  private readonly packs = new Map<string, PackNode>();
+
+  constructor(
+    public listing: RepositoryListing,
+    expanded: boolean,
+  ) {
+    super(listing.name, expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `repository:${listing.id}`;
+    this.iconPath = new vscode.ThemeIcon('repo');
+    this.contextValue = 'repository';
+    this.update(listing);
+  }
+
+  /** Takes a new listing; packs that are still there keep what they loaded (a pack's name is its checksum). */
+  update(listing: RepositoryListing): void {
+    this.listing = listing;
+    this.label = listing.name;
+    this.description = listing.workTree ?? listing.gitDir;
+    const tooltip = new vscode.MarkdownString();
+    tooltip.appendMarkdown(`**${escapeMarkdown(listing.name)}**\n\n`);
+    tooltip.appendMarkdown(`git directory: \`${listing.gitDir}\`  \nobject format: ${listing.objectFormat}  \npacks: ${listing.packs.length}`);
+    this.tooltip = tooltip;
+    const seen = new Set<string>();
+    for (const pack of listing.packs) {
+      seen.add(pack.pack);
+      const existing = this.packs.get(pack.pack);
+      if (existing === undefined) this.packs.set(pack.pack, new PackNode(this, pack));
+      else existing.update(pack);
+    }
+    for (const path of [...this.packs.keys()]) if (!seen.has(path)) this.packs.delete(path);
+  }
+
+  packNode(pack: string): PackNode | undefined {
+    return this.packs.get(pack);
+  }
+
+  packNodes(): PackNode[] {
+    return [...this.packs.values()];
+  }
+
+  override getChildren(): PacksNode[] {
+    const children: PacksNode[] = [];
+    if (this.listing.error !== undefined) children.push(new MessageNode(this, 'error', this.listing.error, 'error'));
+    children.push(...this.packs.values());
+    if (this.listing.packs.length === 0) children.push(new MessageNode(this, 'no-packs', 'No packs: every object is loose (git gc packs them)', 'info'));
+    return children;
+  }
+}
+
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+}

@@ -1,0 +1,75 @@
+import vscode = require('vscode');
+import { PackSummaryRequest, type PackSummary } from '../../protocol/server-protocol.ts';
+import { formatBytes, formatCount, shortPackName } from '../format-units.ts';
+import { isCancellation, withModelProgress } from '../model-progress.ts';
+import { describe } from '../server-client.ts';
+import { FactNode } from './fact-node.ts';
+import { retryNode } from './message-node.ts';
+import type { PackNode } from './pack-node.ts';
+import { PacksNodeBase, type PacksNode, type TreeContext } from './packs-node.ts';
+
+/** Requests a pack's summary, building its model in the server when needed (with progress). */
+export async function loadSummary(context: TreeContext, pack: PackNode): Promise<PackSummary> {
+  if (pack.summary !== undefined) return pack.summary;
+  const summary = await withModelProgress(context.server, `PackScope: reading ${shortPackName(pack.listing.name)}`, (workDoneToken, token) =>
+    context.server.request(PackSummaryRequest, { pack: pack.listing.pack, workDoneToken }, token),
+  );
+  pack.setSummary(summary);
+  context.changed(pack);
+  return summary;
+}
+
+export class SummaryNode extends PacksNodeBase {
+  readonly kind = 'summary';
+  private rows: PacksNode[] | undefined;
+
+  constructor(readonly parent: PackNode) {
+    super('Summary', vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `${parent.id}|summary`;
+    this.iconPath = new vscode.ThemeIcon('graph');
+    this.contextValue = 'summary';
+  }
+
+  override async getChildren(context: TreeContext): Promise<PacksNode[]> {
+    if (this.rows !== undefined) return this.rows;
+    try {
+      const summary = await loadSummary(context, this.parent);
+      this.rows = summaryRows(this, summary);
+      return this.rows;
+    } catch (error) {
+      if (isCancellation(error)) return [retryNode(this)];
+      this.parent.setFailure(describe(error));
+      context.changed(this.parent);
+      return [];
+    }
+  }
+}
+
+function summaryRows(parent: SummaryNode, summary: PackSummary): PacksNode[] {
+  const row = (key: string, label: string, description?: string): FactNode => new FactNode(parent, key, label, description);
+  const rows: PacksNode[] = [
+    row('objects', `objects: ${formatCount(summary.objects)}`),
+    row('commit', `commit: ${formatCount(summary.byType.commit)}`),
+    row('tree', `tree: ${formatCount(summary.byType.tree)}`),
+    row('blob', `blob: ${formatCount(summary.byType.blob)}`),
+    row('tag', `tag: ${formatCount(summary.byType.tag)}`),
+    row('ofs', `OFS deltas: ${formatCount(summary.deltas.ofs)}`),
+    row('ref', `REF deltas: ${formatCount(summary.deltas.ref)}`),
+  ];
+  const depths = new FactNode(parent, 'depths', `depths: ≤ ${summary.maxDepth}`, `mean ${summary.meanDepth.toFixed(2)}`, true);
+  const widest = Math.max(1, ...summary.depthHistogram);
+  summary.depthHistogram.forEach((count, depth) => {
+    depths.add(`depth:${depth}`, `depth ${depth}: ${formatCount(count)}`, count === 0 ? '' : '▇'.repeat(Math.max(1, Math.round((20 * count) / widest))));
+  });
+  rows.push(
+    depths,
+    row('inflated', `inflated: ${formatBytes(summary.bytes.inflated)}`, `${formatCount(summary.bytes.inflated)} bytes`),
+    row('on-disk', `on disk: ${formatBytes(summary.bytes.onDisk)}`, `${formatCount(summary.bytes.onDisk)} bytes`),
+    row('pack-file', `pack file: ${formatBytes(summary.packFileBytes)}`, `${formatCount(summary.packFileBytes)} bytes`),
+    row('families', `families: ${formatCount(summary.families)}`),
+    row('format', `format: pack v${summary.packVersion} · idx v${summary.idxVersion} · ${summary.hasRev ? 'with' : 'no'} .rev`),
+    row('model', summary.source === 'persisted' ? `model: persisted, loaded in ${summary.loadMs} ms` : `model: built in ${summary.loadMs} ms`),
+    row('checksum', `checksum: ${summary.checksum}`),
+  );
+  return rows;
+}

@@ -1,0 +1,93 @@
+// What both webview panels are on the host's side: the page loaded into the panel (scripts on,
+// resources only from media/ and dist/webview/, the extension's icon, the shell of webview-html.ts
+// with a fresh nonce) and the panel's ownership of its messages and listeners.
+import vscode = require('vscode');
+import { MessageHandler } from '../shared/message-handler.ts';
+import { Disposable } from './dispose.ts';
+import { describe } from './server-client.ts';
+import { makeNonce, webviewHtml, type WebviewPage } from './webview-html.ts';
+
+export interface PanelPage extends WebviewPage {
+  /** The bundle in dist/webview/. */
+  script: string;
+  /** Stylesheets, each as path segments under the extension's folder. */
+  styles: string[][];
+}
+
+/** Called once the panel listens to its webview's messages: the page posts `ready` as soon as it runs. */
+function loadPanelPage(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, page: PanelPage): void {
+  const webview = panel.webview;
+  webview.options = {
+    enableScripts: true,
+    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'media'), vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
+  };
+  panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'packscope.svg');
+  const resource = (...parts: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...parts)).toString();
+  webview.html = webviewHtml(page, {
+    cspSource: webview.cspSource,
+    nonce: makeNonce(),
+    scriptUri: resource('dist', 'webview', page.script),
+    styleUris: page.styles.map((parts) => resource(...parts)),
+  });
+}
+
+interface Message {
+  type: string;
+}
+
+export interface PanelHostOptions<In> {
+  extensionUri: vscode.Uri;
+  page: PanelPage;
+  output: vscode.LogOutputChannel;
+  /** How the log names the panel: `Cache Lab: run failed: …`. */
+  logName: string;
+  /** The webview's messages this panel accepts (anything else is dropped). */
+  accepts(value: unknown): value is In;
+}
+
+/**
+ * The host side of one webview panel: owns the panel (closed last), its message handler and its
+ * listeners, and fires `onDidDispose` before they go. Subclasses answer the webview in `onMessage`
+ * and deliver messages in `send`.
+ */
+export abstract class PanelHost<Out extends Message, In extends Message> extends Disposable {
+  protected readonly messages: MessageHandler<Out, In>;
+  private readonly disposeEmitter: vscode.EventEmitter<void>;
+  readonly onDidDispose: vscode.Event<void>;
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    options: PanelHostOptions<In>,
+  ) {
+    super();
+    this._register(panel);
+    this.disposeEmitter = this._register(new vscode.EventEmitter<void>());
+    this.onDidDispose = this.disposeEmitter.event;
+    this.messages = this._register(
+      new MessageHandler<Out, In>({
+        post: (message) => this.send(message),
+        handle: (message) => this.onMessage(message),
+        failed: (message, error) => options.output.error(`${options.logName}: ${message.type} failed: ${describe(error)}`),
+      }),
+    );
+    this._register(
+      panel.webview.onDidReceiveMessage((message: unknown) => {
+        if (options.accepts(message)) void this.messages.receive(message);
+      }),
+    );
+    this._register(panel.onDidDispose(() => this.dispose()));
+    loadPanelPage(panel, options.extensionUri, options.page);
+  }
+
+  /** A message from the webview; what it returns answers the webview's request. */
+  protected abstract onMessage(message: In): Promise<Out | undefined>;
+
+  /** Delivers a message to the webview (or keeps it until the webview is ready). */
+  protected abstract send(message: Out): void;
+
+  override dispose(): void {
+    if (this.isDisposed) return;
+    this.disposeEmitter.fire();
+    super.dispose();
+  }
+}
