@@ -17,7 +17,7 @@ import {
   type TooltipItem,
 } from 'chart.js';
 import { GIT_DEFAULT_LIMIT, GIT_POLICY, REFERENCE_POLICY, type CacheLabMetric } from '../../src/protocol/cache-lab-protocol.ts';
-import { metricWords, sweepCell } from '../../src/shared/sweep-table.ts';
+import { metricWords, sweepCell } from '../../src/presentation/sweep-table.ts';
 import type { IndexPackSimResult, SweepResult } from '../../src/protocol/server-protocol.ts';
 import { formatLimit } from '../../src/shared/format.ts';
 import { formatBytes, formatCount } from './dom.ts';

@@ -16,11 +16,11 @@ import {
   type WebviewToHost,
 } from '../../src/protocol/cache-lab-protocol.ts';
 import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SweepResult } from '../../src/protocol/server-protocol.ts';
-import { normalizeCacheLabState } from '../../src/shared/cache-lab-state.ts';
+import { normalizeCacheLabState } from '../../src/presentation/cache-lab-state.ts';
 import { formatLimit } from '../../src/shared/format.ts';
 import { parseLimitList } from '../../src/shared/git-size.ts';
 import { MessageHandler } from '../../src/shared/message-handler.ts';
-import { gitVersusReferenceSentences, metricWords, sweepCell, sweepTableMarkdown, sweepTableText, sweepTableTitle } from '../../src/shared/sweep-table.ts';
+import { gitVersusReferenceSentences, metricWords, sweepCell, sweepTableMarkdown, sweepTableText, sweepTableTitle } from '../../src/presentation/sweep-table.ts';
 import { distanceChart, indexPackChart, measureChart, policyLabel, sweepChart } from './charts.ts';
 import { baseName, formatBytes, formatCount, formatPercent, h, replaceChildren } from './dom.ts';
 import { readThemeColours, watchTheme } from './theme.ts';

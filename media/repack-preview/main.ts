@@ -3,9 +3,9 @@
 // the repository reaches the page through the Cache Lab's DOM helpers (text nodes, attributes).
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LogarithmicScale, Tooltip, type ChartDataset } from 'chart.js';
 import { formatBytes, formatCount, formatPercentChange } from '../../src/shared/format.ts';
-import { comparisonRows, equivalentCommand, formatShare, formatValue, histogramRows, recordingRows } from '../../src/shared/repack-preview-document.ts';
+import { comparisonRows, equivalentCommand, formatShare, formatValue, histogramRows, recordingRows } from '../../src/presentation/repack-preview-tables.ts';
 import { MessageHandler } from '../../src/shared/message-handler.ts';
-import { normalizeRepackPreviewState } from '../../src/shared/repack-preview-state.ts';
+import { normalizeRepackPreviewState } from '../../src/presentation/repack-preview-state.ts';
 import {
   REPACK_PREVIEW_PROTOCOL_VERSION,
   type HostToWebview,

@@ -5,7 +5,7 @@
  * MeasureRequest). The handshake: the webview posts `ready` with its protocol version; the host
  * answers `init` (state, recordings) and then sends results. The messages, the state and the
  * constants live here; what is built from them (the copyable tables, the git-vs-belady sentences,
- * the state's normaliser) is in src/shared/, so that the webview bundle, the host and the tests
+ * the state's normaliser) is in src/presentation/, so that the webview bundle, the host and the tests
  * share it without importing vscode or the LSP libraries.
  */
 import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SweepResult } from './server-protocol.ts';

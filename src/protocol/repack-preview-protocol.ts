@@ -3,7 +3,7 @@
  * (src/extension/repack-preview/). The webview draws one finished run the host sends; it computes
  * nothing. The handshake: the webview posts `ready` with its protocol version, the host answers
  * `show`. The messages, the state and the constants live here; the rows the panel shows and the
- * Markdown export are built from them in src/shared/repack-preview-document.ts, so that the panel
+ * Markdown export are built from them in src/presentation/repack-preview-tables.ts, so that the panel
  * and the exported Markdown always hold the same numbers. No vscode, no LSP libraries.
  */
 import type { RepackPreviewResult } from './server-protocol.ts';

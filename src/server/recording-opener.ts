@@ -9,9 +9,7 @@ import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languag
 import type { LocalityInput } from '../core/locality/locality.ts';
 import { ObjectStore } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
-import type { RecordingInfo } from '../core/report/recording-document.ts';
 import { recordingInfo } from '../core/report/recording.ts';
-import type { LoadedRecording } from '../core/trace/load-recording.ts';
 import { recordingFromTransfer, type TransferredRecording } from '../core/trace/recording-transfer.ts';
 import { formatCount } from '../shared/format.ts';
 import type { RecordingParams } from '../protocol/server-protocol.ts';
@@ -19,6 +17,7 @@ import { cancelledPromise, throwIfCancelled } from './cancellation.ts';
 import { invalid } from './request-params.ts';
 import { nested, percent } from './request-progress.ts';
 import type { ServerContext } from './server-context.ts';
+import type { OpenedRecording } from './recording-cache.ts';
 import { startSimulationWorker, workerStoreOf } from './workers/simulation-worker-client.ts';
 import type { ParsedRecordingHead } from './workers/simulation-worker-protocol.ts';
 
@@ -52,13 +51,6 @@ function repositoryFor(context: ServerContext, log: ParsedRecordingHead, explici
     if (state) return state.repository;
   }
   throw invalid(`${file}: a raw trace without metadata, and none of its packs is in the workspace; name its repository`);
-}
-
-export interface OpenedRecording {
-  loaded: LoadedRecording;
-  info: RecordingInfo;
-  /** Per pack, the offsets and entry sizes of the kept reads (as the CLI gathers them for locality), gathered by the worker. */
-  locality: LocalityInput[];
 }
 
 
@@ -132,27 +124,4 @@ export async function openRecording(context: ServerContext, params: RecordingPar
   const opened = { loaded, info: recordingInfo(loaded, params.segment), locality };
   context.recordings.set(key, opened);
   return opened;
-}
-
-/** The last recording opened, reused while the file and the packs it maps to are unchanged. */
-export class RecordingCache {
-  private last: { key: string; opened: OpenedRecording } | undefined;
-
-  get(key: string): OpenedRecording | undefined {
-    return this.last && this.last.key === key && stillCurrent(this.last.opened) ? this.last.opened : undefined;
-  }
-
-  set(key: string, opened: OpenedRecording): void {
-    this.last = { key, opened };
-  }
-}
-
-function stillCurrent(opened: OpenedRecording): boolean {
-  return opened.loaded.resolved.packs.every((p) => {
-    try {
-      return fs.statSync(p.location.files.pack).mtimeMs === p.location.mtimeMs && fs.existsSync(p.location.files.idx);
-    } catch {
-      return false;
-    }
-  });
 }

@@ -2,7 +2,7 @@ import type { CancellationToken, Connection, ResponseError, WorkDoneProgressRepo
 import type { PackLocation } from '../core/model/object-store.ts';
 import type { ServerSettings } from '../protocol/server-protocol.ts';
 import type { RankedLists } from './object-views.ts';
-import type { RecordingCache } from './recording-opener.ts';
+import type { RecordingCache } from './recording-cache.ts';
 import type { ModelLoader, TimedModel } from './workers/model-loader.ts';
 import type { RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 

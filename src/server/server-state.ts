@@ -24,7 +24,7 @@ import { formatCount } from '../shared/format.ts';
 import { DEFAULT_SERVER_SETTINGS, PacksChangedNotification, type InitializationOptions, type ServerSettings } from '../protocol/server-protocol.ts';
 import { cancelledPromise } from './cancellation.ts';
 import { RankedLists } from './object-views.ts';
-import { RecordingCache } from './recording-opener.ts';
+import { RecordingCache } from './recording-cache.ts';
 import type { ServerContext } from './server-context.ts';
 import { LoadCancelled, ModelLoader, type TimedModel } from './workers/model-loader.ts';
 import { errorMessage, RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';

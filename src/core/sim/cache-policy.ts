@@ -22,6 +22,32 @@ export interface DeltaBaseCache {
   readonly peakBytes: number;
 }
 
+/**
+ * The accounting every cache on Git's read path keeps the same way (§1.5): bytes held (the
+ * inflated sizes of the cached bases), their peak, and evictions. A policy extends it and decides
+ * only what to keep and what to evict.
+ */
+export abstract class CountingCache implements DeltaBaseCache {
+  usedBytes = 0;
+  peakBytes = 0;
+  evictions = 0;
+
+  constructor(
+    /** Inflated size of each object, by id: what an entry costs. */
+    protected readonly size: Float64Array,
+    protected readonly limit: number,
+  ) {}
+
+  abstract serveTopLevel(id: number): boolean;
+  abstract takeBase(id: number): boolean;
+  abstract add(id: number): void;
+
+  /** After an add: the peak counts the entry just added (§1.5: added even when it alone exceeds the limit). */
+  protected notePeak(): void {
+    if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
+  }
+}
+
 export interface SimCounts {
   reads: number;
   /** Predicted GIT_TRACE_PACK_ACCESS lines: one per unpack_entry call (§1.10). */

@@ -23,7 +23,7 @@ import {
   type IndexPackSimResult,
 } from '../../protocol/server-protocol.ts';
 import { gitCommandLine } from '../../shared/shell-words.ts';
-import { normalizeCacheLabState } from '../../shared/cache-lab-state.ts';
+import { normalizeCacheLabState } from '../../presentation/cache-lab-state.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';

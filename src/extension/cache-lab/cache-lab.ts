@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import vscode = require('vscode');
 import { CACHE_LAB_VIEW_TYPE, defaultCacheLabState, type CacheLabState, type RecordingChoice } from '../../protocol/cache-lab-protocol.ts';
 import { PoliciesRequest } from '../../protocol/server-protocol.ts';
-import { normalizeCacheLabState } from '../../shared/cache-lab-state.ts';
+import { normalizeCacheLabState } from '../../presentation/cache-lab-state.ts';
 import type { Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { describe, type ServerClient } from '../server-client.ts';

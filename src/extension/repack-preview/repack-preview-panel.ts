@@ -6,7 +6,7 @@ import {
   type RepackPreviewRun,
   type WebviewToHost,
 } from '../../protocol/repack-preview-protocol.ts';
-import { equivalentCommand, repackPreviewMarkdown } from '../../shared/repack-preview-document.ts';
+import { equivalentCommand, repackPreviewMarkdown } from '../../presentation/repack-preview-tables.ts';
 import { PanelHost, type PanelPage } from '../webview-panel.ts';
 
 /** The Cache Lab's stylesheet (the shared look: tables, buttons, charts), then this panel's. */

@@ -18,7 +18,7 @@ import {
   type RepositoryListing,
 } from '../../protocol/server-protocol.ts';
 import { splitShellWords, UNCLOSED_QUOTE } from '../../shared/shell-words.ts';
-import { normalizeRepackPreviewState } from '../../shared/repack-preview-state.ts';
+import { normalizeRepackPreviewState } from '../../presentation/repack-preview-state.ts';
 import type { Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
@@ -56,14 +56,8 @@ const MAX_RECORDINGS = 8;
 /** pack.depth's maximum (git rejects deeper). */
 const MAX_DEPTH = 4095;
 
-interface Tuning {
-  depth?: number;
-  window?: number;
-  threads?: number;
-  reuseDeltas: boolean;
-  extraOptions: string[];
-  estimateOnly: boolean;
-}
+/** What a preset or the custom form chooses: the request summary's fields but its label. */
+type Tuning = Omit<RepackPreviewRequestSummary, 'label'>;
 
 interface Preset {
   label: string;

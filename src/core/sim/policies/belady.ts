@@ -1,4 +1,4 @@
-import type { DeltaBaseCache } from '../cache-policy.ts';
+import { CountingCache } from '../cache-policy.ts';
 import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
 import { TimeBuckets } from '../time-buckets.ts';
 
@@ -8,7 +8,7 @@ import { TimeBuckets } from '../time-buckets.ts';
  * object's uses are the reads whose chain contains it. With objects of different sizes this is a
  * reference bound, not a proven optimum.
  */
-export class BeladyCache implements DeltaBaseCache {
+export class BeladyCache extends CountingCache {
   /**
    * Cached entries filed under their next use (a read index; `reads.length` stands for never):
    * the latest non-empty time holds the furthest uses.
@@ -22,17 +22,15 @@ export class BeladyCache implements DeltaBaseCache {
   private now = 0;
   /** Entries filed under times up to this one have been re-filed after their use passed. */
   private refreshedThrough = -1;
-  usedBytes = 0;
-  peakBytes = 0;
-  evictions = 0;
 
   constructor(
     capacity: number,
-    private readonly size: Float64Array,
+    size: Float64Array,
     base: Int32Array,
     reads: Int32Array,
-    private readonly limit: number,
+    limit: number,
   ) {
+    super(size, limit);
     this.never = reads.length;
     this.cached = new TimeBuckets(capacity, this.never);
     const counts = new Uint32Array(capacity + 1);
@@ -92,7 +90,7 @@ export class BeladyCache implements DeltaBaseCache {
     }
     // nextUse is after now, hence after every time already refreshed.
     this.cached.set(id, this.nextUse(id));
-    if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
+    this.notePeak();
   }
 }
 

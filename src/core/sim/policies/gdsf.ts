@@ -1,4 +1,4 @@
-import type { DeltaBaseCache } from '../cache-policy.ts';
+import { CountingCache } from '../cache-policy.ts';
 import { IndexedMinHeap } from '../indexed-heap.ts';
 import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
 
@@ -9,20 +9,18 @@ import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
  * rebuild the base (its depth + 1) and L rises to the H of each evicted entry (ageing). Frequency
  * counts uses of an id over the whole run, across detach and re-add.
  */
-export class GdsfCache implements DeltaBaseCache {
+export class GdsfCache extends CountingCache {
   private readonly cached: IndexedMinHeap;
   private readonly frequency: Uint32Array;
   private inflation = 0;
-  usedBytes = 0;
-  peakBytes = 0;
-  evictions = 0;
 
   constructor(
     capacity: number,
-    private readonly size: Float64Array,
+    size: Float64Array,
     private readonly depth: Uint32Array,
-    private readonly limit: number,
+    limit: number,
   ) {
+    super(size, limit);
     this.cached = new IndexedMinHeap(capacity);
     this.frequency = new Uint32Array(capacity);
   }
@@ -54,7 +52,7 @@ export class GdsfCache implements DeltaBaseCache {
       this.evictions++;
     }
     this.cached.set(id, this.priority(id));
-    if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
+    this.notePeak();
   }
 
   private priority(id: number): number {

@@ -1,5 +1,5 @@
 import { fail } from '../../errors.ts';
-import type { DeltaBaseCache } from '../cache-policy.ts';
+import { CountingCache } from '../cache-policy.ts';
 import { LruList } from '../lru-list.ts';
 import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
 
@@ -13,7 +13,7 @@ const SLOTS = 256;
  * the offset, a collision replaces the occupant, and eviction is two LRU passes: blobs first, then
  * anything. `seed` is the assumed address of the first pack; pack k is assumed at seed + k·0x400.
  */
-export class GitLegacyCache implements DeltaBaseCache {
+export class GitLegacyCache extends CountingCache {
   /** Every cached entry in LRU order (git's one list). */
   private readonly list: LruList;
   /**
@@ -24,19 +24,17 @@ export class GitLegacyCache implements DeltaBaseCache {
   private readonly blobs: LruList;
   private readonly slotOf: Uint8Array;
   private readonly occupant = new Int32Array(SLOTS).fill(-1);
-  usedBytes = 0;
-  peakBytes = 0;
-  evictions = 0;
 
   constructor(
     capacity: number,
-    private readonly size: Float64Array,
+    size: Float64Array,
     private readonly isBlob: Uint8Array,
     pack: Uint16Array,
     offset: Float64Array,
-    private readonly limit: number,
+    limit: number,
     seed = DEFAULT_LEGACY_SEED,
   ) {
+    super(size, limit);
     this.list = new LruList(capacity);
     this.blobs = new LruList(capacity);
     this.slotOf = new Uint8Array(capacity);
@@ -73,7 +71,7 @@ export class GitLegacyCache implements DeltaBaseCache {
     this.occupant[slot] = id;
     this.list.append(id);
     if (this.isBlob[id]) this.blobs.append(id);
-    if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
+    this.notePeak();
   }
 
   private release(slot: number): void {

@@ -1,6 +1,6 @@
 import { fail } from '../../errors.ts';
 import { parseGitSize } from '../../../shared/git-size.ts';
-import type { DeltaBaseCache } from '../cache-policy.ts';
+import { CountingCache } from '../cache-policy.ts';
 import { LruList } from '../lru-list.ts';
 import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
 
@@ -17,20 +17,18 @@ export interface GitLruOptions {
  * base used is re-added at the most recent end; evict oldest while the total exceeds the limit; the
  * new entry is always added, even when it alone exceeds the limit.
  */
-export class GitLruCache implements DeltaBaseCache {
+export class GitLruCache extends CountingCache {
   private readonly list: LruList;
-  usedBytes = 0;
-  peakBytes = 0;
-  evictions = 0;
   private readonly admitMax: number;
   private readonly keepOnHit: boolean;
 
   constructor(
     capacity: number,
-    private readonly size: Float64Array,
-    private readonly limit: number,
+    size: Float64Array,
+    limit: number,
     options: GitLruOptions = {},
   ) {
+    super(size, limit);
     this.list = new LruList(capacity);
     this.admitMax = options.admitMax ?? Infinity;
     this.keepOnHit = options.keepOnHit ?? false;
@@ -63,7 +61,7 @@ export class GitLruCache implements DeltaBaseCache {
       this.evictions++;
     }
     this.list.append(id);
-    if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
+    this.notePeak();
   }
 }
 

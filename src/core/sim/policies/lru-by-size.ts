@@ -1,4 +1,4 @@
-import type { DeltaBaseCache } from '../cache-policy.ts';
+import { CountingCache } from '../cache-policy.ts';
 import { IndexedMinHeap } from '../indexed-heap.ts';
 import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
 
@@ -12,22 +12,20 @@ import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
  * Each distinct size keeps its cached ids in a list, oldest first; the heap holds the oldest id
  * of each size keyed by minus its size, so its top is the victim.
  */
-export class LruBySizeCache implements DeltaBaseCache {
+export class LruBySizeCache extends CountingCache {
   private readonly oldestOfEachSize: IndexedMinHeap;
   private readonly newestOfSize = new Map<number, number>();
   /** The size list's links; −1 ends a list. */
   private readonly older: Int32Array;
   private readonly newer: Int32Array;
   private readonly cached: Uint8Array;
-  usedBytes = 0;
-  peakBytes = 0;
-  evictions = 0;
 
   constructor(
     capacity: number,
-    private readonly size: Float64Array,
-    private readonly limit: number,
+    size: Float64Array,
+    limit: number,
   ) {
+    super(size, limit);
     this.oldestOfEachSize = new IndexedMinHeap(capacity);
     this.older = new Int32Array(capacity);
     this.newer = new Int32Array(capacity);
@@ -53,7 +51,7 @@ export class LruBySizeCache implements DeltaBaseCache {
       this.evictions++;
     }
     this.append(id);
-    if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
+    this.notePeak();
   }
 
   /** Adds `id` as the newest of its size; its bytes are already counted. */

@@ -1,4 +1,4 @@
-import type { DeltaBaseCache } from '../cache-policy.ts';
+import { CountingCache } from '../cache-policy.ts';
 import { LruList } from '../lru-list.ts';
 import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
 
@@ -8,19 +8,17 @@ import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
  * limit, the oldest blob goes first; other objects go only when no blob is left. PackScope's
  * reading of the strategy; the benchmarked patch itself was not published in the spec.
  */
-export class SeparateBlobLruCache implements DeltaBaseCache {
+export class SeparateBlobLruCache extends CountingCache {
   private readonly blobs: LruList;
   private readonly others: LruList;
-  usedBytes = 0;
-  peakBytes = 0;
-  evictions = 0;
 
   constructor(
     capacity: number,
-    private readonly size: Float64Array,
+    size: Float64Array,
     private readonly isBlob: Uint8Array,
-    private readonly limit: number,
+    limit: number,
   ) {
+    super(size, limit);
     this.blobs = new LruList(capacity);
     this.others = new LruList(capacity);
   }
@@ -54,7 +52,7 @@ export class SeparateBlobLruCache implements DeltaBaseCache {
       this.evictions++;
     }
     list.append(id);
-    if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
+    this.notePeak();
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { RepackPreviewRun } from '../protocol/repack-preview-protocol.ts';
 import type { RepackLayout, RepackLayoutReplay, RepackPackLocality, RepackPreviewResult } from '../protocol/server-protocol.ts';
-import { formatBytes, formatCount, formatLimit, formatPercentChange } from './format.ts';
+import { formatBytes, formatCount, formatLimit, formatPercentChange } from '../shared/format.ts';
 
 export type ValueFormat = 'count' | 'bytes' | 'depth' | 'mean';
 
