@@ -35,6 +35,9 @@ interface Message {
   type: string;
 }
 
+/** How many delivered messages a panel keeps for the tests to read. */
+const MAX_POSTED = 500;
+
 export interface PanelHostOptions<In> {
   extensionUri: vscode.Uri;
   page: PanelPage;
@@ -54,6 +57,12 @@ export abstract class PanelHost<Out extends Message, In extends Message> extends
   protected readonly messages: MessageHandler<Out, In>;
   private readonly disposeEmitter: vscode.EventEmitter<void>;
   readonly onDidDispose: vscode.Event<void>;
+  /** Set by the subclass when the page posts `ready`: nothing is delivered before (the page would miss it). */
+  protected ready = false;
+  private readonly postedEmitter: vscode.EventEmitter<Out>;
+  /** Every message delivered to the webview, oldest first, the last MAX_POSTED (the extension tests read it). */
+  readonly posted: Out[] = [];
+  readonly onDidPost: vscode.Event<Out>;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -63,6 +72,8 @@ export abstract class PanelHost<Out extends Message, In extends Message> extends
     this._register(panel);
     this.disposeEmitter = this._register(new vscode.EventEmitter<void>());
     this.onDidDispose = this.disposeEmitter.event;
+    this.postedEmitter = this._register(new vscode.EventEmitter<Out>());
+    this.onDidPost = this.postedEmitter.event;
     this.messages = this._register(
       new MessageHandler<Out, In>({
         post: (message) => this.send(message),
@@ -84,6 +95,15 @@ export abstract class PanelHost<Out extends Message, In extends Message> extends
 
   /** Delivers a message to the webview (or keeps it until the webview is ready). */
   protected abstract send(message: Out): void;
+
+  /** Posts to the webview once it is ready; before that the message is dropped (the subclass sends again on `ready`). */
+  protected deliver(message: Out): void {
+    if (!this.ready || this.isDisposed) return;
+    this.posted.push(message);
+    if (this.posted.length > MAX_POSTED) this.posted.splice(0, this.posted.length - MAX_POSTED);
+    void this.panel.webview.postMessage(message);
+    this.postedEmitter.fire(message);
+  }
 
   override dispose(): void {
     if (this.isDisposed) return;

@@ -60,16 +60,10 @@ class JobCancelled extends Error {}
  */
 export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
   private stateValue: CacheLabState;
-  private ready = false;
   private autoRunPending: boolean;
   private readonly runs = new Map<string, { source: vscode.CancellationTokenSource; jobs: CacheLabJob[] }>();
   /** The latest result of each kind, sent again when the webview (re)loads. */
   private readonly latest = new Map<string, HostToWebview>();
-  private readonly postedEmitter: vscode.EventEmitter<HostToWebview>;
-
-  /** Every message delivered to the webview, oldest first (the extension tests read it). */
-  readonly posted: HostToWebview[] = [];
-  readonly onDidPost: vscode.Event<HostToWebview>;
 
   constructor(
     panel: vscode.WebviewPanel,
@@ -84,8 +78,6 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
       logName: 'Cache Lab',
       accepts: isWebviewToHost,
     });
-    this.postedEmitter = this._register(new vscode.EventEmitter<HostToWebview>());
-    this.onDidPost = this.postedEmitter.event;
     this.stateValue = state;
     this.autoRunPending = autoRun && state.recording !== null;
     this.updateTitle();
@@ -162,11 +154,7 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
       default:
         break;
     }
-    if (!this.ready || this.isDisposed) return;
-    this.posted.push(message);
-    if (this.posted.length > 500) this.posted.splice(0, this.posted.length - 500);
-    void this.panel.webview.postMessage(message);
-    this.postedEmitter.fire(message);
+    this.deliver(message);
   }
 
   /** What it returns answers the webview's request (CacheLabReplies). */

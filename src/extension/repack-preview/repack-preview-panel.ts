@@ -36,10 +36,7 @@ export function panelTitle(run: RepackPreviewRun): string {
  * webview's Export and Copy buttons.
  */
 export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> {
-  private ready = false;
   private readonly shownEmitter: vscode.EventEmitter<void>;
-  /** Every message delivered to the webview (the tests read it). */
-  readonly posted: HostToWebview[] = [];
   /** Fires once the webview has been sent the run. */
   readonly onDidShow: vscode.Event<void>;
 
@@ -65,8 +62,7 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
 
   protected send(message: HostToWebview): void {
     if (!this.ready || this.isDisposed) return;
-    this.posted.push(message);
-    void this.panel.webview.postMessage(message);
+    this.deliver(message);
     if (message.type === 'show') this.shownEmitter.fire();
   }
 
