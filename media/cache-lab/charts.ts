@@ -19,9 +19,8 @@ import {
 import { GIT_DEFAULT_LIMIT, GIT_POLICY, REFERENCE_POLICY, type CacheLabMetric } from '../../src/protocol/cache-lab-protocol.ts';
 import { metricWords, sweepCell } from '../../src/presentation/sweep-table.ts';
 import type { IndexPackSimResult, SweepResult } from '../../src/protocol/server-protocol.ts';
-import { formatLimit } from '../../src/shared/format.ts';
-import { formatBytes, formatCount } from './dom.ts';
-import type { ThemeColours } from './theme.ts';
+import { formatBytes, formatCount, formatLimit } from '../../src/shared/format.ts';
+import type { ThemeColours } from '../common/theme.ts';
 
 Chart.register(LineController, LineElement, PointElement, BarController, BarElement, LinearScale, LogarithmicScale, CategoryScale, Legend, Tooltip);
 
@@ -167,7 +166,7 @@ export function sweepChart(canvas: HTMLCanvasElement, input: SweepChartInput, co
           title: { display: true, text: metricWords(metric), color: colours.foreground },
           grid: { color: colours.grid },
           border: { color: colours.grid },
-          ticks: { color: colours.foreground, callback: (value) => (metric === 'inflatedBytes' ? formatBytes(Number(value)) : formatCount(Number(value))) },
+          ticks: { color: colours.foreground, callback: (value) => (metric === 'inflatedBytes' ? formatBytes(Number(value), 'compact') : formatCount(Number(value))) },
         },
       },
       plugins: {
@@ -321,7 +320,7 @@ export function distanceChart(canvas: HTMLCanvasElement, series: CdfSeries[], co
         ...options.plugins,
         tooltip: {
           filter: (item: TooltipItem<'line'>) => item.datasetIndex < series.length,
-          callbacks: { label: (item: TooltipItem<'line'>) => `${item.dataset.label}: ${Math.round((item.parsed.y ?? 0) * 100)}% within ${formatBytes(item.parsed.x ?? 0)}` },
+          callbacks: { label: (item: TooltipItem<'line'>) => `${item.dataset.label}: ${Math.round((item.parsed.y ?? 0) * 100)}% within ${formatBytes(item.parsed.x ?? 0, 'compact')}` },
         },
       },
     },

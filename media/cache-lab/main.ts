@@ -17,13 +17,13 @@ import {
 } from '../../src/protocol/cache-lab-protocol.ts';
 import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SweepResult } from '../../src/protocol/server-protocol.ts';
 import { normalizeCacheLabState } from '../../src/presentation/cache-lab-state.ts';
-import { formatLimit } from '../../src/shared/format.ts';
+import { formatBytes, formatCount, formatLimit, formatShare } from '../../src/shared/format.ts';
 import { parseLimitList } from '../../src/shared/git-size.ts';
 import { MessageHandler } from '../../src/shared/message-handler.ts';
 import { gitVersusReferenceSentences, metricWords, sweepCell, sweepTableMarkdown, sweepTableText, sweepTableTitle } from '../../src/presentation/sweep-table.ts';
 import { distanceChart, indexPackChart, measureChart, policyLabel, sweepChart } from './charts.ts';
-import { baseName, formatBytes, formatCount, formatPercent, h, replaceChildren } from './dom.ts';
-import { readThemeColours, watchTheme } from './theme.ts';
+import { baseName, h, replaceChildren } from '../common/dom.ts';
+import { readThemeColours, watchTheme } from '../common/theme.ts';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -462,7 +462,7 @@ function renderIndexPack(): void {
             h('th', { scope: 'row' }, words),
             ...variants.map((v) => {
               const value = v[field];
-              return h('td', { 'data-value': typeof value === 'number' ? value : undefined }, typeof value === 'number' ? (field === 'peakBytes' ? formatBytes(value) : formatCount(value)) : '—');
+              return h('td', { 'data-value': typeof value === 'number' ? value : undefined }, typeof value === 'number' ? (field === 'peakBytes' ? formatBytes(value, 'compact') : formatCount(value)) : '—');
             }),
           ),
         ),
@@ -551,10 +551,10 @@ function renderLocality(): void {
   const statRows: [string, (p: LocalityColumn['pack']) => string, (p: LocalityColumn['pack']) => number][] = [
     ['reads', (p) => formatCount(p.reads), (p) => p.reads],
     ['seeks', (p) => formatCount(p.seeks), (p) => p.seeks],
-    ['share of seeks under 2 MiB', (p) => formatPercent(p.shortSeekShare), (p) => p.shortSeekShare],
-    ['backward seeks', (p) => formatPercent(p.backwardSeekShare), (p) => p.backwardSeekShare],
+    ['share of seeks under 2 MiB', (p) => formatShare(p.shortSeekShare), (p) => p.shortSeekShare],
+    ['backward seeks', (p) => formatShare(p.backwardSeekShare), (p) => p.backwardSeekShare],
     ['4 KiB pages touched', (p) => formatCount(p.pagesTouched), (p) => p.pagesTouched],
-    ['byte span', (p) => formatBytes(p.byteSpan), (p) => p.byteSpan],
+    ['byte span', (p) => formatBytes(p.byteSpan, 'compact'), (p) => p.byteSpan],
     ['page faults (cold page cache)', (p) => formatCount(p.pageFaults), (p) => p.pageFaults],
   ];
   replaceChildren(
@@ -578,7 +578,7 @@ function renderLocality(): void {
           h('th', { scope: 'row' }, `${p}%`),
           ...columns.map((c) => {
             const bytes = c.pack.percentiles.find((q) => q.p === p)?.bytes;
-            return h('td', { 'data-value': bytes, title: bytes === undefined ? undefined : formatBytes(bytes) }, bytes === undefined ? '—' : formatCount(bytes));
+            return h('td', { 'data-value': bytes, title: bytes === undefined ? undefined : formatBytes(bytes, 'compact') }, bytes === undefined ? '—' : formatCount(bytes));
           }),
         ),
       ),
@@ -587,7 +587,7 @@ function renderLocality(): void {
   percentileTable.querySelector('thead th')!.textContent = 'percentile';
   const series = columns.filter((c) => Array.isArray(c.pack.distanceQuantiles) && c.pack.distanceQuantiles.length > 0).map((c) => ({ label: c.heading, quantiles: c.pack.distanceQuantiles }));
   distanceCanvas.setAttribute('aria-label', `Cumulative distribution of seek distances (log scale) for ${series.map((s) => s.label).join(' and ')}; a dotted line marks 2 MiB. The tables have the numbers.`);
-  replaceChildren(distanceAlt, columns.map((c) => `${c.heading}: ${formatPercent(c.pack.shortSeekShare)} of seeks under 2 MiB, ${formatPercent(c.pack.backwardSeekShare)} backward.`).join(' '));
+  replaceChildren(distanceAlt, columns.map((c) => `${c.heading}: ${formatShare(c.pack.shortSeekShare)} of seeks under 2 MiB, ${formatShare(c.pack.backwardSeekShare)} backward.`).join(' '));
   replaceChart('distance', series.length === 0 ? undefined : () => distanceChart(distanceCanvas, series, readThemeColours()));
 }
 

@@ -2,8 +2,8 @@
 // and a depth histogram chart. It draws what the host sent and computes nothing; every string from
 // the repository reaches the page through the Cache Lab's DOM helpers (text nodes, attributes).
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LogarithmicScale, Tooltip, type ChartDataset } from 'chart.js';
-import { formatBytes, formatCount, formatPercentChange } from '../../src/shared/format.ts';
-import { comparisonRows, equivalentCommand, formatShare, formatValue, histogramRows, recordingRows } from '../../src/presentation/repack-preview-tables.ts';
+import { formatBytes, formatCount, formatPercentChange, formatShare } from '../../src/shared/format.ts';
+import { comparisonRows, equivalentCommand, formatValue, histogramRows, recordingRows } from '../../src/presentation/repack-preview-tables.ts';
 import { MessageHandler } from '../../src/shared/message-handler.ts';
 import { normalizeRepackPreviewState } from '../../src/presentation/repack-preview-state.ts';
 import {
@@ -14,8 +14,8 @@ import {
   type RepackPreviewState,
   type WebviewToHost,
 } from '../../src/protocol/repack-preview-protocol.ts';
-import { baseName, h, replaceChildren } from '../cache-lab/dom.ts';
-import { readThemeColours, watchTheme, type ThemeColours } from '../cache-lab/theme.ts';
+import { baseName, h, replaceChildren } from '../common/dom.ts';
+import { readThemeColours, watchTheme, type ThemeColours } from '../common/theme.ts';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip);
 

@@ -5,7 +5,7 @@
  */
 import type { RepackPreviewRun } from '../protocol/repack-preview-protocol.ts';
 import type { RepackLayout, RepackLayoutReplay, RepackPackLocality, RepackPreviewResult } from '../protocol/server-protocol.ts';
-import { formatBytes, formatCount, formatLimit, formatPercentChange } from '../shared/format.ts';
+import { formatBytes, formatCount, formatLimit, formatPercentChange, formatShare } from '../shared/format.ts';
 
 export type ValueFormat = 'count' | 'bytes' | 'depth' | 'mean';
 
@@ -66,10 +66,6 @@ export function percentile(locality: RepackPackLocality | undefined, p: number):
 export function mainLocality(replay: RepackLayoutReplay | null | undefined): RepackPackLocality | undefined {
   if (!replay || replay.locality.length === 0) return undefined;
   return [...replay.locality].sort((a, b) => b.reads - a.reads)[0];
-}
-
-export function formatShare(share: number | null | undefined): string {
-  return share === null || share === undefined ? '–' : `${(share * 100).toFixed(1)}%`;
 }
 
 /** A depth histogram's rows, up to the deepest of the layouts given. */

@@ -3,8 +3,11 @@
  * hovers, extension views, webviews), so a size reads the same everywhere. Pure functions only.
  */
 
-/** Binary units, one decimal: `312 B`, `1.2 KiB`, `496.3 MiB`. */
-export function formatBytes(bytes: number): string {
+/**
+ * Binary units: `312 B`, `1.2 KiB`, `496.3 MiB`. 'compact' (the Cache Lab's tables and chart axes,
+ * where columns are narrow) drops the decimal from 100 up: `496 MiB`.
+ */
+export function formatBytes(bytes: number, style: 'one-decimal' | 'compact' = 'one-decimal'): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let value = bytes;
   let unit = 0;
@@ -12,7 +15,13 @@ export function formatBytes(bytes: number): string {
     value /= 1024;
     unit++;
   }
-  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
+  if (unit === 0) return `${bytes} B`;
+  return `${style === 'compact' && value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
+}
+
+/** A share as a percentage with one decimal: `12.5%`; `–` when there is none. */
+export function formatShare(share: number | null | undefined): string {
+  return share === null || share === undefined ? '–' : `${(share * 100).toFixed(1)}%`;
 }
 
 let countFormat: Intl.NumberFormat | undefined;

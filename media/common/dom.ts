@@ -28,30 +28,6 @@ export function replaceChildren(parent: Element, ...children: Child[]): void {
   append(parent, ...children);
 }
 
-const COUNT = new Intl.NumberFormat('en-US');
-
-/** `1,187,090`: exact integers, grouped. */
-export function formatCount(value: number): string {
-  return COUNT.format(value);
-}
-
-/** `312 B`, `1.2 KiB`, `3.4 MiB` (binary units, as the rest of PackScope). */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
-}
-
-export function formatPercent(share: number): string {
-  return `${(share * 100).toFixed(1)}%`;
-}
-
 /** The last path component, for labels (the full path goes in a title). */
 export function baseName(file: string): string {
   const parts = file.split(/[\\/]/);
