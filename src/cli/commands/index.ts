@@ -3,6 +3,7 @@ import { indexPackSimCommand } from './index-pack-sim.ts';
 import { localityCommand } from './locality.ts';
 import { objectCommand } from './object.ts';
 import { objectsCommand } from './objects.ts';
+import { policiesCommand } from './policies.ts';
 import { recordCommand } from './record.ts';
 import { repackPreviewCommand } from './repack-preview.ts';
 import { simulateCommand } from './simulate.ts';
@@ -24,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   localityCommand,
   simulateCommand,
   sweepCommand,
+  policiesCommand,
   indexPackSimCommand,
   repackPreviewCommand,
 ];
