@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { CancellationTokenSource, DidOpenTextDocumentNotification, HoverRequest, LSPErrorCodes, ResponseError, type Hover, type MarkupContent } from 'vscode-languageserver-protocol/node';
+import { CancellationTokenSource, DidOpenTextDocumentNotification, ErrorCodes, HoverRequest, LSPErrorCodes, ResponseError, type Hover, type MarkupContent } from 'vscode-languageserver-protocol/node';
 import {
   ListRepositoriesRequest,
   ObjectContentRequest,
@@ -17,6 +17,7 @@ import {
   PackSummaryRequest,
   ResolveIdsRequest,
   type ObjectItem,
+  type ObjectListKind,
   type RepositoryListing,
 } from '../../src/protocol/server-protocol.ts';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';
@@ -152,6 +153,13 @@ describe('packscope/objectList', () => {
     const children = await server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind: 'children', oid: top.oid, start: 0, count: 100_000 });
     assert.deepEqual(children.items.map((c) => c.oid).sort(), entries.filter((e) => e.base === top.oid).map((e) => e.oid).sort());
     assert.equal(children.total, top.children);
+  });
+
+  test('a kind that names no ranking is an invalid request, not a server error', async () => {
+    for (const kind of ['biggest', 'toString', '__proto__']) {
+      const request = server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind: kind as ObjectListKind, start: 0, count: 10 });
+      await assert.rejects(request, (error: unknown) => error instanceof ResponseError && error.code === ErrorCodes.InvalidParams && error.message === `${kind} is not a list of objects`, kind);
+    }
   });
 });
 

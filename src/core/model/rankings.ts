@@ -29,6 +29,11 @@ export const RANKINGS = {
 
 export type RankingName = keyof typeof RANKINGS;
 
+/** Whether `name` is a ranking of the table (own keys only: `toString` is not a ranking). */
+export function isRankingName(name: string): name is RankingName {
+  return Object.hasOwn(RANKINGS, name);
+}
+
 export interface TopEntry {
   object: number;
   value: number;
