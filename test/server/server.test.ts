@@ -108,7 +108,7 @@ describe('packscope/packSummary', () => {
 });
 
 describe('packscope/objectList', () => {
-  async function wholeList(kind: 'families' | 'deepest' | 'largest' | 'largestOnDisk', pageSize: number): Promise<ObjectItem[]> {
+  async function wholeList(kind: Exclude<ObjectListKind, 'children'>, pageSize: number): Promise<ObjectItem[]> {
     const items: ObjectItem[] = [];
     for (let start = 0; ; start += pageSize) {
       const page = await server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind, start, count: pageSize });
@@ -153,6 +153,25 @@ describe('packscope/objectList', () => {
     const children = await server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind: 'children', oid: top.oid, start: 0, count: 100_000 });
     assert.deepEqual(children.items.map((c) => c.oid).sort(), entries.filter((e) => e.base === top.oid).map((e) => e.oid).sort());
     assert.equal(children.total, top.children);
+  });
+
+  test('mostUsedBases pages every object by its direct delta children as verify-pack names bases, ties in idx order', async () => {
+    const childCounts = new Map(entries.map((e) => [e.oid, 0]));
+    for (const e of entries) if (e.base !== undefined) childCounts.set(e.base, childCounts.get(e.base)! + 1);
+    const expected = [...childCounts].sort(([a, ca], [b, cb]) => cb - ca || (a < b ? -1 : 1));
+    assert.ok(expected[0]![1] > 1, 'the pack has a base with several delta children');
+    const bases = await wholeList('mostUsedBases', 37);
+    assert.deepEqual(bases.map((i) => [i.oid, i.children]), expected);
+    // A page from the middle is the same slice of the whole list; a page past the end is empty.
+    const middle = await server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind: 'mostUsedBases', start: 50, count: 20 });
+    assert.equal(middle.total, entries.length);
+    assert.deepEqual(middle.items, bases.slice(50, 70));
+    const beyond = await server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind: 'mostUsedBases', start: entries.length, count: 20 });
+    assert.deepEqual(beyond, { total: entries.length, items: [] });
+    // The top base's children, as its own list, are the objects git names it the base of.
+    const top = bases[0]!;
+    const children = await server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind: 'children', oid: top.oid, start: 0, count: 100_000 });
+    assert.deepEqual(children.items.map((c) => c.oid).sort(), entries.filter((e) => e.base === top.oid).map((e) => e.oid).sort());
   });
 
   test('a kind that names no ranking is an invalid request, not a server error', async () => {

@@ -25,6 +25,8 @@ export const RANKINGS = {
     const { diskSize } = model.columns;
     return (n: number) => diskSize.get(n);
   },
+  /** By the number of direct delta children: the bases a delta base cache most wants to keep. */
+  mostUsedBases: (model: PackModel) => (n: number) => model.children(n).length,
 } satisfies Record<string, (model: PackModel) => (n: number) => number>;
 
 export type RankingName = keyof typeof RANKINGS;
