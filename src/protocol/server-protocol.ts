@@ -108,7 +108,7 @@ export interface ObjectItem {
   familySize: number;
 }
 
-export type ObjectListKind = 'families' | 'deepest' | 'largest' | 'largestOnDisk' | 'children';
+export type ObjectListKind = 'families' | 'deepest' | 'largest' | 'largestOnDisk' | 'mostUsedBases' | 'children';
 
 export interface ObjectListParams extends WorkDoneProgressParams {
   pack: string;

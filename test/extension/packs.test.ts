@@ -288,6 +288,22 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     assert.match(tooltip.value, new RegExp(`offset ${COUNT.format(largest.item.offset)} in ${packName}`));
   });
 
+  it('lists the most-used bases, most delta children first, each expanding to its children', async () => {
+    const list = await childByLabel(await packNode(), 'Most-used bases');
+    const top = (await children(list))[0] as ObjectNode;
+    assert.equal(list.description, COUNT.format(pack.objects.length));
+    const childCounts = new Map<string, number>();
+    for (const o of pack.objects) if (o.base !== undefined) childCounts.set(o.base, (childCounts.get(o.base) ?? 0) + 1);
+    const direct = pack.objects.filter((o) => o.base === top.item.oid).map((o) => o.oid);
+    assert.ok(direct.length > 1, 'the test pack has a base with several delta children');
+    assert.equal(direct.length, Math.max(...childCounts.values()));
+    assert.equal(top.item.children, direct.length);
+    assert.match(String(top.description), new RegExp(`^${COUNT.format(direct.length)} delta children · depth ${top.item.depth} · `));
+    const shown = (await children(top)).filter((node) => node.contextValue?.includes('object')).map((node) => (node as ObjectNode).item.oid);
+    assert.equal(shown.length, Math.min(10, direct.length));
+    for (const oid of shown) assert.ok(direct.includes(oid), `${oid} is not a delta child of ${top.item.oid}`);
+  });
+
   it('hovers an object id with its type, size, depth and pack, and nothing on an id that names no object', async () => {
     const delta = pack.objects.find((o) => o.type === 'blob' && o.depth >= 1)!;
     const document = await vscode.workspace.openTextDocument({ language: 'plaintext', content: `blob ${delta.oid}\nnot an object: 0123456789abcdef0123456789abcdef\n` });

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { CancellationTokenSource, DidOpenTextDocumentNotification, HoverRequest, LSPErrorCodes, ResponseError, type Hover, type MarkupContent } from 'vscode-languageserver-protocol/node';
+import { CancellationTokenSource, DidOpenTextDocumentNotification, ErrorCodes, HoverRequest, LSPErrorCodes, ResponseError, type Hover, type MarkupContent } from 'vscode-languageserver-protocol/node';
 import {
   ListRepositoriesRequest,
   ObjectContentRequest,
@@ -17,6 +17,7 @@ import {
   PackSummaryRequest,
   ResolveIdsRequest,
   type ObjectItem,
+  type ObjectListKind,
   type RepositoryListing,
 } from '../../src/protocol/server-protocol.ts';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';
@@ -107,7 +108,7 @@ describe('packscope/packSummary', () => {
 });
 
 describe('packscope/objectList', () => {
-  async function wholeList(kind: 'families' | 'deepest' | 'largest' | 'largestOnDisk', pageSize: number): Promise<ObjectItem[]> {
+  async function wholeList(kind: Exclude<ObjectListKind, 'children'>, pageSize: number): Promise<ObjectItem[]> {
     const items: ObjectItem[] = [];
     for (let start = 0; ; start += pageSize) {
       const page = await server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind, start, count: pageSize });
@@ -152,6 +153,32 @@ describe('packscope/objectList', () => {
     const children = await server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind: 'children', oid: top.oid, start: 0, count: 100_000 });
     assert.deepEqual(children.items.map((c) => c.oid).sort(), entries.filter((e) => e.base === top.oid).map((e) => e.oid).sort());
     assert.equal(children.total, top.children);
+  });
+
+  test('mostUsedBases pages every object by its direct delta children as verify-pack names bases, ties in idx order', async () => {
+    const childCounts = new Map(entries.map((e) => [e.oid, 0]));
+    for (const e of entries) if (e.base !== undefined) childCounts.set(e.base, childCounts.get(e.base)! + 1);
+    const expected = [...childCounts].sort(([a, ca], [b, cb]) => cb - ca || (a < b ? -1 : 1));
+    assert.ok(expected[0]![1] > 1, 'the pack has a base with several delta children');
+    const bases = await wholeList('mostUsedBases', 37);
+    assert.deepEqual(bases.map((i) => [i.oid, i.children]), expected);
+    // A page from the middle is the same slice of the whole list; a page past the end is empty.
+    const middle = await server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind: 'mostUsedBases', start: 50, count: 20 });
+    assert.equal(middle.total, entries.length);
+    assert.deepEqual(middle.items, bases.slice(50, 70));
+    const beyond = await server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind: 'mostUsedBases', start: entries.length, count: 20 });
+    assert.deepEqual(beyond, { total: entries.length, items: [] });
+    // The top base's children, as its own list, are the objects git names it the base of.
+    const top = bases[0]!;
+    const children = await server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind: 'children', oid: top.oid, start: 0, count: 100_000 });
+    assert.deepEqual(children.items.map((c) => c.oid).sort(), entries.filter((e) => e.base === top.oid).map((e) => e.oid).sort());
+  });
+
+  test('a kind that names no ranking is an invalid request, not a server error', async () => {
+    for (const kind of ['biggest', 'toString', '__proto__']) {
+      const request = server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind: kind as ObjectListKind, start: 0, count: 10 });
+      await assert.rejects(request, (error: unknown) => error instanceof ResponseError && error.code === ErrorCodes.InvalidParams && error.message === `${kind} is not a list of objects`, kind);
+    }
   });
 });
 

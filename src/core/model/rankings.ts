@@ -25,9 +25,16 @@ export const RANKINGS = {
     const { diskSize } = model.columns;
     return (n: number) => diskSize.get(n);
   },
+  /** By the number of direct delta children: the bases a delta base cache most wants to keep. */
+  mostUsedBases: (model: PackModel) => (n: number) => model.children(n).length,
 } satisfies Record<string, (model: PackModel) => (n: number) => number>;
 
 export type RankingName = keyof typeof RANKINGS;
+
+/** Whether `name` is a ranking of the table (own keys only: `toString` is not a ranking). */
+export function isRankingName(name: string): name is RankingName {
+  return Object.hasOwn(RANKINGS, name);
+}
 
 export interface TopEntry {
   object: number;

@@ -1,7 +1,7 @@
 import vscode = require('vscode');
 import type { ObjectItem, ObjectListKind, PackSummary } from '../../protocol/server-protocol.ts';
 import { formatCount, shortPackName } from '../format-units.ts';
-import { ObjectNode, type ObjectRole } from './object-node.ts';
+import { ObjectNode, type ObjectPresentation } from './object-node.ts';
 import type { PackNode } from './pack-node.ts';
 import { ObjectPages, PagedNode } from './paged-node.ts';
 
@@ -12,7 +12,7 @@ export interface ObjectListDefinition {
   title: string;
   icon: string;
   /** How its objects show and what they expand to. */
-  role: ObjectRole;
+  objects: ObjectPresentation;
   /** How many entries the list has, known from the pack's summary before a page loads. */
   totalIn(summary: PackSummary): number;
 }
@@ -46,6 +46,6 @@ export class ObjectListNode extends PagedNode {
   }
 
   protected objectNode(item: ObjectItem): ObjectNode {
-    return new ObjectNode(this, this.parent, item, this.definition.role);
+    return new ObjectNode(this, this.parent, item, this.definition.objects);
   }
 }

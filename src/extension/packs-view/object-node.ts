@@ -7,10 +7,32 @@ import type { PackNode } from './pack-node.ts';
 import type { PacksNode, TreeContext } from './packs-node.ts';
 
 /**
- * How an object item shows and what it expands to: a family member expands to its delta children,
- * a deepest-chain entry to its chain (down to the root), the others not at all.
+ * How an object item shows (its description) and what it expands to: its delta children (paged),
+ * its chain down to the root, or nothing. A list of objects names its presentation in its definition
+ * file, so a new list with its own description needs no edit here.
  */
-export type ObjectRole = 'family' | 'deepest' | 'largest' | 'link' | 'revealed';
+export interface ObjectPresentation {
+  describe(item: ObjectItem): string;
+  expandsTo: 'children' | 'chain' | 'nothing';
+}
+
+/** A member of a delta family: a root shows its family, a delta its place in it; both expand to their delta children. */
+export const FAMILY_MEMBER: ObjectPresentation = {
+  describe: (item) =>
+    item.depth === 0
+      ? `family of ${formatCount(item.familySize)} · ${formatBytes(item.size)}`
+      : `${item.inPackType} · depth ${item.depth} · ${formatBytes(item.size)} · ${formatCount(item.children)} children`,
+  expandsTo: 'children',
+};
+
+/** A deepest-chain entry; it expands to its chain, down to the root. */
+export const CHAIN_END: ObjectPresentation = { describe: (item) => `depth ${item.depth} · ${formatBytes(item.size)}`, expandsTo: 'chain' };
+
+/** An entry of a list by size. */
+export const SIZED_OBJECT: ObjectPresentation = { describe: (item) => `${formatBytes(item.size)} inflated · ${formatBytes(item.diskSize)} on disk`, expandsTo: 'nothing' };
+
+/** One link of a shown chain (an expanded deepest entry, a revealed object's chain). */
+export const CHAIN_LINK: ObjectPresentation = { describe: (item) => `${item.inPackType} · depth ${item.depth} · ${formatBytes(item.size)}`, expandsTo: 'nothing' };
 
 const TYPE_ICONS: Record<string, string> = { commit: 'git-commit', tree: 'list-tree', blob: 'file', tag: 'tag' };
 
@@ -23,23 +45,23 @@ export class ObjectNode extends PagedNode {
     readonly parent: PacksNode,
     readonly pack: PackNode,
     readonly item: ObjectItem,
-    readonly role: ObjectRole,
+    readonly presentation: ObjectPresentation,
   ) {
-    super(`${shortOid(item.oid)} ${item.type}`, collapsibleFor(item, role));
+    super(`${shortOid(item.oid)} ${item.type}`, collapsibleFor(item, presentation));
     this.id = `${parent.id}/${item.oid}`;
     this.iconPath = new vscode.ThemeIcon(TYPE_ICONS[item.type] ?? 'symbol-misc');
     this.contextValue = item.depth > 0 ? 'object delta' : 'object';
-    this.description = describeObject(item, role);
+    this.description = presentation.describe(item);
     this.pages = new ObjectPages(pack, 'children', `delta children of ${shortOid(item.oid)}`, item.oid);
   }
 
   override async getChildren(context: TreeContext): Promise<PacksNode[]> {
-    if (this.role === 'family') return super.getChildren(context);
-    if (this.role !== 'deepest' || this.item.depth === 0) return [];
+    if (this.presentation.expandsTo === 'children') return super.getChildren(context);
+    if (this.presentation.expandsTo !== 'chain' || this.item.depth === 0) return [];
     if (this.chain !== undefined) return this.chain;
     const result = await context.server.request(ObjectRequest, { oid: this.item.oid, repository: this.pack.repositoryId });
     if (!result.found) return [new MessageNode(this, 'not-found', result.reason, 'warning')];
-    this.chain = result.object.chain.slice(1).map((link) => new ObjectNode(this, this.pack, link, 'link'));
+    this.chain = result.object.chain.slice(1).map((link) => new ObjectNode(this, this.pack, link, CHAIN_LINK));
     return this.chain;
   }
 
@@ -48,29 +70,13 @@ export class ObjectNode extends PagedNode {
   }
 
   protected objectNode(item: ObjectItem): ObjectNode {
-    return new ObjectNode(this, this.pack, item, 'family');
+    return new ObjectNode(this, this.pack, item, FAMILY_MEMBER);
   }
 }
 
-function collapsibleFor(item: ObjectItem, role: ObjectRole): vscode.TreeItemCollapsibleState {
-  const expandable = (role === 'family' && item.children > 0) || (role === 'deepest' && item.depth > 0);
+function collapsibleFor(item: ObjectItem, presentation: ObjectPresentation): vscode.TreeItemCollapsibleState {
+  const expandable = (presentation.expandsTo === 'children' && item.children > 0) || (presentation.expandsTo === 'chain' && item.depth > 0);
   return expandable ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
-}
-
-function describeObject(item: ObjectItem, role: ObjectRole): string {
-  switch (role) {
-    case 'family':
-      return item.depth === 0
-        ? `family of ${formatCount(item.familySize)} · ${formatBytes(item.size)}`
-        : `${item.inPackType} · depth ${item.depth} · ${formatBytes(item.size)} · ${formatCount(item.children)} children`;
-    case 'deepest':
-      return `depth ${item.depth} · ${formatBytes(item.size)}`;
-    case 'largest':
-      return `${formatBytes(item.size)} inflated · ${formatBytes(item.diskSize)} on disk`;
-    case 'link':
-    case 'revealed':
-      return `${item.inPackType} · depth ${item.depth} · ${formatBytes(item.size)}`;
-  }
 }
 
 /** The lazy tooltip of an object item (`resolveTreeItem`). */

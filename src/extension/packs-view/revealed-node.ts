@@ -1,7 +1,7 @@
 import vscode = require('vscode');
 import type { ObjectDetails } from '../../protocol/server-protocol.ts';
 import { shortOid } from '../format-units.ts';
-import { ObjectNode } from './object-node.ts';
+import { CHAIN_LINK, ObjectNode } from './object-node.ts';
 import type { PackNode } from './pack-node.ts';
 import { PacksNodeBase, type PacksNode } from './packs-node.ts';
 
@@ -21,7 +21,7 @@ export class RevealedNode extends PacksNodeBase {
     this.iconPath = new vscode.ThemeIcon('eye');
     this.contextValue = 'revealed';
     this.description = details.depth === 0 ? 'not a delta' : `chain of ${details.chain.length}, root first`;
-    this.links = [...details.chain].reverse().map((link) => new ObjectNode(this, parent, link, link.oid === details.oid ? 'revealed' : 'link'));
+    this.links = [...details.chain].reverse().map((link) => new ObjectNode(this, parent, link, CHAIN_LINK));
     this.target = this.links[this.links.length - 1]!;
   }
 

@@ -1,6 +1,7 @@
 /** The Packs view's requests: the repositories and their packs, a pack's summary, its paged object lists. */
 import * as path from 'node:path';
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { isRankingName } from '../../core/model/rankings.ts';
 import { ListRepositoriesRequest, ObjectListRequest, PackSummaryRequest } from '../../protocol/server-protocol.ts';
 import { listChildren } from '../object-views.ts';
 import type { ServerContext } from '../server-context.ts';
@@ -21,6 +22,8 @@ export function registerPackHandlers(context: ServerContext): void {
 
   connection.onRequest(ObjectListRequest, (params, token) =>
     context.guarded(async () => {
+      // The kind comes off the wire: the rankings' own table says which lists exist, before any model is built for one.
+      if (params.kind !== 'children' && !isRankingName(params.kind)) throw new ResponseError(ErrorCodes.InvalidParams, `${String(params.kind)} is not a list of objects`);
       const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
       const { state, pack } = context.findPack(params.pack);
       const { model } = await context.ensureModel(state, pack, token, progress);
