@@ -24,6 +24,7 @@ import {
 import { GitSandbox, gitEnv, packStems, runCli, tempDir } from '../support/git.ts';
 import { historyRepository } from '../support/git-oracle.ts';
 import { LspServer, type ProgressValue } from '../support/lsp-server.ts';
+import type { RecordingSummary } from '../../src/core/report/recording-document.ts';
 
 const LIMITS = [0, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 96 << 20];
 const POLICIES = ['git', 'git-legacy', 'belady', 'keep-on-hit', 'admit-max:64k'];
@@ -123,19 +124,7 @@ after(async () => {
   assert.equal(code, 0, 'the server exits cleanly after shutdown/exit');
 });
 
-interface CliRecording {
-  file: string;
-  repository: string;
-  mode: string;
-  recordedLimit: number | null;
-  command: string | null;
-  traceLines: number;
-  reads: number;
-  segments: number;
-  packs: { path: string; checksum: string }[];
-}
-
-function assertSameRecording(info: RecordingInfo, cli: CliRecording): void {
+function assertSameRecording(info: RecordingInfo, cli: RecordingSummary): void {
   const { segments, gitVersion: _v, startedAt: _s, exitStatus: _e, warnings: _w, args: _a, cwd: _c, ...rest } = info;
   assert.deepEqual({ ...rest, segments: segments.length }, cli);
 }
@@ -144,7 +133,7 @@ describe('packscope/recordingInfo', () => {
   test('the CLI recording summary, plus segments with their commands, git version, start and exit status', async () => {
     const { token, values } = progressToken();
     const info = await server.connection.sendRequest(RecordingInfoRequest, { file: logRaw, workDoneToken: token });
-    const cli = cliJson<{ recording: CliRecording }>(['simulate', '--json', logRaw]);
+    const cli = cliJson<{ recording: RecordingSummary }>(['simulate', '--json', logRaw]);
     assertSameRecording(info, cli.recording);
     assert.equal(info.mode, 'exact');
     assert.equal(info.recordedLimit, 0);
@@ -204,7 +193,7 @@ describe('packscope/sweep', () => {
       const started = performance.now();
       const result = await server.connection.sendRequest(SweepRequest, { file: file(), policies: POLICIES, limits: LIMITS, workDoneToken: token });
       const ms = performance.now() - started;
-      const cli = cliJson<{ recording: CliRecording; results: SimCell[] }>(['sweep', '--json', '--limits', LIMITS.join(','), '--policies', POLICIES.join(','), file()]);
+      const cli = cliJson<{ recording: RecordingSummary; results: SimCell[] }>(['sweep', '--json', '--limits', LIMITS.join(','), '--policies', POLICIES.join(','), file()]);
       assert.equal(result.results.length, LIMITS.length * POLICIES.length);
       assert.deepEqual(withoutSeconds(result.results), withoutSeconds(cli.results));
       assertSameRecording(result.recording, cli.recording);
@@ -279,7 +268,7 @@ describe('packscope/locality', () => {
   test('the numbers of packscope locality --json, plus a distance CDF consistent with the percentiles', async () => {
     for (const file of [logRaw, logP]) {
       const result = await server.connection.sendRequest(LocalityRequest, { file });
-      const cli = cliJson<{ recording: CliRecording; pageCache: object; packs: object[] }>(['locality', '--json', file]);
+      const cli = cliJson<{ recording: RecordingSummary; pageCache: object; packs: object[] }>(['locality', '--json', file]);
       assert.deepEqual(result.pageCache, cli.pageCache);
       assert.deepEqual(result.packs.map(({ distanceQuantiles: _q, ...rest }) => rest), cli.packs);
       assertSameRecording(result.recording, cli.recording);
