@@ -213,15 +213,15 @@ describe('repack-preview against git repack -adf on a copy', () => {
     assert.deepEqual(directorySnapshot(path.join(shape.repo, '.git')), before);
   });
 
-  test('option support is probed from git pack-objects -h', () => {
-    const [major, minor] = gitVersionOf('git').split('.').map(Number) as [number, number];
-    assert.equal(gitSupports('git', 'window'), true);
-    assert.equal(gitSupports('git', '--no-reuse-delta'), true);
-    assert.equal(gitSupports('git', 'delta-base-offset'), true);
-    assert.equal(gitSupports('git', 'definitely-not-an-option'), false);
+  test('option support is probed from git pack-objects -h', async () => {
+    const [major, minor] = (await gitVersionOf('git')).split('.').map(Number) as [number, number];
+    assert.equal(await gitSupports('git', 'window'), true);
+    assert.equal(await gitSupports('git', '--no-reuse-delta'), true);
+    assert.equal(await gitSupports('git', 'delta-base-offset'), true);
+    assert.equal(await gitSupports('git', 'definitely-not-an-option'), false);
     // --name-hash-version came with git 2.49.0, --path-walk with 2.51.0 (their release notes).
-    if (major === 2 && minor < 49) assert.equal(gitSupports('git', 'name-hash-version'), false);
-    if (major === 2 && minor < 51) assert.equal(gitSupports('git', 'path-walk'), false);
+    if (major === 2 && minor < 49) assert.equal(await gitSupports('git', 'name-hash-version'), false);
+    if (major === 2 && minor < 51) assert.equal(await gitSupports('git', 'path-walk'), false);
   });
 
   test('--json: schema, sides, argv, recordings and the estimate, against git', (t) => {

@@ -1,8 +1,8 @@
-import { GitCommandError, runGitSync } from './run-git.ts';
+import { GitCommandError, probeGit } from './run-git.ts';
 
 /** `git --version` without the "git version " prefix; a GitCommandError when git cannot run. */
-export function gitVersionOf(git: string): string {
-  const result = runGitSync(git, ['--version']);
+export async function gitVersionOf(git: string): Promise<string> {
+  const result = await probeGit(git, ['--version']);
   if (result.status !== 0) {
     const text = result.stderr.trim();
     throw new GitCommandError([git, '--version'], result.status, text, `cannot run git (${git}): ${text}`);
@@ -13,12 +13,12 @@ export function gitVersionOf(git: string): string {
 /** `git pack-objects -h` of each git and version: an upgraded git is probed again. */
 const usageByVersion = new Map<string, string>();
 
-function packObjectsUsage(git: string, version: string): string {
+async function packObjectsUsage(git: string, version: string): Promise<string> {
   const key = `${git}\0${version}`;
   let usage = usageByVersion.get(key);
   if (usage === undefined) {
     // A lone -h skips repository setup (git.c): no repository needed, nothing written; exit status 129.
-    const result = runGitSync(git, ['pack-objects', '-h']);
+    const result = await probeGit(git, ['pack-objects', '-h']);
     usage = `${result.stdout}\n${result.stderr}`;
     usageByVersion.set(key, usage);
   }
@@ -31,8 +31,8 @@ function packObjectsUsage(git: string, version: string): string {
  * option of the installed git; it is read once per git and version (`version` saves a probe when
  * the caller knows it).
  */
-export function gitSupports(git: string, option: string, version: string = gitVersionOf(git)): boolean {
-  const usage = packObjectsUsage(git, version);
+export async function gitSupports(git: string, option: string, version?: string): Promise<boolean> {
+  const usage = await packObjectsUsage(git, version ?? (await gitVersionOf(git)));
   const name = option.replace(/^--/, '').replace(/=.*$/, '').replace(/^no-/, '');
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`(^|[\\s,])--(\\[no-\\])?${escaped}([\\s=\\[<]|$)`, 'm').test(usage);

@@ -1,9 +1,9 @@
-import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { PackFormatError } from '../errors.ts';
 
 // The one way PackScope runs git: every caller (pack-objects for a repack preview, the write-order
 // estimate's rev-list, the recorder, the server's measured runs, the version and option probes)
-// goes through runGit or runGitSync, so that the environment, cancellation, the kill of git's own
+// goes through runGit (or probeGit, built on it), so that the environment, cancellation, the kill of git's own
 // children and the wording of git's failures are the same everywhere.
 
 /** git failed, is missing, or refused an option: carries git's own stderr (ARCHITECTURE "Safety": one clear message). */
@@ -197,11 +197,17 @@ const PROBE_TIMEOUT_MS = 30_000;
 
 /**
  * Runs a quick git command that needs no cancellation (`git --version`, `git pack-objects -h`,
- * `git config --get`) to its end. Throws a GitCommandError only when git cannot be started (or
- * did not answer within PROBE_TIMEOUT_MS); the caller judges the exit status.
+ * `git config --get`) to its end, without blocking the thread (the server answers hovers
+ * meanwhile). Rejects with a GitCommandError only when git cannot be started or did not answer
+ * within PROBE_TIMEOUT_MS; the caller judges the exit status.
  */
-export function runGitSync(git: string, args: string[], options: GitEnvironmentOptions = {}): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(git, args, { cwd: options.cwd, env: environmentOf(options), encoding: 'utf8', timeout: PROBE_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 });
-  if (result.error) throw cannotRun([git, ...args], result.error.message);
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+export async function probeGit(git: string, args: string[], options: GitEnvironmentOptions = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const timeout = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+  try {
+    const run = await runGit(git, args, { ...options, signal: timeout });
+    return { status: run.status, stdout: run.stdout.toString('utf8'), stderr: run.stderr };
+  } catch (error) {
+    if (timeout.aborted) throw cannotRun([git, ...args], `no answer within ${PROBE_TIMEOUT_MS / 1000} s`);
+    throw error;
+  }
 }

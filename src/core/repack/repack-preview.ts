@@ -72,7 +72,7 @@ export const TEMP_PREFIX = 'packscope-repack-';
 export async function previewRepack(options: RepackPreviewOptions): Promise<RepackPreviewRun> {
   const { repository } = options;
   const git = options.git ?? 'git';
-  const version = gitVersionOf(git);
+  const version = await gitVersionOf(git);
   const store = options.store ?? new ObjectStore(repository, new ModelStore(undefined));
   const local = store.packs.filter((p) => p.local);
   const currentModels = local.map((pack, k) => {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { gitVersionOf } from '../git/git-probe.ts';
-import { runGit, runGitSync } from '../git/run-git.ts';
+import { probeGit, runGit } from '../git/run-git.ts';
 import type { ObjectStore } from '../model/object-store.ts';
 import { parseGitSize } from '../../shared/git-size.ts';
 import { applyRecordingVariables, recordingVariables } from '../../shared/recording-environment.ts';
@@ -44,8 +44,8 @@ export function recordingEnvironment(base: NodeJS.ProcessEnv, traceFile: string,
 }
 
 /** The limit a passive recording ran with: the repository's core.deltaBaseCacheLimit, as git resolves it. */
-export function configuredCacheLimit(git: string, cwd: string, env: NodeJS.ProcessEnv): number {
-  const result = runGitSync(git, ['config', '--get', 'core.deltaBaseCacheLimit'], { cwd, environment: env });
+export async function configuredCacheLimit(git: string, cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const result = await probeGit(git, ['config', '--get', 'core.deltaBaseCacheLimit'], { cwd, environment: env });
   if (result.status !== 0) return DEFAULT_CACHE_LIMIT;
   return parseGitSize(result.stdout.trim()) ?? DEFAULT_CACHE_LIMIT;
 }
@@ -56,9 +56,9 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-record-'));
   const traceFile = path.join(scratch, 'pack-access.trace');
   try {
-    const version = gitVersionOf(options.git);
+    const version = await gitVersionOf(options.git);
     const env = recordingEnvironment(process.env, traceFile, options.mode);
-    const cacheLimit = options.mode === 'exact' ? 0 : configuredCacheLimit(options.git, options.cwd, process.env);
+    const cacheLimit = options.mode === 'exact' ? 0 : await configuredCacheLimit(options.git, options.cwd, process.env);
     const packs = store.packs.map((pack) => {
       const model = store.model(pack);
       return { path: pack.files.pack, checksum: model.checksumHex, objects: model.count };

@@ -39,7 +39,7 @@ export function registerMeasureHandlers(context: ServerContext): void {
         const cwd = path.resolve(params.cwd);
         if (!fs.existsSync(cwd)) throw invalid(`${cwd}: no such directory`);
         const git = params.git || 'git';
-        const version = gitVersionOf(git);
+        const version = await gitVersionOf(git);
         const total = limits.length * params.runs;
         let done = 0;
         const results: MeasureResult['results'] = [];

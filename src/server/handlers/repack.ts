@@ -62,8 +62,8 @@ function repositoryOf(context: ServerContext, where: string): Repository {
 /** The installed git's version and whether its pack-objects takes the newer options (git-probe.ts caches the option list per git and version). */
 export async function gitCapabilities(git: string): Promise<GitCapabilities> {
   try {
-    const version = gitVersionOf(git);
-    return { version, nameHashVersion: gitSupports(git, 'name-hash-version', version), pathWalk: gitSupports(git, 'path-walk', version) };
+    const version = await gitVersionOf(git);
+    return { version, nameHashVersion: await gitSupports(git, 'name-hash-version', version), pathWalk: await gitSupports(git, 'path-walk', version) };
   } catch (error) {
     if (error instanceof GitCommandError) throw new ResponseError(LSPErrorCodes.RequestFailed, error.message);
     throw error;
