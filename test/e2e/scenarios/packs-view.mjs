@@ -42,11 +42,19 @@ export async function run({ helpers, log }) {
   const largest = repo.familiesBySize[0].members.length;
   const largestRoots = repo.familiesBySize.filter((f) => f.members.length === largest).map((f) => f.root);
   // The first row under "Delta families" (largest first): level of the list + 1, right after it.
-  const first = await waitUntil(async () => {
+  // Read once the list has settled: the same first row twice, 200 ms apart (the rows arrive in pages).
+  const firstFamilyRow = async () => {
     const rows = await sidebarRows(page);
     const at = rows.findIndex((r) => r.label === 'Delta families');
     const next = rows[at + 1];
     return next && next.level === rows[at].level + 1 && /^[0-9a-f]{10} /.test(next.label) ? next : undefined;
+  };
+  const first = await waitUntil(async () => {
+    const seen = await firstFamilyRow();
+    if (!seen) return undefined;
+    await new Promise((r) => setTimeout(r, 200));
+    const again = await firstFamilyRow();
+    return again && again.label === seen.label ? again : undefined;
   }, 'the first delta family row');
   const root = largestRoots.find((oid) => first.label === `${short(oid)} ${repo.byOid.get(oid).type}`);
   if (!root) throw new Error(`first family row is "${first.label}", expected one of git's largest families (${largest} objects): ${largestRoots.map(short).join(', ')}`);

@@ -94,7 +94,10 @@ export function sidebarRows(page) {
     expanded: r.getAttribute('aria-expanded'),
     selected: r.classList.contains('selected') || r.getAttribute('aria-selected') === 'true',
     top: parseFloat(r.style.top || '0'),
-  })).sort((a, b) => a.top - b.top));
+    // The list's own index of the row: while the list splices rows in, a recycled row element can
+    // still carry its old style.top for a frame, so the index orders rows as the user sees them.
+    index: Number(r.getAttribute('data-index') ?? NaN),
+  })).sort((a, b) => (Number.isNaN(a.index) || Number.isNaN(b.index) ? a.top - b.top : a.index - b.index)));
 }
 
 /** The row of the Packs view whose label matches `label` (a string: exact; or a RegExp). */
