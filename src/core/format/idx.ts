@@ -1,3 +1,4 @@
+import * as buffer from 'node:buffer';
 import { fail } from '../errors.ts';
 import { SHA1, SHA256, type HashAlgorithm } from './hash-algorithm.ts';
 import { RandomAccessFile } from './random-access-file.ts';
@@ -192,6 +193,44 @@ export interface TransferredIndex {
 export interface ParseIdxOptions {
   /** The repository's hash algorithm when known; otherwise it is inferred from the idx's size. */
   hash?: HashAlgorithm;
+}
+
+/**
+ * Reads an idx whole once its size fits what its fan-out table declares (at most 8 + 1024 bytes
+ * read first): a sparse file of gigabytes, or one too large for a Buffer, is refused by name before
+ * anything of its size is allocated. parseIdx then checks the exact size.
+ */
+export function readIdxFile(file: string, options: ParseIdxOptions = {}): PackIndex {
+  const handle = RandomAccessFile.open(file);
+  try {
+    const head = handle.read(0, Math.min(handle.size, 8 + FANOUT_BYTES));
+    const largest = largestIdxSize(head, options.hash);
+    if (largest !== undefined && handle.size > largest) {
+      throw fail('bad-header', file, undefined, `idx is ${handle.size} bytes, more than its fan-out table's object count allows (at most ${largest} bytes)`);
+    }
+    if (handle.size > buffer.constants.MAX_LENGTH) {
+      throw fail('too-large', file, undefined, `idx is ${handle.size} bytes, more than the ${buffer.constants.MAX_LENGTH} bytes PackScope can hold in memory`);
+    }
+    return parseIdx(file, handle.read(0, handle.size), options);
+  } finally {
+    handle.close();
+  }
+}
+
+/**
+ * The most bytes an idx with this header can have (every object with a large offset, names of the
+ * longest hash), or undefined while the header is incomplete. Without the v2 signature the count is
+ * read both where v1 keeps it and where a v2 with a damaged signature would, so that such a file
+ * still gets parseIdx's own diagnosis.
+ */
+function largestIdxSize(head: Buffer, hash: HashAlgorithm | undefined): number | undefined {
+  const hashSize = (hash ?? SHA256).size;
+  const largestV2 = (count: number): number => 8 + FANOUT_BYTES + count * (hashSize + 16) + 2 * hashSize;
+  if (head.length < 8 + FANOUT_BYTES) return undefined;
+  const v2Count = head.readUInt32BE(8 + FANOUT_BYTES - 4);
+  if (head.readUInt32BE(0) === IDX_V2_MAGIC) return largestV2(v2Count);
+  const v1Count = head.readUInt32BE(FANOUT_BYTES - 4);
+  return Math.max(FANOUT_BYTES + v1Count * (hashSize + 4) + 2 * hashSize, largestV2(v2Count));
 }
 
 export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions = {}): PackIndex {

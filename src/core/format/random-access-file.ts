@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { fail } from '../errors.ts';
+import { describeIoError, openRegularFile } from './checked-file.ts';
 
 /**
  * A file opened once and read at explicit offsets. Every read is bounds-checked against the size
@@ -19,22 +20,8 @@ export class RandomAccessFile {
   }
 
   static open(path: string): RandomAccessFile {
-    let fd: number;
-    try {
-      // Non-blocking: a FIFO where a pack or idx should be must not wait forever for a writer (it is
-      // rejected below as not a regular file); for regular files the flag changes nothing.
-      fd = fs.openSync(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-    } catch (error) {
-      throw fail('io', path, undefined, `cannot open: ${describeIoError(error)}`);
-    }
-    try {
-      const stat = fs.fstatSync(fd);
-      if (!stat.isFile()) throw fail('io', path, undefined, 'not a regular file');
-      return new RandomAccessFile(path, fd, stat.size, identityOf(stat));
-    } catch (error) {
-      fs.closeSync(fd);
-      throw error;
-    }
+    const { fd, stat } = openRegularFile(path);
+    return new RandomAccessFile(path, fd, stat.size, identityOf(stat));
   }
 
   /** Reads exactly `length` bytes at `position` into `target` (from `targetOffset`). */
@@ -90,17 +77,6 @@ export class RandomAccessFile {
 
 function identityOf(stat: fs.Stats): string {
   return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-}
-
-export function describeIoError(error: unknown): string {
-  if (error && typeof error === 'object' && 'code' in error) {
-    const code = String((error as { code: unknown }).code);
-    if (code === 'ENOENT') return 'no such file';
-    if (code === 'EACCES') return 'permission denied';
-    if (code === 'EISDIR') return 'is a directory';
-    return code;
-  }
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Reads a whole small file (an idx, a .rev, a MIDX) after checking its size against a cap. */

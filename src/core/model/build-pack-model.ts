@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fail, PackFormatError } from '../errors.ts';
 import type { HashAlgorithm } from '../format/hash-algorithm.ts';
-import { parseIdx, type PackIndex } from '../format/idx.ts';
+import { readIdxFile, type PackIndex } from '../format/idx.ts';
 import { InflateHead, InflateHeadStatus } from '../format/inflate-head.ts';
 import { DeltaError, readDeltaResultSize } from '../format/delta.ts';
 import {
@@ -19,8 +19,6 @@ import { parseRev, revEntryPosition } from '../format/rev.ts';
 import { PackModel, type PackColumns, type PackFiles } from './pack-model.ts';
 import { SizeColumn } from './size-column.ts';
 
-/** An idx holds at most 2^32 objects of 28–44 bytes; anything bigger is not an idx. */
-export const MAX_IDX_BYTES = 2 ** 32 * 44;
 const WINDOW_BYTES = 8 << 20;
 const HEADER_SCAN_WINDOW_BYTES = 64 << 10;
 /** Compressed bytes offered to the partial inflate first; a delta header needs far fewer. */
@@ -55,8 +53,7 @@ export function packFilesFor(path: string): PackFiles {
 }
 
 export function loadIdx(files: PackFiles, hash?: HashAlgorithm): PackIndex {
-  const bytes = readWholeFile(files.idx, MAX_IDX_BYTES);
-  return parseIdx(files.idx, bytes, hash ? { hash } : {});
+  return readIdxFile(files.idx, hash ? { hash } : {});
 }
 
 /** Builds the columns of one pack: one pass over idx, one sequential pass over the pack's headers. */

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fail } from '../errors.ts';
+import { readRepositoryTextFile, SMALL_TEXT_FILE_MAX_BYTES } from '../format/checked-file.ts';
 import { loadMultiPackIndex, type MultiPackIndex } from '../format/midx.ts';
 import type { BuildOptions } from './build-pack-model.ts';
 import { ModelStore, type LoadedModel } from './model-store.ts';
@@ -189,12 +190,9 @@ export function alternateObjectDirs(objectsDir: string): string[] {
   const found: string[] = [];
   const visit = (dir: string, depth: number): void => {
     const file = path.join(dir, 'info', 'alternates');
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      return;
-    }
+    // A FIFO or a device here is refused, not waited on or read for ever.
+    const text = readRepositoryTextFile(file, SMALL_TEXT_FILE_MAX_BYTES);
+    if (text === undefined) return;
     if (depth > MAX_ALTERNATE_DEPTH) throw fail('not-a-repository', file, undefined, `alternates nested deeper than ${MAX_ALTERNATE_DEPTH}`);
     for (const rawLine of text.split('\n')) {
       const line = rawLine.trim();

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fail } from '../errors.ts';
+import { CONFIG_FILE_MAX_BYTES, readRepositoryTextFile, SMALL_TEXT_FILE_MAX_BYTES } from '../format/checked-file.ts';
 import { hashAlgorithmByName, type HashAlgorithm } from '../format/hash-algorithm.ts';
 import { parseGitConfig } from './git-config.ts';
 
@@ -43,14 +44,13 @@ function looksLikeGitDir(dir: string): boolean {
 
 function readCommonDir(gitDir: string): string {
   const file = path.join(gitDir, 'commondir');
-  if (!isFile(file)) return gitDir;
-  const value = fs.readFileSync(file, 'utf8').trim();
-  return path.resolve(gitDir, value);
+  const value = readRepositoryTextFile(file, SMALL_TEXT_FILE_MAX_BYTES)?.trim();
+  return value === undefined ? gitDir : path.resolve(gitDir, value);
 }
 
 /** Follows a `.git` file (`gitdir: <path>`), as used by linked worktrees and submodules. */
 function readGitFile(file: string): string {
-  const text = fs.readFileSync(file, 'utf8');
+  const text = readRepositoryTextFile(file, SMALL_TEXT_FILE_MAX_BYTES) ?? '';
   const match = /^gitdir: (.+?)\s*$/m.exec(text);
   if (!match) throw fail('not-a-repository', file, undefined, 'invalid .git file (no "gitdir:" line)');
   return path.resolve(path.dirname(file), match[1]!);
@@ -82,7 +82,8 @@ export function discoverRepository(start: string): Repository {
 function openRepository(gitDir: string, workTree: string | undefined): Repository {
   const commonDir = readCommonDir(gitDir);
   const configPath = path.join(commonDir, 'config');
-  const config = isFile(configPath) ? parseGitConfig(fs.readFileSync(configPath, 'utf8')) : new Map<string, string>();
+  const configText = readRepositoryTextFile(configPath, CONFIG_FILE_MAX_BYTES);
+  const config = configText === undefined ? new Map<string, string>() : parseGitConfig(configText);
   const bare = config.get('core.bare') === 'true' || workTree === undefined;
   const formatName = config.get('extensions.objectformat') ?? 'sha1';
   const hash = hashAlgorithmByName(formatName);

@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
-import { fail } from '../errors.ts';
-import { describeIoError } from '../format/random-access-file.ts';
+import { openRegularFile } from '../format/checked-file.ts';
 import { GrowableFloat64, GrowableUint32 } from './growable.ts';
 import { parseRecordingHeader, RECORDING_MAGIC, type RecordingMetadata } from './recording.ts';
 
@@ -214,21 +213,19 @@ function endsWithPack(bytes: Uint8Array, start: number, end: number): boolean {
 
 /** Streams a trace file (any size: it is read in 1 MiB chunks, never whole). */
 export function parseTraceFile(file: string, onProgress?: (bytes: number, total: number) => void): TraceLog {
-  let fd: number;
+  // A FIFO or a device (/dev/zero) where a trace should be is refused here: it would block the
+  // open or never end.
+  const { fd, stat } = openRegularFile(file);
   try {
-    fd = fs.openSync(file, 'r');
-  } catch (error) {
-    throw fail('io', file, undefined, `cannot open: ${describeIoError(error)}`);
-  }
-  try {
-    const total = fs.fstatSync(fd).size;
+    const total = stat.size;
     const builder = new TraceLogBuilder(file);
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES + MAX_LINE_BYTES);
     let carried = 0; // bytes of an unfinished line at the start of `chunk`
     let skippingOverlong = false;
     let position = 0;
     for (;;) {
-      const got = fs.readSync(fd, chunk, carried, CHUNK_BYTES, position);
+      // Only the bytes there at open time: a trace that keeps growing is not followed.
+      const got = position < total ? fs.readSync(fd, chunk, carried, Math.min(CHUNK_BYTES, total - position), position) : 0;
       position += got;
       const filled = carried + got;
       let lineStart = 0;

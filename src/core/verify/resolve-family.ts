@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { fail } from '../errors.ts';
 import { applyDelta, DeltaError } from '../format/delta.ts';
-import { describeIoError } from '../format/random-access-file.ts';
+import { openRegularFile } from '../format/checked-file.ts';
 import { ObjectHeader, readObjectHeader, TYPE_NAMES } from '../format/pack-file.ts';
 import type { FullVerifyTask, HashMismatch } from './full-verify-protocol.ts';
 
@@ -37,12 +37,9 @@ export class FamilyResolver {
   readonly mismatches: HashMismatch[] = [];
 
   constructor(private readonly task: FullVerifyTask) {
-    try {
-      this.fd = fs.openSync(task.packPath, 'r');
-    } catch (error) {
-      // The pack was there for the model build; it may be gone by now (a concurrent repack).
-      throw fail('io', task.packPath, undefined, `cannot open: ${describeIoError(error)}`);
-    }
+    // The pack was there for the model build; it may be gone by now (a concurrent repack), or
+    // something other than a regular file may be in its place.
+    this.fd = openRegularFile(task.packPath).fd;
   }
 
   close(): void {
