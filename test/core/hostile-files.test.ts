@@ -201,6 +201,18 @@ describe('hostile files: a sparse idx of 5 GB', () => {
   });
 });
 
+describe('hostile files: a sparse multi-pack-index of 5 GB', () => {
+  test('is a typed error naming it, not an internal error from the allocation', async () => {
+    const copy = path.join(sandbox.root, 'sparse-midx-repo');
+    fs.cpSync(repo, copy, { recursive: true });
+    sandbox.git(copy, ['multi-pack-index', 'write']);
+    const midx = path.join(copy, '.git', 'objects', 'pack', 'multi-pack-index');
+    fs.chmodSync(midx, 0o644);
+    fs.truncateSync(midx, 5e9);
+    await assertRefused(['stats', '--no-cache', copy], midx, /^offset 0: a read of 5000000000 bytes is more than the \d+ bytes PackScope can hold in memory$/);
+  });
+});
+
 describe('hostile files: the checked reader itself', () => {
   test('reads a regular file whole, says undefined for a missing one, refuses devices at once', () => {
     const file = path.join(sandbox.root, 'small.txt');

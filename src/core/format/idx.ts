@@ -1,4 +1,3 @@
-import * as buffer from 'node:buffer';
 import { fail } from '../errors.ts';
 import { SHA1, SHA256, type HashAlgorithm } from './hash-algorithm.ts';
 import { RandomAccessFile } from './random-access-file.ts';
@@ -197,8 +196,8 @@ export interface ParseIdxOptions {
 
 /**
  * Reads an idx whole once its size fits what its fan-out table declares (at most 8 + 1024 bytes
- * read first): a sparse file of gigabytes, or one too large for a Buffer, is refused by name before
- * anything of its size is allocated. parseIdx then checks the exact size.
+ * read first): a sparse file of gigabytes is refused by name before anything of its size is
+ * allocated. parseIdx then checks the exact size.
  */
 export function readIdxFile(file: string, options: ParseIdxOptions = {}): PackIndex {
   const handle = RandomAccessFile.open(file);
@@ -207,9 +206,6 @@ export function readIdxFile(file: string, options: ParseIdxOptions = {}): PackIn
     const largest = largestIdxSize(head, options.hash);
     if (largest !== undefined && handle.size > largest) {
       throw fail('bad-header', file, undefined, `idx is ${handle.size} bytes, more than its fan-out table's object count allows (at most ${largest} bytes)`);
-    }
-    if (handle.size > buffer.constants.MAX_LENGTH) {
-      throw fail('too-large', file, undefined, `idx is ${handle.size} bytes, more than the ${buffer.constants.MAX_LENGTH} bytes PackScope can hold in memory`);
     }
     return parseIdx(file, handle.read(0, handle.size), options);
   } finally {

@@ -1,6 +1,10 @@
+import * as buffer from 'node:buffer';
 import * as fs from 'node:fs';
 import { fail } from '../errors.ts';
 import { describeIoError, openRegularFile } from './checked-file.ts';
+
+/** One read(2) at most: Node refuses lengths beyond 2^31 − 1. */
+const MAX_READ_BYTES = 1 << 30;
 
 /**
  * A file opened once and read at explicit offsets. Every read is bounds-checked against the size
@@ -34,7 +38,7 @@ export class RandomAccessFile {
     while (done < length) {
       let n: number;
       try {
-        n = fs.readSync(fd, target, targetOffset + done, length - done, position + done);
+        n = fs.readSync(fd, target, targetOffset + done, Math.min(length - done, MAX_READ_BYTES), position + done);
       } catch (error) {
         throw fail('io', this.path, position + done, `read failed: ${describeIoError(error)}`);
       }
@@ -44,9 +48,12 @@ export class RandomAccessFile {
   }
 
   read(position: number, length: number): Buffer {
-    const buffer = Buffer.allocUnsafe(length);
-    this.readInto(buffer, 0, length, position);
-    return buffer;
+    if (length > buffer.constants.MAX_LENGTH) {
+      throw fail('too-large', this.path, position, `a read of ${length} bytes is more than the ${buffer.constants.MAX_LENGTH} bytes PackScope can hold in memory`);
+    }
+    const bytes = Buffer.allocUnsafe(length);
+    this.readInto(bytes, 0, length, position);
+    return bytes;
   }
 
   /** Throws when the file on disk is no longer the one that was opened (deleted, replaced or rewritten). */
