@@ -12,20 +12,19 @@
  * PACKSCOPE_FUZZ_ALTERNATES_RUNS=<n> to run more or fewer cases).
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, test } from 'node:test';
 import fc from 'fast-check';
-import { cliPath, GitSandbox, gitEnv, projectRoot, tempDir } from '../support/git.ts';
+import { runCliBounded } from '../support/bounded-cli.ts';
+import { GitSandbox, gitEnv, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 
 const SEED = Number(process.env.PACKSCOPE_FUZZ_SEED ?? 20240611);
 const RUNS = Number(process.env.PACKSCOPE_FUZZ_ALTERNATES_RUNS ?? 40);
 /** Per case: one CLI run over three tiny repositories; a FIFO waited on or /dev/zero read whole never ends. */
 const CASE_TIME_LIMIT_MS = 15_000;
-/** A child that reads /dev/zero whole must be stopped before it takes the machine's memory. */
-const CHILD_HEAP_MIB = 512;
 const DONORS = 2;
 
 type Line =
@@ -133,38 +132,6 @@ function writeAlternates(file: string, spec: AlternatesFile, objectsDir: string,
   }
 }
 
-interface Outcome {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
-
-function runStats(repo: string): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`--max-old-space-size=${CHILD_HEAP_MIB}`, cliPath, 'stats', '--no-cache', repo], {
-      cwd: projectRoot,
-      env: { ...(gitEnv(sandbox.home) as Record<string, string>), PACKSCOPE_NO_PROGRESS: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    // Enough to judge the outcome; a runaway child must not fill this process instead.
-    child.stdout.on('data', (chunk: Buffer) => void (out.length < 256 && out.push(chunk)));
-    child.stderr.on('data', (chunk: Buffer) => void (err.length < 64 && err.push(chunk)));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, CASE_TIME_LIMIT_MS);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), timedOut });
-    });
-  });
-}
-
 async function checkCase(c: Case): Promise<void> {
   const dir = path.join(sandbox.root, 'cases', String(++caseNumber));
   const repos = templates.map((template, i) => {
@@ -177,7 +144,7 @@ async function checkCase(c: Case): Promise<void> {
     const donorObjects = objects.slice(1);
     const alternates = objects.map((objectsDir) => path.join(objectsDir, 'info', 'alternates'));
     c.files.forEach((spec, i) => writeAlternates(alternates[i]!, spec, objects[i]!, donorObjects));
-    const run = await runStats(repos[0]!);
+    const run = await runCliBounded(['stats', '--no-cache', repos[0]!], { env: gitEnv(sandbox.home) as Record<string, string>, timeoutMs: CASE_TIME_LIMIT_MS });
     const what = `case ${caseNumber} ${JSON.stringify(c, (_, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v))}`;
     assert.equal(run.timedOut, false, `${what}: stats did not end within ${CASE_TIME_LIMIT_MS} ms`);
     assert.doesNotMatch(run.stderr, /internal error|\n\s+at /, `${what}: ${run.stderr}`);

@@ -6,26 +6,19 @@
  * exit status 1 and one line naming the file.
  */
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { PackFormatError } from '../../src/core/errors.ts';
 import { readRepositoryTextFile, SMALL_TEXT_FILE_MAX_BYTES } from '../../src/core/format/checked-file.ts';
 import { loadIdx, packFilesFor } from '../../src/core/model/build-pack-model.ts';
-import { cliPath, GitSandbox, gitEnv, packStems, projectRoot, tempDir } from '../support/git.ts';
+import { runCliBounded, type BoundedRun } from '../support/bounded-cli.ts';
+import { cliPath, GitSandbox, gitEnv, packStems, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 
 /** Long enough for a loaded machine; a FIFO that is waited on or /dev/zero read whole never ends. */
 const RUN_TIME_LIMIT_MS = 20_000;
-/** A child that reads /dev/zero whole must be stopped before it takes the machine's memory. */
-const CHILD_HEAP_MIB = 512;
-
-interface BoundedRun {
-  status: number | null;
-  stderr: string;
-  timedOut: boolean;
-}
 
 let sandbox: GitSandbox;
 let repo: string;
@@ -33,28 +26,7 @@ let recording: string;
 
 /** `packscope <args>`, killed after RUN_TIME_LIMIT_MS. */
 function runBounded(args: string[]): Promise<BoundedRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`--max-old-space-size=${CHILD_HEAP_MIB}`, cliPath, ...args], {
-      cwd: projectRoot,
-      env: { ...(gitEnv(sandbox.home) as Record<string, string>), PACKSCOPE_NO_PROGRESS: '1', PACKSCOPE_CACHE_DIR: path.join(sandbox.root, 'models') },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    const stderr: Buffer[] = [];
-    child.stderr.on('data', (chunk: Buffer) => {
-      // Enough to see what went wrong; a runaway child must not fill this process instead.
-      if (stderr.length < 64) stderr.push(chunk);
-    });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, RUN_TIME_LIMIT_MS);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stderr: Buffer.concat(stderr).toString('utf8'), timedOut });
-    });
-  });
+  return runCliBounded(args, { env: { ...(gitEnv(sandbox.home) as Record<string, string>), PACKSCOPE_CACHE_DIR: path.join(sandbox.root, 'models') }, timeoutMs: RUN_TIME_LIMIT_MS });
 }
 
 async function assertRefused(args: string[], file: string, detail: RegExp): Promise<void> {
