@@ -2,16 +2,18 @@
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { PackFormatError } from '../../core/errors.ts';
 import { killProcessGroup } from '../../core/git/run-git.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import { repositoryRootHolding } from '../../core/model/outside-repository.ts';
-import { discoverRepository } from '../../core/model/repository.ts';
+import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { recordGitCommand } from '../../core/trace/record-git.ts';
 import { formatCount } from '../../shared/format.ts';
 import { RecordRequest, type RecordingInfo } from '../../protocol/server-protocol.ts';
 import { cancelledError, cancelledPromise, throwIfCancelled } from '../cancellation.ts';
 import { openRecording } from '../recording-opener.ts';
 import { invalid } from '../request-params.ts';
+import { checkGitArguments, trustedGit } from '../trusted-git.ts';
 import { nested, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
 
@@ -51,13 +53,53 @@ class TraceLineCounter {
   }
 }
 
+/**
+ * README "Trust and safety": a recording is written only below the directory the client named at
+ * initialization (the extension's storage), never inside any repository (that directory's own
+ * ancestors included: a storage directory inside a work tree is refused too), symbolic links resolved.
+ */
+function checkRecordingOutput(output: string, recordingDirectory: string | undefined): void {
+  if (recordingDirectory === undefined) throw invalid('the server writes recordings only into the recording directory its client names at initialization, and none was named');
+  const inside = (file: string, directory: string): boolean => {
+    const relative = path.relative(directory, file);
+    return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  };
+  if (!inside(output, recordingDirectory)) throw invalid(`${output}: recordings are written only into ${recordingDirectory}`);
+  const realDirectory = realPathOfNearest(recordingDirectory);
+  if (!inside(realPathOfNearest(output), realDirectory)) throw invalid(`${output}: recordings are written only into ${recordingDirectory} (a symbolic link leads out of it)`);
+  const holding = repositoryHolding(realDirectory);
+  if (holding !== undefined) throw invalid(`${output}: the recording directory ${recordingDirectory} is inside the repository ${holding}; PackScope never writes inside a repository`);
+}
+
+/** The real path of `file`, through its nearest existing ancestor when it does not exist yet. */
+function realPathOfNearest(file: string): string {
+  let probe = file;
+  while (!fs.existsSync(probe) && path.dirname(probe) !== probe) probe = path.dirname(probe);
+  return path.join(fs.realpathSync(probe), path.relative(probe, file));
+}
+
+/** The repository (any, found as git finds one: upwards) that `directory` lies in, or undefined. */
+function repositoryHolding(directory: string): string | undefined {
+  let probe = directory;
+  while (!fs.existsSync(probe) && path.dirname(probe) !== probe) probe = path.dirname(probe);
+  let repository: Repository;
+  try {
+    repository = discoverRepository(probe);
+  } catch (error) {
+    if (error instanceof PackFormatError && error.code === 'not-a-repository') return undefined;
+    throw error;
+  }
+  return repositoryRootHolding(directory, repository) === undefined ? undefined : (repository.workTree ?? repository.gitDir);
+}
+
 export function registerRecordHandlers(context: ServerContext): void {
   const { connection } = context;
 
   connection.onRequest(RecordRequest, (params, token) =>
     context.guarded(() =>
       withProgress(context, params.workDoneToken, 'Recording', token, async (progress): Promise<RecordingInfo> => {
-        if (!Array.isArray(params.args) || params.args.length === 0) throw invalid('no git arguments given');
+        const args = checkGitArguments(params.args);
+        const git = trustedGit(params.git, context.settings.git);
         if (params.mode !== 'exact' && params.mode !== 'passive') throw invalid('mode must be "exact" or "passive"');
         if (typeof params.output !== 'string' || params.output === '') throw invalid('no output file given');
         const cwd = path.resolve(params.cwd);
@@ -66,6 +108,7 @@ export function registerRecordHandlers(context: ServerContext): void {
         if (repositoryRootHolding(output, repository) !== undefined) {
           throw invalid(`${output}: the recording must be written outside the repository; PackScope never writes inside a repository`);
         }
+        checkRecordingOutput(output, context.recordingDirectory);
         fs.mkdirSync(path.dirname(output), { recursive: true });
         // recordGitCommand reads every pack's model (checksums, object counts): load them in workers first.
         const state = context.registry.get(repository.commonDir);
@@ -81,7 +124,7 @@ export function registerRecordHandlers(context: ServerContext): void {
           }
         }
         throwIfCancelled(token);
-        const commandLine = ['git', ...params.args].join(' ');
+        const commandLine = ['git', ...args].join(' ');
         const running = `running ${commandLine}…`;
         progress.report(running);
         let child: ChildProcess | undefined;
@@ -96,8 +139,8 @@ export function registerRecordHandlers(context: ServerContext): void {
         });
         try {
           await recordGitCommand({
-            git: params.git || 'git',
-            args: params.args,
+            git,
+            args,
             cwd,
             store,
             mode: params.mode,
