@@ -125,9 +125,22 @@ describe('packscope/record and packscope/measure against a hostile client', () =
     }
   });
 
-  test('a recording directory inside a repository is refused; without one the server records nothing', async () => {
+  test('a repository made inside the recording directory is not written into', async () => {
+    const nested = sandbox.init('nested-target');
+    const inside = path.join(recordings, 'nested');
+    fs.renameSync(nested, inside);
+    try {
+      const output = path.join(inside, '.git', 'objects', 'pack', 'x.psrec');
+      await expectError(server.connection.sendRequest(RecordRequest, { cwd: repo, args: ['log', '-1'], output, mode: 'exact', git: 'git' }), (error) => assert.match(error.message, /is inside the repository/));
+      assert.ok(!fs.existsSync(output));
+    } finally {
+      fs.rmSync(inside, { recursive: true, force: true });
+    }
+  });
+
+  test('a recording directory inside a workspace repository is refused; without one the server records nothing', async () => {
     const insideOther = path.join(other, 'storage');
-    const inRepository = await LspServer.start({ workspaceFolders: [], settings: { modelCacheDirectory: path.join(root, 'models-2') }, env: gitEnv(sandbox.home), recordingDirectory: insideOther });
+    const inRepository = await LspServer.start({ workspaceFolders: [], settings: { repositories: [other], modelCacheDirectory: path.join(root, 'models-2') }, env: gitEnv(sandbox.home), recordingDirectory: insideOther });
     const none = await LspServer.start({ workspaceFolders: [], settings: { modelCacheDirectory: path.join(root, 'models-3') }, env: gitEnv(sandbox.home) });
     try {
       await expectError(inRepository.connection.sendRequest(RecordRequest, { cwd: repo, args: ['log', '-1'], output: path.join(insideOther, 'x.psrec'), mode: 'exact', git: 'git' }), (error) =>

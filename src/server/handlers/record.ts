@@ -55,20 +55,25 @@ class TraceLineCounter {
 
 /**
  * README "Trust and safety": a recording is written only below the directory the client named at
- * initialization (the extension's storage), never inside any repository (that directory's own
- * ancestors included: a storage directory inside a work tree is refused too), symbolic links resolved.
+ * initialization (the extension's storage), symbolic links resolved, and never inside a repository
+ * the server reads (the recorded one, any workspace repository) or one made inside that directory.
+ * A directory that itself lies in a repository outside the workspace (a home directory kept in git)
+ * is the client's choice and accepted.
  */
-function checkRecordingOutput(output: string, recordingDirectory: string | undefined): void {
+function checkRecordingOutput(output: string, recordingDirectory: string | undefined, workspaceRepositories: Repository[]): void {
   if (recordingDirectory === undefined) throw invalid('the server writes recordings only into the recording directory its client names at initialization, and none was named');
-  const inside = (file: string, directory: string): boolean => {
-    const relative = path.relative(directory, file);
-    return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
-  };
-  if (!inside(output, recordingDirectory)) throw invalid(`${output}: recordings are written only into ${recordingDirectory}`);
+  if (!isBelow(output, recordingDirectory)) throw invalid(`${output}: recordings are written only into ${recordingDirectory}`);
   const realDirectory = realPathOfNearest(recordingDirectory);
-  if (!inside(realPathOfNearest(output), realDirectory)) throw invalid(`${output}: recordings are written only into ${recordingDirectory} (a symbolic link leads out of it)`);
-  const holding = repositoryHolding(realDirectory);
-  if (holding !== undefined) throw invalid(`${output}: the recording directory ${recordingDirectory} is inside the repository ${holding}; PackScope never writes inside a repository`);
+  const realOutput = realPathOfNearest(output);
+  if (!isBelow(realOutput, realDirectory)) throw invalid(`${output}: recordings are written only into ${recordingDirectory} (a symbolic link leads out of it)`);
+  const nearest = nearestRepository(realOutput);
+  const inside = [...(nearest !== undefined && isBelow(nearest.commonDir, realDirectory) ? [nearest] : []), ...workspaceRepositories].find((repository) => repositoryRootHolding(realOutput, repository) !== undefined);
+  if (inside !== undefined) throw invalid(`${output} is inside the repository ${inside.workTree ?? inside.gitDir}; PackScope never writes inside a repository`);
+}
+
+function isBelow(file: string, directory: string): boolean {
+  const relative = path.relative(directory, file);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
 /** The real path of `file`, through its nearest existing ancestor when it does not exist yet. */
@@ -78,18 +83,16 @@ function realPathOfNearest(file: string): string {
   return path.join(fs.realpathSync(probe), path.relative(probe, file));
 }
 
-/** The repository (any, found as git finds one: upwards) that `directory` lies in, or undefined. */
-function repositoryHolding(directory: string): string | undefined {
-  let probe = directory;
+/** The repository `file` would be in, found as git finds one (upwards from its nearest existing ancestor), or undefined. */
+function nearestRepository(file: string): Repository | undefined {
+  let probe = file;
   while (!fs.existsSync(probe) && path.dirname(probe) !== probe) probe = path.dirname(probe);
-  let repository: Repository;
   try {
-    repository = discoverRepository(probe);
+    return discoverRepository(probe);
   } catch (error) {
     if (error instanceof PackFormatError && error.code === 'not-a-repository') return undefined;
     throw error;
   }
-  return repositoryRootHolding(directory, repository) === undefined ? undefined : (repository.workTree ?? repository.gitDir);
 }
 
 export function registerRecordHandlers(context: ServerContext): void {
@@ -108,7 +111,7 @@ export function registerRecordHandlers(context: ServerContext): void {
         if (repositoryRootHolding(output, repository) !== undefined) {
           throw invalid(`${output}: the recording must be written outside the repository; PackScope never writes inside a repository`);
         }
-        checkRecordingOutput(output, context.recordingDirectory);
+        checkRecordingOutput(output, context.recordingDirectory, context.registry.repositories.map((state) => state.repository));
         fs.mkdirSync(path.dirname(output), { recursive: true });
         // recordGitCommand reads every pack's model (checksums, object counts): load them in workers first.
         const state = context.registry.get(repository.commonDir);
