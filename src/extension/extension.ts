@@ -11,6 +11,7 @@ import { describe, ServerClient } from './server-client.ts';
 import { affectsServerSettings, readServerSettings, readViewSettings, type ViewSettings } from './settings.ts';
 import { ObjectIdTerminalLinkProvider } from './terminal-links.ts';
 import { registerRecording, type RecordingApi } from './recording/index.ts';
+import { recordingsDirectory } from './recording/recording-store.ts';
 import { recordingSourceFromStore, registerCacheLab, type CacheLabApi } from './cache-lab/cache-lab.ts';
 import { registerRepackPreview, type RepackPreviewApi } from './repack-preview/repack-preview.ts';
 
@@ -60,11 +61,14 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
   const output = lifetime.register(vscode.window.createOutputChannel('PackScope', { log: true }));
 
   let viewSettings: ViewSettings = readViewSettings();
+  // The git the server may run: the one located below, once found (README "Trust and safety").
+  let locatedGit = 'git';
   const server = lifetime.register(
     new ServerClient({
     serverModule: context.asAbsolutePath('dist/server.js'),
     output,
-    settings: readServerSettings,
+    settings: () => readServerSettings(locatedGit),
+    recordingDirectory: recordingsDirectory(context),
       hoverEnabled: () => viewSettings.hoverEnabled,
     }),
   );
@@ -87,7 +91,7 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
       if (!event.affectsConfiguration('packscope')) return;
       viewSettings = readViewSettings();
       if (affectsServerSettings(event)) {
-        server.configure(readServerSettings());
+        server.configure(readServerSettings(locatedGit));
         void packsTree.refreshAll();
       }
     }),
@@ -96,6 +100,10 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
   // Git is only looked for after activation: it runs a process, and nothing in the view waits for it.
   const gitLocation = new Promise<void>((resolve) => setImmediate(resolve)).then(locateGit);
   void gitLocation.then((location) => {
+    if (location.found) {
+      locatedGit = location.path;
+      server.configure(readServerSettings(locatedGit));
+    }
     if (location.found) output.info(`git: ${location.version} (${location.path}, from the ${location.source})`);
     else output.warn(`git was not found (${location.reason}); packs are read without it.`);
     packsTree.setGitLocation(location);

@@ -69,6 +69,8 @@ export interface ServerClientOptions {
   serverModule: string;
   output: vscode.LogOutputChannel;
   settings: () => ServerSettings;
+  /** The only directory the server may write recordings into (the extension's storage). */
+  recordingDirectory: string;
   hoverEnabled: () => boolean;
 }
 
@@ -126,7 +128,11 @@ export class ServerClient extends Disposable {
   }
 
   configure(settings: ServerSettings): void {
-    if (this.client?.isRunning() !== true) return; // the next start reads the settings afresh
+    if (this.client?.isRunning() !== true) {
+      // The next start reads the settings afresh; one under way has read them already: they follow it.
+      if (this.startInFlight) this.whenRunning().then(() => this.configure(this.options.settings()), () => undefined);
+      return;
+    }
     this.client.sendNotification(ConfigureNotification.method, settings).catch((error: unknown) => {
       this.options.output.error(`packscope/configure failed: ${describe(error)}`);
     });
@@ -194,7 +200,7 @@ export class ServerClient extends Disposable {
       documentSelector: HOVER_DOCUMENTS,
       outputChannel: this.options.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: (): InitializationOptions => ({ settings: this.options.settings() }),
+      initializationOptions: (): InitializationOptions => ({ settings: this.options.settings(), recordingDirectory: this.options.recordingDirectory }),
       errorHandler: this.createErrorHandler(),
       // The hover's "Reveal in Packs view" / "Open object" links run these two commands, no others.
       markdown: { isTrusted: { enabledCommands: ['packscope.revealObject', 'packscope.openObject'] } },

@@ -15,7 +15,8 @@ const SECTION = 'packscope';
 /** The keys whose change must reach the server through `packscope/configure`. */
 const SERVER_KEYS = ['repositories', 'scanDepth', 'modelCacheDirectory', 'persistModels', 'hover.indexLimit'];
 
-export function readServerSettings(): ServerSettings {
+/** The server's settings; `git` is the git the extension located (not a packscope setting a workspace could set). */
+export function readServerSettings(git: string): ServerSettings {
   const config = vscode.workspace.getConfiguration(SECTION);
   return {
     repositories: stringArray(config.get<unknown>('repositories'), DEFAULT_SERVER_SETTINGS.repositories),
@@ -23,6 +24,7 @@ export function readServerSettings(): ServerSettings {
     modelCacheDirectory: text(config.get<unknown>('modelCacheDirectory'), DEFAULT_SERVER_SETTINGS.modelCacheDirectory),
     persistModels: flag(config.get<unknown>('persistModels'), DEFAULT_SERVER_SETTINGS.persistModels),
     hoverIndexLimit: integer(config.get<unknown>('hover.indexLimit'), DEFAULT_SERVER_SETTINGS.hoverIndexLimit, 0, Number.MAX_SAFE_INTEGER),
+    git,
   };
 }
 

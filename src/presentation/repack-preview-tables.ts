@@ -6,6 +6,7 @@
 import type { RepackPreviewRun } from '../protocol/repack-preview-protocol.ts';
 import type { RepackLayout, RepackLayoutReplay, RepackPackLocality, RepackPreviewResult } from '../protocol/server-protocol.ts';
 import { formatBytes, formatCount, formatLimit, formatPercentChange, formatShare } from '../shared/format.ts';
+import { markdownCodeSpan, markdownText } from '../shared/markdown-text.ts';
 
 export type ValueFormat = 'count' | 'bytes' | 'depth' | 'mean';
 
@@ -74,10 +75,6 @@ export function histogramRows(histograms: (number[] | null | undefined)[]): numb
   return Array.from({ length: depth }, (_, d) => histograms.map((h) => h?.[d] ?? 0));
 }
 
-function mdEscape(text: string): string {
-  return text.replace(/[|\\`*_[\]<>]/g, (c) => `\\${c}`);
-}
-
 function mdTable(header: string[], rows: string[][]): string[] {
   return [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
 }
@@ -87,13 +84,13 @@ export function repackPreviewMarkdown(run: RepackPreviewRun): string {
   const { result, request } = run;
   const estimateOnly = result.preview === null;
   const lines: string[] = [];
-  lines.push(`# ${estimateOnly ? 'Repack estimate' : 'Repack preview'}: ${mdEscape(run.repositoryName)} (${mdEscape(request.label)})`, '');
+  lines.push(`# ${estimateOnly ? 'Repack estimate' : 'Repack preview'}: ${markdownText(run.repositoryName)} (${markdownText(request.label)})`, '');
   if (estimateOnly) lines.push('> **Estimate.** No repack ran: the write-order model of git-internals §5 keeps today\'s deltas and predicts where each object would be written. Delta selection is not modelled.', '');
-  lines.push(`- Repository: \`${result.repository.gitDir}\` (${result.repository.objectFormat})`);
-  lines.push(`- Stands for: \`${equivalentCommand(run)}\``);
-  if (result.git) lines.push(`- pack-objects ran as: \`${result.git.join(' ')}\``);
-  if (result.gitEnvironment && Object.keys(result.gitEnvironment).length > 0) lines.push(`- with: \`${Object.entries(result.gitEnvironment).map(([k, v]) => `${k}=${v}`).join(' ')}\``);
-  if (result.gitVersion) lines.push(`- git ${result.gitVersion}; pack-objects took ${result.seconds?.toFixed(2)} s (the whole preview ${run.requestSeconds.toFixed(2)} s)`);
+  lines.push(`- Repository: ${markdownCodeSpan(result.repository.gitDir)} (${markdownText(result.repository.objectFormat)})`);
+  lines.push(`- Stands for: ${markdownCodeSpan(equivalentCommand(run))}`);
+  if (result.git) lines.push(`- pack-objects ran as: ${markdownCodeSpan(result.git.join(' '))}`);
+  if (result.gitEnvironment && Object.keys(result.gitEnvironment).length > 0) lines.push(`- with: ${markdownCodeSpan(Object.entries(result.gitEnvironment).map(([k, v]) => `${k}=${v}`).join(' '))}`);
+  if (result.gitVersion) lines.push(`- git ${markdownText(result.gitVersion)}; pack-objects took ${result.seconds?.toFixed(2)} s (the whole preview ${run.requestSeconds.toFixed(2)} s)`);
   else lines.push(`- The estimate took ${run.requestSeconds.toFixed(2)} s`);
   lines.push(`- ${run.finishedAt}`, '');
 
@@ -124,15 +121,15 @@ export function repackPreviewMarkdown(run: RepackPreviewRun): string {
     lines.push(
       ...mdTable(
         ['Object', 'Type', 'Current', 'Preview', 'Change', 'Depth'],
-        result.largestChanges.map((c) => [`\`${c.oid}\``, c.type, formatBytes(c.currentDiskSize), formatBytes(c.previewDiskSize), `${c.change > 0 ? '+' : c.change < 0 ? '−' : ''}${formatBytes(Math.abs(c.change))}`, `${c.currentDepth} → ${c.previewDepth}`]),
+        result.largestChanges.map((c) => [markdownCodeSpan(c.oid), markdownText(c.type), formatBytes(c.currentDiskSize), formatBytes(c.previewDiskSize), `${c.change > 0 ? '+' : c.change < 0 ? '−' : ''}${formatBytes(Math.abs(c.change))}`, `${c.currentDepth} → ${c.previewDepth}`]),
       ),
       '',
     );
   }
 
   for (const replay of result.recordings) {
-    lines.push(`## Recording ${mdEscape(replay.recording.file.split(/[\\/]/).pop() ?? replay.recording.file)}`, '');
-    if (replay.recording.command) lines.push(`\`${replay.recording.command}\`, ${formatCount(replay.reads)} reads${replay.readsNotInPreview > 0 ? ` (${formatCount(replay.readsNotInPreview)} of objects the preview drops left out)` : ''}`, '');
+    lines.push(`## Recording ${markdownText(replay.recording.file.split(/[\\/]/).pop() ?? replay.recording.file)}`, '');
+    if (replay.recording.command) lines.push(`${markdownCodeSpan(replay.recording.command)}, ${formatCount(replay.reads)} reads${replay.readsNotInPreview > 0 ? ` (${formatCount(replay.readsNotInPreview)} of objects the preview drops left out)` : ''}`, '');
     else lines.push(`${formatCount(replay.reads)} reads`, '');
     lines.push(...mdTable(['', 'Current', ...(replay.preview ? ['Preview'] : []), ...(replay.estimate ? ['Estimate'] : [])], recordingRows(replay).map((row) => [row.label, ...row.values])), '');
   }
@@ -156,7 +153,7 @@ export function repackPreviewMarkdown(run: RepackPreviewRun): string {
       '',
     );
   }
-  if (result.warnings && result.warnings.length > 0) lines.push('## Warnings', '', ...result.warnings.map((w) => `- ${mdEscape(w)}`), '');
+  if (result.warnings && result.warnings.length > 0) lines.push('## Warnings', '', ...result.warnings.map((w) => `- ${markdownText(w)}`), '');
   return `${lines.join('\n').trimEnd()}\n`;
 }
 

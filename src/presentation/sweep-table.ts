@@ -5,6 +5,7 @@
  */
 import { GIT_POLICY, REFERENCE_POLICY, type CacheLabMetric } from '../protocol/cache-lab-protocol.ts';
 import { formatLimit } from '../shared/format.ts';
+import { markdownText } from '../shared/markdown-text.ts';
 import type { SimCell, SweepResult } from '../protocol/server-protocol.ts';
 
 /** The cell of `results` for (policy, limit), as the server orders them or not. */
@@ -45,8 +46,7 @@ export function sweepTableText(result: SweepResult, limits: readonly number[], p
 /** The same table in GitHub Markdown, numbers right-aligned. */
 export function sweepTableMarkdown(result: SweepResult, limits: readonly number[], policies: readonly string[], metric: CacheLabMetric): string {
   const [header, ...rows] = sweepTableRows(result, limits, policies, metric);
-  const escape = (cell: string): string => cell.replace(/\|/g, '\\|');
-  const line = (cells: string[]): string => `| ${cells.map(escape).join(' | ')} |`;
+  const line = (cells: string[]): string => `| ${cells.map(markdownText).join(' | ')} |`;
   const rule = `|${header!.map((_, column) => (column === 0 ? ' --- ' : ' ---: ')).join('|')}|`;
   return [`${sweepTableTitle(result, metric)}:`, '', line(header!), rule, ...rows.map(line)].join('\n') + '\n';
 }

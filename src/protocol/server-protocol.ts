@@ -30,6 +30,11 @@ export interface ServerSettings {
   persistModels: boolean;
   /** Packs above this many objects are indexed only when a view asks for them, never for a hover. */
   hoverIndexLimit: number;
+  /**
+   * The one git executable the server runs (README "Trust and safety"): a request naming another is
+   * refused, and its file name must be `git` (or `git.exe`). The extension sends the git it located.
+   */
+  git: string;
 }
 
 export const DEFAULT_SERVER_SETTINGS: ServerSettings = {
@@ -38,10 +43,13 @@ export const DEFAULT_SERVER_SETTINGS: ServerSettings = {
   modelCacheDirectory: '',
   persistModels: true,
   hoverIndexLimit: 5_000_000,
+  git: 'git',
 };
 
 export interface InitializationOptions {
   settings: ServerSettings;
+  /** The only directory `packscope/record` writes recordings into (the extension's storage); without it the server records nothing. */
+  recordingDirectory?: string;
 }
 
 /** A pack as listed before its model is built: what the idx and the file system tell cheaply. */

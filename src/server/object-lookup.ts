@@ -1,6 +1,7 @@
 import { PackFormatError } from '../core/errors.ts';
 import type { ObjectLocation } from '../core/model/object-store.ts';
 import { formatBytes, formatCount } from '../shared/format.ts';
+import { markdownCodeSpan, markdownText } from '../shared/markdown-text.ts';
 import type { RepositoryState } from './workspace-registry.ts';
 
 export interface Found {
@@ -48,8 +49,16 @@ export function hexWordAt(line: string, character: number): { word: string; star
   return { word: line.slice(start, end).toLowerCase(), start, end };
 }
 
-function commandLink(command: string, args: unknown[]): string {
-  return `command:${command}?${encodeURIComponent(JSON.stringify(args))}`;
+/**
+ * A trusted command link (the client enables these two commands in hovers). Its arguments are only
+ * what PackScope made: an object id it read from an idx (hex, checked) and the repository's id; the
+ * whole JSON is percent-encoded, `(`, `)`, `'`, `!` and `*` too, which encodeURIComponent leaves and
+ * a Markdown link destination would end at.
+ */
+function commandLink(command: 'packscope.revealObject' | 'packscope.openObject', oid: string, repository: string): string {
+  if (!/^[0-9a-f]+$/.test(oid)) throw new Error(`not an object id: ${JSON.stringify(oid)}`);
+  const encoded = encodeURIComponent(JSON.stringify([{ oid, repository }])).replace(/[()'!*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `command:${command}?${encoded}`;
 }
 
 /** The hover's Markdown: type, sizes, pack, offset, depth, chain, family, and links. */
@@ -66,7 +75,7 @@ export function hoverMarkdown(found: Found): string {
     '',
     `${formatBytes(c.resultSize.get(object))} (${formatCount(c.resultSize.get(object))} bytes) · ${formatBytes(c.diskSize.get(object))} in the pack, stored ${inPack}`,
     '',
-    `\`${packName}\` in *${escapeMarkdown(found.state.name)}* at offset ${formatCount(c.offset[object]!)}`,
+    `${markdownCodeSpan(packName)} in *${markdownText(found.state.name)}* at offset ${formatCount(c.offset[object]!)}`,
     '',
     depth === 0
       ? `Not a delta · family of ${formatCount(model.familySize(object))} object${model.familySize(object) === 1 ? '' : 's'} rooted here`
@@ -74,11 +83,7 @@ export function hoverMarkdown(found: Found): string {
     '',
     `${formatCount(model.children(object).length)} direct delta ${model.children(object).length === 1 ? 'child' : 'children'}`,
     '',
-    `[Reveal in Packs view](${commandLink('packscope.revealObject', [{ oid: found.oid, repository: found.state.id }])}) · [Open object](${commandLink('packscope.openObject', [{ oid: found.oid, repository: found.state.id }])})`,
+    `[Reveal in Packs view](${commandLink('packscope.revealObject', found.oid, found.state.id)}) · [Open object](${commandLink('packscope.openObject', found.oid, found.state.id)})`,
   ];
   return lines.join('\n');
-}
-
-function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
 }

@@ -17,6 +17,8 @@ export interface ServerContext {
   readonly registry: WorkspaceRegistry;
   readonly loader: ModelLoader;
   readonly settings: ServerSettings;
+  /** Where `packscope/record` may write (InitializationOptions.recordingDirectory), if the client said. */
+  readonly recordingDirectory: string | undefined;
   /** The Packs view's paged lists, ordered once per model (object-views.ts). */
   readonly rankedLists: RankedLists;
   /** The last recording opened (recording-opener.ts). */

@@ -47,6 +47,7 @@ function asResponseError(error: unknown): ResponseError<void> {
 
 export class ServerState implements ServerContext {
   settings: ServerSettings = { ...DEFAULT_SERVER_SETTINGS };
+  recordingDirectory: string | undefined;
   loader!: ModelLoader;
   registry!: WorkspaceRegistry;
   readonly rankedLists = new RankedLists();
@@ -74,6 +75,7 @@ export class ServerState implements ServerContext {
   initialize(params: InitializeParams): void {
     const options = params.initializationOptions as Partial<InitializationOptions> | undefined;
     this.settings = { ...DEFAULT_SERVER_SETTINGS, ...(options?.settings ?? {}) };
+    if (typeof options?.recordingDirectory === 'string' && options.recordingDirectory !== '') this.recordingDirectory = path.resolve(options.recordingDirectory);
     this.workspaceFolders = (params.workspaceFolders ?? []).map((f) => uriToPath(f.uri)).filter((p): p is string => p !== undefined);
     if (this.workspaceFolders.length === 0 && params.rootUri) {
       const root = uriToPath(params.rootUri);
@@ -97,7 +99,10 @@ export class ServerState implements ServerContext {
 
   configure(next: ServerSettings): void {
     const cacheChanged = this.modelCacheDirFor({ ...this.settings, ...next }) !== this.loader.directory;
+    const onlyGitChanged = (Object.keys(DEFAULT_SERVER_SETTINGS) as (keyof ServerSettings)[]).every((key) => key === 'git' || JSON.stringify(next[key] ?? DEFAULT_SERVER_SETTINGS[key]) === JSON.stringify(this.settings[key]));
     this.settings = { ...DEFAULT_SERVER_SETTINGS, ...next };
+    // The extension sends the git it located once it has found it: no repository changes with it.
+    if (onlyGitChanged) return;
     if (cacheChanged) this.startRegistry();
     else this.registry.discover(this.workspaceFolders, this.settings);
     for (const state of this.registry.repositories) void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });

@@ -115,7 +115,7 @@ before(async () => {
   logRaw = cliRecord('log-raw', ['log', '--raw']);
   logP = cliRecord('log-p', ['log', '-p', '-n', '50']);
   big = cliRecord('log-p-all', ['log', '-p']);
-  server = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: path.join(root, 'models') }, env: gitEnv(sandbox.home) });
+  server = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: path.join(root, 'models') }, env: gitEnv(sandbox.home), recordingDirectory: recordings });
 });
 
 after(async () => {

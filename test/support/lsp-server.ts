@@ -53,7 +53,7 @@ export class LspServer {
     connection.onRequest('window/workDoneProgress/create', () => null);
   }
 
-  static async start(options: { workspaceFolders: string[]; settings: Partial<ServerSettings>; env?: NodeJS.ProcessEnv }): Promise<LspServer> {
+  static async start(options: { workspaceFolders: string[]; settings: Partial<ServerSettings>; env?: NodeJS.ProcessEnv; recordingDirectory?: string }): Promise<LspServer> {
     const child = spawn(process.execPath, [serverPath, '--stdio'], { stdio: 'pipe', env: options.env ?? process.env });
     const stderr: string[] = [];
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
@@ -66,7 +66,8 @@ export class LspServer {
       capabilities: { window: { workDoneProgress: true } },
       workspaceFolders: options.workspaceFolders.map((folder) => ({ uri: pathToFileURL(folder).href, name: path.basename(folder) })),
       initializationOptions: {
-        settings: { repositories: [], scanDepth: 1, modelCacheDirectory: '', persistModels: true, hoverIndexLimit: 5_000_000, ...options.settings },
+        settings: { repositories: [], scanDepth: 1, modelCacheDirectory: '', persistModels: true, hoverIndexLimit: 5_000_000, git: 'git', ...options.settings },
+        ...(options.recordingDirectory === undefined ? {} : { recordingDirectory: options.recordingDirectory }),
       },
     });
     await connection.sendNotification(InitializedNotification.type, {});

@@ -23,13 +23,15 @@ import {
   type IndexPackSimResult,
 } from '../../protocol/server-protocol.ts';
 import { gitCommandLine } from '../../shared/shell-words.ts';
+import { visibleText } from '../../shared/visible-text.ts';
 import { normalizeCacheLabState } from '../../presentation/cache-lab-state.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
 import { CACHE_LAB_PAGE, CACHE_LAB_SCRIPT, CACHE_LAB_STYLES } from './cache-lab-html.ts';
-import { measurePlan, RECONSTRUCTED_NOTE } from './measure-plan.ts';
+import { checkedMeasurePlan, measureConfirmation } from './measure-plan.ts';
+import type { ProgramOption } from './program-options.ts';
 
 export interface CacheLabPanelDependencies {
   extensionUri: vscode.Uri;
@@ -251,20 +253,18 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
       await job('measure', async (progress) => {
         // Opened whole (no segment): the plan needs every segment's command.
         const info = await this.request(runId, 'recordingInfo', RecordingInfoRequest, { file }, progress);
-        const plan = measurePlan(info, segment);
+        const plan = checkedMeasurePlan(info, segment, vscode.workspace.isTrusted);
         if ('refusal' in plan) throw new Error(plan.refusal);
         const command = gitCommandLine(plan.args);
         const location = await this.deps.gitLocation;
         const git = location.found ? location.path : 'git';
         if (!confirmed) {
-          const inexact = plan.reconstructed ? ` ${RECONSTRUCTED_NOTE}` : '';
-          const choice = await vscode.window.showWarningMessage(
-            `Run \`${command}\` for real ${limits.length * runs} times?`,
-            { modal: true, detail: `${limits.length} values of core.deltaBaseCacheLimit × best of ${runs}, in ${plan.cwd}. The Cache Lab shows the wall times next to the simulated inflations.${inexact}` },
-            'Run',
-          );
+          const origin = this.deps.listRecordings().some((choice) => choice.file === file) ? 'storage' : 'opened';
+          const { message, detail } = measureConfirmation(plan, { file, origin, limits: limits.length, runs });
+          const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Run');
           if (choice !== 'Run') throw new JobCancelled();
         }
+        if (plan.programOptions.length > 0) await confirmProgramOptions(plan.programOptions, confirmed);
         const result = await this.request(runId, 'measure', MeasureRequest, { cwd: plan.cwd, args: plan.args, git, limits, runs }, progress);
         posted = { type: 'measure', runId, command, args: plan.args, cwd: plan.cwd, reconstructed: plan.reconstructed, result };
         this.send(posted);
@@ -355,6 +355,22 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
 }
 
 type MeasureMessage = Extract<HostToWebview, { type: 'measure' }>;
+
+/**
+ * The second, explicit dialog for options that make git run other programs: each is named, and the
+ * button names them too. Without a dialog (`confirmed`, the extension tests) they are refused.
+ */
+async function confirmProgramOptions(options: ProgramOption[], confirmed: boolean): Promise<void> {
+  const names = options.map((o) => visibleText(o.option));
+  if (confirmed) throw new Error(`The command has options that make git run other programs (${names.join(', ')}); they are run only when allowed by name in the dialog.`);
+  const allow = `Allow ${names.map((name) => (name.length > 60 ? `${name.slice(0, 59)}…` : name)).join(', ')}`;
+  const choice = await vscode.window.showWarningMessage(
+    `This command makes git run other programs. Run it with ${names.length === 1 ? 'this option' : 'these options'}?`,
+    { modal: true, detail: options.map((o, i) => `${names[i]}: ${o.why}`).join('\n') },
+    allow,
+  );
+  if (choice !== allow) throw new JobCancelled();
+}
 type RunOutcome = Extract<HostToWebview, { type: 'runEnded' }>['outcome'];
 
 /** How a Measure for real ended: the message posted to the webview when it ran, else why not. */

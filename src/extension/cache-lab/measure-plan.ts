@@ -3,12 +3,43 @@
 // that the extension tests can check it on real recordings and traces directly.
 import * as path from 'node:path';
 import type { RecordingInfo } from '../../protocol/server-protocol.ts';
-import { argvOfTraceCommand } from '../../shared/shell-words.ts';
+import { argvOfTraceCommand, gitCommandLine } from '../../shared/shell-words.ts';
+import { visibleText } from '../../shared/visible-text.ts';
+import { programOptions, type ProgramOption } from './program-options.ts';
 
 export const RECONSTRUCTED_NOTE = 'The command line was reconstructed from the trace and may be inexact.';
 
-/** What Measure for real runs: git's arguments and where, or why it cannot. */
-export type MeasurePlan = { args: string[]; cwd: string; reconstructed: boolean } | { refusal: string };
+/**
+ * What Measure for real runs: git's arguments and where, and the options among them that make git
+ * run other programs (the user allows each by name), or why it cannot run.
+ */
+export type MeasurePlan = { args: string[]; cwd: string; reconstructed: boolean; programOptions: ProgramOption[] } | { refusal: string };
+
+/** Where the recording came from, for the dialog: the extension wrote it, or the user opened a file. */
+export type RecordingOrigin = 'storage' | 'opened';
+
+export const UNTRUSTED_REFUSAL = 'This workspace is not trusted: PackScope runs no git command from a recording or trace in it (Measure for real needs a trusted workspace).';
+
+/**
+ * The checks on a plan before anything runs (issue 12, item 8): no git at all from a file in an
+ * untrusted workspace (git would read the repository's own configuration, which can run programs);
+ * every argument a string; the working directory inside the recording's repository.
+ */
+export function checkedMeasurePlan(info: RecordingInfo, segment: number | null, workspaceTrusted: boolean): MeasurePlan {
+  if (!workspaceTrusted) return { refusal: UNTRUSTED_REFUSAL };
+  if (info.args !== null && !(Array.isArray(info.args) && info.args.every((arg: unknown) => typeof arg === 'string'))) {
+    return { refusal: 'The recording names git arguments that are not all strings; it is refused.' };
+  }
+  const plan = measurePlan(info, segment);
+  if ('refusal' in plan) return plan;
+  const workTree = path.basename(info.repository) === '.git' ? path.dirname(info.repository) : info.repository;
+  const within = [workTree, info.repository].some((root) => {
+    const relative = path.relative(path.resolve(root), path.resolve(plan.cwd));
+    return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  });
+  if (!within) return { refusal: `The recording says git ran in ${plan.cwd}, outside its repository ${workTree}; it is refused.` };
+  return plan;
+}
 
 /**
  * git's arguments and working directory for Measure: a recording's own (its metadata: `args`, `cwd`)
@@ -23,12 +54,12 @@ export function measurePlan(info: RecordingInfo, segment: number | null): Measur
   const chosen = segment === null ? undefined : info.segments.find((s) => s.index === segment);
   if (segment !== null && chosen === undefined) return { refusal: `The recording has no segment ${segment} (it has ${info.segments.length}).` };
   if (info.args !== null && info.args.length > 0) {
-    const recorded = { args: [...info.args], cwd, reconstructed: false };
+    const recorded = { args: [...info.args], cwd, reconstructed: false, programOptions: programOptions(info.args) };
     if (chosen === undefined || info.segments.length <= 1 || chosen.command === null || chosen.command === info.command) return recorded;
     const traced = argvOfTraceCommand(chosen.command);
     if (traced !== undefined && traced.length === info.args.length && traced.every((a, i) => a === info.args![i])) return recorded;
     // Another git process of the recorded command (a child it started): as GIT_TRACE printed it.
-    return traced === undefined ? { refusal: `Segment ${segment} ran \`${chosen.command}\`, which cannot be read back as git's arguments.` } : { args: traced, cwd, reconstructed: true };
+    return traced === undefined ? { refusal: `Segment ${segment} ran \`${chosen.command}\`, which cannot be read back as git's arguments.` } : { args: traced, cwd, reconstructed: true, programOptions: programOptions(traced) };
   }
   let target = chosen;
   if (target === undefined) {
@@ -45,5 +76,21 @@ export function measurePlan(info: RecordingInfo, segment: number | null): Measur
   }
   const args = argvOfTraceCommand(target.command);
   if (args === undefined) return { refusal: `The trace names \`${target.command}\`, which cannot be read back as git's arguments.` };
-  return { args, cwd, reconstructed: true };
+  return { args, cwd, reconstructed: true, programOptions: programOptions(args) };
+}
+
+/**
+ * The first dialog's words: the command, where, how often, and where the recording came from, each
+ * string from the file with its control and bidi characters shown as escapes.
+ */
+export function measureConfirmation(
+  plan: Exclude<MeasurePlan, { refusal: string }>,
+  run: { file: string; origin: RecordingOrigin; limits: number; runs: number },
+): { message: string; detail: string } {
+  const inexact = plan.reconstructed ? ` ${RECONSTRUCTED_NOTE}` : '';
+  const origin = run.origin === 'storage' ? `Recorded by PackScope: ${visibleText(run.file)}.` : `From a file you opened, not recorded by PackScope: ${visibleText(run.file)}.`;
+  return {
+    message: `Run \`${visibleText(gitCommandLine(plan.args))}\` for real ${run.limits * run.runs} times?`,
+    detail: `${run.limits} values of core.deltaBaseCacheLimit × best of ${run.runs}, in ${visibleText(plan.cwd)}. The Cache Lab shows the wall times next to the simulated inflations.${inexact} ${origin}`,
+  };
 }

@@ -1,5 +1,6 @@
 import vscode = require('vscode');
 import { ObjectRequest, type ObjectDetails, type ObjectItem } from '../../protocol/server-protocol.ts';
+import { markdownCodeSpan, markdownText } from '../../shared/markdown-text.ts';
 import { formatBytes, formatCount, shortOid } from '../format-units.ts';
 import { MessageNode } from './message-node.ts';
 import { ObjectPages, PagedNode } from './paged-node.ts';
@@ -82,11 +83,11 @@ function collapsibleFor(item: ObjectItem, presentation: ObjectPresentation): vsc
 /** The lazy tooltip of an object item (`resolveTreeItem`). */
 export function objectTooltip(details: ObjectDetails): vscode.MarkdownString {
   const tooltip = new vscode.MarkdownString();
-  tooltip.appendMarkdown(`**${details.type}** \`${details.oid}\`\n\n`);
-  tooltip.appendMarkdown(`stored as ${details.inPackType}  \n`);
+  tooltip.appendMarkdown(`**${markdownText(details.type)}** ${markdownCodeSpan(details.oid)}\n\n`);
+  tooltip.appendMarkdown(`stored as ${markdownText(details.inPackType)}  \n`);
   tooltip.appendMarkdown(`size ${formatBytes(details.size)} (${formatCount(details.size)} bytes) · on disk ${formatBytes(details.diskSize)} (${formatCount(details.diskSize)} bytes)  \n`);
-  tooltip.appendMarkdown(`offset ${formatCount(details.offset)} in ${details.packName}  \n`);
-  tooltip.appendMarkdown(`depth ${details.depth}${details.depth > 0 ? ` · chain root \`${shortOid(details.root)}\`` : ''}  \n`);
+  tooltip.appendMarkdown(`offset ${formatCount(details.offset)} in ${markdownText(details.packName)}  \n`);
+  tooltip.appendMarkdown(`depth ${details.depth}${details.depth > 0 ? ` · chain root ${markdownCodeSpan(shortOid(details.root))}` : ''}  \n`);
   tooltip.appendMarkdown(`family of ${formatCount(details.familySize)} · ${formatCount(details.children)} delta children`);
   return tooltip;
 }

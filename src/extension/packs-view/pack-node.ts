@@ -1,5 +1,6 @@
 import vscode = require('vscode');
 import type { ObjectDetails, PackListing, PackSummary } from '../../protocol/server-protocol.ts';
+import { markdownCodeSpan, markdownText } from '../../shared/markdown-text.ts';
 import { formatBytes, formatCount, shortPackName } from '../format-units.ts';
 import { ObjectListNode } from './object-list-node.ts';
 import { OBJECT_LISTS } from './object-lists.ts';
@@ -82,8 +83,8 @@ export class PackNode extends PacksNodeBase {
       this.description = this.listing.objects === undefined ? '' : `${formatCount(this.listing.objects)} objects`;
     }
     const tooltip = new vscode.MarkdownString();
-    tooltip.appendMarkdown(`**${name}**${this.listing.local ? '' : ' (from an alternate)'}\n\n`);
-    tooltip.appendMarkdown(`\`${this.listing.pack}\`  \n`);
+    tooltip.appendMarkdown(`**${markdownText(name)}**${this.listing.local ? '' : ' (from an alternate)'}\n\n`);
+    tooltip.appendMarkdown(`${markdownCodeSpan(this.listing.pack)}  \n`);
     if (this.listing.packFileBytes !== undefined) tooltip.appendMarkdown(`pack file: ${formatBytes(this.listing.packFileBytes)}  \n`);
     if (this.listing.objects !== undefined) tooltip.appendMarkdown(`objects: ${formatCount(this.listing.objects)}`);
     this.tooltip = tooltip;

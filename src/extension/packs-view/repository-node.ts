@@ -1,5 +1,6 @@
 import vscode = require('vscode');
 import type { RepositoryListing } from '../../protocol/server-protocol.ts';
+import { markdownCodeSpan, markdownText } from '../../shared/markdown-text.ts';
 import { MessageNode } from './message-node.ts';
 import { PackNode } from './pack-node.ts';
 import { PacksNodeBase, type PacksNode } from './packs-node.ts';
@@ -26,8 +27,8 @@ export class RepositoryNode extends PacksNodeBase {
     this.label = listing.name;
     this.description = listing.workTree ?? listing.gitDir;
     const tooltip = new vscode.MarkdownString();
-    tooltip.appendMarkdown(`**${escapeMarkdown(listing.name)}**\n\n`);
-    tooltip.appendMarkdown(`git directory: \`${listing.gitDir}\`  \nobject format: ${listing.objectFormat}  \npacks: ${listing.packs.length}`);
+    tooltip.appendMarkdown(`**${markdownText(listing.name)}**\n\n`);
+    tooltip.appendMarkdown(`git directory: ${markdownCodeSpan(listing.gitDir)}  \nobject format: ${markdownText(listing.objectFormat)}  \npacks: ${listing.packs.length}`);
     this.tooltip = tooltip;
     const seen = new Set<string>();
     for (const pack of listing.packs) {
@@ -54,8 +55,4 @@ export class RepositoryNode extends PacksNodeBase {
     if (this.listing.packs.length === 0) children.push(new MessageNode(this, 'no-packs', 'No packs: every object is loose (git gc packs them)', 'info'));
     return children;
   }
-}
-
-function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }

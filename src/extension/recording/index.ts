@@ -1,7 +1,6 @@
 // Recording inside VS Code (issue 5): the terminal recording toggle and its status bar item,
 // "Record a git command…", and the Recordings view with its actions. `registerRecording` is called
 // once by activate; its `api` is `api.recording`, its `commands` are in the command table.
-import * as path from 'node:path';
 import vscode = require('vscode');
 import { RecordingInfoRequest, type RecordingInfo } from '../../protocol/server-protocol.ts';
 import type { Lifetime } from '../dispose.ts';
@@ -9,7 +8,7 @@ import type { GitLocation } from '../git-locator.ts';
 import type { ServerClient } from '../server-client.ts';
 import { RecordingCommands } from './recording-commands.ts';
 import { affectsRecordingSettings, readRecordingSettings } from './recording-settings.ts';
-import { RecordingStore } from './recording-store.ts';
+import { recordingsDirectory, RecordingStore } from './recording-store.ts';
 import { RECORDINGS_VIEW_ID, RecordingsTreeProvider, type RecordingsNode } from './recordings-tree.ts';
 import { TerminalRecorder } from './terminal-recorder.ts';
 
@@ -54,7 +53,7 @@ export interface RecordingFeature {
 
 /** Creates the store, the terminal recorder and the Recordings view, owned by `lifetime`. */
 export function registerRecording({ lifetime, context, server, output, gitLocation }: Dependencies): RecordingFeature {
-  const store = lifetime.register(new RecordingStore(path.join(context.globalStorageUri.fsPath, 'recordings')));
+  const store = lifetime.register(new RecordingStore(recordingsDirectory(context)));
   const recorder = lifetime.register(new TerminalRecorder(context.environmentVariableCollection, store, readRecordingSettings, output));
   const tree = lifetime.register(new RecordingsTreeProvider(server, store, recorder));
   const view = lifetime.register(vscode.window.createTreeView(RECORDINGS_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true }));

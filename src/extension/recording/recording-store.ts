@@ -86,6 +86,11 @@ function processRuns(pid: number): boolean {
   }
 }
 
+/** The extension's recordings directory: the one place the server is told it may write recordings. */
+export function recordingsDirectory(context: vscode.ExtensionContext): string {
+  return path.join(context.globalStorageUri.fsPath, 'recordings');
+}
+
 export class RecordingStore extends Disposable {
   private readonly changeEmitter = this._register(new vscode.EventEmitter<void>());
   /** Fires after a recording was added, finished, renamed or deleted. */

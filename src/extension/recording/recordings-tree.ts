@@ -3,6 +3,7 @@
 import * as path from 'node:path';
 import vscode = require('vscode');
 import { RecordingInfoRequest, type RecordingInfo, type RecordingSegment } from '../../protocol/server-protocol.ts';
+import { markdownText } from '../../shared/markdown-text.ts';
 import { formatBytes, formatCount } from '../format-units.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import type { RecordingStore, StoredRecording } from './recording-store.ts';
@@ -226,6 +227,6 @@ function recordingTooltip(stored: StoredRecording, info: RecordingInfo | undefin
   }
   if (error !== undefined) lines.push(`The server could not read it: ${error}`);
   if (stored.sidecar?.startedAt) lines.push(`started ${new Date(stored.sidecar.startedAt).toLocaleString()}`);
-  text.appendMarkdown(lines.map((line) => line.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&')).join('  \n'));
+  text.appendMarkdown(lines.map(markdownText).join('  \n'));
   return text;
 }

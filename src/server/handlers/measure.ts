@@ -9,6 +9,7 @@ import { MeasureRequest, type MeasureResult } from '../../protocol/server-protoc
 import { cancelledError, throwIfCancelled } from '../cancellation.ts';
 import { checkLimits, invalid } from '../request-params.ts';
 import { percent, withProgress } from '../request-progress.ts';
+import { checkGitArguments, trustedGit } from '../trusted-git.ts';
 import type { ServerContext } from '../server-context.ts';
 
 /** One git run, stdout discarded, stderr kept; cancellation kills git and its children. */
@@ -32,13 +33,14 @@ export function registerMeasureHandlers(context: ServerContext): void {
   connection.onRequest(MeasureRequest, (params, token) =>
     context.guarded(() =>
       withProgress(context, params.workDoneToken, 'Measuring git', token, async (progress): Promise<MeasureResult> => {
-        if (!Array.isArray(params.args) || params.args.length === 0) throw invalid('no git arguments given');
+        const gitArgs = checkGitArguments(params.args);
+        const git = trustedGit(params.git, context.settings.git);
         const limits = checkLimits(params.limits);
         if (limits.length === 0) throw invalid('no limits given');
         if (!Number.isInteger(params.runs) || params.runs < 1) throw invalid('runs must be a positive integer');
+        if (typeof params.cwd !== 'string') throw invalid('no working directory given');
         const cwd = path.resolve(params.cwd);
         if (!fs.existsSync(cwd)) throw invalid(`${cwd}: no such directory`);
-        const git = params.git || 'git';
         const version = await gitVersionOf(git);
         const total = limits.length * params.runs;
         let done = 0;
@@ -48,7 +50,7 @@ export function registerMeasureHandlers(context: ServerContext): void {
           for (let run = 1; run <= params.runs; run++) {
             throwIfCancelled(token);
             progress.report(percent(done, total), `core.deltaBaseCacheLimit=${formatLimit(limit)}: run ${run} of ${params.runs}`);
-            const args = ['-c', `core.deltaBaseCacheLimit=${limit}`, ...params.args];
+            const args = ['-c', `core.deltaBaseCacheLimit=${limit}`, ...gitArgs];
             const result = await runGit(git, args, cwd, token);
             throwIfCancelled(token);
             if (result.status !== 0) {

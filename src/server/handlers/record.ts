@@ -2,16 +2,18 @@
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { PackFormatError } from '../../core/errors.ts';
 import { killProcessGroup } from '../../core/git/run-git.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import { repositoryRootHolding } from '../../core/model/outside-repository.ts';
-import { discoverRepository } from '../../core/model/repository.ts';
+import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { recordGitCommand } from '../../core/trace/record-git.ts';
 import { formatCount } from '../../shared/format.ts';
 import { RecordRequest, type RecordingInfo } from '../../protocol/server-protocol.ts';
 import { cancelledError, cancelledPromise, throwIfCancelled } from '../cancellation.ts';
 import { openRecording } from '../recording-opener.ts';
 import { invalid } from '../request-params.ts';
+import { checkGitArguments, trustedGit } from '../trusted-git.ts';
 import { nested, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
 
@@ -51,13 +53,56 @@ class TraceLineCounter {
   }
 }
 
+/**
+ * README "Trust and safety": a recording is written only below the directory the client named at
+ * initialization (the extension's storage), symbolic links resolved, and never inside a repository
+ * the server reads (the recorded one, any workspace repository) or one made inside that directory.
+ * A directory that itself lies in a repository outside the workspace (a home directory kept in git)
+ * is the client's choice and accepted.
+ */
+function checkRecordingOutput(output: string, recordingDirectory: string | undefined, workspaceRepositories: Repository[]): void {
+  if (recordingDirectory === undefined) throw invalid('the server writes recordings only into the recording directory its client names at initialization, and none was named');
+  if (!isBelow(output, recordingDirectory)) throw invalid(`${output}: recordings are written only into ${recordingDirectory}`);
+  const realDirectory = realPathOfNearest(recordingDirectory);
+  const realOutput = realPathOfNearest(output);
+  if (!isBelow(realOutput, realDirectory)) throw invalid(`${output}: recordings are written only into ${recordingDirectory} (a symbolic link leads out of it)`);
+  const nearest = nearestRepository(realOutput);
+  const inside = [...(nearest !== undefined && isBelow(nearest.commonDir, realDirectory) ? [nearest] : []), ...workspaceRepositories].find((repository) => repositoryRootHolding(realOutput, repository) !== undefined);
+  if (inside !== undefined) throw invalid(`${output} is inside the repository ${inside.workTree ?? inside.gitDir}; PackScope never writes inside a repository`);
+}
+
+function isBelow(file: string, directory: string): boolean {
+  const relative = path.relative(directory, file);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+}
+
+/** The real path of `file`, through its nearest existing ancestor when it does not exist yet. */
+function realPathOfNearest(file: string): string {
+  let probe = file;
+  while (!fs.existsSync(probe) && path.dirname(probe) !== probe) probe = path.dirname(probe);
+  return path.join(fs.realpathSync(probe), path.relative(probe, file));
+}
+
+/** The repository `file` would be in, found as git finds one (upwards from its nearest existing ancestor), or undefined. */
+function nearestRepository(file: string): Repository | undefined {
+  let probe = file;
+  while (!fs.existsSync(probe) && path.dirname(probe) !== probe) probe = path.dirname(probe);
+  try {
+    return discoverRepository(probe);
+  } catch (error) {
+    if (error instanceof PackFormatError && error.code === 'not-a-repository') return undefined;
+    throw error;
+  }
+}
+
 export function registerRecordHandlers(context: ServerContext): void {
   const { connection } = context;
 
   connection.onRequest(RecordRequest, (params, token) =>
     context.guarded(() =>
       withProgress(context, params.workDoneToken, 'Recording', token, async (progress): Promise<RecordingInfo> => {
-        if (!Array.isArray(params.args) || params.args.length === 0) throw invalid('no git arguments given');
+        const args = checkGitArguments(params.args);
+        const git = trustedGit(params.git, context.settings.git);
         if (params.mode !== 'exact' && params.mode !== 'passive') throw invalid('mode must be "exact" or "passive"');
         if (typeof params.output !== 'string' || params.output === '') throw invalid('no output file given');
         const cwd = path.resolve(params.cwd);
@@ -66,6 +111,7 @@ export function registerRecordHandlers(context: ServerContext): void {
         if (repositoryRootHolding(output, repository) !== undefined) {
           throw invalid(`${output}: the recording must be written outside the repository; PackScope never writes inside a repository`);
         }
+        checkRecordingOutput(output, context.recordingDirectory, context.registry.repositories.map((state) => state.repository));
         fs.mkdirSync(path.dirname(output), { recursive: true });
         // recordGitCommand reads every pack's model (checksums, object counts): load them in workers first.
         const state = context.registry.get(repository.commonDir);
@@ -81,7 +127,7 @@ export function registerRecordHandlers(context: ServerContext): void {
           }
         }
         throwIfCancelled(token);
-        const commandLine = ['git', ...params.args].join(' ');
+        const commandLine = ['git', ...args].join(' ');
         const running = `running ${commandLine}…`;
         progress.report(running);
         let child: ChildProcess | undefined;
@@ -96,8 +142,8 @@ export function registerRecordHandlers(context: ServerContext): void {
         });
         try {
           await recordGitCommand({
-            git: params.git || 'git',
-            args: params.args,
+            git,
+            args,
             cwd,
             store,
             mode: params.mode,
