@@ -19,6 +19,7 @@ import {
 import { fileURLToPath } from 'node:url';
 import { PackFormatError } from '../core/errors.ts';
 import { assertOutsideRepository, defaultModelCacheDir } from '../core/model/model-store.ts';
+import { enclosingRepositoryRoot } from '../core/model/outside-repository.ts';
 import type { PackLocation } from '../core/model/object-store.ts';
 import { formatCount } from '../shared/format.ts';
 import { DEFAULT_SERVER_SETTINGS, PacksChangedNotification, type InitializationOptions, type ServerSettings } from '../protocol/server-protocol.ts';
@@ -119,6 +120,13 @@ export class ServerState implements ServerContext {
   }
 
   private startRegistry(cacheDir = this.modelCacheDirFor(this.settings)): void {
+    // Not only the workspace's repositories: a HOME that is itself a repository holds the default cache.
+    const enclosing = cacheDir === this.privateCacheDir ? undefined : enclosingRepositoryRoot(cacheDir);
+    if (enclosing !== undefined) {
+      this.log(`warning: the model cache ${cacheDir} is inside the repository ${enclosing}; PackScope never writes inside a repository, so models are kept in a temporary directory for this session`);
+      this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
+      return this.startRegistry(this.privateCacheDir);
+    }
     this.registry?.dispose();
     this.loader = new ModelLoader(cacheDir, this.bundledScript('model-worker.js'), Math.max(1, Math.min(2, os.availableParallelism() - 1)), (message) => this.log(message));
     this.registry = new WorkspaceRegistry(this.loader, (state) => {

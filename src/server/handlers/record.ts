@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { killProcessGroup } from '../../core/git/run-git.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
-import { repositoryRootHolding } from '../../core/model/outside-repository.ts';
+import { makeDirectories } from '../../core/atomic-file.ts';
+import { enclosingRepositoryRoot, repositoryRootHolding } from '../../core/model/outside-repository.ts';
 import { discoverRepository } from '../../core/model/repository.ts';
 import { recordGitCommand } from '../../core/trace/record-git.ts';
 import { formatCount } from '../../shared/format.ts';
@@ -63,10 +64,10 @@ export function registerRecordHandlers(context: ServerContext): void {
         const cwd = path.resolve(params.cwd);
         const repository = discoverRepository(cwd);
         const output = path.resolve(params.output);
-        if (repositoryRootHolding(output, repository) !== undefined) {
+        if (repositoryRootHolding(output, repository) !== undefined || enclosingRepositoryRoot(output) !== undefined) {
           throw invalid(`${output}: the recording must be written outside the repository; PackScope never writes inside a repository`);
         }
-        fs.mkdirSync(path.dirname(output), { recursive: true });
+        makeDirectories(path.dirname(output), 0o777);
         // recordGitCommand reads every pack's model (checksums, object counts): load them in workers first.
         const state = context.registry.get(repository.commonDir);
         let store: ObjectStore;
