@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { PackFormatError } from '../core/errors.ts';
 import { assertOutsideRepository, defaultModelCacheDir } from '../core/model/model-store.ts';
 import { enclosingRepositoryRoot } from '../core/model/outside-repository.ts';
+import { removeStalePreviewDirectories } from '../core/repack/preview-directory.ts';
 import type { PackLocation } from '../core/model/object-store.ts';
 import { formatCount } from '../shared/format.ts';
 import { DEFAULT_SERVER_SETTINGS, PacksChangedNotification, type InitializationOptions, type ServerSettings } from '../protocol/server-protocol.ts';
@@ -81,6 +82,8 @@ export class ServerState implements ServerContext {
       if (root) this.workspaceFolders.push(root);
     }
     this.clientSendsFolderChanges = params.capabilities.workspace?.workspaceFolders === true;
+    // Previews of an earlier server killed mid-run (HUP, KILL) left their directories behind.
+    for (const removed of removeStalePreviewDirectories(os.tmpdir())) this.log(`removed the stale repack preview directory ${removed}`);
     this.startRegistry();
   }
 
