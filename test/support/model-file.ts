@@ -50,8 +50,8 @@ export function readModelFile(bytes: Buffer): ModelFile {
   return file;
 }
 
-/** The file's bytes with `seal` computing the trailer from everything before it. */
-export function writeModelFile(file: ModelFile, seal: (body: Buffer) => Buffer): Buffer {
+/** The file's bytes with `seal` computing the trailer from everything before it; `depthLayout` lays the depths out at another width than the header says. */
+export function writeModelFile(file: ModelFile, seal: (body: Buffer) => Buffer, depthLayout: 2 | 4 = file.header.depthBytes): Buffer {
   const headerJson = Buffer.from(JSON.stringify(file.header), 'utf8');
   const prefix = Buffer.alloc(align8(16 + headerJson.length));
   prefix.write('PSMODEL\0', 0, 'latin1');
@@ -75,7 +75,7 @@ export function writeModelFile(file: ModelFile, seal: (body: Buffer) => Buffer):
     column(file.diskSize, 4),
     column(file.base, 4, true),
     column(file.byOffset, 4),
-    column(file.depth, file.header.depthBytes),
+    column(file.depth, depthLayout),
     column(file.inPackType, 1),
     column(file.type, 1),
   ]);
