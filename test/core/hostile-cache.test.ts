@@ -242,6 +242,40 @@ describe('repack preview directories left by a killed preview', () => {
   });
 });
 
+describe('the server with a crafted model file in its cache', () => {
+  test('the pack is rebuilt and usable, with what a fresh build says, and the log says why', async (t) => {
+    const sandbox = new GitSandbox(tempDir(t));
+    const repo = sandbox.init('work');
+    sandbox.fastImport(repo, historyStream({ commits: 40, seed: 4 }));
+    sandbox.git(repo, ['repack', '-adf', '--depth=10']);
+    const stem = packStems(path.join(repo, '.git', 'objects'))[0]!;
+    const cacheDir = path.join(sandbox.root, 'models');
+    new ModelStore(cacheDir).load(packFilesFor(`${stem}.pack`));
+    const file = readModelFile(fs.readFileSync(modelFileIn(cacheDir)));
+    const delta = file.inPackType.findIndex((type) => type === OBJ_OFS_DELTA || type === OBJ_REF_DELTA);
+    file.header.depthBytes = 4;
+    file.depth[delta] = 0xffffffff;
+    fs.writeFileSync(modelFileIn(cacheDir), writeModelFile(file, sealWithCacheKey(cacheDir, file.version)));
+
+    const summaryWith = async (settings: Parameters<typeof LspServer.start>[0]['settings']): Promise<{ summary: Record<string, unknown>; log: string[] }> => {
+      const server = await LspServer.start({ workspaceFolders: [repo], settings, env: gitEnv(sandbox.home) });
+      try {
+        const { source: _source, loadMs: _loadMs, ...summary } = await server.connection.sendRequest(PackSummaryRequest, { pack: `${stem}.pack` });
+        return { summary, log: server.log };
+      } finally {
+        await server.stop();
+      }
+    };
+    const fresh = await summaryWith({ persistModels: false });
+    const crafted = await summaryWith({ modelCacheDirectory: cacheDir });
+    assert.deepEqual(crafted.summary, fresh.summary);
+    assert.ok(
+      crafted.log.some((line) => /rebuilt the persisted model of .*: model/.test(line)),
+      `no rebuild in the log:\n${crafted.log.join('\n')}`,
+    );
+  });
+});
+
 describe('the server with a HOME that is itself a repository', () => {
   test('it writes no model in that repository, and logs why', async (t) => {
     const sandbox = new GitSandbox(tempDir(t));
