@@ -15,7 +15,7 @@ import { ModelStore } from '../../src/core/model/model-store.ts';
 import type { PackModel } from '../../src/core/model/pack-model.ts';
 import { discoverRepository } from '../../src/core/model/repository.ts';
 import { previewRepack, TEMP_PREFIX } from '../../src/core/repack/repack-preview.ts';
-import { PackSummaryRequest } from '../../src/protocol/server-protocol.ts';
+import { PackSummaryRequest, RecordRequest } from '../../src/protocol/server-protocol.ts';
 import { directorySnapshot, GitSandbox, gitEnv, packStems, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 import { LspServer } from '../support/lsp-server.ts';
@@ -301,5 +301,38 @@ describe('the server with a HOME that is itself a repository', () => {
       server.log.some((line) => /model cache .* is inside the repository .*home/.test(line)),
       `no warning in the log:\n${server.log.join('\n')}`,
     );
+  });
+});
+
+describe('the server: record into another repository, and preview directories left behind', () => {
+  test('record -o inside another repository is refused before anything is created; stale preview directories go at start', async (t) => {
+    const sandbox = new GitSandbox(tempDir(t));
+    const repo = sandbox.init('work');
+    sandbox.fastImport(repo, historyStream({ commits: 10, seed: 2 }));
+    sandbox.git(repo, ['repack', '-adq']);
+    const other = sandbox.init('other');
+    const otherBefore = directorySnapshot(other);
+    const serverTmp = path.join(sandbox.root, 'tmp');
+    fs.mkdirSync(serverTmp);
+    const gone = await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, ['-e', '']);
+      child.on('exit', () => resolve(child.pid!));
+    });
+    const stale = path.join(serverTmp, `${TEMP_PREFIX}killed`);
+    fs.mkdirSync(path.join(stale, 'objects'), { recursive: true });
+    fs.symlinkSync(path.join(repo, '.git', 'objects', 'pack'), path.join(stale, 'objects', 'pack'));
+    fs.writeFileSync(path.join(stale, 'owner.pid'), `${gone}\n`);
+    const repositoryBefore = directorySnapshot(path.join(repo, '.git'));
+
+    const server = await LspServer.start({ workspaceFolders: [repo], settings: { persistModels: false }, env: gitEnv(sandbox.home, { TMPDIR: serverTmp }) });
+    t.after(() => server.stop());
+    await assert.rejects(
+      server.connection.sendRequest(RecordRequest, { cwd: repo, args: ['rev-parse', 'HEAD'], output: path.join(other, 'new', 'dir', 'x.psrec'), mode: 'exact', git: 'git' }),
+      /the recording must be written outside the repository/,
+    );
+    await server.stop();
+    assert.deepEqual(directorySnapshot(other), otherBefore, 'the server created files inside the other repository');
+    assert.equal(fs.existsSync(stale), false, 'the stale preview directory was left');
+    assert.deepEqual(directorySnapshot(path.join(repo, '.git')), repositoryBefore);
   });
 });
