@@ -33,27 +33,34 @@ export function readCacheKey(directory: string): Buffer | undefined {
   }
 }
 
-/** The key, created on first use; throws when a key file exists that is not private to this user. */
+/**
+ * The key, created on first use: written to a fresh temporary file and published by a hard link,
+ * which fails if the name exists (a planted link included), so no reader ever sees half a key.
+ * Throws when a key file exists that is not private to this user.
+ */
 export function readOrCreateCacheKey(directory: string): Buffer {
   const existing = readCacheKey(directory);
   if (existing) return existing;
   const file = path.join(directory, CACHE_KEY_FILE);
   const key = randomBytes(KEY_BYTES);
-  let fd: number;
+  const temporary = `${file}.${randomBytes(12).toString('hex')}.tmp`;
+  const fd = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NO_FOLLOW, 0o600);
   try {
-    fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NO_FOLLOW, 0o600);
+    try {
+      writeAll(fd, key);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.linkSync(temporary, file);
+    return key;
   } catch (error) {
-    // Another process may have just created it: use theirs if it is sound.
+    // Another process may have published its key first: use theirs if it is sound.
     const raced = (error as NodeJS.ErrnoException).code === 'EEXIST' ? readCacheKey(directory) : undefined;
     if (raced) return raced;
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`${file} is not a private key file of this user (a regular file of ${KEY_BYTES} bytes, mode 0600); remove it`);
     throw error;
-  }
-  try {
-    writeAll(fd, key);
-    fs.fsyncSync(fd);
   } finally {
-    fs.closeSync(fd);
+    fs.rmSync(temporary, { force: true });
   }
-  return key;
 }

@@ -206,9 +206,9 @@ function readStoredModel(file: string, files: PackFiles, index: PackIndex, packS
   if (header.packSize !== packSize) throw new Error('pack size changed');
   if (header.hash !== index.hash.name) throw new Error('model is for a different hash algorithm');
   if (header.depthBytes !== 2 && header.depthBytes !== 4) throw new Error('bad depth column width');
-  if (header.packVersion !== 2 && header.packVersion !== 3) throw new Error('model pack version out of range');
-  const trailer = readPackTrailer(files.pack, packSize, index.hash);
+  const { trailer, version } = readPackEnds(files.pack, packSize, index.hash);
   if (!trailer.equals(index.packChecksum)) throw new Error('pack checksum no longer matches its idx');
+  if (header.packVersion !== version) throw new Error('model pack version is not the pack header\'s');
 
   let at = align8(PREFIX_BYTES + headerLength);
   // Views into the file's own buffer: no copy (the prefix is 8-aligned, columns keep alignment).
@@ -234,10 +234,11 @@ function readStoredModel(file: string, files: PackFiles, index: PackIndex, packS
   return new PackModel(files, index, index.hash, header.packVersion, packSize, columns);
 }
 
-function readPackTrailer(pack: string, packSize: number, hash: HashAlgorithm): Buffer {
+/** The pack's trailing checksum and its header's version (bytes 4..8, big-endian): what a model file must agree with. */
+function readPackEnds(pack: string, packSize: number, hash: HashAlgorithm): { trailer: Buffer; version: number } {
   const file = RandomAccessFile.open(pack);
   try {
-    return file.read(packSize - hash.size, hash.size);
+    return { trailer: file.read(packSize - hash.size, hash.size), version: file.read(4, 4).readUInt32BE(0) };
   } finally {
     file.close();
   }
