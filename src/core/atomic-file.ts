@@ -33,27 +33,28 @@ export function writeAll(fd: number, buffer: Uint8Array): void {
   for (let done = 0; done < buffer.length; ) done += fs.writeSync(fd, buffer, done, buffer.length - done);
 }
 
+/** The nearest of `file` and its ancestors that exists, with its stat (followed links), or undefined when none does. */
+export function nearestExisting(file: string): { path: string; stat: fs.Stats } | undefined {
+  for (let probe = path.resolve(file); ; probe = path.dirname(probe)) {
+    try {
+      return { path: probe, stat: fs.statSync(probe) };
+    } catch {
+      if (path.dirname(probe) === probe) return undefined;
+    }
+  }
+}
+
 /**
  * Creates `directory` and its missing parents one level at a time: fs.mkdirSync's recursive mode
  * loops for ever on some pseudo file systems (a path under /proc/<pid>/), a single level fails
  * with the kernel's own error.
  */
 export function makeDirectories(directory: string, mode: number): void {
+  const resolved = path.resolve(directory);
+  const existing = nearestExisting(resolved);
+  if (existing && !existing.stat.isDirectory()) throw Object.assign(new Error(`${existing.path} is not a directory`), { code: 'ENOTDIR' });
   const missing: string[] = [];
-  for (let probe = path.resolve(directory); ; probe = path.dirname(probe)) {
-    let stat: fs.Stats | undefined;
-    try {
-      stat = fs.statSync(probe);
-    } catch {
-      stat = undefined;
-    }
-    if (stat) {
-      if (!stat.isDirectory()) throw Object.assign(new Error(`${probe} is not a directory`), { code: 'ENOTDIR' });
-      break;
-    }
-    missing.push(probe);
-    if (path.dirname(probe) === probe) break;
-  }
+  for (let level = resolved; level !== existing?.path && path.dirname(level) !== level; level = path.dirname(level)) missing.push(level);
   for (const level of missing.reverse()) {
     try {
       fs.mkdirSync(level, { mode });

@@ -123,13 +123,6 @@ export class ServerState implements ServerContext {
   }
 
   private startRegistry(cacheDir = this.modelCacheDirFor(this.settings)): void {
-    // Not only the workspace's repositories: a HOME that is itself a repository holds the default cache.
-    const enclosing = cacheDir === this.privateCacheDir ? undefined : enclosingRepositoryRoot(cacheDir);
-    if (enclosing !== undefined) {
-      this.log(`warning: the model cache ${cacheDir} is inside the repository ${enclosing}; PackScope never writes inside a repository, so models are kept in a temporary directory for this session`);
-      this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
-      return this.startRegistry(this.privateCacheDir);
-    }
     this.registry?.dispose();
     this.loader = new ModelLoader(cacheDir, this.bundledScript('model-worker.js'), Math.max(1, Math.min(2, os.availableParallelism() - 1)), (message) => this.log(message));
     this.registry = new WorkspaceRegistry(this.loader, (state) => {
@@ -146,6 +139,13 @@ export class ServerState implements ServerContext {
         this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
         if (cacheDir !== this.privateCacheDir) return this.startRegistry(this.privateCacheDir);
       }
+    }
+    // Not only the workspace's repositories: a HOME that is itself a repository holds the default cache.
+    const enclosing = cacheDir === this.privateCacheDir ? undefined : enclosingRepositoryRoot(cacheDir);
+    if (enclosing !== undefined) {
+      this.log(`warning: the model cache ${cacheDir} is inside the repository ${enclosing}; PackScope never writes inside a repository, so models are kept in a temporary directory for this session`);
+      this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
+      return this.startRegistry(this.privateCacheDir);
     }
     for (const problem of this.registry.problems) this.log(problem);
     this.log(`repositories: ${this.registry.repositories.map((r) => r.id).join(', ') || 'none'}; model cache ${this.loader.directory}`);

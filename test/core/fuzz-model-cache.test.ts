@@ -21,10 +21,10 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import { ModelStore } from '../../src/core/model/model-store.ts';
-import type { PackFiles, PackModel } from '../../src/core/model/pack-model.ts';
+import type { PackFiles } from '../../src/core/model/pack-model.ts';
 import { buildFixturePacks, buildSha256Pack } from '../support/fixture-packs.ts';
 import { tempDir } from '../support/git.ts';
-import { modelFileIn, readModelFile, sealWithCacheKey, sealWithoutKey, writeModelFile, type ColumnName, type ModelFile } from '../support/model-file.ts';
+import { modelFileIn, modelSnapshot, readModelFile, sealWithCacheKey, sealWithoutKey, writeModelFile, type ColumnName, type ModelFile } from '../support/model-file.ts';
 
 const SEED = Number(process.env.PACKSCOPE_FUZZ_SEED ?? 20261202);
 const RUNS = Number(process.env.PACKSCOPE_FUZZ_RUNS ?? 150);
@@ -41,22 +41,6 @@ interface Source {
   reference: unknown;
 }
 
-function snapshot(model: PackModel): unknown {
-  const c = model.columns;
-  return {
-    packVersion: model.packVersion,
-    packSize: model.packSize,
-    count: model.count,
-    inPackType: Array.from(c.inPackType),
-    type: Array.from(c.type),
-    size: [Array.from(c.size.low), [...c.size.overflow]],
-    resultSize: [Array.from(c.resultSize.low), [...c.resultSize.overflow]],
-    diskSize: [Array.from(c.diskSize.low), [...c.diskSize.overflow]],
-    base: Array.from(c.base),
-    depth: [c.depth.BYTES_PER_ELEMENT, Array.from(c.depth)],
-    byOffset: Array.from(c.byOffset),
-  };
-}
 
 let root: string;
 let sources: Source[];
@@ -76,7 +60,7 @@ before(() => {
     const cacheDir = path.join(root, `cache-${name}`);
     new ModelStore(cacheDir).load(files);
     const pristineBytes = fs.readFileSync(modelFileIn(cacheDir));
-    return { name, files, cacheDir, pristineBytes, pristine: readModelFile(pristineBytes), reference: snapshot(buildPackModel(files)) };
+    return { name, files, cacheDir, pristineBytes, pristine: readModelFile(pristineBytes), reference: modelSnapshot(buildPackModel(files)) };
   });
 });
 
@@ -92,7 +76,7 @@ function loadAndCheck(source: Source, bytes: Buffer, mustRebuild: boolean): void
   const loaded = new ModelStore(source.cacheDir).load(source.files);
   const elapsed = performance.now() - started;
   assert.ok(elapsed < CASE_TIME_LIMIT_MS, `${source.name}: load took ${elapsed.toFixed(0)} ms`);
-  assert.deepEqual(snapshot(loaded.model), source.reference, `${source.name}: the loaded model is not the pack's (${loaded.source}${loaded.rebuiltBecause ? `: ${loaded.rebuiltBecause}` : ''})`);
+  assert.deepEqual(modelSnapshot(loaded.model), source.reference, `${source.name}: the loaded model is not the pack's (${loaded.source}${loaded.rebuiltBecause ? `: ${loaded.rebuiltBecause}` : ''})`);
   if (loaded.source === 'built') {
     assert.ok(loaded.rebuiltBecause, `${source.name}: rebuilt without saying why`);
     tally.rebuilt++;

@@ -12,28 +12,21 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import { ModelStore } from '../../src/core/model/model-store.ts';
-import type { PackModel } from '../../src/core/model/pack-model.ts';
 import { discoverRepository } from '../../src/core/model/repository.ts';
 import { previewRepack, TEMP_PREFIX } from '../../src/core/repack/repack-preview.ts';
 import { PackSummaryRequest, RecordRequest } from '../../src/protocol/server-protocol.ts';
 import { directorySnapshot, GitSandbox, gitEnv, packStems, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 import { LspServer } from '../support/lsp-server.ts';
-import { CACHE_KEY_FILE, modelFileIn, readModelFile, sealWithCacheKey, sealWithoutKey, writeModelFile, type ModelFile } from '../support/model-file.ts';
+import { CACHE_KEY_FILE, modelFileIn, modelSnapshot, readModelFile, sealWithCacheKey, sealWithoutKey, writeModelFile, type ModelFile } from '../support/model-file.ts';
 
-function columnsOf(model: PackModel): unknown {
-  const c = model.columns;
-  return {
-    inPackType: Array.from(c.inPackType),
-    type: Array.from(c.type),
-    size: [Array.from(c.size.low), [...c.size.overflow]],
-    resultSize: [Array.from(c.resultSize.low), [...c.resultSize.overflow]],
-    diskSize: [Array.from(c.diskSize.low), [...c.diskSize.overflow]],
-    base: Array.from(c.base),
-    depth: [c.depth.BYTES_PER_ELEMENT, Array.from(c.depth)],
-    byOffset: Array.from(c.byOffset),
-    offset: Array.from(c.offset),
-  };
+
+/** A pid that is certainly gone: a child's that has exited. */
+function exitedPid(): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['-e', '']);
+    child.on('exit', () => resolve(child.pid!));
+  });
 }
 
 const OBJ_OFS_DELTA = 6;
@@ -51,7 +44,7 @@ describe('crafted model-cache files', () => {
     sandbox.fastImport(repo, historyStream({ commits: 80, seed: 3 }));
     sandbox.git(repo, ['repack', '-adf', '--depth=12']);
     pack = `${packStems(path.join(repo, '.git', 'objects'))[0]}.pack`;
-    reference = columnsOf(buildPackModel(packFilesFor(pack)));
+    reference = modelSnapshot(buildPackModel(packFilesFor(pack)));
     const cacheDir = path.join(sandbox.root, 'pristine-cache');
     new ModelStore(cacheDir).load(packFilesFor(pack));
     pristine = readModelFile(fs.readFileSync(modelFileIn(cacheDir)));
@@ -116,7 +109,7 @@ describe('crafted model-cache files', () => {
       const loaded = loadCrafted(name.replace(/\W+/g, '-'), craft, true);
       assert.equal(loaded.source, 'built', `${name}: the crafted file was used`);
       assert.match(loaded.rebuiltBecause ?? '', /model/);
-      assert.deepEqual(columnsOf(loaded.model), reference);
+      assert.deepEqual(modelSnapshot(loaded.model), reference);
     });
   }
 
@@ -134,7 +127,7 @@ describe('crafted model-cache files', () => {
     );
     assert.equal(loaded.source, 'built', 'a file sealed without the key was used');
     assert.match(loaded.rebuiltBecause ?? '', /checksum mismatch/);
-    assert.deepEqual(columnsOf(loaded.model), reference);
+    assert.deepEqual(modelSnapshot(loaded.model), reference);
   });
 
   test('without the key file, no model file is trusted; the key is a private file', () => {
@@ -163,7 +156,7 @@ describe('crafted model-cache files', () => {
     fs.symlinkSync(victim, `${target}.${process.pid}.tmp`);
     fs.symlinkSync(victim, target);
     const loaded = new ModelStore(cacheDir).load(packFilesFor(pack));
-    assert.deepEqual(columnsOf(loaded.model), reference);
+    assert.deepEqual(modelSnapshot(loaded.model), reference);
     assert.equal(fs.readFileSync(victim, 'utf8'), 'precious\n', 'the planted link was followed');
     assert.ok(fs.lstatSync(target).isFile(), 'the model replaced the link, not its target');
 
@@ -172,7 +165,7 @@ describe('crafted model-cache files', () => {
     fs.symlinkSync(victim, path.join(keyed, CACHE_KEY_FILE));
     const failures: string[] = [];
     const withPlantedKey = new ModelStore(keyed, (message) => failures.push(message)).load(packFilesFor(pack));
-    assert.deepEqual(columnsOf(withPlantedKey.model), reference);
+    assert.deepEqual(modelSnapshot(withPlantedKey.model), reference);
     assert.equal(fs.readFileSync(victim, 'utf8'), 'precious\n');
     assert.equal(failures.length, 1);
     assert.match(failures[0]!, /could not save the model .*not a private key file/);
@@ -184,7 +177,7 @@ describe('crafted model-cache files', () => {
     const failures: string[] = [];
     const loaded = new ModelStore(file, (message) => failures.push(message)).load(packFilesFor(pack));
     assert.equal(loaded.source, 'built');
-    assert.deepEqual(columnsOf(loaded.model), reference);
+    assert.deepEqual(modelSnapshot(loaded.model), reference);
     assert.equal(failures.length, 1);
     assert.match(failures[0]!, /could not save the model of .* in .*cache-is-a-file/);
     assert.equal(fs.readFileSync(file, 'utf8'), 'not a directory\n');
@@ -202,11 +195,7 @@ describe('repack preview directories left by a killed preview', () => {
     const tempRoot = path.join(sandbox.root, 'tmp');
     fs.mkdirSync(tempRoot);
 
-    // A pid that is certainly gone: a child that has exited.
-    const gone = await new Promise<number>((resolve) => {
-      const child = spawn(process.execPath, ['-e', '']);
-      child.on('exit', () => resolve(child.pid!));
-    });
+    const gone = await exitedPid();
     /** A directory as a killed preview leaves it: a shadow objects directory of links into the repository. */
     const leftBehind = (name: string, owner: number | undefined): string => {
       const dir = path.join(tempRoot, `${TEMP_PREFIX}${name}`);
@@ -314,10 +303,7 @@ describe('the server: record into another repository, and preview directories le
     const otherBefore = directorySnapshot(other);
     const serverTmp = path.join(sandbox.root, 'tmp');
     fs.mkdirSync(serverTmp);
-    const gone = await new Promise<number>((resolve) => {
-      const child = spawn(process.execPath, ['-e', '']);
-      child.on('exit', () => resolve(child.pid!));
-    });
+    const gone = await exitedPid();
     const stale = path.join(serverTmp, `${TEMP_PREFIX}killed`);
     fs.mkdirSync(path.join(stale, 'objects'), { recursive: true });
     fs.symlinkSync(path.join(repo, '.git', 'objects', 'pack'), path.join(stale, 'objects', 'pack'));

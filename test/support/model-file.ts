@@ -8,6 +8,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { PackModel } from '../../src/core/model/pack-model.ts';
 
 export const CACHE_KEY_FILE = 'packscope-model-cache.key';
 
@@ -101,4 +102,23 @@ export function modelFileIn(cacheDir: string): string {
   const names = fs.readdirSync(cacheDir).filter((name) => name.endsWith('.psmodel'));
   if (names.length !== 1) throw new Error(`expected one model file in ${cacheDir}, found ${names.length}`);
   return path.join(cacheDir, names[0]!);
+}
+
+/** Everything a model says about its pack, as plain data: two models of one pack must give the same. */
+export function modelSnapshot(model: PackModel): unknown {
+  const c = model.columns;
+  return {
+    packVersion: model.packVersion,
+    packSize: model.packSize,
+    count: model.count,
+    inPackType: Array.from(c.inPackType),
+    type: Array.from(c.type),
+    size: [Array.from(c.size.low), [...c.size.overflow]],
+    resultSize: [Array.from(c.resultSize.low), [...c.resultSize.overflow]],
+    diskSize: [Array.from(c.diskSize.low), [...c.diskSize.overflow]],
+    base: Array.from(c.base),
+    depth: [c.depth.BYTES_PER_ELEMENT, Array.from(c.depth)],
+    byOffset: Array.from(c.byOffset),
+    offset: Array.from(c.offset),
+  };
 }

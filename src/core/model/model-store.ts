@@ -6,7 +6,7 @@ import type { HashAlgorithm } from '../format/hash-algorithm.ts';
 import type { PackIndex } from '../format/idx.ts';
 import { RandomAccessFile } from '../format/random-access-file.ts';
 import { fail } from '../errors.ts';
-import { makeDirectories, writeAll, writeFileAtomically } from '../atomic-file.ts';
+import { makeDirectories, nearestExisting, writeAll, writeFileAtomically } from '../atomic-file.ts';
 import { buildPackModel, loadIdx, type BuildOptions } from './build-pack-model.ts';
 import { readCacheKey, readOrCreateCacheKey } from './model-cache-key.ts';
 import { refuseInsideRepository } from './outside-repository.ts';
@@ -55,19 +55,8 @@ export function assertOutsideRepository(directory: string, repository: Repositor
  * that is, or lies below, something else (a file, a device).
  */
 export function checkModelCacheDirectory(directory: string): void {
-  for (let probe = path.resolve(directory); ; probe = path.dirname(probe)) {
-    let stat: fs.Stats | undefined;
-    try {
-      stat = fs.statSync(probe);
-    } catch {
-      stat = undefined;
-    }
-    if (stat) {
-      if (!stat.isDirectory()) throw fail('usage', directory, undefined, `the model cache must be a directory, and ${probe} is not one`);
-      return;
-    }
-    if (path.dirname(probe) === probe) return;
-  }
+  const existing = nearestExisting(directory);
+  if (existing && !existing.stat.isDirectory()) throw fail('usage', directory, undefined, `the model cache must be a directory, and ${existing.path} is not one`);
 }
 
 export type ModelSource = 'built' | 'persisted';

@@ -1,21 +1,10 @@
-import { PACK_HEADER_BYTES } from '../format/pack-file.ts';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA, PACK_HEADER_BYTES } from '../format/pack-file.ts';
 import type { PackIndex } from '../format/idx.ts';
+import type { PackColumns } from './pack-model.ts';
 import type { SizeColumn } from './size-column.ts';
 
-/** The columns of a model file, before they are trusted. */
-export interface StoredColumns {
-  inPackType: Uint8Array;
-  type: Uint8Array;
-  size: SizeColumn;
-  resultSize: SizeColumn;
-  diskSize: SizeColumn;
-  base: Int32Array;
-  depth: Uint16Array | Uint32Array;
-  byOffset: Uint32Array;
-}
-
-const OBJ_OFS_DELTA = 6;
-const OBJ_REF_DELTA = 7;
+/** The columns of a model file, before they are trusted (the offsets are the idx's own). */
+export type StoredColumns = Omit<PackColumns, 'offset'>;
 
 /**
  * A model file is keyed, but the key sits beside it: these are the invariants every model built
