@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { packFilesFor } from '../core/model/build-pack-model.ts';
-import { assertOutsideRepository, defaultModelCacheDir, ModelStore } from '../core/model/model-store.ts';
+import { assertOutsideRepository, checkModelCacheDirectory, defaultModelCacheDir, ModelStore } from '../core/model/model-store.ts';
+import { enclosingRepositoryRoot } from '../core/model/outside-repository.ts';
 import { ObjectStore } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import { hashAlgorithmByName, SHA1 } from '../core/format/hash-algorithm.ts';
@@ -11,12 +12,26 @@ export interface CacheOptions {
   noCache?: boolean | undefined;
 }
 
-/** The model store for this run: the user's cache directory unless --no-cache; never inside the repository. */
+/**
+ * The model store for this run: the user's cache directory unless --no-cache; never inside the
+ * repository (refused), nor inside any other one (a warning, and nothing persisted). A model that
+ * cannot be saved is a warning too: the command's answer does not depend on the cache.
+ */
 export function modelStoreFor(options: CacheOptions, repository: Repository | undefined): ModelStore {
   if (options.noCache) return new ModelStore(undefined);
   const directory = path.resolve(options.cacheDir ?? defaultModelCacheDir());
   if (repository) assertOutsideRepository(directory, repository);
-  return new ModelStore(directory);
+  checkModelCacheDirectory(directory);
+  const enclosing = enclosingRepositoryRoot(directory);
+  if (enclosing !== undefined) {
+    warn(`the model cache ${directory} is inside the repository ${enclosing}; PackScope never writes inside a repository, so models are not persisted`);
+    return new ModelStore(undefined);
+  }
+  return new ModelStore(directory, warn);
+}
+
+function warn(message: string): void {
+  process.stderr.write(`packscope: warning: ${message}\n`);
 }
 
 /**

@@ -19,6 +19,8 @@ import {
 import { fileURLToPath } from 'node:url';
 import { PackFormatError } from '../core/errors.ts';
 import { assertOutsideRepository, defaultModelCacheDir } from '../core/model/model-store.ts';
+import { enclosingRepositoryRoot } from '../core/model/outside-repository.ts';
+import { removeStalePreviewDirectories } from '../core/repack/preview-directory.ts';
 import type { PackLocation } from '../core/model/object-store.ts';
 import { formatCount } from '../shared/format.ts';
 import { DEFAULT_SERVER_SETTINGS, PacksChangedNotification, type InitializationOptions, type ServerSettings } from '../protocol/server-protocol.ts';
@@ -82,6 +84,8 @@ export class ServerState implements ServerContext {
       if (root) this.workspaceFolders.push(root);
     }
     this.clientSendsFolderChanges = params.capabilities.workspace?.workspaceFolders === true;
+    // Previews of an earlier server killed mid-run (HUP, KILL) left their directories behind.
+    for (const removed of removeStalePreviewDirectories(os.tmpdir())) this.log(`removed the stale repack preview directory ${removed}`);
     this.startRegistry();
   }
 
@@ -140,6 +144,13 @@ export class ServerState implements ServerContext {
         this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
         if (cacheDir !== this.privateCacheDir) return this.startRegistry(this.privateCacheDir);
       }
+    }
+    // Not only the workspace's repositories: a HOME that is itself a repository holds the default cache.
+    const enclosing = cacheDir === this.privateCacheDir ? undefined : enclosingRepositoryRoot(cacheDir);
+    if (enclosing !== undefined) {
+      this.log(`warning: the model cache ${cacheDir} is inside the repository ${enclosing}; PackScope never writes inside a repository, so models are kept in a temporary directory for this session`);
+      this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
+      return this.startRegistry(this.privateCacheDir);
     }
     for (const problem of this.registry.problems) this.log(problem);
     this.log(`repositories: ${this.registry.repositories.map((r) => r.id).join(', ') || 'none'}; model cache ${this.loader.directory}`);

@@ -4,9 +4,10 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
-import { refuseInsideRepository } from '../../core/model/outside-repository.ts';
+import { refuseInsideAnyRepository, refuseInsideRepository } from '../../core/model/outside-repository.ts';
+import { makeDirectories } from '../../core/atomic-file.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
-import { recordGitCommand } from '../../core/trace/record-git.ts';
+import { countAccessLines, recordGitCommand } from '../../core/trace/record-git.ts';
 import { formatLimit } from '../output.ts';
 import { modelStoreFor } from '../open-target.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
@@ -51,19 +52,14 @@ async function runRecord(argv: string[]): Promise<number> {
   const repository = discoverRepository(cwd);
   const output = path.resolve(values.output ?? defaultRecordingPath(repository, gitArgs));
   refuseInsideRepository(output, repository, () => 'the recording must be written outside the repository; PackScope never writes inside a repository');
-  fs.mkdirSync(path.dirname(output), { recursive: true });
+  refuseInsideAnyRepository(output, () => 'the recording must be written outside the repository; PackScope never writes inside a repository');
+  makeDirectories(path.dirname(output), 0o777);
   const store = new ObjectStore(repository, modelStoreFor(cacheOptions(values), repository));
   const metadata = await recordGitCommand({ git: values.git ?? 'git', args: gitArgs, cwd, store, mode: values.passive ? 'passive' : 'exact', output });
   const lines = fs.existsSync(output) ? countAccessLines(output) : 0;
   process.stderr.write(`packscope: recorded ${lines} pack reads of \`git ${gitArgs.join(' ')}\` (${metadata.mode}, core.deltaBaseCacheLimit=${formatLimit(metadata.cacheLimit)}) to ${output}\n`);
   if (metadata.signal) return 1;
   return metadata.exitStatus ?? 1;
-}
-
-function countAccessLines(file: string): number {
-  let count = 0;
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) if (/\.pack \d+$/.test(line)) count++;
-  return count;
 }
 
 export const recordCommand: Command = {

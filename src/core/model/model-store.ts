@@ -1,20 +1,28 @@
-import { createHash } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { HashAlgorithm } from '../format/hash-algorithm.ts';
 import type { PackIndex } from '../format/idx.ts';
 import { RandomAccessFile } from '../format/random-access-file.ts';
+import { fail } from '../errors.ts';
+import { makeDirectories, nearestExisting, writeAll, writeFileAtomically } from '../atomic-file.ts';
 import { buildPackModel, loadIdx, type BuildOptions } from './build-pack-model.ts';
+import { readCacheKey, readOrCreateCacheKey } from './model-cache-key.ts';
 import { refuseInsideRepository } from './outside-repository.ts';
+import { checkStoredColumns } from './stored-columns-check.ts';
 import { PackModel, type PackColumns, type PackFiles } from './pack-model.ts';
 import type { Repository } from './repository.ts';
 import { SizeColumn } from './size-column.ts';
 
 const MAGIC = Buffer.from('PSMODEL\0', 'latin1');
-/** Bump when the columns or their meaning change; older files are then rebuilt. */
-const FORMAT_VERSION = 1;
+/** Bump when the columns or their meaning change; older files are then rebuilt. 2: keyed HMAC-SHA256 trailer. */
+const FORMAT_VERSION = 2;
 const MAX_HEADER_BYTES = 64 << 20;
+const PREFIX_BYTES = 16;
+const TRAILER_BYTES = 32;
+/** Bytes per object of the columns (five 4-byte columns, the depth, two type bytes), depth at its widest. */
+const MAX_COLUMN_BYTES_PER_OBJECT = 5 * 4 + 4 + 2;
 
 interface StoredHeader {
   packChecksum: string;
@@ -42,6 +50,15 @@ export function assertOutsideRepository(directory: string, repository: Repositor
   refuseInsideRepository(directory, repository, (root) => `the model cache must be outside the repository (${root}); PackScope never writes inside a repository`);
 }
 
+/**
+ * A model cache directory must be a directory or creatable as one: refuses (a 'usage' error) a path
+ * that is, or lies below, something else (a file, a device).
+ */
+export function checkModelCacheDirectory(directory: string): void {
+  const existing = nearestExisting(directory);
+  if (existing && !existing.stat.isDirectory()) throw fail('usage', directory, undefined, `the model cache must be a directory, and ${existing.path} is not one`);
+}
+
 export type ModelSource = 'built' | 'persisted';
 
 export interface LoadedModel {
@@ -57,7 +74,11 @@ export interface LoadedModel {
  * else (stale, truncated, corrupt, other format version) is rebuilt and overwritten.
  */
 export class ModelStore {
-  constructor(readonly directory: string | undefined) {}
+  /** `onSaveFailure` hears why a model was not persisted: never a failure of the command that read it. */
+  constructor(
+    readonly directory: string | undefined,
+    private readonly onSaveFailure?: (message: string) => void,
+  ) {}
 
   load(files: PackFiles, options: BuildOptions = {}): LoadedModel {
     if (this.directory === undefined) return { model: buildPackModel(files, options), source: 'built' };
@@ -67,14 +88,20 @@ export class ModelStore {
     let rebuiltBecause: string | undefined;
     if (fs.existsSync(file)) {
       try {
-        const model = readStoredModel(file, files, index, packSize);
+        const key = readCacheKey(this.directory);
+        if (key === undefined) throw new Error('no private cache key to check the model file with');
+        const model = readStoredModel(file, files, index, packSize, key);
         return { model, source: 'persisted' };
       } catch (error) {
         rebuiltBecause = error instanceof Error ? error.message : String(error);
       }
     }
     const model = buildPackModel(files, options);
-    this.save(model);
+    try {
+      this.save(model);
+    } catch (error) {
+      this.onSaveFailure?.(`could not save the model of ${files.pack} in ${this.directory}: ${error instanceof Error ? error.message : String(error)}`);
+    }
     return rebuiltBecause === undefined ? { model, source: 'built' } : { model, source: 'built', rebuiltBecause };
   }
 
@@ -84,20 +111,15 @@ export class ModelStore {
     return path.join(this.directory!, `${pack}-${idx}.psmodel`);
   }
 
-  /** Writes atomically (temporary file, then rename); failure to persist is not fatal to reading. */
+  /** Writes atomically and exclusively (atomic-file.ts); throws why it could not. */
   save(model: PackModel): string | undefined {
     if (this.directory === undefined) return undefined;
     const target = this.fileFor(model.index);
-    const temporary = `${target}.${process.pid}.tmp`;
-    try {
-      fs.mkdirSync(this.directory, { recursive: true });
-      fs.writeFileSync(temporary, serializeModel(model));
-      fs.renameSync(temporary, target);
-      return target;
-    } catch {
-      fs.rmSync(temporary, { force: true });
-      return undefined;
-    }
+    makeDirectories(this.directory, 0o700);
+    const key = readOrCreateCacheKey(this.directory);
+    const bytes = serializeModel(model, key);
+    writeFileAtomically(target, 0o600, (fd) => writeAll(fd, bytes));
+    return target;
   }
 }
 
@@ -113,7 +135,7 @@ function columnArrays(columns: PackColumns): ArrayBufferView[] {
   return [columns.size.low, columns.resultSize.low, columns.diskSize.low, columns.base, columns.byOffset, columns.depth, columns.inPackType, columns.type];
 }
 
-function serializeModel(model: PackModel): Buffer {
+function serializeModel(model: PackModel, key: Buffer): Buffer {
   const c = model.columns;
   const header: StoredHeader = {
     packChecksum: model.checksumHex,
@@ -134,7 +156,7 @@ function serializeModel(model: PackModel): Buffer {
   headerJson.copy(prefix, 16);
   const parts: Uint8Array[] = [prefix];
   for (const column of columnArrays(c)) parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
-  const digest = createHash('sha1');
+  const digest = createHmac('sha256', key);
   for (const part of parts) digest.update(part);
   parts.push(digest.digest());
   return Buffer.concat(parts);
@@ -144,10 +166,13 @@ function align8(n: number): number {
   return (n + 7) & ~7;
 }
 
-function readStoredModel(file: string, files: PackFiles, index: PackIndex, packSize: number): PackModel {
+function readStoredModel(file: string, files: PackFiles, index: PackIndex, packSize: number, key: Buffer): PackModel {
   const handle = RandomAccessFile.open(file);
   let bytes: Buffer;
   try {
+    // Sized by the idx, not by the file: a crafted file cannot make this allocate more.
+    const largest = PREFIX_BYTES + MAX_HEADER_BYTES + 8 + index.count * MAX_COLUMN_BYTES_PER_OBJECT + TRAILER_BYTES;
+    if (handle.size > largest) throw new Error('model file is larger than any model of this pack');
     // A fresh ArrayBuffer keeps the typed views below aligned.
     const storage = new ArrayBuffer(handle.size);
     bytes = Buffer.from(storage);
@@ -155,13 +180,14 @@ function readStoredModel(file: string, files: PackFiles, index: PackIndex, packS
   } finally {
     handle.close();
   }
-  if (bytes.length < 16 + 20 || !bytes.subarray(0, 8).equals(MAGIC)) throw new Error('not a PackScope model file');
+  if (bytes.length < PREFIX_BYTES + TRAILER_BYTES || !bytes.subarray(0, 8).equals(MAGIC)) throw new Error('not a PackScope model file');
   if (bytes.readUInt32LE(8) !== FORMAT_VERSION) throw new Error(`model format ${bytes.readUInt32LE(8)} is not ${FORMAT_VERSION}`);
   const headerLength = bytes.readUInt32LE(12);
-  if (headerLength > MAX_HEADER_BYTES || 16 + headerLength > bytes.length - 20) throw new Error('model header is truncated');
-  const digest = createHash('sha1').update(bytes.subarray(0, bytes.length - 20)).digest();
-  if (!digest.equals(bytes.subarray(bytes.length - 20))) throw new Error('model file checksum mismatch (corrupt or truncated)');
-  const header = JSON.parse(bytes.toString('utf8', 16, 16 + headerLength)) as StoredHeader;
+  const end = bytes.length - TRAILER_BYTES;
+  if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength > end) throw new Error('model header is truncated');
+  const digest = createHmac('sha256', key).update(bytes.subarray(0, end)).digest();
+  if (!timingSafeEqual(digest, bytes.subarray(end))) throw new Error('model file checksum mismatch (corrupt or truncated)');
+  const header = parseStoredHeader(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
   const count = index.count;
   if (header.count !== count) throw new Error('model is for a different object count');
   if (header.packChecksum !== Buffer.from(index.packChecksum).toString('hex')) throw new Error('model is for a different pack');
@@ -169,14 +195,15 @@ function readStoredModel(file: string, files: PackFiles, index: PackIndex, packS
   if (header.packSize !== packSize) throw new Error('pack size changed');
   if (header.hash !== index.hash.name) throw new Error('model is for a different hash algorithm');
   if (header.depthBytes !== 2 && header.depthBytes !== 4) throw new Error('bad depth column width');
-  const trailer = readPackTrailer(files.pack, packSize, index.hash);
+  const { trailer, version } = readPackEnds(files.pack, packSize, index.hash);
   if (!trailer.equals(index.packChecksum)) throw new Error('pack checksum no longer matches its idx');
+  if (header.packVersion !== version) throw new Error('model pack version is not the pack header\'s');
 
-  let at = align8(16 + headerLength);
+  let at = align8(PREFIX_BYTES + headerLength);
   // Views into the file's own buffer: no copy (the prefix is 8-aligned, columns keep alignment).
   const take = (bytesPerElement: number): number => {
     const length = count * bytesPerElement;
-    if (at + length > bytes.length - 20) throw new Error('model columns are truncated');
+    if (at + length > end) throw new Error('model columns are truncated');
     const start = at;
     at += length;
     return start;
@@ -190,28 +217,48 @@ function readStoredModel(file: string, files: PackFiles, index: PackIndex, packS
   const depth = header.depthBytes === 2 ? new Uint16Array(storage, take(2), count) : new Uint32Array(storage, take(4), count);
   const inPackType = new Uint8Array(storage, take(1), count);
   const type = new Uint8Array(storage, take(1), count);
-  if (at !== bytes.length - 20) throw new Error('model file has trailing bytes');
-  checkStoredColumns(count, base, byOffset, inPackType, type);
+  if (at !== end) throw new Error('model file has trailing bytes');
+  checkStoredColumns(index, packSize, { inPackType, type, size, resultSize, diskSize, base, depth, byOffset });
   const columns: PackColumns = { offset: index.offsets, inPackType, type, size, resultSize, diskSize, base, depth, byOffset };
   return new PackModel(files, index, index.hash, header.packVersion, packSize, columns);
 }
 
-function readPackTrailer(pack: string, packSize: number, hash: HashAlgorithm): Buffer {
+/** The pack's trailing checksum and its header's version (bytes 4..8, big-endian): what a model file must agree with. */
+function readPackEnds(pack: string, packSize: number, hash: HashAlgorithm): { trailer: Buffer; version: number } {
   const file = RandomAccessFile.open(pack);
   try {
-    return file.read(packSize - hash.size, hash.size);
+    return { trailer: file.read(packSize - hash.size, hash.size), version: file.read(4, 4).readUInt32BE(0) };
   } finally {
     file.close();
   }
 }
 
-/** The checksum catches accidents; these bounds make sure no stored value can index out of range. */
-function checkStoredColumns(count: number, base: Int32Array, byOffset: Uint32Array, inPackType: Uint8Array, type: Uint8Array): void {
-  for (let n = 0; n < count; n++) {
-    const b = base[n]!;
-    if (b < -1 || b >= count || byOffset[n]! >= count) throw new Error('model column out of range');
-    const stored = inPackType[n]!;
-    const resolved = type[n]!;
-    if (resolved < 1 || resolved > 4 || (stored !== resolved && stored !== 6 && stored !== 7)) throw new Error('model type column out of range');
+/** The header as JSON, its every field checked for its type before anything uses it. */
+function parseStoredHeader(text: string): StoredHeader {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error('model header is not JSON');
   }
+  const header = value as Partial<StoredHeader> | null;
+  const isPairs = (pairs: unknown): boolean => Array.isArray(pairs) && pairs.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'number' && typeof pair[1] === 'number');
+  if (
+    typeof header !== 'object' ||
+    header === null ||
+    typeof header.packChecksum !== 'string' ||
+    typeof header.idxChecksum !== 'string' ||
+    typeof header.packSize !== 'number' ||
+    typeof header.packVersion !== 'number' ||
+    typeof header.count !== 'number' ||
+    typeof header.hash !== 'string' ||
+    typeof header.overflow !== 'object' ||
+    header.overflow === null ||
+    !isPairs(header.overflow.size) ||
+    !isPairs(header.overflow.resultSize) ||
+    !isPairs(header.overflow.diskSize)
+  ) {
+    throw new Error('model header has missing or mistyped fields');
+  }
+  return header as StoredHeader;
 }

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fail } from '../errors.ts';
-import type { Repository } from './repository.ts';
+import { discoverRepository, type Repository } from './repository.ts';
 
 // ARCHITECTURE "Safety": PackScope never writes inside a repository. The one test of that rule, for
 // every place PackScope writes: the model cache, a repack preview's temporary directory, a recording.
@@ -30,6 +30,29 @@ export function repositoryRootHolding(file: string, repository: Repository): str
 /** Throws a 'usage' error naming `file` when it is inside the repository; `detail` says what and why, given the root it is in. */
 export function refuseInsideRepository(file: string, repository: Repository, detail: (root: string) => string): void {
   const root = repositoryRootHolding(file, repository);
+  if (root !== undefined) throw fail('usage', file, undefined, detail(root));
+}
+
+/**
+ * The root of whatever repository `file` is or lies below (not only the one being read: a HOME that
+ * is itself a repository holds the default cache), or undefined when it is in none.
+ */
+export function enclosingRepositoryRoot(file: string): string | undefined {
+  const real = realPathOrSelf(path.resolve(file));
+  let existing = real;
+  while (!fs.existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing);
+  let repository: Repository;
+  try {
+    repository = discoverRepository(existing);
+  } catch {
+    return undefined;
+  }
+  return repositoryRootHolding(real, repository);
+}
+
+/** As refuseInsideRepository, for whatever repository `file` is in. */
+export function refuseInsideAnyRepository(file: string, detail: (root: string) => string): void {
+  const root = enclosingRepositoryRoot(file);
   if (root !== undefined) throw fail('usage', file, undefined, detail(root));
 }
 

@@ -14,6 +14,7 @@ import { abortError } from '../git/run-git.ts';
 import type { CurrentLayout, LayoutSummary, SizeChange } from '../report/repack-preview-document.ts';
 import { countLooseObjects, joinByObjectId, summarizeLayout } from './layout-summary.ts';
 import { equivalentRepackCommand, repackPackObjectsArguments, type RepackTuning } from './repack-arguments.ts';
+import { createPreviewDirectory } from './preview-directory.ts';
 import { runPackObjects } from './run-pack-objects.ts';
 import { createShadowObjectsDir } from './shadow-objects.ts';
 
@@ -60,7 +61,7 @@ export interface RepackPreviewRun {
   currentModels: PackModel[];
 }
 
-export const TEMP_PREFIX = 'packscope-repack-';
+export { TEMP_PREFIX } from './preview-directory.ts';
 
 /**
  * Runs `git pack-objects` as `git repack -a -d [-f]` would (repack-arguments.ts), into a new
@@ -85,7 +86,7 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
 
   const tempRoot = path.resolve(options.tempRoot ?? os.tmpdir());
   refuseInsideRepository(tempRoot, repository, (root) => `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`);
-  const temp = fs.mkdtempSync(path.join(tempRoot, TEMP_PREFIX));
+  const temp = createPreviewDirectory(tempRoot);
   try {
     const shadow = path.join(temp, 'objects');
     const outDir = path.join(temp, 'pack');

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { makeDirectories, writeAll, writeFileAtomically } from '../atomic-file.ts';
 import { gitVersionOf } from '../git/git-probe.ts';
 import { probeGit, runGit } from '../git/run-git.ts';
 import type { ObjectStore } from '../model/object-store.ts';
@@ -107,29 +108,43 @@ async function runRecordedCommand(options: RecordOptions, env: NodeJS.ProcessEnv
   }
 }
 
-/** Header line, then the trace copied as git wrote it (streamed; traces can be large). */
+/** Header line, then the trace copied as git wrote it, a chunk at a time (traces can be larger than any string). */
 function writeRecording(output: string, metadata: RecordingMetadata, traceFile: string): void {
-  fs.mkdirSync(path.dirname(output), { recursive: true });
-  const temporary = `${output}.${process.pid}.tmp`;
-  const fd = fs.openSync(temporary, 'w');
+  makeDirectories(path.dirname(output), 0o777);
+  writeFileAtomically(output, 0o644, (fd) => {
+    writeAll(fd, Buffer.from(recordingHeader(metadata)));
+    if (fs.existsSync(traceFile)) forEachChunk(traceFile, (chunk) => writeAll(fd, chunk));
+  });
+}
+
+const CHUNK_BYTES = 1 << 20;
+
+/** Calls `use` with the file's bytes in order, one chunk at a time (the buffer is reused). */
+export function forEachChunk(file: string, use: (chunk: Buffer) => void): void {
+  const input = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   try {
-    fs.writeSync(fd, recordingHeader(metadata));
-    if (fs.existsSync(traceFile)) {
-      const input = fs.openSync(traceFile, 'r');
-      const chunk = Buffer.allocUnsafe(1 << 20);
-      try {
-        for (let position = 0; ; ) {
-          const got = fs.readSync(input, chunk, 0, chunk.length, position);
-          if (got === 0) break;
-          fs.writeSync(fd, chunk, 0, got);
-          position += got;
-        }
-      } finally {
-        fs.closeSync(input);
-      }
+    for (let position = 0; ; ) {
+      const got = fs.readSync(input, chunk, 0, chunk.length, position);
+      if (got === 0) break;
+      use(chunk.subarray(0, got));
+      position += got;
     }
   } finally {
-    fs.closeSync(fd);
+    fs.closeSync(input);
   }
-  fs.renameSync(temporary, output);
+}
+
+/** Pack-access lines (`… <pack> <offset>`) in a recording or trace, counted a chunk at a time. */
+export function countAccessLines(file: string): number {
+  const accessLine = /\.pack \d+$/;
+  let count = 0;
+  let partial = '';
+  forEachChunk(file, (chunk) => {
+    const lines = (partial + chunk.toString('latin1')).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) if (accessLine.test(line)) count++;
+  });
+  if (accessLine.test(partial)) count++;
+  return count;
 }

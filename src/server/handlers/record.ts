@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { PackFormatError } from '../../core/errors.ts';
 import { killProcessGroup } from '../../core/git/run-git.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
-import { repositoryRootHolding } from '../../core/model/outside-repository.ts';
+import { makeDirectories } from '../../core/atomic-file.ts';
+import { enclosingRepositoryRoot, repositoryRootHolding } from '../../core/model/outside-repository.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { recordGitCommand } from '../../core/trace/record-git.ts';
 import { formatCount } from '../../shared/format.ts';
@@ -108,11 +109,19 @@ export function registerRecordHandlers(context: ServerContext): void {
         const cwd = path.resolve(params.cwd);
         const repository = discoverRepository(cwd);
         const output = path.resolve(params.output);
-        if (repositoryRootHolding(output, repository) !== undefined) {
+        // Never inside a repository: the recorded one, a workspace one, one below the recording
+        // directory (checkRecordingOutput says which), or any other, but for a repository that also
+        // holds the recording directory itself (a home directory kept in git): that one is the
+        // storage's own (README, "Trust and safety").
+        const insideRepository = (): never => {
           throw invalid(`${output}: the recording must be written outside the repository; PackScope never writes inside a repository`);
-        }
+        };
+        const enclosing = enclosingRepositoryRoot(output);
+        if (repositoryRootHolding(output, repository) !== undefined) insideRepository();
+        if (context.recordingDirectory === undefined && enclosing !== undefined) insideRepository();
         checkRecordingOutput(output, context.recordingDirectory, context.registry.repositories.map((state) => state.repository));
-        fs.mkdirSync(path.dirname(output), { recursive: true });
+        if (enclosing !== undefined && enclosing !== enclosingRepositoryRoot(context.recordingDirectory!)) insideRepository();
+        makeDirectories(path.dirname(output), 0o777);
         // recordGitCommand reads every pack's model (checksums, object counts): load them in workers first.
         const state = context.registry.get(repository.commonDir);
         let store: ObjectStore;

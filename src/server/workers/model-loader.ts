@@ -52,7 +52,7 @@ export class ModelLoader {
     private readonly maxConcurrentBuilds: number,
     private readonly log: (message: string) => void,
   ) {
-    this.modelStore = new MemoizingModelStore(this);
+    this.modelStore = new MemoizingModelStore(this, log);
   }
 
   peek(files: PackFiles): TimedModel | undefined {
@@ -180,8 +180,11 @@ export class ModelLoader {
 
 /** The in-memory layer over the persisted model files. */
 class MemoizingModelStore extends ModelStore {
-  constructor(private readonly loader: ModelLoader) {
-    super(loader.directory);
+  constructor(
+    private readonly loader: ModelLoader,
+    logSaveFailure: (message: string) => void,
+  ) {
+    super(loader.directory, logSaveFailure);
   }
 
   override load(files: PackFiles, options: BuildOptions = {}): TimedModel {

@@ -1,0 +1,124 @@
+/**
+ * Reads and writes PackScope model-cache files (src/core/model/model-store.ts) column by column, so
+ * that tests can craft them as an attacker would: change columns, then seal the file with the cache's
+ * own key (an attacker who can read it) or without it. Knows format 1 (unkeyed SHA-1 trailer, before
+ * issue 12) and format 2 (HMAC-SHA256 with the key in the cache directory), so that a test crafting
+ * a file works against both and shows what the key changed.
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { PackModel } from '../../src/core/model/pack-model.ts';
+
+export const CACHE_KEY_FILE = 'packscope-model-cache.key';
+
+export interface ModelFile {
+  version: number;
+  header: { count: number; depthBytes: 2 | 4; overflow: { size: [number, number][]; resultSize: [number, number][]; diskSize: [number, number][] }; [field: string]: unknown };
+  size: number[];
+  resultSize: number[];
+  diskSize: number[];
+  base: number[];
+  byOffset: number[];
+  depth: number[];
+  inPackType: number[];
+  type: number[];
+}
+
+export type ColumnName = 'size' | 'resultSize' | 'diskSize' | 'base' | 'byOffset' | 'depth' | 'inPackType' | 'type';
+
+function trailerBytes(version: number): number {
+  return version === 1 ? 20 : 32;
+}
+
+const align8 = (n: number): number => (n + 7) & ~7;
+
+export function readModelFile(bytes: Buffer): ModelFile {
+  const version = bytes.readUInt32LE(8);
+  const headerLength = bytes.readUInt32LE(12);
+  const header = JSON.parse(bytes.toString('utf8', 16, 16 + headerLength)) as ModelFile['header'];
+  const count = header.count;
+  let at = align8(16 + headerLength);
+  const take = (width: 1 | 2 | 4, signed = false): number[] => {
+    const out: number[] = [];
+    for (let n = 0; n < count; n++, at += width) {
+      out.push(width === 1 ? bytes[at]! : width === 2 ? bytes.readUInt16LE(at) : signed ? bytes.readInt32LE(at) : bytes.readUInt32LE(at));
+    }
+    return out;
+  };
+  const file: ModelFile = { version, header, size: take(4), resultSize: take(4), diskSize: take(4), base: take(4, true), byOffset: take(4), depth: take(header.depthBytes), inPackType: take(1), type: take(1) };
+  if (at + trailerBytes(version) !== bytes.length) throw new Error('test helper: unexpected model file layout');
+  return file;
+}
+
+/** The file's bytes with `seal` computing the trailer from everything before it; `depthLayout` lays the depths out at another width than the header says. */
+export function writeModelFile(file: ModelFile, seal: (body: Buffer) => Buffer, depthLayout: 2 | 4 = file.header.depthBytes): Buffer {
+  const headerJson = Buffer.from(JSON.stringify(file.header), 'utf8');
+  const prefix = Buffer.alloc(align8(16 + headerJson.length));
+  prefix.write('PSMODEL\0', 0, 'latin1');
+  prefix.writeUInt32LE(file.version, 8);
+  prefix.writeUInt32LE(headerJson.length, 12);
+  headerJson.copy(prefix, 16);
+  const column = (values: number[], width: 1 | 2 | 4, signed = false): Buffer => {
+    const out = Buffer.alloc(values.length * width);
+    values.forEach((v, n) => {
+      if (width === 1) out[n] = v & 0xff;
+      else if (width === 2) out.writeUInt16LE(v & 0xffff, n * 2);
+      else if (signed) out.writeInt32LE(v | 0, n * 4);
+      else out.writeUInt32LE(v >>> 0, n * 4);
+    });
+    return out;
+  };
+  const body = Buffer.concat([
+    prefix,
+    column(file.size, 4),
+    column(file.resultSize, 4),
+    column(file.diskSize, 4),
+    column(file.base, 4, true),
+    column(file.byOffset, 4),
+    column(file.depth, depthLayout),
+    column(file.inPackType, 1),
+    column(file.type, 1),
+  ]);
+  return Buffer.concat([body, seal(body)]);
+}
+
+/** The trailer the cache itself computes: an attacker who can read the cache's key (or format 1, which had none). */
+export function sealWithCacheKey(cacheDir: string, version: number): (body: Buffer) => Buffer {
+  if (version === 1) return (body) => createHash('sha1').update(body).digest();
+  const key = fs.readFileSync(path.join(cacheDir, CACHE_KEY_FILE));
+  return (body) => createHmac('sha256', key).update(body).digest();
+}
+
+/** A trailer made by someone without the key: format 1's plain SHA-1 worked; format 2 needs the key, so any other key is a guess. */
+export function sealWithoutKey(version: number): (body: Buffer) => Buffer {
+  if (version === 1) return (body) => createHash('sha1').update(body).digest();
+  const guess = randomBytes(32);
+  return (body) => createHmac('sha256', guess).update(body).digest();
+}
+
+/** The one model file in `cacheDir`. */
+export function modelFileIn(cacheDir: string): string {
+  const names = fs.readdirSync(cacheDir).filter((name) => name.endsWith('.psmodel'));
+  if (names.length !== 1) throw new Error(`expected one model file in ${cacheDir}, found ${names.length}`);
+  return path.join(cacheDir, names[0]!);
+}
+
+/** Everything a model says about its pack, as plain data: two models of one pack must give the same. */
+export function modelSnapshot(model: PackModel): unknown {
+  const c = model.columns;
+  return {
+    packVersion: model.packVersion,
+    packSize: model.packSize,
+    count: model.count,
+    inPackType: Array.from(c.inPackType),
+    type: Array.from(c.type),
+    size: [Array.from(c.size.low), [...c.size.overflow]],
+    resultSize: [Array.from(c.resultSize.low), [...c.resultSize.overflow]],
+    diskSize: [Array.from(c.diskSize.low), [...c.diskSize.overflow]],
+    base: Array.from(c.base),
+    depth: [c.depth.BYTES_PER_ELEMENT, Array.from(c.depth)],
+    byOffset: Array.from(c.byOffset),
+    offset: Array.from(c.offset),
+  };
+}
