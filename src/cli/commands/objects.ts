@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { fail } from '../../core/errors.ts';
+import { fail, type PackFormatError } from '../../core/errors.ts';
 import type { PackModel } from '../../core/model/pack-model.ts';
 import { AsciiWriter } from '../ascii-writer.ts';
 import { TYPE_NAMES } from '../../core/format/pack-file.ts';
@@ -57,6 +57,7 @@ function runObjects(argv: string[], progress: Progress): number {
   const lastUse = Float64Array.from(store.packs, (_, position) => -position);
   let clock = 0;
   const emptyTreeBytes = Buffer.from(emptyTree, 'hex');
+  const midxFaults = new Map<string, PackFormatError>();
   const lookup = (holders: number[], objects: number[]): void => {
     const first = models[holders[0]!]!.index;
     const oid = first.oidBytes(objects[0]!);
@@ -71,7 +72,13 @@ function runObjects(argv: string[], progress: Progress): number {
       const pack = holders[h]!;
       if (!covered[pack] && (chosen < 0 || lastUse[pack]! > lastUse[holders[chosen]!]!)) chosen = h;
     }
-    if (chosen < 0) return;
+    if (chosen < 0) {
+      // Only packs a MIDX covers hold it and the MIDX does not lead there: git prints it missing.
+      const fault = store.midxFaultFor(oid);
+      if (fault && !midxFaults.has(fault.message)) midxFaults.set(fault.message, fault);
+      out.hex(oid, 0, hashSize).text(' missing').endLine();
+      return;
+    }
     lastUse[holders[chosen]!] = ++clock;
     print(models[holders[chosen]!]!, objects[chosen]!);
   };
@@ -92,6 +99,7 @@ function runObjects(argv: string[], progress: Progress): number {
     lookup,
   );
   out.flush();
+  for (const fault of midxFaults.values()) process.stderr.write(`packscope: warning: ${fault.message} (git multi-pack-index verify reports it; git cat-file prints such objects as missing, and so does this list)\n`);
   return 0;
 }
 

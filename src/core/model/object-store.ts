@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fail } from '../errors.ts';
+import { fail, type PackFormatError } from '../errors.ts';
 import { loadMultiPackIndex, type MultiPackIndex } from '../format/midx.ts';
 import type { BuildOptions } from './build-pack-model.ts';
 import { MergedNameIndex } from './merged-names.ts';
@@ -167,7 +167,7 @@ export class ObjectStore {
     }
     if (wanted.length === fullLength) {
       const found = this.locate(wanted);
-      if (!found) throw fail('not-found', undefined, undefined, `object ${wanted} is not in any pack of ${this.repository.gitDir}`);
+      if (!found) throw this.midxFaultFor(Buffer.from(wanted, 'hex')) ?? fail('not-found', undefined, undefined, `object ${wanted} is not in any pack of ${this.repository.gitDir}`);
       return found;
     }
     const matches = new Set<string>();
@@ -187,6 +187,25 @@ export class ObjectStore {
     if (matches.size === 0) throw fail('not-found', undefined, undefined, `no object in any pack of ${this.repository.gitDir} starts with ${wanted}`);
     if (matches.size > 1) throw fail('ambiguous', undefined, undefined, `prefix ${wanted} is ambiguous: ${[...matches].sort().join(', ')} …`);
     return this.locate([...matches][0]!)!;
+  }
+
+  /**
+   * When a pack that a MIDX covers holds `oid` but the MIDX does not lead to it (git then reports
+   * the object missing), what is wrong with the MIDX, at its byte offset; undefined otherwise.
+   */
+  midxFaultFor(oid: Uint8Array): PackFormatError | undefined {
+    if (this.midxByObjectsDir.size === 0) return undefined;
+    for (const pack of this.packs) {
+      if (!this.coveredByMidx(pack) || this.unreadable.has(pack.files.pack)) continue;
+      const model = this.model(pack);
+      const object = model.index.find(oid);
+      if (object < 0) continue;
+      const midx = this.midxByObjectsDir.get(pack.objectsDir)!;
+      const hit = midx.lookup(oid);
+      if (hit && hit.packName === pack.idxName && hit.offset === model.columns.offset[object]) continue;
+      return midx.faultFor(oid, pack.idxName, model.columns.offset[object]!);
+    }
+    return undefined;
   }
 
   private packByMidxName(objectsDir: string, idxName: string): PackLocation | undefined {
