@@ -76,8 +76,10 @@ export class MultiPackIndex {
         }
       }
     }
+    // The entry where the id belongs: a damaged id is there or just before it.
     const last = this.layers[this.layers.length - 1]!;
-    return fail('mismatch', last.file, last.namesAt, `the multi-pack-index does not list ${hex}, which ${packName} holds at offset ${offset}`);
+    const entry = lowerBound(last, oid);
+    return fail('mismatch', last.file, last.namesAt + entry * last.hash.size, `the multi-pack-index does not list ${hex}, which ${packName} holds at offset ${offset} (its object list would have it at entry ${entry})`);
   }
 }
 
@@ -95,6 +97,20 @@ function findInLayer(layer: MidxLayer, oid: Uint8Array): number {
     else high = mid;
   }
   return -1;
+}
+
+/** The first position in the layer's sorted object list whose id is not below `oid`. */
+function lowerBound(layer: MidxLayer, oid: Uint8Array): number {
+  const size = layer.hash.size;
+  let low = 0;
+  let high = layer.count;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const at = layer.namesAt + mid * size;
+    if (Buffer.compare(layer.bytes.subarray(at, at + size), oid.subarray(0, size)) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 function layerEntry(layer: MidxLayer, position: number): { packId: number; offset: number } {
