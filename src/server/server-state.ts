@@ -156,7 +156,8 @@ export class ServerState implements ServerContext {
     this.log(`repositories: ${this.registry.repositories.map((r) => r.id).join(', ') || 'none'}; model cache ${this.loader.directory}`);
   }
 
-  async ensureModel(state: RepositoryState, pack: PackLocation, token?: CancellationToken, progress?: WorkDoneProgressReporter): Promise<TimedModel> {
+  /** `bulk`: one of many packs loaded in a row (the warm-up, every pack of a repository): small ones load on this thread. */
+  async ensureModel(state: RepositoryState, pack: PackLocation, token?: CancellationToken, progress?: WorkDoneProgressReporter, bulk = false): Promise<TimedModel> {
     const name = path.basename(pack.files.pack);
     const ready = this.loader.peek(pack.files);
     if (ready) return ready;
@@ -165,6 +166,7 @@ export class ServerState implements ServerContext {
       const cancelled = token ? cancelledPromise(token) : undefined;
       return await this.loader.ensure(pack.files, state.repository.hash, {
         ...(cancelled ? { cancelled } : {}),
+        bulk,
         onProgress: (done, total) => progress?.report(total === 0 ? 100 : Math.floor((100 * done) / total), `${formatCount(done)} of ${formatCount(total)} objects`),
       });
     } catch (error) {
@@ -183,7 +185,7 @@ export class ServerState implements ServerContext {
       // A damaged pack is listed with its error; lookups go on over the others.
       if (this.loader.peek(pack.files) || state.store.isUnreadable(pack)) continue;
       try {
-        await this.ensureModel(state, pack, token, progress);
+        await this.ensureModel(state, pack, token, progress, true);
       } catch (error) {
         // ensureModel marked it unreadable and recorded its error for the listing.
         if (error instanceof LoadCancelled) throw error;
@@ -241,7 +243,7 @@ export class ServerState implements ServerContext {
       try {
         for (const { state, pack } of pending) {
           try {
-            await this.ensureModel(state, pack);
+            await this.ensureModel(state, pack, undefined, undefined, true);
           } catch (error) {
             this.log(`${pack.files.pack}: ${errorMessage(error)}`);
           }

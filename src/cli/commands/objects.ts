@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
-import { fail } from '../../core/errors.ts';
+import { fail, type PackFormatError } from '../../core/errors.ts';
 import type { PackModel } from '../../core/model/pack-model.ts';
 import { AsciiWriter } from '../ascii-writer.ts';
 import { TYPE_NAMES } from '../../core/format/pack-file.ts';
+import { forEachDistinctName } from '../../core/model/merged-names.ts';
 import { openObjectStore } from '../open-target.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
@@ -49,29 +50,37 @@ function runObjects(argv: string[], progress: Progress): number {
   };
   // git's lookup (§1.12): every MIDX first, then the packs no MIDX covers in most-recently-used
   // order; the pack a lookup hits moves to the front, so duplicates depend on what came before.
+  // A pack's place in that list is its last use: a stamp, larger for more recent, so that moving
+  // to the front is O(1); packs not used yet keep their search order behind every used one.
   const midxes = [...store.midxByObjectsDir.values()];
-  const mru = store.packs.map((pack, i) => ({ pack, model: models[i]! })).filter(({ pack }) => !store.coveredByMidx(pack));
-  const lookup = (oidHex: string, holders: number[]): void => {
-    if (oidHex === emptyTree) return printEmptyTree();
-    if (midxes.length > 0 || holders.length > 1) {
-      const oid = Buffer.from(oidHex, 'hex');
-      for (const midx of midxes) {
-        const hit = midx.lookup(oid);
-        if (!hit) continue;
-        const located = store.locate(oidHex);
-        if (located) return print(located.model, located.object);
-      }
+  const covered = store.packs.map((pack) => store.coveredByMidx(pack));
+  const lastUse = Float64Array.from(store.packs, (_, position) => -position);
+  let clock = 0;
+  const emptyTreeBytes = Buffer.from(emptyTree, 'hex');
+  const midxFaults = new Map<string, PackFormatError>();
+  const lookup = (holders: number[], objects: number[]): void => {
+    const first = models[holders[0]!]!.index;
+    const oid = first.oidBytes(objects[0]!);
+    if (oid.equals(emptyTreeBytes)) return printEmptyTree();
+    for (const midx of midxes) {
+      if (!midx.lookup(oid)) continue;
+      const located = store.locate(oid.toString('hex'));
+      if (located) return print(located.model, located.object);
     }
-    for (let position = 0; position < mru.length; position++) {
-      const { pack, model } = mru[position]!;
-      const index = models.indexOf(model);
-      if (!holders.includes(index)) continue;
-      if (position > 0) {
-        mru.splice(position, 1);
-        mru.unshift({ pack, model });
-      }
-      return print(model, model.index.find(Buffer.from(oidHex, 'hex')));
+    let chosen = -1;
+    for (let h = 0; h < holders.length; h++) {
+      const pack = holders[h]!;
+      if (!covered[pack] && (chosen < 0 || lastUse[pack]! > lastUse[holders[chosen]!]!)) chosen = h;
     }
+    if (chosen < 0) {
+      // Only packs a MIDX covers hold it and the MIDX does not lead there: git prints it missing.
+      const fault = store.midxFaultFor(oid);
+      if (fault && !midxFaults.has(fault.message)) midxFaults.set(fault.message, fault);
+      out.hex(oid, 0, hashSize).text(' missing').endLine();
+      return;
+    }
+    lastUse[holders[chosen]!] = ++clock;
+    print(models[holders[chosen]!]!, objects[chosen]!);
   };
   if (models.length === 1 && midxes.length === 0) {
     // One pack and no MIDX: every lookup lands in it, in idx order.
@@ -84,24 +93,13 @@ function runObjects(argv: string[], progress: Progress): number {
     out.flush();
     return 0;
   }
-  // k-way merge of the idx name tables (each already sorted), one lookup per distinct id.
-  const cursor = models.map(() => 0);
-  const heads = models.map((m) => (m.count > 0 ? m.oidHex(0) : undefined));
-  for (;;) {
-    let smallest: string | undefined;
-    for (const head of heads) if (head !== undefined && (smallest === undefined || head < smallest)) smallest = head;
-    if (smallest === undefined) break;
-    const holders: number[] = [];
-    heads.forEach((head, i) => {
-      if (head === smallest) holders.push(i);
-    });
-    lookup(smallest, holders);
-    for (const i of holders) {
-      cursor[i]!++;
-      heads[i] = cursor[i]! < models[i]!.count ? models[i]!.oidHex(cursor[i]!) : undefined;
-    }
-  }
+  // The idx name tables are each sorted: merge them, one lookup per distinct id.
+  forEachDistinctName(
+    models.map((model) => model.index),
+    lookup,
+  );
   out.flush();
+  for (const fault of midxFaults.values()) process.stderr.write(`packscope: warning: ${fault.message} (git multi-pack-index verify reports it; git cat-file prints such objects as missing, and so does this list)\n`);
   return 0;
 }
 

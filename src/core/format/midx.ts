@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fail } from '../errors.ts';
+import { fail, type PackFormatError } from '../errors.ts';
 import { hashAlgorithmByFormatId, type HashAlgorithm } from './hash-algorithm.ts';
 import { readWholeFile } from './random-access-file.ts';
 
@@ -37,8 +37,8 @@ export class MultiPackIndex {
     return this.layers.flatMap((layer) => layer.packNames);
   }
 
-  /** The (pack name, offset) the MIDX assigns to `oid`, or undefined. */
-  lookup(oid: Uint8Array): { packName: string; offset: number } | undefined {
+  /** The (pack name, offset) the MIDX assigns to `oid` (and where its OOFF entry is), or undefined. */
+  lookup(oid: Uint8Array): { packName: string; offset: number; file: string; entryAt: number } | undefined {
     let packBase = 0;
     const bases: number[] = [];
     for (const layer of this.layers) {
@@ -53,9 +53,33 @@ export class MultiPackIndex {
       const { packId, offset } = layerEntry(layer, position);
       const packName = layer.packNames[packId];
       if (packName === undefined) throw fail('bad-offset', layer.file, layer.offsetsAt + position * 8, `object refers to pack id ${packId + bases[l]!}, but the MIDX names ${packBase} packs`);
-      return { packName, offset };
+      return { packName, offset, file: layer.file, entryAt: layer.offsetsAt + position * 8 };
     }
     return undefined;
+  }
+
+  /**
+   * Why this MIDX does not answer `oid` with (`packName`, `offset`), where that pack's own idx has it:
+   * the bytes at fault, as `git multi-pack-index verify` checks them (the object list in order,
+   * each entry's pack and offset). git itself then reports the object missing.
+   */
+  faultFor(oid: Uint8Array, packName: string, offset: number): PackFormatError {
+    const hex = Buffer.from(oid).toString('hex');
+    const hit = this.lookup(oid);
+    if (hit) return fail('mismatch', hit.file, hit.entryAt, `the multi-pack-index gives ${hex} at offset ${hit.offset} of ${hit.packName}, but ${packName} holds it at offset ${offset}`);
+    for (const layer of this.layers) {
+      const size = layer.hash.size;
+      for (let i = 1; i < layer.count; i++) {
+        const at = layer.namesAt + i * size;
+        if (Buffer.compare(layer.bytes.subarray(at - size, at), layer.bytes.subarray(at, at + size)) >= 0) {
+          return fail('mismatch', layer.file, at, `the multi-pack-index's object list is out of order at entry ${i} (${layer.bytes.toString('hex', at, at + size)}), so it does not find ${hex}, which ${packName} holds`);
+        }
+      }
+    }
+    // The entry where the id belongs: a damaged id is there or just before it.
+    const last = this.layers[this.layers.length - 1]!;
+    const entry = lowerBound(last, oid);
+    return fail('mismatch', last.file, last.namesAt + entry * last.hash.size, `the multi-pack-index does not list ${hex}, which ${packName} holds at offset ${offset} (its object list would have it at entry ${entry})`);
   }
 }
 
@@ -73,6 +97,20 @@ function findInLayer(layer: MidxLayer, oid: Uint8Array): number {
     else high = mid;
   }
   return -1;
+}
+
+/** The first position in the layer's sorted object list whose id is not below `oid`. */
+function lowerBound(layer: MidxLayer, oid: Uint8Array): number {
+  const size = layer.hash.size;
+  let low = 0;
+  let high = layer.count;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const at = layer.namesAt + mid * size;
+    if (Buffer.compare(layer.bytes.subarray(at, at + size), oid.subarray(0, size)) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 function layerEntry(layer: MidxLayer, position: number): { packId: number; offset: number } {

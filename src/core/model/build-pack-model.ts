@@ -201,7 +201,8 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
 
   const wantResultSizes = options.resultSizes ?? true;
   // A header-only scan reads small windows so that large objects are skipped, not read.
-  const window = new PackWindow(pack, wantResultSizes ? WINDOW_BYTES : HEADER_SCAN_WINDOW_BYTES);
+  // Never wider than the pack: 3,000 one-object packs each allocating 8 MiB spent most of a build in GC.
+  const window = new PackWindow(pack, Math.max(1, Math.min(pack.size, wantResultSizes ? WINDOW_BYTES : HEADER_SCAN_WINDOW_BYTES)));
   const entry = new ObjectHeader();
   const inflater = new InflateHead(DELTA_HEADER_BYTES);
   const progressEvery = 1 << 16;

@@ -1,12 +1,19 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fail } from '../errors.ts';
+import { fail, type PackFormatError } from '../errors.ts';
 import { readRepositoryTextFile, SMALL_TEXT_FILE_MAX_BYTES } from '../format/checked-file.ts';
 import { loadMultiPackIndex, type MultiPackIndex } from '../format/midx.ts';
 import type { BuildOptions } from './build-pack-model.ts';
+import { MergedNameIndex } from './merged-names.ts';
 import { ModelStore, type LoadedModel } from './model-store.ts';
 import type { PackFiles, PackModel } from './pack-model.ts';
 import type { Repository } from './repository.ts';
+
+/**
+ * Above this many packs a lookup searches one merged table of every pack's ids instead of each
+ * pack's idx in turn (3,000 one-object packs made every lookup 3,000 binary searches).
+ */
+const MERGED_INDEX_MIN_PACKS = 16;
 
 /** git's limit on nested alternates (`link_alt_odb_entries`: depth > 5 is an error). */
 const MAX_ALTERNATE_DEPTH = 5;
@@ -41,6 +48,15 @@ export class ObjectStore {
 
   /** True when the hash algorithm is not known from a repository and is inferred from each idx. */
   private inferHash = false;
+
+  /** Packs by objects directory and idx name, for the pack a MIDX names. */
+  private packsByMidxName: Map<string, PackLocation> | undefined;
+  private readonly midxPackNames = new Map<MultiPackIndex, Set<string>>();
+  /** Every readable pack's ids in one table (see MERGED_INDEX_MIN_PACKS), built on the first lookup. */
+  private merged: { index: MergedNameIndex; packs: PackLocation[] } | undefined;
+
+  /** Idx searches made by lookups (one per pack tried, one per merged-table search): tests count them. */
+  idxSearches = 0;
 
   /** One pack file on its own (a path to a .pack or .idx), outside or inside a repository. */
   static forSinglePack(repository: Repository, files: PackFiles, modelStore: ModelStore, inferHash: boolean): ObjectStore {
@@ -82,6 +98,7 @@ export class ObjectStore {
   /** Leaves a damaged pack out of lookups (the server lists it with its error; hovers keep working). */
   markUnreadable(pack: PackLocation): void {
     this.unreadable.add(pack.files.pack);
+    this.merged = undefined;
   }
 
   isUnreadable(pack: PackLocation): boolean {
@@ -90,7 +107,11 @@ export class ObjectStore {
 
   /** Packs a MIDX of their objects directory covers: git looks them up only through the MIDX. */
   coveredByMidx(pack: PackLocation): boolean {
-    return this.midxByObjectsDir.get(pack.objectsDir)?.packNames.includes(pack.idxName) ?? false;
+    const midx = this.midxByObjectsDir.get(pack.objectsDir);
+    if (!midx) return false;
+    let names = this.midxPackNames.get(midx);
+    if (!names) this.midxPackNames.set(midx, (names = new Set(midx.packNames)));
+    return names.has(pack.idxName);
   }
 
   /** The model of one pack, built (or read from the model store) on first use. */
@@ -113,15 +134,25 @@ export class ObjectStore {
     for (const [objectsDir, midx] of this.midxByObjectsDir) {
       const hit = midx.lookup(oid);
       if (!hit) continue;
-      const pack = this.packs.find((p) => p.objectsDir === objectsDir && p.idxName === hit.packName);
+      const pack = this.packByMidxName(objectsDir, hit.packName);
       if (!pack || this.unreadable.has(pack.files.pack)) continue;
       const model = this.model(pack);
+      this.idxSearches++;
       const object = model.index.find(oid);
       if (object >= 0 && model.columns.offset[object] === hit.offset) return { pack, model, object };
+    }
+    const merged = this.mergedIndex();
+    if (merged) {
+      this.idxSearches++;
+      const hit = merged.index.find(oid);
+      if (!hit) return undefined;
+      const pack = merged.packs[hit.holder]!;
+      return { pack, model: this.model(pack), object: hit.object };
     }
     for (const pack of this.packs) {
       if (this.coveredByMidx(pack) || this.unreadable.has(pack.files.pack)) continue;
       const model = this.model(pack);
+      this.idxSearches++;
       const object = model.index.find(oid);
       if (object >= 0) return { pack, model, object };
     }
@@ -137,19 +168,70 @@ export class ObjectStore {
     }
     if (wanted.length === fullLength) {
       const found = this.locate(wanted);
-      if (!found) throw fail('not-found', undefined, undefined, `object ${wanted} is not in any pack of ${this.repository.gitDir}`);
+      if (!found) throw this.midxFaultFor(Buffer.from(wanted, 'hex')) ?? fail('not-found', undefined, undefined, `object ${wanted} is not in any pack of ${this.repository.gitDir}`);
       return found;
     }
     const matches = new Set<string>();
-    for (const pack of this.packs) {
-      if (this.unreadable.has(pack.files.pack)) continue;
-      const model = this.model(pack);
-      for (const n of model.findPrefix(wanted, 2)) matches.add(model.oidHex(n));
-      if (matches.size > 1) break;
+    const merged = this.mergedIndex();
+    if (merged) {
+      this.idxSearches++;
+      for (const id of merged.index.idsWithPrefix(wanted, 2)) matches.add(id);
+    } else {
+      for (const pack of this.packs) {
+        if (this.unreadable.has(pack.files.pack)) continue;
+        const model = this.model(pack);
+        this.idxSearches++;
+        for (const n of model.findPrefix(wanted, 2)) matches.add(model.oidHex(n));
+        if (matches.size > 1) break;
+      }
     }
     if (matches.size === 0) throw fail('not-found', undefined, undefined, `no object in any pack of ${this.repository.gitDir} starts with ${wanted}`);
     if (matches.size > 1) throw fail('ambiguous', undefined, undefined, `prefix ${wanted} is ambiguous: ${[...matches].sort().join(', ')} …`);
     return this.locate([...matches][0]!)!;
+  }
+
+  /**
+   * When a pack that a MIDX covers holds `oid` but the MIDX does not lead to it (git then reports
+   * the object missing), what is wrong with the MIDX, at its byte offset; undefined otherwise.
+   */
+  midxFaultFor(oid: Uint8Array): PackFormatError | undefined {
+    if (this.midxByObjectsDir.size === 0) return undefined;
+    for (const pack of this.packs) {
+      if (!this.coveredByMidx(pack) || this.unreadable.has(pack.files.pack)) continue;
+      const model = this.model(pack);
+      const object = model.index.find(oid);
+      if (object < 0) continue;
+      const midx = this.midxByObjectsDir.get(pack.objectsDir)!;
+      const hit = midx.lookup(oid);
+      if (hit && hit.packName === pack.idxName && hit.offset === model.columns.offset[object]) continue;
+      return midx.faultFor(oid, pack.idxName, model.columns.offset[object]!);
+    }
+    return undefined;
+  }
+
+  private packByMidxName(objectsDir: string, idxName: string): PackLocation | undefined {
+    if (!this.packsByMidxName) {
+      this.packsByMidxName = new Map();
+      for (const pack of this.packs) {
+        const key = `${pack.objectsDir}\0${pack.idxName}`;
+        if (!this.packsByMidxName.has(key)) this.packsByMidxName.set(key, pack);
+      }
+    }
+    return this.packsByMidxName.get(`${objectsDir}\0${idxName}`);
+  }
+
+  /**
+   * The merged table over every readable pack, in search order, when there are enough packs for it
+   * to pay; a lookup's answer is the first pack no MIDX covers, as in the loop it replaces.
+   */
+  private mergedIndex(): { index: MergedNameIndex; packs: PackLocation[] } | undefined {
+    if (this.merged) return this.merged;
+    const packs = this.packs.filter((pack) => !this.unreadable.has(pack.files.pack));
+    if (packs.length < MERGED_INDEX_MIN_PACKS) return undefined;
+    const indexes = packs.map((pack) => this.model(pack).index);
+    const index = MergedNameIndex.build(indexes, this.repository.hash.size, (position) => !this.coveredByMidx(packs[position]!));
+    this.merged = { index, packs };
+    return this.merged;
   }
 }
 

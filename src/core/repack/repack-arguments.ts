@@ -22,14 +22,33 @@ function configBool(config: Map<string, string>, key: string): boolean | undefin
   return /^-?\d+$/.test(value) ? Number(value) !== 0 : undefined;
 }
 
-function hasPromisorRemote(config: Map<string, string>): boolean {
-  if (config.has('extensions.partialclone')) return true;
-  for (const [key, value] of config) if (/^remote\..*\.promisor$/.test(key) && configBool(new Map([[key, value]]), key)) return true;
-  return false;
+/** The promisor remotes a configuration names (`extensions.partialClone`, `remote.<name>.promisor`), as git's promisor-remote.c finds them. */
+export function promisorRemotes(config: Map<string, string>): string[] {
+  const remotes = new Set<string>();
+  const partialClone = config.get('extensions.partialclone');
+  if (partialClone !== undefined && partialClone !== '') remotes.add(partialClone);
+  for (const key of config.keys()) {
+    const match = /^remote\.(.*)\.promisor$/.exec(key);
+    if (match && configBool(config, key)) remotes.add(match[1]!);
+  }
+  return [...remotes];
 }
 
 /**
- * The pack-objects arguments `git repack -a -d [-f]` passes, in its order (git 2.39 builtin/repack.c
+ * What keeps pack-objects (and any git it starts) from fetching a promisor's missing objects:
+ * GIT_NO_LAZY_FETCH (git 2.39.4 and later; earlier ones ignore it), and every transport refused
+ * (`protocol.allow=never` through GIT_CONFIG_COUNT, git 2.31 and later) for those that ignore it.
+ */
+export const NO_LAZY_FETCH_ENVIRONMENT: Readonly<Record<string, string>> = {
+  GIT_NO_LAZY_FETCH: '1',
+  GIT_CONFIG_COUNT: '1',
+  GIT_CONFIG_KEY_0: 'protocol.allow',
+  GIT_CONFIG_VALUE_0: 'never',
+};
+
+/**
+ * The pack-objects arguments `git repack -a -d [-f]` passes, in its order, for the repository's
+ * effective configuration (`config`, as git resolves it: readEffectiveConfig) (git 2.39 builtin/repack.c
  * prepare_pack_objects and cmd_repack, confirmed with GIT_TRACE=1 git repack -adf):
  *   pack-objects [--window=N] [--depth=N] [--threads=N] [--no-reuse-delta] [--delta-base-offset] <base>
  *     --keep-true-parents [--honor-pack-keep] --non-empty --all --reflog --indexed-objects
@@ -37,8 +56,7 @@ function hasPromisorRemote(config: Map<string, string>): boolean {
  * `--quiet` is replaced by `--progress`, since the preview shows git's progress; the extra options come last.
  * Not reproduced: repack's separate pack of promisor objects (`--keep-pack=` of that pack).
  */
-export function repackPackObjectsArguments(repository: Repository, tuning: RepackTuning, basePath: string): string[] {
-  const config = repository.config;
+export function repackPackObjectsArguments(repository: Repository, config: Map<string, string>, tuning: RepackTuning, basePath: string): string[] {
   const args = ['pack-objects'];
   if (tuning.window !== undefined) args.push(`--window=${tuning.window}`);
   if (tuning.depth !== undefined) args.push(`--depth=${tuning.depth}`);
@@ -54,7 +72,7 @@ export function repackPackObjectsArguments(repository: Repository, tuning: Repac
   args.push('--keep-true-parents');
   if (!packKeptObjects) args.push('--honor-pack-keep');
   args.push('--non-empty', '--all', '--reflog', '--indexed-objects');
-  if (hasPromisorRemote(config)) args.push('--exclude-promisor-objects');
+  if (promisorRemotes(config).length > 0) args.push('--exclude-promisor-objects');
   if (writeBitmaps > 0) args.push('--write-bitmap-index');
   else if (writeBitmaps < 0) args.push('--write-bitmap-index-quiet');
   if (configBool(config, 'repack.usedeltaislands')) args.push('--delta-islands');

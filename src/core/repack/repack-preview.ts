@@ -9,11 +9,12 @@ import { refuseInsideRepository } from '../model/outside-repository.ts';
 import type { PackModel } from '../model/pack-model.ts';
 import type { Repository } from '../model/repository.ts';
 import type { GitProgress } from '../git/git-progress.ts';
+import { readEffectiveConfig } from '../git/effective-config.ts';
 import { gitVersionOf } from '../git/git-probe.ts';
 import { abortError } from '../git/run-git.ts';
 import type { CurrentLayout, LayoutSummary, SizeChange } from '../report/repack-preview-document.ts';
 import { countLooseObjects, joinByObjectId, summarizeLayout } from './layout-summary.ts';
-import { equivalentRepackCommand, repackPackObjectsArguments, type RepackTuning } from './repack-arguments.ts';
+import { equivalentRepackCommand, NO_LAZY_FETCH_ENVIRONMENT, promisorRemotes, repackPackObjectsArguments, type RepackTuning } from './repack-arguments.ts';
 import { createPreviewDirectory } from './preview-directory.ts';
 import { runPackObjects } from './run-pack-objects.ts';
 import { createShadowObjectsDir } from './shadow-objects.ts';
@@ -59,6 +60,8 @@ export interface RepackPreviewRun {
   previewModel: PackModel;
   /** The current local packs' models, in git's search order. */
   currentModels: PackModel[];
+  /** What the preview leaves out (a partial clone's promisor packs), for the document's warnings. */
+  warnings: string[];
 }
 
 export { TEMP_PREFIX } from './preview-directory.ts';
@@ -83,6 +86,17 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
   options.onProgress?.({ phase: 'Reading current packs', done: local.length, total: local.length, finished: true });
   const current = { ...summarizeLayout(currentModels), looseObjects: countLooseObjects(repository.objectsDir, repository.hash.size * 2) };
   if (options.signal?.aborted) throw abortError(options.signal);
+  // As git reads it (includes, includeIf, config.worktree): a promisor remote named only in an
+  // included file still makes this a partial clone.
+  const config = await readEffectiveConfig(git, repository.gitDir, options.signal);
+  const promisors = promisorRemotes(config);
+  const promisorObjects = local.reduce((sum, pack, k) => sum + (fs.existsSync(pack.files.pack.replace(/\.pack$/, '.promisor')) ? currentModels[k]!.count : 0), 0);
+  const warnings: string[] = [];
+  const partialClone =
+    promisors.length === 0
+      ? ''
+      : `${repository.gitDir} is a partial clone (promisor remote ${promisors.join(', ')}): the preview covers only the objects outside its promisor packs; the ${promisorObjects} objects of its promisor packs, and the objects the clone does not have, are left out (git repack rewrites promisor packs into one promisor pack of their own, which a preview does not), and nothing is fetched`;
+  if (partialClone !== '') warnings.push(partialClone);
 
   const tempRoot = path.resolve(options.tempRoot ?? os.tmpdir());
   refuseInsideRepository(tempRoot, repository, (root) => `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`);
@@ -92,13 +106,17 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
     const outDir = path.join(temp, 'pack');
     fs.mkdirSync(outDir);
     createShadowObjectsDir(repository.objectsDir, shadow);
-    const args = [`--git-dir=${repository.gitDir}`, ...repackPackObjectsArguments(repository, options, path.join(outDir, 'pack'))];
-    const env = { GIT_OBJECT_DIRECTORY: shadow };
+    const args = [`--git-dir=${repository.gitDir}`, ...repackPackObjectsArguments(repository, config, options, path.join(outDir, 'pack'))];
+    // A preview never fetches: in a partial clone, a missing object stays missing.
+    const env: Record<string, string> = { GIT_OBJECT_DIRECTORY: shadow, ...(promisors.length > 0 ? NO_LAZY_FETCH_ENVIRONMENT : {}) };
     const started = performance.now();
     const { stdout } = await runPackObjects({ git, args, env, cwd: temp, signal: options.signal, onProgress: options.onProgress, onSpawn: options.onSpawn });
     const seconds = (performance.now() - started) / 1000;
     const name = stdout.trim().split('\n').pop() ?? '';
     const stem = path.join(outDir, `pack-${name}`);
+    if (name === '' && partialClone !== '') {
+      throw fail('not-found', repository.gitDir, undefined, `nothing to preview: every object is in a promisor pack. ${partialClone}.`);
+    }
     if (!/^[0-9a-f]{40,64}$/.test(name) || !fs.existsSync(`${stem}.pack`)) {
       throw fail('io', outDir, undefined, `git pack-objects wrote no pack (it printed "${stdout.trim()}")`);
     }
@@ -123,6 +141,7 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
       },
       previewModel,
       currentModels,
+      warnings,
     };
   } finally {
     fs.rmSync(temp, { recursive: true, force: true });

@@ -5,7 +5,9 @@ import type { Repository } from '../model/repository.ts';
 import type { EstimateAccuracy, LocalitySummary, WriteOrderEstimate } from '../report/repack-preview-document.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
 import { DEFAULT_PAGE_CACHE } from './recording-layouts.ts';
+import { readEffectiveConfig } from '../git/effective-config.ts';
 import { runGitCapture } from '../git/run-git.ts';
+import { NO_LAZY_FETCH_ENVIRONMENT, promisorRemotes } from './repack-arguments.ts';
 import { computeWriteOrder } from './write-order.ts';
 
 /** The estimated layout: the selection's ids in input order and where each would be written. */
@@ -43,9 +45,13 @@ export async function estimateWriteOrder(options: EstimateOptions): Promise<{ es
   const gitDir = `--git-dir=${repository.gitDir}`;
   const hashSize = repository.hash.size;
   const revListArgs = [gitDir, 'rev-list', '--objects', '--all', '--reflog', '--indexed-objects'];
+  // In a partial clone the walk leaves out what pack-objects leaves out, and fetches nothing.
+  const partialClone = promisorRemotes(await readEffectiveConfig(git, repository.gitDir, options.signal)).length > 0;
+  if (partialClone) revListArgs.push('--exclude-promisor-objects');
+  const env = partialClone ? NO_LAZY_FETCH_ENVIRONMENT : undefined;
   const showRefArgs = [gitDir, 'show-ref', '--tags', '-d'];
   const [listing, tagRefs] = await Promise.all([
-    runGitCapture(git, revListArgs, { cwd: repository.gitDir, signal: options.signal }),
+    runGitCapture(git, revListArgs, { cwd: repository.gitDir, signal: options.signal, env }),
     runGitCapture(git, showRefArgs, { cwd: repository.gitDir, signal: options.signal, okStatuses: [1] }),
   ]);
   const tagTargets = new Set(tagRefs.toString('latin1').split('\n').map((line) => line.slice(0, hashSize * 2)).filter((hex) => hex.length === hashSize * 2));
@@ -84,7 +90,7 @@ export async function estimateWriteOrder(options: EstimateOptions): Promise<{ es
   const catFileArgs = [gitDir, 'cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize:disk)'];
   if (unpacked.length > 0) {
     const input = unpacked.map((i) => oids.toString('hex', i * hashSize, (i + 1) * hashSize)).join('\n') + '\n';
-    const answer = (await runGitCapture(git, catFileArgs, { cwd: repository.gitDir, input, signal: options.signal })).toString('latin1').split('\n');
+    const answer = (await runGitCapture(git, catFileArgs, { cwd: repository.gitDir, input, signal: options.signal, env })).toString('latin1').split('\n');
     unpacked.forEach((i, k) => {
       const [, typeName, size] = (answer[k] ?? '').split(' ');
       type[i] = TYPE_CODES[typeName ?? ''] ?? OBJ_BLOB;

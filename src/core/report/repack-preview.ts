@@ -155,6 +155,7 @@ export async function runRepackPreviewReport(host: RepackPreviewHost, request: R
       onSpawn: (pid) => host.log(`repack preview: git pack-objects runs as process ${pid}`),
     });
     host.log(`repack preview of ${repository.gitDir}: ${run.result.gitArgs.join(' ')} (${run.result.seconds.toFixed(2)} s)`);
+    for (const warning of run.warnings) warn(warning);
   }
   await checkpoint(signal);
 
