@@ -26,6 +26,7 @@ import { cancelledPromise } from './cancellation.ts';
 import { RankedLists } from './object-views.ts';
 import { RecordingCache } from './recording-cache.ts';
 import type { ServerContext } from './server-context.ts';
+import { defaultConcurrency, WorkQueues } from './work-queue.ts';
 import { LoadCancelled, ModelLoader, type TimedModel } from './workers/model-loader.ts';
 import { errorMessage, RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 
@@ -51,6 +52,8 @@ export class ServerState implements ServerContext {
   registry!: WorkspaceRegistry;
   readonly rankedLists = new RankedLists();
   readonly recordings = new RecordingCache();
+  // Idle: what was kept for the next request goes (the workers of the queued work have ended).
+  readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory());
   /** The client tells of folders added and removed (workspace/didChangeWorkspaceFolders). */
   clientSendsFolderChanges = false;
   private workspaceFolders: string[] = [];
@@ -65,6 +68,13 @@ export class ServerState implements ServerContext {
 
   log(message: string): void {
     this.connection.console.log(message);
+  }
+
+  /** Drops the caches that only make the next request faster: a recording and the paged lists' orders. */
+  releaseIdleMemory(): void {
+    this.recordings.clear();
+    this.rankedLists.clear();
+    this.log('idle: released the cached recording and list orders');
   }
 
   bundledScript(name: string): string {
