@@ -21,7 +21,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildSync } from 'esbuild';
 import {
   createProtocolConnection,
   DidOpenTextDocumentNotification,
@@ -41,6 +40,7 @@ import { hashAlgorithmNear } from '../src/core/model/repository.ts';
 import { PackSummaryRequest, RepackPreviewRequest, SweepRequest, type PackSummary, type ServerSettings } from '../src/protocol/server-protocol.ts';
 import { SeededRandom } from '../test/support/seeded-random.ts';
 import { summariseProfile, type ThreadProfile } from './cpu-profile.ts';
+import { bundleServer } from './server-bundle.ts';
 import { benchDir, DEFAULT_HISTORY, generatedPack, gitEnv, gitVersion, projectRoot } from './generate.ts';
 import { NOISY_CORES, QUIET_CORES, otherCores, snapshot, type Snapshot } from './quiet.ts';
 
@@ -270,31 +270,6 @@ async function waitForQuiet(maxWaitMs: number, children: (ChildProcess | undefin
 // The server
 
 const hoverBuildDir = path.join(benchDir, 'hover', 'dist');
-
-/** Bundles the server and its workers as scripts/build.mjs does, into .bench/hover/dist (pinned for the run). */
-function bundleServer(): string {
-  fs.rmSync(hoverBuildDir, { recursive: true, force: true });
-  const version = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
-  buildSync({
-    absWorkingDir: projectRoot,
-    // Every worker the server starts (bundledScript): models, sweeps, the other simulations.
-    entryPoints: {
-      server: 'src/server/server.ts',
-      'model-worker': 'src/server/workers/model-worker.ts',
-      'sim-worker': 'src/core/sim/sim-worker.ts',
-      'simulation-worker': 'src/server/workers/simulation-worker.ts',
-    },
-    outdir: hoverBuildDir,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    sourcemap: 'linked',
-    logLevel: 'warning',
-    define: { PACKSCOPE_VERSION: JSON.stringify(version) },
-  });
-  return path.join(hoverBuildDir, 'server.js');
-}
 
 /** Every child this bench started and that still runs: killed when the bench fails. */
 const liveChildren = new Set<ChildProcess>();
@@ -883,7 +858,7 @@ async function main(): Promise<void> {
     if (!recording) throw new Error('--operations on a pack of your own needs --recording FILE (a recording of its repository)');
     log(`hover bench, operations: ${gitVersion()}, node ${process.version}; ${input.pack}; ${recording}`);
     log(`bundling the server into ${path.relative(projectRoot, hoverBuildDir)}…`);
-    const script = bundleServer();
+    const script = bundleServer(hoverBuildDir);
     reportOperations(input.label, recording, await measureOperations(script, input, recording, { ...options, runs: Number(values['op-runs']) }));
     return;
   }
@@ -898,7 +873,7 @@ async function main(): Promise<void> {
   }
   log(`hover bench: ${gitVersion()}, node ${process.version}; ${options.words} words, seed ${options.seed}`);
   log(`bundling the server into ${path.relative(projectRoot, hoverBuildDir)}…`);
-  const script = bundleServer();
+  const script = bundleServer(hoverBuildDir);
   const inputs = packs.map(({ pack, label }) => packInput(pack, label));
   const results: PackResult[] = [];
   for (let i = 0; i < inputs.length; i++) {

@@ -19,7 +19,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildSync } from 'esbuild';
 import {
   CancellationTokenSource,
   createProtocolConnection,
@@ -36,6 +35,7 @@ import {
 import { ObjectContentRequest, ObjectRequest, SweepRequest, type ServerSettings } from '../src/protocol/server-protocol.ts';
 import { SERVER_PROCESS_ENVIRONMENT } from '../src/protocol/server-process.ts';
 import { IDLE_RELEASE_MS } from '../src/server/work-queue.ts';
+import { bundleServer } from './server-bundle.ts';
 import { benchDir, DEFAULT_HISTORY, generatedPack, gitEnv, gitVersion, projectRoot } from './generate.ts';
 
 const TARGET_RATIO = 2;
@@ -69,30 +69,6 @@ function mib(bytes: number): string {
 }
 
 const buildDir = path.join(benchDir, 'server-load', 'dist');
-
-/** Bundles the server and its workers as scripts/build.mjs does (pinned for the run). */
-function bundleServer(): string {
-  fs.rmSync(buildDir, { recursive: true, force: true });
-  const version = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
-  buildSync({
-    absWorkingDir: projectRoot,
-    entryPoints: {
-      server: 'src/server/server.ts',
-      'model-worker': 'src/server/workers/model-worker.ts',
-      'sim-worker': 'src/core/sim/sim-worker.ts',
-      'simulation-worker': 'src/server/workers/simulation-worker.ts',
-    },
-    outdir: buildDir,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    sourcemap: 'linked',
-    logLevel: 'warning',
-    define: { PACKSCOPE_VERSION: JSON.stringify(version) },
-  });
-  return path.join(buildDir, 'server.js');
-}
 
 /** Every child this bench started and that still runs: killed when the bench fails. */
 const liveChildren = new Set<ChildProcess>();
@@ -226,7 +202,7 @@ async function main(): Promise<void> {
 
   log(`server load bench: ${gitVersion()}, node ${process.version}; ${counts.sweeps} sweeps, ${counts.objects} object documents, ${counts.cancelled} cancelled`);
   log(`bundling the server into ${path.relative(projectRoot, buildDir)}…`);
-  const script = bundleServer();
+  const script = bundleServer(buildDir);
   const modelDir = path.join(benchDir, 'server-load', 'models');
   const server = await Server.start(script, { repositories: [generatedGitDir, bomb], modelCacheDirectory: modelDir });
   try {
