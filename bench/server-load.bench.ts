@@ -13,30 +13,18 @@
  * the other benches' by default), a recording of `git log -p --all` on it, and a delta bomb (a 4 MiB blob
  * and 200 chained deltas, made by git fast-import). Nothing is written into them.
  */
-import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  CancellationTokenSource,
-  createProtocolConnection,
-  DidOpenTextDocumentNotification,
-  ExitNotification,
-  HoverRequest,
-  InitializedNotification,
-  InitializeRequest,
-  ShutdownRequest,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type ProtocolConnection,
-} from 'vscode-languageserver-protocol/node';
-import { ObjectContentRequest, ObjectRequest, SweepRequest, type ServerSettings } from '../src/protocol/server-protocol.ts';
+import { CancellationTokenSource, DidOpenTextDocumentNotification, HoverRequest } from 'vscode-languageserver-protocol/node';
+import { ObjectContentRequest, ObjectRequest, SweepRequest } from '../src/protocol/server-protocol.ts';
 import { SERVER_PROCESS_ENVIRONMENT } from '../src/protocol/server-process.ts';
 import { IDLE_RELEASE_MS } from '../src/server/work-queue.ts';
-import { bundleServer } from './server-bundle.ts';
-import { benchDir, DEFAULT_HISTORY, generatedPack, gitEnv, gitVersion, projectRoot } from './generate.ts';
+import { bundleServer, liveChildren, Server } from './lsp-server.ts';
+import { benchDir, DEFAULT_HISTORY, generatedPack, generatedRecording, gitEnv, gitVersion, projectRoot } from './generate.ts';
 
 const TARGET_RATIO = 2;
 const BOMB_BLOB_BYTES = 4 << 20;
@@ -70,59 +58,10 @@ function mib(bytes: number): string {
 
 const buildDir = path.join(benchDir, 'server-load', 'dist');
 
-/** Every child this bench started and that still runs: killed when the bench fails. */
-const liveChildren = new Set<ChildProcess>();
-
-class Server {
-  readonly log: string[] = [];
-  private readonly exited: Promise<number | null>;
-
-  private constructor(
-    readonly child: ChildProcessWithoutNullStreams,
-    readonly connection: ProtocolConnection,
-  ) {
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-    connection.onNotification('window/logMessage', (params: { message: string }) => void this.log.push(params.message));
-    connection.onRequest('window/workDoneProgress/create', () => null);
-  }
-
-  static async start(script: string, settings: Partial<ServerSettings>): Promise<Server> {
-    // The environment the extension starts it with (server-process.ts).
-    const child = spawn(process.execPath, [script, '--stdio'], { stdio: 'pipe', cwd: projectRoot, env: { ...gitEnv(), ...SERVER_PROCESS_ENVIRONMENT } });
-    liveChildren.add(child);
-    child.on('exit', () => liveChildren.delete(child));
-    const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
-    const server = new Server(child, connection);
-    connection.listen();
-    await connection.sendRequest(InitializeRequest.type, {
-      processId: process.pid,
-      rootUri: null,
-      capabilities: { window: { workDoneProgress: true } },
-      workspaceFolders: [],
-      initializationOptions: { settings: { repositories: [], scanDepth: 1, modelCacheDirectory: '', persistModels: true, hoverIndexLimit: 5_000_000, ...settings } },
-    });
-    await connection.sendNotification(InitializedNotification.type, {});
-    return server;
-  }
-
-  /** VmRSS and Threads of the server's process (Linux /proc). */
-  usage(): { rss: number; threads: number } {
-    const status = fs.readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
-    return { rss: Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024, threads: Number(/^Threads:\s+(\d+)/m.exec(status)![1]) };
-  }
-
-  async stop(): Promise<void> {
-    try {
-      await this.connection.sendRequest(ShutdownRequest.type);
-      await this.connection.sendNotification(ExitNotification.type);
-    } catch {
-      // already gone
-    }
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
-    await this.exited;
-    clearTimeout(timer);
-    this.connection.dispose();
-  }
+/** VmRSS and Threads of the server's process (Linux /proc). */
+function usageOf(server: Server): { rss: number; threads: number } {
+  const status = fs.readFileSync(`/proc/${server.child.pid}/status`, 'utf8');
+  return { rss: Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024, threads: Number(/^Threads:\s+(\d+)/m.exec(status)![1]) };
 }
 
 function git(args: string[], options: { cwd?: string } = {}): string {
@@ -154,23 +93,6 @@ async function deltaBomb(): Promise<string> {
   return dir;
 }
 
-/** `git log -p --all` recorded once on the generated repository. */
-function recordingOf(gitDir: string, key: string): string {
-  const file = path.join(benchDir, `server-load-log-p-${key}.psrec`);
-  if (fs.existsSync(file)) return file;
-  log(`recording git log -p --all on ${path.relative(projectRoot, gitDir)} (once)…`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', 'main.ts'), 'record', '--exact', '-o', file, '-C', gitDir, '--cache-dir', path.join(benchDir, 'models'), '--', 'log', '-p', '--all'], {
-    cwd: projectRoot,
-    env: { ...gitEnv(), PACKSCOPE_NO_PROGRESS: '1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  if (result.status !== 0) {
-    fs.rmSync(file, { force: true });
-    throw new Error('recording failed');
-  }
-  return file;
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
@@ -191,7 +113,7 @@ async function main(): Promise<void> {
   const counts = { sweeps: Number(values.sweeps), objects: Number(values.objects), cancelled: Number(values.cancelled) };
   const generated = generatedPack({ ...DEFAULT_HISTORY, commits: Number(values.commits) }, log);
   const generatedGitDir = path.dirname(path.dirname(path.dirname(generated.pack)));
-  const recording = recordingOf(generatedGitDir, generated.key);
+  const recording = generatedRecording(generated.key, generatedGitDir, log);
   const bomb = await deltaBomb();
   const deepest = git(['--git-dir', bomb, 'rev-parse', 'main:bomb.bin']).trim();
   const withinBudget = git(['--git-dir', bomb, 'rev-parse', 'main~140:bomb.bin']).trim();
@@ -204,7 +126,8 @@ async function main(): Promise<void> {
   log(`bundling the server into ${path.relative(projectRoot, buildDir)}…`);
   const script = bundleServer(buildDir);
   const modelDir = path.join(benchDir, 'server-load', 'models');
-  const server = await Server.start(script, { repositories: [generatedGitDir, bomb], modelCacheDirectory: modelDir });
+  // The environment the extension starts it with (server-process.ts).
+  const server = await Server.start(script, { repositories: [generatedGitDir, bomb], modelCacheDirectory: modelDir, hoverIndexLimit: 5_000_000 }, [], { ...gitEnv(), ...SERVER_PROCESS_ENVIRONMENT });
   try {
     // Idle: every pack's model loaded (as after the Packs view opened), a document open for hovers.
     await server.connection.sendRequest(ObjectRequest, { oid: deepest });
@@ -213,14 +136,14 @@ async function main(): Promise<void> {
     await server.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'plaintext', version: 1, text: `${ordinary[0]} ${withinBudget}\n` } });
     await server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 3 } });
     await sleep(2000);
-    const idle = server.usage();
+    const idle = usageOf(server);
     log(`idle: RSS ${mib(idle.rss)}, ${idle.threads} threads`);
 
     let peak = idle;
     let loading = true;
     const sampler = (async () => {
       while (loading) {
-        const now = server.usage();
+        const now = usageOf(server);
         peak = { rss: Math.max(peak.rss, now.rss), threads: Math.max(peak.threads, now.threads) };
         await sleep(20);
       }
@@ -267,10 +190,10 @@ async function main(): Promise<void> {
     // After: the server idle for its release period, then RSS sampled until it is under the target or the wait ends.
     const settleUntil = performance.now() + Number(values.settle) * 1000;
     await sleep(IDLE_RELEASE_MS + 1000);
-    let after = server.usage();
+    let after = usageOf(server);
     while (after.rss >= TARGET_RATIO * idle.rss && performance.now() < settleUntil) {
       await sleep(1000);
-      after = server.usage();
+      after = usageOf(server);
     }
     log(`after: RSS ${mib(after.rss)}, ${after.threads} threads`);
     for (const line of server.log.filter((l) => l.startsWith('idle:'))) log(`  server: ${line}`);
