@@ -7,7 +7,7 @@ import { hexWordAt, hoverMarkdown, lookupObject, type Found } from '../object-lo
 import { objectDetails } from '../object-views.ts';
 import { optionalString, paramsObject, requireInteger, requireString, stringList } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
-import { runSimulationWorker } from '../workers/simulation-worker-client.ts';
+import { startSimulationWorker } from '../workers/simulation-worker-client.ts';
 import { errorMessage } from '../workspace-registry.ts';
 
 /** Object ids and prefixes: a SHA-256 id is 64 hex digits; anything much longer is no id. */
@@ -24,7 +24,7 @@ async function readObjectContentInWorker(context: ServerContext, found: Found, s
   const { model, object } = found.location;
   return context.work.run('object-content', token, async () => {
     let body: ObjectContentBody | undefined;
-    await runSimulationWorker(
+    const worker = startSimulationWorker(
       context.bundledScript('simulation-worker.js'),
       { kind: 'object-content', files: model.files, hashName: found.state.repository.hash.name, cacheDir: context.loader.directory, object, ...shown },
       token,
@@ -32,6 +32,12 @@ async function readObjectContentInWorker(context: ServerContext, found: Found, s
         if (message.kind === 'object-content') body = message.body;
       },
     );
+    try {
+      await worker.finished;
+    } finally {
+      // The queue's place is held until the thread has ended: a cancelled rebuild being terminated still counts.
+      await worker.exited;
+    }
     if (!body) throw new Error(`${found.oid}: the worker sent no content`);
     return body;
   });
