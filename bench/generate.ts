@@ -118,3 +118,20 @@ export function generatedPack(history: BenchHistoryOptions, log: (line: string) 
   log(`  done in ${seconds.toFixed(1)} s`);
   return { pack: findPack(gitDir)!, key, generated: true, seconds, parameters };
 }
+
+/** The generated repository's `git log -p --all` recording (as sim.bench.ts makes it), recorded once. */
+export function generatedRecording(key: string, repository: string, log: (line: string) => void): string {
+  const file = path.join(benchDir, `log-p-${key}.psrec`);
+  if (fs.existsSync(file)) return file;
+  log(`recording git log -p --all on ${repository} (once; cached as ${file})…`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', 'main.ts'), 'record', '--exact', '-o', file, '-C', repository, '--cache-dir', path.join(benchDir, 'models'), '--', 'log', '-p', '--all'], {
+    cwd: projectRoot,
+    env: { ...gitEnv(), PACKSCOPE_NO_PROGRESS: '1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (result.status !== 0) {
+    fs.rmSync(file, { force: true });
+    throw new Error('recording failed');
+  }
+  return file;
+}

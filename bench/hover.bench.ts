@@ -21,27 +21,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildSync } from 'esbuild';
-import {
-  createProtocolConnection,
-  DidOpenTextDocumentNotification,
-  ExitNotification,
-  HoverRequest,
-  InitializedNotification,
-  InitializeRequest,
-  ShutdownRequest,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type Hover,
-  type MarkupContent,
-  type ProtocolConnection,
-} from 'vscode-languageserver-protocol/node';
+import { DidOpenTextDocumentNotification, HoverRequest, type Hover, type MarkupContent } from 'vscode-languageserver-protocol/node';
 import { packFilesFor } from '../src/core/model/build-pack-model.ts';
 import { hashAlgorithmNear } from '../src/core/model/repository.ts';
 import { PackSummaryRequest, RepackPreviewRequest, SweepRequest, type PackSummary, type ServerSettings } from '../src/protocol/server-protocol.ts';
 import { SeededRandom } from '../test/support/seeded-random.ts';
 import { summariseProfile, type ThreadProfile } from './cpu-profile.ts';
-import { benchDir, DEFAULT_HISTORY, generatedPack, gitEnv, gitVersion, projectRoot } from './generate.ts';
+import { bundleServer, liveChildren, Server } from './lsp-server.ts';
+import { benchDir, DEFAULT_HISTORY, generatedPack, generatedRecording, gitEnv, gitVersion, projectRoot } from './generate.ts';
 import { NOISY_CORES, QUIET_CORES, otherCores, snapshot, type Snapshot } from './quiet.ts';
 
 const GIT_GIT_PACK = '/work/.mirror/git+git/repo/objects/pack/pack-5b31da4c48e5198d31c1572301d7159b36759c36.pack';
@@ -270,88 +257,6 @@ async function waitForQuiet(maxWaitMs: number, children: (ChildProcess | undefin
 // The server
 
 const hoverBuildDir = path.join(benchDir, 'hover', 'dist');
-
-/** Bundles the server and its workers as scripts/build.mjs does, into .bench/hover/dist (pinned for the run). */
-function bundleServer(): string {
-  fs.rmSync(hoverBuildDir, { recursive: true, force: true });
-  const version = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
-  buildSync({
-    absWorkingDir: projectRoot,
-    // Every worker the server starts (bundledScript): models, sweeps, the other simulations.
-    entryPoints: {
-      server: 'src/server/server.ts',
-      'model-worker': 'src/server/workers/model-worker.ts',
-      'sim-worker': 'src/core/sim/sim-worker.ts',
-      'simulation-worker': 'src/server/workers/simulation-worker.ts',
-    },
-    outdir: hoverBuildDir,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    sourcemap: 'linked',
-    logLevel: 'warning',
-    define: { PACKSCOPE_VERSION: JSON.stringify(version) },
-  });
-  return path.join(hoverBuildDir, 'server.js');
-}
-
-/** Every child this bench started and that still runs: killed when the bench fails. */
-const liveChildren = new Set<ChildProcess>();
-
-class Server {
-  readonly log: string[] = [];
-  private readonly exited: Promise<number | null>;
-
-  private constructor(
-    readonly child: ChildProcessWithoutNullStreams,
-    readonly connection: ProtocolConnection,
-  ) {
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-    connection.onNotification('window/logMessage', (params: { message: string }) => {
-      this.log.push(params.message);
-    });
-    connection.onRequest('window/workDoneProgress/create', () => null);
-  }
-
-  static async start(script: string, settings: Partial<ServerSettings>, nodeArgs: string[] = []): Promise<Server> {
-    const child = spawn(process.execPath, [...nodeArgs, script, '--stdio'], { stdio: 'pipe', cwd: projectRoot });
-    liveChildren.add(child);
-    child.on('exit', () => liveChildren.delete(child));
-    const stderr: string[] = [];
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
-    child.on('exit', (code, signal) => {
-      if (code !== 0 && code !== null) log(`server exited with ${code ?? signal}: ${stderr.join('')}`);
-    });
-    const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
-    const server = new Server(child, connection);
-    connection.listen();
-    await connection.sendRequest(InitializeRequest.type, {
-      processId: process.pid,
-      rootUri: null,
-      capabilities: { window: { workDoneProgress: true } },
-      workspaceFolders: [],
-      initializationOptions: { settings: { repositories: [], scanDepth: 1, modelCacheDirectory: '', persistModels: true, hoverIndexLimit: 0, ...settings } },
-    });
-    await connection.sendNotification(InitializedNotification.type, {});
-    return server;
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    try {
-      await this.connection.sendRequest(ShutdownRequest.type);
-      await this.connection.sendNotification(ExitNotification.type);
-    } catch {
-      // already gone
-    }
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
-    const code = await this.exited;
-    clearTimeout(timer);
-    this.connection.dispose();
-    if (code !== 0) throw new Error(`the server exited with code ${code}; its log:\n${this.log.join('\n')}`);
-  }
-}
 
 /** Hovers at every word, one in flight; returns each round trip in ms, in word order. Throws on a wrong answer. */
 async function hoverAll(server: Server, uri: string, words: Word[], expect: (word: Word) => (string | null)[], until?: () => boolean): Promise<{ times: number[]; hits: number; at: number[] }> {
@@ -686,23 +591,6 @@ interface OperationResult {
   worstOfDurationMs: number;
 }
 
-/** The generated repository's `git log -p --all` recording (as sim.bench.ts makes it), recorded once. */
-function generatedRecording(key: string, repository: string): string {
-  const file = path.join(benchDir, `log-p-${key}.psrec`);
-  if (fs.existsSync(file)) return file;
-  log(`recording git log -p --all on ${repository} (once; cached as ${file})…`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', 'main.ts'), 'record', '--exact', '-o', file, '-C', repository, '--cache-dir', path.join(benchDir, 'models'), '--', 'log', '-p', '--all'], {
-    cwd: projectRoot,
-    env: { ...gitEnv(), PACKSCOPE_NO_PROGRESS: '1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  if (result.status !== 0) {
-    fs.rmSync(file, { force: true });
-    throw new Error('recording failed');
-  }
-  return file;
-}
-
 /**
  * Each run: a fresh server (so the recording is opened for the first time: parsed, its reads mapped
  * to objects), the pack's model loaded (persisted), the document open and warmed up; then the
@@ -879,11 +767,11 @@ async function main(): Promise<void> {
     const generated = positionals.length > 0 ? undefined : generatedPack(DEFAULT_HISTORY, log);
     const pack = positionals[0] ?? generated!.pack;
     const input = packInput(pack, generated ? `generated (${path.basename(path.dirname(path.dirname(path.dirname(pack))))})` : path.basename(pack));
-    const recording = values.recording ? path.resolve(values.recording) : generated ? generatedRecording(generated.key, input.repository) : undefined;
+    const recording = values.recording ? path.resolve(values.recording) : generated ? generatedRecording(generated.key, input.repository, log) : undefined;
     if (!recording) throw new Error('--operations on a pack of your own needs --recording FILE (a recording of its repository)');
     log(`hover bench, operations: ${gitVersion()}, node ${process.version}; ${input.pack}; ${recording}`);
     log(`bundling the server into ${path.relative(projectRoot, hoverBuildDir)}…`);
-    const script = bundleServer();
+    const script = bundleServer(hoverBuildDir);
     reportOperations(input.label, recording, await measureOperations(script, input, recording, { ...options, runs: Number(values['op-runs']) }));
     return;
   }
@@ -898,7 +786,7 @@ async function main(): Promise<void> {
   }
   log(`hover bench: ${gitVersion()}, node ${process.version}; ${options.words} words, seed ${options.seed}`);
   log(`bundling the server into ${path.relative(projectRoot, hoverBuildDir)}…`);
-  const script = bundleServer();
+  const script = bundleServer(hoverBuildDir);
   const inputs = packs.map(({ pack, label }) => packInput(pack, label));
   const results: PackResult[] = [];
   for (let i = 0; i < inputs.length; i++) {

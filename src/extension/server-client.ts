@@ -19,6 +19,7 @@ import {
   type PacksChangedParams,
   type ServerSettings,
 } from '../protocol/server-protocol.ts';
+import { SERVER_PROCESS_ENVIRONMENT } from '../protocol/server-process.ts';
 import { Disposable, Lifetime } from './dispose.ts';
 import { RestartBackoff } from './restart-backoff.ts';
 
@@ -193,8 +194,8 @@ export class ServerClient extends Disposable {
   private createClient(): LanguageClient {
     const { LanguageClient, RevealOutputChannelOn, TransportKind } = languageClientLibrary();
     const serverOptions: ServerOptions = {
-      run: { module: this.options.serverModule, transport: TransportKind.ipc },
-      debug: { module: this.options.serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+      run: { module: this.options.serverModule, transport: TransportKind.ipc, options: { env: SERVER_PROCESS_ENVIRONMENT } },
+      debug: { module: this.options.serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'], env: SERVER_PROCESS_ENVIRONMENT } },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: HOVER_DOCUMENTS,

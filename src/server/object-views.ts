@@ -36,7 +36,11 @@ export function objectDetails(location: ObjectLocation, repository: { id: string
 
 /** Whole-pack orders for the paged lists (core/model/rankings.ts), built once per model and list kind. */
 export class RankedLists {
-  private readonly orders = new WeakMap<PackModel, Map<RankingName, Uint32Array>>();
+  private orders = new WeakMap<PackModel, Map<RankingName, Uint32Array>>();
+
+  clear(): void {
+    this.orders = new WeakMap();
+  }
 
   list(model: PackModel, kind: Exclude<ObjectListKind, 'children'>, start: number, count: number): ObjectListResult {
     let byKind = this.orders.get(model);

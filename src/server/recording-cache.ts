@@ -23,6 +23,10 @@ export class RecordingCache {
   set(key: string, opened: OpenedRecording): void {
     this.last = { key, opened };
   }
+
+  clear(): void {
+    this.last = undefined;
+  }
 }
 
 function stillCurrent(opened: OpenedRecording): boolean {

@@ -14,7 +14,7 @@ import { recordingFromTransfer, type TransferredRecording } from '../core/trace/
 import { formatCount } from '../shared/format.ts';
 import type { RecordingParams } from '../protocol/server-protocol.ts';
 import { cancelledPromise, throwIfCancelled } from './cancellation.ts';
-import { invalid } from './request-params.ts';
+import { invalid, optionalInteger, optionalString, paramsObject, requireString } from './request-params.ts';
 import { nested, percent } from './request-progress.ts';
 import type { ServerContext } from './server-context.ts';
 import type { OpenedRecording } from './recording-cache.ts';
@@ -70,13 +70,28 @@ function fileKey(file: string): string | undefined {
  * and moves the result here.
  */
 export async function openRecording(context: ServerContext, params: RecordingParams, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<OpenedRecording> {
-  if (typeof params.file !== 'string' || params.file === '') throw invalid('no recording file given');
-  const file = path.resolve(params.file);
+  const fields = paramsObject(params);
+  if (typeof fields.file !== 'string' || fields.file === '') throw invalid('no recording file given');
+  const file = path.resolve(requireString(fields.file, 'file'));
   if (!fs.existsSync(file)) throw invalid(`${file}: no such recording or trace file`);
   if (params.segment !== undefined && (!Number.isInteger(params.segment) || params.segment < 1)) throw invalid('segment must be a 1-based integer');
-  const key = `${file}\0${fileKey(file)}\0${params.segment ?? ''}\0${params.repository ?? ''}`;
+  const segment = optionalInteger(fields.segment, 'segment', 1);
+  const repository = optionalString(fields.repository, 'repository');
+  const key = `${file}\0${fileKey(file)}\0${segment ?? ''}\0${repository ?? ''}`;
   const cached = context.recordings.get(key);
   if (cached) return cached;
+  // One at a time: concurrent requests for one recording wait for the first and find it kept.
+  return context.work.run('open-recording', token, async () => context.recordings.get(key) ?? openUncached(context, { file, segment, repository }, key, token, progress));
+}
+
+async function openUncached(
+  context: ServerContext,
+  params: { file: string; segment: number | undefined; repository: string | undefined },
+  key: string,
+  token: CancellationToken,
+  progress: WorkDoneProgressReporter,
+): Promise<OpenedRecording> {
+  const file = params.file;
 
   let parsed!: (head: ParsedRecordingHead) => void;
   const headParsed = new Promise<ParsedRecordingHead>((resolve) => (parsed = resolve));

@@ -3,6 +3,7 @@ import type { PackLocation } from '../core/model/object-store.ts';
 import type { ServerSettings } from '../protocol/server-protocol.ts';
 import type { RankedLists } from './object-views.ts';
 import type { RecordingCache } from './recording-cache.ts';
+import type { WorkQueues } from './work-queue.ts';
 import type { ModelLoader, TimedModel } from './workers/model-loader.ts';
 import type { RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 
@@ -23,6 +24,8 @@ export interface ServerContext {
   readonly rankedLists: RankedLists;
   /** The last recording opened (recording-opener.ts). */
   readonly recordings: RecordingCache;
+  /** The heavy work of requests, queued per kind with a few running at once (work-queue.ts). */
+  readonly work: WorkQueues;
   log(message: string): void;
   /** The model of one pack, built in a worker when needed, with $/progress and cancellation. */
   ensureModel(state: RepositoryState, pack: PackLocation, token?: CancellationToken, progress?: WorkDoneProgressReporter): Promise<TimedModel>;

@@ -28,6 +28,8 @@ import { cancelledPromise } from './cancellation.ts';
 import { RankedLists } from './object-views.ts';
 import { RecordingCache } from './recording-cache.ts';
 import type { ServerContext } from './server-context.ts';
+import { collectGarbage } from './full-gc.ts';
+import { defaultConcurrency, WorkQueues } from './work-queue.ts';
 import { LoadCancelled, ModelLoader, type TimedModel } from './workers/model-loader.ts';
 import { errorMessage, RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 
@@ -54,6 +56,8 @@ export class ServerState implements ServerContext {
   registry!: WorkspaceRegistry;
   readonly rankedLists = new RankedLists();
   readonly recordings = new RecordingCache();
+  // Idle: what was kept for the next request goes (the workers of the queued work have ended).
+  readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory());
   /** The client tells of folders added and removed (workspace/didChangeWorkspaceFolders). */
   clientSendsFolderChanges = false;
   private workspaceFolders: string[] = [];
@@ -68,6 +72,16 @@ export class ServerState implements ServerContext {
 
   log(message: string): void {
     this.connection.console.log(message);
+  }
+
+  /** Drops the caches that only make the next request faster (a recording, the paged lists' orders), then the heap's free pages. */
+  releaseIdleMemory(): void {
+    this.recordings.clear();
+    this.rankedLists.clear();
+    collectGarbage();
+    const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+    const mib = (bytes: number): string => `${Math.round(bytes / (1 << 20))} MiB`;
+    this.log(`idle: released the cached recording and list orders (RSS ${mib(rss)}, heap ${mib(heapUsed)} of ${mib(heapTotal)}, external ${mib(external)}, array buffers ${mib(arrayBuffers)})`);
   }
 
   bundledScript(name: string): string {

@@ -11,7 +11,7 @@ import { INDEX_PACK_VARIANTS } from '../../core/report/index-pack-sim.ts';
 import { formatCount } from '../../shared/format.ts';
 import { IndexPackSimRequest, type IndexPackSimResult } from '../../protocol/server-protocol.ts';
 import { cancelledPromise, throwIfCancelled } from '../cancellation.ts';
-import { checkLimits, invalid } from '../request-params.ts';
+import { checkLimits, invalid, paramsObject, requireString } from '../request-params.ts';
 import { nested, percent, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
 import { runSimulationWorker } from '../workers/simulation-worker-client.ts';
@@ -82,23 +82,26 @@ export function registerIndexPackHandlers(context: ServerContext): void {
   connection.onRequest(IndexPackSimRequest, (params, token) =>
     context.guarded(() =>
       withProgress(context, params.workDoneToken, 'Simulating index-pack', token, async (progress): Promise<IndexPackSimResult> => {
-        const limit = params.limit ?? DEFAULT_LIMIT;
-        checkLimits([limit], 'limit');
-        const { files, hashName } = await indexPackModel(context, params.pack, token, progress);
+        const fields = paramsObject(params);
+        const [limit] = checkLimits([fields.limit ?? DEFAULT_LIMIT], 'limit') as [number];
+        if (typeof fields.pack === 'string') requireString(fields.pack, 'pack');
+        const { files, hashName } = await indexPackModel(context, fields.pack, token, progress);
         throwIfCancelled(token);
         progress.report(0, `simulating ${INDEX_PACK_VARIANTS.join(', ')}`);
         const variants: IndexPackSimResult['variants'] = [];
         let objects = 0;
-        await runSimulationWorker(
-          context.bundledScript('simulation-worker.js'),
-          { kind: 'index-pack', files, hashName, cacheDir: context.loader.directory, limit, variants: INDEX_PACK_VARIANTS },
-          token,
-          (message) => {
-            if (message.kind !== 'variant') return;
-            variants.push(message.result);
-            objects = message.objects;
-            progress.report(percent(variants.length, INDEX_PACK_VARIANTS.length), `${message.result.variant} done`);
-          },
+        await context.work.run('index-pack', token, () =>
+          runSimulationWorker(
+            context.bundledScript('simulation-worker.js'),
+            { kind: 'index-pack', files, hashName, cacheDir: context.loader.directory, limit, variants: INDEX_PACK_VARIANTS },
+            token,
+            (message) => {
+              if (message.kind !== 'variant') return;
+              variants.push(message.result);
+              objects = message.objects;
+              progress.report(percent(variants.length, INDEX_PACK_VARIANTS.length), `${message.result.variant} done`);
+            },
+          ),
         );
         return { pack: files.pack, objects, limit, variants };
       }),

@@ -1,43 +1,88 @@
 /** Objects by id: hovers, terminal links (resolveIds), the object and its document. */
-import type { Hover, TextDocuments } from 'vscode-languageserver/node';
+import type { CancellationToken, Hover, TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { ObjectContentRequest, ObjectRequest, ResolveIdsRequest, type ObjectContentParams, type ObjectContentResult } from '../../protocol/server-protocol.ts';
-import { readObjectDocument } from '../object-content.ts';
-import { hexWordAt, hoverMarkdown, lookupObject } from '../object-lookup.ts';
+import { ObjectContentRequest, ObjectRequest, ResolveIdsRequest, type ObjectContentResult } from '../../protocol/server-protocol.ts';
+import type { ObjectContentBody } from '../object-content.ts';
+import { hexWordAt, hoverMarkdown, lookupObject, type Found } from '../object-lookup.ts';
 import { objectDetails } from '../object-views.ts';
+import { optionalString, paramsObject, requireInteger, requireString, stringList } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
+import { startSimulationWorker } from '../workers/simulation-worker-client.ts';
 import { errorMessage } from '../workspace-registry.ts';
+
+/** Object ids and prefixes: a SHA-256 id is 64 hex digits; anything much longer is no id. */
+const MAX_OID_LENGTH = 256;
+/** resolveIds looks at this many words of one request. */
+const MAX_WORDS = 1000;
+
+/**
+ * The object's content and delta listing, rebuilt in a simulation worker (queued per kind,
+ * cancelled with the request) from the model the server's loader persisted: the server's thread
+ * keeps answering hovers meanwhile.
+ */
+async function readObjectContentInWorker(context: ServerContext, found: Found, shown: { maxContentBytes: number; maxInstructions: number }, token: CancellationToken): Promise<ObjectContentBody> {
+  const { model, object } = found.location;
+  return context.work.run('object-content', token, async () => {
+    let body: ObjectContentBody | undefined;
+    const worker = startSimulationWorker(
+      context.bundledScript('simulation-worker.js'),
+      { kind: 'object-content', files: model.files, hashName: found.state.repository.hash.name, cacheDir: context.loader.directory, object, ...shown },
+      token,
+      (message) => {
+        if (message.kind === 'object-content') body = message.body;
+      },
+    );
+    try {
+      await worker.finished;
+    } finally {
+      // The queue's place is held until the thread has ended: a cancelled rebuild being terminated still counts.
+      await worker.exited;
+    }
+    if (!body) throw new Error(`${found.oid}: the worker sent no content`);
+    return body;
+  });
+}
 
 export function registerObjectHandlers(context: ServerContext, documents: TextDocuments<TextDocument>): void {
   const { connection } = context;
 
   connection.onRequest(ObjectRequest, (params, token) =>
     context.guarded(async () => {
+      const fields = paramsObject(params);
+      const oid = requireString(fields.oid, 'oid', MAX_OID_LENGTH);
+      const repository = optionalString(fields.repository, 'repository');
       const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
-      const states = context.statesFor(params.repository);
+      const states = context.statesFor(repository);
       for (const state of states) await context.ensureRepository(state, token, progress);
-      const result = lookupObject(params.oid.trim(), states);
+      const result = lookupObject(oid.trim(), states);
       if (result.kind === 'none') return { found: false as const, reason: result.reason };
       return { found: true as const, object: objectDetails(result.found.location, result.found.state) };
     }),
   );
 
-  connection.onRequest(ObjectContentRequest, (params: ObjectContentParams, token) =>
+  connection.onRequest(ObjectContentRequest, (params, token) =>
     context.guarded(async (): Promise<ObjectContentResult> => {
+      const fields = paramsObject(params);
+      const oid = requireString(fields.oid, 'oid', MAX_OID_LENGTH);
+      const repository = optionalString(fields.repository, 'repository');
+      const shown = { maxContentBytes: requireInteger(fields.maxContentBytes, 'maxContentBytes'), maxInstructions: requireInteger(fields.maxInstructions, 'maxInstructions') };
       const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
-      const states = context.statesFor(params.repository);
+      const states = context.statesFor(repository);
       for (const state of states) await context.ensureRepository(state, token, progress);
-      const result = lookupObject(params.oid.trim(), states);
+      const result = lookupObject(oid.trim(), states);
       if (result.kind === 'none') return { found: false, reason: result.reason };
-      return { found: true, content: readObjectDocument(result.found, params) };
+      const details = objectDetails(result.found.location, result.found.state);
+      return { found: true, content: { details, ...(await readObjectContentInWorker(context, result.found, shown, token)) } };
     }),
   );
 
   connection.onRequest(ResolveIdsRequest, (params) =>
     context.guarded(() => {
+      const fields = paramsObject(params);
+      // More words than are looked at are cut, as before.
+      const words = stringList(Array.isArray(fields.words) ? fields.words.slice(0, MAX_WORDS) : fields.words, 'words', MAX_WORDS);
       const states = context.readyStates();
       if (states.length < context.registry.repositories.length) context.warmUp();
-      const words = params.words.slice(0, 1000);
       return {
         oids: words.map((word) => {
           if (!/^[0-9a-fA-F]{7,64}$/.test(word)) return null;

@@ -4,6 +4,7 @@ import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { isRankingName } from '../../core/model/rankings.ts';
 import { ListRepositoriesRequest, ObjectListRequest, PackSummaryRequest } from '../../protocol/server-protocol.ts';
 import { listChildren } from '../object-views.ts';
+import { optionalString, paramsObject, pageCount, requireInteger, requireString } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
 
 export function registerPackHandlers(context: ServerContext): void {
@@ -13,8 +14,9 @@ export function registerPackHandlers(context: ServerContext): void {
 
   connection.onRequest(PackSummaryRequest, (params, token) =>
     context.guarded(async () => {
+      const packPath = requireString(paramsObject(params).pack, 'pack');
       const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
-      const { state, pack } = context.findPack(params.pack);
+      const { state, pack } = context.findPack(packPath);
       const timed = await context.ensureModel(state, pack, token, progress);
       return state.summaryOf(pack, timed);
     }),
@@ -22,17 +24,23 @@ export function registerPackHandlers(context: ServerContext): void {
 
   connection.onRequest(ObjectListRequest, (params, token) =>
     context.guarded(async () => {
+      const fields = paramsObject(params);
       // The kind comes off the wire: the rankings' own table says which lists exist, before any model is built for one.
       if (params.kind !== 'children' && !isRankingName(params.kind)) throw new ResponseError(ErrorCodes.InvalidParams, `${String(params.kind)} is not a list of objects`);
+      const packPath = requireString(fields.pack, 'pack');
+      const oid = optionalString(fields.oid, 'oid', 256);
+      const start = requireInteger(fields.start, 'start');
+      // A page, not the whole pack: a count of 1e9 once built a billion-item answer on this thread.
+      const count = pageCount(fields.count);
       const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
-      const { state, pack } = context.findPack(params.pack);
+      const { state, pack } = context.findPack(packPath);
       const { model } = await context.ensureModel(state, pack, token, progress);
       if (params.kind === 'children') {
-        const n = model.findHex((params.oid ?? '').toLowerCase());
+        const n = model.findHex((oid ?? '').toLowerCase());
         if (n < 0) throw new ResponseError(ErrorCodes.InvalidParams, `${params.oid} is not in ${path.basename(pack.files.pack)}`);
-        return listChildren(model, n, params.start, params.count);
+        return listChildren(model, n, start, count);
       }
-      return context.rankedLists.list(model, params.kind, params.start, params.count);
+      return context.rankedLists.list(model, params.kind, start, count);
     }),
   );
 }

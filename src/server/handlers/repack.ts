@@ -21,7 +21,7 @@ import {
   type RepackPreviewResult,
 } from '../../protocol/server-protocol.ts';
 import { cancelledError, cancelledPromise } from '../cancellation.ts';
-import { invalid } from '../request-params.ts';
+import { checkLimits, invalid, paramsObject, requireString, stringList } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
 import { LoadCancelled } from '../workers/model-loader.ts';
 import { startSimulationWorker, workerStoreOf } from '../workers/simulation-worker-client.ts';
@@ -40,8 +40,17 @@ function optionalCount(value: unknown, name: string, max = Number.MAX_SAFE_INTEG
 }
 
 function checkParams(params: RepackPreviewParams): void {
+  const fields = paramsObject(params);
   if (typeof params.repository !== 'string' || params.repository === '') throw invalid('no repository given');
+  requireString(fields.repository, 'repository');
   if (!Array.isArray(params.extraOptions) || params.extraOptions.some((o) => typeof o !== 'string')) throw invalid('extraOptions must be a list of strings');
+  stringList(fields.extraOptions, 'extraOptions');
+  if (fields.recordings !== undefined) stringList(fields.recordings, 'recordings');
+  if (fields.limits !== undefined) checkLimits(fields.limits);
+  requireString(fields.git, 'git');
+  for (const flag of ['reuseDeltas', 'estimate', 'estimateOnly'] as const) {
+    if (fields[flag] !== undefined && typeof fields[flag] !== 'boolean') throw invalid(`${flag} must be true or false`);
+  }
   // Only options: a path among them would be taken by pack-objects as the pack's base name.
   const notOption = params.extraOptions.find((o) => !o.startsWith('-'));
   if (notOption !== undefined) throw invalid(`"${notOption}" is not a pack-objects option (options start with -)`);
@@ -98,20 +107,22 @@ async function runRepackPreview(context: ServerContext, params: RepackPreviewPar
   // Everything else (pack-objects, the preview pack's model, the estimate, recordings parsed and
   // replayed) runs in the worker; a cancel there stops git and removes the temporary directory.
   let result: RepackPreviewResult | undefined;
-  const worker = startSimulationWorker(
-    context.bundledScript('simulation-worker.js'),
-    { kind: 'repack-preview', store: workerStoreOf(store, context.loader.directory), params: { ...params, workDoneToken: undefined } },
-    token,
-    (message) => {
-      if (message.kind === 'progress') {
-        if (message.percentage === undefined) progress.report(message.message);
-        else progress.report(message.percentage, message.message);
-      } else if (message.kind === 'log') context.log(message.message);
-      else if (message.kind === 'preview') result = message.result;
-    },
-    { cancel: 'message', log: (message) => context.log(message) },
-  );
-  await worker.finished;
+  await context.work.run('repack-preview', token, async () => {
+    const worker = startSimulationWorker(
+      context.bundledScript('simulation-worker.js'),
+      { kind: 'repack-preview', store: workerStoreOf(store, context.loader.directory), params: { ...params, workDoneToken: undefined } },
+      token,
+      (message) => {
+        if (message.kind === 'progress') {
+          if (message.percentage === undefined) progress.report(message.message);
+          else progress.report(message.percentage, message.message);
+        } else if (message.kind === 'log') context.log(message.message);
+        else if (message.kind === 'preview') result = message.result;
+      },
+      { cancel: 'message', log: (message) => context.log(message) },
+    );
+    await worker.finished;
+  });
   if (!result) throw new Error('the repack preview worker sent no result');
   return result;
 }
@@ -146,7 +157,7 @@ export function registerRepackHandlers(context: ServerContext): void {
   connection.onRequest(GitCapabilitiesRequest, (params) =>
     context.guarded(() => {
       if (typeof params.git !== 'string' || params.git === '') throw invalid('no git executable given');
-      return gitCapabilities(params.git);
+      return gitCapabilities(requireString(paramsObject(params).git, 'git'));
     }),
   );
 }

@@ -5,10 +5,16 @@ import { parsePolicy } from '../../core/sim/policy-registry.ts';
 import { LocalityRequest, SweepRequest, type LocalityResult, type SweepResult } from '../../protocol/server-protocol.ts';
 import { abortSignalFor, throwIfCancelled } from '../cancellation.ts';
 import { openRecording } from '../recording-opener.ts';
-import { checkLimits, invalid } from '../request-params.ts';
+import { checkLimits, invalid, paramsObject, stringList } from '../request-params.ts';
 import { percent, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
 import { runSimulationWorker } from '../workers/simulation-worker-client.ts';
+
+/** Policies of one sweep: the registry has a handful; a list this long is no sweep a view asks for. */
+const MAX_POLICIES = 100;
+/** The page cache replayed (1 TiB) and its readahead window (1 GiB): beyond any machine's. */
+const MAX_CACHE_MIB = 1 << 20;
+const MAX_READAHEAD_KIB = 1 << 20;
 
 export function registerSimulationHandlers(context: ServerContext): void {
   const { connection } = context;
@@ -16,18 +22,22 @@ export function registerSimulationHandlers(context: ServerContext): void {
   connection.onRequest(SweepRequest, (params, token) =>
     context.guarded(() =>
       withProgress(context, params.workDoneToken, 'Sweeping', token, async (progress): Promise<SweepResult> => {
-        if (!Array.isArray(params.policies) || params.policies.length === 0) throw invalid('no policies given');
-        for (const policy of params.policies) parsePolicy(String(policy)); // unknown policies fail before any work
-        const limits = checkLimits(params.limits);
+        const fields = paramsObject(params);
+        if (!Array.isArray(fields.policies) || fields.policies.length === 0) throw invalid('no policies given');
+        const policies = stringList(fields.policies.map(String), 'policies', MAX_POLICIES, 256);
+        for (const policy of policies) parsePolicy(policy); // unknown policies fail before any work
+        const limits = checkLimits(fields.limits);
         if (limits.length === 0) throw invalid('no limits given');
         const { loaded, info } = await openRecording(context, params, token, progress);
         throwIfCancelled(token);
-        const total = limits.length * params.policies.length;
-        progress.report(0, `0 of ${total} cells`);
-        const results = await sweepRecording(loaded, params.policies, limits, {
-          workerScript: context.bundledScript('sim-worker.js'),
-          signal: abortSignalFor(token),
-          onProgress: (done, all) => progress.report(percent(done, all), `${done} of ${all} cells`),
+        const total = limits.length * policies.length;
+        const results = await context.work.run('sweep', token, () => {
+          progress.report(0, `0 of ${total} cells`);
+          return sweepRecording(loaded, policies, limits, {
+            workerScript: context.bundledScript('sim-worker.js'),
+            signal: abortSignalFor(token),
+            onProgress: (done, all) => progress.report(percent(done, all), `${done} of ${all} cells`),
+          });
         });
         return { recording: info, results };
       }),
@@ -37,20 +47,23 @@ export function registerSimulationHandlers(context: ServerContext): void {
   connection.onRequest(LocalityRequest, (params, token) =>
     context.guarded(() =>
       withProgress(context, params.workDoneToken, 'Measuring locality', token, async (progress): Promise<LocalityResult> => {
-        const cacheMiB = params.cacheMiB ?? 256;
-        const readaheadKiB = params.readaheadKiB ?? 128;
-        if (!(typeof cacheMiB === 'number' && cacheMiB > 0) || !(typeof readaheadKiB === 'number' && readaheadKiB >= 0)) {
+        const fields = paramsObject(params);
+        const cacheMiB = fields.cacheMiB ?? 256;
+        const readaheadKiB = fields.readaheadKiB ?? 128;
+        if (!(typeof cacheMiB === 'number' && cacheMiB > 0 && cacheMiB <= MAX_CACHE_MIB) || !(typeof readaheadKiB === 'number' && readaheadKiB >= 0 && readaheadKiB <= MAX_READAHEAD_KIB)) {
           throw invalid('cacheMiB must be positive and readaheadKiB not negative');
         }
         const { locality: inputs, info } = await openRecording(context, params, token, progress);
         throwIfCancelled(token);
         const packs: PackLocalityWithQuantiles[] = [];
         progress.report(0, 'seek distances and page cache');
-        await runSimulationWorker(context.bundledScript('simulation-worker.js'), { kind: 'locality', packs: inputs, cache: { cacheMiB, readaheadKiB } }, token, (message) => {
-          if (message.kind !== 'locality') return;
-          packs.push(message.pack);
-          progress.report(percent(packs.length, inputs.length), `${packs.length} of ${inputs.length} packs`);
-        });
+        await context.work.run('locality', token, () =>
+          runSimulationWorker(context.bundledScript('simulation-worker.js'), { kind: 'locality', packs: inputs, cache: { cacheMiB, readaheadKiB } }, token, (message) => {
+            if (message.kind !== 'locality') return;
+            packs.push(message.pack);
+            progress.report(percent(packs.length, inputs.length), `${packs.length} of ${inputs.length} packs`);
+          }),
+        );
         return { recording: info, pageCache: { cacheMiB, readaheadKiB }, packs };
       }),
     ),

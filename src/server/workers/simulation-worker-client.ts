@@ -25,6 +25,8 @@ export interface SimulationWorkerOptions {
 export interface SimulationWorkerRun {
   /** Resolves on the worker's `done`; rejects with its error, or RequestCancelled when the request is cancelled. */
   readonly finished: Promise<void>;
+  /** Resolves once the worker's thread has ended (a terminated worker ends shortly after `finished` settles). */
+  readonly exited: Promise<void>;
   post(request: SimulationWorkerRequest): void;
   /** Ends the worker if it still runs (after an early failure on the server's side). */
   stop(): void;
@@ -60,6 +62,7 @@ export function startSimulationWorker(
   options: SimulationWorkerOptions = {},
 ): SimulationWorkerRun {
   const worker = new Worker(script, { workerData: task });
+  const threadEnded = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   let exited = false;
   let settled = false;
   let resolveFinished!: () => void;
@@ -112,6 +115,7 @@ export function startSimulationWorker(
   });
   return {
     finished,
+    exited: threadEnded,
     post: (request) => {
       if (!settled && !exited) worker.postMessage(request);
     },

@@ -15,6 +15,8 @@
  *                   both layouts; answers with the request's result document (`preview`). A `cancel`
  *                   message aborts it: git is stopped and the temporary directory removed before the
  *                   worker ends (terminating it outright could leave both behind).
+ *   object-content  rebuild one object (its chain's deltas applied, within a budget of bytes rebuilt)
+ *                   for packscope/objectContent: the object document's content and delta listing.
  *
  * Pack models are read from the model cache the server's loader persisted them in (a few percent of
  * a build), or built in the worker when they could not be persisted.
@@ -28,6 +30,7 @@ import type { IndexPackVariant, IndexPackVariantResult, PackLocalityWithQuantile
 import type { RecordingMetadata } from '../../core/trace/recording.ts';
 import type { TransferredRecording } from '../../core/trace/recording-transfer.ts';
 import type { RepackPreviewParams, RepackPreviewResult } from '../../protocol/server-protocol.ts';
+import type { ObjectContentBody } from '../object-content.ts';
 
 /** A Repository as plain data (its hash algorithm by name: 'sha1' or 'sha256'). */
 export type WorkerRepository = Omit<Repository, 'hash'> & { hashName: string };
@@ -69,7 +72,19 @@ export interface RepackPreviewTask {
   params: RepackPreviewParams;
 }
 
-export type SimulationTask = IndexPackTask | LocalityTask | OpenRecordingTask | RepackPreviewTask;
+export interface ObjectContentTask {
+  kind: 'object-content';
+  files: PackFiles;
+  /** 'sha1' or 'sha256'. */
+  hashName: string;
+  cacheDir: string | undefined;
+  /** The object's number in the pack (idx order). */
+  object: number;
+  maxContentBytes: number;
+  maxInstructions: number;
+}
+
+export type SimulationTask = IndexPackTask | LocalityTask | OpenRecordingTask | RepackPreviewTask | ObjectContentTask;
 
 /** Messages from the server to a running worker. */
 export type SimulationWorkerRequest =
@@ -107,5 +122,6 @@ export type SimulationWorkerMessage =
   /** The loaded recording and its reads' locality inputs per pack, buffers transferred (not copied). */
   | { kind: 'recording'; recording: TransferredRecording; locality: LocalityInput[] }
   | { kind: 'preview'; result: RepackPreviewResult }
+  | { kind: 'object-content'; body: ObjectContentBody }
   | { kind: 'done' }
   | ({ kind: 'error' } & WorkerError);

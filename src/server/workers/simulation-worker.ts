@@ -5,7 +5,8 @@
  * 300k-object pack), packscope/locality replays a page cache over every read (a few hundred ms on
  * 400k reads), opening a recording parses it and maps its reads to objects (a quarter of a second for
  * 400k reads on a quiet machine, seconds under load), and a repack preview builds the preview pack's
- * model and replays recordings on both layouts: none of it may hold up hovers on the server's thread.
+ * model and replays recordings on both layouts, and an object document may rebuild hundreds of MiB of
+delta results: none of it may hold up hovers on the server's thread.
  * Models are opened from the model cache the server's loader persisted them in (a few percent of a
  * build; built here if they could not be persisted).
  */
@@ -21,6 +22,7 @@ import { localityInputs, packLocalityWithQuantiles } from '../../core/report/loc
 import { resolveRecording } from '../../core/trace/load-recording.ts';
 import { recordingForTransfer } from '../../core/trace/recording-transfer.ts';
 import { parseTraceFile, type TraceLog } from '../../core/trace/trace-log.ts';
+import { readObjectContentBody } from '../object-content.ts';
 import { runRepackPreviewTask } from './repack-preview-task.ts';
 import type {
   OpenRecordingTask,
@@ -117,6 +119,13 @@ async function run(task: SimulationTask): Promise<void> {
       return openRecording(task);
     case 'repack-preview':
       return repackPreview(task);
+    case 'object-content': {
+      const hash = hashAlgorithmByName(task.hashName);
+      if (!hash) throw new Error(`unknown object format ${task.hashName}`);
+      const { model } = new ModelStore(task.cacheDir).load(task.files, { hash });
+      post({ kind: 'object-content', body: readObjectContentBody(model, task.object, task) });
+      return;
+    }
   }
 }
 
