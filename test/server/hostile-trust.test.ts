@@ -9,11 +9,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { DidOpenTextDocumentNotification, HoverRequest, ResponseError, type Hover, type MarkupContent } from 'vscode-languageserver-protocol/node';
+import { DidOpenTextDocumentNotification, HoverRequest, type Hover, type MarkupContent } from 'vscode-languageserver-protocol/node';
 import { MeasureRequest, ObjectRequest, RecordRequest } from '../../src/protocol/server-protocol.ts';
 import { gitEnv, GitSandbox, packStems, tempDir } from '../support/git.ts';
 import { historyRepository } from '../support/git-oracle.ts';
-import { LspServer } from '../support/lsp-server.ts';
+import { LspServer, expectError } from '../support/lsp-server.ts';
 import { linksOf } from '../support/markdown-tokens.ts';
 
 // A file name cannot hold `/`, so the URLs use what renderers accept without one.
@@ -25,17 +25,6 @@ let repo: string;
 let other: string;
 let recordings: string;
 let server: LspServer;
-
-async function expectError(promise: Promise<unknown>, check: (error: ResponseError<unknown>) => void): Promise<void> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ResponseError, `a ResponseError, got ${String(error)}`);
-    check(error);
-    return;
-  }
-  assert.fail('the request should have failed');
-}
 
 before(async () => {
   root = tempDir(undefined, 'packscope-hostile-trust-');

@@ -11,11 +11,11 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CancellationTokenSource, LSPErrorCodes, ResponseError, WorkDoneProgress } from 'vscode-languageserver-protocol/node';
+import { CancellationTokenSource, LSPErrorCodes, WorkDoneProgress } from 'vscode-languageserver-protocol/node';
 import { GitCapabilitiesRequest, RepackPreviewRequest, type RepackPreviewResult } from '../../src/protocol/server-protocol.ts';
 import { directorySnapshot, GitSandbox, gitEnv, runCli, tempDir } from '../support/git.ts';
 import { historyRepository, parseVerifyPack } from '../support/git-oracle.ts';
-import { LspServer, type ProgressValue } from '../support/lsp-server.ts';
+import { expectError, LspServer, type ProgressValue } from '../support/lsp-server.ts';
 
 const TEMP_PREFIX = 'packscope-repack-';
 
@@ -79,17 +79,6 @@ function progressToken(): { token: string; values: ProgressValue[] } {
 
 function cliEnv(): Record<string, string> {
   return { ...(gitEnv(sandbox.home) as Record<string, string>), PACKSCOPE_CACHE_DIR: cliCache, TMPDIR: serverTmp };
-}
-
-async function expectError(promise: Promise<unknown>, check: (error: ResponseError<unknown>) => void): Promise<void> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ResponseError, `a ResponseError, got ${String(error)}`);
-    check(error);
-    return;
-  }
-  assert.fail('the request should have failed');
 }
 
 async function settled(check: () => boolean, timeoutMs = 10_000): Promise<void> {

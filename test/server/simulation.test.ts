@@ -23,7 +23,7 @@ import {
 } from '../../src/protocol/server-protocol.ts';
 import { GitSandbox, gitEnv, packStems, runCli, tempDir } from '../support/git.ts';
 import { historyRepository } from '../support/git-oracle.ts';
-import { LspServer, type ProgressValue } from '../support/lsp-server.ts';
+import { expectError, LspServer, type ProgressValue } from '../support/lsp-server.ts';
 import type { RecordingSummary } from '../../src/core/report/recording-document.ts';
 
 const LIMITS = [0, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 96 << 20];
@@ -68,17 +68,6 @@ function withoutSeconds(cells: object[]): object[] {
 function progressToken(): { token: string; values: ProgressValue[] } {
   const token = `simulation-test-${++tokenCounter}`;
   return { token, values: server.progressFor(token) };
-}
-
-async function expectError(promise: Promise<unknown>, check: (error: ResponseError<unknown>) => void): Promise<void> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ResponseError, `a ResponseError, got ${String(error)}`);
-    check(error);
-    return;
-  }
-  assert.fail('the request should have failed');
 }
 
 /** Threads of the server process (Linux: /proc/<pid>/task). */

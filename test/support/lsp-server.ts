@@ -2,6 +2,7 @@
  * Drives the bundled server (dist/server.js) over plain LSP on stdio, the way any LSP client or
  * benchmark would: no VS Code, no mocks.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -9,6 +10,7 @@ import {
   createProtocolConnection,
   InitializeRequest,
   InitializedNotification,
+  ResponseError,
   ExitNotification,
   ShutdownRequest,
   StreamMessageReader,
@@ -109,4 +111,16 @@ export class LspServer {
     this.connection.dispose();
     return code;
   }
+}
+
+/** Awaits a request that must fail with a ResponseError, then hands the error to `check`. */
+export async function expectError(promise: Promise<unknown>, check: (error: ResponseError<unknown>) => void): Promise<void> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ResponseError, `a ResponseError, got ${String(error)}`);
+    check(error);
+    return;
+  }
+  assert.fail('the request should have failed');
 }
