@@ -8,11 +8,17 @@
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeHistoryStream, type BenchHistoryOptions } from './history.ts';
 
 export const projectRoot = path.resolve(__dirname, '..');
 export const benchDir = path.join(projectRoot, '.bench');
+/**
+ * Where the benches' servers and CLIs keep model caches: outside this checkout, because PackScope
+ * never writes a model file inside a repository (and the checkout is one). One folder per checkout.
+ */
+export const benchModelCacheRoot = path.join(os.tmpdir(), `packscope-bench-models-${createHash('sha1').update(projectRoot).digest('hex').slice(0, 12)}`);
 
 /** About 11.7 objects per commit (60% trees, 30% blobs, 10% commits): 26,000 commits give ≈ 300,000 objects. */
 export const DEFAULT_HISTORY: BenchHistoryOptions = {
@@ -119,19 +125,28 @@ export function generatedPack(history: BenchHistoryOptions, log: (line: string) 
   return { pack: findPack(gitDir)!, key, generated: true, seconds, parameters };
 }
 
-/** The generated repository's `git log -p --all` recording (as sim.bench.ts makes it), recorded once. */
+/**
+ * The generated repository's `git log -p --all` recording, recorded once with the built CLI. PackScope
+ * never writes inside a repository, and this checkout is one: it records into a temporary directory
+ * (its model cache there too), and the bench copies the recording into .bench/ itself.
+ */
 export function generatedRecording(key: string, repository: string, log: (line: string) => void): string {
   const file = path.join(benchDir, `log-p-${key}.psrec`);
   if (fs.existsSync(file)) return file;
   log(`recording git log -p --all on ${repository} (once; cached as ${file})…`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', 'main.ts'), 'record', '--exact', '-o', file, '-C', repository, '--cache-dir', path.join(benchDir, 'models'), '--', 'log', '-p', '--all'], {
-    cwd: projectRoot,
-    env: { ...gitEnv(), PACKSCOPE_NO_PROGRESS: '1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  if (result.status !== 0) {
-    fs.rmSync(file, { force: true });
-    throw new Error('recording failed');
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-bench-record-'));
+  try {
+    const recorded = path.join(scratch, 'log-p.psrec');
+    const result = spawnSync(process.execPath, [path.join(projectRoot, 'dist', 'cli.js'), 'record', '--exact', '-o', recorded, '-C', repository, '--cache-dir', path.join(scratch, 'models'), '--', 'log', '-p', '--all'], {
+      cwd: scratch,
+      env: { ...gitEnv(), PACKSCOPE_NO_PROGRESS: '1' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    if (result.status !== 0) throw new Error('recording failed');
+    fs.copyFileSync(recorded, `${file}.partial`);
+    fs.renameSync(`${file}.partial`, file);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
   }
   return file;
 }

@@ -14,7 +14,8 @@
  * With --operations it measures instead hovers while the server runs a sweep over a big recording
  * (first open: the recording is parsed and its reads mapped to objects) and a repack preview of the
  * generated repository (pack-objects, the preview pack's model, the recording replayed on both).
- * The model cache is .bench/hover-models/; nothing is ever written into a measured repository.
+ * The model cache is under the temporary directory (benchModelCacheRoot: PackScope never writes a model
+ * inside a repository, and this checkout is one); nothing is ever written into a measured repository.
  */
 import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -28,7 +29,7 @@ import { PackSummaryRequest, RepackPreviewRequest, SweepRequest, type PackSummar
 import { SeededRandom } from '../test/support/seeded-random.ts';
 import { summariseProfile, type ThreadProfile } from './cpu-profile.ts';
 import { bundleServer, liveChildren, Server } from './lsp-server.ts';
-import { benchDir, DEFAULT_HISTORY, generatedPack, generatedRecording, gitEnv, gitVersion, projectRoot } from './generate.ts';
+import { benchDir, benchModelCacheRoot, DEFAULT_HISTORY, generatedPack, generatedRecording, gitEnv, gitVersion, projectRoot } from './generate.ts';
 import { NOISY_CORES, QUIET_CORES, otherCores, snapshot, type Snapshot } from './quiet.ts';
 
 const GIT_GIT_PACK = '/work/.mirror/git+git/repo/objects/pack/pack-5b31da4c48e5198d31c1572301d7159b36759c36.pack';
@@ -415,7 +416,7 @@ function byCategory(words: Word[], times: number[]): Record<Category | 'all', St
 }
 
 async function measurePack(script: string, input: PackInput, other: PackInput | undefined, options: { words: number; warmup: number; seed: number; maxWaitMs: number; profile: 'auto' | 'always' | 'never' }): Promise<PackResult> {
-  const cacheDir = path.join(benchDir, 'hover-models', path.basename(input.pack, '.pack'));
+  const cacheDir = path.join(benchModelCacheRoot, 'hover', path.basename(input.pack, '.pack'));
   fs.rmSync(cacheDir, { recursive: true, force: true });
   fs.mkdirSync(cacheDir, { recursive: true });
   const both = other ? new OidSet([...new Set([...input.own.oids, ...other.own.oids])].sort()) : input.own;
@@ -598,7 +599,7 @@ interface OperationResult {
  * before the answer counts, the one in flight then included.
  */
 async function measureOperations(script: string, input: PackInput, recording: string, options: { words: number; warmup: number; seed: number; maxWaitMs: number; runs: number }): Promise<OperationResult[]> {
-  const cacheDir = path.join(benchDir, 'hover-models', path.basename(input.pack, '.pack'));
+  const cacheDir = path.join(benchModelCacheRoot, 'hover', path.basename(input.pack, '.pack'));
   fs.mkdirSync(cacheDir, { recursive: true });
   const random = new SeededRandom(options.seed);
   const sampled = sampleWords(random, input.packOids, input.own, input.own, options.warmup + options.words, input.hashSize * 2);

@@ -24,7 +24,7 @@ import {
   StreamMessageWriter,
 } from 'vscode-languageserver-protocol/node';
 import { BATCH_CHECK_FORMAT } from '../test/support/git.ts';
-import { benchDir, gitEnv, gitVersion, projectRoot } from './generate.ts';
+import { benchDir, benchModelCacheRoot, gitEnv, gitVersion, projectRoot } from './generate.ts';
 import { QuietGate } from './quiet.ts';
 
 const HOVER_GIVE_UP_MS = 300_000;
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
 
   const listing = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)'], { cwd: repo, env: gitEnv(), encoding: 'utf8' }).stdout.split('\n');
   const oid = listing[Math.floor(listing.length / 2)]!;
-  const cacheDir = path.join(benchDir, 'many-packs', 'models');
+  const cacheDir = path.join(benchModelCacheRoot, 'many-packs');
   fs.rmSync(cacheDir, { recursive: true, force: true });
   gate.waitForQuiet();
   const first = await timeUntilHover(repo, oid, cacheDir);

@@ -24,7 +24,7 @@ import { ObjectContentRequest, ObjectRequest, SweepRequest } from '../src/protoc
 import { SERVER_PROCESS_ENVIRONMENT } from '../src/protocol/server-process.ts';
 import { IDLE_RELEASE_MS } from '../src/server/work-queue.ts';
 import { bundleServer, liveChildren, Server } from './lsp-server.ts';
-import { benchDir, DEFAULT_HISTORY, generatedPack, generatedRecording, gitEnv, gitVersion, projectRoot } from './generate.ts';
+import { benchDir, benchModelCacheRoot, DEFAULT_HISTORY, generatedPack, generatedRecording, gitEnv, gitVersion, projectRoot } from './generate.ts';
 
 const TARGET_RATIO = 2;
 const BOMB_BLOB_BYTES = 4 << 20;
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
   log(`server load bench: ${gitVersion()}, node ${process.version}; ${counts.sweeps} sweeps, ${counts.objects} object documents, ${counts.cancelled} cancelled`);
   log(`bundling the server into ${path.relative(projectRoot, buildDir)}…`);
   const script = bundleServer(buildDir);
-  const modelDir = path.join(benchDir, 'server-load', 'models');
+  const modelDir = path.join(benchModelCacheRoot, 'server-load');
   // The environment the extension starts it with (server-process.ts).
   const server = await Server.start(script, { repositories: [generatedGitDir, bomb], modelCacheDirectory: modelDir, hoverIndexLimit: 5_000_000 }, [], { ...gitEnv(), ...SERVER_PROCESS_ENVIRONMENT });
   try {

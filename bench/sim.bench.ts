@@ -9,7 +9,6 @@
  *      lines (target >= 100 MB/s).
  * PACKSCOPE_SIM_RECORDING=FILE npm run bench measures a recording of your own instead.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,7 +17,7 @@ import { Progress } from '../src/cli/progress.ts';
 import { parsePolicy } from '../src/core/sim/policy-registry.ts';
 import { runSweep } from '../src/core/sim/sweep.ts';
 import { parseTraceFile } from '../src/core/trace/trace-log.ts';
-import { benchDir, DEFAULT_HISTORY, gitEnv, generatedPack, projectRoot } from './generate.ts';
+import { benchDir, DEFAULT_HISTORY, generatedPack, generatedRecording, projectRoot } from './generate.ts';
 
 const SWEEP_READS = 250_000;
 const SWEEP_LIMITS = [0, 1 << 20, 4 << 20, 16 << 20, 32 << 20, 64 << 20, 96 << 20, 256 << 20];
@@ -27,24 +26,10 @@ const BIG_TRACE_BYTES = 256 << 20;
 
 const { values } = parseArgs({ options: { json: { type: 'boolean' } }, strict: false });
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
-const cli = path.join(projectRoot, 'dist', 'cli.js');
 
 function recordingOfGeneratedRepository(): string {
   const generated = generatedPack(DEFAULT_HISTORY, log);
-  const repository = path.dirname(path.dirname(path.dirname(generated.pack)));
-  const file = path.join(benchDir, `log-p-${generated.key}.psrec`);
-  if (!fs.existsSync(file)) {
-    log(`recording git log -p on ${repository} (once; cached as ${file})`);
-    const result = spawnSync(process.execPath, [cli, 'record', '--exact', '-o', file, '-C', repository, '--cache-dir', path.join(benchDir, 'models'), '--', 'log', '-p', '--all'], {
-      env: { ...gitEnv(), PACKSCOPE_NO_PROGRESS: '1' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    if (result.status !== 0) {
-      fs.rmSync(file, { force: true });
-      throw new Error('recording failed');
-    }
-  }
-  return file;
+  return generatedRecording(generated.key, path.dirname(path.dirname(path.dirname(generated.pack))), log);
 }
 
 function bigTrace(recording: string): string {
