@@ -19,7 +19,7 @@ import {
 import { GIT_DEFAULT_LIMIT, GIT_POLICY, REFERENCE_POLICY, type CacheLabMetric } from '../../src/protocol/cache-lab-protocol.ts';
 import { metricWords, sweepCell } from '../../src/presentation/sweep-table.ts';
 import type { IndexPackSimResult, SweepResult } from '../../src/protocol/server-protocol.ts';
-import { formatBytes, formatCount, formatLimit } from '../../src/shared/format.ts';
+import { formatBytes, formatCount, formatLimit } from '../../src/common/format.ts';
 import type { ThemeColours } from '../common/theme.ts';
 
 Chart.register(LineController, LineElement, PointElement, BarController, BarElement, LinearScale, LogarithmicScale, CategoryScale, Legend, Tooltip);

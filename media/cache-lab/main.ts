@@ -17,9 +17,9 @@ import {
 } from '../../src/protocol/cache-lab-protocol.ts';
 import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SweepResult } from '../../src/protocol/server-protocol.ts';
 import { normalizeCacheLabState } from '../../src/presentation/cache-lab-state.ts';
-import { formatBytes, formatCount, formatLimit, formatShare } from '../../src/shared/format.ts';
-import { parseLimitList } from '../../src/shared/git-size.ts';
-import { MessageHandler } from '../../src/shared/message-handler.ts';
+import { formatBytes, formatCount, formatLimit, formatShare } from '../../src/common/format.ts';
+import { parseLimitList } from '../../src/common/git-size.ts';
+import { MessageHandler } from '../../src/common/message-handler.ts';
 import { gitVersusReferenceSentences, metricWords, sweepCell, sweepTableMarkdown, sweepTableText, sweepTableTitle } from '../../src/presentation/sweep-table.ts';
 import { distanceChart, indexPackChart, measureChart, policyLabel, sweepChart } from './charts.ts';
 import { baseName, h, replaceChildren } from '../common/dom.ts';

@@ -2,9 +2,9 @@
 // and a depth histogram chart. It draws what the host sent and computes nothing; every string from
 // the repository reaches the page through the Cache Lab's DOM helpers (text nodes, attributes).
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LogarithmicScale, Tooltip, type ChartDataset } from 'chart.js';
-import { formatBytes, formatCount, formatPercentChange, formatShare } from '../../src/shared/format.ts';
+import { formatBytes, formatCount, formatPercentChange, formatShare } from '../../src/common/format.ts';
 import { comparisonRows, equivalentCommand, formatValue, histogramRows, recordingRows } from '../../src/presentation/repack-preview-tables.ts';
-import { MessageHandler } from '../../src/shared/message-handler.ts';
+import { MessageHandler } from '../../src/common/message-handler.ts';
 import { normalizeRepackPreviewState } from '../../src/presentation/repack-preview-state.ts';
 import {
   REPACK_PREVIEW_PROTOCOL_VERSION,

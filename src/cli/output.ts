@@ -1,4 +1,4 @@
-import { formatBytes, formatCount, formatLimit } from '../shared/format.ts';
+import { formatBytes, formatCount, formatLimit } from '../common/format.ts';
 
 export { formatBytes, formatCount, formatLimit };
 export function writeJson(value: unknown): void {

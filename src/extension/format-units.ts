@@ -1,7 +1,7 @@
 // How numbers, sizes and names are written in the Packs view and object documents.
 
 // Counts and sizes read the same in the CLI, hovers, views and webviews: one definition, shared.
-export { formatBytes, formatCount } from '../shared/format.ts';
+export { formatBytes, formatCount } from '../common/format.ts';
 
 /** The first 10 hex digits: unique in all but huge repositories, and what the view has room for. */
 export function shortOid(oid: string): string {

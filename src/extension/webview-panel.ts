@@ -2,7 +2,7 @@
 // resources only from media/ and dist/webview/, the extension's icon, the shell of webview-html.ts
 // with a fresh nonce) and the panel's ownership of its messages and listeners.
 import vscode = require('vscode');
-import { MessageHandler } from '../shared/message-handler.ts';
+import { MessageHandler } from '../common/message-handler.ts';
 import { Disposable } from './dispose.ts';
 import { describe } from './server-client.ts';
 import { makeNonce, webviewHtml, type WebviewPage } from './webview-html.ts';

@@ -5,8 +5,8 @@
  */
 import type { RepackPreviewRun } from '../protocol/repack-preview-protocol.ts';
 import type { RepackLayout, RepackLayoutReplay, RepackPackLocality, RepackPreviewResult } from '../protocol/server-protocol.ts';
-import { formatBytes, formatCount, formatLimit, formatPercentChange, formatShare } from '../shared/format.ts';
-import { markdownCodeSpan, markdownText } from '../shared/markdown-text.ts';
+import { formatBytes, formatCount, formatLimit, formatPercentChange, formatShare } from '../common/format.ts';
+import { markdownCodeSpan, markdownText } from '../common/markdown-text.ts';
 
 export type ValueFormat = 'count' | 'bytes' | 'depth' | 'mean';
 

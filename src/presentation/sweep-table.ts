@@ -4,8 +4,8 @@
  * bound. Pure: the webview draws with it, the tests check it.
  */
 import { GIT_POLICY, REFERENCE_POLICY, type CacheLabMetric } from '../protocol/cache-lab-protocol.ts';
-import { formatLimit } from '../shared/format.ts';
-import { markdownText } from '../shared/markdown-text.ts';
+import { formatLimit } from '../common/format.ts';
+import { markdownText } from '../common/markdown-text.ts';
 import type { SimCell, SweepResult } from '../protocol/server-protocol.ts';
 
 /** The cell of `results` for (policy, limit), as the server orders them or not. */

@@ -133,7 +133,7 @@ export type WebviewToHost =
   | { type: 'copy'; format: 'text' | 'markdown'; text: string };
 
 /**
- * The webview's requests and the host message that answers each (src/shared/message-handler.ts
+ * The webview's requests and the host message that answers each (src/common/message-handler.ts
  * correlates them). A run the host starts itself (opening on a recording) ends with a `runEnded`
  * that answers nothing.
  */

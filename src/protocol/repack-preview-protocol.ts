@@ -53,7 +53,7 @@ export type WebviewToHost =
   /** Copies the `git repack …` command the preview stands for. */
   | { type: 'copyCommand' };
 
-/** The webview's requests and the host message that answers each (src/shared/message-handler.ts). */
+/** The webview's requests and the host message that answers each (src/common/message-handler.ts). */
 export interface RepackPreviewReplies {
   ready: 'show';
 }

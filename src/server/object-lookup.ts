@@ -1,7 +1,7 @@
 import { PackFormatError } from '../core/errors.ts';
 import type { ObjectLocation } from '../core/model/object-store.ts';
-import { formatBytes, formatCount } from '../shared/format.ts';
-import { markdownCodeSpan, markdownText } from '../shared/markdown-text.ts';
+import { formatBytes, formatCount } from '../common/format.ts';
+import { markdownCodeSpan, markdownText } from '../common/markdown-text.ts';
 import type { RepositoryState } from './workspace-registry.ts';
 
 export interface Found {

@@ -11,7 +11,7 @@ import { ObjectStore } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import { recordingInfo } from '../core/report/recording.ts';
 import { recordingFromTransfer, type TransferredRecording } from '../core/trace/recording-transfer.ts';
-import { formatCount } from '../shared/format.ts';
+import { formatCount } from '../common/format.ts';
 import type { RecordingParams } from '../protocol/server-protocol.ts';
 import { cancelledPromise, throwIfCancelled } from './cancellation.ts';
 import { invalid, optionalInteger, optionalString, paramsObject, requireString } from './request-params.ts';

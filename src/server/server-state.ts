@@ -22,7 +22,7 @@ import { assertOutsideRepository, defaultModelCacheDir } from '../core/model/mod
 import { enclosingRepositoryRoot } from '../core/model/outside-repository.ts';
 import { removeStalePreviewDirectories } from '../core/repack/preview-directory.ts';
 import type { PackLocation } from '../core/model/object-store.ts';
-import { formatCount } from '../shared/format.ts';
+import { formatCount } from '../common/format.ts';
 import { DEFAULT_SERVER_SETTINGS, PacksChangedNotification, type InitializationOptions, type ServerSettings } from '../protocol/server-protocol.ts';
 import { cancelledPromise } from './cancellation.ts';
 import { RankedLists } from './object-views.ts';

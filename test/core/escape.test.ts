@@ -3,8 +3,8 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { markdownCodeSpan, markdownText } from '../../src/shared/markdown-text.ts';
-import { visibleText } from '../../src/shared/visible-text.ts';
+import { markdownCodeSpan, markdownText } from '../../src/common/markdown-text.ts';
+import { visibleText } from '../../src/common/visible-text.ts';
 import { inlineTokensOf, linksOf } from '../support/markdown-tokens.ts';
 
 const HOSTILE = [

@@ -54,32 +54,32 @@ const WEBVIEW_PROTOCOLS = ['src/protocol/cache-lab-protocol.ts', 'src/protocol/r
 // Longest folder first: a file follows the most specific rule.
 const RULES: Rule[] = [
   // Pure code every side imports, the webviews too: nothing outside itself, no Node, no packages.
-  { folder: 'src/shared/', may: ['src/shared/'] },
+  { folder: 'src/common/', may: ['src/common/'] },
   // The engine: Node built-ins and shared code; never the protocol, the server, the editor or the CLI.
-  { folder: 'src/core/', may: ['src/core/', 'src/shared/', 'node:'] },
+  { folder: 'src/core/', may: ['src/core/', 'src/common/', 'node:'] },
   // Method names, request types and message unions; result shapes come from core/report, as types.
   {
     folder: 'src/protocol/',
-    may: ['src/protocol/', 'src/shared/', 'pkg:vscode-jsonrpc'],
+    may: ['src/protocol/', 'src/common/', 'pkg:vscode-jsonrpc'],
     typesOnly: ['src/core/report/', 'pkg:vscode-languageserver-protocol'],
   },
   // What the panels show, built from the protocol's types: no Node, no VS Code, no LSP at run time.
-  { folder: 'src/presentation/', may: ['src/presentation/', 'src/shared/', ...WEBVIEW_PROTOCOLS], typesOnly: ['src/protocol/server-protocol.ts'] },
-  { folder: 'src/cli/', may: ['src/cli/', 'src/core/', 'src/shared/', 'node:'] },
+  { folder: 'src/presentation/', may: ['src/presentation/', 'src/common/', ...WEBVIEW_PROTOCOLS], typesOnly: ['src/protocol/server-protocol.ts'] },
+  { folder: 'src/cli/', may: ['src/cli/', 'src/core/', 'src/common/', 'node:'] },
   {
     folder: 'src/server/',
-    may: ['src/server/', 'src/core/', 'src/shared/', 'src/protocol/server-protocol.ts', 'node:', 'pkg:vscode-languageserver', 'pkg:vscode-languageserver-textdocument', 'pkg:vscode-jsonrpc'],
+    may: ['src/server/', 'src/core/', 'src/common/', 'src/protocol/server-protocol.ts', 'node:', 'pkg:vscode-languageserver', 'pkg:vscode-languageserver-textdocument', 'pkg:vscode-jsonrpc'],
     typesOnly: ['pkg:vscode-languageserver-protocol'],
   },
   // The editor side never parses bytes: no core, no server.
   {
     folder: 'src/extension/',
-    may: ['src/extension/', 'src/protocol/', 'src/presentation/', 'src/shared/', 'node:', 'pkg:vscode', 'pkg:vscode-languageclient', 'pkg:vscode-jsonrpc'],
+    may: ['src/extension/', 'src/protocol/', 'src/presentation/', 'src/common/', 'node:', 'pkg:vscode', 'pkg:vscode-languageclient', 'pkg:vscode-jsonrpc'],
     typesOnly: ['pkg:vscode-languageserver-protocol'],
   },
   {
     folder: 'media/',
-    may: ['media/', 'src/shared/', 'src/presentation/', ...WEBVIEW_PROTOCOLS, 'pkg:chart.js'],
+    may: ['media/', 'src/common/', 'src/presentation/', ...WEBVIEW_PROTOCOLS, 'pkg:chart.js'],
     typesOnly: ['src/protocol/server-protocol.ts'],
   },
 ].sort((a, b) => b.folder.length - a.folder.length);

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { discoverRepository } from '../../src/core/model/repository.ts';
 import { alternateObjectDirs } from '../../src/core/model/object-store.ts';
 import { parseGitConfig } from '../../src/core/model/git-config.ts';
-import { parseGitSize } from '../../src/shared/git-size.ts';
+import { parseGitSize } from '../../src/common/git-size.ts';
 import { PackFormatError } from '../../src/core/errors.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { formatLimit, formatPercentChange, formatSignedPercent } from '../../src/shared/format.ts';
-import { parseGitSize, parseLimitList } from '../../src/shared/git-size.ts';
+import { formatLimit, formatPercentChange, formatSignedPercent } from '../../src/common/format.ts';
+import { parseGitSize, parseLimitList } from '../../src/common/git-size.ts';
 
 test('limits in git size suffixes, read back by the one size parser', () => {
   const limits = [0, 1, 1024, 512 * 1024, 96 << 20, 1 << 30, 3 * 1024 + 1];

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
-import { argvOfTraceCommand, gitCommandLine, shellQuote, splitShellWords } from '../../src/shared/shell-words.ts';
+import { argvOfTraceCommand, gitCommandLine, shellQuote, splitShellWords } from '../../src/common/shell-words.ts';
 
 test('words as a POSIX shell reads them: blanks, backslashes, single and double quotes', () => {
   assert.deepEqual(splitShellWords('  log -p\t-n 100 \n-- src/ '), ['log', '-p', '-n', '100', '--', 'src/']);

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CACHE_LAB_POLICIES } from '../../src/core/sim/policy-registry.ts';
 import { DEFAULT_LIMITS, type HostToWebview } from '../../src/protocol/cache-lab-protocol.ts';
-import { formatLimit } from '../../src/shared/format.ts';
+import { formatLimit } from '../../src/common/format.ts';
 import type { PackScopeApi } from '../../src/extension/extension.ts';
 import { RecordingInfoRequest } from '../../src/protocol/server-protocol.ts';
 import type { CacheLabPanel } from '../../src/extension/cache-lab/cache-lab-panel.ts';

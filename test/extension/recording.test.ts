@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { PackScopeApi } from '../../src/extension/extension.ts';
 import type { RecordCommandResult } from '../../src/extension/recording/record-command.ts';
 import type { RecordingNode } from '../../src/extension/recording/recordings-tree.ts';
-import { applyRecordingVariables, recordingVariables } from '../../src/shared/recording-environment.ts';
+import { applyRecordingVariables, recordingVariables } from '../../src/common/recording-environment.ts';
 import { activatePackScope, commitHistory, git, runGit, until } from './support.ts';
 
 /** 12 commits editing two text files, packed with deltas: `log --raw` reads trees, `log -p` blobs too. */

@@ -33,7 +33,7 @@ fs.mkdirSync(outDir, { recursive: true });
 const { cacheLabHtml } = await tsImport('../../src/extension/cache-lab/cache-lab-html.ts', import.meta.url);
 const { contentSecurityPolicy } = await tsImport('../../src/extension/webview-html.ts', import.meta.url);
 const protocol = await tsImport('../../src/protocol/cache-lab-protocol.ts', import.meta.url);
-const { gitCommandLine } = await tsImport('../../src/shared/shell-words.ts', import.meta.url);
+const { gitCommandLine } = await tsImport('../../src/common/shell-words.ts', import.meta.url);
 const { CACHE_LAB_POLICIES } = await tsImport('../../src/core/sim/policy-registry.ts', import.meta.url);
 
 // A few of the variables VS Code sets on the webview's <html> for its Default Light/Dark Modern themes.

@@ -10,7 +10,7 @@ import { runRepackPreviewReport } from '../../core/report/repack-preview.ts';
 import { parseLimits } from '../../core/sim/policy-registry.ts';
 import { parseTraceFile } from '../../core/trace/trace-log.ts';
 import { formatBytes, formatCount, formatLimit, formatTable, writeJson } from '../output.ts';
-import { formatPercentChange, formatSignedPercent } from '../../shared/format.ts';
+import { formatPercentChange, formatSignedPercent } from '../../common/format.ts';
 import { modelStoreFor } from '../open-target.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';

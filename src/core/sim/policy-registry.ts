@@ -1,5 +1,5 @@
 import { fail } from '../errors.ts';
-import { limitListItems, parseGitSize } from '../../shared/git-size.ts';
+import { limitListItems, parseGitSize } from '../../common/git-size.ts';
 import { beladyPolicy } from './policies/belady.ts';
 import { gdsfPolicy } from './policies/gdsf.ts';
 import { gitLegacyPolicy } from './policies/git-legacy.ts';

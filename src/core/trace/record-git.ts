@@ -6,8 +6,8 @@ import { makeDirectories, writeAll, writeFileAtomically } from '../atomic-file.t
 import { gitVersionOf } from '../git/git-probe.ts';
 import { probeGit, runGit } from '../git/run-git.ts';
 import type { ObjectStore } from '../model/object-store.ts';
-import { parseGitSize } from '../../shared/git-size.ts';
-import { applyRecordingVariables, recordingVariables } from '../../shared/recording-environment.ts';
+import { parseGitSize } from '../../common/git-size.ts';
+import { applyRecordingVariables, recordingVariables } from '../../common/recording-environment.ts';
 import { recordingHeader, type RecordingMetadata } from './recording.ts';
 
 /** git-internals §1.2: DEFAULT_DELTA_BASE_CACHE_LIMIT. */
@@ -38,7 +38,7 @@ export interface RecordOptions {
  * the user has not pointed it elsewhere (its "trace: built-in: git …" lines split the log per
  * command), and in exact mode core.deltaBaseCacheLimit=0 through GIT_CONFIG_COUNT, appended after
  * any entries the user already passes that way. The variables are defined once, in
- * src/shared/recording-environment.ts (the extension's terminal recorder sets the same ones).
+ * src/common/recording-environment.ts (the extension's terminal recorder sets the same ones).
  */
 export function recordingEnvironment(base: NodeJS.ProcessEnv, traceFile: string, mode: 'exact' | 'passive'): NodeJS.ProcessEnv {
   return applyRecordingVariables(base, recordingVariables(base, traceFile, mode));

@@ -22,8 +22,8 @@ import {
   SweepRequest,
   type IndexPackSimResult,
 } from '../../protocol/server-protocol.ts';
-import { gitCommandLine } from '../../shared/shell-words.ts';
-import { visibleText } from '../../shared/visible-text.ts';
+import { gitCommandLine } from '../../common/shell-words.ts';
+import { visibleText } from '../../common/visible-text.ts';
 import { normalizeCacheLabState } from '../../presentation/cache-lab-state.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';

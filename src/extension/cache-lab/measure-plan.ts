@@ -3,8 +3,8 @@
 // that the extension tests can check it on real recordings and traces directly.
 import * as path from 'node:path';
 import type { RecordingInfo } from '../../protocol/server-protocol.ts';
-import { argvOfTraceCommand, gitCommandLine } from '../../shared/shell-words.ts';
-import { visibleText } from '../../shared/visible-text.ts';
+import { argvOfTraceCommand, gitCommandLine } from '../../common/shell-words.ts';
+import { visibleText } from '../../common/visible-text.ts';
 import { programOptions, type ProgramOption } from './program-options.ts';
 
 export const RECONSTRUCTED_NOTE = 'The command line was reconstructed from the trace and may be inexact.';

@@ -1,6 +1,6 @@
 import vscode = require('vscode');
 import { ObjectRequest, type ObjectDetails, type ObjectItem } from '../../protocol/server-protocol.ts';
-import { markdownCodeSpan, markdownText } from '../../shared/markdown-text.ts';
+import { markdownCodeSpan, markdownText } from '../../common/markdown-text.ts';
 import { formatBytes, formatCount, shortOid } from '../format-units.ts';
 import { MessageNode } from './message-node.ts';
 import { ObjectPages, PagedNode } from './paged-node.ts';

@@ -1,6 +1,6 @@
 import vscode = require('vscode');
 import type { ObjectDetails, PackListing, PackSummary } from '../../protocol/server-protocol.ts';
-import { markdownCodeSpan, markdownText } from '../../shared/markdown-text.ts';
+import { markdownCodeSpan, markdownText } from '../../common/markdown-text.ts';
 import { formatBytes, formatCount, shortPackName } from '../format-units.ts';
 import { ObjectListNode } from './object-list-node.ts';
 import { OBJECT_LISTS } from './object-lists.ts';

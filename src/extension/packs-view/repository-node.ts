@@ -1,6 +1,6 @@
 import vscode = require('vscode');
 import type { RepositoryListing } from '../../protocol/server-protocol.ts';
-import { markdownCodeSpan, markdownText } from '../../shared/markdown-text.ts';
+import { markdownCodeSpan, markdownText } from '../../common/markdown-text.ts';
 import { MessageNode } from './message-node.ts';
 import { PackNode } from './pack-node.ts';
 import { PacksNodeBase, type PacksNode } from './packs-node.ts';

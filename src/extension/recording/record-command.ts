@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import vscode = require('vscode');
 import { ListRepositoriesRequest, RecordRequest, type RecordingInfo, type RepositoryListing } from '../../protocol/server-protocol.ts';
-import { splitShellWords, UNCLOSED_QUOTE } from '../../shared/shell-words.ts';
+import { splitShellWords, UNCLOSED_QUOTE } from '../../common/shell-words.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import type { ServerClient, WorkDoneValue } from '../server-client.ts';

@@ -1,5 +1,5 @@
 import vscode = require('vscode');
-import type { RecordingMode } from '../../shared/recording-environment.ts';
+import type { RecordingMode } from '../../common/recording-environment.ts';
 
 export interface RecordingSettings {
   /** `packscope.recording.mode`: exact (core.deltaBaseCacheLimit=0, git-internals §8) or passive. */

@@ -16,7 +16,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import vscode = require('vscode');
-import type { RecordingMode } from '../../shared/recording-environment.ts';
+import type { RecordingMode } from '../../common/recording-environment.ts';
 import { Disposable } from '../dispose.ts';
 
 export const SIDECAR_VERSION = 1;

@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import vscode = require('vscode');
 import { RecordingInfoRequest, type RecordingInfo, type RecordingSegment } from '../../protocol/server-protocol.ts';
-import { markdownText } from '../../shared/markdown-text.ts';
+import { markdownText } from '../../common/markdown-text.ts';
 import { formatBytes, formatCount } from '../format-units.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import type { RecordingStore, StoredRecording } from './recording-store.ts';

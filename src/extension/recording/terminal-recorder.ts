@@ -1,5 +1,5 @@
 // The recording toggle: while it is on, every integrated terminal runs git with the recording
-// variables (src/shared/recording-environment.ts, the same ones `packscope record` uses) through
+// variables (src/common/recording-environment.ts, the same ones `packscope record` uses) through
 // the extension's environment variable collection.
 //
 // - New terminals get the variables at once; VS Code offers to relaunch the terminals that were
@@ -20,7 +20,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import vscode = require('vscode');
-import { EXACT_RECORDING_LIMIT, recordingVariables, type RecordingMode } from '../../shared/recording-environment.ts';
+import { EXACT_RECORDING_LIMIT, recordingVariables, type RecordingMode } from '../../common/recording-environment.ts';
 import { formatBytes } from '../format-units.ts';
 import { SIDECAR_VERSION, timestampName, writeSidecar, type RecordingStore } from './recording-store.ts';
 import type { RecordingSettings } from './recording-settings.ts';

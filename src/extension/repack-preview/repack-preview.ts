@@ -17,7 +17,7 @@ import {
   type RepackPreviewResult,
   type RepositoryListing,
 } from '../../protocol/server-protocol.ts';
-import { splitShellWords, UNCLOSED_QUOTE } from '../../shared/shell-words.ts';
+import { splitShellWords, UNCLOSED_QUOTE } from '../../common/shell-words.ts';
 import { normalizeRepackPreviewState } from '../../presentation/repack-preview-state.ts';
 import type { Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';

@@ -8,7 +8,7 @@ import { assertOutsideRepository } from '../../core/model/model-store.ts';
 import type { PackFiles } from '../../core/model/pack-model.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { INDEX_PACK_VARIANTS } from '../../core/report/index-pack-sim.ts';
-import { formatCount } from '../../shared/format.ts';
+import { formatCount } from '../../common/format.ts';
 import { IndexPackSimRequest, type IndexPackSimResult } from '../../protocol/server-protocol.ts';
 import { cancelledPromise, throwIfCancelled } from '../cancellation.ts';
 import { checkLimits, invalid, paramsObject, requireString } from '../request-params.ts';

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
 import { gitVersionOf } from '../../core/git/git-probe.ts';
 import { GitCommandError, runGit as runGitProcess, type GitRun } from '../../core/git/run-git.ts';
-import { formatLimit } from '../../shared/format.ts';
+import { formatLimit } from '../../common/format.ts';
 import { MeasureRequest, type MeasureResult } from '../../protocol/server-protocol.ts';
 import { cancelledError, throwIfCancelled } from '../cancellation.ts';
 import { checkLimits, invalid } from '../request-params.ts';

@@ -9,7 +9,7 @@ import { makeDirectories } from '../../core/atomic-file.ts';
 import { enclosingRepositoryRoot, repositoryRootHolding } from '../../core/model/outside-repository.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { recordGitCommand } from '../../core/trace/record-git.ts';
-import { formatCount } from '../../shared/format.ts';
+import { formatCount } from '../../common/format.ts';
 import { RecordRequest, type RecordingInfo } from '../../protocol/server-protocol.ts';
 import { cancelledError, cancelledPromise, throwIfCancelled } from '../cancellation.ts';
 import { openRecording } from '../recording-opener.ts';

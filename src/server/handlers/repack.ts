@@ -12,7 +12,7 @@ import { ObjectStore } from '../../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { gitSupports, gitVersionOf } from '../../core/git/git-probe.ts';
 import { GitCommandError } from '../../core/git/run-git.ts';
-import { formatCount } from '../../shared/format.ts';
+import { formatCount } from '../../common/format.ts';
 import {
   GitCapabilitiesRequest,
   RepackPreviewRequest,

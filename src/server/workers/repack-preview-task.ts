@@ -12,7 +12,7 @@ import type { GitProgress } from '../../core/git/git-progress.ts';
 import { DEFAULT_PREVIEW_LIMITS } from '../../core/repack/recording-layouts.ts';
 import { runRepackPreviewReport } from '../../core/report/repack-preview.ts';
 import { parseTraceFile } from '../../core/trace/trace-log.ts';
-import { formatCount } from '../../shared/format.ts';
+import { formatCount } from '../../common/format.ts';
 import type { RepackPreviewParams, RepackPreviewResult } from '../../protocol/server-protocol.ts';
 
 /** $/progress reports of git's meters at most this often (the last of a phase always goes out). */

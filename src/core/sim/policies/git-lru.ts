@@ -1,5 +1,5 @@
 import { fail } from '../../errors.ts';
-import { parseGitSize } from '../../../shared/git-size.ts';
+import { parseGitSize } from '../../../common/git-size.ts';
 import { CountingCache } from '../cache-policy.ts';
 import { LruList } from '../lru-list.ts';
 import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
