@@ -308,7 +308,7 @@ function folderQuery(folder) {
 
 /**
  * Starts one code-server on 127.0.0.1 with its own user data, extensions, HOME and XDG dirs under
- * `outDir`, and waits until /healthz answers.
+ * `stateDir` (default `outDir`; logs always in `outDir`), and waits until /healthz answers.
  *
  * - `installExtensionFrom`: an extension folder, symlinked into the extensions dir as
  *   `<publisher>.<name>-<version>` (the "installed" way; the extensions dir is emptied first).
@@ -321,13 +321,16 @@ function folderQuery(folder) {
  */
 export async function startWorkbench({
   name = 'workbench', workspaceFolder, extensionDevelopmentPath, installExtensionFrom, userSettings = {},
-  outDir, port, preserveUserData = false, codeServer = codeServerDir(), env = {}, log = () => {},
+  outDir, stateDir, port, preserveUserData = false, codeServer = codeServerDir(), env = {}, log = () => {},
 }) {
   if (!outDir) throw new Error('startWorkbench: outDir is required');
   if (!fs.existsSync(path.join(codeServer, MARKER))) throw new Error(`code-server is not installed in ${codeServer}; call ensureCodeServer() first`);
   const dir = path.resolve(outDir);
-  const data = path.join(dir, 'user-data'), exts = path.join(dir, 'extensions');
-  const home = path.join(dir, 'home'), xdg = path.join(dir, 'xdg');
+  // User data, HOME and XDG dirs: under stateDir when given. The tests give one outside the checkout:
+  // PackScope refuses to write recordings or models inside any repository, and the checkout is one.
+  const state = stateDir ? path.resolve(stateDir) : dir;
+  const data = path.join(state, 'user-data'), exts = path.join(state, 'extensions');
+  const home = path.join(state, 'home'), xdg = path.join(state, 'xdg');
   if (!preserveUserData) fs.rmSync(data, { recursive: true, force: true });
   fs.rmSync(exts, { recursive: true, force: true }); // a stale extensions.json would hide manifest changes
   for (const d of [path.join(data, 'User'), exts, home, xdg]) fs.mkdirSync(d, { recursive: true });

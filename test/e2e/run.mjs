@@ -104,7 +104,7 @@ function makeHelpers(scenario, result, browser) {
      */
     async openWorkbench({ name = scenario, workspaceFolder, installExtension = true, developmentPath = false, userSettings, payload } = {}) {
       const workbench = await startWorkbench({
-        name, workspaceFolder, userSettings, outDir: path.join(outRoot, scenario, name),
+        name, workspaceFolder, userSettings, outDir: path.join(outRoot, scenario, name), stateDir: tempDir(`${scenario}-state`),
         installExtensionFrom: installExtension && !developmentPath ? root : undefined,
         extensionDevelopmentPath: developmentPath ? root : undefined,
       });
@@ -164,7 +164,7 @@ async function runExtensionHostSuite(browser) {
   const result = { name: 'extension-tests', workbenches: [] };
   if (!fs.existsSync(testsEntry)) throw new Error(`${path.relative(root, testsEntry)} is missing: run node scripts/build.mjs first`);
   const repo = makeGitRepository();
-  const workbench = await startWorkbench({ name: 'extension-tests', workspaceFolder: repo, outDir: path.join(outRoot, 'extension-tests'),
+  const workbench = await startWorkbench({ name: 'extension-tests', workspaceFolder: repo, outDir: path.join(outRoot, 'extension-tests'), stateDir: tempDir('extension-tests-state'),
     env: { PACKSCOPE_E2E_REPOSITORY: repo } });
   current.workbenches.add(workbench);
   result.logs = [workbench.logFile, path.join(workbench.dir, 'extension-tests.log'), path.join(workbench.dir, 'browser-console.log')];

@@ -145,6 +145,20 @@ describe('packscope/record and packscope/measure against a hostile client', () =
     }
   });
 
+  test('a recording directory inside a repository outside the workspace (a home kept in git) records nothing there', async () => {
+    const home = sandbox.init('home-in-git');
+    const storage = path.join(home, '.local', 'share', 'storage', 'recordings');
+    const homeServer = await LspServer.start({ workspaceFolders: [], settings: { modelCacheDirectory: path.join(root, 'models-4') }, env: gitEnv(sandbox.home), recordingDirectory: storage });
+    try {
+      await expectError(homeServer.connection.sendRequest(RecordRequest, { cwd: repo, args: ['log', '-1'], output: path.join(storage, 'x.psrec'), mode: 'exact', git: 'git' }), (error) =>
+        assert.match(error.message, /PackScope never writes inside a repository/),
+      );
+      assert.ok(!fs.existsSync(path.join(home, '.local')), 'not even the directories were made');
+    } finally {
+      assert.equal(await homeServer.stop(), 0);
+    }
+  });
+
   test('the configured git records into the recording directory', async () => {
     const output = path.join(recordings, 'fine', 'log.psrec');
     const info = await server.connection.sendRequest(RecordRequest, { cwd: repo, args: ['log', '-1'], output, mode: 'exact', git: 'git' });

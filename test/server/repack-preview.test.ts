@@ -231,9 +231,10 @@ describe('packscope/repackPreview', () => {
         assert.ok(!error.message.includes('\n'), 'one line for the user');
       },
     );
+    // A request naming another git is refused before anything runs (trusted-git.ts); the server runs only the one it was configured with.
     await expectError(
       server.connection.sendRequest(RepackPreviewRequest, { repository: repo, extraOptions: [], git: path.join(root, 'no-such-git'), recordings: [], estimate: false }),
-      (error) => assert.match(error.message, /cannot run git .*no-such-git/),
+      (error) => assert.match(error.message, /runs only the git it was configured with \("git"\), not ".*no-such-git"/),
     );
     await expectError(server.connection.sendRequest(RepackPreviewRequest, { repository: repo, depth: -1, extraOptions: [], git: 'git', recordings: [], estimate: false }), (error) =>
       assert.match(error.message, /depth must be an integer/),
@@ -254,6 +255,27 @@ describe('packscope/gitCapabilities', () => {
     assert.equal(capabilities.nameHashVersion, major > 2 || (major === 2 && minor >= 49));
     assert.equal(capabilities.pathWalk, major > 2 || (major === 2 && minor >= 51));
     if (version === '2.39.5') assert.deepEqual({ ...capabilities }, { version: '2.39.5', nameHashVersion: false, pathWalk: false });
-    await expectError(server.connection.sendRequest(GitCapabilitiesRequest, { git: path.join(root, 'no-such-git') }), (error) => assert.match(error.message, /cannot run git/));
+    await expectError(server.connection.sendRequest(GitCapabilitiesRequest, { git: path.join(root, 'no-such-git') }), (error) =>
+      assert.match(error.message, /runs only the git it was configured with/),
+    );
+  });
+
+  test('a configured git that is missing: both requests say git cannot run, and name it', async () => {
+    const missingGit = path.join(root, 'missing', 'git');
+    const misconfigured = await LspServer.start({
+      workspaceFolders: [path.join(root, 'workspace')],
+      settings: { modelCacheDirectory: path.join(root, 'models'), git: missingGit },
+      env: { ...gitEnv(sandbox.home), TMPDIR: serverTmp },
+    });
+    try {
+      await expectError(misconfigured.connection.sendRequest(GitCapabilitiesRequest, { git: missingGit }), (error) => assert.match(error.message, /cannot run git .*missing\/git/));
+      await expectError(
+        misconfigured.connection.sendRequest(RepackPreviewRequest, { repository: repo, extraOptions: [], git: missingGit, recordings: [], estimate: false }),
+        (error) => assert.match(error.message, /cannot run git .*missing\/git/),
+      );
+      assert.deepEqual(previewTemps(), [], 'no temporary directory left');
+    } finally {
+      assert.equal(await misconfigured.stop(), 0);
+    }
   });
 });

@@ -58,8 +58,7 @@ class TraceLineCounter {
  * README "Trust and safety": a recording is written only below the directory the client named at
  * initialization (the extension's storage), symbolic links resolved, and never inside a repository
  * the server reads (the recorded one, any workspace repository) or one made inside that directory.
- * A directory that itself lies in a repository outside the workspace (a home directory kept in git)
- * is the client's choice and accepted.
+ * (The caller also refuses any other enclosing repository, even one holding the directory itself.)
  */
 function checkRecordingOutput(output: string, recordingDirectory: string | undefined, workspaceRepositories: Repository[]): void {
   if (recordingDirectory === undefined) throw invalid('the server writes recordings only into the recording directory its client names at initialization, and none was named');
@@ -110,17 +109,15 @@ export function registerRecordHandlers(context: ServerContext): void {
         const repository = discoverRepository(cwd);
         const output = path.resolve(params.output);
         // Never inside a repository: the recorded one, a workspace one, one below the recording
-        // directory (checkRecordingOutput says which), or any other, but for a repository that also
-        // holds the recording directory itself (a home directory kept in git): that one is the
-        // storage's own (README, "Trust and safety").
+        // directory (checkRecordingOutput says which), or any other, even one that holds the
+        // recording directory itself (a home directory kept in git; README, "Trust and safety").
         const insideRepository = (): never => {
           throw invalid(`${output}: the recording must be written outside the repository; PackScope never writes inside a repository`);
         };
         const enclosing = enclosingRepositoryRoot(output);
         if (repositoryRootHolding(output, repository) !== undefined) insideRepository();
-        if (context.recordingDirectory === undefined && enclosing !== undefined) insideRepository();
         checkRecordingOutput(output, context.recordingDirectory, context.registry.repositories.map((state) => state.repository));
-        if (enclosing !== undefined && enclosing !== enclosingRepositoryRoot(context.recordingDirectory!)) insideRepository();
+        if (enclosing !== undefined) insideRepository();
         makeDirectories(path.dirname(output), 0o777);
         // recordGitCommand reads every pack's model (checksums, object counts): load them in workers first.
         const state = context.registry.get(repository.commonDir);

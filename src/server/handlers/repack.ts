@@ -12,6 +12,7 @@ import { ObjectStore } from '../../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { gitSupports, gitVersionOf } from '../../core/git/git-probe.ts';
 import { GitCommandError } from '../../core/git/run-git.ts';
+import { trustedGit } from '../trusted-git.ts';
 import { formatCount } from '../../common/format.ts';
 import {
   GitCapabilitiesRequest,
@@ -101,6 +102,8 @@ async function runRepackPreview(context: ServerContext, params: RepackPreviewPar
   optionalCount(params.depth, 'depth', MAX_DEPTH);
   optionalCount(params.window, 'window');
   optionalCount(params.threads, 'threads');
+  // The worker runs the configured git only (trusted-git.ts): a request naming another is refused.
+  const git = trustedGit(params.git, context.settings.git);
   const repository = repositoryOf(context, params.repository);
   const store = await loadPacks(context, repository, token, progress);
   if (token.isCancellationRequested) throw cancelledError();
@@ -110,7 +113,7 @@ async function runRepackPreview(context: ServerContext, params: RepackPreviewPar
   await context.work.run('repack-preview', token, async () => {
     const worker = startSimulationWorker(
       context.bundledScript('simulation-worker.js'),
-      { kind: 'repack-preview', store: workerStoreOf(store, context.loader.directory), params: { ...params, workDoneToken: undefined } },
+      { kind: 'repack-preview', store: workerStoreOf(store, context.loader.directory), params: { ...params, git, workDoneToken: undefined } },
       token,
       (message) => {
         if (message.kind === 'progress') {
@@ -156,8 +159,8 @@ export function registerRepackHandlers(context: ServerContext): void {
 
   connection.onRequest(GitCapabilitiesRequest, (params) =>
     context.guarded(() => {
-      if (typeof params.git !== 'string' || params.git === '') throw invalid('no git executable given');
-      return gitCapabilities(requireString(paramsObject(params).git, 'git'));
+      if (params.git !== undefined) requireString(paramsObject(params).git, 'git');
+      return gitCapabilities(trustedGit(params.git, context.settings.git));
     }),
   );
 }
