@@ -18,15 +18,26 @@ export function checkStoredColumns(index: PackIndex, packSize: number, columns: 
   const offsets = index.offsets;
   const dataEnd = packSize - index.hash.size;
   // Pack order: strictly increasing offsets inside the pack's objects, so byOffset is a permutation.
+  // (One pass in pack order, each offset read once; the low size column read directly, the side map
+  // only for a flagged value: this check runs on every reopen of a persisted model.)
+  const diskLow = diskSize.low;
+  let previous = -1;
+  let previousOffset = 0;
   for (let p = 0; p < count; p++) {
     const n = byOffset[p]!;
     if (n >= count) throw new Error('model pack order names an object out of range');
     const offset = offsets[n]!;
     if (offset < PACK_HEADER_BYTES || offset >= dataEnd) throw new Error('model pack order names an offset outside the pack');
-    const next = p + 1 < count ? offsets[byOffset[p + 1]!]! : dataEnd;
-    if (next <= offset && p + 1 < count) throw new Error('model pack order is not in offset order');
-    if (diskSize.get(n) !== next - offset) throw new Error('model disk size does not match the offsets');
+    if (previous >= 0) {
+      if (offset <= previousOffset) throw new Error('model pack order is not in offset order');
+      checkDiskSize(diskLow, diskSize, previous, offset - previousOffset);
+    }
+    previous = n;
+    previousOffset = offset;
   }
+  if (previous >= 0) checkDiskSize(diskLow, diskSize, previous, dataEnd - previousOffset);
+  const resultLow = resultSize.low;
+  const sizeLow = size.low;
   let maxDepth = 0;
   for (let n = 0; n < count; n++) {
     const stored = inPackType[n]!;
@@ -41,13 +52,18 @@ export function checkStoredColumns(index: PackIndex, packSize: number, columns: 
     } else {
       if (stored < 1 || stored > 4) throw new Error('model type column out of range');
       if (b !== -1 || depth[n] !== 0 || type[n] !== stored) throw new Error('model base, depth or type of a non-delta is wrong');
-      if (resultSize.get(n) !== size.get(n)) throw new Error('model result size of a non-delta differs from its size');
+      if ((resultLow[n] !== sizeLow[n] || resultLow[n] === 0xffffffff) && resultSize.get(n) !== size.get(n)) throw new Error('model result size of a non-delta differs from its size');
     }
   }
   if (maxDepth >= count && count > 0) throw new Error('model depth exceeds the object count');
   // A build stores depths in 2 bytes whenever they fit (resolveChains); another width is not a build's.
   if ((depth.BYTES_PER_ELEMENT === 2) !== maxDepth <= 0xffff) throw new Error('model depth column has the wrong width');
   for (const column of [size, resultSize, diskSize]) checkOverflow(column, count);
+}
+
+function checkDiskSize(low: Uint32Array, column: SizeColumn, n: number, expected: number): void {
+  const stored = low[n]!;
+  if (stored !== expected && (stored !== 0xffffffff || column.get(n) !== expected)) throw new Error('model disk size does not match the offsets');
 }
 
 /** Values of 4 GiB or more live in the side map, flagged by 0xffffffff in the low column, and nowhere else. */

@@ -116,6 +116,7 @@ export function registerRecordHandlers(context: ServerContext): void {
         };
         const enclosing = enclosingRepositoryRoot(output);
         if (repositoryRootHolding(output, repository) !== undefined) insideRepository();
+        if (context.recordingDirectory === undefined && enclosing !== undefined) insideRepository();
         checkRecordingOutput(output, context.recordingDirectory, context.registry.repositories.map((state) => state.repository));
         if (enclosing !== undefined) insideRepository();
         makeDirectories(path.dirname(output), 0o777);
