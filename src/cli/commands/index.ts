@@ -1,6 +1,7 @@
 import type { Command } from '../command.ts';
 import { indexPackSimCommand } from './index-pack-sim.ts';
 import { localityCommand } from './locality.ts';
+import { mapCommand } from './map.ts';
 import { objectCommand } from './object.ts';
 import { objectsCommand } from './objects.ts';
 import { policiesCommand } from './policies.ts';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly Command[] = [
   objectsCommand,
   recordCommand,
   localityCommand,
+  mapCommand,
   simulateCommand,
   sweepCommand,
   policiesCommand,

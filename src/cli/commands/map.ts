@@ -1,0 +1,181 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { MAP_ATTRIBUTES, type MapAttribute, type Rgb } from '../../common/pack-map-geometry.ts';
+import { fail } from '../../core/errors.ts';
+import { PackMap, readsPerObject, type LegendEntry } from '../../core/map/pack-map.ts';
+import { encodePng } from '../../core/map/png.ts';
+import { refuseInsideAnyRepository } from '../../core/model/outside-repository.ts';
+import type { PackLocation } from '../../core/model/object-store.ts';
+import { formatBytes, formatCount, writeJson } from '../output.ts';
+import { loadRecording } from '../load-recording.ts';
+import { openObjectStore } from '../open-target.ts';
+import type { Progress } from '../progress.ts';
+import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
+import type { Command } from '../command.ts';
+
+const mapHelp = `usage: packscope map [--attribute type|depth|family|disk-size] [--recording R [--segment N]]
+                    [--size PIXELS] [--pack NAME] [--json] -o FILE.png|FILE.svg [path]
+
+Draws one pack along its offsets: the pack's bytes laid on a Hilbert curve filling a square, every
+pixel the same number of bytes, so that distance in the picture is distance in the file (a seek of
+N bytes is as long anywhere) and objects written together stay together. Each pixel shows the
+object holding its first byte, coloured by --attribute (default type): object type, delta depth,
+delta family (one hue per family root), or size on disk (log scale).
+
+--recording R draws a recording's reads of that pack over it (pixels over which a read lies, as
+heat; the rest dimmed) and prints how many objects were read and how many pixels lit.
+
+[path] is a .pack or .idx file, or a repository (default: the current directory); in a repository
+with several packs, --pack names one (a file name or a unique part of it), else the largest is
+drawn. --size is the side in pixels, a power of two from 16 to 4096 (default 1024). A .svg
+output holds the same picture with its legend and caption; a .png is the picture alone (its legend
+is printed). --json prints the "packscope.map/1" document (docs/json.md) instead of the legend.
+The output is never written inside a repository.`;
+
+export interface MapDocument {
+  schema: 'packscope.map/1';
+  pack: string;
+  attribute: MapAttribute;
+  /** Side of the square in pixels (2^order). */
+  size: number;
+  packBytes: number;
+  bytesPerPixel: number;
+  objects: number;
+  legend: { label: string; rgb: Rgb }[];
+  recording?: { file: string; reads: number; distinctObjects: number; litPixels: number };
+  output: string;
+}
+
+function runMap(argv: string[], progress: Progress): number {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      attribute: { type: 'string' },
+      recording: { type: 'string' },
+      segment: { type: 'string' },
+      size: { type: 'string' },
+      pack: { type: 'string' },
+      json: { type: 'boolean' },
+      output: { type: 'string', short: 'o' },
+      ...cacheOptionSpec,
+    },
+  });
+  if (positionals.length > 1) throw fail('usage', undefined, undefined, 'map takes at most one path');
+  const attribute = (values.attribute ?? 'type') as MapAttribute;
+  if (!MAP_ATTRIBUTES.includes(attribute)) throw fail('usage', undefined, undefined, `--attribute must be one of ${MAP_ATTRIBUTES.join(', ')}`);
+  const size = values.size === undefined ? 1024 : Number(values.size);
+  const order = Math.log2(size);
+  if (!Number.isInteger(order) || size < 16 || size > 4096) throw fail('usage', undefined, undefined, '--size must be a power of two from 16 to 4096');
+  const segment = values.segment === undefined ? undefined : Number(values.segment);
+  if (segment !== undefined && (!Number.isInteger(segment) || segment < 1)) throw fail('usage', undefined, undefined, '--segment needs a positive integer');
+  if (segment !== undefined && values.recording === undefined) throw fail('usage', undefined, undefined, '--segment applies to a --recording');
+  const output = values.output;
+  if (output === undefined) throw fail('usage', undefined, undefined, 'map needs -o FILE.png or -o FILE.svg');
+  const format = /\.svg$/i.test(output) ? 'svg' : /\.png$/i.test(output) ? 'png' : undefined;
+  if (format === undefined) throw fail('usage', output, undefined, 'the output must end in .png or .svg');
+  const outputPath = path.resolve(output);
+  refuseInsideAnyRepository(outputPath, (root) => `is inside the repository ${root}; PackScope never writes inside a repository`);
+
+  const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values));
+  const pack = choosePack(store.packs, values.pack, store.repository.objectsDir);
+  const model = progress.track(`Reading ${path.basename(pack.files.pack)}`, () => store.model(pack));
+  let reads: Uint32Array | undefined;
+  let recording: MapDocument['recording'];
+  if (values.recording !== undefined) {
+    const loaded = loadRecording(values.recording, { ...cacheOptions(values), repository: store.repository.gitDir, segment }, progress);
+    reads = readsPerObject(loaded, pack.files.pack);
+    if (reads === undefined) throw fail('usage', values.recording, undefined, `the recording reads nothing from ${path.basename(pack.files.pack)}`);
+    let total = 0;
+    for (const count of reads) total += count;
+    recording = { file: path.resolve(values.recording), reads: total, distinctObjects: 0, litPixels: 0 };
+  }
+  const map = new PackMap(model, reads);
+  const picture = map.render(order, attribute, { x: 0, y: 0, width: size, height: size });
+  const legend = map.legend(attribute);
+  if (recording) {
+    recording.distinctObjects = map.readObjects;
+    recording.litPixels = picture.litCells;
+  }
+  const png = encodePng(size, size, picture.rgba);
+  const caption = `${path.basename(pack.files.pack)}: ${formatCount(model.count)} objects, ${formatBytes(model.packSize)}; ${size}×${size} pixels of ${bytesPerPixelText(map.bytesPerCell(order))} each, along a Hilbert curve from the top left; colour: ${attribute}`;
+  fs.mkdirSync(path.dirname(outputPath), { recursive: true });
+  fs.writeFileSync(outputPath, format === 'png' ? png : svgOf(png, size, legend, caption, recording));
+  const document: MapDocument = {
+    schema: 'packscope.map/1',
+    pack: pack.files.pack,
+    attribute,
+    size,
+    packBytes: model.packSize,
+    bytesPerPixel: map.bytesPerCell(order),
+    objects: model.count,
+    legend: legend.filter((entry) => entry.label !== '').map((entry) => ({ label: entry.label, rgb: entry.colour })),
+    ...(recording ? { recording } : {}),
+    output: outputPath,
+  };
+  if (values.json) {
+    writeJson(document);
+    return 0;
+  }
+  const lines = [`${outputPath}: ${caption}`];
+  for (const entry of document.legend) lines.push(`  ${rgbHex(entry.rgb)}  ${entry.label}`);
+  if (recording) lines.push(`  reads: ${formatCount(recording.reads)} of ${formatCount(recording.distinctObjects)} distinct objects, over ${formatCount(recording.litPixels)} lit pixels`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+function choosePack(packs: PackLocation[], wanted: string | undefined, objectsDir: string): PackLocation {
+  if (packs.length === 0) throw fail('usage', objectsDir, undefined, 'no packs to draw (the objects are loose; `git gc` packs them)');
+  if (wanted !== undefined) {
+    const matches = packs.filter((p) => path.basename(p.files.pack) === wanted || path.basename(p.files.pack).includes(wanted));
+    if (matches.length !== 1) throw fail('usage', undefined, undefined, `--pack ${wanted} matches ${matches.length} packs (of ${packs.map((p) => path.basename(p.files.pack)).join(', ')})`);
+    return matches[0]!;
+  }
+  return packs.reduce((largest, p) => (fs.statSync(p.files.pack).size > fs.statSync(largest.files.pack).size ? p : largest));
+}
+
+/** Bytes a pixel covers: whole bytes from 10 up, one decimal below (a small pack at a large size). */
+function bytesPerPixelText(bytes: number): string {
+  return bytes >= 10 ? formatBytes(Math.round(bytes)) : `${bytes.toFixed(1)} bytes`;
+}
+
+function rgbHex(rgb: Rgb): string {
+  return `#${rgb.map((c) => Math.round(c).toString(16).padStart(2, '0')).join('')}`;
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The picture (as an embedded PNG, pixels kept sharp) with its caption and legend as text. */
+function svgOf(png: Buffer, size: number, legend: LegendEntry[], caption: string, recording: MapDocument['recording']): string {
+  const shown = legend.filter((entry) => entry.label !== '' || legend.length <= 4);
+  const rowHeight = 18;
+  const legendHeight = (shown.length + (recording ? 1 : 0)) * rowHeight + 40;
+  const height = size + legendHeight;
+  const rows = shown.map((entry, i) => {
+    const y = size + 30 + i * rowHeight;
+    return `<rect x="8" y="${y - 11}" width="12" height="12" fill="${rgbHex(entry.colour)}"/><text x="26" y="${y}">${escapeXml(entry.label)}</text>`;
+  });
+  if (recording) {
+    const y = size + 30 + shown.length * rowHeight;
+    rows.push(`<text x="8" y="${y}">${escapeXml(`recording ${path.basename(recording.file)}: ${formatCount(recording.reads)} reads of ${formatCount(recording.distinctObjects)} objects (lit: red to white, most read)`)}</text>`);
+  }
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${height}" viewBox="0 0 ${size} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${size}" height="${height}" fill="#ffffff"/>`,
+    `<image x="0" y="0" width="${size}" height="${size}" style="image-rendering:pixelated" href="data:image/png;base64,${png.toString('base64')}"/>`,
+    `<text x="8" y="${size + 14}">${escapeXml(caption)}</text>`,
+    ...rows,
+    '</svg>',
+    '',
+  ].join('\n');
+}
+
+export const mapCommand: Command = {
+  name: 'map',
+  summary: `${'map [options] -o FILE.png|.svg [path]'.padEnd(42)}a picture of a pack along its offsets`,
+  help: mapHelp,
+  run: (argv, context) => runMap(argv, context.progress),
+};

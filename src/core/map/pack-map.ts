@@ -1,0 +1,249 @@
+/**
+ * The Pack Map (issue 15): a pack drawn along its offsets on a Hilbert curve, every cell the same
+ * number of bytes (src/common/pack-map-geometry.ts says why), coloured by an attribute of the
+ * object there, with a recording's reads as heat over it. Any rectangle of cells at any order is
+ * drawn from the model's columns alone (O(log n) per cell), so a view can ask for tiles at every
+ * zoom level without one element per object.
+ */
+import {
+  depthColour,
+  diskSizeColour,
+  EMPTY_COLOUR,
+  familyColour,
+  heatColour,
+  hilbertIndex,
+  MAX_MAP_ORDER,
+  TYPE_COLOURS,
+  type MapAttribute,
+  type Rgb,
+} from '../../common/pack-map-geometry.ts';
+import { formatBytes, formatCount } from '../../common/format.ts';
+import { PACK_HEADER_BYTES, TYPE_NAMES } from '../format/pack-file.ts';
+import type { PackModel } from '../model/pack-model.ts';
+import type { LoadedRecording } from '../trace/load-recording.ts';
+
+/** Colour of a cell that no read touched, when a recording is drawn over the map: the attribute's, dimmed. */
+const UNREAD_DIMMING = 0.3;
+
+export interface LegendEntry {
+  label: string;
+  colour: Rgb;
+}
+
+export interface RenderedRegion {
+  /** Cells across and down. */
+  width: number;
+  height: number;
+  /** Row-major RGBA, 4 bytes per cell. */
+  rgba: Uint8Array;
+  /** Cells over which at least one read of the overlaid recording lies. */
+  litCells: number;
+}
+
+export interface MapRegion {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** One pack's map: the model's offsets in pack order and, when a recording is drawn, its reads per object. */
+export class PackMap {
+  /** Offsets of the objects in pack order (ascending). */
+  private readonly offsets: Float64Array;
+  private readonly byOffset: Uint32Array;
+  readonly dataStart = PACK_HEADER_BYTES;
+  /** The first byte of the trailing checksum. */
+  readonly dataEnd: number;
+  readonly maxDepth: number;
+  readonly largestOnDisk: number;
+  /** Reads of the objects at pack positions < p, at p (length count + 1); undefined without a recording. */
+  private readonly readsBefore: Float64Array | undefined;
+  /** Distinct objects of the pack the recording read. */
+  readonly readObjects: number;
+
+  constructor(
+    private readonly model: PackModel,
+    readsPerObject?: Uint32Array,
+  ) {
+    const { columns } = model;
+    this.byOffset = columns.byOffset;
+    this.offsets = model.derivedColumns().offsetsInPackOrder;
+    this.dataEnd = model.packSize - model.hash.size;
+    let maxDepth = 0;
+    let largest = 0;
+    for (let n = 0; n < model.count; n++) {
+      if (columns.depth[n]! > maxDepth) maxDepth = columns.depth[n]!;
+      const disk = columns.diskSize.get(n);
+      if (disk > largest) largest = disk;
+    }
+    this.maxDepth = maxDepth;
+    this.largestOnDisk = largest;
+    let distinct = 0;
+    if (readsPerObject !== undefined) {
+      if (readsPerObject.length !== model.count) throw new Error(`reads per object: ${readsPerObject.length} counts for ${model.count} objects`);
+      const before = new Float64Array(model.count + 1);
+      for (let p = 0; p < model.count; p++) {
+        const reads = readsPerObject[this.byOffset[p]!]!;
+        if (reads > 0) distinct++;
+        before[p + 1] = before[p]! + reads;
+      }
+      this.readsBefore = before;
+    }
+    this.readObjects = distinct;
+  }
+
+  get objectCount(): number {
+    return this.model.count;
+  }
+
+  /** The smallest order whose cells hold at most `bytesPerCell` bytes each. */
+  orderFor(bytesPerCell: number): number {
+    const span = this.dataEnd - this.dataStart;
+    let order = 0;
+    while (order < MAX_MAP_ORDER && span / 4 ** order > bytesPerCell) order++;
+    return order;
+  }
+
+  /** Bytes of the pack one cell covers at `order`. */
+  bytesPerCell(order: number): number {
+    return (this.dataEnd - this.dataStart) / 4 ** checkOrder(order);
+  }
+
+  /** The byte range [start, end) of the pack the cell at distance `d` covers at `order`. */
+  cellBytes(order: number, d: number): [number, number] {
+    const span = this.dataEnd - this.dataStart;
+    const cells = 4 ** order;
+    return [this.dataStart + Math.floor((d * span) / cells), this.dataStart + Math.floor(((d + 1) * span) / cells)];
+  }
+
+  /** The pack position (index into pack order) of the object holding byte `offset` of the pack. */
+  positionAt(offset: number): number {
+    const offsets = this.offsets;
+    let low = 0;
+    let high = offsets.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (offsets[middle]! <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+
+  /** The object number (idx order) at the cell (x, y) of the map at `order`: the one holding the cell's first byte; −1 past the pack's end. */
+  objectAtCell(order: number, x: number, y: number): number {
+    const [start] = this.cellBytes(checkOrder(order), hilbertIndex(order, x, y));
+    if (start >= this.dataEnd || this.model.count === 0) return -1;
+    return this.byOffset[this.positionAt(start)]!;
+  }
+
+  /** The cell of the map at `order` that holds the first byte of object `n` (idx order). */
+  cellOf(order: number, n: number): number {
+    const span = this.dataEnd - this.dataStart;
+    const offset = this.model.columns.offset[n]!;
+    return Math.min(4 ** order - 1, Math.floor(((offset - this.dataStart) * 4 ** order) / span));
+  }
+
+  /** Draws the cells of `region` at `order`, coloured by `attribute`, with the reads as heat when the map has a recording. */
+  render(order: number, attribute: MapAttribute, region: MapRegion): RenderedRegion {
+    checkOrder(order);
+    const side = 2 ** order;
+    if (region.x < 0 || region.y < 0 || region.width < 1 || region.height < 1 || region.x + region.width > side || region.y + region.height > side) {
+      throw new Error(`map region ${region.width}×${region.height} at (${region.x}, ${region.y}) is outside the ${side}×${side} map`);
+    }
+    const rgba = new Uint8Array(region.width * region.height * 4);
+    const hottest = this.hottestCell(order);
+    let lit = 0;
+    for (let row = 0; row < region.height; row++) {
+      for (let column = 0; column < region.width; column++) {
+        const d = hilbertIndex(order, region.x + column, region.y + row);
+        const [start, end] = this.cellBytes(order, d);
+        let colour: Rgb = EMPTY_COLOUR;
+        if (start < this.dataEnd && this.model.count > 0) {
+          const first = this.positionAt(start);
+          colour = this.colourOf(this.byOffset[first]!, attribute);
+          if (this.readsBefore !== undefined) {
+            const last = this.positionAt(Math.max(start, Math.min(end, this.dataEnd) - 1));
+            const reads = this.readsBefore[last + 1]! - this.readsBefore[first]!;
+            if (reads > 0) {
+              colour = heatColour(reads, hottest);
+              lit++;
+            } else {
+              colour = [colour[0] * UNREAD_DIMMING, colour[1] * UNREAD_DIMMING, colour[2] * UNREAD_DIMMING];
+            }
+          }
+        }
+        const at = (row * region.width + column) * 4;
+        rgba[at] = colour[0];
+        rgba[at + 1] = colour[1];
+        rgba[at + 2] = colour[2];
+        rgba[at + 3] = 255;
+      }
+    }
+    return { width: region.width, height: region.height, rgba, litCells: lit };
+  }
+
+  /** What the colours of `attribute` mean on this pack. */
+  legend(attribute: MapAttribute): LegendEntry[] {
+    const counts = this.model.counts().byType;
+    switch (attribute) {
+      case 'type':
+        return [1, 2, 3, 4].map((type) => ({ label: `${TYPE_NAMES[type]} (${formatCount(counts[TYPE_NAMES[type]!] ?? 0)})`, colour: TYPE_COLOURS[type]! }));
+      case 'depth': {
+        const steps = Math.min(5, this.maxDepth + 1);
+        return Array.from({ length: steps }, (_, i) => {
+          const depth = steps === 1 ? 0 : Math.round((i * this.maxDepth) / (steps - 1));
+          return { label: depth === 0 ? 'depth 0 (not a delta)' : `depth ${depth}`, colour: depthColour(depth, this.maxDepth) };
+        });
+      }
+      case 'disk-size': {
+        const sizes = [16, 256, 4096, 65536, this.largestOnDisk].filter((size, i, all) => size <= this.largestOnDisk && all.indexOf(size) === i);
+        return sizes.map((size) => ({ label: `${formatBytes(size)} on disk`, colour: diskSizeColour(size, this.largestOnDisk) }));
+      }
+      case 'family':
+        return [0, 1, 2, 3].map((root) => ({ label: root === 0 ? 'one hue per delta family (24 hues, by its root)' : '', colour: familyColour(root) }));
+    }
+  }
+
+  private colourOf(n: number, attribute: MapAttribute): Rgb {
+    const { columns } = this.model;
+    switch (attribute) {
+      case 'type':
+        return TYPE_COLOURS[columns.type[n]!] ?? EMPTY_COLOUR;
+      case 'depth':
+        return depthColour(columns.depth[n]!, this.maxDepth);
+      case 'disk-size':
+        return diskSizeColour(columns.diskSize.get(n), this.largestOnDisk);
+      case 'family':
+        return familyColour(this.model.rootOf(n));
+    }
+  }
+
+  /** The most reads over one cell at `order`, for the heat scale (0 without a recording). */
+  private hottestCell(order: number): number {
+    const before = this.readsBefore;
+    if (before === undefined) return 0;
+    // The hottest cell holds at most the hottest run of objects one cell wide; an object's own count
+    // bounds it from below. The scale only needs to be stable across tiles, so take the most reads
+    // of any one object, times the objects a cell holds on average (at least 1).
+    let most = 0;
+    for (let p = 0; p < this.model.count; p++) most = Math.max(most, before[p + 1]! - before[p]!);
+    const perCell = Math.max(1, this.model.count / 4 ** order);
+    return Math.max(1, Math.round(most * perCell));
+  }
+}
+
+function checkOrder(order: number): number {
+  if (!Number.isInteger(order) || order < 0 || order > MAX_MAP_ORDER) throw new Error(`map order ${order} is not an integer from 0 to ${MAX_MAP_ORDER}`);
+  return order;
+}
+
+/** Reads per object (idx order) of `pack` in the recording's kept range. */
+export function readsPerObject(loaded: LoadedRecording, pack: string): Uint32Array | undefined {
+  const { resolved } = loaded;
+  const k = resolved.packs.findIndex((p) => p.location.files.pack === pack);
+  if (k < 0) return undefined;
+  const counts = new Uint32Array(resolved.packs[k]!.model.count);
+  for (let i = loaded.range.start; i < loaded.range.end; i++) if (resolved.readPack[i] === k) counts[resolved.readObject[i]!]!++;
+  return counts;
+}

@@ -1,0 +1,163 @@
+/**
+ * Issue 15: `packscope map`. The geometry is checked on its own (the Hilbert curve visits every
+ * cell once, each step to a neighbour); the picture against real git: every pixel decoded from the
+ * PNG has the colour of the type git's `verify-pack -v` and `cat-file` give the object whose entry
+ * holds the pixel's first byte, and a recording's lit pixels are exactly those over an object git's
+ * GIT_TRACE_PACK_ACCESS lines name.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { after, before, describe, test } from 'node:test';
+import { hilbertIndex, hilbertPoint, TYPE_COLOURS } from '../../src/common/pack-map-geometry.ts';
+import { GitSandbox, runCli, tempDir } from '../support/git.ts';
+import { historyRepository, onlyPackStem, verifyPackEntries, type VerifyPackEntry } from '../support/git-oracle.ts';
+
+const TYPE_NUMBER: Record<string, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
+
+let root: string;
+let sandbox: GitSandbox;
+let repo: string;
+let stem: string;
+let entries: VerifyPackEntry[];
+/** Each object's type after its chain (git cat-file -t), by oid. */
+let typeOf: Map<string, string>;
+let packBytes: number;
+
+before(() => {
+  root = tempDir(undefined, 'packscope-map-');
+  sandbox = new GitSandbox(root);
+  repo = historyRepository(sandbox, 'history', { commits: 60, seed: 15, files: 5, linesPerFile: 40, repack: ['-adf', '--depth=20'] });
+  stem = onlyPackStem(path.join(repo, '.git', 'objects', 'pack'));
+  entries = verifyPackEntries(sandbox, repo, `${stem}.pack`);
+  const checked = sandbox.gitText(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype)']);
+  typeOf = new Map(checked.trim().split('\n').map((line) => line.split(' ') as [string, string]));
+  packBytes = fs.statSync(`${stem}.pack`).size;
+});
+
+after(() => {
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** The RGB pixels of a PNG this test's decoder can read: 8-bit truecolour, no interlace, chunks CRC-checked by zlib's inflate of IDAT only. */
+function decodePng(file: string): { width: number; height: number; pixel: (x: number, y: number) => [number, number, number] } {
+  const bytes = fs.readFileSync(file);
+  assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'PNG signature');
+  let at = 8;
+  let width = 0;
+  let height = 0;
+  const data: Buffer[] = [];
+  while (at < bytes.length) {
+    const length = bytes.readUInt32BE(at);
+    const type = bytes.toString('latin1', at + 4, at + 8);
+    const body = bytes.subarray(at + 8, at + 8 + length);
+    if (type === 'IHDR') {
+      width = body.readUInt32BE(0);
+      height = body.readUInt32BE(4);
+      assert.deepEqual([...body.subarray(8, 13)], [8, 2, 0, 0, 0], '8-bit RGB, no interlace');
+    } else if (type === 'IDAT') data.push(body);
+    at += 12 + length;
+  }
+  const raw = inflateSync(Buffer.concat(data));
+  const stride = 1 + width * 3;
+  assert.equal(raw.length, stride * height);
+  for (let y = 0; y < height; y++) assert.equal(raw[y * stride], 0, 'filter None on every row');
+  return { width, height, pixel: (x, y) => [raw[y * stride + 1 + x * 3]!, raw[y * stride + 2 + x * 3]!, raw[y * stride + 3 + x * 3]!] };
+}
+
+/** The verify-pack entry whose bytes hold `offset` (entries in pack order). */
+function entryAt(offset: number): VerifyPackEntry {
+  let low = 0;
+  let high = entries.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if (entries[middle]!.offset <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return entries[low]!;
+}
+
+/** The byte range [start, end) of the pixel at distance d, as the map's help defines it: equal shares of bytes 12 … size − 20. */
+function pixelBytes(d: number, order: number): [number, number] {
+  const span = packBytes - 20 - 12;
+  return [12 + Math.floor((d * span) / 4 ** order), 12 + Math.floor(((d + 1) * span) / 4 ** order)];
+}
+
+describe('the Hilbert curve', () => {
+  test('visits every cell once, each step to a neighbour, and hilbertIndex inverts hilbertPoint', () => {
+    for (let order = 1; order <= 7; order++) {
+      const side = 2 ** order;
+      const seen = new Set<number>();
+      let previous: [number, number] | undefined;
+      for (let d = 0; d < side * side; d++) {
+        const [x, y] = hilbertPoint(order, d);
+        assert.ok(x >= 0 && y >= 0 && x < side && y < side, `order ${order}, d ${d}: (${x}, ${y})`);
+        seen.add(y * side + x);
+        assert.equal(hilbertIndex(order, x, y), d, `order ${order}: index of (${x}, ${y})`);
+        if (previous) assert.equal(Math.abs(x - previous[0]) + Math.abs(y - previous[1]), 1, `order ${order}: step ${d} is to a neighbour`);
+        previous = [x, y];
+      }
+      assert.equal(seen.size, side * side);
+    }
+  });
+});
+
+describe('packscope map', () => {
+  test("every pixel has the colour of git's type for the object holding its first byte", () => {
+    const output = path.join(root, 'out', 'types.png');
+    const result = runCli(['map', '--json', '--size', '64', '-o', output, repo]);
+    assert.equal(result.status, 0, result.stderr);
+    const document = JSON.parse(result.stdout.toString());
+    assert.equal(document.schema, 'packscope.map/1');
+    assert.equal(document.objects, entries.length);
+    assert.equal(document.packBytes, packBytes);
+    const image = decodePng(output);
+    assert.deepEqual([image.width, image.height], [64, 64]);
+    const seenTypes = new Set<string>();
+    for (let d = 0; d < 64 * 64; d++) {
+      const [x, y] = hilbertPoint(6, d);
+      const [start] = pixelBytes(d, 6);
+      const entry = entryAt(start);
+      const type = typeOf.get(entry.oid)!;
+      seenTypes.add(type);
+      assert.deepEqual(image.pixel(x, y), [...TYPE_COLOURS[TYPE_NUMBER[type]!]!], `pixel (${x}, ${y}) at byte ${start}: ${entry.oid} ${type}`);
+    }
+    for (const type of ['blob', 'commit', 'tree']) assert.ok(seenTypes.has(type), `the picture shows ${type}s`);
+  });
+
+  test("a recording's lit pixels are those over objects git's trace names; the SVG carries the legend", () => {
+    const trace = path.join(root, 'log.trace');
+    sandbox.git(repo, ['-c', 'core.deltaBaseCacheLimit=0', 'log', '--raw', '-n', '20'], { env: { GIT_TRACE_PACK_ACCESS: trace } });
+    const readOffsets = new Set(fs.readFileSync(trace, 'utf8').trim().split('\n').map((line) => Number(/ (\d+)$/.exec(line)![1])));
+    const output = path.join(root, 'out', 'heat.svg');
+    const result = runCli(['map', '--json', '--size', '128', '--recording', trace, '-o', output, repo]);
+    assert.equal(result.status, 0, result.stderr);
+    const document = JSON.parse(result.stdout.toString());
+    assert.equal(document.recording.distinctObjects, readOffsets.size);
+    assert.equal(document.recording.reads, fs.readFileSync(trace, 'utf8').trim().split('\n').length);
+    const read = entries.filter((e) => readOffsets.has(e.offset));
+    assert.equal(read.length, readOffsets.size, 'every traced offset is an object start');
+    let expectedLit = 0;
+    for (let d = 0; d < 128 * 128; d++) {
+      const [start, end] = pixelBytes(d, 7);
+      if (read.some((e) => e.offset < end && e.offset + e.diskSize > start)) expectedLit++;
+    }
+    assert.equal(document.recording.litPixels, expectedLit);
+    const svg = fs.readFileSync(output, 'utf8');
+    assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.match(svg, /<text [^>]*>commit \(60\)<\/text>/);
+    assert.match(svg, /href="data:image\/png;base64,/);
+  });
+
+  test('refuses an output inside a repository, an unknown attribute, a size not a power of two', () => {
+    const inside = runCli(['map', '-o', path.join(repo, 'map.png'), repo]);
+    assert.equal(inside.status, 1, inside.stderr);
+    assert.match(inside.stderr, /never writes inside a repository/);
+    assert.ok(!fs.existsSync(path.join(repo, 'map.png')));
+    const attribute = runCli(['map', '--attribute', 'colour', '-o', path.join(root, 'x.png'), repo]);
+    assert.match(attribute.stderr, /--attribute must be one of type, depth, family, disk-size/);
+    const size = runCli(['map', '--size', '100', '-o', path.join(root, 'x.png'), repo]);
+    assert.match(size.stderr, /power of two/);
+  });
+});
