@@ -329,6 +329,7 @@ export async function startWorkbench({
   // User data, HOME and XDG dirs: under stateDir when given. The tests give one outside the checkout:
   // PackScope refuses to write recordings or models inside any repository, and the checkout is one.
   const state = stateDir ? path.resolve(stateDir) : dir;
+  fs.mkdirSync(dir, { recursive: true }); // logs and config.yaml stay here
   const data = path.join(state, 'user-data'), exts = path.join(state, 'extensions');
   const home = path.join(state, 'home'), xdg = path.join(state, 'xdg');
   if (!preserveUserData) fs.rmSync(data, { recursive: true, force: true });
