@@ -269,9 +269,10 @@ export interface LocalityResult {
 
 export interface IndexPackSimParams extends WorkDoneProgressParams {
   /**
-   * A .pack file: a pack of the workspace, or any pack file with its .idx next to it (a recording's
-   * pack in a repository outside the workspace), read with the hash algorithm of the repository
-   * around it (SHA-1 when it is in none).
+   * A .pack file: a pack of the workspace, or any pack file (a recording's pack in a repository
+   * outside the workspace), read with the hash algorithm of the repository around it (SHA-1 when it
+   * is in none). Without its .idx (a fetch's pack, `pack-objects --stdout`'s) it is indexed from its
+   * bytes first, as index-pack does; progress says so.
    */
   pack: string;
   /** core.deltaBaseCacheLimit for index-pack (bytes); 96m by default. */

@@ -291,14 +291,22 @@ describe('packscope/indexPackSim', () => {
     }
   });
 
-  test('a path that is neither a workspace pack nor a pack file with its idx', async () => {
+  test('a path that is neither a workspace pack nor a pack file; a bare pack without its idx is indexed, as the CLI does', async () => {
     await expectError(server.connection.sendRequest(IndexPackSimRequest, { pack: path.join(root, 'nothing.pack') }), (error) =>
-      assert.match(error.message, /not a pack of the workspace, nor a pack file with its \.idx next to it/),
+      assert.match(error.message, /not a pack of the workspace, nor a pack file/),
     );
     const lonely = path.join(root, 'lonely');
     fs.mkdirSync(lonely);
-    fs.copyFileSync(`${stem}.pack`, path.join(lonely, 'pack-lonely.pack'));
-    await expectError(server.connection.sendRequest(IndexPackSimRequest, { pack: path.join(lonely, 'pack-lonely.pack') }), (error) => assert.match(error.message, /nor a pack file with its \.idx/));
+    const bare = path.join(lonely, 'pack-lonely.pack');
+    fs.copyFileSync(`${stem}.pack`, bare);
+    const { token, values } = progressToken();
+    const result = await server.connection.sendRequest(IndexPackSimRequest, { pack: bare, workDoneToken: token });
+    const { schema: _schema, ...cli } = cliJson<{ schema: string; pack: string; objects: number; limit: number; results: object[] }>(['index-pack-sim', '--json', bare]);
+    assert.deepEqual({ pack: result.pack, objects: result.objects, limit: result.limit, results: result.variants }, cli);
+    const withIdx = cliJson<{ results: object[] }>(['index-pack-sim', '--json', `${stem}.pack`]);
+    assert.deepEqual(result.variants, withIdx.results, 'the same counts as the pack with its idx');
+    assert.ok(values.some((value) => value.kind === 'report' && /indexing \(no \.idx\)/.test(value.message ?? '')), 'progress says the pack is being indexed');
+    assert.deepEqual(fs.readdirSync(lonely), ['pack-lonely.pack'], 'nothing written next to the bare pack');
     await expectError(server.connection.sendRequest(IndexPackSimRequest, { pack: path.join(lonely) }), (error) => assert.match(error.message, /not a pack of the workspace/));
   });
 

@@ -1,6 +1,9 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
+import { hashAlgorithmByName, SHA1 } from '../../core/format/hash-algorithm.ts';
+import { indexPackWithoutIdx } from '../../core/format/pack-stream-index.ts';
 import { buildPackModel, packFilesFor } from '../../core/model/build-pack-model.ts';
 import { hashAlgorithmNear } from '../../core/model/repository.ts';
 import { parseLimits } from '../../core/sim/policy-registry.ts';
@@ -10,11 +13,17 @@ import { formatLimit, formatTable, writeJson } from '../output.ts';
 import type { Progress } from '../progress.ts';
 import type { Command } from '../command.ts';
 
-const indexPackSimHelp = `usage: packscope index-pack-sim [--json] [--limit L] [--variant V] <pack>
+const indexPackSimHelp = `usage: packscope index-pack-sim [--json] [--limit L] [--variant V] [--object-format F] <pack>
 
 Simulates the second pass of \`git index-pack --threads=1\` on a pack (git-internals §2): how many
 zlib inflations (pass 1 included), delta applications and base reconstructions it does, and the
 most base data it holds, with core.deltaBaseCacheLimit = L (default 96m).
+
+The pack needs no .idx: without one (a fetched pack, \`git pack-objects --stdout\` output) it is
+read alone as index-pack reads it, every object inflated and hashed and every delta applied to
+find each object's id (REF_DELTA bases are found by id), with bounded memory. A pack does not say
+its hash: --object-format sha256 reads one of a SHA-256 repository (default: the repository the
+pack lies in, else sha1).
 
 variants (default: all three side by side):
   v2.36              Git 2.36–2.54: a base with children is freed right after it is queued, and
@@ -30,7 +39,7 @@ function runIndexPackSim(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { json: { type: 'boolean' }, limit: { type: 'string' }, variant: { type: 'string' } },
+    options: { json: { type: 'boolean' }, limit: { type: 'string' }, variant: { type: 'string' }, 'object-format': { type: 'string' } },
   });
   if (positionals.length !== 1) throw fail('usage', undefined, undefined, 'index-pack-sim needs one pack (see packscope index-pack-sim --help)');
   const limits = parseLimits(values.limit ?? '96m');
@@ -38,8 +47,14 @@ function runIndexPackSim(argv: string[], progress: Progress): number {
   const variants = values.variant === undefined ? INDEX_PACK_VARIANTS : [values.variant as IndexPackVariant];
   if (!INDEX_PACK_VARIANTS.includes(variants[0]!)) throw fail('usage', undefined, undefined, `unknown variant "${values.variant}" (${INDEX_PACK_VARIANTS.join(', ')})`);
   const files = packFilesFor(path.resolve(positionals[0]!));
-  const hash = hashAlgorithmNear(files.pack);
-  const model = progress.track(`Reading ${path.basename(files.pack)}`, (onProgress) => buildPackModel(files, hash ? { hash, onProgress } : { onProgress }));
+  const format = values['object-format'];
+  const chosenHash = format === undefined ? undefined : hashAlgorithmByName(format);
+  if (format !== undefined && chosenHash === undefined) throw fail('usage', undefined, undefined, `unknown object format "${format}" (sha1 or sha256)`);
+  const hash = chosenHash ?? hashAlgorithmNear(files.pack);
+  const name = path.basename(files.pack);
+  // No .idx: index the pack from its bytes, as index-pack itself does with what it receives.
+  const index = fs.existsSync(files.idx) ? undefined : progress.track(`Indexing ${name} (no .idx)`, (onProgress) => indexPackWithoutIdx(files.pack, { hash: hash ?? SHA1, onProgress }));
+  const model = progress.track(`Reading ${name}`, (onProgress) => buildPackModel(files, { ...(hash ? { hash } : {}), ...(index ? { index, hash: index.hash } : {}), onProgress }));
   const limit = limits[0]!;
   const document = indexPackSimDocument(files.pack, model, limit, variants);
   if (values.json) {
@@ -48,7 +63,8 @@ function runIndexPackSim(argv: string[], progress: Progress): number {
   }
   const { results } = document;
   const rows = [['variant', 'inflations', 'delta applications', 'reconstructions', 'peak bytes'], ...results.map((r) => [r.variant, String(r.inflations), String(r.deltaApplications), String(r.reconstructions), String(r.peakBytes)])];
-  process.stdout.write([`${files.pack}: ${model.count} objects, core.deltaBaseCacheLimit=${formatLimit(limit)}, one thread`, ...formatTable(rows)].join('\n') + '\n');
+  const indexed = index ? ' (no .idx: indexed from the pack)' : '';
+  process.stdout.write([`${files.pack}${indexed}: ${model.count} objects, core.deltaBaseCacheLimit=${formatLimit(limit)}, one thread`, ...formatTable(rows)].join('\n') + '\n');
   return 0;
 }
 

@@ -4,7 +4,7 @@ import { beladyPolicy } from './policies/belady.ts';
 import { gdsfPolicy } from './policies/gdsf.ts';
 import { gitLegacyPolicy } from './policies/git-legacy.ts';
 import { admitMaxPolicy, gitPolicy, keepOnHitPolicy } from './policies/git-lru.ts';
-import { libgit2ObjectCachePolicy, libgit2Policy } from './policies/libgit2.ts';
+import { libgit2ObjectCachePolicy, libgit2PackWhatIfPolicy, libgit2Policy } from './policies/libgit2.ts';
 import { lruBySizePolicy } from './policies/lru-by-size.ts';
 import { separateBlobLruPolicy } from './policies/separate-blob-lru.ts';
 import type { PolicyDefinition, PolicyRunner } from './policy-definition.ts';
@@ -25,6 +25,7 @@ export const POLICIES: readonly PolicyDefinition[] = [
   lruBySizePolicy,
   libgit2Policy,
   libgit2ObjectCachePolicy,
+  libgit2PackWhatIfPolicy,
   beladyPolicy,
 ];
 

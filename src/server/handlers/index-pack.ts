@@ -23,10 +23,10 @@ const DEFAULT_LIMIT = 96 * 1024 * 1024;
  * The model of the pack index-pack is simulated on, loaded through the loader (a model worker): a
  * workspace pack as every view loads it; else any real pack file (a recording's pack in a repository
  * outside the workspace) whose .idx lies next to it, read with the hash algorithm of the repository
- * around it (SHA-1 when it is in none). Nothing is written inside that repository: the model goes to
+ * around it (SHA-1 when it is in none); else a bare pack, which the simulation worker indexes. Nothing is written inside that repository: the model goes to
  * the model cache, which must be outside it.
  */
-async function indexPackModel(context: ServerContext, packPath: unknown, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<{ files: PackFiles; hashName: string }> {
+async function indexPackModel(context: ServerContext, packPath: unknown, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<{ files: PackFiles; hashName: string; withoutIdx?: boolean }> {
   if (typeof packPath !== 'string' || packPath === '') throw invalid('no pack given');
   let workspacePack: ReturnType<ServerContext['findPack']> | undefined;
   try {
@@ -48,8 +48,8 @@ async function indexPackModel(context: ServerContext, packPath: unknown, token: 
       return false;
     }
   };
-  if (!resolved.endsWith('.pack') || !isFile(files.pack) || !isFile(files.idx)) {
-    throw invalid(`${packPath} is not a pack of the workspace, nor a pack file with its .idx next to it`);
+  if (!resolved.endsWith('.pack') || !isFile(files.pack)) {
+    throw invalid(`${packPath} is not a pack of the workspace, nor a pack file`);
   }
   let repository: Repository | undefined;
   try {
@@ -65,6 +65,9 @@ async function indexPackModel(context: ServerContext, packPath: unknown, token: 
     }
   }
   const hash = repository?.hash ?? hashAlgorithmByName('sha1')!;
+  // A bare pack (a fetch's, pack-objects --stdout's): the simulation worker indexes it from its
+  // bytes, as index-pack does; nothing is cached for it, as nothing names it again.
+  if (!isFile(files.idx)) return { files, hashName: hash.name, withoutIdx: true };
   if (!context.loader.peek(files)) {
     const packName = path.basename(files.pack);
     progress.report(0, `indexing ${packName}`);
@@ -85,7 +88,7 @@ export function registerIndexPackHandlers(context: ServerContext): void {
         const fields = paramsObject(params);
         const [limit] = checkLimits([fields.limit ?? DEFAULT_LIMIT], 'limit') as [number];
         if (typeof fields.pack === 'string') requireString(fields.pack, 'pack');
-        const { files, hashName } = await indexPackModel(context, fields.pack, token, progress);
+        const { files, hashName, withoutIdx } = await indexPackModel(context, fields.pack, token, progress);
         throwIfCancelled(token);
         progress.report(0, `simulating ${INDEX_PACK_VARIANTS.join(', ')}`);
         const variants: IndexPackSimResult['variants'] = [];
@@ -93,9 +96,10 @@ export function registerIndexPackHandlers(context: ServerContext): void {
         await context.work.run('index-pack', token, () =>
           runSimulationWorker(
             context.bundledScript('simulation-worker.js'),
-            { kind: 'index-pack', files, hashName, cacheDir: context.loader.directory, limit, variants: INDEX_PACK_VARIANTS },
+            { kind: 'index-pack', files, hashName, cacheDir: context.loader.directory, limit, variants: INDEX_PACK_VARIANTS, ...(withoutIdx ? { withoutIdx } : {}) },
             token,
             (message) => {
+              if (message.kind === 'progress') progress.report(message.percentage ?? 0, message.message);
               if (message.kind !== 'variant') return;
               variants.push(message.result);
               objects = message.objects;

@@ -51,6 +51,8 @@ export interface IndexPackTask {
   cacheDir: string | undefined;
   limit: number;
   variants: IndexPackVariant[];
+  /** The pack has no .idx: the worker indexes it from its bytes first (core/format/pack-stream-index.ts). */
+  withoutIdx?: boolean;
 }
 
 export interface LocalityTask {

@@ -13,6 +13,9 @@ delta results: none of it may hold up hovers on the server's thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PackFormatError } from '../../core/errors.ts';
 import { hashAlgorithmByName } from '../../core/format/hash-algorithm.ts';
+import { indexPackWithoutIdx } from '../../core/format/pack-stream-index.ts';
+import { formatCount } from '../../common/format.ts';
+import { buildPackModel } from '../../core/model/build-pack-model.ts';
 import { ModelStore } from '../../core/model/model-store.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import type { Repository } from '../../core/model/repository.ts';
@@ -111,7 +114,20 @@ async function run(task: SimulationTask): Promise<void> {
     case 'index-pack': {
       const hash = hashAlgorithmByName(task.hashName);
       if (!hash) throw new Error(`unknown object format ${task.hashName}`);
-      const { model } = new ModelStore(task.cacheDir).load(task.files, { hash });
+      const model = task.withoutIdx
+        ? buildPackModel(task.files, {
+            index: indexPackWithoutIdx(task.files.pack, {
+              hash,
+              // done runs over 2 × count: the pass that reads every object, then the one resolving deltas.
+              onProgress: (done, total) => {
+                const count = total / 2;
+                const message = done <= count ? `indexing (no .idx): ${formatCount(done)} of ${formatCount(count)} objects read` : `indexing (no .idx): ${formatCount(done - count)} of ${formatCount(count)} objects resolved`;
+                post({ kind: 'progress', percentage: Math.floor((done / total) * 100), message });
+              },
+            }),
+            hash,
+          })
+        : new ModelStore(task.cacheDir).load(task.files, { hash }).model;
       for (const variant of task.variants) post({ kind: 'variant', result: indexPackVariant(model, task.limit, variant), objects: model.count });
       return;
     }

@@ -8,7 +8,7 @@ import path from 'node:path';
 export const description = 'Cache Lab webview: sweep chart and table equal to the CLI, Locality tab, light and dark theme';
 
 const DEFAULT_LIMITS = '0,1m,4m,16m,32m,64m,96m,256m,1g';
-const DEFAULT_POLICIES = 'git,git-legacy,separate-blob-lru,admit-max:1m,keep-on-hit,gdsf,libgit2,belady';
+const DEFAULT_POLICIES = 'git,git-legacy,separate-blob-lru,admit-max:1m,keep-on-hit,gdsf,libgit2:as-shipped,belady';
 
 export async function run({ helpers, log }) {
   const repo = helpers.makeGitRepository({ commits: 12, files: 4 });

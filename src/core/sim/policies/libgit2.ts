@@ -29,7 +29,7 @@ export const LIBGIT2_PACK_CACHE_LIMIT = 16 * 1024 * 1024;
 export const LIBGIT2_MAX_CACHED_BASE = 1024 * 1024;
 
 export interface Libgit2ReplayOptions {
-  /** Per-pack delta base cache limit (libgit2 hard-codes 16 MiB; sweeps vary it). */
+  /** Per-pack delta base cache limit (libgit2 compiles in 16 MiB; only the what-if policy varies it). */
   limit: number;
   /** Put the ODB object cache in front; its storage cap defaults to `limit`. */
   objectCache?: Libgit2ObjectCacheOptions;
@@ -187,28 +187,67 @@ export function replayLibgit2Reads(objects: SimObjects, reads: Int32Array, optio
   };
 }
 
+/**
+ * §4.1 git_cache__max_storage's default: the object cache size applications run with unless they
+ * call git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE).
+ */
+export const LIBGIT2_OBJECT_CACHE_DEFAULT = 256 * 1024 * 1024;
+
+/**
+ * libgit2 as applications get it (§8.2 measured it against Debian's libgit2 1.5.1): the object
+ * cache on at its 256 MiB default with the max(8, n/2048) eviction of v0.99.0+, in front of the
+ * pack cache at its compile-time 16 MiB. Neither size is something a swept limit can stand for,
+ * so this line ignores the limit: it is flat, as libgit2 is.
+ */
 export const libgit2Policy: PolicyDefinition = {
   name: 'libgit2',
-  spec: 'libgit2',
-  help: ["libgit2's read path: a cache per pack, bases over 1 MiB never cached, flush all when full (§4.2);", 'the limit is the per-pack cache size (libgit2 itself uses 16m)'],
+  spec: 'libgit2[:as-shipped]',
+  help: [
+    'libgit2 as shipped: its object cache on at 256m (§4.1, max(8, n/2048) eviction) over its 16m',
+    'per-pack base cache (§4.2, a compile-time constant); the limit does not apply (a flat line)',
+  ],
   referenceBound: false,
-  cacheLab: 'libgit2',
-  make: () => ({ description: "libgit2's per-pack base cache (§4.2)", run: (o, reads, limit) => replayLibgit2Reads(o, reads, { limit }) }),
+  // The Cache Lab shows specs as its labels: this one says which libgit2 its line is.
+  cacheLab: 'libgit2:as-shipped',
+  make(argument, spec) {
+    if (argument !== undefined && argument !== 'as-shipped') throw fail('usage', undefined, undefined, `libgit2 takes no argument but as-shipped (got "${spec}"; the pack cache at the limit is libgit2-pack-whatif)`);
+    return {
+      description: 'libgit2 as shipped: object cache on at 256m over the 16m pack cache (§4.1, §4.2); the limit does not apply',
+      run: (o, reads) => replayLibgit2Reads(o, reads, { limit: LIBGIT2_PACK_CACHE_LIMIT, objectCache: { eviction: 'scaled', maxStorage: LIBGIT2_OBJECT_CACHE_DEFAULT } }),
+    };
+  },
 };
 
+/**
+ * The pack cache alone at the swept limit. libgit2 compiles its limit in (GIT_PACK_CACHE_MEMORY_LIMIT),
+ * so every limit but 16m is a what-if no released libgit2 runs; at 16m this is libgit2 with its
+ * object cache turned off (GIT_OPT_ENABLE_CACHING 0). Until this row existed `libgit2` meant this.
+ */
+export const libgit2PackWhatIfPolicy: PolicyDefinition = {
+  name: 'libgit2-pack-whatif',
+  spec: 'libgit2-pack-whatif',
+  help: [
+    "what-if: libgit2's per-pack base cache (§4.2: bases over 1 MiB never cached, flush all when full)",
+    "at the limit, object cache off; libgit2 compiles in 16m, so only 16m is a libgit2 that runs",
+  ],
+  referenceBound: false,
+  make: () => ({ description: "what-if: libgit2's per-pack base cache at the limit (libgit2 compiles in 16m), object cache off (§4.2)", run: (o, reads, limit) => replayLibgit2Reads(o, reads, { limit }) }),
+};
+
+/** The object cache at the swept limit (an application's GIT_OPT_SET_CACHE_MAX_SIZE) over the 16m pack cache. */
 export const libgit2ObjectCachePolicy: PolicyDefinition = {
   name: 'libgit2-objcache',
   spec: 'libgit2-objcache:evict8|scaled',
   help: [
-    "libgit2's object cache (§4.1: commits, trees, tags under 4 KiB; evicts 8, or max(8, n/2048),",
-    'buckets in hash order) in front of its 16m pack cache; the limit is the object cache\'s size',
+    "libgit2's object cache at the limit (GIT_OPT_SET_CACHE_MAX_SIZE; §4.1: commits, trees, tags under",
+    "4 KiB; evicts 8 (before v0.99.0) or max(8, n/2048) buckets in hash order) over its 16m pack cache",
   ],
   referenceBound: false,
   make(argument, spec) {
     if (argument !== 'evict8' && argument !== 'scaled') throw fail('usage', undefined, undefined, `libgit2-objcache needs evict8 or scaled (got "${spec}")`);
     const eviction = argument;
     return {
-      description: `libgit2's object cache (${eviction}, §4.1) over its 16m pack cache`,
+      description: `libgit2's object cache (${eviction}, §4.1) at the limit over its 16m pack cache`,
       run: (o, reads, limit) => replayLibgit2Reads(o, reads, { limit: LIBGIT2_PACK_CACHE_LIMIT, objectCache: { eviction, maxStorage: limit } }),
     };
   },
