@@ -15,6 +15,7 @@ const nodeEntries = {
   'verify-worker': 'src/core/verify/verify-worker.ts',
   'sim-worker': 'src/core/sim/sim-worker.ts',
   'simulation-worker': 'src/server/workers/simulation-worker.ts',
+  'map-worker': 'src/server/workers/map-worker.ts',
 };
 
 const options = {
