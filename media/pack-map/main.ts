@@ -208,27 +208,33 @@ function maxZoom(): number {
 }
 
 let animation: number | undefined;
+/** Where a running animation ends: a key pressed meanwhile steps on from there (whole zoom steps). */
+let animationTarget: { zoom: number; centerX: number; centerY: number } | undefined;
 function animateTo(target: { zoom: number; centerX: number; centerY: number }, ms = 140): void {
   if (animation !== undefined) cancelAnimationFrame(animation);
   const from = { ...state.camera };
   const to = { ...target, zoom: Math.min(maxZoom(), Math.max(0, target.zoom)) };
+  animationTarget = to;
   const start = performance.now();
   const step = (now: number): void => {
     const t = Math.min(1, (now - start) / ms);
     const e = t * (2 - t);
     setCamera({ zoom: from.zoom + (to.zoom - from.zoom) * e, centerX: from.centerX + (to.centerX - from.centerX) * e, centerY: from.centerY + (to.centerY - from.centerY) * e });
     animation = t < 1 ? requestAnimationFrame(step) : undefined;
+    if (animation === undefined) animationTarget = undefined;
   };
   animation = requestAnimationFrame(step);
 }
 
 function zoomBy(steps: number): void {
-  animateTo({ ...state.camera, zoom: state.camera.zoom + steps });
+  const from = animationTarget ?? state.camera;
+  animateTo({ ...from, zoom: from.zoom + steps });
 }
 
 function panBy(dxCss: number, dyCss: number): void {
-  const s = scale();
-  animateTo({ ...state.camera, centerX: state.camera.centerX + dxCss / s, centerY: state.camera.centerY + dyCss / s }, 90);
+  const from = animationTarget ?? state.camera;
+  const s = scale(from.zoom);
+  animateTo({ ...from, centerX: from.centerX + dxCss / s, centerY: from.centerY + dyCss / s }, 90);
 }
 
 // ---- Tiles ---------------------------------------------------------------------------------
@@ -357,7 +363,31 @@ function drawTileAt(tile: CachedTile, order: number, tileX: number, tileY: numbe
   context2d.drawImage(tile.bitmap, sx, sy, side, side);
 }
 
-/** Paints the view: coarser tiles it holds first, then the current order's; returns the frame's milliseconds. */
+/**
+ * A tile still loading: the part of the nearest coarser tile held that covers it, scaled (only
+ * that part, so that each screen pixel is painted about once whatever the zoom: a software canvas
+ * spends its time per pixel painted).
+ */
+function drawStandIn(w: PackMapTileWanted): void {
+  const unit = tileUnit(w.order);
+  const [dx, dy] = toScreen(w.tileX * unit, w.tileY * unit);
+  const side = unit * scale();
+  for (let coarser = w.order - 1; coarser >= Math.max(0, w.order - FALLBACK_LEVELS); coarser--) {
+    const coarserUnit = tileUnit(coarser);
+    const ax = Math.floor((w.tileX * unit) / coarserUnit);
+    const ay = Math.floor((w.tileY * unit) / coarserUnit);
+    const tile = tiles.get(tileKey({ ...w, order: coarser, tileX: ax, tileY: ay }));
+    if (!tile) continue;
+    const pixels = tile.bitmap.width;
+    const sx = ((w.tileX * unit - ax * coarserUnit) / coarserUnit) * pixels;
+    const sy = ((w.tileY * unit - ay * coarserUnit) / coarserUnit) * pixels;
+    const sw = (unit / coarserUnit) * pixels;
+    context2d.drawImage(tile.bitmap, sx, sy, sw, sw, dx, dy, side, side);
+    return;
+  }
+}
+
+/** Paints the view: the current order's tiles, coarser stand-ins for those still loading, the hovered cell. */
 function draw(): void {
   const started = performance.now();
   const dpr = window.devicePixelRatio || 1;
@@ -368,12 +398,6 @@ function draw(): void {
   if (!info) return;
   const order = drawOrder();
   wanted = visibleTiles(order);
-  for (let coarser = Math.max(0, order - FALLBACK_LEVELS); coarser < order; coarser++) {
-    for (const w of visibleTiles(coarser)) {
-      const tile = tiles.get(tileKey(w));
-      if (tile) drawTileAt(tile, coarser, w.tileX, w.tileY);
-    }
-  }
   let complete = true;
   let lit = 0;
   let recordingObjects: number | undefined;
@@ -382,6 +406,7 @@ function draw(): void {
     const tile = cached(tileKey(w));
     if (!tile) {
       complete = false;
+      drawStandIn(w);
       continue;
     }
     drawTileAt(tile, order, w.tileX, w.tileY);
@@ -414,6 +439,8 @@ function draw(): void {
   scaleText.textContent = `Order ${order}: ${formatCount(4 ** order)} cells of ${bytes >= 10 ? formatBytes(Math.round(bytes)) : `${bytes.toFixed(2)} bytes`} each${cellPx >= 2 ? `, ${cellPx.toFixed(0)} px a cell` : ''}${complete ? '' : ' (loading…)'}`;
   scaleText.dataset.order = String(order);
   scaleText.dataset.complete = String(complete);
+  // Still moving (an animated zoom or pan): tests wait for the last frame.
+  scaleText.dataset.moving = String(animation !== undefined);
   if (state.recording !== null && recordingObjects !== undefined) {
     const name = recordings.find((r) => r.file === state.recording)?.label ?? state.recording;
     recordingStats.textContent = `${name}: ${formatCount(recordingReads ?? 0)} reads of ${formatCount(recordingObjects)} distinct objects; ${formatCount(lit)} lit cells in view${complete ? '' : ' so far'}`;

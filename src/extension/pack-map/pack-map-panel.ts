@@ -9,18 +9,9 @@ import {
 import { PackMapInfoRequest, PackMapObjectAtRequest, PackMapTileRequest, type PackMapInfoResult } from '../../protocol/server-protocol.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
-import { PanelHost, type PanelPage } from '../webview-panel.ts';
+import { PanelHost } from '../webview-panel.ts';
+import { PACK_MAP_PAGE } from './pack-map-html.ts';
 
-const PACK_MAP_PAGE: PanelPage = {
-  title: 'Pack Map',
-  rootId: 'pack-map',
-  loadingText: 'Loading the pack map…',
-  script: 'pack-map.js',
-  styles: [
-    ['media', 'cache-lab', 'cache-lab.css'],
-    ['media', 'pack-map', 'pack-map.css'],
-  ],
-};
 
 export interface PackMapPanelDependencies {
   extensionUri: vscode.Uri;
