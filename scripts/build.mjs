@@ -15,6 +15,7 @@ const nodeEntries = {
   'verify-worker': 'src/core/verify/verify-worker.ts',
   'sim-worker': 'src/core/sim/sim-worker.ts',
   'simulation-worker': 'src/server/workers/simulation-worker.ts',
+  'map-worker': 'src/server/workers/map-worker.ts',
 };
 
 const options = {
@@ -68,7 +69,7 @@ const allOptions = [options, extensionEntryOptions, extensionMainOptions, ...(ex
 // browser, each one self-contained script loaded under its panel's nonce CSP (no eval, no chunks).
 allOptions.push({
   absWorkingDir: root,
-  entryPoints: { 'cache-lab': 'media/cache-lab/main.ts', 'repack-preview': 'media/repack-preview/main.ts' },
+  entryPoints: { 'cache-lab': 'media/cache-lab/main.ts', 'repack-preview': 'media/repack-preview/main.ts', 'pack-map': 'media/pack-map/main.ts' },
   outdir: 'dist/webview',
   bundle: true,
   platform: 'browser',

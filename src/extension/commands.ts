@@ -8,6 +8,7 @@ import { openObjectDocument } from './object-document.ts';
 import { askForObject, objectTarget } from './object-target.ts';
 import { RETRY_COMMAND } from './packs-view/message-node.ts';
 import { PacksNodeBase, type PacksNode } from './packs-view/packs-node.ts';
+import type { PackMapApi } from './pack-map/pack-map.ts';
 import type { PacksTreeProvider } from './packs-view/packs-tree.ts';
 import type { RecordingCommands } from './recording/recording-commands.ts';
 import type { RepackPreviewApi } from './repack-preview/repack-preview.ts';
@@ -21,6 +22,7 @@ export interface CommandContext {
   recordings: RecordingCommands;
   cacheLab: CacheLabApi;
   repackPreview: RepackPreviewApi;
+  packMap: PackMapApi;
 }
 
 type CommandHandler = (...args: unknown[]) => unknown;
@@ -80,6 +82,7 @@ const commandFactories: Record<string, CommandEntry> = {
     },
   },
   'packscope.previewRepack': { make: ({ repackPreview }) => (argument) => repackPreview.run(argument), failure: 'repack preview failed' },
+  'packscope.openPackMap': { make: ({ packMap }) => async (argument) => { await packMap.open(argument); } },
   'packscope.toggleRecording': { make: ({ recordings }) => () => recordings.toggle() },
   'packscope.recordCommand': { make: ({ recordings }) => (argument) => recordings.recordCommand(argument) },
   'packscope.recordings.refresh': { make: ({ recordings }) => () => recordings.refresh() },

@@ -14,6 +14,7 @@ import { registerRecording, type RecordingApi } from './recording/index.ts';
 import { recordingsDirectory } from './recording/recording-store.ts';
 import { recordingSourceFromStore, registerCacheLab, type CacheLabApi } from './cache-lab/cache-lab.ts';
 import { registerRepackPreview, type RepackPreviewApi } from './repack-preview/repack-preview.ts';
+import { registerPackMap, type PackMapApi } from './pack-map/pack-map.ts';
 
 /** What `activate` returns: `vscode.extensions.getExtension('packscope.packscope').exports`. */
 export interface PackScopeApi {
@@ -40,6 +41,8 @@ export interface PackScopeApi {
   readonly cacheLab: CacheLabApi;
   /** Preview Repack… (src/extension/repack-preview): the last run, its result and its panel. */
   readonly repackPreview: RepackPreviewApi;
+  /** The Pack Map (src/extension/pack-map): its open panel and what it was sent. */
+  readonly packMap: PackMapApi;
   objectDocumentUri(oid: string, repository?: string): vscode.Uri;
 }
 
@@ -111,7 +114,8 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
   const recording = registerRecording({ lifetime, context, server, output, gitLocation });
   const cacheLab = registerCacheLab({ lifetime, context, server, output, gitLocation, recordings: recordingSourceFromStore(recording.api.store) });
   const repackPreview = registerRepackPreview({ lifetime, context, server, output, gitLocation, recordings: recording.api.store });
-  registerCommands(lifetime, { server, packsTree, output, recordings: recording.commands, cacheLab, repackPreview });
+  const packMap = registerPackMap({ lifetime, context, server, output, recordings: recording.api.store });
+  registerCommands(lifetime, { server, packsTree, output, recordings: recording.commands, cacheLab, repackPreview, packMap });
 
   // Started right after activation rather than inside it: hovers and terminal links need a server soon.
   setImmediate(() => {
@@ -142,6 +146,7 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
     recording: recording.api,
     cacheLab,
     repackPreview,
+    packMap,
     objectDocumentUri,
   };
 }

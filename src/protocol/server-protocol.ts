@@ -14,6 +14,7 @@ import type { LayoutReplay, LayoutSummary, RepackPreviewDocument } from '../core
 import type { IndexPackVariantResult, PackLocality, PackLocalityWithQuantiles, PageCacheOptions, SimResult } from '../core/report/simulation-documents.ts';
 import type { PackOverview } from '../core/report/stats-document.ts';
 import type { PolicyDescription } from '../core/report/policy-description.ts';
+import type { MapAttribute } from '../common/pack-map-geometry.ts';
 
 // Result shapes are declared once, in core/report (the documents the CLI prints); the server's add fields to them.
 export type { RecordingInfo, RecordingSegment } from '../core/report/recording-document.ts';
@@ -382,3 +383,76 @@ export interface PoliciesResult {
 }
 
 export const PoliciesRequest = new RequestType<Record<string, never>, PoliciesResult, void>('packscope/policies');
+
+// ---------------------------------------------------------------------------------------------
+// The Pack Map (issue 15): a pack along its offsets on a Hilbert curve (src/common/pack-map-geometry.ts
+// says why), drawn in tiles by the server's map worker at any order, as `packscope map` draws it whole.
+
+/** What a cell's colour shows (src/common/pack-map-geometry.ts). */
+export type PackMapAttribute = MapAttribute;
+
+/** Cells per side of a tile (a map of order < 8 is one tile of 2^order cells). */
+export const PACK_MAP_TILE_SIZE = 256;
+
+export interface PackMapLegendEntry {
+  label: string;
+  rgb: [number, number, number];
+}
+
+export interface PackMapInfoResult {
+  pack: string;
+  packName: string;
+  objects: number;
+  packBytes: number;
+  /** Byte range the map covers: the objects, from the header's end to the trailing checksum. */
+  dataStart: number;
+  dataEnd: number;
+  maxDepth: number;
+  /** The deepest order worth drawing (its cells hold at most one byte each). */
+  maxOrder: number;
+  /** Bytes one cell covers at each order 0 … 15. */
+  bytesPerCell: number[];
+  legends: Record<PackMapAttribute, PackMapLegendEntry[]>;
+}
+
+export interface PackMapTileParams extends WorkDoneProgressParams {
+  pack: string;
+  attribute: PackMapAttribute;
+  order: number;
+  /** The tile's column and row (tiles of PACK_MAP_TILE_SIZE cells). */
+  tileX: number;
+  tileY: number;
+  /** A recording drawn over the map as heat (RecordingParams.file), and one git process of it. */
+  recording?: string;
+  segment?: number;
+}
+
+export interface PackMapTileResult {
+  order: number;
+  tileX: number;
+  tileY: number;
+  /** Cells per side of this tile. */
+  size: number;
+  /** Row-major RGBA, 4 bytes per cell, base64. */
+  rgbaBase64: string;
+  /** With a recording: cells of this tile over which at least one read lies. */
+  litCells: number;
+  /** With a recording: the pack's distinct objects it read (the same for every tile). */
+  recordingObjects?: number;
+  /** With a recording: its reads of this pack. */
+  recordingReads?: number;
+}
+
+export interface PackMapObjectAtParams {
+  pack: string;
+  order: number;
+  x: number;
+  y: number;
+}
+
+/** The object holding the cell's first byte; found false past the pack's last object. */
+export type PackMapObjectAtResult = { found: true; object: ObjectDetails } | { found: false };
+
+export const PackMapInfoRequest = new RequestType<PackParams, PackMapInfoResult, void>('packscope/packMapInfo');
+export const PackMapTileRequest = new RequestType<PackMapTileParams, PackMapTileResult, void>('packscope/packMapTile');
+export const PackMapObjectAtRequest = new RequestType<PackMapObjectAtParams, PackMapObjectAtResult, void>('packscope/packMapObjectAt');

@@ -4,6 +4,7 @@ import type { ServerSettings } from '../protocol/server-protocol.ts';
 import type { RankedLists } from './object-views.ts';
 import type { RecordingCache } from './recording-cache.ts';
 import type { WorkQueues } from './work-queue.ts';
+import type { MapWorkerClient } from './workers/map-worker-client.ts';
 import type { ModelLoader, TimedModel } from './workers/model-loader.ts';
 import type { RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 
@@ -26,6 +27,8 @@ export interface ServerContext {
   readonly recordings: RecordingCache;
   /** The heavy work of requests, queued per kind with a few running at once (work-queue.ts). */
   readonly work: WorkQueues;
+  /** The Pack Map's worker, which keeps the maps it drew (workers/map-worker.ts). */
+  readonly packMaps: MapWorkerClient;
   log(message: string): void;
   /** The model of one pack, built in a worker when needed, with $/progress and cancellation. */
   ensureModel(state: RepositoryState, pack: PackLocation, token?: CancellationToken, progress?: WorkDoneProgressReporter): Promise<TimedModel>;

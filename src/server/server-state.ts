@@ -30,6 +30,7 @@ import { RecordingCache } from './recording-cache.ts';
 import type { ServerContext } from './server-context.ts';
 import { collectGarbage } from './full-gc.ts';
 import { defaultConcurrency, WorkQueues } from './work-queue.ts';
+import { MapWorkerClient } from './workers/map-worker-client.ts';
 import { LoadCancelled, ModelLoader, type TimedModel } from './workers/model-loader.ts';
 import { errorMessage, RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 
@@ -58,6 +59,7 @@ export class ServerState implements ServerContext {
   readonly recordings = new RecordingCache();
   // Idle: what was kept for the next request goes (the workers of the queued work have ended).
   readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory());
+  readonly packMaps: MapWorkerClient;
   /** The client tells of folders added and removed (workspace/didChangeWorkspaceFolders). */
   clientSendsFolderChanges = false;
   private workspaceFolders: string[] = [];
@@ -68,7 +70,9 @@ export class ServerState implements ServerContext {
   constructor(
     readonly connection: Connection,
     private readonly bundleDirectory: string,
-  ) {}
+  ) {
+    this.packMaps = new MapWorkerClient(this.bundledScript('map-worker.js'), (message) => this.log(message));
+  }
 
   log(message: string): void {
     this.connection.console.log(message);
@@ -129,6 +133,7 @@ export class ServerState implements ServerContext {
 
   shutdown(): void {
     this.registry?.dispose();
+    this.packMaps.dispose();
     if (this.privateCacheDir) fs.rmSync(this.privateCacheDir, { recursive: true, force: true });
   }
 

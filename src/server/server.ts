@@ -11,6 +11,7 @@ import { registerIndexPackHandlers } from './handlers/index-pack.ts';
 import { registerMeasureHandlers } from './handlers/measure.ts';
 import { registerObjectHandlers } from './handlers/objects.ts';
 import { registerPackHandlers } from './handlers/packs.ts';
+import { registerPackMapHandlers } from './handlers/pack-map.ts';
 import { registerPolicyHandlers } from './handlers/policies.ts';
 import { registerRecordHandlers } from './handlers/record.ts';
 import { registerRecordingHandlers } from './handlers/recordings.ts';
@@ -60,6 +61,7 @@ function startServer(): void {
   registerMeasureHandlers(context);
   registerRepackHandlers(context);
   registerPolicyHandlers(context);
+  registerPackMapHandlers(context);
 
   connection.onShutdown(() => context.shutdown());
 

@@ -8,7 +8,13 @@ import { availableParallelism } from 'node:os';
 import type { CancellationToken } from 'vscode-languageserver/node';
 import { cancelledError } from './cancellation.ts';
 
-export type WorkKind = 'sweep' | 'locality' | 'index-pack' | 'open-recording' | 'object-content' | 'repack-preview';
+export type WorkKind = 'sweep' | 'locality' | 'index-pack' | 'open-recording' | 'object-content' | 'repack-preview' | 'pack-map';
+
+/**
+ * Pack Map requests handed to its one worker at a time: a few, so that the next tile is waiting
+ * there when one ends, and few enough that a cancelled view's tiles mostly never leave this queue.
+ */
+const PACK_MAP_IN_FLIGHT = 4;
 
 /**
  * How many jobs of each kind run at once. A sweep runs its cells on availableParallelism() threads
@@ -17,7 +23,7 @@ export type WorkKind = 'sweep' | 'locality' | 'index-pack' | 'open-recording' | 
  */
 export function defaultConcurrency(): Record<WorkKind, number> {
   const cores = Math.max(1, availableParallelism());
-  return { sweep: 1, locality: 1, 'index-pack': 1, 'open-recording': 1, 'object-content': cores, 'repack-preview': 1 };
+  return { sweep: 1, locality: 1, 'index-pack': 1, 'open-recording': 1, 'object-content': cores, 'repack-preview': 1, 'pack-map': PACK_MAP_IN_FLIGHT };
 }
 
 /** After this long with no job running or waiting, the server releases its caches. */

@@ -49,7 +49,7 @@ interface Rule {
   typesOnly?: string[];
 }
 
-const WEBVIEW_PROTOCOLS = ['src/protocol/cache-lab-protocol.ts', 'src/protocol/repack-preview-protocol.ts'];
+const WEBVIEW_PROTOCOLS = ['src/protocol/cache-lab-protocol.ts', 'src/protocol/repack-preview-protocol.ts', 'src/protocol/pack-map-protocol.ts'];
 
 // Longest folder first: a file follows the most specific rule.
 const RULES: Rule[] = [

@@ -1,0 +1,114 @@
+import vscode = require('vscode');
+import {
+  isWebviewToHost,
+  PACK_MAP_PROTOCOL_VERSION,
+  type HostToWebview,
+  type PackMapRecordingChoice,
+  type WebviewToHost,
+} from '../../protocol/pack-map-protocol.ts';
+import { PackMapInfoRequest, PackMapObjectAtRequest, PackMapTileRequest, type PackMapInfoResult } from '../../protocol/server-protocol.ts';
+import { isCancellation } from '../model-progress.ts';
+import { describe, type ServerClient } from '../server-client.ts';
+import { PanelHost } from '../webview-panel.ts';
+import { PACK_MAP_PAGE } from './pack-map-html.ts';
+
+
+export interface PackMapPanelDependencies {
+  extensionUri: vscode.Uri;
+  output: vscode.LogOutputChannel;
+  server: ServerClient;
+  recordings(): PackMapRecordingChoice[];
+}
+
+/** The pack a panel shows: its .pack path and its repository's id. */
+export interface PackMapTarget {
+  pack: string;
+  repository: string;
+}
+
+/**
+ * One pack's map in a webview panel: the host answers the webview's requests with the server's
+ * (info, tiles, the object at a cell), cancels the tile requests of tiles the view left, and runs
+ * the object commands on a click.
+ */
+export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
+  private readonly inFlight = new Map<string, vscode.CancellationTokenSource>();
+  info: PackMapInfoResult | undefined;
+  private readonly shownEmitter: vscode.EventEmitter<void>;
+  /** Fires once the webview has been sent the pack's info. */
+  readonly onDidShow: vscode.Event<void>;
+
+  constructor(
+    panel: vscode.WebviewPanel,
+    private readonly deps: PackMapPanelDependencies,
+    readonly target: PackMapTarget,
+  ) {
+    super(panel, { extensionUri: deps.extensionUri, page: PACK_MAP_PAGE, output: deps.output, logName: 'Pack map', accepts: isWebviewToHost });
+    this.shownEmitter = this._register(new vscode.EventEmitter<void>());
+    this.onDidShow = this.shownEmitter.event;
+    panel.title = `Pack Map: ${target.pack.split(/[\\/]/).pop()!.replace(/^pack-([0-9a-f]{8})[0-9a-f]*\.pack$/, 'pack-$1…')}`;
+    this._register(new vscode.Disposable(() => this.cancelAll()));
+  }
+
+  /** Sends the recordings again (the Recordings view changed). */
+  updateRecordings(): void {
+    this.send({ type: 'recordings', recordings: this.deps.recordings() });
+  }
+
+  protected send(message: HostToWebview): void {
+    if (!this.ready || this.isDisposed) return;
+    this.deliver(message);
+    if (message.type === 'show') this.shownEmitter.fire();
+  }
+
+  protected async onMessage(message: WebviewToHost): Promise<HostToWebview | undefined> {
+    switch (message.type) {
+      case 'ready': {
+        this.ready = true;
+        if (message.version !== PACK_MAP_PROTOCOL_VERSION) this.deps.output.warn(`Pack map webview speaks protocol ${message.version}, the host ${PACK_MAP_PROTOCOL_VERSION}.`);
+        try {
+          this.info = await this.deps.server.request(PackMapInfoRequest, { pack: this.target.pack });
+        } catch (error) {
+          return { type: 'failed', message: describe(error) };
+        }
+        // Delivered through send, so that onDidShow fires once the webview has it.
+        this.send({ type: 'show', version: PACK_MAP_PROTOCOL_VERSION, repository: this.target.repository, info: this.info, recordings: this.deps.recordings() });
+        return undefined;
+      }
+      case 'tile': {
+        this.inFlight.get(message.key)?.cancel();
+        const source = new vscode.CancellationTokenSource();
+        this.inFlight.set(message.key, source);
+        try {
+          const tile = await this.deps.server.request(PackMapTileRequest, { pack: this.target.pack, ...message.wanted }, source.token);
+          return { type: 'tile', key: message.key, tile };
+        } catch (error) {
+          const cancelled = isCancellation(error) || source.token.isCancellationRequested;
+          if (!cancelled) this.deps.output.warn(`Pack map: tile ${message.key} failed: ${describe(error)}`);
+          return { type: 'tileFailed', key: message.key, message: describe(error), cancelled };
+        } finally {
+          if (this.inFlight.get(message.key) === source) this.inFlight.delete(message.key);
+          source.dispose();
+        }
+      }
+      case 'cancelTiles':
+        for (const key of message.keys) this.inFlight.get(key)?.cancel();
+        return undefined;
+      case 'objectAt': {
+        const result = await this.deps.server.request(PackMapObjectAtRequest, { pack: this.target.pack, order: message.order, x: message.x, y: message.y });
+        return { type: 'objectAt', object: result.found ? result.object : null };
+      }
+      case 'openObject':
+        await vscode.commands.executeCommand('packscope.openObject', { oid: message.oid, repository: this.target.repository });
+        return undefined;
+      case 'revealObject':
+        await vscode.commands.executeCommand('packscope.revealObject', { oid: message.oid, repository: this.target.repository });
+        return undefined;
+    }
+  }
+
+  private cancelAll(): void {
+    for (const source of this.inFlight.values()) source.cancel();
+    this.inFlight.clear();
+  }
+}

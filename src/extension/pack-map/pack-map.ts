@@ -1,0 +1,136 @@
+// The Pack Map (issue 15): what `packscope.openPackMap` does (palette, and a pack's menu in the
+// Packs view; the command table calls `open`), the panel and its serializer, and what the tests
+// read through `api.packMap`.
+import * as path from 'node:path';
+import vscode = require('vscode');
+import { PACK_MAP_VIEW_TYPE, type PackMapRecordingChoice } from '../../protocol/pack-map-protocol.ts';
+import { ListRepositoriesRequest } from '../../protocol/server-protocol.ts';
+import { normalizePackMapState } from '../../presentation/pack-map-state.ts';
+import type { Lifetime } from '../dispose.ts';
+import { formatBytes, formatCount } from '../format-units.ts';
+import type { ServerClient } from '../server-client.ts';
+import { PackMapPanel, type PackMapTarget } from './pack-map-panel.ts';
+
+/** The Recordings view's store (src/extension/recording/recording-store.ts), as much as the map reads. */
+export interface PackMapRecordingSource {
+  list(): { file: string; mtimeMs: number; sidecar?: { label?: string; args?: string[]; source?: string } | undefined }[];
+  readonly onDidChange: vscode.Event<unknown>;
+}
+
+export interface PackMapDependencies {
+  lifetime: Lifetime;
+  context: vscode.ExtensionContext;
+  server: ServerClient;
+  output: vscode.LogOutputChannel;
+  recordings: PackMapRecordingSource;
+}
+
+export interface PackMapApi {
+  /** The panel opened or restored last, while it is open. */
+  readonly panel: PackMapPanel | undefined;
+  readonly onDidOpen: vscode.Event<PackMapPanel>;
+  /** What the command does, with the same argument: a pack node, `{ pack, repository? }`, or nothing (a quick pick). */
+  open(argument?: unknown): Promise<PackMapPanel | undefined>;
+}
+
+/** A PackNode of the Packs view (`listing.pack`, `parent.listing.id`) or `{ pack, repository? }`. */
+function targetOf(argument: unknown): { pack: string; repository?: string } | undefined {
+  if (typeof argument !== 'object' || argument === null) return undefined;
+  const node = argument as { listing?: { pack?: unknown }; repositoryId?: unknown };
+  if (typeof node.listing?.pack === 'string') return { pack: node.listing.pack, ...(typeof node.repositoryId === 'string' ? { repository: node.repositoryId } : {}) };
+  const value = argument as { pack?: unknown; repository?: unknown };
+  if (typeof value.pack === 'string' && value.pack !== '') return { pack: value.pack, ...(typeof value.repository === 'string' ? { repository: value.repository } : {}) };
+  return undefined;
+}
+
+export function registerPackMap(deps: PackMapDependencies): PackMapApi {
+  const { lifetime } = deps;
+  let current: PackMapPanel | undefined;
+  const panels = new Set<PackMapPanel>();
+  const opened = lifetime.register(new vscode.EventEmitter<PackMapPanel>());
+
+  const recordings = (): PackMapRecordingChoice[] =>
+    deps.recordings
+      .list()
+      .sort((a, b) => b.mtimeMs - a.mtimeMs)
+      .map(({ file, mtimeMs, sidecar }) => {
+        const what = sidecar?.args !== undefined ? `git ${sidecar.args.join(' ')}` : sidecar?.source === 'terminal' ? 'terminal recording' : 'recording';
+        return { file, label: sidecar?.label ?? path.basename(file), description: `${what}, ${new Date(mtimeMs).toLocaleString()}` };
+      });
+  lifetime.register(deps.recordings.onDidChange(() => {
+    for (const panel of panels) panel.updateRecordings();
+  }));
+
+  const adopt = (panel: vscode.WebviewPanel, target: PackMapTarget): PackMapPanel => {
+    const map = new PackMapPanel(panel, { extensionUri: deps.context.extensionUri, output: deps.output, server: deps.server, recordings }, target);
+    current = map;
+    panels.add(map);
+    map.onDidDispose(() => {
+      panels.delete(map);
+      if (current === map) current = undefined;
+    });
+    opened.fire(map);
+    return map;
+  };
+
+  /** The repository of a pack, and every workspace pack for the quick pick. */
+  const listPacks = async (): Promise<{ pack: string; repository: string; label: string; description: string }[]> => {
+    const { repositories } = await deps.server.request(ListRepositoriesRequest, {});
+    return repositories.flatMap((r) =>
+      r.packs
+        .filter((p) => p.error === undefined)
+        .map((p) => ({
+          pack: p.pack,
+          repository: r.id,
+          label: `$(package) ${p.name}`,
+          description: `${r.name}: ${p.objects === undefined ? '' : `${formatCount(p.objects)} objects`}${p.packFileBytes === undefined ? '' : `, ${formatBytes(p.packFileBytes)}`}`,
+        })),
+    );
+  };
+
+  const open = async (argument?: unknown): Promise<PackMapPanel | undefined> => {
+    let target = targetOf(argument);
+    if (target === undefined || target.repository === undefined) {
+      const packs = await listPacks();
+      if (target !== undefined) {
+        const wanted = target.pack;
+        const found = packs.find((p) => p.pack === wanted);
+        if (found === undefined) throw new Error(`${wanted} is not a pack of the workspace`);
+        target = found;
+      } else {
+        if (packs.length === 0) throw new Error('No pack in this workspace to draw (see the packscope.repositories setting; loose objects are packed by git gc).');
+        const picked = packs.length === 1 ? packs[0] : await vscode.window.showQuickPick(packs, { title: 'PackScope: Open Pack Map', placeHolder: 'The pack to draw', matchOnDescription: true });
+        if (picked === undefined) return undefined;
+        target = picked;
+      }
+    }
+    const panel = vscode.window.createWebviewPanel(PACK_MAP_VIEW_TYPE, 'Pack Map', vscode.ViewColumn.Active, { retainContextWhenHidden: false });
+    return adopt(panel, { pack: target.pack, repository: target.repository! });
+  };
+
+  // After a reload VS Code recreates the panel with the webview's last setState: the same pack,
+  // attribute, recording and view (the webview restores the camera itself).
+  lifetime.register(
+    vscode.window.registerWebviewPanelSerializer(PACK_MAP_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, state: unknown) => {
+        const restored = normalizePackMapState(state);
+        if (restored.pack === null || restored.repository === null) {
+          panel.dispose();
+          return;
+        }
+        adopt(panel, { pack: restored.pack, repository: restored.repository });
+      },
+    }),
+  );
+  lifetime.register(new vscode.Disposable(() => {
+    for (const panel of [...panels]) panel.dispose();
+  }));
+
+  return {
+    get panel() {
+      return current;
+    },
+    onDidOpen: opened.event,
+    open,
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The message protocol between the Pack Map webview (media/pack-map/) and its host
+ * (src/extension/pack-map/). The webview draws tiles the host fetches from the server
+ * (packscope/packMapTile) and computes no colour itself; it decides which tiles it needs (its view)
+ * and tells the host which it no longer needs, so that the server drops them. The handshake: the
+ * webview posts `ready`, the host answers `show` with the pack's info and the recordings it knows.
+ * No vscode, no LSP libraries.
+ */
+import type { MapAttribute } from '../common/pack-map-geometry.ts';
+import type { ObjectDetails, PackMapInfoResult, PackMapTileResult } from './server-protocol.ts';
+
+export const PACK_MAP_PROTOCOL_VERSION = 1;
+
+/** The WebviewPanel's viewType, also the serializer's (`onWebviewPanel:packscope.packMap`). */
+export const PACK_MAP_VIEW_TYPE = 'packscope.packMap';
+
+/** Tile requests the webview keeps in flight at most; the rest wait there, nearest the centre first. */
+export const PACK_MAP_TILES_IN_FLIGHT = 6;
+
+/** A recording the extension keeps (the Recordings view's store). */
+export interface PackMapRecordingChoice {
+  file: string;
+  label: string;
+  description: string;
+}
+
+/** Where the view looks: the map is the unit square; `zoom` 0 shows all of it, each step doubles. */
+export interface PackMapCamera {
+  zoom: number;
+  centerX: number;
+  centerY: number;
+}
+
+/** What the webview keeps with setState, and the serializer hands back after a reload. */
+export interface PackMapState {
+  version: typeof PACK_MAP_PROTOCOL_VERSION;
+  /** The .pack path the panel shows (the server's name for the pack). */
+  pack: string | null;
+  /** The repository id the pack belongs to (object commands name it). */
+  repository: string | null;
+  attribute: MapAttribute;
+  recording: string | null;
+  camera: PackMapCamera;
+}
+
+export interface PackMapTileWanted {
+  attribute: MapAttribute;
+  order: number;
+  tileX: number;
+  tileY: number;
+  recording?: string;
+}
+
+export type HostToWebview =
+  | { type: 'show'; version: number; repository: string; info: PackMapInfoResult; recordings: PackMapRecordingChoice[] }
+  | { type: 'failed'; message: string }
+  | { type: 'tile'; key: string; tile: PackMapTileResult }
+  | { type: 'tileFailed'; key: string; message: string; cancelled: boolean }
+  | { type: 'objectAt'; object: ObjectDetails | null }
+  | { type: 'recordings'; recordings: PackMapRecordingChoice[] };
+
+export type WebviewToHost =
+  /** A request: answered with `show` (or `failed`). `pack` is the state's, after a reload. */
+  | { type: 'ready'; version: number }
+  /** A request: answered with `tile` or `tileFailed`. `key` names it in `cancelTiles`. */
+  | { type: 'tile'; key: string; wanted: PackMapTileWanted }
+  /** The view moved on: these tiles are no longer wanted (their requests are cancelled). */
+  | { type: 'cancelTiles'; keys: string[] }
+  /** A request: answered with `objectAt`. */
+  | { type: 'objectAt'; order: number; x: number; y: number }
+  | { type: 'openObject'; oid: string }
+  | { type: 'revealObject'; oid: string };
+
+/** The webview's requests and the host message that answers each (src/common/message-handler.ts). */
+export interface PackMapReplies {
+  ready: 'show' | 'failed';
+  tile: 'tile' | 'tileFailed';
+  objectAt: 'objectAt';
+}
+
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 4096;
+
+export function isWebviewToHost(value: unknown): value is WebviewToHost {
+  if (typeof value !== 'object' || value === null) return false;
+  const message = value as Record<string, unknown>;
+  switch (message.type) {
+    case 'ready':
+      return typeof message.version === 'number';
+    case 'tile': {
+      const wanted = message.wanted as Record<string, unknown> | null | undefined;
+      return isText(message.key) && typeof wanted === 'object' && wanted !== null && typeof wanted.attribute === 'string' && isCount(wanted.order) && isCount(wanted.tileX) && isCount(wanted.tileY) && (wanted.recording === undefined || isText(wanted.recording));
+    }
+    case 'cancelTiles':
+      return Array.isArray(message.keys) && message.keys.length <= 10_000 && message.keys.every(isText);
+    case 'objectAt':
+      return isCount(message.order) && isCount(message.x) && isCount(message.y);
+    case 'openObject':
+    case 'revealObject':
+      return typeof message.oid === 'string' && /^[0-9a-f]{40,64}$/.test(message.oid);
+    default:
+      return false;
+  }
+}
+
+/** The tile's name in the webview's cache and in `cancelTiles`. */
+export function tileKey(wanted: PackMapTileWanted): string {
+  return `${wanted.attribute}|${wanted.recording ?? ''}|${wanted.order}|${wanted.tileX}|${wanted.tileY}`;
+}

@@ -1,0 +1,168 @@
+/**
+ * The Pack Map's requests (issue 15): `packscope/packMapInfo`, `packscope/packMapTile` and
+ * `packscope/packMapObjectAt`. This thread checks the parameters, loads the model (model workers),
+ * opens a recording (simulation worker) and hands the rest to the map worker (workers/map-worker.ts),
+ * which draws tiles with the very PackMap `packscope map` draws its PNG with: a tile at order o is
+ * the region of the CLI's 2^o picture at (256·tileX, 256·tileY).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CancellationToken } from 'vscode-languageserver/node';
+import { MAP_ATTRIBUTES, MAX_MAP_ORDER, type MapAttribute } from '../../common/pack-map-geometry.ts';
+import { readsPerObject } from '../../core/map/pack-map.ts';
+import type { PackLocation } from '../../core/model/object-store.ts';
+import {
+  PACK_MAP_TILE_SIZE,
+  PackMapInfoRequest,
+  PackMapObjectAtRequest,
+  PackMapTileRequest,
+  type PackMapInfoResult,
+  type PackMapObjectAtResult,
+  type PackMapTileResult,
+} from '../../protocol/server-protocol.ts';
+import { objectDetails } from '../object-views.ts';
+import { openRecording } from '../recording-opener.ts';
+import { invalid, optionalInteger, optionalString, paramsObject, requireInteger, requireString } from '../request-params.ts';
+import { nested, withProgress } from '../request-progress.ts';
+import type { ServerContext } from '../server-context.ts';
+import type { MapPackRef, MapWorkerReply } from '../workers/map-worker-protocol.ts';
+import type { RepositoryState } from '../workspace-registry.ts';
+
+function requireAttribute(value: unknown): MapAttribute {
+  if (typeof value !== 'string' || !(MAP_ATTRIBUTES as readonly string[]).includes(value)) throw invalid(`attribute must be one of ${MAP_ATTRIBUTES.join(', ')}`);
+  return value as MapAttribute;
+}
+
+/** Tiles across (and down) the map at `order`. */
+export function tilesPerSide(order: number): number {
+  return Math.max(1, 2 ** order / PACK_MAP_TILE_SIZE);
+}
+
+function packRef(context: ServerContext, state: RepositoryState, pack: PackLocation): MapPackRef {
+  return { files: pack.files, hashName: state.repository.hash.name, cacheDir: context.loader.directory };
+}
+
+/** Identifies a recording's reads of one pack while neither file changes. */
+function overlayKey(recording: string, segment: number | undefined, pack: PackLocation): string {
+  const stat = fs.statSync(recording, { throwIfNoEntry: false });
+  if (!stat) throw invalid(`${recording}: no such recording or trace file`);
+  return [recording, stat.size, stat.mtimeMs, stat.ino, segment ?? '', pack.files.pack, pack.mtimeMs].join('\0');
+}
+
+function expect<K extends MapWorkerReply['kind']>(reply: MapWorkerReply, kind: K): Extract<MapWorkerReply, { kind: K }> {
+  if (reply.kind !== kind) throw new Error(`the map worker answered ${reply.kind} to ${kind}`);
+  return reply as Extract<MapWorkerReply, { kind: K }>;
+}
+
+export function registerPackMapHandlers(context: ServerContext): void {
+  const { connection } = context;
+
+  connection.onRequest(PackMapInfoRequest, (params, token) =>
+    context.guarded(async (): Promise<PackMapInfoResult> => {
+      const packPath = requireString(paramsObject(params).pack, 'pack');
+      const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
+      const { state, pack } = context.findPack(packPath);
+      const { model } = await context.ensureModel(state, pack, token, progress);
+      const reply = await context.work.run('pack-map', token, () => context.packMaps.ask({ kind: 'info', pack: packRef(context, state, pack) }, token));
+      const { info } = expect(reply, 'info');
+      const legends = {} as PackMapInfoResult['legends'];
+      for (const attribute of MAP_ATTRIBUTES) legends[attribute] = info.legends[attribute].map((entry) => ({ label: entry.label, rgb: [entry.colour[0], entry.colour[1], entry.colour[2]] }));
+      return {
+        pack: pack.files.pack,
+        packName: path.basename(pack.files.pack),
+        objects: info.objects,
+        packBytes: model.packSize,
+        dataStart: info.dataStart,
+        dataEnd: info.dataEnd,
+        maxDepth: info.maxDepth,
+        maxOrder: info.maxOrder,
+        bytesPerCell: info.bytesPerCell,
+        legends,
+      };
+    }),
+  );
+
+  connection.onRequest(PackMapTileRequest, (params, token) =>
+    context.guarded(async (): Promise<PackMapTileResult> => {
+      const fields = paramsObject(params);
+      const packPath = requireString(fields.pack, 'pack');
+      const attribute = requireAttribute(fields.attribute);
+      const order = requireInteger(fields.order, 'order', 0, MAX_MAP_ORDER);
+      const tiles = tilesPerSide(order);
+      const tileX = requireInteger(fields.tileX, 'tileX', 0, tiles - 1);
+      const tileY = requireInteger(fields.tileY, 'tileY', 0, tiles - 1);
+      const recordingFile = optionalString(fields.recording, 'recording');
+      const segment = optionalInteger(fields.segment, 'segment', 1);
+      if (segment !== undefined && recordingFile === undefined) throw invalid('segment applies to a recording');
+      const recording = recordingFile === undefined ? undefined : path.resolve(recordingFile);
+      const { state, pack } = context.findPack(packPath);
+      await context.ensureModel(state, pack, token);
+      const ref = packRef(context, state, pack);
+      const size = Math.min(PACK_MAP_TILE_SIZE, 2 ** order);
+      const region = { x: tileX * size, y: tileY * size, width: size, height: size };
+
+      const overlay = recording === undefined ? undefined : await ensureOverlay(context, ref, pack, recording, segment, params.workDoneToken, token);
+      const draw = (): Promise<MapWorkerReply> =>
+        context.work.run('pack-map', token, () => context.packMaps.ask({ kind: 'tile', pack: ref, attribute, order, region, ...(overlay ? { overlay: overlay.key } : {}) }, token));
+      let reply = await draw();
+      if (reply.kind === 'error' && reply.missingOverlay !== undefined && recording !== undefined) {
+        // Evicted from the worker meanwhile (it keeps a few): sent again once.
+        context.packMaps.forgetOverlay(reply.missingOverlay);
+        await ensureOverlay(context, ref, pack, recording, segment, params.workDoneToken, token);
+        reply = await draw();
+      }
+      if (reply.kind === 'error') throw new Error(reply.message);
+      const tile = expect(reply, 'tile');
+      return {
+        order,
+        tileX,
+        tileY,
+        size,
+        rgbaBase64: Buffer.from(tile.rgba.buffer, tile.rgba.byteOffset, tile.rgba.byteLength).toString('base64'),
+        litCells: tile.litCells,
+        ...(overlay ? { recordingObjects: tile.readObjects, recordingReads: overlay.reads } : {}),
+      };
+    }),
+  );
+
+  connection.onRequest(PackMapObjectAtRequest, (params, token) =>
+    context.guarded(async (): Promise<PackMapObjectAtResult> => {
+      const fields = paramsObject(params);
+      const packPath = requireString(fields.pack, 'pack');
+      const order = requireInteger(fields.order, 'order', 0, MAX_MAP_ORDER);
+      const x = requireInteger(fields.x, 'x', 0, 2 ** order - 1);
+      const y = requireInteger(fields.y, 'y', 0, 2 ** order - 1);
+      const { state, pack } = context.findPack(packPath);
+      const { model } = await context.ensureModel(state, pack, token);
+      const reply = await context.work.run('pack-map', token, () => context.packMaps.ask({ kind: 'object-at', pack: packRef(context, state, pack), order, x, y }, token));
+      const { object } = expect(reply, 'object-at');
+      if (object < 0) return { found: false };
+      if (object >= model.count) throw new Error(`the map worker named object ${object} of ${model.count}`);
+      return { found: true, object: objectDetails({ pack, model, object }, state) };
+    }),
+  );
+}
+
+/**
+ * The recording's reads of the pack in the map worker: opened (simulation worker, kept by the
+ * recording cache) and counted per object here only when the worker does not have them yet.
+ */
+async function ensureOverlay(
+  context: ServerContext,
+  ref: MapPackRef,
+  pack: PackLocation,
+  recording: string,
+  segment: number | undefined,
+  workDoneToken: string | number | undefined,
+  token: CancellationToken,
+): Promise<{ key: string; reads: number }> {
+  const key = overlayKey(recording, segment, pack);
+  const kept = context.packMaps.overlay(key);
+  if (kept) return { key, reads: kept.reads };
+  const opened = await withProgress(context, workDoneToken, 'Reading recording', token, (progress) => openRecording(context, { file: recording, segment }, token, nested(progress)));
+  const { model } = await context.ensureModel(context.findPack(pack.files.pack).state, pack, token);
+  // A recording that reads nothing of this pack lights nothing: every cell dimmed, 0 lit.
+  const counts = readsPerObject(opened.loaded, pack.files.pack) ?? new Uint32Array(model.count);
+  const sent = context.packMaps.sendReads(key, ref, counts);
+  return { key, reads: sent.reads };
+}
