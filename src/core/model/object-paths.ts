@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { readRepositoryTextFile } from '../format/checked-file.ts';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../format/pack-file.ts';
+import type { PathWalkSummary } from '../report/object-paths-document.ts';
 import { CachedObjectReader, ReadBudgetExceeded } from './cached-object-reader.ts';
 import { looseObjectFile, readLooseObject } from './loose-object.ts';
 import type { PackModel } from './pack-model.ts';
@@ -46,22 +47,7 @@ export const DEFAULT_PATH_WALK_LIMITS: PathWalkLimits = {
   maxPathBytes: 4096,
 };
 
-export interface PathWalkSummary {
-  rule: string;
-  tips: number;
-  commits: number;
-  trees: number;
-  /** Objects given a name (trees, blobs and tags). */
-  named: number;
-  /** Objects the walk needed that no pack holds (loose objects, a shallow or broken repository). */
-  missing: number;
-  /** True when the walk ran to its end with every object it needed: then every name is git's. */
-  complete: boolean;
-  /** Why it is not complete: the first few problems, each naming its object. */
-  problems: string[];
-  bytesRebuilt: number;
-  elapsedMs: number;
-}
+export type { PathWalkSummary };
 
 export interface ObjectPaths {
   table: PathTable;
@@ -400,7 +386,7 @@ interface ParsedCommit {
  * then `parent <hex>` lines; the date is parse_commit_date's (the number after the last `>` of the
  * committer line that follows the author line; 0 when the header is not that shape).
  */
-function parseCommit(content: Buffer, hashSize: number, locate: (bytes: Uint8Array, at: number) => number): (ParsedCommit & { treeMissing?: boolean }) | undefined {
+function parseCommit(content: Buffer, hashSize: number, locate: (bytes: Uint8Array, at: number) => number): ParsedCommit | undefined {
   const hexLength = hashSize * 2;
   if (content.toString('latin1', 0, 5) !== 'tree ' || content[5 + hexLength] !== 0x0a) return undefined;
   const tree = locate(Buffer.from(content.toString('latin1', 5, 5 + hexLength), 'hex'), 0);
