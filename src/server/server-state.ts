@@ -26,6 +26,7 @@ import { formatCount } from '../common/format.ts';
 import { DEFAULT_SERVER_SETTINGS, PacksChangedNotification, type InitializationOptions, type ServerSettings } from '../protocol/server-protocol.ts';
 import { cancelledPromise } from './cancellation.ts';
 import { RankedLists } from './object-views.ts';
+import { ObjectPathsWalks } from './object-paths-walks.ts';
 import { RecordingCache } from './recording-cache.ts';
 import type { ServerContext } from './server-context.ts';
 import { collectGarbage } from './full-gc.ts';
@@ -56,6 +57,13 @@ export class ServerState implements ServerContext {
   registry!: WorkspaceRegistry;
   readonly rankedLists = new RankedLists();
   readonly recordings = new RecordingCache();
+  /** Each repository's object paths, walked in a worker on first use (object-paths-walks.ts). */
+  readonly objectPaths = new ObjectPathsWalks(
+    () => this.bundledScript('simulation-worker.js'),
+    () => this.loader.directory,
+    (message) => this.log(message),
+    (repository) => void this.connection.sendNotification(PacksChangedNotification, { repository }),
+  );
   // Idle: what was kept for the next request goes (the workers of the queued work have ended).
   readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory());
   /** The client tells of folders added and removed (workspace/didChangeWorkspaceFolders). */
@@ -128,6 +136,7 @@ export class ServerState implements ServerContext {
   }
 
   shutdown(): void {
+    this.objectPaths.dispose();
     this.registry?.dispose();
     if (this.privateCacheDir) fs.rmSync(this.privateCacheDir, { recursive: true, force: true });
   }
