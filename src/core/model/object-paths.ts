@@ -210,6 +210,7 @@ export function walkObjectPaths(models: readonly PackModel[], refs: RefTips, opt
   };
 
   try {
+    if (options.signal?.aborted) throw new PathWalkCancelled('the path walk was cancelled');
     // prepare_revision_walk: each tip peeled; tags and non-commits become pending, commits the walk's start.
     const pending: { id: number; tagName?: Buffer }[] = [];
     let seq = 0;
