@@ -78,10 +78,21 @@ function quotePath(name: Uint8Array): string {
   return needsQuotes ? `"${quoted}"` : quoted;
 }
 
+/** The subject and path rows (the path is the name `git rev-list --objects --all` gives the object). */
+function namesFacts(details: ObjectDetails): [string, string][] {
+  const facts: [string, string][] = [];
+  if (details.subject !== undefined) facts.push(['subject', details.subject]);
+  if (details.path === '') facts.push(['path', '(a root tree)']);
+  else if (details.path) facts.push([details.type === 'tag' ? 'tag name' : 'path', details.path]);
+  else if (details.path === null) facts.push(['path', 'none: no ref reaches it']);
+  return facts;
+}
+
 export function renderFacts(details: ObjectDetails): string[] {
   const facts: [string, string][] = [
     ['id', details.oid],
     ['type', details.type],
+    ...namesFacts(details),
     ['stored as', details.inPackType],
     ['size', sizeText(details.size)],
     ['size on disk', sizeText(details.diskSize)],

@@ -115,6 +115,13 @@ export interface ObjectItem {
   /** Direct delta children in this pack. */
   children: number;
   familySize: number;
+  /**
+   * A tree's or blob's path (a tag's name): what `git rev-list --objects --all` names it by; null
+   * when no ref reaches it; absent while the repository's walk has not finished.
+   */
+  path?: string | null;
+  /** A commit's or tag's subject (`git log -1 --format=%s`). */
+  subject?: string;
 }
 
 export type ObjectListKind = 'families' | 'deepest' | 'largest' | 'largestOnDisk' | 'mostUsedBases' | 'children';

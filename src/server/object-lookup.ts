@@ -2,6 +2,7 @@ import { PackFormatError } from '../core/errors.ts';
 import type { ObjectLocation } from '../core/model/object-store.ts';
 import { formatBytes, formatCount } from '../common/format.ts';
 import { markdownCodeSpan, markdownText } from '../common/markdown-text.ts';
+import type { ObjectNames } from '../core/report/stats-document.ts';
 import type { RepositoryState } from './workspace-registry.ts';
 
 export interface Found {
@@ -34,6 +35,16 @@ export function lookupObject(word: string, states: RepositoryState[]): Lookup {
   return found ? { kind: 'found', found } : { kind: 'none', reason: reasons[0] ?? `no repository in the workspace has ${word}` };
 }
 
+/** The subject and path lines of a hover (none when unknown); the path is rev-list's name for the object. */
+function namesMarkdown(type: string, names: ObjectNames): string[] {
+  const lines: string[] = [];
+  if (names.subject !== undefined) lines.push(markdownText(names.subject), '');
+  if (names.path === '') lines.push('a root tree (`git rev-list --objects` names it by the empty path)', '');
+  else if (names.path) lines.push(`${type === 'tag' ? 'tag name' : 'path'} ${markdownCodeSpan(names.path)}`, '');
+  else if (names.path === null) lines.push('no ref reaches it (`git rev-list --objects --all` does not list it)', '');
+  return lines;
+}
+
 /** The word of hex digits around `character` in `line`, or undefined. */
 export function hexWordAt(line: string, character: number): { word: string; start: number; end: number } | undefined {
   const isHex = (c: string | undefined): boolean => c !== undefined && /[0-9a-fA-F]/.test(c);
@@ -61,8 +72,8 @@ function commandLink(command: 'packscope.revealObject' | 'packscope.openObject',
   return `command:${command}?${encoded}`;
 }
 
-/** The hover's Markdown: type, sizes, pack, offset, depth, chain, family, and links. */
-export function hoverMarkdown(found: Found): string {
+/** The hover's Markdown: type, a commit's subject or an object's path, sizes, pack, offset, depth, chain, family, and links. */
+export function hoverMarkdown(found: Found, names: ObjectNames = {}): string {
   const { model, object, pack } = found.location;
   const c = model.columns;
   const type = model.typeName(object);
@@ -73,6 +84,7 @@ export function hoverMarkdown(found: Found): string {
   const lines = [
     `**${type}** \`${found.oid}\``,
     '',
+    ...namesMarkdown(type, names),
     `${formatBytes(c.resultSize.get(object))} (${formatCount(c.resultSize.get(object))} bytes) · ${formatBytes(c.diskSize.get(object))} in the pack, stored ${inPack}`,
     '',
     `${markdownCodeSpan(packName)} in *${markdownText(found.state.name)}* at offset ${formatCount(c.offset[object]!)}`,

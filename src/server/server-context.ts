@@ -1,6 +1,7 @@
 import type { CancellationToken, Connection, ResponseError, WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import type { PackLocation } from '../core/model/object-store.ts';
 import type { ServerSettings } from '../protocol/server-protocol.ts';
+import type { ObjectPathsWalks } from './object-paths-walks.ts';
 import type { RankedLists } from './object-views.ts';
 import type { RecordingCache } from './recording-cache.ts';
 import type { WorkQueues } from './work-queue.ts';
@@ -25,6 +26,8 @@ export interface ServerContext {
   readonly rankedLists: RankedLists;
   /** The last recording opened (recording-opener.ts). */
   readonly recordings: RecordingCache;
+  /** Each repository's object paths (object-paths-walks.ts). */
+  readonly objectPaths: ObjectPathsWalks;
   /** The heavy work of requests, queued per kind with a few running at once (work-queue.ts). */
   readonly work: WorkQueues;
   /** The Pack Map's worker, which keeps the maps it drew (workers/map-worker.ts). */

@@ -26,6 +26,7 @@ import { formatCount } from '../common/format.ts';
 import { DEFAULT_SERVER_SETTINGS, PacksChangedNotification, type InitializationOptions, type ServerSettings } from '../protocol/server-protocol.ts';
 import { cancelledPromise } from './cancellation.ts';
 import { RankedLists } from './object-views.ts';
+import { ObjectPathsWalks } from './object-paths-walks.ts';
 import { RecordingCache } from './recording-cache.ts';
 import type { ServerContext } from './server-context.ts';
 import { collectGarbage } from './full-gc.ts';
@@ -57,6 +58,13 @@ export class ServerState implements ServerContext {
   registry!: WorkspaceRegistry;
   readonly rankedLists = new RankedLists();
   readonly recordings = new RecordingCache();
+  /** Each repository's object paths, walked in a worker on first use (object-paths-walks.ts). */
+  readonly objectPaths = new ObjectPathsWalks(
+    () => this.bundledScript('simulation-worker.js'),
+    () => this.loader.directory,
+    (message) => this.log(message),
+    (repository) => void this.connection.sendNotification(PacksChangedNotification, { repository }),
+  );
   // Idle: what was kept for the next request goes (the workers of the queued work have ended).
   readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory());
   readonly packMaps: MapWorkerClient;
@@ -132,6 +140,7 @@ export class ServerState implements ServerContext {
   }
 
   shutdown(): void {
+    this.objectPaths.dispose();
     this.registry?.dispose();
     this.packMaps.dispose();
     if (this.privateCacheDir) fs.rmSync(this.privateCacheDir, { recursive: true, force: true });

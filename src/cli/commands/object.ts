@@ -1,18 +1,27 @@
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { TYPE_NAMES } from '../../core/format/pack-file.ts';
+import { readSubject } from '../../core/model/commit-subject.ts';
+import { storeWalkInputs } from '../../core/model/object-paths.ts';
 import type { PackModel } from '../../core/model/pack-model.ts';
+import type { Progress } from '../progress.ts';
+import { walkWithProgress } from '../walk-paths.ts';
 import { formatBytes, formatTable, writeJson } from '../output.ts';
 import { openObjectStore } from '../open-target.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
 
-const objectHelp = `usage: packscope object [--json] [--no-cache | --cache-dir DIR] <oid-or-unique-prefix> [path]
+const objectHelp = `usage: packscope object [--json] [--no-paths] [--no-cache | --cache-dir DIR] <oid-or-unique-prefix> [path]
 
 One packed object of the repository at [path] (default: the current directory): its type, sizes,
 pack and offset, delta depth, the chain down to its root (ids, types, sizes), the number of its
 direct delta children and the size of its family (all objects sharing its root). A prefix needs
 at least 4 hex digits and must be unique across the repository's packs.
+
+A tree's or blob's path (a tag's name) is the name \`git rev-list --objects --all\` prints for it:
+PackScope replays that walk over the repository's commits and trees once and keeps the result
+in the model cache until a ref or pack changes. A commit's or tag's subject is \`git log -1
+--format=%s\`'s. --no-paths skips the walk.
 
 --json prints the "packscope.object/1" document described in docs/json.md.`;
 
@@ -39,13 +48,29 @@ function link(model: PackModel, n: number): ChainLink {
   };
 }
 
-function runObject(argv: string[]): number {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, ...cacheOptionSpec } });
+function runObject(argv: string[], progress: Progress): number {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, 'no-paths': { type: 'boolean' }, ...cacheOptionSpec } });
   if (positionals.length < 1 || positionals.length > 2) throw fail('usage', undefined, undefined, 'object needs an object id (or unique prefix) and optionally a path');
   const store = openObjectStore(positionals[1] ?? '.', cacheOptions(values));
   const { model, object, pack } = store.resolve(positionals[0]!);
   const chain = model.chain(object).map((n) => link(model, n));
   const self = chain[0]!;
+  let path: string | null = null;
+  let pathWalk = null;
+  if (!values['no-paths'] && (self.type === 'tree' || self.type === 'blob' || self.type === 'tag')) {
+    const inputs = storeWalkInputs(store);
+    const paths = walkWithProgress(inputs, store, progress);
+    const position = inputs.packs.indexOf(pack);
+    const node = position < 0 ? -1 : paths.pathOf[position]![object]!;
+    path = node < 0 ? null : paths.table.path(node);
+    pathWalk = paths.summary;
+  }
+  let subject: string | null = null;
+  try {
+    subject = readSubject(model, object) ?? null;
+  } catch (error) {
+    process.stderr.write(`packscope: warning: no subject: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
   const report = {
     schema: 'packscope.object/1',
     ...self,
@@ -57,6 +82,9 @@ function runObject(argv: string[]): number {
     chain,
     children: model.children(object).length,
     familySize: model.familySize(object),
+    path,
+    subject,
+    pathWalk,
   };
   if (values.json) {
     writeJson(report);
@@ -66,6 +94,8 @@ function runObject(argv: string[]): number {
   const lines = [
     `object    ${self.oid}`,
     `type      ${self.type} (${stored})`,
+    ...(subject === null ? [] : [`subject   ${subject}`]),
+    ...(pathWalk === null ? [] : [`${self.type === 'tag' ? 'name' : 'path'}      ${describePath(path, self.type, pathWalk.complete)}`]),
     `size      ${self.size} bytes (${formatBytes(self.size)}); ${self.diskSize} bytes in the pack`,
     `pack      ${report.pack}`,
     `offset    ${self.offset}`,
@@ -80,9 +110,16 @@ function runObject(argv: string[]): number {
   return 0;
 }
 
+/** The path line: rev-list's name, or why there is none. */
+function describePath(path: string | null, type: string, complete: boolean): string {
+  if (path === '') return '(a root tree: rev-list names it by the empty path)';
+  if (path !== null) return path;
+  return complete ? `none (no ref reaches this ${type})` : 'none found (the walk did not finish: see --json pathWalk.problems)';
+}
+
 export const objectCommand: Command = {
   name: 'object',
   summary: 'object [--json] <oid|prefix> [path]       one object: sizes, pack, offset, chain, family',
   help: objectHelp,
-  run: (argv) => runObject(argv),
+  run: (argv, { progress }) => runObject(argv, progress),
 };

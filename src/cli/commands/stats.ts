@@ -1,20 +1,24 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
-import type { ObjectSummary, Totals } from '../../core/report/stats-document.ts';
+import { storeWalkInputs } from '../../core/model/object-paths.ts';
+import type { FamilySummary, ObjectNames, ObjectSummary, Totals } from '../../core/report/stats-document.ts';
 import { statsDocument } from '../../core/report/stats.ts';
 import { formatBytes, formatCount, formatTable, writeJson } from '../output.ts';
 import { openObjectStore } from '../open-target.ts';
 import type { Progress } from '../progress.ts';
+import { walkWithProgress } from '../walk-paths.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
 
-const statsHelp = `usage: packscope stats [--json] [--top N] [--no-cache | --cache-dir DIR] [path]
+const statsHelp = `usage: packscope stats [--json] [--top N] [--no-paths] [--no-cache | --cache-dir DIR] [path]
 
 Statistics of every pack of the repository at [path] (default: the current directory), or of one
 .pack/.idx file: objects by type, OFS and REF deltas, the depth histogram, maximum and mean depth,
 inflated and on-disk bytes, the number of delta families and the largest ones, and the largest and
-deepest objects (--top of each, default 10). Per pack, then in total.
+deepest objects (--top of each, default 10), each with its path (the name \`git rev-list --objects
+--all\` prints; see \`packscope object --help\`) or a commit's subject. Per pack, then in total.
+--no-paths skips the walk that finds the paths.
 
 --json prints the "packscope.stats/1" document described in docs/json.md.`;
 
@@ -22,13 +26,18 @@ function runStats(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { json: { type: 'boolean' }, top: { type: 'string' }, ...cacheOptionSpec },
+    options: { json: { type: 'boolean' }, top: { type: 'string' }, 'no-paths': { type: 'boolean' }, ...cacheOptionSpec },
   });
   if (positionals.length > 1) throw fail('usage', undefined, undefined, 'stats takes at most one path');
   const top = values.top === undefined ? 10 : Number(values.top);
   if (!Number.isInteger(top) || top < 0) throw fail('usage', undefined, undefined, '--top needs a non-negative integer');
   const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values));
-  const document = statsDocument(store, top, (pack, work) => progress.track(`Reading ${path.basename(pack.files.pack)}`, work));
+  let walked;
+  if (!values['no-paths'] && top > 0 && store.packs.length > 0) {
+    const inputs = storeWalkInputs(store);
+    walked = { packs: inputs.packs, paths: walkWithProgress(inputs, store, progress) };
+  }
+  const document = statsDocument(store, top, (pack, work) => progress.track(`Reading ${path.basename(pack.files.pack)}`, work), walked);
   if (values.json) {
     writeJson(document);
     return 0;
@@ -44,7 +53,7 @@ function runStats(argv: string[], progress: Progress): number {
     lines.push(`  pack v${p.packVersion}, idx v${p.idxVersion}${p.hasRev ? ', .rev' : ''}, ${p.objectFormat}, ${formatBytes(p.packFileBytes)}`);
     describeTotals(p, lines);
     lines.push('  largest families:');
-    for (const f of p.largestFamilies) lines.push(`    ${f.root} ${f.type.padEnd(6)} ${formatCount(f.objects)} objects`);
+    lines.push(...formatTable(p.largestFamilies.map((f) => [`    ${f.root}`, f.type, `${formatCount(f.objects)} object${f.objects === 1 ? '' : 's'}`, nameOf(f)])));
     lines.push('  largest objects (inflated):');
     lines.push(...objectRows(p.largestObjects));
     lines.push('  largest objects (on disk):');
@@ -73,7 +82,14 @@ function describeTotals(t: Totals, lines: string[]): void {
 }
 
 function objectRows(objects: ObjectSummary[]): string[] {
-  return formatTable(objects.map((o) => [`    ${o.oid}`, o.type, formatBytes(o.size), formatBytes(o.diskSize), `depth ${o.depth}`]));
+  return formatTable(objects.map((o) => [`    ${o.oid}`, o.type, formatBytes(o.size), formatBytes(o.diskSize), `depth ${o.depth}`, nameOf(o)]));
+}
+
+/** A list line's last column: the path, a root tree's "(root tree)", a commit's subject in quotes. */
+function nameOf(o: (ObjectSummary | FamilySummary) & ObjectNames): string {
+  if (o.subject !== undefined) return JSON.stringify(o.subject);
+  if (o.path === '') return '(root tree)';
+  return o.path ?? '';
 }
 
 export const statsCommand: Command = {

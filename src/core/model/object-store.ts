@@ -95,6 +95,11 @@ export class ObjectStore {
       .map(({ pack }) => pack);
   }
 
+  /** Where this store's models persist (undefined: nowhere); other per-pack caches live beside them. */
+  get modelCacheDirectory(): string | undefined {
+    return this.modelStore.directory;
+  }
+
   /** Leaves a damaged pack out of lookups (the server lists it with its error; hovers keep working). */
   markUnreadable(pack: PackLocation): void {
     this.unreadable.add(pack.files.pack);

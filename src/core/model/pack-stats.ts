@@ -1,14 +1,17 @@
 import { TYPE_NAMES } from '../format/pack-file.ts';
-import type { CombinedStats, ObjectSummary, PackStats, Totals } from '../report/stats-document.ts';
+import type { CombinedStats, ObjectNames, ObjectSummary, PackStats, Totals } from '../report/stats-document.ts';
 import type { PackModel } from './pack-model.ts';
 import { topRanked } from './rankings.ts';
 
-export function objectSummary(model: PackModel, n: number): ObjectSummary {
+/** Names of object `n` for the lists (its path, a commit's subject); none when absent. */
+export type NameObject = (n: number) => ObjectNames;
+
+export function objectSummary(model: PackModel, n: number, names?: NameObject): ObjectSummary {
   const c = model.columns;
-  return { oid: model.oidHex(n), type: TYPE_NAMES[c.type[n]!]!, size: c.resultSize.get(n), diskSize: c.diskSize.get(n), depth: c.depth[n]! };
+  return { oid: model.oidHex(n), type: TYPE_NAMES[c.type[n]!]!, size: c.resultSize.get(n), diskSize: c.diskSize.get(n), depth: c.depth[n]!, ...names?.(n) };
 }
 
-export function packStats(model: PackModel, top: number): PackStats {
+export function packStats(model: PackModel, top: number, names?: NameObject): PackStats {
   const counts = model.counts();
   const histogram = model.depthHistogram();
   const bytes = model.byteTotals();
@@ -22,10 +25,10 @@ export function packStats(model: PackModel, top: number): PackStats {
     objectFormat: model.hash.name,
     packFileBytes: model.packSize,
     ...totals,
-    largestFamilies: topRanked(model, 'families', top).map(({ object, value }) => ({ root: model.oidHex(object), type: model.typeName(object), objects: value })),
-    largestObjects: topRanked(model, 'largest', top).map(({ object }) => objectSummary(model, object)),
-    largestOnDisk: topRanked(model, 'largestOnDisk', top).map(({ object }) => objectSummary(model, object)),
-    deepestObjects: topRanked(model, 'deepest', top).map(({ object }) => objectSummary(model, object)),
+    largestFamilies: topRanked(model, 'families', top).map(({ object, value }) => ({ root: model.oidHex(object), type: model.typeName(object), objects: value, ...names?.(object) })),
+    largestObjects: topRanked(model, 'largest', top).map(({ object }) => objectSummary(model, object, names)),
+    largestOnDisk: topRanked(model, 'largestOnDisk', top).map(({ object }) => objectSummary(model, object, names)),
+    deepestObjects: topRanked(model, 'deepest', top).map(({ object }) => objectSummary(model, object, names)),
   };
 }
 

@@ -232,6 +232,33 @@ interface PackEntries {
   inflate(n: number): Buffer;
 }
 
+/** A pack kept open for many reads (a walk over its trees); the caller closes it. */
+export interface OpenPackEntries extends PackEntries {
+  /** Applies delta entry `n`'s inflated payload to its base's content, checked as readObjectContent checks it. */
+  applyDelta(n: number, base: Buffer, payload: Buffer): Buffer;
+  close(): void;
+}
+
+/**
+ * Opens the pack of `model` for many entry reads, refusing a pack that is not the size its model
+ * was built from (as withPackEntries does per read).
+ */
+export function openPackEntries(model: PackModel, limits: ReadLimits): OpenPackEntries {
+  const path = model.files.pack;
+  const file = RandomAccessFile.open(path);
+  if (file.size !== model.packSize) {
+    file.close();
+    const code = file.size < model.packSize ? 'truncated' : 'changed';
+    throw fail(code, path, undefined, `pack is now ${file.size} bytes; it had ${model.packSize} when its model was built`);
+  }
+  const header = new ObjectHeader();
+  return {
+    inflate: (k) => inflateEntry(model, file, header, k, limits),
+    applyDelta: (k, base, payload) => applyDeltaOf(model, k, base, payload, limits),
+    close: () => file.close(),
+  };
+}
+
 /**
  * Opens the pack for one read and closes it after. A pack that is no longer the size it had when the
  * model was built was rewritten or cut short since: it is refused, naming the entry asked for.

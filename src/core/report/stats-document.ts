@@ -4,7 +4,17 @@
  * these files, without Node's types.
  */
 
-export interface ObjectSummary {
+import type { PathWalkSummary } from './object-paths-document.ts';
+
+/** What names an object for a person: its path (trees, blobs; a tag's name) and a commit's or tag's subject. */
+export interface ObjectNames {
+  /** The name `git rev-list --objects --all` prints for it; null when the walk did not reach it. Absent when no walk ran (--no-paths). */
+  path?: string | null;
+  /** A commit's or tag's subject (`git log -1 --format=%s`). */
+  subject?: string;
+}
+
+export interface ObjectSummary extends ObjectNames {
   oid: string;
   type: string;
   /** Size of the object itself (result size for deltas). */
@@ -13,7 +23,7 @@ export interface ObjectSummary {
   depth: number;
 }
 
-export interface FamilySummary {
+export interface FamilySummary extends ObjectNames {
   root: string;
   type: string;
   objects: number;
@@ -60,6 +70,8 @@ export interface StatsDocument {
   repository: { gitDir: string; objectFormat: string };
   packs: PackStats[];
   total: CombinedStats;
+  /** The walk that named the objects of the lists; absent with --no-paths. */
+  pathWalk?: PathWalkSummary;
 }
 
 /**

@@ -1,16 +1,50 @@
 import type { PackModel } from '../model/pack-model.ts';
 import type { ObjectStore, PackLocation } from '../model/object-store.ts';
-import { combineStats, packStats } from '../model/pack-stats.ts';
-import type { PackOverview, PackStats, StatsDocument } from './stats-document.ts';
+import { readSubject } from '../model/commit-subject.ts';
+import type { ObjectPaths } from '../model/object-paths.ts';
+import { combineStats, packStats, type NameObject } from '../model/pack-stats.ts';
+import type { ObjectNames, PackOverview, PackStats, StatsDocument } from './stats-document.ts';
 
-/** `packscope stats --json`: every pack of the store, in git's search order, then the totals. `measure` wraps each pack's work (the CLI's progress). */
-export function statsDocument(store: ObjectStore, top: number, measure: (pack: PackLocation, work: () => PackStats) => PackStats = (_, work) => work()): StatsDocument {
-  const packs = store.packs.map((pack) => measure(pack, () => packStats(store.model(pack), top)));
+/** The walk's names, for the packs it walked (`packs[i]` is `paths.pathOf[i]`'s). */
+export interface StatsPaths {
+  packs: PackLocation[];
+  paths: ObjectPaths;
+}
+
+/**
+ * `packscope stats --json`: every pack of the store, in git's search order, then the totals.
+ * `measure` wraps each pack's work (the CLI's progress); with `walked`, every listed object
+ * carries its path and every listed commit or tag its subject.
+ */
+export function statsDocument(store: ObjectStore, top: number, measure: (pack: PackLocation, work: () => PackStats) => PackStats = (_, work) => work(), walked?: StatsPaths): StatsDocument {
+  const packs = store.packs.map((pack) => measure(pack, () => packStats(store.model(pack), top, walked && namesIn(store.model(pack), walked.paths, walked.packs.indexOf(pack)))));
   return {
     schema: 'packscope.stats/1',
     repository: { gitDir: store.repository.gitDir, objectFormat: store.repository.hash.name },
     packs,
     total: combineStats(packs, top),
+    ...(walked ? { pathWalk: walked.paths.summary } : {}),
+  };
+}
+
+/** The path (and a commit's or tag's subject) of object `n` of `model`, the pack at `position` of the walk. */
+export function namesIn(model: PackModel, paths: ObjectPaths, position: number): NameObject {
+  return (n) => {
+    const names: ObjectNames = {};
+    const type = model.typeName(n);
+    if (type === 'commit' || type === 'tag') {
+      try {
+        const subject = readSubject(model, n);
+        if (subject !== undefined) names.subject = subject;
+      } catch {
+        // A commit too large to read for a list line keeps its id alone.
+      }
+    }
+    if (type !== 'commit') {
+      const node = position < 0 ? -1 : (paths.pathOf[position]![n] ?? -1);
+      names.path = node < 0 ? null : paths.table.path(node);
+    }
+    return names;
   };
 }
 

@@ -52,7 +52,7 @@ export class ObjectNode extends PagedNode {
     this.id = `${parent.id}/${item.oid}`;
     this.iconPath = new vscode.ThemeIcon(TYPE_ICONS[item.type] ?? 'symbol-misc');
     this.contextValue = item.depth > 0 ? 'object delta' : 'object';
-    this.description = presentation.describe(item);
+    this.description = withNames(presentation.describe(item), item);
     this.pages = new ObjectPages(pack, 'children', `delta children of ${shortOid(item.oid)}`, item.oid);
   }
 
@@ -73,6 +73,13 @@ export class ObjectNode extends PagedNode {
   protected objectNode(item: ObjectItem): ObjectNode {
     return new ObjectNode(this, this.pack, item, FAMILY_MEMBER);
   }
+}
+
+/** A row's description ends with what a person knows the object by: its path, or a commit's subject. */
+function withNames(description: string, item: ObjectItem): string {
+  if (item.subject !== undefined) return `${description} · ${item.subject}`;
+  if (item.path) return `${description} · ${item.path}`;
+  return item.path === '' ? `${description} · root tree` : description;
 }
 
 function collapsibleFor(item: ObjectItem, presentation: ObjectPresentation): vscode.TreeItemCollapsibleState {

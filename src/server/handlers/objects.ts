@@ -56,7 +56,8 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
       for (const state of states) await context.ensureRepository(state, token, progress);
       const result = lookupObject(oid.trim(), states);
       if (result.kind === 'none') return { found: false as const, reason: result.reason };
-      return { found: true as const, object: objectDetails(result.found.location, result.found.state) };
+      const names = context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location);
+      return { found: true as const, object: { ...objectDetails(result.found.location, result.found.state), ...names } };
     }),
   );
 
@@ -71,7 +72,8 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
       for (const state of states) await context.ensureRepository(state, token, progress);
       const result = lookupObject(oid.trim(), states);
       if (result.kind === 'none') return { found: false, reason: result.reason };
-      const details = objectDetails(result.found.location, result.found.state);
+      const names = context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location);
+      const details = { ...objectDetails(result.found.location, result.found.state), ...names };
       return { found: true, content: { details, ...(await readObjectContentInWorker(context, result.found, shown, token)) } };
     }),
   );
@@ -105,7 +107,7 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
       const result = lookupObject(hit.word, states);
       if (result.kind === 'none') return null;
       return {
-        contents: { kind: 'markdown', value: hoverMarkdown(result.found) },
+        contents: { kind: 'markdown', value: hoverMarkdown(result.found, context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location)) },
         range: { start: { line: params.position.line, character: hit.start }, end: { line: params.position.line, character: hit.end } },
       };
     } catch (error) {

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { isRankingName } from '../../core/model/rankings.ts';
 import { ListRepositoriesRequest, ObjectListRequest, PackSummaryRequest } from '../../protocol/server-protocol.ts';
+import type { ObjectNames } from '../../core/report/stats-document.ts';
 import { listChildren } from '../object-views.ts';
 import { optionalString, paramsObject, pageCount, requireInteger, requireString } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
@@ -35,12 +36,13 @@ export function registerPackHandlers(context: ServerContext): void {
       const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
       const { state, pack } = context.findPack(packPath);
       const { model } = await context.ensureModel(state, pack, token, progress);
+      const names = (n: number): ObjectNames => context.objectPaths.namesOf(state.id, state.store, model, n);
       if (params.kind === 'children') {
         const n = model.findHex((oid ?? '').toLowerCase());
         if (n < 0) throw new ResponseError(ErrorCodes.InvalidParams, `${params.oid} is not in ${path.basename(pack.files.pack)}`);
-        return listChildren(model, n, start, count);
+        return listChildren(model, n, start, count, names);
       }
-      return context.rankedLists.list(model, params.kind, start, count);
+      return context.rankedLists.list(model, params.kind, start, count, names);
     }),
   );
 }

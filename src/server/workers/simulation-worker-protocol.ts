@@ -17,6 +17,9 @@
  *                   worker ends (terminating it outright could leave both behind).
  *   object-content  rebuild one object (its chain's deltas applied, within a budget of bytes rebuilt)
  *                   for packscope/objectContent: the object document's content and delta listing.
+ *   object-paths    name every tree, blob and tag of a store as `git rev-list --objects --all` does
+ *                   (core/model/object-paths.ts), read from the model cache or walked and saved
+ *                   there; answers with the table and per-pack columns, buffers transferred.
  *
  * Pack models are read from the model cache the server's loader persisted them in (a few percent of
  * a build), or built in the worker when they could not be persisted.
@@ -26,6 +29,7 @@ import type { LocalityInput, PageCacheOptions } from '../../core/locality/locali
 import type { PackLocation } from '../../core/model/object-store.ts';
 import type { PackFiles } from '../../core/model/pack-model.ts';
 import type { Repository } from '../../core/model/repository.ts';
+import type { PathWalkSummary } from '../../core/report/object-paths-document.ts';
 import type { IndexPackVariant, IndexPackVariantResult, PackLocalityWithQuantiles } from '../../core/report/simulation-documents.ts';
 import type { RecordingMetadata } from '../../core/trace/recording.ts';
 import type { TransferredRecording } from '../../core/trace/recording-transfer.ts';
@@ -86,7 +90,23 @@ export interface ObjectContentTask {
   maxInstructions: number;
 }
 
-export type SimulationTask = IndexPackTask | LocalityTask | OpenRecordingTask | RepackPreviewTask | ObjectContentTask;
+export interface ObjectPathsTask {
+  kind: 'object-paths';
+  store: WorkerStore;
+}
+
+/** A store's object paths as plain data: `pathOf[i]` belongs to the pack at `packs[i]` (its .pack path). */
+export interface TransferredPaths {
+  packs: string[];
+  pathOf: Int32Array[];
+  parent: Int32Array;
+  start: Uint32Array;
+  pool: Uint8Array;
+  summary: PathWalkSummary;
+  source: 'walked' | 'persisted';
+}
+
+export type SimulationTask = IndexPackTask | LocalityTask | OpenRecordingTask | RepackPreviewTask | ObjectContentTask | ObjectPathsTask;
 
 /** Messages from the server to a running worker. */
 export type SimulationWorkerRequest =
@@ -125,5 +145,6 @@ export type SimulationWorkerMessage =
   | { kind: 'recording'; recording: TransferredRecording; locality: LocalityInput[] }
   | { kind: 'preview'; result: RepackPreviewResult }
   | { kind: 'object-content'; body: ObjectContentBody }
+  | { kind: 'object-paths'; paths: TransferredPaths }
   | { kind: 'done' }
   | ({ kind: 'error' } & WorkerError);

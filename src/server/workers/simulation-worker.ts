@@ -17,6 +17,8 @@ import { indexPackWithoutIdx } from '../../core/format/pack-stream-index.ts';
 import { formatCount } from '../../common/format.ts';
 import { buildPackModel } from '../../core/model/build-pack-model.ts';
 import { ModelStore } from '../../core/model/model-store.ts';
+import { loadOrWalkPaths } from '../../core/model/object-paths-store.ts';
+import { storeWalkInputs } from '../../core/model/object-paths.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import type { Repository } from '../../core/model/repository.ts';
 import { GitCommandError } from '../../core/git/run-git.ts';
@@ -35,6 +37,8 @@ import type {
   SimulationWorkerRequest,
   WorkerError,
   WorkerStore,
+  ObjectPathsTask,
+  TransferredPaths,
 } from './simulation-worker-protocol.ts';
 
 /** Progress messages at most this often (the server forwards them as $/progress). */
@@ -106,6 +110,28 @@ async function repackPreview(task: RepackPreviewTask): Promise<void> {
   post({ kind: 'preview', result });
 }
 
+function objectPaths(task: ObjectPathsTask): void {
+  const store = objectStoreOf(task.store);
+  const inputs = storeWalkInputs(store);
+  let lastReport = 0;
+  const loaded = loadOrWalkPaths(inputs, store.repository.commonDir, task.store.cacheDir, {
+    onProgress: ({ phase, done, total }) => {
+      const now = performance.now();
+      if (now - lastReport < PROGRESS_INTERVAL_MS) return;
+      lastReport = now;
+      post({ kind: 'progress', percentage: total === 0 ? 100 : Math.min(100, Math.floor((100 * done) / total)), message: `walking ${phase} for paths: ${done} of ${total}` });
+    },
+  });
+  if (loaded.rewalkedBecause) post({ kind: 'log', message: `walked the object paths of ${store.repository.commonDir} again: ${loaded.rewalkedBecause}` });
+  if (loaded.notSavedBecause) post({ kind: 'log', message: loaded.notSavedBecause });
+  const { table, pathOf, summary } = loaded.paths;
+  const paths: TransferredPaths = { packs: inputs.packs.map((pack) => pack.files.pack), pathOf, parent: table.parent, start: table.start, pool: table.pool, summary, source: loaded.source };
+  // A persisted file's arrays are views of one buffer: it moves once.
+  const buffers = new Set<ArrayBuffer>();
+  for (const view of [...pathOf, table.parent, table.start, table.pool]) if (view.buffer instanceof ArrayBuffer) buffers.add(view.buffer);
+  post({ kind: 'object-paths', paths }, [...buffers]);
+}
+
 async function run(task: SimulationTask): Promise<void> {
   switch (task.kind) {
     case 'locality':
@@ -135,6 +161,8 @@ async function run(task: SimulationTask): Promise<void> {
       return openRecording(task);
     case 'repack-preview':
       return repackPreview(task);
+    case 'object-paths':
+      return objectPaths(task);
     case 'object-content': {
       const hash = hashAlgorithmByName(task.hashName);
       if (!hash) throw new Error(`unknown object format ${task.hashName}`);

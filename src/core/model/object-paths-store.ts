@@ -1,0 +1,199 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { makeDirectories, writeAll, writeFileAtomically } from '../atomic-file.ts';
+import { RandomAccessFile } from '../format/random-access-file.ts';
+import { readCacheKey, readOrCreateCacheKey } from './model-cache-key.ts';
+import { PATH_RULE, walkStorePaths, type ObjectPaths, type PathWalkOptions, type PathWalkSummary, type StoreWalkInputs } from './object-paths.ts';
+import { PathTable } from './path-table.ts';
+
+/**
+ * The object paths of a repository persist beside its pack models, in the model cache, under the
+ * same rules (model-store.ts): never inside a repository, written atomically, trusted only with
+ * the cache's private key (HMAC-SHA256 trailer), and every array checked before use. A file is
+ * used only for the walk it was made from: the same packs (checksums, in search order) and the
+ * same refs, HEADs and shallow list (`walkKey`); anything else is walked again and overwritten.
+ */
+const MAGIC = Buffer.from('PSPATHS\0', 'latin1');
+const FORMAT_VERSION = 1;
+const PREFIX_BYTES = 16;
+const TRAILER_BYTES = 32;
+const MAX_HEADER_BYTES = 1 << 20;
+/** Bytes of path components a file may hold: far beyond any real history's distinct paths. */
+const MAX_POOL_BYTES = 1 << 30;
+
+interface StoredHeader {
+  walkKey: string;
+  packs: { packChecksum: string; idxChecksum: string; count: number }[];
+  nodes: number;
+  poolBytes: number;
+  summary: PathWalkSummary;
+}
+
+export type PathsSource = 'walked' | 'persisted';
+
+export interface LoadedPaths {
+  paths: ObjectPaths;
+  source: PathsSource;
+  /** Why a persisted file was not used, when one existed. */
+  rewalkedBecause?: string;
+  /** Why the result could not be persisted, when that failed. */
+  notSavedBecause?: string;
+}
+
+/** The file of a repository's paths: named by its shared git directory, so each repository has one. */
+export function pathsFileFor(directory: string, commonDir: string): string {
+  let real = path.resolve(commonDir);
+  try {
+    real = fs.realpathSync(commonDir);
+  } catch {
+    // a repository that is gone is still named by its path
+  }
+  return path.join(directory, `paths-${createHash('sha256').update(real).digest('hex').slice(0, 32)}.pspaths`);
+}
+
+/** What the walk's result depends on, as one digest. */
+export function walkKeyOf(inputs: StoreWalkInputs): string {
+  const digest = createHash('sha256');
+  digest.update(`rule ${PATH_RULE}\n`);
+  for (const model of inputs.models) digest.update(`pack ${model.checksumHex} ${Buffer.from(model.index.idxChecksum).toString('hex')}\n`);
+  for (const tip of inputs.refs.tips) digest.update(`tip ${tip.oidHex} ${tip.name}\n`);
+  for (const shallow of [...inputs.shallow].sort()) digest.update(`shallow ${shallow}\n`);
+  for (const problem of inputs.refs.problems) digest.update(`problem ${problem}\n`);
+  return digest.digest('hex');
+}
+
+/**
+ * The paths of the store's objects: read from `directory` when a file of this very walk is there
+ * and sound, otherwise walked (walkStorePaths) and saved there. `directory` undefined: walked only.
+ */
+export function loadOrWalkPaths(inputs: StoreWalkInputs, commonDir: string, directory: string | undefined, options: Omit<PathWalkOptions, 'shallow' | 'looseObjectDirs'> = {}): LoadedPaths {
+  if (directory === undefined) return { paths: walkStorePaths(inputs, options), source: 'walked' };
+  const file = pathsFileFor(directory, commonDir);
+  const walkKey = walkKeyOf(inputs);
+  let rewalkedBecause: string | undefined;
+  if (fs.existsSync(file)) {
+    try {
+      const key = readCacheKey(directory);
+      if (key === undefined) throw new Error('no private cache key to check the paths file with');
+      return { paths: readStoredPaths(file, inputs, walkKey, key), source: 'persisted' };
+    } catch (error) {
+      rewalkedBecause = error instanceof Error ? error.message : String(error);
+    }
+  }
+  const paths = walkStorePaths(inputs, options);
+  const loaded: LoadedPaths = { paths, source: 'walked', ...(rewalkedBecause === undefined ? {} : { rewalkedBecause }) };
+  try {
+    savePaths(directory, file, inputs, walkKey, paths);
+  } catch (error) {
+    loaded.notSavedBecause = `could not save the object paths in ${directory}: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return loaded;
+}
+
+function savePaths(directory: string, file: string, inputs: StoreWalkInputs, walkKey: string, paths: ObjectPaths): void {
+  makeDirectories(directory, 0o700);
+  const key = readOrCreateCacheKey(directory);
+  const { table } = paths;
+  const header: StoredHeader = {
+    walkKey,
+    packs: inputs.models.map((model) => ({ packChecksum: model.checksumHex, idxChecksum: Buffer.from(model.index.idxChecksum).toString('hex'), count: model.count })),
+    nodes: table.count,
+    poolBytes: table.pool.length,
+    summary: paths.summary,
+  };
+  const headerJson = Buffer.from(JSON.stringify(header), 'utf8');
+  const prefix = Buffer.alloc(align8(PREFIX_BYTES + headerJson.length));
+  MAGIC.copy(prefix, 0);
+  prefix.writeUInt32LE(FORMAT_VERSION, 8);
+  prefix.writeUInt32LE(headerJson.length, 12);
+  headerJson.copy(prefix, PREFIX_BYTES);
+  const parts: Uint8Array[] = [prefix];
+  // Four-byte arrays first, the byte pool last: every view stays aligned when read back.
+  for (const column of [...paths.pathOf, table.parent, table.start]) parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
+  parts.push(table.pool);
+  const digest = createHmac('sha256', key);
+  for (const part of parts) digest.update(part);
+  parts.push(digest.digest());
+  const bytes = Buffer.concat(parts);
+  writeFileAtomically(file, 0o600, (fd) => writeAll(fd, bytes));
+}
+
+function readStoredPaths(file: string, inputs: StoreWalkInputs, walkKey: string, key: Buffer): ObjectPaths {
+  const objects = inputs.models.reduce((sum, model) => sum + model.count, 0);
+  const handle = RandomAccessFile.open(file);
+  let bytes: Buffer;
+  try {
+    // Sized by the packs, not by the file: a crafted file cannot make this allocate more.
+    const largest = PREFIX_BYTES + MAX_HEADER_BYTES + 8 + objects * 4 + (objects + 2) * 8 + MAX_POOL_BYTES + TRAILER_BYTES;
+    if (handle.size > largest) throw new Error('paths file is larger than any walk of these packs');
+    bytes = Buffer.from(new ArrayBuffer(handle.size));
+    handle.readInto(bytes, 0, handle.size, 0);
+  } finally {
+    handle.close();
+  }
+  if (bytes.length < PREFIX_BYTES + TRAILER_BYTES || !bytes.subarray(0, 8).equals(MAGIC)) throw new Error('not a PackScope paths file');
+  if (bytes.readUInt32LE(8) !== FORMAT_VERSION) throw new Error(`paths format ${bytes.readUInt32LE(8)} is not ${FORMAT_VERSION}`);
+  const headerLength = bytes.readUInt32LE(12);
+  const end = bytes.length - TRAILER_BYTES;
+  if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength > end) throw new Error('paths header is truncated');
+  const digest = createHmac('sha256', key).update(bytes.subarray(0, end)).digest();
+  if (!timingSafeEqual(digest, bytes.subarray(end))) throw new Error('paths file checksum mismatch (corrupt or truncated)');
+  const header = parseHeader(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
+  if (header.walkKey !== walkKey) throw new Error('the refs or packs changed since the paths were walked');
+  if (header.packs.length !== inputs.models.length) throw new Error('paths file is for other packs');
+  header.packs.forEach((stored, i) => {
+    const model = inputs.models[i]!;
+    if (stored.packChecksum !== model.checksumHex || stored.idxChecksum !== Buffer.from(model.index.idxChecksum).toString('hex') || stored.count !== model.count) throw new Error('paths file is for other packs');
+  });
+  if (header.nodes < 1 || header.nodes > objects + 1 || header.poolBytes > MAX_POOL_BYTES) throw new Error('paths table size out of range');
+  let at = align8(PREFIX_BYTES + headerLength);
+  const take = (length: number): number => {
+    if (at + length > end) throw new Error('paths arrays are truncated');
+    const start = at;
+    at += length;
+    return start;
+  };
+  const storage = bytes.buffer;
+  const pathOf = inputs.models.map((model) => new Int32Array(storage, take(model.count * 4), model.count));
+  const parent = new Int32Array(storage, take(header.nodes * 4), header.nodes);
+  const start = new Uint32Array(storage, take((header.nodes + 1) * 4), header.nodes + 1);
+  const pool = new Uint8Array(storage, take(header.poolBytes), header.poolBytes);
+  if (at !== end) throw new Error('paths file has trailing bytes');
+  PathTable.check(parent, start, pool);
+  for (const column of pathOf) for (const node of column) if (node < -1 || node >= header.nodes) throw new Error('paths file names a path out of range');
+  return { table: new PathTable(parent, start, pool), pathOf, summary: header.summary };
+}
+
+function parseHeader(text: string): StoredHeader {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error('paths header is not JSON');
+  }
+  const header = value as Partial<StoredHeader> | null;
+  const summary = header?.summary as Partial<PathWalkSummary> | undefined;
+  if (
+    typeof header !== 'object' ||
+    header === null ||
+    typeof header.walkKey !== 'string' ||
+    !Array.isArray(header.packs) ||
+    !header.packs.every((p) => typeof p === 'object' && p !== null && typeof p.packChecksum === 'string' && typeof p.idxChecksum === 'string' && Number.isInteger(p.count)) ||
+    !Number.isInteger(header.nodes) ||
+    !Number.isInteger(header.poolBytes) ||
+    typeof summary !== 'object' ||
+    summary === null ||
+    typeof summary.complete !== 'boolean' ||
+    !Array.isArray(summary.problems) ||
+    !summary.problems.every((p) => typeof p === 'string') ||
+    !['tips', 'commits', 'trees', 'named', 'missing', 'bytesRebuilt', 'elapsedMs'].every((field) => typeof (summary as Record<string, unknown>)[field] === 'number')
+  ) {
+    throw new Error('paths header has missing or mistyped fields');
+  }
+  return { ...(header as StoredHeader), summary: { ...(summary as PathWalkSummary), rule: PATH_RULE } };
+}
+
+function align8(n: number): number {
+  return (n + 7) & ~7;
+}

@@ -1,0 +1,107 @@
+/**
+ * Paths as a trie of interned components: node 0 is the empty path (a commit's root tree), every
+ * other node names its parent node and one component. A pack of 849k objects needs one Int32 per
+ * object and a node per distinct path, not a string per object. Components are bytes (a tree
+ * entry's name is not necessarily UTF-8); parent[k] < k for every k > 0, so a path is never a cycle.
+ */
+export class PathTable {
+  constructor(
+    readonly parent: Int32Array,
+    /** Component of node k: pool[start[k] .. start[k + 1]). */
+    readonly start: Uint32Array,
+    readonly pool: Uint8Array,
+  ) {}
+
+  get count(): number {
+    return this.parent.length;
+  }
+
+  /** The path's bytes, components joined by "/" as rev-list prints them. */
+  pathBytes(node: number): Buffer {
+    const parts: Uint8Array[] = [];
+    for (let k = node; k > 0; k = this.parent[k]!) parts.push(this.pool.subarray(this.start[k]!, this.start[k + 1]!));
+    const slash = Buffer.from('/');
+    const joined: Uint8Array[] = [];
+    for (let i = parts.length - 1; i >= 0; i--) {
+      joined.push(parts[i]!);
+      if (i > 0) joined.push(slash);
+    }
+    return Buffer.concat(joined);
+  }
+
+  /** The path as text (invalid UTF-8 shows as U+FFFD). */
+  path(node: number): string {
+    return this.pathBytes(node).toString('utf8');
+  }
+
+  /**
+   * Throws unless the arrays form a table: what a persisted file must pass before any lookup
+   * (the file is keyed, but checked anyway, as stored-columns-check.ts checks model columns).
+   */
+  static check(parent: Int32Array, start: Uint32Array, pool: Uint8Array): void {
+    const count = parent.length;
+    if (count < 1 || start.length !== count + 1) throw new Error('path table sizes do not fit');
+    if (parent[0] !== -1 || start[0] !== 0 || start[1] !== 0) throw new Error('path table root is wrong');
+    for (let k = 1; k < count; k++) {
+      const p = parent[k]!;
+      if (p < 0 || p >= k) throw new Error('path table parent out of order');
+      if (start[k + 1]! < start[k]!) throw new Error('path table components out of order');
+    }
+    if (start[count] !== pool.length) throw new Error('path table pool size does not fit');
+  }
+}
+
+/** Builds a PathTable one interned component at a time, each path's length capped. */
+export class PathTableBuilder {
+  private parent = new Int32Array(1024);
+  private start = new Uint32Array(1025);
+  private lengths = new Uint32Array(1024);
+  private pool = new Uint8Array(16 * 1024);
+  private count = 1;
+  private readonly nodes = new Map<string, number>();
+
+  constructor(readonly maxPathBytes: number) {
+    this.parent[0] = -1;
+  }
+
+  /** The node of `parent`/bytes[from, to), made on first use; −1 when the path would exceed the cap. */
+  intern(parent: number, bytes: Uint8Array, from: number, to: number): number {
+    const key = `${parent}/${Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('latin1')}`;
+    const known = this.nodes.get(key);
+    if (known !== undefined) return known;
+    const length = (parent === 0 ? 0 : this.lengths[parent]! + 1) + (to - from);
+    if (length > this.maxPathBytes) return -1;
+    const node = this.count++;
+    if (node >= this.parent.length) this.grow();
+    const at = this.start[node]!;
+    while (at + (to - from) > this.pool.length) {
+      const bigger = new Uint8Array(this.pool.length * 2);
+      bigger.set(this.pool);
+      this.pool = bigger;
+    }
+    this.pool.set(bytes.subarray(from, to), at);
+    this.start[node + 1] = at + (to - from);
+    this.parent[node] = parent;
+    this.lengths[node] = length;
+    this.nodes.set(key, node);
+    return node;
+  }
+
+  finish(): PathTable {
+    const count = this.count;
+    return new PathTable(this.parent.slice(0, count), this.start.slice(0, count + 1), this.pool.slice(0, this.start[count]!));
+  }
+
+  private grow(): void {
+    const size = this.parent.length * 2;
+    const parent = new Int32Array(size);
+    parent.set(this.parent);
+    const start = new Uint32Array(size + 1);
+    start.set(this.start);
+    const lengths = new Uint32Array(size);
+    lengths.set(this.lengths);
+    this.parent = parent;
+    this.start = start;
+    this.lengths = lengths;
+  }
+}

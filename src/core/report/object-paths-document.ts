@@ -1,0 +1,23 @@
+/**
+ * What a walk for object paths reports (`pathWalk` of `packscope object --json` and
+ * `packscope stats --json`, docs/json.md). Shapes only, importing nothing.
+ */
+export interface PathWalkSummary {
+  /** The rule each name follows, in words. */
+  rule: string;
+  /** Refs and HEADs the walk started from. */
+  tips: number;
+  commits: number;
+  trees: number;
+  /** Objects given a name (trees, blobs and tags). */
+  named: number;
+  /** Objects the walk needed that neither a pack nor a loose file holds (a broken or partial repository). */
+  missing: number;
+  /** True when the walk ran to its end with every object it needed: then every name is git's. */
+  complete: boolean;
+  /** Why it is not complete: the first few problems, each naming its object. */
+  problems: string[];
+  /** Bytes inflated or rebuilt by deltas during the walk. */
+  bytesRebuilt: number;
+  elapsedMs: number;
+}

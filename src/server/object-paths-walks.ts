@@ -1,0 +1,116 @@
+import { CancellationTokenSource } from 'vscode-languageserver/node';
+import { readSubject } from '../core/model/commit-subject.ts';
+import type { ObjectLocation, ObjectStore } from '../core/model/object-store.ts';
+import { PathTable } from '../core/model/path-table.ts';
+import type { PathWalkSummary } from '../core/report/object-paths-document.ts';
+import type { ObjectNames } from '../core/report/stats-document.ts';
+import type { PackModel } from '../core/model/pack-model.ts';
+import { startSimulationWorker, workerStoreOf } from './workers/simulation-worker-client.ts';
+import type { TransferredPaths } from './workers/simulation-worker-protocol.ts';
+
+/** A repository's object paths as the server keeps them: per pack (by .pack path), with the walk's summary. */
+export interface StorePaths {
+  store: ObjectStore;
+  table: PathTable;
+  byPack: Map<string, Int32Array>;
+  summary: PathWalkSummary;
+}
+
+interface Walk {
+  store: ObjectStore;
+  source: CancellationTokenSource;
+}
+
+/**
+ * The object paths of each repository (core/model/object-paths.ts), walked in a simulation worker
+ * the first time a hover, an object or a list asks, and again when the repository's store is
+ * reopened (its packs changed). Until a walk ends the previous one answers for the packs it
+ * covered; nothing waits for a walk. Owned by ServerState (one per server).
+ */
+export class ObjectPathsWalks {
+  private readonly done = new Map<string, StorePaths>();
+  private readonly running = new Map<string, Walk>();
+  /** The store a walk failed for: not walked again until the store is reopened. */
+  private readonly failed = new Map<string, ObjectStore>();
+
+  constructor(
+    private readonly workerScript: () => string,
+    private readonly cacheDir: () => string,
+    private readonly log: (message: string) => void,
+    /** Called when a walk has ended (the Packs view's lists may then show paths). */
+    private readonly onWalked: (repositoryId: string) => void = () => undefined,
+  ) {}
+
+  /** The paths known for `store` (of repository `id`), starting a walk when they are missing or stale. */
+  pathsFor(id: string, store: ObjectStore): StorePaths | undefined {
+    const known = this.done.get(id);
+    if (known?.store !== store && this.running.get(id)?.store !== store && this.failed.get(id) !== store) this.start(id, store);
+    return known;
+  }
+
+  /** Names of object `n` of `model`: its path from the walk (when there is one) and a commit's or tag's subject. */
+  namesOf(id: string, store: ObjectStore, model: PackModel, n: number): ObjectNames {
+    const names: ObjectNames = {};
+    const type = model.typeName(n);
+    if (type === 'commit' || type === 'tag') {
+      try {
+        const subject = readSubject(model, n);
+        if (subject !== undefined) names.subject = subject;
+      } catch {
+        // Too large to read for a hover: the id stands alone.
+      }
+    }
+    if (type !== 'commit') {
+      const paths = this.pathsFor(id, store);
+      const column = paths?.byPack.get(model.files.pack);
+      if (paths && column && column.length === model.count) {
+        const node = column[n]!;
+        names.path = node < 0 ? null : paths.table.path(node);
+      }
+    }
+    return names;
+  }
+
+  /** The names of a located object (hover, object document). */
+  namesAt(id: string, store: ObjectStore, location: ObjectLocation): ObjectNames {
+    return this.namesOf(id, store, location.model, location.object);
+  }
+
+  /** Stops every walk (server shutdown, a workspace folder removed). */
+  dispose(): void {
+    for (const walk of this.running.values()) walk.source.cancel();
+    this.running.clear();
+  }
+
+  private start(id: string, store: ObjectStore): void {
+    this.running.get(id)?.source.cancel();
+    const source = new CancellationTokenSource();
+    const walk: Walk = { store, source };
+    this.running.set(id, walk);
+    let result: TransferredPaths | undefined;
+    const started = performance.now();
+    const worker = startSimulationWorker(this.workerScript(), { kind: 'object-paths', store: workerStoreOf(store, this.cacheDir()) }, source.token, (message) => {
+      if (message.kind === 'object-paths') result = message.paths;
+      else if (message.kind === 'log') this.log(message.message);
+    });
+    worker.finished.then(
+      () => {
+        if (this.running.get(id) !== walk || !result) return;
+        this.running.delete(id);
+        PathTable.check(result.parent, result.start, result.pool);
+        const byPack = new Map<string, Int32Array>();
+        result.packs.forEach((pack, i) => byPack.set(pack, result!.pathOf[i]!));
+        this.done.set(id, { store, table: new PathTable(result.parent, result.start, result.pool), byPack, summary: result.summary });
+        const s = result.summary;
+        this.log(`object paths of ${id}: ${result.source === 'persisted' ? 'read from the model cache' : `walked ${s.commits} commits and ${s.trees} trees`}, ${s.named} objects named in ${Math.round(performance.now() - started)} ms${s.complete ? '' : ` (incomplete: ${s.problems[0] ?? 'stopped'})`}`);
+        this.onWalked(id);
+      },
+      (error: unknown) => {
+        if (this.running.get(id) !== walk) return;
+        this.running.delete(id);
+        this.failed.set(id, store);
+        if (!source.token.isCancellationRequested) this.log(`object paths of ${id}: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    );
+  }
+}
