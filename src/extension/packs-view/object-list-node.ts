@@ -1,6 +1,7 @@
 import vscode = require('vscode');
 import type { ObjectItem, ObjectListKind, PackSummary } from '../../protocol/server-protocol.ts';
-import { formatCount, shortPackName } from '../format-units.ts';
+import { listTotalText } from '../../presentation/packs-view-text.ts';
+import { shortPackName } from '../format-units.ts';
 import { ObjectNode, type ObjectPresentation } from './object-node.ts';
 import type { PackNode } from './pack-node.ts';
 import { ObjectPages, PagedNode } from './paged-node.ts';
@@ -37,8 +38,13 @@ export class ObjectListNode extends PagedNode {
     return this.definition.totalIn(summary);
   }
 
+  /** `849,014 objects, deepest first`: what the list's count counts, and its order. */
+  showTotal(total: number): void {
+    this.description = listTotalText(this.definition.listKind, total);
+  }
+
   protected override pagesLoaded(): void {
-    if (this.pages.total !== undefined) this.description = formatCount(this.pages.total);
+    if (this.pages.total !== undefined) this.showTotal(this.pages.total);
   }
 
   protected asNode(): ObjectListNode {
