@@ -126,7 +126,19 @@ export interface ObjectListParams extends WorkDoneProgressParams {
   /** Index of the first item (pages are `start .. start + count`). */
   start: number;
   count: number;
+  /** Only the ranked objects that pass (not for 'children'); `total` then counts those. */
+  filter?: ObjectListFilter;
 }
+
+/** The Packs view's filter: object types (as rebuilt: a delta counts as its base's type) and a depth range, both ends included. */
+export interface ObjectListFilter {
+  types?: ObjectTypeName[];
+  minDepth?: number;
+  maxDepth?: number;
+}
+
+export type ObjectTypeName = 'commit' | 'tree' | 'blob' | 'tag';
+export const OBJECT_TYPE_NAMES: readonly ObjectTypeName[] = ['commit', 'tree', 'blob', 'tag'];
 
 export interface ObjectListResult {
   /** How many items the whole list has. */
