@@ -4,7 +4,8 @@
  * show these strings, the unit tests read them.
  */
 import { formatBytes, formatCountOf } from '../common/format.ts';
-import type { ObjectItem, ObjectListKind } from '../protocol/server-protocol.ts';
+import { OBJECT_TYPE_NAMES } from '../common/object-types.ts';
+import type { ObjectItem, ObjectListFilter, ObjectListKind } from '../protocol/server-protocol.ts';
 
 type RankedList = Exclude<ObjectListKind, 'children'>;
 
@@ -81,3 +82,48 @@ export function depthHistogramDescription(meanDepth: number): string {
   return `mean ${meanDepth.toFixed(2)} · bars: log scale`;
 }
 
+
+/** The filter as the view's rows and title say it: `blob, tree · depth 2–6`; undefined when it keeps everything. */
+export function objectFilterText(filter: ObjectListFilter | undefined): string | undefined {
+  if (filter === undefined) return undefined;
+  const parts: string[] = [];
+  if (filter.types !== undefined) parts.push(filter.types.length === 0 ? 'no type' : filter.types.join(', '));
+  const { minDepth, maxDepth } = filter;
+  if (minDepth !== undefined && maxDepth !== undefined) parts.push(minDepth === maxDepth ? `depth ${minDepth}` : `depth ${minDepth}–${maxDepth}`);
+  else if (minDepth !== undefined) parts.push(`depth ≥ ${minDepth}`);
+  else if (maxDepth !== undefined) parts.push(`depth ≤ ${maxDepth}`);
+  return parts.length === 0 ? undefined : parts.join(' · ');
+}
+
+/**
+ * A depth range as typed in the filter's input box: `3` (exactly), `2-6` or `2–6`, `5-` (5 and
+ * deeper), `-6` (up to 6), empty (any depth). Undefined when it is none of those or runs backwards.
+ */
+export function parseDepthRange(text: string): { minDepth?: number; maxDepth?: number } | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return {};
+  const match = /^(\d{1,4})?\s*(?:([-–])\s*(\d{1,4})?)?$/.exec(trimmed);
+  if (match === null || (match[1] === undefined && match[3] === undefined)) return undefined;
+  const low = match[1] === undefined ? undefined : Number(match[1]);
+  const high = match[2] === undefined ? low : match[3] === undefined ? undefined : Number(match[3]);
+  if (low !== undefined && high !== undefined && low > high) return undefined;
+  return { ...(low === undefined ? {} : { minDepth: low }), ...(high === undefined ? {} : { maxDepth: high }) };
+}
+
+/** A filter from outside (the workspace's saved state, a command's argument) made safe; undefined when it keeps everything or is no filter. */
+export function normalizeObjectFilter(value: unknown): ObjectListFilter | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const filter: ObjectListFilter = {};
+  if (Array.isArray(v.types) && v.types.every((t) => (OBJECT_TYPE_NAMES as readonly unknown[]).includes(t))) {
+    // All four types is no type filter.
+    const types = OBJECT_TYPE_NAMES.filter((t) => (v.types as unknown[]).includes(t));
+    if (types.length < OBJECT_TYPE_NAMES.length) filter.types = types;
+  }
+  const depth = (x: unknown): number | undefined => (typeof x === 'number' && Number.isSafeInteger(x) && x >= 0 ? x : undefined);
+  const minDepth = depth(v.minDepth);
+  const maxDepth = depth(v.maxDepth);
+  if (minDepth !== undefined && minDepth > 0) filter.minDepth = minDepth;
+  if (maxDepth !== undefined && (minDepth === undefined || maxDepth >= minDepth)) filter.maxDepth = maxDepth;
+  return objectFilterText(filter) === undefined ? undefined : filter;
+}

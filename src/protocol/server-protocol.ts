@@ -14,6 +14,7 @@ import type { LayoutReplay, LayoutSummary, RepackPreviewDocument } from '../core
 import type { IndexPackVariantResult, PackLocality, PackLocalityWithQuantiles, PageCacheOptions, SimResult } from '../core/report/simulation-documents.ts';
 import type { PackOverview } from '../core/report/stats-document.ts';
 import type { PolicyDescription } from '../core/report/policy-description.ts';
+import type { ObjectTypeName } from '../common/object-types.ts';
 
 // Result shapes are declared once, in core/report (the documents the CLI prints); the server's add fields to them.
 export type { RecordingInfo, RecordingSegment } from '../core/report/recording-document.ts';
@@ -136,9 +137,6 @@ export interface ObjectListFilter {
   minDepth?: number;
   maxDepth?: number;
 }
-
-export type ObjectTypeName = 'commit' | 'tree' | 'blob' | 'tag';
-export const OBJECT_TYPE_NAMES: readonly ObjectTypeName[] = ['commit', 'tree', 'blob', 'tag'];
 
 export interface ObjectListResult {
   /** How many items the whole list has. */

@@ -304,6 +304,33 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     for (const oid of shown) assert.ok(direct.includes(oid), `${oid} is not a delta child of ${top.item.oid}`);
   });
 
+  it('filters the lists by type and depth range (packscope.filterObjects), says so, and clears', async () => {
+    const wanted = pack.objects.filter((o) => o.type === 'blob' && o.depth >= 1 && o.depth <= 2);
+    assert.ok(wanted.length > 0 && wanted.length < pack.objects.length, `the test pack has ${wanted.length} blobs at depth 1-2`);
+    await vscode.commands.executeCommand('packscope.filterObjects', { types: ['blob'], minDepth: 1, maxDepth: 2 });
+    try {
+      assert.equal(api.packsView.description, 'filtered: blob · depth 1–2');
+      const deepest = await childByLabel(await packNode(), 'Deepest chains');
+      const shown: string[] = [];
+      for (let items = await children(deepest); ; items = await children(deepest)) {
+        const more = items.find((node) => node.contextValue === 'more');
+        if (more === undefined) {
+          shown.push(...items.map((node) => (node as ObjectNode).item.oid));
+          break;
+        }
+        await vscode.commands.executeCommand('packscope.loadMore', more);
+      }
+      assert.deepEqual(shown.sort(), wanted.map((o) => o.oid).sort());
+      assert.equal(deepest.description, `${COUNT.format(wanted.length)} object${wanted.length === 1 ? '' : 's'}, deepest first · filtered: blob · depth 1–2`);
+    } finally {
+      await vscode.commands.executeCommand('packscope.clearObjectFilter');
+    }
+    assert.equal(api.packsView.description, undefined);
+    const deepest = await childByLabel(await packNode(), 'Deepest chains');
+    await children(deepest);
+    assert.equal(deepest.description, `${COUNT.format(pack.objects.length)} objects, deepest first`);
+  });
+
   it('hovers an object id with its type, size, depth and pack, and nothing on an id that names no object', async () => {
     const delta = pack.objects.find((o) => o.type === 'blob' && o.depth >= 1)!;
     const document = await vscode.workspace.openTextDocument({ language: 'plaintext', content: `blob ${delta.oid}\nnot an object: 0123456789abcdef0123456789abcdef\n` });

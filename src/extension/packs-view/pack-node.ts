@@ -31,6 +31,11 @@ export class PackNode extends PacksNodeBase {
     this.update(listing);
   }
 
+  /** The pack's lists of objects (the tree sets their filter). */
+  objectLists(): readonly ObjectListNode[] {
+    return this.lists;
+  }
+
   get repositoryId(): string {
     return this.parent.listing.id;
   }

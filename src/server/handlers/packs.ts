@@ -2,7 +2,8 @@
 import * as path from 'node:path';
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { isRankingName } from '../../core/model/rankings.ts';
-import { ListRepositoriesRequest, OBJECT_TYPE_NAMES, ObjectListRequest, PackSummaryRequest, type ObjectListFilter, type ObjectTypeName } from '../../protocol/server-protocol.ts';
+import { OBJECT_TYPE_NAMES, type ObjectTypeName } from '../../common/object-types.ts';
+import { ListRepositoriesRequest, ObjectListRequest, PackSummaryRequest, type ObjectListFilter } from '../../protocol/server-protocol.ts';
 import { listChildren } from '../object-views.ts';
 import { optionalString, paramsObject, pageCount, requireInteger, requireString } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
