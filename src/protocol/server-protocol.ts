@@ -175,7 +175,14 @@ export interface ObjectContentParams extends WorkDoneProgressParams {
 
 export type DeltaInstructionItem =
   | { op: 'copy'; baseOffset: number; length: number }
-  | { op: 'insert'; length: number; /** The inserted bytes, latin1-escaped for printing, cut to 64. */ preview: string };
+  | {
+      op: 'insert';
+      length: number;
+      /** The inserted bytes quoted as JGit's debug-show-pack-delta quotes them (UTF-8 as is, other bytes as Latin-1 escapes). */
+      preview: string;
+      /** The inserted bytes themselves (at most 127: a delta's insert opcode), base64. */
+      dataBase64: string;
+    };
 
 export interface ObjectContent {
   details: ObjectDetails;
