@@ -11,18 +11,35 @@ import {
   LineElement,
   LogarithmicScale,
   PointElement,
+  Ticks,
   Tooltip,
+  type Scale,
+  type Tick,
   type ChartDataset,
   type ScaleOptionsByType,
   type TooltipItem,
 } from 'chart.js';
 import { GIT_DEFAULT_LIMIT, GIT_POLICY, REFERENCE_POLICY, type CacheLabMetric } from '../../src/protocol/cache-lab-protocol.ts';
-import { metricWords, sweepCell } from '../../src/presentation/sweep-table.ts';
-import type { IndexPackSimResult, SweepResult } from '../../src/protocol/server-protocol.ts';
+import { metricWords } from '../../src/presentation/sweep-table.ts';
+import { formatRatio, viewReference, type SweepChartPlan } from '../../src/presentation/sweep-chart-views.ts';
+import type { IndexPackSimResult } from '../../src/protocol/server-protocol.ts';
 import { formatBytes, formatCount, formatLimit } from '../../src/common/format.ts';
 import type { ThemeColours } from '../common/theme.ts';
 
-Chart.register(LineController, LineElement, PointElement, BarController, BarElement, LinearScale, LogarithmicScale, CategoryScale, Legend, Tooltip);
+/**
+ * Where each point was drawn, in CSS pixels of the canvas, after every render: `data-points` holds
+ * one [[x, y], …] list per dataset. Chart.js draws on a canvas, so this is how a test (or a screen
+ * reader's tooling) reads what the picture shows: that two series are apart, not only that they exist.
+ */
+const drawnPoints = {
+  id: 'drawnPoints',
+  afterRender(chart: Chart) {
+    const points = chart.data.datasets.map((_, i) => chart.getDatasetMeta(i).data.map((element) => [Math.round(element.x * 10) / 10, Math.round(element.y * 10) / 10]));
+    chart.canvas.dataset.points = JSON.stringify(points);
+  },
+};
+
+Chart.register(LineController, LineElement, PointElement, BarController, BarElement, LinearScale, LogarithmicScale, CategoryScale, Legend, Tooltip, drawnPoints);
 
 const POINT_STYLES = ['circle', 'triangle', 'rect', 'rectRot', 'star', 'crossRot', 'rectRounded', 'cross'] as const;
 
@@ -86,11 +103,11 @@ function baseOptions(colours: ThemeColours, ariaTitle: string) {
 }
 
 /** Vertical marker drawn as a dataset (it shows in the legend, so it is named and not colour-only). */
-function markerDataset(x: number, top: number, label: string, colour: string): ChartDataset<'line', { x: number; y: number }[]> {
+function markerDataset(x: number, bottom: number, top: number, label: string, colour: string): ChartDataset<'line', { x: number; y: number }[]> {
   return {
     label,
     data: [
-      { x, y: 0 },
+      { x, y: bottom },
       { x, y: top },
     ],
     borderColor: colour,
@@ -111,46 +128,101 @@ export function policyLabel(policy: string): string {
 }
 
 export interface SweepChartInput {
-  result: SweepResult;
-  limits: number[];
-  policies: string[];
+  /** What to plot (src/presentation/sweep-chart-views.ts: the view, the limits, the series, the y range). */
+  plan: SweepChartPlan;
   metric: CacheLabMetric;
 }
 
+function metricTick(metric: CacheLabMetric, value: number): string {
+  return metric === 'inflatedBytes' ? formatBytes(value, 'compact') : formatCount(value);
+}
+
+/** The y axis of each view: linear from 0, fitted linear (zoomed), ratio (relative), or logarithmic. */
+function sweepYAxis(plan: SweepChartPlan, metric: CacheLabMetric, colours: ThemeColours) {
+  const reference = viewReference(plan.view);
+  const common = { grid: { color: colours.grid }, border: { color: colours.grid } };
+  const words = metricWords(metric);
+  if (reference !== undefined) {
+    return {
+      ...common,
+      type: 'linear' as const,
+      // Suggested, not fixed: the axis rounds the range out to whole ticks.
+      suggestedMin: plan.yRange?.min,
+      suggestedMax: plan.yRange?.max,
+      title: { display: true, text: `${words} ÷ ${reference} (1× = ${reference})`, color: colours.foreground },
+      ticks: {
+        color: colours.foreground,
+        callback(this: Scale, value: number | string, index: number, ticks: Tick[]) {
+          return `${Ticks.formatters.numeric.call(this, Number(value), index, ticks)}×`;
+        },
+      },
+    };
+  }
+  if (plan.view === 'log') {
+    return {
+      ...common,
+      type: 'logarithmic' as const,
+      min: plan.yRange?.min,
+      max: plan.yRange?.max,
+      title: { display: true, text: `${words} (log scale)`, color: colours.foreground },
+      ticks: { color: colours.foreground, callback: (value: number | string) => metricTick(metric, Number(value)) },
+      // The fitted range's own ends are not round numbers, and collide with the round ticks next to them.
+      afterBuildTicks: (axis: { ticks: { value: number }[]; min: number; max: number }) => {
+        const inner = axis.ticks.filter((t) => t.value !== axis.min && t.value !== axis.max);
+        if (inner.length >= 2) axis.ticks = inner;
+      },
+    };
+  }
+  return {
+    ...common,
+    type: 'linear' as const,
+    beginAtZero: plan.view === 'linear',
+    suggestedMin: plan.view === 'zoomed' ? plan.yRange?.min : undefined,
+    suggestedMax: plan.view === 'zoomed' ? plan.yRange?.max : undefined,
+    title: { display: true, text: plan.view === 'zoomed' ? `${words} (axis fitted to the data, not from 0)` : words, color: colours.foreground },
+    ticks: { color: colours.foreground, callback: (value: number | string) => metricTick(metric, Number(value)) },
+  };
+}
+
 export function sweepChart(canvas: HTMLCanvasElement, input: SweepChartInput, colours: ThemeColours): Chart<'line', { x: number; y: number }[]> {
-  const { result, limits, policies, metric } = input;
-  const axis = limitAxis(limits);
-  const sorted = [...limits].sort((a, b) => a - b);
+  const { plan, metric } = input;
+  const axis = limitAxis(plan.limits);
+  const reference = viewReference(plan.view);
   let top = 0;
   let nextColour = 1;
-  const datasets: ChartDataset<'line', { x: number; y: number }[]>[] = policies.map((policy, index) => {
-    const data = sorted.flatMap((limit) => {
-      const cell = sweepCell(result.results, policy, limit);
-      if (cell === undefined) return [];
-      top = Math.max(top, cell[metric]);
-      return [{ x: axis.position(limit), y: cell[metric] }];
+  const datasets: ChartDataset<'line', { x: number; y: number }[]>[] = plan.series.map((series, index) => {
+    const data = series.points.map((p) => {
+      top = Math.max(top, p.y);
+      return { x: axis.position(p.limit), y: p.y };
     });
+    const policy = series.policy;
     const isGit = policy === GIT_POLICY;
     // Today's Git always gets the first colour; the others take the rest in order.
     const colour = isGit ? colours.series[0]! : colours.series[1 + ((nextColour++ - 1) % (colours.series.length - 1))]!;
     return {
-      label: policyLabel(policy),
+      label: series.sameAs === undefined ? policyLabel(policy) : `${policyLabel(policy)} (same as ${series.sameAs})`,
       data,
       borderColor: colour,
       backgroundColor: colour,
       borderWidth: isGit ? 4 : colours.highContrast ? 2.5 : 1.75,
-      borderDash: policy === REFERENCE_POLICY ? [6, 4] : undefined,
+      borderDash: policy === REFERENCE_POLICY ? [6, 4] : series.sameAs !== undefined ? [3, 3] : undefined,
       pointStyle: POINT_STYLES[index % POINT_STYLES.length],
-      pointRadius: isGit ? 5 : 3.5,
+      // A series that coincides with an earlier one gets large hollow points: its marks ring the other's.
+      pointRadius: isGit ? 5 : series.sameAs !== undefined ? 9 : 3.5,
+      pointBackgroundColor: series.sameAs !== undefined ? 'transparent' : colour,
+      pointBorderWidth: series.sameAs !== undefined ? 2 : 1,
       order: isGit ? 0 : 1 + index,
       segment: { borderDash: (context) => (axis.zeroPosition !== undefined && context.p0.parsed.x === axis.zeroPosition ? [2, 3] : undefined) },
     };
   });
+  const sorted = [...plan.limits].sort((a, b) => a - b);
   const [low, high] = [axis.position(sorted[0]!), axis.position(sorted[sorted.length - 1]!)];
   if (GIT_DEFAULT_LIMIT >= low && GIT_DEFAULT_LIMIT <= high) {
-    datasets.push(markerDataset(GIT_DEFAULT_LIMIT, top, "96m: Git's default core.deltaBaseCacheLimit", colours.muted));
+    const bottom = plan.view === 'linear' ? 0 : (plan.yRange?.min ?? 0);
+    datasets.push(markerDataset(GIT_DEFAULT_LIMIT, bottom, plan.view === 'linear' ? top : (plan.yRange?.max ?? top), "96m: Git's default core.deltaBaseCacheLimit", colours.muted));
   }
   const options = baseOptions(colours, `${metricWords(metric)} by cache limit`);
+  const zeroOnAxis = axis.zeroPosition !== undefined;
   return new Chart(canvas, {
     type: 'line',
     data: { datasets },
@@ -159,25 +231,49 @@ export function sweepChart(canvas: HTMLCanvasElement, input: SweepChartInput, co
       parsing: false,
       interaction: { mode: 'nearest', intersect: false, axis: 'x' },
       scales: {
-        x: axis.scale(colours, 'cache limit (log scale; 0 = no cache, left of the axis break)'),
-        y: {
-          type: 'linear',
-          beginAtZero: true,
-          title: { display: true, text: metricWords(metric), color: colours.foreground },
-          grid: { color: colours.grid },
-          border: { color: colours.grid },
-          ticks: { color: colours.foreground, callback: (value) => (metric === 'inflatedBytes' ? formatBytes(Number(value), 'compact') : formatCount(Number(value))) },
-        },
+        x: axis.scale(colours, zeroOnAxis ? 'cache limit (log scale; 0 = no cache, left of the axis break)' : 'cache limit (log scale)'),
+        y: sweepYAxis(plan, metric, colours),
       },
       plugins: {
         ...options.plugins,
         tooltip: {
-          filter: (item: TooltipItem<'line'>) => item.datasetIndex < policies.length,
+          filter: (item: TooltipItem<'line'>) => item.datasetIndex < plan.series.length,
           callbacks: {
             title: (items: TooltipItem<'line'>[]) => (items[0] ? `limit ${axis.label(items[0].parsed.x ?? 0)}` : ''),
-            label: (item: TooltipItem<'line'>) => `${item.dataset.label}: ${formatCount(item.parsed.y ?? 0)}`,
+            label: (item: TooltipItem<'line'>) => {
+              const point = plan.series[item.datasetIndex]?.points[item.dataIndex];
+              const value = metricTick(metric, point?.value ?? item.parsed.y ?? 0);
+              return reference === undefined ? `${item.dataset.label}: ${value}` : `${item.dataset.label}: ${formatRatio(item.parsed.y ?? 0)} (${value})`;
+            },
           },
         },
+      },
+    },
+  });
+}
+
+/** Limit 0 (no cache) on a panel of its own: one bar per policy, from 0, so it never flattens the sweep chart. */
+export function zeroLimitChart(canvas: HTMLCanvasElement, values: { policy: string; value: number }[], metric: CacheLabMetric, colours: ThemeColours): Chart<'bar'> {
+  const options = baseOptions(colours, `${metricWords(metric)} at limit 0`);
+  let nextColour = 1;
+  const barColours = values.map((v) => (v.policy === GIT_POLICY ? colours.series[0]! : colours.series[1 + ((nextColour++ - 1) % (colours.series.length - 1))]!));
+  return new Chart(canvas, {
+    type: 'bar',
+    data: {
+      labels: values.map((v) => v.policy),
+      datasets: [{ label: `${metricWords(metric)} at limit 0 (no cache)`, data: values.map((v) => v.value), backgroundColor: barColours, borderColor: colours.foreground, borderWidth: colours.highContrast ? 1 : 0 }],
+    },
+    options: {
+      ...options,
+      indexAxis: 'y',
+      plugins: {
+        ...options.plugins,
+        legend: { display: false },
+        tooltip: { callbacks: { label: (item: TooltipItem<'bar'>) => `${policyLabel(String(item.label))}: ${metricTick(metric, Number(item.parsed.x))}` } },
+      },
+      scales: {
+        x: { beginAtZero: true, grid: { color: colours.grid }, ticks: { color: colours.foreground, callback: (v) => metricTick(metric, Number(v)) }, title: { display: true, text: `${metricWords(metric)} at limit 0 (no cache)`, color: colours.foreground } },
+        y: { grid: { display: false }, ticks: { color: colours.foreground } },
       },
     },
   });
@@ -284,7 +380,7 @@ export function distanceChart(canvas: HTMLCanvasElement, series: CdfSeries[], co
       borderDash: i % 2 === 1 ? [6, 3] : undefined,
     };
   });
-  datasets.push(markerDataset(2 * 1024 * 1024, 1, '2 MiB: a short seek', colours.muted));
+  datasets.push(markerDataset(2 * 1024 * 1024, 0, 1, '2 MiB: a short seek', colours.muted));
   const options = baseOptions(colours, 'seek distance CDF');
   return new Chart(canvas, {
     type: 'line',

@@ -21,7 +21,8 @@ import { formatBytes, formatCount, formatLimit, formatShare } from '../../src/co
 import { parseLimitList } from '../../src/common/git-size.ts';
 import { MessageHandler } from '../../src/common/message-handler.ts';
 import { gitVersusReferenceSentences, metricWords, sweepCell, sweepTableMarkdown, sweepTableText, sweepTableTitle } from '../../src/presentation/sweep-table.ts';
-import { distanceChart, indexPackChart, measureChart, policyLabel, sweepChart } from './charts.ts';
+import { SWEEP_CHART_VIEWS, planSweepChart, viewReference } from '../../src/presentation/sweep-chart-views.ts';
+import { distanceChart, indexPackChart, measureChart, policyLabel, sweepChart, zeroLimitChart } from './charts.ts';
 import { baseName, h, replaceChildren } from '../common/dom.ts';
 import { readThemeColours, watchTheme } from '../common/theme.ts';
 
@@ -111,6 +112,12 @@ const tabList = h('div', { role: 'tablist', 'aria-label': 'Cache Lab views', cla
 const recordingSummary = h('p', { id: 'recording-summary', class: 'summary' });
 const sweepCanvas = h('canvas', { id: 'sweep-chart', role: 'img' });
 const sweepChartAlt = h('figcaption', { id: 'sweep-chart-alt' });
+const sweepViewSelect = h('select', { id: 'sweep-view' }, ...SWEEP_CHART_VIEWS.map((v) => h('option', { value: v.view }, v.label)));
+const zeroApartBox = h('input', { type: 'checkbox', id: 'zero-apart' });
+const zeroCanvas = h('canvas', { id: 'zero-chart', role: 'img' });
+const zeroBox = h('div', { class: 'chart-box zero', id: 'zero-box', hidden: true }, zeroCanvas);
+/** Which series coincide (one line hides the other), and what the view left out. */
+const sweepNotes = h('ul', { id: 'sweep-notes', class: 'note' });
 const sweepTable = h('table', { id: 'sweep-table', class: 'numbers' });
 const copyTextButton = h('button', { id: 'copy-text', type: 'button', class: 'secondary', disabled: true }, 'Copy as text');
 const copyMarkdownButton = h('button', { id: 'copy-markdown', type: 'button', class: 'secondary', disabled: true }, 'Copy as Markdown');
@@ -130,7 +137,14 @@ replaceChildren(
   tabs[0]!.panel,
   recordingSummary,
   h('h2', {}, 'Delta base cache sweep'),
-  h('figure', { id: 'sweep-figure' }, h('div', { class: 'chart-box' }, sweepCanvas), sweepChartAlt),
+  h(
+    'div',
+    { class: 'row chart-controls' },
+    h('label', { for: 'sweep-view' }, 'Chart'),
+    sweepViewSelect,
+    h('label', { class: 'check', for: 'zero-apart' }, zeroApartBox, ' Limit 0 (no cache) in its own panel'),
+  ),
+  h('figure', { id: 'sweep-figure' }, h('div', { class: 'chart-box' }, sweepCanvas), zeroBox, sweepNotes, sweepChartAlt),
   h('div', { class: 'table-actions' }, copyTextButton, copyMarkdownButton),
   sweepTable,
   h('h3', {}, "Git's LRU against the reference bound"),
@@ -195,6 +209,8 @@ function syncControls(): void {
 
   if (document.activeElement !== limitsInput) limitsInput.value = state.limits.map(formatLimit).join(',');
   metricSelect.value = state.metric;
+  sweepViewSelect.value = state.sweepView;
+  zeroApartBox.checked = state.zeroApart;
   measureRunsInput.value = String(state.measureRuns);
 
   const offered = state.offeredPolicies;
@@ -251,6 +267,18 @@ metricSelect.addEventListener('change', () => {
   saveState();
   renderSweep();
   renderMeasure();
+});
+sweepViewSelect.addEventListener('change', () => {
+  const view = SWEEP_CHART_VIEWS.find((v) => v.view === sweepViewSelect.value)?.view;
+  if (view === undefined) return;
+  state = { ...state, sweepView: view };
+  saveState();
+  renderSweep();
+});
+zeroApartBox.addEventListener('change', () => {
+  state = { ...state, zeroApart: zeroApartBox.checked };
+  saveState();
+  renderSweep();
 });
 measureRunsInput.addEventListener('change', () => {
   const runs = Number(measureRunsInput.value);
@@ -383,7 +411,10 @@ function renderSweep(): void {
     replaceChildren(referenceList);
     replaceChildren(sweepChartAlt, 'No sweep yet.');
     sweepCanvas.setAttribute('aria-label', 'No sweep yet.');
+    replaceChildren(sweepNotes);
+    zeroBox.hidden = true;
     replaceChart('sweep', undefined);
+    replaceChart('sweep-zero', undefined);
     return;
   }
   const { limits, policies } = sweep.request;
@@ -418,10 +449,43 @@ function renderSweep(): void {
     ...(sentences.length > 0 ? sentences.map((s) => h('li', {}, s)) : [h('li', {}, `Select both “${GIT_POLICY}” and “${REFERENCE_POLICY}” to compare them.`)]),
   );
 
-  const label = `Line chart: ${metricWords(metric)} (vertical) against the cache limit (horizontal, log scale, 0 left of an axis break), one line per policy: ${policies.join(', ')}. Today's Git is the thick line; a dotted vertical line marks the 96m default. The table below has the same numbers.`;
-  sweepCanvas.setAttribute('aria-label', label);
-  replaceChildren(sweepChartAlt, `${title[0]!.toUpperCase()}${title.slice(1)} by cache limit, one line per policy; limit 0 (no cache) sits left of the axis break (dashed). The table below holds the same numbers.`);
-  replaceChart('sweep', () => sweepChart(sweepCanvas, { result, limits, policies, metric }, readThemeColours()));
+  renderSweepChart(result, limits, policies, metric, title);
+}
+
+const VIEW_WORDS: Record<CacheLabState['sweepView'], string> = {
+  zoomed: 'vertical axis fitted to the data (not from 0)',
+  'relative-belady': 'each policy divided by belady at the same limit (1× = belady)',
+  'relative-git': "each policy divided by git at the same limit (1× = today's Git)",
+  log: 'vertical log scale',
+  linear: 'vertical axis from 0',
+};
+
+function renderSweepChart(result: SweepResult, limits: number[], policies: string[], metric: CacheLabState['metric'], title: string): void {
+  const plan = planSweepChart(result, limits, policies, metric, state.sweepView, state.zeroApart);
+  const notes: string[] = [];
+  if (plan.missingReference !== undefined) notes.push(`${plan.missingReference} is not in this sweep, so there is nothing to divide by: the chart shows the zoomed view. Select ${plan.missingReference} and press Run.`);
+  notes.push(...plan.coincidences);
+  const zeroOnChart = plan.limits.includes(0);
+  if (zeroOnChart && plan.view !== 'linear' && plan.view !== 'log' && plan.limits.length > 1) notes.push('Limit 0 does not set the scale: its points may lie above the top of the chart (the table has them).');
+  if (plan.droppedZeroValues > 0) notes.push(`${formatCount(plan.droppedZeroValues)} ${plan.droppedZeroValues === 1 ? 'cell is' : 'cells are'} 0, which a log scale cannot show (the table has ${plan.droppedZeroValues === 1 ? 'it' : 'them'}).`);
+  replaceChildren(sweepNotes, ...notes.map((n) => h('li', {}, n)));
+  const reference = viewReference(plan.view);
+  const what = reference === undefined ? metricWords(metric) : `${metricWords(metric)} relative to ${reference}`;
+  sweepCanvas.setAttribute(
+    'aria-label',
+    `Line chart: ${what} (vertical; ${VIEW_WORDS[plan.view]}) against the cache limit (horizontal, log scale${zeroOnChart ? ', 0 left of an axis break' : ''}), one line per policy: ${policies.join(', ')}. Today's Git is the thick line; a dotted vertical line marks the 96m default. The table below has the same numbers.`,
+  );
+  sweepCanvas.dataset.view = plan.view;
+  const zeroWords = plan.zeroPanel !== undefined ? ' Limit 0 (no cache) is in the panel below it, on its own scale.' : zeroOnChart ? ' Limit 0 (no cache) sits left of the axis break (dashed).' : '';
+  replaceChildren(sweepChartAlt, `${title[0]!.toUpperCase()}${title.slice(1)} by cache limit, one line per policy, ${VIEW_WORDS[plan.view]}.${zeroWords} The table below holds the same numbers.`);
+  replaceChart('sweep', () => sweepChart(sweepCanvas, { plan, metric }, readThemeColours()));
+  const zero = plan.zeroPanel;
+  zeroBox.hidden = zero === undefined || zero.length === 0;
+  if (zero === undefined || zero.length === 0) replaceChart('sweep-zero', undefined);
+  else {
+    zeroCanvas.setAttribute('aria-label', `Bar chart: ${metricWords(metric)} at limit 0 (no cache), one bar per policy: ${zero.map((z) => `${z.policy} ${z.value}`).join(', ')}.`);
+    replaceChart('sweep-zero', () => zeroLimitChart(zeroCanvas, zero, metric, readThemeColours()));
+  }
 }
 
 function classFor(policy: string): string | undefined {

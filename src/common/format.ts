@@ -63,3 +63,11 @@ export function formatPercentChange(before: number | null, after: number | null,
   if (before === 0) return after === 0 ? (style === 'ascii' ? '0%' : '0.0%') : 'new';
   return formatSignedPercent(((after - before) / before) * 100, style);
 }
+
+/**
+ * A count with its noun, singular for exactly one: `1 object`, `849,014 objects`, `0 delta
+ * children` (pass the plural when it is not the singular plus "s").
+ */
+export function formatCountOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(n)} ${n === 1 ? singular : plural}`;
+}

@@ -67,6 +67,9 @@ const commandFactories: Record<string, CommandEntry> = {
       return details === undefined ? undefined : openObjectDocument(details.oid, details.repository);
     },
   },
+  /** Optional argument: the filter itself ({ types, minDepth, maxDepth }); none asks for it. */
+  'packscope.filterObjects': { make: ({ packsTree }) => (filter) => packsTree.filterObjects(filter) },
+  'packscope.clearObjectFilter': { make: ({ packsTree }) => () => packsTree.filterObjects(null) },
   'packscope.showServerOutput': { make: ({ output }) => () => output.show(true) },
   'packscope.restartServer': {
     make: ({ server, packsTree }) => async () => {

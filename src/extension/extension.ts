@@ -77,7 +77,7 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
   );
   activeServer = server;
 
-  const packsTree = lifetime.register(new PacksTreeProvider(server, () => viewSettings.pageSize));
+  const packsTree = lifetime.register(new PacksTreeProvider(server, () => viewSettings.pageSize, context.workspaceState));
   const packsView = lifetime.register(vscode.window.createTreeView(PACKS_VIEW_ID, { treeDataProvider: packsTree, showCollapseAll: true }));
   packsTree.attach(packsView);
   const objectDocuments = new ObjectDocumentProvider(server, () => viewSettings);

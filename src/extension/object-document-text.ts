@@ -10,7 +10,7 @@ export function renderObjectDocument(content: ObjectContent): string {
   const lines: string[] = [];
   lines.push(...renderFacts(content.details), '');
   lines.push(...renderChain(content.details.chain), '');
-  if (content.delta !== undefined) lines.push(...renderDelta(content.delta), '');
+  if (content.delta !== undefined) lines.push(...renderDelta(content.delta, resultTreeEntries(content)), '');
   const body = renderContent(content);
   lines.push(body.heading);
   return `${lines.join('\n')}\n${body.text}`;
@@ -42,24 +42,51 @@ export function renderContent(content: ObjectContent): { heading: string; text: 
   return { heading: parts.join(' · '), text: hexDump(shown) };
 }
 
-/** `<mode> <type> <id>\t<name>` per entry, as `git cat-file -p <tree>`; undefined when the bytes are not a tree. */
-export function treeListing(bytes: Uint8Array, hashBytes: number): string | undefined {
-  const lines: string[] = [];
+/** One entry of a tree object: `<mode> SP <name> NUL <id bytes>`, with where its id lies in the tree's bytes. */
+export interface TreeEntrySpan {
+  mode: string;
+  type: 'tree' | 'commit' | 'blob';
+  /** The name as git prints it (quoted when it has odd bytes). */
+  name: string;
+  oid: string;
+  /** The id's bytes are `idStart .. idStart + hashBytes` of the tree. */
+  idStart: number;
+}
+
+/**
+ * The entries of a tree's bytes, in order. `complete: false` when the bytes end inside an entry (a
+ * truncated content); undefined when they are not a tree.
+ */
+export function treeEntries(bytes: Uint8Array, hashBytes: number): { entries: TreeEntrySpan[]; complete: boolean } | undefined {
+  const entries: TreeEntrySpan[] = [];
   let position = 0;
   while (position < bytes.length) {
     const space = bytes.indexOf(0x20, position);
-    if (space < 0) return undefined;
-    const nul = bytes.indexOf(0, space + 1);
-    if (nul < 0 || nul + 1 + hashBytes > bytes.length) return undefined;
+    const nul = space < 0 ? -1 : bytes.indexOf(0, space + 1);
+    if (space < 0 || nul < 0 || nul + 1 + hashBytes > bytes.length) return entries.length > 0 || space >= 0 ? { entries, complete: false } : undefined;
     const mode = Buffer.from(bytes.subarray(position, space)).toString('latin1');
     if (!/^[0-7]{5,6}$/.test(mode)) return undefined;
-    const name = bytes.subarray(space + 1, nul);
     const oid = Buffer.from(bytes.subarray(nul + 1, nul + 1 + hashBytes)).toString('hex');
     const type = mode === '40000' ? 'tree' : mode === '160000' ? 'commit' : 'blob';
-    lines.push(`${mode.padStart(6, '0')} ${type} ${oid}\t${quotePath(name)}`);
+    entries.push({ mode: mode.padStart(6, '0'), type, name: quotePath(bytes.subarray(space + 1, nul)), oid, idStart: nul + 1 });
     position = nul + 1 + hashBytes;
   }
-  return lines.map((line) => `${line}\n`).join('');
+  return { entries, complete: true };
+}
+
+/** `<mode> <type> <id>\t<name>` per entry, as `git cat-file -p <tree>`; undefined when the bytes are not a tree. */
+export function treeListing(bytes: Uint8Array, hashBytes: number): string | undefined {
+  const parsed = treeEntries(bytes, hashBytes);
+  if (parsed === undefined || !parsed.complete) return undefined;
+  return parsed.entries.map((e) => `${e.mode} ${e.type} ${e.oid}\t${e.name}\n`).join('');
+}
+
+/** A tree delta's result entries (what its inserted id bytes can be matched with); undefined for other objects. */
+function resultTreeEntries(content: ObjectContent): { entries: TreeEntrySpan[]; hashBytes: number } | undefined {
+  if (content.details.type !== 'tree') return undefined;
+  const hashBytes = content.details.oid.length / 2;
+  const parsed = treeEntries(Buffer.from(content.contentBase64, 'base64'), hashBytes);
+  return parsed === undefined ? undefined : { entries: parsed.entries, hashBytes };
 }
 
 /** Git's `quote_c_style` with `core.quotePath` on (its default): odd bytes as C escapes, the name in quotes. */
@@ -118,21 +145,54 @@ export function renderChain(chain: ObjectItem[]): string[] {
 }
 
 /** As JGit's `debug-show-pack-delta` prints a delta (BinaryDelta.format with its header). */
-export function renderDelta(delta: NonNullable<ObjectContent['delta']>): string[] {
+export function renderDelta(delta: NonNullable<ObjectContent['delta']>, tree?: { entries: TreeEntrySpan[]; hashBytes: number }): string[] {
   const lines = [
     `delta against ${delta.base} (${formatCount(delta.deltaBytes)} delta bytes, ${formatCount(delta.totalInstructions)} instructions: ${formatCount(delta.copiedBytes)} bytes copied, ${formatCount(delta.insertedBytes)} inserted):`,
     `DELTA( BASE=${delta.baseSize} RESULT=${delta.resultSize} )`,
   ];
-  for (const instruction of delta.instructions) lines.push(renderInstruction(instruction));
+  // Where each instruction's bytes land in the result: the listed instructions are the first ones, in order.
+  let resultAt = 0;
+  for (const instruction of delta.instructions) {
+    lines.push(...renderInstruction(instruction, resultAt, tree));
+    resultAt += instruction.length;
+  }
   const hidden = delta.totalInstructions - delta.instructions.length;
   // Worded as src/core/model/read-object.ts's renderDelta words it (JGit never cuts a listing).
   if (hidden > 0) lines.push(`  ... ${hidden} more instruction${hidden === 1 ? '' : 's'}`);
   return lines;
 }
 
-export function renderInstruction(instruction: DeltaInstructionItem): string {
-  // The server sends the inserted text already quoted as JGit's QuotedString.GIT_PATH quotes it.
-  return instruction.op === 'copy' ? `  COPY  (${instruction.baseOffset}, ${instruction.length})` : `  INSERT(${instruction.preview})`;
+/**
+ * A copy as JGit prints it; an insert of text too (the server quoted it as JGit's
+ * QuotedString.GIT_PATH does). Inserted bytes that are not text (a tree's raw ids, binary data)
+ * are shown as hex instead of JGit's Latin-1 escapes, and in a tree delta each id they hold is
+ * named with its entry. `resultAt`: where the instruction's bytes start in the result.
+ */
+export function renderInstruction(instruction: DeltaInstructionItem, resultAt = 0, tree?: { entries: TreeEntrySpan[]; hashBytes: number }): string[] {
+  if (instruction.op === 'copy') return [`  COPY  (${instruction.baseOffset}, ${instruction.length})`];
+  const data = Buffer.from(instruction.dataBase64, 'base64');
+  if (looksLikeText(data)) return [`  INSERT(${instruction.preview})`];
+  const lines = [`  INSERT(${formatCount(data.length)} bytes, hex) ${[...data].map((b) => b.toString(16).padStart(2, '0')).join(' ')}`];
+  for (const entry of tree?.entries ?? []) {
+    const from = Math.max(resultAt, entry.idStart);
+    const to = Math.min(resultAt + data.length, entry.idStart + tree!.hashBytes);
+    if (from >= to) continue;
+    const whole = from === entry.idStart && to === entry.idStart + tree!.hashBytes;
+    const which = whole ? 'the id' : `bytes ${from - entry.idStart}–${to - entry.idStart - 1} of the id`;
+    lines.push(`        bytes ${from - resultAt}–${to - resultAt - 1}: ${which} of tree entry ${entry.name} (${entry.mode} ${entry.type} ${entry.oid})`);
+  }
+  return lines;
+}
+
+/** UTF-8 text without control characters other than tab, newline and carriage return. */
+function looksLikeText(data: Uint8Array): boolean {
+  for (const byte of data) if ((byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) || byte === 0x7f) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(data);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `hexdump -C` layout: offset, 16 bytes in two groups of 8, then the printable ASCII. */

@@ -1,6 +1,9 @@
 // The Cache Lab's state as it comes back from outside the host's own code (the webview's
 // getState, the serializer, a message), made safe to use.
 import { defaultCacheLabState, type CacheLabState } from '../protocol/cache-lab-protocol.ts';
+import { SWEEP_CHART_VIEWS } from './sweep-chart-views.ts';
+
+const SWEEP_CHART_VIEW_NAMES = SWEEP_CHART_VIEWS.map((v) => v.view);
 
 /**
  * A state from outside (webview getState, serializer, command argument) made safe: unknown or
@@ -19,6 +22,8 @@ export function normalizeCacheLabState(value: unknown, defaultPolicies: readonly
   if (Array.isArray(v.policies) && v.policies.length > 0 && v.policies.every((p) => typeof p === 'string' && p !== '')) state.policies = v.policies as string[];
   if (Array.isArray(v.offeredPolicies) && v.offeredPolicies.every((p) => typeof p === 'string' && p !== '')) state.offeredPolicies = v.offeredPolicies as string[];
   if (v.metric === 'inflations' || v.metric === 'inflatedBytes') state.metric = v.metric;
+  if (typeof v.sweepView === 'string' && (SWEEP_CHART_VIEW_NAMES as readonly string[]).includes(v.sweepView)) state.sweepView = v.sweepView as CacheLabState['sweepView'];
+  if (typeof v.zeroApart === 'boolean') state.zeroApart = v.zeroApart;
   if (v.tab === 'sweep' || v.tab === 'locality') state.tab = v.tab;
   if (typeof v.measureRuns === 'number' && Number.isInteger(v.measureRuns) && v.measureRuns >= 1 && v.measureRuns <= 50) state.measureRuns = v.measureRuns;
   return state;

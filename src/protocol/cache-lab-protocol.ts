@@ -31,6 +31,8 @@ export const REFERENCE_POLICY = 'belady';
 
 export type CacheLabTab = 'sweep' | 'locality';
 export type CacheLabMetric = 'inflations' | 'inflatedBytes';
+/** How the sweep chart's y axis shows the metric (src/presentation/sweep-chart-views.ts). */
+export type SweepChartView = 'zoomed' | 'relative-belady' | 'relative-git' | 'log' | 'linear';
 export type CacheLabJob = 'recordingInfo' | 'sweep' | 'indexPack' | 'locality' | 'measure';
 /** The Locality tab shows one recording, or two side by side. */
 export type LocalitySlot = 'primary' | 'compare';
@@ -53,6 +55,9 @@ export interface CacheLabState {
    */
   offeredPolicies: string[];
   metric: CacheLabMetric;
+  sweepView: SweepChartView;
+  /** Limit 0 (no cache) drawn in a panel of its own, so that it does not set the sweep chart's scale. */
+  zeroApart: boolean;
   tab: CacheLabTab;
   /** Measure for real: runs per limit (best of N). */
   measureRuns: number;
@@ -69,6 +74,8 @@ export function defaultCacheLabState(policies: readonly string[] = []): CacheLab
     policies: [...policies],
     offeredPolicies: [...policies],
     metric: 'inflations',
+    sweepView: 'zoomed',
+    zeroApart: true,
     tab: 'sweep',
     measureRuns: 3,
   };

@@ -15,6 +15,7 @@ import type { IndexPackVariantResult, PackLocality, PackLocalityWithQuantiles, P
 import type { PackOverview } from '../core/report/stats-document.ts';
 import type { PolicyDescription } from '../core/report/policy-description.ts';
 import type { MapAttribute } from '../common/pack-map-geometry.ts';
+import type { ObjectTypeName } from '../common/object-types.ts';
 
 // Result shapes are declared once, in core/report (the documents the CLI prints); the server's add fields to them.
 export type { RecordingInfo, RecordingSegment } from '../core/report/recording-document.ts';
@@ -134,6 +135,15 @@ export interface ObjectListParams extends WorkDoneProgressParams {
   /** Index of the first item (pages are `start .. start + count`). */
   start: number;
   count: number;
+  /** Only the ranked objects that pass (not for 'children'); `total` then counts those. */
+  filter?: ObjectListFilter;
+}
+
+/** The Packs view's filter: object types (as rebuilt: a delta counts as its base's type) and a depth range, both ends included. */
+export interface ObjectListFilter {
+  types?: ObjectTypeName[];
+  minDepth?: number;
+  maxDepth?: number;
 }
 
 export interface ObjectListResult {
@@ -173,7 +183,14 @@ export interface ObjectContentParams extends WorkDoneProgressParams {
 
 export type DeltaInstructionItem =
   | { op: 'copy'; baseOffset: number; length: number }
-  | { op: 'insert'; length: number; /** The inserted bytes, latin1-escaped for printing, cut to 64. */ preview: string };
+  | {
+      op: 'insert';
+      length: number;
+      /** The inserted bytes quoted as JGit's debug-show-pack-delta quotes them (UTF-8 as is, other bytes as Latin-1 escapes). */
+      preview: string;
+      /** The inserted bytes themselves (at most 127: a delta's insert opcode), base64. */
+      dataBase64: string;
+    };
 
 export interface ObjectContent {
   details: ObjectDetails;

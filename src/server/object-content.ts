@@ -42,7 +42,7 @@ export function readObjectContentBody(model: PackModel, object: number, shownLim
       baseSize: listing.baseSize,
       resultSize: listing.resultSize,
       deltaBytes: model.columns.size.get(object),
-      instructions: listing.instructions.map((i) => (i.op === 'copy' ? { op: 'copy', baseOffset: i.baseOffset, length: i.length } : { op: 'insert', length: i.length, preview: i.preview })),
+      instructions: listing.instructions.map((i) => (i.op === 'copy' ? { op: 'copy', baseOffset: i.baseOffset, length: i.length } : { op: 'insert', length: i.length, preview: i.preview, dataBase64: Buffer.from(i.data).toString('base64') })),
       totalInstructions: listing.totalInstructions,
       copiedBytes: listing.copiedBytes,
       insertedBytes: listing.insertedBytes,

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { TYPE_NAMES } from '../core/format/pack-file.ts';
 import type { PackModel } from '../core/model/pack-model.ts';
 import { rankedOrder, type RankingName } from '../core/model/rankings.ts';
-import type { ObjectDetails, ObjectItem, ObjectListKind, ObjectListResult } from '../protocol/server-protocol.ts';
+import type { ObjectDetails, ObjectItem, ObjectListFilter, ObjectListKind, ObjectListResult } from '../protocol/server-protocol.ts';
 import type { ObjectLocation } from '../core/model/object-store.ts';
 import type { ObjectNames } from '../core/report/stats-document.ts';
 
@@ -47,13 +47,40 @@ export class RankedLists {
     this.orders = new WeakMap();
   }
 
-  list(model: PackModel, kind: Exclude<ObjectListKind, 'children'>, start: number, count: number, names?: NameObject): ObjectListResult {
+  /** One filtered order is kept per list beside the whole one: paging a filtered list re-filters nothing. */
+  private filtered = new WeakMap<Uint32Array, { key: string; order: Uint32Array }>();
+
+  list(model: PackModel, kind: Exclude<ObjectListKind, 'children'>, start: number, count: number, filter?: ObjectListFilter, names?: NameObject): ObjectListResult {
     let byKind = this.orders.get(model);
     if (!byKind) this.orders.set(model, (byKind = new Map()));
     let order = byKind.get(kind);
     if (!order) byKind.set(kind, (order = rankedOrder(model, kind)));
-    return page(model, order, start, count, names);
+    if (filter === undefined || isEmptyFilter(filter)) return page(model, order, start, count, names);
+    const key = JSON.stringify([filter.types ?? null, filter.minDepth ?? null, filter.maxDepth ?? null]);
+    let kept = this.filtered.get(order);
+    if (kept?.key !== key) this.filtered.set(order, (kept = { key, order: filterOrder(model, order, filter) }));
+    return page(model, kept.order, start, count, names);
   }
+}
+
+function isEmptyFilter(filter: ObjectListFilter): boolean {
+  return filter.types === undefined && filter.minDepth === undefined && filter.maxDepth === undefined;
+}
+
+/** The members of `order` (kept in its order) whose type and depth pass `filter`. */
+export function filterOrder(model: PackModel, order: Uint32Array, filter: ObjectListFilter): Uint32Array {
+  const { type, depth } = model.columns;
+  const types = filter.types === undefined ? undefined : new Set<string>(filter.types);
+  const minDepth = filter.minDepth ?? 0;
+  const maxDepth = filter.maxDepth ?? Number.POSITIVE_INFINITY;
+  const kept: number[] = [];
+  for (const n of order) {
+    const d = depth[n]!;
+    if (d < minDepth || d > maxDepth) continue;
+    if (types !== undefined && !types.has(TYPE_NAMES[type[n]!]!)) continue;
+    kept.push(n);
+  }
+  return Uint32Array.from(kept);
 }
 
 export function listChildren(model: PackModel, n: number, start: number, count: number, names?: NameObject): ObjectListResult {

@@ -230,7 +230,7 @@ describe('Packs view, hovers, terminal links and object documents', function () 
 
     const depths = rows.find((row) => labelOf(row).startsWith('depths: '));
     assert.ok(depths);
-    const histogram = (await children(depths)).map((row) => /^depth (\d+): ([\d,]+)$/.exec(labelOf(row))).map((m) => (m === null ? NaN : count(m[2]!)));
+    const histogram = (await children(depths)).map((row) => /^depth (\d+): ([\d,]+) objects?$/.exec(labelOf(row))).map((m) => (m === null ? NaN : count(m[2]!)));
     assert.deepEqual(histogram, pack.histogram);
     const maxDepth = pack.histogram.length - 1;
     await until('the pack description with its summary', () => (String(node.description).includes(`depth ≤ ${maxDepth}`) ? true : undefined), 5000);
@@ -246,7 +246,7 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     const more = items[10]!;
     assert.equal(labelOf(more), 'Show 10 more…');
     assert.equal(more.description, `10 of ${nonDelta}`);
-    assert.equal(families.description, String(nonDelta));
+    assert.equal(families.description, `${COUNT.format(nonDelta)} families, largest first (objects in the family)`);
     await vscode.commands.executeCommand('packscope.loadMore', more);
     items = await children(families);
     assert.equal(items.length, 21);
@@ -291,7 +291,7 @@ describe('Packs view, hovers, terminal links and object documents', function () 
   it('lists the most-used bases, most delta children first, each expanding to its children', async () => {
     const list = await childByLabel(await packNode(), 'Most-used bases');
     const top = (await children(list))[0] as ObjectNode;
-    assert.equal(list.description, COUNT.format(pack.objects.length));
+    assert.equal(list.description, `${COUNT.format(pack.objects.length)} objects, most delta children first`);
     const childCounts = new Map<string, number>();
     for (const o of pack.objects) if (o.base !== undefined) childCounts.set(o.base, (childCounts.get(o.base) ?? 0) + 1);
     const direct = pack.objects.filter((o) => o.base === top.item.oid).map((o) => o.oid);
@@ -302,6 +302,33 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     const shown = (await children(top)).filter((node) => node.contextValue?.includes('object')).map((node) => (node as ObjectNode).item.oid);
     assert.equal(shown.length, Math.min(10, direct.length));
     for (const oid of shown) assert.ok(direct.includes(oid), `${oid} is not a delta child of ${top.item.oid}`);
+  });
+
+  it('filters the lists by type and depth range (packscope.filterObjects), says so, and clears', async () => {
+    const wanted = pack.objects.filter((o) => o.type === 'blob' && o.depth >= 1 && o.depth <= 2);
+    assert.ok(wanted.length > 0 && wanted.length < pack.objects.length, `the test pack has ${wanted.length} blobs at depth 1-2`);
+    await vscode.commands.executeCommand('packscope.filterObjects', { types: ['blob'], minDepth: 1, maxDepth: 2 });
+    try {
+      assert.equal(api.packsView.description, 'filtered: blob · depth 1–2');
+      const deepest = await childByLabel(await packNode(), 'Deepest chains');
+      const shown: string[] = [];
+      for (let items = await children(deepest); ; items = await children(deepest)) {
+        const more = items.find((node) => node.contextValue === 'more');
+        if (more === undefined) {
+          shown.push(...items.map((node) => (node as ObjectNode).item.oid));
+          break;
+        }
+        await vscode.commands.executeCommand('packscope.loadMore', more);
+      }
+      assert.deepEqual(shown.sort(), wanted.map((o) => o.oid).sort());
+      assert.equal(deepest.description, `${COUNT.format(wanted.length)} object${wanted.length === 1 ? '' : 's'}, deepest first · filtered: blob · depth 1–2`);
+    } finally {
+      await vscode.commands.executeCommand('packscope.clearObjectFilter');
+    }
+    assert.equal(api.packsView.description, undefined);
+    const deepest = await childByLabel(await packNode(), 'Deepest chains');
+    await children(deepest);
+    assert.equal(deepest.description, `${COUNT.format(pack.objects.length)} objects, deepest first`);
   });
 
   it('hovers an object id with its type, size, depth and pack, and nothing on an id that names no object', async () => {

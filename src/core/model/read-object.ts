@@ -53,8 +53,11 @@ export function readDeltaData(model: PackModel, n: number, limits: ReadLimits): 
 
 export type ListedDeltaInstruction =
   | { op: 'copy'; baseOffset: number; length: number }
-  /** `dataAt`: where the inserted bytes start in the delta payload; `preview`: them quoted as JGit does. */
-  | { op: 'insert'; length: number; preview: string; dataAt: number };
+  /**
+   * `dataAt`: where the inserted bytes start in the delta payload; `data`: a copy of them (at most
+   * 127 bytes, git-internals §6.1); `preview`: them quoted as JGit does.
+   */
+  | { op: 'insert'; length: number; preview: string; dataAt: number; data: Uint8Array };
 
 export interface DeltaListing {
   baseSize: number;
@@ -87,7 +90,7 @@ export function formatDeltaInstructions(delta: Uint8Array, options: { maxInstruc
       insertedBytes += instruction.length;
       if (instructions.length < options.maxInstructions) {
         const data = delta.subarray(instruction.dataAt, instruction.dataAt + instruction.length);
-        instructions.push({ op: 'insert', length: instruction.length, preview: quoteLikeJGitPath(data), dataAt: instruction.dataAt });
+        instructions.push({ op: 'insert', length: instruction.length, preview: quoteLikeJGitPath(data), dataAt: instruction.dataAt, data: data.slice() });
       }
     }
   }

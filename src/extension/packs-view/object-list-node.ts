@@ -1,6 +1,7 @@
 import vscode = require('vscode');
 import type { ObjectItem, ObjectListKind, PackSummary } from '../../protocol/server-protocol.ts';
-import { formatCount, shortPackName } from '../format-units.ts';
+import { listTotalText } from '../../presentation/packs-view-text.ts';
+import { shortPackName } from '../format-units.ts';
 import { ObjectNode, type ObjectPresentation } from './object-node.ts';
 import type { PackNode } from './pack-node.ts';
 import { ObjectPages, PagedNode } from './paged-node.ts';
@@ -37,8 +38,21 @@ export class ObjectListNode extends PagedNode {
     return this.definition.totalIn(summary);
   }
 
+  /** The filter the list is paged with, in words (`blob · depth 2–6`), set by the tree when it changes. */
+  filterText: string | undefined;
+
+  /**
+   * The total the pack's summary gives, before a page loads: `849,014 objects, deepest first`, what
+   * the count counts and its order. A filtered list's total is only known from its first page.
+   */
+  showTotal(total: number): void {
+    this.description = this.filterText === undefined ? listTotalText(this.definition.listKind, total) : `filtered: ${this.filterText}`;
+  }
+
   protected override pagesLoaded(): void {
-    if (this.pages.total !== undefined) this.description = formatCount(this.pages.total);
+    if (this.pages.total === undefined) return;
+    const total = listTotalText(this.definition.listKind, this.pages.total);
+    this.description = this.filterText === undefined ? total : `${total} · filtered: ${this.filterText}`;
   }
 
   protected asNode(): ObjectListNode {

@@ -1,6 +1,8 @@
 import vscode = require('vscode');
 import { ObjectRequest, type ObjectDetails, type ObjectItem } from '../../protocol/server-protocol.ts';
 import { markdownCodeSpan, markdownText } from '../../common/markdown-text.ts';
+import { formatCountOf } from '../../common/format.ts';
+import { chainEndText, chainLinkText, familyMemberText, sizedObjectText } from '../../presentation/packs-view-text.ts';
 import { formatBytes, formatCount, shortOid } from '../format-units.ts';
 import { MessageNode } from './message-node.ts';
 import { ObjectPages, PagedNode } from './paged-node.ts';
@@ -18,22 +20,16 @@ export interface ObjectPresentation {
 }
 
 /** A member of a delta family: a root shows its family, a delta its place in it; both expand to their delta children. */
-export const FAMILY_MEMBER: ObjectPresentation = {
-  describe: (item) =>
-    item.depth === 0
-      ? `family of ${formatCount(item.familySize)} · ${formatBytes(item.size)}`
-      : `${item.inPackType} · depth ${item.depth} · ${formatBytes(item.size)} · ${formatCount(item.children)} children`,
-  expandsTo: 'children',
-};
+export const FAMILY_MEMBER: ObjectPresentation = { describe: familyMemberText, expandsTo: 'children' };
 
 /** A deepest-chain entry; it expands to its chain, down to the root. */
-export const CHAIN_END: ObjectPresentation = { describe: (item) => `depth ${item.depth} · ${formatBytes(item.size)}`, expandsTo: 'chain' };
+export const CHAIN_END: ObjectPresentation = { describe: chainEndText, expandsTo: 'chain' };
 
 /** An entry of a list by size. */
-export const SIZED_OBJECT: ObjectPresentation = { describe: (item) => `${formatBytes(item.size)} inflated · ${formatBytes(item.diskSize)} on disk`, expandsTo: 'nothing' };
+export const SIZED_OBJECT: ObjectPresentation = { describe: sizedObjectText, expandsTo: 'nothing' };
 
 /** One link of a shown chain (an expanded deepest entry, a revealed object's chain). */
-export const CHAIN_LINK: ObjectPresentation = { describe: (item) => `${item.inPackType} · depth ${item.depth} · ${formatBytes(item.size)}`, expandsTo: 'nothing' };
+export const CHAIN_LINK: ObjectPresentation = { describe: chainLinkText, expandsTo: 'nothing' };
 
 const TYPE_ICONS: Record<string, string> = { commit: 'git-commit', tree: 'list-tree', blob: 'file', tag: 'tag' };
 
@@ -95,6 +91,6 @@ export function objectTooltip(details: ObjectDetails): vscode.MarkdownString {
   tooltip.appendMarkdown(`size ${formatBytes(details.size)} (${formatCount(details.size)} bytes) · on disk ${formatBytes(details.diskSize)} (${formatCount(details.diskSize)} bytes)  \n`);
   tooltip.appendMarkdown(`offset ${formatCount(details.offset)} in ${markdownText(details.packName)}  \n`);
   tooltip.appendMarkdown(`depth ${details.depth}${details.depth > 0 ? ` · chain root ${markdownCodeSpan(shortOid(details.root))}` : ''}  \n`);
-  tooltip.appendMarkdown(`family of ${formatCount(details.familySize)} · ${formatCount(details.children)} delta children`);
+  tooltip.appendMarkdown(`family of ${formatCountOf(details.familySize, 'object')} · ${formatCountOf(details.children, 'delta child', 'delta children')}`);
   return tooltip;
 }

@@ -1,6 +1,7 @@
 import vscode = require('vscode');
 import type { ObjectDetails, PackListing, PackSummary } from '../../protocol/server-protocol.ts';
 import { markdownCodeSpan, markdownText } from '../../common/markdown-text.ts';
+import { formatCountOf } from '../../common/format.ts';
 import { formatBytes, formatCount, shortPackName } from '../format-units.ts';
 import { ObjectListNode } from './object-list-node.ts';
 import { OBJECT_LISTS } from './object-lists.ts';
@@ -28,6 +29,11 @@ export class PackNode extends PacksNodeBase {
     this.summaryNode = new SummaryNode(this);
     this.lists = OBJECT_LISTS.map((definition) => new ObjectListNode(this, definition));
     this.update(listing);
+  }
+
+  /** The pack's lists of objects (the tree sets their filter). */
+  objectLists(): readonly ObjectListNode[] {
+    return this.lists;
   }
 
   get repositoryId(): string {
@@ -77,10 +83,10 @@ export class PackNode extends PacksNodeBase {
     if (summary !== undefined) {
       // The lists' totals are known from the summary before any page loads (VS Code reads an item's
       // description when it draws it, not again after its children come).
-      for (const list of this.lists) list.description = formatCount(list.totalIn(summary));
-      this.description = `${formatCount(summary.objects)} objects · ${formatBytes(summary.bytes.inflated)} inflated · ${formatBytes(summary.bytes.onDisk)} on disk · depth ≤ ${summary.maxDepth}`;
+      for (const list of this.lists) list.showTotal(list.totalIn(summary));
+      this.description = `${formatCountOf(summary.objects, 'object')} · ${formatBytes(summary.bytes.inflated)} inflated · ${formatBytes(summary.bytes.onDisk)} on disk · depth ≤ ${summary.maxDepth}`;
     } else {
-      this.description = this.listing.objects === undefined ? '' : `${formatCount(this.listing.objects)} objects`;
+      this.description = this.listing.objects === undefined ? '' : formatCountOf(this.listing.objects, 'object');
     }
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown(`**${markdownText(name)}**${this.listing.local ? '' : ' (from an alternate)'}\n\n`);

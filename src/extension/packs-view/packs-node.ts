@@ -3,6 +3,7 @@
 // object-lists.ts. Every node keeps what it has loaded, so that a refresh of one node returns the same
 // instances (their ids make expansion and reveal stable).
 import vscode = require('vscode');
+import type { ObjectListFilter } from '../../protocol/server-protocol.ts';
 import type { ServerClient } from '../server-client.ts';
 import type { FactNode } from './fact-node.ts';
 import type { MessageNode } from './message-node.ts';
@@ -29,6 +30,8 @@ export type PacksNode =
 export interface TreeContext {
   readonly server: ServerClient;
   pageSize(): number;
+  /** The filter the ranked lists are paged with (object-filter.ts), if any. */
+  objectFilter(): ObjectListFilter | undefined;
   /** Redraws one node and its children. */
   changed(node: PacksNode): void;
 }

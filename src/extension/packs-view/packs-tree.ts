@@ -3,7 +3,9 @@ import { ListRepositoriesRequest, ObjectRequest, type ObjectDetails, type Reposi
 import { Disposable } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { describe, type ServerClient } from '../server-client.ts';
+import type { ObjectListFilter } from '../../protocol/server-protocol.ts';
 import { MessageNode } from './message-node.ts';
+import { askForObjectFilter, ObjectFilterStore } from './object-filter.ts';
 import { objectTooltip, type ObjectNode } from './object-node.ts';
 import type { PackNode } from './pack-node.ts';
 import type { PagedKind } from './paged-node.ts';
@@ -31,17 +33,24 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
   private gitNotice: MessageNode | undefined;
   private treeView: vscode.TreeView<PacksNode> | undefined;
 
+  private readonly filterStore: ObjectFilterStore;
+
   constructor(
     readonly server: ServerClient,
     readonly pageSize: () => number,
+    /** Where the object filter is kept (the workspace's state); none: not kept. */
+    filterMemento?: vscode.Memento,
   ) {
     super();
+    this.filterStore = new ObjectFilterStore(filterMemento);
     // A change timer still pending when the view goes away must not fire into a disposed emitter.
     this._register({ dispose: () => clearTimeout(this.changeTimer) });
   }
 
   attach(treeView: vscode.TreeView<PacksNode>): void {
     this.treeView = treeView;
+    const text = this.filterStore.text;
+    treeView.description = text === undefined ? undefined : `filtered: ${text}`;
   }
 
   changed(node: PacksNode | undefined): void {
@@ -52,6 +61,38 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
   setGitLocation(location: GitLocation): void {
     this.gitNotice = location.found ? undefined : new MessageNode(undefined, 'git', `git was not found: ${location.reason}`, 'warning');
     this.changed(undefined);
+  }
+
+  objectFilter(): ObjectListFilter | undefined {
+    return this.filterStore.filter;
+  }
+
+  /**
+   * `packscope.filterObjects`: a filter given (a command argument; `null` clears), else asked for.
+   * Every list pages again from the start, and the view's title says what is filtered.
+   */
+  async filterObjects(value?: unknown): Promise<void> {
+    const next = value === undefined ? await askForObjectFilter(this.filterStore.filter) : value;
+    if (next === undefined) return;
+    await this.filterStore.set(next);
+    this.applyFilter();
+    this.changed(undefined);
+  }
+
+  /** Gives every list the current filter; a list whose filter changed pages again from the start. */
+  private applyFilter(): void {
+    const text = this.filterStore.text;
+    if (this.treeView !== undefined) this.treeView.description = text === undefined ? undefined : `filtered: ${text}`;
+    for (const repository of this.repositories.values()) {
+      for (const pack of repository.packNodes()) {
+        for (const list of pack.objectLists()) {
+          if (list.filterText === text) continue;
+          list.filterText = text;
+          list.resetPages();
+          if (pack.summary !== undefined) list.showTotal(list.totalIn(pack.summary));
+        }
+      }
+    }
   }
 
   getTreeItem(node: PacksNode): vscode.TreeItem {
@@ -203,5 +244,7 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
       }
     }
     this.repositories = next;
+    // New packs' lists take the filter too (they are made without one).
+    this.applyFilter();
   }
 }

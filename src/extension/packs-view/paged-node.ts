@@ -13,6 +13,7 @@ export class ObjectPages {
   readonly items: ObjectItem[] = [];
   total: number | undefined;
   private loading: Promise<void> | undefined;
+  private generation = 0;
 
   constructor(
     private readonly pack: PackNode,
@@ -34,16 +35,27 @@ export class ObjectPages {
 
   private async fetch(context: TreeContext): Promise<void> {
     const start = this.items.length;
+    const generation = this.generation;
     const result = await withModelProgress(context.server, `PackScope: ${this.title}`, (workDoneToken, token) =>
       context.server.request(
         ObjectListRequest,
-        { pack: this.pack.listing.pack, kind: this.kind, oid: this.oid, start, count: context.pageSize(), workDoneToken },
+        { pack: this.pack.listing.pack, kind: this.kind, oid: this.oid, start, count: context.pageSize(), filter: this.kind === 'children' ? undefined : context.objectFilter(), workDoneToken },
         token,
       ),
     );
     // A concurrent load may have appended the same page; keep the list in order and without repeats.
-    if (this.items.length === start) this.items.push(...result.items);
-    this.total = result.total;
+    if (this.items.length === start && this.generation === generation) {
+      this.items.push(...result.items);
+      this.total = result.total;
+    }
+  }
+
+  /** Forgets every page (the filter changed); a page still on its way is dropped when it comes. */
+  clear(): void {
+    this.generation += 1;
+    this.items.length = 0;
+    this.total = undefined;
+    this.loading = undefined;
   }
 }
 
@@ -63,6 +75,14 @@ export abstract class PagedNode extends PacksNodeBase {
   protected abstract asNode(): PagedKind;
 
   reload(): void {
+    this.failure = undefined;
+  }
+
+  /** Drops what was loaded: the next look at the node pages from the start (a new filter). */
+  resetPages(): void {
+    this.pages.clear();
+    this.nodes = [];
+    this.more = undefined;
     this.failure = undefined;
   }
 

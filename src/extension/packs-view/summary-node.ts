@@ -3,6 +3,7 @@ import { PackSummaryRequest, type PackSummary } from '../../protocol/server-prot
 import { formatBytes, formatCount, shortPackName } from '../format-units.ts';
 import { isCancellation, withModelProgress } from '../model-progress.ts';
 import { describe } from '../server-client.ts';
+import { depthHistogramDescription, depthRowText } from '../../presentation/packs-view-text.ts';
 import { FactNode } from './fact-node.ts';
 import { retryNode } from './message-node.ts';
 import type { PackNode } from './pack-node.ts';
@@ -56,10 +57,11 @@ function summaryRows(parent: SummaryNode, summary: PackSummary): PacksNode[] {
     row('ofs', `OFS deltas: ${formatCount(summary.deltas.ofs)}`),
     row('ref', `REF deltas: ${formatCount(summary.deltas.ref)}`),
   ];
-  const depths = new FactNode(parent, 'depths', `depths: ≤ ${summary.maxDepth}`, `mean ${summary.meanDepth.toFixed(2)}`, true);
+  const depths = new FactNode(parent, 'depths', `depths: ≤ ${summary.maxDepth}`, depthHistogramDescription(summary.meanDepth), true);
   const widest = Math.max(1, ...summary.depthHistogram);
   summary.depthHistogram.forEach((count, depth) => {
-    depths.add(`depth:${depth}`, `depth ${depth}: ${formatCount(count)}`, count === 0 ? '' : '▇'.repeat(Math.max(1, Math.round((20 * count) / widest))));
+    const text = depthRowText(depth, count, summary.objects, widest);
+    depths.add(`depth:${depth}`, text.label, text.description);
   });
   rows.push(
     depths,

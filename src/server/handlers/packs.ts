@@ -2,11 +2,33 @@
 import * as path from 'node:path';
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { isRankingName } from '../../core/model/rankings.ts';
-import { ListRepositoriesRequest, ObjectListRequest, PackSummaryRequest } from '../../protocol/server-protocol.ts';
+import { OBJECT_TYPE_NAMES, type ObjectTypeName } from '../../common/object-types.ts';
+import { ListRepositoriesRequest, ObjectListRequest, PackSummaryRequest, type ObjectListFilter } from '../../protocol/server-protocol.ts';
 import type { ObjectNames } from '../../core/report/stats-document.ts';
 import { listChildren } from '../object-views.ts';
 import { optionalString, paramsObject, pageCount, requireInteger, requireString } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
+
+/** The filter off the wire: known types only, depths whole and in order; absent fields mean "any". */
+function objectListFilter(value: unknown): ObjectListFilter | undefined {
+  if (value === undefined || value === null) return undefined;
+  const fields = paramsObject(value);
+  const filter: ObjectListFilter = {};
+  if (fields.types !== undefined) {
+    if (!Array.isArray(fields.types) || fields.types.length > OBJECT_TYPE_NAMES.length || !fields.types.every((t) => (OBJECT_TYPE_NAMES as readonly unknown[]).includes(t))) {
+      throw new ResponseError(ErrorCodes.InvalidParams, `filter.types must be a list of ${OBJECT_TYPE_NAMES.join(', ')}`);
+    }
+    filter.types = fields.types as ObjectTypeName[];
+  }
+  for (const end of ['minDepth', 'maxDepth'] as const) {
+    if (fields[end] === undefined) continue;
+    filter[end] = requireInteger(fields[end], `filter.${end}`);
+  }
+  if (filter.minDepth !== undefined && filter.maxDepth !== undefined && filter.minDepth > filter.maxDepth) {
+    throw new ResponseError(ErrorCodes.InvalidParams, `filter.minDepth ${filter.minDepth} is above filter.maxDepth ${filter.maxDepth}`);
+  }
+  return filter;
+}
 
 export function registerPackHandlers(context: ServerContext): void {
   const { connection } = context;
@@ -42,7 +64,7 @@ export function registerPackHandlers(context: ServerContext): void {
         if (n < 0) throw new ResponseError(ErrorCodes.InvalidParams, `${params.oid} is not in ${path.basename(pack.files.pack)}`);
         return listChildren(model, n, start, count, names);
       }
-      return context.rankedLists.list(model, params.kind, start, count, names);
+      return context.rankedLists.list(model, params.kind, start, count, objectListFilter(fields.filter), names);
     }),
   );
 }
