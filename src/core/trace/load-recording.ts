@@ -23,6 +23,8 @@ export interface LoadedRecording {
   segments: TraceSegment[];
   /** What was left out and why, in the order the CLI prints them: never silent. */
   warnings: string[];
+  /** Per kept read: 1 where a complete recording holds every read hidden after it (see RecordingBasis). */
+  knownPlaces?: Uint8Array | undefined;
 }
 
 export interface ResolveRecordingOptions {
