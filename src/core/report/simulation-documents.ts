@@ -6,12 +6,17 @@
  */
 import type { PackLocality, PageCacheOptions } from '../locality/locality.ts';
 import type { SimCounts } from '../sim/cache-policy.ts';
-import type { CountBounds } from '../sim/hidden-reads.ts';
 import type { RecordingSummary } from './recording-document.ts';
 
 export type { PackLocality, PageCacheOptions } from '../locality/locality.ts';
 
-export type { CountBounds } from '../sim/hidden-reads.ts';
+/** [min, max] of each count a replay predicts: bounds that contain real Git's (src/core/sim/hidden-reads.ts). */
+export interface CountBounds {
+  logged: [number, number];
+  inflations: [number, number];
+  deltaApplications: [number, number];
+  inflatedBytes: [number, number];
+}
 
 /**
  * Whether a cell's counts are real Git's (git-internals §8.1: a recording can hide reads), and

@@ -1,3 +1,4 @@
+import type { CountBounds } from '../report/simulation-documents.ts';
 import type { DeltaBaseCache } from './cache-policy.ts';
 import { chainStack, COST_BYTES, COST_DELTAS, COST_INFLATIONS, COST_LOGGED, readThroughCache, type ReadCost } from './git-read-path.ts';
 import { GitLruCache } from './policies/git-lru.ts';
@@ -41,13 +42,7 @@ import type { SimObjects } from './sim-objects.ts';
  * Each git process has its own cache (§1.2), so processes are bounded one by one and summed.
  */
 
-/** [min, max] of each count the replay predicts. */
-export interface CountBounds {
-  logged: [number, number];
-  inflations: [number, number];
-  deltaApplications: [number, number];
-  inflatedBytes: [number, number];
-}
+export type { CountBounds };
 
 export const BOUNDED_COUNTS = ['logged', 'inflations', 'deltaApplications', 'inflatedBytes'] as const;
 
