@@ -17,7 +17,8 @@ function segmentStarts(loaded: LoadedRecording): number[] {
  */
 export function recordingBasis(loaded: LoadedRecording): RecordingBasis {
   const metadata = loaded.log.metadata;
-  return { recordedLimit: metadata?.cacheLimit, completeAt: metadata?.completeAt, known: loaded.knownPlaces };
+  // completeAt only once load-recording.ts has inserted the hidden reads it found.
+  return { recordedLimit: metadata?.cacheLimit, completeAt: loaded.completeAt, known: loaded.knownPlaces, inserted: loaded.insertedReads };
 }
 
 /** One policy at one limit over a recording's reads (`packscope simulate`). */

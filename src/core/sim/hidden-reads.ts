@@ -67,7 +67,8 @@ export interface HiddenReadPlaces {
   consistent: boolean;
 }
 
-export function hiddenReadPlaces(objects: SimObjects, reads: Int32Array): HiddenReadPlaces {
+/** `inserted` (optional, per read): hidden reads a complete recording put back; they hit at limit 0. */
+export function hiddenReadPlaces(objects: SimObjects, reads: Int32Array, inserted?: Uint8Array): HiddenReadPlaces {
   const cache = new GitLruCache(objects.count, objects.size, 0);
   const stack = chainStack(objects);
   const cost: ReadCost = new Float64Array(4);
@@ -76,7 +77,7 @@ export function hiddenReadPlaces(objects: SimObjects, reads: Int32Array): Hidden
   let consistent = true;
   for (let r = 0; r < reads.length; r++) {
     readThroughCache(objects, reads[r]!, cache, stack, cost);
-    if (cost[COST_LOGGED] === 0) consistent = false;
+    if (cost[COST_LOGGED] === 0 && inserted?.[r] !== 1) consistent = false;
     candidate[r] = cache.newest();
     if (candidate[r]! >= 0) places++;
   }

@@ -15,6 +15,8 @@ export interface RecordingBasis {
   completeAt?: number[] | undefined;
   /** Per read: 1 where a complete recording holds every read hidden after it (no more can hide). */
   known?: Uint8Array | undefined;
+  /** Per read: 1 for a hidden read a complete recording found and inserted (a hit at limit 0). */
+  inserted?: Uint8Array | undefined;
 }
 
 /** A raw trace or a bare list of reads: nothing known about what git ran with. */
@@ -76,7 +78,7 @@ function cellExactness(runner: PolicyRunner, objects: SimObjects, segments: Int3
   let coarse = false;
   for (let s = 0; s < segments.length; s++) {
     const segment = segments[s]!;
-    const found = hiddenReadPlaces(objects, segment);
+    const found = hiddenReadPlaces(objects, segment, basis.inserted?.subarray(segmentFirst[s]!, segmentFirst[s]! + segment.length));
     if (!found.consistent) return { exact: false, bounds: null, hiddenReads: null, exactness: 'a recorded read is a cache hit at limit 0: not a limit-0 recording of these packs' };
     const known = basis.known?.subarray(segmentFirst[s]!, segmentFirst[s]! + segment.length);
     const bounded = boundProcess(objects, segment, found, () => makeCache(objects, segment, limit), known);

@@ -41,8 +41,6 @@ export interface RecordingMetadata {
    * limit-0 cache holds right after the read-index-th trace read (src/core/sim/hidden-reads.ts).
    */
   hiddenReads?: [number, number][];
-  /** Read indices (into the trace's reads) after which the runs saw every hidden read. */
-  knownPlaces?: number[];
   startedAt: string;
   endedAt: string;
   exitStatus: number | null;
