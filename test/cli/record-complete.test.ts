@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cliPath, GitSandbox, gitEnv, tempDir } from '../support/git.ts';
 import { SeededRandom } from '../support/seeded-random.ts';
+import { blobId, writeChosenPack, type ChosenEntry } from '../support/chosen-delta-pack.ts';
 import { buildInflateCounter, countingEnv, readInflateCount } from '../support/inflate-counter.ts';
 
 /**
@@ -42,15 +43,15 @@ describe('limit-0 recordings against real git: exact or bounded', () => {
     blamed = 'Makefile';
   });
 
-  function packscope(args: string[]): string {
-    const result = spawnSync(process.execPath, [cliPath, ...args], { env: { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1' }, maxBuffer: 1 << 30 });
+  function packscope(args: string[], input?: string): string {
+    const result = spawnSync(process.execPath, [cliPath, ...args], { env: { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1' }, maxBuffer: 1 << 30, input });
     assert.equal(result.status, 0, result.stderr.toString());
     return result.stdout.toString();
   }
 
-  function record(args: string[], extra: string[] = []): string {
+  function record(args: string[], extra: string[] = [], where = repo, input?: string): string {
     const output = path.join(sandbox.root, `rec-${args[0]}-${process.hrtime.bigint()}.psrec`);
-    packscope(['record', '--exact', ...extra, '-o', output, '-C', repo, '--cache-dir', cacheDir, '--', ...args]);
+    packscope(['record', '--exact', ...extra, '-o', output, '-C', where, '--cache-dir', cacheDir, '--', ...args], input);
     return output;
   }
 
@@ -105,6 +106,46 @@ describe('limit-0 recordings against real git: exact or bounded', () => {
     ['git blame', () => ['blame', blamed]],
     ['git log -p', () => ['log', '-p', '-n', '120']],
   ];
+  test('§8.1 four-read case: --complete=4390 finds the hidden read of X and is exact there', () => {
+    const text = (seed: string, length: number): Buffer => Buffer.from(seed.repeat(Math.ceil(length / seed.length)).slice(0, length));
+    const X = text('the base of a chain ', 2000);
+    const G = text('another family root ', 2000);
+    const entries: ChosenEntry[] = [{ content: X }, { base: 0, content: Buffer.concat([X.subarray(0, 1990), Buffer.from('Y!Y!Y!Y!Y!')]) }, { content: G }];
+    entries.push({ base: 1, content: Buffer.concat([entries[1]!.content.subarray(0, 1990), Buffer.from('Z:Z:Z:Z:Z:')]) });
+    entries.push({ base: 2, content: Buffer.concat([G.subarray(0, 1990), Buffer.from('G1G1G1G1G1')]) });
+    const four = sandbox.init('four');
+    const packDir = path.join(four, '.git', 'objects', 'pack');
+    fs.writeFileSync(path.join(packDir, 'pack-test.pack'), writeChosenPack(entries));
+    sandbox.git(packDir, ['index-pack', 'pack-test.pack']);
+    const [x, y, , z, g1] = entries.map((entry) => blobId(entry.content).toString('hex')) as [string, string, string, string, string];
+    const input = [z, g1, y, x].join('\n') + '\n';
+    const args = ['cat-file', '--batch=%(objectname)'];
+    const plain = record(args, [], four, input);
+    const complete = record(args, ['--complete=4390'], four, input);
+    const header = JSON.parse(fs.readFileSync(complete, 'utf8').split('\n')[0]!.replace(/^#packscope-recording 1 /, '')) as { completeAt: number[]; hiddenReads: [number, number][] };
+    assert.deepEqual(header.completeAt, [4390]);
+    assert.deepEqual(header.hiddenReads, [[2, 1]], 'one read of X hidden after the third trace read (Y)');
+    const realLines = (limit: number): number => {
+      const trace = path.join(sandbox.root, `four-${process.hrtime.bigint()}.trace`);
+      sandbox.git(four, ['-c', `core.deltaBaseCacheLimit=${limit}`, ...args], { input, env: { GIT_TRACE_PACK_ACCESS: trace } });
+      return fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean).length;
+    };
+    const at = (recording: string, limit: number): Cell => (JSON.parse(packscope(['simulate', '--json', '--limit', String(limit), '--cache-dir', cacheDir, recording])) as { results: Cell[] }).results[0]!;
+    assert.equal(realLines(4390), 3);
+    const before = at(plain, 4390);
+    assert.equal(before.exact, false);
+    assert.deepEqual(before.bounds!.logged, [2, 3]);
+    const after = at(complete, 4390);
+    assert.equal(after.exact, true);
+    assert.equal(after.logged, 3, 'the complete recording predicts git\'s three lines');
+    for (const limit of [0, 1000, 4000, 6000, 96 << 20]) {
+      const cell = at(complete, limit);
+      const real = realLines(limit);
+      assert.ok(cell.bounds!.logged[0] <= real && real <= cell.bounds!.logged[1], `complete recording at ${limit}: ${real} within ${cell.bounds!.logged.join('–')}`);
+      if (cell.exact) assert.equal(cell.logged, real);
+    }
+  });
+
   const COMPLETE = [32 << 10, 64 << 10];
   for (const [name, args] of commands) {
     test(`${name}: a limit-0 recording is exact or bounded at every limit`, (t) => {
