@@ -20,7 +20,7 @@ import { normalizeCacheLabState } from '../../src/presentation/cache-lab-state.t
 import { formatBytes, formatCount, formatLimit, formatShare } from '../../src/common/format.ts';
 import { parseLimitList } from '../../src/common/git-size.ts';
 import { MessageHandler } from '../../src/common/message-handler.ts';
-import { gitVersusReferenceSentences, metricWords, sweepCell, sweepTableMarkdown, sweepTableText, sweepTableTitle } from '../../src/presentation/sweep-table.ts';
+import { gitVersusReferenceSentences, metricWords, sweepCell, sweepCellText, sweepTableMarkdown, sweepTableNotes, sweepTableText, sweepTableTitle } from '../../src/presentation/sweep-table.ts';
 import { SWEEP_CHART_VIEWS, planSweepChart, viewReference } from '../../src/presentation/sweep-chart-views.ts';
 import { distanceChart, indexPackChart, measureChart, policyLabel, sweepChart, zeroLimitChart } from './charts.ts';
 import { baseName, h, replaceChildren } from '../common/dom.ts';
@@ -432,7 +432,11 @@ function renderSweep(): void {
       ...policies.map((policy) => {
         const cell = sweepCell(result.results, policy, limit);
         const value = cell?.[metric];
-        return h('td', { class: classFor(policy), 'data-policy': policy, 'data-value': value }, value === undefined ? '—' : formatCount(value));
+        if (cell === undefined || value === undefined) return h('td', { class: classFor(policy), 'data-policy': policy }, '—');
+        // A cell that is not exact shows its bounds (or ≈), with why in the tooltip (git-internals §8.1).
+        const exact = cell.exact === true;
+        const tooltip = exact ? undefined : `Not exact: ${cell.exactness ?? 'unknown'}.${cell.bounds ? ` Git's count lies in ${sweepCellText(cell, metric, formatCount)}; the replay without hidden reads gives ${formatCount(value)}.` : ''}`;
+        return h('td', { class: classFor(policy) + (exact ? '' : ' inexact'), 'data-policy': policy, 'data-value': value, 'data-exact': String(exact), title: tooltip }, sweepCellText(cell, metric, formatCount));
       }),
     ),
   );
@@ -441,6 +445,7 @@ function renderSweep(): void {
     h('caption', {}, `${title[0]!.toUpperCase()}${title.slice(1)}, by cache limit (rows) and policy (columns). Git’s default limit is 96m.`),
     h('thead', {}, head),
     h('tbody', {}, ...body),
+    ...(sweepTableNotes(result).length > 0 ? [h('tfoot', {}, ...sweepTableNotes(result).map((note) => h('tr', {}, h('td', { colspan: String(policies.length + 1), class: 'note' }, note))))] : []),
   );
 
   const sentences = gitVersusReferenceSentences(result, limits, metric);
@@ -555,7 +560,8 @@ function renderMeasure(): void {
     return;
   }
   const limits = measure.result.results.map((r) => r.limit);
-  const simulated = limits.map((limit) => (received.sweep === undefined ? null : sweepCell(received.sweep.result.results, GIT_POLICY, limit)?.inflations ?? null));
+  const simulatedCells = limits.map((limit) => (received.sweep === undefined ? undefined : sweepCell(received.sweep.result.results, GIT_POLICY, limit)));
+  const simulated = simulatedCells.map((cell) => cell?.inflations ?? null);
   const measured = measure.result.results.map((r) => r.bestSeconds);
   replaceChildren(
     measureTable,
@@ -569,7 +575,7 @@ function renderMeasure(): void {
           'tr',
           { 'data-limit': r.limit },
           h('th', { scope: 'row' }, formatLimit(r.limit)),
-          h('td', { 'data-value': simulated[i] ?? undefined }, simulated[i] === null ? '—' : formatCount(simulated[i]!)),
+          h('td', { 'data-value': simulated[i] ?? undefined }, simulatedCells[i] === undefined ? '—' : sweepCellText(simulatedCells[i]!, 'inflations', formatCount)),
           h('td', { 'data-value': r.bestSeconds }, r.bestSeconds.toFixed(3)),
           h('td', {}, r.seconds.map((s) => s.toFixed(3)).join(', ')),
         ),

@@ -12,7 +12,7 @@ export function formatTable(rows: string[][]): string[] {
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows.map((row) =>
     row
-      .map((cell, i) => (/^[\d,.%\s]+(B|KiB|MiB|GiB|TiB)?$/.test(cell) && i > 0 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .map((cell, i) => (/^[\d,.%\s–≈]+(B|KiB|MiB|GiB|TiB)?$/.test(cell) && i > 0 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd(),
   );

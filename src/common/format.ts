@@ -35,6 +35,19 @@ export function formatCount(n: number): string {
   return countFormat.format(n);
 }
 
+/**
+ * A simulated count as it may be shown (git-internals §8.1: a recording can hide reads): the
+ * number when the cell is exact, `min–max` when it has bounds that differ, `≈n` when it has
+ * neither (the policy or the recording allows no bounds). Never a bare number for a cell that is
+ * not exact.
+ */
+export function formatSimulatedCount(value: number, exact: boolean, range: readonly [number, number] | null | undefined, show: (n: number) => string = String): string {
+  if (exact) return show(value);
+  if (range && range[0] === range[1]) return show(range[0]);
+  if (range) return `${show(range[0])}–${show(range[1])}`;
+  return `≈${show(value)}`;
+}
+
 /** `0`, `512k`, `96m`, `1g`: a cache limit in git's size suffixes (base 1024) when it has an exact one, else in bytes. */
 export function formatLimit(bytes: number): string {
   if (bytes === 0) return '0';

@@ -36,6 +36,8 @@ export function recordingVariables(
   base: Readonly<Record<string, string | undefined>>,
   traceFile: string,
   mode: RecordingMode,
+  /** The limit exact mode forces: 0, or another limit for the extra runs of a complete recording (§8.1). */
+  exactLimit = EXACT_RECORDING_LIMIT,
 ): RecordingVariables {
   const set: [string, string][] = [['GIT_TRACE_PACK_ACCESS', traceFile]];
   if (!base.GIT_TRACE) set.push(['GIT_TRACE', traceFile]);
@@ -44,7 +46,7 @@ export function recordingVariables(
     const count = Number.isInteger(existing) && existing >= 0 ? existing : 0;
     set.push(['GIT_CONFIG_COUNT', String(count + 1)]);
     set.push([`GIT_CONFIG_KEY_${count}`, EXACT_RECORDING_CONFIG.key]);
-    set.push([`GIT_CONFIG_VALUE_${count}`, EXACT_RECORDING_CONFIG.value]);
+    set.push([`GIT_CONFIG_VALUE_${count}`, exactLimit === EXACT_RECORDING_LIMIT ? EXACT_RECORDING_CONFIG.value : String(exactLimit)]);
   }
   const unset = base.GIT_TRACE_BARE === undefined ? [] : ['GIT_TRACE_BARE'];
   return { set, unset };

@@ -4,7 +4,7 @@
  * bound. Pure: the webview draws with it, the tests check it.
  */
 import { GIT_POLICY, REFERENCE_POLICY, type CacheLabMetric } from '../protocol/cache-lab-protocol.ts';
-import { formatLimit } from '../common/format.ts';
+import { formatLimit, formatSimulatedCount } from '../common/format.ts';
 import { markdownText } from '../common/markdown-text.ts';
 import type { SimCell, SweepResult } from '../protocol/server-protocol.ts';
 
@@ -24,9 +24,26 @@ export function sweepTableRows(result: SweepResult, limits: readonly number[], p
   const header = ['limit', ...policies];
   const rows = limits.map((limit) => [formatLimit(limit), ...policies.map((policy) => {
     const cell = sweepCell(result.results, policy, limit);
-    return cell === undefined ? '' : String(cell[metric]);
+    return cell === undefined ? '' : sweepCellText(cell, metric);
   })]);
   return [header, ...rows];
+}
+
+/**
+ * A cell's number as the tables show it: exact, or `min–max` (bounds that contain what git does),
+ * or `≈n` without bounds (git-internals §8.1: a recording can hide reads). `show` formats one number.
+ */
+export function sweepCellText(cell: SimCell, metric: CacheLabMetric, show: (n: number) => string = String): string {
+  return formatSimulatedCount(cell[metric], cell.exact === true, cell.bounds?.[metric], show);
+}
+
+/** The footnotes a table with inexact cells needs: what `min–max` and `≈` mean there. */
+export function sweepTableNotes(result: SweepResult): string[] {
+  const notes: string[] = [];
+  if (result.results.some((cell) => cell.exact !== true && cell.bounds)) notes.push('min–max: not exact; the bounds contain what git does (the recording cannot show reads that hit the cache when it was made)');
+  const unbounded = result.results.find((cell) => cell.exact !== true && !cell.bounds);
+  if (unbounded) notes.push(`≈: not exact and no bounds (${unbounded.exactness ?? 'unknown'})`);
+  return notes;
 }
 
 /** `inflations over 89 reads` — the caption line of the text table. */
@@ -38,9 +55,9 @@ export function sweepTableTitle(result: SweepResult, metric: CacheLabMetric): st
 export function sweepTableText(result: SweepResult, limits: readonly number[], policies: readonly string[], metric: CacheLabMetric): string {
   const rows = sweepTableRows(result, limits, policies, metric);
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const numeric = (cell: string, column: number): boolean => column > 0 && /^[\d,.%\s]+$/.test(cell);
+  const numeric = (cell: string, column: number): boolean => column > 0 && /^[\d,.%\s–≈]+$/.test(cell);
   const lines = rows.map((row) => row.map((cell, column) => (numeric(cell, column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd());
-  return [sweepTableTitle(result, metric), ...lines].join('\n') + '\n';
+  return [sweepTableTitle(result, metric), ...lines, ...sweepTableNotes(result)].join('\n') + '\n';
 }
 
 /** The same table in GitHub Markdown, numbers right-aligned. */
@@ -48,7 +65,8 @@ export function sweepTableMarkdown(result: SweepResult, limits: readonly number[
   const [header, ...rows] = sweepTableRows(result, limits, policies, metric);
   const line = (cells: string[]): string => `| ${cells.map(markdownText).join(' | ')} |`;
   const rule = `|${header!.map((_, column) => (column === 0 ? ' --- ' : ' ---: ')).join('|')}|`;
-  return [`${sweepTableTitle(result, metric)}:`, '', line(header!), rule, ...rows.map(line)].join('\n') + '\n';
+  const notes = sweepTableNotes(result);
+  return [`${sweepTableTitle(result, metric)}:`, '', line(header!), rule, ...rows.map(line), ...(notes.length > 0 ? ['', ...notes.map(markdownText)] : [])].join('\n') + '\n';
 }
 
 /**
@@ -67,6 +85,11 @@ export function gitVersusReferenceSentences(result: SweepResult, limits: readonl
     const g = git[metric];
     const r = reference[metric];
     const at = `At ${formatLimit(limit)}`;
+    if (git.exact !== true) {
+      // Git's own count is not known exactly here (git-internals §8.1): say so instead of a percentage.
+      sentences.push(`${at}, Git's LRU ${verb} ${sweepCellText(git, metric)} ${object}${git.bounds ? ' (not exact: bounds)' : ' (not exact)'}; the reference bound ${verb} ${r}.`);
+      continue;
+    }
     if (g === r) sentences.push(`${at}, Git's LRU ${verb} as many ${object} as the reference bound (${g}).`);
     else if (r === 0) sentences.push(`${at}, Git's LRU ${verb} ${g} ${object}; the reference bound ${verb} none.`);
     else {

@@ -323,6 +323,11 @@ export interface RecordParams extends WorkDoneProgressParams {
   mode: 'exact' | 'passive';
   /** The git executable. */
   git: string;
+  /**
+   * Exact mode only: also run the command at each of these limits (bytes) and store the reads the
+   * limit-0 trace hides (git-internals §8.1); the command then runs 1 + N times.
+   */
+  complete?: number[];
 }
 
 export interface MeasureParams extends WorkDoneProgressParams {

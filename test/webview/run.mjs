@@ -65,6 +65,30 @@ describe('Cache Lab webview', () => {
     await page.close();
   });
 
+  it('shows a cell that is not exact as its bounds, with why in the tooltip; without bounds as ≈ (git-internals §8.1)', async () => {
+    const { page } = await openLab();
+    await send(page, initMessage());
+    const result = sweepResult();
+    const bounded = result.results.find((cell) => cell.policy === 'git' && cell.limit === SWEEP_LIMITS[1]);
+    Object.assign(bounded, { exact: false, bounds: { logged: [215237, 215237], inflations: [535983, 535990], deltaApplications: [0, 0], inflatedBytes: [0, 0] }, exactness: 'bounded: the recording may hide reads that miss at this limit' });
+    const unbounded = result.results.find((cell) => cell.policy === 'belady' && cell.limit === SWEEP_LIMITS[1]);
+    Object.assign(unbounded, { exact: false, bounds: null, exactness: 'no bounds for this policy' });
+    await send(page, { type: 'sweep', runId: 'r1', request: { limits: SWEEP_LIMITS, policies: SWEEP_POLICIES }, result });
+    await page.locator('#sweep-table tbody tr').first().waitFor();
+    const table = await readSweepTable(page);
+    assert.equal(table.rows[1].shown[0], '535,983–535,990');
+    assert.equal(table.rows[1].shown[4], '≈421,968');
+    assert.equal(table.rows[0].shown[0], '1,187,090', 'exact cells stay plain numbers');
+    const tooltip = await page.locator(`#sweep-table tbody tr[data-limit="${SWEEP_LIMITS[1]}"] td[data-policy="git"]`).getAttribute('title');
+    assert.match(tooltip, /^Not exact: bounded: the recording may hide reads/);
+    assert.equal(await page.locator('#sweep-table td[data-exact="false"]').count(), 2);
+    assert.match(await page.locator('#sweep-table tfoot').textContent(), /min–max: not exact.*≈: not exact and no bounds/s);
+    await page.locator('#copy-text').click();
+    const copy = (await posted(page)).find((m) => m.type === 'copy');
+    assert.match(copy.text, /\n1m +535983–535990 +513870 +371799 +678099 +≈421968\n/);
+    await page.close();
+  });
+
   it('copies the table as text (as packscope sweep prints it) and as Markdown', async () => {
     const { page } = await openLab();
     await sendKnownSweep(page);

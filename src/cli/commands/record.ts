@@ -8,12 +8,13 @@ import { refuseInsideAnyRepository, refuseInsideRepository } from '../../core/mo
 import { makeDirectories } from '../../core/atomic-file.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { countAccessLines, recordGitCommand } from '../../core/trace/record-git.ts';
+import { parseLimits } from '../../core/sim/policy-registry.ts';
 import { formatLimit } from '../output.ts';
 import { modelStoreFor } from '../open-target.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
 
-const recordHelp = `usage: packscope record [--exact | --passive] [-o FILE] [-C DIR] [--git PATH] -- <git arguments…>
+const recordHelp = `usage: packscope record [--exact [--complete=LIMITS] | --passive] [-o FILE] [-C DIR] [--git PATH] -- <git arguments…>
 
 Runs one git command in the repository at DIR (default: the current directory) with
 GIT_TRACE_PACK_ACCESS (and GIT_TRACE, unless you set it, to split the log per git process) pointed
@@ -22,8 +23,14 @@ version, the cache limit it ran with, the packs with their checksums, start and 
 exit status. git's own output goes to the terminal; the exit status is git's.
 
 --exact    (default) runs git with core.deltaBaseCacheLimit=0 (through GIT_CONFIG_COUNT, after
-           any entries you already pass that way): then a replay predicts git at every limit
-           (git-internals §8). git runs slower while recording.
+           any entries you already pass that way). A replay is exact at 0; at other limits it is
+           exact or gives bounds that contain what git does, because the trace cannot show reads
+           that hit the cache at limit 0 (git-internals §8.1). git runs slower while recording.
+--complete=LIMITS  (with --exact) runs the command again at each limit (e.g. 64k,1m: the command
+           runs 1 + N times, the extra runs without output; stdin, when not a terminal, is read
+           once and given to every run), finds the reads the limit-0 trace hides from those runs,
+           and stores them in the header: the replay is then exact at each of LIMITS and its bounds
+           narrower elsewhere. The command must read the same objects every time.
 --passive  keeps your own limit: a replay is exact only at that limit.
 -o FILE    where to write the recording (default: ~/.cache/packscope/recordings/, or
            PACKSCOPE_RECORDINGS_DIR). PackScope never writes inside the repository.`;
@@ -44,7 +51,7 @@ async function runRecord(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv.slice(0, separator),
     allowPositionals: false,
-    options: { exact: { type: 'boolean' }, passive: { type: 'boolean' }, output: { type: 'string', short: 'o' }, C: { type: 'string', short: 'C' }, git: { type: 'string' }, ...cacheOptionSpec },
+    options: { exact: { type: 'boolean' }, passive: { type: 'boolean' }, complete: { type: 'string' }, output: { type: 'string', short: 'o' }, C: { type: 'string', short: 'C' }, git: { type: 'string' }, ...cacheOptionSpec },
   });
   if (values.exact && values.passive) throw fail('usage', undefined, undefined, '--exact and --passive exclude each other');
   const gitArgs = argv.slice(separator + 1);
@@ -55,11 +62,49 @@ async function runRecord(argv: string[]): Promise<number> {
   refuseInsideAnyRepository(output, () => 'the recording must be written outside the repository; PackScope never writes inside a repository');
   makeDirectories(path.dirname(output), 0o777);
   const store = new ObjectStore(repository, modelStoreFor(cacheOptions(values), repository));
-  const metadata = await recordGitCommand({ git: values.git ?? 'git', args: gitArgs, cwd, store, mode: values.passive ? 'passive' : 'exact', output });
+  const complete = values.complete === undefined ? undefined : parseLimits(values.complete);
+  if (complete && values.passive) throw fail('usage', undefined, undefined, '--complete needs an exact recording (not --passive)');
+  const input = complete && !process.stdin.isTTY ? readStdin() : undefined;
+  const metadata = await recordGitCommand({
+    git: values.git ?? 'git',
+    args: gitArgs,
+    cwd,
+    store,
+    mode: values.passive ? 'passive' : 'exact',
+    output,
+    ...(complete ? { complete } : {}),
+    ...(input !== undefined ? { input } : {}),
+    onRun: complete ? (run, runs, limit) => process.stderr.write(`packscope: run ${run} of ${runs}: git ${gitArgs.join(' ')} at core.deltaBaseCacheLimit=${formatLimit(limit)}\n`) : undefined,
+  });
   const lines = fs.existsSync(output) ? countAccessLines(output) : 0;
-  process.stderr.write(`packscope: recorded ${lines} pack reads of \`git ${gitArgs.join(' ')}\` (${metadata.mode}, core.deltaBaseCacheLimit=${formatLimit(metadata.cacheLimit)}) to ${output}\n`);
+  const completeness = metadata.completeAt ? `; complete at ${metadata.completeAt.map(formatLimit).join(', ')}: ${(metadata.hiddenReads ?? []).reduce((sum, [, count]) => sum + count, 0)} hidden reads found` : '';
+  process.stderr.write(`packscope: recorded ${lines} pack reads of \`git ${gitArgs.join(' ')}\` (${metadata.mode}, core.deltaBaseCacheLimit=${formatLimit(metadata.cacheLimit)}${completeness}) to ${output}\n`);
   if (metadata.signal) return 1;
   return metadata.exitStatus ?? 1;
+}
+
+/** Largest stdin a complete recording keeps to give to every run. */
+const MAX_STDIN_BYTES = 256 << 20;
+
+function readStdin(): string {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const chunk = Buffer.allocUnsafe(1 << 16);
+  for (;;) {
+    let got: number;
+    try {
+      got = fs.readSync(0, chunk, 0, chunk.length, null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') continue;
+      if ((error as NodeJS.ErrnoException).code === 'EOF') break;
+      throw error;
+    }
+    if (got === 0) break;
+    total += got;
+    if (total > MAX_STDIN_BYTES) throw fail('usage', undefined, undefined, `stdin is over ${MAX_STDIN_BYTES >> 20} MiB: too large to give to every run of --complete`);
+    chunks.push(Buffer.from(chunk.subarray(0, got)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export const recordCommand: Command = {

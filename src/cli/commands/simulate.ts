@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { parseLimits, parsePolicy, POLICY_HELP } from '../../core/sim/policy-registry.ts';
 import { simulateRecording, simulationDocument } from '../../core/report/simulation.ts';
+import { formatSimulatedCount } from '../../common/format.ts';
 import { formatLimit, writeJson } from '../output.ts';
 import { loadRecording } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
@@ -14,8 +15,11 @@ Replays the reads of a recording (or a raw GIT_TRACE_PACK_ACCESS file) through G
 a delta base cache policy at one cache limit (default: 96m, git's default), and prints what Git
 would do: reads, trace lines logged, inflations, delta applications, inflated bytes, evictions and
 the peak cache size. Each git process in the recording (segment) starts with an empty cache.
-Record with \`packscope record --exact\` for predictions that hold at every limit
-(git-internals §8); a passive recording is exact only at the limit it was made with.
+A count that is not exact is shown as min–max: a recording lists only reads that missed the cache
+when it was made, so it can hide reads that would miss at another limit (git-internals §8.1).
+Record with \`packscope record --exact\` (limit 0) to get such bounds at every limit, and with
+\`--complete=LIMITS\` for a recording exact at those limits; a passive recording is exact only at
+the limit it was made with.
 
 -C DIR       the repository (default: the one the recording names, else the current directory)
 --segment N  replay only the N-th git command of the recording
@@ -23,7 +27,8 @@ Record with \`packscope record --exact\` for predictions that hold at every limi
 ${POLICY_HELP}
 
 --json prints {"schema":"packscope.simulate/1","recording":{…},"results":[{policy, limit, reads,
-logged, inflations, deltaApplications, inflatedBytes, evictions, peakCacheBytes, …}]} (docs/json.md).`;
+logged, inflations, deltaApplications, inflatedBytes, evictions, peakCacheBytes, exact, bounds, …}]}
+(docs/json.md).`;
 
 function runSimulate(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
@@ -42,19 +47,20 @@ function runSimulate(argv: string[], progress: Progress): number {
     writeJson(simulationDocument('packscope.simulate/1', loaded, [result]));
     return 0;
   }
+  const shown = (key: 'logged' | 'inflations' | 'deltaApplications' | 'inflatedBytes'): string => formatSimulatedCount(result[key], result.exact, result.bounds?.[key]);
   const lines = [
     `policy              ${result.policy}${result.referenceBound ? ' (reference bound)' : ''}`,
     `limit               ${formatLimit(result.limit)}`,
     `reads               ${result.reads} in ${loaded.segments.length} git process${loaded.segments.length === 1 ? '' : 'es'}`,
-    `logged              ${result.logged} (predicted GIT_TRACE_PACK_ACCESS lines)`,
-    `inflations          ${result.inflations}`,
-    `delta applications  ${result.deltaApplications}`,
-    `inflated bytes      ${result.inflatedBytes}`,
+    `logged              ${shown('logged')} (predicted GIT_TRACE_PACK_ACCESS lines)`,
+    `inflations          ${shown('inflations')}`,
+    `delta applications  ${shown('deltaApplications')}`,
+    `inflated bytes      ${shown('inflatedBytes')}`,
     `evictions           ${result.evictions}`,
     `peak cache bytes    ${result.peakCacheBytes}`,
   ];
   // Policy-specific counts (libgit2's flushes, the object cache's buckets scanned, …).
-  const standard = new Set(['policy', 'limit', 'referenceBound', 'reads', 'logged', 'inflations', 'deltaApplications', 'inflatedBytes', 'evictions', 'peakCacheBytes', 'seconds']);
+  const standard = new Set(['policy', 'limit', 'referenceBound', 'reads', 'logged', 'inflations', 'deltaApplications', 'inflatedBytes', 'evictions', 'peakCacheBytes', 'seconds', 'exact', 'bounds', 'hiddenReads', 'exactness']);
   const extras = (record: object, prefix: string): void => {
     for (const [key, value] of Object.entries(record)) {
       if (standard.has(key) && prefix === '') continue;
@@ -64,11 +70,14 @@ function runSimulate(argv: string[], progress: Progress): number {
     }
   };
   extras(result, '');
+  lines.push(`exact               ${result.exact ? 'yes' : 'no'} (${result.exactness})`);
+  if (result.hiddenReads) lines.push(`hidden-read places  ${result.hiddenReads.placesThatMiss} of ${result.hiddenReads.places} miss at this limit (git-internals §8.1)`);
+  if (!result.exact && result.bounds) lines.push('note: a range is min–max of what git can do: the recording cannot show reads that hit the cache when it was made');
   const recorded = loaded.log.metadata;
   if (recorded?.mode === 'passive' && recorded.cacheLimit !== result.limit) {
     lines.push(`note: a passive recording (made at ${formatLimit(recorded.cacheLimit)}) is exact only at that limit; record with --exact`);
   } else if (!recorded) {
-    lines.push('note: a raw trace; exact at every limit only if git ran with core.deltaBaseCacheLimit=0');
+    lines.push('note: a raw trace: no bounds (record with packscope record --exact to get them)');
   }
   process.stdout.write(lines.join('\n') + '\n');
   return 0;

@@ -3,6 +3,7 @@ import { fail } from '../../core/errors.ts';
 import { parseLimits, parsePolicy, POLICY_HELP, SWEEP_DEFAULT_POLICIES } from '../../core/sim/policy-registry.ts';
 import type { SimResult } from '../../core/report/simulation-documents.ts';
 import { simulationDocument, sweepRecording } from '../../core/report/simulation.ts';
+import { formatSimulatedCount } from '../../common/format.ts';
 import { formatLimit, formatTable, writeJson } from '../output.ts';
 import { loadRecording } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
@@ -22,7 +23,11 @@ Defaults: --limits 0,1m,4m,16m,32m,64m,96m,256m  --policies ${SWEEP_DEFAULT_POLI
 
 ${POLICY_HELP}
 
---json prints {"schema":"packscope.sweep/1","recording":{…},"results":[…one object per (policy, limit)…]}.`;
+A cell that is not exact shows min–max (bounds that contain what git does; git-internals §8.1) or,
+without bounds, ≈n.
+
+--json prints {"schema":"packscope.sweep/1","recording":{…},"results":[…one object per (policy, limit),
+with "exact" and "bounds"…]}.`;
 
 async function runSweepCommand(argv: string[], progress: Progress, workerScript: string): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -62,9 +67,23 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
 
 function sweepTable(results: SimResult[], policies: string[], limits: number[], metric: Metric): string[] {
   const header = ['limit', ...policies];
-  const rows = limits.map((limit, row) => [formatLimit(limit), ...policies.map((_, column) => String(results[row * policies.length + column]![metric]))]);
+  const cellText = (cell: SimResult): string => {
+    const bounded = metric === 'logged' || metric === 'inflations' || metric === 'deltaApplications' || metric === 'inflatedBytes';
+    return bounded ? formatSimulatedCount(cell[metric], cell.exact, cell.bounds?.[metric]) : String(cell[metric]);
+  };
+  const rows = limits.map((limit, row) => [formatLimit(limit), ...policies.map((_, column) => cellText(results[row * policies.length + column]!))]);
   const reads = results[0]?.reads ?? 0;
-  return [`${metric} over ${reads} reads`, ...formatTable([header, ...rows])];
+  const notes = sweepNotes(results);
+  return [`${metric} over ${reads} reads`, ...formatTable([header, ...rows]), ...notes];
+}
+
+/** What a range and a ≈ in the table mean, when it has any (git-internals §8.1). */
+function sweepNotes(results: SimResult[]): string[] {
+  const notes: string[] = [];
+  if (results.some((cell) => !cell.exact && cell.bounds)) notes.push('min–max: not exact; the bounds contain what git does (the recording cannot show reads that hit the cache when it was made)');
+  const unbounded = results.find((cell) => !cell.exact && !cell.bounds);
+  if (unbounded) notes.push(`≈: not exact and no bounds (${unbounded.exactness})`);
+  return notes;
 }
 
 export const sweepCommand: Command = {

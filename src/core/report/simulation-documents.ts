@@ -10,8 +10,31 @@ import type { RecordingSummary } from './recording-document.ts';
 
 export type { PackLocality, PageCacheOptions } from '../locality/locality.ts';
 
+/** [min, max] of each count a replay predicts: bounds that contain real Git's (src/core/sim/hidden-reads.ts). */
+export interface CountBounds {
+  logged: [number, number];
+  inflations: [number, number];
+  deltaApplications: [number, number];
+  inflatedBytes: [number, number];
+}
+
+/**
+ * Whether a cell's counts are real Git's (git-internals §8.1: a recording can hide reads), and
+ * bounds that contain real Git's counts when the recording allows them (src/core/sim/hidden-reads.ts).
+ */
+export interface CellExactness {
+  /** Every bound's minimum equals its maximum: the counts are real Git's. */
+  exact: boolean;
+  /** [min, max] of each count; null when the recording allows no bounds (see `exactness`). */
+  bounds: CountBounds | null;
+  /** Where the recording may hide reads, and how many of those places miss at this limit. */
+  hiddenReads: { places: number; placesThatMiss: number; coarse: boolean } | null;
+  /** Why the cell is exact, bounded or neither, in words. */
+  exactness: string;
+}
+
 /** One (policy, limit) cell, as `simulate --json` and `sweep --json` print it. Policy-specific counts ride along unnamed. */
-export interface SimResult extends SimCounts {
+export interface SimResult extends SimCounts, CellExactness {
   policy: string;
   /** Cache limit in bytes. */
   limit: number;

@@ -14,10 +14,56 @@ export interface ReplayOptions {
   onLogged?: (readIndex: number) => void;
 }
 
+/** What one top-level read cost: [logged (0 or 1), inflations, delta applications, inflated bytes]. */
+export type ReadCost = Float64Array;
+export const COST_LOGGED = 0;
+export const COST_INFLATIONS = 1;
+export const COST_DELTAS = 2;
+export const COST_BYTES = 3;
+
+/** A scratch stack deep enough for any chain of `objects`. */
+export function chainStack(objects: SimObjects): Int32Array {
+  return new Int32Array(Math.max(1, maxDepth(objects) + 1));
+}
+
+/**
+ * One top-level read of `id` through `cache` (§1.6), its cost written into `cost`. The one
+ * implementation of the read path: the replay below and the hidden-read bounds (hidden-reads.ts)
+ * both step through it.
+ */
+export function readThroughCache(objects: SimObjects, id: number, cache: DeltaBaseCache, stack: Int32Array, cost: ReadCost): void {
+  cost.fill(0);
+  if (cache.serveTopLevel(id)) return;
+  const { base, size, payloadSize } = objects;
+  cost[COST_LOGGED] = 1;
+  let depth = 0;
+  let current = id;
+  for (;;) {
+    if (cache.takeBase(current)) break;
+    const b = base[current]!;
+    if (b < 0) {
+      cost[COST_INFLATIONS]!++;
+      cost[COST_BYTES]! += size[current]!;
+      break;
+    }
+    stack[depth++] = current;
+    current = b;
+  }
+  let baseId = current;
+  while (depth > 0) {
+    const delta = stack[--depth]!;
+    cost[COST_INFLATIONS]!++;
+    cost[COST_BYTES]! += payloadSize[delta]!;
+    cost[COST_DELTAS]!++;
+    cache.add(baseId);
+    baseId = delta;
+  }
+}
+
 export function replayGitReads(objects: SimObjects, reads: Int32Array, cache: DeltaBaseCache, options: ReplayOptions = {}): SimCounts {
   const onLogged = options.onLogged;
-  const { base, size, payloadSize } = objects;
-  const stack = new Int32Array(Math.max(1, maxDepth(objects) + 1));
+  const stack = chainStack(objects);
+  const cost: ReadCost = new Float64Array(4);
   const beginRead = cache.beginRead?.bind(cache);
   let logged = 0;
   let inflations = 0;
@@ -25,32 +71,13 @@ export function replayGitReads(objects: SimObjects, reads: Int32Array, cache: De
   let inflatedBytes = 0;
   for (let r = 0; r < reads.length; r++) {
     beginRead?.(r);
-    const id = reads[r]!;
-    if (cache.serveTopLevel(id)) continue;
+    readThroughCache(objects, reads[r]!, cache, stack, cost);
+    if (cost[COST_LOGGED] === 0) continue;
     logged++;
     onLogged?.(r);
-    let depth = 0;
-    let current = id;
-    for (;;) {
-      if (cache.takeBase(current)) break;
-      const b = base[current]!;
-      if (b < 0) {
-        inflations++;
-        inflatedBytes += size[current]!;
-        break;
-      }
-      stack[depth++] = current;
-      current = b;
-    }
-    let baseId = current;
-    while (depth > 0) {
-      const delta = stack[--depth]!;
-      inflations++;
-      inflatedBytes += payloadSize[delta]!;
-      deltaApplications++;
-      cache.add(baseId);
-      baseId = delta;
-    }
+    inflations += cost[COST_INFLATIONS]!;
+    deltaApplications += cost[COST_DELTAS]!;
+    inflatedBytes += cost[COST_BYTES]!;
   }
   return { reads: reads.length, logged, inflations, deltaApplications, inflatedBytes, evictions: cache.evictions, peakCacheBytes: cache.peakBytes };
 }

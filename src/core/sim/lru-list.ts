@@ -10,13 +10,46 @@ export class LruList {
   private readonly head: number;
   size = 0;
 
-  constructor(capacity: number) {
+  constructor(capacity: number, copyOf?: LruList) {
+    if (copyOf !== undefined) {
+      this.next = copyOf.next.slice();
+      this.prev = copyOf.prev.slice();
+      this.member = copyOf.member.slice();
+      this.head = copyOf.head;
+      this.size = copyOf.size;
+      return;
+    }
     this.next = new Int32Array(capacity + 1);
     this.prev = new Int32Array(capacity + 1);
     this.member = new Uint8Array(capacity);
     this.head = capacity;
     this.next[this.head] = this.head;
     this.prev[this.head] = this.head;
+  }
+
+  /** An independent copy (the hidden-read bounds follow several cache states at once). */
+  copy(): LruList {
+    return new LruList(0, this);
+  }
+
+  /** The same ids in the same order. */
+  sameOrder(other: LruList): boolean {
+    if (other.size !== this.size) return false;
+    for (let a = this.next[this.head]!, b = other.next[other.head]!; a !== this.head; a = this.next[a]!, b = other.next[b]!) if (a !== b) return false;
+    return true;
+  }
+
+  /** A hash of the ids in order: equal lists hash equally (sameOrder decides). */
+  orderHash(): number {
+    let hash = this.size | 0;
+    for (let a = this.next[this.head]!; a !== this.head; a = this.next[a]!) hash = (Math.imul(hash, 0x01000193) ^ a) | 0;
+    return hash;
+  }
+
+  /** The most recently added id, or −1 when empty. */
+  newest(): number {
+    const last = this.prev[this.head]!;
+    return last === this.head ? -1 : last;
   }
 
   has(id: number): boolean {

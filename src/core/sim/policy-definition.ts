@@ -1,5 +1,6 @@
 import type { DeltaBaseCache, SimCounts } from './cache-policy.ts';
 import { replayGitReads } from './git-read-path.ts';
+import type { BranchingCache } from './hidden-reads.ts';
 import type { PolicyDescription } from '../report/policy-description.ts';
 import type { SimObjects } from './sim-objects.ts';
 
@@ -11,12 +12,18 @@ export interface PolicyRunner {
   /** A reference bound rather than something Git could run. */
   referenceBound: boolean;
   run(objects: SimObjects, reads: Int32Array, limit: number): SimCounts;
+  /**
+   * A fresh cache whose state can be copied and compared, when the policy has one: what the bounds
+   * for reads a recording may hide need (hidden-reads.ts). Without it a cell has no bounds.
+   */
+  branchingCache?: ((objects: SimObjects, reads: Int32Array, limit: number) => BranchingCache) | undefined;
 }
 
 /** What a policy's row makes from one spec: its description for results and its replay. */
 export interface PolicyReplay {
   description: string;
   run(objects: SimObjects, reads: Int32Array, limit: number): SimCounts;
+  branchingCache?: PolicyRunner['branchingCache'];
 }
 
 /** One row of the policy table (policy-registry.ts); a policy's file exports its row. */
@@ -31,4 +38,9 @@ export interface PolicyDefinition extends PolicyDescription {
 /** A policy that is one delta base cache behind Git's read path (git-internals §1.6). */
 export function onGitReadPath(description: string, makeCache: (objects: SimObjects, reads: Int32Array, limit: number) => DeltaBaseCache): PolicyReplay {
   return { description, run: (objects, reads, limit) => replayGitReads(objects, reads, makeCache(objects, reads, limit)) };
+}
+
+/** onGitReadPath for a cache that can be copied and compared: its cells get bounds (hidden-reads.ts). */
+export function onGitReadPathBranching(description: string, makeCache: (objects: SimObjects, reads: Int32Array, limit: number) => BranchingCache): PolicyReplay {
+  return { ...onGitReadPath(description, makeCache), branchingCache: makeCache };
 }

@@ -60,8 +60,8 @@ export function parsePolicy(spec: string): PolicyRunner {
   const [name, argument] = spec.split(/:(.*)/s) as [string, string | undefined];
   const policy = POLICIES.find((row) => row.name === name);
   if (policy === undefined) throw fail('usage', undefined, undefined, `unknown policy "${spec}" (known: ${POLICY_NAMES.join(', ')}; see packscope simulate --help)`);
-  const { description, run } = policy.make(argument, spec);
-  return { name: spec, description, referenceBound: policy.referenceBound, run };
+  const { description, run, branchingCache } = policy.make(argument, spec);
+  return { name: spec, description, referenceBound: policy.referenceBound, run, branchingCache };
 }
 
 /** Parses `0,1m,16m,96m` into bytes. */

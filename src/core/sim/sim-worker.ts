@@ -4,7 +4,7 @@ import { simulateSegments } from './simulate.ts';
 import type { SweepReply, SweepRequest, SweepWorkerData } from './sweep-protocol.ts';
 
 /** Worker thread entry for sweeps: replays one (policy, limit) cell per request. */
-const { objects, reads, segmentStarts } = workerData as SweepWorkerData;
+const { objects, reads, segmentStarts, basis } = workerData as SweepWorkerData;
 const port = parentPort!;
 port.on('message', (request: SweepRequest) => {
   if (request.kind === 'stop') {
@@ -12,7 +12,7 @@ port.on('message', (request: SweepRequest) => {
     return;
   }
   try {
-    const result = simulateSegments(parsePolicy(request.policy), objects, reads, segmentStarts, request.limit);
+    const result = simulateSegments(parsePolicy(request.policy), objects, reads, segmentStarts, request.limit, basis);
     port.postMessage({ kind: 'result', cell: request.cell, result } satisfies SweepReply);
   } catch (error) {
     port.postMessage({ kind: 'failed', cell: request.cell, message: error instanceof Error ? error.message : String(error) } satisfies SweepReply);

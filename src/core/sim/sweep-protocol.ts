@@ -1,5 +1,6 @@
 import type { SimObjects } from './sim-objects.ts';
 import type { SimResult } from '../report/simulation-documents.ts';
+import type { RecordingBasis } from './simulate.ts';
 
 /** Messages between the sweep and its worker threads (one module per boundary). */
 export interface SweepWorkerData {
@@ -8,6 +9,8 @@ export interface SweepWorkerData {
   reads: Int32Array;
   /** First read of each git process (segment); each starts with an empty cache. */
   segmentStarts: number[];
+  /** What the recording says about reads it may hide: each cell's exactness and bounds. */
+  basis: RecordingBasis;
 }
 
 export type SweepRequest = { kind: 'cell'; cell: number; policy: string; limit: number } | { kind: 'stop' };

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SimObjects } from './sim-objects.ts';
+import { UNKNOWN_BASIS, type RecordingBasis } from './simulate.ts';
 import type { SimResult } from '../report/simulation-documents.ts';
 import type { SweepReply, SweepRequest, SweepWorkerData } from './sweep-protocol.ts';
 
@@ -39,11 +40,11 @@ export function shareSimObjects(objects: SimObjects): SimObjects {
  * Every policy at every limit over the same reads, cells handed to worker threads as they become
  * free (a Belady cell costs several LRU cells). Results come back in (limit, policy) order.
  */
-export async function runSweep(objects: SimObjects, reads: Int32Array, segmentStarts: number[], policies: string[], limits: number[], options: SweepOptions): Promise<SimResult[]> {
+export async function runSweep(objects: SimObjects, reads: Int32Array, segmentStarts: number[], policies: string[], limits: number[], options: SweepOptions, basis: RecordingBasis = UNKNOWN_BASIS): Promise<SimResult[]> {
   const cells = limits.flatMap((limit) => policies.map((policy) => ({ policy, limit })));
   const results: SimResult[] = new Array(cells.length);
   const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), cells.length));
-  const data: SweepWorkerData = { objects: shareSimObjects(objects), reads: shared(reads), segmentStarts };
+  const data: SweepWorkerData = { objects: shareSimObjects(objects), reads: shared(reads), segmentStarts, basis };
   let next = 0;
   let done = 0;
   const workers: Worker[] = [];

@@ -8,7 +8,12 @@ import { probeGit, runGit } from '../git/run-git.ts';
 import type { ObjectStore } from '../model/object-store.ts';
 import { parseGitSize } from '../../common/git-size.ts';
 import { applyRecordingVariables, recordingVariables } from '../../common/recording-environment.ts';
+import { fail } from '../errors.ts';
+import { simObjectsFrom } from '../sim/sim-objects.ts';
+import { recoverHiddenReads } from './complete-recording.ts';
 import { recordingHeader, type RecordingMetadata } from './recording.ts';
+import { resolveReads } from './resolve-reads.ts';
+import { parseTraceFile } from './trace-log.ts';
 
 /** git-internals §1.2: DEFAULT_DELTA_BASE_CACHE_LIMIT. */
 export const DEFAULT_CACHE_LIMIT = 96 * 1024 * 1024;
@@ -30,6 +35,15 @@ export interface RecordOptions {
   onSpawn?: (child: ChildProcess, traceFile: string) => void;
   /** Start git as the leader of a new process group (so that `kill(-pid)` reaches its children too). */
   processGroup?: boolean;
+  /**
+   * `--complete=LIMITS` (exact mode only): after the run at limit 0, run the command again at each
+   * limit and store the reads the limit-0 trace hides (complete-recording.ts, git-internals §8.1).
+   */
+  complete?: number[];
+  /** Written to git's stdin on every run (a complete recording runs the command 1 + N times). */
+  input?: string;
+  /** Called as each run starts: run 1 is the recording at limit 0, runs 2… the complete limits. */
+  onRun?: (run: number, runs: number, limit: number) => void;
 }
 
 /**
@@ -40,8 +54,8 @@ export interface RecordOptions {
  * any entries the user already passes that way. The variables are defined once, in
  * src/common/recording-environment.ts (the extension's terminal recorder sets the same ones).
  */
-export function recordingEnvironment(base: NodeJS.ProcessEnv, traceFile: string, mode: 'exact' | 'passive'): NodeJS.ProcessEnv {
-  return applyRecordingVariables(base, recordingVariables(base, traceFile, mode));
+export function recordingEnvironment(base: NodeJS.ProcessEnv, traceFile: string, mode: 'exact' | 'passive', exactLimit = 0): NodeJS.ProcessEnv {
+  return applyRecordingVariables(base, recordingVariables(base, traceFile, mode, exactLimit));
 }
 
 /** The limit a passive recording ran with: the repository's core.deltaBaseCacheLimit, as git resolves it. */
@@ -65,7 +79,22 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
       return { path: pack.files.pack, checksum: model.checksumHex, objects: model.count };
     });
     const startedAt = new Date().toISOString();
+    const complete = [...new Set(options.complete ?? [])].filter((limit) => limit !== 0);
+    if (complete.length > 0 && options.mode !== 'exact') throw fail('usage', undefined, undefined, '--complete needs an exact recording (limit 0)');
+    options.onRun?.(1, 1 + complete.length, cacheLimit);
     const { status, signal } = await runRecordedCommand(options, env, traceFile);
+    let completion: Pick<RecordingMetadata, 'completeAt' | 'hiddenReads'> = {};
+    if (complete.length > 0 && status === 0 && signal === null) {
+      const traces: { limit: number; file: string }[] = [];
+      for (const [i, limit] of complete.entries()) {
+        options.onRun?.(i + 2, 1 + complete.length, limit);
+        const file = path.join(scratch, `pack-access-${i + 1}.trace`);
+        const again = await runRecordedCommand({ ...options, stdio: 'ignore' }, recordingEnvironment(process.env, file, 'exact', limit), file);
+        if (again.status !== status || again.signal !== null) throw fail('usage', undefined, undefined, `the run at core.deltaBaseCacheLimit=${limit} ended with ${again.signal ?? `status ${again.status}`}, the first with status ${status}`);
+        traces.push({ limit, file });
+      }
+      completion = { completeAt: complete, hiddenReads: findHiddenReads(store, traceFile, traces) };
+    }
     const metadata: RecordingMetadata = {
       version: 1,
       command: options.args,
@@ -79,6 +108,7 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
       endedAt: new Date().toISOString(),
       exitStatus: status,
       signal,
+      ...completion,
     };
     writeRecording(options.output, metadata, traceFile);
     return metadata;
@@ -94,7 +124,7 @@ async function runRecordedCommand(options: RecordOptions, env: NodeJS.ProcessEnv
     const run = await runGit(options.git, options.args, {
       cwd: options.cwd,
       environment: env,
-      stdin: stdio,
+      ...(options.input !== undefined ? { input: options.input } : { stdin: stdio }),
       stdout: stdio,
       stderr: stdio,
       signal: options.signal,
@@ -106,6 +136,40 @@ async function runRecordedCommand(options: RecordOptions, env: NodeJS.ProcessEnv
     if (error instanceof Error && error.name === 'AbortError') return { status: null, signal: 'SIGTERM' };
     throw error;
   }
+}
+
+/**
+ * The hidden reads of the limit-0 trace that the runs at other limits show, as [trace read index,
+ * count] (complete-recording.ts). Every read of every trace must map to the repository's packs, and
+ * the traces must have the same git processes.
+ */
+function findHiddenReads(store: ObjectStore, zeroTrace: string, traces: { limit: number; file: string }[]): [number, number][] {
+  const objects = simObjectsFrom(store.packs.map((pack) => store.model(pack)));
+  const load = (file: string, limit: number): { reads: Int32Array; segments: { firstRead: number; endRead: number }[] } => {
+    const log = parseTraceFile(file);
+    const resolved = resolveReads(log, store);
+    if (resolved.readObject.length !== log.readPack.length) throw fail('usage', file, undefined, `the run at core.deltaBaseCacheLimit=${limit} read objects outside the repository's packs; cannot complete the recording`);
+    const reads = new Int32Array(resolved.readObject.length);
+    const storeIndex = resolved.packs.map((p) => store.packs.indexOf(p.location));
+    for (let i = 0; i < reads.length; i++) reads[i] = objects.packBase[storeIndex[resolved.readPack[i]!]!]! + resolved.readObject[i]!;
+    const segments = resolved.segments.length > 0 ? resolved.segments : [{ firstRead: 0, endRead: reads.length }];
+    return { reads, segments };
+  };
+  const zero = load(zeroTrace, 0);
+  const hidden = zero.segments.map(() => new Map<number, number>());
+  for (const { limit, file } of traces) {
+    const other = load(file, limit);
+    if (other.segments.length !== zero.segments.length) throw fail('usage', file, undefined, `the run at core.deltaBaseCacheLimit=${limit} ran ${other.segments.length} git processes, the run at 0 ${zero.segments.length}`);
+    zero.segments.forEach((segment, s) => {
+      const theirs = other.segments[s]!;
+      recoverHiddenReads(objects, zero.reads.subarray(segment.firstRead, segment.endRead), other.reads.subarray(theirs.firstRead, theirs.endRead), limit, hidden[s]!, file);
+    });
+  }
+  const found: [number, number][] = [];
+  zero.segments.forEach((segment, s) => {
+    for (const [after, count] of [...hidden[s]!].sort((a, b) => a[0] - b[0])) found.push([segment.firstRead + after, count]);
+  });
+  return found;
 }
 
 /** Header line, then the trace copied as git wrote it, a chunk at a time (traces can be larger than any string). */

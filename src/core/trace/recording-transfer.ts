@@ -19,6 +19,10 @@ export interface TransferredRecording {
   range: { start: number; end: number };
   segments: TraceSegment[];
   warnings: string[];
+  /** A complete recording's (load-recording.ts): copied, not transferred (small next to the reads). */
+  knownPlaces?: Uint8Array | undefined;
+  insertedReads?: Uint8Array | undefined;
+  completeAt?: number[] | undefined;
 }
 
 export function recordingForTransfer(loaded: LoadedRecording): { message: TransferredRecording; transfer: ArrayBuffer[] } {
@@ -55,6 +59,9 @@ export function recordingForTransfer(loaded: LoadedRecording): { message: Transf
     range: loaded.range,
     segments: loaded.segments,
     warnings: loaded.warnings,
+    knownPlaces: loaded.knownPlaces,
+    insertedReads: loaded.insertedReads,
+    completeAt: loaded.completeAt,
   };
   return { message, transfer: views.map((v) => v.buffer as ArrayBuffer) };
 }
@@ -75,5 +82,8 @@ export function recordingFromTransfer(message: TransferredRecording, store: Obje
     range: message.range,
     segments: message.segments,
     warnings: message.warnings,
+    knownPlaces: message.knownPlaces,
+    insertedReads: message.insertedReads,
+    completeAt: message.completeAt,
   };
 }

@@ -31,6 +31,16 @@ export interface RecordingMetadata {
   /** The delta base cache limit git ran with, in bytes. */
   cacheLimit: number;
   packs: RecordedPack[];
+  /**
+   * `record --complete`: the limits the command was run again at, to find the reads the limit-0
+   * trace hides (git-internals §8.1); the replay is exact at each. Absent in older recordings.
+   */
+  completeAt?: number[];
+  /**
+   * The hidden reads those runs found, as [read index, count]: `count` reads of the object the
+   * limit-0 cache holds right after the read-index-th trace read (src/core/sim/hidden-reads.ts).
+   */
+  hiddenReads?: [number, number][];
   startedAt: string;
   endedAt: string;
   exitStatus: number | null;

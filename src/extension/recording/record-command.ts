@@ -7,6 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import vscode = require('vscode');
 import { ListRepositoriesRequest, RecordRequest, type RecordingInfo, type RepositoryListing } from '../../protocol/server-protocol.ts';
+import { formatLimit } from '../../common/format.ts';
+import { limitListItems, parseGitSize } from '../../common/git-size.ts';
 import { splitShellWords, UNCLOSED_QUOTE } from '../../common/shell-words.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
@@ -20,6 +22,11 @@ export interface RecordCommandArgs {
   repository?: string;
   /** git's arguments, without "git". */
   args?: string[];
+  /**
+   * Exact mode: limits (bytes) to run the command again at, for a recording exact there (git-internals
+   * §8.1). Asked for when `args` is not given; none when it is and this is not.
+   */
+  complete?: number[];
 }
 
 export interface RecordCommandResult {
@@ -42,6 +49,8 @@ export async function recordGitCommand(deps: Dependencies, request: RecordComman
   const location = await deps.gitLocation;
   if (!location.found) throw new Error(`git was not found (${location.reason}); set git.path to record a command.`);
   const { mode } = deps.settings();
+  const complete = request.complete ?? (request.args === undefined && mode === 'exact' ? await chooseCompleteness(args) : []);
+  if (complete === undefined) return undefined;
   deps.store.ensureDirectory();
   const output = deps.store.commandFile(args);
   const cwd = repository.workTree ?? repository.gitDir;
@@ -51,13 +60,17 @@ export async function recordGitCommand(deps: Dependencies, request: RecordComman
   const workDoneToken = `packscope-record-${randomUUID()}`;
 
   const info = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Recording ${commandText} in ${repository.name} (${mode})`, cancellable: true },
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `Recording ${commandText} in ${repository.name} (${mode}${complete.length > 0 ? `, complete at ${complete.map(formatLimit).join(', ')}: runs ${1 + complete.length} times` : ''})`,
+      cancellable: true,
+    },
     async (progress, token) => {
       const subscription = deps.server.onWorkDoneProgress(workDoneToken, (value: WorkDoneValue) => {
         if (value.kind !== 'end' && value.message !== undefined) progress.report({ message: value.message });
       });
       try {
-        return await deps.server.request(RecordRequest, { cwd, args, output, mode, git: location.path, workDoneToken }, token);
+        return await deps.server.request(RecordRequest, { cwd, args, output, mode, git: location.path, workDoneToken, ...(complete.length > 0 ? { complete } : {}) }, token);
       } catch (error) {
         if (token.isCancellationRequested || isCancellation(error)) return undefined;
         throw error;
@@ -85,6 +98,45 @@ export async function recordGitCommand(deps: Dependencies, request: RecordComman
   const status = info.exitStatus !== null && info.exitStatus !== 0 ? ` (git exited with ${info.exitStatus})` : '';
   vscode.window.setStatusBarMessage(`PackScope: recorded ${info.reads} reads of ${commandText}${status}`, 5000);
   return { file: output, info };
+}
+
+interface CompletenessPick extends vscode.QuickPickItem {
+  limits?: number[];
+  custom?: true;
+}
+
+/**
+ * Once, or complete at some limits (git-internals §8.1): a limit-0 trace cannot show reads that hit
+ * the one base a limit-0 cache keeps, so replays elsewhere are exact or bounded; running the command
+ * again at a limit finds those reads and makes the replay exact there. Says what it costs.
+ * undefined: the question was dismissed.
+ */
+async function chooseCompleteness(args: string[]): Promise<number[] | undefined> {
+  const commandText = `git ${args.join(' ')}`;
+  const usual = [64 << 10, 1 << 20];
+  const picks: CompletenessPick[] = [
+    { label: 'Record once', description: `runs ${commandText} once`, detail: 'Exact at limit 0; elsewhere each count is exact or a min–max that contains what git does.', limits: [] },
+    { label: `Complete at ${usual.map(formatLimit).join(' and ')}`, description: `runs it ${1 + usual.length} times`, detail: 'Also runs the command at those limits to find the reads the first trace hides: exact there, tighter bounds elsewhere.', limits: usual },
+    { label: 'Complete at limits…', description: 'runs it 1 + N times', detail: 'Choose the limits (for example 16k,64k,1m).', custom: true },
+  ];
+  const picked = await vscode.window.showQuickPick(picks, { title: 'PackScope: Record a Git Command: how exact?', placeHolder: 'A recording at limit 0 cannot see some reads; extra runs find them', ignoreFocusOut: true });
+  if (picked === undefined) return undefined;
+  if (!picked.custom) return picked.limits;
+  const text = await vscode.window.showInputBox({
+    title: 'PackScope: Complete the Recording at…',
+    prompt: 'core.deltaBaseCacheLimit values, comma-separated; the command runs once more for each',
+    placeHolder: '64k,1m,16m',
+    ignoreFocusOut: true,
+    validateInput: (value) => (parseCompleteLimits(value) === undefined ? 'Sizes above 0 in bytes or with k, m, g (at most 8), comma-separated.' : undefined),
+  });
+  return text === undefined ? undefined : parseCompleteLimits(text);
+}
+
+function parseCompleteLimits(text: string): number[] | undefined {
+  const items = limitListItems(text);
+  const limits = items.map(parseGitSize);
+  if (items.length === 0 || items.length > 8 || limits.some((limit) => limit === undefined || limit <= 0)) return undefined;
+  return [...new Set(limits as number[])];
 }
 
 async function chooseRepository(server: ServerClient, wanted: string | undefined): Promise<RepositoryListing | undefined> {

@@ -9,7 +9,7 @@ import { makeDirectories } from '../../core/atomic-file.ts';
 import { enclosingRepositoryRoot, repositoryRootHolding } from '../../core/model/outside-repository.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { recordGitCommand } from '../../core/trace/record-git.ts';
-import { formatCount } from '../../common/format.ts';
+import { formatCount, formatLimit } from '../../common/format.ts';
 import { RecordRequest, type RecordingInfo } from '../../protocol/server-protocol.ts';
 import { cancelledError, cancelledPromise, throwIfCancelled } from '../cancellation.ts';
 import { openRecording } from '../recording-opener.ts';
@@ -17,6 +17,9 @@ import { invalid } from '../request-params.ts';
 import { checkGitArguments, trustedGit } from '../trusted-git.ts';
 import { nested, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
+
+/** Most limits a complete recording runs at (each is one more run of the command). */
+const MAX_COMPLETE_LIMITS = 8;
 
 /** How often a recording's trace file is looked at for the progress line. */
 const RECORD_PROGRESS_MS = 250;
@@ -104,6 +107,9 @@ export function registerRecordHandlers(context: ServerContext): void {
         const args = checkGitArguments(params.args);
         const git = trustedGit(params.git, context.settings.git);
         if (params.mode !== 'exact' && params.mode !== 'passive') throw invalid('mode must be "exact" or "passive"');
+        const complete = params.complete ?? [];
+        if (!Array.isArray(complete) || complete.length > MAX_COMPLETE_LIMITS || !complete.every((limit) => Number.isSafeInteger(limit) && limit > 0)) throw invalid(`complete must be at most ${MAX_COMPLETE_LIMITS} positive whole byte counts`);
+        if (complete.length > 0 && params.mode !== 'exact') throw invalid('complete needs mode "exact"');
         if (typeof params.output !== 'string' || params.output === '') throw invalid('no output file given');
         const cwd = path.resolve(params.cwd);
         const repository = discoverRepository(cwd);
@@ -135,7 +141,7 @@ export function registerRecordHandlers(context: ServerContext): void {
         }
         throwIfCancelled(token);
         const commandLine = ['git', ...args].join(' ');
-        const running = `running ${commandLine}…`;
+        let running = `running ${commandLine}…`;
         progress.report(running);
         let child: ChildProcess | undefined;
         let counter: TraceLineCounter | undefined;
@@ -157,6 +163,11 @@ export function registerRecordHandlers(context: ServerContext): void {
             output,
             stdio: 'ignore',
             processGroup: true,
+            ...(complete.length > 0 ? { complete } : {}),
+            onRun: (run, runs, limit) => {
+              if (runs > 1) running = `run ${run} of ${runs}: ${commandLine} at core.deltaBaseCacheLimit=${formatLimit(limit)}…`;
+              report();
+            },
             onSpawn: (spawned, traceFile) => {
               child = spawned;
               counter = new TraceLineCounter(traceFile);

@@ -1,8 +1,9 @@
 import { fail } from '../../errors.ts';
 import { parseGitSize } from '../../../common/git-size.ts';
 import { CountingCache } from '../cache-policy.ts';
+import type { BranchingCache } from '../hidden-reads.ts';
 import { LruList } from '../lru-list.ts';
-import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
+import { onGitReadPathBranching, type PolicyDefinition } from '../policy-definition.ts';
 
 export interface GitLruOptions {
   /** admit-max:SIZE — bases larger than this are not cached (an idea from the delta-base-cache thread). */
@@ -17,7 +18,7 @@ export interface GitLruOptions {
  * base used is re-added at the most recent end; evict oldest while the total exceeds the limit; the
  * new entry is always added, even when it alone exceeds the limit.
  */
-export class GitLruCache extends CountingCache {
+export class GitLruCache extends CountingCache implements BranchingCache {
   private readonly list: LruList;
   private readonly admitMax: number;
   private readonly keepOnHit: boolean;
@@ -27,15 +28,39 @@ export class GitLruCache extends CountingCache {
     size: Float64Array,
     limit: number,
     options: GitLruOptions = {},
+    list?: LruList,
   ) {
     super(size, limit);
-    this.list = new LruList(capacity);
+    this.list = list ?? new LruList(capacity);
     this.admitMax = options.admitMax ?? Infinity;
     this.keepOnHit = options.keepOnHit ?? false;
   }
 
   serveTopLevel(id: number): boolean {
     return this.list.has(id);
+  }
+
+  /** An independent copy of this cache, counters included (hidden-reads.ts follows several states). */
+  clone(): GitLruCache {
+    const copy = new GitLruCache(0, this.size, this.limit, { admitMax: this.admitMax, keepOnHit: this.keepOnHit }, this.list.copy());
+    copy.usedBytes = this.usedBytes;
+    copy.peakBytes = this.peakBytes;
+    copy.evictions = this.evictions;
+    return copy;
+  }
+
+  /** The same entries in the same LRU order: from here on both behave alike. */
+  sameState(other: BranchingCache): boolean {
+    return other instanceof GitLruCache && this.list.sameOrder(other.list);
+  }
+
+  stateHash(): number {
+    return this.list.orderHash();
+  }
+
+  /** The most recently added entry, or −1: the one entry a limit-0 cache keeps (§1.5). */
+  newest(): number {
+    return this.list.newest();
   }
 
   takeBase(id: number): boolean {
@@ -72,7 +97,7 @@ export const gitPolicy: PolicyDefinition = {
   referenceBound: false,
   cacheLab: 'git',
   sweepDefault: true,
-  make: () => onGitReadPath("Git's LRU (§1.6)", (o, _r, limit) => new GitLruCache(o.count, o.size, limit)),
+  make: () => onGitReadPathBranching("Git's LRU (§1.6)", (o, _r, limit) => new GitLruCache(o.count, o.size, limit)),
 };
 
 export const admitMaxPolicy: PolicyDefinition = {
@@ -84,7 +109,7 @@ export const admitMaxPolicy: PolicyDefinition = {
   make(argument, spec) {
     const max = argument === undefined ? undefined : parseGitSize(argument);
     if (max === undefined) throw fail('usage', undefined, undefined, `admit-max needs a size, e.g. admit-max:1m (got "${spec}")`);
-    return onGitReadPath(`Git's LRU, bases over ${argument} not cached`, (o, _r, limit) => new GitLruCache(o.count, o.size, limit, { admitMax: max }));
+    return onGitReadPathBranching(`Git's LRU, bases over ${argument} not cached`, (o, _r, limit) => new GitLruCache(o.count, o.size, limit, { admitMax: max }));
   },
 };
 
@@ -94,5 +119,5 @@ export const keepOnHitPolicy: PolicyDefinition = {
   help: ["Git's LRU, but a chain hit keeps the entry (refreshed) instead of detaching it"],
   referenceBound: false,
   cacheLab: 'keep-on-hit',
-  make: () => onGitReadPath("Git's LRU, chain hits kept and refreshed", (o, _r, limit) => new GitLruCache(o.count, o.size, limit, { keepOnHit: true })),
+  make: () => onGitReadPathBranching("Git's LRU, chain hits kept and refreshed", (o, _r, limit) => new GitLruCache(o.count, o.size, limit, { keepOnHit: true })),
 };
