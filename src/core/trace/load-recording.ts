@@ -1,8 +1,9 @@
 import { fail } from '../errors.ts';
+import { RECORDING_MAGIC, RECORDING_VERSION } from './recording.ts';
 import type { ObjectStore } from '../model/object-store.ts';
 import { compactForReads, simObjectsFrom, type SimObjects } from '../sim/sim-objects.ts';
 import { resolveReads, type ResolvedReads } from './resolve-reads.ts';
-import type { TraceLog, TraceSegment } from './trace-log.ts';
+import { parseTraceFile, type TraceLog, type TraceSegment } from './trace-log.ts';
 
 /**
  * A parsed recording (or raw GIT_TRACE_PACK_ACCESS file) mapped onto a repository's objects: what
@@ -36,6 +37,40 @@ export function noReadsWarning(log: TraceLog): string | undefined {
 }
 
 /**
+ * What makes a parsed file no recording at all, as an error naming the file: said before anything
+ * looks for the file's repository, so that a bad file is never reported as "not inside a git
+ * repository". A file is a recording (a `#packscope-recording` header) or a raw trace (pack reads or
+ * GIT_TRACE lines); anything else — empty, a text file, a damaged header — is refused.
+ */
+export function checkRecordingFile(log: TraceLog): void {
+  if (log.metadata === undefined && log.foreignHeader !== undefined) {
+    throw fail('bad-magic', log.file, 0, `line 1 is not a recording header (a recording starts with "${RECORDING_MAGIC}${RECORDING_VERSION} {…}", this one with ${JSON.stringify(log.foreignHeader)})`);
+  }
+  if (log.metadata !== undefined || log.readPack.length > 0 || log.otherLines > 0) return;
+  if (log.lines === 0) throw fail('truncated', log.file, undefined, 'the file is empty: not a recording or a GIT_TRACE_PACK_ACCESS trace');
+  const malformed = log.malformed.count;
+  throw fail(
+    'bad-header',
+    log.file,
+    0,
+    `not a recording or a GIT_TRACE_PACK_ACCESS trace: no recording header, and none of its ${log.lines} ${log.lines === 1 ? 'line is' : 'lines are'} a pack read or a git trace line` +
+      (malformed > 0 ? ` (${malformed} malformed, first on line ${log.malformed.firstLines[0]})` : ''),
+  );
+}
+
+/** The warning for a last line cut short (left out by the parser), or undefined. */
+export function unterminatedLineWarning(log: TraceLog): string | undefined {
+  return log.unterminatedLine === undefined ? undefined : `${log.file} ends inside line ${log.unterminatedLine} (cut short?): that line was left out`;
+}
+
+/** Parses a recording or raw trace and refuses a file that is neither (checkRecordingFile). */
+export function parseRecordingFile(file: string, onProgress?: (bytes: number, total: number) => void): TraceLog {
+  const log = parseTraceFile(file, onProgress);
+  checkRecordingFile(log);
+  return log;
+}
+
+/**
  * Maps a parsed trace's reads to the objects of `store` (whose models of the packs the trace names
  * are built or loaded on the calling thread: the server loads them in a worker first) and keeps the
  * chosen segment. Reads that cannot be mapped are left out and described in `warnings`.
@@ -44,6 +79,8 @@ export function resolveRecording(log: TraceLog, store: ObjectStore, options: Res
   const warnings: string[] = [];
   const empty = noReadsWarning(log);
   if (empty !== undefined) warnings.push(empty);
+  const cut = unterminatedLineWarning(log);
+  if (cut !== undefined) warnings.push(cut);
   const resolved = resolveReads(log, store);
   for (const unknown of resolved.unknownPacks) warnings.push(`${unknown.reads} reads of ${unknown.path} left out: ${unknown.reason}`);
   if (resolved.badOffsets.length > 0) warnings.push(`${resolved.badOffsets.length}${resolved.badOffsets.length === 100 ? '+' : ''} reads left out: their offset is not the start of an object (first: ${resolved.badOffsets[0]!.path} ${resolved.badOffsets[0]!.offset})`);

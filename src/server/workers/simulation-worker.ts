@@ -19,9 +19,9 @@ import type { Repository } from '../../core/model/repository.ts';
 import { GitCommandError } from '../../core/git/run-git.ts';
 import { indexPackVariant } from '../../core/report/index-pack-sim.ts';
 import { localityInputs, packLocalityWithQuantiles } from '../../core/report/locality.ts';
-import { resolveRecording } from '../../core/trace/load-recording.ts';
+import { parseRecordingFile, resolveRecording } from '../../core/trace/load-recording.ts';
 import { recordingForTransfer } from '../../core/trace/recording-transfer.ts';
-import { parseTraceFile, type TraceLog } from '../../core/trace/trace-log.ts';
+import type { TraceLog } from '../../core/trace/trace-log.ts';
 import { readObjectContentBody } from '../object-content.ts';
 import { runRepackPreviewTask } from './repack-preview-task.ts';
 import type {
@@ -68,7 +68,7 @@ function nextRequest(): Promise<SimulationWorkerRequest> {
 async function openRecording(task: OpenRecordingTask): Promise<void> {
   const name = task.file.slice(task.file.lastIndexOf('/') + 1);
   let lastReport = 0;
-  const log: TraceLog = parseTraceFile(task.file, (bytes, total) => {
+  const log: TraceLog = parseRecordingFile(task.file, (bytes, total) => {
     const now = performance.now();
     if (now - lastReport < PROGRESS_INTERVAL_MS && bytes < total) return;
     lastReport = now;
