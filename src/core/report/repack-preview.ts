@@ -19,7 +19,7 @@ import type { RepackTuning } from '../repack/repack-arguments.ts';
 import { previewRepack, type RepackPreview, type RepackPreviewRun } from '../repack/repack-preview.ts';
 import { abortError } from '../git/run-git.ts';
 import { compareEstimateWithPreview, estimateRecordingLocality, estimateWriteOrder } from '../repack/write-order-estimate.ts';
-import { resolveRecording, type LoadedRecording } from '../trace/load-recording.ts';
+import { resolveRecording, segmentRepositories, type LoadedRecording } from '../trace/load-recording.ts';
 import type { TraceLog } from '../trace/trace-log.ts';
 import { recordingSummary } from './recording.ts';
 import type { RecordingReplay, RepackPreviewDocument } from './repack-preview-document.ts';
@@ -103,6 +103,12 @@ function recordingIsOf(log: TraceLog, repository: Repository, store: ObjectStore
         // try the next
       }
     }
+  }
+  // A trace that says where its git processes ran (GIT_TRACE_SETUP) is ours when one of them ran here.
+  const ranIn = segmentRepositories(log);
+  if (ranIn.length > 0) {
+    const common = safeRealpath(repository.commonDir);
+    return ranIn.some((gitDir) => safeRealpath(gitDir) === common);
   }
   return log.packPaths.some((p) => ours.has(path.basename(p)) && (!path.isAbsolute(p) || ourDirectories.has(safeRealpath(path.dirname(p)))));
 }

@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { fail } from '../errors.ts';
 import { RECORDING_MAGIC, RECORDING_VERSION } from './recording.ts';
 import type { ObjectStore } from '../model/object-store.ts';
@@ -63,6 +65,68 @@ export function unterminatedLineWarning(log: TraceLog): string | undefined {
   return log.unterminatedLine === undefined ? undefined : `${log.file} ends inside line ${log.unterminatedLine} (cut short?): that line was left out`;
 }
 
+/**
+ * The git directories a trace's git processes ran in (GIT_TRACE_SETUP lines, TraceSegment.gitDir),
+ * the one with the most reads first: a raw terminal trace has no header, and may hold commands of
+ * several repositories.
+ */
+export function segmentRepositories(log: TraceLog): string[] {
+  const reads = new Map<string, number>();
+  for (const segment of log.segments) {
+    if (segment.gitDir !== undefined) reads.set(segment.gitDir, (reads.get(segment.gitDir) ?? 0) + segment.endRead - segment.firstRead);
+  }
+  return [...reads].sort((a, b) => b[1] - a[1]).map(([gitDir]) => gitDir);
+}
+
+/**
+ * The trace without the git processes that ran in another repository than `commonDir` (their
+ * GIT_TRACE_SETUP lines say so): a terminal recording holds whatever the user ran, and reads of a
+ * clone's same-named pack must not count as this repository's. Processes that do not say where
+ * they ran are kept. Segment numbers are those of the whole trace minus the ones left out.
+ */
+export function onlyRepository(log: TraceLog, commonDir: string): { log: TraceLog; leftOut: { reads: number; processes: number; gitDirs: string[] } } {
+  const ours = realpathOr(commonDir);
+  const same = new Map<string, boolean>();
+  const isOurs = (gitDir: string | undefined): boolean => {
+    if (gitDir === undefined) return true;
+    let answer = same.get(gitDir);
+    if (answer === undefined) same.set(gitDir, (answer = realpathOr(gitDir) === ours));
+    return answer;
+  };
+  const leftOut = { reads: 0, processes: 0, gitDirs: [] as string[] };
+  if (log.segments.every((segment) => isOurs(segment.gitDir))) return { log, leftOut };
+  const readPack: number[] = [];
+  const readOffset: number[] = [];
+  const segments: TraceSegment[] = [];
+  for (const segment of log.segments) {
+    const reads = segment.endRead - segment.firstRead;
+    if (!isOurs(segment.gitDir)) {
+      if (reads > 0) {
+        leftOut.reads += reads;
+        leftOut.processes += 1;
+        if (!leftOut.gitDirs.includes(segment.gitDir!)) leftOut.gitDirs.push(segment.gitDir!);
+      }
+      continue;
+    }
+    const firstRead = readPack.length;
+    for (let i = segment.firstRead; i < segment.endRead; i++) {
+      readPack.push(log.readPack[i]!);
+      readOffset.push(log.readOffset[i]!);
+    }
+    segments.push({ ...segment, firstRead, endRead: readPack.length });
+  }
+  if (segments.length === 0) segments.push({ command: undefined, line: 1, firstRead: 0, endRead: 0 });
+  return { log: { ...log, readPack: Uint32Array.from(readPack), readOffset: Float64Array.from(readOffset), segments }, leftOut };
+}
+
+function realpathOr(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
 /** Parses a recording or raw trace and refuses a file that is neither (checkRecordingFile). */
 export function parseRecordingFile(file: string, onProgress?: (bytes: number, total: number) => void): TraceLog {
   const log = parseTraceFile(file, onProgress);
@@ -75,8 +139,12 @@ export function parseRecordingFile(file: string, onProgress?: (bytes: number, to
  * are built or loaded on the calling thread: the server loads them in a worker first) and keeps the
  * chosen segment. Reads that cannot be mapped are left out and described in `warnings`.
  */
-export function resolveRecording(log: TraceLog, store: ObjectStore, options: ResolveRecordingOptions = {}): LoadedRecording {
+export function resolveRecording(whole: TraceLog, store: ObjectStore, options: ResolveRecordingOptions = {}): LoadedRecording {
   const warnings: string[] = [];
+  const { log, leftOut } = onlyRepository(whole, store.repository.commonDir);
+  if (leftOut.reads > 0) {
+    warnings.push(`${leftOut.reads} reads of ${leftOut.processes} git ${leftOut.processes === 1 ? 'process' : 'processes'} in other repositories left out (${leftOut.gitDirs.slice(0, 3).join(', ')}${leftOut.gitDirs.length > 3 ? ', …' : ''})`);
+  }
   const empty = noReadsWarning(log);
   if (empty !== undefined) warnings.push(empty);
   const cut = unterminatedLineWarning(log);

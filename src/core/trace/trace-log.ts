@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { fail } from '../errors.ts';
 import { openRegularFile } from '../format/checked-file.ts';
 import { GrowableFloat64, GrowableUint32 } from './growable.ts';
@@ -19,6 +20,12 @@ export interface TraceSegment {
   /** Reads [firstRead, endRead) belong to this segment. */
   firstRead: number;
   endRead: number;
+  /**
+   * The git directory (the common one, absolute) this git process ran in, from GIT_TRACE_SETUP's
+   * `setup: git_common_dir:` and `setup: cwd:` lines, which git prints before its `trace: built-in`
+   * line; undefined when the trace has none (GIT_TRACE_SETUP was not set, or git found no repository).
+   */
+  gitDir?: string;
 }
 
 export interface TraceLog {
@@ -88,6 +95,9 @@ export class TraceLogBuilder {
   private readonly malformedLines: number[] = [];
   metadata: RecordingMetadata | undefined;
   private foreignHeader: string | undefined;
+  /** GIT_TRACE_SETUP's lines of the git process about to start a segment. */
+  private setupCommonDir: string | undefined;
+  private setupGitDir: string | undefined;
 
   constructor(private readonly file: string) {}
 
@@ -206,14 +216,39 @@ export class TraceLogBuilder {
     this.otherLines++;
     const text = Buffer.from(bytes.buffer, bytes.byteOffset + message, Math.min(end - message, 4096)).toString('utf8');
     const command = /^trace: (?:built-in|exec): (git .*)$/.exec(text);
-    if (command) this.startSegment(command[1]);
+    if (command) return this.startSegment(command[1]);
+    const setup = /^setup: (git_common_dir|cwd): (.*)$/.exec(text);
+    if (setup) this.setupLine(setup[1]!, setup[2]!);
+  }
+
+  /**
+   * `setup: git_common_dir: .git` then `setup: cwd: /abs/repo` (trace.c's trace_repo_setup; the
+   * directory is relative to the cwd git changed to): the git directory of the process whose
+   * `trace: built-in` line follows, or of the current segment when none follows (a dashed external).
+   */
+  private setupLine(key: string, value: string): void {
+    if (key === 'git_common_dir') {
+      this.setupCommonDir = value;
+      return;
+    }
+    if (this.setupCommonDir === undefined || this.setupCommonDir === '(null)' || !path.isAbsolute(value)) return;
+    this.setupGitDir = path.resolve(value, this.setupCommonDir);
+    this.setupCommonDir = undefined;
+    const current = this.segments[this.segments.length - 1];
+    if (current !== undefined && current.gitDir === undefined && current.firstRead === this.readPack.length) {
+      // The segment has no read yet: these lines are of its own process (or of the next one, which then starts its own segment).
+      current.gitDir = this.setupGitDir;
+    }
   }
 
   private startSegment(command: string | undefined): void {
     const reads = this.readPack.length;
     const previous = this.segments[this.segments.length - 1];
     if (previous) previous.endRead = reads;
-    this.segments.push({ command, line: this.lineNumber, firstRead: reads, endRead: reads });
+    const segment: TraceSegment = { command, line: this.lineNumber, firstRead: reads, endRead: reads };
+    if (this.setupGitDir !== undefined) segment.gitDir = this.setupGitDir;
+    this.setupGitDir = undefined;
+    this.segments.push(segment);
   }
 
   private malformed(): void {

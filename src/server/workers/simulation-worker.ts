@@ -19,7 +19,7 @@ import type { Repository } from '../../core/model/repository.ts';
 import { GitCommandError } from '../../core/git/run-git.ts';
 import { indexPackVariant } from '../../core/report/index-pack-sim.ts';
 import { localityInputs, packLocalityWithQuantiles } from '../../core/report/locality.ts';
-import { parseRecordingFile, resolveRecording } from '../../core/trace/load-recording.ts';
+import { parseRecordingFile, resolveRecording, segmentRepositories } from '../../core/trace/load-recording.ts';
 import { recordingForTransfer } from '../../core/trace/recording-transfer.ts';
 import type { TraceLog } from '../../core/trace/trace-log.ts';
 import { readObjectContentBody } from '../object-content.ts';
@@ -74,7 +74,7 @@ async function openRecording(task: OpenRecordingTask): Promise<void> {
     lastReport = now;
     post({ kind: 'progress', percentage: total === 0 ? 100 : Math.min(100, Math.floor((100 * bytes) / total)), message: `reading ${name}` });
   });
-  post({ kind: 'parsed', head: { file: log.file, metadata: log.metadata, packPaths: log.packPaths } });
+  post({ kind: 'parsed', head: { file: log.file, metadata: log.metadata, packPaths: log.packPaths, gitDirs: segmentRepositories(log) } });
   const request = await nextRequest();
   if (request.kind !== 'resolve') return;
   const loaded = resolveRecording(log, objectStoreOf(request.store), { segment: request.segment });
