@@ -16,7 +16,7 @@ import {
   type WebviewToHost,
 } from '../../src/protocol/cache-lab-protocol.ts';
 import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SweepResult } from '../../src/protocol/server-protocol.ts';
-import { normalizeCacheLabState } from '../../src/presentation/cache-lab-state.ts';
+import { normalizeCacheLabState, sweepPlaceholder } from '../../src/presentation/cache-lab-state.ts';
 import { formatBytes, formatCount, formatLimit, formatShare } from '../../src/common/format.ts';
 import { parseLimitList } from '../../src/common/git-size.ts';
 import { MessageHandler } from '../../src/common/message-handler.ts';
@@ -64,6 +64,14 @@ const received: {
 
 /** Runs under way: analysis (the Run button) or measure. */
 const runs = new Map<string, 'analysis' | 'measure'>();
+/** Runs under way whose jobs include a sweep, with the sweep's last progress message. */
+const sweepRuns = new Map<string, string | undefined>();
+
+/** The Sweep tab's words while it has no sweep (src/presentation/cache-lab-state.ts). */
+function currentSweepPlaceholder(): ReturnType<typeof sweepPlaceholder> {
+  const progress = [...sweepRuns.values()].at(-1);
+  return sweepPlaceholder(state.recording !== null, sweepRuns.size > 0, progress);
+}
 let runCounter = 0;
 const newRunId = (): string => `run-${Date.now().toString(36)}-${++runCounter}`;
 
@@ -300,6 +308,8 @@ runButton.addEventListener('click', () => {
   showError(undefined);
   const runId = newRunId();
   runs.set(runId, 'analysis');
+  sweepRuns.set(runId, undefined); // a run always sweeps
+  if (received.sweep === undefined) renderSweep();
   void host.request({ type: 'run', runId, request: { file: state.recording, segment: state.segment, limits: state.limits, policies: state.policies, compareRecording: state.compareRecording } }).then(onRunEnded);
   updateRunning();
 });
@@ -394,7 +404,7 @@ function describeRecording(info: RecordingInfo): (Node | string)[] {
 function renderSummary(): void {
   const info = received.sweep?.result.recording ?? received.info;
   if (info === undefined) {
-    replaceChildren(recordingSummary, state.recording === null ? 'Choose a recording (made by “Record a git command…”, a terminal recording, or `packscope record`) and press Run.' : 'Press Run to replay this recording.');
+    replaceChildren(recordingSummary, currentSweepPlaceholder().summary);
     return;
   }
   replaceChildren(recordingSummary, ...describeRecording(info));
@@ -409,8 +419,9 @@ function renderSweep(): void {
   if (sweep === undefined) {
     replaceChildren(sweepTable);
     replaceChildren(referenceList);
-    replaceChildren(sweepChartAlt, 'No sweep yet.');
-    sweepCanvas.setAttribute('aria-label', 'No sweep yet.');
+    const placeholder = currentSweepPlaceholder();
+    replaceChildren(sweepChartAlt, placeholder.chart);
+    sweepCanvas.setAttribute('aria-label', placeholder.chart);
     replaceChildren(sweepNotes);
     zeroBox.hidden = true;
     replaceChart('sweep', undefined);
@@ -697,6 +708,10 @@ function onHostMessage(message: HostToWebview): void {
       break;
     case 'runStarted':
       if (!runs.has(message.runId)) runs.set(message.runId, message.jobs.includes('measure') ? 'measure' : 'analysis');
+      if (message.jobs.includes('sweep') && !sweepRuns.has(message.runId)) {
+        sweepRuns.set(message.runId, undefined);
+        if (received.sweep === undefined) renderSweep();
+      }
       updateRunning();
       break;
     case 'progress': {
@@ -705,6 +720,10 @@ function onHostMessage(message: HostToWebview): void {
       else statusText.textContent = text;
       progressBar.hidden = message.percentage === undefined;
       if (message.percentage !== undefined) progressBar.value = message.percentage;
+      if (message.job === 'sweep' && sweepRuns.has(message.runId)) {
+        sweepRuns.set(message.runId, message.message);
+        if (received.sweep === undefined) renderSweep();
+      }
       break;
     }
     case 'recordingInfo':
@@ -735,6 +754,7 @@ function onHostMessage(message: HostToWebview): void {
       renderMeasure();
       break;
     case 'jobEnded':
+      if (message.job === 'sweep' && sweepRuns.delete(message.runId) && received.sweep === undefined) renderSweep();
       if (message.outcome === 'failed') {
         const text = `${JOB_WORDS[message.job]} failed: ${message.error ?? 'unknown error'}`;
         if (message.job === 'measure') measureStatus.textContent = text;
@@ -758,6 +778,7 @@ function applyHostState(message: Extract<HostToWebview, { type: 'state' }>): voi
 function onRunEnded(message: Extract<HostToWebview, { type: 'runEnded' }>): void {
   const kind = runs.get(message.runId);
   runs.delete(message.runId);
+  if (sweepRuns.delete(message.runId) && received.sweep === undefined) renderSweep();
   const words = message.outcome === 'done' ? 'Done.' : message.outcome === 'cancelled' ? 'Cancelled.' : 'Failed.';
   if (kind === 'measure') {
     if (message.outcome !== 'failed') measureStatus.textContent = words;

@@ -3,8 +3,8 @@ import * as path from 'node:path';
 import { fail } from '../core/errors.ts';
 import { ObjectStore as Store } from '../core/model/object-store.ts';
 import { discoverRepository } from '../core/model/repository.ts';
-import { noReadsWarning, resolveRecording, type LoadedRecording } from '../core/trace/load-recording.ts';
-import { parseTraceFile } from '../core/trace/trace-log.ts';
+import { noReadsWarning, parseRecordingFile, resolveRecording, type LoadedRecording } from '../core/trace/load-recording.ts';
+import type { TraceLog } from '../core/trace/trace-log.ts';
 import { modelStoreFor, type CacheOptions } from './open-target.ts';
 import type { Progress } from './progress.ts';
 
@@ -23,16 +23,20 @@ export interface LoadOptions extends CacheOptions {
  */
 export function loadRecording(file: string, options: LoadOptions, progress: Progress): LoadedRecording {
   if (!fs.existsSync(file)) throw fail('io', file, undefined, 'no such recording or trace file');
-  const log = progress.track(`Parsing ${path.basename(file)}`, (onProgress) => parseTraceFile(file, onProgress));
+  // A file that is no recording is refused here, before its repository is looked for.
+  const log = progress.track(`Parsing ${path.basename(file)}`, (onProgress) => parseRecordingFile(file, onProgress));
   const empty = noReadsWarning(log);
   if (empty !== undefined) warn(empty);
-  const where = options.repository ?? log.metadata?.cwd ?? process.cwd();
+  const where = options.repository ?? log.metadata?.cwd ?? rawTraceRepository(log) ?? process.cwd();
   let repository: ReturnType<typeof discoverRepository>;
   try {
     repository = discoverRepository(where);
   } catch (error) {
     if (options.repository === undefined && log.metadata) {
       throw fail('not-a-repository', file, undefined, `the repository it was recorded in (${where}) is gone; name one with -C DIR`);
+    }
+    if (options.repository === undefined) {
+      throw fail('not-a-repository', file, undefined, `a raw trace (no recording header) whose packs name no repository, and the current directory is not inside one; name its repository with -C DIR`);
     }
     throw error;
   }
@@ -41,6 +45,14 @@ export function loadRecording(file: string, options: LoadOptions, progress: Prog
   // The empty-file warning was printed above, before looking for the repository.
   for (const message of empty === undefined ? loaded.warnings : loaded.warnings.slice(1)) warn(message);
   return loaded;
+}
+
+/** A raw trace's repository: the one an absolute pack path it reads lies in (git prints absolute paths for alternates and `-C`), else undefined. */
+function rawTraceRepository(log: TraceLog): string | undefined {
+  for (const tracePath of log.packPaths) {
+    if (path.isAbsolute(tracePath) && fs.existsSync(path.dirname(tracePath))) return path.dirname(tracePath);
+  }
+  return undefined;
 }
 
 function warn(message: string): void {

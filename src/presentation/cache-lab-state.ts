@@ -28,3 +28,25 @@ export function normalizeCacheLabState(value: unknown, defaultPolicies: readonly
   if (typeof v.measureRuns === 'number' && Number.isInteger(v.measureRuns) && v.measureRuns >= 1 && v.measureRuns <= 50) state.measureRuns = v.measureRuns;
   return state;
 }
+
+/** What the Sweep tab shows before it has a sweep to show. */
+export interface SweepPlaceholder {
+  /** The recording summary line. */
+  summary: string;
+  /** The chart's text alternative (and what a screen reader hears). */
+  chart: string;
+}
+
+/**
+ * The Sweep tab's words while it has no sweep: a sweep under way (one this page started, or one the
+ * host started and announced with runStarted) is said to be under way — never "No sweep yet. Press
+ * Run", which would have the user start a second one.
+ */
+export function sweepPlaceholder(recordingChosen: boolean, sweepRunning: boolean, progress?: string): SweepPlaceholder {
+  if (sweepRunning) {
+    const doing = progress === undefined || progress === '' ? 'Sweeping…' : `Sweeping: ${progress}`;
+    return { summary: `${doing} The table and the chart appear when the sweep ends.`, chart: doing };
+  }
+  if (!recordingChosen) return { summary: 'Choose a recording (made by “Record a git command…”, a terminal recording, or `packscope record`) and press Run.', chart: 'No sweep yet.' };
+  return { summary: 'No sweep yet. Press Run to replay this recording.', chart: 'No sweep yet.' };
+}

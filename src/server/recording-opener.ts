@@ -37,7 +37,16 @@ function repositoryFor(context: ServerContext, log: ParsedRecordingHead, explici
     }
     throw invalid(`${file}: the repository it was recorded in (${metadata.cwd}) is gone`);
   }
-  // A raw trace: an absolute pack path leads to its repository; else a workspace pack of that name.
+  // A raw trace: the repository its git processes ran in (GIT_TRACE_SETUP, terminal recordings),
+  // else one an absolute pack path lies in, else a workspace pack of that name.
+  for (const gitDir of log.gitDirs ?? []) {
+    if (!fs.existsSync(gitDir)) continue;
+    try {
+      return discoverRepository(gitDir);
+    } catch {
+      // gone or no longer a repository: try the next
+    }
+  }
   for (const tracePath of log.packPaths) {
     if (path.isAbsolute(tracePath) && fs.existsSync(tracePath)) {
       try {

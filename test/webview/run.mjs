@@ -201,6 +201,38 @@ describe('Cache Lab webview', () => {
     await page.close();
   });
 
+  it('never says "No sweep yet. Press Run" while a sweep runs, whether the host or the page started it', async () => {
+    const { page, errors } = await openLab();
+    const summary = page.locator('#recording-summary');
+    const chartAlt = page.locator('#sweep-chart-alt');
+    await send(page, initMessage());
+    await page.waitForFunction(() => document.querySelector('#recording-summary').textContent !== '');
+    assert.equal(await summary.textContent(), 'No sweep yet. Press Run to replay this recording.');
+    // A sweep the host started (the Recordings view's "Open in Cache Lab"), announced with runStarted.
+    await send(page, { type: 'runStarted', runId: 'h1', jobs: ['recordingInfo', 'sweep', 'locality'] });
+    await page.waitForFunction(() => document.querySelector('#recording-summary').textContent.startsWith('Sweeping'));
+    assert.equal(await summary.textContent(), 'Sweeping… The table and the chart appear when the sweep ends.');
+    assert.equal(await chartAlt.textContent(), 'Sweeping…');
+    assert.equal(await page.locator('#sweep-chart').getAttribute('aria-label'), 'Sweeping…');
+    await send(page, { type: 'progress', runId: 'h1', job: 'sweep', message: 'replaying 400,000 reads', percentage: 40 });
+    await page.waitForFunction(() => document.querySelector('#sweep-chart-alt').textContent === 'Sweeping: replaying 400,000 reads');
+    await send(page, { type: 'jobEnded', runId: 'h1', job: 'sweep', outcome: 'cancelled' });
+    await send(page, { type: 'runEnded', runId: 'h1', outcome: 'cancelled' });
+    await page.waitForFunction(() => document.querySelector('#recording-summary').textContent.startsWith('No sweep yet'));
+    assert.equal(await chartAlt.textContent(), 'No sweep yet.');
+    // A sweep the page started with Run: said at once, before the host answers anything.
+    await page.locator('#run').click();
+    await page.waitForFunction(() => window.__posted.some((m) => m.type === 'run'));
+    assert.equal(await summary.textContent(), 'Sweeping… The table and the chart appear when the sweep ends.');
+    const run = (await posted(page)).find((m) => m.type === 'run');
+    await send(page, { type: 'runStarted', runId: run.runId, jobs: ['recordingInfo', 'sweep'] });
+    await send(page, { type: 'sweep', runId: run.runId, request: { limits: SWEEP_LIMITS, policies: SWEEP_POLICIES }, result: sweepResult() });
+    await page.locator('#sweep-table tbody tr').first().waitFor();
+    assert.doesNotMatch(await summary.textContent(), /No sweep yet|Press Run|Sweeping/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   for (const theme of ['light', 'dark']) {
     it(`renders the known sweep, index-pack and two recordings' locality in the ${theme} theme (screenshots)`, async () => {
       const { page, errors } = await openLab({ theme });

@@ -8,7 +8,7 @@ import type { RepackPreview } from '../../core/repack/repack-preview.ts';
 import type { RepackPreviewDocument } from '../../core/report/repack-preview-document.ts';
 import { runRepackPreviewReport } from '../../core/report/repack-preview.ts';
 import { parseLimits } from '../../core/sim/policy-registry.ts';
-import { parseTraceFile } from '../../core/trace/trace-log.ts';
+import { parseRecordingFile } from '../../core/trace/load-recording.ts';
 import { formatBytes, formatCount, formatLimit, formatTable, writeJson } from '../output.ts';
 import { formatPercentChange, formatSignedPercent } from '../../common/format.ts';
 import { modelStoreFor } from '../open-target.ts';
@@ -105,7 +105,7 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
       runRepackPreviewReport(
         {
           signal: controller.signal,
-          parseRecording: (file) => progress.track(`Parsing ${path.basename(file)}`, (onParse) => parseTraceFile(file, onParse)),
+          parseRecording: (file) => progress.track(`Parsing ${path.basename(file)}`, (onParse) => parseRecordingFile(file, onParse)),
           step: () => undefined,
           gitProgress: (p) => onProgress(p.done, p.total ?? p.done),
           log: () => undefined,

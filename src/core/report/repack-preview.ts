@@ -19,7 +19,7 @@ import type { RepackTuning } from '../repack/repack-arguments.ts';
 import { previewRepack, type RepackPreview, type RepackPreviewRun } from '../repack/repack-preview.ts';
 import { abortError } from '../git/run-git.ts';
 import { compareEstimateWithPreview, estimateRecordingLocality, estimateWriteOrder } from '../repack/write-order-estimate.ts';
-import { resolveRecording, type LoadedRecording } from '../trace/load-recording.ts';
+import { resolveRecording, segmentRepositories, type LoadedRecording } from '../trace/load-recording.ts';
 import type { TraceLog } from '../trace/trace-log.ts';
 import { recordingSummary } from './recording.ts';
 import type { RecordingReplay, RepackPreviewDocument } from './repack-preview-document.ts';
@@ -83,9 +83,16 @@ async function checkpoint(signal: AbortSignal): Promise<void> {
   if (signal.aborted) throw abortError(signal);
 }
 
-/** Whether a parsed recording read this repository's packs (its metadata names it, or its pack paths are ours). */
+/**
+ * Whether a parsed recording is of this repository: its header names it (its git directory or
+ * where git ran), else it read one of this repository's own packs: an absolute pack path must lie
+ * in this repository's pack directory (a same-named pack of a copy elsewhere is not ours), a
+ * relative one (git prints them relative to where it ran) is matched by name.
+ */
 function recordingIsOf(log: TraceLog, repository: Repository, store: ObjectStore): boolean {
-  const ours = new Set(store.packs.filter((p) => p.local).map((p) => path.basename(p.files.pack)));
+  const local = store.packs.filter((p) => p.local);
+  const ours = new Set(local.map((p) => path.basename(p.files.pack)));
+  const ourDirectories = new Set(local.map((p) => safeRealpath(path.dirname(p.files.pack))));
   const metadata = log.metadata;
   if (metadata) {
     for (const where of [metadata.gitDir, metadata.cwd]) {
@@ -97,7 +104,21 @@ function recordingIsOf(log: TraceLog, repository: Repository, store: ObjectStore
       }
     }
   }
-  return log.packPaths.some((p) => ours.has(path.basename(p)));
+  // A trace that says where its git processes ran (GIT_TRACE_SETUP) is ours when one of them ran here.
+  const ranIn = segmentRepositories(log);
+  if (ranIn.length > 0) {
+    const common = safeRealpath(repository.commonDir);
+    return ranIn.some((gitDir) => safeRealpath(gitDir) === common);
+  }
+  return log.packPaths.some((p) => ours.has(path.basename(p)) && (!path.isAbsolute(p) || ourDirectories.has(safeRealpath(path.dirname(p)))));
+}
+
+function safeRealpath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
 }
 
 async function loadRecordings(host: RepackPreviewHost, request: RepackPreviewRequest, warn: (message: string) => void): Promise<LoadedRecording[]> {

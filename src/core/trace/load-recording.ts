@@ -1,9 +1,12 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { fail } from '../errors.ts';
+import { RECORDING_MAGIC, RECORDING_VERSION } from './recording.ts';
 import type { ObjectStore } from '../model/object-store.ts';
 import { compactForReads, simObjectsFrom, type SimObjects } from '../sim/sim-objects.ts';
 import { withHiddenReads } from './complete-recording.ts';
 import { resolveReads, type ResolvedReads } from './resolve-reads.ts';
-import type { TraceLog, TraceSegment } from './trace-log.ts';
+import { parseTraceFile, type TraceLog, type TraceSegment } from './trace-log.ts';
 
 /**
  * A parsed recording (or raw GIT_TRACE_PACK_ACCESS file) mapped onto a repository's objects: what
@@ -43,14 +46,116 @@ export function noReadsWarning(log: TraceLog): string | undefined {
 }
 
 /**
+ * What makes a parsed file no recording at all, as an error naming the file: said before anything
+ * looks for the file's repository, so that a bad file is never reported as "not inside a git
+ * repository". A file is a recording (a `#packscope-recording` header) or a raw trace (pack reads or
+ * GIT_TRACE lines); anything else — empty, a text file, a damaged header — is refused.
+ */
+export function checkRecordingFile(log: TraceLog): void {
+  if (log.metadata === undefined && log.foreignHeader !== undefined) {
+    throw fail('bad-magic', log.file, 0, `line 1 is not a recording header (a recording starts with "${RECORDING_MAGIC}${RECORDING_VERSION} {…}", this one with ${JSON.stringify(log.foreignHeader)})`);
+  }
+  if (log.metadata !== undefined || log.readPack.length > 0 || log.otherLines > 0) return;
+  if (log.lines === 0) throw fail('truncated', log.file, undefined, 'the file is empty: not a recording or a GIT_TRACE_PACK_ACCESS trace');
+  const malformed = log.malformed.count;
+  throw fail(
+    'bad-header',
+    log.file,
+    0,
+    `not a recording or a GIT_TRACE_PACK_ACCESS trace: no recording header, and none of its ${log.lines} ${log.lines === 1 ? 'line is' : 'lines are'} a pack read or a git trace line` +
+      (malformed > 0 ? ` (${malformed} malformed, first on line ${log.malformed.firstLines[0]})` : ''),
+  );
+}
+
+/** The warning for a last line cut short (left out by the parser), or undefined. */
+export function unterminatedLineWarning(log: TraceLog): string | undefined {
+  return log.unterminatedLine === undefined ? undefined : `${log.file} ends inside line ${log.unterminatedLine} (cut short?): that line was left out`;
+}
+
+/**
+ * The git directories a trace's git processes ran in (GIT_TRACE_SETUP lines, TraceSegment.gitDir),
+ * the one with the most reads first: a raw terminal trace has no header, and may hold commands of
+ * several repositories.
+ */
+export function segmentRepositories(log: TraceLog): string[] {
+  const reads = new Map<string, number>();
+  for (const segment of log.segments) {
+    if (segment.gitDir !== undefined) reads.set(segment.gitDir, (reads.get(segment.gitDir) ?? 0) + segment.endRead - segment.firstRead);
+  }
+  return [...reads].sort((a, b) => b[1] - a[1]).map(([gitDir]) => gitDir);
+}
+
+/**
+ * The trace without the git processes that ran in another repository than `commonDir` (their
+ * GIT_TRACE_SETUP lines say so): a terminal recording holds whatever the user ran, and reads of a
+ * clone's same-named pack must not count as this repository's. Processes that do not say where
+ * they ran are kept. Segment numbers are those of the whole trace minus the ones left out.
+ */
+export function onlyRepository(log: TraceLog, commonDir: string): { log: TraceLog; leftOut: { reads: number; processes: number; gitDirs: string[] } } {
+  const ours = realpathOr(commonDir);
+  const same = new Map<string, boolean>();
+  const isOurs = (gitDir: string | undefined): boolean => {
+    if (gitDir === undefined) return true;
+    let answer = same.get(gitDir);
+    if (answer === undefined) same.set(gitDir, (answer = realpathOr(gitDir) === ours));
+    return answer;
+  };
+  const leftOut = { reads: 0, processes: 0, gitDirs: [] as string[] };
+  if (log.segments.every((segment) => isOurs(segment.gitDir))) return { log, leftOut };
+  const readPack: number[] = [];
+  const readOffset: number[] = [];
+  const segments: TraceSegment[] = [];
+  for (const segment of log.segments) {
+    const reads = segment.endRead - segment.firstRead;
+    if (!isOurs(segment.gitDir)) {
+      if (reads > 0) {
+        leftOut.reads += reads;
+        leftOut.processes += 1;
+        if (!leftOut.gitDirs.includes(segment.gitDir!)) leftOut.gitDirs.push(segment.gitDir!);
+      }
+      continue;
+    }
+    const firstRead = readPack.length;
+    for (let i = segment.firstRead; i < segment.endRead; i++) {
+      readPack.push(log.readPack[i]!);
+      readOffset.push(log.readOffset[i]!);
+    }
+    segments.push({ ...segment, firstRead, endRead: readPack.length });
+  }
+  if (segments.length === 0) segments.push({ command: undefined, line: 1, firstRead: 0, endRead: 0 });
+  return { log: { ...log, readPack: Uint32Array.from(readPack), readOffset: Float64Array.from(readOffset), segments }, leftOut };
+}
+
+function realpathOr(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
+/** Parses a recording or raw trace and refuses a file that is neither (checkRecordingFile). */
+export function parseRecordingFile(file: string, onProgress?: (bytes: number, total: number) => void): TraceLog {
+  const log = parseTraceFile(file, onProgress);
+  checkRecordingFile(log);
+  return log;
+}
+
+/**
  * Maps a parsed trace's reads to the objects of `store` (whose models of the packs the trace names
  * are built or loaded on the calling thread: the server loads them in a worker first) and keeps the
  * chosen segment. Reads that cannot be mapped are left out and described in `warnings`.
  */
-export function resolveRecording(log: TraceLog, store: ObjectStore, options: ResolveRecordingOptions = {}): LoadedRecording {
+export function resolveRecording(whole: TraceLog, store: ObjectStore, options: ResolveRecordingOptions = {}): LoadedRecording {
   const warnings: string[] = [];
+  const { log, leftOut } = onlyRepository(whole, store.repository.commonDir);
+  if (leftOut.reads > 0) {
+    warnings.push(`${leftOut.reads} reads of ${leftOut.processes} git ${leftOut.processes === 1 ? 'process' : 'processes'} in other repositories left out (${leftOut.gitDirs.slice(0, 3).join(', ')}${leftOut.gitDirs.length > 3 ? ', …' : ''})`);
+  }
   const empty = noReadsWarning(log);
   if (empty !== undefined) warnings.push(empty);
+  const cut = unterminatedLineWarning(log);
+  if (cut !== undefined) warnings.push(cut);
   const resolved = resolveReads(log, store);
   for (const unknown of resolved.unknownPacks) warnings.push(`${unknown.reads} reads of ${unknown.path} left out: ${unknown.reason}`);
   if (resolved.badOffsets.length > 0) warnings.push(`${resolved.badOffsets.length}${resolved.badOffsets.length === 100 ? '+' : ''} reads left out: their offset is not the start of an object (first: ${resolved.badOffsets[0]!.path} ${resolved.badOffsets[0]!.offset})`);

@@ -1,4 +1,6 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fail } from '../errors.ts';
 import { openRegularFile } from '../format/checked-file.ts';
 import { GrowableFloat64, GrowableUint32 } from './growable.ts';
 import { parseRecordingHeader, RECORDING_MAGIC, type RecordingMetadata } from './recording.ts';
@@ -18,6 +20,12 @@ export interface TraceSegment {
   /** Reads [firstRead, endRead) belong to this segment. */
   firstRead: number;
   endRead: number;
+  /**
+   * The git directory (the common one, absolute) this git process ran in, from GIT_TRACE_SETUP's
+   * `setup: git_common_dir:` and `setup: cwd:` lines, which git prints before its `trace: built-in`
+   * line; undefined when the trace has none (GIT_TRACE_SETUP was not set, or git found no repository).
+   */
+  gitDir?: string;
 }
 
 export interface TraceLog {
@@ -33,6 +41,13 @@ export interface TraceLog {
   otherLines: number;
   malformed: { count: number; firstLines: number[] };
   bytes: number;
+  /**
+   * The file's last line had no newline: it was cut short (a copy that stopped early, or git still
+   * writing it), so it was left out rather than read as a wrong offset. Its 1-based line number.
+   */
+  unterminatedLine?: number;
+  /** Line 1 starts with `#` but is no recording header: git writes no such line (a damaged or foreign header). */
+  foreignHeader?: string;
 }
 
 const CHUNK_BYTES = 1 << 20;
@@ -79,8 +94,22 @@ export class TraceLogBuilder {
   private malformedCount = 0;
   private readonly malformedLines: number[] = [];
   metadata: RecordingMetadata | undefined;
+  private foreignHeader: string | undefined;
+  /** GIT_TRACE_SETUP's lines of the git process about to start a segment. */
+  private setupCommonDir: string | undefined;
+  private setupGitDir: string | undefined;
 
   constructor(private readonly file: string) {}
+
+  /** Lines seen so far. */
+  get lines(): number {
+    return this.lineNumber;
+  }
+
+  /** Counts a last line that was left out because the file ends inside it (see TraceLog.unterminatedLine). */
+  addUnterminatedLine(): void {
+    this.lineNumber++;
+  }
 
   /** One line without its newline, bytes[at, end). */
   addLine(bytes: Uint8Array, at: number, end: number): void {
@@ -91,6 +120,7 @@ export class TraceLogBuilder {
       this.metadata = parseRecordingHeader(this.file, Buffer.from(bytes.subarray(at, end)).toString('utf8'));
       return;
     }
+    if (this.lineNumber === 1 && bytes[at] === 35 /* # */) this.foreignHeader = Buffer.from(bytes.subarray(at, Math.min(end, at + 60))).toString('utf8');
     let message = at;
     if (hasTimestamp(bytes, at, end)) {
       // Skip `file:line`, then the padding to column 40 (none when the prefix is longer).
@@ -146,6 +176,7 @@ export class TraceLogBuilder {
       otherLines: this.otherLines,
       malformed: { count: this.malformedCount, firstLines: this.malformedLines },
       bytes,
+      ...(this.foreignHeader === undefined ? {} : { foreignHeader: this.foreignHeader }),
     };
   }
 
@@ -185,14 +216,39 @@ export class TraceLogBuilder {
     this.otherLines++;
     const text = Buffer.from(bytes.buffer, bytes.byteOffset + message, Math.min(end - message, 4096)).toString('utf8');
     const command = /^trace: (?:built-in|exec): (git .*)$/.exec(text);
-    if (command) this.startSegment(command[1]);
+    if (command) return this.startSegment(command[1]);
+    const setup = /^setup: (git_common_dir|cwd): (.*)$/.exec(text);
+    if (setup) this.setupLine(setup[1]!, setup[2]!);
+  }
+
+  /**
+   * `setup: git_common_dir: .git` then `setup: cwd: /abs/repo` (trace.c's trace_repo_setup; the
+   * directory is relative to the cwd git changed to): the git directory of the process whose
+   * `trace: built-in` line follows, or of the current segment when none follows (a dashed external).
+   */
+  private setupLine(key: string, value: string): void {
+    if (key === 'git_common_dir') {
+      this.setupCommonDir = value;
+      return;
+    }
+    if (this.setupCommonDir === undefined || this.setupCommonDir === '(null)' || !path.isAbsolute(value)) return;
+    this.setupGitDir = path.resolve(value, this.setupCommonDir);
+    this.setupCommonDir = undefined;
+    const current = this.segments[this.segments.length - 1];
+    if (current !== undefined && current.gitDir === undefined && current.firstRead === this.readPack.length) {
+      // The segment has no read yet: these lines are of its own process (or of the next one, which then starts its own segment).
+      current.gitDir = this.setupGitDir;
+    }
   }
 
   private startSegment(command: string | undefined): void {
     const reads = this.readPack.length;
     const previous = this.segments[this.segments.length - 1];
     if (previous) previous.endRead = reads;
-    this.segments.push({ command, line: this.lineNumber, firstRead: reads, endRead: reads });
+    const segment: TraceSegment = { command, line: this.lineNumber, firstRead: reads, endRead: reads };
+    if (this.setupGitDir !== undefined) segment.gitDir = this.setupGitDir;
+    this.setupGitDir = undefined;
+    this.segments.push(segment);
   }
 
   private malformed(): void {
@@ -223,6 +279,7 @@ export function parseTraceFile(file: string, onProgress?: (bytes: number, total:
     let carried = 0; // bytes of an unfinished line at the start of `chunk`
     let skippingOverlong = false;
     let position = 0;
+    let unterminatedLine: number | undefined;
     for (;;) {
       // Only the bytes there at open time: a trace that keeps growing is not followed.
       const got = position < total ? fs.readSync(fd, chunk, carried, Math.min(CHUNK_BYTES, total - position), position) : 0;
@@ -238,7 +295,15 @@ export function parseTraceFile(file: string, onProgress?: (bytes: number, total:
       }
       carried = filled - lineStart;
       if (got === 0) {
-        if (carried > 0 && !skippingOverlong) builder.addLine(chunk, lineStart, filled);
+        if (carried > 0 && !skippingOverlong) {
+          // Git writes whole lines: a last line without its newline was cut short. A cut header
+          // cannot be read at all; a cut trace line is left out (its offset may be missing digits).
+          if (builder.lines === 0 && chunk.subarray(lineStart, filled).toString('latin1').startsWith(RECORDING_MAGIC)) {
+            throw fail('truncated', file, 0, 'the file ends inside its recording header line (was it cut short?)');
+          }
+          builder.addUnterminatedLine();
+          unterminatedLine = builder.lines;
+        }
         break;
       }
       if (carried > MAX_LINE_BYTES) {
@@ -250,7 +315,8 @@ export function parseTraceFile(file: string, onProgress?: (bytes: number, total:
       }
       onProgress?.(position, total);
     }
-    return builder.finish(position);
+    const log = builder.finish(position);
+    return unterminatedLine === undefined ? log : { ...log, unterminatedLine };
   } finally {
     fs.closeSync(fd);
   }

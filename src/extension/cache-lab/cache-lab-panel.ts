@@ -123,7 +123,9 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
 
   private updateTitle(): void {
     const recording = this.stateValue.recording;
-    this.panel.title = recording === null ? 'Cache Lab' : `Cache Lab: ${path.basename(recording)}`;
+    // The recording's one name (the Recordings view's, recordingName), else its file's.
+    const name = recording === null ? undefined : (this.deps.listRecordings().find((choice) => choice.file === recording)?.label ?? path.basename(recording));
+    this.panel.title = name === undefined ? 'Cache Lab' : `Cache Lab: ${name}`;
   }
 
   private newRunId(): string {

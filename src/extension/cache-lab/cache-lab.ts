@@ -233,7 +233,7 @@ async function pickRecording(recordings: RecordingChoice[], chooseFile: () => Pr
 
 /** The part of the Recordings view's store (src/extension/recording/recording-store.ts) the Cache Lab lists. */
 interface StoredRecordingList {
-  list(): { file: string; mtimeMs: number; sidecar?: { label?: string; args?: string[]; source?: string } | undefined }[];
+  list(): { file: string; mtimeMs: number; name: string; sidecar?: { label?: string; args?: string[]; source?: string } | undefined }[];
   onDidChange: vscode.Event<void>;
 }
 
@@ -241,9 +241,10 @@ interface StoredRecordingList {
 export function recordingSourceFromStore(store: StoredRecordingList): RecordingSource {
   return {
     list: () =>
-      store.list().map(({ file, mtimeMs, sidecar }) => {
+      store.list().map(({ file, mtimeMs, name, sidecar }) => {
         const what = sidecar?.args !== undefined ? `git ${sidecar.args.join(' ')}` : sidecar?.source === 'terminal' ? 'terminal recording' : 'recording';
-        return { file, label: sidecar?.label ?? path.basename(file), description: `${what}, ${new Date(mtimeMs).toLocaleString()}` };
+        // The store's one name for it (recordingName), as the Recordings view shows it.
+        return { file, label: name, description: `${what}, ${new Date(mtimeMs).toLocaleString()}` };
       }),
     onDidChange: store.onDidChange,
   };

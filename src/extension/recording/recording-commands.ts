@@ -132,7 +132,7 @@ function isConfirmed(options: unknown): boolean {
 /** A recording node, from the node itself or one of its segments. */
 function recordingOf(node: unknown): RecordingNode | undefined {
   if (node instanceof RecordingNode) return node;
-  if (node instanceof SegmentNode) return node.parent;
+  if (node instanceof SegmentNode && node.parent instanceof RecordingNode) return node.parent;
   return undefined;
 }
 

@@ -46,6 +46,10 @@ export interface StoredRecording {
   sidecar: RecordingSidecar | undefined;
   bytes: number;
   mtimeMs: number;
+  /** recordingName: the one name the view, the Cache Lab and messages show. */
+  name: string;
+  /** The file git is still appending to (terminal recording is on): listed while it grows. */
+  live?: boolean;
 }
 
 const LIVE_PREFIX = 'live-';
@@ -75,6 +79,36 @@ export function writeSidecar(file: string, sidecar: RecordingSidecar): void {
 export function timestampName(date = new Date()): string {
   const two = (n: number): string => String(n).padStart(2, '0');
   return `${date.getFullYear()}${two(date.getMonth() + 1)}${two(date.getDate())}-${two(date.getHours())}${two(date.getMinutes())}${two(date.getSeconds())}`;
+}
+
+/** `2024-01-31 12:05:01` in local time: what a terminal recording's name says of its start. */
+function startedWords(date: Date): string {
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+}
+
+/**
+ * The one name of a recording, wherever it is shown: the Recordings view's label, the Cache Lab's
+ * list and panel title, the Rename box, messages. The name the user gave (Rename), else the git
+ * command it recorded (the sidecar's arguments), else for terminal recordings `terminal session
+ * <start>` with the part (the same while it is live and once finished), else the file's name.
+ * It depends on the sidecar and the file only, so that every place that lists the store says the
+ * same; file names are made from the same words (recordingFileStem).
+ */
+export function recordingName(stored: Pick<StoredRecording, 'file' | 'sidecar' | 'mtimeMs'>): string {
+  const sidecar = stored.sidecar;
+  if (sidecar?.label !== undefined) return sidecar.label;
+  if (sidecar?.args !== undefined) return `git ${sidecar.args.join(' ')}`;
+  if (sidecar?.source === 'terminal' || stored.file.endsWith('.trace')) {
+    const part = sidecar?.part !== undefined && sidecar.part > 1 ? ` (part ${sidecar.part})` : '';
+    return `terminal session ${startedWords(new Date(sidecar?.startedAt ?? stored.mtimeMs))}${part}`;
+  }
+  return path.basename(stored.file).replace(/\.(recording|psrec|trace)$/, '');
+}
+
+/** A recording name as file-name words: `git log -p` → `git-log-p` (portable characters, at most 60). */
+export function recordingFileStem(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '') || 'recording';
 }
 
 function processRuns(pid: number): boolean {
@@ -112,11 +146,11 @@ export class RecordingStore extends Disposable {
     return path.join(this.directory, `${LIVE_PREFIX}${session}.trace`);
   }
 
-  /** A new file name for "Record a git command…" (the server writes it). */
+  /** A new file name for "Record a git command…" (the server writes it): its name's words and the time, `git-log-p-20240131-120501.recording`. */
   commandFile(args: string[]): string {
-    const slug = args.filter((arg) => !arg.startsWith('-')).slice(0, 2).join('-').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 40) || 'git';
-    let name = `command-${timestampName()}-${slug}`;
-    for (let n = 2; fs.existsSync(path.join(this.directory, `${name}.recording`)); n++) name = `command-${timestampName()}-${slug}-${n}`;
+    const stem = `${recordingFileStem(recordingName({ file: '', mtimeMs: 0, sidecar: { version: SIDECAR_VERSION, source: 'command', mode: 'exact', recordedLimit: null, startedAt: '', args } }))}-${timestampName()}`;
+    let name = stem;
+    for (let n = 2; fs.existsSync(path.join(this.directory, `${name}.recording`)); n++) name = `${stem}-${n}`;
     return path.join(this.directory, `${name}.recording`);
   }
 
@@ -171,12 +205,26 @@ export class RecordingStore extends Disposable {
       try {
         const stat = fs.statSync(file);
         if (!stat.isFile()) continue;
-        found.push({ file, sidecar: readSidecar(file), bytes: stat.size, mtimeMs: stat.mtimeMs });
+        const sidecar = readSidecar(file);
+        found.push({ file, sidecar, bytes: stat.size, mtimeMs: stat.mtimeMs, name: recordingName({ file, sidecar, mtimeMs: stat.mtimeMs }) });
       } catch {
         // deleted while listing
       }
     }
     return found.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  }
+
+  /** The live file of a running terminal recording, once git has written to it (undefined before). */
+  liveRecording(live: string | undefined): StoredRecording | undefined {
+    if (live === undefined) return undefined;
+    try {
+      const stat = fs.statSync(live);
+      if (!stat.isFile()) return undefined;
+      const sidecar = readSidecar(live);
+      return { file: live, sidecar, bytes: stat.size, mtimeMs: stat.mtimeMs, name: recordingName({ file: live, sidecar, mtimeMs: stat.mtimeMs }), live: true };
+    } catch {
+      return undefined; // no git command has written to it yet
+    }
   }
 
   rename(file: string, label: string | undefined): void {

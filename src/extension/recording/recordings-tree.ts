@@ -13,6 +13,9 @@ import { Disposable } from '../dispose.ts';
 
 export const RECORDINGS_VIEW_ID = 'packscope.recordings';
 
+/** How often at most the view re-reads a live terminal recording while git writes to it. */
+const LIVE_REFRESH_MS = 1500;
+
 export abstract class RecordingsNode extends vscode.TreeItem {
   abstract readonly parent: RecordingsNode | undefined;
   children(): RecordingsNode[] {
@@ -22,13 +25,30 @@ export abstract class RecordingsNode extends vscode.TreeItem {
 
 export class RecordingStatusNode extends RecordingsNode {
   readonly parent = undefined;
-  constructor(label: string, icon: string, command?: vscode.Command, tooltip?: string) {
-    super(label, vscode.TreeItemCollapsibleState.None);
-    this.id = `status:${label}`;
+  /** While terminal recording is on: the git commands of the live file so far, as they come. */
+  readonly liveCommands: SegmentNode[] = [];
+  constructor(label: string, icon: string, command?: vscode.Command, tooltip?: string, live?: { stored: StoredRecording; info?: RecordingInfo | undefined; error?: string | undefined }) {
+    const segments = live?.info?.segments.filter((segment) => segment.reads > 0) ?? [];
+    super(label, segments.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    // A new id once commands arrive: VS Code keeps an id's collapsed state, and the first command should show at once.
+    this.id = `status:${label}${segments.length > 0 ? ':commands' : ''}`;
     this.iconPath = new vscode.ThemeIcon(icon);
     this.contextValue = 'recordingStatus';
     if (command !== undefined) this.command = command;
     if (tooltip !== undefined) this.tooltip = tooltip;
+    if (live !== undefined) {
+      this.liveCommands = segments.map((segment) => new SegmentNode(this, live.stored, segment, 'liveRecordingSegment'));
+      const reads = segments.reduce((sum, segment) => sum + segment.reads, 0);
+      this.description =
+        live.info !== undefined
+          ? `${live.stored.name} · ${formatCount(segments.length)} ${segments.length === 1 ? 'command' : 'commands'}, ${formatCount(reads)} reads so far`
+          : live.error !== undefined
+            ? `${live.stored.name} · not readable yet: ${live.error}`
+            : live.stored.name;
+    }
+  }
+  override children(): RecordingsNode[] {
+    return this.liveCommands;
   }
 }
 
@@ -56,9 +76,9 @@ export class RecordingNode extends RecordingsNode {
     readonly error: string | undefined,
   ) {
     const segments = info?.segments.filter((segment) => segment.reads > 0) ?? [];
-    super(recordingLabel(stored, info), segments.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    super(stored.name, segments.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     this.id = `recording:${stored.file}`;
-    this.segments = segments.map((segment) => new SegmentNode(this, segment));
+    this.segments = segments.map((segment) => new SegmentNode(this, stored, segment));
     this.iconPath = new vscode.ThemeIcon(stored.sidecar?.source === 'terminal' || stored.file.endsWith('.trace') ? 'terminal' : 'record');
     this.contextValue = error === undefined ? 'recording' : 'recording unreadable';
     this.description = error === undefined && info !== undefined ? recordingDescription(stored, info) : `unreadable: ${error ?? 'no answer'}`;
@@ -66,9 +86,9 @@ export class RecordingNode extends RecordingsNode {
     this.resourceUri = vscode.Uri.file(stored.file);
   }
 
-  /** The label the Cache Lab and messages use. */
+  /** The recording's one name (recordingName), as the Cache Lab and messages use it. */
   get name(): string {
-    return typeof this.label === 'string' ? this.label : (this.label?.label ?? path.basename(this.stored.file));
+    return this.stored.name;
   }
 
   override children(): RecordingsNode[] {
@@ -78,15 +98,19 @@ export class RecordingNode extends RecordingsNode {
 
 export class SegmentNode extends RecordingsNode {
   constructor(
-    readonly parent: RecordingNode,
+    /** The recording, or the status node of a live recording (its commands are listed under it). */
+    readonly parent: RecordingNode | RecordingStatusNode,
+    stored: StoredRecording,
     readonly segment: RecordingSegment,
+    contextValue: 'recordingSegment' | 'liveRecordingSegment' = 'recordingSegment',
   ) {
     super(segment.command ?? `git process ${segment.index}`, vscode.TreeItemCollapsibleState.None);
     this.id = `${parent.id}#${segment.index}`;
     this.description = `${formatCount(segment.reads)} reads`;
     this.iconPath = new vscode.ThemeIcon('symbol-event');
-    this.contextValue = 'recordingSegment';
-    this.tooltip = `${segment.command ?? 'A git process GIT_TRACE did not name'}\nsegment ${segment.index} of ${path.basename(parent.stored.file)}: ${formatCount(segment.reads)} reads`;
+    // A live file's commands have no actions: the file is renamed when recording stops.
+    this.contextValue = contextValue;
+    this.tooltip = `${segment.command ?? 'A git process GIT_TRACE did not name'}\ngit process ${segment.index} of ${stored.name}: ${formatCount(segment.reads)} reads${contextValue === 'liveRecordingSegment' ? ' (still recording)' : ''}`;
   }
 }
 
@@ -111,6 +135,19 @@ export class RecordingsTreeProvider extends Disposable implements vscode.TreeDat
     super();
     this._register(store.onDidChange(() => this.refresh()));
     this._register(recorder.onDidChange(() => this.refresh()));
+    // While recording is on, the view follows the live file: a refresh at most every LIVE_REFRESH_MS.
+    this._register(recorder.onDidWrite(() => this.refreshLive()));
+    this._register({ dispose: () => clearTimeout(this.liveTimer) });
+  }
+
+  private liveTimer: NodeJS.Timeout | undefined;
+
+  private refreshLive(): void {
+    if (this.liveTimer !== undefined) return;
+    this.liveTimer = setTimeout(() => {
+      this.liveTimer = undefined;
+      this.refresh();
+    }, LIVE_REFRESH_MS);
   }
 
   refresh(): void {
@@ -154,7 +191,7 @@ export class RecordingsTreeProvider extends Disposable implements vscode.TreeDat
   private async build(): Promise<RecordingsNode[]> {
     this.store.adoptOrphans(this.recorder.currentTraceFile);
     const stored = this.store.list();
-    const known = new Set(stored.map((entry) => entry.file));
+    const known = new Set([...stored.map((entry) => entry.file), ...(this.recorder.currentTraceFile === undefined ? [] : [this.recorder.currentTraceFile])]);
     for (const file of [...this.infos.keys()]) if (!known.has(file)) this.infos.delete(file);
     const infos = await Promise.all(stored.map((entry) => this.info(entry)));
     const groups = new Map<string, RecordingGroupNode>();
@@ -168,8 +205,16 @@ export class RecordingsTreeProvider extends Disposable implements vscode.TreeDat
     });
     const roots: RecordingsNode[] = [];
     if (this.recorder.isOn) {
+      const stored = this.store.liveRecording(this.recorder.currentTraceFile);
+      const live = stored === undefined ? undefined : { stored, ...(await this.info(stored)) };
       roots.push(
-        new RecordingStatusNode(`Recording terminals (${this.recorder.mode})…`, 'record', { title: 'Stop Recording', command: 'packscope.toggleRecording' }, `git commands in terminals write to ${this.recorder.currentTraceFile}. Click to stop.`),
+        new RecordingStatusNode(
+          `Recording terminals (${this.recorder.mode})…`,
+          'record',
+          { title: 'Stop Recording', command: 'packscope.toggleRecording' },
+          `git commands in terminals write to ${this.recorder.currentTraceFile}; they are listed here as they run. Click to stop.`,
+          live,
+        ),
       );
     }
     roots.push(...[...groups.values()].sort((a, b) => String(a.label).localeCompare(String(b.label))));
@@ -181,19 +226,6 @@ export class RecordingsTreeProvider extends Disposable implements vscode.TreeDat
 export function repositoryName(gitDir: string): string {
   const base = path.basename(gitDir);
   return base === '.git' ? path.basename(path.dirname(gitDir)) : base;
-}
-
-function recordingLabel(stored: StoredRecording, info: RecordingInfo | undefined): string {
-  const sidecar = stored.sidecar;
-  if (sidecar?.label !== undefined) return sidecar.label;
-  if (sidecar?.args !== undefined) return `git ${sidecar.args.join(' ')}`;
-  if (sidecar?.source === 'command' && info?.command) return info.command.startsWith('git ') ? info.command : `git ${info.command}`;
-  if (sidecar?.source === 'terminal' || stored.file.endsWith('.trace')) {
-    const started = new Date(sidecar?.startedAt ?? stored.mtimeMs);
-    const part = sidecar?.part !== undefined && sidecar.part > 1 ? ` (part ${sidecar.part})` : '';
-    return `terminal session ${started.toLocaleString()}${part}`;
-  }
-  return info?.command ?? path.basename(stored.file);
 }
 
 function recordingMode(stored: StoredRecording, info: RecordingInfo): string {

@@ -37,6 +37,10 @@ export class TerminalRecorder extends Disposable {
   private readonly changeEmitter = this._register(new vscode.EventEmitter<void>());
   /** Fires when recording starts, stops, rotates or changes mode. */
   readonly onDidChange = this.changeEmitter.event;
+  private readonly writeEmitter = this._register(new vscode.EventEmitter<void>());
+  /** Fires when git has written to the live file since the last look (polled every WATCH_INTERVAL_MS): the Recordings view lists commands as they run. */
+  readonly onDidWrite = this.writeEmitter.event;
+  private liveSize = -1;
 
   constructor(
     readonly environment: vscode.GlobalEnvironmentVariableCollection,
@@ -85,6 +89,7 @@ export class TerminalRecorder extends Disposable {
     this.session = `${timestampName()}-${randomBytes(3).toString('hex')}`;
     this.sessionMode = settings.mode;
     this.part = 1;
+    this.liveSize = -1;
     const live = this.store.liveFile(this.session);
     this.writeLiveSidecar(live);
     this.applyVariables(live);
@@ -155,6 +160,10 @@ export class TerminalRecorder extends Disposable {
       // No git command has read a pack yet; keep the folder there (git does not create it).
       this.store.ensureDirectory();
       return;
+    }
+    if (size !== this.liveSize) {
+      this.liveSize = size;
+      this.writeEmitter.fire();
     }
     if (size < this.settings().maxFileBytes) return;
     try {

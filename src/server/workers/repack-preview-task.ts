@@ -11,7 +11,7 @@ import type { Repository } from '../../core/model/repository.ts';
 import type { GitProgress } from '../../core/git/git-progress.ts';
 import { DEFAULT_PREVIEW_LIMITS } from '../../core/repack/recording-layouts.ts';
 import { runRepackPreviewReport } from '../../core/report/repack-preview.ts';
-import { parseTraceFile } from '../../core/trace/trace-log.ts';
+import { parseRecordingFile } from '../../core/trace/load-recording.ts';
 import { formatCount } from '../../common/format.ts';
 import type { RepackPreviewParams, RepackPreviewResult } from '../../protocol/server-protocol.ts';
 
@@ -40,7 +40,7 @@ export async function runRepackPreviewTask(host: RepackTaskHost, repository: Rep
       signal: host.signal,
       parseRecording: (file) => {
         host.progress(`Reading ${path.basename(file)}`);
-        return parseTraceFile(file);
+        return parseRecordingFile(file);
       },
       step: (message) => host.progress(message),
       gitProgress: (p) => {

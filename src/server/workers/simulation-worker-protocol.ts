@@ -120,6 +120,8 @@ export interface ParsedRecordingHead {
   file: string;
   metadata: RecordingMetadata | undefined;
   packPaths: string[];
+  /** The git directories the trace's git processes ran in (GIT_TRACE_SETUP), most reads first (segmentRepositories). */
+  gitDirs: string[];
 }
 
 /** A failure, with what the server needs to report it as the same error the in-thread code threw. */

@@ -24,9 +24,9 @@ import type { Repository } from '../../core/model/repository.ts';
 import { GitCommandError } from '../../core/git/run-git.ts';
 import { indexPackVariant } from '../../core/report/index-pack-sim.ts';
 import { localityInputs, packLocalityWithQuantiles } from '../../core/report/locality.ts';
-import { resolveRecording } from '../../core/trace/load-recording.ts';
+import { parseRecordingFile, resolveRecording, segmentRepositories } from '../../core/trace/load-recording.ts';
 import { recordingForTransfer } from '../../core/trace/recording-transfer.ts';
-import { parseTraceFile, type TraceLog } from '../../core/trace/trace-log.ts';
+import type { TraceLog } from '../../core/trace/trace-log.ts';
 import { readObjectContentBody } from '../object-content.ts';
 import { runRepackPreviewTask } from './repack-preview-task.ts';
 import type {
@@ -75,13 +75,13 @@ function nextRequest(): Promise<SimulationWorkerRequest> {
 async function openRecording(task: OpenRecordingTask): Promise<void> {
   const name = task.file.slice(task.file.lastIndexOf('/') + 1);
   let lastReport = 0;
-  const log: TraceLog = parseTraceFile(task.file, (bytes, total) => {
+  const log: TraceLog = parseRecordingFile(task.file, (bytes, total) => {
     const now = performance.now();
     if (now - lastReport < PROGRESS_INTERVAL_MS && bytes < total) return;
     lastReport = now;
     post({ kind: 'progress', percentage: total === 0 ? 100 : Math.min(100, Math.floor((100 * bytes) / total)), message: `reading ${name}` });
   });
-  post({ kind: 'parsed', head: { file: log.file, metadata: log.metadata, packPaths: log.packPaths } });
+  post({ kind: 'parsed', head: { file: log.file, metadata: log.metadata, packPaths: log.packPaths, gitDirs: segmentRepositories(log) } });
   const request = await nextRequest();
   if (request.kind !== 'resolve') return;
   const loaded = resolveRecording(log, objectStoreOf(request.store), { segment: request.segment });
