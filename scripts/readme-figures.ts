@@ -41,7 +41,8 @@ export const FIGURES_HISTORY: BenchHistoryOptions = {
 
 const RECORDED = ['log', '--raw'];
 const SWEEP_LIMITS = '0,16k,64k,256k,1m,96m';
-const SWEEP_POLICIES = 'git,git-legacy,gdsf,libgit2,belady';
+// libgit2's pack cache at each limit (the what-if), comparable with git's; libgit2 as shipped caches whole objects at 256 MiB and is not.
+const SWEEP_POLICIES = 'git,git-legacy,gdsf,libgit2-pack-whatif,belady';
 
 /** git without the user's or the system's configuration, in the C locale. */
 function gitEnv(): NodeJS.ProcessEnv {
