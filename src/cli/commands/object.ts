@@ -10,6 +10,7 @@ import { formatBytes, formatTable, writeJson } from '../output.ts';
 import { openObjectStore } from '../open-target.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
+import { withoutTiming } from '../../core/report/stats.ts';
 
 const objectHelp = `usage: packscope object [--json] [--no-paths] [--no-cache | --cache-dir DIR] <oid-or-unique-prefix> [path]
 
@@ -63,7 +64,7 @@ function runObject(argv: string[], progress: Progress): number {
     const position = inputs.packs.indexOf(pack);
     const node = position < 0 ? -1 : paths.pathOf[position]![object]!;
     path = node < 0 ? null : paths.table.path(node);
-    pathWalk = paths.summary;
+    pathWalk = withoutTiming(paths.summary);
   }
   let subject: string | null = null;
   try {

@@ -71,7 +71,7 @@ export interface StatsDocument {
   packs: PackStats[];
   total: CombinedStats;
   /** The walk that named the objects of the lists; absent with --no-paths. */
-  pathWalk?: PathWalkSummary;
+  pathWalk?: Omit<PathWalkSummary, 'elapsedMs'>;
 }
 
 /**
