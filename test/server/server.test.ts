@@ -165,7 +165,10 @@ describe('packscope/objectList', () => {
     // A page from the middle is the same slice of the whole list; a page past the end is empty.
     const middle = await server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind: 'mostUsedBases', start: 50, count: 20 });
     assert.equal(middle.total, entries.length);
-    assert.deepEqual(middle.items, bases.slice(50, 70));
+    // Items gain their path or subject once the repository's path walk ends (which may fall between
+    // the two requests): the page is compared on everything else.
+    const unnamed = (items: typeof bases): unknown[] => items.map(({ path: _path, subject: _subject, ...rest }) => rest);
+    assert.deepEqual(unnamed(middle.items), unnamed(bases.slice(50, 70)));
     const beyond = await server.connection.sendRequest(ObjectListRequest, { pack: `${stem}.pack`, kind: 'mostUsedBases', start: entries.length, count: 20 });
     assert.deepEqual(beyond, { total: entries.length, items: [] });
     // The top base's children, as its own list, are the objects git names it the base of.
