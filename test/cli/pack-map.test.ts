@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hilbertIndex, hilbertPoint, TYPE_COLOURS } from '../../src/common/pack-map-geometry.ts';
 import { GitSandbox, runCli, tempDir } from '../support/git.ts';
-import { historyRepository, onlyPackStem, verifyPackEntries, type VerifyPackEntry } from '../support/git-oracle.ts';
+import { historyRepository, onlyPackStem, verifyPackEntries, type VerifyPackEntry, entryHolding } from '../support/git-oracle.ts';
 import { decodePng } from '../support/png-decode.ts';
 
 const TYPE_NUMBER: Record<string, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
@@ -40,16 +40,8 @@ after(() => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-/** The verify-pack entry whose bytes hold `offset` (entries in pack order). */
 function entryAt(offset: number): VerifyPackEntry {
-  let low = 0;
-  let high = entries.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >>> 1;
-    if (entries[middle]!.offset <= offset) low = middle;
-    else high = middle - 1;
-  }
-  return entries[low]!;
+  return entryHolding(entries, offset);
 }
 
 /** The byte range [start, end) of the pixel at distance d, as the map's help defines it: equal shares of bytes 12 … size − 20. */

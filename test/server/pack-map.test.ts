@@ -20,7 +20,7 @@ import {
   type PackMapTileResult,
 } from '../../src/protocol/server-protocol.ts';
 import { GitSandbox, gitEnv, runCli, tempDir } from '../support/git.ts';
-import { historyRepository, onlyPackStem, verifyPackEntries, type VerifyPackEntry } from '../support/git-oracle.ts';
+import { historyRepository, onlyPackStem, verifyPackEntries, type VerifyPackEntry, entryHolding } from '../support/git-oracle.ts';
 import { expectError, LspServer } from '../support/lsp-server.ts';
 import { decodePng } from '../support/png-decode.ts';
 
@@ -85,14 +85,7 @@ async function wholeMap(order: number, extra: Partial<PackMapTileParams> = {}): 
 }
 
 function entryAt(offset: number): VerifyPackEntry {
-  let low = 0;
-  let high = entries.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >>> 1;
-    if (entries[middle]!.offset <= offset) low = middle;
-    else high = middle - 1;
-  }
-  return entries[low]!;
+  return entryHolding(entries, offset);
 }
 
 /** The first byte of the cell at distance d: equal shares of bytes 12 … size − 20 (SHA-1 trailer). */

@@ -87,6 +87,18 @@ export function parseVerifyPack(stdout: string): VerifyPackEntry[] {
   return entries;
 }
 
+/** The verify-pack entry (entries in pack order) whose bytes hold `offset`. */
+export function entryHolding(entries: VerifyPackEntry[], offset: number): VerifyPackEntry {
+  let low = 0;
+  let high = entries.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if (entries[middle]!.offset <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return entries[low]!;
+}
+
 /** `git verify-pack -v <pack>` (which must succeed), parsed. */
 export function verifyPackEntries(sandbox: GitSandbox, cwd: string, pack: string): VerifyPackEntry[] {
   return parseVerifyPack(sandbox.gitText(cwd, ['verify-pack', '-v', pack]));
