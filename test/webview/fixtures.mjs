@@ -1,11 +1,13 @@
 // Known results for the webview tests, shaped as the server sends them (server-protocol.ts).
-// The sweep is the README's git.git table (`packscope sweep --limits 0,1m,4m,16m,96m,256m
-// --policies git,git-legacy,gdsf,libgit2,belady lograw.psrec`, 215237 reads).
+// The sweep is an earlier README's git.git table (`packscope sweep --limits 0,1m,4m,16m,96m,256m
+// --policies … lograw.psrec`, 215237 reads). Its fourth column was libgit2's model before it became
+// libgit2 as shipped; it is named here by the spec the Cache Lab offers today (CACHE_LAB_POLICIES),
+// because the webview only draws what it is sent and its saved state keeps the offered order.
 
 const M = 1024 * 1024;
 
 export const SWEEP_LIMITS = [0, M, 4 * M, 16 * M, 96 * M, 256 * M];
-export const SWEEP_POLICIES = ['git', 'git-legacy', 'gdsf', 'libgit2', 'belady'];
+export const SWEEP_POLICIES = ['git', 'git-legacy', 'gdsf', 'libgit2:as-shipped', 'belady'];
 /** Rows = limits, columns = policies: inflations. */
 export const SWEEP_INFLATIONS = [
   [1187090, 1187090, 1187090, 1670818, 1187090],
@@ -18,18 +20,18 @@ export const SWEEP_INFLATIONS = [
 
 /** The README's block, as `packscope sweep` prints it (and "Copy as text" must give). */
 export const README_TABLE = `inflations over 215237 reads
-limit  git      git-legacy  gdsf     libgit2  belady
-0      1187090     1187090  1187090  1670818  1187090
-1m      535983      513870   371799   678099   421968
-4m      309067      298651   291769   415236   261988
-16m     245279      296574   255157   265202   230583
-96m     231273      296574   234230   235786   229693
-256m    229857      296574   230394   231367   229693
+limit  git      git-legacy  gdsf     libgit2:as-shipped  belady
+0      1187090     1187090  1187090             1670818  1187090
+1m      535983      513870   371799              678099   421968
+4m      309067      298651   291769              415236   261988
+16m     245279      296574   255157              265202   230583
+96m     231273      296574   234230              235786   229693
+256m    229857      296574   230394              231367   229693
 `;
 
 export const README_MARKDOWN = `inflations over 215237 reads:
 
-| limit | git | git-legacy | gdsf | libgit2 | belady |
+| limit | git | git-legacy | gdsf | libgit2:as-shipped | belady |
 | --- | ---: | ---: | ---: | ---: | ---: |
 | 0 | 1187090 | 1187090 | 1187090 | 1670818 | 1187090 |
 | 1m | 535983 | 513870 | 371799 | 678099 | 421968 |

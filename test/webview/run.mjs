@@ -51,7 +51,7 @@ describe('Cache Lab webview', () => {
 
     const canvas = page.locator('#sweep-chart');
     const series = JSON.parse(await canvas.getAttribute('data-series'));
-    assert.deepEqual(series.slice(0, SWEEP_POLICIES.length), ["git (today's Git)", 'git-legacy', 'gdsf', 'libgit2', 'belady (reference bound)']);
+    assert.deepEqual(series.slice(0, SWEEP_POLICIES.length), ["git (today's Git)", 'git-legacy', 'gdsf', 'libgit2:as-shipped', 'belady (reference bound)']);
     assert.equal(series.length, SWEEP_POLICIES.length + 1, 'one line per policy, plus the 96m marker');
     assert.match(series[series.length - 1], /^96m/);
     assert.deepEqual(JSON.parse(await canvas.getAttribute('data-scales')), { x: 'logarithmic', y: 'linear' });
