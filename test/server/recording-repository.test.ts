@@ -119,6 +119,9 @@ describe('the server: recordings of other repositories', () => {
     assert.equal(info.reads, readsOf(ours, ['log', '--raw']));
     const left = readsOf(clone, ['log', '-p']);
     assert.deepEqual(info.warnings, [`${left} reads of 1 git process in other repositories left out (${path.join(clone, '.git')})`]);
+    // …and lists that process, so the Recordings view can show every command the file holds.
+    assert.deepEqual(info.elsewhere, [{ command: 'git log -p', reads: left, gitDir: path.join(clone, '.git') }]);
+    assert.deepEqual((await server.connection.sendRequest(RecordingInfoRequest, { file: inElsewhere })).elsewhere, []);
   });
 
   test("a repack preview replays only its own repository's recordings", async () => {

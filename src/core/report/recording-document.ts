@@ -38,4 +38,9 @@ export interface RecordingInfo extends Omit<RecordingSummary, 'segments'> {
   segments: RecordingSegment[];
   /** What was left out and why (unknown packs, bad offsets, malformed lines): never silent. */
   warnings: string[];
+  /**
+   * The git processes of the file that ran in another repository (a terminal session that
+   * changed directory): listed so the user sees every command, left out of every replay.
+   */
+  elsewhere: { command: string | null; reads: number; gitDir: string }[];
 }

@@ -27,12 +27,21 @@ export interface LoadedRecording {
   segments: TraceSegment[];
   /** What was left out and why, in the order the CLI prints them: never silent. */
   warnings: string[];
+  /** The git processes of the trace that ran in another repository (left out of every replay of it; onlyRepository). */
+  elsewhere: ElsewhereProcess[];
   /** Per kept read: 1 where a complete recording holds every read hidden after it (see RecordingBasis). */
   knownPlaces?: Uint8Array | undefined;
   /** Per kept read: 1 for a hidden read a complete recording found (a cache hit at limit 0). */
   insertedReads?: Uint8Array | undefined;
   /** The limits a complete recording is exact at (its header's completeAt), when its hidden reads were applied. */
   completeAt?: number[] | undefined;
+}
+
+/** A git process a trace holds that ran in another repository than the recording's. */
+export interface ElsewhereProcess {
+  command: string | undefined;
+  reads: number;
+  gitDir: string;
 }
 
 export interface ResolveRecordingOptions {
@@ -91,7 +100,7 @@ export function segmentRepositories(log: TraceLog): string[] {
  * clone's same-named pack must not count as this repository's. Processes that do not say where
  * they ran are kept. Segment numbers are those of the whole trace minus the ones left out.
  */
-export function onlyRepository(log: TraceLog, commonDir: string): { log: TraceLog; leftOut: { reads: number; processes: number; gitDirs: string[] } } {
+export function onlyRepository(log: TraceLog, commonDir: string): { log: TraceLog; leftOut: { reads: number; processes: number; gitDirs: string[]; each: ElsewhereProcess[] } } {
   const ours = realpathOr(commonDir);
   const same = new Map<string, boolean>();
   const isOurs = (gitDir: string | undefined): boolean => {
@@ -100,7 +109,7 @@ export function onlyRepository(log: TraceLog, commonDir: string): { log: TraceLo
     if (answer === undefined) same.set(gitDir, (answer = realpathOr(gitDir) === ours));
     return answer;
   };
-  const leftOut = { reads: 0, processes: 0, gitDirs: [] as string[] };
+  const leftOut = { reads: 0, processes: 0, gitDirs: [] as string[], each: [] as ElsewhereProcess[] };
   if (log.segments.every((segment) => isOurs(segment.gitDir))) return { log, leftOut };
   const readPack: number[] = [];
   const readOffset: number[] = [];
@@ -112,6 +121,7 @@ export function onlyRepository(log: TraceLog, commonDir: string): { log: TraceLo
         leftOut.reads += reads;
         leftOut.processes += 1;
         if (!leftOut.gitDirs.includes(segment.gitDir!)) leftOut.gitDirs.push(segment.gitDir!);
+        leftOut.each.push({ command: segment.command, reads, gitDir: segment.gitDir! });
       }
       continue;
     }
@@ -176,7 +186,7 @@ export function resolveRecording(whole: TraceLog, store: ObjectStore, options: R
   }
   const compact = compactForReads(objects, all.subarray(range.start, range.end));
   const extras = complete ? { knownPlaces: complete.known.slice(range.start, range.end), insertedReads: complete.inserted.slice(range.start, range.end), completeAt: log.metadata?.completeAt } : {};
-  return { log, store, resolved, objects: compact.objects, reads: compact.reads, range, segments, warnings, ...extras };
+  return { log, store, resolved, objects: compact.objects, reads: compact.reads, range, segments, warnings, elsewhere: leftOut.each, ...extras };
 }
 
 /**

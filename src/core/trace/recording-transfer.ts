@@ -1,6 +1,6 @@
 import type { ObjectStore } from '../model/object-store.ts';
 import type { SimObjects } from '../sim/sim-objects.ts';
-import type { LoadedRecording } from './load-recording.ts';
+import type { ElsewhereProcess, LoadedRecording } from './load-recording.ts';
 import type { ResolvedReads } from './resolve-reads.ts';
 import type { TraceLog, TraceSegment } from './trace-log.ts';
 
@@ -19,6 +19,7 @@ export interface TransferredRecording {
   range: { start: number; end: number };
   segments: TraceSegment[];
   warnings: string[];
+  elsewhere: ElsewhereProcess[];
   /** A complete recording's (load-recording.ts): copied, not transferred (small next to the reads). */
   knownPlaces?: Uint8Array | undefined;
   insertedReads?: Uint8Array | undefined;
@@ -59,6 +60,7 @@ export function recordingForTransfer(loaded: LoadedRecording): { message: Transf
     range: loaded.range,
     segments: loaded.segments,
     warnings: loaded.warnings,
+    elsewhere: loaded.elsewhere,
     knownPlaces: loaded.knownPlaces,
     insertedReads: loaded.insertedReads,
     completeAt: loaded.completeAt,
@@ -82,6 +84,7 @@ export function recordingFromTransfer(message: TransferredRecording, store: Obje
     range: message.range,
     segments: message.segments,
     warnings: message.warnings,
+    elsewhere: message.elsewhere,
     knownPlaces: message.knownPlaces,
     insertedReads: message.insertedReads,
     completeAt: message.completeAt,

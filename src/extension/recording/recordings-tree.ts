@@ -26,7 +26,7 @@ export abstract class RecordingsNode extends vscode.TreeItem {
 export class RecordingStatusNode extends RecordingsNode {
   readonly parent = undefined;
   /** While terminal recording is on: the git commands of the live file so far, as they come. */
-  readonly liveCommands: SegmentNode[] = [];
+  readonly liveCommands: (SegmentNode | ElsewhereNode)[] = [];
   constructor(label: string, icon: string, command?: vscode.Command, tooltip?: string, live?: { stored: StoredRecording; info?: RecordingInfo | undefined; error?: string | undefined }) {
     const segments = live?.info?.segments.filter((segment) => segment.reads > 0) ?? [];
     super(label, segments.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
@@ -37,11 +37,12 @@ export class RecordingStatusNode extends RecordingsNode {
     if (command !== undefined) this.command = command;
     if (tooltip !== undefined) this.tooltip = tooltip;
     if (live !== undefined) {
-      this.liveCommands = segments.map((segment) => new SegmentNode(this, live.stored, segment, 'liveRecordingSegment'));
+      const elsewhere = live.info?.elsewhere ?? [];
+      this.liveCommands = [...segments.map((segment) => new SegmentNode(this, live.stored, segment, 'liveRecordingSegment')), ...elsewhere.map((process, i) => new ElsewhereNode(this, live.info!, process, i))];
       const reads = segments.reduce((sum, segment) => sum + segment.reads, 0);
       this.description =
         live.info !== undefined
-          ? `${live.stored.name} · ${formatCount(segments.length)} ${segments.length === 1 ? 'command' : 'commands'}, ${formatCount(reads)} reads so far`
+          ? `${live.stored.name} · ${formatCount(segments.length)} ${segments.length === 1 ? 'command' : 'commands'}, ${formatCount(reads)} reads so far${elsewhere.length > 0 ? ` · ${formatCount(elsewhere.length)} in another repository` : ''}`
           : live.error !== undefined
             ? `${live.stored.name} · not readable yet: ${live.error}`
             : live.stored.name;
@@ -69,6 +70,8 @@ export class RecordingGroupNode extends RecordingsNode {
 
 export class RecordingNode extends RecordingsNode {
   readonly segments: SegmentNode[];
+  /** Its git processes that ran in another repository: listed, never replayed. */
+  readonly elsewhere: ElsewhereNode[];
   constructor(
     readonly parent: RecordingGroupNode,
     readonly stored: StoredRecording,
@@ -76,9 +79,11 @@ export class RecordingNode extends RecordingsNode {
     readonly error: string | undefined,
   ) {
     const segments = info?.segments.filter((segment) => segment.reads > 0) ?? [];
-    super(stored.name, segments.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const elsewhere = info?.elsewhere ?? [];
+    super(stored.name, segments.length + elsewhere.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     this.id = `recording:${stored.file}`;
     this.segments = segments.map((segment) => new SegmentNode(this, stored, segment));
+    this.elsewhere = elsewhere.map((process, i) => new ElsewhereNode(this, info!, process, i));
     this.iconPath = new vscode.ThemeIcon(stored.sidecar?.source === 'terminal' || stored.file.endsWith('.trace') ? 'terminal' : 'record');
     this.contextValue = error === undefined ? 'recording' : 'recording unreadable';
     this.description = error === undefined && info !== undefined ? recordingDescription(stored, info) : `unreadable: ${error ?? 'no answer'}`;
@@ -92,7 +97,7 @@ export class RecordingNode extends RecordingsNode {
   }
 
   override children(): RecordingsNode[] {
-    return this.segments;
+    return [...this.segments, ...this.elsewhere];
   }
 }
 
@@ -111,6 +116,26 @@ export class SegmentNode extends RecordingsNode {
     // A live file's commands have no actions: the file is renamed when recording stops.
     this.contextValue = contextValue;
     this.tooltip = `${segment.command ?? 'A git process GIT_TRACE did not name'}\ngit process ${segment.index} of ${stored.name}: ${formatCount(segment.reads)} reads${contextValue === 'liveRecordingSegment' ? ' (still recording)' : ''}`;
+  }
+}
+
+/**
+ * A git process of the file that ran in another repository (the terminal changed directory): its
+ * reads are of that repository's packs, so every replay of this recording leaves it out (load-recording.ts).
+ */
+export class ElsewhereNode extends RecordingsNode {
+  constructor(
+    readonly parent: RecordingNode | RecordingStatusNode,
+    info: RecordingInfo,
+    process: RecordingInfo['elsewhere'][number],
+    index: number,
+  ) {
+    super(process.command ?? 'a git process GIT_TRACE did not name', vscode.TreeItemCollapsibleState.None);
+    this.id = `${parent.id}@elsewhere${index}`;
+    this.description = `${formatCount(process.reads)} reads · in ${repositoryName(process.gitDir)}`;
+    this.iconPath = new vscode.ThemeIcon('symbol-event', new vscode.ThemeColor('disabledForeground'));
+    this.contextValue = 'recordingElsewhere';
+    this.tooltip = `${process.command ?? 'A git process GIT_TRACE did not name'}\nran in ${process.gitDir}: ${formatCount(process.reads)} reads of that repository's packs, left out of every replay of this recording (its repository is ${info.repository})`;
   }
 }
 
@@ -212,10 +237,12 @@ export class RecordingsTreeProvider extends Disposable implements vscode.TreeDat
           `Recording terminals (${this.recorder.mode})…`,
           'record',
           { title: 'Stop Recording', command: 'packscope.toggleRecording' },
-          `git commands in terminals write to ${this.recorder.currentTraceFile}; they are listed here as they run. Click to stop.`,
+          `git commands in terminals write to ${this.recorder.currentTraceFile}; they are listed here as they run. ` +
+            'A terminal opened before recording started keeps its old environment: VS Code marks it with a warning, relaunch it to record there. Click to stop.',
           live,
         ),
       );
+      if (live === undefined) roots[roots.length - 1]!.description = 'no git command yet (new or relaunched terminals)';
     }
     roots.push(...[...groups.values()].sort((a, b) => String(a.label).localeCompare(String(b.label))));
     return roots;

@@ -69,13 +69,14 @@ export async function run({ helpers, log }) {
   if (liveName === undefined) throw new Error(`the live row's description "${live.status.description}" does not start with the recording's name and its 1 command`);
   await helpers.screenshot(page, 'live');
 
-  // A second command while still on: it joins the list.
+  // A second command while still on, in another repository: it joins the list, said to be
+  // elsewhere (its reads are of that repository's packs: no replay of this recording uses them).
   await typeInTerminal(page, `cd ${outside} && git log --raw > /dev/null && cd -`);
   await waitUntil(async () => {
     const rows = await recordingRows(page);
-    return rows.some((r) => r.label === 'git log --raw' && r.description === `${outsideReads} reads`) && rows.some((r) => r.label === 'git log -p') ? true : undefined;
-  }, `"git log --raw" with ${outsideReads} reads listed live too`, { timeout: 60_000 });
-  log('live: the second command (in a repository outside the folder) joined the list');
+    return rows.some((r) => r.label === 'git log --raw' && r.description === `${outsideReads} reads · in ${path.basename(outside)}`) && rows.some((r) => r.label === 'git log -p') ? true : undefined;
+  }, `"git log --raw" with ${outsideReads} reads in ${path.basename(outside)} listed live too`, { timeout: 60_000 });
+  log('live: the second command (in a repository outside the folder) joined the list, marked as run there');
   await helpers.screenshot(page, 'live-two-commands');
 
   // Stopped: the recording keeps the name it had while live.
@@ -87,6 +88,10 @@ export async function run({ helpers, log }) {
   // Recorded only outside the folder: listed under that repository, not "Unknown repository".
   await helpers.runCommand(page, 'PackScope: Toggle Recording');
   await page.locator('.statusbar-item', { hasText: 'PackScope: recording (exact)' }).waitFor({ timeout: 30_000 });
+  // A shell keeps the environment it started with: the terminal opened earlier still names the
+  // first session's file (VS Code marks it "relaunch"), so this command runs in a new terminal.
+  await helpers.runCommand(page, 'Terminal: Create New Terminal');
+  await waitUntil(async () => (/[$#] *$/.test((await page.locator('.terminal-wrapper.active .xterm-rows').innerText()).trim()) ? true : undefined), "the new shell's prompt", { timeout: 30_000 });
   await typeInTerminal(page, `git -C ${outside} log --raw > /dev/null`);
   await waitUntil(async () => ((await recordingRows(page)).some((r) => r.label === 'git log --raw' && r.description === `${outsideReads} reads`) ? true : undefined), 'the outside command listed live', { timeout: 60_000 });
   await helpers.runCommand(page, 'PackScope: Toggle Recording');

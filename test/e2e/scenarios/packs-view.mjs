@@ -62,7 +62,7 @@ export async function run({ helpers, log }) {
   // Once its first page is in, the list row shows how many families there are (as git's bases give them).
   await waitUntil(async () => {
     const rows = await sidebarRows(page);
-    return rows.find((r) => r.label === 'Delta families')?.description === COUNT.format(repo.familiesBySize.length) || undefined;
+    return rows.find((r) => r.label === 'Delta families')?.description === `${COUNT.format(repo.familiesBySize.length)} families, largest first (objects in the family)` || undefined;
   }, `the "Delta families" row to show ${repo.familiesBySize.length} families`);
   const rootChildren = await checkChildren(page, repo, root);
   // The root of a chain often has one child; go one level further to a member with several.
@@ -109,6 +109,21 @@ export async function run({ helpers, log }) {
 }
 
 /** Expands the row of `oid` (a member of an expanded family) and checks its child rows against git's. */
+const pathCache = new WeakMap();
+/** oid → the path `git rev-list --objects --all` names it by (its first line for that oid). */
+function pathsByOid(repo) {
+  let paths = pathCache.get(repo);
+  if (paths === undefined) {
+    paths = new Map();
+    for (const line of repo.git('rev-list', '--objects', '--all').split('\n')) {
+      const space = line.indexOf(' ');
+      if (space > 0 && !paths.has(line.slice(0, space))) paths.set(line.slice(0, space), line.slice(space + 1));
+    }
+    pathCache.set(repo, paths);
+  }
+  return paths;
+}
+
 async function checkChildren(page, repo, oid) {
   const object = repo.byOid.get(oid);
   const label = `${short(oid)} ${object.type}`;
@@ -132,9 +147,13 @@ async function checkChildren(page, repo, oid) {
   for (const r of shown) {
     const child = repo.byOid.get(object.children.find((c) => r.label.startsWith(short(c))));
     const wanted = `depth ${child.depth} · `;
-    const kids = `${COUNT.format(child.children.length)} children`;
-    if (!r.description.includes(wanted) || !r.description.endsWith(kids)) {
-      throw new Error(`row ${r.label}: description "${r.description}", git says depth ${child.depth}, ${child.children.length} children`);
+    const n = child.children.length;
+    const kids = `${COUNT.format(n)} ${n === 1 ? 'delta child' : 'delta children'}`;
+    // The path is the name `git rev-list --objects --all` gives the object (none for commits).
+    const name = pathsByOid(repo).get(child.oid);
+    const tail = name ? `${kids} · ${name}` : kids;
+    if (!r.description.includes(wanted) || !r.description.endsWith(tail)) {
+      throw new Error(`row ${r.label}: description "${r.description}", git says depth ${child.depth}, ${n} children${name ? `, path ${name}` : ''}`);
     }
   }
   return object.children;
