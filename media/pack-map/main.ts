@@ -6,7 +6,7 @@
 // hovered object one tooltip. Colours are the server's (data); the chrome takes VS Code's theme.
 import { formatBytes, formatCount } from '../../src/common/format.ts';
 import { MessageHandler } from '../../src/common/message-handler.ts';
-import { heatColour, MAP_ATTRIBUTES, type MapAttribute } from '../../src/common/pack-map-geometry.ts';
+import { heatColour, hilbertPoint, MAP_ATTRIBUTES, type MapAttribute } from '../../src/common/pack-map-geometry.ts';
 import { MAX_ZOOM, normalizeCamera, normalizePackMapState } from '../../src/presentation/pack-map-state.ts';
 import {
   PACK_MAP_PROTOCOL_VERSION,
@@ -19,7 +19,7 @@ import {
   type PackMapTileWanted,
   type WebviewToHost,
 } from '../../src/protocol/pack-map-protocol.ts';
-import type { ObjectDetails, PackMapInfoResult, PackMapTileResult } from '../../src/protocol/server-protocol.ts';
+import type { ObjectDetails, PackMapFamilyResult, PackMapInfoResult, PackMapSeeksResult, PackMapTileResult } from '../../src/protocol/server-protocol.ts';
 import { h, replaceChildren } from '../common/dom.ts';
 import { readThemeColours, watchTheme } from '../common/theme.ts';
 
@@ -84,6 +84,12 @@ const scaleText = h('p', { id: 'scale', 'aria-live': 'polite' });
 const frameText = h('p', { id: 'frame-time', class: 'note' });
 const statusText = h('p', { id: 'map-status', class: 'note', 'aria-live': 'polite' });
 const objectPanel = h('div', { id: 'object-panel' });
+const familyPanel = h('div', { id: 'family-panel', 'aria-live': 'polite' });
+const seeksToggle = h('input', { id: 'seeks', type: 'checkbox' });
+const seeksLabel = h('label', { id: 'seeks-label', hidden: true }, seeksToggle, ' Draw its reads in order (seek path)');
+const seekScrubber = h('input', { id: 'seek-scrubber', type: 'range', min: 1, max: 1, value: 1, 'aria-label': 'Reads drawn' });
+const seekPanel = h('div', { id: 'seek-panel', hidden: true });
+const seekStats = h('p', { id: 'seek-stats' });
 
 function button(id: string, text: string, title: string, onClick: () => void): HTMLButtonElement {
   const b = h('button', { id, type: 'button', class: 'secondary', title, 'aria-label': title }, text);
@@ -114,8 +120,11 @@ function layout(): void {
         scaleText,
         legendList,
         recordingStats,
+        seeksLabel,
+        seekPanel,
         objectPanel,
-        h('p', { class: 'note' }, 'Drag or arrow keys to pan; wheel, + and − to zoom; 0 for the whole pack. Click (or Enter) opens the object under the pointer (the centre, with keys); Shift-click reveals it in the Packs view.'),
+        familyPanel,
+        h('p', { class: 'note' }, 'Drag or arrow keys to pan; wheel, + and − to zoom; 0 for the whole pack. Click (or Enter) opens the object under the pointer (the centre, with keys); Shift-click reveals it in the Packs view; F draws its delta family, Escape clears it.'),
         frameText,
         statusText,
       ),
@@ -137,7 +146,7 @@ function setRecordings(next: PackMapRecordingChoice[]): void {
 }
 
 function show(next: PackMapInfoResult, repository: string, choices: PackMapRecordingChoice[]): void {
-  if (state.pack !== next.pack) state = { ...state, pack: next.pack, camera: normalizeCamera(undefined) };
+  if (state.pack !== next.pack) state = { ...state, pack: next.pack, camera: normalizeCamera(undefined), family: null };
   state.repository = repository;
   info = next;
   attributeSelect.value = state.attribute;
@@ -147,6 +156,11 @@ function show(next: PackMapInfoResult, repository: string, choices: PackMapRecor
   drawLegend();
   saveState();
   resize();
+  // Restored after a reload: the family and the seek path the state names.
+  family = undefined;
+  seeks = undefined;
+  void showFamily(state.family);
+  void showSeeks();
 }
 
 function drawLegend(): void {
@@ -427,6 +441,8 @@ function draw(): void {
     context2d.lineWidth = 2;
     context2d.strokeRect(hx - grow, hy - grow, cell + 2 * grow, cell + 2 * grow);
   }
+  drawFamily();
+  drawSeeks();
   const elapsed = performance.now() - started;
   frameTimes.push(elapsed);
   if (frameTimes.length > FRAME_SAMPLES) frameTimes.shift();
@@ -452,6 +468,244 @@ function draw(): void {
     delete recordingStats.dataset.lit;
   }
   pumpTiles();
+}
+
+// ---- Overlays: a delta family's arcs, a recording's seek path -------------------------------
+
+/** Precision of overlay positions: the deepest order drawn, at most 15 (hilbertPoint's cost per point). */
+function overlayOrder(): number {
+  return info ? Math.min(15, info.maxOrder) : 0;
+}
+
+/** The centre, in map units, of the cell holding `offset` at the overlay's order (PackMap.cellOf). */
+function offsetToUnit(offset: number): [number, number] {
+  const order = overlayOrder();
+  const span = Math.max(1, info!.dataEnd - info!.dataStart);
+  const cells = 4 ** order;
+  const d = Math.min(cells - 1, Math.max(0, Math.floor(((offset - info!.dataStart) * cells) / span)));
+  const [x, y] = hilbertPoint(order, d);
+  const side = 2 ** order;
+  return [(x + 0.5) / side, (y + 0.5) / side];
+}
+
+function unitsOf(offsets: readonly number[]): Float64Array {
+  const units = new Float64Array(offsets.length * 2);
+  offsets.forEach((offset, i) => units.set(offsetToUnit(offset), 2 * i));
+  return units;
+}
+
+interface ShownFamily {
+  oid: string;
+  result: PackMapFamilyResult;
+  members: Float64Array;
+  /** [delta u, v, base u, v] per arc. */
+  arcs: Float64Array;
+}
+let family: ShownFamily | undefined;
+
+interface ShownSeeks {
+  recording: string;
+  result: PackMapSeeksResult;
+  points: Float64Array;
+  faults: Set<number>;
+}
+let seeks: ShownSeeks | undefined;
+let seekStep = 1;
+let playing: number | undefined;
+
+async function showFamily(oid: string | null): Promise<void> {
+  state.family = oid;
+  saveState();
+  if (oid === null) {
+    family = undefined;
+    replaceChildren(familyPanel);
+    requestDraw();
+    return;
+  }
+  replaceChildren(familyPanel, h('p', { class: 'note' }, `Finding the delta family of ${oid.slice(0, 12)}…`));
+  const reply = await host.request({ type: 'family', oid });
+  if (state.family !== oid) return;
+  if (reply.type !== 'family') {
+    if (!reply.cancelled) replaceChildren(familyPanel, h('p', { class: 'error' }, `The family could not be drawn: ${reply.message}`));
+    return;
+  }
+  const result = reply.family;
+  const arcs = new Float64Array(result.arcs.length * 4);
+  result.arcs.forEach(([delta, base], i) => {
+    arcs.set(offsetToUnit(delta), 4 * i);
+    arcs.set(offsetToUnit(base), 4 * i + 2);
+  });
+  family = { oid, result, members: unitsOf(result.memberOffsets), arcs };
+  const text = h(
+    'p',
+    { id: 'family-text' },
+    h('strong', {}, 'Delta family '),
+    h('code', {}, result.root.slice(0, 12)),
+    `: ${formatCount(result.members)} ${result.members === 1 ? 'object' : 'objects'}, ${formatCount(result.arcs.length)} ${result.arcs.length === 1 ? 'arc' : 'arcs'} from a delta to its base`,
+    result.externalBases > 0 ? `; ${formatCount(result.externalBases)} with a base in another pack (no arc)` : '',
+    result.truncated ? `; the first ${formatCount(result.memberOffsets.length)} in pack order drawn` : '',
+  );
+  text.dataset.members = String(result.members);
+  text.dataset.drawnMembers = String(result.memberOffsets.length);
+  text.dataset.arcs = String(result.arcs.length);
+  replaceChildren(familyPanel, text, button('clear-family', 'Clear family', 'Stop drawing the family (Escape)', () => void showFamily(null)));
+  requestDraw();
+}
+
+function stopPlaying(): void {
+  if (playing !== undefined) cancelAnimationFrame(playing);
+  playing = undefined;
+}
+
+function setSeekStep(step: number): void {
+  if (!seeks) return;
+  seekStep = Math.max(1, Math.min(seeks.points.length / 2, Math.round(step)));
+  seekScrubber.value = String(seekStep);
+  describeSeekStep();
+  requestDraw();
+}
+
+function describeSeekStep(): void {
+  const position = seekPanel.querySelector<HTMLElement>('#seek-position');
+  if (!seeks || !position) return;
+  const points = seeks.points.length / 2;
+  const read = Math.min(seeks.result.reads, (seekStep - 1) * seeks.result.stride + 1);
+  position.textContent = `Read ${formatCount(read)} of ${formatCount(seeks.result.reads)}${seeks.result.stride > 1 ? ` (every ${formatCount(seeks.result.stride)}th read drawn)` : ''}`;
+  position.dataset.step = String(seekStep);
+  position.dataset.points = String(points);
+}
+
+function play(): void {
+  if (!seeks) return;
+  if (playing !== undefined) return stopPlaying();
+  const points = seeks.points.length / 2;
+  if (seekStep >= points) setSeekStep(1);
+  // About five seconds from start to end, whatever the number of reads.
+  const perFrame = Math.max(1, points / 300);
+  const tick = (): void => {
+    setSeekStep(seekStep + perFrame);
+    playing = seekStep < points ? requestAnimationFrame(tick) : undefined;
+    playButton.textContent = playing === undefined ? 'Play' : 'Pause';
+  };
+  playing = requestAnimationFrame(tick);
+  playButton.textContent = 'Pause';
+}
+const playButton = button('seek-play', 'Play', 'Play the reads in order (P)', play);
+
+async function showSeeks(): Promise<void> {
+  stopPlaying();
+  const recording = state.recording;
+  seeksLabel.hidden = recording === null;
+  seeksToggle.checked = state.seeks;
+  if (recording === null || !state.seeks) {
+    seeks = undefined;
+    seekPanel.hidden = true;
+    requestDraw();
+    return;
+  }
+  if (seeks?.recording === recording) return;
+  seekPanel.hidden = false;
+  replaceChildren(seekPanel, h('p', { class: 'note' }, 'Reading the recording’s seeks…'));
+  const reply = await host.request({ type: 'seeks', recording });
+  if (state.recording !== recording || !state.seeks) return;
+  if (reply.type !== 'seeks') {
+    if (!reply.cancelled) replaceChildren(seekPanel, h('p', { class: 'error' }, `The seeks could not be drawn: ${reply.message}`));
+    return;
+  }
+  const result = reply.seeks;
+  seeks = { recording, result, points: unitsOf(result.offsets), faults: new Set(result.faults) };
+  const points = result.offsets.length;
+  seekScrubber.max = String(Math.max(1, points));
+  const l = result.locality;
+  const at = (p: number): string => formatBytes(l.percentiles.find((q) => q.p === p)?.bytes ?? 0);
+  const share = (x: number): string => `${(x * 100).toFixed(1)}%`;
+  // The figures `packscope locality` prints for this pack (the same function computes them).
+  replaceChildren(
+    seekStats,
+    `${formatCount(l.reads)} reads, ${formatCount(l.seeks)} seeks: ${share(l.backwardSeekShare)} backward, ${share(l.shortSeekShare)} under 2 MiB; distance p50 ${at(50)}, p90 ${at(90)}, p99 ${at(99)}; `,
+    `${formatCount(l.pagesTouched)} pages of 4 KiB touched, span ${formatBytes(l.byteSpan)}; ${formatCount(l.pageFaults)} page faults (cold ${formatCount(result.pageCache.cacheMiB)} MiB cache, ${formatCount(result.pageCache.readaheadKiB)} KiB readahead)`,
+  );
+  seekStats.dataset.reads = String(l.reads);
+  seekStats.dataset.backward = String(result.backwardSeeks);
+  seekStats.dataset.faults = String(l.pageFaults);
+  replaceChildren(
+    seekPanel,
+    seekStats,
+    h('div', { class: 'seek-controls' }, playButton, seekScrubber),
+    h('p', { id: 'seek-position', class: 'note' }),
+    h('p', { class: 'legend-line' }, h('span', { class: 'swatch forward' }), ' forward seek ', h('span', { class: 'swatch backward' }), ' backward seek ', h('span', { class: 'swatch fault' }), ' page fault (cold cache)'),
+  );
+  for (const [selector, colour] of [['.swatch.forward', colours.series[0]!], ['.swatch.backward', colours.series[5]!], ['.swatch.fault', colours.foreground]] as const) {
+    for (const element of seekPanel.querySelectorAll<HTMLElement>(selector)) element.style.backgroundColor = colour;
+  }
+  setSeekStep(points);
+}
+
+function drawFamily(): void {
+  if (!family) return;
+  const s = scale();
+  const mark = Math.max(3, s / 2 ** drawOrder());
+  context2d.lineWidth = 1.5;
+  context2d.strokeStyle = colours.series[1]!;
+  context2d.globalAlpha = 0.85;
+  context2d.beginPath();
+  const { arcs, members } = family;
+  for (let i = 0; i < arcs.length; i += 4) {
+    const [x0, y0] = toScreen(arcs[i]!, arcs[i + 1]!);
+    const [x1, y1] = toScreen(arcs[i + 2]!, arcs[i + 3]!);
+    // Bowed to the left of the delta → base direction, so that two arcs between a pair do not coincide.
+    const cx = (x0 + x1) / 2 - (y1 - y0) * 0.25;
+    const cy = (y0 + y1) / 2 + (x1 - x0) * 0.25;
+    context2d.moveTo(x0, y0);
+    context2d.quadraticCurveTo(cx, cy, x1, y1);
+  }
+  context2d.stroke();
+  context2d.globalAlpha = 1;
+  context2d.strokeStyle = colours.foreground;
+  context2d.lineWidth = 1;
+  context2d.beginPath();
+  for (let i = 0; i < members.length; i += 2) {
+    const [x, y] = toScreen(members[i]!, members[i + 1]!);
+    context2d.rect(x - mark / 2, y - mark / 2, mark, mark);
+  }
+  context2d.stroke();
+}
+
+function drawSeeks(): void {
+  if (!seeks) return;
+  const { points, faults } = seeks;
+  const last = Math.min(points.length / 2, seekStep);
+  context2d.lineWidth = 1.25;
+  for (const backward of [false, true]) {
+    context2d.strokeStyle = colours.series[backward ? 5 : 0]!;
+    context2d.globalAlpha = 0.8;
+    context2d.beginPath();
+    for (let k = 1; k < last; k++) {
+      const isBackward = seeks.result.offsets[k]! < seeks.result.offsets[k - 1]!;
+      if (isBackward !== backward) continue;
+      const [x0, y0] = toScreen(points[2 * k - 2]!, points[2 * k - 1]!);
+      const [x1, y1] = toScreen(points[2 * k]!, points[2 * k + 1]!);
+      context2d.moveTo(x0, y0);
+      context2d.lineTo(x1, y1);
+    }
+    context2d.stroke();
+  }
+  context2d.globalAlpha = 1;
+  context2d.fillStyle = colours.foreground;
+  context2d.beginPath();
+  for (let k = 0; k < last; k++) {
+    if (!faults.has(k)) continue;
+    const [x, y] = toScreen(points[2 * k]!, points[2 * k + 1]!);
+    context2d.rect(x - 1.5, y - 1.5, 3, 3);
+  }
+  context2d.fill();
+  // Where the scrubber is: the read drawn last.
+  const [x, y] = toScreen(points[2 * last - 2]!, points[2 * last - 1]!);
+  context2d.strokeStyle = colours.foreground;
+  context2d.lineWidth = 2;
+  context2d.beginPath();
+  context2d.arc(x, y, 6, 0, 2 * Math.PI);
+  context2d.stroke();
 }
 
 // ---- Hover, click, keys ---------------------------------------------------------------------
@@ -519,7 +773,7 @@ function showTooltip(): void {
   replaceChildren(
     objectPanel,
     h('p', {}, h('strong', {}, `${object.type} `), h('code', {}, object.oid.slice(0, 12)), ` at offset ${formatCount(object.offset)}`),
-    h('div', { class: 'buttons' }, button('open-object', 'Open object', 'Open the object document (Enter)', () => post({ type: 'openObject', oid: object.oid })), button('reveal-object', 'Reveal in Packs view', 'Reveal it in the Packs view (Shift+Enter)', () => post({ type: 'revealObject', oid: object.oid }))),
+    h('div', { class: 'buttons' }, button('open-object', 'Open object', 'Open the object document (Enter)', () => post({ type: 'openObject', oid: object.oid })), button('reveal-object', 'Reveal in Packs view', 'Reveal it in the Packs view (Shift+Enter)', () => post({ type: 'revealObject', oid: object.oid })), button('show-family', 'Draw family', 'Draw its delta family over the map, each delta joined to its base (F)', () => void showFamily(object.oid))),
   );
 }
 
@@ -592,12 +846,15 @@ function listen(): void {
       case '-': case '_': zoomBy(-1); break;
       case '0': case 'Home': animateTo({ zoom: 0, centerX: 0.5, centerY: 0.5 }); break;
       case 'Enter': openHovered(event.shiftKey); break;
+      case 'f': case 'F': if (hovered?.object) void showFamily(hovered.object.oid); break;
+      case 'Escape': void showFamily(null); break;
+      case 'p': case 'P': play(); break;
       default: handled = false;
     }
     if (!handled) return;
     event.preventDefault();
     // With keys, the object under the centre is the one shown (and opened by Enter).
-    if (event.key !== 'Enter') setTimeout(() => hoverAt(cssWidth / 2, cssHeight / 2), 160);
+    if (['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', '+', '=', '-', '_', '0', 'Home'].includes(event.key)) setTimeout(() => hoverAt(cssWidth / 2, cssHeight / 2), 160);
   });
   attributeSelect.addEventListener('change', () => {
     state.attribute = attributeSelect.value as MapAttribute;
@@ -609,7 +866,18 @@ function listen(): void {
     state.recording = recordingSelect.value === '' ? null : recordingSelect.value;
     saveState();
     drawLegend();
+    void showSeeks();
     requestDraw();
+  });
+  seeksToggle.addEventListener('change', () => {
+    state.seeks = seeksToggle.checked;
+    saveState();
+    void showSeeks();
+  });
+  seekScrubber.addEventListener('input', () => {
+    stopPlaying();
+    playButton.textContent = 'Play';
+    setSeekStep(Number(seekScrubber.value));
   });
   new ResizeObserver(() => resize()).observe(canvas.parentElement!);
   watchTheme(() => {

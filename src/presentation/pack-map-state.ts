@@ -18,5 +18,6 @@ export function normalizePackMapState(value: unknown): PackMapState {
   const state = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
   const text = (field: unknown): string | null => (typeof field === 'string' && field !== '' && field.length <= 4096 ? field : null);
   const attribute = MAP_ATTRIBUTES.includes(state.attribute as MapAttribute) ? (state.attribute as MapAttribute) : 'type';
-  return { version: PACK_MAP_PROTOCOL_VERSION, pack: text(state.pack), repository: text(state.repository), attribute, recording: text(state.recording), camera: normalizeCamera(state.camera) };
+  const family = typeof state.family === 'string' && /^[0-9a-f]{40,64}$/.test(state.family) ? state.family : null;
+  return { version: PACK_MAP_PROTOCOL_VERSION, pack: text(state.pack), repository: text(state.repository), attribute, recording: text(state.recording), camera: normalizeCamera(state.camera), family, seeks: state.seeks === true };
 }

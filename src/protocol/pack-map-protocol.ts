@@ -7,7 +7,7 @@
  * No vscode, no LSP libraries.
  */
 import type { MapAttribute } from '../common/pack-map-geometry.ts';
-import type { ObjectDetails, PackMapInfoResult, PackMapTileResult } from './server-protocol.ts';
+import type { ObjectDetails, PackMapFamilyResult, PackMapInfoResult, PackMapSeeksResult, PackMapTileResult } from './server-protocol.ts';
 
 export const PACK_MAP_PROTOCOL_VERSION = 1;
 
@@ -41,6 +41,10 @@ export interface PackMapState {
   attribute: MapAttribute;
   recording: string | null;
   camera: PackMapCamera;
+  /** The object whose delta family is drawn over the map (its arcs), or null. */
+  family: string | null;
+  /** With a recording: its reads drawn as a path in read order. */
+  seeks: boolean;
 }
 
 export interface PackMapTileWanted {
@@ -57,6 +61,10 @@ export type HostToWebview =
   | { type: 'tile'; key: string; tile: PackMapTileResult }
   | { type: 'tileFailed'; key: string; message: string; cancelled: boolean }
   | { type: 'objectAt'; object: ObjectDetails | null }
+  | { type: 'family'; family: PackMapFamilyResult }
+  | { type: 'seeks'; seeks: PackMapSeeksResult }
+  /** A family or seeks request failed (a cancelled one says so). */
+  | { type: 'overlayFailed'; message: string; cancelled: boolean }
   | { type: 'recordings'; recordings: PackMapRecordingChoice[] };
 
 export type WebviewToHost =
@@ -68,6 +76,10 @@ export type WebviewToHost =
   | { type: 'cancelTiles'; keys: string[] }
   /** A request: answered with `objectAt`. */
   | { type: 'objectAt'; order: number; x: number; y: number }
+  /** A request: answered with `family` (or `overlayFailed`): the delta family of `oid` drawn over the map. */
+  | { type: 'family'; oid: string }
+  /** A request: answered with `seeks` (or `overlayFailed`): the recording's reads of this pack, in order. */
+  | { type: 'seeks'; recording: string }
   | { type: 'openObject'; oid: string }
   | { type: 'revealObject'; oid: string };
 
@@ -76,6 +88,8 @@ export interface PackMapReplies {
   ready: 'show' | 'failed';
   tile: 'tile' | 'tileFailed';
   objectAt: 'objectAt';
+  family: 'family' | 'overlayFailed';
+  seeks: 'seeks' | 'overlayFailed';
 }
 
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
@@ -95,6 +109,9 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
       return Array.isArray(message.keys) && message.keys.length <= 10_000 && message.keys.every(isText);
     case 'objectAt':
       return isCount(message.order) && isCount(message.x) && isCount(message.y);
+    case 'seeks':
+      return isText(message.recording);
+    case 'family':
     case 'openObject':
     case 'revealObject':
       return typeof message.oid === 'string' && /^[0-9a-f]{40,64}$/.test(message.oid);

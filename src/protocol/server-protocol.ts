@@ -482,6 +482,50 @@ export interface PackMapObjectAtParams {
 /** The object holding the cell's first byte; found false past the pack's last object. */
 export type PackMapObjectAtResult = { found: true; object: ObjectDetails } | { found: false };
 
+/** A delta family over the map: the family of the object `oid` of the pack (src/core/map/family-arcs.ts). */
+export interface PackMapFamilyParams {
+  pack: string;
+  oid: string;
+}
+
+export interface PackMapFamilyResult {
+  root: string;
+  members: number;
+  /** Offsets of the members drawn, in pack order (at most 20,000: `truncated`). */
+  memberOffsets: number[];
+  /** [delta offset, base offset] per delta drawn. */
+  arcs: [number, number][];
+  /** Deltas whose base is in another pack (no arc). */
+  externalBases: number;
+  truncated: boolean;
+}
+
+/** A recording's reads of the pack as a path over the map (src/core/map/seek-path.ts). */
+export interface PackMapSeeksParams extends WorkDoneProgressParams {
+  pack: string;
+  recording: string;
+  segment?: number;
+  /** The cold page cache whose faults are marked, as packscope/locality's (256 MiB, 128 KiB by default). */
+  cacheMiB?: number;
+  readaheadKiB?: number;
+}
+
+export interface PackMapSeeksResult {
+  reads: number;
+  /** 1: every read is a point; k: every k-th read (and the last). */
+  stride: number;
+  offsets: number[];
+  /** Indices into `offsets` of points whose reads faulted in the cold page cache. */
+  faults: number[];
+  seeks: number;
+  backwardSeeks: number;
+  /** The same figures `packscope locality` prints for this pack. */
+  locality: PackLocality;
+  pageCache: PageCacheOptions;
+}
+
 export const PackMapInfoRequest = new RequestType<PackParams, PackMapInfoResult, void>('packscope/packMapInfo');
+export const PackMapFamilyRequest = new RequestType<PackMapFamilyParams, PackMapFamilyResult, void>('packscope/packMapFamily');
+export const PackMapSeeksRequest = new RequestType<PackMapSeeksParams, PackMapSeeksResult, void>('packscope/packMapSeeks');
 export const PackMapTileRequest = new RequestType<PackMapTileParams, PackMapTileResult, void>('packscope/packMapTile');
 export const PackMapObjectAtRequest = new RequestType<PackMapObjectAtParams, PackMapObjectAtResult, void>('packscope/packMapObjectAt');

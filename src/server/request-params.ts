@@ -64,3 +64,16 @@ export function checkLimits(limits: unknown, what = 'limits'): number[] {
   if (limits.length > MAX_LIST_LENGTH) throw invalid(`${what} has more than ${MAX_LIST_LENGTH} items`);
   return limits as number[];
 }
+
+const MAX_CACHE_MIB = 1 << 20;
+const MAX_READAHEAD_KIB = 1 << 20;
+
+/** The cold page cache of packscope/locality and packscope/packMapSeeks: 256 MiB and 128 KiB unless given. */
+export function pageCacheParams(fields: Record<string, unknown>): { cacheMiB: number; readaheadKiB: number } {
+  const cacheMiB = fields.cacheMiB ?? 256;
+  const readaheadKiB = fields.readaheadKiB ?? 128;
+  if (!(typeof cacheMiB === 'number' && cacheMiB > 0 && cacheMiB <= MAX_CACHE_MIB) || !(typeof readaheadKiB === 'number' && readaheadKiB >= 0 && readaheadKiB <= MAX_READAHEAD_KIB)) {
+    throw invalid('cacheMiB must be positive and readaheadKiB not negative');
+  }
+  return { cacheMiB, readaheadKiB };
+}

@@ -37,6 +37,8 @@ const { PackMap } = await tsImport('../../src/core/map/pack-map.ts', import.meta
 const { MAP_ATTRIBUTES, MAX_MAP_ORDER } = await tsImport('../../src/common/pack-map-geometry.ts', import.meta.url);
 const { buildPackModel } = await tsImport('../../src/core/model/build-pack-model.ts', import.meta.url);
 const { hashAlgorithmByName } = await tsImport('../../src/core/format/hash-algorithm.ts', import.meta.url);
+const { familyArcs } = await tsImport('../../src/core/map/family-arcs.ts', import.meta.url);
+const { seekPath } = await tsImport('../../src/core/map/seek-path.ts', import.meta.url);
 
 const THEMES = {
   dark: { bodyClass: 'vscode-dark', vars: { '--vscode-foreground': '#cccccc', '--vscode-editor-background': '#1f1f1f', '--vscode-descriptionForeground': '#9d9d9d', '--vscode-charts-lines': 'rgba(204, 204, 204, 0.5)', '--vscode-button-secondaryBackground': '#313131', '--vscode-button-secondaryForeground': '#cccccc', '--vscode-dropdown-background': '#313131', '--vscode-dropdown-foreground': '#cccccc', '--vscode-font-family': 'system-ui, sans-serif', '--vscode-font-size': '13px', '--vscode-editor-font-family': 'monospace', '--vscode-editorHoverWidget-background': '#252526', '--vscode-editorHoverWidget-border': '#454545', '--vscode-focusBorder': '#0078d4' } },
@@ -153,6 +155,16 @@ window.acquireVsCodeApi = () => ({
       case 'objectAt': {
         const n = baseMap.objectAtCell(message.order, message.x, message.y);
         return reply({ type: 'objectAt', object: n < 0 ? null : objectJson(n), inReplyTo: message.messageId });
+      }
+      case 'family': {
+        // As the server answers packscope/packMapFamily (test/server/pack-map-overlays.test.ts checks that against git).
+        const f = familyArcs(model, model.findHex(message.oid));
+        return reply({ type: 'family', family: { root: model.oidHex(f.root), members: f.members, memberOffsets: f.memberOffsets, arcs: f.arcs, externalBases: f.externalBases, truncated: f.truncated }, inReplyTo: message.messageId });
+      }
+      case 'seeks': {
+        const cache = { cacheMiB: 256, readaheadKiB: 128 };
+        const p = seekPath({ pack: files.pack, offsets: Float64Array.from(traced), entryBytes: Float64Array.from(traced, (o) => model.columns.diskSize.get(byOffset.get(o))) }, cache);
+        return reply({ type: 'seeks', seeks: { reads: p.reads, stride: p.stride, offsets: p.offsets, faults: p.faults, seeks: p.seeks, backwardSeeks: p.backwardSeeks, locality: p.locality, pageCache: cache }, inReplyTo: message.messageId });
       }
       default:
         return undefined;
@@ -380,6 +392,81 @@ describe('Pack Map webview', () => {
     const { checked } = await checkPixels(page, 'type', overlayMap);
     assert.ok(checked >= 20, `checked ${checked} heat pixels`);
     await page.screenshot({ path: path.join(outDir, 'pack-map-recording.png') });
+    await page.close();
+  });
+
+  it('draws a delta family as arcs from each delta to its base, and the recording\'s reads as a path a scrubber steps through', async () => {
+    const { page, errors } = await openMap();
+    await settled(page);
+    const canvasPixels = () => page.evaluate(() => {
+      const c = document.getElementById('map-canvas');
+      return Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data);
+    });
+    const changed = (a, b) => { let n = 0; for (let i = 0; i < a.length; i += 4) if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2]) n++; return n; };
+    const plain = await canvasPixels();
+    // The deepest object's family: asked for through the object panel's button, after a hover.
+    let deepest = 0;
+    for (let n = 0; n < model.count; n++) if (model.columns.depth[n] > model.columns.depth[deepest]) deepest = n;
+    const expected = familyArcs(model, deepest);
+    assert.ok(expected.arcs.length >= 5, `a family with arcs (${expected.arcs.length})`);
+    const cell = baseMap.cellOf(info.maxOrder, deepest);
+    const [cx, cy] = (await tsImport('../../src/common/pack-map-geometry.ts', import.meta.url)).hilbertPoint(info.maxOrder, cell);
+    const box = await canvasBox(page);
+    const side = Math.min(box.width, box.height);
+    const at = { x: box.width / 2 + ((cx + 0.5) / 2 ** info.maxOrder - 0.5) * side, y: box.height / 2 + ((cy + 0.5) / 2 ** info.maxOrder - 0.5) * side };
+    await page.mouse.move(box.left + at.x, box.top + at.y);
+    await page.locator('#map-tooltip:not([hidden])').waitFor();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    // With the hovered cell's outline (it stays while the pointer is on the button).
+    const hoveredPlain = await canvasPixels();
+    await page.locator('#show-family').click();
+    await page.locator('#family-text').waitFor();
+    const shown = await page.evaluate(() => ({ ...document.getElementById('family-text').dataset }));
+    const asked = (await page.evaluate(() => window.__states.at(-1).family));
+    const f = familyArcs(model, model.findHex(asked));
+    assert.deepEqual(shown, { members: String(f.members), drawnMembers: String(f.memberOffsets.length), arcs: String(f.arcs.length) });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const withFamily = await canvasPixels();
+    assert.ok(changed(hoveredPlain, withFamily) > f.arcs.length, 'the arcs and member marks are drawn');
+    assert.ok(changed(plain, hoveredPlain) > 0 && changed(plain, hoveredPlain) < changed(plain, withFamily));
+    await page.screenshot({ path: path.join(outDir, 'pack-map-family.png') });
+    await page.locator('#map-canvas').focus();
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => document.getElementById('family-text') === null);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    assert.equal(changed(hoveredPlain, await canvasPixels()), 0, 'cleared: the map as before');
+
+    // The recording's seek path: every read, git's order, packscope locality's figures.
+    await page.locator('#recording').selectOption(traceFile);
+    await page.locator('#seeks').check();
+    await page.locator('#seek-stats').waitFor();
+    const stats = await page.evaluate(() => ({ ...document.getElementById('seek-stats').dataset, text: document.getElementById('seek-stats').textContent }));
+    const p = seekPath({ pack: files.pack, offsets: Float64Array.from(traced), entryBytes: Float64Array.from(traced, (o) => model.columns.diskSize.get(byOffset.get(o))) }, { cacheMiB: 256, readaheadKiB: 128 });
+    assert.equal(Number(stats.reads), traced.length);
+    assert.equal(Number(stats.backward), traced.filter((o, i) => i > 0 && o < traced[i - 1]).length);
+    assert.equal(Number(stats.faults), p.locality.pageFaults);
+    assert.match(stats.text, new RegExp(`${traced.length} reads, ${traced.length - 1} seeks`));
+    await settled(page);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const heat = await page.evaluate(() => document.getElementById('seek-position').dataset);
+    assert.equal(Number(heat.step), traced.length, 'the whole path at first');
+    await page.screenshot({ path: path.join(outDir, 'pack-map-seeks.png') });
+    const full = await canvasPixels();
+    await page.locator('#seek-scrubber').fill('1');
+    await page.waitForFunction(() => document.getElementById('seek-position').dataset.step === '1');
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const first = await canvasPixels();
+    await page.locator('#seeks').uncheck();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const none = await canvasPixels();
+    assert.ok(changed(none, full) > changed(none, first), 'stepping back to the first read draws less of the path');
+    assert.ok(changed(none, first) > 0, 'the first read is marked');
+    // Play steps through to the end.
+    await page.locator('#seeks').check();
+    await page.locator('#seek-scrubber').fill('1');
+    await page.locator('#seek-play').click();
+    await page.waitForFunction((n) => document.getElementById('seek-position').dataset.step === String(n), traced.length, { timeout: 20_000 });
+    assert.deepEqual(errors, []);
     await page.close();
   });
 

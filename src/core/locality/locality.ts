@@ -85,8 +85,10 @@ export function packLocality(input: LocalityInput, cache: PageCacheOptions): Pac
 /**
  * A cold page cache of `cacheMiB`, LRU over 4 KiB pages: every page of each entry read must be
  * resident; a missing page is a fault that brings in the readahead window from that page.
+ * `faultedReads`, when given (one byte per read), gets 1 for each read that faulted at least once
+ * (the Pack Map marks those reads).
  */
-export function replayPageCache(offsets: Float64Array, entryBytes: Float64Array, options: PageCacheOptions): number {
+export function replayPageCache(offsets: Float64Array, entryBytes: Float64Array, options: PageCacheOptions, faultedReads?: Uint8Array): number {
   const capacity = Math.max(1, Math.floor((options.cacheMiB * 1024 * 1024) / PAGE_BYTES));
   const window = Math.max(1, Math.floor((options.readaheadKiB * 1024) / PAGE_BYTES));
   // A Map keeps insertion order: delete + set moves a page to the most recent end.
@@ -106,6 +108,7 @@ export function replayPageCache(offsets: Float64Array, entryBytes: Float64Array,
         continue;
       }
       faults++;
+      if (faultedReads !== undefined) faultedReads[i] = 1;
       for (let ahead = 0; ahead < window; ahead++) touch(page + ahead);
       touch(page);
     }

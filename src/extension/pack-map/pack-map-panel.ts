@@ -6,7 +6,7 @@ import {
   type PackMapRecordingChoice,
   type WebviewToHost,
 } from '../../protocol/pack-map-protocol.ts';
-import { PackMapInfoRequest, PackMapObjectAtRequest, PackMapTileRequest, type PackMapInfoResult } from '../../protocol/server-protocol.ts';
+import { PackMapFamilyRequest, PackMapInfoRequest, PackMapObjectAtRequest, PackMapSeeksRequest, PackMapTileRequest, type PackMapInfoResult } from '../../protocol/server-protocol.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
@@ -97,6 +97,25 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
       case 'objectAt': {
         const result = await this.deps.server.request(PackMapObjectAtRequest, { pack: this.target.pack, order: message.order, x: message.x, y: message.y });
         return { type: 'objectAt', object: result.found ? result.object : null };
+      }
+      case 'family':
+      case 'seeks': {
+        // One overlay of each kind at a time: a newer request cancels the one before.
+        this.inFlight.get(`overlay:${message.type}`)?.cancel();
+        const source = new vscode.CancellationTokenSource();
+        this.inFlight.set(`overlay:${message.type}`, source);
+        try {
+          return message.type === 'family'
+            ? { type: 'family', family: await this.deps.server.request(PackMapFamilyRequest, { pack: this.target.pack, oid: message.oid }, source.token) }
+            : { type: 'seeks', seeks: await this.deps.server.request(PackMapSeeksRequest, { pack: this.target.pack, recording: message.recording }, source.token) };
+        } catch (error) {
+          const cancelled = isCancellation(error) || source.token.isCancellationRequested;
+          if (!cancelled) this.deps.output.warn(`Pack map: ${message.type} failed: ${describe(error)}`);
+          return { type: 'overlayFailed', message: describe(error), cancelled };
+        } finally {
+          if (this.inFlight.get(`overlay:${message.type}`) === source) this.inFlight.delete(`overlay:${message.type}`);
+          source.dispose();
+        }
       }
       case 'openObject':
         await vscode.commands.executeCommand('packscope.openObject', { oid: message.oid, repository: this.target.repository });

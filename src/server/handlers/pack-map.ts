@@ -1,6 +1,6 @@
 /**
- * The Pack Map's requests (issue 15): `packscope/packMapInfo`, `packscope/packMapTile` and
- * `packscope/packMapObjectAt`. This thread checks the parameters, loads the model (model workers),
+ * The Pack Map's requests (issue 15): `packscope/packMapInfo`, `packscope/packMapTile`,
+ * `packscope/packMapObjectAt`, and the overlays `packscope/packMapFamily` and `packscope/packMapSeeks`. This thread checks the parameters, loads the model (model workers),
  * opens a recording (simulation worker) and hands the rest to the map worker (workers/map-worker.ts),
  * which draws tiles with the very PackMap `packscope map` draws its PNG with: a tile at order o is
  * the region of the CLI's 2^o picture at (256·tileX, 256·tileY).
@@ -9,20 +9,28 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CancellationToken } from 'vscode-languageserver/node';
 import { MAP_ATTRIBUTES, MAX_MAP_ORDER, type MapAttribute } from '../../common/pack-map-geometry.ts';
+import { familyArcs } from '../../core/map/family-arcs.ts';
 import { readsPerObject } from '../../core/map/pack-map.ts';
+import type { SeekPath } from '../../core/map/seek-path.ts';
 import type { PackLocation } from '../../core/model/object-store.ts';
 import {
   PACK_MAP_TILE_SIZE,
+  PackMapFamilyRequest,
   PackMapInfoRequest,
+  PackMapSeeksRequest,
   PackMapObjectAtRequest,
   PackMapTileRequest,
+  type PackMapFamilyResult,
   type PackMapInfoResult,
+  type PackMapSeeksResult,
   type PackMapObjectAtResult,
   type PackMapTileResult,
 } from '../../protocol/server-protocol.ts';
 import { objectDetails } from '../object-views.ts';
 import { openRecording } from '../recording-opener.ts';
-import { invalid, optionalInteger, optionalString, paramsObject, requireInteger, requireString } from '../request-params.ts';
+import { invalid, optionalInteger, optionalString, pageCacheParams, paramsObject, requireInteger, requireString } from '../request-params.ts';
+import { throwIfCancelled } from '../cancellation.ts';
+import { runSimulationWorker } from '../workers/simulation-worker-client.ts';
 import { nested, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
 import type { MapPackRef, MapWorkerReply } from '../workers/map-worker-protocol.ts';
@@ -140,6 +148,59 @@ export function registerPackMapHandlers(context: ServerContext): void {
       if (object >= model.count) throw new Error(`the map worker named object ${object} of ${model.count}`);
       return { found: true, object: objectDetails({ pack, model, object }, state) };
     }),
+  );
+  registerPackMapOverlayHandlers(context);
+}
+
+/** Object ids are hex of the repository's hash length. */
+function requireOid(value: unknown, hexLength: number): string {
+  if (typeof value !== 'string' || value.length !== hexLength || !/^[0-9a-f]+$/i.test(value)) throw invalid(`oid must be ${hexLength} hex digits`);
+  return value.toLowerCase();
+}
+
+function registerPackMapOverlayHandlers(context: ServerContext): void {
+  const { connection } = context;
+
+  // A family is found in one pass over the pack's objects (a few ms on 849,014): on this thread.
+  connection.onRequest(PackMapFamilyRequest, (params, token) =>
+    context.guarded(async (): Promise<PackMapFamilyResult> => {
+      const fields = paramsObject(params);
+      const packPath = requireString(fields.pack, 'pack');
+      const { state, pack } = context.findPack(packPath);
+      const oid = requireOid(fields.oid, state.repository.hash.size * 2);
+      const { model } = await context.ensureModel(state, pack, token);
+      const object = model.findHex(oid);
+      if (object < 0) throw invalid(`${oid} is not in ${path.basename(pack.files.pack)}`);
+      const family = familyArcs(model, object);
+      return { root: model.oidHex(family.root), members: family.members, memberOffsets: family.memberOffsets, arcs: family.arcs, externalBases: family.externalBases, truncated: family.truncated };
+    }),
+  );
+
+  // Percentiles and the page-cache replay walk every read: in a simulation worker, as packscope/locality.
+  connection.onRequest(PackMapSeeksRequest, (params, token) =>
+    context.guarded(() =>
+      withProgress(context, params.workDoneToken, 'Reading recording', token, async (progress): Promise<PackMapSeeksResult> => {
+        const fields = paramsObject(params);
+        const packPath = requireString(fields.pack, 'pack');
+        const recording = path.resolve(requireString(fields.recording, 'recording'));
+        const segment = optionalInteger(fields.segment, 'segment', 1);
+        const cache = pageCacheParams(fields);
+        const { pack } = context.findPack(packPath);
+        const opened = await openRecording(context, { file: recording, segment }, token, nested(progress));
+        throwIfCancelled(token);
+        const input = opened.locality.find((entry) => entry.pack === pack.files.pack) ?? { pack: pack.files.pack, offsets: new Float64Array(0), entryBytes: new Float64Array(0) };
+        let found: SeekPath | undefined;
+        progress.report(100, 'seek distances and page cache');
+        await context.work.run('locality', token, () =>
+          runSimulationWorker(context.bundledScript('simulation-worker.js'), { kind: 'seek-path', input, cache }, token, (message) => {
+            if (message.kind === 'seek-path') found = message.path;
+          }),
+        );
+        if (!found) throw new Error('the simulation worker sent no seek path');
+        const { reads, stride, offsets, faults, seeks, backwardSeeks, locality } = found;
+        return { reads, stride, offsets, faults, seeks, backwardSeeks, locality, pageCache: cache };
+      }),
+    ),
   );
 }
 

@@ -5,7 +5,7 @@ import { parsePolicy } from '../../core/sim/policy-registry.ts';
 import { LocalityRequest, SweepRequest, type LocalityResult, type SweepResult } from '../../protocol/server-protocol.ts';
 import { abortSignalFor, throwIfCancelled } from '../cancellation.ts';
 import { openRecording } from '../recording-opener.ts';
-import { checkLimits, invalid, paramsObject, stringList } from '../request-params.ts';
+import { checkLimits, invalid, pageCacheParams, paramsObject, stringList } from '../request-params.ts';
 import { percent, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
 import { runSimulationWorker } from '../workers/simulation-worker-client.ts';
@@ -13,8 +13,6 @@ import { runSimulationWorker } from '../workers/simulation-worker-client.ts';
 /** Policies of one sweep: the registry has a handful; a list this long is no sweep a view asks for. */
 const MAX_POLICIES = 100;
 /** The page cache replayed (1 TiB) and its readahead window (1 GiB): beyond any machine's. */
-const MAX_CACHE_MIB = 1 << 20;
-const MAX_READAHEAD_KIB = 1 << 20;
 
 export function registerSimulationHandlers(context: ServerContext): void {
   const { connection } = context;
@@ -47,12 +45,7 @@ export function registerSimulationHandlers(context: ServerContext): void {
   connection.onRequest(LocalityRequest, (params, token) =>
     context.guarded(() =>
       withProgress(context, params.workDoneToken, 'Measuring locality', token, async (progress): Promise<LocalityResult> => {
-        const fields = paramsObject(params);
-        const cacheMiB = fields.cacheMiB ?? 256;
-        const readaheadKiB = fields.readaheadKiB ?? 128;
-        if (!(typeof cacheMiB === 'number' && cacheMiB > 0 && cacheMiB <= MAX_CACHE_MIB) || !(typeof readaheadKiB === 'number' && readaheadKiB >= 0 && readaheadKiB <= MAX_READAHEAD_KIB)) {
-          throw invalid('cacheMiB must be positive and readaheadKiB not negative');
-        }
+        const { cacheMiB, readaheadKiB } = pageCacheParams(paramsObject(params));
         const { locality: inputs, info } = await openRecording(context, params, token, progress);
         throwIfCancelled(token);
         const packs: PackLocalityWithQuantiles[] = [];

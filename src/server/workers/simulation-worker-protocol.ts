@@ -26,6 +26,7 @@
  */
 import type { PackErrorCode } from '../../core/errors.ts';
 import type { LocalityInput, PageCacheOptions } from '../../core/locality/locality.ts';
+import type { SeekPath } from '../../core/map/seek-path.ts';
 import type { PackLocation } from '../../core/model/object-store.ts';
 import type { PackFiles } from '../../core/model/pack-model.ts';
 import type { Repository } from '../../core/model/repository.ts';
@@ -62,6 +63,13 @@ export interface IndexPackTask {
 export interface LocalityTask {
   kind: 'locality';
   packs: LocalityInput[];
+  cache: PageCacheOptions;
+}
+
+/** One pack's reads as a path over the Pack Map, with its locality figures (core/map/seek-path.ts). */
+export interface SeekPathTask {
+  kind: 'seek-path';
+  input: LocalityInput;
   cache: PageCacheOptions;
 }
 
@@ -106,7 +114,7 @@ export interface TransferredPaths {
   source: 'walked' | 'persisted';
 }
 
-export type SimulationTask = IndexPackTask | LocalityTask | OpenRecordingTask | RepackPreviewTask | ObjectContentTask | ObjectPathsTask;
+export type SimulationTask = IndexPackTask | LocalityTask | SeekPathTask | OpenRecordingTask | RepackPreviewTask | ObjectContentTask | ObjectPathsTask;
 
 /** Messages from the server to a running worker. */
 export type SimulationWorkerRequest =
@@ -138,6 +146,7 @@ export interface WorkerError {
 export type SimulationWorkerMessage =
   | { kind: 'variant'; result: IndexPackVariantResult; objects: number }
   | { kind: 'locality'; pack: PackLocalityWithQuantiles }
+  | { kind: 'seek-path'; path: SeekPath }
   /** $/progress of the request: a percentage when known, and the message. */
   | { kind: 'progress'; percentage?: number; message: string }
   /** A line for the server's log. */

@@ -24,6 +24,7 @@ import type { Repository } from '../../core/model/repository.ts';
 import { GitCommandError } from '../../core/git/run-git.ts';
 import { indexPackVariant } from '../../core/report/index-pack-sim.ts';
 import { localityInputs, packLocalityWithQuantiles } from '../../core/report/locality.ts';
+import { seekPath } from '../../core/map/seek-path.ts';
 import { parseRecordingFile, resolveRecording, segmentRepositories } from '../../core/trace/load-recording.ts';
 import { recordingForTransfer } from '../../core/trace/recording-transfer.ts';
 import type { TraceLog } from '../../core/trace/trace-log.ts';
@@ -136,6 +137,9 @@ async function run(task: SimulationTask): Promise<void> {
   switch (task.kind) {
     case 'locality':
       for (const input of task.packs) post({ kind: 'locality', pack: packLocalityWithQuantiles(input, task.cache) });
+      return;
+    case 'seek-path':
+      post({ kind: 'seek-path', path: seekPath(task.input, task.cache) });
       return;
     case 'index-pack': {
       const hash = hashAlgorithmByName(task.hashName);
