@@ -195,7 +195,8 @@ export class ServerState implements ServerContext {
       return await this.loader.ensure(pack.files, state.repository.hash, {
         ...(cancelled ? { cancelled } : {}),
         bulk,
-        onProgress: (done, total) => progress?.report(total === 0 ? 100 : Math.floor((100 * done) / total), `${formatCount(done)} of ${formatCount(total)} objects`),
+        onStage: (message) => progress?.report(message),
+        onProgress: (done, total) => progress?.report(total === 0 ? 100 : Math.floor((100 * done) / total), `Reading objects: ${formatCount(done)} of ${formatCount(total)}`),
       });
     } catch (error) {
       if (!(error instanceof LoadCancelled)) {

@@ -12,8 +12,17 @@ import { PacksNodeBase, type PacksNode, type TreeContext } from './packs-node.ts
 /** Requests a pack's summary, building its model in the server when needed (with progress). */
 export async function loadSummary(context: TreeContext, pack: PackNode): Promise<PackSummary> {
   if (pack.summary !== undefined) return pack.summary;
-  const summary = await withModelProgress(context.server, `PackScope: reading ${shortPackName(pack.listing.name)}`, (workDoneToken, token) =>
-    context.server.request(PackSummaryRequest, { pack: pack.listing.pack, workDoneToken }, token),
+  const summary = await withModelProgress(
+    context.server,
+    `PackScope: reading ${shortPackName(pack.listing.name)}`,
+    (workDoneToken, token) => context.server.request(PackSummaryRequest, { pack: pack.listing.pack, workDoneToken }, token),
+    // The rows the user is looking at say how far the build is, not only the view's thin bar.
+    (text) => {
+      pack.setLoading(text);
+      context.changed(pack);
+      pack.parent.setLoading(text);
+      context.changed(pack.parent);
+    },
   );
   pack.setSummary(summary);
   context.changed(pack);
