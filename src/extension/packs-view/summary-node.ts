@@ -12,6 +12,21 @@ import { PacksNodeBase, type PacksNode, type TreeContext } from './packs-node.ts
 /** Requests a pack's summary, building its model in the server when needed (with progress). */
 export async function loadSummary(context: TreeContext, pack: PackNode): Promise<PackSummary> {
   if (pack.summary !== undefined) return pack.summary;
+  // The rows' progress text refreshes the pack's subtree, which asks for the summary again: one request.
+  const pending = pendingSummaries.get(pack);
+  if (pending !== undefined) return pending;
+  const loading = requestSummary(context, pack);
+  pendingSummaries.set(pack, loading);
+  try {
+    return await loading;
+  } finally {
+    pendingSummaries.delete(pack);
+  }
+}
+
+const pendingSummaries = new WeakMap<PackNode, Promise<PackSummary>>();
+
+async function requestSummary(context: TreeContext, pack: PackNode): Promise<PackSummary> {
   const summary = await withModelProgress(
     context.server,
     `PackScope: reading ${shortPackName(pack.listing.name)}`,
