@@ -71,7 +71,12 @@ const commandFactories: Record<string, CommandEntry> = {
   /** Optional argument: the filter itself ({ types, minDepth, maxDepth }); none asks for it. */
   'packscope.filterObjects': { make: ({ packsTree }) => (filter) => packsTree.filterObjects(filter) },
   'packscope.clearObjectFilter': { make: ({ packsTree }) => () => packsTree.filterObjects(null) },
-  'packscope.cancelLoad': { make: () => () => cancelModelLoads() },
+  'packscope.cancelLoad': {
+    make: ({ server }) => () => {
+      server.cancelLoads();
+      return cancelModelLoads();
+    },
+  },
   'packscope.showServerOutput': { make: ({ output }) => () => output.show(true) },
   'packscope.restartServer': {
     make: ({ server, packsTree }) => async () => {
