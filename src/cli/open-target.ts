@@ -1,3 +1,4 @@
+import type { Progress } from './progress.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { packFilesFor } from '../core/model/build-pack-model.ts';
@@ -38,7 +39,13 @@ function warn(message: string): void {
  * What a `[path]` argument names: a repository (any path inside one), or a single .pack/.idx file.
  * A single pack still gets its repository's hash algorithm when it lives inside one.
  */
-export function openObjectStore(target: string, options: CacheOptions): ObjectStore {
+export function openObjectStore(target: string, options: CacheOptions, progress?: Progress): ObjectStore {
+  const store = openStore(target, options);
+  progress?.reportBuilds(store);
+  return store;
+}
+
+function openStore(target: string, options: CacheOptions): ObjectStore {
   const resolved = path.resolve(target);
   if (/\.(pack|idx)$/.test(resolved) && fs.existsSync(resolved) && fs.statSync(resolved).isFile()) {
     let repository: Repository | undefined;

@@ -4,6 +4,7 @@
 import vscode = require('vscode');
 import type { CacheLabApi } from './cache-lab/cache-lab.ts';
 import type { Lifetime } from './dispose.ts';
+import { cancelModelLoads } from './model-progress.ts';
 import { openObjectDocument } from './object-document.ts';
 import { askForObject, objectTarget } from './object-target.ts';
 import { RETRY_COMMAND } from './packs-view/message-node.ts';
@@ -70,6 +71,12 @@ const commandFactories: Record<string, CommandEntry> = {
   /** Optional argument: the filter itself ({ types, minDepth, maxDepth }); none asks for it. */
   'packscope.filterObjects': { make: ({ packsTree }) => (filter) => packsTree.filterObjects(filter) },
   'packscope.clearObjectFilter': { make: ({ packsTree }) => () => packsTree.filterObjects(null) },
+  'packscope.cancelLoad': {
+    make: ({ server }) => () => {
+      server.cancelLoads();
+      return cancelModelLoads();
+    },
+  },
   'packscope.showServerOutput': { make: ({ output }) => () => output.show(true) },
   'packscope.restartServer': {
     make: ({ server, packsTree }) => async () => {

@@ -1,5 +1,6 @@
 import vscode = require('vscode');
 import { OBJECT_DOCUMENT_SCHEME } from '../protocol/server-protocol.ts';
+import { probeWorkspace } from '../common/git-directory-probe.ts';
 import { registerCommands } from './commands.ts';
 import { Lifetime } from './dispose.ts';
 import { locateGit, type GitLocation } from './git-locator.ts';
@@ -118,8 +119,26 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
   registerCommands(lifetime, { server, packsTree, output, recordings: recording.commands, cacheLab, repackPreview, packMap });
 
   // Started right after activation rather than inside it: hovers and terminal links need a server soon.
-  setImmediate(() => {
+  // `onStartupFinished` activates every window, so a bounded probe (git-directory-probe.ts) decides
+  // first whether the workspace holds a repository; without one the server waits until the view or
+  // a command asks for it, or a folder with a repository is added.
+  const startServer = (): void => {
     server.whenRunning().catch((error: unknown) => output.error(`The PackScope server is not running: ${describe(error)}`));
+  };
+  const probeAndStart = (): boolean => {
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    const probeStart = performance.now();
+    const found = probeWorkspace(folders, readServerSettings(locatedGit).scanDepth);
+    output.info(`Repository probe: ${found === undefined ? 'no git directory' : found} in ${(performance.now() - probeStart).toFixed(1)} ms.`);
+    if (found !== undefined) startServer();
+    return found !== undefined;
+  };
+  setImmediate(() => {
+    if (probeAndStart()) return;
+    const folders = vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      if (server.isRunning || probeAndStart()) folders.dispose();
+    });
+    lifetime.register(folders);
   });
 
   const activationEnd = performance.now();

@@ -12,21 +12,55 @@ export const PACKS_VIEW_ID = 'packscope.packs';
  * view at once, and after a second a cancellable notification showing the server's `$/progress`
  * messages ("Indexing pack-1a2b…: 120,000 of 849,014 objects"). Cancelling it cancels the request.
  */
+/** Loads under way: `packscope.cancelLoad` cancels them (the server then stops the worker build). */
+const activeLoads = new Set<vscode.CancellationTokenSource>();
+
+function setLoadingContext(): void {
+  void vscode.commands.executeCommand('setContext', 'packscope.loading', activeLoads.size > 0);
+}
+
+/** Cancels every model load under way; returns how many there were. */
+export function cancelModelLoads(): number {
+  const count = activeLoads.size;
+  for (const load of activeLoads) load.cancel();
+  return count;
+}
+
+/** The short text a row shows while its model loads: "indexing 34%…", or the stage while there is no percentage. */
+export function loadingText(value: { message?: string | undefined; percentage?: number | undefined }): string {
+  if (value.percentage !== undefined && value.percentage > 0) return `indexing ${Math.min(100, Math.floor(value.percentage))}%…`;
+  const stage = value.message?.replace(/:.*$/, '');
+  return stage ? `${stage.toLowerCase()}…` : 'indexing…';
+}
+
 export async function withModelProgress<R>(
   server: ServerClient,
   title: string,
   send: (workDoneToken: string, token: vscode.CancellationToken) => Promise<R>,
+  /** Told the row text as the load goes ("indexing 34%…"), and undefined when it ends. */
+  onRowText?: (text: string | undefined) => void,
 ): Promise<R> {
   await server.whenRunning();
   const workDoneToken = `packscope-${randomUUID()}`;
   const cancellation = new vscode.CancellationTokenSource();
+  activeLoads.add(cancellation);
+  setLoadingContext();
+  let lastRowText: string | undefined;
+  const rowListener = (): void => {
+    const text = loadingText(latest);
+    if (text === lastRowText) return;
+    lastRowText = text;
+    onRowText?.(text);
+  };
   let latest: { message?: string; percentage?: number } = {};
   const listeners = new Set<() => void>();
   const subscription = server.onWorkDoneProgress(workDoneToken, (value: WorkDoneValue) => {
     if (value.kind === 'end') return;
     latest = { message: value.message ?? latest.message, percentage: value.percentage ?? latest.percentage };
     for (const listener of listeners) listener();
+    rowListener();
   });
+  onRowText?.('indexing…');
   const work = send(workDoneToken, cancellation.token);
   const settled = work.then(
     () => undefined,
@@ -59,7 +93,10 @@ export async function withModelProgress<R>(
     clearTimeout(timer);
     listeners.clear();
     subscription.dispose();
+    activeLoads.delete(cancellation);
+    setLoadingContext();
     cancellation.dispose();
+    onRowText?.(undefined);
   }
 }
 

@@ -12,6 +12,7 @@ import type {
 } from 'vscode-languageclient/node';
 import type { RequestParam, RequestType } from 'vscode-languageserver-protocol';
 import {
+  CancelLoadsNotification,
   ConfigureNotification,
   OBJECT_DOCUMENT_SCHEME,
   PacksChangedNotification,
@@ -136,6 +137,14 @@ export class ServerClient extends Disposable {
     }
     this.client.sendNotification(ConfigureNotification.method, settings).catch((error: unknown) => {
       this.options.output.error(`packscope/configure failed: ${describe(error)}`);
+    });
+  }
+
+  /** `packscope.cancelLoad`: the server stops the builds no request owns (the warm-up). */
+  cancelLoads(): void {
+    if (this.client?.isRunning() !== true) return;
+    this.client.sendNotification(CancelLoadsNotification.method, {}).catch((error: unknown) => {
+      this.options.output.error(`packscope/cancelLoads failed: ${describe(error)}`);
     });
   }
 

@@ -237,6 +237,8 @@ export const ObjectContentRequest = new RequestType<ObjectContentParams, ObjectC
 export const ResolveIdsRequest = new RequestType<ResolveIdsParams, ResolveIdsResult, void>('packscope/resolveIds');
 export const ConfigureNotification = new NotificationType<ServerSettings>('packscope/configure');
 export const PacksChangedNotification = new NotificationType<PacksChangedParams>('packscope/packsChanged');
+/** `packscope.cancelLoad`: stops the model builds no request asked for (the background warm-up); requests are cancelled by their own tokens. */
+export const CancelLoadsNotification = new NotificationType<Record<string, never>>('packscope/cancelLoads');
 
 /** Words a hover or terminal link considers: 7 to 64 hex digits standing alone (git's abbreviations start at 7). */
 export const OBJECT_ID_PATTERN = /(?<![0-9A-Za-z])[0-9a-fA-F]{7,64}(?![0-9A-Za-z])/g;

@@ -44,6 +44,8 @@ export interface ServerContext {
   readyStates(): RepositoryState[];
   /** Loads, in the background, every pack small enough for hovers (packscope.hover.indexLimit). */
   warmUp(): void;
+  /** Stops the warm-up's builds (their workers end); the next warm-up (a settings or pack change) starts them again. */
+  cancelLoads(): void;
   /** Runs a handler, turning PackFormatError / cancellation / anything else into one-line LSP errors. */
   guarded<T>(work: () => Promise<T> | T): Promise<T | ResponseError<void>>;
   /** Absolute path of a bundled script next to server.js (worker entry points). */

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
+  CancellationTokenSource,
   ErrorCodes,
   LSPErrorCodes,
   ResponseError,
@@ -73,6 +74,8 @@ export class ServerState implements ServerContext {
   private workspaceFolders: string[] = [];
   private privateCacheDir: string | undefined;
   private warmingUp = false;
+  /** Cancels the warm-up under way (packscope/cancelLoads). */
+  private warmUpCancel: CancellationTokenSource | undefined;
 
   /** `bundleDirectory`: where server.js and the worker bundles are (dist/). */
   constructor(
@@ -195,7 +198,8 @@ export class ServerState implements ServerContext {
       return await this.loader.ensure(pack.files, state.repository.hash, {
         ...(cancelled ? { cancelled } : {}),
         bulk,
-        onProgress: (done, total) => progress?.report(total === 0 ? 100 : Math.floor((100 * done) / total), `${formatCount(done)} of ${formatCount(total)} objects`),
+        onStage: (message) => progress?.report(message),
+        onProgress: (done, total) => progress?.report(total === 0 ? 100 : Math.floor((100 * done) / total), `Reading objects: ${formatCount(done)} of ${formatCount(total)}`),
       });
     } catch (error) {
       if (!(error instanceof LoadCancelled)) {
@@ -249,6 +253,12 @@ export class ServerState implements ServerContext {
     return this.registry.repositories.filter((state) => state.allLoaded());
   }
 
+  cancelLoads(): void {
+    if (this.warmUpCancel === undefined) return;
+    this.log('model loads cancelled: the warm-up stops (its worker builds end)');
+    this.warmUpCancel.cancel();
+  }
+
   warmUp(): void {
     if (this.warmingUp) return;
     const pending: { state: RepositoryState; pack: PackLocation }[] = [];
@@ -266,19 +276,24 @@ export class ServerState implements ServerContext {
     }
     if (pending.length === 0) return;
     this.warmingUp = true;
+    const cancel = (this.warmUpCancel = new CancellationTokenSource());
     void (async () => {
       const changed = new Set<RepositoryState>();
       try {
         for (const { state, pack } of pending) {
+          if (cancel.token.isCancellationRequested) break;
           try {
-            await this.ensureModel(state, pack, undefined, undefined, true);
+            await this.ensureModel(state, pack, cancel.token, undefined, true);
           } catch (error) {
+            if (error instanceof LoadCancelled) break;
             this.log(`${pack.files.pack}: ${errorMessage(error)}`);
           }
           changed.add(state);
         }
       } finally {
         this.warmingUp = false;
+        if (this.warmUpCancel === cancel) this.warmUpCancel = undefined;
+        cancel.dispose();
         for (const state of changed) void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
       }
     })();

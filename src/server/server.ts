@@ -6,7 +6,7 @@
  */
 import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeParams } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { ConfigureNotification } from '../protocol/server-protocol.ts';
+import { CancelLoadsNotification, ConfigureNotification } from '../protocol/server-protocol.ts';
 import { registerIndexPackHandlers } from './handlers/index-pack.ts';
 import { registerMeasureHandlers } from './handlers/measure.ts';
 import { registerObjectHandlers } from './handlers/objects.ts';
@@ -50,6 +50,7 @@ function startServer(): void {
   });
 
   connection.onNotification(ConfigureNotification, (next) => context.configure(next));
+  connection.onNotification(CancelLoadsNotification, () => context.cancelLoads());
 
   // One line per area of requests (handlers/*.ts).
   registerPackHandlers(context);

@@ -78,7 +78,7 @@ function runMap(argv: string[], progress: Progress): number {
   const outputPath = path.resolve(output);
   refuseInsideAnyRepository(outputPath, (root) => `is inside the repository ${root}; PackScope never writes inside a repository`);
 
-  const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values));
+  const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values), progress);
   const pack = choosePack(store.packs, values.pack, store.repository.objectsDir);
   const model = progress.track(`Reading ${path.basename(pack.files.pack)}`, () => store.model(pack));
   let reads: Uint32Array | undefined;

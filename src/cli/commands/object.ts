@@ -52,7 +52,7 @@ function link(model: PackModel, n: number): ChainLink {
 function runObject(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, 'no-paths': { type: 'boolean' }, ...cacheOptionSpec } });
   if (positionals.length < 1 || positionals.length > 2) throw fail('usage', undefined, undefined, 'object needs an object id (or unique prefix) and optionally a path');
-  const store = openObjectStore(positionals[1] ?? '.', cacheOptions(values));
+  const store = openObjectStore(positionals[1] ?? '.', cacheOptions(values), progress);
   const { model, object, pack } = store.resolve(positionals[0]!);
   const chain = model.chain(object).map((n) => link(model, n));
   const self = chain[0]!;

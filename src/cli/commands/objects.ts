@@ -28,7 +28,7 @@ const EMPTY_TREE: Record<string, string> = {
 function runObjects(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...cacheOptionSpec } });
   if (positionals.length > 1) throw fail('usage', undefined, undefined, 'objects takes at most one path');
-  const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values));
+  const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values), progress);
   const models = store.packs.map((pack) => progress.track('Reading packs', () => store.model(pack)));
   const out = new AsciiWriter();
   const hashSize = store.repository.hash.size;

@@ -13,6 +13,8 @@ import { formatLimit } from '../output.ts';
 import { modelStoreFor } from '../open-target.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
+import type { Progress } from '../progress.ts';
+import { TraceTail } from '../../core/trace/trace-tail.ts';
 
 const recordHelp = `usage: packscope record [--exact [--complete=LIMITS] | --passive] [-o FILE] [-C DIR] [--git PATH] -- <git arguments…>
 
@@ -45,7 +47,7 @@ function defaultRecordingPath(repository: Repository, args: string[]): string {
   return path.join(base, `${path.basename(top)}-${words}-${stamp}.psrec`);
 }
 
-async function runRecord(argv: string[]): Promise<number> {
+async function runRecord(argv: string[], progress: Progress): Promise<number> {
   const separator = argv.indexOf('--');
   if (separator < 0 || separator === argv.length - 1) throw fail('usage', undefined, undefined, 'record needs the git arguments after "--", e.g. packscope record -- log --raw -n 1000');
   const { values } = parseArgs({
@@ -65,7 +67,11 @@ async function runRecord(argv: string[]): Promise<number> {
   const complete = values.complete === undefined ? undefined : parseLimits(values.complete);
   if (complete && values.passive) throw fail('usage', undefined, undefined, '--complete needs an exact recording (not --passive)');
   const input = complete && !process.stdin.isTTY ? readStdin() : undefined;
-  const metadata = await recordGitCommand({
+  // While git runs: pack reads so far (the trace, tailed a bounded chunk per tick) and the command
+  // it is in. Not when git's output is the terminal too: a pager or git's own lines would be drawn over.
+  let tail: TraceTail | undefined;
+  const showProgress = !process.stdout.isTTY;
+  const record = (): ReturnType<typeof recordGitCommand> => recordGitCommand({
     git: values.git ?? 'git',
     args: gitArgs,
     cwd,
@@ -75,7 +81,19 @@ async function runRecord(argv: string[]): Promise<number> {
     ...(complete ? { complete } : {}),
     ...(input !== undefined ? { input } : {}),
     onRun: complete ? (run, runs, limit) => process.stderr.write(`packscope: run ${run} of ${runs}: git ${gitArgs.join(' ')} at core.deltaBaseCacheLimit=${formatLimit(limit)}\n`) : undefined,
+    onSpawn: (_child, traceFile) => {
+      tail = new TraceTail(traceFile);
+    },
   });
+  const describeCommand = `git ${gitArgs.join(' ')}`.slice(0, 60);
+  const metadata = showProgress
+    ? await progress.activity(`Recording \`${describeCommand}\``, () => {
+        if (!tail) return 'starting';
+        tail.poll();
+        const now = tail.command && tail.command !== describeCommand ? `, in ${tail.command}` : '';
+        return `${tail.reads.toLocaleString('en-US')} pack read${tail.reads === 1 ? '' : 's'}${now}`;
+      }, record)
+    : await record();
   const lines = fs.existsSync(output) ? countAccessLines(output) : 0;
   const completeness = metadata.completeAt ? `; complete at ${metadata.completeAt.map(formatLimit).join(', ')}: ${(metadata.hiddenReads ?? []).reduce((sum, [, count]) => sum + count, 0)} hidden reads found` : '';
   process.stderr.write(`packscope: recorded ${lines} pack reads of \`git ${gitArgs.join(' ')}\` (${metadata.mode}, core.deltaBaseCacheLimit=${formatLimit(metadata.cacheLimit)}${completeness}) to ${output}\n`);
@@ -112,5 +130,5 @@ export const recordCommand: Command = {
   summary: 'record [--exact|--passive] -- <git args>  run a git command and record its pack reads',
   help: recordHelp,
   forwardsAfterDoubleDash: true,
-  run: (argv) => runRecord(argv),
+  run: (argv, { progress }) => runRecord(argv, progress),
 };

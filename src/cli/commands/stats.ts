@@ -31,7 +31,7 @@ function runStats(argv: string[], progress: Progress): number {
   if (positionals.length > 1) throw fail('usage', undefined, undefined, 'stats takes at most one path');
   const top = values.top === undefined ? 10 : Number(values.top);
   if (!Number.isInteger(top) || top < 0) throw fail('usage', undefined, undefined, '--top needs a non-negative integer');
-  const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values));
+  const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values), progress);
   let walked;
   if (!values['no-paths'] && top > 0 && store.packs.length > 0) {
     const inputs = storeWalkInputs(store);

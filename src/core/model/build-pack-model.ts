@@ -28,8 +28,16 @@ const MAX_HEAD_INPUT_BYTES = 16 << 20;
 /** git-internals §1.8: get_size_from_delta inflates at most 20 bytes; two varints fit. */
 const DELTA_HEADER_BYTES = 20;
 
+export type BuildStage = 'index' | 'stored' | 'objects' | 'chains';
+
 export interface BuildOptions {
   hash?: HashAlgorithm;
+  /**
+   * Called as a load moves from one stage to the next, with the pack's object count: the idx read,
+   * a stored model being read and checked, the objects scanned, the delta chains resolved. For
+   * progress that names what is happening, not only a count.
+   */
+  onStage?: (stage: BuildStage, objects: number) => void;
   /** Called now and then with objects scanned so far; throwing from it cancels the build. */
   onProgress?: (done: number, total: number) => void;
   /** An idx already parsed for this pack (saves reading it twice). */
@@ -61,6 +69,7 @@ export function buildPackModel(files: PackFiles, options: BuildOptions = {}): Pa
   const started = performance.now();
   const index = options.index ?? loadIdx(files, options.hash);
   if (options.phaseTimes) options.phaseTimes.idx = performance.now() - started;
+  if (!options.index) options.onStage?.('index', index.count);
   const pack = RandomAccessFile.open(files.pack);
   try {
     const model = scanPack(files, index, pack, options);
@@ -206,6 +215,7 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
   const entry = new ObjectHeader();
   const inflater = new InflateHead(DELTA_HEADER_BYTES);
   const progressEvery = 1 << 16;
+  options.onStage?.('objects', count);
 
   for (let p = 0; p < count; p++) {
     if (options.onProgress && (p & (progressEvery - 1)) === 0) options.onProgress(p, count);
@@ -251,6 +261,7 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
   }
   options.onProgress?.(count, count);
   phase('scan');
+  options.onStage?.('chains', count);
   const { type, depth } = resolveChains(packFile, index, inPackType, basePosition, byOffset);
   phase('chains');
   const columns: PackColumns = { offset: offsets, inPackType, type, size, resultSize, diskSize, base, depth, byOffset };

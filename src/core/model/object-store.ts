@@ -55,6 +55,9 @@ export class ObjectStore {
   /** Every readable pack's ids in one table (see MERGED_INDEX_MIN_PACKS), built on the first lookup. */
   private merged: { index: MergedNameIndex; packs: PackLocation[] } | undefined;
 
+  /** Told how a model build goes (objects scanned of total), for the CLI's progress line; unset: nothing. */
+  onBuildProgress: ((pack: PackLocation, done: number, total: number) => void) | undefined;
+
   /** Idx searches made by lookups (one per pack tried, one per merged-table search): tests count them. */
   idxSearches = 0;
 
@@ -127,7 +130,9 @@ export class ObjectStore {
   loaded(pack: PackLocation): LoadedModel {
     let loaded = this.models.get(pack.files.pack);
     if (!loaded) {
-      loaded = this.modelStore.load(pack.files, this.inferHash ? this.buildOptions : { ...this.buildOptions, hash: this.repository.hash });
+      const options = this.inferHash ? this.buildOptions : { ...this.buildOptions, hash: this.repository.hash };
+      const report = this.onBuildProgress;
+      loaded = this.modelStore.load(pack.files, report && !options.onProgress ? { ...options, onProgress: (done, total) => report(pack, done, total) } : options);
       this.models.set(pack.files.pack, loaded);
     }
     return loaded;

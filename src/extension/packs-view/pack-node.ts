@@ -52,6 +52,14 @@ export class PackNode extends PacksNodeBase {
     this.render();
   }
 
+  /** "indexing 34%…" while the model loads; undefined otherwise. */
+  private loading: string | undefined;
+
+  setLoading(text: string | undefined): void {
+    this.loading = text;
+    this.render();
+  }
+
   setFailure(message: string): void {
     this.failure = message;
     this.render();
@@ -86,7 +94,8 @@ export class PackNode extends PacksNodeBase {
       for (const list of this.lists) list.showTotal(list.totalIn(summary));
       this.description = `${formatCountOf(summary.objects, 'object')} · ${formatBytes(summary.bytes.inflated)} inflated · ${formatBytes(summary.bytes.onDisk)} on disk · depth ≤ ${summary.maxDepth}`;
     } else {
-      this.description = this.listing.objects === undefined ? '' : formatCountOf(this.listing.objects, 'object');
+      const objects = this.listing.objects === undefined ? '' : formatCountOf(this.listing.objects, 'object');
+      this.description = this.loading === undefined ? objects : objects === '' ? this.loading : `${this.loading} · ${objects}`;
     }
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown(`**${markdownText(name)}**${this.listing.local ? '' : ' (from an alternate)'}\n\n`);

@@ -21,11 +21,20 @@ export class RepositoryNode extends PacksNodeBase {
     this.update(listing);
   }
 
+  /** "indexing 34%…" while a model of one of its packs loads. */
+  private loading: string | undefined;
+
+  setLoading(text: string | undefined): void {
+    this.loading = text;
+    const where = this.listing.workTree ?? this.listing.gitDir;
+    this.description = text === undefined ? where : `${text} · ${where}`;
+  }
+
   /** Takes a new listing; packs that are still there keep what they loaded (a pack's name is its checksum). */
   update(listing: RepositoryListing): void {
     this.listing = listing;
     this.label = listing.name;
-    this.description = listing.workTree ?? listing.gitDir;
+    this.setLoading(this.loading);
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown(`**${markdownText(listing.name)}**\n\n`);
     tooltip.appendMarkdown(`git directory: ${markdownCodeSpan(listing.gitDir)}  \nobject format: ${markdownText(listing.objectFormat)}  \npacks: ${listing.packs.length}`);

@@ -12,8 +12,32 @@ import { PacksNodeBase, type PacksNode, type TreeContext } from './packs-node.ts
 /** Requests a pack's summary, building its model in the server when needed (with progress). */
 export async function loadSummary(context: TreeContext, pack: PackNode): Promise<PackSummary> {
   if (pack.summary !== undefined) return pack.summary;
-  const summary = await withModelProgress(context.server, `PackScope: reading ${shortPackName(pack.listing.name)}`, (workDoneToken, token) =>
-    context.server.request(PackSummaryRequest, { pack: pack.listing.pack, workDoneToken }, token),
+  // The rows' progress text refreshes the pack's subtree, which asks for the summary again: one request.
+  const pending = pendingSummaries.get(pack);
+  if (pending !== undefined) return pending;
+  const loading = requestSummary(context, pack);
+  pendingSummaries.set(pack, loading);
+  try {
+    return await loading;
+  } finally {
+    pendingSummaries.delete(pack);
+  }
+}
+
+const pendingSummaries = new WeakMap<PackNode, Promise<PackSummary>>();
+
+async function requestSummary(context: TreeContext, pack: PackNode): Promise<PackSummary> {
+  const summary = await withModelProgress(
+    context.server,
+    `PackScope: reading ${shortPackName(pack.listing.name)}`,
+    (workDoneToken, token) => context.server.request(PackSummaryRequest, { pack: pack.listing.pack, workDoneToken }, token),
+    // The rows the user is looking at say how far the build is, not only the view's thin bar.
+    (text) => {
+      pack.setLoading(text);
+      context.changed(pack);
+      pack.parent.setLoading(text);
+      context.changed(pack.parent);
+    },
   );
   pack.setSummary(summary);
   context.changed(pack);

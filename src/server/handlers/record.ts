@@ -9,6 +9,7 @@ import { makeDirectories } from '../../core/atomic-file.ts';
 import { enclosingRepositoryRoot, repositoryRootHolding } from '../../core/model/outside-repository.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { recordGitCommand } from '../../core/trace/record-git.ts';
+import { TraceTail } from '../../core/trace/trace-tail.ts';
 import { formatCount, formatLimit } from '../../common/format.ts';
 import { RecordRequest, type RecordingInfo } from '../../protocol/server-protocol.ts';
 import { cancelledError, cancelledPromise, throwIfCancelled } from '../cancellation.ts';
@@ -23,39 +24,6 @@ const MAX_COMPLETE_LIMITS = 8;
 
 /** How often a recording's trace file is looked at for the progress line. */
 const RECORD_PROGRESS_MS = 250;
-
-/** Counts the pack-access lines of a growing trace file, reading only what was appended. */
-class TraceLineCounter {
-  private position = 0;
-  private partial = '';
-  lines = 0;
-
-  constructor(private readonly file: string) {}
-
-  poll(): void {
-    let fd: number;
-    try {
-      fd = fs.openSync(this.file, 'r');
-    } catch {
-      return;
-    }
-    try {
-      const buffer = Buffer.allocUnsafe(1 << 20);
-      for (;;) {
-        const got = fs.readSync(fd, buffer, 0, buffer.length, this.position);
-        if (got === 0) break;
-        this.position += got;
-        const text = this.partial + buffer.toString('latin1', 0, got);
-        const lines = text.split('\n');
-        this.partial = lines.pop()!;
-        for (const line of lines) if (/\.pack \d+$/.test(line)) this.lines++;
-        if (got < buffer.length) break;
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
-}
 
 /**
  * README "Trust and safety": a recording is written only below the directory the client named at
@@ -144,10 +112,15 @@ export function registerRecordHandlers(context: ServerContext): void {
         let running = `running ${commandLine}…`;
         progress.report(running);
         let child: ChildProcess | undefined;
-        let counter: TraceLineCounter | undefined;
+        let counter: TraceTail | undefined;
+        const started = Date.now();
+        // Reads so far, the time git has run and the git command it is in (an alias or a script runs
+        // others), from the trace as it grows: a bounded chunk per tick (TraceTail).
         const report = (): void => {
           counter?.poll();
-          progress.report(`${running} ${formatCount(counter?.lines ?? 0)} trace lines`);
+          const reads = counter?.reads ?? 0;
+          const inside = counter?.command !== undefined && counter.command !== commandLine ? `, in ${counter.command}` : '';
+          progress.report(`${running} ${formatCount(reads)} pack read${reads === 1 ? '' : 's'}, ${((Date.now() - started) / 1000).toFixed(1)} s${inside}`);
         };
         const timer = setInterval(report, RECORD_PROGRESS_MS);
         const subscription = token.onCancellationRequested(() => {
@@ -170,7 +143,7 @@ export function registerRecordHandlers(context: ServerContext): void {
             },
             onSpawn: (spawned, traceFile) => {
               child = spawned;
-              counter = new TraceLineCounter(traceFile);
+              counter = new TraceTail(traceFile);
               if (token.isCancellationRequested) killProcessGroup(spawned);
             },
           });
