@@ -55,6 +55,9 @@ export class ObjectStore {
   /** Every readable pack's ids in one table (see MERGED_INDEX_MIN_PACKS), built on the first lookup. */
   private merged: { index: MergedNameIndex; packs: PackLocation[] } | undefined;
 
+  /** True for one pack file opened on its own (not a repository's object store): no layout, no loose objects. */
+  singlePack = false;
+
   /** Idx searches made by lookups (one per pack tried, one per merged-table search): tests count them. */
   idxSearches = 0;
 
@@ -64,6 +67,7 @@ export class ObjectStore {
       { files, objectsDir: path.dirname(path.dirname(files.pack)), local: true, mtimeMs: 0, idxName: path.basename(files.idx) },
     ]);
     store.inferHash = inferHash;
+    store.singlePack = true;
     return store;
   }
 
