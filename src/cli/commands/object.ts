@@ -11,6 +11,7 @@ import { openObjectStore } from '../open-target.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
 import { withoutTiming } from '../../core/report/stats.ts';
+import { whereabouts } from '../../core/model/repository-layout.ts';
 
 const objectHelp = `usage: packscope object [--json] [--no-paths] [--no-cache | --cache-dir DIR] <oid-or-unique-prefix> [path]
 
@@ -72,10 +73,15 @@ function runObject(argv: string[], progress: Progress): number {
   } catch (error) {
     process.stderr.write(`packscope: warning: no subject: ${error instanceof Error ? error.message : String(error)}\n`);
   }
+  // Every pack's idx is searched for copies: an object in several packs is read from one only.
+  const where = store.singlePack ? undefined : whereabouts(store, self.oid);
   const report = {
     schema: 'packscope.object/1',
     ...self,
     pack: pack.files.pack,
+    viaMidx: store.coveredByMidx(pack),
+    alsoInPacks: where?.alsoInPacks ?? [],
+    alsoLoose: where?.alsoLoose ?? [],
     packChecksum: model.checksumHex,
     depth: model.columns.depth[object]!,
     base: model.isDelta(object) ? model.oidHex(model.columns.base[object]!) : null,
@@ -98,7 +104,9 @@ function runObject(argv: string[], progress: Progress): number {
     ...(subject === null ? [] : [`subject   ${subject}`]),
     ...(pathWalk === null ? [] : [`${self.type === 'tag' ? 'name' : 'path'}      ${describePath(path, self.type, pathWalk.complete)}`]),
     `size      ${self.size} bytes (${formatBytes(self.size)}); ${self.diskSize} bytes in the pack`,
-    `pack      ${report.pack}`,
+    `pack      ${report.pack} (${report.viaMidx ? 'git finds it through the multi-pack-index' : 'the first pack git searches that has it'})`,
+    ...report.alsoInPacks.map((other) => `also in   ${other} (not read: git stops at the pack above)`),
+    ...report.alsoLoose.map((file) => `also loose ${file} (not read: git reads packs before loose objects)`),
     `offset    ${self.offset}`,
     `depth     ${report.depth}`,
     `children  ${report.children}`,
