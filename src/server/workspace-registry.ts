@@ -4,6 +4,7 @@ import { PackFormatError } from '../core/errors.ts';
 import { peekIdxObjectCount } from '../core/format/idx.ts';
 import { ObjectStore, alternateObjectDirs, type PackLocation } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
+import { repositoryLayout } from '../core/model/repository-layout.ts';
 import { packOverview } from '../core/report/stats.ts';
 import type { PackListing, PackSummary, RepositoryListing, ServerSettings } from '../protocol/server-protocol.ts';
 import type { ModelLoader, TimedModel } from './workers/model-loader.ts';
@@ -105,6 +106,17 @@ export class RepositoryState {
 
   listing(): RepositoryListing {
     const packs = this.store.packs.map((pack) => this.listingOf(pack));
+    let storage: RepositoryListing['storage'];
+    try {
+      // Small files and headers only; prune-packable needs lookups, so only once every model is in memory.
+      const store = this.store;
+      const { packs: packLayouts, ...rest } = repositoryLayout(store, this.allLoaded() ? (oid) => store.locate(oid) !== undefined : undefined);
+      packLayouts.forEach((layout, i) => (packs[i]!.layout = layout));
+      storage = rest;
+    } catch (error) {
+      storage = undefined;
+      this.error ??= errorMessage(error);
+    }
     const listing: RepositoryListing = {
       id: this.id,
       name: this.name,
@@ -112,6 +124,7 @@ export class RepositoryState {
       objectFormat: this.repository.hash.name,
       packs,
     };
+    if (storage !== undefined) listing.storage = storage;
     if (this.error !== undefined) listing.error = this.error;
     if (this.repository.workTree !== undefined) listing.workTree = this.repository.workTree;
     if (this.workspaceFolder !== undefined) listing.workspaceFolder = this.workspaceFolder;
