@@ -21,6 +21,8 @@ import type { ObjectTypeName } from '../common/object-types.ts';
 // Result shapes are declared once, in core/report (the documents the CLI prints); the server's add fields to them.
 export type { RecordingInfo, RecordingSegment } from '../core/report/recording-document.ts';
 export type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/report/repository-layout-document.ts';
+export type { RepackMode, RepackModePreviewDocument } from '../core/report/repack-mode-document.ts';
+import type { RepackMode, RepackModePreviewDocument } from '../core/report/repack-mode-document.ts';
 
 /** Passed by the client in `initializationOptions` and in `packscope/configure`. */
 export interface ServerSettings {
@@ -408,6 +410,23 @@ export interface GitCapabilities {
 }
 
 export const RepackPreviewRequest = new RequestType<RepackPreviewParams, RepackPreviewResult, void>('packscope/repackPreview');
+
+/** Which `git repack` modes the installed git takes (`git repack -h`): `--geometric` (2.32), `--cruft` (2.37). */
+export interface RepackModes {
+  geometric: boolean;
+  cruft: boolean;
+}
+
+export interface RepackModePreviewParams extends WorkDoneProgressParams {
+  /** The repository: its id (common git directory) or any path in it. */
+  repository: string;
+  mode: RepackMode;
+  git: string;
+}
+
+export const RepackModesRequest = new RequestType<GitCapabilitiesParams, RepackModes, void>('packscope/repackModes');
+/** `packscope repack-preview --geometric N | --cruft --json`'s document: packs before and after that repack. */
+export const RepackModePreviewRequest = new RequestType<RepackModePreviewParams, RepackModePreviewDocument, void>('packscope/repackModePreview');
 export const GitCapabilitiesRequest = new RequestType<GitCapabilitiesParams, GitCapabilities, void>('packscope/gitCapabilities');
 
 /** One row of the engine's policy table without its `make` (core/sim/policy-registry.ts). */
