@@ -162,7 +162,7 @@ test('which pack answers: the disk size of every object is the one cat-file repo
 test('loose objects, one also packed, and garbage: count-objects -v field for field; a loose copy is named but packs answer', () => {
   const dir = path.join(root, 'loose');
   fs.cpSync(repo, dir, { recursive: true });
-  sandbox.git(dir, ['hash-object', '-w', '--stdin'], { input: 'only loose\n' });
+  const onlyLoose = sandbox.gitText(dir, ['hash-object', '-w', '--stdin'], { input: 'only loose\n' }).trim();
   sandbox.git(dir, ['hash-object', '-w', '--stdin'], { input: 'loose too\n'.repeat(3000) });
   const packedBlob = sandbox.gitText(dir, ['rev-parse', 'HEAD:f2.txt']).trim();
   writeLoose(dir, 'blob', sandbox.git(dir, ['cat-file', 'blob', packedBlob]));
@@ -179,6 +179,11 @@ test('loose objects, one also packed, and garbage: count-objects -v field for fi
   const doc = JSON.parse(result.stdout);
   assert.deepEqual(doc.alsoLoose, [path.join(dir, '.git', 'objects', packedBlob.slice(0, 2), packedBlob.slice(2))]);
   assert.equal(`${doc.oid} ${doc.type} ${doc.size} ${doc.diskSize}`, batchCheck(dir).get(packedBlob));
+  // An object no pack has: git reads the loose file, and the error names it.
+  const loose = packscope(['object', '--no-paths', onlyLoose, dir], root, cache);
+  assert.equal(loose.status, 1);
+  assert.ok(loose.stderr.includes(path.join(dir, '.git', 'objects', onlyLoose.slice(0, 2), onlyLoose.slice(2))), loose.stderr);
+  assert.match(loose.stderr, /is loose, in no pack/);
 });
 
 test('a multi-pack-index with a bitmap and a preferred pack: coverage, preferred pack, RIDX, and cat-file agrees on every object', () => {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { fail } from '../../core/errors.ts';
+import { fail, PackFormatError } from '../../core/errors.ts';
 import { TYPE_NAMES } from '../../core/format/pack-file.ts';
 import { readSubject } from '../../core/model/commit-subject.ts';
 import { storeWalkInputs } from '../../core/model/object-paths.ts';
@@ -54,7 +54,17 @@ function runObject(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, 'no-paths': { type: 'boolean' }, ...cacheOptionSpec } });
   if (positionals.length < 1 || positionals.length > 2) throw fail('usage', undefined, undefined, 'object needs an object id (or unique prefix) and optionally a path');
   const store = openObjectStore(positionals[1] ?? '.', cacheOptions(values));
-  const { model, object, pack } = store.resolve(positionals[0]!);
+  let resolved;
+  try {
+    resolved = store.resolve(positionals[0]!);
+  } catch (error) {
+    // A loose object is git's answer when no pack has it: say where it is rather than "not found".
+    const wanted = positionals[0]!.toLowerCase();
+    const where = error instanceof PackFormatError && error.code === 'not-found' && wanted.length === store.repository.hash.size * 2 && !store.singlePack ? whereabouts(store, wanted) : undefined;
+    if (where && 'loose' in where.answeredBy) throw fail('not-found', where.answeredBy.loose, undefined, `object ${wanted} is loose, in no pack: git reads it from this file (PackScope models packed objects only)`);
+    throw error;
+  }
+  const { model, object, pack } = resolved;
   const chain = model.chain(object).map((n) => link(model, n));
   const self = chain[0]!;
   let path: string | null = null;
