@@ -254,6 +254,11 @@ test('a FIFO named .keep: the pack counts as kept (git only checks it exists) an
   for (const name of fs.readdirSync(packDir(dir))) if (name.endsWith('.keep')) fs.rmSync(path.join(packDir(dir), name));
   const target = packNames(dir)[0]!;
   execFileSync('mkfifo', [path.join(packDir(dir), target.replace(/\.pack$/, '.keep'))]);
+  // A FIFO as a pack's .bitmap, and one named like a loose object: git's count-objects calls the latter garbage.
+  const unbitmapped = packNames(dir).find((name) => !fs.existsSync(path.join(packDir(dir), name.replace(/\.pack$/, '.bitmap'))))!;
+  execFileSync('mkfifo', [path.join(packDir(dir), unbitmapped.replace(/\.pack$/, '.bitmap'))]);
+  fs.mkdirSync(path.join(dir, '.git', 'objects', 'fe'), { recursive: true });
+  execFileSync('mkfifo', [path.join(dir, '.git', 'objects', 'fe', 'f'.repeat(38))]);
   const run = await runCliBounded(['stats', '--json', '--top', '0', dir], { env: { ...process.env, PACKSCOPE_CACHE_DIR: cache } as Record<string, string>, timeoutMs: 60_000 });
   assert.equal(run.timedOut, false);
   assert.equal(run.status, 0, run.stderr);
@@ -262,4 +267,9 @@ test('a FIFO named .keep: the pack counts as kept (git only checks it exists) an
   assert.ok(kept.markers.includes('keep'));
   assert.match(kept.keepProblem ?? '', /not a regular file/);
   assert.equal(kept.keepReason, undefined);
+  const fifoBitmap = layout.packs.find((p) => p.name === unbitmapped)!;
+  assert.ok(fifoBitmap.markers.includes('bitmap'));
+  assert.equal(fifoBitmap.bitmapCommits, undefined, 'a FIFO is not read as a bitmap');
+  assertCountObjects(dir, layout);
+  assert.ok(layout.loose.garbageFiles.some((g) => g.path.endsWith(path.join('fe', 'f'.repeat(38)))));
 });

@@ -21,6 +21,11 @@ deepest objects (--top of each, default 10), each with its path (the name \`git 
 --all\` prints; see \`packscope object --help\`) or a commit's subject. Per pack, then in total.
 --no-paths skips the walk that finds the paths.
 
+First, for a repository, its storage: the packs by kind (cruft with .mtimes, promisor, normal) and
+marker files (.keep, .bitmap, .rev), each multi-pack-index with the packs it covers, its preferred
+pack, bitmap and reverse index, the loose objects and garbage as \`git count-objects -v\` counts
+them, and the alternates; each pack then says its kind, markers and where git's search finds it.
+
 --json prints the "packscope.stats/1" document described in docs/json.md.`;
 
 function runStats(argv: string[], progress: Progress): number {
