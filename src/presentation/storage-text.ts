@@ -4,7 +4,7 @@
  * (no vscode): the tree's nodes show these strings, the unit tests read them.
  */
 import { formatBytes, formatCount, formatCountOf } from '../common/format.ts';
-import type { PackLayout, RepositoryListing } from '../protocol/server-protocol.ts';
+import type { ObjectWhereabouts, PackLayout, RepositoryListing } from '../protocol/server-protocol.ts';
 
 /** The start of a pack's description: `cruft · .keep · .bitmap · in MIDX` (empty for a plain pack nothing marks). */
 export function packMarkersText(layout: PackLayout): string {
@@ -73,4 +73,13 @@ export function storageRows(listing: RepositoryListing): StorageRow[] {
   }
   for (const [i, alternate] of storage.alternates.entries()) rows.push({ key: `alternate-${i}`, label: 'Alternate', description: alternate, tooltip: alternate });
   return rows;
+}
+
+/** An object tooltip's line on where git reads it: "git reads it from pack-1a2b3c4… (through the multi-pack-index) · also in 1 other pack · also loose". */
+export function whereaboutsText(where: ObjectWhereabouts): string {
+  const base = (file: string): string => file.split(/[\\/]/).pop()!;
+  const parts = ['pack' in where.answeredBy ? `git reads it from ${base(where.answeredBy.pack)}${where.answeredBy.viaMidx ? ' (through the multi-pack-index)' : ''}` : `git reads it loose (${base(where.answeredBy.loose)})`];
+  if (where.alsoInPacks.length > 0) parts.push(`also in ${formatCountOf(where.alsoInPacks.length, 'other pack')}: ${where.alsoInPacks.map(base).join(', ')}`);
+  if (where.alsoLoose.length > 0) parts.push(where.alsoLoose.length === 1 ? 'also loose' : `also loose (${where.alsoLoose.length} copies)`);
+  return parts.join(' · ');
 }

@@ -1,7 +1,7 @@
 // The Packs view's words for pack kinds and the Storage node (src/presentation/storage-text.ts).
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { packLayoutLines, packMarkersText, storageRows } from '../../src/presentation/storage-text.ts';
+import { packLayoutLines, packMarkersText, storageRows, whereaboutsText } from '../../src/presentation/storage-text.ts';
 import type { PackLayout, RepositoryListing } from '../../src/protocol/server-protocol.ts';
 
 const pack = (fields: Partial<PackLayout>): PackLayout => ({ pack: '/r/.git/objects/pack/pack-1.pack', name: 'pack-1.pack', objectsDir: '/r/.git/objects', local: true, kind: 'normal', markers: [], inMidx: false, searchOrder: 0, ...fields });
@@ -34,4 +34,9 @@ test('the Storage rows: loose objects with count-objects -v in the tooltip, the 
   ]);
   assert.equal(rows[0]!.tooltip, 'git count-objects -v: count 3, size 12, in-pack 40, packs 2, size-pack 9, garbage 1, size-garbage 0');
   assert.deepEqual(rows[1]!.rows!.map((r) => [r.label, r.description]), [['pack-aaaaaaaaaa.idx', ''], ['pack-bbbbbbbbbb.idx', 'preferred']]);
+});
+
+test('where git reads an object: the answering pack, through the MIDX or not, and the other copies', () => {
+  assert.equal(whereaboutsText({ answeredBy: { pack: '/p/pack-a.pack', viaMidx: true }, alsoInPacks: ['/p/pack-b.pack'], alsoLoose: ['/o/ab/cd'] }), 'git reads it from pack-a.pack (through the multi-pack-index) · also in 1 other pack: pack-b.pack · also loose');
+  assert.equal(whereaboutsText({ answeredBy: { pack: '/p/pack-a.pack', viaMidx: false }, alsoInPacks: [], alsoLoose: [] }), 'git reads it from pack-a.pack');
 });
