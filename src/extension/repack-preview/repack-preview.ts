@@ -125,12 +125,15 @@ function countOrUndefined(value: unknown): number | undefined {
 }
 
 /** `{ repository, depth?, window?, threads?, … }` (tests, scripts), a RepositoryNode of the Packs view, or nothing. */
-function parseArgument(argument: unknown): { repository?: string; programmatic?: ProgrammaticArgument } {
+function parseArgument(argument: unknown): { repository?: string; programmatic?: ProgrammaticArgument; mode?: RepackMode } {
   if (typeof argument !== 'object' || argument === null) return {};
   const listing = (argument as { listing?: { id?: unknown } }).listing;
   if (typeof listing?.id === 'string') return { repository: listing.id };
-  const value = argument as Partial<ProgrammaticArgument>;
+  const value = argument as Partial<ProgrammaticArgument> & { mode?: { kind?: unknown; factor?: unknown } };
   if (typeof value.repository !== 'string' || value.repository === '') return {};
+  // `{ repository, mode: { kind: 'cruft' } }` or `{ kind: 'geometric', factor: 2 }`: a repack of that mode (the server checks the factor).
+  if (value.mode?.kind === 'cruft') return { repository: value.repository, mode: { kind: 'cruft' } };
+  if (value.mode?.kind === 'geometric' && typeof value.mode.factor === 'number') return { repository: value.repository, mode: { kind: 'geometric', factor: value.mode.factor } };
   const hasTuning = ['depth', 'window', 'threads', 'reuseDeltas', 'extraOptions', 'estimateOnly'].some((key) => key in value);
   if (!hasTuning) return { repository: value.repository };
   return {
@@ -367,6 +370,10 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       listing = await chooseRepository();
     }
     if (listing === undefined) return undefined;
+    if (parsed.mode !== undefined) {
+      await executeMode(listing, parsed.mode, parsed.mode.kind === 'geometric' ? `--geometric=${parsed.mode.factor}` : '--cruft', git);
+      return undefined;
+    }
     if (parsed.programmatic !== undefined) {
       const p = parsed.programmatic;
       const tuning: Tuning = { depth: p.depth, window: p.window, threads: p.threads ?? threadsSetting(), reuseDeltas: p.reuseDeltas ?? false, extraOptions: p.extraOptions ?? [], estimateOnly: p.estimateOnly ?? false };
