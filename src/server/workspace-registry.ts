@@ -5,12 +5,16 @@ import { peekIdxObjectCount } from '../core/format/idx.ts';
 import { ObjectStore, alternateObjectDirs, type PackLocation } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import { repositoryLayout } from '../core/model/repository-layout.ts';
+import type { RepositoryLayout } from '../core/report/repository-layout-document.ts';
 import { packOverview } from '../core/report/stats.ts';
 import type { PackListing, PackSummary, RepositoryListing, ServerSettings } from '../protocol/server-protocol.ts';
 import type { ModelLoader, TimedModel } from './workers/model-loader.ts';
 
 /** Directories never worth descending into while looking for repositories. */
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'out', 'build', 'target', '.cache']);
+
+/** How long one scan of the loose objects and marker files serves repeated listings. */
+const LAYOUT_REUSE_MS = 2000;
 
 /** Pack directories change in bursts (a repack writes .pack, .idx, .rev, then deletes old ones). */
 const WATCH_SETTLE_MS = 400;
@@ -108,10 +112,9 @@ export class RepositoryState {
     const packs = this.store.packs.map((pack) => this.listingOf(pack));
     let storage: RepositoryListing['storage'];
     try {
-      // Small files and headers only; prune-packable needs lookups, so only once every model is in memory.
-      const store = this.store;
-      const { packs: packLayouts, ...rest } = repositoryLayout(store, this.allLoaded() ? (oid) => store.locate(oid) !== undefined : undefined);
-      packLayouts.forEach((layout, i) => (packs[i]!.layout = layout));
+      const layout = this.layout();
+      layout.packs.forEach((pack, i) => (packs[i]!.layout = pack));
+      const { packs: _packs, ...rest } = layout;
       storage = rest;
     } catch (error) {
       storage = undefined;
@@ -129,6 +132,24 @@ export class RepositoryState {
     if (this.repository.workTree !== undefined) listing.workTree = this.repository.workTree;
     if (this.workspaceFolder !== undefined) listing.workspaceFolder = this.workspaceFolder;
     return listing;
+  }
+
+  private layoutCache: { store: ObjectStore; exact: boolean; at: number; layout: RepositoryLayout } | undefined;
+
+  /**
+   * The storage layout (small files and headers; the loose objects are one readdir per fan-out
+   * directory and an lstat each). A view lists several times in a burst after a change, so one scan
+   * serves the listings of LAYOUT_REUSE_MS for the same store; prune-packable needs lookups, so it
+   * is counted only once every model is in memory.
+   */
+  private layout(): RepositoryLayout {
+    const store = this.store;
+    const exact = this.allLoaded();
+    const cached = this.layoutCache;
+    if (cached && cached.store === store && cached.exact === exact && Date.now() - cached.at < LAYOUT_REUSE_MS) return cached.layout;
+    const layout = repositoryLayout(store, exact ? (oid) => store.locate(oid) !== undefined : undefined);
+    this.layoutCache = { store, exact, at: Date.now(), layout };
+    return layout;
   }
 
   private watch(): void {

@@ -136,7 +136,7 @@ function midxLayout(objectsDir: string, midx: MultiPackIndex, present: ReadonlyS
   return layout;
 }
 
-/** The four-part reason count-objects gives a garbage file (count-objects.c bits_to_msg). */
+/** The reason count-objects gives a garbage file of a pack group, by which of .pack (1) and .idx (2) the group has (count-objects.c bits_to_msg). */
 const GARBAGE_REASONS = ['no corresponding .idx or .pack', 'no corresponding .idx', 'no corresponding .pack'];
 
 interface GarbageTally {
