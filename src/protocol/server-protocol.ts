@@ -13,12 +13,16 @@ import type { RecordingInfo } from '../core/report/recording-document.ts';
 import type { LayoutReplay, LayoutSummary, RepackPreviewDocument } from '../core/report/repack-preview-document.ts';
 import type { IndexPackVariantResult, PackLocality, PackLocalityWithQuantiles, PageCacheOptions, SimResult } from '../core/report/simulation-documents.ts';
 import type { PackOverview } from '../core/report/stats-document.ts';
+import type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/report/repository-layout-document.ts';
 import type { PolicyDescription } from '../core/report/policy-description.ts';
 import type { MapAttribute } from '../common/pack-map-geometry.ts';
 import type { ObjectTypeName } from '../common/object-types.ts';
 
 // Result shapes are declared once, in core/report (the documents the CLI prints); the server's add fields to them.
 export type { RecordingInfo, RecordingSegment } from '../core/report/recording-document.ts';
+export type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/report/repository-layout-document.ts';
+export type { RepackMode, RepackModePreviewDocument } from '../core/report/repack-mode-document.ts';
+import type { RepackMode, RepackModePreviewDocument } from '../core/report/repack-mode-document.ts';
 
 /** Passed by the client in `initializationOptions` and in `packscope/configure`. */
 export interface ServerSettings {
@@ -70,6 +74,8 @@ export interface PackListing {
   summary?: PackSummary;
   /** Why this pack cannot be read: a PackFormatError's message, naming the file and offset. */
   error?: string;
+  /** Its kind, marker files, MIDX coverage and place in git's search order. */
+  layout?: PackLayout;
 }
 
 export interface RepositoryListing {
@@ -83,7 +89,8 @@ export interface RepositoryListing {
   /** The workspace folder it was found in, when any. */
   workspaceFolder?: string;
   packs: PackListing[];
-  /** Loose objects are not PackScope's subject; the count tells the user they exist. */
+  /** The multi-pack-indexes, loose objects (as `git count-objects -v`; `prunePackable` only once every model is loaded) and alternates. */
+  storage?: Omit<RepositoryLayout, 'packs'>;
   error?: string;
 }
 
@@ -167,6 +174,8 @@ export interface ObjectDetails extends ObjectItem {
   /** The chain from the object down to its root: [object, base, …, root]. */
   chain: ObjectItem[];
   root: string;
+  /** Which pack git reads it from and where else it is (for an object looked up by id). */
+  whereabouts?: ObjectWhereabouts;
 }
 
 export type ObjectResult = { found: true; object: ObjectDetails } | { found: false; reason: string };
@@ -403,6 +412,23 @@ export interface GitCapabilities {
 }
 
 export const RepackPreviewRequest = new RequestType<RepackPreviewParams, RepackPreviewResult, void>('packscope/repackPreview');
+
+/** Which `git repack` modes the installed git takes (`git repack -h`): `--geometric` (2.32), `--cruft` (2.37). */
+export interface RepackModes {
+  geometric: boolean;
+  cruft: boolean;
+}
+
+export interface RepackModePreviewParams extends WorkDoneProgressParams {
+  /** The repository: its id (common git directory) or any path in it. */
+  repository: string;
+  mode: RepackMode;
+  git: string;
+}
+
+export const RepackModesRequest = new RequestType<GitCapabilitiesParams, RepackModes, void>('packscope/repackModes');
+/** `packscope repack-preview --geometric N | --cruft --json`'s document: packs before and after that repack. */
+export const RepackModePreviewRequest = new RequestType<RepackModePreviewParams, RepackModePreviewDocument, void>('packscope/repackModePreview');
 export const GitCapabilitiesRequest = new RequestType<GitCapabilitiesParams, GitCapabilities, void>('packscope/gitCapabilities');
 
 /** One row of the engine's policy table without its `make` (core/sim/policy-registry.ts). */

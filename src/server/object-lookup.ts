@@ -3,6 +3,7 @@ import type { ObjectLocation } from '../core/model/object-store.ts';
 import { formatBytes, formatCount } from '../common/format.ts';
 import { markdownCodeSpan, markdownText } from '../common/markdown-text.ts';
 import type { ObjectNames } from '../core/report/stats-document.ts';
+import type { ObjectWhereabouts } from '../core/report/repository-layout-document.ts';
 import type { RepositoryState } from './workspace-registry.ts';
 
 export interface Found {
@@ -45,6 +46,15 @@ function namesMarkdown(type: string, names: ObjectNames): string[] {
   return lines;
 }
 
+/** "git reads it from this pack (through the multi-pack-index) · also in 2 other packs · also loose". */
+export function whereaboutsMarkdown(where: ObjectWhereabouts): string {
+  const parts = ['pack' in where.answeredBy ? `git reads it from this pack${where.answeredBy.viaMidx ? ' (through the multi-pack-index)' : ' (the first in its search order that has it)'}` : 'git reads it loose'];
+  const others = where.alsoInPacks.length;
+  if (others > 0) parts.push(`also in ${others === 1 ? '1 other pack' : `${formatCount(others)} other packs`}: ${where.alsoInPacks.map((p) => markdownCodeSpan(p.split(/[\\/]/).pop()!)).join(', ')}`);
+  if (where.alsoLoose.length > 0) parts.push(`also loose (${where.alsoLoose.length === 1 ? 'not read while a pack has it' : `${where.alsoLoose.length} copies, not read while a pack has it`})`);
+  return parts.join(' · ');
+}
+
 /** The word of hex digits around `character` in `line`, or undefined. */
 export function hexWordAt(line: string, character: number): { word: string; start: number; end: number } | undefined {
   const isHex = (c: string | undefined): boolean => c !== undefined && /[0-9a-fA-F]/.test(c);
@@ -73,7 +83,7 @@ function commandLink(command: 'packscope.revealObject' | 'packscope.openObject',
 }
 
 /** The hover's Markdown: type, a commit's subject or an object's path, sizes, pack, offset, depth, chain, family, and links. */
-export function hoverMarkdown(found: Found, names: ObjectNames = {}): string {
+export function hoverMarkdown(found: Found, names: ObjectNames = {}, where?: ObjectWhereabouts): string {
   const { model, object, pack } = found.location;
   const c = model.columns;
   const type = model.typeName(object);
@@ -89,6 +99,7 @@ export function hoverMarkdown(found: Found, names: ObjectNames = {}): string {
     '',
     `${markdownCodeSpan(packName)} in *${markdownText(found.state.name)}* at offset ${formatCount(c.offset[object]!)}`,
     '',
+    ...(where === undefined ? [] : [whereaboutsMarkdown(where), '']),
     depth === 0
       ? `Not a delta · family of ${formatCount(model.familySize(object))} object${model.familySize(object) === 1 ? '' : 's'} rooted here`
       : `Delta depth ${depth}: chain of ${depth + 1} down to root \`${model.oidHex(root).slice(0, 12)}\` (${model.typeName(root)}) · family of ${formatCount(model.familySize(object))} objects`,

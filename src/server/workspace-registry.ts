@@ -4,12 +4,17 @@ import { PackFormatError } from '../core/errors.ts';
 import { peekIdxObjectCount } from '../core/format/idx.ts';
 import { ObjectStore, alternateObjectDirs, type PackLocation } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
+import { repositoryLayout, scanLooseObjectsAsync } from '../core/model/repository-layout.ts';
+import type { RepositoryLayout } from '../core/report/repository-layout-document.ts';
 import { packOverview } from '../core/report/stats.ts';
 import type { PackListing, PackSummary, RepositoryListing, ServerSettings } from '../protocol/server-protocol.ts';
 import type { ModelLoader, TimedModel } from './workers/model-loader.ts';
 
 /** Directories never worth descending into while looking for repositories. */
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'out', 'build', 'target', '.cache']);
+
+/** How long one scan of the loose objects and marker files serves repeated listings. */
+const LAYOUT_REUSE_MS = 2000;
 
 /** Pack directories change in bursts (a repack writes .pack, .idx, .rev, then deletes old ones). */
 const WATCH_SETTLE_MS = 400;
@@ -105,6 +110,13 @@ export class RepositoryState {
 
   listing(): RepositoryListing {
     const packs = this.store.packs.map((pack) => this.listingOf(pack));
+    let storage: RepositoryListing['storage'];
+    const layout = this.layout();
+    if (layout !== undefined && layout.packs.length === packs.length) {
+      layout.packs.forEach((pack, i) => (packs[i]!.layout = pack));
+      const { packs: _packs, ...rest } = layout;
+      storage = rest;
+    }
     const listing: RepositoryListing = {
       id: this.id,
       name: this.name,
@@ -112,10 +124,39 @@ export class RepositoryState {
       objectFormat: this.repository.hash.name,
       packs,
     };
+    if (storage !== undefined) listing.storage = storage;
     if (this.error !== undefined) listing.error = this.error;
     if (this.repository.workTree !== undefined) listing.workTree = this.repository.workTree;
     if (this.workspaceFolder !== undefined) listing.workspaceFolder = this.workspaceFolder;
     return listing;
+  }
+
+  private layoutCache: { store: ObjectStore; exact: boolean; at: number; layout: RepositoryLayout } | undefined;
+
+  /**
+   * Scans the storage for the next listings (small files and headers, and the loose objects: one
+   * readdir per fan-out directory and an lstat each, made off this thread). A view lists several
+   * times in a burst after a change, so one scan serves the listings of LAYOUT_REUSE_MS for the same
+   * store; prune-packable needs lookups, so it is counted only once every model is in memory.
+   */
+  async prepareListing(): Promise<void> {
+    const store = this.store;
+    const exact = this.allLoaded();
+    const cached = this.layoutCache;
+    if (cached && cached.store === store && cached.exact === exact && Date.now() - cached.at < LAYOUT_REUSE_MS) return;
+    try {
+      const loose = await scanLooseObjectsAsync(store.repository.objectsDir, store.repository.hash.size * 2 - 2);
+      // The store may have been reopened meanwhile: the scan is of the objects directory, the rest of this store.
+      const layout = repositoryLayout(store, exact ? (oid) => store.locate(oid) !== undefined : undefined, loose);
+      this.layoutCache = { store, exact, at: Date.now(), layout };
+    } catch (error) {
+      this.error ??= errorMessage(error);
+    }
+  }
+
+  /** The layout prepareListing scanned for the current store, if any. */
+  private layout(): RepositoryLayout | undefined {
+    return this.layoutCache?.store === this.store ? this.layoutCache.layout : undefined;
   }
 
   private watch(): void {

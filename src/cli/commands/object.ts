@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { fail } from '../../core/errors.ts';
+import { fail, PackFormatError } from '../../core/errors.ts';
 import { TYPE_NAMES } from '../../core/format/pack-file.ts';
 import { readSubject } from '../../core/model/commit-subject.ts';
 import { storeWalkInputs } from '../../core/model/object-paths.ts';
@@ -11,6 +11,7 @@ import { openObjectStore } from '../open-target.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
 import { withoutTiming } from '../../core/report/stats.ts';
+import { whereabouts } from '../../core/model/repository-layout.ts';
 
 const objectHelp = `usage: packscope object [--json] [--no-paths] [--no-cache | --cache-dir DIR] <oid-or-unique-prefix> [path]
 
@@ -53,7 +54,17 @@ function runObject(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, 'no-paths': { type: 'boolean' }, ...cacheOptionSpec } });
   if (positionals.length < 1 || positionals.length > 2) throw fail('usage', undefined, undefined, 'object needs an object id (or unique prefix) and optionally a path');
   const store = openObjectStore(positionals[1] ?? '.', cacheOptions(values), progress);
-  const { model, object, pack } = store.resolve(positionals[0]!);
+  let resolved;
+  try {
+    resolved = store.resolve(positionals[0]!);
+  } catch (error) {
+    // A loose object is git's answer when no pack has it: say where it is rather than "not found".
+    const wanted = positionals[0]!.toLowerCase();
+    const where = error instanceof PackFormatError && error.code === 'not-found' && wanted.length === store.repository.hash.size * 2 && !store.singlePack ? whereabouts(store, wanted) : undefined;
+    if (where && 'loose' in where.answeredBy) throw fail('not-found', where.answeredBy.loose, undefined, `object ${wanted} is loose, in no pack: git reads it from this file (PackScope models packed objects only)`);
+    throw error;
+  }
+  const { model, object, pack } = resolved;
   const chain = model.chain(object).map((n) => link(model, n));
   const self = chain[0]!;
   let path: string | null = null;
@@ -72,10 +83,15 @@ function runObject(argv: string[], progress: Progress): number {
   } catch (error) {
     process.stderr.write(`packscope: warning: no subject: ${error instanceof Error ? error.message : String(error)}\n`);
   }
+  // Every pack's idx is searched for copies: an object in several packs is read from one only.
+  const where = store.singlePack ? undefined : whereabouts(store, self.oid);
   const report = {
     schema: 'packscope.object/1',
     ...self,
     pack: pack.files.pack,
+    viaMidx: store.coveredByMidx(pack),
+    alsoInPacks: where?.alsoInPacks ?? [],
+    alsoLoose: where?.alsoLoose ?? [],
     packChecksum: model.checksumHex,
     depth: model.columns.depth[object]!,
     base: model.isDelta(object) ? model.oidHex(model.columns.base[object]!) : null,
@@ -98,7 +114,9 @@ function runObject(argv: string[], progress: Progress): number {
     ...(subject === null ? [] : [`subject   ${subject}`]),
     ...(pathWalk === null ? [] : [`${self.type === 'tag' ? 'name' : 'path'}      ${describePath(path, self.type, pathWalk.complete)}`]),
     `size      ${self.size} bytes (${formatBytes(self.size)}); ${self.diskSize} bytes in the pack`,
-    `pack      ${report.pack}`,
+    `pack      ${report.pack} (${report.viaMidx ? 'git finds it through the multi-pack-index' : 'the first pack git searches that has it'})`,
+    ...report.alsoInPacks.map((other) => `also in   ${other} (not read: git stops at the pack above)`),
+    ...report.alsoLoose.map((file) => `also loose ${file} (not read: git reads packs before loose objects)`),
     `offset    ${self.offset}`,
     `depth     ${report.depth}`,
     `children  ${report.children}`,

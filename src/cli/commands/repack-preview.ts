@@ -15,10 +15,13 @@ import { modelStoreFor } from '../open-target.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
+import { previewRepackMode } from '../../core/repack/repack-mode-preview.ts';
+import type { RepackMode, RepackModePreviewDocument } from '../../core/report/repack-mode-document.ts';
 
 const repackPreviewHelp = `usage: packscope repack-preview [--json] [--depth N] [--window N] [--threads N] [--reuse-deltas]
                                 [--recording FILE]... [--limits L,…] [--estimate-only | --no-estimate]
                                 [--top N] [--git PATH] [-- pack-objects options…] [path]
+       packscope repack-preview [--json] (--geometric N | --cruft) [--git PATH] [path]
 
 What \`git repack -a -d -f\` with these options would do to the repository at [path] (default: the
 current directory), without touching it: runs \`git pack-objects\` with repack's object selection
@@ -41,7 +44,15 @@ temporary directory.
 --git PATH          the git executable (default: git on PATH)
 -- options…         more pack-objects options, e.g. -- --no-reuse-object --window-memory=1g
 
---json prints the "packscope.repack-preview/1" document described in docs/json.md.`;
+--geometric N       instead: what \`git repack --geometric=N -d\` would do to the packs (git 2.32+)
+--cruft             instead: what \`git repack --cruft -d\` would do (git 2.37+): one pack of the
+                    reachable objects, a cruft pack (.mtimes) of the unreachable ones
+                    Both run that very repack with GIT_OBJECT_DIRECTORY set to a temporary shadow
+                    of the objects directory (links to its files; the repository is only read),
+                    and list the packs before and after, what it removes and what it writes.
+
+--json prints the "packscope.repack-preview/1" document described in docs/json.md (with
+--geometric or --cruft, "packscope.repack-mode-preview/1").`;
 
 interface Values {
   json?: boolean | undefined;
@@ -55,6 +66,8 @@ interface Values {
   'no-estimate'?: boolean | undefined;
   top?: string | undefined;
   git?: string | undefined;
+  geometric?: string | undefined;
+  cruft?: boolean | undefined;
   'cache-dir'?: string | undefined;
   'no-cache'?: boolean | undefined;
 }
@@ -86,9 +99,12 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
       'no-estimate': { type: 'boolean' },
       top: { type: 'string' },
       git: { type: 'string' },
+      geometric: { type: 'string' },
+      cruft: { type: 'boolean' },
       ...cacheOptionSpec,
     },
   }) as { values: Values; positionals: string[] };
+  if (values.geometric !== undefined || values.cruft) return runRepackModePreview(values, positionals, extraOptions, progress);
   if (positionals.length > 1) throw fail('usage', undefined, undefined, 'repack-preview takes at most one path (pack-objects options go after --)');
   if (values['estimate-only'] && values['no-estimate']) throw fail('usage', undefined, undefined, '--estimate-only and --no-estimate exclude each other');
   const limits = values.limits === undefined ? DEFAULT_PREVIEW_LIMITS : parseLimits(values.limits);
@@ -143,6 +159,66 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
     process.removeListener('SIGINT', onInterrupt);
     process.removeListener('SIGTERM', onInterrupt);
   }
+}
+
+/** `--geometric N` / `--cruft`: a real repack of that mode against a shadow (repack-mode-preview.ts). */
+async function runRepackModePreview(values: Values, positionals: string[], extraOptions: string[], progress: Progress): Promise<number> {
+  if (values.geometric !== undefined && values.cruft) throw fail('usage', undefined, undefined, '--geometric and --cruft exclude each other');
+  const tuned = (['depth', 'window', 'threads', 'top', 'limits', 'recording', 'reuse-deltas', 'estimate-only', 'no-estimate'] as const).filter((name) => values[name] !== undefined);
+  if (tuned.length > 0 || extraOptions.length > 0) throw fail('usage', undefined, undefined, `--${values.cruft ? 'cruft' : 'geometric'} runs git repack as it is: ${tuned.length > 0 ? `--${tuned.join(', --')}` : 'pack-objects options'} do not apply`);
+  if (positionals.length > 1) throw fail('usage', undefined, undefined, 'repack-preview takes at most one path');
+  let mode: RepackMode = { kind: 'cruft' };
+  if (values.geometric !== undefined) {
+    const factor = Number(values.geometric);
+    if (!/^\d+$/.test(values.geometric) || !Number.isSafeInteger(factor) || factor < 2) throw fail('usage', undefined, undefined, `--geometric needs an integer factor of 2 or more (got "${values.geometric}")`);
+    mode = { kind: 'geometric', factor };
+  }
+  const repository = discoverRepository(path.resolve(positionals[0] ?? '.'));
+  const controller = new AbortController();
+  const onInterrupt = (): void => controller.abort();
+  process.once('SIGINT', onInterrupt);
+  process.once('SIGTERM', onInterrupt);
+  try {
+    const document = await progress.trackAsync('Repack preview', (onProgress) =>
+      previewRepackMode({ repository, mode, git: values.git ?? 'git', signal: controller.signal, onProgress: (p) => onProgress(p.done, p.total ?? p.done) }),
+    );
+    if (values.json) writeJson(document);
+    else process.stdout.write(describeMode(document));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof Error && error.name === 'AbortError')) throw error;
+    process.stderr.write('packscope: repack preview cancelled (git stopped, temporary directory removed)\n');
+    return 130;
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+    process.removeListener('SIGTERM', onInterrupt);
+  }
+}
+
+function describeMode(d: RepackModePreviewDocument): string {
+  const lines = [`repack preview of ${d.repository}: ${d.equivalent.join(' ')} (git ${d.gitVersion}, ${d.seconds.toFixed(2)} s)`];
+  const objects = (side: typeof d.before): number => side.packs.reduce((sum, p) => sum + p.objects, 0);
+  const bytes = (side: typeof d.before): number => side.packs.reduce((sum, p) => sum + p.packBytes, 0);
+  lines.push(
+    ...formatTable([
+      ['', 'before', 'after'],
+      ['packs', String(d.before.packs.length), String(d.after.packs.length)],
+      ['cruft packs', String(d.before.packs.filter((p) => p.kind === 'cruft').length), String(d.after.packs.filter((p) => p.kind === 'cruft').length)],
+      ['objects in packs', formatCount(objects(d.before)), formatCount(objects(d.after))],
+      ['pack bytes', formatBytes(bytes(d.before)), formatBytes(bytes(d.after))],
+      ['loose objects', formatCount(d.before.looseObjects), formatCount(d.after.looseObjects)],
+    ]),
+  );
+  const row = (status: string, p: (typeof d.before.packs)[number]): string[] => [`  ${status}`, p.name, formatCount(p.objects), formatBytes(p.packBytes), [p.kind === 'normal' ? '' : p.kind, ...p.markers.filter((m) => m !== 'mtimes' && m !== 'promisor').map((m) => `.${m}`)].filter(Boolean).join(' ')];
+  lines.push('packs:');
+  lines.push(
+    ...formatTable([
+      ...d.before.packs.filter((p) => d.removed.includes(p.name)).map((p) => row('removed', p)),
+      ...d.after.packs.filter((p) => d.unchanged.includes(p.name)).map((p) => row('kept', p)),
+      ...d.after.packs.filter((p) => d.written.includes(p.name)).map((p) => row('written', p)),
+    ]),
+  );
+  return lines.join('\n') + '\n';
 }
 
 function describe(result: RepackPreview | undefined, document: RepackPreviewDocument, limits: number[]): string {

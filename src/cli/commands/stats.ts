@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { storeWalkInputs } from '../../core/model/object-paths.ts';
 import type { FamilySummary, ObjectNames, ObjectSummary, Totals } from '../../core/report/stats-document.ts';
+import type { PackLayout, RepositoryLayout } from '../../core/report/repository-layout-document.ts';
 import { statsDocument } from '../../core/report/stats.ts';
 import { formatBytes, formatCount, formatTable, writeJson } from '../output.ts';
 import { openObjectStore } from '../open-target.ts';
@@ -19,6 +20,11 @@ inflated and on-disk bytes, the number of delta families and the largest ones, a
 deepest objects (--top of each, default 10), each with its path (the name \`git rev-list --objects
 --all\` prints; see \`packscope object --help\`) or a commit's subject. Per pack, then in total.
 --no-paths skips the walk that finds the paths.
+
+First, for a repository, its storage: the packs by kind (cruft with .mtimes, promisor, normal) and
+marker files (.keep, .bitmap, .rev), each multi-pack-index with the packs it covers, its preferred
+pack, bitmap and reverse index, the loose objects and garbage as \`git count-objects -v\` counts
+them, and the alternates; each pack then says its kind, markers and where git's search finds it.
 
 --json prints the "packscope.stats/1" document described in docs/json.md.`;
 
@@ -42,15 +48,19 @@ function runStats(argv: string[], progress: Progress): number {
     writeJson(document);
     return 0;
   }
-  const { packs, total } = document;
+  const { packs, total, layout } = document;
+  const lines: string[] = [];
+  if (layout) describeLayout(layout, lines);
   if (packs.length === 0) {
-    process.stdout.write(`No packs in ${store.repository.objectsDir} (its objects are loose; \`git gc\` packs them).\n`);
+    lines.push(`No packs in ${store.repository.objectsDir} (its objects are loose; \`git gc\` packs them).`);
+    process.stdout.write(lines.join('\n') + '\n');
     return 0;
   }
-  const lines: string[] = [];
-  for (const p of packs) {
+  for (const [i, p] of packs.entries()) {
     lines.push(`${p.pack}`);
     lines.push(`  pack v${p.packVersion}, idx v${p.idxVersion}${p.hasRev ? ', .rev' : ''}, ${p.objectFormat}, ${formatBytes(p.packFileBytes)}`);
+    const kind = layout?.packs[i];
+    if (kind) lines.push(`  ${packKindLine(kind)}`);
     describeTotals(p, lines);
     lines.push('  largest families:');
     lines.push(...formatTable(p.largestFamilies.map((f) => [`    ${f.root}`, f.type, `${formatCount(f.objects)} object${f.objects === 1 ? '' : 's'}`, nameOf(f)])));
@@ -68,6 +78,46 @@ function runStats(argv: string[], progress: Progress): number {
   }
   process.stdout.write(lines.join('\n').trimEnd() + '\n');
   return 0;
+}
+
+/** `kind normal · .keep ("reason") · .bitmap (3 commits) · in the multi-pack-index · searched 2nd`. */
+export function packKindLine(p: PackLayout): string {
+  const parts = [`kind ${p.kind}`];
+  for (const marker of p.markers) {
+    if (marker === 'keep') parts.push(`.keep${p.keepReason !== undefined ? ` (${JSON.stringify(p.keepReason)})` : p.keepProblem !== undefined ? ` (unreadable: ${p.keepProblem})` : ''}`);
+    else if (marker === 'bitmap') parts.push(`.bitmap${p.bitmapCommits !== undefined ? ` (${formatCount(p.bitmapCommits)} commit${p.bitmapCommits === 1 ? '' : 's'})` : ''}`);
+    else parts.push(`.${marker}`);
+  }
+  if (!p.local) parts.push(`from the alternate ${p.objectsDir}`);
+  parts.push(p.inMidx ? 'read through the multi-pack-index' : `searched ${ordinal(p.searchOrder + 1)}`);
+  return parts.join(' · ');
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}
+
+/** The storage section: packs by kind, each multi-pack-index, loose objects as `git count-objects -v` counts them, alternates. */
+function describeLayout(layout: RepositoryLayout, lines: string[]): void {
+  const kinds = new Map<string, number>();
+  for (const p of layout.packs) kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
+  const marked = (marker: string): number => layout.packs.filter((p) => (p.markers as string[]).includes(marker)).length;
+  lines.push('storage');
+  lines.push(`  packs: ${layout.packs.length} (${[...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ') || 'none'}; ${marked('keep')} kept, ${marked('bitmap')} with .bitmap, ${marked('rev')} with .rev)`);
+  for (const m of layout.midx) {
+    const extras = [m.bitmap ? `bitmap${m.bitmapCommits !== undefined ? ` (${formatCount(m.bitmapCommits)} commit${m.bitmapCommits === 1 ? '' : 's'})` : ''}` : 'no bitmap', m.reverseIndexChunk ? 'RIDX chunk' : m.reverseIndexFile ? '.rev file' : 'no reverse index'];
+    lines.push(`  multi-pack-index ${m.file}: ${m.layers === 1 ? '' : `${m.layers} layers, `}${formatCount(m.objects)} objects in ${m.packs.length} pack${m.packs.length === 1 ? '' : 's'}, ${extras.join(', ')}${m.preferredPack !== undefined ? `, preferred pack ${m.preferredPack}` : ''}`);
+    if (m.missingPacks.length > 0) lines.push(`    names missing packs: ${m.missingPacks.join(', ')}`);
+    if (m.problem !== undefined) lines.push(`    problem: ${m.problem}`);
+  }
+  const l = layout.loose;
+  lines.push(`  loose objects: ${formatCount(l.count)} (${formatBytes(l.looseBytesOnDisk)} on disk)${l.prunePackable === undefined ? '' : `, ${formatCount(l.prunePackable)} also packed`}`);
+  lines.push(`  count-objects: count ${l.count}, size ${l.size}, in-pack ${l.inPack}, packs ${l.packs}, size-pack ${l.sizePack}${l.prunePackable === undefined ? '' : `, prune-packable ${l.prunePackable}`}, garbage ${l.garbage}, size-garbage ${l.sizeGarbage}`);
+  for (const g of l.garbageFiles) lines.push(`    garbage: ${g.path} (${g.reason})`);
+  for (const alternate of layout.alternates) lines.push(`  alternate: ${alternate}`);
+  lines.push('');
 }
 
 function describeTotals(t: Totals, lines: string[]): void {

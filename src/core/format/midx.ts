@@ -10,6 +10,7 @@ const CHUNK_OIDF = 0x4f494446;
 const CHUNK_OIDL = 0x4f49444c;
 const CHUNK_OOFF = 0x4f4f4646;
 const CHUNK_LOFF = 0x4c4f4646;
+const CHUNK_RIDX = 0x52494458;
 const MAX_MIDX_BYTES = 2 ** 32 * 64;
 
 /** One MIDX file (a whole `multi-pack-index`, or one layer of an incremental chain), §6.4. */
@@ -26,6 +27,10 @@ export interface MidxLayer {
   offsetsAt: number;
   largeOffsetsAt: number | undefined;
   largeOffsetCount: number;
+  /** The RIDX chunk (git 2.35 and later write it with a bitmap): MIDX positions in pseudo-pack order. */
+  reverseAt: number | undefined;
+  /** The layer's own checksum (its last hash-size bytes), which names its `.bitmap` and `.rev`. */
+  checksumHex: string;
 }
 
 /** A MIDX, possibly incremental: layers from base to newest, with pack ids numbered across layers. */
@@ -81,6 +86,19 @@ export class MultiPackIndex {
     const entry = lowerBound(last, oid);
     return fail('mismatch', last.file, last.namesAt + entry * last.hash.size, `the multi-pack-index does not list ${hex}, which ${packName} holds at offset ${offset} (its object list would have it at entry ${entry})`);
   }
+}
+
+/**
+ * The pack a layer's pseudo-pack order puts first, given the MIDX position of the object at
+ * pseudo-pack position 0 (from the RIDX chunk or a `.rev` file): git's midx_preferred_pack.
+ * Throws when that position or its pack id is out of range.
+ */
+export function packAtMidxPosition(layer: MidxLayer, position: number, source: string, at: number): string {
+  if (position >= layer.count) throw fail('bad-offset', source, at, `reverse index names MIDX position ${position}, but the MIDX holds ${layer.count} objects`);
+  const { packId } = layerEntry(layer, position);
+  const name = layer.packNames[packId];
+  if (name === undefined) throw fail('bad-offset', layer.file, layer.offsetsAt + position * 8, `object refers to pack id ${packId}, but the MIDX names ${layer.packNames.length} packs`);
+  return name;
 }
 
 function findInLayer(layer: MidxLayer, oid: Uint8Array): number {
@@ -178,6 +196,8 @@ export function parseMidxLayer(file: string, bytes: Buffer, expectedBaseLayers: 
   const ooff = need(CHUNK_OOFF);
   if (ooff.end - ooff.start !== count * 8) throw fail('bad-header', file, ooff.start, `OOFF chunk does not hold ${count} entries`);
   const loff = chunks.get(CHUNK_LOFF);
+  const ridx = chunks.get(CHUNK_RIDX);
+  if (ridx && ridx.end - ridx.start !== count * 4) throw fail('bad-header', file, ridx.start, `RIDX chunk does not hold ${count} positions`);
   if (loff && (loff.end - loff.start) % 8 !== 0) throw fail('bad-header', file, loff.start, 'LOFF chunk is not a whole number of offsets');
 
   return {
@@ -192,6 +212,8 @@ export function parseMidxLayer(file: string, bytes: Buffer, expectedBaseLayers: 
     offsetsAt: ooff.start,
     largeOffsetsAt: loff?.start,
     largeOffsetCount: loff ? (loff.end - loff.start) / 8 : 0,
+    reverseAt: ridx?.start,
+    checksumHex: bytes.toString('hex', contentEnd, bytes.length),
   };
 }
 

@@ -58,6 +58,9 @@ export class ObjectStore {
   /** Told how a model build goes (objects scanned of total), for the CLI's progress line; unset: nothing. */
   onBuildProgress: ((pack: PackLocation, done: number, total: number) => void) | undefined;
 
+  /** True for one pack file opened on its own (not a repository's object store): no layout, no loose objects. */
+  singlePack = false;
+
   /** Idx searches made by lookups (one per pack tried, one per merged-table search): tests count them. */
   idxSearches = 0;
 
@@ -67,6 +70,7 @@ export class ObjectStore {
       { files, objectsDir: path.dirname(path.dirname(files.pack)), local: true, mtimeMs: 0, idxName: path.basename(files.idx) },
     ]);
     store.inferHash = inferHash;
+    store.singlePack = true;
     return store;
   }
 

@@ -5,6 +5,7 @@
  */
 
 import type { PathWalkSummary } from './object-paths-document.ts';
+import type { RepositoryLayout } from './repository-layout-document.ts';
 
 /** What names an object for a person: its path (trees, blobs; a tag's name) and a commit's or tag's subject. */
 export interface ObjectNames {
@@ -70,6 +71,8 @@ export interface StatsDocument {
   repository: { gitDir: string; objectFormat: string };
   packs: PackStats[];
   total: CombinedStats;
+  /** Pack kinds and markers, the multi-pack-index, loose objects and alternates; absent for a single pack file. */
+  layout?: RepositoryLayout;
   /** The walk that named the objects of the lists; absent with --no-paths. */
   pathWalk?: Omit<PathWalkSummary, 'elapsedMs'>;
 }

@@ -2,6 +2,7 @@ import type { PackModel } from '../model/pack-model.ts';
 import type { ObjectStore, PackLocation } from '../model/object-store.ts';
 import { readSubject } from '../model/commit-subject.ts';
 import type { ObjectPaths } from '../model/object-paths.ts';
+import { repositoryLayout } from '../model/repository-layout.ts';
 import { combineStats, packStats, type NameObject } from '../model/pack-stats.ts';
 import type { ObjectNames, PackOverview, PackStats, StatsDocument } from './stats-document.ts';
 
@@ -23,6 +24,8 @@ export function statsDocument(store: ObjectStore, top: number, measure: (pack: P
     repository: { gitDir: store.repository.gitDir, objectFormat: store.repository.hash.name },
     packs,
     total: combineStats(packs, top),
+    // Every model is loaded by now, so prune-packable is exact.
+    ...(store.singlePack ? {} : { layout: repositoryLayout(store, (oid) => store.locate(oid) !== undefined) }),
     ...(walked ? { pathWalk: withoutTiming(walked.paths.summary) } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import vscode = require('vscode');
+import { whereaboutsText } from '../../presentation/storage-text.ts';
 import { ObjectRequest, type ObjectDetails, type ObjectItem } from '../../protocol/server-protocol.ts';
 import { markdownCodeSpan, markdownText } from '../../common/markdown-text.ts';
 import { formatCountOf } from '../../common/format.ts';
@@ -92,5 +93,7 @@ export function objectTooltip(details: ObjectDetails): vscode.MarkdownString {
   tooltip.appendMarkdown(`offset ${formatCount(details.offset)} in ${markdownText(details.packName)}  \n`);
   tooltip.appendMarkdown(`depth ${details.depth}${details.depth > 0 ? ` · chain root ${markdownCodeSpan(shortOid(details.root))}` : ''}  \n`);
   tooltip.appendMarkdown(`family of ${formatCountOf(details.familySize, 'object')} · ${formatCountOf(details.children, 'delta child', 'delta children')}`);
+  // The answer is git's copy: when the object is in several packs, this says which one and where else.
+  if (details.whereabouts !== undefined) tooltip.appendMarkdown(`  \n${markdownText(whereaboutsText(details.whereabouts))}`);
   return tooltip;
 }

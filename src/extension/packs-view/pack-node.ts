@@ -2,6 +2,7 @@ import vscode = require('vscode');
 import type { ObjectDetails, PackListing, PackSummary } from '../../protocol/server-protocol.ts';
 import { markdownCodeSpan, markdownText } from '../../common/markdown-text.ts';
 import { formatCountOf } from '../../common/format.ts';
+import { packLayoutLines, packMarkersText } from '../../presentation/storage-text.ts';
 import { formatBytes, formatCount, shortPackName } from '../format-units.ts';
 import { ObjectListNode } from './object-list-node.ts';
 import { OBJECT_LISTS } from './object-lists.ts';
@@ -88,6 +89,8 @@ export class PackNode extends PacksNodeBase {
     this.contextValue = 'pack';
     if (this.collapsibleState === vscode.TreeItemCollapsibleState.None) this.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;
     const summary = this.summary;
+    const layout = this.listing.layout;
+    const markers = layout === undefined ? '' : packMarkersText(layout);
     if (summary !== undefined) {
       // The lists' totals are known from the summary before any page loads (VS Code reads an item's
       // description when it draws it, not again after its children come).
@@ -97,11 +100,14 @@ export class PackNode extends PacksNodeBase {
       const objects = this.listing.objects === undefined ? '' : formatCountOf(this.listing.objects, 'object');
       this.description = this.loading === undefined ? objects : objects === '' ? this.loading : `${this.loading} · ${objects}`;
     }
+    // Kind and markers first: they tell a cruft or kept pack apart before any model is built.
+    if (markers !== '') this.description = this.description === '' ? markers : `${markers} · ${this.description}`;
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown(`**${markdownText(name)}**${this.listing.local ? '' : ' (from an alternate)'}\n\n`);
     tooltip.appendMarkdown(`${markdownCodeSpan(this.listing.pack)}  \n`);
     if (this.listing.packFileBytes !== undefined) tooltip.appendMarkdown(`pack file: ${formatBytes(this.listing.packFileBytes)}  \n`);
     if (this.listing.objects !== undefined) tooltip.appendMarkdown(`objects: ${formatCount(this.listing.objects)}`);
+    if (layout !== undefined) tooltip.appendMarkdown(`\n\n${packLayoutLines(layout).map(markdownText).join('  \n')}`);
     this.tooltip = tooltip;
   }
 

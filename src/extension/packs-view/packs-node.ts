@@ -13,6 +13,7 @@ import type { ObjectNode } from './object-node.ts';
 import type { PackNode } from './pack-node.ts';
 import type { RepositoryNode } from './repository-node.ts';
 import type { RevealedNode } from './revealed-node.ts';
+import type { StorageNode } from './storage-node.ts';
 import type { SummaryNode } from './summary-node.ts';
 
 export type PacksNode =
@@ -24,6 +25,7 @@ export type PacksNode =
   | ObjectNode
   | MoreNode
   | RevealedNode
+  | StorageNode
   | MessageNode;
 
 /** What nodes need from the provider that owns them. */

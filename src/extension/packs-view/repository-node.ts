@@ -4,11 +4,13 @@ import { markdownCodeSpan, markdownText } from '../../common/markdown-text.ts';
 import { MessageNode } from './message-node.ts';
 import { PackNode } from './pack-node.ts';
 import { PacksNodeBase, type PacksNode } from './packs-node.ts';
+import { StorageNode } from './storage-node.ts';
 
 export class RepositoryNode extends PacksNodeBase {
   readonly kind = 'repository';
   readonly parent = undefined;
   private readonly packs = new Map<string, PackNode>();
+  private storage: StorageNode | undefined;
 
   constructor(
     public listing: RepositoryListing,
@@ -47,6 +49,9 @@ export class RepositoryNode extends PacksNodeBase {
       else existing.update(pack);
     }
     for (const path of [...this.packs.keys()]) if (!seen.has(path)) this.packs.delete(path);
+    if (listing.storage === undefined) this.storage = undefined;
+    else if (this.storage === undefined) this.storage = new StorageNode(this);
+    else this.storage.update();
   }
 
   packNode(pack: string): PackNode | undefined {
@@ -61,6 +66,7 @@ export class RepositoryNode extends PacksNodeBase {
     const children: PacksNode[] = [];
     if (this.listing.error !== undefined) children.push(new MessageNode(this, 'error', this.listing.error, 'error'));
     children.push(...this.packs.values());
+    if (this.storage !== undefined) children.push(this.storage);
     if (this.listing.packs.length === 0) children.push(new MessageNode(this, 'no-packs', 'No packs: every object is loose (git gc packs them)', 'info'));
     return children;
   }

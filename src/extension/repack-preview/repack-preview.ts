@@ -12,13 +12,19 @@ import {
 import {
   GitCapabilitiesRequest,
   ListRepositoriesRequest,
+  RepackModePreviewRequest,
+  RepackModesRequest,
   RepackPreviewRequest,
   type GitCapabilities,
+  type RepackMode,
+  type RepackModePreviewDocument,
+  type RepackModes,
   type RepackPreviewResult,
   type RepositoryListing,
 } from '../../protocol/server-protocol.ts';
 import { splitShellWords, UNCLOSED_QUOTE } from '../../common/shell-words.ts';
 import { normalizeRepackPreviewState } from '../../presentation/repack-preview-state.ts';
+import { repackModeMarkdown } from '../../presentation/repack-mode-text.ts';
 import type { Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
@@ -87,7 +93,15 @@ const MINIMUM_VERSION: Record<keyof Omit<GitCapabilities, 'version'>, string> = 
 interface PresetItem extends vscode.QuickPickItem {
   tuning?: Omit<Tuning, 'threads'>;
   custom?: boolean;
+  /** A repack of another mode (`--geometric=2`, `--cruft`): run for real against a shadow, packs before and after. */
+  mode?: RepackMode;
 }
+
+/** `git repack` modes other than `-a -d`, offered where the installed git takes them (`git repack -h`). */
+const MODE_PRESETS: { label: string; description: string; mode: RepackMode; needs: keyof RepackModes; minimum: string }[] = [
+  { label: '--geometric=2', description: 'roll up small packs into a geometric progression: packs before and after', mode: { kind: 'geometric', factor: 2 }, needs: 'geometric', minimum: '2.32' },
+  { label: '--cruft', description: 'reachable objects in one pack, unreachable ones in a cruft pack: packs before and after', mode: { kind: 'cruft' }, needs: 'cruft', minimum: '2.37' },
+];
 
 /** `packscope.repackPreview.threads`: 0 leaves it to git (pack.threads, else one per core). */
 function threadsSetting(): number | undefined {
@@ -111,12 +125,15 @@ function countOrUndefined(value: unknown): number | undefined {
 }
 
 /** `{ repository, depth?, window?, threads?, … }` (tests, scripts), a RepositoryNode of the Packs view, or nothing. */
-function parseArgument(argument: unknown): { repository?: string; programmatic?: ProgrammaticArgument } {
+function parseArgument(argument: unknown): { repository?: string; programmatic?: ProgrammaticArgument; mode?: RepackMode } {
   if (typeof argument !== 'object' || argument === null) return {};
   const listing = (argument as { listing?: { id?: unknown } }).listing;
   if (typeof listing?.id === 'string') return { repository: listing.id };
-  const value = argument as Partial<ProgrammaticArgument>;
+  const value = argument as Partial<ProgrammaticArgument> & { mode?: { kind?: unknown; factor?: unknown } };
   if (typeof value.repository !== 'string' || value.repository === '') return {};
+  // `{ repository, mode: { kind: 'cruft' } }` or `{ kind: 'geometric', factor: 2 }`: a repack of that mode (the server checks the factor).
+  if (value.mode?.kind === 'cruft') return { repository: value.repository, mode: { kind: 'cruft' } };
+  if (value.mode?.kind === 'geometric' && typeof value.mode.factor === 'number') return { repository: value.repository, mode: { kind: 'geometric', factor: value.mode.factor } };
   const hasTuning = ['depth', 'window', 'threads', 'reuseDeltas', 'extraOptions', 'estimateOnly'].some((key) => key in value);
   if (!hasTuning) return { repository: value.repository };
   return {
@@ -179,7 +196,7 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
     return repositories.find((r) => r.id === id || safeRealpath(r.id) === real || safeRealpath(r.gitDir) === real || (r.workTree !== undefined && safeRealpath(r.workTree) === real));
   };
 
-  const chooseTuning = async (git: string): Promise<Tuning | undefined> => {
+  const chooseTuning = async (git: string): Promise<Tuning | { mode: RepackMode; label: string } | undefined> => {
     let capabilities: GitCapabilities;
     try {
       capabilities = await deps.server.request(GitCapabilitiesRequest, { git });
@@ -195,6 +212,16 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       }
       items.push({ label: preset.label, description: preset.description, tuning: preset.tuning });
     }
+    let modes: RepackModes = { geometric: false, cruft: false };
+    try {
+      modes = await deps.server.request(RepackModesRequest, { git });
+    } catch (error) {
+      deps.output.warn(`Repack preview: cannot tell which git repack modes ${git} takes: ${describe(error)}`);
+    }
+    for (const preset of MODE_PRESETS) {
+      if (modes[preset.needs]) items.push({ label: preset.label, description: preset.description, mode: preset.mode });
+      else missing.push(`${preset.label} needs git ${preset.minimum} or later`);
+    }
     items.push(
       { label: 'Quick estimate (no repack)', description: 'the write-order model: object count and layout, today\'s deltas kept', tuning: { reuseDeltas: true, extraOptions: [], estimateOnly: true } },
       { label: '$(edit) Custom…', description: 'depth, window, threads and more pack-objects options', custom: true },
@@ -209,7 +236,7 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
     const chosen = await new Promise<PresetItem | undefined>((resolve) => {
       quickPick.onDidAccept(() => {
         const item = quickPick.selectedItems[0];
-        if (item !== undefined && item.tuning === undefined && item.custom !== true) return; // the info line
+        if (item !== undefined && item.tuning === undefined && item.custom !== true && item.mode === undefined) return; // the info line
         resolve(item);
       });
       quickPick.onDidHide(() => resolve(undefined));
@@ -217,6 +244,7 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
     });
     quickPick.dispose();
     if (chosen === undefined) return undefined;
+    if (chosen.mode !== undefined) return { mode: chosen.mode, label: chosen.label };
     const threads = threadsSetting();
     if (chosen.custom === true) return customTuning(threads);
     return { ...chosen.tuning!, threads, label: chosen.label } as Tuning & { label: string };
@@ -305,6 +333,26 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
     return run;
   };
 
+  /** A `--geometric=2` / `--cruft` preview: the server runs that repack against a shadow; the packs before and after open as Markdown. */
+  const executeMode = async (listing: RepositoryListing, mode: RepackMode, label: string, git: string): Promise<void> => {
+    await deps.server.whenRunning();
+    let document: RepackModePreviewDocument;
+    try {
+      document = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Previewing git repack ${label} -d on ${listing.name}`, cancellable: true }, (_progress, token) =>
+        deps.server.request(RepackModePreviewRequest, { repository: listing.id, mode, git }, token),
+      );
+    } catch (error) {
+      if (isCancellation(error)) {
+        vscode.window.setStatusBarMessage('Repack preview cancelled: git stopped, nothing left behind.', 5000);
+        return;
+      }
+      throw error;
+    }
+    deps.output.info(`Repack preview of ${listing.name} (${label}): ${document.before.packs.length} packs before, ${document.after.packs.length} after, in ${document.seconds.toFixed(2)} s.`);
+    const shown = await vscode.workspace.openTextDocument({ language: 'markdown', content: repackModeMarkdown(document, listing.name) });
+    await vscode.window.showTextDocument(shown, { preview: true });
+  };
+
   const run = async (argument?: unknown): Promise<RepackPreviewRun | undefined> => {
     const location = await deps.gitLocation;
     if (!location.found) throw new Error(`git was not found (${location.reason}); a repack preview runs git pack-objects.`);
@@ -322,13 +370,22 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       listing = await chooseRepository();
     }
     if (listing === undefined) return undefined;
+    if (parsed.mode !== undefined) {
+      await executeMode(listing, parsed.mode, parsed.mode.kind === 'geometric' ? `--geometric=${parsed.mode.factor}` : '--cruft', git);
+      return undefined;
+    }
     if (parsed.programmatic !== undefined) {
       const p = parsed.programmatic;
       const tuning: Tuning = { depth: p.depth, window: p.window, threads: p.threads ?? threadsSetting(), reuseDeltas: p.reuseDeltas ?? false, extraOptions: p.extraOptions ?? [], estimateOnly: p.estimateOnly ?? false };
       return execute(listing, tuning, p.label ?? labelOf(tuning), git);
     }
-    const chosen = (await chooseTuning(git)) as (Tuning & { label?: string }) | undefined;
-    if (chosen === undefined) return undefined;
+    const picked = await chooseTuning(git);
+    if (picked === undefined) return undefined;
+    if ('mode' in picked) {
+      await executeMode(listing, picked.mode, picked.label, git);
+      return undefined;
+    }
+    const chosen = picked as Tuning & { label?: string };
     return execute(listing, chosen, chosen.label ?? labelOf(chosen), git);
   };
 

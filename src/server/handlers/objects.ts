@@ -9,6 +9,7 @@ import { optionalString, paramsObject, requireInteger, requireString, stringList
 import type { ServerContext } from '../server-context.ts';
 import { startSimulationWorker } from '../workers/simulation-worker-client.ts';
 import { errorMessage } from '../workspace-registry.ts';
+import { whereabouts } from '../../core/model/repository-layout.ts';
 
 /** Object ids and prefixes: a SHA-256 id is 64 hex digits; anything much longer is no id. */
 const MAX_OID_LENGTH = 256;
@@ -57,7 +58,8 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
       const result = lookupObject(oid.trim(), states);
       if (result.kind === 'none') return { found: false as const, reason: result.reason };
       const names = context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location);
-      return { found: true as const, object: { ...objectDetails(result.found.location, result.found.state), ...names } };
+      const where = whereabouts(result.found.state.store, result.found.oid);
+      return { found: true as const, object: { ...objectDetails(result.found.location, result.found.state), ...names, ...(where ? { whereabouts: where } : {}) } };
     }),
   );
 
@@ -106,8 +108,10 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
     try {
       const result = lookupObject(hit.word, states);
       if (result.kind === 'none') return null;
+      // Ready states have every model in memory: the other packs' idx are searched, nothing is built.
+      const where = whereabouts(result.found.state.store, result.found.oid);
       return {
-        contents: { kind: 'markdown', value: hoverMarkdown(result.found, context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location)) },
+        contents: { kind: 'markdown', value: hoverMarkdown(result.found, context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location), where) },
         range: { start: { line: params.position.line, character: hit.start }, end: { line: params.position.line, character: hit.end } },
       };
     } catch (error) {

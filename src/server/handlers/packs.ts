@@ -33,7 +33,13 @@ function objectListFilter(value: unknown): ObjectListFilter | undefined {
 export function registerPackHandlers(context: ServerContext): void {
   const { connection } = context;
 
-  connection.onRequest(ListRepositoriesRequest, () => context.guarded(() => ({ repositories: context.registry.repositories.map((state) => state.listing()) })));
+  connection.onRequest(ListRepositoriesRequest, () =>
+    context.guarded(async () => {
+      // The storage scans (loose objects, marker files) first, off this thread where they can be.
+      await Promise.all(context.registry.repositories.map((state) => state.prepareListing()));
+      return { repositories: context.registry.repositories.map((state) => state.listing()) };
+    }),
+  );
 
   connection.onRequest(PackSummaryRequest, (params, token) =>
     context.guarded(async () => {

@@ -14,8 +14,12 @@ import { gitSupports, gitVersionOf } from '../../core/git/git-probe.ts';
 import { GitCommandError } from '../../core/git/run-git.ts';
 import { trustedGit } from '../trusted-git.ts';
 import { formatCount } from '../../common/format.ts';
+import { previewRepackMode, repackModesSupported } from '../../core/repack/repack-mode-preview.ts';
+import type { RepackMode } from '../../core/report/repack-mode-document.ts';
 import {
   GitCapabilitiesRequest,
+  RepackModePreviewRequest,
+  RepackModesRequest,
   RepackPreviewRequest,
   type GitCapabilities,
   type RepackPreviewParams,
@@ -130,7 +134,19 @@ async function runRepackPreview(context: ServerContext, params: RepackPreviewPar
   return result;
 }
 
-/** `packscope/repackPreview` and `packscope/gitCapabilities`. */
+/** The mode off the wire: `{ kind: 'cruft' }` or `{ kind: 'geometric', factor }` with a whole factor from 2 to 1000. */
+function repackModeOf(value: unknown): RepackMode {
+  const fields = paramsObject(value);
+  if (fields.kind === 'cruft') return { kind: 'cruft' };
+  if (fields.kind === 'geometric') {
+    const factor = fields.factor;
+    if (typeof factor !== 'number' || !Number.isSafeInteger(factor) || factor < 2 || factor > 1000) throw invalid('mode.factor must be an integer from 2 to 1000');
+    return { kind: 'geometric', factor };
+  }
+  throw invalid('mode.kind must be "geometric" or "cruft"');
+}
+
+/** `packscope/repackPreview`, `packscope/repackModePreview`, `packscope/repackModes` and `packscope/gitCapabilities`. */
 export function registerRepackHandlers(context: ServerContext): void {
   const { connection } = context;
 
@@ -154,6 +170,41 @@ export function registerRepackHandlers(context: ServerContext): void {
       } finally {
         progress.done();
       }
+    }),
+  );
+
+  // A real `git repack` of that mode against a shadow of the objects directory: git does the work in
+  // its own process; this thread only waits for it (no model is built).
+  connection.onRequest(RepackModePreviewRequest, (params, token) =>
+    context.guarded(async () => {
+      const fields = paramsObject(params);
+      const mode = repackModeOf(fields.mode);
+      const git = trustedGit(requireString(fields.git, 'git'), context.settings.git);
+      const repository = repositoryOf(context, requireString(fields.repository, 'repository'));
+      const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
+      progress.begin(`Previewing git repack ${mode.kind === 'geometric' ? `--geometric=${mode.factor}` : '--cruft'} -d`, 0, undefined, true);
+      const controller = new AbortController();
+      const subscription = token.onCancellationRequested(() => controller.abort());
+      try {
+        return await previewRepackMode({ repository, mode, git, signal: controller.signal, onProgress: (p) => progress.report(p.phase) });
+      } catch (error) {
+        if (isAbort(error) || token.isCancellationRequested) throw cancelledError();
+        if (error instanceof GitCommandError) {
+          context.log(`repack preview failed: ${error.argv.join(' ')} (exit status ${error.exitStatus})\n${error.gitStderr}`);
+          throw new ResponseError(LSPErrorCodes.RequestFailed, error.message);
+        }
+        throw error;
+      } finally {
+        subscription.dispose();
+        progress.done();
+      }
+    }),
+  );
+
+  connection.onRequest(RepackModesRequest, (params) =>
+    context.guarded(() => {
+      if (params.git !== undefined) requireString(paramsObject(params).git, 'git');
+      return repackModesSupported(trustedGit(params.git, context.settings.git));
     }),
   );
 
