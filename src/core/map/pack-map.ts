@@ -61,6 +61,8 @@ export class PackMap {
   private readonly readsBefore: Float64Array | undefined;
   /** Distinct objects of the pack the recording read. */
   readonly readObjects: number;
+  /** The most reads of any one object: the heat scale's base, found once here, not per tile (a scan of every object). */
+  private readonly mostReadsOfOneObject: number;
 
   constructor(
     private readonly model: PackModel,
@@ -80,17 +82,20 @@ export class PackMap {
     this.maxDepth = maxDepth;
     this.largestOnDisk = largest;
     let distinct = 0;
+    let most = 0;
     if (readsPerObject !== undefined) {
       if (readsPerObject.length !== model.count) throw new Error(`reads per object: ${readsPerObject.length} counts for ${model.count} objects`);
       const before = new Float64Array(model.count + 1);
       for (let p = 0; p < model.count; p++) {
         const reads = readsPerObject[this.byOffset[p]!]!;
         if (reads > 0) distinct++;
+        if (reads > most) most = reads;
         before[p + 1] = before[p]! + reads;
       }
       this.readsBefore = before;
     }
     this.readObjects = distinct;
+    this.mostReadsOfOneObject = most;
   }
 
   get objectCount(): number {
@@ -226,10 +231,8 @@ export class PackMap {
     // The hottest cell holds at most the hottest run of objects one cell wide; an object's own count
     // bounds it from below. The scale only needs to be stable across tiles, so take the most reads
     // of any one object, times the objects a cell holds on average (at least 1).
-    let most = 0;
-    for (let p = 0; p < this.model.count; p++) most = Math.max(most, before[p + 1]! - before[p]!);
     const perCell = Math.max(1, this.model.count / 4 ** order);
-    return Math.max(1, Math.round(most * perCell));
+    return Math.max(1, Math.round(this.mostReadsOfOneObject * perCell));
   }
 }
 
