@@ -21,6 +21,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MAP_ATTRIBUTES, MAX_MAP_ORDER } from '../src/common/pack-map-geometry.ts';
 import { hashAlgorithmByName } from '../src/core/format/hash-algorithm.ts';
@@ -185,12 +186,14 @@ log(`(one scan of all ${model.count.toLocaleString('en-US')} objects' reads, wha
 void MAX_MAP_ORDER;
 
 // ---- In the real browser: the webview's frames and memory ---------------------------------------
-if (!values['no-browser']) {
+// Top-level await is not available (the bench is loaded as CommonJS, like the others): an async function.
+async function inTheBrowser(): Promise<void> {
   const { tsImport } = await import('tsx/esm/api');
-  const { launchBrowser } = await import(path.join(projectRoot, 'scripts', 'vscode', 'code-server.mjs'));
-  const { webviewHtml } = await tsImport('../src/extension/webview-html.ts', import.meta.url);
-  const { PACK_MAP_PAGE } = await tsImport('../src/extension/pack-map/pack-map-html.ts', import.meta.url);
-  const protocol = await tsImport('../src/protocol/pack-map-protocol.ts', import.meta.url);
+  const here = pathToFileURL(__filename).href;
+  const { launchBrowser } = await import(pathToFileURL(path.join(projectRoot, 'scripts', 'vscode', 'code-server.mjs')).href);
+  const { webviewHtml } = await tsImport('../src/extension/webview-html.ts', here);
+  const { PACK_MAP_PAGE } = await tsImport('../src/extension/pack-map/pack-map-html.ts', here);
+  const protocol = await tsImport('../src/protocol/pack-map-protocol.ts', here);
   const bundle = path.join(projectRoot, 'dist', 'webview', 'pack-map.js');
   if (!fs.existsSync(bundle)) throw new Error(`${bundle} is missing: run npm run build first`);
   const ORIGIN = 'https://pack-map.bench.test';
@@ -315,4 +318,11 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
   } finally {
     await browser.close().catch(() => {});
   }
+}
+
+if (!values['no-browser']) {
+  inTheBrowser().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
 }
