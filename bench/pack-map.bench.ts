@@ -9,7 +9,8 @@
  *
  *   node --import tsx bench/pack-map.bench.ts [--repo DIR] [--runs N] [--no-browser] [--log-commits N]
  *
- * --repo: a repository (bare or not; read only, never written to; default /work/.mirror/git+git/repo);
+ * --repo: a repository (bare or not; read only, never written to; default git.git's mirror at
+ * /work/.mirror/git+git/repo when there, else the generated repository of bench/generate.ts);
  * its largest pack is mapped. The model is read from the bench's model cache (built and persisted
  * there the first time, outside the repository). A recording for the heat overlay is made with
  * GIT_TRACE_PACK_ACCESS of `git log --raw -n N` (default 3000) in the repository: git only reads.
@@ -28,11 +29,11 @@ import { hashAlgorithmByName } from '../src/core/format/hash-algorithm.ts';
 import { PackMap } from '../src/core/map/pack-map.ts';
 import { ModelStore } from '../src/core/model/model-store.ts';
 import type { PackModel } from '../src/core/model/pack-model.ts';
-import { benchModelCacheRoot, projectRoot } from './generate.ts';
+import { benchModelCacheRoot, DEFAULT_HISTORY, generatedPack, projectRoot } from './generate.ts';
 
 // The functions given to page.evaluate run in Chromium: the few browser globals they use (this file is type-checked without the DOM library).
 interface PageElement { dataset: Record<string, string | undefined>; getBoundingClientRect(): { left: number; top: number; width: number; height: number } }
-declare const document: { getElementById(id: string): PageElement | null };
+declare const document: { getElementById(id: string): PageElement | null; addEventListener(type: string, listener: () => void): void };
 declare const window: { postMessage(message: unknown, origin: string): void };
 declare function requestAnimationFrame(callback: () => void): number;
 
@@ -41,15 +42,17 @@ const BARS = { firstPictureMs: 1000, frameMs: 16, heapMB: 200 };
 
 const { values } = parseArgs({
   options: {
-    repo: { type: 'string', default: '/work/.mirror/git+git/repo' },
+    repo: { type: 'string' },
     runs: { type: 'string', default: '3' },
     'no-browser': { type: 'boolean', default: false },
     'log-commits': { type: 'string', default: '3000' },
   },
 });
 const runs = Math.max(1, Number(values.runs) || 3);
-const repo = path.resolve(values.repo!);
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
+const GIT_GIT = '/work/.mirror/git+git/repo';
+// Without --repo: git.git's mirror where it is, else the bench's generated repository (bench/generate.ts; cached in .bench/).
+const repo = values.repo !== undefined ? path.resolve(values.repo) : fs.existsSync(GIT_GIT) ? GIT_GIT : path.dirname(path.dirname(path.dirname(generatedPack(DEFAULT_HISTORY, log).pack)));
 const ms = (x: number): string => `${x.toFixed(x < 10 ? 2 : 1)} ms`;
 const verdict = (ok: boolean): string => (ok ? 'meets the bar' : 'MISSES the bar');
 
@@ -220,20 +223,27 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
     let readyAt = 0;
     let tileMs = 0;
     let tileCount = 0;
+    let firstAsked = 0;
+    let readyWall = 0;
+    let lastAnswered = 0;
     const reply = (message: unknown): Promise<void> => page.evaluate((m: unknown) => window.postMessage(m, '*'), message).catch(() => {});
     await page.exposeFunction('__host', async (message: { type: string; messageId?: number; key?: string; wanted?: { attribute: (typeof MAP_ATTRIBUTES)[number]; order: number; tileX: number; tileY: number; recording?: string } }) => {
       switch (message.type) {
         case 'ready':
           readyAt = performance.now();
+          readyWall = Date.now();
           return reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: gitDir, info, recordings: [], inReplyTo: message.messageId });
         case 'tile': {
           const wanted = message.wanted!;
           const size = Math.min(TILE_CELLS, 2 ** wanted.order);
           const t = performance.now();
+          if (firstAsked === 0) firstAsked = t;
           const rendered = baseMap.render(wanted.order, wanted.attribute, { x: wanted.tileX * size, y: wanted.tileY * size, width: size, height: size });
           tileMs += performance.now() - t;
           tileCount++;
-          return reply({ type: 'tile', key: message.key, inReplyTo: message.messageId, tile: { order: wanted.order, tileX: wanted.tileX, tileY: wanted.tileY, size, rgbaBase64: Buffer.from(rendered.rgba).toString('base64'), litCells: rendered.litCells } });
+          await reply({ type: 'tile', key: message.key, inReplyTo: message.messageId, tile: { order: wanted.order, tileX: wanted.tileX, tileY: wanted.tileY, size, rgbaBase64: Buffer.from(rendered.rgba).toString('base64'), litCells: rendered.litCells } });
+          lastAnswered = performance.now();
+          return undefined;
         }
         default:
           return undefined;
@@ -249,11 +259,22 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
     const settled = async (): Promise<void> => {
       await page.waitForFunction(() => document.getElementById('scale')?.dataset.complete === 'true' && document.getElementById('scale')!.dataset.moving === 'false', undefined, { timeout: 120_000 });
     };
+    // The page's own moment of a complete picture (the #scale element's data-complete), in wall-clock ms like readyWall.
+    await page.addInitScript(() => {
+      const w = globalThis as unknown as { __completeAt?: number; MutationObserver: new (cb: () => void) => { observe(target: unknown, options: object): void } };
+      document.addEventListener('DOMContentLoaded', () => {
+        new w.MutationObserver(() => {
+          if (w.__completeAt === undefined && document.getElementById('scale')?.dataset.complete === 'true') w.__completeAt = Date.now();
+        }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-complete'] });
+      });
+    });
     await page.goto(`${ORIGIN}/index.html`);
     await settled();
     const firstInPage = performance.now() - readyAt;
+    const completeAt = Number(await page.evaluate(() => (globalThis as unknown as { __completeAt?: number }).__completeAt));
     log('');
-    log(`webview: first complete picture ${ms(firstInPage)} after the page asked for the pack (${tileCount} tiles, ${ms(tileMs)} of it computing them)` +
+    log(`webview: first complete picture ${ms(firstInPage)} after the page asked for the pack (${tileCount} tiles, ${ms(tileMs)} of it computing them;` +
+      ` first tile asked at ${ms(firstAsked - readyAt)}, last delivered at ${ms(lastAnswered - readyAt)}; the page marked the picture complete at ${ms(completeAt - readyWall)})` +
       ` — bar ≤ ${BARS.firstPictureMs} ms: ${verdict(firstInPage <= BARS.firstPictureMs)}`);
 
     const cdp = await context.newCDPSession(page);
