@@ -121,8 +121,11 @@ async function main() {
       ? ['--test-reporter=tap', `--test-reporter-destination=${tap}`, '--test-reporter=spec', `--test-reporter-destination=${spec}`, ...suite.args()]
       : suite.args();
     const t = Date.now();
+    // On a terminal, say which suite is running (the e2e suite takes minutes); a log file gets only the results.
+    if (process.stdout.isTTY) process.stdout.write(`test: ${suite.name}…\r`);
     const code = await runNode(args, log);
     const ms = Date.now() - t;
+    if (process.stdout.isTTY) process.stdout.write('\x1b[2K');
     let pass;
     let fail;
     let report = '';
