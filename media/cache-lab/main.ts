@@ -17,7 +17,7 @@ import {
 } from '../../src/protocol/cache-lab-protocol.ts';
 import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SweepResult } from '../../src/protocol/server-protocol.ts';
 import { normalizeCacheLabState, sweepPlaceholder } from '../../src/presentation/cache-lab-state.ts';
-import { formatBytes, formatCount, formatLimit, formatShare } from '../../src/common/format.ts';
+import { formatBytes, formatCount, formatExactBytes, formatLimit, formatShare } from '../../src/common/format.ts';
 import { parseLimitList } from '../../src/common/git-size.ts';
 import { MessageHandler } from '../../src/common/message-handler.ts';
 import { gitVersusReferenceSentences, metricWords, sweepCell, sweepCellText, sweepTableMarkdown, sweepTableNotes, sweepTableText, sweepTableTitle } from '../../src/presentation/sweep-table.ts';
@@ -629,25 +629,26 @@ function renderLocality(): void {
     return;
   }
   const headRow = h('tr', {}, h('th', { scope: 'col' }, 'measure'), ...columns.map((c) => h('th', { scope: 'col', title: c.title }, c.heading)));
-  const statRows: [string, (p: LocalityColumn['pack']) => string, (p: LocalityColumn['pack']) => number][] = [
+  // [row words, shown text, exact value (data-value), hover for a rounded size (the exact bytes)].
+  const statRows: [string, (p: LocalityColumn['pack']) => string, (p: LocalityColumn['pack']) => number, ((p: LocalityColumn['pack']) => string)?][] = [
     ['reads', (p) => formatCount(p.reads), (p) => p.reads],
     ['seeks', (p) => formatCount(p.seeks), (p) => p.seeks],
     ['share of seeks under 2 MiB', (p) => formatShare(p.shortSeekShare), (p) => p.shortSeekShare],
     ['backward seeks', (p) => formatShare(p.backwardSeekShare), (p) => p.backwardSeekShare],
     ['4 KiB pages touched', (p) => formatCount(p.pagesTouched), (p) => p.pagesTouched],
-    ['byte span', (p) => formatBytes(p.byteSpan, 'compact'), (p) => p.byteSpan],
+    ['byte span', (p) => formatBytes(p.byteSpan, 'compact'), (p) => p.byteSpan, (p) => formatExactBytes(p.byteSpan)],
     ['page faults (cold page cache)', (p) => formatCount(p.pageFaults), (p) => p.pageFaults],
   ];
   replaceChildren(
     localityStats,
     h('caption', {}, 'Reads and seeks per pack'),
     h('thead', {}, headRow),
-    h('tbody', {}, ...statRows.map(([words, show, value]) => h('tr', {}, h('th', { scope: 'row' }, words), ...columns.map((c) => h('td', { 'data-value': value(c.pack) }, show(c.pack)))))),
+    h('tbody', {}, ...statRows.map(([words, show, value, exact]) => h('tr', {}, h('th', { scope: 'row' }, words), ...columns.map((c) => h('td', { 'data-value': value(c.pack), title: exact?.(c.pack) }, show(c.pack)))))),
   );
   const percentiles = columns[0]!.pack.percentiles.map((p) => p.p);
   replaceChildren(
     percentileTable,
-    h('caption', {}, 'Seek distance percentiles (nearest rank, bytes)'),
+    h('caption', {}, 'Seek distance percentiles (nearest rank; hover a cell for the exact bytes)'),
     h('thead', {}, headRow.cloneNode(true) as HTMLTableRowElement),
     h(
       'tbody',
@@ -659,7 +660,8 @@ function renderLocality(): void {
           h('th', { scope: 'row' }, `${p}%`),
           ...columns.map((c) => {
             const bytes = c.pack.percentiles.find((q) => q.p === p)?.bytes;
-            return h('td', { 'data-value': bytes, title: bytes === undefined ? undefined : formatBytes(bytes, 'compact') }, bytes === undefined ? '—' : formatCount(bytes));
+            // Distances span bytes to hundreds of MiB: binary units read at a glance, the exact count is the hover.
+            return h('td', { 'data-value': bytes, title: bytes === undefined ? undefined : formatExactBytes(bytes) }, bytes === undefined ? '—' : formatBytes(bytes, 'compact'));
           }),
         ),
       ),

@@ -33,3 +33,14 @@ export function baseName(file: string): string {
   const parts = file.split(/[\\/]/);
   return parts[parts.length - 1] || file;
 }
+
+/**
+ * An object id that opens its object: a button (focusable, Enter and Space work) showing `text`, the
+ * full id in its title and data-oid. `open` runs on click; the page posts to its host, which runs
+ * packscope.openObject. The id is text, like every repository-derived string.
+ */
+export function objectLink(oid: string, text: string, open: (oid: string) => void): HTMLButtonElement {
+  const button = h('button', { type: 'button', class: 'object-link', 'data-oid': oid, title: `${oid}: open the object` }, text);
+  button.addEventListener('click', () => open(oid));
+  return button;
+}

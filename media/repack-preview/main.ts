@@ -14,7 +14,7 @@ import {
   type RepackPreviewState,
   type WebviewToHost,
 } from '../../src/protocol/repack-preview-protocol.ts';
-import { baseName, h, replaceChildren } from '../common/dom.ts';
+import { baseName, h, objectLink, replaceChildren } from '../common/dom.ts';
 import { readThemeColours, watchTheme, type ThemeColours } from '../common/theme.ts';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip);
@@ -205,7 +205,7 @@ function largestChangesSection(run: RepackPreviewRun): HTMLElement | null {
           h(
             'tr',
             { 'data-oid': c.oid },
-            h('th', { scope: 'row', title: c.oid, class: 'oid' }, c.oid.slice(0, 12)),
+            h('th', { scope: 'row', class: 'oid' }, objectLink(c.oid, c.oid.slice(0, 12), (oid) => post({ type: 'openObject', oid }))),
             cell(c.type),
             cell(formatBytes(c.currentDiskSize)),
             cell(formatBytes(c.previewDiskSize)),
@@ -244,7 +244,7 @@ function recordingsSection(run: RepackPreviewRun): HTMLElement | null {
           'table',
           { class: 'numbers' },
           h('thead', {}, h('tr', {}, ...header.map((t) => h('th', { scope: 'col' }, t)))),
-          h('tbody', {}, ...recordingRows(replay).map((row) => h('tr', { 'data-key': row.key }, h('th', { scope: 'row' }, row.label), ...row.values.map((v) => cell(v))))),
+          h('tbody', {}, ...recordingRows(replay).map((row) => h('tr', { 'data-key': row.key }, h('th', { scope: 'row' }, row.label), ...row.values.map((v, i) => cell(v, { title: row.titles?.[i] }))))),
         ),
       );
     }),

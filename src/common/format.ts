@@ -19,6 +19,11 @@ export function formatBytes(bytes: number, style: 'one-decimal' | 'compact' = 'o
   return `${style === 'compact' && value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
 }
 
+/** The exact count behind a rounded size, for a hover (title): `1,234,567 bytes`, `1 byte`. */
+export function formatExactBytes(bytes: number): string {
+  return `${formatCount(bytes)} ${bytes === 1 ? 'byte' : 'bytes'}`;
+}
+
 /** A share as a percentage with one decimal: `12.5%`; `–` when there is none. */
 export function formatShare(share: number | null | undefined): string {
   return share === null || share === undefined ? '–' : `${(share * 100).toFixed(1)}%`;

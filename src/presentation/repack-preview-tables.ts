@@ -5,7 +5,7 @@
  */
 import type { RepackPreviewRun } from '../protocol/repack-preview-protocol.ts';
 import type { RepackLayout, RepackLayoutReplay, RepackPackLocality, RepackPreviewResult } from '../protocol/server-protocol.ts';
-import { formatBytes, formatCount, formatLimit, formatPercentChange, formatShare } from '../common/format.ts';
+import { formatBytes, formatCount, formatExactBytes, formatLimit, formatPercentChange, formatShare } from '../common/format.ts';
 import { markdownCodeSpan, markdownText } from '../common/markdown-text.ts';
 
 export type ValueFormat = 'count' | 'bytes' | 'depth' | 'mean';
@@ -158,11 +158,11 @@ export function repackPreviewMarkdown(run: RepackPreviewRun): string {
 }
 
 /** Per recording: the `git` policy's inflations at each limit, then locality, for each layout. */
-export function recordingRows(replay: RepackPreviewResult['recordings'][number]): { key: string; label: string; values: string[] }[] {
+export function recordingRows(replay: RepackPreviewResult['recordings'][number]): { key: string; label: string; values: string[]; titles?: (string | undefined)[] }[] {
   const sides: (RepackLayoutReplay | null)[] = [replay.current, ...(replay.preview ? [replay.preview] : [])];
   const localities: (RepackPackLocality | undefined)[] = [...sides.map((s) => mainLocality(s)), ...(replay.estimate ? [replay.estimate] : [])];
   const pad = (values: string[]): string[] => (replay.estimate ? [...values, '–'] : values);
-  const rows: { key: string; label: string; values: string[] }[] = [];
+  const rows: { key: string; label: string; values: string[]; titles?: (string | undefined)[] }[] = [];
   for (const [k, at] of replay.current.inflations.entries()) {
     rows.push({
       key: `inflations-${at.limit}`,
@@ -172,7 +172,13 @@ export function recordingRows(replay: RepackPreviewResult['recordings'][number])
   }
   rows.push({ key: 'short-seeks', label: 'Short seeks (under 2 MiB)', values: localities.map((l) => formatShare(l?.shortSeekShare)) });
   for (const p of [50, 90, 99]) {
-    rows.push({ key: `p${p}`, label: `Seek distance p${p}`, values: localities.map((l) => (percentile(l, p) === null ? '–' : formatBytes(percentile(l, p)!))) });
+    rows.push({
+      key: `p${p}`,
+      label: `Seek distance p${p}`,
+      values: localities.map((l) => (percentile(l, p) === null ? '–' : formatBytes(percentile(l, p)!))),
+      // The panel's hover: the exact distance behind the rounded one.
+      titles: localities.map((l) => (percentile(l, p) === null ? undefined : formatExactBytes(percentile(l, p)!))),
+    });
   }
   rows.push({ key: 'page-faults', label: 'Page faults (256 MiB cache)', values: localities.map((l) => (l ? formatCount(l.pageFaults) : '–')) });
   return rows;

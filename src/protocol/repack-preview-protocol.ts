@@ -30,6 +30,8 @@ export interface RepackPreviewRun {
   request: RepackPreviewRequestSummary;
   /** The repository's name in the Packs view (its work tree folder or git directory name). */
   repositoryName: string;
+  /** Its id in the Packs view (the common git directory): where an object the tables name is opened. Absent in runs saved before it was kept. */
+  repositoryId?: string;
   /** ISO time the run ended. */
   finishedAt: string;
   /** Wall time of the whole request (reading packs, pack-objects, recordings, estimate). */
@@ -51,7 +53,9 @@ export type WebviewToHost =
   | { type: 'exportMarkdown' }
   | { type: 'copyMarkdown' }
   /** Copies the `git repack …` command the preview stands for. */
-  | { type: 'copyCommand' };
+  | { type: 'copyCommand' }
+  /** An object id in a table was clicked: the host opens its object document (packscope.openObject). */
+  | { type: 'openObject'; oid: string };
 
 /** The webview's requests and the host message that answers each (src/common/message-handler.ts). */
 export interface RepackPreviewReplies {
@@ -62,5 +66,12 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
   if (typeof value !== 'object' || value === null) return false;
   const type = (value as { type?: unknown }).type;
   if (type === 'ready') return typeof (value as { version?: unknown }).version === 'number';
+  // A full hex id only: the host hands it to a command, so nothing else a page could post gets there.
+  if (type === 'openObject') return isObjectId((value as { oid?: unknown }).oid);
   return type === 'exportMarkdown' || type === 'copyMarkdown' || type === 'copyCommand';
+}
+
+/** A full object id (SHA-1 or SHA-256, lowercase hex). */
+export function isObjectId(value: unknown): value is string {
+  return typeof value === 'string' && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(value);
 }

@@ -97,6 +97,9 @@ after(async () => {
   await browser?.close().catch(() => {});
 });
 
+/** The browser context the harness opened (before the first test): for test files that load another panel's page. */
+export const browserContext = () => context;
+
 /** Opens the Cache Lab page as the host builds it; `theme` sets VS Code's variables and body class. */
 export async function openLab({ theme = 'dark', initialState } = {}) {
   const page = await context.newPage();

@@ -255,7 +255,7 @@ describe('Cache Lab webview', () => {
       assert.match(headings[1], /^A: git log --raw -n 60000/);
       assert.match(headings[2], /^B: git blame Makefile/);
       assert.deepEqual(JSON.parse(await page.locator('#distance-chart').getAttribute('data-scales')), { x: 'logarithmic', y: 'linear' });
-      assert.equal(await page.locator('#locality-percentiles caption').textContent(), 'Seek distance percentiles (nearest rank, bytes)');
+      assert.equal(await page.locator('#locality-percentiles caption').textContent(), 'Seek distance percentiles (nearest rank; hover a cell for the exact bytes)');
       await page.screenshot({ path: path.join(outDir, `cache-lab-locality-${theme}.png`), fullPage: true });
 
       // A theme change (VS Code swaps the body class and the variables) redraws with the new colours.

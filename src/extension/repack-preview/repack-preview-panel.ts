@@ -7,19 +7,8 @@ import {
   type WebviewToHost,
 } from '../../protocol/repack-preview-protocol.ts';
 import { equivalentCommand, repackPreviewMarkdown } from '../../presentation/repack-preview-tables.ts';
-import { PanelHost, type PanelPage } from '../webview-panel.ts';
-
-/** The Cache Lab's stylesheet (the shared look: tables, buttons, charts), then this panel's. */
-const REPACK_PREVIEW_PAGE: PanelPage = {
-  title: 'Repack Preview',
-  rootId: 'repack-preview',
-  loadingText: 'Loading the repack preview…',
-  script: 'repack-preview.js',
-  styles: [
-    ['media', 'cache-lab', 'cache-lab.css'],
-    ['media', 'repack-preview', 'repack-preview.css'],
-  ],
-};
+import { PanelHost } from '../webview-panel.ts';
+import { REPACK_PREVIEW_PAGE } from './repack-preview-html.ts';
 
 export interface RepackPreviewPanelDependencies {
   extensionUri: vscode.Uri;
@@ -85,6 +74,10 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
       case 'copyCommand':
         await vscode.env.clipboard.writeText(equivalentCommand(this.run));
         vscode.window.setStatusBarMessage(`Copied: ${equivalentCommand(this.run)}`, 3000);
+        return undefined;
+      case 'openObject':
+        // The same command as the Packs view's and the Pack Map's: one object document per id.
+        await vscode.commands.executeCommand('packscope.openObject', { oid: message.oid, ...(this.run.repositoryId ? { repository: this.run.repositoryId } : {}) });
         return undefined;
     }
   }

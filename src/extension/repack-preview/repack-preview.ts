@@ -321,6 +321,7 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
     const run: RepackPreviewRun = {
       request,
       repositoryName: listing.name,
+      repositoryId: listing.id,
       finishedAt: new Date().toISOString(),
       requestSeconds: Math.round(performance.now() - started) / 1000,
       result,
