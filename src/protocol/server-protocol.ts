@@ -16,6 +16,7 @@ import type { PackOverview } from '../core/report/stats-document.ts';
 import type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/report/repository-layout-document.ts';
 import type { PolicyDescription } from '../core/report/policy-description.ts';
 import type { MapAttribute } from '../common/pack-map-geometry.ts';
+import type { SeekPath } from '../core/map/seek-path.ts';
 import type { ObjectTypeName } from '../common/object-types.ts';
 
 // Result shapes are declared once, in core/report (the documents the CLI prints); the server's add fields to them.
@@ -538,19 +539,8 @@ export interface PackMapSeeksParams extends WorkDoneProgressParams {
   readaheadKiB?: number;
 }
 
-export interface PackMapSeeksResult {
-  reads: number;
-  /** 1: every read is a point; k: every k-th read (and the last). */
-  stride: number;
-  offsets: number[];
-  /** Indices into `offsets` of points whose reads faulted in the cold page cache. */
-  faults: number[];
-  seeks: number;
-  backwardSeeks: number;
-  /** The same figures `packscope locality` prints for this pack. */
-  locality: PackLocality;
-  pageCache: PageCacheOptions;
-}
+/** The seek path (core/map/seek-path.ts) without its pack (the request names it), and the page cache replayed. */
+export type PackMapSeeksResult = Omit<SeekPath, 'pack'> & { pageCache: PageCacheOptions };
 
 export const PackMapInfoRequest = new RequestType<PackParams, PackMapInfoResult, void>('packscope/packMapInfo');
 export const PackMapFamilyRequest = new RequestType<PackMapFamilyParams, PackMapFamilyResult, void>('packscope/packMapFamily');

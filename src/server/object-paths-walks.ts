@@ -1,9 +1,9 @@
 import { CancellationTokenSource } from 'vscode-languageserver/node';
-import { readSubject } from '../core/model/commit-subject.ts';
 import type { ObjectLocation, ObjectStore } from '../core/model/object-store.ts';
 import { PathTable } from '../core/model/path-table.ts';
 import type { PathWalkSummary } from '../core/report/object-paths-document.ts';
 import type { ObjectNames } from '../core/report/stats-document.ts';
+import { objectNames } from '../core/report/stats.ts';
 import type { PackModel } from '../core/model/pack-model.ts';
 import { startSimulationWorker, workerStoreOf } from './workers/simulation-worker-client.ts';
 import type { TransferredPaths } from './workers/simulation-worker-protocol.ts';
@@ -50,25 +50,14 @@ export class ObjectPathsWalks {
 
   /** Names of object `n` of `model`: its path from the walk (when there is one) and a commit's or tag's subject. */
   namesOf(id: string, store: ObjectStore, model: PackModel, n: number): ObjectNames {
-    const names: ObjectNames = {};
-    const type = model.typeName(n);
-    if (type === 'commit' || type === 'tag') {
-      try {
-        const subject = readSubject(model, n);
-        if (subject !== undefined) names.subject = subject;
-      } catch {
-        // Too large to read for a hover: the id stands alone.
-      }
-    }
-    if (type !== 'commit') {
+    return objectNames(model, n, () => {
       const paths = this.pathsFor(id, store);
       const column = paths?.byPack.get(model.files.pack);
-      if (paths && column && column.length === model.count) {
-        const node = column[n]!;
-        names.path = node < 0 ? null : paths.table.path(node);
-      }
-    }
-    return names;
+      // No finished walk for this pack yet: no path to say (undefined), not "none" (null).
+      if (!paths || !column || column.length !== model.count) return undefined;
+      const node = column[n]!;
+      return node < 0 ? null : paths.table.path(node);
+    });
   }
 
   /** The names of a located object (hover, object document). */

@@ -31,24 +31,35 @@ export function statsDocument(store: ObjectStore, top: number, measure: (pack: P
 }
 
 /** The path (and a commit's or tag's subject) of object `n` of `model`, the pack at `position` of the walk. */
+/**
+ * The names of object `n`: a commit's or tag's subject, and the path of anything but a commit as
+ * `pathOf` gives it (null: the walk found none; undefined: no walk to ask yet). One rule for the
+ * CLI's lists and the server's hovers.
+ */
+export function objectNames(model: PackModel, n: number, pathOf: (n: number) => string | null | undefined): ObjectNames {
+  const names: ObjectNames = {};
+  const type = model.typeName(n);
+  if (type === 'commit' || type === 'tag') {
+    try {
+      const subject = readSubject(model, n);
+      if (subject !== undefined) names.subject = subject;
+    } catch {
+      // A commit too large to read for a list line or a hover keeps its id alone.
+    }
+  }
+  if (type !== 'commit') {
+    const path = pathOf(n);
+    if (path !== undefined) names.path = path;
+  }
+  return names;
+}
+
 export function namesIn(model: PackModel, paths: ObjectPaths, position: number): NameObject {
-  return (n) => {
-    const names: ObjectNames = {};
-    const type = model.typeName(n);
-    if (type === 'commit' || type === 'tag') {
-      try {
-        const subject = readSubject(model, n);
-        if (subject !== undefined) names.subject = subject;
-      } catch {
-        // A commit too large to read for a list line keeps its id alone.
-      }
-    }
-    if (type !== 'commit') {
+  return (n) =>
+    objectNames(model, n, () => {
       const node = position < 0 ? -1 : (paths.pathOf[position]![n] ?? -1);
-      names.path = node < 0 ? null : paths.table.path(node);
-    }
-    return names;
-  };
+      return node < 0 ? null : paths.table.path(node);
+    });
 }
 
 /** The Packs view's summary of one pack's model. */
