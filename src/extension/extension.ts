@@ -14,6 +14,7 @@ import { ObjectIdTerminalLinkProvider } from './terminal-links.ts';
 import { registerRecording, type RecordingApi } from './recording/index.ts';
 import { recordingsDirectory } from './recording/recording-store.ts';
 import { recordingSourceFromStore, registerCacheLab, type CacheLabApi } from './cache-lab/cache-lab.ts';
+import { SimulationSummaries } from './simulation-summaries.ts';
 import { registerRepackPreview, type RepackPreviewApi } from './repack-preview/repack-preview.ts';
 import { registerPackMap, type PackMapApi } from './pack-map/pack-map.ts';
 
@@ -112,8 +113,9 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
     else output.warn(`git was not found (${location.reason}); packs are read without it.`);
     packsTree.setGitLocation(location);
   });
-  const recording = registerRecording({ lifetime, context, server, output, gitLocation });
-  const cacheLab = registerCacheLab({ lifetime, context, server, output, gitLocation, recordings: recordingSourceFromStore(recording.api.store) });
+  const summaries = lifetime.register(new SimulationSummaries(context.workspaceState));
+  const recording = registerRecording({ lifetime, context, server, output, gitLocation, summaries });
+  const cacheLab = registerCacheLab({ lifetime, context, server, output, gitLocation, recordings: recordingSourceFromStore(recording.api.store), onSweep: (file, segment, result) => summaries.remember(file, segment, result) });
   const repackPreview = registerRepackPreview({ lifetime, context, server, output, gitLocation, recordings: recording.api.store });
   const packMap = registerPackMap({ lifetime, context, server, output, recordings: recording.api.store });
   registerCommands(lifetime, { server, packsTree, output, recordings: recording.commands, cacheLab, repackPreview, packMap });

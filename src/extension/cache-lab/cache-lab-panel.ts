@@ -21,6 +21,7 @@ import {
   RecordingInfoRequest,
   SweepRequest,
   type IndexPackSimResult,
+  type SweepResult,
 } from '../../protocol/server-protocol.ts';
 import { gitCommandLine } from '../../common/shell-words.ts';
 import { visibleText } from '../../common/visible-text.ts';
@@ -43,6 +44,8 @@ export interface CacheLabPanelDependencies {
   availablePolicies: readonly string[];
   /** The file dialog for "Choose file…". */
   chooseRecordingFile(): Promise<string | undefined>;
+  /** Told each finished sweep (the Recordings view shows the last one on the recording's row). */
+  onSweep?(file: string, segment: number | null | undefined, result: SweepResult): void;
 }
 
 const JOB_TITLES: Record<CacheLabJob, string> = {
@@ -216,7 +219,10 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
     const { outcome } = await this.withRun(runId, jobs, async (job) => {
       const segment = request.segment ?? undefined;
       const sweep = await job('sweep', (progress) => this.request(runId, 'sweep', SweepRequest, { file: request.file, segment, limits: request.limits, policies: request.policies }, progress));
-      if (sweep !== undefined) this.send({ type: 'sweep', runId, request: { limits: request.limits, policies: request.policies }, result: sweep });
+      if (sweep !== undefined) {
+        this.send({ type: 'sweep', runId, request: { limits: request.limits, policies: request.policies }, result: sweep });
+        this.deps.onSweep?.(request.file, segment, sweep);
+      }
       const packs = sweep?.recording.packs ?? (await job('recordingInfo', (progress) => this.request(runId, 'recordingInfo', RecordingInfoRequest, { file: request.file, segment }, progress)))?.packs ?? [];
       const indexPack = await job('indexPack', async (progress) => {
         const results: IndexPackSimResult[] = [];

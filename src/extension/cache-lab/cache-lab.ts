@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import vscode = require('vscode');
 import { CACHE_LAB_VIEW_TYPE, defaultCacheLabState, type CacheLabState, type RecordingChoice } from '../../protocol/cache-lab-protocol.ts';
-import { PoliciesRequest } from '../../protocol/server-protocol.ts';
+import { PoliciesRequest, type SweepResult } from '../../protocol/server-protocol.ts';
 import { normalizeCacheLabState } from '../../presentation/cache-lab-state.ts';
 import type { Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
@@ -27,6 +27,8 @@ export interface CacheLabDependencies {
   output: vscode.LogOutputChannel;
   gitLocation: Promise<GitLocation>;
   recordings: RecordingSource;
+  /** Told each finished sweep (the Recordings view shows the last one per recording). */
+  onSweep?(file: string, segment: number | null | undefined, result: SweepResult): void;
 }
 
 export interface CacheLabApi {
@@ -133,7 +135,7 @@ export function registerCacheLab(deps: CacheLabDependencies): CacheLabApi {
   };
 
   const adopt = (panel: vscode.WebviewPanel, state: CacheLabState, availablePolicies: readonly string[], autoRun: boolean): CacheLabPanel => {
-    const lab = new CacheLabPanel(panel, { extensionUri: deps.context.extensionUri, server: deps.server, output: deps.output, gitLocation: deps.gitLocation, listRecordings, chooseRecordingFile, availablePolicies }, state, autoRun);
+    const lab = new CacheLabPanel(panel, { extensionUri: deps.context.extensionUri, server: deps.server, output: deps.output, gitLocation: deps.gitLocation, listRecordings, chooseRecordingFile, availablePolicies, ...(deps.onSweep ? { onSweep: deps.onSweep } : {}) }, state, autoRun);
     current = lab;
     lab.onDidDispose(() => {
       if (current === lab) current = undefined;

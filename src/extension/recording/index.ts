@@ -10,6 +10,7 @@ import { RecordingCommands } from './recording-commands.ts';
 import { affectsRecordingSettings, readRecordingSettings } from './recording-settings.ts';
 import { recordingsDirectory, RecordingStore } from './recording-store.ts';
 import { RECORDINGS_VIEW_ID, RecordingsTreeProvider, type RecordingsNode } from './recordings-tree.ts';
+import type { SimulationSummaries } from '../simulation-summaries.ts';
 import { TerminalRecorder } from './terminal-recorder.ts';
 
 export interface RecordingApi {
@@ -43,6 +44,8 @@ interface Dependencies {
   server: ServerClient;
   output: vscode.LogOutputChannel;
   gitLocation: Promise<GitLocation>;
+  /** The Cache Lab's last sweep per recording, shown on its row. */
+  summaries: SimulationSummaries;
 }
 
 /** What the recording feature gives the extension: its API (`api.recording`) and its commands' handlers. */
@@ -52,10 +55,10 @@ export interface RecordingFeature {
 }
 
 /** Creates the store, the terminal recorder and the Recordings view, owned by `lifetime`. */
-export function registerRecording({ lifetime, context, server, output, gitLocation }: Dependencies): RecordingFeature {
+export function registerRecording({ lifetime, context, server, output, gitLocation, summaries }: Dependencies): RecordingFeature {
   const store = lifetime.register(new RecordingStore(recordingsDirectory(context)));
   const recorder = lifetime.register(new TerminalRecorder(context.environmentVariableCollection, store, readRecordingSettings, output));
-  const tree = lifetime.register(new RecordingsTreeProvider(server, store, recorder));
+  const tree = lifetime.register(new RecordingsTreeProvider(server, store, recorder, summaries));
   const view = lifetime.register(vscode.window.createTreeView(RECORDINGS_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true }));
   lifetime.register(
     vscode.workspace.onDidChangeConfiguration((event) => {

@@ -10,6 +10,8 @@ import type { RecordingStore, StoredRecording } from './recording-store.ts';
 import { formatGitSize } from './recording-settings.ts';
 import type { TerminalRecorder } from './terminal-recorder.ts';
 import { Disposable } from '../dispose.ts';
+import { simulationSummaryText, type SimulationSummary } from '../../presentation/recording-summary.ts';
+import type { SimulationSummaries } from '../simulation-summaries.ts';
 
 export const RECORDINGS_VIEW_ID = 'packscope.recordings';
 
@@ -77,6 +79,8 @@ export class RecordingNode extends RecordingsNode {
     readonly stored: StoredRecording,
     readonly info: RecordingInfo | undefined,
     readonly error: string | undefined,
+    /** What its last sweep in the Cache Lab found, when the file has not changed since. */
+    readonly simulation?: SimulationSummary | undefined,
   ) {
     const segments = info?.segments.filter((segment) => segment.reads > 0) ?? [];
     const elsewhere = info?.elsewhere ?? [];
@@ -86,8 +90,9 @@ export class RecordingNode extends RecordingsNode {
     this.elsewhere = elsewhere.map((process, i) => new ElsewhereNode(this, info!, process, i));
     this.iconPath = new vscode.ThemeIcon(stored.sidecar?.source === 'terminal' || stored.file.endsWith('.trace') ? 'terminal' : 'record');
     this.contextValue = error === undefined ? 'recording' : 'recording unreadable';
-    this.description = error === undefined && info !== undefined ? recordingDescription(stored, info) : `unreadable: ${error ?? 'no answer'}`;
-    this.tooltip = recordingTooltip(stored, info, error);
+    const simulated = simulation === undefined ? undefined : simulationSummaryText(simulation);
+    this.description = error === undefined && info !== undefined ? recordingDescription(stored, info) + (simulated ? ` · ${simulated.description}` : '') : `unreadable: ${error ?? 'no answer'}`;
+    this.tooltip = recordingTooltip(stored, info, error, simulated?.tooltip);
     this.resourceUri = vscode.Uri.file(stored.file);
   }
 
@@ -156,8 +161,10 @@ export class RecordingsTreeProvider extends Disposable implements vscode.TreeDat
     private readonly server: ServerClient,
     private readonly store: RecordingStore,
     private readonly recorder: TerminalRecorder,
+    private readonly summaries?: SimulationSummaries,
   ) {
     super();
+    if (summaries !== undefined) this._register(summaries.onDidChange(() => this.refresh()));
     this._register(store.onDidChange(() => this.refresh()));
     this._register(recorder.onDidChange(() => this.refresh()));
     // While recording is on, the view follows the live file: a refresh at most every LIVE_REFRESH_MS.
@@ -226,7 +233,7 @@ export class RecordingsTreeProvider extends Disposable implements vscode.TreeDat
       const key = repository ?? '';
       let group = groups.get(key);
       if (group === undefined) groups.set(key, (group = new RecordingGroupNode(repository)));
-      group.recordings.push(new RecordingNode(group, entry, info, error));
+      group.recordings.push(new RecordingNode(group, entry, info, error, this.summaries?.get(entry.file, entry.bytes, entry.mtimeMs)));
     });
     const roots: RecordingsNode[] = [];
     if (this.recorder.isOn) {
@@ -274,7 +281,7 @@ function recordingDescription(stored: StoredRecording, info: RecordingInfo): str
   ].join(' · ');
 }
 
-function recordingTooltip(stored: StoredRecording, info: RecordingInfo | undefined, error: string | undefined): vscode.MarkdownString {
+function recordingTooltip(stored: StoredRecording, info: RecordingInfo | undefined, error: string | undefined, simulation: string | undefined): vscode.MarkdownString {
   const text = new vscode.MarkdownString();
   const lines = [`file: ${stored.file} (${formatBytes(stored.bytes)})`];
   if (info !== undefined) {
@@ -285,6 +292,7 @@ function recordingTooltip(stored: StoredRecording, info: RecordingInfo | undefin
     for (const warning of info.warnings.slice(0, 5)) lines.push(`⚠ ${warning}`);
   }
   if (error !== undefined) lines.push(`The server could not read it: ${error}`);
+  if (simulation !== undefined) lines.push(...simulation.split('\n'));
   if (stored.sidecar?.startedAt) lines.push(`started ${new Date(stored.sidecar.startedAt).toLocaleString()}`);
   text.appendMarkdown(lines.map(markdownText).join('  \n'));
   return text;
