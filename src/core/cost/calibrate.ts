@@ -60,25 +60,7 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
   const perClass = options.perClass ?? 48;
   const objects = simObjectsFrom([model]);
   const diskSize = model.columns.diskSize;
-  const random = mulberry32(seed);
-
-  const plain: number[][] = CLASS_BOUNDS.slice(1).map(() => []);
-  const deltas: number[][] = CLASS_BOUNDS.slice(1).map(() => []);
-  for (let id = 0; id < objects.count; id++) {
-    const c = sizeClass(objects.size[id]!);
-    (objects.base[id]! < 0 ? plain : deltas)[c]!.push(id);
-  }
-  const lists: { stage: CalibrationBatch['stage']; cls: number; ids: number[]; limit: number; reads: Int32Array }[] = [];
-  for (let c = 0; c < plain.length; c++) {
-    const ids = sample(plain[c]!, perClass, random);
-    if (ids.length >= 4) lists.push({ stage: 'inflate', cls: c, ids, limit: 0, reads: repeatList(objects, ids) });
-  }
-  for (let c = 0; c < deltas.length; c++) {
-    const ids = sample(deltas[c]!, perClass, random);
-    if (ids.length < 4) continue;
-    lists.push({ stage: 'delta', cls: c, ids, limit: 0, reads: repeatList(objects, ids) });
-    lists.push({ stage: 'hit', cls: c, ids, limit: HIT_LIMIT, reads: repeatList(objects, ids) });
-  }
+  const lists = calibrationPlan(objects, seed, perClass);
   const gitPolicy = parsePolicy('git');
   const batches: CalibrationBatch[] = [];
   const total = lists.length + 1;
@@ -143,6 +125,38 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
     batches,
     seconds: (performance.now() - started) / 1000,
   };
+}
+
+export interface CalibrationList {
+  stage: CalibrationBatch['stage'];
+  cls: number;
+  ids: number[];
+  limit: number;
+  reads: Int32Array;
+}
+
+/** The object lists a calibration times: a function of the pack, the seed and the class size only. */
+export function calibrationPlan(objects: SimObjects, seed: number, perClass: number): CalibrationList[] {
+  const random = mulberry32(seed);
+
+  const plain: number[][] = CLASS_BOUNDS.slice(1).map(() => []);
+  const deltas: number[][] = CLASS_BOUNDS.slice(1).map(() => []);
+  for (let id = 0; id < objects.count; id++) {
+    const c = sizeClass(objects.size[id]!);
+    (objects.base[id]! < 0 ? plain : deltas)[c]!.push(id);
+  }
+  const lists: CalibrationList[] = [];
+  for (let c = 0; c < plain.length; c++) {
+    const ids = sample(plain[c]!, perClass, random);
+    if (ids.length >= 4) lists.push({ stage: 'inflate', cls: c, ids, limit: 0, reads: repeatList(objects, ids) });
+  }
+  for (let c = 0; c < deltas.length; c++) {
+    const ids = sample(deltas[c]!, perClass, random);
+    if (ids.length < 4) continue;
+    lists.push({ stage: 'delta', cls: c, ids, limit: 0, reads: repeatList(objects, ids) });
+    lists.push({ stage: 'hit', cls: c, ids, limit: HIT_LIMIT, reads: repeatList(objects, ids) });
+  }
+  return lists;
 }
 
 /**
