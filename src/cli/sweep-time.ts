@@ -12,17 +12,17 @@ import { formatLimit, formatTable } from './output.ts';
 export const GIT_DEFAULT_LIMIT = 96 << 20;
 
 /** What `sweep --time` needs before the sweep runs: the limits it must hold, the recorded run's time. */
-export async function timePlan(loaded: LoadedRecording, git: string, segment: number | undefined): Promise<{ recordedSeconds: number; recordedLimit: number; current: { limit: number; source: string } }> {
+export async function timePlan(loaded: LoadedRecording, git: string, segment: number | undefined, measuredSeconds: number | undefined): Promise<{ recordedSeconds: number; recordedLimit: number; traced: boolean; current: { limit: number; source: string } }> {
   const m = loaded.log.metadata;
   if (!m) throw fail('usage', loaded.log.file, undefined, 'sweep --time needs a recording (packscope record): a raw trace has no command time to split into reads and the rest');
-  if (m.completeAt && m.completeAt.length > 0) throw fail('usage', loaded.log.file, undefined, 'sweep --time needs a recording made without --complete: the time of a complete recording spans several runs');
+  if (m.completeAt && m.completeAt.length > 0 && measuredSeconds === undefined) throw fail('usage', loaded.log.file, undefined, 'sweep --time needs a recording made without --complete: the time of a complete recording spans several runs');
   if (segment !== undefined) throw fail('usage', loaded.log.file, undefined, 'sweep --time predicts the whole command: it cannot keep one segment');
-  const recordedSeconds = (Date.parse(m.endedAt) - Date.parse(m.startedAt)) / 1000;
+  const recordedSeconds = measuredSeconds ?? (Date.parse(m.endedAt) - Date.parse(m.startedAt)) / 1000;
   if (!(recordedSeconds > 0)) throw fail('bad-header', loaded.log.file, 0, 'the recording has no usable start and end times');
   const probe = await probeGit(git, ['config', '--get', 'core.deltaBaseCacheLimit'], { cwd: m.cwd });
   const configured = probe.status === 0 ? parseGitSize(probe.stdout.trim()) : undefined;
   const current = configured !== undefined ? { limit: configured, source: 'git config core.deltaBaseCacheLimit' } : { limit: GIT_DEFAULT_LIMIT, source: 'git’s default (unset)' };
-  return { recordedSeconds, recordedLimit: m.cacheLimit, current };
+  return { recordedSeconds, recordedLimit: m.cacheLimit, traced: measuredSeconds === undefined, current };
 }
 
 /** Prices the sweep's cells with the calibration of the repository's largest pack. */
@@ -35,7 +35,7 @@ export async function sweepTime(loaded: LoadedRecording, results: SimResult[], p
     git,
     onStage: (stage, done, total) => process.stderr.write(`\rpackscope: calibrating (${stage}) ${done}/${total}${done + 1 === total ? '\n' : ''}`),
   });
-  return timeView(results as unknown as CellCounts[], calibration, { seconds: plan.recordedSeconds, limit: plan.recordedLimit }, plan.current, formatLimit);
+  return timeView(results as unknown as CellCounts[], calibration, { seconds: plan.recordedSeconds, limit: plan.recordedLimit, traced: plan.traced }, plan.current, formatLimit);
 }
 
 export function timeTable(view: TimeView, policies: string[], limits: number[]): string[] {

@@ -15,7 +15,7 @@ const METRICS = ['inflations', 'logged', 'deltaApplications', 'inflatedBytes', '
 type Metric = (typeof METRICS)[number];
 
 const sweepHelp = `usage: packscope sweep [--json] [--limits L,…] [--policies P,…] [--metric M] [--threads N]
-                      [--segment N] [--time [--git PATH]] [-C DIR] <recording>
+                      [--segment N] [--time [--git PATH] [--recorded-seconds S]] [-C DIR] <recording>
 
 Replays a recording through every policy at every limit (cells run in worker threads) and prints
 one row per limit and one column per policy, like the tables of the delta-base-cache thread.
@@ -32,7 +32,9 @@ priced by packscope calibrate's cost model of this machine and pack, run first i
 the command's non-read time: the recorded time minus its trace writing and predicted reads), the
 speed-up against your core.deltaBaseCacheLimit, each policy's knee (the smallest limit within 2%
 of its best) and a recommendation with its evidence. The sweep then also holds your limit and
-the recorded one, and git's policy.
+the recorded one, and git's policy. --recorded-seconds S: the command took S seconds at the
+recorded limit in a run of your own without tracing (e.g. its CPU time on a busy machine); used
+instead of the recording's own time.
 
 --json prints {"schema":"packscope.sweep/1","recording":{…},"results":[…one object per (policy, limit),
 with "exact" and "bounds"…]}, and with --time a "time" object (docs/json.md).`;
@@ -49,6 +51,7 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
       threads: { type: 'string' },
       segment: { type: 'string' },
       time: { type: 'boolean' },
+      'recorded-seconds': { type: 'string' },
       git: { type: 'string' },
       C: { type: 'string', short: 'C' },
       ...cacheOptionSpec,
@@ -65,7 +68,9 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
   const segment = values.segment === undefined ? undefined : Number(values.segment);
   const loaded = loadRecording(positionals[0]!, { ...cacheOptions(values), repository: values.C, segment }, progress);
   const git = values.git ?? 'git';
-  const plan = values.time ? await timePlan(loaded, git, segment) : undefined;
+  const measured = values['recorded-seconds'] === undefined ? undefined : Number(values['recorded-seconds']);
+  if (measured !== undefined && !(measured > 0)) throw fail('usage', undefined, undefined, '--recorded-seconds needs a positive number of seconds');
+  const plan = values.time ? await timePlan(loaded, git, segment, measured) : undefined;
   if (plan) {
     limits = [...new Set([...limits, plan.current.limit, plan.recordedLimit])].sort((a, b) => a - b);
     if (!policies.includes('git')) policies = ['git', ...policies];

@@ -115,7 +115,7 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
     pack: { path: model.files.pack, objects: model.count },
     seed,
     repeats,
-    method: 'git cat-file --batch minus --batch-check on seeded, size-stratified object lists, best of repeats, at core.deltaBaseCacheLimit=0 (inflate, delta) and 1g (hit); counts from the simulator’s replay of each list',
+    method: 'git cat-file --batch minus --batch-check on seeded, size-stratified object lists, CPU time (user + system), best of repeats, at core.deltaBaseCacheLimit=0 (inflate, delta) and 1g (hit); counts from the simulator’s replay of each list',
     parameters,
     pageCacheMiss: {
       secondsPerByte: null,
@@ -255,34 +255,47 @@ async function timedDifference(git: string, gitDir: string, limit: number, input
   return Math.max(0, full - check);
 }
 
-/** Best of `repeats` wall times of `git cat-file <mode>` fed `input`, its output counted and dropped. */
-async function timedRun(git: string, gitDir: string, limit: number, mode: string, input: string, repeats: number, traceFile: string | undefined, signal: AbortSignal | undefined): Promise<number> {
+/**
+ * Best of `repeats` CPU times (user + system) of `git cat-file <mode>` fed `input`, its output to
+ * /dev/null (through a pipe its bytes would be timed as inflation). CPU time, not wall time: on a
+ * shared machine wall time grows with every other process's load while git's own work does not,
+ * and a pack in the page cache makes these reads CPU-bound. bash's `times` reports its children's.
+ */
+export async function timedRun(git: string, gitDir: string, limit: number, mode: string, input: string, repeats: number, traceFile: string | undefined, signal: AbortSignal | undefined): Promise<number> {
   let best = Infinity;
   for (let r = 0; r < repeats; r++) {
     if (signal?.aborted) throw new Error('calibration cancelled');
     const env = cleanGitEnvironment();
     if (traceFile) env.GIT_TRACE_PACK_ACCESS = traceFile;
     else delete env.GIT_TRACE_PACK_ACCESS;
-    const seconds = await new Promise<number>((resolve, reject) => {
-      const start = process.hrtime.bigint();
-      // Output straight to /dev/null: through a pipe its bytes would be timed as inflation.
-      const sink = fs.openSync('/dev/null', 'w');
-      const child = spawn(git, ['--git-dir', gitDir, '-c', `core.deltaBaseCacheLimit=${limit}`, 'cat-file', mode], { env, stdio: ['pipe', sink, 'pipe'] });
-      fs.closeSync(sink);
-      let stderr = '';
-      child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-      child.on('error', reject);
-      child.on('close', (status) => {
-        const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
-        if (status !== 0) reject(new Error(`git cat-file ${mode} failed (status ${status}): ${stderr.trim()}`));
-        else resolve(elapsed);
-      });
-      child.stdin!.on('error', () => {});
-      child.stdin!.end(input);
-    });
+    const seconds = await childCpuSeconds(git, ['--git-dir', gitDir, '-c', `core.deltaBaseCacheLimit=${limit}`, 'cat-file', mode], env, input);
     best = Math.min(best, seconds);
   }
   return best;
+}
+
+/** User + system seconds of `command args…` (run under bash, whose `times` gives its children's), stdout to /dev/null. */
+export function childCpuSeconds(command: string, args: string[], env: NodeJS.ProcessEnv, input: string | undefined, cwd?: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const script = '"$@" >/dev/null; s=$?; times >&2; exit $s';
+    const child = spawn('bash', ['-c', script, 'bash', command, ...args], { env, cwd, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
+    child.on('error', reject);
+    child.on('close', (status) => {
+      const lines = stderr.trimEnd().split('\n');
+      const children = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(lines[lines.length - 1] ?? '');
+      if (status !== 0 || !children) {
+        reject(new Error(`${command} ${args.join(' ')} failed (status ${status}): ${lines.slice(0, -2).join('\n').trim()}`));
+        return;
+      }
+      resolve(Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4]));
+    });
+    if (input !== undefined) {
+      child.stdin!.on('error', () => {});
+      child.stdin!.end(input);
+    }
+  });
 }
 
 /**

@@ -158,9 +158,10 @@ export interface NonReadTime {
   clamped: boolean;
 }
 
-export function nonReadTime(recordedSeconds: number, recordedLimit: number, recordedCell: CellCounts, p: CostParameters): NonReadTime {
+/** `traced`: the time is the recording's own run, which wrote a trace line per logged read; false for a run measured apart, without tracing. */
+export function nonReadTime(recordedSeconds: number, recordedLimit: number, recordedCell: CellCounts, p: CostParameters, traced = true): NonReadTime {
   const read = readSeconds(countsOf(recordedCell), p);
-  const traceLines = recordedCell.logged;
+  const traceLines = traced ? recordedCell.logged : 0;
   const traceSeconds = p.cTrace * traceLines;
   const rest = recordedSeconds - traceSeconds - read;
   return { recordedSeconds, recordedLimit, readSecondsAtRecordedLimit: read, traceLines, traceSeconds, seconds: Math.max(0, rest), clamped: rest < 0 };
@@ -198,14 +199,14 @@ export const KNEE_TOLERANCE = 0.02;
  * Prices every cell, finds each policy's knee and words a recommendation for git's own policy.
  * `cells` must hold git's policy at `currentLimit` and at the recorded limit.
  */
-export function timeView(cells: CellCounts[], calibration: Calibration, recorded: { seconds: number; limit: number }, current: { limit: number; source: string }, format: (limit: number) => string): TimeView {
+export function timeView(cells: CellCounts[], calibration: Calibration, recorded: { seconds: number; limit: number; traced?: boolean }, current: { limit: number; source: string }, format: (limit: number) => string): TimeView {
   const p = calibration.parameters;
   const gitAt = (limit: number): CellCounts => {
     const cell = cells.find((c) => c.policy === 'git' && c.limit === limit);
     if (!cell) throw new Error(`the sweep lacks git's policy at ${format(limit)}`);
     return cell;
   };
-  const nonRead = nonReadTime(recorded.seconds, recorded.limit, gitAt(recorded.limit), p);
+  const nonRead = nonReadTime(recorded.seconds, recorded.limit, gitAt(recorded.limit), p, recorded.traced ?? true);
   const currentSeconds = nonRead.seconds + readSeconds(countsOf(gitAt(current.limit)), p);
   const priced: TimeCell[] = [];
   for (const cell of cells) {
