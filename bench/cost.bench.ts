@@ -89,6 +89,7 @@ function report(name: string, rows: Row[]): boolean {
   return ok;
 }
 
+async function main(): Promise<void> {
 const results: [string, Row[]][] = [];
 try {
   if (!args.includes('--skip-git-git')) {
@@ -116,3 +117,9 @@ try {
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true });
 }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
