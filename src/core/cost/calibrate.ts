@@ -46,9 +46,9 @@ export interface CalibrateOptions {
 export const DEFAULT_SEED = 16;
 const CLASS_BOUNDS = [0, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, Infinity];
 /** Each list is repeated until it reads at least this much, so the timed difference stands above a process start-up's noise. */
-const TARGET_INFLATED_BYTES = 6 << 20;
-const TARGET_INFLATIONS = 3000;
-const MAX_READS = 12000;
+const TARGET_INFLATED_BYTES = 96 << 20;
+const TARGET_INFLATIONS = 40000;
+const MAX_READS = 60000;
 /** The limit of the hit stage: large enough that nothing sampled is evicted. */
 const HIT_LIMIT = 1 << 30;
 
@@ -227,12 +227,13 @@ function sample(members: number[], n: number, random: () => number): number[] {
   return pool.slice(0, count);
 }
 
-/** The list repeated until one pass's limit-0 work, times the repeats, reaches the targets. */
+/** The list repeated until one pass's limit-0 work, times the repeats, reaches one of the targets. */
 function repeatList(objects: SimObjects, ids: number[]): Int32Array {
   const once = Int32Array.from(ids);
   const compact = compactForReads(objects, once);
   const counts = parsePolicy('git').run(compact.objects, compact.reads, 0);
-  const times = Math.max(1, Math.min(Math.floor(MAX_READS / ids.length), Math.ceil(Math.max(TARGET_INFLATED_BYTES / Math.max(1, counts.inflatedBytes + (counts.appliedBytes ?? 0)), TARGET_INFLATIONS / Math.max(1, counts.inflations)))));
+  // Whichever target comes first: small objects are repeated up to many inflations, large ones up to many bytes.
+  const times = Math.max(1, Math.min(Math.floor(MAX_READS / ids.length), Math.ceil(Math.min(TARGET_INFLATED_BYTES / Math.max(1, counts.inflatedBytes + (counts.appliedBytes ?? 0)), TARGET_INFLATIONS / Math.max(1, counts.inflations)))));
   const out = new Int32Array(ids.length * times);
   for (let t = 0; t < times; t++) out.set(once, t * ids.length);
   return out;
