@@ -18,7 +18,7 @@ Times git itself reading objects of the pack (the repository's largest, for a re
 cat-file --batch minus --batch-check on seeded, size-stratified object lists at
 core.deltaBaseCacheLimit=0 and at a large limit, and fits the cost model sweep --time prices
 counts with (seconds per inflation and inflated byte, per delta application and result byte, per
-cache hit, per trace line). Takes a few seconds; the result is kept in PackScope's cache directory
+cache hit, per trace line). Minutes on a large pack; the result is kept in PackScope's cache directory
 per pack checksum, node version, CPU model and git version (--refresh runs it again). The page
 cache is never dropped: a cold read is not measured, and the calibration says so.
 
