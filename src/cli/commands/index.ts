@@ -1,4 +1,5 @@
 import type { Command } from '../command.ts';
+import { calibrateCommand } from './calibrate.ts';
 import { indexPackSimCommand } from './index-pack-sim.ts';
 import { localityCommand } from './locality.ts';
 import { mapCommand } from './map.ts';
@@ -27,6 +28,7 @@ export const COMMANDS: readonly Command[] = [
   mapCommand,
   simulateCommand,
   sweepCommand,
+  calibrateCommand,
   policiesCommand,
   indexPackSimCommand,
   repackPreviewCommand,

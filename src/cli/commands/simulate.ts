@@ -60,7 +60,7 @@ function runSimulate(argv: string[], progress: Progress): number {
     `peak cache bytes    ${result.peakCacheBytes}`,
   ];
   // Policy-specific counts (libgit2's flushes, the object cache's buckets scanned, …).
-  const standard = new Set(['policy', 'limit', 'referenceBound', 'reads', 'logged', 'inflations', 'deltaApplications', 'inflatedBytes', 'evictions', 'peakCacheBytes', 'seconds', 'exact', 'bounds', 'hiddenReads', 'exactness']);
+  const standard = new Set(['policy', 'limit', 'referenceBound', 'reads', 'logged', 'inflations', 'deltaApplications', 'inflatedBytes', 'appliedBytes', 'evictions', 'peakCacheBytes', 'seconds', 'exact', 'bounds', 'hiddenReads', 'exactness']);
   const extras = (record: object, prefix: string): void => {
     for (const [key, value] of Object.entries(record)) {
       if (standard.has(key) && prefix === '') continue;

@@ -9,12 +9,13 @@ import { loadRecording } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
+import { sweepTime, timePlan, timeTable } from '../sweep-time.ts';
 
 const METRICS = ['inflations', 'logged', 'deltaApplications', 'inflatedBytes', 'evictions', 'peakCacheBytes'] as const;
 type Metric = (typeof METRICS)[number];
 
 const sweepHelp = `usage: packscope sweep [--json] [--limits L,…] [--policies P,…] [--metric M] [--threads N]
-                      [--segment N] [-C DIR] <recording>
+                      [--segment N] [--time [--git PATH] [--recorded-seconds S]] [-C DIR] <recording>
 
 Replays a recording through every policy at every limit (cells run in worker threads) and prints
 one row per limit and one column per policy, like the tables of the delta-base-cache thread.
@@ -26,8 +27,17 @@ ${POLICY_HELP}
 A cell that is not exact shows min–max (bounds that contain what git does; git-internals §8.1) or,
 without bounds, ≈n.
 
+--time adds predicted seconds of the whole recorded command per cell (an estimate: the counts
+priced by packscope calibrate's cost model of this machine and pack, run first if not cached, plus
+the command's non-read time: the recorded time minus its trace writing and predicted reads), the
+speed-up against your core.deltaBaseCacheLimit, each policy's knee (the smallest limit within 2%
+of its best) and a recommendation with its evidence. The sweep then also holds your limit and
+the recorded one, and git's policy. --recorded-seconds S: the command took S seconds at the
+recorded limit in a run of your own without tracing (e.g. its CPU time on a busy machine); used
+instead of the recording's own time.
+
 --json prints {"schema":"packscope.sweep/1","recording":{…},"results":[…one object per (policy, limit),
-with "exact" and "bounds"…]}.`;
+with "exact" and "bounds"…]}, and with --time a "time" object (docs/json.md).`;
 
 async function runSweepCommand(argv: string[], progress: Progress, workerScript: string): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -40,13 +50,16 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
       metric: { type: 'string' },
       threads: { type: 'string' },
       segment: { type: 'string' },
+      time: { type: 'boolean' },
+      'recorded-seconds': { type: 'string' },
+      git: { type: 'string' },
       C: { type: 'string', short: 'C' },
       ...cacheOptionSpec,
     },
   });
   if (positionals.length !== 1) throw fail('usage', undefined, undefined, 'sweep needs one recording (see packscope sweep --help)');
-  const limits = parseLimits(values.limits ?? '0,1m,4m,16m,32m,64m,96m,256m');
-  const policies = (values.policies ?? SWEEP_DEFAULT_POLICIES.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
+  let limits = parseLimits(values.limits ?? '0,1m,4m,16m,32m,64m,96m,256m');
+  let policies = (values.policies ?? SWEEP_DEFAULT_POLICIES.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
   for (const policy of policies) parsePolicy(policy); // reject unknown policies before any work
   const metric = (values.metric ?? 'inflations') as Metric;
   if (!METRICS.includes(metric)) throw fail('usage', undefined, undefined, `unknown metric "${values.metric}" (${METRICS.join(', ')})`);
@@ -54,14 +67,24 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw fail('usage', undefined, undefined, '--threads needs a positive integer');
   const segment = values.segment === undefined ? undefined : Number(values.segment);
   const loaded = loadRecording(positionals[0]!, { ...cacheOptions(values), repository: values.C, segment }, progress);
+  const git = values.git ?? 'git';
+  const measured = values['recorded-seconds'] === undefined ? undefined : Number(values['recorded-seconds']);
+  if (measured !== undefined && !(measured > 0)) throw fail('usage', undefined, undefined, '--recorded-seconds needs a positive number of seconds');
+  const plan = values.time ? await timePlan(loaded, git, segment, measured) : undefined;
+  if (plan) {
+    limits = [...new Set([...limits, plan.current.limit, plan.recordedLimit])].sort((a, b) => a - b);
+    if (!policies.includes('git')) policies = ['git', ...policies];
+  }
   const results = await progress.trackAsync('Sweeping', (onProgress) =>
     sweepRecording(loaded, policies, limits, threads === undefined ? { workerScript, onProgress } : { workerScript, onProgress, threads }),
   );
+  const time = plan ? await sweepTime(loaded, results, plan, git) : undefined;
   if (values.json) {
-    writeJson(simulationDocument('packscope.sweep/1', loaded, results));
+    writeJson(time ? { ...simulationDocument('packscope.sweep/1', loaded, results), time } : simulationDocument('packscope.sweep/1', loaded, results));
     return 0;
   }
   process.stdout.write(sweepTable(results, policies, limits, metric).join('\n') + '\n');
+  if (time) process.stdout.write('\n' + timeTable(time, policies, limits).join('\n') + '\n');
   return 0;
 }
 

@@ -56,6 +56,11 @@ export interface SimCounts {
   deltaApplications: number;
   /** Bytes produced by those inflations: whole objects' sizes and deltas' payload sizes. */
   inflatedBytes: number;
+  /**
+   * Result bytes of the deltas applied (each delta's object size): what delta application costs in
+   * time (src/core/cost). Not bounded by hidden-reads.ts; optional for policies that do not count it.
+   */
+  appliedBytes?: number;
   evictions: number;
   peakCacheBytes: number;
 }

@@ -14,12 +14,18 @@ export interface ReplayOptions {
   onLogged?: (readIndex: number) => void;
 }
 
-/** What one top-level read cost: [logged (0 or 1), inflations, delta applications, inflated bytes]. */
+/**
+ * What one top-level read cost: [logged (0 or 1), inflations, delta applications, inflated bytes,
+ * applied bytes]. The first four are the bounded counts (hidden-reads.ts); applied bytes (the
+ * result sizes of the deltas applied) price delta application in the cost model (src/core/cost).
+ */
 export type ReadCost = Float64Array;
 export const COST_LOGGED = 0;
 export const COST_INFLATIONS = 1;
 export const COST_DELTAS = 2;
 export const COST_BYTES = 3;
+export const COST_APPLIED = 4;
+export const READ_COST_LENGTH = 5;
 
 /** A scratch stack deep enough for any chain of `objects`. */
 export function chainStack(objects: SimObjects): Int32Array {
@@ -55,6 +61,7 @@ export function readThroughCache(objects: SimObjects, id: number, cache: DeltaBa
     cost[COST_INFLATIONS]!++;
     cost[COST_BYTES]! += payloadSize[delta]!;
     cost[COST_DELTAS]!++;
+    cost[COST_APPLIED]! += size[delta]!;
     cache.add(baseId);
     baseId = delta;
   }
@@ -63,12 +70,13 @@ export function readThroughCache(objects: SimObjects, id: number, cache: DeltaBa
 export function replayGitReads(objects: SimObjects, reads: Int32Array, cache: DeltaBaseCache, options: ReplayOptions = {}): SimCounts {
   const onLogged = options.onLogged;
   const stack = chainStack(objects);
-  const cost: ReadCost = new Float64Array(4);
+  const cost: ReadCost = new Float64Array(READ_COST_LENGTH);
   const beginRead = cache.beginRead?.bind(cache);
   let logged = 0;
   let inflations = 0;
   let deltaApplications = 0;
   let inflatedBytes = 0;
+  let appliedBytes = 0;
   for (let r = 0; r < reads.length; r++) {
     beginRead?.(r);
     readThroughCache(objects, reads[r]!, cache, stack, cost);
@@ -78,8 +86,9 @@ export function replayGitReads(objects: SimObjects, reads: Int32Array, cache: De
     inflations += cost[COST_INFLATIONS]!;
     deltaApplications += cost[COST_DELTAS]!;
     inflatedBytes += cost[COST_BYTES]!;
+    appliedBytes += cost[COST_APPLIED]!;
   }
-  return { reads: reads.length, logged, inflations, deltaApplications, inflatedBytes, evictions: cache.evictions, peakCacheBytes: cache.peakBytes };
+  return { reads: reads.length, logged, inflations, deltaApplications, inflatedBytes, appliedBytes, evictions: cache.evictions, peakCacheBytes: cache.peakBytes };
 }
 
 function maxDepth(objects: SimObjects): number {

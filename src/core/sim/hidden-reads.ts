@@ -1,6 +1,6 @@
 import type { CountBounds } from '../report/simulation-documents.ts';
 import type { DeltaBaseCache } from './cache-policy.ts';
-import { chainStack, COST_BYTES, COST_DELTAS, COST_INFLATIONS, COST_LOGGED, readThroughCache, type ReadCost } from './git-read-path.ts';
+import { chainStack, COST_APPLIED, COST_BYTES, COST_DELTAS, COST_INFLATIONS, COST_LOGGED, READ_COST_LENGTH, readThroughCache, type ReadCost } from './git-read-path.ts';
 import { GitLruCache } from './policies/git-lru.ts';
 import type { SimObjects } from './sim-objects.ts';
 
@@ -71,7 +71,7 @@ export interface HiddenReadPlaces {
 export function hiddenReadPlaces(objects: SimObjects, reads: Int32Array, inserted?: Uint8Array): HiddenReadPlaces {
   const cache = new GitLruCache(objects.count, objects.size, 0);
   const stack = chainStack(objects);
-  const cost: ReadCost = new Float64Array(4);
+  const cost: ReadCost = new Float64Array(READ_COST_LENGTH);
   const candidate = new Int32Array(reads.length);
   let places = 0;
   let consistent = true;
@@ -111,7 +111,7 @@ export interface ProcessBounds {
  */
 export function boundProcess(objects: SimObjects, reads: Int32Array, places: HiddenReadPlaces, makeCache: () => BranchingCache, known?: Uint8Array): ProcessBounds {
   const stack = chainStack(objects);
-  const cost: ReadCost = new Float64Array(4);
+  const cost: ReadCost = new Float64Array(READ_COST_LENGTH);
   let branches: Branch[] = [{ cache: makeCache(), low: new Float64Array(4), high: new Float64Array(4) }];
   let placesThatMiss = 0;
   for (let r = 0; r < reads.length; r++) {
@@ -180,6 +180,7 @@ function readCostUnchanged(objects: SimObjects, c: number, cost: ReadCost): void
   } else {
     cost[COST_DELTAS] = 1;
     cost[COST_BYTES] = objects.payloadSize[c]!;
+    cost[COST_APPLIED] = objects.size[c]!;
   }
 }
 

@@ -125,6 +125,7 @@ export function replayLibgit2Reads(objects: SimObjects, reads: Int32Array, optio
   let inflations = 0;
   let deltaApplications = 0;
   let inflatedBytes = 0;
+  let appliedBytes = 0;
 
   for (let r = 0; r < reads.length; r++) {
     const id = reads[r]!;
@@ -163,6 +164,7 @@ export function replayLibgit2Reads(objects: SimObjects, reads: Int32Array, optio
       if (!baseFromCache) caches.add(baseId);
       inflations++;
       inflatedBytes += payloadSize[delta]!;
+      appliedBytes += size[delta]!;
       deltaApplications++;
       baseId = delta;
       baseFromCache = false;
@@ -177,6 +179,7 @@ export function replayLibgit2Reads(objects: SimObjects, reads: Int32Array, optio
     inflations,
     deltaApplications,
     inflatedBytes,
+    appliedBytes,
     evictions: caches.evictions,
     peakCacheBytes: caches.peakBytes,
     packCacheTopHits,

@@ -1,0 +1,256 @@
+/**
+ * From counts to seconds (issue 16). The simulator counts exactly what git's read path does at a
+ * limit (src/core/sim); this module prices those counts with constants calibrated by timing git
+ * itself on the user's pack (calibrate.ts), and adds the command's own, non-read time.
+ *
+ *   readSeconds = aInflate·inflations + bInflate·inflatedBytes
+ *               + aDelta·deltaApplications + bDelta·appliedBytes
+ *               + cHit·hits,            hits = reads − inflations + deltaApplications
+ *
+ * hits: every read either is served whole from the cache (reads − logged) or walks its chain down
+ * to a cached base (logged − roots) or to its root (roots = inflations − deltaApplications, one
+ * root inflation per walk that reaches it); the first two are cache hits. A cache insert happens
+ * once per delta application (the base just used, §1.6) and a lookup once per step walked, so
+ * their cost is inside aDelta and aInflate.
+ *
+ *   commandSeconds = nonReadSeconds + readSeconds
+ *   nonReadSeconds = recordedSeconds − traceSeconds − readSeconds(at the recorded limit)
+ *
+ * It is an estimate: every number it gives carries the calibration it rests on.
+ */
+
+export const CALIBRATION_SCHEMA = 'packscope.calibration/1';
+
+/** Seconds per unit; all ≥ 0 (fit.ts fits them non-negative). */
+export interface CostParameters {
+  /** Per inflation (zlib stream set-up, object header, cache lookup). */
+  aInflate: number;
+  /** Per inflated byte. */
+  bInflate: number;
+  /** Per delta application (delta header, cache insert and eviction). */
+  aDelta: number;
+  /** Per byte of delta result (patch_delta's copies). */
+  bDelta: number;
+  /** Per cache hit (a lookup that saved an inflation; the detach or copy). */
+  cHit: number;
+  /** Per GIT_TRACE_PACK_ACCESS line git writes while recording: taken out of the recorded time. */
+  cTrace: number;
+}
+
+/** One timed batch of the calibration: what it read (exact counts) and what git took. */
+export interface CalibrationBatch {
+  stage: 'inflate' | 'delta' | 'hit' | 'trace';
+  /** Size class: objects with inflated (or, for deltas, result) size in [low, high). */
+  sizeClass: [number, number];
+  /** Distinct objects sampled, and reads (the list repeated). */
+  objects: number;
+  reads: number;
+  limit: number;
+  inflations: number;
+  inflatedBytes: number;
+  compressedBytes: number;
+  deltaApplications: number;
+  appliedBytes: number;
+  hits: number;
+  /** git cat-file --batch minus --batch-check on the same list, best of `repeats`, seconds. */
+  seconds: number;
+  /** What the fitted parameters predict for this batch, seconds. */
+  predicted: number;
+}
+
+export interface Calibration {
+  schema: typeof CALIBRATION_SCHEMA;
+  /** ISO date of the calibration run. */
+  date: string;
+  /** Cache key parts: the pack's checksum, node's version, the CPU model, git's version. */
+  key: { packChecksum: string; node: string; cpu: string; git: string };
+  pack: { path: string; objects: number };
+  seed: number;
+  repeats: number;
+  /** What was timed, and why: git itself, not PackScope's own zlib. */
+  method: string;
+  parameters: CostParameters;
+  /** The page-cache miss cost, or why it is not measured. */
+  pageCacheMiss: { secondsPerByte: number | null; note: string };
+  /** Load average when it ran (a shared machine makes every constant larger). */
+  loadAverage: number[];
+  batches: CalibrationBatch[];
+  /** Seconds the calibration took. */
+  seconds: number;
+}
+
+/** The counts of one simulated cell the model prices. */
+export interface CostCounts {
+  reads: number;
+  logged: number;
+  inflations: number;
+  deltaApplications: number;
+  inflatedBytes: number;
+  appliedBytes: number;
+}
+
+export function cacheHits(counts: Pick<CostCounts, 'reads' | 'inflations' | 'deltaApplications'>): number {
+  return Math.max(0, counts.reads - counts.inflations + counts.deltaApplications);
+}
+
+/** The formula at the top of this file, for one cell's counts. */
+export function readSeconds(counts: CostCounts, p: CostParameters): number {
+  return p.aInflate * counts.inflations + p.bInflate * counts.inflatedBytes + p.aDelta * counts.deltaApplications + p.bDelta * counts.appliedBytes + p.cHit * cacheHits(counts);
+}
+
+/** A simulated cell as the sweep returns it (SimResult's fields this module reads). */
+export interface CellCounts {
+  policy: string;
+  limit: number;
+  reads: number;
+  logged: number;
+  inflations: number;
+  deltaApplications: number;
+  inflatedBytes: number;
+  appliedBytes?: number | undefined;
+  exact: boolean;
+  bounds: null | { logged: [number, number]; inflations: [number, number]; deltaApplications: [number, number]; inflatedBytes: [number, number] };
+}
+
+function countsOf(cell: CellCounts): CostCounts {
+  if (cell.appliedBytes === undefined) throw new Error(`policy ${cell.policy} does not count applied bytes: no time estimate for it`);
+  return { reads: cell.reads, logged: cell.logged, inflations: cell.inflations, deltaApplications: cell.deltaApplications, inflatedBytes: cell.inflatedBytes, appliedBytes: cell.appliedBytes };
+}
+
+/**
+ * Read seconds of a cell and, where its counts have bounds, bounds on them. Applied bytes have no
+ * bounds of their own: they are scaled with the delta applications' bounds (the mean result size
+ * of the applications the bounds add or remove is taken to be the cell's mean), and the hits use
+ * each bound's own counts. Every term is monotone in its count, so the low counts give the low time.
+ */
+export function cellReadSeconds(cell: CellCounts, p: CostParameters): { seconds: number; bounds: [number, number] | null } {
+  const counts = countsOf(cell);
+  const seconds = readSeconds(counts, p);
+  if (cell.exact || !cell.bounds) return { seconds, bounds: cell.exact ? [seconds, seconds] : null };
+  const meanApplied = counts.deltaApplications > 0 ? counts.appliedBytes / counts.deltaApplications : 0;
+  const at = (k: 0 | 1): number => {
+    const b = cell.bounds!;
+    const inflations = b.inflations[k];
+    const deltas = b.deltaApplications[k];
+    const hitsFree = { ...counts, inflations, deltaApplications: deltas, inflatedBytes: b.inflatedBytes[k], appliedBytes: meanApplied * deltas, logged: b.logged[k] };
+    // Hits are not bounded by hidden-reads.ts; the cell's own are used at both ends.
+    return readSeconds(hitsFree, { ...p, cHit: 0 }) + p.cHit * cacheHits(counts);
+  };
+  const low = Math.min(at(0), seconds);
+  const high = Math.max(at(1), seconds);
+  return { seconds, bounds: [low, high] };
+}
+
+/** The recorded command's time that is not object reading (diffing, output, start-up). */
+export interface NonReadTime {
+  /** Wall time of the recorded run (the recording's startedAt to endedAt). */
+  recordedSeconds: number;
+  /** The limit it ran at (0 for an exact recording). */
+  recordedLimit: number;
+  /** Predicted read seconds at that limit with git's policy. */
+  readSecondsAtRecordedLimit: number;
+  /** Lines git wrote to GIT_TRACE_PACK_ACCESS while recording, and their cost taken out. */
+  traceLines: number;
+  traceSeconds: number;
+  /** recordedSeconds − traceSeconds − readSecondsAtRecordedLimit, at least 0. */
+  seconds: number;
+  /** Set when the subtraction went below 0 (the model over-prices this workload's reads). */
+  clamped: boolean;
+}
+
+/** `traced`: the time is the recording's own run, which wrote a trace line per logged read; false for a run measured apart, without tracing. */
+export function nonReadTime(recordedSeconds: number, recordedLimit: number, recordedCell: CellCounts, p: CostParameters, traced = true): NonReadTime {
+  const read = readSeconds(countsOf(recordedCell), p);
+  const traceLines = traced ? recordedCell.logged : 0;
+  const traceSeconds = p.cTrace * traceLines;
+  const rest = recordedSeconds - traceSeconds - read;
+  return { recordedSeconds, recordedLimit, readSecondsAtRecordedLimit: read, traceLines, traceSeconds, seconds: Math.max(0, rest), clamped: rest < 0 };
+}
+
+export interface TimeCell {
+  policy: string;
+  limit: number;
+  /** Predicted wall time of the whole command: non-read + read. An estimate. */
+  predictedSeconds: number;
+  readSeconds: number;
+  /** Bounds on predictedSeconds where the counts have bounds; null when the counts have none. */
+  predictedSecondsBounds: [number, number] | null;
+  /** Predicted time at the user's current limit (git's policy) over this cell's. */
+  speedUp: number;
+}
+
+export interface TimeView {
+  estimate: true;
+  calibration: { date: string; key: Calibration['key']; parameters: CostParameters; batches: number; reads: number };
+  nonRead: NonReadTime;
+  /** The user's core.deltaBaseCacheLimit (git's default 96m when unset), and where it came from. */
+  currentLimit: number;
+  currentLimitSource: string;
+  currentSeconds: number;
+  cells: TimeCell[];
+  /** Per policy: the smallest limit whose predicted time is within 2% of the policy's best. */
+  knees: { policy: string; limit: number; seconds: number; bestSeconds: number }[];
+  recommendation: string;
+}
+
+export const KNEE_TOLERANCE = 0.02;
+
+/**
+ * Prices every cell, finds each policy's knee and words a recommendation for git's own policy.
+ * `cells` must hold git's policy at `currentLimit` and at the recorded limit.
+ */
+export function timeView(cells: CellCounts[], calibration: Calibration, recorded: { seconds: number; limit: number; traced?: boolean }, current: { limit: number; source: string }, format: (limit: number) => string): TimeView {
+  const p = calibration.parameters;
+  const gitAt = (limit: number): CellCounts => {
+    const cell = cells.find((c) => c.policy === 'git' && c.limit === limit);
+    if (!cell) throw new Error(`the sweep lacks git's policy at ${format(limit)}`);
+    return cell;
+  };
+  const nonRead = nonReadTime(recorded.seconds, recorded.limit, gitAt(recorded.limit), p, recorded.traced ?? true);
+  const currentSeconds = nonRead.seconds + readSeconds(countsOf(gitAt(current.limit)), p);
+  const priced: TimeCell[] = [];
+  for (const cell of cells) {
+    if (cell.appliedBytes === undefined) continue;
+    const read = cellReadSeconds(cell, p);
+    const predictedSeconds = nonRead.seconds + read.seconds;
+    priced.push({
+      policy: cell.policy,
+      limit: cell.limit,
+      predictedSeconds,
+      readSeconds: read.seconds,
+      predictedSecondsBounds: read.bounds ? [nonRead.seconds + read.bounds[0], nonRead.seconds + read.bounds[1]] : null,
+      speedUp: currentSeconds / predictedSeconds,
+    });
+  }
+  const knees = [...new Set(priced.map((c) => c.policy))].map((policy) => knee(priced.filter((c) => c.policy === policy)));
+  const gitKnee = knees.find((k) => k.policy === 'git');
+  return {
+    estimate: true,
+    calibration: { date: calibration.date, key: calibration.key, parameters: p, batches: calibration.batches.length, reads: calibration.batches.reduce((s, b) => s + b.reads, 0) },
+    nonRead,
+    currentLimit: current.limit,
+    currentLimitSource: current.source,
+    currentSeconds,
+    cells: priced,
+    knees,
+    recommendation: gitKnee ? recommend(gitKnee, currentSeconds, current.limit, nonRead, format) : 'no recommendation: git’s policy is not in the sweep',
+  };
+}
+
+/** The smallest limit within KNEE_TOLERANCE of the best predicted time. */
+export function knee(cells: { policy: string; limit: number; predictedSeconds: number }[]): { policy: string; limit: number; seconds: number; bestSeconds: number } {
+  const best = Math.min(...cells.map((c) => c.predictedSeconds));
+  const sorted = [...cells].sort((a, b) => a.limit - b.limit);
+  const first = sorted.find((c) => c.predictedSeconds <= best * (1 + KNEE_TOLERANCE))!;
+  return { policy: first.policy, limit: first.limit, seconds: first.predictedSeconds, bestSeconds: best };
+}
+
+function recommend(k: { limit: number; seconds: number; bestSeconds: number }, currentSeconds: number, currentLimit: number, nonRead: NonReadTime, format: (limit: number) => string): string {
+  const s = (x: number): string => `${x.toFixed(2)}s`;
+  const evidence = `(estimate: ${s(currentSeconds)} at your ${format(currentLimit)}, ${s(k.seconds)} at ${format(k.limit)}, best ${s(k.bestSeconds)}; ${s(nonRead.seconds)} of it is not object reading)`;
+  if (k.limit === currentLimit) return `keep core.deltaBaseCacheLimit=${format(currentLimit)}: it is the knee, beyond it nothing is gained for this workload ${evidence}`;
+  if (k.limit < currentLimit) {
+    return `core.deltaBaseCacheLimit=${format(k.limit)} is enough: beyond ${format(k.limit)} less than ${KNEE_TOLERANCE * 100}% is gained for this workload, so your ${format(currentLimit)} only costs memory ${evidence}`;
+  }
+  return `raise core.deltaBaseCacheLimit to ${format(k.limit)}: ×${(currentSeconds / k.seconds).toFixed(2)} predicted, and beyond ${format(k.limit)} less than ${KNEE_TOLERANCE * 100}% more ${evidence}`;
+}

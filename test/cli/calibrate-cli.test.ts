@@ -1,0 +1,109 @@
+import { before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { calibratePack, calibrationPlan } from '../../src/core/cost/calibrate.ts';
+import { CALIBRATION_SCHEMA, type Calibration, type TimeView } from '../../src/core/cost/cost-model.ts';
+import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
+import { hashAlgorithmNear } from '../../src/core/model/repository.ts';
+import { simObjectsFrom } from '../../src/core/sim/sim-objects.ts';
+import { GitSandbox, packStems, runCli, tempDir } from '../support/git.ts';
+import { historyStream } from '../support/history.ts';
+
+/**
+ * Issue 16: the calibration on a real repository made here with git. Timings vary from run to run;
+ * what is asserted is the shape (the same lists for the same seed, parameters non-negative and
+ * finite, costs monotone in size, an inflation that costs something) and the JSON documents. No
+ * assertion on how long anything takes.
+ */
+describe('calibrate and sweep --time on a real repository', () => {
+  let sandbox: GitSandbox;
+  let repo: string;
+  let cacheDir: string;
+  let pack: string;
+
+  before(() => {
+    sandbox = new GitSandbox(tempDir(undefined, 'packscope-cost-'));
+    process.on('exit', () => fs.rmSync(sandbox.root, { recursive: true, force: true }));
+    repo = sandbox.init('repo');
+    sandbox.fastImport(repo, historyStream({ commits: 120, seed: 16, files: 6, linesPerFile: 400 }));
+    sandbox.git(repo, ['repack', '-adf', '--depth=20', '--window=20']);
+    sandbox.git(repo, ['reset', '-q', '--hard', 'main']);
+    cacheDir = path.join(sandbox.root, 'cache');
+    pack = `${packStems(path.join(repo, '.git', 'objects'))[0]!}.pack`;
+  });
+
+  test('the plan is a function of the pack and the seed', () => {
+    const files = packFilesFor(pack);
+    const model = buildPackModel(files, { hash: hashAlgorithmNear(files.pack)! });
+    const objects = simObjectsFrom([model]);
+    const shape = (seed: number): string => JSON.stringify(calibrationPlan(objects, seed, 8).map((l) => [l.stage, l.cls, l.ids, l.limit, l.reads.length]));
+    assert.equal(shape(16), shape(16));
+    assert.notEqual(shape(16), shape(17));
+    const stages = new Set(calibrationPlan(objects, 16, 8).map((l) => l.stage));
+    assert.deepEqual([...stages].sort(), ['delta', 'hit', 'inflate']);
+  });
+
+  test('the fitted parameters are non-negative, finite, monotone in size', async () => {
+    const files = packFilesFor(pack);
+    const model = buildPackModel(files, { hash: hashAlgorithmNear(files.pack)! });
+    const c = await calibratePack(model, { gitDir: path.join(repo, '.git'), repeats: 1, perClass: 8 });
+    for (const [key, value] of Object.entries(c.parameters)) assert.ok(Number.isFinite(value) && value >= 0, `${key} = ${value}`);
+    const inflate = (bytes: number): number => c.parameters.aInflate + c.parameters.bInflate * bytes;
+    const apply = (bytes: number): number => c.parameters.aDelta + c.parameters.bDelta * bytes;
+    for (const [small, large] of [[100, 1000], [1000, 1 << 20]] as const) {
+      assert.ok(inflate(small) <= inflate(large));
+      assert.ok(apply(small) <= apply(large));
+    }
+    assert.ok(inflate(1 << 20) > 0, 'inflating a MiB costs something');
+    assert.equal(c.pageCacheMiss.secondsPerByte, null);
+    for (const batch of c.batches) assert.ok(batch.inflations > 0 && batch.reads > 0 && batch.seconds >= 0);
+  });
+
+  test('calibrate --json: the packscope.calibration/1 document, cached on the second run', () => {
+    const env = { PACKSCOPE_CACHE_DIR: cacheDir, PACKSCOPE_NO_PROGRESS: '1', HOME: sandbox.home, GIT_CONFIG_NOSYSTEM: '1' };
+    const first = runCli(['calibrate', '--json', repo], { cwd: sandbox.root, env });
+    assert.equal(first.status, 0, first.stderr);
+    const doc = JSON.parse(first.stdout.toString()) as Calibration;
+    assert.equal(doc.schema, CALIBRATION_SCHEMA);
+    assert.deepEqual(Object.keys(doc).sort(), ['batches', 'date', 'key', 'loadAverage', 'method', 'pack', 'pageCacheMiss', 'parameters', 'repeats', 'schema', 'seconds', 'seed']);
+    assert.deepEqual(Object.keys(doc.parameters).sort(), ['aDelta', 'aInflate', 'bDelta', 'bInflate', 'cHit', 'cTrace']);
+    assert.deepEqual(Object.keys(doc.key).sort(), ['cpu', 'git', 'node', 'packChecksum']);
+    assert.equal(doc.pack.path, fs.realpathSync(pack));
+    assert.ok(fs.readdirSync(path.join(cacheDir, 'calibrations')).length === 1, 'kept in the cache directory');
+    const second = runCli(['calibrate', '--json', repo], { cwd: sandbox.root, env });
+    assert.equal(second.status, 0, second.stderr);
+    assert.deepEqual(JSON.parse(second.stdout.toString()), doc, 'the cached calibration is returned as it was');
+  });
+
+  test('sweep --time --json: a time view over every cell, with the knee and the recommendation', () => {
+    const env = { PACKSCOPE_CACHE_DIR: cacheDir, PACKSCOPE_NO_PROGRESS: '1', HOME: sandbox.home, GIT_CONFIG_NOSYSTEM: '1' };
+    const recording = path.join(sandbox.root, 'log-p.psrec');
+    const recorded = runCli(['record', '-o', recording, '-C', repo, '--', 'log', '-p'], { cwd: sandbox.root, env });
+    assert.equal(recorded.status, 0, recorded.stderr);
+    const sweep = runCli(['sweep', '--time', '--json', '--limits', '0,16k,1m', '--policies', 'git,belady', recording], { cwd: sandbox.root, env });
+    assert.equal(sweep.status, 0, sweep.stderr);
+    const doc = JSON.parse(sweep.stdout.toString()) as { schema: string; results: { policy: string; limit: number }[]; time: TimeView };
+    assert.equal(doc.schema, 'packscope.sweep/1');
+    const time = doc.time;
+    assert.equal(time.estimate, true);
+    // The user's limit (git's default here: the sandbox sets none) is added to the sweep.
+    assert.equal(time.currentLimit, 96 << 20);
+    const limits = [...new Set(doc.results.map((r) => r.limit))];
+    assert.deepEqual(limits, [0, 16384, 1 << 20, 96 << 20]);
+    assert.equal(time.cells.length, doc.results.length);
+    for (const cell of time.cells) {
+      assert.ok(cell.predictedSeconds >= time.nonRead.seconds);
+      assert.ok(cell.speedUp > 0);
+      if (cell.predictedSecondsBounds) assert.ok(cell.predictedSecondsBounds[0] <= cell.predictedSeconds + 1e-12 && cell.predictedSeconds <= cell.predictedSecondsBounds[1] + 1e-12);
+    }
+    assert.equal(time.cells.find((c) => c.policy === 'git' && c.limit === time.currentLimit)!.speedUp, 1);
+    assert.deepEqual(time.knees.map((k) => k.policy).sort(), ['belady', 'git']);
+    assert.match(time.recommendation, /core\.deltaBaseCacheLimit/);
+    assert.equal(time.nonRead.recordedLimit, 0);
+    const text = runCli(['sweep', '--time', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout.toString(), /predicted seconds of the whole command \(estimate\)/);
+    assert.match(text.stdout.toString(), /recommendation: /);
+  });
+});

@@ -1,0 +1,135 @@
+import { describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { cacheHits, CALIBRATION_SCHEMA, cellReadSeconds, knee, readSeconds, timeView, type Calibration, type CellCounts, type CostParameters } from '../../src/core/cost/cost-model.ts';
+import { nonNegativeLeastSquares } from '../../src/core/cost/fit.ts';
+import { fit } from '../../src/core/cost/calibrate.ts';
+import { parsePolicy } from '../../src/core/sim/policy-registry.ts';
+import { simulate, type RecordingBasis } from '../../src/core/sim/simulate.ts';
+import type { SimObjects } from '../../src/core/sim/sim-objects.ts';
+
+/**
+ * The cost model's arithmetic on a hand-made recording: a chain root ← d1 ← d2 whose counts are
+ * worked out by hand below (git-internals §1.6), then priced by the formula written out here.
+ */
+const objects: SimObjects = {
+  count: 3,
+  packBase: [0],
+  pack: new Uint16Array(3),
+  offset: Float64Array.from([12, 500, 600]),
+  base: Int32Array.from([-1, 0, 1]),
+  size: Float64Array.from([1000, 1200, 1300]),
+  payloadSize: Float64Array.from([1000, 50, 40]),
+  isBlob: Uint8Array.from([1, 1, 1]),
+  depth: Uint32Array.from([0, 1, 2]),
+  oidPrefix: Uint32Array.from([1, 2, 3]),
+};
+const reads = Int32Array.from([2, 0, 2, 1]);
+const basis: RecordingBasis = { recordedLimit: 0 };
+const p: CostParameters = { aInflate: 1e-5, bInflate: 1e-9, aDelta: 2e-6, bDelta: 3e-10, cHit: 5e-7, cTrace: 1e-6 };
+
+function calibration(parameters: CostParameters): Calibration {
+  return {
+    schema: CALIBRATION_SCHEMA,
+    date: '2026-12-02T00:00:00.000Z',
+    key: { packChecksum: '00'.repeat(20), node: 'v20', cpu: 'test', git: '2.0' },
+    pack: { path: '/x.pack', objects: 3 },
+    seed: 1,
+    repeats: 1,
+    method: 'hand-made',
+    parameters,
+    pageCacheMiss: { secondsPerByte: null, note: 'not measured' },
+    loadAverage: [0, 0, 0],
+    batches: [],
+    seconds: 0,
+  };
+}
+
+describe('cost model on a hand-made recording', () => {
+  const git = parsePolicy('git');
+  const at0 = simulate(git, objects, reads, 0, basis);
+  const atLarge = simulate(git, objects, reads, 1 << 30, basis);
+
+  test('the replay counts applied bytes and hits as worked out by hand', () => {
+    // Limit 0 (git keeps the base it added last, §1.3): read 2 inflates 1000+50+40 and applies 1200+1300,
+    // leaving d1; read 0 inflates the root (1000); read 2 takes d1 (40 inflated, 1300 applied) and puts it
+    // back; read 1 is served whole from the cache. Hits: one base, one whole.
+    assert.deepEqual([at0.logged, at0.inflations, at0.deltaApplications, at0.inflatedBytes, at0.appliedBytes], [3, 5, 3, 2130, 3800]);
+    assert.equal(cacheHits(at0), 2);
+    // Large: read 2 as above leaving root and d1; read 0 is served whole; read 2 takes d1; read 1 is served whole.
+    assert.deepEqual([atLarge.logged, atLarge.inflations, atLarge.deltaApplications, atLarge.inflatedBytes, atLarge.appliedBytes], [2, 4, 3, 1130, 3800]);
+    assert.equal(cacheHits(atLarge), 3);
+  });
+
+  test('the prediction is the formula: non-read time plus priced counts', () => {
+    const read0 = 1e-5 * 5 + 1e-9 * 2130 + 2e-6 * 3 + 3e-10 * 3800 + 5e-7 * 2;
+    const readLarge = 1e-5 * 4 + 1e-9 * 1130 + 2e-6 * 3 + 3e-10 * 3800 + 5e-7 * 3;
+    assert.equal(readSeconds(at0 as never, p), read0);
+    assert.equal(readSeconds(atLarge as never, p), readLarge);
+    const recorded = 1.0;
+    const view = timeView([at0, atLarge] as unknown as CellCounts[], calibration(p), { seconds: recorded, limit: 0 }, { limit: 1 << 30, source: 'test' }, String);
+    const nonRead = recorded - 1e-6 * 3 - read0;
+    assert.equal(view.estimate, true);
+    assert.equal(view.nonRead.seconds, nonRead);
+    assert.equal(view.nonRead.traceLines, 3);
+    const cell0 = view.cells.find((c) => c.limit === 0)!;
+    const cellLarge = view.cells.find((c) => c.limit === 1 << 30)!;
+    assert.equal(cell0.predictedSeconds, nonRead + read0);
+    assert.equal(cellLarge.predictedSeconds, nonRead + readLarge);
+    assert.equal(cellLarge.speedUp, 1);
+    assert.equal(cell0.speedUp, (nonRead + readLarge) / (nonRead + read0));
+    // Both cells are exact (git at the recorded limit; bounds that meet at the large one), so their bounds are points.
+    assert.deepEqual(cell0.predictedSecondsBounds, [cell0.predictedSeconds, cell0.predictedSeconds]);
+    // 10 µs saved out of a second: within 2%, so limit 0 is the knee and the words say so.
+    assert.equal(view.knees[0]!.limit, 0);
+    assert.match(view.recommendation, /core\.deltaBaseCacheLimit=0 is enough/);
+    // With no non-read time the saving is the whole difference: the large limit is the knee.
+    const readOnly = timeView([at0, atLarge] as unknown as CellCounts[], calibration(p), { seconds: 1e-6 * 3 + read0, limit: 0 }, { limit: 0, source: 'test' }, String);
+    assert.equal(readOnly.nonRead.seconds, 0);
+    assert.equal(readOnly.knees[0]!.limit, 1 << 30);
+    assert.match(readOnly.recommendation, /raise core\.deltaBaseCacheLimit/);
+  });
+
+  test('bounds on the counts give bounds on the time, around the point', () => {
+    const cell: CellCounts = { policy: 'git', limit: 1, reads: 10, logged: 8, inflations: 20, deltaApplications: 10, inflatedBytes: 5000, appliedBytes: 9000, exact: false, bounds: { logged: [8, 9], inflations: [20, 24], deltaApplications: [10, 12], inflatedBytes: [5000, 5600] } };
+    const { seconds, bounds } = cellReadSeconds(cell, p);
+    assert.ok(bounds);
+    assert.ok(bounds[0] <= seconds && seconds <= bounds[1]);
+    assert.equal(bounds[1], readSeconds({ ...cell, inflations: 24, deltaApplications: 12, inflatedBytes: 5600, appliedBytes: 900 * 12, logged: 9 } as never, { ...p, cHit: 0 }) + p.cHit * cacheHits(cell));
+    assert.equal(cellReadSeconds({ ...cell, bounds: null }, p).bounds, null);
+  });
+
+  test('the knee is the smallest limit within 2% of the best', () => {
+    const cells = [
+      { policy: 'git', limit: 0, predictedSeconds: 10 },
+      { policy: 'git', limit: 1, predictedSeconds: 5.11 },
+      { policy: 'git', limit: 2, predictedSeconds: 5.05 },
+      { policy: 'git', limit: 3, predictedSeconds: 5.0 },
+    ];
+    assert.equal(knee(cells).limit, 2);
+  });
+});
+
+describe('the calibration fit', () => {
+  test('non-negative least squares recovers exact coefficients and clamps a negative one', () => {
+    const rows = [[1, 100], [2, 50], [3, 400], [4, 10]];
+    const y = rows.map(([a, b]) => 2 * a! + 0.5 * b!);
+    const [x0, x1] = nonNegativeLeastSquares(rows, y);
+    assert.ok(Math.abs(x0! - 2) < 1e-9 && Math.abs(x1! - 0.5) < 1e-9);
+    const negative = nonNegativeLeastSquares(rows, rows.map(([a, b]) => 3 * a! - 0.01 * b!));
+    assert.ok(negative.every((v) => v >= 0));
+  });
+
+  test('staged fit takes inflation from the plain lists, then deltas and hits from the rest', () => {
+    const truth: CostParameters = { aInflate: 4e-6, bInflate: 2e-9, aDelta: 1e-6, bDelta: 5e-10, cHit: 3e-7, cTrace: 0 };
+    const batch = (stage: 'inflate' | 'delta' | 'hit', inflations: number, inflatedBytes: number, deltaApplications: number, appliedBytes: number, hits: number) => {
+      const seconds = readSeconds({ reads: hits + inflations - deltaApplications, logged: 0, inflations, inflatedBytes, deltaApplications, appliedBytes }, truth);
+      return { stage, sizeClass: [0, 1] as [number, number], objects: 1, reads: hits + inflations - deltaApplications, limit: 0, inflations, inflatedBytes, compressedBytes: 0, deltaApplications, appliedBytes, hits, seconds, predicted: 0 };
+    };
+    const fitted = fit([
+      batch('inflate', 1000, 1e5, 0, 0, 0), batch('inflate', 1000, 1e7, 0, 0, 0), batch('inflate', 3000, 3e6, 0, 0, 0),
+      batch('delta', 3000, 2e5, 2000, 4e6, 0), batch('delta', 4000, 1e5, 3000, 9e7, 0),
+      batch('hit', 1000, 1e5, 800, 3e6, 700), batch('hit', 500, 1e4, 450, 1e6, 900),
+    ], 0);
+    for (const key of ['aInflate', 'bInflate', 'aDelta', 'bDelta', 'cHit'] as const) assert.ok(Math.abs(fitted[key] / truth[key] - 1) < 1e-6, `${key} ${fitted[key]} vs ${truth[key]}`);
+  });
+});
