@@ -1,6 +1,6 @@
 import vscode = require('vscode');
 import { OBJECT_DOCUMENT_SCHEME } from '../protocol/server-protocol.ts';
-import { probeWorkspace } from '../core/model/git-directory-probe.ts';
+import { probeWorkspace } from './git-directory-probe.ts';
 import { registerCommands } from './commands.ts';
 import { Lifetime } from './dispose.ts';
 import { locateGit, type GitLocation } from './git-locator.ts';

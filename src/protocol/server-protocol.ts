@@ -16,7 +16,7 @@ import type { PackOverview } from '../core/report/stats-document.ts';
 import type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/report/repository-layout-document.ts';
 import type { PolicyDescription } from '../core/report/policy-description.ts';
 import type { MapAttribute } from '../common/pack-map-geometry.ts';
-import type { SeekPath } from '../core/map/seek-path.ts';
+import type { SeekPath } from '../core/report/seek-path-document.ts';
 import type { ObjectTypeName } from '../common/object-types.ts';
 
 // Result shapes are declared once, in core/report (the documents the CLI prints); the server's add fields to them.

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { isGitDirectory, probeGitDirectory, probeWorkspace } from '../../src/core/model/git-directory-probe.ts';
+import { isGitDirectory, probeGitDirectory, probeWorkspace } from '../../src/extension/git-directory-probe.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
 
 test('the activation probe finds a bare repository, a worktree (.git file), a subfolder and nested repositories within scanDepth', (t) => {

@@ -114,8 +114,9 @@ after(async () => {
 });
 
 function assertSameRecording(info: RecordingInfo, cli: RecordingSummary): void {
-  const { segments, gitVersion: _v, startedAt: _s, exitStatus: _e, warnings: _w, args: _a, cwd: _c, ...rest } = info;
+  const { segments, gitVersion: _v, startedAt: _s, exitStatus: _e, warnings: _w, args: _a, cwd: _c, elsewhere, ...rest } = info;
   assert.deepEqual({ ...rest, segments: segments.length }, cli);
+  assert.deepEqual(elsewhere, [], 'every git process ran in the recording\'s repository');
 }
 
 describe('packscope/recordingInfo', () => {

@@ -6,23 +6,11 @@
  * the last kept, and a sampled point is marked as faulting when any read it stands for faulted. The
  * figures are always of every read.
  */
-import { packLocality, replayPageCache, type LocalityInput, type PackLocality, type PageCacheOptions } from '../locality/locality.ts';
+import { packLocality, replayPageCache, type LocalityInput, type PageCacheOptions } from '../locality/locality.ts';
+import type { SeekPath } from '../report/seek-path-document.ts';
 
-export interface SeekPath {
-  pack: string;
-  /** Reads of the pack in the recording. */
-  reads: number;
-  /** 1: every read is a point; k: every k-th read (and the last). */
-  stride: number;
-  /** Offsets of the points, in read order. */
-  offsets: number[];
-  /** Indices into `offsets` of points whose reads faulted in the cold page cache. */
-  faults: number[];
-  /** Seeks between consecutive reads (reads − 1), of which backward. */
-  seeks: number;
-  backwardSeeks: number;
-  locality: PackLocality;
-}
+export type { SeekPath } from '../report/seek-path-document.ts';
+
 
 /** Points the server sends at most: a path is drawn as one polyline per frame. */
 export const MAX_SEEK_POINTS = 20_000;
