@@ -390,6 +390,8 @@ function replaceChart(key: string, make: (() => Chart) | undefined): void {
   canvas.dataset.series = JSON.stringify(chart.data.datasets.map((d) => d.label ?? ''));
   canvas.dataset.colours = JSON.stringify(chart.data.datasets.map((d) => String(d.borderColor ?? '')));
   canvas.dataset.scales = JSON.stringify(Object.fromEntries(Object.entries(chart.scales).map(([id, scale]) => [id, scale.type])));
+  // The plotted values, per series (y of each point): the workbench scenario checks a relative view against the CLI.
+  canvas.dataset.values = JSON.stringify(chart.data.datasets.map((d) => (d.data as unknown[]).map((p) => (typeof p === 'object' && p !== null && 'y' in p ? (p as { y: unknown }).y : p))));
 }
 
 function describeRecording(info: RecordingInfo): (Node | string)[] {

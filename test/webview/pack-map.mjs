@@ -398,11 +398,23 @@ describe('Pack Map webview', () => {
   it('draws a delta family as arcs from each delta to its base, and the recording\'s reads as a path a scrubber steps through', async () => {
     const { page, errors } = await openMap();
     await settled(page);
-    const canvasPixels = () => page.evaluate(() => {
-      const c = document.getElementById('map-canvas');
-      return Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data);
-    });
-    const changed = (a, b) => { let n = 0; for (let i = 0; i < a.length; i += 4) if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2]) n++; return n; };
+    // Snapshots stay in the page (a canvas is megabytes): canvasPixels names one, changed counts differing pixels there.
+    let snapshots = 0;
+    const canvasPixels = async () => {
+      const name = `snap${snapshots++}`;
+      await page.evaluate((key) => {
+        const c = document.getElementById('map-canvas');
+        (window.__snaps ??= {})[key] = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      }, name);
+      return name;
+    };
+    const changed = (a, b) => page.evaluate(([x, y]) => {
+      const p = window.__snaps[x];
+      const q = window.__snaps[y];
+      let n = 0;
+      for (let i = 0; i < p.length; i += 4) if (p[i] !== q[i] || p[i + 1] !== q[i + 1] || p[i + 2] !== q[i + 2]) n++;
+      return n;
+    }, [a, b]);
     const plain = await canvasPixels();
     // The deepest object's family: asked for through the object panel's button, after a hover.
     let deepest = 0;
@@ -427,14 +439,14 @@ describe('Pack Map webview', () => {
     assert.deepEqual(shown, { members: String(f.members), drawnMembers: String(f.memberOffsets.length), arcs: String(f.arcs.length) });
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const withFamily = await canvasPixels();
-    assert.ok(changed(hoveredPlain, withFamily) > f.arcs.length, 'the arcs and member marks are drawn');
-    assert.ok(changed(plain, hoveredPlain) > 0 && changed(plain, hoveredPlain) < changed(plain, withFamily));
+    assert.ok((await changed(hoveredPlain, withFamily)) > f.arcs.length, 'the arcs and member marks are drawn');
+    assert.ok((await changed(plain, hoveredPlain)) > 0 && (await changed(plain, hoveredPlain)) < (await changed(plain, withFamily)));
     await page.screenshot({ path: path.join(outDir, 'pack-map-family.png') });
     await page.locator('#map-canvas').focus();
     await page.keyboard.press('Escape');
     await page.waitForFunction(() => document.getElementById('family-text') === null);
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    assert.equal(changed(hoveredPlain, await canvasPixels()), 0, 'cleared: the map as before');
+    assert.equal(await changed(hoveredPlain, await canvasPixels()), 0, 'cleared: the map as before');
 
     // The recording's seek path: every read, git's order, packscope locality's figures.
     await page.locator('#recording').selectOption(traceFile);
@@ -459,8 +471,8 @@ describe('Pack Map webview', () => {
     await page.locator('#seeks').uncheck();
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const none = await canvasPixels();
-    assert.ok(changed(none, full) > changed(none, first), 'stepping back to the first read draws less of the path');
-    assert.ok(changed(none, first) > 0, 'the first read is marked');
+    assert.ok((await changed(none, full)) > (await changed(none, first)), 'stepping back to the first read draws less of the path');
+    assert.ok((await changed(none, first)) > 0, 'the first read is marked');
     // Play steps through to the end.
     await page.locator('#seeks').check();
     await page.locator('#seek-scrubber').fill('1');

@@ -4,6 +4,7 @@
 // `packscope sweep --json`, the Locality tab, in the light and the dark theme (screenshots).
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { waitUntil } from '../support/packs-ui.mjs';
 
 export const description = 'Cache Lab webview: sweep chart and table equal to the CLI, Locality tab, light and dark theme';
 
@@ -74,6 +75,26 @@ async function openAndCheck({ helpers, log, theme, recording, expected }) {
   // The chart, below the controls, is what the screenshot is for.
   await lab.locator('#sweep-figure').scrollIntoViewIfNeeded();
   await helpers.screenshot(page, `sweep-${theme}`);
+
+  // Relative to belady: each policy's line is its inflations divided by belady's at the same limit,
+  // as packscope sweep --json gives them (issue 14: differences of a few percent become visible).
+  await lab.locator('#sweep-view').selectOption('relative-belady');
+  const beladyColumn = policies.indexOf('belady');
+  const relative = await waitUntil(async () => {
+    const values = JSON.parse((await lab.locator('#sweep-chart').getAttribute('data-values')) ?? '[]');
+    // Redrawn in the relative view: belady's own line is 1 at every limit.
+    const belady = (values[beladyColumn] ?? []).filter((v) => v !== null);
+    return belady.length > 0 && belady.every((v) => v === 1) ? { values } : undefined;
+  }, 'the sweep chart relative to belady', { timeout: 30_000 });
+  for (const [column, policy] of policies.entries()) {
+    const plotted = relative.values[column];
+    const wanted = limits.filter((limit) => limit > 0).map((limit) => expected.results.find((r) => r.limit === limit && r.policy === policy).inflations / expected.results.find((r) => r.limit === limit && r.policy === 'belady').inflations);
+    const got = plotted.filter((v) => v !== null).slice(-wanted.length);
+    if (got.length !== wanted.length || got.some((v, i) => Math.abs(v - wanted[i]) > 1e-9)) throw new Error(`relative to belady, ${policy}: the chart plots ${JSON.stringify(got)}, packscope sweep --json gives ${JSON.stringify(wanted)}`);
+  }
+  log(`${theme}: the relative-to-belady chart's ${policies.length} lines equal packscope sweep --json's ratios`);
+  await helpers.screenshot(page, `sweep-relative-${theme}`);
+  await lab.locator('#sweep-view').selectOption('log');
   await lab.locator('#tab-locality').click();
   await lab.locator('#locality-stats tbody tr').first().waitFor({ timeout: 60_000 });
   await lab.locator('#distance-chart[data-series]').waitFor({ timeout: 30_000 });
