@@ -14,7 +14,7 @@ import type { SimObjects } from '../../src/core/sim/sim-objects.ts';
 const objects: SimObjects = {
   count: 3,
   packBase: [0],
-  pack: new Uint16Array(3),
+  pack: new Uint32Array(3),
   offset: Float64Array.from([12, 500, 600]),
   base: Int32Array.from([-1, 0, 1]),
   size: Float64Array.from([1000, 1200, 1300]),

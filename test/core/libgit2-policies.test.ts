@@ -30,7 +30,7 @@ function simObjects(specs: ObjectSpec[]): SimObjects {
   const objects: SimObjects = {
     count,
     packBase,
-    pack: new Uint16Array(count),
+    pack: new Uint32Array(count),
     offset: new Float64Array(count),
     base: new Int32Array(count),
     size: new Float64Array(count),

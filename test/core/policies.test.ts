@@ -26,7 +26,7 @@ function objectsOf(rows: { base: number; size: number; blob?: boolean; pack?: nu
   return {
     count,
     packBase: [0],
-    pack: Uint16Array.from(rows, (r) => r.pack ?? 0),
+    pack: Uint32Array.from(rows, (r) => r.pack ?? 0),
     offset: Float64Array.from(rows, (r, i) => r.offset ?? 12 + i * 100),
     base: Int32Array.from(rows, (r) => r.base),
     size: Float64Array.from(rows, (r) => r.size),

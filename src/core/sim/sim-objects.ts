@@ -9,7 +9,7 @@ export interface SimObjects {
   count: number;
   packBase: number[];
   /** Pack (index into the recording's packs) of each object. */
-  pack: Uint16Array;
+  pack: Uint32Array;
   /** Offset of each object in its pack (the delta base cache key is (pack, offset), §1.2). */
   offset: Float64Array;
   /** Global id of the delta base, −1 for non-deltas. */
@@ -36,7 +36,7 @@ export function simObjectsFrom(models: PackModel[]): SimObjects {
     packBase.push(count);
     count += model.count;
   }
-  const pack = new Uint16Array(count);
+  const pack = new Uint32Array(count);
   const offset = new Float64Array(count);
   const base = new Int32Array(count);
   const size = new Float64Array(count);
@@ -97,7 +97,7 @@ export function compactForReads(objects: SimObjects, reads: Int32Array): { objec
     objects: {
       count,
       packBase: objects.packBase,
-      pack: pick(objects.pack, Uint16Array),
+      pack: pick(objects.pack, Uint32Array),
       offset: pick(objects.offset, Float64Array),
       base,
       size: pick(objects.size, Float64Array),

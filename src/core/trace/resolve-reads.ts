@@ -7,7 +7,7 @@ import type { TraceLog, TraceSegment } from './trace-log.ts';
 export interface ResolvedReads {
   /** The packs the reads touch, in first-touch order; `readPack` indexes this. */
   packs: { location: PackLocation; model: PackModel; tracePath: string }[];
-  readPack: Uint16Array;
+  readPack: Uint32Array;
   readObject: Uint32Array;
   /** The offset of each read, as logged (pack offsets; for locality). */
   readOffset: Float64Array;
@@ -51,7 +51,7 @@ export function resolveReads(log: TraceLog, store: ObjectStore): ResolvedReads {
   }
 
   const total = log.readPack.length;
-  const readPack = new Uint16Array(total);
+  const readPack = new Uint32Array(total);
   const readObject = new Uint32Array(total);
   const readOffset = new Float64Array(total);
   const unknownCounts = new Map<number, number>();

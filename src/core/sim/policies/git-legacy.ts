@@ -29,7 +29,7 @@ export class GitLegacyCache extends CountingCache {
     capacity: number,
     size: Float64Array,
     private readonly isBlob: Uint8Array,
-    pack: Uint16Array,
+    pack: Uint32Array,
     offset: Float64Array,
     limit: number,
     seed = DEFAULT_LEGACY_SEED,
