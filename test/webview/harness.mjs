@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { servePage } from './serve-page.mjs';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
@@ -113,13 +114,7 @@ export async function openLab({ theme = 'dark', initialState } = {}) {
     scriptUri: `${ORIGIN}/dist/webview/cache-lab.js`,
     styleUri: `${ORIGIN}/media/cache-lab/cache-lab.css`,
   }).replace('<head>', `<head>\n${stubScript(nonce, initialState)}`);
-  await page.route(`${ORIGIN}/**`, (route) => {
-    const url = new URL(route.request().url());
-    if (url.pathname === '/index.html') return route.fulfill({ body: html, contentType: 'text/html' });
-    const file = path.join(root, url.pathname);
-    if (!file.startsWith(root) || !fs.existsSync(file)) return route.fulfill({ status: 404, body: '' });
-    return route.fulfill({ body: fs.readFileSync(file), contentType: file.endsWith('.css') ? 'text/css' : 'text/javascript' });
-  });
+  await servePage(page, { origin: ORIGIN, root, html });
   await page.goto(`${ORIGIN}/index.html`);
   await setTheme(page, theme);
   await page.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));

@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { servePage } from './serve-page.mjs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
@@ -170,13 +171,7 @@ window.acquireVsCodeApi = () => ({
         return undefined;
     }
   });
-  await page.route(`${ORIGIN}/**`, (route) => {
-    const url = new URL(route.request().url());
-    if (url.pathname === '/index.html') return route.fulfill({ body: html, contentType: 'text/html' });
-    const file = path.join(root, url.pathname);
-    if (!file.startsWith(root) || !fs.existsSync(file)) return route.fulfill({ status: 404, body: '' });
-    return route.fulfill({ body: fs.readFileSync(file), contentType: file.endsWith('.css') ? 'text/css' : 'text/javascript' });
-  });
+  await servePage(page, { origin: ORIGIN, root, html });
   await page.addInitScript(({ bodyClass, vars }) => {
     document.addEventListener('DOMContentLoaded', () => {
       for (const [name, value] of Object.entries(vars)) document.documentElement.style.setProperty(name, value);

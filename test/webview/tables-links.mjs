@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { servePage } from './serve-page.mjs';
 import { after, describe, it } from 'node:test';
 import { tsImport } from 'tsx/esm/api';
 import { localityResult } from './fixtures.mjs';
@@ -77,13 +78,7 @@ window.acquireVsCodeApi = () => ({
   setState: (s) => { state = JSON.parse(JSON.stringify(s)); },
 });
 </script>`);
-  await page.route(`${ORIGIN}/**`, (route) => {
-    const url = new URL(route.request().url());
-    if (url.pathname === '/index.html') return route.fulfill({ body: html, contentType: 'text/html' });
-    const file = path.join(root, url.pathname);
-    if (!file.startsWith(root) || !fs.existsSync(file)) return route.fulfill({ status: 404, body: '' });
-    return route.fulfill({ body: fs.readFileSync(file), contentType: file.endsWith('.css') ? 'text/css' : 'text/javascript' });
-  });
+  await servePage(page, { origin: ORIGIN, root, html });
   await page.goto(`${ORIGIN}/index.html`);
   await setTheme(page, 'dark');
   await page.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));

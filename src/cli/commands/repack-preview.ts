@@ -111,16 +111,11 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
   const repository = discoverRepository(path.resolve(positionals[0] ?? '.'));
   const store = new ObjectStore(repository, modelStoreFor(cacheOptions(values), repository));
 
-  // Ctrl+C: stop git, remove the temporary directory, then exit 130 as a shell would.
-  const controller = new AbortController();
-  const onInterrupt = (): void => controller.abort();
-  process.once('SIGINT', onInterrupt);
-  process.once('SIGTERM', onInterrupt);
-  try {
+  return untilInterrupted(async (signal) => {
     const report = await progress.trackAsync('Repack preview', (onProgress) =>
       runRepackPreviewReport(
         {
-          signal: controller.signal,
+          signal,
           parseRecording: (file) => progress.track(`Parsing ${path.basename(file)}`, (onParse) => parseRecordingFile(file, onParse)),
           step: () => undefined,
           gitProgress: (p) => onProgress(p.done, p.total ?? p.done),
@@ -151,14 +146,7 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
     if (values.json) writeJson(report.document);
     else process.stdout.write(describe(report.preview, report.document, limits));
     return 0;
-  } catch (error) {
-    if (!(error instanceof Error && error.name === 'AbortError')) throw error;
-    process.stderr.write('packscope: repack preview cancelled (git stopped, temporary directory removed)\n');
-    return 130;
-  } finally {
-    process.removeListener('SIGINT', onInterrupt);
-    process.removeListener('SIGTERM', onInterrupt);
-  }
+  });
 }
 
 /** `--geometric N` / `--cruft`: a real repack of that mode against a shadow (repack-mode-preview.ts). */
@@ -174,25 +162,14 @@ async function runRepackModePreview(values: Values, positionals: string[], extra
     mode = { kind: 'geometric', factor };
   }
   const repository = discoverRepository(path.resolve(positionals[0] ?? '.'));
-  const controller = new AbortController();
-  const onInterrupt = (): void => controller.abort();
-  process.once('SIGINT', onInterrupt);
-  process.once('SIGTERM', onInterrupt);
-  try {
+  return untilInterrupted(async (signal) => {
     const document = await progress.trackAsync('Repack preview', (onProgress) =>
-      previewRepackMode({ repository, mode, git: values.git ?? 'git', signal: controller.signal, onProgress: (p) => onProgress(p.done, p.total ?? p.done) }),
+      previewRepackMode({ repository, mode, git: values.git ?? 'git', signal, onProgress: (p) => onProgress(p.done, p.total ?? p.done) }),
     );
     if (values.json) writeJson(document);
     else process.stdout.write(describeMode(document));
     return 0;
-  } catch (error) {
-    if (!(error instanceof Error && error.name === 'AbortError')) throw error;
-    process.stderr.write('packscope: repack preview cancelled (git stopped, temporary directory removed)\n');
-    return 130;
-  } finally {
-    process.removeListener('SIGINT', onInterrupt);
-    process.removeListener('SIGTERM', onInterrupt);
-  }
+  });
 }
 
 function describeMode(d: RepackModePreviewDocument): string {
@@ -280,3 +257,24 @@ export const repackPreviewCommand: Command = {
   forwardsAfterDoubleDash: true,
   run: (argv, { progress }) => runRepackPreview(argv, progress),
 };
+
+/**
+ * Runs a preview that Ctrl+C (or SIGTERM) cancels: the signal stops git and removes the temporary
+ * directory, then the command exits 130 as a shell would.
+ */
+async function untilInterrupted(work: (signal: AbortSignal) => Promise<number>): Promise<number> {
+  const controller = new AbortController();
+  const onInterrupt = (): void => controller.abort();
+  process.once('SIGINT', onInterrupt);
+  process.once('SIGTERM', onInterrupt);
+  try {
+    return await work(controller.signal);
+  } catch (error) {
+    if (!(error instanceof Error && error.name === 'AbortError')) throw error;
+    process.stderr.write('packscope: repack preview cancelled (git stopped, temporary directory removed)\n');
+    return 130;
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+    process.removeListener('SIGTERM', onInterrupt);
+  }
+}

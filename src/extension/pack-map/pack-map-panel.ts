@@ -13,6 +13,8 @@ import { PanelHost } from '../webview-panel.ts';
 import { PACK_MAP_PAGE } from './pack-map-html.ts';
 
 
+const overlayFailed = (message: string, cancelled: boolean): HostToWebview => ({ type: 'overlayFailed', message, cancelled });
+
 export interface PackMapPanelDependencies {
   extensionUri: vscode.Uri;
   output: vscode.LogOutputChannel;
@@ -75,22 +77,8 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         this.send({ type: 'show', version: PACK_MAP_PROTOCOL_VERSION, repository: this.target.repository, info: this.info, recordings: this.deps.recordings() });
         return undefined;
       }
-      case 'tile': {
-        this.inFlight.get(message.key)?.cancel();
-        const source = new vscode.CancellationTokenSource();
-        this.inFlight.set(message.key, source);
-        try {
-          const tile = await this.deps.server.request(PackMapTileRequest, { pack: this.target.pack, ...message.wanted }, source.token);
-          return { type: 'tile', key: message.key, tile };
-        } catch (error) {
-          const cancelled = isCancellation(error) || source.token.isCancellationRequested;
-          if (!cancelled) this.deps.output.warn(`Pack map: tile ${message.key} failed: ${describe(error)}`);
-          return { type: 'tileFailed', key: message.key, message: describe(error), cancelled };
-        } finally {
-          if (this.inFlight.get(message.key) === source) this.inFlight.delete(message.key);
-          source.dispose();
-        }
-      }
+      case 'tile':
+        return this.cancellable(message.key, `tile ${message.key}`, async (token) => ({ type: 'tile', key: message.key, tile: await this.deps.server.request(PackMapTileRequest, { pack: this.target.pack, ...message.wanted }, token) }), (text, cancelled) => ({ type: 'tileFailed', key: message.key, message: text, cancelled }));
       case 'cancelTiles':
         for (const key of message.keys) this.inFlight.get(key)?.cancel();
         return undefined;
@@ -99,30 +87,36 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         return { type: 'objectAt', object: result.found ? result.object : null };
       }
       case 'family':
-      case 'seeks': {
         // One overlay of each kind at a time: a newer request cancels the one before.
-        this.inFlight.get(`overlay:${message.type}`)?.cancel();
-        const source = new vscode.CancellationTokenSource();
-        this.inFlight.set(`overlay:${message.type}`, source);
-        try {
-          return message.type === 'family'
-            ? { type: 'family', family: await this.deps.server.request(PackMapFamilyRequest, { pack: this.target.pack, oid: message.oid }, source.token) }
-            : { type: 'seeks', seeks: await this.deps.server.request(PackMapSeeksRequest, { pack: this.target.pack, recording: message.recording }, source.token) };
-        } catch (error) {
-          const cancelled = isCancellation(error) || source.token.isCancellationRequested;
-          if (!cancelled) this.deps.output.warn(`Pack map: ${message.type} failed: ${describe(error)}`);
-          return { type: 'overlayFailed', message: describe(error), cancelled };
-        } finally {
-          if (this.inFlight.get(`overlay:${message.type}`) === source) this.inFlight.delete(`overlay:${message.type}`);
-          source.dispose();
-        }
-      }
+        return this.cancellable('overlay:family', 'family', async (token) => ({ type: 'family', family: await this.deps.server.request(PackMapFamilyRequest, { pack: this.target.pack, oid: message.oid }, token) }), overlayFailed);
+      case 'seeks':
+        return this.cancellable('overlay:seeks', 'seeks', async (token) => ({ type: 'seeks', seeks: await this.deps.server.request(PackMapSeeksRequest, { pack: this.target.pack, recording: message.recording }, token) }), overlayFailed);
       case 'openObject':
         await vscode.commands.executeCommand('packscope.openObject', { oid: message.oid, repository: this.target.repository });
         return undefined;
       case 'revealObject':
         await vscode.commands.executeCommand('packscope.revealObject', { oid: message.oid, repository: this.target.repository });
         return undefined;
+    }
+  }
+
+  /**
+   * A server request under `key`: a newer request of the same key cancels it, `cancelTiles` and
+   * closing the panel too. A failure is answered with `failed(message, cancelled)` (logged unless cancelled).
+   */
+  private async cancellable(key: string, what: string, run: (token: vscode.CancellationToken) => Promise<HostToWebview>, failed: (message: string, cancelled: boolean) => HostToWebview): Promise<HostToWebview> {
+    this.inFlight.get(key)?.cancel();
+    const source = new vscode.CancellationTokenSource();
+    this.inFlight.set(key, source);
+    try {
+      return await run(source.token);
+    } catch (error) {
+      const cancelled = isCancellation(error) || source.token.isCancellationRequested;
+      if (!cancelled) this.deps.output.warn(`Pack map: ${what} failed: ${describe(error)}`);
+      return failed(describe(error), cancelled);
+    } finally {
+      if (this.inFlight.get(key) === source) this.inFlight.delete(key);
+      source.dispose();
     }
   }
 
