@@ -217,6 +217,98 @@ describe('model-cache files, damaged at random', () => {
   });
 });
 
+type DerivedName = 'childStart' | 'roots' | 'childList';
+
+type DerivedDamage =
+  | { op: 'set'; column: DerivedName; at: number; value: number }
+  | { op: 'swap'; column: DerivedName; at: number; other: number }
+  | { op: 'shift'; at: number; by: number }
+  | { op: 'drop'; at: number }
+  | { op: 'add'; value: number };
+
+const derivedDamage: fc.Arbitrary<DerivedDamage> = fc.oneof(
+  fc.record({ op: fc.constant('set' as const), column: fc.constantFrom<DerivedName>('childStart', 'roots', 'childList'), at: fc.nat(), value: columnValue }),
+  fc.record({ op: fc.constant('swap' as const), column: fc.constantFrom<DerivedName>('childStart', 'roots', 'childList'), at: fc.nat(), other: fc.nat() }),
+  // A segment boundary moved: a child handed to the neighbouring object.
+  fc.record({ op: fc.constant('shift' as const), at: fc.nat(), by: fc.constantFrom(-2, -1, 1, 2) }),
+  // One child-list entry removed or one added (the list's length is the file's remainder).
+  fc.record({ op: fc.constant('drop' as const), at: fc.nat() }),
+  fc.record({ op: fc.constant('add' as const), value: columnValue }),
+);
+
+function damageDerived(file: ModelFile, damage: DerivedDamage): ModelFile {
+  const copy = structuredClone(file);
+  const list = (name: DerivedName): number[] => copy[name]!;
+  switch (damage.op) {
+    case 'set': {
+      const column = list(damage.column);
+      if (column.length > 0) column[damage.at % column.length] = damage.value >>> 0;
+      break;
+    }
+    case 'swap': {
+      const column = list(damage.column);
+      if (column.length > 0) {
+        const a = damage.at % column.length;
+        const b = damage.other % column.length;
+        [column[a], column[b]] = [column[b]!, column[a]!];
+      }
+      break;
+    }
+    case 'shift': {
+      const column = list('childStart');
+      const at = damage.at % column.length;
+      column[at] = Math.max(0, column[at]! + damage.by);
+      break;
+    }
+    case 'drop': {
+      const column = list('childList');
+      if (column.length > 0) column.splice(damage.at % column.length, 1);
+      break;
+    }
+    case 'add':
+      list('childList').push(damage.value >>> 0);
+      break;
+  }
+  return copy;
+}
+
+describe('model-cache files (format 3): the stored derived columns, damaged and sealed with the key', () => {
+  test('the pristine file\'s derived columns are used as stored', () => {
+    for (const source of sources) {
+      fs.writeFileSync(modelFileIn(source.cacheDir), source.pristineBytes);
+      const loaded = new ModelStore(source.cacheDir).load(source.files);
+      assert.equal(loaded.source, 'persisted', source.name);
+      assert.deepEqual(modelSnapshot(loaded.model), source.reference, source.name);
+      assert.equal(loaded.model.derivedSource, 'stored', source.name);
+      assert.ok(source.pristine.childList!.length > 0, `${source.name} has deltas, so child lists to damage`);
+    }
+  });
+
+  test('child lists or roots changed: never a model other than a fresh build; refused unless nothing changed', () => {
+    fc.assert(
+      fc.property(sourceIndex, derivedDamage, (k, damage) => {
+        const source = sources[k % sources.length]!;
+        const damaged = damageDerived(source.pristine, damage);
+        const same = (['childStart', 'roots', 'childList'] as const).every((c) => JSON.stringify(damaged[c]) === JSON.stringify(source.pristine[c]));
+        fs.writeFileSync(modelFileIn(source.cacheDir), writeModelFile(damaged, sealWithCacheKey(source.cacheDir, damaged.version)));
+        const started = performance.now();
+        const loaded = new ModelStore(source.cacheDir).load(source.files);
+        // The snapshot asks for the derived columns: they are checked (and refused or used) here.
+        const snapshot = modelSnapshot(loaded.model);
+        const elapsed = performance.now() - started;
+        assert.ok(elapsed < CASE_TIME_LIMIT_MS, `${source.name}: load took ${elapsed.toFixed(0)} ms`);
+        assert.deepEqual(snapshot, source.reference, `${source.name}: derived columns differ from a fresh build (${JSON.stringify(loaded.model.derivedSource)})`);
+        const verdict = loaded.model.derivedSource;
+        if (same) assert.equal(verdict, 'stored', source.name);
+        else assert.ok(typeof verdict === 'object' || loaded.source === 'built', `${source.name}: damaged derived columns were used (${JSON.stringify(damage)})`);
+        if (loaded.source === 'built') tally.rebuilt++;
+        else tally.persisted++;
+      }),
+      { seed: SEED, numRuns: RUNS * sources.length },
+    );
+  });
+});
+
 /** The file's bytes; a depth width no layout has is written over depths laid out as before. */
 function laidOut(file: ModelFile, seal: (body: Buffer) => Buffer): Buffer {
   const width = file.header.depthBytes;

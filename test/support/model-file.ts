@@ -23,6 +23,10 @@ export interface ModelFile {
   depth: number[];
   inPackType: number[];
   type: number[];
+  /** Format 3 and later: the derived columns after the others, 4-byte aligned. */
+  childStart?: number[];
+  roots?: number[];
+  childList?: number[];
 }
 
 export type ColumnName = 'size' | 'resultSize' | 'diskSize' | 'base' | 'byOffset' | 'depth' | 'inPackType' | 'type';
@@ -47,6 +51,17 @@ export function readModelFile(bytes: Buffer): ModelFile {
     return out;
   };
   const file: ModelFile = { version, header, size: take(4), resultSize: take(4), diskSize: take(4), base: take(4, true), byOffset: take(4), depth: take(header.depthBytes), inPackType: take(1), type: take(1) };
+  if (version >= 3) {
+    at = (at + 3) & ~3;
+    const words = (length: number): number[] => {
+      const out: number[] = [];
+      for (let i = 0; i < length; i++, at += 4) out.push(bytes.readUInt32LE(at));
+      return out;
+    };
+    file.childStart = words(count + 1);
+    file.roots = words(count);
+    file.childList = words((bytes.length - trailerBytes(version) - at) / 4);
+  }
   if (at + trailerBytes(version) !== bytes.length) throw new Error('test helper: unexpected model file layout');
   return file;
 }
@@ -80,7 +95,10 @@ export function writeModelFile(file: ModelFile, seal: (body: Buffer) => Buffer, 
     column(file.inPackType, 1),
     column(file.type, 1),
   ]);
-  return Buffer.concat([body, seal(body)]);
+  if (file.childStart === undefined || file.roots === undefined || file.childList === undefined) return Buffer.concat([body, seal(body)]);
+  const derived = Buffer.concat([Buffer.alloc(((body.length + 3) & ~3) - body.length), column(file.childStart, 4), column(file.roots, 4), column(file.childList, 4)]);
+  const whole = Buffer.concat([body, derived]);
+  return Buffer.concat([whole, seal(whole)]);
 }
 
 /** The trailer the cache itself computes: an attacker who can read the cache's key (or format 1, which had none). */
@@ -120,5 +138,10 @@ export function modelSnapshot(model: PackModel): unknown {
     depth: [c.depth.BYTES_PER_ELEMENT, Array.from(c.depth)],
     byOffset: Array.from(c.byOffset),
     offset: Array.from(c.offset),
+    // What the model derives, from the file (checked) or from base: a fresh build's in both cases.
+    derived: (() => {
+      const d = model.derivedColumns();
+      return { childStart: Array.from(d.childStart), childList: Array.from(d.childList), roots: Array.from(d.roots), familySizes: Array.from(d.familySizes), offsetsInPackOrder: Array.from(d.offsetsInPackOrder) };
+    })(),
   };
 }

@@ -16,13 +16,21 @@ import type { Repository } from './repository.ts';
 import { SizeColumn } from './size-column.ts';
 
 const MAGIC = Buffer.from('PSMODEL\0', 'latin1');
-/** Bump when the columns or their meaning change; older files are then rebuilt. 2: keyed HMAC-SHA256 trailer. */
-const FORMAT_VERSION = 2;
+/**
+ * Bump when the columns or their meaning change; older files are then rebuilt. 2: keyed HMAC-SHA256
+ * trailer. 3: the derived child lists and roots after the columns (issue 14: rebuilding them was
+ * most of a workbench reopen), checked against the base column when first used.
+ */
+const FORMAT_VERSION = 3;
 const MAX_HEADER_BYTES = 64 << 20;
 const PREFIX_BYTES = 16;
 const TRAILER_BYTES = 32;
-/** Bytes per object of the columns (five 4-byte columns, the depth, two type bytes), depth at its widest. */
-const MAX_COLUMN_BYTES_PER_OBJECT = 5 * 4 + 4 + 2;
+/**
+ * Bytes per object of the columns (five 4-byte columns, the depth, two type bytes), depth at its
+ * widest, then of the derived ones (child starts, roots, at most one child-list entry), plus padding.
+ */
+const MAX_COLUMN_BYTES_PER_OBJECT = 5 * 4 + 4 + 2 + 3 * 4;
+const MAX_FIXED_COLUMN_BYTES = 4 + 4;
 
 interface StoredHeader {
   packChecksum: string;
@@ -158,7 +166,15 @@ function serializeModel(model: PackModel, key: Buffer): Buffer {
   prefix.writeUInt32LE(headerJson.length, 12);
   headerJson.copy(prefix, 16);
   const parts: Uint8Array[] = [prefix];
-  for (const column of columnArrays(c)) parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
+  let length = prefixLength;
+  for (const column of columnArrays(c)) {
+    parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
+    length += column.byteLength;
+  }
+  // The derived columns after padding to 4 bytes (the type columns end anywhere), all 4-byte.
+  const derived = model.derivedColumns();
+  parts.push(new Uint8Array(align4(length) - length));
+  for (const column of [derived.childStart, derived.roots, derived.childList]) parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
   const digest = createHmac('sha256', key);
   for (const part of parts) digest.update(part);
   parts.push(digest.digest());
@@ -169,12 +185,16 @@ function align8(n: number): number {
   return (n + 7) & ~7;
 }
 
+function align4(n: number): number {
+  return (n + 3) & ~3;
+}
+
 function readStoredModel(file: string, files: PackFiles, index: PackIndex, packSize: number, key: Buffer): PackModel {
   const handle = RandomAccessFile.open(file);
   let bytes: Buffer;
   try {
     // Sized by the idx, not by the file: a crafted file cannot make this allocate more.
-    const largest = PREFIX_BYTES + MAX_HEADER_BYTES + 8 + index.count * MAX_COLUMN_BYTES_PER_OBJECT + TRAILER_BYTES;
+    const largest = PREFIX_BYTES + MAX_HEADER_BYTES + 8 + MAX_FIXED_COLUMN_BYTES + index.count * MAX_COLUMN_BYTES_PER_OBJECT + TRAILER_BYTES;
     if (handle.size > largest) throw new Error('model file is larger than any model of this pack');
     // A fresh ArrayBuffer keeps the typed views below aligned.
     const storage = new ArrayBuffer(handle.size);
@@ -220,10 +240,25 @@ function readStoredModel(file: string, files: PackFiles, index: PackIndex, packS
   const depth = header.depthBytes === 2 ? new Uint16Array(storage, take(2), count) : new Uint32Array(storage, take(4), count);
   const inPackType = new Uint8Array(storage, take(1), count);
   const type = new Uint8Array(storage, take(1), count);
+  at = align4(at);
+  const takeWords = (length: number): Uint32Array => {
+    if (at + length * 4 > end) throw new Error('model derived columns are truncated');
+    const view = new Uint32Array(storage, at, length);
+    at += length * 4;
+    return view;
+  };
+  const childStart = takeWords(count + 1);
+  const roots = takeWords(count);
+  // The child list is what is left: one entry per delta, so never more than the objects.
+  const listLength = (end - at) / 4;
+  if (!Number.isInteger(listLength) || listLength > count) throw new Error('model child list has the wrong length');
+  const childList = takeWords(listLength);
   if (at !== end) throw new Error('model file has trailing bytes');
-  checkStoredColumns(index, packSize, { inPackType, type, size, resultSize, diskSize, base, depth, byOffset });
+  const inPackOrder = checkStoredColumns(index, packSize, { inPackType, type, size, resultSize, diskSize, base, depth, byOffset });
   const columns: PackColumns = { offset: index.offsets, inPackType, type, size, resultSize, diskSize, base, depth, byOffset };
-  return new PackModel(files, index, index.hash, header.packVersion, packSize, columns);
+  const model = new PackModel(files, index, index.hash, header.packVersion, packSize, columns);
+  model.offerStoredDerived({ childStart, childList, roots }, inPackOrder);
+  return model;
 }
 
 /** The pack's trailing checksum and its header's version (bytes 4..8, big-endian): what a model file must agree with. */

@@ -2,6 +2,7 @@ import type { HashAlgorithm } from '../format/hash-algorithm.ts';
 import type { PackIndex } from '../format/idx.ts';
 import { isDeltaType, OBJ_OFS_DELTA, OBJ_REF_DELTA, TYPE_NAMES } from '../format/pack-file.ts';
 import type { SizeColumn } from './size-column.ts';
+import { checkStoredDerived } from './stored-columns-check.ts';
 
 /** The columns of one pack, all indexed by object number (idx order) except `byOffset`. */
 export interface PackColumns {
@@ -40,6 +41,20 @@ export interface DerivedColumns {
 }
 
 /**
+ * The derived columns a model file keeps beside the base column (format 3): the ones whose build
+ * costs a scattered pass or a sort (issue 14: 1.5 s of a workbench reopen on git.git). Untrusted
+ * until checkStoredDerived has compared them with the base column.
+ */
+export interface StoredDerivedColumns {
+  childStart: Uint32Array;
+  childList: Uint32Array;
+  roots: Uint32Array;
+}
+
+/** Where a model's derived columns came from: computed from `base`, or a model file's, checked. */
+export type DerivedSource = 'computed' | 'stored' | { rejected: string };
+
+/**
  * One pack's model: columns built once, everything else derived on demand from `base` and cached.
  * Never one JavaScript object per pack entry.
  */
@@ -48,6 +63,9 @@ export class PackModel {
   private rootColumn: Uint32Array | undefined;
   private familySizes: Uint32Array | undefined;
   private offsetsInPackOrder: Float64Array | undefined;
+  /** A model file's derived columns, checked against `base` when first needed (the CLI rarely needs them). */
+  private offeredDerived: StoredDerivedColumns | undefined;
+  private derivedFrom: DerivedSource = 'computed';
 
   constructor(
     readonly files: PackFiles,
@@ -67,11 +85,42 @@ export class PackModel {
    * answering hovers does not (half a second on a 300k-object pack).
    */
   derivedColumns(): DerivedColumns {
+    this.takeOffered();
     const children = (this.childIndex ??= this.buildChildIndex());
     this.rootColumn ??= this.buildRoots();
     this.familySizes ??= this.buildFamilySizes();
     this.offsetsInPackOrder ??= this.buildOffsetsInPackOrder();
     return { childStart: children.start, childList: children.list, roots: this.rootColumn, familySizes: this.familySizes, offsetsInPackOrder: this.offsetsInPackOrder };
+  }
+
+  /**
+   * Offers a model file's derived columns (and the offsets in pack order its check produced): used
+   * in place of a build once checkStoredDerived finds them equal to what `base` gives, else
+   * dropped and rebuilt from `base` (derivedSource says which).
+   */
+  offerStoredDerived(stored: StoredDerivedColumns, offsetsInPackOrder?: Float64Array): void {
+    this.offeredDerived = stored;
+    if (offsetsInPackOrder && offsetsInPackOrder.length === this.count) this.offsetsInPackOrder ??= offsetsInPackOrder;
+  }
+
+  /** Whether the derived columns were computed or came from the model file (or why that file's were refused). */
+  get derivedSource(): DerivedSource {
+    return this.derivedFrom;
+  }
+
+  private takeOffered(): void {
+    const offered = this.offeredDerived;
+    if (offered === undefined) return;
+    this.offeredDerived = undefined;
+    if (this.childIndex !== undefined || this.rootColumn !== undefined) return;
+    const problem = checkStoredDerived(this.columns, offered);
+    if (problem !== undefined) {
+      this.derivedFrom = { rejected: problem };
+      return;
+    }
+    this.childIndex = { start: offered.childStart, list: offered.childList };
+    this.rootColumn = offered.roots;
+    this.derivedFrom = 'stored';
   }
 
   /** Takes derived columns computed elsewhere for this same model (their lengths are checked). */
@@ -183,12 +232,14 @@ export class PackModel {
 
   /** Direct delta children of every object, as a compressed adjacency list. */
   children(n: number): Uint32Array {
+    this.takeOffered();
     const index = (this.childIndex ??= this.buildChildIndex());
     return index.list.subarray(index.start[n]!, index.start[n + 1]!);
   }
 
   /** The root of each object's chain (itself for non-deltas). */
   rootOf(n: number): number {
+    if (this.rootColumn === undefined) this.takeOffered();
     return (this.rootColumn ??= this.buildRoots())[n]!;
   }
 
@@ -252,8 +303,10 @@ export class PackModel {
   }
 
   private buildFamilySizes(): Uint32Array {
+    if (this.rootColumn === undefined) this.takeOffered();
+    const roots = (this.rootColumn ??= this.buildRoots());
     const sizes = new Uint32Array(this.count);
-    for (let n = 0; n < this.count; n++) sizes[this.rootOf(n)]!++;
+    for (let n = 0; n < this.count; n++) sizes[roots[n]!]!++;
     return sizes;
   }
 }

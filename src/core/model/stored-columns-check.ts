@@ -1,6 +1,6 @@
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA, PACK_HEADER_BYTES } from '../format/pack-file.ts';
 import type { PackIndex } from '../format/idx.ts';
-import type { PackColumns } from './pack-model.ts';
+import type { PackColumns, StoredDerivedColumns } from './pack-model.ts';
 import type { SizeColumn } from './size-column.ts';
 
 /** The columns of a model file, before they are trusted (the offsets are the idx's own). */
@@ -12,7 +12,7 @@ export type StoredColumns = Omit<PackColumns, 'offset'>;
  * index out of range, loop, or claim an object layout the idx does not have. Throws with the first
  * one broken; the caller rebuilds.
  */
-export function checkStoredColumns(index: PackIndex, packSize: number, columns: StoredColumns): void {
+export function checkStoredColumns(index: PackIndex, packSize: number, columns: StoredColumns): Float64Array {
   const count = index.count;
   const { inPackType, type, size, resultSize, diskSize, base, depth, byOffset } = columns;
   const offsets = index.offsets;
@@ -21,6 +21,8 @@ export function checkStoredColumns(index: PackIndex, packSize: number, columns: 
   // (One pass in pack order, each offset read once; the low size column read directly, the side map
   // only for a flagged value: this check runs on every reopen of a persisted model.)
   const diskLow = diskSize.low;
+  // The pass reads every offset in pack order anyway: what objectAt searches, for free.
+  const inPackOrder = new Float64Array(count);
   let previous = -1;
   let previousOffset = 0;
   for (let p = 0; p < count; p++) {
@@ -28,6 +30,7 @@ export function checkStoredColumns(index: PackIndex, packSize: number, columns: 
     if (n >= count) throw new Error('model pack order names an object out of range');
     const offset = offsets[n]!;
     if (offset < PACK_HEADER_BYTES || offset >= dataEnd) throw new Error('model pack order names an offset outside the pack');
+    inPackOrder[p] = offset;
     if (previous >= 0) {
       if (offset <= previousOffset) throw new Error('model pack order is not in offset order');
       checkDiskSize(diskLow, diskSize, previous, offset - previousOffset);
@@ -59,6 +62,48 @@ export function checkStoredColumns(index: PackIndex, packSize: number, columns: 
   // A build stores depths in 2 bytes whenever they fit (resolveChains); another width is not a build's.
   if ((depth.BYTES_PER_ELEMENT === 2) !== maxDepth <= 0xffff) throw new Error('model depth column has the wrong width');
   for (const column of [size, resultSize, diskSize]) checkOverflow(column, count);
+  return inPackOrder;
+}
+
+/**
+ * Whether a model file's derived columns are exactly what PackModel would build from this (already
+ * checked) base column: undefined when they are, else the first difference. Two sequential passes:
+ *
+ * - the child lists: childStart starts at 0, never falls, and ends at the number of deltas; every
+ *   entry of object b's segment is an object whose base is b, and a segment's entries rise strictly
+ *   in pack offset (git's resolving order, and no entry twice). Then the list holds as many distinct
+ *   deltas as there are, each in its base's segment: it is every delta, each segment exactly its
+ *   base's children in pack order, with nothing to count.
+ * - the roots: a non-delta is its own root, a delta has its base's root. With depth = base's depth
+ *   + 1 already checked (no cycles), induction on depth makes every entry its chain's root.
+ */
+export function checkStoredDerived(columns: PackColumns, stored: StoredDerivedColumns): string | undefined {
+  const { base, offset } = columns;
+  const count = base.length;
+  const { childStart, childList, roots } = stored;
+  if (childStart.length !== count + 1 || roots.length !== count) return 'stored derived columns have the wrong length';
+  let deltas = 0;
+  for (let n = 0; n < count; n++) if (base[n]! >= 0) deltas++;
+  if (childStart[0] !== 0 || childStart[count] !== deltas || childList.length !== deltas) return 'stored child lists do not count the deltas';
+  for (let b = 0; b < count; b++) {
+    const start = childStart[b]!;
+    const end = childStart[b + 1]!;
+    if (end < start || end > deltas) return 'stored child list bounds are out of order';
+    let previousOffset = -1;
+    for (let i = start; i < end; i++) {
+      const child = childList[i]!;
+      if (child >= count || base[child] !== b) return 'stored child list names an object that is not a delta of its base';
+      const at = offset[child]!;
+      if (at <= previousOffset) return 'stored child list is not in pack order';
+      previousOffset = at;
+    }
+  }
+  for (let n = 0; n < count; n++) {
+    const r = roots[n]!;
+    const b = base[n]!;
+    if (b < 0 ? r !== n : r !== roots[b]) return 'stored roots do not follow the bases';
+  }
+  return undefined;
 }
 
 function checkDiskSize(low: Uint32Array, column: SizeColumn, n: number, expected: number): void {

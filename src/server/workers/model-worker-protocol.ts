@@ -24,7 +24,7 @@ export interface LoadTimings {
   stored: number;
   /** Scanning the pack and resolving chains (0 when the persisted model was used). */
   build: number;
-  /** Columns computed from the model and packed for the move to the server thread. */
+  /** Derived columns checked (a model file's) or computed, and packed for the move to the server thread. */
   derived: number;
 }
 
@@ -33,5 +33,14 @@ export type ModelWorkerMessage =
   /** A new stage of the load, with the pack's object count. */
   | { kind: 'stage'; stage: BuildStage; objects: number }
   /** The model itself, derived columns included, its buffers transferred (not copied). */
-  | { kind: 'done'; source: 'built' | 'persisted'; persistedFile: string | undefined; rebuiltBecause?: string; model: TransferredModel; timings: LoadTimings }
+  | {
+      kind: 'done';
+      source: 'built' | 'persisted';
+      persistedFile: string | undefined;
+      rebuiltBecause?: string;
+      /** Whether the derived columns were the model file's (checked) or computed, and why a file's were refused. */
+      derived: 'stored' | 'computed' | { rejected: string };
+      model: TransferredModel;
+      timings: LoadTimings;
+    }
   | { kind: 'error'; message: string; code?: string };

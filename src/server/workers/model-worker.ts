@@ -55,6 +55,7 @@ function run(task: BuildModelTask): void {
       source: loaded.source,
       persistedFile,
       ...(loaded.rebuiltBecause === undefined ? {} : { rebuiltBecause: loaded.rebuiltBecause }),
+      derived: loaded.model.derivedSource,
       model: message,
       timings,
     },
