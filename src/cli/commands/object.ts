@@ -13,7 +13,10 @@ import type { Command } from '../command.ts';
 import { withoutTiming } from '../../core/report/stats.ts';
 import { whereabouts } from '../../core/model/repository-layout.ts';
 
-const objectHelp = `usage: packscope object [--json] [--no-paths] [--no-cache | --cache-dir DIR] <oid-or-unique-prefix> [path]
+/** How long `object` walks for a path when none is stored: a prompt answer, not git.git's minutes. */
+const DEFAULT_WALK_SECONDS = 2;
+
+const objectHelp = `usage: packscope object [--json] [--no-paths] [--walk-seconds S] [--no-cache | --cache-dir DIR] <oid-or-unique-prefix> [path]
 
 One packed object of the repository at [path] (default: the current directory): its type, sizes,
 pack and offset, delta depth, the chain down to its root (ids, types, sizes), the number of its
@@ -24,6 +27,12 @@ A tree's or blob's path (a tag's name) is the name \`git rev-list --objects --al
 PackScope replays that walk over the repository's commits and trees once and keeps the result
 in the model cache until a ref or pack changes. A commit's or tag's subject is \`git log -1
 --format=%s\`'s. --no-paths skips the walk.
+
+When no finished walk is stored, \`object\` walks for at most --walk-seconds (default ${DEFAULT_WALK_SECONDS};
+0: no bound) and, if the walk did not reach the object by then, prints it without its path and
+says how to get one: \`packscope stats\` walks the whole history once and stores the result (on
+git.git's 850,000 objects, minutes), after which \`object\` prints paths at once. A walk cut
+short is not stored.
 
 --json prints the "packscope.object/1" document described in docs/json.md.`;
 
@@ -51,7 +60,9 @@ function link(model: PackModel, n: number): ChainLink {
 }
 
 function runObject(argv: string[], progress: Progress): number {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, 'no-paths': { type: 'boolean' }, ...cacheOptionSpec } });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, 'no-paths': { type: 'boolean' }, 'walk-seconds': { type: 'string' }, ...cacheOptionSpec } });
+  const walkSeconds = values['walk-seconds'] === undefined ? DEFAULT_WALK_SECONDS : Number(values['walk-seconds']);
+  if (!Number.isFinite(walkSeconds) || walkSeconds < 0) throw fail('usage', undefined, undefined, `--walk-seconds needs a number of seconds, 0 or more (got ${values['walk-seconds']})`);
   if (positionals.length < 1 || positionals.length > 2) throw fail('usage', undefined, undefined, 'object needs an object id (or unique prefix) and optionally a path');
   const store = openObjectStore(positionals[1] ?? '.', cacheOptions(values), progress);
   let resolved;
@@ -69,13 +80,15 @@ function runObject(argv: string[], progress: Progress): number {
   const self = chain[0]!;
   let path: string | null = null;
   let pathWalk = null;
+  let walkGaveUp: WalkGaveUp | undefined;
   if (!values['no-paths'] && (self.type === 'tree' || self.type === 'blob' || self.type === 'tag')) {
     const inputs = storeWalkInputs(store);
-    const paths = walkWithProgress(inputs, store, progress);
+    const paths = walkWithProgress(inputs, store, progress, walkSeconds === 0 ? undefined : { maxMs: walkSeconds * 1000 });
     const position = inputs.packs.indexOf(pack);
     const node = position < 0 ? -1 : paths.pathOf[position]![object]!;
     path = node < 0 ? null : paths.table.path(node);
     pathWalk = withoutTiming(paths.summary);
+    if (paths.stopped !== undefined && path === null) walkGaveUp = { seconds: walkSeconds, commits: paths.summary.commits, trees: paths.summary.trees, totalCommits: sumOf(inputs.models, 'commit'), totalTrees: sumOf(inputs.models, 'tree') };
   }
   let subject: string | null = null;
   try {
@@ -112,7 +125,7 @@ function runObject(argv: string[], progress: Progress): number {
     `object    ${self.oid}`,
     `type      ${self.type} (${stored})`,
     ...(subject === null ? [] : [`subject   ${subject}`]),
-    ...(pathWalk === null ? [] : [`${self.type === 'tag' ? 'name' : 'path'}      ${describePath(path, self.type, pathWalk.complete)}`]),
+    ...(pathWalk === null ? [] : [`${self.type === 'tag' ? 'name' : 'path'}      ${walkGaveUp ? describeGaveUp(walkGaveUp) : describePath(path, self.type, pathWalk.complete)}`]),
     `size      ${self.size} bytes (${formatBytes(self.size)}); ${self.diskSize} bytes in the pack`,
     `pack      ${report.pack} (${report.viaMidx ? 'git finds it through the multi-pack-index' : 'the first pack git searches that has it'})`,
     ...report.alsoInPacks.map((other) => `also in   ${other} (not read: git stops at the pack above)`),
@@ -127,6 +140,25 @@ function runObject(argv: string[], progress: Progress): number {
   lines.push(...formatTable([['  #', 'oid', 'type', 'stored', 'size', 'payload', 'disk', 'offset'], ...rows]));
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
+}
+
+interface WalkGaveUp {
+  seconds: number;
+  commits: number;
+  trees: number;
+  totalCommits: number;
+  totalTrees: number;
+}
+
+function sumOf(models: readonly PackModel[], type: 'commit' | 'tree'): number {
+  return models.reduce((sum, model) => sum + model.counts().byType[type]!, 0);
+}
+
+/** The path line when the bounded walk stopped before it reached the object: what it did, and how to get the path. */
+function describeGaveUp(gaveUp: WalkGaveUp): string {
+  const count = (n: number): string => n.toLocaleString('en-US');
+  const reached = gaveUp.trees === 0 ? `${count(gaveUp.commits)} of ${count(gaveUp.totalCommits)} commits` : `all commits and ${count(gaveUp.trees)} of ${count(gaveUp.totalTrees)} trees`;
+  return `not known yet: the walk that names paths stopped after ${gaveUp.seconds} s (it had read ${reached}); run \`packscope stats\` once to walk it all and store it (then paths print at once), or --walk-seconds 0 to wait here`;
 }
 
 /** The path line: rev-list's name, or why there is none. */

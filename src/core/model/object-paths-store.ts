@@ -67,7 +67,7 @@ export function walkKeyOf(inputs: StoreWalkInputs): string {
  * The paths of the store's objects: read from `directory` when a file of this very walk is there
  * and sound, otherwise walked (walkStorePaths) and saved there. `directory` undefined: walked only.
  */
-export function loadOrWalkPaths(inputs: StoreWalkInputs, commonDir: string, directory: string | undefined, options: Omit<PathWalkOptions, 'shallow' | 'looseObjectDirs'> = {}): LoadedPaths {
+export function loadOrWalkPaths(inputs: StoreWalkInputs, commonDir: string, directory: string | undefined, options: Omit<PathWalkOptions, 'shallow' | 'looseObjectDirs'> & { saveStopped?: boolean } = {}): LoadedPaths {
   if (directory === undefined) return { paths: walkStorePaths(inputs, options), source: 'walked' };
   const file = pathsFileFor(directory, commonDir);
   const walkKey = walkKeyOf(inputs);
@@ -83,6 +83,9 @@ export function loadOrWalkPaths(inputs: StoreWalkInputs, commonDir: string, dire
   }
   const paths = walkStorePaths(inputs, options);
   const loaded: LoadedPaths = { paths, source: 'walked', ...(rewalkedBecause === undefined ? {} : { rewalkedBecause }) };
+  // A walk cut short by a caller's tighter bound (`packscope object`'s seconds) is not the store's
+  // walk: kept, it would answer every later command with its few names.
+  if (paths.stopped !== undefined && options.saveStopped === false) return loaded;
   try {
     savePaths(directory, file, inputs, walkKey, paths);
   } catch (error) {

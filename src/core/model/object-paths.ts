@@ -54,6 +54,8 @@ export interface ObjectPaths {
   /** Per pack, in the order given: the path node of each object number, −1 for none. */
   pathOf: Int32Array[];
   summary: PathWalkSummary;
+  /** Why the walk stopped before its end (a time or read bound), when it did: a longer walk names more. */
+  stopped?: string;
 }
 
 export interface PathWalkProgress {
@@ -117,6 +119,7 @@ export function walkObjectPaths(models: readonly PackModel[], refs: RefTips, opt
     totals.trees += counts.tree!;
   }
   const hashSize = models[0]?.hash.size ?? 20;
+  let stopped: string | undefined;
   const note = (message: string): void => {
     summary.complete = false;
     if (problems.length < MAX_PROBLEMS) problems.push(message);
@@ -360,13 +363,14 @@ export function walkObjectPaths(models: readonly PackModel[], refs: RefTips, opt
     }
   } catch (error) {
     if (!(error instanceof ReadBudgetExceeded)) throw error;
+    stopped = error.message;
     note(`the walk stopped early: it ${error.message}; the names given so far are git's`);
   } finally {
     summary.bytesRebuilt = reader.bytesRebuilt;
     reader.close();
   }
   summary.elapsedMs = performance.now() - started;
-  return { table: table.finish(), pathOf, summary };
+  return { table: table.finish(), pathOf, summary, ...(stopped === undefined ? {} : { stopped }) };
 }
 
 /** The path rev-list names object `n` of `model` by, when the walk reached it. */
