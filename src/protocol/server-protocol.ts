@@ -75,6 +75,8 @@ export interface PackListing {
   summary?: PackSummary;
   /** Why this pack cannot be read: a PackFormatError's message, naming the file and offset. */
   error?: string;
+  /** Its model's background load was cancelled (packscope/cancelLoads) and no model is loaded: the next request for it loads it. */
+  loadCancelled?: true;
   /** Its kind, marker files, MIDX coverage and place in git's search order. */
   layout?: PackLayout;
 }

@@ -195,12 +195,14 @@ export class ServerState implements ServerContext {
     progress?.begin(`Indexing ${name}`, 0, 'reading the idx…', true);
     try {
       const cancelled = token ? cancelledPromise(token) : undefined;
-      return await this.loader.ensure(pack.files, state.repository.hash, {
+      const model = await this.loader.ensure(pack.files, state.repository.hash, {
         ...(cancelled ? { cancelled } : {}),
         bulk,
         onStage: (message) => progress?.report(message),
         onProgress: (done, total) => progress?.report(total === 0 ? 100 : Math.floor((100 * done) / total), `Reading objects: ${formatCount(done)} of ${formatCount(total)}`),
       });
+      state.cancelledLoads.delete(pack.files.pack);
+      return model;
     } catch (error) {
       if (!(error instanceof LoadCancelled)) {
         state.packErrors.set(pack.files.pack, errorMessage(error));
@@ -264,7 +266,8 @@ export class ServerState implements ServerContext {
     const pending: { state: RepositoryState; pack: PackLocation }[] = [];
     for (const state of this.registry.repositories) {
       for (const pack of state.store.packs) {
-        if (this.loader.peek(pack.files) || state.packErrors.has(pack.files.pack)) continue;
+        // A pack whose warm-up the user cancelled waits for a request: a hover must not undo the cancel.
+        if (this.loader.peek(pack.files) || state.packErrors.has(pack.files.pack) || state.cancelledLoads.has(pack.files.pack)) continue;
         let objects: number;
         try {
           objects = state.listingOf(pack).objects ?? Infinity;
@@ -289,6 +292,15 @@ export class ServerState implements ServerContext {
             this.log(`${pack.files.pack}: ${errorMessage(error)}`);
           }
           changed.add(state);
+        }
+        if (cancel.token.isCancellationRequested) {
+          // Every pack the warm-up did not get to is the user's cancel: listed so, not retried.
+          const left = pending.filter(({ pack }) => !this.loader.peek(pack.files));
+          for (const { state, pack } of left) {
+            state.cancelledLoads.add(pack.files.pack);
+            changed.add(state);
+          }
+          this.log(`warm-up cancelled: ${left.length} pack model${left.length === 1 ? '' : 's'} not loaded (a request for a pack loads it)`);
         }
       } finally {
         this.warmingUp = false;

@@ -31,6 +31,11 @@ export class RepositoryState {
   private readonly summaries = new Map<string, PackSummary>();
   /** Packs whose model could not be built: the error, shown instead of the pack's numbers. */
   readonly packErrors = new Map<string, string>();
+  /**
+   * Packs whose background load (the warm-up) the user cancelled (packscope/cancelLoads) before
+   * their model was had: listed as such, and not warmed up again until a request loads them.
+   */
+  readonly cancelledLoads = new Set<string>();
   /** Why the pack directories could not be listed (a damaged multi-pack-index, alternates loop…). */
   error: string | undefined;
 
@@ -105,6 +110,7 @@ export class RepositoryState {
     if (failed !== undefined) entry.error = failed;
     const loaded = this.loader.peek(pack.files);
     if (loaded) entry.summary = this.summaryOf(pack, loaded);
+    else if (this.cancelledLoads.has(pack.files.pack)) entry.loadCancelled = true;
     return entry;
   }
 

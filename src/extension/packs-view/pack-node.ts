@@ -98,7 +98,9 @@ export class PackNode extends PacksNodeBase {
       this.description = `${formatCountOf(summary.objects, 'object')} · ${formatBytes(summary.bytes.inflated)} inflated · ${formatBytes(summary.bytes.onDisk)} on disk · depth ≤ ${summary.maxDepth}`;
     } else {
       const objects = this.listing.objects === undefined ? '' : formatCountOf(this.listing.objects, 'object');
-      this.description = this.loading === undefined ? objects : objects === '' ? this.loading : `${this.loading} · ${objects}`;
+      // A cancelled warm-up says so (expanding the pack loads it), rather than looking never tried.
+      const state = this.loading ?? (this.listing.loadCancelled ? 'load cancelled: expand to load' : undefined);
+      this.description = state === undefined ? objects : objects === '' ? state : `${state} · ${objects}`;
     }
     // Kind and markers first: they tell a cruft or kept pack apart before any model is built.
     if (markers !== '') this.description = this.description === '' ? markers : `${markers} · ${this.description}`;
