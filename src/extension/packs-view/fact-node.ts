@@ -28,4 +28,14 @@ export class FactNode extends PacksNodeBase {
   override getChildren(): PacksNode[] {
     return this.rows;
   }
+
+  /**
+   * Leaves this row and those below it without ids: VS Code then names them by their place and
+   * label, and never refuses them as "already registered" when two asks for the rows overlap.
+   */
+  withoutIds(): this {
+    this.id = undefined;
+    for (const row of this.rows) row.withoutIds();
+    return this;
+  }
 }

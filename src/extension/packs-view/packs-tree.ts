@@ -186,7 +186,7 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
   }
 
   retry(node: PacksNode): void {
-    if (node.kind === 'object' || node.kind === 'objectList') node.reload();
+    if (node.kind === 'object' || node.kind === 'objectList' || node.kind === 'summary') node.reload();
     this.changed(node);
   }
 

@@ -5,7 +5,7 @@ import { isCancellation, withModelProgress } from '../model-progress.ts';
 import { describe } from '../server-client.ts';
 import { depthHistogramDescription, depthRowText } from '../../presentation/packs-view-text.ts';
 import { FactNode } from './fact-node.ts';
-import { retryNode } from './message-node.ts';
+import { MessageNode, retryNode } from './message-node.ts';
 import type { PackNode } from './pack-node.ts';
 import { PacksNodeBase, type PacksNode, type TreeContext } from './packs-node.ts';
 
@@ -57,15 +57,50 @@ export class SummaryNode extends PacksNodeBase {
 
   override async getChildren(context: TreeContext): Promise<PacksNode[]> {
     if (this.rows !== undefined) return this.rows;
+    if (this.ended !== undefined) return this.ended;
+    // A build takes seconds on a big pack, and its progress text refreshes the pack's subtree, so VS
+    // Code asks for these rows again while the first ask waits. Both answered with the same rows at
+    // once made it refuse them ("Element with id … is already registered") and the Summary stayed
+    // empty. So the first ask waits for the model; a later one while it waits gets a line pointing at
+    // the progress, and the rows come with a refresh once the model is there.
+    if (this.pendingRows === undefined) {
+      this.pendingRows = this.loadRows(context).finally(() => {
+        this.pendingRows = undefined;
+        if (this.placeholderShown) {
+          this.placeholderShown = false;
+          context.changed(this);
+        }
+      });
+      return this.pendingRows;
+    }
+    this.placeholders += 1;
+    this.placeholderShown = true;
+    return [new MessageNode(this, `building:${this.placeholders}`, 'Building the model… (progress on the pack row)', 'info')];
+  }
+
+  private pendingRows: Promise<PacksNode[]> | undefined;
+  private placeholders = 0;
+  private placeholderShown = false;
+  /** What the last load ended with when it gave no rows (a cancel: the retry line), until a retry. */
+  private ended: PacksNode[] | undefined;
+
+  /** "Load again": the next ask loads the summary anew. */
+  reload(): void {
+    this.ended = undefined;
+  }
+
+  private async loadRows(context: TreeContext): Promise<PacksNode[]> {
     try {
       const summary = await loadSummary(context, this.parent);
-      this.rows = summaryRows(this, summary);
+      // The rows have no ids: an ask VS Code abandoned (a refresh of the pack while the model was
+      // built) may have registered them already, and then every later ask was refused.
+      this.rows = summaryRows(this, summary).map((row) => (row instanceof FactNode ? row.withoutIds() : row));
       return this.rows;
     } catch (error) {
-      if (isCancellation(error)) return [retryNode(this)];
+      if (isCancellation(error)) return (this.ended = [retryNode(this)]);
       this.parent.setFailure(describe(error));
       context.changed(this.parent);
-      return [];
+      return (this.ended = []);
     }
   }
 }
