@@ -121,8 +121,10 @@ function describeLayout(layout: RepositoryLayout, lines: string[]): void {
 }
 
 function describeTotals(t: Totals, lines: string[]): void {
-  lines.push(`  objects: ${formatCount(t.objects)} (${formatCount(t.byType.commit)} commits, ${formatCount(t.byType.tree)} trees, ${formatCount(t.byType.blob)} blobs, ${formatCount(t.byType.tag)} tags)`);
-  lines.push(`  deltas: ${formatCount(t.deltas.ofs + t.deltas.ref)} (${formatCount(t.deltas.ofs)} OFS, ${formatCount(t.deltas.ref)} REF), ${formatCount(t.families)} families`);
+  // "1 commit", not "1 commits" (issue 14: plural and singular right).
+  const of = (n: number, one: string, many: string): string => `${formatCount(n)} ${n === 1 ? one : many}`;
+  lines.push(`  objects: ${formatCount(t.objects)} (${of(t.byType.commit!, 'commit', 'commits')}, ${of(t.byType.tree!, 'tree', 'trees')}, ${of(t.byType.blob!, 'blob', 'blobs')}, ${of(t.byType.tag!, 'tag', 'tags')})`);
+  lines.push(`  deltas: ${formatCount(t.deltas.ofs + t.deltas.ref)} (${formatCount(t.deltas.ofs)} OFS, ${formatCount(t.deltas.ref)} REF), ${of(t.families, 'family', 'families')}`);
   lines.push(`  depth: max ${t.maxDepth}, mean ${t.meanDepth.toFixed(2)} (${t.meanDeltaDepth.toFixed(2)} over deltas)`);
   lines.push(`  bytes: ${formatBytes(t.bytes.inflated)} inflated, ${formatBytes(t.bytes.onDisk)} on disk`);
   lines.push('  depth histogram:');
