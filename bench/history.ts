@@ -28,11 +28,6 @@ export interface BenchHistoryOptions {
   binaryRate: number;
   /** An annotated tag every this many commits. */
   tagEvery: number;
-  /**
-   * A fast-import `progress` command every this many commits (git prints it as it gets there),
-   * for the scale generator's progress; absent: none, and the stream is what it always was.
-   */
-  progressEvery?: number;
 }
 
 const WORDS = (
@@ -187,7 +182,6 @@ export function writeHistoryStream(file: string, options: BenchHistoryOptions): 
       out.data(Buffer.from(`${texts.get(name)!.join('\n')}\n`));
     }
     out.text('\n');
-    if (options.progressEvery && (c + 1) % options.progressEvery === 0) out.text(`progress ${c + 1} of ${options.commits} commits\n\n`);
     if (options.tagEvery > 0 && c % options.tagEvery === options.tagEvery - 1) {
       out.text(`tag v${c + 1}\nfrom :${c + 1}\ntagger C O Mitter <committer@example.com> ${when} +0000\n`);
       out.data(Buffer.from(`release ${c + 1}\n`));
