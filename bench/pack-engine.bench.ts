@@ -27,6 +27,7 @@ import { buildSync } from 'esbuild';
 import { profileNode, type ThreadProfile } from './cpu-profile.ts';
 import { NOISY_CORES, QuietGate } from './quiet.ts';
 import { benchDir, DEFAULT_HISTORY, generatedPack, gitEnv, gitVersion, projectRoot, type GeneratedPack } from './generate.ts';
+import { monorepo, scaleRepository } from './scale.ts';
 
 const help = `usage: npm run bench -- [options] [<pack>...]
        node --import tsx bench/pack-engine.bench.ts [options] [<pack>...]
@@ -52,6 +53,12 @@ options:
   --no-generated    skip the generated repository; measure only the given packs
   --commits N       commits in the generated history (default ${DEFAULT_HISTORY.commits})
   --seed N          seed of the generated history (default ${DEFAULT_HISTORY.seed})
+  --scale           also generate (once; cached in .bench/) and measure the scale repositories
+                    of issue 17: one pack of about --scale-objects objects, and a monorepo-shaped
+                    repository (200+ packs, cruft, geometric, .keep, .promisor, MIDX + bitmap,
+                    10,000+ loose objects, an alternate) of about as many objects
+  --scale-objects N objects of the scale repositories (default 10000000; the pack alone takes
+                    tens of minutes of CPU to generate at that size)
   --max-wait S      before every timed run, wait up to S seconds (default 600; 0: never) for
                     other processes to leave the CPUs alone; a run during which they used more
                     than ${NOISY_CORES} of a core is repeated (at most 3 times in all), else flagged
@@ -266,6 +273,40 @@ function scratchRepository(files: ReturnType<typeof packFilesFor>, hashName: str
     if (file) fs.symlinkSync(path.resolve(file), path.join(packDir, path.basename(file)));
   }
   return dir;
+}
+
+/**
+ * The monorepo-shaped repository as a whole, each PackScope command against the git command that
+ * reports the same (best of `runs`, alternating, after an untimed warm-up of each): `objects`
+ * against cat-file --batch-all-objects --batch-check (git's listing also has the loose and the
+ * alternate's objects, ours the packed ones: a time ratio, not an output check), and `stats --json
+ * --no-paths` against count-objects -v.
+ */
+function measureRepository(gitDir: string, runs: number, maxWaitMs: number): string[] {
+  const gate = new QuietGate(maxWaitMs, log);
+  const env = gitEnv();
+  const pairs: { label: string; git: string[]; cli: string[] }[] = [
+    { label: 'objects vs git cat-file --batch-all-objects --batch-check', git: ['--git-dir', gitDir, 'cat-file', '--batch-all-objects', `--batch-check=${CATFILE_FORMAT}`], cli: [cli, 'objects', '--no-cache', gitDir] },
+    { label: 'stats --json --no-paths vs git count-objects -v', git: ['--git-dir', gitDir, 'count-objects', '-v'], cli: [cli, 'stats', '--json', '--no-paths', '--no-cache', gitDir] },
+  ];
+  const lines = [`\n  monorepo-shaped repository ${path.relative(projectRoot, gitDir)} (${fs.readdirSync(path.join(gitDir, 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length} packs)`];
+  for (const pair of pairs) {
+    timeProcess('git', pair.git, { env });
+    timeProcess(process.execPath, pair.cli, { env: cliEnv() });
+    const gitMs: number[] = [];
+    const cliMs: number[] = [];
+    let load = 0;
+    for (let run = 0; run < runs; run++) {
+      log(`[monorepo] ${pair.label}: run ${run + 1}/${runs}`);
+      const g = gate.run('git', () => timeProcess('git', pair.git, { env }));
+      const c = gate.run('packscope', () => timeProcess(process.execPath, pair.cli, { env: cliEnv() }));
+      gitMs.push(g.value);
+      cliMs.push(c.value);
+      load = Math.max(load, g.load, c.load);
+    }
+    lines.push(`  ${pair.label}: packscope ${(min(cliMs) / 1000).toFixed(3)} s, git ${(min(gitMs) / 1000).toFixed(3)} s, ratio ${(min(cliMs) / min(gitMs)).toFixed(2)} (highest other load ${load.toFixed(2)} cores)`);
+  }
+  return lines;
 }
 
 function measurePack(packArgument: string, label: string, runs: number, profile: 'auto' | 'always' | 'never', maxWaitMs: number): PackResult {
@@ -547,6 +588,8 @@ function main(): number {
       commits: { type: 'string' },
       seed: { type: 'string' },
       'max-wait': { type: 'string' },
+      scale: { type: 'boolean' },
+      'scale-objects': { type: 'string' },
     },
   });
   if (values.help) {
@@ -571,6 +614,16 @@ function main(): number {
     const generated = generatedPack(history, log);
     packs.push({ path: generated.pack, label: `generated (${history.commits} commits, seed ${history.seed})`, generated });
   }
+  let monorepoDir: string | undefined;
+  if (values.scale) {
+    const objects = values['scale-objects'] === undefined ? 10_000_000 : Number(values['scale-objects']);
+    if (!Number.isInteger(objects) || objects < 1000) throw new Error('--scale-objects needs an integer of at least 1000');
+    const scale = scaleRepository({ objects, log });
+    const packDir = path.join(scale.gitDir, 'objects', 'pack');
+    const pack = fs.readdirSync(packDir).find((name) => name.endsWith('.pack'))!;
+    packs.push({ path: path.join(packDir, pack), label: `scale (about ${objects} objects${scale.generated ? `, generated in ${scale.seconds.toFixed(0)} s` : ', reused from .bench/'})` });
+    monorepoDir = monorepo({ size: objects, log }).gitDir;
+  }
   for (const p of positionals) packs.push({ path: p, label: 'given pack' });
   if (packs.length === 0) throw new Error('nothing to measure (--no-generated and no pack given)');
 
@@ -584,6 +637,7 @@ function main(): number {
     log(`== ${p.label}: ${p.path}`);
     results.push(measurePack(p.path, p.label, runs, profile, maxWaitSeconds * 1000));
   }
+  const repositoryLines = monorepoDir ? measureRepository(monorepoDir, runs, maxWaitSeconds * 1000) : [];
   const totalSeconds = (performance.now() - started) / 1000;
 
   const table = [
@@ -593,6 +647,7 @@ function main(): number {
       const note = generated ? `  (generated repository ${generated.generated ? `built in ${generated.seconds.toFixed(1)} s` : 'reused from .bench/'}, key ${generated.key})\n` : '';
       return `\n${note}${renderPack(r)}`;
     }),
+    ...repositoryLines,
     `\nbench total: ${totalSeconds.toFixed(1)} s, of which ${(results.reduce((sum, r) => sum + r.waitedMs, 0) / 1000).toFixed(0)} s waiting for other processes to go quiet` +
       (packs[0]?.generated?.generated ? ` and ${packs[0].generated.seconds.toFixed(0)} s generating the repository` : ''),
   ].join('\n');

@@ -61,13 +61,14 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
   let status = 0;
   for (const argument of positionals) {
     // git's verify-pack names the pack as given, with .idx (or nothing) turned into .pack.
+    let held: HeldOutput | undefined;
     const shownName = argument.endsWith('.idx') ? `${argument.slice(0, -4)}.pack` : argument.endsWith('.pack') ? argument : `${argument}.pack`;
     try {
       const files = packFilesFor(path.resolve(shownName));
       const hash = forcedHash ?? hashAlgorithmNear(files.pack);
       const index = loadIdx(files, hash);
       // The checksum pass reads the whole pack; it runs in a worker while the model is built.
-      const checksums = checksumsInWorker(context.workerScript, files, index.hash.name);
+      const checksums = checksumsInWorker(context.workerScript, files, index.hash.name, index);
       let model: PackModel;
       try {
         model = context.progress.track(`Reading ${path.basename(files.pack)}`, (onProgress) => buildPackModel(files, { index, onProgress }));
@@ -77,6 +78,18 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
       }
       // Like `git index-pack --verify-stat`, the listing comes before the comparison with the idx:
       // an idx that disagrees with a sound pack still gets the listing, then "bad".
+      // Without --full the listing is formatted while the checksum worker runs (it was a third of
+      // the main thread's time after the build), held back until the checksums say whether it is
+      // printed; past LISTING_HOLD_BYTES the formatting waits for them.
+      // Whether the listing is printed: yes when the checksums pass or fail only against the idx.
+      const listingVerdict = checksums.result.then(
+        () => true,
+        (error: unknown) => error instanceof PackFormatError && isIdxProblem(error, files.idx),
+      );
+      held = (verbose || statOnly) && !values.full ? new HeldOutput() : undefined;
+      const listing = held ? printPackInfo(model, statOnly, undefined, held, listingVerdict) : undefined;
+      // A listing given up (the checksums failed) stops at its next write; that rejection is expected.
+      listing?.catch(() => undefined);
       let idxProblem: PackFormatError | undefined;
       try {
         await context.progress.trackAsync(`Checking ${path.basename(files.pack)}`, () => checksums.result);
@@ -89,12 +102,18 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
         if (!(error instanceof PackFormatError) || !isIdxProblem(error, files.idx)) throw error;
         idxProblem = error;
       }
-      if (verbose || statOnly) printPackInfo(model, statOnly, idxProblem instanceof IdMismatchError ? idxProblem.computed : undefined);
+      if (held) {
+        await listing;
+        held.release();
+      } else if (verbose || statOnly) {
+        await printPackInfo(model, statOnly, idxProblem instanceof IdMismatchError ? idxProblem.computed : undefined);
+      }
       if (idxProblem) throw idxProblem;
       // builtin/verify-pack.c: "ok" only with -v; -s prints the histogram alone.
       if (verbose) process.stdout.write(`${shownName}: ok\n`);
     } catch (error) {
       if (!(error instanceof PackFormatError)) throw error;
+      held?.discard();
       reportError(error);
       if (verbose || statOnly) process.stdout.write(`${shownName}: bad\n`);
       status = 1;
@@ -108,9 +127,44 @@ function isIdxProblem(error: PackFormatError, idxFile: string): boolean {
   return error.file === idxFile && (error.code === 'checksum' || error.code === 'crc' || error instanceof IdMismatchError);
 }
 
+/** Listing bytes formatted ahead of the checksums' verdict before formatting waits for it. */
+const LISTING_HOLD_BYTES = 64 << 20;
+
+/** Output kept back until released (then written, and everything after it directly) or discarded. */
+class HeldOutput {
+  private chunks: Buffer[] | undefined = [];
+  heldBytes = 0;
+  discarded = false;
+
+  write(chunk: Buffer): void {
+    if (this.discarded) throw new Error('listing discarded');
+    if (this.chunks) {
+      this.chunks.push(chunk);
+      this.heldBytes += chunk.length;
+    } else {
+      process.stdout.write(chunk);
+    }
+  }
+
+  get holding(): boolean {
+    return this.chunks !== undefined;
+  }
+
+  release(): void {
+    const chunks = this.chunks ?? [];
+    this.chunks = undefined;
+    if (chunks.length > 0) process.stdout.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+  }
+
+  discard(): void {
+    this.discarded = true;
+    this.chunks = [];
+  }
+}
+
 /** The object lines and histogram of `git index-pack --verify-stat` (builtin/index-pack.c show_pack_info). */
-function printPackInfo(model: PackModel, statOnly: boolean, computedIds?: Map<number, string>): void {
-  const out = new AsciiWriter();
+async function printPackInfo(model: PackModel, statOnly: boolean, computedIds?: Map<number, string>, held?: HeldOutput, verdict?: Promise<boolean>): Promise<void> {
+  const out = held ? new AsciiWriter((chunk) => held.write(chunk)) : new AsciiWriter();
   const c = model.columns;
   const count = model.count;
   const names = model.index.bytes;
@@ -139,6 +193,11 @@ function printPackInfo(model: PackModel, statOnly: boolean, computedIds?: Map<nu
       writeId(c.base[n]!);
     }
     out.endLine();
+    if (held && held.holding && held.heldBytes >= LISTING_HOLD_BYTES && verdict) {
+      // Enough held back: wait for the checksums, then print the rest as it comes, or stop.
+      if (!(await verdict)) return;
+      held.release();
+    }
   }
   if (nonDeltas > 0) {
     out.text(`non delta: ${nonDeltas} object${nonDeltas === 1 ? '' : 's'}`).endLine();

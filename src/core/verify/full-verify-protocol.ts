@@ -1,4 +1,5 @@
 /** Messages between the --full verifier and its worker threads (one module per boundary). */
+import type { TransferredIndex } from '../format/idx.ts';
 
 export interface FullVerifyTask {
   kind: 'families';
@@ -37,6 +38,8 @@ export interface ChecksumTask {
   pack: string;
   idx: string;
   hashName: 'sha1' | 'sha256';
+  /** The idx the caller already parsed (and checked): the worker then does not read and parse it again. */
+  index?: TransferredIndex;
 }
 
 export type VerifyWorkerTask = FullVerifyTask | ChecksumTask;

@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PackFormatError } from '../errors.ts';
 import { hashAlgorithmByName } from '../format/hash-algorithm.ts';
+import { PackIndex } from '../format/idx.ts';
 import { loadIdx, packFilesFor, packOrder } from '../model/build-pack-model.ts';
 import { verifyChecksums } from './checksums.ts';
 import type { ChecksumMessage, ChecksumTask, FullVerifyMessage, FullVerifyTask, VerifyWorkerTask, WorkerCrash } from './full-verify-protocol.ts';
@@ -36,7 +37,7 @@ function resolveFamilies(task: FullVerifyTask): FullVerifyMessage {
 function checkSums(task: ChecksumTask): ChecksumMessage {
   try {
     const files = packFilesFor(task.pack);
-    const index = loadIdx(files, hashAlgorithmByName(task.hashName));
+    const index = task.index ? PackIndex.fromTransfer(task.index) : loadIdx(files, hashAlgorithmByName(task.hashName));
     return { kind: 'checksums', report: verifyChecksums(files, index, packOrder(files, index, false)) };
   } catch (error) {
     return failure(error);
