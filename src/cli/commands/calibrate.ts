@@ -15,14 +15,15 @@ import type { Command } from '../command.ts';
 const calibrateHelp = `usage: packscope calibrate [--json] [--refresh] [--seed N] [--git PATH] <repo|pack>
 
 Times git itself reading objects of the pack (the repository's largest, for a repository): git
-cat-file --batch minus --batch-check on seeded, size-stratified object lists at
-core.deltaBaseCacheLimit=0 and at a large limit, and fits the cost model sweep --time prices
-counts with (seconds per inflation and inflated byte, per delta application and result byte, per
-cache hit, per trace line). Minutes on a large pack; the result is kept in PackScope's cache directory
-per pack checksum, node version, CPU model and git version (--refresh runs it again). The page
-cache is never dropped: a cold read is not measured, and the calibration says so.
+cat-file --batch --buffer on seeded, size-stratified object lists, non-deltas as --batch minus
+--batch-check at core.deltaBaseCacheLimit=0, deltas as the same list at 0 minus at 1g (what the
+cache saves), and fits the cost model sweep --time prices counts with (seconds per inflation and
+inflated byte, per delta application and result byte, per trace line). Tens of seconds on a large
+pack; the result is kept in PackScope's cache directory per pack checksum, node version, CPU model
+and git version (--refresh runs it again). The page cache is never dropped: a cold read is not
+measured, and the calibration says so.
 
---json prints {"schema":"packscope.calibration/1",…} (docs/json.md).`;
+--json prints {"schema":"packscope.calibration/2",…} (docs/json.md).`;
 
 async function runCalibrate(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -81,7 +82,8 @@ export function calibrationText(c: Calibration, file: string | undefined, fromCa
     `  git ${c.key.git}, node ${c.key.node}, ${c.key.cpu}; load average ${c.loadAverage.map((x) => x.toFixed(2)).join(' ')}`,
     `  inflation        ${ns(p.aInflate)} + ${perMiB(p.bInflate)} inflated`,
     `  delta applied    ${ns(p.aDelta)} + ${perMiB(p.bDelta)} of result`,
-    `  cache hit        ${ns(p.cHit)}`,
+    `  cache hit        ${ns(p.cHit)} (part of the two above: the reads are the same at every limit)`,
+    `  cat-file per read ${ns(c.perRead)} (cat-file's own work, not priced)`,
     `  trace line       ${ns(p.cTrace)} (taken out of a recording's time)`,
     `  page-cache miss  ${c.pageCacheMiss.secondsPerByte === null ? c.pageCacheMiss.note : perMiB(c.pageCacheMiss.secondsPerByte)}`,
     `  ${c.batches.length} timed lists, ${c.batches.reduce((s, b) => s + b.reads, 0)} reads, ${formatBytes(c.batches.reduce((s, b) => s + b.inflatedBytes, 0))} inflated; seed ${c.seed}, best of ${c.repeats}; ${c.seconds.toFixed(1)}s`,
