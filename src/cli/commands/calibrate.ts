@@ -1,12 +1,9 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { cachedCalibration, DEFAULT_SEED } from '../../core/cost/calibrate.ts';
 import type { Calibration } from '../../core/cost/cost-model.ts';
-import type { ObjectStore } from '../../core/model/object-store.ts';
-import type { PackModel } from '../../core/model/pack-model.ts';
-import { discoverRepository } from '../../core/model/repository.ts';
+import { gitDirFor, packToCalibrate } from '../../core/cost/time-plan.ts';
 import { formatBytes, writeJson } from '../output.ts';
 import { openObjectStore } from '../open-target.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
@@ -51,26 +48,6 @@ async function runCalibrate(argv: string[]): Promise<number> {
   }
   process.stdout.write(calibrationText(calibration, file, fromCache).join('\n') + '\n');
   return 0;
-}
-
-/** The pack a target names, or a repository's largest (by objects): the one most reads go to. */
-export function packToCalibrate(store: ObjectStore, target: string): PackModel {
-  const packs = store.packs.filter((p) => !store.isUnreadable(p));
-  if (packs.length === 0) throw fail('io', target, undefined, 'no readable pack to calibrate on');
-  const named = /\.(pack|idx)$/.test(target) ? packs.find((p) => p.files.pack === target.replace(/\.idx$/, '.pack')) : undefined;
-  if (named) return store.model(named);
-  return packs.map((p) => store.model(p)).sort((a, b) => b.count - a.count)[0]!;
-}
-
-/** git must run in the pack's repository: it times its own reads of these objects. */
-export function gitDirFor(store: ObjectStore, target: string): string {
-  const gitDir = store.repository.gitDir;
-  if (fs.existsSync(path.join(gitDir, 'HEAD')) || fs.existsSync(path.join(gitDir, 'objects'))) return gitDir;
-  try {
-    return discoverRepository(path.dirname(target)).gitDir;
-  } catch {
-    throw fail('not-a-repository', target, undefined, 'calibrate times git reading the pack, so the pack must be inside a repository');
-  }
 }
 
 export function calibrationText(c: Calibration, file: string | undefined, fromCache: boolean): string[] {
