@@ -91,10 +91,10 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
     let seconds: number;
     let against: ReturnType<typeof gitPolicy.run> | undefined;
     if (list.stage === 'inflate') {
-      seconds = Math.max(0, (await timedRun(git, options.gitDir, 0, '--batch', input, repeats, undefined, options.signal)) - (await timedRun(git, options.gitDir, 0, '--batch-check', input, repeats, undefined, options.signal)));
+      seconds = await pairedDifference(git, options.gitDir, { limit: 0, mode: '--batch' }, { limit: 0, mode: '--batch-check' }, input, repeats, options.signal);
     } else {
       against = at(SAVED_AGAINST);
-      seconds = Math.max(0, (await timedRun(git, options.gitDir, 0, '--batch', input, repeats, undefined, options.signal)) - (await timedRun(git, options.gitDir, SAVED_AGAINST, '--batch', input, repeats, undefined, options.signal)));
+      seconds = await pairedDifference(git, options.gitDir, { limit: 0, mode: '--batch' }, { limit: SAVED_AGAINST, mode: '--batch' }, input, repeats, options.signal);
     }
     const minus = (a: number, b: number | undefined): number => a - (b ?? 0);
     let compressedBytes = 0;
@@ -143,7 +143,7 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
     pack: { path: model.files.pack, objects: model.count },
     seed,
     repeats,
-    method: 'git cat-file --batch --buffer on seeded, size-stratified object lists, output to /dev/null, glibc’s malloc thresholds pinned (GLIBC_TUNABLES, as a long-running command’s heap has them), CPU time (user + system), best of repeats: non-deltas --batch minus --batch-check at core.deltaBaseCacheLimit=0 (inflate), deltas --batch at 0 minus at 1g (saved: what the cache saves); counts from the simulator’s replay of each list',
+    method: 'git cat-file --batch --buffer on seeded, size-stratified object lists, output to /dev/null, glibc’s malloc thresholds pinned (GLIBC_TUNABLES, as a long-running command’s heap has them), CPU time (user + system), median of repeats of back-to-back pairs: non-deltas --batch minus --batch-check at core.deltaBaseCacheLimit=0 (inflate), deltas --batch at 0 minus at 1g (saved: what the cache saves); counts from the simulator’s replay of each list',
     parameters,
     perRead,
     pageCacheMiss: {
@@ -195,15 +195,13 @@ export function calibrationPlan(objects: SimObjects, seed: number, perClass: num
  * cHit is 0, and not from want of measuring: hits = reads − inflations + deltaApplications, and the
  * reads are the same at every limit, so in any difference between limits (a saved row, and every
  * speed-up a sweep predicts) a hit's cost is exactly a part of aInflate and aDelta and cannot be
- * told apart from them. Rows are weighted by 1/seconds (relative error: a 0.05 s list counts as
- * much as a 0.5 s one), 1/10 ms at most.
+ * told apart from them.
  */
 export function fit(batches: CalibrationBatch[], cTrace: number): { parameters: CostParameters; perRead: number } {
-  // A list timed at 0 s is kept (dropping it would bias every constant up); weights stop at 10 ms, near the timing noise.
-  const used = batches;
-  const weight = (b: CalibrationBatch): number => 1 / Math.max(b.seconds, 0.01);
-  const rows = used.map((b) => [b.inflations, b.inflatedBytes, b.deltaApplications, b.appliedBytes, b.stage === 'inflate' ? b.reads : 0].map((v) => v * weight(b)));
-  const [aInflate = 0, bInflate = 0, aDelta = 0, bDelta = 0, perRead = 0] = used.length > 0 ? nonNegativeLeastSquares(rows, used.map((b) => b.seconds * weight(b))) : [];
+  // Unweighted: the longest lists, whose differences stand furthest above the noise, count most.
+  // (Weighting by 1/seconds let a noisy list timed at 0 s pull every constant to 0.)
+  const rows = batches.map((b) => [b.inflations, b.inflatedBytes, b.deltaApplications, b.appliedBytes, b.stage === 'inflate' ? b.reads : 0]);
+  const [aInflate = 0, bInflate = 0, aDelta = 0, bDelta = 0, perRead = 0] = batches.length > 0 ? nonNegativeLeastSquares(rows, batches.map((b) => b.seconds)) : [];
   return { parameters: { aInflate, bInflate, aDelta, bDelta, cHit: 0, cTrace }, perRead };
 }
 
@@ -298,6 +296,26 @@ function mulberry32(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * The median over `repeats` of (a's CPU time − b's), each pair run back to back: on a shared
+ * machine the load changes from second to second, and two runs side by side share it, where the
+ * best of three a's and the best of three b's (the first calibration's way) can come from a quiet
+ * and a busy moment: git.git's calibration at load 13 timed lists that save 40,000 inflations at
+ * 0.000 s. At least 0.
+ */
+async function pairedDifference(git: string, gitDir: string, a: { limit: number; mode: string }, b: { limit: number; mode: string }, input: string, repeats: number, signal: AbortSignal | undefined): Promise<number> {
+  const differences: number[] = [];
+  for (let r = 0; r < repeats; r++) {
+    const ta = await timedRun(git, gitDir, a.limit, a.mode, input, 1, undefined, signal);
+    const tb = await timedRun(git, gitDir, b.limit, b.mode, input, 1, undefined, signal);
+    differences.push(ta - tb);
+  }
+  differences.sort((x, y) => x - y);
+  const mid = differences.length >> 1;
+  const median = differences.length % 2 === 1 ? differences[mid]! : (differences[mid - 1]! + differences[mid]!) / 2;
+  return Math.max(0, median);
 }
 
 /**
