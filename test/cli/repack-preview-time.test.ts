@@ -61,12 +61,17 @@ describe('repack-preview --time', () => {
     assert.match(text.stdout.toString(), /read time: estimate, calibration of pack-/);
   });
 
-  test('without --time nothing is priced', () => {
+  test('without --time a kept calibration prices the layouts, and with none kept it says how to get one', () => {
     const recording = path.join(sandbox.root, 'log-p.psrec');
-    const run = runCli(['repack-preview', '--json', '--no-estimate', '--recording', recording, '--limits', '16m', repo], { cwd: sandbox.root, env });
-    assert.equal(run.status, 0, run.stderr);
-    const doc = JSON.parse(run.stdout.toString()) as RepackPreviewDocument;
-    assert.equal(doc.readTime, null);
+    const kept = runCli(['repack-preview', '--json', '--no-estimate', '--recording', recording, '--limits', '16m', repo], { cwd: sandbox.root, env });
+    assert.equal(kept.status, 0, kept.stderr);
+    const keptDoc = JSON.parse(kept.stdout.toString()) as RepackPreviewDocument;
+    assert.ok(keptDoc.readTime?.calibration, JSON.stringify(keptDoc.readTime));
+    const none = runCli(['repack-preview', '--json', '--no-estimate', '--no-cache', '--recording', recording, '--limits', '16m', repo], { cwd: sandbox.root, env });
+    assert.equal(none.status, 0, none.stderr);
+    const doc = JSON.parse(none.stdout.toString()) as RepackPreviewDocument;
+    assert.equal(doc.readTime?.calibration, null);
+    assert.match(doc.readTime!.note, /packscope calibrate/);
     assert.equal(doc.recordings[0]!.current.inflations[0]!.readSeconds, null);
   });
 });

@@ -36,9 +36,9 @@ temporary directory.
 --recording FILE    also replay a recording of this repository (packscope record) against both
                     layouts: the git policy's inflations at --limits (default 16m,96m) and the
                     seek locality of its reads; may be given several times
---time              also predict each recording's read time on both layouts (an estimate: the
-                    counts priced by packscope calibrate's cost model of today's largest pack,
-                    run first when none is kept)
+--time              predict each recording's read time on both layouts (an estimate: the counts
+                    priced by packscope calibrate's cost model of today's largest pack), running
+                    the calibration first when none is kept; without it a kept one is used
 --estimate-only     no pack-objects run: only the write-order estimate (git-internals §5), which
                     keeps today's deltas and predicts where objects would be written
 --no-estimate       skip the estimate (by default it runs too, and its distance from the preview
@@ -145,7 +145,8 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
           unusableRecordings: 'fail',
           describeCurrentWithoutPreview: false,
           warningsInDocument: false,
-          readTime: values.time ? 'calibrate' : 'off',
+          // As the panel: a kept calibration prices the layouts; --time makes one when none is kept.
+          readTime: values.time ? 'calibrate' : 'cached',
         },
       ),
     );
@@ -247,7 +248,7 @@ function describe(result: RepackPreview | undefined, document: RepackPreviewDocu
     lines.push(`  seeks under 2 MiB: current ${r.current.locality.map(share).join(', ') || '-'}; preview ${share(r.preview?.locality[0])}; estimate ${r.estimate ? share(r.estimate) : '-'}`);
     lines.push(`  median seek: current ${r.current.locality.map(median).join(', ') || '-'}; preview ${median(r.preview?.locality[0])}`);
   }
-  if (document.readTime) lines.push(`read time: ${document.readTime.calibration ? `estimate, calibration of ${path.basename(document.readTime.calibration.pack)} ${document.readTime.calibration.date} (git ${document.readTime.calibration.key.git}); ${document.readTime.note}` : document.readTime.note}`);
+  if (document.readTime?.calibration) lines.push(`read time: estimate, calibration of ${path.basename(document.readTime.calibration.pack)} ${document.readTime.calibration.date} (git ${document.readTime.calibration.key.git}); ${document.readTime.note}`);
   if (estimate) {
     const e = estimate.estimate;
     lines.push(`estimate (no repack; ${e.basis}; ${e.seconds.toFixed(2)} s):`);
