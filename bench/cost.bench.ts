@@ -53,13 +53,17 @@ async function workload(name: string, repository: string, gitArgs: string[]): Pr
   const recorded = spawnSync(process.execPath, [cli, 'record', '--exact', '-o', recording, '-C', repository, '--cache-dir', cache, '--', ...gitArgs], { cwd: scratch, stdio: ['ignore', devNull, 'inherit'], env: { ...gitEnv(), PACKSCOPE_NO_PROGRESS: '1' } });
   fs.closeSync(devNull);
   if (recorded.status !== 0) throw new Error(`recording ${name} failed`);
+  // Interleaved (0, 1m, 16m, 96m, 0, 1m, …), not three in a row per limit: on a shared machine a
+  // burst of someone else's load then lands on every limit alike instead of on one.
+  const runs = new Map<string, { cpu: number; wall: number }[]>(LIMITS.map((l) => [l, []]));
+  for (let r = 0; r < 3; r++) for (const limit of LIMITS) runs.get(limit)!.push(await runGit(repository, limit, gitArgs));
   const measured = new Map<string, { cpu: number; wall: number }>();
   for (const limit of LIMITS) {
-    const runs: { cpu: number; wall: number }[] = [];
-    for (let r = 0; r < 3; r++) runs.push(await runGit(repository, limit, gitArgs));
-    log(`${name}: ${limit} measured cpu ${runs.map((x) => x.cpu.toFixed(2)).join(', ')}s, wall ${runs.map((x) => x.wall.toFixed(2)).join(', ')}s; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-    measured.set(limit, { cpu: Math.min(...runs.map((x) => x.cpu)), wall: Math.min(...runs.map((x) => x.wall)) });
+    const list = runs.get(limit)!;
+    log(`${name}: ${limit} measured cpu ${list.map((x) => x.cpu.toFixed(2)).join(', ')}s, wall ${list.map((x) => x.wall.toFixed(2)).join(', ')}s`);
+    measured.set(limit, { cpu: Math.min(...list.map((x) => x.cpu)), wall: Math.min(...list.map((x) => x.wall)) });
   }
+  log(`${name}: load average after the runs ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   const sweep = spawnSync(process.execPath, [cli, 'sweep', '--time', '--json', '--recorded-seconds', String(measured.get('0')!.cpu), '--limits', LIMITS.join(','), '--policies', 'git', '--cache-dir', cache, recording], { cwd: scratch, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
   if (sweep.status !== 0) throw new Error(`sweep --time of ${name} failed`);
   const time = (JSON.parse(sweep.stdout) as { time: { cells: { policy: string; limit: number; predictedSeconds: number }[]; nonRead: { seconds: number; recordedSeconds: number }; calibration: { parameters: object } } }).time;
@@ -91,6 +95,7 @@ function report(name: string, rows: Row[]): boolean {
 
 async function main(): Promise<void> {
 const results: [string, Row[]][] = [];
+console.log(`cost bench: ${os.cpus().length} CPUs, load average at the start ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 try {
   if (!args.includes('--skip-git-git')) {
     const gitGit = '/work/.mirror/git+git/repo';

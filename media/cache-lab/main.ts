@@ -22,6 +22,7 @@ import { parseLimitList } from '../../src/common/git-size.ts';
 import { MessageHandler } from '../../src/common/message-handler.ts';
 import { gitVersusReferenceSentences, metricWords, sweepCell, sweepCellText, sweepTableMarkdown, sweepTableNotes, sweepTableText, sweepTableTitle } from '../../src/presentation/sweep-table.ts';
 import { SWEEP_CHART_VIEWS, planSweepChart, viewReference } from '../../src/presentation/sweep-chart-views.ts';
+import { kneeSentences, measuredAgainstPredicted, measuredSentences, timeLabel, timeTableRows } from '../../src/presentation/time-view-text.ts';
 import { distanceChart, indexPackChart, measureChart, policyLabel, sweepChart, zeroLimitChart } from './charts.ts';
 import { baseName, h, replaceChildren } from '../common/dom.ts';
 import { readThemeColours, watchTheme } from '../common/theme.ts';
@@ -140,6 +141,12 @@ const measureFigure = h('figure', { hidden: true }, h('div', { class: 'chart-box
 const measureTable = h('table', { id: 'measure-table', class: 'numbers', hidden: true });
 /** What ran, where; and, for a raw trace, that its command line was read back from the trace. */
 const measureCommand = h('p', { id: 'measure-command', hidden: true });
+const measureNotes = h('ul', { id: 'measure-notes', class: 'note', hidden: true });
+// Time (issue 16): the sweep's counts priced in seconds, an estimate labelled with its calibration.
+const timeLabelText = h('p', { id: 'time-label', class: 'explanation' });
+const timeTable = h('table', { id: 'time-table', class: 'numbers', hidden: true });
+const kneeList = h('ul', { id: 'time-knees', hidden: true });
+const recommendationText = h('p', { id: 'time-recommendation', class: 'summary', hidden: true });
 
 replaceChildren(
   tabs[0]!.panel,
@@ -155,6 +162,11 @@ replaceChildren(
   h('figure', { id: 'sweep-figure' }, h('div', { class: 'chart-box' }, sweepCanvas), zeroBox, sweepNotes, sweepChartAlt),
   h('div', { class: 'table-actions' }, copyTextButton, copyMarkdownButton),
   sweepTable,
+  h('h3', {}, 'Time (estimate)'),
+  timeLabelText,
+  timeTable,
+  kneeList,
+  recommendationText,
   h('h3', {}, "Git's LRU against the reference bound"),
   referenceList,
   h('h3', {}, 'index-pack (second pass, one thread) on the recording’s packs'),
@@ -163,13 +175,14 @@ replaceChildren(
   h(
     'p',
     { class: 'explanation' },
-    'Runs the recording’s git command for real at each cache limit above (core.deltaBaseCacheLimit), best of N runs, and shows the wall time next to the simulated inflations. It runs only when you press the button, and asks first.',
+    'Runs the recording’s git command for real at each cache limit above (core.deltaBaseCacheLimit), best of N runs, and shows the wall time next to the simulated inflations and the predicted time (estimate), with the error. It runs only when you press the button, and asks first.',
   ),
   h('div', { class: 'row' }, h('label', { for: 'measure-runs' }, 'Runs per limit (best of N)'), measureRunsInput, measureButton, measureCancelButton),
   measureStatus,
   measureCommand,
   measureFigure,
   measureTable,
+  measureNotes,
 );
 
 // Locality tab
@@ -428,8 +441,10 @@ function renderSweep(): void {
     zeroBox.hidden = true;
     replaceChart('sweep', undefined);
     replaceChart('sweep-zero', undefined);
+    renderTime();
     return;
   }
+  renderTime();
   const { limits, policies } = sweep.request;
   const { result } = sweep;
   const metric = state.metric;
@@ -556,11 +571,53 @@ function renderIndexPack(): void {
   });
 }
 
+/** The Time section: predicted seconds per limit and policy, the knees, the recommendation, all labelled an estimate. */
+function renderTime(): void {
+  const sweep = received.sweep;
+  const time = sweep?.result.time;
+  timeTable.hidden = time === undefined;
+  kneeList.hidden = time === undefined;
+  recommendationText.hidden = time === undefined;
+  if (sweep === undefined || time === undefined) {
+    replaceChildren(timeTable);
+    replaceChildren(kneeList);
+    replaceChildren(recommendationText);
+    replaceChildren(timeLabelText, sweep === undefined ? 'Run a sweep to see its predicted seconds.' : `No time estimate: ${sweep.result.timeError ?? 'the server gave none'}`);
+    return;
+  }
+  const { limits, policies } = sweep.request;
+  const [header, ...rows] = timeTableRows(time, limits, policies);
+  replaceChildren(timeLabelText, timeLabel(time));
+  replaceChildren(
+    timeTable,
+    h('caption', {}, `Predicted seconds of the whole command (estimate) and speed-up against your ${formatLimit(time.currentLimit)}, by cache limit (rows) and policy (columns)`),
+    h('thead', {}, h('tr', {}, ...header!.map((text, i) => h('th', { scope: 'col', 'data-policy': i === 0 ? undefined : text }, text)))),
+    h(
+      'tbody',
+      {},
+      ...rows.map((row, r) =>
+        h(
+          'tr',
+          { 'data-limit': limits[r]!, class: limits[r] === time.currentLimit ? 'default-limit' : undefined },
+          h('th', { scope: 'row' }, row[0]!, limits[r] === time.currentLimit ? h('span', { class: 'note' }, ' yours') : null),
+          ...row.slice(1).map((text, c) => {
+            const cell = time.cells.find((x) => x.policy === header![c + 1] && x.limit === limits[r]);
+            return h('td', { 'data-policy': header![c + 1]!, 'data-seconds': cell?.predictedSeconds, 'data-speed-up': cell?.speedUp }, text === '' ? '—' : text);
+          }),
+        ),
+      ),
+    ),
+  );
+  replaceChildren(kneeList, ...kneeSentences(time, policyLabel).map((sentence) => h('li', {}, sentence)));
+  replaceChildren(recommendationText, h('strong', {}, 'Recommendation (estimate): '), time.recommendation);
+}
+
 function renderMeasure(): void {
   const measure = received.measure;
   measureFigure.hidden = measure === undefined;
   measureTable.hidden = measure === undefined;
   measureCommand.hidden = measure === undefined;
+  measureNotes.hidden = measure === undefined;
   if (measure === undefined) replaceChildren(measureCommand);
   else {
     replaceChildren(measureCommand, 'Ran ', h('code', {}, measure.command), measure.cwd === undefined ? '' : ` in ${measure.cwd}`, '.');
@@ -576,10 +633,19 @@ function renderMeasure(): void {
   const simulatedCells = limits.map((limit) => (received.sweep === undefined ? undefined : sweepCell(received.sweep.result.results, GIT_POLICY, limit)));
   const simulated = simulatedCells.map((cell) => cell?.inflations ?? null);
   const measured = measure.result.results.map((r) => r.bestSeconds);
+  const time = received.sweep?.result.time;
+  const comparison = time === undefined ? undefined : measuredAgainstPredicted(time, measure.result);
+  measureNotes.hidden = false;
+  replaceChildren(
+    measureNotes,
+    ...(comparison === undefined
+      ? [h('li', {}, 'No predicted time to compare with: run the sweep in a trusted workspace for its time estimate.')]
+      : measuredSentences(comparison).map((sentence) => h('li', {}, sentence))),
+  );
   replaceChildren(
     measureTable,
     h('caption', {}, `${measure.command}: measured wall time (git ${measure.result.gitVersion}) and simulated inflations of Git's LRU, by core.deltaBaseCacheLimit`),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'limit'), h('th', { scope: 'col' }, 'simulated inflations (git)'), h('th', { scope: 'col' }, 'best wall time (s)'), h('th', { scope: 'col' }, 'all runs (s)'))),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'limit'), h('th', { scope: 'col' }, 'simulated inflations (git)'), h('th', { scope: 'col' }, 'best wall time (s)'), h('th', { scope: 'col' }, 'predicted (s, estimate)'), h('th', { scope: 'col' }, 'error'), h('th', { scope: 'col' }, 'all runs (s)'))),
     h(
       'tbody',
       {},
@@ -590,6 +656,8 @@ function renderMeasure(): void {
           h('th', { scope: 'row' }, formatLimit(r.limit)),
           h('td', { 'data-value': simulated[i] ?? undefined }, simulatedCells[i] === undefined ? '—' : sweepCellText(simulatedCells[i]!, 'inflations', formatCount)),
           h('td', { 'data-value': r.bestSeconds }, r.bestSeconds.toFixed(3)),
+          h('td', { class: 'predicted', 'data-value': comparison?.rows[i]?.predicted ?? undefined }, comparison?.rows[i]?.predicted == null ? '—' : comparison.rows[i]!.predicted!.toFixed(3)),
+          h('td', { class: 'error', 'data-value': comparison?.rows[i]?.error ?? undefined }, comparison?.rows[i]?.error == null ? '—' : `${comparison.rows[i]!.error! >= 0 ? '+' : ''}${(comparison.rows[i]!.error! * 100).toFixed(1)}%`),
           h('td', {}, r.seconds.map((s) => s.toFixed(3)).join(', ')),
         ),
       ),

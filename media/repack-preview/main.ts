@@ -233,6 +233,7 @@ function recordingsSection(run: RepackPreviewRun): HTMLElement | null {
     { 'aria-labelledby': 'recordings-title' },
     h('h2', { id: 'recordings-title' }, 'Recordings replayed on both layouts'),
     h('p', { class: 'explanation' }, "Each recording's reads, mapped by object id to where the objects would be: the git policy's inflations (git-internals §1.6) at each cache limit, and the seek distances between consecutive reads."),
+    run.result.readTime ? h('p', { class: 'note', id: 'read-time-note' }, run.result.readTime.calibration ? `Predicted read time is an estimate: ${run.result.readTime.note} (calibration of ${baseName(run.result.readTime.calibration.pack)}, ${run.result.readTime.calibration.date.slice(0, 16).replace('T', ' ')} UTC, git ${run.result.readTime.calibration.key.git}).` : `No predicted read time: ${run.result.readTime.note}.`) : null,
     ...recordings.map((replay) => {
       const header = ['', 'Current', ...(replay.preview ? ['Preview'] : []), ...(replay.estimate ? ['Estimate'] : [])];
       return h(

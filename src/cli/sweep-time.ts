@@ -1,41 +1,16 @@
-import { fail } from '../core/errors.ts';
-import { cachedCalibration } from '../core/cost/calibrate.ts';
-import { timeView, type CellCounts, type TimeView } from '../core/cost/cost-model.ts';
-import { probeGit } from '../core/git/run-git.ts';
-import { parseGitSize } from '../common/git-size.ts';
+import type { CellCounts, TimeView } from '../core/cost/cost-model.ts';
+import { priceSweep, type TimePlan } from '../core/cost/time-plan.ts';
 import type { SimResult } from '../core/report/simulation-documents.ts';
 import type { LoadedRecording } from '../core/trace/load-recording.ts';
-import { gitDirFor, packToCalibrate } from './commands/calibrate.ts';
 import { formatLimit, formatTable } from './output.ts';
 
-/** git's default core.deltaBaseCacheLimit (environment.c: 96 MiB). */
-export const GIT_DEFAULT_LIMIT = 96 << 20;
-
-/** What `sweep --time` needs before the sweep runs: the limits it must hold, the recorded run's time. */
-export async function timePlan(loaded: LoadedRecording, git: string, segment: number | undefined, measuredSeconds: number | undefined): Promise<{ recordedSeconds: number; recordedLimit: number; traced: boolean; current: { limit: number; source: string } }> {
-  const m = loaded.log.metadata;
-  if (!m) throw fail('usage', loaded.log.file, undefined, 'sweep --time needs a recording (packscope record): a raw trace has no command time to split into reads and the rest');
-  if (m.completeAt && m.completeAt.length > 0 && measuredSeconds === undefined) throw fail('usage', loaded.log.file, undefined, 'sweep --time needs a recording made without --complete: the time of a complete recording spans several runs');
-  if (segment !== undefined) throw fail('usage', loaded.log.file, undefined, 'sweep --time predicts the whole command: it cannot keep one segment');
-  const recordedSeconds = measuredSeconds ?? (Date.parse(m.endedAt) - Date.parse(m.startedAt)) / 1000;
-  if (!(recordedSeconds > 0)) throw fail('bad-header', loaded.log.file, 0, 'the recording has no usable start and end times');
-  const probe = await probeGit(git, ['config', '--get', 'core.deltaBaseCacheLimit'], { cwd: m.cwd });
-  const configured = probe.status === 0 ? parseGitSize(probe.stdout.trim()) : undefined;
-  const current = configured !== undefined ? { limit: configured, source: 'git config core.deltaBaseCacheLimit' } : { limit: GIT_DEFAULT_LIMIT, source: 'git’s default (unset)' };
-  return { recordedSeconds, recordedLimit: m.cacheLimit, traced: measuredSeconds === undefined, current };
-}
+export { GIT_DEFAULT_LIMIT, timePlan } from '../core/cost/time-plan.ts';
 
 /** Prices the sweep's cells with the calibration of the repository's largest pack. */
-export async function sweepTime(loaded: LoadedRecording, results: SimResult[], plan: Awaited<ReturnType<typeof timePlan>>, git: string): Promise<TimeView> {
-  const store = loaded.store;
-  const top = store.repository.workTree ?? store.repository.gitDir;
-  const model = packToCalibrate(store, top);
-  const { calibration } = await cachedCalibration(model, store.modelCacheDirectory, {
-    gitDir: gitDirFor(store, top),
-    git,
+export async function sweepTime(loaded: LoadedRecording, results: SimResult[], plan: TimePlan, git: string): Promise<TimeView> {
+  return priceSweep(loaded, results as unknown as CellCounts[], plan, git, formatLimit, {
     onStage: (stage, done, total) => process.stderr.write(`\rpackscope: calibrating (${stage}) ${done}/${total}${done + 1 === total ? '\n' : ''}`),
   });
-  return timeView(results as unknown as CellCounts[], calibration, { seconds: plan.recordedSeconds, limit: plan.recordedLimit, traced: plan.traced }, plan.current, formatLimit);
 }
 
 export function timeTable(view: TimeView, policies: string[], limits: number[]): string[] {

@@ -169,6 +169,14 @@ export function recordingRows(replay: RepackPreviewResult['recordings'][number])
       label: `Inflations (git policy, ${formatLimit(at.limit)} cache)`,
       values: pad(sides.map((s) => (s?.inflations[k] ? formatCount(s.inflations[k]!.inflations) : '–'))),
     });
+    // Issue 16: the same counts in seconds, when the document was priced (readTime).
+    if (sides.some((s) => typeof s?.inflations[k]?.readSeconds === 'number')) {
+      rows.push({
+        key: `read-seconds-${at.limit}`,
+        label: `Predicted read time (estimate, ${formatLimit(at.limit)} cache)`,
+        values: pad(sides.map((s) => (typeof s?.inflations[k]?.readSeconds === 'number' ? `${s.inflations[k]!.readSeconds!.toFixed(2)} s` : '–'))),
+      });
+    }
   }
   rows.push({ key: 'short-seeks', label: 'Short seeks (under 2 MiB)', values: localities.map((l) => formatShare(l?.shortSeekShare)) });
   for (const p of [50, 90, 99]) {

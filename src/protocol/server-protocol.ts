@@ -17,6 +17,7 @@ import type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/re
 import type { PolicyDescription } from '../core/report/policy-description.ts';
 import type { MapAttribute } from '../common/pack-map-geometry.ts';
 import type { SeekPath } from '../core/report/seek-path-document.ts';
+import type { TimeView } from '../core/report/time-view.ts';
 import type { ObjectTypeName } from '../common/object-types.ts';
 
 // Result shapes are declared once, in core/report (the documents the CLI prints); the server's add fields to them.
@@ -282,12 +283,22 @@ export interface SweepParams extends RecordingParams {
   policies: string[];
   /** Bytes. */
   limits: number[];
+  /**
+   * Also predict seconds (issue 16, as `packscope sweep --time`): the pack is calibrated by timing
+   * the configured git on it (cached per pack, machine and git), so the extension asks only in a
+   * trusted workspace. The extra cells the estimate needs (git's policy at the user's limit and
+   * the recorded one) are priced but not added to `results`.
+   */
+  time?: boolean;
 }
 
 export interface SweepResult {
   recording: RecordingInfo;
   /** Limits in the order given, policies within each limit (as `packscope sweep --json`). */
   results: SimCell[];
+  /** With `time`: the estimate, or why there is none (a raw trace has no command time). */
+  time?: TimeView;
+  timeError?: string;
 }
 
 /** A pack's locality as `packscope.locality/1` has it, plus the distance CDF the Locality chart draws. */

@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { cacheHits, CALIBRATION_SCHEMA, cellReadSeconds, knee, readSeconds, timeView, type Calibration, type CellCounts, type CostParameters } from '../../src/core/cost/cost-model.ts';
+import { cacheHits, CALIBRATION_SCHEMA, cellReadSeconds, knee, readSeconds, timeView, type Calibration, type CalibrationBatch, type CellCounts, type CostParameters } from '../../src/core/cost/cost-model.ts';
 import { nonNegativeLeastSquares } from '../../src/core/cost/fit.ts';
-import { fit } from '../../src/core/cost/calibrate.ts';
+import { batchPrediction, fit } from '../../src/core/cost/calibrate.ts';
 import { parsePolicy } from '../../src/core/sim/policy-registry.ts';
 import { simulate, type RecordingBasis } from '../../src/core/sim/simulate.ts';
 import type { SimObjects } from '../../src/core/sim/sim-objects.ts';
@@ -37,6 +37,7 @@ function calibration(parameters: CostParameters): Calibration {
     repeats: 1,
     method: 'hand-made',
     parameters,
+    perRead: 0,
     pageCacheMiss: { secondsPerByte: null, note: 'not measured' },
     loadAverage: [0, 0, 0],
     batches: [],
@@ -119,17 +120,20 @@ describe('the calibration fit', () => {
     assert.ok(negative.every((v) => v >= 0));
   });
 
-  test('staged fit takes inflation from the plain lists, then deltas and hits from the rest', () => {
-    const truth: CostParameters = { aInflate: 4e-6, bInflate: 2e-9, aDelta: 1e-6, bDelta: 5e-10, cHit: 3e-7, cTrace: 0 };
-    const batch = (stage: 'inflate' | 'delta' | 'hit', inflations: number, inflatedBytes: number, deltaApplications: number, appliedBytes: number, hits: number) => {
-      const seconds = readSeconds({ reads: hits + inflations - deltaApplications, logged: 0, inflations, inflatedBytes, deltaApplications, appliedBytes }, truth);
-      return { stage, sizeClass: [0, 1] as [number, number], objects: 1, reads: hits + inflations - deltaApplications, limit: 0, inflations, inflatedBytes, compressedBytes: 0, deltaApplications, appliedBytes, hits, seconds, predicted: 0 };
+  test('one fit takes inflation and cat-file\'s per-object work from the plain lists, what the cache saves from the saved lists', () => {
+    const truth: CostParameters = { aInflate: 4e-7, bInflate: 2e-9, aDelta: 1e-6, bDelta: 5e-10, cHit: 0, cTrace: 0 };
+    const perRead = 3e-6;
+    const batch = (stage: 'inflate' | 'saved', reads: number, inflations: number, inflatedBytes: number, deltaApplications: number, appliedBytes: number): CalibrationBatch => {
+      const b: CalibrationBatch = { stage, sizeClass: [0, 1], objects: 1, reads, limit: 0, against: stage === 'saved' ? 1 << 30 : null, inflations, inflatedBytes, compressedBytes: 0, deltaApplications, appliedBytes, hits: 0, seconds: 0, predicted: 0 };
+      b.seconds = batchPrediction(b, truth, perRead);
+      return b;
     };
-    const fitted = fit([
-      batch('inflate', 1000, 1e5, 0, 0, 0), batch('inflate', 1000, 1e7, 0, 0, 0), batch('inflate', 3000, 3e6, 0, 0, 0),
-      batch('delta', 3000, 2e5, 2000, 4e6, 0), batch('delta', 4000, 1e5, 3000, 9e7, 0),
-      batch('hit', 1000, 1e5, 800, 3e6, 700), batch('hit', 500, 1e4, 450, 1e6, 900),
+    const { parameters: fitted, perRead: fittedPerRead } = fit([
+      batch('inflate', 1000, 1000, 1e5, 0, 0), batch('inflate', 1000, 1000, 1e7, 0, 0), batch('inflate', 3000, 3000, 3e6, 0, 0),
+      batch('saved', 900, 3000, 2e5, 2000, 4e6), batch('saved', 300, 4000, 1e5, 3000, 9e7), batch('saved', 50, 1000, 6e6, 990, 3e7),
     ], 0);
-    for (const key of ['aInflate', 'bInflate', 'aDelta', 'bDelta', 'cHit'] as const) assert.ok(Math.abs(fitted[key] / truth[key] - 1) < 1e-6, `${key} ${fitted[key]} vs ${truth[key]}`);
+    for (const key of ['aInflate', 'bInflate', 'aDelta', 'bDelta'] as const) assert.ok(Math.abs(fitted[key] / truth[key] - 1) < 1e-6, `${key} ${fitted[key]} vs ${truth[key]}`);
+    assert.ok(Math.abs(fittedPerRead / perRead - 1) < 1e-6);
+    assert.equal(fitted.cHit, 0, 'a hit is not told apart from inflations and applications when the reads are fixed');
   });
 });

@@ -21,6 +21,8 @@ import {
 } from './harness.mjs';
 // The sweep chart's views (zoomed, relative, log, limit 0 apart): their own file, in this run.
 import './sweep-chart-views.mjs';
+// The time view (issue 16): its own file, in this run.
+import './time-view.mjs';
 
 describe('Cache Lab webview', () => {
   it('posts ready with the protocol version, under the CSP, without errors', async () => {

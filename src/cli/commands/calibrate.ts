@@ -1,12 +1,9 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { cachedCalibration, DEFAULT_SEED } from '../../core/cost/calibrate.ts';
 import type { Calibration } from '../../core/cost/cost-model.ts';
-import type { ObjectStore } from '../../core/model/object-store.ts';
-import type { PackModel } from '../../core/model/pack-model.ts';
-import { discoverRepository } from '../../core/model/repository.ts';
+import { gitDirFor, packToCalibrate } from '../../core/cost/time-plan.ts';
 import { formatBytes, writeJson } from '../output.ts';
 import { openObjectStore } from '../open-target.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
@@ -15,14 +12,15 @@ import type { Command } from '../command.ts';
 const calibrateHelp = `usage: packscope calibrate [--json] [--refresh] [--seed N] [--git PATH] <repo|pack>
 
 Times git itself reading objects of the pack (the repository's largest, for a repository): git
-cat-file --batch minus --batch-check on seeded, size-stratified object lists at
-core.deltaBaseCacheLimit=0 and at a large limit, and fits the cost model sweep --time prices
-counts with (seconds per inflation and inflated byte, per delta application and result byte, per
-cache hit, per trace line). Minutes on a large pack; the result is kept in PackScope's cache directory
-per pack checksum, node version, CPU model and git version (--refresh runs it again). The page
-cache is never dropped: a cold read is not measured, and the calibration says so.
+cat-file --batch --buffer on seeded, size-stratified object lists, non-deltas as --batch minus
+--batch-check at core.deltaBaseCacheLimit=0, deltas as the same list at 0 minus at 1g (what the
+cache saves), and fits the cost model sweep --time prices counts with (seconds per inflation and
+inflated byte, per delta application and result byte, per trace line). Tens of seconds on a large
+pack; the result is kept in PackScope's cache directory per pack checksum, node version, CPU model
+and git version (--refresh runs it again). The page cache is never dropped: a cold read is not
+measured, and the calibration says so.
 
---json prints {"schema":"packscope.calibration/1",…} (docs/json.md).`;
+--json prints {"schema":"packscope.calibration/2",…} (docs/json.md).`;
 
 async function runCalibrate(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -52,26 +50,6 @@ async function runCalibrate(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** The pack a target names, or a repository's largest (by objects): the one most reads go to. */
-export function packToCalibrate(store: ObjectStore, target: string): PackModel {
-  const packs = store.packs.filter((p) => !store.isUnreadable(p));
-  if (packs.length === 0) throw fail('io', target, undefined, 'no readable pack to calibrate on');
-  const named = /\.(pack|idx)$/.test(target) ? packs.find((p) => p.files.pack === target.replace(/\.idx$/, '.pack')) : undefined;
-  if (named) return store.model(named);
-  return packs.map((p) => store.model(p)).sort((a, b) => b.count - a.count)[0]!;
-}
-
-/** git must run in the pack's repository: it times its own reads of these objects. */
-export function gitDirFor(store: ObjectStore, target: string): string {
-  const gitDir = store.repository.gitDir;
-  if (fs.existsSync(path.join(gitDir, 'HEAD')) || fs.existsSync(path.join(gitDir, 'objects'))) return gitDir;
-  try {
-    return discoverRepository(path.dirname(target)).gitDir;
-  } catch {
-    throw fail('not-a-repository', target, undefined, 'calibrate times git reading the pack, so the pack must be inside a repository');
-  }
-}
-
 export function calibrationText(c: Calibration, file: string | undefined, fromCache: boolean): string[] {
   const p = c.parameters;
   const ns = (x: number): string => `${(x * 1e9).toFixed(1)} ns`;
@@ -81,7 +59,8 @@ export function calibrationText(c: Calibration, file: string | undefined, fromCa
     `  git ${c.key.git}, node ${c.key.node}, ${c.key.cpu}; load average ${c.loadAverage.map((x) => x.toFixed(2)).join(' ')}`,
     `  inflation        ${ns(p.aInflate)} + ${perMiB(p.bInflate)} inflated`,
     `  delta applied    ${ns(p.aDelta)} + ${perMiB(p.bDelta)} of result`,
-    `  cache hit        ${ns(p.cHit)}`,
+    `  cache hit        ${ns(p.cHit)} (part of the two above: the reads are the same at every limit)`,
+    `  cat-file per read ${ns(c.perRead)} (cat-file's own work, not priced)`,
     `  trace line       ${ns(p.cTrace)} (taken out of a recording's time)`,
     `  page-cache miss  ${c.pageCacheMiss.secondsPerByte === null ? c.pageCacheMiss.note : perMiB(c.pageCacheMiss.secondsPerByte)}`,
     `  ${c.batches.length} timed lists, ${c.batches.reduce((s, b) => s + b.reads, 0)} reads, ${formatBytes(c.batches.reduce((s, b) => s + b.inflatedBytes, 0))} inflated; seed ${c.seed}, best of ${c.repeats}; ${c.seconds.toFixed(1)}s`,

@@ -19,7 +19,7 @@ import { previewRepackMode } from '../../core/repack/repack-mode-preview.ts';
 import type { RepackMode, RepackModePreviewDocument } from '../../core/report/repack-mode-document.ts';
 
 const repackPreviewHelp = `usage: packscope repack-preview [--json] [--depth N] [--window N] [--threads N] [--reuse-deltas]
-                                [--recording FILE]... [--limits L,…] [--estimate-only | --no-estimate]
+                                [--recording FILE]... [--limits L,…] [--time] [--estimate-only | --no-estimate]
                                 [--top N] [--git PATH] [-- pack-objects options…] [path]
        packscope repack-preview [--json] (--geometric N | --cruft) [--git PATH] [path]
 
@@ -36,6 +36,9 @@ temporary directory.
 --recording FILE    also replay a recording of this repository (packscope record) against both
                     layouts: the git policy's inflations at --limits (default 16m,96m) and the
                     seek locality of its reads; may be given several times
+--time              predict each recording's read time on both layouts (an estimate: the counts
+                    priced by packscope calibrate's cost model of today's largest pack), running
+                    the calibration first when none is kept; without it a kept one is used
 --estimate-only     no pack-objects run: only the write-order estimate (git-internals §5), which
                     keeps today's deltas and predicts where objects would be written
 --no-estimate       skip the estimate (by default it runs too, and its distance from the preview
@@ -64,6 +67,7 @@ interface Values {
   limits?: string | undefined;
   'estimate-only'?: boolean | undefined;
   'no-estimate'?: boolean | undefined;
+  time?: boolean | undefined;
   top?: string | undefined;
   git?: string | undefined;
   geometric?: string | undefined;
@@ -97,6 +101,7 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
       limits: { type: 'string' },
       'estimate-only': { type: 'boolean' },
       'no-estimate': { type: 'boolean' },
+      time: { type: 'boolean' },
       top: { type: 'string' },
       git: { type: 'string' },
       geometric: { type: 'string' },
@@ -140,6 +145,8 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
           unusableRecordings: 'fail',
           describeCurrentWithoutPreview: false,
           warningsInDocument: false,
+          // As the panel: a kept calibration prices the layouts; --time makes one when none is kept.
+          readTime: values.time ? 'calibrate' : 'cached',
         },
       ),
     );
@@ -152,7 +159,7 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
 /** `--geometric N` / `--cruft`: a real repack of that mode against a shadow (repack-mode-preview.ts). */
 async function runRepackModePreview(values: Values, positionals: string[], extraOptions: string[], progress: Progress): Promise<number> {
   if (values.geometric !== undefined && values.cruft) throw fail('usage', undefined, undefined, '--geometric and --cruft exclude each other');
-  const tuned = (['depth', 'window', 'threads', 'top', 'limits', 'recording', 'reuse-deltas', 'estimate-only', 'no-estimate'] as const).filter((name) => values[name] !== undefined);
+  const tuned = (['depth', 'window', 'threads', 'top', 'limits', 'recording', 'reuse-deltas', 'estimate-only', 'no-estimate', 'time'] as const).filter((name) => values[name] !== undefined);
   if (tuned.length > 0 || extraOptions.length > 0) throw fail('usage', undefined, undefined, `--${values.cruft ? 'cruft' : 'geometric'} runs git repack as it is: ${tuned.length > 0 ? `--${tuned.join(', --')}` : 'pack-objects options'} do not apply`);
   if (positionals.length > 1) throw fail('usage', undefined, undefined, 'repack-preview takes at most one path');
   let mode: RepackMode = { kind: 'cruft' };
@@ -231,12 +238,17 @@ function describe(result: RepackPreview | undefined, document: RepackPreviewDocu
     lines.push(`recording ${r.recording.file} (${formatCount(r.reads)} reads${r.readsNotInPreview > 0 ? `; ${r.readsNotInPreview} of objects the preview drops left out` : ''}):`);
     const rows = [['  git policy', ...limits.map((l) => `${formatLimit(l)} current`), ...(result ? limits.map((l) => `${formatLimit(l)} preview`) : [])]];
     rows.push(['  inflations', ...r.current.inflations.map((x) => formatCount(x.inflations)), ...(r.preview?.inflations ?? []).map((x) => formatCount(x.inflations))]);
+    if (document.readTime?.calibration) {
+      const s = (x: { readSeconds: number | null }): string => (x.readSeconds === null ? '-' : `${x.readSeconds.toFixed(2)}s`);
+      rows.push(['  read time (estimate)', ...r.current.inflations.map(s), ...(r.preview?.inflations ?? []).map(s)]);
+    }
     lines.push(...formatTable(rows));
     const share = (x: { shortSeekShare: number } | undefined): string => (x ? `${(x.shortSeekShare * 100).toFixed(1)}%` : '-');
     const median = (x: { percentiles: { p: number; bytes: number }[] } | undefined): string => (x ? formatBytes(x.percentiles.find((p) => p.p === 50)?.bytes ?? 0) : '-');
     lines.push(`  seeks under 2 MiB: current ${r.current.locality.map(share).join(', ') || '-'}; preview ${share(r.preview?.locality[0])}; estimate ${r.estimate ? share(r.estimate) : '-'}`);
     lines.push(`  median seek: current ${r.current.locality.map(median).join(', ') || '-'}; preview ${median(r.preview?.locality[0])}`);
   }
+  if (document.readTime?.calibration) lines.push(`read time: estimate, calibration of ${path.basename(document.readTime.calibration.pack)} ${document.readTime.calibration.date} (git ${document.readTime.calibration.key.git}); ${document.readTime.note}`);
   if (estimate) {
     const e = estimate.estimate;
     lines.push(`estimate (no repack; ${e.basis}; ${e.seconds.toFixed(2)} s):`);

@@ -19,7 +19,8 @@
  * It is an estimate: every number it gives carries the calibration it rests on.
  */
 
-export const CALIBRATION_SCHEMA = 'packscope.calibration/1';
+/** /2: saved lists (limit 0 minus 1g) and perRead replace /1's delta and hit lists, whose constants over-priced reads. */
+export const CALIBRATION_SCHEMA = 'packscope.calibration/2';
 
 /** Seconds per unit; all ≥ 0 (fit.ts fits them non-negative). */
 export interface CostParameters {
@@ -31,7 +32,7 @@ export interface CostParameters {
   aDelta: number;
   /** Per byte of delta result (patch_delta's copies). */
   bDelta: number;
-  /** Per cache hit (a lookup that saved an inflation; the detach or copy). */
+  /** Per cache hit. The calibration leaves it 0: with the reads fixed a hit's cost is a part of aInflate and aDelta (calibrate.ts, fit). Kept for hand-made parameters. */
   cHit: number;
   /** Per GIT_TRACE_PACK_ACCESS line git writes while recording: taken out of the recorded time. */
   cTrace: number;
@@ -39,20 +40,23 @@ export interface CostParameters {
 
 /** One timed batch of the calibration: what it read (exact counts) and what git took. */
 export interface CalibrationBatch {
-  stage: 'inflate' | 'delta' | 'hit' | 'trace';
+  /** inflate: non-deltas, --batch minus --batch-check at limit 0; saved: deltas, --batch at limit 0 minus at `against`. */
+  stage: 'inflate' | 'saved';
   /** Size class: objects with inflated (or, for deltas, result) size in [low, high). */
   sizeClass: [number, number];
   /** Distinct objects sampled, and reads (the list repeated). */
   objects: number;
   reads: number;
   limit: number;
+  /** The limit subtracted (saved lists): the counts below are then differences, limit's minus against's. */
+  against: number | null;
   inflations: number;
   inflatedBytes: number;
   compressedBytes: number;
   deltaApplications: number;
   appliedBytes: number;
   hits: number;
-  /** git cat-file --batch minus --batch-check on the same list, best of `repeats`, seconds. */
+  /** The timed difference (see stage), each side best of `repeats`, CPU seconds. */
   seconds: number;
   /** What the fitted parameters predict for this batch, seconds. */
   predicted: number;
@@ -70,6 +74,8 @@ export interface Calibration {
   /** What was timed, and why: git itself, not PackScope's own zlib. */
   method: string;
   parameters: CostParameters;
+  /** cat-file's own work per object in --batch beyond --batch-check (fitted, seconds): not a command's, never priced. */
+  perRead: number;
   /** The page-cache miss cost, or why it is not measured. */
   pageCacheMiss: { secondsPerByte: number | null; note: string };
   /** Load average when it ran (a shared machine makes every constant larger). */

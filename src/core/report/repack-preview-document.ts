@@ -39,8 +39,12 @@ export interface SizeChange {
 }
 
 export interface LayoutReplay {
-  /** The `git` policy's counts at each limit (git-internals §1.6). */
-  inflations: { limit: number; logged: number; inflations: number; deltaApplications: number; inflatedBytes: number }[];
+  /**
+   * The `git` policy's counts at each limit (git-internals §1.6); `readSeconds`: those counts priced
+   * by the cost model (issue 16, an estimate: the document's `readTime` says on which calibration),
+   * null when there is no calibration to price them with.
+   */
+  inflations: { limit: number; reads: number; logged: number; inflations: number; deltaApplications: number; inflatedBytes: number; appliedBytes: number; readSeconds: number | null }[];
   /** Locality of the reads per pack of the layout (the preview has one). */
   locality: PackLocality[];
 }
@@ -132,6 +136,20 @@ export interface RepackPreviewDocument {
   onlyInCurrent: number | null;
   recordings: RecordingReplay[];
   estimate: { estimate: WriteOrderEstimate; accuracy: EstimateAccuracy | null } | null;
+  /**
+   * Predicted read time of the recordings on both layouts (issue 16): every layout's counts priced
+   * with the calibration of today's largest pack on this machine (git's read path costs per byte
+   * and per inflation, which a repack does not change; the counts are the layout's own). Null when
+   * no recording was replayed or pricing was not asked for; `calibration` null with `note` saying
+   * how to get one when none is cached.
+   */
+  readTime?: ReadTimeNote | null;
   /** The server's only (the CLI prints them on stderr): recordings skipped or partly read. */
   warnings?: string[];
+}
+
+export interface ReadTimeNote {
+  estimate: true;
+  calibration: { date: string; key: { packChecksum: string; node: string; cpu: string; git: string }; pack: string; parameters: Record<string, number> } | null;
+  note: string;
 }

@@ -22,7 +22,9 @@ import { compareEstimateWithPreview, estimateRecordingLocality, estimateWriteOrd
 import { resolveRecording, segmentRepositories, type LoadedRecording } from '../trace/load-recording.ts';
 import type { TraceLog } from '../trace/trace-log.ts';
 import { recordingSummary } from './recording.ts';
-import type { RecordingReplay, RepackPreviewDocument } from './repack-preview-document.ts';
+import type { ReadTimeNote, RecordingReplay, RepackPreviewDocument } from './repack-preview-document.ts';
+import { cachedCalibration, calibrationFile, calibrationKey, loadCalibration } from '../cost/calibrate.ts';
+import { readSeconds, type Calibration } from '../cost/cost-model.ts';
 
 /** What the caller does with the run's progress, log lines and warnings, and how it stops it. */
 export interface RepackPreviewHost {
@@ -65,6 +67,13 @@ export interface RepackPreviewRequest extends RepackTuning {
   describeCurrentWithoutPreview: boolean;
   /** The warnings also go into the document's `warnings` (the server's); the CLI prints them on stderr only. */
   warningsInDocument: boolean;
+  /**
+   * Predicted read time on both layouts (issue 16): 'cached' prices with a calibration already
+   * kept for today's largest pack and never times git (the panel: a preview must not grow by a
+   * calibration's tens of seconds unasked); 'calibrate' runs one when none is kept (the CLI's
+   * --time); absent or 'off': no pricing, `readTime` null.
+   */
+  readTime?: 'off' | 'cached' | 'calibrate' | undefined;
 }
 
 export interface RepackPreviewReport {
@@ -196,6 +205,7 @@ export async function runRepackPreviewReport(host: RepackPreviewHost, request: R
       estimate: estimated ? estimateRecordingLocality(loaded, estimated.layout) : null,
     });
   }
+  const readTime = request.readTime === undefined || request.readTime === 'off' || replays.length === 0 ? null : await priceReplays(host, request, currentModels, replays);
   let estimate: RepackPreviewDocument['estimate'] = null;
   if (estimated) {
     const accuracy = run
@@ -225,7 +235,38 @@ export async function runRepackPreviewReport(host: RepackPreviewHost, request: R
     onlyInCurrent: result?.onlyInCurrent ?? null,
     recordings: replays,
     estimate,
+    readTime,
   };
   if (request.warningsInDocument) document.warnings = warnings;
   return { document, preview: result };
+}
+
+/**
+ * Prices every layout's counts in place (`readSeconds`) with the calibration of today's largest
+ * pack: kept in the model cache, or (readTime 'calibrate') run now by timing git on it.
+ */
+async function priceReplays(host: RepackPreviewHost, request: RepackPreviewRequest, currentModels: PackModel[], replays: RecordingReplay[]): Promise<ReadTimeNote> {
+  const model = [...currentModels].sort((a, b) => b.count - a.count)[0];
+  const note = 'each layout’s exact counts priced with the calibration of today’s largest pack (git’s costs per inflation and byte on this machine; a repack changes the counts, not those costs); read time only, the command’s other work is the same on both layouts';
+  if (model === undefined) return { estimate: true, calibration: null, note: 'no pack to calibrate on' };
+  let calibration: Calibration | undefined;
+  const cacheDirectory = request.store.modelCacheDirectory;
+  if (request.readTime === 'calibrate') {
+    host.step('Calibrating the cost model (timing git on the pack)');
+    calibration = (await cachedCalibration(model, cacheDirectory, { gitDir: request.repository.gitDir, git: request.git, signal: host.signal })).calibration;
+  } else if (cacheDirectory !== undefined) {
+    const key = await calibrationKey(model, request.git);
+    const kept = loadCalibration(calibrationFile(cacheDirectory, key));
+    if (kept && JSON.stringify(kept.key) === JSON.stringify(key)) calibration = kept;
+  }
+  if (calibration === undefined) {
+    return { estimate: true, calibration: null, note: 'no calibration of this pack on this machine yet: run `packscope calibrate` on the repository, or a Cache Lab sweep of one of its recordings, and preview again' };
+  }
+  const p = calibration.parameters;
+  for (const replay of replays) {
+    for (const side of [replay.current, replay.preview]) {
+      for (const at of side?.inflations ?? []) at.readSeconds = readSeconds(at, p);
+    }
+  }
+  return { estimate: true, calibration: { date: calibration.date, key: calibration.key, pack: calibration.pack.path, parameters: { ...p } }, note };
 }

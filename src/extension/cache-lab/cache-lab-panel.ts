@@ -218,7 +218,11 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
     const jobs: CacheLabJob[] = ['sweep', 'indexPack', 'locality'];
     const { outcome } = await this.withRun(runId, jobs, async (job) => {
       const segment = request.segment ?? undefined;
-      const sweep = await job('sweep', (progress) => this.request(runId, 'sweep', SweepRequest, { file: request.file, segment, limits: request.limits, policies: request.policies }, progress));
+      // The time estimate calibrates by timing git on the pack (git reads the repository's config),
+      // so only in a trusted workspace, as Measure for real.
+      const time = vscode.workspace.isTrusted;
+      const sweep = await job('sweep', (progress) => this.request(runId, 'sweep', SweepRequest, { file: request.file, segment, limits: request.limits, policies: request.policies, time }, progress));
+      if (sweep !== undefined && !time) sweep.timeError = 'No time estimate in an untrusted workspace: it calibrates by timing git on the pack.';
       if (sweep !== undefined) {
         this.send({ type: 'sweep', runId, request: { limits: request.limits, policies: request.policies }, result: sweep });
         this.deps.onSweep?.(request.file, segment, sweep);

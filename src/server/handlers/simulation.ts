@@ -1,12 +1,19 @@
 /** `packscope/sweep` and `packscope/locality`: a recording replayed over policies and limits, and its seek locality. */
+import { formatLimit } from '../../common/format.ts';
+import type { CellCounts } from '../../core/cost/cost-model.ts';
+import { priceSweep, timeLimits, timePlan } from '../../core/cost/time-plan.ts';
 import { sweepRecording } from '../../core/report/simulation.ts';
+import type { SimResult } from '../../core/report/simulation-documents.ts';
+import type { LoadedRecording } from '../../core/trace/load-recording.ts';
 import type { PackLocalityWithQuantiles } from '../../core/report/simulation-documents.ts';
 import { parsePolicy } from '../../core/sim/policy-registry.ts';
 import { LocalityRequest, SweepRequest, type LocalityResult, type SweepResult } from '../../protocol/server-protocol.ts';
 import { abortSignalFor, throwIfCancelled } from '../cancellation.ts';
+import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import { openRecording } from '../recording-opener.ts';
 import { checkLimits, invalid, pageCacheParams, paramsObject, stringList } from '../request-params.ts';
 import { percent, withProgress } from '../request-progress.ts';
+import { trustedGit } from '../trusted-git.ts';
 import type { ServerContext } from '../server-context.ts';
 import { runSimulationWorker } from '../workers/simulation-worker-client.ts';
 
@@ -37,7 +44,8 @@ export function registerSimulationHandlers(context: ServerContext): void {
             onProgress: (done, all) => progress.report(percent(done, all), `${done} of ${all} cells`),
           });
         });
-        return { recording: info, results };
+        if (fields.time !== true) return { recording: info, results };
+        return { recording: info, results, ...(await priceCells(context, loaded, params.segment, results, token, progress)) };
       }),
     ),
   );
@@ -61,4 +69,31 @@ export function registerSimulationHandlers(context: ServerContext): void {
       }),
     ),
   );
+}
+
+/**
+ * The sweep's time estimate (issue 16): git's policy at the user's limit and the recorded one is
+ * replayed too where the sweep lacks it (priced, not added to the results), and the pack is
+ * calibrated by timing the configured git (cached; tens of seconds the first time on a large pack).
+ * A recording that cannot be priced (a raw trace, a complete recording, one segment) gives the
+ * reason instead, and the counts stand.
+ */
+async function priceCells(context: ServerContext, loaded: LoadedRecording, segment: number | undefined, results: SimResult[], token: CancellationToken, progress: WorkDoneProgressReporter): Promise<Pick<SweepResult, 'time' | 'timeError'>> {
+  try {
+    const git = trustedGit(undefined, context.settings.git);
+    const plan = await timePlan(loaded, git, segment, undefined);
+    const missing = timeLimits(plan).filter((limit) => !results.some((r) => r.policy === 'git' && r.limit === limit));
+    const signal = abortSignalFor(token);
+    const extra = missing.length === 0 ? [] : await context.work.run('sweep', token, () => sweepRecording(loaded, ['git'], missing, { workerScript: context.bundledScript('sim-worker.js'), signal }));
+    throwIfCancelled(token);
+    progress.report(100, 'calibrating the cost model (timing git on the pack)');
+    const time = await priceSweep(loaded, [...results, ...extra] as unknown as CellCounts[], plan, git, formatLimit, {
+      signal,
+      onStage: (stage, done, total) => progress.report(percent(done, total), `calibrating (${stage}): ${done} of ${total} timed lists`),
+    });
+    return { time };
+  } catch (error) {
+    throwIfCancelled(token);
+    return { timeError: error instanceof Error ? error.message : String(error) };
+  }
 }

@@ -71,6 +71,8 @@ export async function runRepackPreviewTask(host: RepackTaskHost, repository: Rep
       // An estimate alone still shows today's packs (the CLI prints null here): the panel compares against them.
       describeCurrentWithoutPreview: true,
       warningsInDocument: true,
+      // Priced when this pack was calibrated already (a Cache Lab sweep, packscope calibrate): a preview never times git for it.
+      readTime: 'cached',
     },
   );
   return document;

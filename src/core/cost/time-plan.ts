@@ -1,0 +1,74 @@
+/**
+ * What a time view needs besides the counts (issue 16), for the CLI's `sweep --time` and the
+ * server's sweep with `time` alike: the pack to calibrate on and where git runs to time it, the
+ * recorded run's time, and the user's core.deltaBaseCacheLimit.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseGitSize } from '../../common/git-size.ts';
+import { fail } from '../errors.ts';
+import { probeGit } from '../git/run-git.ts';
+import type { ObjectStore } from '../model/object-store.ts';
+import type { PackModel } from '../model/pack-model.ts';
+import { discoverRepository } from '../model/repository.ts';
+import type { LoadedRecording } from '../trace/load-recording.ts';
+import { cachedCalibration, type CalibrateOptions } from './calibrate.ts';
+import { timeView, type CellCounts, type TimeView } from './cost-model.ts';
+
+/** git's default core.deltaBaseCacheLimit (environment.c: 96 MiB). */
+export const GIT_DEFAULT_LIMIT = 96 << 20;
+
+/** The pack a target names, or a repository's largest (by objects): the one most reads go to. */
+export function packToCalibrate(store: ObjectStore, target: string): PackModel {
+  const packs = store.packs.filter((p) => !store.isUnreadable(p));
+  if (packs.length === 0) throw fail('io', target, undefined, 'no readable pack to calibrate on');
+  const named = /\.(pack|idx)$/.test(target) ? packs.find((p) => p.files.pack === target.replace(/\.idx$/, '.pack')) : undefined;
+  if (named) return store.model(named);
+  return packs.map((p) => store.model(p)).sort((a, b) => b.count - a.count)[0]!;
+}
+
+/** git must run in the pack's repository: it times its own reads of these objects. */
+export function gitDirFor(store: ObjectStore, target: string): string {
+  const gitDir = store.repository.gitDir;
+  if (fs.existsSync(path.join(gitDir, 'HEAD')) || fs.existsSync(path.join(gitDir, 'objects'))) return gitDir;
+  try {
+    return discoverRepository(path.dirname(target)).gitDir;
+  } catch {
+    throw fail('not-a-repository', target, undefined, 'calibrate times git reading the pack, so the pack must be inside a repository');
+  }
+}
+
+export interface TimePlan {
+  recordedSeconds: number;
+  recordedLimit: number;
+  traced: boolean;
+  current: { limit: number; source: string };
+}
+
+/** What a time view needs before the sweep runs: the limits it must hold, the recorded run's time. */
+export async function timePlan(loaded: LoadedRecording, git: string, segment: number | undefined, measuredSeconds: number | undefined): Promise<TimePlan> {
+  const m = loaded.log.metadata;
+  if (!m) throw fail('usage', loaded.log.file, undefined, 'a time estimate needs a recording (packscope record): a raw trace has no command time to split into reads and the rest');
+  if (m.completeAt && m.completeAt.length > 0 && measuredSeconds === undefined) throw fail('usage', loaded.log.file, undefined, 'a time estimate needs a recording made without --complete: the time of a complete recording spans several runs');
+  if (segment !== undefined) throw fail('usage', loaded.log.file, undefined, 'a time estimate predicts the whole command: it cannot keep one segment');
+  const recordedSeconds = measuredSeconds ?? (Date.parse(m.endedAt) - Date.parse(m.startedAt)) / 1000;
+  if (!(recordedSeconds > 0)) throw fail('bad-header', loaded.log.file, 0, 'the recording has no usable start and end times');
+  const probe = await probeGit(git, ['config', '--get', 'core.deltaBaseCacheLimit'], { cwd: m.cwd });
+  const configured = probe.status === 0 ? parseGitSize(probe.stdout.trim()) : undefined;
+  const current = configured !== undefined ? { limit: configured, source: 'git config core.deltaBaseCacheLimit' } : { limit: GIT_DEFAULT_LIMIT, source: 'git’s default (unset)' };
+  return { recordedSeconds, recordedLimit: m.cacheLimit, traced: measuredSeconds === undefined, current };
+}
+
+/** The limits a time view's sweep must hold for git's policy: the user's and the recorded one. */
+export function timeLimits(plan: TimePlan): number[] {
+  return [...new Set([plan.current.limit, plan.recordedLimit])];
+}
+
+/** Prices the sweep's cells with the calibration of the repository's largest pack (cached, else run now). */
+export async function priceSweep(loaded: LoadedRecording, results: CellCounts[], plan: TimePlan, git: string, format: (limit: number) => string, options: Pick<CalibrateOptions, 'onStage' | 'signal'> = {}): Promise<TimeView> {
+  const store = loaded.store;
+  const top = store.repository.workTree ?? store.repository.gitDir;
+  const model = packToCalibrate(store, top);
+  const { calibration } = await cachedCalibration(model, store.modelCacheDirectory, { gitDir: gitDirFor(store, top), git, ...options });
+  return timeView(results, calibration, { seconds: plan.recordedSeconds, limit: plan.recordedLimit, traced: plan.traced }, plan.current, format);
+}

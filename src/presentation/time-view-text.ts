@@ -1,0 +1,145 @@
+/**
+ * What the Cache Lab shows of a sweep's time estimate (issue 16): the table of predicted seconds
+ * per limit and policy with the speed-up against the user's limit, each policy's knee in words, the
+ * label saying it is an estimate and what calibration it rests on, and, after Measure for real,
+ * predicted against measured seconds with the error and the share of the command that is object
+ * reading as the measured runs themselves tell it. Pure: the webview draws with it, tests check it.
+ */
+import { formatLimit } from '../common/format.ts';
+import type { MeasureResult, SweepResult } from '../protocol/server-protocol.ts';
+
+type TimeView = NonNullable<SweepResult['time']>;
+
+export function seconds(s: number): string {
+  return s >= 100 ? `${s.toFixed(0)} s` : s >= 10 ? `${s.toFixed(1)} s` : `${s.toFixed(2)} s`;
+}
+
+/** The cell's words: `1.23 s ×1.45`, with the bounds when the counts have bounds that differ. */
+export function timeCellText(cell: TimeView['cells'][number]): string {
+  const b = cell.predictedSecondsBounds;
+  const range = b && b[1] - b[0] > 0.005 ? ` (${b[0].toFixed(2)}–${b[1].toFixed(2)})` : '';
+  return `${seconds(cell.predictedSeconds)}${range} ×${cell.speedUp.toFixed(2)}`;
+}
+
+/** Rows = limits, columns = policies; '' where the sweep has no priced cell. */
+export function timeTableRows(time: TimeView, limits: readonly number[], policies: readonly string[]): string[][] {
+  const shown = policies.filter((p) => time.cells.some((c) => c.policy === p));
+  return [
+    ['limit', ...shown],
+    ...limits.map((limit) => [formatLimit(limit), ...shown.map((policy) => {
+      const cell = time.cells.find((c) => c.policy === policy && c.limit === limit);
+      return cell === undefined ? '' : timeCellText(cell);
+    })]),
+  ];
+}
+
+/** The label every time figure carries: an estimate, on which calibration, and how the command's time splits. */
+export function timeLabel(time: TimeView): string {
+  const c = time.calibration;
+  const n = time.nonRead;
+  return (
+    `Estimate, not a measurement: the simulator's exact counts priced by the cost model calibrated on this machine and pack ` +
+    `(${c.date.slice(0, 16).replace('T', ' ')} UTC; git ${c.key.git}; ${c.key.cpu}; ${c.batches} timed lists, ${c.reads} reads), ` +
+    `plus ${seconds(n.seconds)} of the command that is not object reading (the recorded ${seconds(n.recordedSeconds)} at ${formatLimit(n.recordedLimit)} ` +
+    `less ${seconds(n.traceSeconds)} of trace writing and ${seconds(n.readSecondsAtRecordedLimit)} of predicted reads${n.clamped ? '; clamped at 0: the model over-prices these reads' : ''}). ` +
+    `Speed-ups are against your ${formatLimit(time.currentLimit)} (${time.currentLimitSource}).`
+  );
+}
+
+/** One sentence per policy: where its curve flattens. */
+export function kneeSentences(time: TimeView, label: (policy: string) => string): string[] {
+  return time.knees.map((k) => {
+    const limits = time.cells.filter((c) => c.policy === k.policy).map((c) => c.limit);
+    const largest = Math.max(...limits);
+    if (k.limit === largest) return `${label(k.policy)}: still gaining at ${formatLimit(k.limit)}, the largest limit swept (${seconds(k.seconds)}); try larger limits.`;
+    return `${label(k.policy)}: beyond ${formatLimit(k.limit)} nothing is gained for this workload (${seconds(k.seconds)}, within 2% of the best ${seconds(k.bestSeconds)}).`;
+  });
+}
+
+export interface MeasuredRow {
+  limit: number;
+  measured: number;
+  /** Git's policy's predicted seconds at that limit; null when the sweep did not price it. */
+  predicted: number | null;
+  /** predicted / measured − 1. */
+  error: number | null;
+  /** Speed-ups against the first measured limit. */
+  predictedSpeedUp: number | null;
+  measuredSpeedUp: number;
+}
+
+export interface MeasuredComparison {
+  rows: MeasuredRow[];
+  /**
+   * The measured runs fitted as nonRead + scale × predicted reads (least squares, both ≥ 0): how
+   * much of the command's time is object reading, as the command itself says it. Null with fewer
+   * than two limits whose predicted reads differ.
+   */
+  fit: { nonReadSeconds: number; readScale: number; readShare: { limit: number; seconds: number; share: number }[] } | null;
+}
+
+/** Predicted against measured (best of N wall times), limit by limit, and the split the runs imply. */
+export function measuredAgainstPredicted(time: TimeView, measure: MeasureResult, policy = 'git'): MeasuredComparison {
+  const cellAt = (limit: number): TimeView['cells'][number] | undefined => time.cells.find((c) => c.policy === policy && c.limit === limit);
+  const first = measure.results[0];
+  const firstPredicted = first === undefined ? undefined : cellAt(first.limit)?.predictedSeconds;
+  const rows = measure.results.map((r): MeasuredRow => {
+    const cell = cellAt(r.limit);
+    const predicted = cell?.predictedSeconds ?? null;
+    return {
+      limit: r.limit,
+      measured: r.bestSeconds,
+      predicted,
+      error: predicted === null ? null : predicted / r.bestSeconds - 1,
+      predictedSpeedUp: predicted === null || firstPredicted === undefined ? null : firstPredicted / predicted,
+      measuredSpeedUp: first!.bestSeconds / r.bestSeconds,
+    };
+  });
+  const points = measure.results.flatMap((r) => {
+    const cell = cellAt(r.limit);
+    return cell === undefined ? [] : [{ limit: r.limit, reads: cell.readSeconds, measured: r.bestSeconds }];
+  });
+  return { rows, fit: fitNonRead(points) };
+}
+
+/** Least squares of measured = n + s·reads with n, s ≥ 0 (the two-column case, solved directly). */
+function fitNonRead(points: { limit: number; reads: number; measured: number }[]): MeasuredComparison['fit'] {
+  if (points.length < 2) return null;
+  const k = points.length;
+  const mx = points.reduce((a, p) => a + p.reads, 0) / k;
+  const my = points.reduce((a, p) => a + p.measured, 0) / k;
+  const sxx = points.reduce((a, p) => a + (p.reads - mx) ** 2, 0);
+  if (!(sxx > 1e-18 * Math.max(1, mx * mx))) return null;
+  let s = points.reduce((a, p) => a + (p.reads - mx) * (p.measured - my), 0) / sxx;
+  let n = my - s * mx;
+  if (s < 0) {
+    s = 0;
+    n = my;
+  } else if (n < 0) {
+    n = 0;
+    s = points.reduce((a, p) => a + p.reads * p.measured, 0) / points.reduce((a, p) => a + p.reads * p.reads, 0);
+  }
+  return {
+    nonReadSeconds: n,
+    readScale: s,
+    readShare: points.map((p) => ({ limit: p.limit, seconds: s * p.reads, share: n + s * p.reads > 0 ? (s * p.reads) / (n + s * p.reads) : 0 })),
+  };
+}
+
+/** The words under the Measure table: the error in one line, and the split the runs imply. */
+export function measuredSentences(comparison: MeasuredComparison): string[] {
+  const priced = comparison.rows.filter((r) => r.error !== null);
+  const out: string[] = [];
+  if (priced.length > 0) {
+    const worst = priced.reduce((a, r) => (Math.abs(r.error!) > Math.abs(a.error!) ? r : a));
+    out.push(`Predicted against measured: the largest error is ${(worst.error! * 100).toFixed(1)}% at ${formatLimit(worst.limit)} (${seconds(worst.predicted!)} predicted, ${seconds(worst.measured)} measured).`);
+  }
+  const fit = comparison.fit;
+  if (fit) {
+    const at = fit.readShare[0]!;
+    out.push(
+      `Your runs fit ${seconds(fit.nonReadSeconds)} of other work plus ${fit.readScale.toFixed(2)}× the predicted reads: at ${formatLimit(at.limit)} about ${seconds(at.seconds)} (${(at.share * 100).toFixed(0)}%) of the command is object reading.`,
+    );
+  }
+  return out;
+}

@@ -1,0 +1,54 @@
+import { describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { CALIBRATION_SCHEMA, timeView, type Calibration, type CellCounts } from '../../src/core/cost/cost-model.ts';
+import { formatLimit } from '../../src/common/format.ts';
+import { kneeSentences, measuredAgainstPredicted, measuredSentences, timeLabel, timeTableRows } from '../../src/presentation/time-view-text.ts';
+import { recordingRows } from '../../src/presentation/repack-preview-tables.ts';
+
+/** What the Cache Lab and the repack preview say of a time estimate, on hand-made counts and parameters. */
+const M = 1 << 20;
+const parameters = { aInflate: 1e-6, bInflate: 2e-9, aDelta: 5e-7, bDelta: 1e-10, cHit: 0, cTrace: 2e-6 };
+const calibration: Calibration = {
+  schema: CALIBRATION_SCHEMA, date: '2026-12-02T15:00:00.000Z', key: { packChecksum: 'ab'.repeat(20), node: 'v20', cpu: 'cpu', git: '2.39.5' },
+  pack: { path: '/p.pack', objects: 10 }, seed: 16, repeats: 3, method: 'hand-made', parameters, perRead: 0,
+  pageCacheMiss: { secondsPerByte: null, note: 'not measured' }, loadAverage: [0, 0, 0], batches: [], seconds: 0,
+};
+const cell = (limit: number, inflations: number): CellCounts => ({ policy: 'git', limit, reads: 100000, logged: 100000, inflations, deltaApplications: inflations / 2, inflatedBytes: inflations * 1000, appliedBytes: inflations * 4000, exact: true, bounds: null });
+const cells = [cell(0, 900000), cell(M, 300000), cell(16 * M, 200000), cell(96 * M, 199000)];
+const view = timeView(cells, calibration, { seconds: 6, limit: 0 }, { limit: 96 * M, source: 'test' }, formatLimit);
+
+describe('time view words', () => {
+  test('the table, the label, the knee', () => {
+    const rows = timeTableRows(view, [0, M, 16 * M, 96 * M], ['git', 'belady']);
+    assert.deepEqual(rows[0], ['limit', 'git'], 'a policy the view did not price has no column');
+    assert.equal(rows[4]![1], '3.70 s ×1.00'.replace('3.70', view.cells[3]!.predictedSeconds.toFixed(2)));
+    assert.match(timeLabel(view), /^Estimate, not a measurement: .*2026-12-02 15:00 UTC; git 2\.39\.5/);
+    assert.deepEqual(kneeSentences(view, (p) => p), [`git: beyond 16m nothing is gained for this workload (${view.knees[0]!.seconds.toFixed(2)} s, within 2% of the best ${view.knees[0]!.bestSeconds.toFixed(2)} s).`]);
+  });
+
+  test('predicted against measured: the error per limit, and the split the runs imply recovered exactly', () => {
+    // Measured = 1.5 s of other work + 0.8 × predicted reads: the fit must find both.
+    const results = view.cells.map((c) => ({ limit: c.limit, seconds: [1.5 + 0.8 * c.readSeconds], bestSeconds: 1.5 + 0.8 * c.readSeconds }));
+    const comparison = measuredAgainstPredicted(view, { gitVersion: '2.39.5', results });
+    comparison.rows.forEach((row, i) => {
+      assert.equal(row.predicted, view.cells[i]!.predictedSeconds);
+      assert.equal(row.error, view.cells[i]!.predictedSeconds / results[i]!.bestSeconds - 1);
+      assert.equal(row.measuredSpeedUp, results[0]!.bestSeconds / results[i]!.bestSeconds);
+    });
+    assert.ok(comparison.fit);
+    assert.ok(Math.abs(comparison.fit.nonReadSeconds - 1.5) < 1e-9 && Math.abs(comparison.fit.readScale - 0.8) < 1e-9);
+    const [errorLine, splitLine] = measuredSentences(comparison);
+    assert.match(errorLine!, /^Predicted against measured: the largest error is /);
+    assert.match(splitLine!, /^Your runs fit 1\.50 s of other work plus 0\.80× the predicted reads: at 0 about /);
+    // One limit measured: no split.
+    assert.equal(measuredAgainstPredicted(view, { gitVersion: 'x', results: results.slice(0, 1) }).fit, null);
+  });
+
+  test('the repack preview adds a read-time row per limit only when priced', () => {
+    const side = (readSeconds: number | null) => ({ inflations: [{ limit: M, reads: 10, logged: 10, inflations: 5, deltaApplications: 2, inflatedBytes: 100, appliedBytes: 300, readSeconds }], locality: [] });
+    const replay = (a: number | null, b: number | null) => ({ recording: { file: '/r.psrec' }, reads: 10, readsNotInPreview: 0, current: side(a), preview: side(b), estimate: null }) as never;
+    const priced = recordingRows(replay(1.234, 0.5));
+    assert.deepEqual(priced.find((r) => r.key === `read-seconds-${M}`)?.values, ['1.23 s', '0.50 s']);
+    assert.equal(recordingRows(replay(null, null)).some((r) => r.key.startsWith('read-seconds')), false);
+  });
+});
