@@ -16,10 +16,11 @@ import {
   type PackMapRecordingChoice,
   type PackMapReplies,
   type PackMapState,
+  type PackMapTile,
   type PackMapTileWanted,
   type WebviewToHost,
 } from '../../src/protocol/pack-map-protocol.ts';
-import type { ObjectDetails, PackMapFamilyResult, PackMapInfoResult, PackMapSeeksResult, PackMapTileResult } from '../../src/protocol/server-protocol.ts';
+import type { ObjectDetails, PackMapFamilyResult, PackMapInfoResult, PackMapSeeksResult } from '../../src/protocol/server-protocol.ts';
 import { h, replaceChildren } from '../common/dom.ts';
 import { readThemeColours, watchTheme } from '../common/theme.ts';
 
@@ -156,6 +157,8 @@ function show(next: PackMapInfoResult, repository: string, choices: PackMapRecor
   drawLegend();
   saveState();
   resize();
+  // Drawn now, not at the next frame: the first tile requests leave at once.
+  draw();
   // Restored after a reload: the family and the seek path the state names.
   family = undefined;
   seeks = undefined;
@@ -300,11 +303,11 @@ function keep(key: string, tile: CachedTile): void {
   }
 }
 
-function decodeTile(tile: PackMapTileResult): ImageData {
-  const text = atob(tile.rgbaBase64);
-  const bytes = new Uint8ClampedArray(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return new ImageData(bytes, tile.size, tile.size);
+/** The tile's pixels as they came (binary, PackMapTile): viewed as the ImageData's, not copied. */
+function decodeTile(tile: PackMapTile): ImageData {
+  const { rgba } = tile;
+  if (!(rgba instanceof Uint8Array) || rgba.byteLength !== tile.size * tile.size * 4) throw new Error(`tile ${tile.order}/${tile.tileX}/${tile.tileY}: no ${tile.size}×${tile.size} RGBA`);
+  return new ImageData(new Uint8ClampedArray(rgba.buffer as ArrayBuffer, rgba.byteOffset, rgba.byteLength), tile.size, tile.size);
 }
 
 async function fetchTile(wantedOne: PackMapTileWanted): Promise<void> {

@@ -55,10 +55,16 @@ export interface PackMapTileWanted {
   recording?: string;
 }
 
+/**
+ * A tile as the webview receives it: the server's, with its pixels inflated by the host into a
+ * Uint8Array (row-major RGBA), which VS Code's postMessage carries as binary, not as JSON text.
+ */
+export type PackMapTile = Omit<PackMapTileResult, 'rgbaDeflated'> & { rgba: Uint8Array };
+
 export type HostToWebview =
   | { type: 'show'; version: number; repository: string; info: PackMapInfoResult; recordings: PackMapRecordingChoice[] }
   | { type: 'failed'; message: string }
-  | { type: 'tile'; key: string; tile: PackMapTileResult }
+  | { type: 'tile'; key: string; tile: PackMapTile }
   | { type: 'tileFailed'; key: string; message: string; cancelled: boolean }
   | { type: 'objectAt'; object: ObjectDetails | null }
   | { type: 'family'; family: PackMapFamilyResult }

@@ -491,8 +491,13 @@ export interface PackMapTileResult {
   tileY: number;
   /** Cells per side of this tile. */
   size: number;
-  /** Row-major RGBA, 4 bytes per cell, base64. */
-  rgbaBase64: string;
+  /**
+   * Row-major RGBA, 4 bytes per cell, compressed with raw deflate (RFC 1951, zlib's deflateRaw)
+   * and then base64: the LSP link is JSON, and a tile's 256 KiB of RGBA (constant alpha, runs of one
+   * object's colour) deflate to a few tens of KiB, so the string is a fraction of plain base64's
+   * 350 KiB. The host inflates it and hands the webview the bytes as a Uint8Array (binary).
+   */
+  rgbaDeflated: string;
   /** With a recording: cells of this tile over which at least one read lies. */
   litCells: number;
   /** With a recording: the pack's distinct objects it read (the same for every tile). */

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { servePage } from './serve-page.mjs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { deflateRawSync } from 'node:zlib';
 import { tsImport } from 'tsx/esm/api';
 import { launchBrowser } from '../../scripts/vscode/code-server.mjs';
 
@@ -101,7 +102,7 @@ function tileReply(wanted) {
   const size = Math.min(256, 2 ** wanted.order);
   const map = wanted.recording ? overlayMap : baseMap;
   const rendered = map.render(wanted.order, wanted.attribute, { x: wanted.tileX * size, y: wanted.tileY * size, width: size, height: size });
-  return { order: wanted.order, tileX: wanted.tileX, tileY: wanted.tileY, size, rgbaBase64: Buffer.from(rendered.rgba).toString('base64'), litCells: rendered.litCells, ...(wanted.recording ? { recordingObjects: map.readObjects, recordingReads: traced.length } : {}) };
+  return { order: wanted.order, tileX: wanted.tileX, tileY: wanted.tileY, size, rgbaDeflated: deflateRawSync(rendered.rgba, { level: 1 }).toString('base64'), litCells: rendered.litCells, ...(wanted.recording ? { recordingObjects: map.readObjects, recordingReads: traced.length } : {}) };
 }
 
 // ---- The page and its host -----------------------------------------------------------------
@@ -118,6 +119,14 @@ after(async () => {
   await browser?.close().catch(() => {});
   fs.rmSync(work, { recursive: true, force: true });
 });
+
+/** In the page: inflates a tile's pixels into a Uint8Array and posts it, as the host (binaryTile) and VS Code's postMessage do. */
+async function deliverBinaryTile({ message, rgbaDeflated }) {
+  const deflated = Uint8Array.from(atob(rgbaDeflated), (c) => c.charCodeAt(0));
+  const stream = new Blob([deflated]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  message.tile.rgba = new Uint8Array(await new Response(stream).arrayBuffer());
+  window.postMessage(message, '*');
+}
 
 /** Opens the page; the returned host answers its requests (tiles may be held back with `hold`). */
 async function openMap({ theme = 'dark', initialState = null } = {}) {
@@ -139,7 +148,12 @@ window.acquireVsCodeApi = () => ({
 </script>`);
   const hostState = { posted: [], held: [], hold: false, tileRequests: [], cancelled: [] };
   const reply = (message) => page.evaluate((m) => window.postMessage(m, '*'), message).catch(() => {});
-  hostState.answer = (message) => reply({ type: 'tile', key: message.key, tile: tileReply(message.wanted), inReplyTo: message.messageId });
+  // A tile goes as the extension delivers it: the server's deflated base64 (the JSON leg, here CDP's),
+  // inflated by the host, posted to the page as a Uint8Array (VS Code's postMessage keeps it binary).
+  hostState.answer = (message) => {
+    const { rgbaDeflated, ...tile } = tileReply(message.wanted);
+    return page.evaluate(deliverBinaryTile, { message: { type: 'tile', key: message.key, tile, inReplyTo: message.messageId }, rgbaDeflated }).catch(() => {});
+  };
   hostState.release = async () => { for (const m of hostState.held.splice(0)) await hostState.answer(m); };
   await page.exposeFunction('__host', async (message) => {
     hostState.posted.push(message);

@@ -1,17 +1,30 @@
+import { inflateRawSync } from 'node:zlib';
 import vscode = require('vscode');
 import {
   isWebviewToHost,
   PACK_MAP_PROTOCOL_VERSION,
   type HostToWebview,
   type PackMapRecordingChoice,
+  type PackMapTile,
   type WebviewToHost,
 } from '../../protocol/pack-map-protocol.ts';
-import { PackMapFamilyRequest, PackMapInfoRequest, PackMapObjectAtRequest, PackMapSeeksRequest, PackMapTileRequest, type PackMapInfoResult } from '../../protocol/server-protocol.ts';
+import { PackMapFamilyRequest, PackMapInfoRequest, PackMapObjectAtRequest, PackMapSeeksRequest, PackMapTileRequest, type PackMapInfoResult, type PackMapTileResult } from '../../protocol/server-protocol.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
 import { PACK_MAP_PAGE } from './pack-map-html.ts';
 
+
+/**
+ * The server's tile with its pixels inflated: the webview gets a Uint8Array, which VS Code's
+ * postMessage transfers as binary (no base64 to decode in the page). Checked against the tile's size.
+ */
+export function binaryTile(result: PackMapTileResult): PackMapTile {
+  const { rgbaDeflated, ...rest } = result;
+  const bytes = inflateRawSync(Buffer.from(rgbaDeflated, 'base64'), { maxOutputLength: result.size * result.size * 4 });
+  if (bytes.byteLength !== result.size * result.size * 4) throw new Error(`tile ${result.order}/${result.tileX}/${result.tileY}: ${bytes.byteLength} bytes of RGBA for ${result.size}×${result.size} cells`);
+  return { ...rest, rgba: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+}
 
 const overlayFailed = (message: string, cancelled: boolean): HostToWebview => ({ type: 'overlayFailed', message, cancelled });
 
@@ -50,7 +63,13 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
     this.onDidShow = this.shownEmitter.event;
     panel.title = `Pack Map: ${target.pack.split(/[\\/]/).pop()!.replace(/^pack-([0-9a-f]{8})[0-9a-f]*\.pack$/, 'pack-$1…')}`;
     this._register(new vscode.Disposable(() => this.cancelAll()));
+    // Asked now, while the page loads, not when it posts `ready`: the server loads the model and
+    // the map worker makes the map meanwhile, so the first tiles follow `ready` sooner.
+    this.infoRequest = deps.server.request(PackMapInfoRequest, { pack: target.pack });
+    this.infoRequest.catch(() => {});
   }
+
+  private infoRequest: Promise<PackMapInfoResult>;
 
   /** Sends the recordings again (the Recordings view changed). */
   updateRecordings(): void {
@@ -69,8 +88,11 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         this.ready = true;
         if (message.version !== PACK_MAP_PROTOCOL_VERSION) this.deps.output.warn(`Pack map webview speaks protocol ${message.version}, the host ${PACK_MAP_PROTOCOL_VERSION}.`);
         try {
-          this.info = await this.deps.server.request(PackMapInfoRequest, { pack: this.target.pack });
+          this.info = await this.infoRequest;
         } catch (error) {
+          // Asked again on the next `ready` (a reload of the page), not the failure kept.
+          this.infoRequest = this.deps.server.request(PackMapInfoRequest, { pack: this.target.pack });
+          this.infoRequest.catch(() => {});
           return { type: 'failed', message: describe(error) };
         }
         // Delivered through send, so that onDidShow fires once the webview has it.
@@ -78,7 +100,7 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         return undefined;
       }
       case 'tile':
-        return this.cancellable(message.key, `tile ${message.key}`, async (token) => ({ type: 'tile', key: message.key, tile: await this.deps.server.request(PackMapTileRequest, { pack: this.target.pack, ...message.wanted }, token) }), (text, cancelled) => ({ type: 'tileFailed', key: message.key, message: text, cancelled }));
+        return this.cancellable(message.key, `tile ${message.key}`, async (token) => ({ type: 'tile', key: message.key, tile: binaryTile(await this.deps.server.request(PackMapTileRequest, { pack: this.target.pack, ...message.wanted }, token)) }), (text, cancelled) => ({ type: 'tileFailed', key: message.key, message: text, cancelled }));
       case 'cancelTiles':
         for (const key of message.keys) this.inFlight.get(key)?.cancel();
         return undefined;

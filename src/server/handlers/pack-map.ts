@@ -126,7 +126,7 @@ export function registerPackMapHandlers(context: ServerContext): void {
         tileX,
         tileY,
         size,
-        rgbaBase64: Buffer.from(tile.rgba.buffer, tile.rgba.byteOffset, tile.rgba.byteLength).toString('base64'),
+        rgbaDeflated: Buffer.from(tile.rgbaDeflated.buffer, tile.rgbaDeflated.byteOffset, tile.rgbaDeflated.byteLength).toString('base64'),
         litCells: tile.litCells,
         ...(overlay ? { recordingObjects: tile.readObjects, recordingReads: overlay.reads } : {}),
       };
