@@ -31,7 +31,7 @@ import { ObjectPathsWalks } from './object-paths-walks.ts';
 import { RecordingCache } from './recording-cache.ts';
 import type { ServerContext } from './server-context.ts';
 import { collectGarbage } from './full-gc.ts';
-import { defaultConcurrency, WorkQueues } from './work-queue.ts';
+import { defaultConcurrency, IDLE_RELEASE_MS, WorkQueues } from './work-queue.ts';
 import { MapWorkerClient } from './workers/map-worker-client.ts';
 import { LoadCancelled, ModelLoader, type TimedModel } from './workers/model-loader.ts';
 import { errorMessage, RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
@@ -52,6 +52,15 @@ function asResponseError(error: unknown): ResponseError<void> {
   return new ResponseError(ErrorCodes.InternalError, errorMessage(error));
 }
 
+/**
+ * How long the server waits with no work before it releases its caches: IDLE_RELEASE_MS, or
+ * PACKSCOPE_IDLE_RELEASE_MS (tests that check the release and what follows it, without 10 s waits).
+ */
+function idleReleaseMs(): number {
+  const value = Number(process.env.PACKSCOPE_IDLE_RELEASE_MS);
+  return Number.isFinite(value) && value >= 50 ? value : IDLE_RELEASE_MS;
+}
+
 export class ServerState implements ServerContext {
   settings: ServerSettings = { ...DEFAULT_SERVER_SETTINGS };
   recordingDirectory: string | undefined;
@@ -67,7 +76,7 @@ export class ServerState implements ServerContext {
     (repository) => void this.connection.sendNotification(PacksChangedNotification, { repository }),
   );
   // Idle: what was kept for the next request goes (the workers of the queued work have ended).
-  readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory());
+  readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory(), idleReleaseMs());
   readonly packMaps: MapWorkerClient;
   /** The client tells of folders added and removed (workspace/didChangeWorkspaceFolders). */
   clientSendsFolderChanges = false;
@@ -93,6 +102,7 @@ export class ServerState implements ServerContext {
   releaseIdleMemory(): void {
     this.recordings.clear();
     this.rankedLists.clear();
+    this.packMaps.release();
     collectGarbage();
     const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
     const mib = (bytes: number): string => `${Math.round(bytes / (1 << 20))} MiB`;
