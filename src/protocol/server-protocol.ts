@@ -389,6 +389,11 @@ export interface RepackPreviewParams extends WorkDoneProgressParams {
   estimateOnly?: boolean;
   /** Cache limits of the recordings' `git` policy replay (bytes); default 16m and 96m. */
   limits?: number[];
+  /**
+   * Keep the preview pack in its temporary directory (never the repository's) for the Pack Map's
+   * before/after: the result's `previewPack` names it, and packscope/releasePreviewPack removes it.
+   */
+  keepPack?: boolean;
 }
 
 /** One side of a preview (`current`: the local packs together, with `looseObjects`; `preview`: the one pack written). */
@@ -396,8 +401,22 @@ export type RepackLayout = LayoutSummary;
 export type RepackPackLocality = PackLocality;
 export type RepackLayoutReplay = LayoutReplay;
 
-/** `packscope repack-preview --json`, with the server's `warnings` (recordings skipped or partly read). */
-export type RepackPreviewResult = RepackPreviewDocument;
+/** A preview pack the server keeps on disk (RepackPreviewParams.keepPack) until packscope/releasePreviewPack. */
+export interface KeptPreviewPackInfo {
+  /** The .pack path, in its temporary directory: the Pack Map's requests take it as `pack`. */
+  pack: string;
+  directory: string;
+}
+
+/** `packscope repack-preview --json`, with the server's `warnings` (recordings skipped or partly read), and the kept preview pack. */
+export type RepackPreviewResult = RepackPreviewDocument & { previewPack?: KeptPreviewPackInfo };
+
+export interface ReleasePreviewPackParams {
+  pack: string;
+}
+
+/** Removes a kept preview pack's temporary directory (nothing shows it any more); `released` false when it was not kept. */
+export const ReleasePreviewPackRequest = new RequestType<ReleasePreviewPackParams, { released: boolean }, void>('packscope/releasePreviewPack');
 
 export interface GitCapabilitiesParams {
   git: string;

@@ -28,6 +28,7 @@ import { DEFAULT_SERVER_SETTINGS, PacksChangedNotification, type InitializationO
 import { cancelledPromise } from './cancellation.ts';
 import { RankedLists } from './object-views.ts';
 import { ObjectPathsWalks } from './object-paths-walks.ts';
+import { PreviewPacks } from './preview-packs.ts';
 import { RecordingCache } from './recording-cache.ts';
 import type { ServerContext } from './server-context.ts';
 import { collectGarbage } from './full-gc.ts';
@@ -68,6 +69,7 @@ export class ServerState implements ServerContext {
   registry!: WorkspaceRegistry;
   readonly rankedLists = new RankedLists();
   readonly recordings = new RecordingCache();
+  readonly previewPacks = new PreviewPacks((message) => this.log(message));
   /** Each repository's object paths, walked in a worker on first use (object-paths-walks.ts). */
   readonly objectPaths = new ObjectPathsWalks(
     () => this.bundledScript('simulation-worker.js'),
@@ -156,6 +158,7 @@ export class ServerState implements ServerContext {
     this.objectPaths.dispose();
     this.registry?.dispose();
     this.packMaps.dispose();
+    this.previewPacks.releaseAll();
     if (this.privateCacheDir) fs.rmSync(this.privateCacheDir, { recursive: true, force: true });
   }
 
@@ -249,6 +252,11 @@ export class ServerState implements ServerContext {
       const pack = state.findPack(packPath);
       if (pack) return { state, pack };
     }
+    // A repack preview's pack, kept for the Pack Map's before/after: read as a pack of its repository.
+    const preview = this.previewPacks.get(packPath);
+    const location = this.previewPacks.location(packPath);
+    const state = preview ? this.registry.get(preview.repository) : undefined;
+    if (state && location) return { state, pack: location };
     throw new ResponseError(ErrorCodes.InvalidParams, `${packPath} is not a pack of the workspace (it may have been removed by git gc or repack; refresh)`);
   }
 

@@ -35,7 +35,7 @@ export function progressMessage(progress: GitProgress): string {
 export async function runRepackPreviewTask(host: RepackTaskHost, repository: Repository, store: ObjectStore, params: RepackPreviewParams): Promise<RepackPreviewResult> {
   let lastReport = 0;
   let lastPhase = '';
-  const { document } = await runRepackPreviewReport(
+  const { document, keptPack } = await runRepackPreviewReport(
     {
       signal: host.signal,
       parseRecording: (file) => {
@@ -71,7 +71,8 @@ export async function runRepackPreviewTask(host: RepackTaskHost, repository: Rep
       // An estimate alone still shows today's packs (the CLI prints null here): the panel compares against them.
       describeCurrentWithoutPreview: true,
       warningsInDocument: true,
+      keepPack: params.keepPack === true,
     },
   );
-  return document;
+  return keptPack ? { ...document, previewPack: { pack: keptPack.files.pack, directory: keptPack.directory } } : document;
 }
