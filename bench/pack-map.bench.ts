@@ -167,6 +167,18 @@ const overlayBuild = best(runs, () => new PackMap(model, counts));
 const overlay = overlayBuild.value;
 log(`overlay map of ${traced.toLocaleString('en-US')} reads (${overlay.readObjects.toLocaleString('en-US')} objects): built in ${ms(overlayBuild.ms)} (once per recording)`);
 
+// Each attribute's colour table (every object's colour, once per attribute and model; PackMap.coloursOf), on a model no map has used yet.
+{
+  const fresh = store.load(files, { hash }).model;
+  const freshMap = new PackMap(fresh);
+  const built = MAP_ATTRIBUTES.map((attribute) => {
+    const t = performance.now();
+    freshMap.render(0, attribute, { x: 0, y: 0, width: 1, height: 1 });
+    return `${attribute} ${ms(performance.now() - t)}`;
+  });
+  log(`colour tables, built once per attribute when first drawn (the family's includes the chains' roots): ${built.join(', ')}`);
+}
+
 const baseMap = new PackMap(model);
 const maxOrder = baseMap.orderFor(1);
 log('');

@@ -45,7 +45,7 @@ const vscode = acquireVsCodeApi();
 const host = new MessageHandler<WebviewToHost, HostToWebview, PackMapReplies>({
   post: (message) => vscode.postMessage(message),
   handle: (message) => {
-    if (message.type === 'show') show(message.info, message.repository, message.recordings);
+    if (message.type === 'show') show(message.info, message.repository, message.recordings, message.recording);
     else if (message.type === 'recordings') setRecordings(message.recordings);
     return undefined;
   },
@@ -146,8 +146,8 @@ function setRecordings(next: PackMapRecordingChoice[]): void {
   recordingSelect.value = state.recording ?? '';
 }
 
-function show(next: PackMapInfoResult, repository: string, choices: PackMapRecordingChoice[]): void {
-  if (state.pack !== next.pack) state = { ...state, pack: next.pack, camera: normalizeCamera(undefined), family: null };
+function show(next: PackMapInfoResult, repository: string, choices: PackMapRecordingChoice[], recording?: string): void {
+  if (state.pack !== next.pack) state = { ...state, pack: next.pack, camera: normalizeCamera(undefined), family: null, ...(recording !== undefined ? { recording } : {}) };
   state.repository = repository;
   info = next;
   attributeSelect.value = state.attribute;
@@ -893,5 +893,5 @@ layout();
 listen();
 void host.request({ type: 'ready', version: PACK_MAP_PROTOCOL_VERSION }).then((reply) => {
   if (reply.type === 'failed') replaceChildren(root, h('p', { class: 'error', role: 'alert' }, `The pack map could not be drawn: ${reply.message}`));
-  else show(reply.info, reply.repository, reply.recordings);
+  else show(reply.info, reply.repository, reply.recordings, reply.recording);
 });

@@ -62,7 +62,8 @@ export interface PackMapTileWanted {
 export type PackMapTile = Omit<PackMapTileResult, 'rgbaDeflated'> & { rgba: Uint8Array };
 
 export type HostToWebview =
-  | { type: 'show'; version: number; repository: string; info: PackMapInfoResult; recordings: PackMapRecordingChoice[] }
+  /** `recording`: drawn over the map at once (one of `recordings`; the Repack Preview's before/after). */
+  | { type: 'show'; version: number; repository: string; info: PackMapInfoResult; recordings: PackMapRecordingChoice[]; recording?: string }
   | { type: 'failed'; message: string }
   | { type: 'tile'; key: string; tile: PackMapTile }
   | { type: 'tileFailed'; key: string; message: string; cancelled: boolean }

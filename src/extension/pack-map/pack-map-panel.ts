@@ -33,12 +33,18 @@ export interface PackMapPanelDependencies {
   output: vscode.LogOutputChannel;
   server: ServerClient;
   recordings(): PackMapRecordingChoice[];
+  /** Keeps a repack preview's pack on the server while the panel shows it. */
+  holdPreviewPack(pack: string): vscode.Disposable;
 }
 
 /** The pack a panel shows: its .pack path and its repository's id. */
 export interface PackMapTarget {
   pack: string;
   repository: string;
+  /** Drawn over the map when it opens (the Repack Preview's before/after). */
+  recording?: string;
+  /** A repack preview's kept pack: held on disk while the panel lives. */
+  previewPack?: boolean;
 }
 
 /**
@@ -61,7 +67,8 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
     super(panel, { extensionUri: deps.extensionUri, page: PACK_MAP_PAGE, output: deps.output, logName: 'Pack map', accepts: isWebviewToHost });
     this.shownEmitter = this._register(new vscode.EventEmitter<void>());
     this.onDidShow = this.shownEmitter.event;
-    panel.title = `Pack Map: ${target.pack.split(/[\\/]/).pop()!.replace(/^pack-([0-9a-f]{8})[0-9a-f]*\.pack$/, 'pack-$1…')}`;
+    panel.title = `${target.previewPack ? 'Pack Map (repack preview)' : 'Pack Map'}: ${target.pack.split(/[\\/]/).pop()!.replace(/^pack-([0-9a-f]{8})[0-9a-f]*\.pack$/, 'pack-$1…')}`;
+    if (target.previewPack) this._register(deps.holdPreviewPack(target.pack));
     this._register(new vscode.Disposable(() => this.cancelAll()));
     // Asked now, while the page loads, not when it posts `ready`: the server loads the model and
     // the map worker makes the map meanwhile, so the first tiles follow `ready` sooner.
@@ -96,7 +103,7 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
           return { type: 'failed', message: describe(error) };
         }
         // Delivered through send, so that onDidShow fires once the webview has it.
-        this.send({ type: 'show', version: PACK_MAP_PROTOCOL_VERSION, repository: this.target.repository, info: this.info, recordings: this.deps.recordings() });
+        this.send({ type: 'show', version: PACK_MAP_PROTOCOL_VERSION, repository: this.target.repository, info: this.info, recordings: this.deps.recordings(), ...(this.target.recording ? { recording: this.target.recording } : {}) });
         return undefined;
       }
       case 'tile':

@@ -9,33 +9,12 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { expectedLitCells } from '../support/pack-map-oracle.mjs';
 import { expandRow, treeRow, waitUntil } from '../support/packs-ui.mjs';
 
 export const description = 'Pack Map: opened from a pack row of the Packs view; a recording lights the cells of the objects git read';
 
 const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
-
-/** The cells of a map of `order` over which a byte of a read object lies, as src/core/map/pack-map.ts counts them. */
-function expectedLitCells(order, readRanges, packBytes, hashBytes) {
-  const dataStart = 12;
-  const dataEnd = packBytes - hashBytes;
-  const span = dataEnd - dataStart;
-  // before[b]: bytes of read objects below byte b.
-  const before = new Uint32Array(packBytes + 1);
-  const read = new Uint8Array(packBytes);
-  for (const [start, end] of readRanges) read.fill(1, start, end);
-  for (let b = 0; b < packBytes; b++) before[b + 1] = before[b] + read[b];
-  const cells = 4 ** order;
-  let lit = 0;
-  for (let d = 0; d < cells; d++) {
-    const start = dataStart + Math.floor((d * span) / cells);
-    const end = dataStart + Math.floor(((d + 1) * span) / cells);
-    if (start >= dataEnd) continue;
-    const lastByte = Math.max(start, Math.min(end, dataEnd) - 1);
-    if (before[lastByte + 1] - before[start] > 0) lit++;
-  }
-  return lit;
-}
 
 export async function run({ helpers, log }) {
   const repo = helpers.makeGitRepository({ commits: 16, files: 3 });
