@@ -253,35 +253,43 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
     let tileMs = 0;
     let tileCount = 0;
     let tileChars = 0;
+    let pushed = 0;
     let firstAsked = 0;
     let readyWall = 0;
     let lastAnswered = 0;
     const reply = (message: unknown): Promise<void> => page.evaluate((m: unknown) => window.postMessage(m, '*'), message).catch(() => {});
-    await page.exposeFunction('__host', async (message: { type: string; messageId?: number; key?: string; wanted?: { attribute: (typeof MAP_ATTRIBUTES)[number]; order: number; tileX: number; tileY: number; recording?: string } }) => {
+    await page.exposeFunction('__host', async (message: { type: string; messageId?: number; key?: string; firstView?: { sidePixels: number; attribute: (typeof MAP_ATTRIBUTES)[number] }; wanted?: { attribute: (typeof MAP_ATTRIBUTES)[number]; order: number; tileX: number; tileY: number; recording?: string } }) => {
       switch (message.type) {
-        case 'ready':
+        case 'ready': {
           readyAt = performance.now();
           readyWall = Date.now();
-          return reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: gitDir, info, recordings: [], inReplyTo: message.messageId });
-        case 'tile': {
-          const wanted = message.wanted!;
-          const size = Math.min(TILE_CELLS, 2 ** wanted.order);
-          const t = performance.now();
-          if (firstAsked === 0) firstAsked = t;
-          const rendered = baseMap.render(wanted.order, wanted.attribute, { x: wanted.tileX * size, y: wanted.tileY * size, width: size, height: size });
-          // As the map worker sends it (map-worker.ts): raw deflate, then base64 for the JSON link.
-          const rgbaDeflated = deflateRawSync(rendered.rgba, { level: 1 }).toString('base64');
-          tileMs += performance.now() - t;
-          tileCount++;
-          tileChars += rgbaDeflated.length;
-          await page.evaluate(deliverBinaryTile, { message: { type: 'tile', key: message.key, inReplyTo: message.messageId, tile: { order: wanted.order, tileX: wanted.tileX, tileY: wanted.tileY, size, litCells: rendered.litCells } }, rgbaDeflated }).catch(() => {});
-          lastAnswered = performance.now();
+          // As the panel host does (pack-map-panel.ts): the first view's tiles named in show, then sent unasked.
+          const first = message.firstView ? protocol.firstViewTiles(message.firstView, info.maxOrder) : [];
+          pushed = first.length;
+          await reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: gitDir, info, recordings: [], ...(first.length > 0 ? { pushing: first.map(protocol.tileKey) } : {}), inReplyTo: message.messageId });
+          for (const wanted of first) await answerTile(protocol.tileKey(wanted), wanted, undefined);
           return undefined;
         }
+        case 'tile':
+          return answerTile(message.key!, message.wanted!, message.messageId);
         default:
           return undefined;
       }
     });
+    const answerTile = async (key: string, wanted: { attribute: (typeof MAP_ATTRIBUTES)[number]; order: number; tileX: number; tileY: number }, messageId: number | undefined): Promise<undefined> => {
+      const size = Math.min(TILE_CELLS, 2 ** wanted.order);
+      const t = performance.now();
+      if (firstAsked === 0) firstAsked = t;
+      const rendered = baseMap.render(wanted.order, wanted.attribute, { x: wanted.tileX * size, y: wanted.tileY * size, width: size, height: size });
+      // As the map worker sends it (map-worker.ts): raw deflate, then base64 for the JSON link.
+      const rgbaDeflated = deflateRawSync(rendered.rgba, { level: 1 }).toString('base64');
+      tileMs += performance.now() - t;
+      tileCount++;
+      tileChars += rgbaDeflated.length;
+      await page.evaluate(deliverBinaryTile, { message: { type: 'tile', key, ...(messageId !== undefined ? { inReplyTo: messageId } : {}), tile: { order: wanted.order, tileX: wanted.tileX, tileY: wanted.tileY, size, litCells: rendered.litCells } }, rgbaDeflated }).catch(() => {});
+      lastAnswered = performance.now();
+      return undefined;
+    };
     await page.route(`${ORIGIN}/**`, (route: { request(): { url(): string }; fulfill(o: object): Promise<void> }) => {
       const url = new URL(route.request().url());
       if (url.pathname === '/index.html') return route.fulfill({ body: html, contentType: 'text/html' });
@@ -307,7 +315,7 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
     const completeAt = Number(await page.evaluate(() => (globalThis as unknown as { __completeAt?: number }).__completeAt));
     log('');
     log(`webview: first complete picture ${ms(firstInPage)} after the page asked for the pack (${tileCount} tiles, ${ms(tileMs)} of it computing them;` +
-      ` first tile asked at ${ms(firstAsked - readyAt)}, last delivered at ${ms(lastAnswered - readyAt)}; the page marked the picture complete at ${ms(completeAt - readyWall)};` +
+      ` ${pushed} of them pushed with show; first tile started at ${ms(firstAsked - readyAt)}, last delivered at ${ms(lastAnswered - readyAt)}; the page marked the picture complete at ${ms(completeAt - readyWall)};` +
       ` ${(tileChars / 1024).toFixed(0)} KiB of deflated base64 for ${((tileCount * TILE_CELLS * TILE_CELLS * 4 * 4) / 3 / 1024).toFixed(0)} KiB as plain base64)` +
       ` — bar ≤ ${BARS.firstPictureMs} ms: ${verdict(firstInPage <= BARS.firstPictureMs)}`);
 

@@ -15,6 +15,7 @@ import {
   type HostToWebview,
   type PackMapRecordingChoice,
   type PackMapReplies,
+  type PackMapFirstView,
   type PackMapState,
   type PackMapTile,
   type PackMapTileWanted,
@@ -45,8 +46,13 @@ const vscode = acquireVsCodeApi();
 const host = new MessageHandler<WebviewToHost, HostToWebview, PackMapReplies>({
   post: (message) => vscode.postMessage(message),
   handle: (message) => {
-    if (message.type === 'show') show(message.info, message.repository, message.recordings, message.recording);
+    if (message.type === 'show') show(message.info, message.repository, message.recordings, message.recording, message.pushing);
     else if (message.type === 'recordings') setRecordings(message.recordings);
+    // A first-view tile the host fetched without being asked (show's `pushing`).
+    else if (message.type === 'tile' || message.type === 'tileFailed') void acceptTile(message.key, message).finally(() => {
+      inFlight.delete(message.key);
+      requestDraw();
+    });
     return undefined;
   },
   failed: (_message, error) => console.error(error),
@@ -146,7 +152,9 @@ function setRecordings(next: PackMapRecordingChoice[]): void {
   recordingSelect.value = state.recording ?? '';
 }
 
-function show(next: PackMapInfoResult, repository: string, choices: PackMapRecordingChoice[], recording?: string): void {
+function show(next: PackMapInfoResult, repository: string, choices: PackMapRecordingChoice[], recording?: string, pushing: string[] = []): void {
+  // Tiles on their way unasked: not asked for again (pumpTiles cancels those the view no longer wants).
+  for (const key of pushing) if (!tiles.has(key)) inFlight.add(key);
   if (state.pack !== next.pack) state = { ...state, pack: next.pack, camera: normalizeCamera(undefined), family: null, ...(recording !== undefined ? { recording } : {}) };
   state.repository = repository;
   info = next;
@@ -314,20 +322,24 @@ async function fetchTile(wantedOne: PackMapTileWanted): Promise<void> {
   const key = tileKey(wantedOne);
   inFlight.add(key);
   try {
-    const reply = await host.request({ type: 'tile', key, wanted: wantedOne });
-    if (reply.type === 'tile') {
-      const bitmap = await createImageBitmap(decodeTile(reply.tile));
-      const entry: CachedTile = { bitmap, litCells: reply.tile.litCells };
-      if (reply.tile.recordingObjects !== undefined) entry.recordingObjects = reply.tile.recordingObjects;
-      if (reply.tile.recordingReads !== undefined) entry.recordingReads = reply.tile.recordingReads;
-      keep(key, entry);
-      statusText.textContent = '';
-    } else if (!reply.cancelled) {
-      statusText.textContent = `A tile could not be drawn: ${reply.message}`;
-    }
+    await acceptTile(key, await host.request({ type: 'tile', key, wanted: wantedOne }));
   } finally {
     inFlight.delete(key);
     requestDraw();
+  }
+}
+
+/** Keeps a tile that came (asked for or pushed), or says why it did not. */
+async function acceptTile(key: string, reply: Extract<HostToWebview, { type: 'tile' | 'tileFailed' }>): Promise<void> {
+  if (reply.type === 'tile') {
+    const bitmap = await createImageBitmap(decodeTile(reply.tile));
+    const entry: CachedTile = { bitmap, litCells: reply.tile.litCells };
+    if (reply.tile.recordingObjects !== undefined) entry.recordingObjects = reply.tile.recordingObjects;
+    if (reply.tile.recordingReads !== undefined) entry.recordingReads = reply.tile.recordingReads;
+    keep(key, entry);
+    statusText.textContent = '';
+  } else if (!reply.cancelled) {
+    statusText.textContent = `A tile could not be drawn: ${reply.message}`;
   }
 }
 
@@ -889,9 +901,18 @@ function listen(): void {
   });
 }
 
+/** With `ready`, when the page opens on the whole pack: what it will show first (PackMapFirstView), so that the host fetches those tiles at once. */
+function firstView(): { firstView?: PackMapFirstView } {
+  if (state.camera.zoom !== 0) return {};
+  const box = canvas.parentElement!.getBoundingClientRect();
+  // As resize() and scale() size the map: the canvas's smaller whole CSS side, in device pixels.
+  const side = Math.max(1, Math.min(Math.floor(box.width), Math.floor(box.height))) * (window.devicePixelRatio || 1);
+  return { firstView: { sidePixels: side, attribute: state.attribute, ...(state.recording !== null ? { recording: state.recording } : {}) } };
+}
+
 layout();
 listen();
-void host.request({ type: 'ready', version: PACK_MAP_PROTOCOL_VERSION }).then((reply) => {
+void host.request({ type: 'ready', version: PACK_MAP_PROTOCOL_VERSION, ...firstView() }).then((reply) => {
   if (reply.type === 'failed') replaceChildren(root, h('p', { class: 'error', role: 'alert' }, `The pack map could not be drawn: ${reply.message}`));
-  else show(reply.info, reply.repository, reply.recordings, reply.recording);
+  else show(reply.info, reply.repository, reply.recordings, reply.recording, reply.pushing);
 });

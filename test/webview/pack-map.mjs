@@ -129,7 +129,7 @@ async function deliverBinaryTile({ message, rgbaDeflated }) {
 }
 
 /** Opens the page; the returned host answers its requests (tiles may be held back with `hold`). */
-async function openMap({ theme = 'dark', initialState = null } = {}) {
+async function openMap({ theme = 'dark', initialState = null, push = false } = {}) {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -159,6 +159,14 @@ window.acquireVsCodeApi = () => ({
     hostState.posted.push(message);
     switch (message.type) {
       case 'ready':
+        if (push && message.firstView) {
+          // As the panel host does (pack-map-panel.ts): show names the first view's tiles, then they come unasked.
+          const first = protocol.firstViewTiles(message.firstView, info.maxOrder);
+          hostState.pushed = first.map(protocol.tileKey);
+          await reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: '/repo', info, recordings: [RECORDING], pushing: hostState.pushed, inReplyTo: message.messageId });
+          for (const wanted of first) await hostState.answer({ key: protocol.tileKey(wanted), wanted });
+          return undefined;
+        }
         return reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: '/repo', info, recordings: [RECORDING], inReplyTo: message.messageId });
       case 'tile':
         hostState.tileRequests.push(message);
@@ -259,10 +267,34 @@ async function checkPixels(page, attribute, map = baseMap) {
 }
 
 describe('Pack Map webview', () => {
+  it("takes the first view's tiles the host pushes with show, asks for none of them, and draws the engine's cells", async () => {
+    const { page, errors, host } = await openMap({ push: true });
+    await settled(page);
+    assert.ok(host.pushed.length > 0);
+    const order = Number(await page.evaluate(() => document.getElementById('scale').dataset.order));
+    assert.ok(host.pushed.every((key) => key.split('|')[2] === String(order)), `pushed ${host.pushed.join(', ')}; the page draws order ${order}`);
+    assert.deepEqual(host.tileRequests.map((m) => m.key).filter((key) => host.pushed.includes(key)), [], 'no pushed tile asked for again');
+    assert.deepEqual(host.cancelled, []);
+    // The whole pack at zoom 0 is every tile of that order: the ones pushed.
+    assert.equal(host.pushed.length, Math.max(1, 2 ** order / 256) ** 2);
+    for (let i = 0; i < 5; i++) await page.locator('#zoom-in').click();
+    await settled(page);
+    const { checked } = await checkPixels(page, 'type');
+    assert.ok(checked > 10, `checked ${checked} pixels`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   it('asks for the pack under the CSP, draws the engine\'s cells, shows the legend the host sent', async () => {
     const { page, errors, host } = await openMap();
     await settled(page);
-    assert.deepEqual(host.posted[0], { type: 'ready', version: protocol.PACK_MAP_PROTOCOL_VERSION, messageId: 1 });
+    const { firstView, ...ready } = host.posted[0];
+    assert.deepEqual(ready, { type: 'ready', version: protocol.PACK_MAP_PROTOCOL_VERSION, messageId: 1 });
+    assert.ok(protocol.isWebviewToHost(host.posted[0]));
+    // The view it announced (its size before the side panel filled in) gives the order it draws: the tiles a host would push.
+    assert.equal(firstView.attribute, 'type');
+    const drawn = Number(await page.evaluate(() => document.getElementById('scale').dataset.order));
+    assert.equal(protocol.firstViewTiles(firstView, info.maxOrder)[0].order, drawn, `announced ${firstView.sidePixels} device pixels`);
     assert.equal(await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content'), contentSecurityPolicy({ cspSource: ORIGIN, nonce: NONCE }));
     const legend = await page.locator('#legend li').allTextContents();
     assert.deepEqual(legend, info.legends.type.map((e) => e.label));

@@ -1,11 +1,14 @@
 import { inflateRawSync } from 'node:zlib';
 import vscode = require('vscode');
 import {
+  firstViewTiles,
   isWebviewToHost,
   PACK_MAP_PROTOCOL_VERSION,
+  tileKey,
   type HostToWebview,
   type PackMapRecordingChoice,
   type PackMapTile,
+  type PackMapTileWanted,
   type WebviewToHost,
 } from '../../protocol/pack-map-protocol.ts';
 import { PackMapFamilyRequest, PackMapInfoRequest, PackMapObjectAtRequest, PackMapSeeksRequest, PackMapTileRequest, type PackMapInfoResult, type PackMapTileResult } from '../../protocol/server-protocol.ts';
@@ -102,12 +105,18 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
           this.infoRequest.catch(() => {});
           return { type: 'failed', message: describe(error) };
         }
+        // The first view's tiles, asked for now rather than when the page has drawn and asks (PackMapFirstView).
+        const view = message.firstView;
+        const recording = this.target.recording ?? view?.recording;
+        const first = view === undefined ? [] : firstViewTiles({ ...view, ...(recording !== undefined ? { recording } : {}) }, this.info.maxOrder);
+        const pushing = first.map(tileKey);
         // Delivered through send, so that onDidShow fires once the webview has it.
-        this.send({ type: 'show', version: PACK_MAP_PROTOCOL_VERSION, repository: this.target.repository, info: this.info, recordings: this.deps.recordings(), ...(this.target.recording ? { recording: this.target.recording } : {}) });
+        this.send({ type: 'show', version: PACK_MAP_PROTOCOL_VERSION, repository: this.target.repository, info: this.info, recordings: this.deps.recordings(), ...(this.target.recording ? { recording: this.target.recording } : {}), ...(pushing.length > 0 ? { pushing } : {}) });
+        for (const wanted of first) void this.fetchTile(tileKey(wanted), wanted).then((reply) => this.send(reply));
         return undefined;
       }
       case 'tile':
-        return this.cancellable(message.key, `tile ${message.key}`, async (token) => ({ type: 'tile', key: message.key, tile: binaryTile(await this.deps.server.request(PackMapTileRequest, { pack: this.target.pack, ...message.wanted }, token)) }), (text, cancelled) => ({ type: 'tileFailed', key: message.key, message: text, cancelled }));
+        return this.fetchTile(message.key, message.wanted);
       case 'cancelTiles':
         for (const key of message.keys) this.inFlight.get(key)?.cancel();
         return undefined;
@@ -127,6 +136,11 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         await vscode.commands.executeCommand('packscope.revealObject', { oid: message.oid, repository: this.target.repository });
         return undefined;
     }
+  }
+
+  /** A tile from the server, as the webview's `tile` reply (or `tileFailed`), cancellable under its key. */
+  private fetchTile(key: string, wanted: PackMapTileWanted): Promise<HostToWebview> {
+    return this.cancellable(key, `tile ${key}`, async (token) => ({ type: 'tile', key, tile: binaryTile(await this.deps.server.request(PackMapTileRequest, { pack: this.target.pack, ...wanted }, token)) }), (text, cancelled) => ({ type: 'tileFailed', key, message: text, cancelled }));
   }
 
   /**
