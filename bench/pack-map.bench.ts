@@ -24,6 +24,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { deflateRawSync } from 'node:zlib';
 import { MAP_ATTRIBUTES, MAX_MAP_ORDER } from '../src/common/pack-map-geometry.ts';
 import { hashAlgorithmByName } from '../src/core/format/hash-algorithm.ts';
 import { PackMap } from '../src/core/map/pack-map.ts';
@@ -166,6 +167,18 @@ const overlayBuild = best(runs, () => new PackMap(model, counts));
 const overlay = overlayBuild.value;
 log(`overlay map of ${traced.toLocaleString('en-US')} reads (${overlay.readObjects.toLocaleString('en-US')} objects): built in ${ms(overlayBuild.ms)} (once per recording)`);
 
+// Each attribute's colour table (every object's colour, once per attribute and model; PackMap.coloursOf), on a model no map has used yet.
+{
+  const fresh = store.load(files, { hash }).model;
+  const freshMap = new PackMap(fresh);
+  const built = MAP_ATTRIBUTES.map((attribute) => {
+    const t = performance.now();
+    freshMap.render(0, attribute, { x: 0, y: 0, width: 1, height: 1 });
+    return `${attribute} ${ms(performance.now() - t)}`;
+  });
+  log(`colour tables, built once per attribute when first drawn (the family's includes the chains' roots): ${built.join(', ')}`);
+}
+
 const baseMap = new PackMap(model);
 const maxOrder = baseMap.orderFor(1);
 log('');
@@ -189,6 +202,22 @@ log(`(one scan of all ${model.count.toLocaleString('en-US')} objects' reads, wha
 void MAX_MAP_ORDER;
 
 // ---- In the real browser: the webview's frames and memory ---------------------------------------
+/**
+ * In the page: a tile as the extension delivers it. The deflated base64 crosses CDP as it crosses
+ * the LSP link (JSON); the page inflates it as the host does (binaryTile) and posts a Uint8Array,
+ * which VS Code's postMessage carries as binary.
+ */
+declare class DecompressionStream { constructor(format: string) }
+declare class Blob { constructor(parts: unknown[]); stream(): { pipeThrough(s: unknown): unknown } }
+declare class Response { constructor(body: unknown); arrayBuffer(): Promise<ArrayBuffer> }
+declare function atob(text: string): string;
+async function deliverBinaryTile({ message, rgbaDeflated }: { message: { tile: Record<string, unknown> }; rgbaDeflated: string }): Promise<void> {
+  const deflated = Uint8Array.from(atob(rgbaDeflated), (c) => c.charCodeAt(0));
+  const stream = new Blob([deflated]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  message.tile.rgba = new Uint8Array(await new Response(stream).arrayBuffer());
+  window.postMessage(message, '*');
+}
+
 // Top-level await is not available (the bench is loaded as CommonJS, like the others): an async function.
 async function inTheBrowser(): Promise<void> {
   const { tsImport } = await import('tsx/esm/api');
@@ -223,32 +252,44 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
     let readyAt = 0;
     let tileMs = 0;
     let tileCount = 0;
+    let tileChars = 0;
+    let pushed = 0;
     let firstAsked = 0;
     let readyWall = 0;
     let lastAnswered = 0;
     const reply = (message: unknown): Promise<void> => page.evaluate((m: unknown) => window.postMessage(m, '*'), message).catch(() => {});
-    await page.exposeFunction('__host', async (message: { type: string; messageId?: number; key?: string; wanted?: { attribute: (typeof MAP_ATTRIBUTES)[number]; order: number; tileX: number; tileY: number; recording?: string } }) => {
+    await page.exposeFunction('__host', async (message: { type: string; messageId?: number; key?: string; firstView?: { sidePixels: number; attribute: (typeof MAP_ATTRIBUTES)[number] }; wanted?: { attribute: (typeof MAP_ATTRIBUTES)[number]; order: number; tileX: number; tileY: number; recording?: string } }) => {
       switch (message.type) {
-        case 'ready':
+        case 'ready': {
           readyAt = performance.now();
           readyWall = Date.now();
-          return reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: gitDir, info, recordings: [], inReplyTo: message.messageId });
-        case 'tile': {
-          const wanted = message.wanted!;
-          const size = Math.min(TILE_CELLS, 2 ** wanted.order);
-          const t = performance.now();
-          if (firstAsked === 0) firstAsked = t;
-          const rendered = baseMap.render(wanted.order, wanted.attribute, { x: wanted.tileX * size, y: wanted.tileY * size, width: size, height: size });
-          tileMs += performance.now() - t;
-          tileCount++;
-          await reply({ type: 'tile', key: message.key, inReplyTo: message.messageId, tile: { order: wanted.order, tileX: wanted.tileX, tileY: wanted.tileY, size, rgbaBase64: Buffer.from(rendered.rgba).toString('base64'), litCells: rendered.litCells } });
-          lastAnswered = performance.now();
+          // As the panel host does (pack-map-panel.ts): the first view's tiles named in show, then sent unasked.
+          const first = message.firstView ? protocol.firstViewTiles(message.firstView, info.maxOrder) : [];
+          pushed = first.length;
+          await reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: gitDir, info, recordings: [], ...(first.length > 0 ? { pushing: first.map(protocol.tileKey) } : {}), inReplyTo: message.messageId });
+          for (const wanted of first) await answerTile(protocol.tileKey(wanted), wanted, undefined);
           return undefined;
         }
+        case 'tile':
+          return answerTile(message.key!, message.wanted!, message.messageId);
         default:
           return undefined;
       }
     });
+    const answerTile = async (key: string, wanted: { attribute: (typeof MAP_ATTRIBUTES)[number]; order: number; tileX: number; tileY: number }, messageId: number | undefined): Promise<undefined> => {
+      const size = Math.min(TILE_CELLS, 2 ** wanted.order);
+      const t = performance.now();
+      if (firstAsked === 0) firstAsked = t;
+      const rendered = baseMap.render(wanted.order, wanted.attribute, { x: wanted.tileX * size, y: wanted.tileY * size, width: size, height: size });
+      // As the map worker sends it (map-worker.ts): raw deflate, then base64 for the JSON link.
+      const rgbaDeflated = deflateRawSync(rendered.rgba, { level: 1 }).toString('base64');
+      tileMs += performance.now() - t;
+      tileCount++;
+      tileChars += rgbaDeflated.length;
+      await page.evaluate(deliverBinaryTile, { message: { type: 'tile', key, ...(messageId !== undefined ? { inReplyTo: messageId } : {}), tile: { order: wanted.order, tileX: wanted.tileX, tileY: wanted.tileY, size, litCells: rendered.litCells } }, rgbaDeflated }).catch(() => {});
+      lastAnswered = performance.now();
+      return undefined;
+    };
     await page.route(`${ORIGIN}/**`, (route: { request(): { url(): string }; fulfill(o: object): Promise<void> }) => {
       const url = new URL(route.request().url());
       if (url.pathname === '/index.html') return route.fulfill({ body: html, contentType: 'text/html' });
@@ -274,7 +315,8 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
     const completeAt = Number(await page.evaluate(() => (globalThis as unknown as { __completeAt?: number }).__completeAt));
     log('');
     log(`webview: first complete picture ${ms(firstInPage)} after the page asked for the pack (${tileCount} tiles, ${ms(tileMs)} of it computing them;` +
-      ` first tile asked at ${ms(firstAsked - readyAt)}, last delivered at ${ms(lastAnswered - readyAt)}; the page marked the picture complete at ${ms(completeAt - readyWall)})` +
+      ` ${pushed} of them pushed with show; first tile started at ${ms(firstAsked - readyAt)}, last delivered at ${ms(lastAnswered - readyAt)}; the page marked the picture complete at ${ms(completeAt - readyWall)};` +
+      ` ${(tileChars / 1024).toFixed(0)} KiB of deflated base64 for ${((tileCount * TILE_CELLS * TILE_CELLS * 4 * 4) / 3 / 1024).toFixed(0)} KiB as plain base64)` +
       ` — bar ≤ ${BARS.firstPictureMs} ms: ${verdict(firstInPage <= BARS.firstPictureMs)}`);
 
     const cdp = await context.newCDPSession(page);

@@ -15,11 +15,13 @@ import {
   type HostToWebview,
   type PackMapRecordingChoice,
   type PackMapReplies,
+  type PackMapFirstView,
   type PackMapState,
+  type PackMapTile,
   type PackMapTileWanted,
   type WebviewToHost,
 } from '../../src/protocol/pack-map-protocol.ts';
-import type { ObjectDetails, PackMapFamilyResult, PackMapInfoResult, PackMapSeeksResult, PackMapTileResult } from '../../src/protocol/server-protocol.ts';
+import type { ObjectDetails, PackMapFamilyResult, PackMapInfoResult, PackMapSeeksResult } from '../../src/protocol/server-protocol.ts';
 import { h, replaceChildren } from '../common/dom.ts';
 import { readThemeColours, watchTheme } from '../common/theme.ts';
 
@@ -44,8 +46,13 @@ const vscode = acquireVsCodeApi();
 const host = new MessageHandler<WebviewToHost, HostToWebview, PackMapReplies>({
   post: (message) => vscode.postMessage(message),
   handle: (message) => {
-    if (message.type === 'show') show(message.info, message.repository, message.recordings);
+    if (message.type === 'show') show(message.info, message.repository, message.recordings, message.recording, message.pushing);
     else if (message.type === 'recordings') setRecordings(message.recordings);
+    // A first-view tile the host fetched without being asked (show's `pushing`).
+    else if (message.type === 'tile' || message.type === 'tileFailed') void acceptTile(message.key, message).finally(() => {
+      inFlight.delete(message.key);
+      requestDraw();
+    });
     return undefined;
   },
   failed: (_message, error) => console.error(error),
@@ -145,8 +152,10 @@ function setRecordings(next: PackMapRecordingChoice[]): void {
   recordingSelect.value = state.recording ?? '';
 }
 
-function show(next: PackMapInfoResult, repository: string, choices: PackMapRecordingChoice[]): void {
-  if (state.pack !== next.pack) state = { ...state, pack: next.pack, camera: normalizeCamera(undefined), family: null };
+function show(next: PackMapInfoResult, repository: string, choices: PackMapRecordingChoice[], recording?: string, pushing: string[] = []): void {
+  // Tiles on their way unasked: not asked for again (pumpTiles cancels those the view no longer wants).
+  for (const key of pushing) if (!tiles.has(key)) inFlight.add(key);
+  if (state.pack !== next.pack) state = { ...state, pack: next.pack, camera: normalizeCamera(undefined), family: null, ...(recording !== undefined ? { recording } : {}) };
   state.repository = repository;
   info = next;
   attributeSelect.value = state.attribute;
@@ -156,6 +165,8 @@ function show(next: PackMapInfoResult, repository: string, choices: PackMapRecor
   drawLegend();
   saveState();
   resize();
+  // Drawn now, not at the next frame: the first tile requests leave at once.
+  draw();
   // Restored after a reload: the family and the seek path the state names.
   family = undefined;
   seeks = undefined;
@@ -300,31 +311,35 @@ function keep(key: string, tile: CachedTile): void {
   }
 }
 
-function decodeTile(tile: PackMapTileResult): ImageData {
-  const text = atob(tile.rgbaBase64);
-  const bytes = new Uint8ClampedArray(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return new ImageData(bytes, tile.size, tile.size);
+/** The tile's pixels as they came (binary, PackMapTile): viewed as the ImageData's, not copied. */
+function decodeTile(tile: PackMapTile): ImageData {
+  const { rgba } = tile;
+  if (!(rgba instanceof Uint8Array) || rgba.byteLength !== tile.size * tile.size * 4) throw new Error(`tile ${tile.order}/${tile.tileX}/${tile.tileY}: no ${tile.size}×${tile.size} RGBA`);
+  return new ImageData(new Uint8ClampedArray(rgba.buffer as ArrayBuffer, rgba.byteOffset, rgba.byteLength), tile.size, tile.size);
 }
 
 async function fetchTile(wantedOne: PackMapTileWanted): Promise<void> {
   const key = tileKey(wantedOne);
   inFlight.add(key);
   try {
-    const reply = await host.request({ type: 'tile', key, wanted: wantedOne });
-    if (reply.type === 'tile') {
-      const bitmap = await createImageBitmap(decodeTile(reply.tile));
-      const entry: CachedTile = { bitmap, litCells: reply.tile.litCells };
-      if (reply.tile.recordingObjects !== undefined) entry.recordingObjects = reply.tile.recordingObjects;
-      if (reply.tile.recordingReads !== undefined) entry.recordingReads = reply.tile.recordingReads;
-      keep(key, entry);
-      statusText.textContent = '';
-    } else if (!reply.cancelled) {
-      statusText.textContent = `A tile could not be drawn: ${reply.message}`;
-    }
+    await acceptTile(key, await host.request({ type: 'tile', key, wanted: wantedOne }));
   } finally {
     inFlight.delete(key);
     requestDraw();
+  }
+}
+
+/** Keeps a tile that came (asked for or pushed), or says why it did not. */
+async function acceptTile(key: string, reply: Extract<HostToWebview, { type: 'tile' | 'tileFailed' }>): Promise<void> {
+  if (reply.type === 'tile') {
+    const bitmap = await createImageBitmap(decodeTile(reply.tile));
+    const entry: CachedTile = { bitmap, litCells: reply.tile.litCells };
+    if (reply.tile.recordingObjects !== undefined) entry.recordingObjects = reply.tile.recordingObjects;
+    if (reply.tile.recordingReads !== undefined) entry.recordingReads = reply.tile.recordingReads;
+    keep(key, entry);
+    statusText.textContent = '';
+  } else if (!reply.cancelled) {
+    statusText.textContent = `A tile could not be drawn: ${reply.message}`;
   }
 }
 
@@ -886,9 +901,18 @@ function listen(): void {
   });
 }
 
+/** With `ready`, when the page opens on the whole pack: what it will show first (PackMapFirstView), so that the host fetches those tiles at once. */
+function firstView(): { firstView?: PackMapFirstView } {
+  if (state.camera.zoom !== 0) return {};
+  const box = canvas.parentElement!.getBoundingClientRect();
+  // As resize() and scale() size the map: the canvas's smaller whole CSS side, in device pixels.
+  const side = Math.max(1, Math.min(Math.floor(box.width), Math.floor(box.height))) * (window.devicePixelRatio || 1);
+  return { firstView: { sidePixels: side, attribute: state.attribute, ...(state.recording !== null ? { recording: state.recording } : {}) } };
+}
+
 layout();
 listen();
-void host.request({ type: 'ready', version: PACK_MAP_PROTOCOL_VERSION }).then((reply) => {
+void host.request({ type: 'ready', version: PACK_MAP_PROTOCOL_VERSION, ...firstView() }).then((reply) => {
   if (reply.type === 'failed') replaceChildren(root, h('p', { class: 'error', role: 'alert' }, `The pack map could not be drawn: ${reply.message}`));
-  else show(reply.info, reply.repository, reply.recordings);
+  else show(reply.info, reply.repository, reply.recordings, reply.recording, reply.pushing);
 });

@@ -318,13 +318,25 @@ function render(): void {
         h('strong', {}, 'Estimate. '),
         "No repack ran: the write-order model (git-internals §5) keeps today's deltas and predicts the object count and where each object would be written. A repack with -f searches deltas afresh; run a preset for the real numbers.",
       )
-    : h('p', { class: 'explanation' }, 'What ', h('code', {}, equivalentCommand(run)), ' would write, measured on a pack git wrote into a temporary directory (removed since). The repository was not touched.');
+    : h(
+        'p',
+        { class: 'explanation' },
+        'What ',
+        h('code', {}, equivalentCommand(run)),
+        run.result.previewPack
+          ? ' would write, measured on a pack git wrote into a temporary directory (kept while this panel or a Pack Map of it is open, then removed). The repository was not touched.'
+          : ' would write, measured on a pack git wrote into a temporary directory (removed since). The repository was not touched.',
+      );
   const actions = h(
     'div',
     { class: 'table-actions' },
     button('export-markdown', 'Export as Markdown', () => post({ type: 'exportMarkdown' })),
     button('copy-markdown', 'Copy as Markdown', () => post({ type: 'copyMarkdown' }), true),
     button('copy-command', 'Copy git command', () => post({ type: 'copyCommand' }), true),
+    // Today's layout and the preview's side by side, the run's first recording over both.
+    run.result.previewPack && run.currentPacks && run.currentPacks.length > 0
+      ? button('open-pack-maps', run.result.recordings.length > 0 ? 'Before and after on the Pack Map (with the recording)' : 'Before and after on the Pack Map', () => post({ type: 'openPackMaps' }), true)
+      : null,
   );
   const warnings = run.result.warnings && run.result.warnings.length > 0 ? h('ul', { class: 'warning' }, ...run.result.warnings.map((w) => h('li', {}, w))) : null;
   replaceChildren(root, title, banner, actions, summarySection(run), histogramSection(run), largestChangesSection(run), recordingsSection(run), accuracySection(run), commandSection(run), warnings);

@@ -99,11 +99,22 @@ export function diskSizeColour(bytes: number, largest: number): Rgb {
   return rampColour((Math.log2(Math.max(16, bytes)) - low) / (high - low));
 }
 
+/** Hues a family may take. */
+export const FAMILY_HUES = 24;
+
 /** A delta family (by its root's object number) as one of 24 hues: neighbouring families differ. */
 export function familyColour(root: number): Rgb {
+  return familyHueColour(familyHue(root));
+}
+
+/** Which of the FAMILY_HUES hues the family of `root` takes. */
+export function familyHue(root: number): number {
   // A multiplicative hash spreads consecutive roots over the hue circle.
-  const hue = (((root * 2654435761) >>> 0) % 24) * 15;
-  return hslToRgb(hue, 0.65, 0.55);
+  return ((root * 2654435761) >>> 0) % FAMILY_HUES;
+}
+
+export function familyHueColour(hue: number): Rgb {
+  return hslToRgb(hue * (360 / FAMILY_HUES), 0.65, 0.55);
 }
 
 function hslToRgb(hue: number, saturation: number, lightness: number): Rgb {

@@ -17,6 +17,7 @@ import { recordingSourceFromStore, registerCacheLab, type CacheLabApi } from './
 import { SimulationSummaries } from './simulation-summaries.ts';
 import { registerRepackPreview, type RepackPreviewApi } from './repack-preview/repack-preview.ts';
 import { registerPackMap, type PackMapApi } from './pack-map/pack-map.ts';
+import { PreviewPackHolds } from './pack-map/preview-pack-holds.ts';
 
 /** What `activate` returns: `vscode.extensions.getExtension('packscope.packscope').exports`. */
 export interface PackScopeApi {
@@ -116,8 +117,9 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
   const summaries = lifetime.register(new SimulationSummaries(context.workspaceState));
   const recording = registerRecording({ lifetime, context, server, output, gitLocation, summaries });
   const cacheLab = registerCacheLab({ lifetime, context, server, output, gitLocation, recordings: recordingSourceFromStore(recording.api.store), onSweep: (file, segment, result) => summaries.remember(file, segment, result) });
-  const repackPreview = registerRepackPreview({ lifetime, context, server, output, gitLocation, recordings: recording.api.store });
-  const packMap = registerPackMap({ lifetime, context, server, output, recordings: recording.api.store });
+  const previewPacks = new PreviewPackHolds(server, output);
+  const repackPreview = registerRepackPreview({ lifetime, context, server, output, gitLocation, recordings: recording.api.store, previewPacks });
+  const packMap = registerPackMap({ lifetime, context, server, output, recordings: recording.api.store, previewPacks });
   registerCommands(lifetime, { server, packsTree, output, recordings: recording.commands, cacheLab, repackPreview, packMap });
 
   // Started right after activation rather than inside it: hovers and terminal links need a server soon.

@@ -55,10 +55,45 @@ export interface PackMapTileWanted {
   recording?: string;
 }
 
+/**
+ * A tile as the webview receives it: the server's, with its pixels inflated by the host into a
+ * Uint8Array (row-major RGBA), which VS Code's postMessage carries as binary, not as JSON text.
+ */
+export type PackMapTile = Omit<PackMapTileResult, 'rgbaDeflated'> & { rgba: Uint8Array };
+
+/**
+ * What the page will show first, sent with `ready` when it opens on the whole pack (zoom 0): the
+ * host can then ask the server for those tiles at once, alongside `show`, instead of after the page
+ * has the pack's info, has drawn, and has asked (firstViewTiles).
+ */
+export interface PackMapFirstView {
+  /** The map's side in device pixels at zoom 0 (the canvas's smaller side × devicePixelRatio). */
+  sidePixels: number;
+  attribute: MapAttribute;
+  recording?: string;
+}
+
+/**
+ * The order the page draws at zoom 0 (media/pack-map/main.ts drawOrder: cells of 1 to 2 device
+ * pixels, at most the pack's deepest order) and every tile of it: the whole pack is in view.
+ */
+export function firstViewTiles(view: PackMapFirstView, maxOrder: number): PackMapTileWanted[] {
+  const order = Math.max(0, Math.min(maxOrder, Math.floor(Math.log2(Math.max(1, view.sidePixels)))));
+  const perSide = Math.max(1, 2 ** order / 256);
+  const tiles: PackMapTileWanted[] = [];
+  for (let tileY = 0; tileY < perSide; tileY++) for (let tileX = 0; tileX < perSide; tileX++) tiles.push({ attribute: view.attribute, order, tileX, tileY, ...(view.recording !== undefined ? { recording: view.recording } : {}) });
+  return tiles;
+}
+
 export type HostToWebview =
-  | { type: 'show'; version: number; repository: string; info: PackMapInfoResult; recordings: PackMapRecordingChoice[] }
+  /**
+   * `recording`: drawn over the map at once (one of `recordings`; the Repack Preview's before/after).
+   * `pushing`: keys of the first view's tiles the host is already fetching (`ready`'s firstView):
+   * they arrive as `tile` (or `tileFailed`) messages the page did not ask for, so it does not ask.
+   */
+  | { type: 'show'; version: number; repository: string; info: PackMapInfoResult; recordings: PackMapRecordingChoice[]; recording?: string; pushing?: string[] }
   | { type: 'failed'; message: string }
-  | { type: 'tile'; key: string; tile: PackMapTileResult }
+  | { type: 'tile'; key: string; tile: PackMapTile }
   | { type: 'tileFailed'; key: string; message: string; cancelled: boolean }
   | { type: 'objectAt'; object: ObjectDetails | null }
   | { type: 'family'; family: PackMapFamilyResult }
@@ -69,7 +104,7 @@ export type HostToWebview =
 
 export type WebviewToHost =
   /** A request: answered with `show` (or `failed`). `pack` is the state's, after a reload. */
-  | { type: 'ready'; version: number }
+  | { type: 'ready'; version: number; firstView?: PackMapFirstView }
   /** A request: answered with `tile` or `tileFailed`. `key` names it in `cancelTiles`. */
   | { type: 'tile'; key: string; wanted: PackMapTileWanted }
   /** The view moved on: these tiles are no longer wanted (their requests are cancelled). */
@@ -99,8 +134,11 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
   if (typeof value !== 'object' || value === null) return false;
   const message = value as Record<string, unknown>;
   switch (message.type) {
-    case 'ready':
-      return typeof message.version === 'number';
+    case 'ready': {
+      if (typeof message.version !== 'number') return false;
+      const view = message.firstView as Record<string, unknown> | null | undefined;
+      return view === undefined || (typeof view === 'object' && view !== null && typeof view.sidePixels === 'number' && Number.isFinite(view.sidePixels) && view.sidePixels > 0 && view.sidePixels < 1e6 && typeof view.attribute === 'string' && (view.recording === undefined || isText(view.recording)));
+    }
     case 'tile': {
       const wanted = message.wanted as Record<string, unknown> | null | undefined;
       return isText(message.key) && typeof wanted === 'object' && wanted !== null && typeof wanted.attribute === 'string' && isCount(wanted.order) && isCount(wanted.tileX) && isCount(wanted.tileY) && (wanted.recording === undefined || isText(wanted.recording));

@@ -37,6 +37,8 @@ export interface RepackPreviewRun {
   /** Wall time of the whole request (reading packs, pack-objects, recordings, estimate). */
   requestSeconds: number;
   result: RepackPreviewResult;
+  /** Today's packs of the repository (.pack paths, largest first): the Pack Map's "before". */
+  currentPacks?: string[];
 }
 
 export interface RepackPreviewState {
@@ -55,7 +57,12 @@ export type WebviewToHost =
   /** Copies the `git repack …` command the preview stands for. */
   | { type: 'copyCommand' }
   /** An object id in a table was clicked: the host opens its object document (packscope.openObject). */
-  | { type: 'openObject'; oid: string };
+  | { type: 'openObject'; oid: string }
+  /**
+   * "Before and after on the Pack Map": today's largest pack and the preview's kept pack side by
+   * side, with the run's first recording (if any) drawn over both.
+   */
+  | { type: 'openPackMaps' };
 
 /** The webview's requests and the host message that answers each (src/common/message-handler.ts). */
 export interface RepackPreviewReplies {
@@ -68,7 +75,7 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
   if (type === 'ready') return typeof (value as { version?: unknown }).version === 'number';
   // A full hex id only: the host hands it to a command, so nothing else a page could post gets there.
   if (type === 'openObject') return isObjectId((value as { oid?: unknown }).oid);
-  return type === 'exportMarkdown' || type === 'copyMarkdown' || type === 'copyCommand';
+  return type === 'exportMarkdown' || type === 'copyMarkdown' || type === 'copyCommand' || type === 'openPackMaps';
 }
 
 /** A full object id (SHA-1 or SHA-256, lowercase hex). */

@@ -402,6 +402,11 @@ export interface RepackPreviewParams extends WorkDoneProgressParams {
   estimateOnly?: boolean;
   /** Cache limits of the recordings' `git` policy replay (bytes); default 16m and 96m. */
   limits?: number[];
+  /**
+   * Keep the preview pack in its temporary directory (never the repository's) for the Pack Map's
+   * before/after: the result's `previewPack` names it, and packscope/releasePreviewPack removes it.
+   */
+  keepPack?: boolean;
 }
 
 /** One side of a preview (`current`: the local packs together, with `looseObjects`; `preview`: the one pack written). */
@@ -409,8 +414,22 @@ export type RepackLayout = LayoutSummary;
 export type RepackPackLocality = PackLocality;
 export type RepackLayoutReplay = LayoutReplay;
 
-/** `packscope repack-preview --json`, with the server's `warnings` (recordings skipped or partly read). */
-export type RepackPreviewResult = RepackPreviewDocument;
+/** A preview pack the server keeps on disk (RepackPreviewParams.keepPack) until packscope/releasePreviewPack. */
+export interface KeptPreviewPackInfo {
+  /** The .pack path, in its temporary directory: the Pack Map's requests take it as `pack`. */
+  pack: string;
+  directory: string;
+}
+
+/** `packscope repack-preview --json`, with the server's `warnings` (recordings skipped or partly read), and the kept preview pack. */
+export type RepackPreviewResult = RepackPreviewDocument & { previewPack?: KeptPreviewPackInfo };
+
+export interface ReleasePreviewPackParams {
+  pack: string;
+}
+
+/** Removes a kept preview pack's temporary directory (nothing shows it any more); `released` false when it was not kept. */
+export const ReleasePreviewPackRequest = new RequestType<ReleasePreviewPackParams, { released: boolean }, void>('packscope/releasePreviewPack');
 
 export interface GitCapabilitiesParams {
   git: string;
@@ -504,8 +523,13 @@ export interface PackMapTileResult {
   tileY: number;
   /** Cells per side of this tile. */
   size: number;
-  /** Row-major RGBA, 4 bytes per cell, base64. */
-  rgbaBase64: string;
+  /**
+   * Row-major RGBA, 4 bytes per cell, compressed with raw deflate (RFC 1951, zlib's deflateRaw)
+   * and then base64: the LSP link is JSON, and a tile's 256 KiB of RGBA (constant alpha, runs of one
+   * object's colour) deflate to a few tens of KiB, so the string is a fraction of plain base64's
+   * 350 KiB. The host inflates it and hands the webview the bytes as a Uint8Array (binary).
+   */
+  rgbaDeflated: string;
   /** With a recording: cells of this tile over which at least one read lies. */
   litCells: number;
   /** With a recording: the pack's distinct objects it read (the same for every tile). */

@@ -3,6 +3,7 @@ import type { PackLocation } from '../core/model/object-store.ts';
 import type { ServerSettings } from '../protocol/server-protocol.ts';
 import type { ObjectPathsWalks } from './object-paths-walks.ts';
 import type { RankedLists } from './object-views.ts';
+import type { PreviewPacks } from './preview-packs.ts';
 import type { RecordingCache } from './recording-cache.ts';
 import type { WorkQueues } from './work-queue.ts';
 import type { MapWorkerClient } from './workers/map-worker-client.ts';
@@ -26,6 +27,8 @@ export interface ServerContext {
   readonly rankedLists: RankedLists;
   /** The last recording opened (recording-opener.ts). */
   readonly recordings: RecordingCache;
+  /** Repack preview packs kept for the Pack Map (preview-packs.ts). */
+  readonly previewPacks: PreviewPacks;
   /** Each repository's object paths (object-paths-walks.ts). */
   readonly objectPaths: ObjectPathsWalks;
   /** The heavy work of requests, queued per kind with a few running at once (work-queue.ts). */

@@ -28,10 +28,11 @@ import { DEFAULT_SERVER_SETTINGS, PacksChangedNotification, type InitializationO
 import { cancelledPromise } from './cancellation.ts';
 import { RankedLists } from './object-views.ts';
 import { ObjectPathsWalks } from './object-paths-walks.ts';
+import { PreviewPacks } from './preview-packs.ts';
 import { RecordingCache } from './recording-cache.ts';
 import type { ServerContext } from './server-context.ts';
 import { collectGarbage } from './full-gc.ts';
-import { defaultConcurrency, WorkQueues } from './work-queue.ts';
+import { defaultConcurrency, IDLE_RELEASE_MS, WorkQueues } from './work-queue.ts';
 import { MapWorkerClient } from './workers/map-worker-client.ts';
 import { LoadCancelled, ModelLoader, type TimedModel } from './workers/model-loader.ts';
 import { errorMessage, RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
@@ -52,6 +53,15 @@ function asResponseError(error: unknown): ResponseError<void> {
   return new ResponseError(ErrorCodes.InternalError, errorMessage(error));
 }
 
+/**
+ * How long the server waits with no work before it releases its caches: IDLE_RELEASE_MS, or
+ * PACKSCOPE_IDLE_RELEASE_MS (tests that check the release and what follows it, without 10 s waits).
+ */
+function idleReleaseMs(): number {
+  const value = Number(process.env.PACKSCOPE_IDLE_RELEASE_MS);
+  return Number.isFinite(value) && value >= 50 ? value : IDLE_RELEASE_MS;
+}
+
 export class ServerState implements ServerContext {
   settings: ServerSettings = { ...DEFAULT_SERVER_SETTINGS };
   recordingDirectory: string | undefined;
@@ -59,6 +69,7 @@ export class ServerState implements ServerContext {
   registry!: WorkspaceRegistry;
   readonly rankedLists = new RankedLists();
   readonly recordings = new RecordingCache();
+  readonly previewPacks = new PreviewPacks((message) => this.log(message));
   /** Each repository's object paths, walked in a worker on first use (object-paths-walks.ts). */
   readonly objectPaths = new ObjectPathsWalks(
     () => this.bundledScript('simulation-worker.js'),
@@ -67,7 +78,7 @@ export class ServerState implements ServerContext {
     (repository) => void this.connection.sendNotification(PacksChangedNotification, { repository }),
   );
   // Idle: what was kept for the next request goes (the workers of the queued work have ended).
-  readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory());
+  readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory(), idleReleaseMs());
   readonly packMaps: MapWorkerClient;
   /** The client tells of folders added and removed (workspace/didChangeWorkspaceFolders). */
   clientSendsFolderChanges = false;
@@ -93,6 +104,7 @@ export class ServerState implements ServerContext {
   releaseIdleMemory(): void {
     this.recordings.clear();
     this.rankedLists.clear();
+    this.packMaps.release();
     collectGarbage();
     const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
     const mib = (bytes: number): string => `${Math.round(bytes / (1 << 20))} MiB`;
@@ -146,6 +158,7 @@ export class ServerState implements ServerContext {
     this.objectPaths.dispose();
     this.registry?.dispose();
     this.packMaps.dispose();
+    this.previewPacks.releaseAll();
     if (this.privateCacheDir) fs.rmSync(this.privateCacheDir, { recursive: true, force: true });
   }
 
@@ -241,6 +254,11 @@ export class ServerState implements ServerContext {
       const pack = state.findPack(packPath);
       if (pack) return { state, pack };
     }
+    // A repack preview's pack, kept for the Pack Map's before/after: read as a pack of its repository.
+    const preview = this.previewPacks.get(packPath);
+    const location = this.previewPacks.location(packPath);
+    const state = preview ? this.registry.get(preview.repository) : undefined;
+    if (state && location) return { state, pack: location };
     throw new ResponseError(ErrorCodes.InvalidParams, `${packPath} is not a pack of the workspace (it may have been removed by git gc or repack; refresh)`);
   }
 

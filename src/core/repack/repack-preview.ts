@@ -6,7 +6,7 @@ import { buildPackModel } from '../model/build-pack-model.ts';
 import { ModelStore } from '../model/model-store.ts';
 import { ObjectStore } from '../model/object-store.ts';
 import { refuseInsideRepository } from '../model/outside-repository.ts';
-import type { PackModel } from '../model/pack-model.ts';
+import type { PackFiles, PackModel } from '../model/pack-model.ts';
 import type { Repository } from '../model/repository.ts';
 import type { GitProgress } from '../git/git-progress.ts';
 import { readEffectiveConfig } from '../git/effective-config.ts';
@@ -34,6 +34,23 @@ export interface RepackPreviewOptions extends RepackTuning {
   tempRoot?: string | undefined;
   /** Length of `largestChanges` (default 20). */
   top?: number | undefined;
+  /**
+   * Keep the preview pack (its temporary directory) after a successful run, for a Pack Map of it:
+   * the caller removes `keptPack.directory` (releaseKeptPack) when nothing shows it any more. A
+   * failed or cancelled run removes the directory as always.
+   */
+  keepPack?: boolean | undefined;
+}
+
+/** A preview pack kept on disk (RepackPreviewOptions.keepPack): its files inside its temporary directory. */
+export interface KeptPreviewPack {
+  directory: string;
+  files: PackFiles;
+}
+
+/** Removes a kept preview pack's temporary directory (it holds only the pack's files and the owner file). */
+export function releaseKeptPack(kept: KeptPreviewPack): void {
+  fs.rmSync(kept.directory, { recursive: true, force: true });
 }
 
 /** What `packscope repack-preview --json` prints of a preview (docs/json.md, "packscope.repack-preview/1"). */
@@ -62,6 +79,8 @@ export interface RepackPreviewRun {
   currentModels: PackModel[];
   /** What the preview leaves out (a partial clone's promisor packs), for the document's warnings. */
   warnings: string[];
+  /** With keepPack: the preview pack, still on disk. */
+  keptPack?: KeptPreviewPack;
 }
 
 export { TEMP_PREFIX } from './preview-directory.ts';
@@ -101,6 +120,7 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
   const tempRoot = path.resolve(options.tempRoot ?? os.tmpdir());
   refuseInsideRepository(tempRoot, repository, (root) => `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`);
   const temp = createPreviewDirectory(tempRoot);
+  let kept = false;
   try {
     const shadow = path.join(temp, 'objects');
     const outDir = path.join(temp, 'pack');
@@ -122,9 +142,17 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
     }
     if (options.signal?.aborted) throw abortError(options.signal);
     options.onProgress?.({ phase: 'Reading the preview pack', done: 0, total: 1, finished: false });
-    const previewModel = buildPackModel({ pack: `${stem}.pack`, idx: `${stem}.idx`, rev: fs.existsSync(`${stem}.rev`) ? `${stem}.rev` : undefined }, { hash: repository.hash });
+    const previewFiles = { pack: `${stem}.pack`, idx: `${stem}.idx`, rev: fs.existsSync(`${stem}.rev`) ? `${stem}.rev` : undefined };
+    const previewModel = buildPackModel(previewFiles, { hash: repository.hash });
     options.onProgress?.({ phase: 'Reading the preview pack', done: 1, total: 1, finished: true });
     const join = joinByObjectId(currentModels, previewModel, options.top ?? 20);
+    let keptPack: KeptPreviewPack | undefined;
+    if (options.keepPack) {
+      // Only the pack stays: the shadow objects directory (links into the repository) goes now.
+      fs.rmSync(shadow, { recursive: true, force: true });
+      keptPack = { directory: temp, files: previewFiles };
+      kept = true;
+    }
     return {
       result: {
         repository: repository.gitDir,
@@ -142,8 +170,9 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
       previewModel,
       currentModels,
       warnings,
+      ...(keptPack ? { keptPack } : {}),
     };
   } finally {
-    fs.rmSync(temp, { recursive: true, force: true });
+    if (!kept) fs.rmSync(temp, { recursive: true, force: true });
   }
 }

@@ -16,7 +16,7 @@ import type { GitProgress } from '../git/git-progress.ts';
 import { countLooseObjects, summarizeLayout } from '../repack/layout-summary.ts';
 import { replayRecordingOnCurrent, replayRecordingOnLayouts } from '../repack/recording-layouts.ts';
 import type { RepackTuning } from '../repack/repack-arguments.ts';
-import { previewRepack, type RepackPreview, type RepackPreviewRun } from '../repack/repack-preview.ts';
+import { previewRepack, releaseKeptPack, type KeptPreviewPack, type RepackPreview, type RepackPreviewRun } from '../repack/repack-preview.ts';
 import { abortError } from '../git/run-git.ts';
 import { compareEstimateWithPreview, estimateRecordingLocality, estimateWriteOrder } from '../repack/write-order-estimate.ts';
 import { resolveRecording, segmentRepositories, type LoadedRecording } from '../trace/load-recording.ts';
@@ -74,12 +74,16 @@ export interface RepackPreviewRequest extends RepackTuning {
    * --time); absent or 'off': no pricing, `readTime` null.
    */
   readTime?: 'off' | 'cached' | 'calibrate' | undefined;
+  /** Keep the preview pack on disk for a Pack Map of it (RepackPreviewOptions.keepPack; the report's `keptPack`). */
+  keepPack?: boolean;
 }
 
 export interface RepackPreviewReport {
   document: RepackPreviewDocument;
   /** The pack-objects run, unrounded, when it ran (the CLI's text describes it). */
   preview: RepackPreview | undefined;
+  /** With keepPack: the preview pack still on disk; the caller removes it (releaseKeptPack). */
+  keptPack?: KeptPreviewPack;
 }
 
 function errorMessage(error: unknown): string {
@@ -158,6 +162,17 @@ async function loadRecordings(host: RepackPreviewHost, request: RepackPreviewReq
 
 /** The whole preview; rejects with an AbortError when the host's signal fires (git stopped, temporary directory removed). */
 export async function runRepackPreviewReport(host: RepackPreviewHost, request: RepackPreviewRequest): Promise<RepackPreviewReport> {
+  // A kept preview pack belongs to the caller only once the report is made: a failure or a cancel after pack-objects removes it.
+  const kept: { pack?: KeptPreviewPack } = {};
+  try {
+    return await previewReport(host, request, kept);
+  } catch (error) {
+    if (kept.pack) releaseKeptPack(kept.pack);
+    throw error;
+  }
+}
+
+async function previewReport(host: RepackPreviewHost, request: RepackPreviewRequest, kept: { pack?: KeptPreviewPack }): Promise<RepackPreviewReport> {
   const { signal } = host;
   const { repository, store, git, limits } = request;
   const warnings: string[] = [];
@@ -183,7 +198,9 @@ export async function runRepackPreviewReport(host: RepackPreviewHost, request: R
       top: request.top,
       onProgress: (p) => host.gitProgress(p),
       onSpawn: (pid) => host.log(`repack preview: git pack-objects runs as process ${pid}`),
+      keepPack: request.keepPack === true,
     });
+    if (run.keptPack) kept.pack = run.keptPack;
     host.log(`repack preview of ${repository.gitDir}: ${run.result.gitArgs.join(' ')} (${run.result.seconds.toFixed(2)} s)`);
     for (const warning of run.warnings) warn(warning);
   }
@@ -238,7 +255,7 @@ export async function runRepackPreviewReport(host: RepackPreviewHost, request: R
     readTime,
   };
   if (request.warningsInDocument) document.warnings = warnings;
-  return { document, preview: result };
+  return { document, preview: result, ...(run?.keptPack ? { keptPack: run.keptPack } : {}) };
 }
 
 /**

@@ -1,17 +1,33 @@
+import { inflateRawSync } from 'node:zlib';
 import vscode = require('vscode');
 import {
+  firstViewTiles,
   isWebviewToHost,
   PACK_MAP_PROTOCOL_VERSION,
+  tileKey,
   type HostToWebview,
   type PackMapRecordingChoice,
+  type PackMapTile,
+  type PackMapTileWanted,
   type WebviewToHost,
 } from '../../protocol/pack-map-protocol.ts';
-import { PackMapFamilyRequest, PackMapInfoRequest, PackMapObjectAtRequest, PackMapSeeksRequest, PackMapTileRequest, type PackMapInfoResult } from '../../protocol/server-protocol.ts';
+import { PackMapFamilyRequest, PackMapInfoRequest, PackMapObjectAtRequest, PackMapSeeksRequest, PackMapTileRequest, type PackMapInfoResult, type PackMapTileResult } from '../../protocol/server-protocol.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
 import { PACK_MAP_PAGE } from './pack-map-html.ts';
 
+
+/**
+ * The server's tile with its pixels inflated: the webview gets a Uint8Array, which VS Code's
+ * postMessage transfers as binary (no base64 to decode in the page). Checked against the tile's size.
+ */
+export function binaryTile(result: PackMapTileResult): PackMapTile {
+  const { rgbaDeflated, ...rest } = result;
+  const bytes = inflateRawSync(Buffer.from(rgbaDeflated, 'base64'), { maxOutputLength: result.size * result.size * 4 });
+  if (bytes.byteLength !== result.size * result.size * 4) throw new Error(`tile ${result.order}/${result.tileX}/${result.tileY}: ${bytes.byteLength} bytes of RGBA for ${result.size}×${result.size} cells`);
+  return { ...rest, rgba: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+}
 
 const overlayFailed = (message: string, cancelled: boolean): HostToWebview => ({ type: 'overlayFailed', message, cancelled });
 
@@ -20,12 +36,18 @@ export interface PackMapPanelDependencies {
   output: vscode.LogOutputChannel;
   server: ServerClient;
   recordings(): PackMapRecordingChoice[];
+  /** Keeps a repack preview's pack on the server while the panel shows it. */
+  holdPreviewPack(pack: string): vscode.Disposable;
 }
 
 /** The pack a panel shows: its .pack path and its repository's id. */
 export interface PackMapTarget {
   pack: string;
   repository: string;
+  /** Drawn over the map when it opens (the Repack Preview's before/after). */
+  recording?: string;
+  /** A repack preview's kept pack: held on disk while the panel lives. */
+  previewPack?: boolean;
 }
 
 /**
@@ -48,9 +70,16 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
     super(panel, { extensionUri: deps.extensionUri, page: PACK_MAP_PAGE, output: deps.output, logName: 'Pack map', accepts: isWebviewToHost });
     this.shownEmitter = this._register(new vscode.EventEmitter<void>());
     this.onDidShow = this.shownEmitter.event;
-    panel.title = `Pack Map: ${target.pack.split(/[\\/]/).pop()!.replace(/^pack-([0-9a-f]{8})[0-9a-f]*\.pack$/, 'pack-$1…')}`;
+    panel.title = `${target.previewPack ? 'Pack Map (repack preview)' : 'Pack Map'}: ${target.pack.split(/[\\/]/).pop()!.replace(/^pack-([0-9a-f]{8})[0-9a-f]*\.pack$/, 'pack-$1…')}`;
+    if (target.previewPack) this._register(deps.holdPreviewPack(target.pack));
     this._register(new vscode.Disposable(() => this.cancelAll()));
+    // Asked now, while the page loads, not when it posts `ready`: the server loads the model and
+    // the map worker makes the map meanwhile, so the first tiles follow `ready` sooner.
+    this.infoRequest = deps.server.request(PackMapInfoRequest, { pack: target.pack });
+    this.infoRequest.catch(() => {});
   }
+
+  private infoRequest: Promise<PackMapInfoResult>;
 
   /** Sends the recordings again (the Recordings view changed). */
   updateRecordings(): void {
@@ -69,16 +98,25 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         this.ready = true;
         if (message.version !== PACK_MAP_PROTOCOL_VERSION) this.deps.output.warn(`Pack map webview speaks protocol ${message.version}, the host ${PACK_MAP_PROTOCOL_VERSION}.`);
         try {
-          this.info = await this.deps.server.request(PackMapInfoRequest, { pack: this.target.pack });
+          this.info = await this.infoRequest;
         } catch (error) {
+          // Asked again on the next `ready` (a reload of the page), not the failure kept.
+          this.infoRequest = this.deps.server.request(PackMapInfoRequest, { pack: this.target.pack });
+          this.infoRequest.catch(() => {});
           return { type: 'failed', message: describe(error) };
         }
+        // The first view's tiles, asked for now rather than when the page has drawn and asks (PackMapFirstView).
+        const view = message.firstView;
+        const recording = this.target.recording ?? view?.recording;
+        const first = view === undefined ? [] : firstViewTiles({ ...view, ...(recording !== undefined ? { recording } : {}) }, this.info.maxOrder);
+        const pushing = first.map(tileKey);
         // Delivered through send, so that onDidShow fires once the webview has it.
-        this.send({ type: 'show', version: PACK_MAP_PROTOCOL_VERSION, repository: this.target.repository, info: this.info, recordings: this.deps.recordings() });
+        this.send({ type: 'show', version: PACK_MAP_PROTOCOL_VERSION, repository: this.target.repository, info: this.info, recordings: this.deps.recordings(), ...(this.target.recording ? { recording: this.target.recording } : {}), ...(pushing.length > 0 ? { pushing } : {}) });
+        for (const wanted of first) void this.fetchTile(tileKey(wanted), wanted).then((reply) => this.send(reply));
         return undefined;
       }
       case 'tile':
-        return this.cancellable(message.key, `tile ${message.key}`, async (token) => ({ type: 'tile', key: message.key, tile: await this.deps.server.request(PackMapTileRequest, { pack: this.target.pack, ...message.wanted }, token) }), (text, cancelled) => ({ type: 'tileFailed', key: message.key, message: text, cancelled }));
+        return this.fetchTile(message.key, message.wanted);
       case 'cancelTiles':
         for (const key of message.keys) this.inFlight.get(key)?.cancel();
         return undefined;
@@ -98,6 +136,11 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         await vscode.commands.executeCommand('packscope.revealObject', { oid: message.oid, repository: this.target.repository });
         return undefined;
     }
+  }
+
+  /** A tile from the server, as the webview's `tile` reply (or `tileFailed`), cancellable under its key. */
+  private fetchTile(key: string, wanted: PackMapTileWanted): Promise<HostToWebview> {
+    return this.cancellable(key, `tile ${key}`, async (token) => ({ type: 'tile', key, tile: binaryTile(await this.deps.server.request(PackMapTileRequest, { pack: this.target.pack, ...wanted }, token)) }), (text, cancelled) => ({ type: 'tileFailed', key, message: text, cancelled }));
   }
 
   /**

@@ -23,6 +23,8 @@ export interface PackMapDependencies {
   server: ServerClient;
   output: vscode.LogOutputChannel;
   recordings: PackMapRecordingSource;
+  /** Holds of kept repack preview packs: a map of one keeps it on disk (preview-pack-holds.ts). */
+  previewPacks: { hold(pack: string): vscode.Disposable };
 }
 
 export interface PackMapApi {
@@ -33,14 +35,33 @@ export interface PackMapApi {
   open(argument?: unknown): Promise<PackMapPanel | undefined>;
 }
 
-/** A PackNode of the Packs view (`listing.pack`, `parent.listing.id`) or `{ pack, repository? }`. */
-function targetOf(argument: unknown): { pack: string; repository?: string } | undefined {
+interface OpenTarget {
+  pack: string;
+  repository?: string;
+  /** A recording to draw over the map at once (the Repack Preview's before/after). */
+  recording?: string;
+  /** A repack preview's kept pack (not in the Packs view): needs `repository`. */
+  previewPack?: boolean;
+  column?: 'active' | 'beside';
+}
+
+/**
+ * A PackNode of the Packs view (`listing.pack`, `parent.listing.id`) or `{ pack, repository?,
+ * recording?, previewPack?, column? }` (the Repack Preview's before/after opens two).
+ */
+function targetOf(argument: unknown): OpenTarget | undefined {
   if (typeof argument !== 'object' || argument === null) return undefined;
   const node = argument as { listing?: { pack?: unknown }; repositoryId?: unknown };
   if (typeof node.listing?.pack === 'string') return { pack: node.listing.pack, ...(typeof node.repositoryId === 'string' ? { repository: node.repositoryId } : {}) };
-  const value = argument as { pack?: unknown; repository?: unknown };
-  if (typeof value.pack === 'string' && value.pack !== '') return { pack: value.pack, ...(typeof value.repository === 'string' ? { repository: value.repository } : {}) };
-  return undefined;
+  const value = argument as { pack?: unknown; repository?: unknown; recording?: unknown; previewPack?: unknown; column?: unknown };
+  if (typeof value.pack !== 'string' || value.pack === '') return undefined;
+  return {
+    pack: value.pack,
+    ...(typeof value.repository === 'string' ? { repository: value.repository } : {}),
+    ...(typeof value.recording === 'string' && value.recording !== '' ? { recording: value.recording } : {}),
+    ...(value.previewPack === true ? { previewPack: true } : {}),
+    ...(value.column === 'beside' || value.column === 'active' ? { column: value.column } : {}),
+  };
 }
 
 export function registerPackMap(deps: PackMapDependencies): PackMapApi {
@@ -62,7 +83,7 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
   }));
 
   const adopt = (panel: vscode.WebviewPanel, target: PackMapTarget): PackMapPanel => {
-    const map = new PackMapPanel(panel, { extensionUri: deps.context.extensionUri, output: deps.output, server: deps.server, recordings }, target);
+    const map = new PackMapPanel(panel, { extensionUri: deps.context.extensionUri, output: deps.output, server: deps.server, recordings, holdPreviewPack: (pack) => deps.previewPacks.hold(pack) }, target);
     current = map;
     panels.add(map);
     map.onDidDispose(() => {
@@ -90,6 +111,8 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
 
   const open = async (argument?: unknown): Promise<PackMapPanel | undefined> => {
     let target = targetOf(argument);
+    const opening = target;
+    if (target?.previewPack === true && target.repository === undefined) throw new Error('a repack preview pack is drawn for its repository: name it');
     if (target === undefined || target.repository === undefined) {
       const packs = await listPacks();
       if (target !== undefined) {
@@ -104,8 +127,14 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
         target = picked;
       }
     }
-    const panel = vscode.window.createWebviewPanel(PACK_MAP_VIEW_TYPE, 'Pack Map', vscode.ViewColumn.Active, { retainContextWhenHidden: false });
-    return adopt(panel, { pack: target.pack, repository: target.repository! });
+    const column = opening?.column === 'beside' ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
+    const panel = vscode.window.createWebviewPanel(PACK_MAP_VIEW_TYPE, 'Pack Map', column, { retainContextWhenHidden: false });
+    return adopt(panel, {
+      pack: target.pack,
+      repository: target.repository!,
+      ...(opening?.recording ? { recording: opening.recording } : {}),
+      ...(opening?.previewPack ? { previewPack: true } : {}),
+    });
   };
 
   // After a reload VS Code recreates the panel with the webview's last setState: the same pack,

@@ -13,6 +13,8 @@ import { REPACK_PREVIEW_PAGE } from './repack-preview-html.ts';
 export interface RepackPreviewPanelDependencies {
   extensionUri: vscode.Uri;
   output: vscode.LogOutputChannel;
+  /** Keeps the run's preview pack on the server while the panel lives (pack-map/preview-pack-holds.ts). */
+  holdPreviewPack(pack: string): vscode.Disposable;
 }
 
 export function panelTitle(run: RepackPreviewRun): string {
@@ -38,6 +40,33 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
     this.shownEmitter = this._register(new vscode.EventEmitter<void>());
     this.onDidShow = this.shownEmitter.event;
     panel.title = panelTitle(run);
+    // The preview's pack stays on disk while this panel (or a map of it) shows the run.
+    if (run.result.previewPack) this._register(deps.holdPreviewPack(run.result.previewPack.pack));
+  }
+
+  /** Today's largest pack and the preview's side by side on the Pack Map, the run's first recording over both. */
+  async openPackMaps(): Promise<void> {
+    const preview = this.run.result.previewPack;
+    const before = this.run.currentPacks?.[0];
+    const repository = this.run.repositoryId;
+    if (!preview || !before || !repository) throw new Error('This run kept no preview pack to draw (an estimate, or a run restored after a reload): run the preview again.');
+    const recording = this.run.result.recordings[0]?.recording.file;
+    const common = { repository, ...(recording ? { recording } : {}) };
+    const first = await vscode.commands.executeCommand<{ onDidShow?: vscode.Event<void> } | undefined>('packscope.openPackMap', { ...common, pack: before, column: 'active' });
+    // The second panel once the first page has its pack (at most 15 s): in code-server, webviews of
+    // one extension started together share a service worker, and a page at times waits for it for
+    // ever ("Found unexpected service worker controller" in the console); waiting makes it rarer,
+    // it does not rule it out (the e2e scenario pack-map-before-after still fails at times).
+    if (first?.onDidShow) await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => done(), 15_000);
+      const subscription = first.onDidShow!(() => done());
+      function done(): void {
+        clearTimeout(timer);
+        subscription.dispose();
+        resolve();
+      }
+    });
+    await vscode.commands.executeCommand('packscope.openPackMap', { ...common, pack: preview.pack, previewPack: true, column: 'beside' });
   }
 
   /** True once the webview has the run. */
@@ -74,6 +103,13 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
       case 'copyCommand':
         await vscode.env.clipboard.writeText(equivalentCommand(this.run));
         vscode.window.setStatusBarMessage(`Copied: ${equivalentCommand(this.run)}`, 3000);
+        return undefined;
+      case 'openPackMaps':
+        try {
+          await this.openPackMaps();
+        } catch (error) {
+          void vscode.window.showErrorMessage(error instanceof Error ? error.message : String(error));
+        }
         return undefined;
       case 'openObject':
         // The same command as the Packs view's and the Pack Map's: one object document per id.

@@ -44,6 +44,8 @@ export interface RepackPreviewDependencies {
   output: vscode.LogOutputChannel;
   gitLocation: Promise<GitLocation>;
   recordings: RepackRecordingSource;
+  /** Holds of kept preview packs (src/extension/pack-map/preview-pack-holds.ts). */
+  previewPacks: { hold(pack: string): vscode.Disposable };
 }
 
 export interface RepackPreviewApi {
@@ -169,7 +171,7 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
   const opened = lifetime.register(new vscode.EventEmitter<RepackPreviewPanel>());
 
   const adopt = (panel: vscode.WebviewPanel, run: RepackPreviewRun): RepackPreviewPanel => {
-    const preview = new RepackPreviewPanel(panel, { extensionUri: deps.context.extensionUri, output: deps.output }, run);
+    const preview = new RepackPreviewPanel(panel, { extensionUri: deps.context.extensionUri, output: deps.output, holdPreviewPack: (pack) => deps.previewPacks.hold(pack) }, run);
     current = preview;
     preview.onDidDispose(() => {
       if (current === preview) current = undefined;
@@ -302,6 +304,8 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
               recordings,
               estimate: true,
               estimateOnly: tuning.estimateOnly,
+              // Kept for the Pack Map's before/after while the panel shows the run (a workspace repository's only: the map reads those).
+              keepPack: !tuning.estimateOnly && listing.packs.length > 0,
               workDoneToken,
             },
             token,
@@ -325,6 +329,7 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       finishedAt: new Date().toISOString(),
       requestSeconds: Math.round(performance.now() - started) / 1000,
       result,
+      currentPacks: listing.packs.filter((p) => p.error === undefined).sort((a, b) => (b.packFileBytes ?? 0) - (a.packFileBytes ?? 0)).map((p) => p.pack),
     };
     lastRun = run;
     deps.output.info(`Repack preview of ${listing.name} (${label}): ${result.git?.join(' ') ?? 'estimate only'} in ${run.requestSeconds.toFixed(2)} s.`);
@@ -400,6 +405,8 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
           panel.dispose();
           return;
         }
+        // The kept preview pack went with the server that held it (a reload restarts it).
+        if (restored.result.previewPack) delete restored.result.previewPack;
         adopt(panel, restored);
       },
     }),

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import type { CancellationToken } from 'vscode-languageserver/node';
 import { MAP_ATTRIBUTES, MAX_MAP_ORDER, type MapAttribute } from '../../common/pack-map-geometry.ts';
 import { familyArcs } from '../../core/map/family-arcs.ts';
+import { countsInOtherPack, localityInOtherPack, readsInOtherPack } from '../../core/map/by-object-id.ts';
 import { readsPerObject } from '../../core/map/pack-map.ts';
 import type { SeekPath } from '../../core/map/seek-path.ts';
 import type { PackLocation } from '../../core/model/object-store.ts';
@@ -126,7 +127,7 @@ export function registerPackMapHandlers(context: ServerContext): void {
         tileX,
         tileY,
         size,
-        rgbaBase64: Buffer.from(tile.rgba.buffer, tile.rgba.byteOffset, tile.rgba.byteLength).toString('base64'),
+        rgbaDeflated: Buffer.from(tile.rgbaDeflated.buffer, tile.rgbaDeflated.byteOffset, tile.rgbaDeflated.byteLength).toString('base64'),
         litCells: tile.litCells,
         ...(overlay ? { recordingObjects: tile.readObjects, recordingReads: overlay.reads } : {}),
       };
@@ -185,10 +186,16 @@ function registerPackMapOverlayHandlers(context: ServerContext): void {
         const recording = path.resolve(requireString(fields.recording, 'recording'));
         const segment = optionalInteger(fields.segment, 'segment', 1);
         const cache = pageCacheParams(fields);
-        const { pack } = context.findPack(packPath);
+        const { state, pack } = context.findPack(packPath);
         const opened = await openRecording(context, { file: recording, segment }, token, nested(progress));
         throwIfCancelled(token);
-        const input = opened.locality.find((entry) => entry.pack === pack.files.pack) ?? { pack: pack.files.pack, offsets: new Float64Array(0), entryBytes: new Float64Array(0) };
+        let input = opened.locality.find((entry) => entry.pack === pack.files.pack);
+        if (input === undefined && context.previewPacks.get(pack.files.pack)) {
+          // A repack preview's pack: the recording's reads where the same objects lie in it.
+          const { model } = await context.ensureModel(state, pack, token);
+          input = localityInOtherPack(readsInOtherPack(opened.loaded, model), model, pack.files.pack);
+        }
+        input ??= { pack: pack.files.pack, offsets: new Float64Array(0), entryBytes: new Float64Array(0) };
         let found: SeekPath | undefined;
         progress.report(100, 'seek distances and page cache');
         await context.work.run('locality', token, () =>
@@ -222,8 +229,11 @@ async function ensureOverlay(
   if (kept) return { key, reads: kept.reads };
   const opened = await withProgress(context, workDoneToken, 'Reading recording', token, (progress) => openRecording(context, { file: recording, segment }, token, nested(progress)));
   const { model } = await context.ensureModel(context.findPack(pack.files.pack).state, pack, token);
-  // A recording that reads nothing of this pack lights nothing: every cell dimmed, 0 lit.
-  const counts = readsPerObject(opened.loaded, pack.files.pack) ?? new Uint32Array(model.count);
+  // A repack preview's pack (never read by a recording): the same objects' reads, matched by id.
+  // Otherwise a recording that reads nothing of this pack lights nothing: every cell dimmed, 0 lit.
+  const counts =
+    readsPerObject(opened.loaded, pack.files.pack) ??
+    (context.previewPacks.get(pack.files.pack) ? countsInOtherPack(readsInOtherPack(opened.loaded, model), model) : new Uint32Array(model.count));
   const sent = context.packMaps.sendReads(key, ref, counts);
   return { key, reads: sent.reads };
 }

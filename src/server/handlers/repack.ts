@@ -15,12 +15,14 @@ import { GitCommandError } from '../../core/git/run-git.ts';
 import { trustedGit } from '../trusted-git.ts';
 import { formatCount } from '../../common/format.ts';
 import { previewRepackMode, repackModesSupported } from '../../core/repack/repack-mode-preview.ts';
+import { TEMP_PREFIX } from '../../core/repack/preview-directory.ts';
 import type { RepackMode } from '../../core/report/repack-mode-document.ts';
 import {
   GitCapabilitiesRequest,
   RepackModePreviewRequest,
   RepackModesRequest,
   RepackPreviewRequest,
+  ReleasePreviewPackRequest,
   type GitCapabilities,
   type RepackPreviewParams,
   type RepackPreviewResult,
@@ -53,7 +55,7 @@ function checkParams(params: RepackPreviewParams): void {
   if (fields.recordings !== undefined) stringList(fields.recordings, 'recordings');
   if (fields.limits !== undefined) checkLimits(fields.limits);
   requireString(fields.git, 'git');
-  for (const flag of ['reuseDeltas', 'estimate', 'estimateOnly'] as const) {
+  for (const flag of ['reuseDeltas', 'estimate', 'estimateOnly', 'keepPack'] as const) {
     if (fields[flag] !== undefined && typeof fields[flag] !== 'boolean') throw invalid(`${flag} must be true or false`);
   }
   // Only options: a path among them would be taken by pack-objects as the pack's base name.
@@ -131,7 +133,25 @@ async function runRepackPreview(context: ServerContext, params: RepackPreviewPar
     await worker.finished;
   });
   if (!result) throw new Error('the repack preview worker sent no result');
+  if (result.previewPack) keepPreviewPack(context, repository, result);
   return result;
+}
+
+/**
+ * A preview pack kept for the Pack Map (keepPack): held by the server (preview-packs.ts) when its
+ * repository is one of the workspace's (the map finds packs there), else removed at once.
+ */
+function keepPreviewPack(context: ServerContext, repository: Repository, result: RepackPreviewResult): void {
+  const kept = result.previewPack!;
+  const files = { pack: kept.pack, idx: kept.pack.replace(/\.pack$/, '.idx'), ...(fs.existsSync(kept.pack.replace(/\.pack$/, '.rev')) ? { rev: kept.pack.replace(/\.pack$/, '.rev') } : {}) };
+  const state = context.registry.repositories.find((r) => r.repository.gitDir === repository.gitDir);
+  if (!state || !path.basename(kept.directory).startsWith(TEMP_PREFIX) || path.dirname(kept.pack) !== path.join(kept.directory, 'pack')) {
+    fs.rmSync(kept.directory, { recursive: true, force: true });
+    delete result.previewPack;
+    return;
+  }
+  context.previewPacks.add({ kept: { directory: kept.directory, files }, repository: state.id });
+  context.log(`keeping the repack preview pack ${path.basename(kept.pack)} for the Pack Map (${kept.directory})`);
 }
 
 /** The mode off the wire: `{ kind: 'cruft' }` or `{ kind: 'geometric', factor }` with a whole factor from 2 to 1000. */
@@ -149,6 +169,10 @@ function repackModeOf(value: unknown): RepackMode {
 /** `packscope/repackPreview`, `packscope/repackModePreview`, `packscope/repackModes` and `packscope/gitCapabilities`. */
 export function registerRepackHandlers(context: ServerContext): void {
   const { connection } = context;
+
+  connection.onRequest(ReleasePreviewPackRequest, (params) =>
+    context.guarded(() => ({ released: context.previewPacks.release(requireString(paramsObject(params).pack, 'pack')) })),
+  );
 
   connection.onRequest(RepackPreviewRequest, (params, token) =>
     context.guarded(async () => {

@@ -81,6 +81,22 @@ export class MapWorkerClient {
     });
   }
 
+  /**
+   * Ends the worker when it has nothing to answer (the server is idle): the models, maps, colour
+   * tables and overlays it kept go with its isolate, all at once, where dropping them inside a
+   * running thread would leave V8's heap at its peak. The next request starts a new worker, which
+   * reads the model from the model cache and makes the map again. Returns whether it ended one.
+   */
+  release(): boolean {
+    const worker = this.worker;
+    if (worker === undefined || this.pending.size > 0) return false;
+    this.worker = undefined;
+    this.sentOverlays.clear();
+    void worker.terminate();
+    this.log(`idle: ended the map worker (thread ${worker.threadId}) and released its maps; the next map request starts another`);
+    return true;
+  }
+
   dispose(): void {
     void this.worker?.terminate();
     this.worker = undefined;
@@ -91,6 +107,7 @@ export class MapWorkerClient {
     const worker = new Worker(this.script);
     // The map worker never keeps the server's process alive on its own.
     worker.unref();
+    this.log(`the map worker started (thread ${worker.threadId})`);
     worker.on('message', (reply: MapWorkerReply) => {
       const waiting = this.pending.get(reply.id);
       if (!waiting) return;

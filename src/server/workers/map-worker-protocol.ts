@@ -51,7 +51,8 @@ export interface MapInfoBody {
 
 export type MapWorkerReply =
   | { kind: 'info'; id: number; info: MapInfoBody }
-  | { kind: 'tile'; id: number; rgba: Uint8Array; litCells: number; readObjects: number }
+  /** The tile's row-major RGBA, raw-deflated (PackMapTileResult.rgbaDeflated). */
+  | { kind: 'tile'; id: number; rgbaDeflated: Uint8Array; litCells: number; readObjects: number }
   /** The object (idx order) at the cell; −1 past the pack's end. */
   | { kind: 'object-at'; id: number; object: number }
   | { kind: 'cancelled'; id: number }

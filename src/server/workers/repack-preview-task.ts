@@ -35,7 +35,7 @@ export function progressMessage(progress: GitProgress): string {
 export async function runRepackPreviewTask(host: RepackTaskHost, repository: Repository, store: ObjectStore, params: RepackPreviewParams): Promise<RepackPreviewResult> {
   let lastReport = 0;
   let lastPhase = '';
-  const { document } = await runRepackPreviewReport(
+  const { document, keptPack } = await runRepackPreviewReport(
     {
       signal: host.signal,
       parseRecording: (file) => {
@@ -73,7 +73,8 @@ export async function runRepackPreviewTask(host: RepackTaskHost, repository: Rep
       warningsInDocument: true,
       // Priced when this pack was calibrated already (a Cache Lab sweep, packscope calibrate): a preview never times git for it.
       readTime: 'cached',
+      keepPack: params.keepPack === true,
     },
   );
-  return document;
+  return keptPack ? { ...document, previewPack: { pack: keptPack.files.pack, directory: keptPack.directory } } : document;
 }
