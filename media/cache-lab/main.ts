@@ -57,7 +57,7 @@ let recordings: RecordingChoice[] = [];
 /** What the host sent last; drawn again on a theme change or a change of metric. */
 const received: {
   info?: RecordingInfo;
-  sweep?: { request: { limits: number[]; policies: string[] }; result: SweepResult };
+  sweep?: { request: { limits: number[]; policies: string[] }; result: SweepResult; timePending?: boolean };
   indexPack?: IndexPackSimResult[];
   locality: Partial<Record<LocalitySlot, LocalityResult>>;
   measure?: { command: string; cwd?: string; reconstructed?: boolean; result: MeasureResult };
@@ -582,7 +582,14 @@ function renderTime(): void {
     replaceChildren(timeTable);
     replaceChildren(kneeList);
     replaceChildren(recommendationText);
-    replaceChildren(timeLabelText, sweep === undefined ? 'Run a sweep to see its predicted seconds.' : `No time estimate: ${sweep.result.timeError ?? 'the server gave none'}`);
+    replaceChildren(
+      timeLabelText,
+      sweep === undefined
+        ? 'Run a sweep to see its predicted seconds.'
+        : sweep.timePending
+          ? 'Estimating time after the other results (the first time on a pack, git is timed on it for a calibration; then it is kept)…'
+          : `No time estimate: ${sweep.result.timeError ?? 'the server gave none'}`,
+    );
     return;
   }
   const { limits, policies } = sweep.request;
@@ -758,6 +765,7 @@ const JOB_WORDS: Record<CacheLabJob, string> = {
   sweep: 'Sweeping',
   indexPack: 'Simulating index-pack',
   locality: 'Measuring locality',
+  timeEstimate: 'Estimating time',
   measure: 'Measuring for real',
 };
 
@@ -806,7 +814,7 @@ function onHostMessage(message: HostToWebview): void {
       }
       break;
     case 'sweep':
-      received.sweep = { request: message.request, result: message.result };
+      received.sweep = { request: message.request, result: message.result, timePending: message.timePending === true };
       received.info = message.result.recording;
       syncControls();
       renderSweep();

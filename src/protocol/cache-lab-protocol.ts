@@ -33,7 +33,8 @@ export type CacheLabTab = 'sweep' | 'locality';
 export type CacheLabMetric = 'inflations' | 'inflatedBytes';
 /** How the sweep chart's y axis shows the metric (src/presentation/sweep-chart-views.ts). */
 export type SweepChartView = 'zoomed' | 'relative-belady' | 'relative-git' | 'log' | 'linear';
-export type CacheLabJob = 'recordingInfo' | 'sweep' | 'indexPack' | 'locality' | 'measure';
+/** `timeEstimate`: the sweep again with its time view, after the other jobs (a first calibration times git for tens of seconds). */
+export type CacheLabJob = 'recordingInfo' | 'sweep' | 'indexPack' | 'locality' | 'timeEstimate' | 'measure';
 /** The Locality tab shows one recording, or two side by side. */
 export type LocalitySlot = 'primary' | 'compare';
 
@@ -110,7 +111,8 @@ export type HostToWebview =
   | { type: 'runStarted'; runId: string; jobs: CacheLabJob[] }
   | { type: 'progress'; runId: string; job: CacheLabJob; message?: string; percentage?: number }
   | { type: 'recordingInfo'; runId: string; slot: LocalitySlot; info: RecordingInfo }
-  | { type: 'sweep'; runId: string; request: { limits: number[]; policies: string[] }; result: SweepResult }
+  /** `timePending`: this sweep has no time view yet; the run's `timeEstimate` job posts the sweep again with it. */
+  | { type: 'sweep'; runId: string; request: { limits: number[]; policies: string[] }; result: SweepResult; timePending?: boolean }
   | { type: 'indexPack'; runId: string; results: IndexPackSimResult[] }
   | { type: 'locality'; runId: string; slot: LocalitySlot; result: LocalityResult }
   /**

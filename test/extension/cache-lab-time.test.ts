@@ -57,7 +57,12 @@ describe('Cache Lab time estimate', function () {
     api.cacheLab.panel?.dispose();
     await vscode.commands.executeCommand('packscope.openCacheLab', { file: recording });
     const panel = await until<CacheLabPanel>('the Cache Lab panel', () => api.cacheLab.panel, 60_000);
-    const sweep = await until('a sweep', () => panel.posted.find((m): m is Extract<HostToWebview, { type: 'sweep' }> => m.type === 'sweep' && m.result.recording.file === recording), 240_000);
+    const sweep = await until('a sweep', () => panel.posted.find((m): m is Extract<HostToWebview, { type: 'sweep' }> => m.type === 'sweep' && m.result.recording.file === recording && m.timePending !== true), 240_000);
+    // The counts came first, without waiting for the calibration, and said the time view would follow.
+    const first = panel.posted.find((m): m is Extract<HostToWebview, { type: 'sweep' }> => m.type === 'sweep' && m.result.recording.file === recording);
+    assert.equal(first?.timePending, true, 'the first sweep posted is the one without a time view');
+    assert.equal(first?.result.time, undefined);
+    assert.deepEqual(first?.result.results, sweep.result.results, 'the timed sweep has the same counts');
     assert.equal(sweep.result.timeError, undefined, sweep.result.timeError);
     const time = sweep.result.time;
     assert.ok(time, 'a time view');

@@ -81,6 +81,22 @@ describe('Cache Lab time view', () => {
     await page.close();
   });
 
+  it('while the time view is still coming, says so under the sweep table, then shows it in place', async () => {
+    const { page, errors } = await openLab();
+    const { result } = timedSweep();
+    await send(page, initMessage());
+    const { time: _time, ...counts } = result;
+    await send(page, { type: 'sweep', runId: 't4', request: { limits: SWEEP_LIMITS, policies: SWEEP_POLICIES }, result: counts, timePending: true });
+    await page.locator('#sweep-table tbody tr').first().waitFor();
+    assert.match(await page.locator('#time-label').textContent(), /^Estimating time after the other results/);
+    assert.equal(await page.locator('#time-table').isHidden(), true);
+    await send(page, { type: 'sweep', runId: 't4', request: { limits: SWEEP_LIMITS, policies: SWEEP_POLICIES }, result });
+    await page.locator('#time-table tbody tr').first().waitFor();
+    assert.doesNotMatch(await page.locator('#time-label').textContent(), /Estimating time/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   it('Measure for real: predicted and measured side by side, with the error and how much of the command is object reading', async () => {
     const { page, errors } = await openLab();
     const { result, time } = timedSweep();

@@ -53,6 +53,7 @@ const JOB_TITLES: Record<CacheLabJob, string> = {
   sweep: 'sweeping',
   indexPack: 'simulating index-pack',
   locality: 'measuring locality',
+  timeEstimate: 'estimating time',
   measure: 'measuring for real',
 };
 
@@ -215,16 +216,19 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
    */
   private async runAnalysis(runId: string, request: AnalysisRequest): Promise<RunOutcome | undefined> {
     if (request.file === '') return undefined;
-    const jobs: CacheLabJob[] = ['sweep', 'indexPack', 'locality'];
+    // The time estimate calibrates by timing git on the pack (git reads the repository's config),
+    // so only in a trusted workspace, as Measure for real.
+    const time = vscode.workspace.isTrusted;
+    const jobs: CacheLabJob[] = time ? ['sweep', 'indexPack', 'locality', 'timeEstimate'] : ['sweep', 'indexPack', 'locality'];
+    const sweepRequest = { limits: request.limits, policies: request.policies };
     const { outcome } = await this.withRun(runId, jobs, async (job) => {
       const segment = request.segment ?? undefined;
-      // The time estimate calibrates by timing git on the pack (git reads the repository's config),
-      // so only in a trusted workspace, as Measure for real.
-      const time = vscode.workspace.isTrusted;
-      const sweep = await job('sweep', (progress) => this.request(runId, 'sweep', SweepRequest, { file: request.file, segment, limits: request.limits, policies: request.policies, time }, progress));
+      // Counts first: a first calibration on a big pack takes tens of seconds, and the sweep's own
+      // table, index-pack and locality do not wait for it; the time view comes last.
+      const sweep = await job('sweep', (progress) => this.request(runId, 'sweep', SweepRequest, { file: request.file, segment, ...sweepRequest, time: false }, progress));
       if (sweep !== undefined && !time) sweep.timeError = 'No time estimate in an untrusted workspace: it calibrates by timing git on the pack.';
       if (sweep !== undefined) {
-        this.send({ type: 'sweep', runId, request: { limits: request.limits, policies: request.policies }, result: sweep });
+        this.send({ type: 'sweep', runId, request: sweepRequest, result: sweep, ...(time ? { timePending: true } : {}) });
         this.deps.onSweep?.(request.file, segment, sweep);
       }
       const packs = sweep?.recording.packs ?? (await job('recordingInfo', (progress) => this.request(runId, 'recordingInfo', RecordingInfoRequest, { file: request.file, segment }, progress)))?.packs ?? [];
@@ -239,6 +243,10 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
       for (const [slot, file, seg] of slots) {
         const locality = await job('locality', (progress) => this.request(runId, 'locality', LocalityRequest, { file, segment: seg }, progress));
         if (locality !== undefined) this.send({ type: 'locality', runId, slot, result: locality });
+      }
+      if (time && sweep !== undefined) {
+        const timed = await job('timeEstimate', (progress) => this.request(runId, 'timeEstimate', SweepRequest, { file: request.file, segment, ...sweepRequest, time: true }, progress));
+        if (timed !== undefined) this.send({ type: 'sweep', runId, request: sweepRequest, result: timed });
       }
     });
     return outcome;
