@@ -28,6 +28,7 @@ import { DEFAULT_SERVER_SETTINGS, PacksChangedNotification, type InitializationO
 import { cancelledPromise } from './cancellation.ts';
 import { RankedLists } from './object-views.ts';
 import { ObjectPathsWalks } from './object-paths-walks.ts';
+import { ReadRules } from './read-rules.ts';
 import { RecordingCache } from './recording-cache.ts';
 import type { ServerContext } from './server-context.ts';
 import { collectGarbage } from './full-gc.ts';
@@ -59,6 +60,11 @@ export class ServerState implements ServerContext {
   registry!: WorkspaceRegistry;
   readonly rankedLists = new RankedLists();
   readonly recordings = new RecordingCache();
+  readonly readRules = new ReadRules(() => [
+    this.recordingDirectory,
+    ...this.workspaceFolders,
+    ...(this.registry?.repositories ?? []).flatMap((state) => [state.repository.workTree, state.repository.gitDir, state.repository.commonDir]),
+  ]);
   /** Each repository's object paths, walked in a worker on first use (object-paths-walks.ts). */
   readonly objectPaths = new ObjectPathsWalks(
     () => this.bundledScript('simulation-worker.js'),
