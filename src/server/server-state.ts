@@ -29,10 +29,11 @@ import { cancelledPromise } from './cancellation.ts';
 import { RankedLists } from './object-views.ts';
 import { ObjectPathsWalks } from './object-paths-walks.ts';
 import { ReadRules } from './read-rules.ts';
+import { defaultThreadBudget, ThreadBudget } from './thread-budget.ts';
 import { RecordingCache } from './recording-cache.ts';
 import type { ServerContext } from './server-context.ts';
 import { collectGarbage } from './full-gc.ts';
-import { defaultConcurrency, WorkQueues } from './work-queue.ts';
+import { defaultConcurrency, IDLE_RELEASE_MS, WorkQueues } from './work-queue.ts';
 import { MapWorkerClient } from './workers/map-worker-client.ts';
 import { LoadCancelled, ModelLoader, type TimedModel } from './workers/model-loader.ts';
 import { errorMessage, RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
@@ -60,6 +61,8 @@ export class ServerState implements ServerContext {
   registry!: WorkspaceRegistry;
   readonly rankedLists = new RankedLists();
   readonly recordings = new RecordingCache();
+  /** One bound on worker threads across every kind of work and the model builds (thread-budget.ts). */
+  readonly threads = new ThreadBudget(defaultThreadBudget(), (message) => this.log(message));
   readonly readRules = new ReadRules(() => [
     this.recordingDirectory,
     ...this.workspaceFolders,
@@ -71,9 +74,10 @@ export class ServerState implements ServerContext {
     () => this.loader.directory,
     (message) => this.log(message),
     (repository) => void this.connection.sendNotification(PacksChangedNotification, { repository }),
+    this.threads,
   );
   // Idle: what was kept for the next request goes (the workers of the queued work have ended).
-  readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory());
+  readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory(), IDLE_RELEASE_MS, this.threads);
   readonly packMaps: MapWorkerClient;
   /** The client tells of folders added and removed (workspace/didChangeWorkspaceFolders). */
   clientSendsFolderChanges = false;
@@ -166,7 +170,7 @@ export class ServerState implements ServerContext {
 
   private startRegistry(cacheDir = this.modelCacheDirFor(this.settings)): void {
     this.registry?.dispose();
-    this.loader = new ModelLoader(cacheDir, this.bundledScript('model-worker.js'), Math.max(1, Math.min(2, os.availableParallelism() - 1)), (message) => this.log(message));
+    this.loader = new ModelLoader(cacheDir, this.bundledScript('model-worker.js'), Math.max(1, Math.min(2, os.availableParallelism() - 1)), (message) => this.log(message), this.threads);
     this.registry = new WorkspaceRegistry(this.loader, (state) => {
       void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
       this.warmUp();
