@@ -377,6 +377,16 @@ export const IndexPackSimRequest = new RequestType<IndexPackSimParams, IndexPack
 export const RecordRequest = new RequestType<RecordParams, RecordingInfo, void>('packscope/record');
 export const MeasureRequest = new RequestType<MeasureParams, MeasureResult, void>('packscope/measure');
 
+/**
+ * The user picked this file (an open dialog, a quick pick, a command's argument): the server may read
+ * it as a recording, a trace or a pack although it lies outside the places it reads by itself
+ * (README "Trust and safety"; src/server/read-rules.ts). Answers the absolute path allowed.
+ */
+export interface AllowReadParams {
+  file: string;
+}
+export const AllowReadRequest = new RequestType<AllowReadParams, { file: string }, void>('packscope/allowRead');
+
 // ---------------------------------------------------------------------------------------------
 // Repack previews (issue 6). The result is the document `packscope repack-preview --json` prints
 // (docs/json.md, packscope.repack-preview/1), so that a request and the CLI on the same repository

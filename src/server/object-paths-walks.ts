@@ -5,6 +5,7 @@ import type { PathWalkSummary } from '../core/report/object-paths-document.ts';
 import type { ObjectNames } from '../core/report/stats-document.ts';
 import { objectNames } from '../core/report/stats.ts';
 import type { PackModel } from '../core/model/pack-model.ts';
+import type { ThreadBudget } from './thread-budget.ts';
 import { startSimulationWorker, workerStoreOf } from './workers/simulation-worker-client.ts';
 import type { TransferredPaths } from './workers/simulation-worker-protocol.ts';
 
@@ -39,6 +40,8 @@ export class ObjectPathsWalks {
     private readonly log: (message: string) => void,
     /** Called when a walk has ended (the Packs view's lists may then show paths). */
     private readonly onWalked: (repositoryId: string) => void = () => undefined,
+    /** The server's bound on worker threads (thread-budget.ts): a walk takes one place while its worker runs. */
+    private readonly threads?: ThreadBudget,
   ) {}
 
   /** The paths known for `store` (of repository `id`), starting a walk when they are missing or stale. */
@@ -78,11 +81,20 @@ export class ObjectPathsWalks {
     this.running.set(id, walk);
     let result: TransferredPaths | undefined;
     const started = performance.now();
-    const worker = startSimulationWorker(this.workerScript(), { kind: 'object-paths', store: workerStoreOf(store, this.cacheDir()) }, source.token, (message) => {
-      if (message.kind === 'object-paths') result = message.paths;
-      else if (message.kind === 'log') this.log(message.message);
+    const place = this.threads === undefined ? Promise.resolve({ release: () => undefined }) : this.threads.acquire(1, source.token);
+    const finished = place.then(async ({ release }) => {
+      const worker = startSimulationWorker(this.workerScript(), { kind: 'object-paths', store: workerStoreOf(store, this.cacheDir()) }, source.token, (message) => {
+        if (message.kind === 'object-paths') result = message.paths;
+        else if (message.kind === 'log') this.log(message.message);
+      });
+      try {
+        await worker.finished;
+      } finally {
+        // The place is held until the thread has ended.
+        void worker.exited.then(release);
+      }
     });
-    worker.finished.then(
+    finished.then(
       () => {
         if (this.running.get(id) !== walk || !result) return;
         this.running.delete(id);

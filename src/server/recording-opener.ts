@@ -24,7 +24,8 @@ import type { ParsedRecordingHead } from './workers/simulation-worker-protocol.t
 /** The repository a recording's reads belong to (see RecordingParams.repository). */
 function repositoryFor(context: ServerContext, log: ParsedRecordingHead, explicit: string | undefined): Repository {
   const file = log.file;
-  if (explicit !== undefined) return discoverRepository(explicit);
+  // The repository a client names is read as the read rules allow (read-rules.ts).
+  if (explicit !== undefined) return discoverRepository(context.readRules.check(explicit, 'repository'));
   const metadata = log.metadata;
   if (metadata) {
     for (const where of [metadata.cwd, metadata.gitDir]) {
@@ -81,7 +82,7 @@ function fileKey(file: string): string | undefined {
 export async function openRecording(context: ServerContext, params: RecordingParams, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<OpenedRecording> {
   const fields = paramsObject(params);
   if (typeof fields.file !== 'string' || fields.file === '') throw invalid('no recording file given');
-  const file = path.resolve(requireString(fields.file, 'file'));
+  const file = context.readRules.check(requireString(fields.file, 'file'), 'recording or trace');
   if (!fs.existsSync(file)) throw invalid(`${file}: no such recording or trace file`);
   if (params.segment !== undefined && (!Number.isInteger(params.segment) || params.segment < 1)) throw invalid('segment must be a 1-based integer');
   const segment = optionalInteger(fields.segment, 'segment', 1);
@@ -118,6 +119,8 @@ async function openUncached(
   try {
     const head = await Promise.race([headParsed, worker.finished.then(() => Promise.reject(new Error(`${file}: the worker ended before parsing it`)))]);
     const repository = repositoryFor(context, head, params.repository);
+    // An allowed recording's repository: index-pack on its packs and measure in it may read there.
+    context.readRules.addRecordedRepository(repository.workTree, repository.commonDir);
     const state = context.registry.get(repository.commonDir);
     store = state?.store ?? new ObjectStore(repository, context.loader.modelStore);
     const touched = new Set(head.packPaths.map((p) => path.basename(p)));

@@ -4,6 +4,7 @@ import type { ServerSettings } from '../protocol/server-protocol.ts';
 import type { ObjectPathsWalks } from './object-paths-walks.ts';
 import type { RankedLists } from './object-views.ts';
 import type { PreviewPacks } from './preview-packs.ts';
+import type { ReadRules } from './read-rules.ts';
 import type { RecordingCache } from './recording-cache.ts';
 import type { WorkQueues } from './work-queue.ts';
 import type { MapWorkerClient } from './workers/map-worker-client.ts';
@@ -23,6 +24,8 @@ export interface ServerContext {
   readonly settings: ServerSettings;
   /** Where `packscope/record` may write (InitializationOptions.recordingDirectory), if the client said. */
   readonly recordingDirectory: string | undefined;
+  /** Which files a client may name for the server to read (read-rules.ts, README "Trust and safety"). */
+  readonly readRules: ReadRules;
   /** The Packs view's paged lists, ordered once per model (object-views.ts). */
   readonly rankedLists: RankedLists;
   /** The last recording opened (recording-opener.ts). */

@@ -29,6 +29,8 @@ import { cancelledPromise } from './cancellation.ts';
 import { RankedLists } from './object-views.ts';
 import { ObjectPathsWalks } from './object-paths-walks.ts';
 import { PreviewPacks } from './preview-packs.ts';
+import { ReadRules } from './read-rules.ts';
+import { defaultThreadBudget, ThreadBudget } from './thread-budget.ts';
 import { RecordingCache } from './recording-cache.ts';
 import type { ServerContext } from './server-context.ts';
 import { collectGarbage } from './full-gc.ts';
@@ -70,15 +72,23 @@ export class ServerState implements ServerContext {
   readonly rankedLists = new RankedLists();
   readonly recordings = new RecordingCache();
   readonly previewPacks = new PreviewPacks((message) => this.log(message));
+  /** One bound on worker threads across every kind of work and the model builds (thread-budget.ts). */
+  readonly threads = new ThreadBudget(defaultThreadBudget(), (message) => this.log(message));
+  readonly readRules = new ReadRules(() => [
+    this.recordingDirectory,
+    ...this.workspaceFolders,
+    ...(this.registry?.repositories ?? []).flatMap((state) => [state.repository.workTree, state.repository.gitDir, state.repository.commonDir]),
+  ]);
   /** Each repository's object paths, walked in a worker on first use (object-paths-walks.ts). */
   readonly objectPaths = new ObjectPathsWalks(
     () => this.bundledScript('simulation-worker.js'),
     () => this.loader.directory,
     (message) => this.log(message),
     (repository) => void this.connection.sendNotification(PacksChangedNotification, { repository }),
+    this.threads,
   );
   // Idle: what was kept for the next request goes (the workers of the queued work have ended).
-  readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory(), idleReleaseMs());
+  readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory(), idleReleaseMs(), this.threads);
   readonly packMaps: MapWorkerClient;
   /** The client tells of folders added and removed (workspace/didChangeWorkspaceFolders). */
   clientSendsFolderChanges = false;
@@ -173,7 +183,7 @@ export class ServerState implements ServerContext {
 
   private startRegistry(cacheDir = this.modelCacheDirFor(this.settings)): void {
     this.registry?.dispose();
-    this.loader = new ModelLoader(cacheDir, this.bundledScript('model-worker.js'), Math.max(1, Math.min(2, os.availableParallelism() - 1)), (message) => this.log(message));
+    this.loader = new ModelLoader(cacheDir, this.bundledScript('model-worker.js'), Math.max(1, Math.min(2, os.availableParallelism() - 1)), (message) => this.log(message), this.threads);
     this.registry = new WorkspaceRegistry(this.loader, (state) => {
       void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
       this.warmUp();

@@ -7,6 +7,7 @@
 import { availableParallelism } from 'node:os';
 import type { CancellationToken } from 'vscode-languageserver/node';
 import { cancelledError } from './cancellation.ts';
+import type { ThreadBudget } from './thread-budget.ts';
 
 export type WorkKind = 'sweep' | 'locality' | 'index-pack' | 'open-recording' | 'object-content' | 'repack-preview' | 'pack-map';
 
@@ -43,15 +44,27 @@ export class WorkQueues {
     private readonly concurrency: Record<WorkKind, number>,
     private readonly onIdle: () => void,
     private readonly idleMs = IDLE_RELEASE_MS,
+    /** The bound on worker threads across kinds (thread-budget.ts); none: only the per-kind bound. */
+    private readonly threads?: ThreadBudget,
   ) {}
 
-  /** Runs `job` once a place of its kind is free; rejects with RequestCancelled if cancelled before it starts. */
-  async run<T>(kind: WorkKind, token: CancellationToken, job: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `job` once a place of its kind is free and, but for the Pack Map's (its one persistent
+   * worker), `threads` places of the thread budget (a sweep asks one per core; it gets at most the
+   * budget, and `job` is told how many to use). Rejects with RequestCancelled if cancelled before it starts.
+   */
+  async run<T>(kind: WorkKind, token: CancellationToken, job: (threads: number) => Promise<T>, threads = 1): Promise<T> {
     if (token.isCancellationRequested) throw cancelledError();
     this.clearIdle();
     await this.placeFor(kind, token);
     try {
-      return await job();
+      if (this.threads === undefined || kind === 'pack-map') return await job(threads);
+      const { places, release } = await this.threads.acquire(threads, token);
+      try {
+        return await job(places);
+      } finally {
+        release();
+      }
     } finally {
       this.release(kind);
     }

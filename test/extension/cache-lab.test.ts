@@ -15,7 +15,7 @@ import type { PackScopeApi } from '../../src/extension/extension.ts';
 import { RecordingInfoRequest } from '../../src/protocol/server-protocol.ts';
 import type { CacheLabPanel } from '../../src/extension/cache-lab/cache-lab-panel.ts';
 import { measurePlan } from '../../src/extension/cache-lab/measure-plan.ts';
-import { activatePackScope, addRepositoryToServer, commitHistory, git, gitEnv, packscopeCli, until } from './support.ts';
+import { activatePackScope, addRepositoryToServer, commitHistory, git, gitEnv, packscopeCli, pickedByUser, until } from './support.ts';
 
 /** 24 commits of three growing files, then one pack with deltas (trees and blobs chained). */
 function makeRepository(parent: string): string {
@@ -186,6 +186,7 @@ describe('Cache Lab', function () {
     const traceEnv = { ...gitEnv, GIT_TRACE: raw, GIT_TRACE_PACK_ACCESS: raw };
     execFileSync('git', ['log', '--raw', '-n', '3'], { cwd: repo, env: traceEnv, stdio: 'ignore' });
     execFileSync('git', ['log', '-n', '5', '--format=%H %s'], { cwd: repo, env: traceEnv, stdio: 'ignore' });
+    await pickedByUser(api, raw);
     const info = await api.server.request(RecordingInfoRequest, { file: raw });
     assert.equal(info.mode, 'raw');
     assert.deepEqual([info.args, info.cwd], [null, null]);
@@ -200,6 +201,7 @@ describe('Cache Lab', function () {
     // Without GIT_TRACE nothing names the command: refused, with the reason.
     const bare = path.join(temp, 'bare.trace');
     execFileSync('git', ['log', '--raw', '-n', '3'], { cwd: repo, env: { ...gitEnv, GIT_TRACE_PACK_ACCESS: bare }, stdio: 'ignore' });
+    await pickedByUser(api, bare);
     const unnamed = measurePlan(await api.server.request(RecordingInfoRequest, { file: bare }), null);
     assert.ok('refusal' in unnamed && /does not say which git command/.test(unnamed.refusal), JSON.stringify(unnamed));
 

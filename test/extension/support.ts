@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import vscode = require('vscode');
 import type { PackScopeApi } from '../../src/extension/extension.ts';
-import { ListRepositoriesRequest } from '../../src/protocol/server-protocol.ts';
+import { AllowReadRequest, ListRepositoriesRequest } from '../../src/protocol/server-protocol.ts';
 
 /** git isolated from the user's and system's config, with a fixed identity. */
 export const gitEnv: NodeJS.ProcessEnv = {
@@ -90,4 +90,12 @@ export async function addRepositoryToServer(api: PackScopeApi, repo: string, tim
     timeoutMs,
   );
   return () => Promise.resolve(vscode.workspace.getConfiguration('packscope').update('repositories', previous, vscode.ConfigurationTarget.Global));
+}
+
+/**
+ * What the server may read of a file outside its storage and the workspace: the user picked it
+ * (README "Trust and safety"). Tests that send a recording request themselves, as a client, say so first.
+ */
+export async function pickedByUser(api: PackScopeApi, file: string): Promise<void> {
+  await api.server.request(AllowReadRequest, { file });
 }

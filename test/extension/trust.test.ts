@@ -13,7 +13,7 @@ import type { CacheLabPanel } from '../../src/extension/cache-lab/cache-lab-pane
 import { checkedMeasurePlan, measureConfirmation, UNTRUSTED_REFUSAL } from '../../src/extension/cache-lab/measure-plan.ts';
 import { programOptions } from '../../src/extension/cache-lab/program-options.ts';
 import { RecordingInfoRequest } from '../../src/protocol/server-protocol.ts';
-import { activatePackScope, addRepositoryToServer, commitHistory, git, gitEnv, packscopeCli, until } from './support.ts';
+import { activatePackScope, addRepositoryToServer, commitHistory, git, gitEnv, packscopeCli, pickedByUser, until } from './support.ts';
 
 const MAGIC = '#packscope-recording ';
 
@@ -86,6 +86,7 @@ describe('Trust: Measure for real on a hostile recording', function () {
     const hostile = rewrittenRecording(recording, path.join(temp, 'alias.psrec'), (header) => {
       header.command = ['-c', `alias.l=!touch ${marker}`, 'l', 'log', '--raw'];
     });
+    await pickedByUser(api, hostile);
     const info = await api.server.request(RecordingInfoRequest, { file: hostile });
     const plan = checkedMeasurePlan(info, null, true);
     assert.ok(!('refusal' in plan), JSON.stringify(plan));
@@ -106,6 +107,7 @@ describe('Trust: Measure for real on a hostile recording', function () {
     const hostile = rewrittenRecording(recording, path.join(temp, 'bidi.psrec'), (header) => {
       header.command = ['log', '--format=%H\n\nRun? yes', '--grep=\u202Egol'];
     });
+    await pickedByUser(api, hostile);
     const plan = checkedMeasurePlan(await api.server.request(RecordingInfoRequest, { file: hostile }), null, true);
     assert.ok(!('refusal' in plan), JSON.stringify(plan));
     const { message, detail } = measureConfirmation(plan, { file: hostile, origin: 'storage', limits: 2, runs: 3 });
@@ -115,6 +117,7 @@ describe('Trust: Measure for real on a hostile recording', function () {
   });
 
   it('refuses an untrusted workspace, non-string arguments and a working directory outside the repository', async () => {
+    await pickedByUser(api, recording);
     const info = await api.server.request(RecordingInfoRequest, { file: recording });
     assert.deepEqual(checkedMeasurePlan(info, null, false), { refusal: UNTRUSTED_REFUSAL });
     assert.ok(!('refusal' in checkedMeasurePlan(info, null, true)));
@@ -123,6 +126,7 @@ describe('Trust: Measure for real on a hostile recording', function () {
     });
     let refusal: string | undefined;
     try {
+      await pickedByUser(api, numbers);
       const plan = checkedMeasurePlan(await api.server.request(RecordingInfoRequest, { file: numbers }), null, true);
       refusal = 'refusal' in plan ? plan.refusal : undefined;
     } catch (error) {
@@ -132,6 +136,7 @@ describe('Trust: Measure for real on a hostile recording', function () {
     const elsewhere = rewrittenRecording(recording, path.join(temp, 'elsewhere.psrec'), (header) => {
       header.cwd = os.tmpdir();
     });
+    await pickedByUser(api, elsewhere);
     const moved = checkedMeasurePlan(await api.server.request(RecordingInfoRequest, { file: elsewhere }), null, true);
     assert.ok('refusal' in moved && /outside its repository/.test(moved.refusal), JSON.stringify(moved));
   });

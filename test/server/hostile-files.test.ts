@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ResponseError } from 'vscode-languageserver-protocol/node';
-import { ListRepositoriesRequest, LocalityRequest, RecordingInfoRequest, SweepRequest } from '../../src/protocol/server-protocol.ts';
+import { AllowReadRequest, ListRepositoriesRequest, LocalityRequest, RecordingInfoRequest, SweepRequest } from '../../src/protocol/server-protocol.ts';
 import { GitSandbox, gitEnv, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 import { LspServer, serverPath } from '../support/lsp-server.ts';
@@ -128,6 +128,8 @@ describe('server: hostile recordings', () => {
   ] as const) {
     test(`a recording that is ${what} is refused by recordingInfo, sweep and locality, naming it`, async () => {
       const recording = file();
+      // The user picked it (an open dialog): past the read rules, the checked reader refuses it.
+      await server.connection.sendRequest(AllowReadRequest, { file: recording });
       await expectRefused('recordingInfo', server.connection.sendRequest(RecordingInfoRequest, { file: recording, repository: repo }), recording);
       await expectRefused('sweep', server.connection.sendRequest(SweepRequest, { file: recording, repository: repo, policies: ['git'], limits: [0] }), recording);
       await expectRefused('locality', server.connection.sendRequest(LocalityRequest, { file: recording, repository: repo }), recording);

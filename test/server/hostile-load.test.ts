@@ -121,7 +121,8 @@ before(async () => {
   recording = path.join(root, 'log-raw.psrec');
   const recorded = runCli(['record', '--exact', '-o', recording, '-C', repo, '--', 'log', '--raw'], { env: { ...(gitEnv(sandbox.home) as Record<string, string>), PACKSCOPE_CACHE_DIR: path.join(root, 'cli-models') } });
   assert.equal(recorded.status, 0, recorded.stderr);
-  server = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: path.join(root, 'models') }, env: gitEnv(sandbox.home) });
+  // The recording lies in the recording directory (the server reads no recording elsewhere: read-rules.ts).
+  server = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: path.join(root, 'models') }, env: gitEnv(sandbox.home), recordingDirectory: root });
   // Every pack loaded (the hover's model) before anything is timed or counted.
   await server.connection.sendRequest(ObjectRequest, { oid: deepest });
 });
@@ -198,6 +199,33 @@ describe('a delta bomb and a hostile client', () => {
     const results = await sweeps;
     for (const result of results) assert.deepEqual(result.results.map((r) => [r.policy, r.limit]), results[0]!.results.map((r) => [r.policy, r.limit]));
     assert.ok(peak <= baseline + availableParallelism(), `at most ${availableParallelism()} sweep workers at once (threads ${peak}, ${baseline} before)`);
+  });
+
+  test('sweeps and object documents together never run more worker threads than the one budget (one per core, at least two)', async () => {
+    // Before the budget each kind had its own pool: a sweep's threads (one per core) beside object
+    // documents (one per core) ran about twice the cores.
+    await server.connection.sendRequest(RecordingInfoRequest, { file: recording });
+    const budget = Math.max(2, availableParallelism());
+    const baseline = serverThreads();
+    const work = Promise.all([
+      ...Array.from({ length: 4 }, () => server.connection.sendRequest(SweepRequest, { file: recording, policies: POLICIES, limits: LIMITS })),
+      ...Array.from({ length: 6 }, () => server.connection.sendRequest(ObjectContentRequest, { oid: withinBudget, maxContentBytes: 64, maxInstructions: 10 })),
+    ]);
+    const peak = await peakThreadsDuring(work);
+    const answers = await work;
+    for (const answer of answers.slice(4)) assert.ok('found' in answer && answer.found && answer.content.contentBytes === BLOB_BYTES);
+    assert.ok(peak <= baseline + budget, `at most ${budget} worker threads at once (threads ${peak}, ${baseline} before)`);
+    // The server's own count of places taken (thread-budget.ts logs each new most).
+    const most = server.log.flatMap((line) => {
+      const match = /^worker threads: (\d+) at once, the most so far \(at most (\d+)\)$/.exec(line);
+      return match ? [[Number(match[1]), Number(match[2])] as const] : [];
+    });
+    assert.ok(most.length > 0, 'the budget logged its most');
+    for (const [count, capacity] of most) {
+      assert.equal(capacity, budget);
+      assert.ok(count <= budget, `${count} places taken`);
+    }
+    assert.equal(most.at(-1)![0], budget, 'sweeps and documents used the budget whole');
   });
 
   test('bad parameters of every request are InvalidParams', async () => {

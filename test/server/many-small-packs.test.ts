@@ -8,6 +8,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { DidOpenTextDocumentNotification, HoverRequest, type Hover } from 'vscode-languageserver-protocol/node';
 import { ObjectRequest, type ObjectResult } from '../../src/protocol/server-protocol.ts';
 import { gitEnv, GitSandbox, packStems, tempDir } from '../support/git.ts';
 import { LspServer } from '../support/lsp-server.ts';
@@ -62,7 +64,21 @@ test(`${PACK_COUNT} one-object packs: every object as git lists it, each pack's 
   const models = path.join(root, 'models');
   const first = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: models }, env: gitEnv(sandbox.home) });
   try {
-    assert.deepEqual(await answers(first), expected);
+    // Sent while the packs load on the server's thread (one per event-loop turn): a hover is answered
+    // (no object yet, or the right one) and every object request gets git's answer.
+    const oid = [...expected.keys()][PACK_COUNT - 1]!;
+    const uri = pathToFileURL(path.join(root, 'notes.txt')).href;
+    await first.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'plaintext', version: 1, text: `${oid}\n` } });
+    const hoverAt = { textDocument: { uri }, position: { line: 0, character: 3 } };
+    const [early, found] = await Promise.all([first.connection.sendRequest(HoverRequest.type, hoverAt) as Promise<Hover | null>, answers(first)]);
+    assert.deepEqual(found, expected);
+    if (early !== null) assert.match(JSON.stringify(early.contents), new RegExp(oid.slice(0, 7)));
+    // Once loaded, the hover names the object with git's type and size.
+    const late = (await first.connection.sendRequest(HoverRequest.type, hoverAt)) as Hover | null;
+    assert.ok(late, 'a hover once the packs are loaded');
+    const text = JSON.stringify(late.contents);
+    const [type, size] = expected.get(oid)!.split(' ');
+    assert.ok(text.includes(type!) && text.includes(size!), text);
   } finally {
     assert.equal(await first.stop(), 0);
   }

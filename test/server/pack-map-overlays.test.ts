@@ -28,9 +28,10 @@ before(async () => {
   repo = historyRepository(sandbox, 'history', { commits: 40, seed: 17, files: 4, linesPerFile: 30, repack: ['-adf', '--depth=20'] });
   pack = `${onlyPackStem(path.join(repo, '.git', 'objects', 'pack'))}.pack`;
   entries = verifyPackEntries(sandbox, repo, pack);
+  // In the recording directory, where the extension keeps recordings (the server reads no trace elsewhere: read-rules.ts).
   trace = path.join(root, 'log.trace');
   sandbox.git(repo, ['-c', 'core.deltaBaseCacheLimit=0', 'log', '-p', '-n', '25'], { env: { GIT_TRACE_PACK_ACCESS: trace } });
-  server = await LspServer.start({ workspaceFolders: [repo], settings: { modelCacheDirectory: path.join(root, 'models') }, env: { ...gitEnv(sandbox.home), TMPDIR: root } });
+  server = await LspServer.start({ workspaceFolders: [repo], settings: { modelCacheDirectory: path.join(root, 'models') }, env: { ...gitEnv(sandbox.home), TMPDIR: root }, recordingDirectory: root });
 });
 
 after(async () => {

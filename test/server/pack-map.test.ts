@@ -46,9 +46,10 @@ before(async () => {
   const checked = sandbox.gitText(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype)']);
   typeOf = new Map(checked.trim().split('\n').map((line) => line.split(' ') as [string, string]));
   packBytes = fs.statSync(pack).size;
+  // In the recording directory, where the extension keeps recordings (the server reads no trace elsewhere: read-rules.ts).
   trace = path.join(root, 'log.trace');
   sandbox.git(repo, ['-c', 'core.deltaBaseCacheLimit=0', 'log', '--raw', '-n', '20'], { env: { GIT_TRACE_PACK_ACCESS: trace } });
-  server = await LspServer.start({ workspaceFolders: [repo], settings: { modelCacheDirectory: path.join(root, 'models') }, env: { ...gitEnv(sandbox.home), TMPDIR: root } });
+  server = await LspServer.start({ workspaceFolders: [repo], settings: { modelCacheDirectory: path.join(root, 'models') }, env: { ...gitEnv(sandbox.home), TMPDIR: root }, recordingDirectory: root });
 });
 
 after(async () => {

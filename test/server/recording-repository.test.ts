@@ -100,7 +100,8 @@ describe('the server: recordings of other repositories', () => {
     mixed = path.join(traces, 'ours-and-clone.trace');
     recordedGit(mixed, ours, ['log', '--raw']);
     recordedGit(mixed, clone, ['log', '-p']);
-    server = await LspServer.start({ workspaceFolders: [ours], settings: { modelCacheDirectory: path.join(sandbox.root, 'models') }, env: gitEnv(sandbox.home) });
+    // The traces lie in the recording directory, where the extension keeps terminal recordings (read-rules.ts).
+    server = await LspServer.start({ workspaceFolders: [ours], settings: { modelCacheDirectory: path.join(sandbox.root, 'models') }, env: gitEnv(sandbox.home), recordingDirectory: traces });
   });
   after(() => server?.stop());
 

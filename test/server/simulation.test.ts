@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CancellationTokenSource, LSPErrorCodes, ResponseError } from 'vscode-languageserver-protocol/node';
 import {
+  AllowReadRequest,
   IndexPackSimRequest,
   ListRepositoriesRequest,
   LocalityRequest,
@@ -300,6 +301,8 @@ describe('packscope/indexPackSim', () => {
     fs.mkdirSync(lonely);
     const bare = path.join(lonely, 'pack-lonely.pack');
     fs.copyFileSync(`${stem}.pack`, bare);
+    // Outside the workspace: the user picked it (the read rules refuse it otherwise; read-rules.test.ts).
+    await server.connection.sendRequest(AllowReadRequest, { file: bare });
     const { token, values } = progressToken();
     const result = await server.connection.sendRequest(IndexPackSimRequest, { pack: bare, workDoneToken: token });
     const { schema: _schema, ...cli } = cliJson<{ schema: string; pack: string; objects: number; limit: number; results: object[] }>(['index-pack-sim', '--json', bare]);

@@ -13,7 +13,7 @@ import type { Repository } from './repository.ts';
  * Above this many packs a lookup searches one merged table of every pack's ids instead of each
  * pack's idx in turn (3,000 one-object packs made every lookup 3,000 binary searches).
  */
-const MERGED_INDEX_MIN_PACKS = 16;
+export const MERGED_INDEX_MIN_PACKS = 16;
 
 /** git's limit on nested alternates (`link_alt_odb_entries`: depth > 5 is an error). */
 const MAX_ALTERNATE_DEPTH = 5;

@@ -15,6 +15,7 @@ import {
   type WebviewToHost,
 } from '../../protocol/cache-lab-protocol.ts';
 import {
+  AllowReadRequest,
   IndexPackSimRequest,
   LocalityRequest,
   MeasureRequest,
@@ -66,6 +67,8 @@ class JobCancelled extends Error {}
  */
 export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
   private stateValue: CacheLabState;
+  /** The allowRead requests sent so far (allowRead). */
+  private allowed: Promise<void> = Promise.resolve();
   private autoRunPending: boolean;
   private readonly runs = new Map<string, { source: vscode.CancellationTokenSource; jobs: CacheLabJob[] }>();
   /** The latest result of each kind, sent again when the webview (re)loads. */
@@ -85,6 +88,9 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
       accepts: isWebviewToHost,
     });
     this.stateValue = state;
+    // A panel opens on a recording the user chose (a command, the quick pick, a restored panel's).
+    this.allowRead(state.recording);
+    this.allowRead(state.compareRecording);
     this.autoRunPending = autoRun && state.recording !== null;
     this.updateTitle();
   }
@@ -105,6 +111,7 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
   /** Points the panel at a recording (the command's argument) and replays it. */
   openRecording(file: string, segment: number | undefined, tab: CacheLabState['tab'] | undefined): void {
     this.stateValue = { ...this.stateValue, recording: file, segment: segment ?? null, tab: tab ?? this.stateValue.tab };
+    this.allowRead(file);
     this.updateTitle();
     this.panel.reveal();
     if (!this.ready) {
@@ -113,6 +120,23 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
     }
     this.send({ type: 'state', state: this.stateValue });
     void this.runFromHost();
+  }
+
+  /**
+   * README "Trust and safety": the server reads a recording outside its storage and the workspace only
+   * when told the user picked it (packscope/allowRead). Every request of the panel waits for these.
+   */
+  private allowRead(file: string | null): void {
+    if (file === null || file === '') return;
+    this.allowed = this.allowed.then(async () => {
+      try {
+        await this.deps.server.whenRunning();
+        await this.deps.server.request(AllowReadRequest, { file });
+      } catch (error) {
+        // A file that is gone: the request on it says so.
+        this.deps.output.error(`Cache Lab: ${AllowReadRequest.method} ${file} failed: ${describe(error)}`);
+      }
+    });
   }
 
   refreshRecordings(): void {
@@ -182,6 +206,10 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
       }
       case 'stateChanged':
         this.stateValue = normalizeCacheLabState(message.state, this.deps.availablePolicies);
+        // A recording picked from the list this host offered (the storage's, the CLI's) is the user's choice.
+        for (const file of [this.stateValue.recording, this.stateValue.compareRecording]) {
+          if (this.deps.listRecordings().some((choice) => choice.file === file)) this.allowRead(file);
+        }
         this.updateTitle();
         return undefined;
       case 'run': {
@@ -198,6 +226,7 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
       case 'browseRecording': {
         const file = await this.deps.chooseRecordingFile();
         if (file !== undefined) {
+          this.allowRead(file);
           this.stateValue = message.slot === 'primary' ? { ...this.stateValue, recording: file, segment: null } : { ...this.stateValue, compareRecording: file };
           this.updateTitle();
         }
@@ -357,6 +386,7 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
     const run = this.runs.get(runId);
     if (run === undefined || run.source.token.isCancellationRequested) throw new JobCancelled();
     await this.deps.server.whenRunning();
+    await this.allowed;
     const workDoneToken = `packscope-cache-lab-${randomUUID()}`;
     let title = JOB_TITLES[job];
     const subscription = this.deps.server.onWorkDoneProgress(workDoneToken, (value) => {

@@ -51,6 +51,8 @@ async function indexPackModel(context: ServerContext, packPath: unknown, token: 
   if (!resolved.endsWith('.pack') || !isFile(files.pack)) {
     throw invalid(`${packPath} is not a pack of the workspace, nor a pack file`);
   }
+  // Outside the workspace: a pack of an allowed recording's repository, or one the user picked (read-rules.ts).
+  context.readRules.check(files.pack, 'pack outside the workspace');
   let repository: Repository | undefined;
   try {
     repository = discoverRepository(path.dirname(files.pack));

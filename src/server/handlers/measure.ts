@@ -1,6 +1,5 @@
 /** `packscope/measure`: a git command timed at several core.deltaBaseCacheLimit values. */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
 import { gitVersionOf } from '../../core/git/git-probe.ts';
 import { GitCommandError, runGit as runGitProcess, type GitRun } from '../../core/git/run-git.ts';
@@ -39,7 +38,7 @@ export function registerMeasureHandlers(context: ServerContext): void {
         if (limits.length === 0) throw invalid('no limits given');
         if (!Number.isInteger(params.runs) || params.runs < 1) throw invalid('runs must be a positive integer');
         if (typeof params.cwd !== 'string') throw invalid('no working directory given');
-        const cwd = path.resolve(params.cwd);
+        const cwd = context.readRules.check(params.cwd, 'working directory');
         if (!fs.existsSync(cwd)) throw invalid(`${cwd}: no such directory`);
         const version = await gitVersionOf(git);
         const total = limits.length * params.runs;

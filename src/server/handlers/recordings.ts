@@ -1,6 +1,7 @@
-/** `packscope/recordingInfo`: what a recording holds, as the Recordings view shows it. */
-import { RecordingInfoRequest } from '../../protocol/server-protocol.ts';
+/** `packscope/recordingInfo`: what a recording holds, as the Recordings view shows it; `packscope/allowRead`: a file the user picked. */
+import { AllowReadRequest, RecordingInfoRequest } from '../../protocol/server-protocol.ts';
 import { openRecording } from '../recording-opener.ts';
+import { paramsObject, requireString } from '../request-params.ts';
 import { withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
 
@@ -11,5 +12,10 @@ export function registerRecordingHandlers(context: ServerContext): void {
     context.guarded(() =>
       withProgress(context, params.workDoneToken, 'Reading recording', token, async (progress) => (await openRecording(context, params, token, progress)).info),
     ),
+  );
+
+  // The client says the user picked this file (read-rules.ts): the one way past the read rules.
+  connection.onRequest(AllowReadRequest, (params) =>
+    context.guarded(() => ({ file: context.readRules.grant(requireString(paramsObject(params).file, 'file')) })),
   );
 }

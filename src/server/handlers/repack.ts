@@ -71,8 +71,10 @@ function checkParams(params: RepackPreviewParams): void {
 function repositoryOf(context: ServerContext, where: string): Repository {
   const state = context.registry.get(where);
   if (state) return state.repository;
-  if (!fs.existsSync(where)) throw invalid(`${where}: no such repository`);
-  return discoverRepository(where);
+  // Outside the workspace: only where the read rules allow (read-rules.ts, a recording's repository).
+  const allowed = context.readRules.check(where, 'repository');
+  if (!fs.existsSync(allowed)) throw invalid(`${allowed}: no such repository`);
+  return discoverRepository(allowed);
 }
 
 /** The installed git's version and whether its pack-objects takes the newer options (git-probe.ts caches the option list per git and version). */
@@ -111,6 +113,8 @@ async function runRepackPreview(context: ServerContext, params: RepackPreviewPar
   // The worker runs the configured git only (trusted-git.ts): a request naming another is refused.
   const git = trustedGit(params.git, context.settings.git);
   const repository = repositoryOf(context, params.repository);
+  // The worker reads each recording named: each must be one the read rules allow.
+  const recordings = params.recordings.map((file) => context.readRules.check(file, 'recording or trace'));
   const store = await loadPacks(context, repository, token, progress);
   if (token.isCancellationRequested) throw cancelledError();
   // Everything else (pack-objects, the preview pack's model, the estimate, recordings parsed and
@@ -119,7 +123,7 @@ async function runRepackPreview(context: ServerContext, params: RepackPreviewPar
   await context.work.run('repack-preview', token, async () => {
     const worker = startSimulationWorker(
       context.bundledScript('simulation-worker.js'),
-      { kind: 'repack-preview', store: workerStoreOf(store, context.loader.directory), params: { ...params, git, workDoneToken: undefined } },
+      { kind: 'repack-preview', store: workerStoreOf(store, context.loader.directory), params: { ...params, git, recordings, workDoneToken: undefined } },
       token,
       (message) => {
         if (message.kind === 'progress') {

@@ -1,4 +1,5 @@
 /** `packscope/sweep` and `packscope/locality`: a recording replayed over policies and limits, and its seek locality. */
+import { availableParallelism } from 'node:os';
 import { formatLimit } from '../../common/format.ts';
 import type { CellCounts } from '../../core/cost/cost-model.ts';
 import { priceSweep, timeLimits, timePlan } from '../../core/cost/time-plan.ts';
@@ -36,14 +37,16 @@ export function registerSimulationHandlers(context: ServerContext): void {
         const { loaded, info } = await openRecording(context, params, token, progress);
         throwIfCancelled(token);
         const total = limits.length * policies.length;
-        const results = await context.work.run('sweep', token, () => {
+        // One thread per cell up to one per core, as the thread budget grants them (thread-budget.ts).
+        const results = await context.work.run('sweep', token, (threads) => {
           progress.report(0, `0 of ${total} cells`);
           return sweepRecording(loaded, policies, limits, {
             workerScript: context.bundledScript('sim-worker.js'),
+            threads,
             signal: abortSignalFor(token),
             onProgress: (done, all) => progress.report(percent(done, all), `${done} of ${all} cells`),
           });
-        });
+        }, Math.min(total, availableParallelism()));
         if (fields.time !== true) return { recording: info, results };
         return { recording: info, results, ...(await priceCells(context, loaded, params.segment, results, token, progress)) };
       }),

@@ -9,6 +9,7 @@ import { ModelStore, type LoadedModel } from '../../core/model/model-store.ts';
 import type { PackFiles } from '../../core/model/pack-model.ts';
 import { modelFromTransfer } from '../../core/model/model-transfer.ts';
 import type { BuildModelTask, ModelWorkerMessage } from './model-worker-protocol.ts';
+import type { ThreadBudget } from '../thread-budget.ts';
 
 export interface LoadObserver {
   onProgress?(done: number, total: number): void;
@@ -67,6 +68,8 @@ export class ModelLoader {
     private readonly workerScript: string,
     private readonly maxConcurrentBuilds: number,
     private readonly log: (message: string) => void,
+    /** The server's bound on worker threads across kinds (thread-budget.ts): a build takes one place, before waiting jobs. */
+    private readonly threads?: ThreadBudget,
   ) {
     this.modelStore = new MemoizingModelStore(this, log);
     this.persisted = new ModelStore(cacheDir, (message) => log(`model cache: ${message}`));
@@ -143,8 +146,10 @@ export class ModelLoader {
     const started = performance.now();
     const build: Build = { promise: undefined as unknown as Promise<TimedModel>, observers: new Set(), worker: undefined, lastProgress: undefined, lastStage: undefined };
     let slotAt = started;
+    let releaseThread: (() => void) | undefined;
     build.promise = this.whenSlotFree()
-      .then(() => {
+      .then(async () => {
+        if (this.threads !== undefined) releaseThread = (await this.threads.acquire(1, undefined, true)).release;
         slotAt = performance.now();
       })
       .then(() => this.runWorker(build, { files, hashName: hash.name, cacheDir: this.cacheDir, requestedAt: Date.now() }))
@@ -166,6 +171,7 @@ export class ModelLoader {
       })
       .finally(() => {
         if (this.builds.get(key) === build) this.builds.delete(key);
+        releaseThread?.();
         this.running--;
         this.queue.shift()?.();
       });

@@ -1,0 +1,94 @@
+/**
+ * One bound on the worker threads the server runs at once, across every kind (issue 12, item 5):
+ * the work queues bound each kind, but sweeps, object documents and model builds each took their own
+ * places and together ran about twice the cores. Every worker the server starts for a request or a
+ * build takes places here first (a sweep one per thread it runs); the Pack Map's one persistent
+ * worker is the only thread outside it. Hovers never wait: they are answered on the server's thread.
+ *
+ * Model builds go before waiting jobs: a job that opens a recording keeps its worker while the packs
+ * it names are built, so a build queued behind a sweep that waits for every place would never start.
+ */
+import { availableParallelism } from 'node:os';
+import type { CancellationToken } from 'vscode-languageserver/node';
+import { cancelledError } from './cancellation.ts';
+
+interface Waiter {
+  weight: number;
+  /** Model builds: served before the jobs (see above). */
+  first: boolean;
+  start: () => void;
+}
+
+/** The default bound: one worker per core, at least two (a build beside a job). */
+export function defaultThreadBudget(): number {
+  return Math.max(2, availableParallelism());
+}
+
+export class ThreadBudget {
+  private inUse = 0;
+  private peak = 0;
+  private readonly waiting: Waiter[] = [];
+
+  constructor(
+    readonly capacity: number,
+    private readonly log: (message: string) => void = () => undefined,
+  ) {}
+
+  /** Places in use now (for tests and the log). */
+  get used(): number {
+    return this.inUse;
+  }
+
+  /**
+   * Waits until `weight` places (at most the capacity) are free and takes them; the returned function
+   * gives them back (once). A cancelled token rejects with RequestCancelled while it waits.
+   */
+  acquire(weight: number, token?: CancellationToken, first = false): Promise<{ places: number; release: () => void }> {
+    const places = Math.max(1, Math.min(this.capacity, Math.floor(weight)));
+    if (token?.isCancellationRequested) return Promise.reject(cancelledError());
+    return new Promise((resolve, reject) => {
+      const subscription = token?.onCancellationRequested(() => {
+        const at = this.waiting.indexOf(waiter);
+        if (at < 0) return;
+        this.waiting.splice(at, 1);
+        subscription?.dispose();
+        reject(cancelledError());
+        this.serve();
+      });
+      const waiter: Waiter = {
+        weight: places,
+        first,
+        start: () => {
+          subscription?.dispose();
+          let released = false;
+          resolve({
+            places,
+            release: () => {
+              if (released) return;
+              released = true;
+              this.inUse -= places;
+              this.serve();
+            },
+          });
+        },
+      };
+      this.waiting.push(waiter);
+      this.serve();
+    });
+  }
+
+  /** Starts waiters while they fit: builds first, then jobs in their order (a large one is not overtaken, so it is not starved). */
+  private serve(): void {
+    for (;;) {
+      const next = this.waiting.find((w) => w.first) ?? this.waiting[0];
+      if (next === undefined || this.inUse + next.weight > this.capacity) return;
+      this.waiting.splice(this.waiting.indexOf(next), 1);
+      this.inUse += next.weight;
+      if (this.inUse > this.peak) {
+        this.peak = this.inUse;
+        this.log(`worker threads: ${this.peak} at once, the most so far (at most ${this.capacity})`);
+      }
+      next.start();
+    }
+  }
+}
