@@ -4,6 +4,8 @@ import type { ServerClient, WorkDoneValue } from './server-client.ts';
 
 /** After this long a request that builds a pack model also gets a cancellable notification. */
 const NOTIFY_AFTER_MS = 1000;
+/** Rows and the view's message line change at most this often (VS Code waits for 200 ms of quiet to redraw them). */
+const ROW_UPDATE_MS = 400;
 
 export const PACKS_VIEW_ID = 'packscope.packs';
 
@@ -29,7 +31,7 @@ export function cancelModelLoads(): number {
 /** The short text a row shows while its model loads: "indexing 34%…", or the stage while there is no percentage. */
 export function loadingText(value: { message?: string | undefined; percentage?: number | undefined }): string {
   if (value.percentage !== undefined && value.percentage > 0) return `indexing ${Math.min(100, Math.floor(value.percentage))}%…`;
-  const stage = value.message?.replace(/:.*$/, '');
+  const stage = value.message?.replace(/:.*$/, '').replace(/…$/, '');
   return stage ? `${stage.toLowerCase()}…` : 'indexing…';
 }
 
@@ -37,8 +39,11 @@ export async function withModelProgress<R>(
   server: ServerClient,
   title: string,
   send: (workDoneToken: string, token: vscode.CancellationToken) => Promise<R>,
-  /** Told the row text as the load goes ("indexing 34%…"), and undefined when it ends. */
-  onRowText?: (text: string | undefined) => void,
+  /**
+   * Told the row text as the load goes ("indexing 34%…"), and undefined when it ends; `detail` is the
+   * server's whole message ("Reading objects: 65,536 of 250,022") for the view's own message line.
+   */
+  onRowText?: (text: string | undefined, detail?: string) => void,
 ): Promise<R> {
   await server.whenRunning();
   const workDoneToken = `packscope-${randomUUID()}`;
@@ -46,11 +51,24 @@ export async function withModelProgress<R>(
   activeLoads.add(cancellation);
   setLoadingContext();
   let lastRowText: string | undefined;
-  const rowListener = (): void => {
+  let lastDetail: string | undefined;
+  let lastRowAt = 0;
+  let rowTimer: NodeJS.Timeout | undefined;
+  const showRow = (): void => {
+    rowTimer = undefined;
     const text = loadingText(latest);
-    if (text === lastRowText) return;
+    if (text === lastRowText && latest.message === lastDetail) return;
     lastRowText = text;
-    onRowText?.(text);
+    lastDetail = latest.message;
+    lastRowAt = Date.now();
+    onRowText?.(text, latest.message);
+  };
+  // VS Code debounces a tree's changes (and its message) until 200 ms pass without one: rows told of
+  // every report (several a second on a big pack) were never redrawn until the build ended. So at most
+  // one row update per ROW_UPDATE_MS, the last report always shown.
+  const rowListener = (): void => {
+    if (rowTimer !== undefined) return;
+    rowTimer = setTimeout(showRow, Math.max(0, lastRowAt + ROW_UPDATE_MS - Date.now()));
   };
   let latest: { message?: string; percentage?: number } = {};
   const listeners = new Set<() => void>();
@@ -91,6 +109,7 @@ export async function withModelProgress<R>(
     return await work;
   } finally {
     clearTimeout(timer);
+    clearTimeout(rowTimer);
     listeners.clear();
     subscription.dispose();
     activeLoads.delete(cancellation);

@@ -125,7 +125,8 @@ describe('a bad recording through the CLI', () => {
 describe('a bad recording through the server (recordingInfo)', () => {
   let server: LspServer;
   before(async () => {
-    server = await LspServer.start({ workspaceFolders: [repo], settings: { modelCacheDirectory: path.join(sandbox.root, 'models') }, env: gitEnv(sandbox.home) });
+    // The bad files' folder is open too: the server reads recordings only inside what it was given (read-rules.ts).
+    server = await LspServer.start({ workspaceFolders: [repo, outside], settings: { modelCacheDirectory: path.join(sandbox.root, 'models') }, env: gitEnv(sandbox.home) });
   });
   after(() => server?.stop());
 

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { inflateRawSync } from 'node:zlib';
 import { hilbertIndex } from '../../src/common/pack-map-geometry.ts';
-import { PackMapInfoRequest, PackMapObjectAtRequest, PackMapTileRequest, type PackMapTileParams } from '../../src/protocol/server-protocol.ts';
+import { AllowReadRequest, PackMapInfoRequest, PackMapObjectAtRequest, PackMapTileRequest, type PackMapTileParams } from '../../src/protocol/server-protocol.ts';
 import { GitSandbox, gitEnv, tempDir } from '../support/git.ts';
 import { entryHolding, historyRepository, onlyPackStem, verifyPackEntries, type VerifyPackEntry } from '../support/git-oracle.ts';
 import { LspServer } from '../support/lsp-server.ts';
@@ -32,6 +32,8 @@ before(async () => {
   trace = path.join(root, 'log.trace');
   sandbox.git(repo, ['log', '--raw', '-n', '10'], { env: { GIT_TRACE_PACK_ACCESS: trace } });
   server = await LspServer.start({ workspaceFolders: [repo], settings: { modelCacheDirectory: path.join(root, 'models') }, env: { ...gitEnv(sandbox.home), TMPDIR: root, PACKSCOPE_IDLE_RELEASE_MS: '300' } });
+  // As the Pack Map's recording picker does for a file the user chose (the server's read rules, read-rules.ts).
+  await server.connection.sendRequest(AllowReadRequest, { file: trace });
 });
 
 after(async () => {

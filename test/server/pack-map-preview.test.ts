@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hilbertIndex } from '../../src/common/pack-map-geometry.ts';
-import {
+import { AllowReadRequest,
   PackMapInfoRequest,
   PackMapObjectAtRequest,
   PackMapSeeksRequest,
@@ -44,6 +44,8 @@ before(async () => {
   trace = path.join(root, 'log.trace');
   sandbox.git(repo, ['-c', 'core.deltaBaseCacheLimit=0', 'log', '--raw', '-n', '15'], { env: { GIT_TRACE_PACK_ACCESS: trace } });
   server = await LspServer.start({ workspaceFolders: [repo], settings: { modelCacheDirectory: path.join(root, 'models') }, env: { ...gitEnv(sandbox.home), TMPDIR: root } });
+  // As the Pack Map's recording picker does for a file the user chose (the server's read rules, read-rules.ts).
+  await server.connection.sendRequest(AllowReadRequest, { file: trace });
 });
 
 after(async () => {

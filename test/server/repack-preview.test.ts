@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CancellationTokenSource, LSPErrorCodes, WorkDoneProgress } from 'vscode-languageserver-protocol/node';
-import { GitCapabilitiesRequest, RepackPreviewRequest, type RepackPreviewResult } from '../../src/protocol/server-protocol.ts';
+import { AllowReadRequest, GitCapabilitiesRequest, RepackPreviewRequest, type RepackPreviewResult } from '../../src/protocol/server-protocol.ts';
 import { directorySnapshot, GitSandbox, gitEnv, runCli, tempDir } from '../support/git.ts';
 import { historyRepository, parseVerifyPack } from '../support/git-oracle.ts';
 import { expectError, LspServer, type ProgressValue } from '../support/lsp-server.ts';
@@ -119,6 +119,8 @@ describe('packscope/repackPreview', () => {
     const recording = path.join(recordings, 'log-raw.psrec');
     const recorded = runCli(['record', '--exact', '-o', recording, '-C', repo, '--', 'log', '--raw'], { env: cliEnv() });
     assert.equal(recorded.status, 0, recorded.stderr);
+    // Made by the CLI outside the workspace: the server reads it once the user picked it (read-rules.ts).
+    await server.connection.sendRequest(AllowReadRequest, { file: recording });
     const before = directorySnapshot(path.join(repo, '.git'));
     const { token, values } = progressToken();
     const started = performance.now();

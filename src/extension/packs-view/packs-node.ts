@@ -36,6 +36,12 @@ export interface TreeContext {
   objectFilter(): ObjectListFilter | undefined;
   /** Redraws one node and its children. */
   changed(node: PacksNode): void;
+  /**
+   * The view's message line while a model builds ("pack-1a2b…: Reading objects: n of N"), undefined
+   * when it ends. A row's own text redraws only with its subtree, which VS Code holds back while an
+   * expanded child (the Summary) waits for that very model; the message line never waits.
+   */
+  showBuildProgress(key: string, text: string | undefined): void;
 }
 
 /** What every kind of node is; `kind` tells them apart. */

@@ -57,6 +57,14 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
     this.changeEmitter.fire(node);
   }
 
+  private readonly buildProgress = new Map<string, string>();
+
+  showBuildProgress(key: string, text: string | undefined): void {
+    if (text === undefined) this.buildProgress.delete(key);
+    else this.buildProgress.set(key, text);
+    if (this.treeView !== undefined) this.treeView.message = this.buildProgress.size === 0 ? undefined : `Building: ${[...this.buildProgress.values()].join(' · ')}`;
+  }
+
   /** Shows "git was not found: …" at the top of the view (everything else works without git). */
   setGitLocation(location: GitLocation): void {
     this.gitNotice = location.found ? undefined : new MessageNode(undefined, 'git', `git was not found: ${location.reason}`, 'warning');

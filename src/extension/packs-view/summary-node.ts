@@ -32,7 +32,8 @@ async function requestSummary(context: TreeContext, pack: PackNode): Promise<Pac
     `PackScope: reading ${shortPackName(pack.listing.name)}`,
     (workDoneToken, token) => context.server.request(PackSummaryRequest, { pack: pack.listing.pack, workDoneToken }, token),
     // The rows the user is looking at say how far the build is, not only the view's thin bar.
-    (text) => {
+    (text, detail) => {
+      context.showBuildProgress(pack.listing.pack, text === undefined ? undefined : `${shortPackName(pack.listing.name)}: ${detail ?? text}`);
       pack.setLoading(text);
       context.changed(pack);
       pack.parent.setLoading(text);
