@@ -15,40 +15,9 @@ import { test } from 'node:test';
 import { buildPackModel } from '../../src/core/model/build-pack-model.ts';
 import { readIdxFile } from '../../src/core/format/idx.ts';
 import { tempDir } from '../support/git.ts';
-import { deltaPayload, encodeEntryHeader, encodeOfsDistance, insertInstruction, OBJ_BLOB, OBJ_OFS_DELTA, zlib } from '../support/pack-surgery.ts';
+import { deltaPayload, encodeEntryHeader, encodeOfsDistance, insertInstruction, OBJ_BLOB, OBJ_OFS_DELTA, sparseIdxV2, u32, zlib } from '../support/pack-surgery.ts';
 
 const GIB = 2 ** 30;
-
-function u32(value: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(value);
-  return b;
-}
-
-function u64(value: number): Buffer {
-  const b = Buffer.alloc(8);
-  b.writeUInt32BE(Math.floor(value / 2 ** 32));
-  b.writeUInt32BE(value % 2 ** 32, 4);
-  return b;
-}
-
-/** idx v2 (§6.2) for entries sorted by id: offsets of 2^31 and above go to the large-offset table. */
-function idxV2(entries: { oid: Buffer; offset: number }[], packChecksum: Buffer): Buffer {
-  const sorted = [...entries].sort((a, b) => Buffer.compare(a.oid, b.oid));
-  const fanout = Buffer.alloc(1024);
-  for (let i = 0; i < 256; i++) fanout.writeUInt32BE(sorted.filter((e) => e.oid[0]! <= i).length, i * 4);
-  const small: Buffer[] = [];
-  const large: Buffer[] = [];
-  for (const e of sorted) {
-    if (e.offset < 0x80000000) small.push(u32(e.offset));
-    else {
-      small.push(u32(0x80000000 + large.length));
-      large.push(u64(e.offset));
-    }
-  }
-  const body = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63]), u32(2), fanout, ...sorted.map((e) => e.oid), Buffer.alloc(4 * sorted.length), ...small, ...large, packChecksum]);
-  return Buffer.concat([body, Buffer.alloc(20, 0x5a)]);
-}
 
 test('a sparse pack past 4 GiB: large offsets, sizes over 4 GiB, a delta across the hole', (t) => {
   const dir = tempDir(t, 'packscope-large-pack-');
@@ -74,7 +43,7 @@ test('a sparse pack past 4 GiB: large offsets, sizes over 4 GiB, a delta across 
   assert.ok(stat.blocks * 512 < 64 * 1024 * 1024, `the pack is sparse (${stat.blocks * 512} bytes allocated)`);
   // Ids out of offset order: the first object sorts last, so the model's pack order (a sort of offsets past 2^32) matters.
   const ids = ['33', '11', '22'].map((b) => Buffer.alloc(20, Number.parseInt(b, 16)));
-  fs.writeFileSync(idxFile, idxV2([{ oid: ids[0]!, offset: 12 }, { oid: ids[1]!, offset: secondAt }, { oid: ids[2]!, offset: thirdAt }], checksum));
+  fs.writeFileSync(idxFile, sparseIdxV2([{ oid: ids[0]!, offset: 12 }, { oid: ids[1]!, offset: secondAt }, { oid: ids[2]!, offset: thirdAt }], checksum));
 
   // git's own reader of the idx agrees on the offsets past 2^32.
   const shown = execFileSync('git', ['show-index'], { input: fs.readFileSync(idxFile) }).toString().trim().split('\n').map((l) => l.split(' ').slice(0, 2).join(' '));

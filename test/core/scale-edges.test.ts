@@ -14,39 +14,9 @@ import { test } from 'node:test';
 import { buildPackModel } from '../../src/core/model/build-pack-model.ts';
 import { ModelStore } from '../../src/core/model/model-store.ts';
 import { tempDir } from '../support/git.ts';
-import { deltaPayload, encodeEntryHeader, encodeOfsDistance, insertInstruction, OBJ_BLOB, OBJ_OFS_DELTA, zlib } from '../support/pack-surgery.ts';
+import { deltaPayload, encodeEntryHeader, encodeOfsDistance, insertInstruction, OBJ_BLOB, OBJ_OFS_DELTA, sparseIdxV2, u32, zlib } from '../support/pack-surgery.ts';
 
 const GIB = 2 ** 30;
-
-function u32(value: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(value);
-  return b;
-}
-
-function u64(value: number): Buffer {
-  const b = Buffer.alloc(8);
-  b.writeUInt32BE(Math.floor(value / 2 ** 32));
-  b.writeUInt32BE(value % 2 ** 32, 4);
-  return b;
-}
-
-function idxV2(entries: { oid: Buffer; offset: number }[], packChecksum: Buffer): Buffer {
-  const sorted = [...entries].sort((a, b) => Buffer.compare(a.oid, b.oid));
-  const fanout = Buffer.alloc(1024);
-  for (let i = 0; i < 256; i++) fanout.writeUInt32BE(sorted.filter((e) => e.oid[0]! <= i).length, i * 4);
-  const small: Buffer[] = [];
-  const large: Buffer[] = [];
-  for (const e of sorted) {
-    if (e.offset < 0x80000000) small.push(u32(e.offset));
-    else {
-      small.push(u32(0x80000000 + large.length));
-      large.push(u64(e.offset));
-    }
-  }
-  const body = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63]), u32(2), fanout, ...sorted.map((e) => e.oid), Buffer.alloc(4 * sorted.length), ...small, ...large, packChecksum]);
-  return Buffer.concat([body, Buffer.alloc(20, 0x5a)]);
-}
 
 test('header-only scan and persisted reopen of objects declaring over 4 GiB, up to 2^46 - 1 bytes, past 4 GiB of offsets', (t) => {
   const dir = tempDir(t, 'packscope-scale-edges-');
@@ -70,7 +40,7 @@ test('header-only scan and persisted reopen of objects declaring over 4 GiB, up 
   }
   assert.ok(fs.statSync(packFile).blocks * 512 < 64 * 1024 * 1024, 'the pack is sparse');
   const ids = ['33', '11', '22'].map((b) => Buffer.alloc(20, Number.parseInt(b, 16)));
-  fs.writeFileSync(idxFile, idxV2([{ oid: ids[0]!, offset: 12 }, { oid: ids[1]!, offset: secondAt }, { oid: ids[2]!, offset: thirdAt }], checksum));
+  fs.writeFileSync(idxFile, sparseIdxV2([{ oid: ids[0]!, offset: 12 }, { oid: ids[1]!, offset: secondAt }, { oid: ids[2]!, offset: thirdAt }], checksum));
   const shown = execFileSync('git', ['show-index'], { input: fs.readFileSync(idxFile) }).toString().trim().split('\n').map((l) => Number(l.split(' ')[0]));
   assert.deepEqual(shown, [secondAt, thirdAt, 12]);
 

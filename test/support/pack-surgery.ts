@@ -439,3 +439,37 @@ export function idxObjectCount(idx: Buffer): number {
 export function idxCrcPosition(idx: Buffer, n: number, hash: HashName = 'sha1'): number {
   return 8 + 1024 + idxObjectCount(idx) * hashSizeOf(hash) + n * 4;
 }
+
+export function u32(value: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(value);
+  return b;
+}
+
+function u64(value: number): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeUInt32BE(Math.floor(value / 2 ** 32));
+  b.writeUInt32BE(value % 2 ** 32, 4);
+  return b;
+}
+
+/**
+ * idx v2 (§6.2) for a sparse pack's few entries, sorted by id here: offsets of 2^31 and above go to
+ * the large-offset table; CRCs are zero and the idx checksum is filler (the edge tests read no CRC).
+ */
+export function sparseIdxV2(entries: { oid: Buffer; offset: number }[], packChecksum: Buffer): Buffer {
+  const sorted = [...entries].sort((a, b) => Buffer.compare(a.oid, b.oid));
+  const fanout = Buffer.alloc(1024);
+  for (let i = 0; i < 256; i++) fanout.writeUInt32BE(sorted.filter((e) => e.oid[0]! <= i).length, i * 4);
+  const small: Buffer[] = [];
+  const large: Buffer[] = [];
+  for (const e of sorted) {
+    if (e.offset < 0x80000000) small.push(u32(e.offset));
+    else {
+      small.push(u32(0x80000000 + large.length));
+      large.push(u64(e.offset));
+    }
+  }
+  const body = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63]), u32(2), fanout, ...sorted.map((e) => e.oid), Buffer.alloc(4 * sorted.length), ...small, ...large, packChecksum]);
+  return Buffer.concat([body, Buffer.alloc(20, 0x5a)]);
+}
