@@ -4,12 +4,12 @@
  * For every pack — the repository the bench generates itself (≈ 300,000 objects, cached under
  * .bench/) and any packs named on the command line — it measures, on the same pack in the same
  * run, one process at a time:
- *   1. full model build vs `git cat-file --batch-all-objects --batch-check=…` (target ratio < 1.0),
+ *   1. full model build vs `git cat-file --batch-all-objects --batch-check=…` (target ratio < 1.0 end to end, ≤ 0.3 in process),
  *      both as the CLI end to end (`packscope objects --no-cache`) and as in-process buildPackModel;
- *   2. `packscope verify-pack -v` vs `git verify-pack -v` (target speed-up ≥ 10×, outputs identical);
- *   3. header-only scan rate, buildPackModel({resultSizes:false}) (target ≥ 3,000,000 objects/s);
- *   4. retained heap per object of a model, name table excluded (target ≤ 48 bytes);
- *   5. reopening a persisted model vs its first build+save (target ≤ 10%).
+ *   2. `packscope verify-pack -v` vs `git verify-pack -v` (target speed-up ≥ 20×, outputs identical);
+ *   3. header-only scan rate, buildPackModel({resultSizes:false}) (target ≥ 6,000,000 objects/s);
+ *   4. retained heap per object of a model, name table excluded (target ≤ 40 bytes);
+ *   5. reopening a persisted model vs its first build+save (target < 5%).
  *
  * The reference large pack is git.git's: `fetch github:git/git` leaves it at
  *   /work/.mirror/git+git/repo/objects/pack/pack-5b31da4c48e5198d31c1572301d7159b36759c36.pack
@@ -64,13 +64,15 @@ options:
                     than ${NOISY_CORES} of a core is repeated (at most 3 times in all), else flagged
   -h, --help        this text
 
-Targets: (1) objects/buildPackModel time / git cat-file time < 1.0; (2) git verify-pack -v time /
-packscope verify-pack -v time >= 10 with identical output; (3) header-only scan >= 3,000,000
-objects/s; (4) retained heap per object, idx name table excluded, <= 48 bytes; (5) reopening a
-persisted model <= 10% of the first build+save.`;
+Targets (issue 17): (1) packscope objects time / git cat-file time < 1.0, buildPackModel in process
+<= 0.3 of git's; (2) git verify-pack -v time / packscope verify-pack -v time >= 20 with identical
+output; (3) header-only scan >= 6,000,000 objects/s; (4) retained heap per object, idx name table
+excluded, <= 40 bytes; (5) reopening a persisted model < 5% of the first build+save.`;
 
 const CATFILE_FORMAT = '%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)';
-const TARGETS = { catFileRatio: 1.0, verifySpeedup: 10, scanRate: 3_000_000, heapPerObject: 48, reopenFraction: 0.1 } as const;
+// Issue 17's targets (the end-to-end CLI keeps the first issue's < 1.0; the model build in
+// process must reach 0.3× git's listing).
+const TARGETS = { catFileRatio: 1.0, catFileInProcessRatio: 0.3, verifySpeedup: 20, scanRate: 6_000_000, heapPerObject: 40, reopenFraction: 0.05 } as const;
 /** A git verify-pack run longer than this is not repeated (git.git's takes about a minute). */
 const REPEAT_LIMIT_MS = 10_000;
 
@@ -465,13 +467,13 @@ function measurePack(packArgument: string, label: string, runs: number, profile:
   };
   result.verdicts = {
     catFileCli: result.catFile.cliRatio < TARGETS.catFileRatio,
-    catFileInProcess: result.catFile.inProcessRatio < TARGETS.catFileRatio,
+    catFileInProcess: result.catFile.inProcessRatio <= TARGETS.catFileInProcessRatio,
     catFileOutputsMatch: result.catFile.outputsMatch,
     verifySpeedup: result.verifyPack.speedup >= TARGETS.verifySpeedup,
     verifyOutputsMatch: result.verifyPack.outputsMatch,
     headerScan: scanRate >= TARGETS.scanRate,
     heapPerObject: heapPerObject <= TARGETS.heapPerObject,
-    reopen: result.reopen.fraction <= TARGETS.reopenFraction && sources.every((s) => s === 'persisted'),
+    reopen: result.reopen.fraction < TARGETS.reopenFraction && sources.every((s) => s === 'persisted'),
   };
 
   // Where the time goes when a target is missed: a --cpu-prof of the same work, per function.
@@ -545,23 +547,23 @@ function renderPack(r: PackResult): string {
   lines.push(row('   packscope objects --no-cache (CLI, end to end)', seconds(c.cliBest)));
   lines.push(row('   buildPackModel, result sizes (in process)', seconds(c.inProcessBest)));
   lines.push(row('   ratio CLI / git', c.cliRatio.toFixed(2), '< 1.0', verdict(r.verdicts.catFileCli!)));
-  lines.push(row('   ratio in-process / git', c.inProcessRatio.toFixed(2), '< 1.0', verdict(r.verdicts.catFileInProcess!)));
+  lines.push(row('   ratio in-process / git', c.inProcessRatio.toFixed(2), `<= ${TARGETS.catFileInProcessRatio}`, verdict(r.verdicts.catFileInProcess!)));
   lines.push(row('   outputs identical (sha1 of stdout)', c.outputsMatch ? `yes ${c.gitSha1.slice(0, 10)}` : 'NO', 'identical', verdict(c.outputsMatch)));
   lines.push(`     in-process phases: ${phaseList(c.phases)}`);
   lines.push(row(`2. git verify-pack -v (${runList(v.gitMs)})`, seconds(v.gitBest)));
   lines.push(row(`   packscope verify-pack -v (CLI, ${runList(v.cliMs)})`, seconds(v.cliBest)));
-  lines.push(row('   speed-up git / packscope', `${v.speedup.toFixed(1)}×`, '>= 10×', verdict(r.verdicts.verifySpeedup!)));
+  lines.push(row('   speed-up git / packscope', `${v.speedup.toFixed(1)}×`, `>= ${TARGETS.verifySpeedup}×`, verdict(r.verdicts.verifySpeedup!)));
   lines.push(row(`   outputs identical (sha1 of stdout, ${thousands(v.lines)} lines)`, v.outputsMatch ? `yes ${v.gitSha1.slice(0, 10)}` : 'NO', 'identical', verdict(v.outputsMatch)));
   lines.push(row('3. header-only scan, buildPackModel({resultSizes:false})', seconds(r.headerScan.best)));
-  lines.push(row('   objects per second', thousands(r.headerScan.objectsPerSecond), '>= 3.0 M/s', verdict(r.verdicts.headerScan!)));
+  lines.push(row('   objects per second', thousands(r.headerScan.objectsPerSecond), `>= ${(TARGETS.scanRate / 1e6).toFixed(1)} M/s`, verdict(r.verdicts.headerScan!)));
   lines.push(`     phases: ${phaseList(r.headerScan.phases)}`);
-  lines.push(row('4. retained heap per object, name table excluded (measured)', `${h.bytesPerObject.toFixed(1)} B`, '<= 48 B', verdict(r.verdicts.heapPerObject!)));
+  lines.push(row('4. retained heap per object, name table excluded (measured)', `${h.bytesPerObject.toFixed(1)} B`, `<= ${TARGETS.heapPerObject} B`, verdict(r.verdicts.heapPerObject!)));
   lines.push(row('   columnBytes / count', `${h.columnBytesPerObject.toFixed(1)} B`));
   lines.push(row('   idx buffer without name table / count', `${h.idxOtherBytesPerObject.toFixed(1)} B`));
   lines.push(`     retained ${thousands(h.retainedBytes)} bytes (heapUsed +${thousands(h.after.heapUsed! - h.before.heapUsed!)}, external incl. arrayBuffers +${thousands(h.after.external! - h.before.external!)}) − name table ${thousands(h.nameTableBytes)}`);
   lines.push(row('5. ModelStore first load, build + save (fresh process)', seconds(r.reopen.firstBest)));
   lines.push(row(`   ModelStore reopen, source ${[...new Set(r.reopen.sources)].join('/')} (fresh process)`, seconds(r.reopen.reopenBest)));
-  lines.push(row('   reopen / first load', `${(r.reopen.fraction * 100).toFixed(1)}%`, '<= 10%', verdict(r.verdicts.reopen!)));
+  lines.push(row('   reopen / first load', `${(r.reopen.fraction * 100).toFixed(1)}%`, `< ${TARGETS.reopenFraction * 100}%`, verdict(r.verdicts.reopen!)));
   for (const [command, threads] of Object.entries(r.profiles ?? {})) {
     lines.push(`  cpu profile of ${command}: self time per function, top ${threads[0]?.top.length ?? 0}`);
     threads.forEach((thread, i) => {
