@@ -11,10 +11,15 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBrowserAndTools } from './vscode/code-server.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const scale = args.includes('--scale');
+
+// The Pack Map bench measures the webview in Debian's Chromium, which a new machine does not have
+// until `npm test` has run once: install it here too (the same apt-get step as the tests').
+await ensureBrowserAndTools();
 
 /** [name, script, arguments] in the order they run. */
 const benches = [
