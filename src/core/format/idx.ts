@@ -7,26 +7,67 @@ const IDX_V2_MAGIC = 0xff744f63;
 const FANOUT_BYTES = 256 * 4;
 
 /**
+ * Where an idx file keeps its name and CRC32 tables: positions in the file itself, for error
+ * messages and for reading the CRCs, whatever part of the file `PackIndex.bytes` still holds.
+ */
+export interface IdxFileLayout {
+  namesStart: number;
+  nameStride: number;
+  /** Byte offset of the CRC32 table (v2 only). */
+  crcStart: number | undefined;
+}
+
+/**
  * A parsed .idx (v1 or v2). The name table stays inside the file's own buffer; offsets are decoded
  * once into a Float64Array because packs over 4 GiB use the large-offset table (§6.2).
+ *
+ * A model keeps `namesOnly()`: the names and the two trailing checksums, without the CRC32 and
+ * 32-bit offset tables (8 bytes per object that the decoded offsets and a re-read cover; issue 17's
+ * heap budget of 40 bytes per object).
  */
 export class PackIndex {
+  /** Where the tables lie in the file (the same as in `bytes` while `bytes` is the whole file). */
+  readonly fileLayout: IdxFileLayout;
+
   constructor(
     readonly file: string,
     readonly version: 1 | 2,
     readonly hash: HashAlgorithm,
     readonly count: number,
-    /** The whole idx file. */
+    /** The whole idx file, or after namesOnly() the name table followed by the trailer's two checksums. */
     readonly bytes: Buffer,
     readonly fanout: Uint32Array,
     /** Byte offset of the first name inside `bytes`; names are `hash.size` apart (v2) or `hash.size + 4` (v1). */
     private readonly namesStart: number,
     private readonly nameStride: number,
-    /** Byte offset of the CRC32 table (v2 only). */
+    /** Byte offset of the CRC32 table inside `bytes` (v2 while the whole file is kept). */
     private readonly crcStart: number | undefined,
     readonly offsets: Float64Array,
     readonly largeOffsetCount: number,
-  ) {}
+    fileLayout?: IdxFileLayout,
+  ) {
+    this.fileLayout = fileLayout ?? { namesStart, nameStride, crcStart };
+  }
+
+  /** True while `bytes` is the whole idx file (its checksum can be recomputed, its CRC32s read). */
+  get whole(): boolean {
+    return this.namesStart === this.fileLayout.namesStart && this.nameStride === this.fileLayout.nameStride && this.crcStart === this.fileLayout.crcStart;
+  }
+
+  /**
+   * This index keeping only what lookups need: the names (copied, `hash.size` apart) and the two
+   * trailing checksums. The file's CRC32 table and 32-bit offset table are dropped; positions for
+   * errors still name the file's bytes (fileLayout).
+   */
+  namesOnly(): PackIndex {
+    const size = this.hash.size;
+    if (!this.whole) return this;
+    const compact = Buffer.allocUnsafeSlow(this.count * size + 2 * size);
+    if (this.nameStride === size) this.bytes.copy(compact, 0, this.namesStart, this.namesStart + this.count * size);
+    else for (let n = 0; n < this.count; n++) this.bytes.copy(compact, n * size, this.namePosition(n), this.namePosition(n) + size);
+    this.bytes.copy(compact, this.count * size, this.bytes.length - 2 * size);
+    return new PackIndex(this.file, this.version, this.hash, this.count, compact, this.fanout, 0, size, undefined, this.offsets, this.largeOffsetCount, this.fileLayout);
+  }
 
   /** Everything needed to rebuild this index in another thread without parsing it again. */
   toTransfer(): TransferredIndex {
@@ -42,6 +83,7 @@ export class PackIndex {
       crcStart: this.crcStart,
       offsets: this.offsets,
       largeOffsetCount: this.largeOffsetCount,
+      fileLayout: this.fileLayout,
     };
   }
 
@@ -50,7 +92,7 @@ export class PackIndex {
     if (!hash) throw new Error(`unknown hash algorithm ${t.hashName}`);
     // Structured cloning turns a Buffer into a plain Uint8Array.
     const bytes = Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength);
-    return new PackIndex(t.file, t.version, hash, t.count, bytes, t.fanout, t.namesStart, t.nameStride, t.crcStart, t.offsets, t.largeOffsetCount);
+    return new PackIndex(t.file, t.version, hash, t.count, bytes, t.fanout, t.namesStart, t.nameStride, t.crcStart, t.offsets, t.largeOffsetCount, t.fileLayout);
   }
 
   /** Byte position of object `n`'s name inside `bytes`. */
@@ -58,9 +100,15 @@ export class PackIndex {
     return this.namesStart + n * this.nameStride;
   }
 
-  /** Byte position of object `n`'s offset inside `bytes` (v2: its word in the 32-bit offset table). */
+  /** Byte position of object `n`'s name inside the idx file (for errors: `bytes` may hold names only). */
+  nameFilePosition(n: number): number {
+    return this.fileLayout.namesStart + n * this.fileLayout.nameStride;
+  }
+
+  /** Byte position of object `n`'s offset inside the idx file (v2: its word in the 32-bit offset table). */
   offsetPosition(n: number): number {
-    return this.crcStart === undefined ? this.namesStart - 4 + n * this.nameStride : this.crcStart + (this.count + n) * 4;
+    const { namesStart, nameStride, crcStart } = this.fileLayout;
+    return crcStart === undefined ? namesStart - 4 + n * nameStride : crcStart + (this.count + n) * 4;
   }
 
   oidHex(n: number): string {
@@ -73,18 +121,20 @@ export class PackIndex {
     return this.bytes.subarray(at, at + this.hash.size);
   }
 
+  /** True when the idx file has a CRC32 table (v2). */
   hasCrc(): boolean {
-    return this.crcStart !== undefined;
+    return this.fileLayout.crcStart !== undefined;
   }
 
-  /** Byte position of object `n`'s CRC32 inside the idx (v2). */
+  /** Byte position of object `n`'s CRC32 inside the idx file (v2). */
   crcPosition(n: number): number {
-    if (this.crcStart === undefined) throw new Error('idx v1 has no CRC32 table');
-    return this.crcStart + n * 4;
+    if (this.fileLayout.crcStart === undefined) throw new Error('idx v1 has no CRC32 table');
+    return this.fileLayout.crcStart + n * 4;
   }
 
   crc32(n: number): number {
-    if (this.crcStart === undefined) throw new Error('idx v1 has no CRC32 table');
+    if (this.fileLayout.crcStart === undefined) throw new Error('idx v1 has no CRC32 table');
+    if (this.crcStart === undefined) throw new Error('this index kept only its names (namesOnly): read the idx again for its CRC32 table');
     return this.bytes.readUInt32BE(this.crcStart + n * 4);
   }
 
@@ -187,6 +237,7 @@ export interface TransferredIndex {
   crcStart: number | undefined;
   offsets: Float64Array;
   largeOffsetCount: number;
+  fileLayout: IdxFileLayout;
 }
 
 export interface ParseIdxOptions {

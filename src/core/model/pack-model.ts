@@ -67,14 +67,19 @@ export class PackModel {
   private offeredDerived: StoredDerivedColumns | undefined;
   private derivedFrom: DerivedSource = 'computed';
 
+  /** The pack's idx, names only (PackIndex.namesOnly): the CRC32 and offset tables are not kept. */
+  readonly index: PackIndex;
+
   constructor(
     readonly files: PackFiles,
-    readonly index: PackIndex,
+    index: PackIndex,
     readonly hash: HashAlgorithm,
     readonly packVersion: number,
     readonly packSize: number,
     readonly columns: PackColumns,
-  ) {}
+  ) {
+    this.index = index.namesOnly();
+  }
 
   get count(): number {
     return this.index.count;

@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { fail, PackFormatError } from '../errors.ts';
 import { RandomAccessFile } from '../format/random-access-file.ts';
-import type { PackIndex } from '../format/idx.ts';
+import { readIdxFile, type PackIndex } from '../format/idx.ts';
 import { PACK_HEADER_BYTES } from '../format/pack-file.ts';
 import { revEntryPosition } from '../format/rev.ts';
 import type { PackFiles } from '../model/pack-model.ts';
@@ -20,7 +20,10 @@ export interface ChecksumReport {
  * trailing checksum over all preceding bytes (and that the idx was written for it), and every
  * entry's CRC32 against the idx. One sequential read of the pack does the hash and the CRCs.
  */
-export function verifyChecksums(files: PackFiles, index: PackIndex, byOffset: Uint32Array, onProgress?: (done: number, total: number) => void): ChecksumReport {
+export function verifyChecksums(files: PackFiles, given: PackIndex, byOffset: Uint32Array, onProgress?: (done: number, total: number) => void): ChecksumReport {
+  // A model's index keeps only its names: the idx checksum and the CRC32s need the whole file.
+  const index = given.whole ? given : readIdxFile(files.idx, { hash: given.hash });
+  if (!index.idxChecksum.equals(given.idxChecksum)) throw fail('changed', files.idx, undefined, 'the idx changed while it was being verified');
   const hash = index.hash;
   const idxBytes = index.bytes;
   const idxDigest = hash.create().update(idxBytes.subarray(0, idxBytes.length - hash.size)).digest();

@@ -141,7 +141,7 @@ export class IdMismatchError extends PackFormatError {
     super(
       'hash',
       model.files.idx,
-      model.index.namePosition(first.object),
+      model.index.nameFilePosition(first.object),
       `names the object at pack offset ${first.offset} ${model.oidHex(first.object)}, but it rebuilds to ${first.oid}${mismatches.length > 1 ? ` (and ${mismatches.length - 1} more objects differ)` : ''}`,
     );
     this.computed = new Map(mismatches.map((m) => [m.object, m.oid]));
