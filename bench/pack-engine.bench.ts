@@ -56,9 +56,13 @@ options:
   --scale           also generate (once; cached in .bench/) and measure the scale repositories
                     of issue 17: one pack of about --scale-objects objects, and a monorepo-shaped
                     repository (200+ packs, cruft, geometric, .keep, .promisor, MIDX + bitmap,
-                    10,000+ loose objects, an alternate) of about as many objects
-  --scale-objects N objects of the scale repositories (default 10000000; the pack alone takes
-                    tens of minutes of CPU to generate at that size)
+                    10,000+ loose objects, an alternate) of about --monorepo-objects objects
+  --scale-objects N objects of the one-pack scale repository (default 10000000; it takes tens
+                    of minutes of CPU to generate at that size)
+  --monorepo-objects N
+                    objects of the monorepo-shaped repository (default 2000000: what it is for
+                    is its shape, the packs, markers, loose objects and alternate, which are the
+                    same at every size; the 10 M-object figures come from the one-pack repository)
   --max-wait S      before every timed run, wait up to S seconds (default 600; 0: never) for
                     other processes to leave the CPUs alone; a run during which they used more
                     than ${NOISY_CORES} of a core is repeated (at most 3 times in all), else flagged
@@ -592,6 +596,7 @@ function main(): number {
       'max-wait': { type: 'string' },
       scale: { type: 'boolean' },
       'scale-objects': { type: 'string' },
+      'monorepo-objects': { type: 'string' },
     },
   });
   if (values.help) {
@@ -624,7 +629,9 @@ function main(): number {
     const packDir = path.join(scale.gitDir, 'objects', 'pack');
     const pack = fs.readdirSync(packDir).find((name) => name.endsWith('.pack'))!;
     packs.push({ path: path.join(packDir, pack), label: `scale (about ${objects} objects${scale.generated ? `, generated in ${scale.seconds.toFixed(0)} s` : ', reused from .bench/'})` });
-    monorepoDir = monorepo({ size: objects, log }).gitDir;
+    const monorepoObjects = values['monorepo-objects'] === undefined ? 2_000_000 : Number(values['monorepo-objects']);
+    if (!Number.isInteger(monorepoObjects) || monorepoObjects < 1000) throw new Error('--monorepo-objects needs an integer of at least 1000');
+    monorepoDir = monorepo({ size: monorepoObjects, log }).gitDir;
   }
   for (const p of positionals) packs.push({ path: p, label: 'given pack' });
   if (packs.length === 0) throw new Error('nothing to measure (--no-generated and no pack given)');
