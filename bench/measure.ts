@@ -8,7 +8,8 @@
  *   measure.ts heap  <pack>             retained bytes of one full model (needs --expose-gc)
  *   measure.ts store <pack> <dir>       one ModelStore(dir).load(): build+save, or reopen
  */
-import { buildPackModel, packFilesFor } from '../src/core/model/build-pack-model.ts';
+import * as path from 'node:path';
+import { buildPackModel, packFilesFor, parallelBuildFrom, type ParallelBuild } from '../src/core/model/build-pack-model.ts';
 import { ModelStore } from '../src/core/model/model-store.ts';
 import { hashAlgorithmNear } from '../src/core/model/repository.ts';
 
@@ -17,6 +18,12 @@ if (!mode || !packPath) throw new Error('usage: measure.ts build|scan|heap|store
 const files = packFilesFor(packPath);
 const hash = hashAlgorithmNear(files.pack);
 const gc = (globalThis as { gc?: () => void }).gc;
+/**
+ * The build the CLI makes: its scan split over the cores with the scan worker of the pinned dist/
+ * beside this bundle (.bench/build/dist/scan-worker.js), unless PACKSCOPE_SCAN_WORKERS=0 asks for
+ * one thread. Run from source (tsx) there is no bundled worker, and the build is one thread too.
+ */
+const parallel: ParallelBuild | undefined = process.env.PACKSCOPE_SCAN_WORKERS === '0' ? undefined : parallelBuildFrom(path.join(__dirname, 'dist'));
 
 function collect(): void {
   if (!gc) return;
@@ -33,14 +40,14 @@ function timed(resultSizes: boolean, runs: number): object {
     collect();
     const phaseTimes: Record<string, number> = {};
     const started = performance.now();
-    const model = buildPackModel(files, { hash, resultSizes, phaseTimes });
+    const model = buildPackModel(files, { hash, resultSizes, phaseTimes, parallel });
     const ms = performance.now() - started;
     if (times.length === 0 || ms < Math.min(...times)) bestPhases = phaseTimes;
     times.push(ms);
     count = model.count;
     columnBytes = model.columnBytes;
   }
-  return { count, columnBytes, times, best: Math.min(...times), phases: bestPhases };
+  return { count, columnBytes, times, best: Math.min(...times), phases: bestPhases, scanWorkers: parallel?.workers ?? 0 };
 }
 
 function heap(): object {
@@ -52,7 +59,7 @@ function heap(): object {
   };
   collect();
   const before = read();
-  let model: ReturnType<typeof buildPackModel> | undefined = buildPackModel(files, { hash });
+  let model: ReturnType<typeof buildPackModel> | undefined = buildPackModel(files, { hash, parallel });
   collect();
   const after = read();
   const count = model.count;
@@ -73,7 +80,7 @@ function heap(): object {
 
 function store(directory: string): object {
   const started = performance.now();
-  const loaded = new ModelStore(directory).load(files, { hash });
+  const loaded = new ModelStore(directory, undefined, { parallel }).load(files, { hash });
   const ms = performance.now() - started;
   return { ms, source: loaded.source, rebuiltBecause: loaded.rebuiltBecause, count: loaded.model.count };
 }

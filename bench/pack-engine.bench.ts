@@ -175,9 +175,9 @@ function countLines(file: string): number {
 const cliEnv = (): NodeJS.ProcessEnv => ({ ...process.env, PACKSCOPE_NO_PROGRESS: '1' });
 
 /** Runs bench/measure.ts (bundled) in a fresh process and returns its JSON line. */
-function measure<T>(mode: string, pack: string, arg?: string): T {
+function measure<T>(mode: string, pack: string, arg?: string, env: Record<string, string> = {}): T {
   const args = ['--expose-gc', measureBundle, mode, pack, ...(arg === undefined ? [] : [arg])];
-  const result = spawnSync(process.execPath, args, { cwd: projectRoot, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  const result = spawnSync(process.execPath, args, { cwd: projectRoot, env: { ...cliEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
   if (result.status !== 0) throw new Error(`measure ${mode} failed: ${result.stderr.toString()}`);
   const lines = result.stdout.toString().trim().split('\n');
   return JSON.parse(lines[lines.length - 1]!) as T;
@@ -200,6 +200,9 @@ interface PackResult {
     gitMs: number[];
     cliMs: number[];
     inProcessMs: number[];
+    /** Scan workers beside the main thread in the in-process build (0: one thread). */
+    scanWorkers: number;
+    inProcessOneThreadBest: number;
     gitBest: number;
     cliBest: number;
     inProcessBest: number;
@@ -247,6 +250,7 @@ interface BuildMeasure {
   times: number[];
   best: number;
   phases: Record<string, number>;
+  scanWorkers: number;
 }
 
 interface HeapMeasure {
@@ -354,6 +358,8 @@ function measurePack(packArgument: string, label: string, runs: number, profile:
   }
   log(`[1/5] buildPackModel in process: best of ${runs}`);
   const build = timed('catFile', 'buildPackModel', () => measure<BuildMeasure>('build', files.pack, String(runs)));
+  // The same build on one thread (PACKSCOPE_SCAN_WORKERS=0): what the scan workers add.
+  const buildOneThread = timed('catFile', 'buildPackModel, one thread', () => measure<BuildMeasure>('build', files.pack, String(runs), { PACKSCOPE_SCAN_WORKERS: '0' }));
   const objects = build.count;
 
   // 2. verify-pack -v, both given the same idx path so that their "<pack>: ok" lines agree.
@@ -432,6 +438,8 @@ function measurePack(packArgument: string, label: string, runs: number, profile:
       gitMs: gitCatMs,
       cliMs: cliObjectsMs,
       inProcessMs: build.times,
+      scanWorkers: build.scanWorkers,
+      inProcessOneThreadBest: buildOneThread.best,
       gitBest: gitCatBest,
       cliBest: cliObjectsBest,
       inProcessBest: build.best,
@@ -549,7 +557,8 @@ function renderPack(r: PackResult): string {
   lines.push(row('figure', 'value', 'target', 'result'));
   lines.push(row('1. git cat-file --batch-all-objects --batch-check (git)', seconds(c.gitBest)));
   lines.push(row('   packscope objects --no-cache (CLI, end to end)', seconds(c.cliBest)));
-  lines.push(row('   buildPackModel, result sizes (in process)', seconds(c.inProcessBest)));
+  lines.push(row(`   buildPackModel, result sizes (in process, ${c.scanWorkers === 0 ? 'one thread' : `scan on ${c.scanWorkers + 1} threads`})`, seconds(c.inProcessBest)));
+  lines.push(row('   buildPackModel, result sizes (in process, one thread)', seconds(c.inProcessOneThreadBest)));
   lines.push(row('   ratio CLI / git', c.cliRatio.toFixed(2), '< 1.0', verdict(r.verdicts.catFileCli!)));
   lines.push(row('   ratio in-process / git', c.inProcessRatio.toFixed(2), `<= ${TARGETS.catFileInProcessRatio}`, verdict(r.verdicts.catFileInProcess!)));
   lines.push(row('   outputs identical (sha1 of stdout)', c.outputsMatch ? `yes ${c.gitSha1.slice(0, 10)}` : 'NO', 'identical', verdict(c.outputsMatch)));

@@ -13,6 +13,7 @@ const nodeEntries = {
   server: 'src/server/server.ts',
   'model-worker': 'src/server/workers/model-worker.ts',
   'verify-worker': 'src/core/verify/verify-worker.ts',
+  'scan-worker': 'src/core/model/scan-worker.ts',
   'sim-worker': 'src/core/sim/sim-worker.ts',
   'simulation-worker': 'src/server/workers/simulation-worker.ts',
   'map-worker': 'src/server/workers/map-worker.ts',

@@ -1,7 +1,7 @@
 import type { Progress } from './progress.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { packFilesFor } from '../core/model/build-pack-model.ts';
+import { packFilesFor, parallelBuildFrom, type BuildOptions } from '../core/model/build-pack-model.ts';
 import { assertOutsideRepository, checkModelCacheDirectory, defaultModelCacheDir, ModelStore } from '../core/model/model-store.ts';
 import { enclosingRepositoryRoot } from '../core/model/outside-repository.ts';
 import { ObjectStore } from '../core/model/object-store.ts';
@@ -19,16 +19,29 @@ export interface CacheOptions {
  * cannot be saved is a warning too: the command's answer does not depend on the cache.
  */
 export function modelStoreFor(options: CacheOptions, repository: Repository | undefined): ModelStore {
-  if (options.noCache) return new ModelStore(undefined);
+  const build = cliBuildOptions();
+  if (options.noCache) return new ModelStore(undefined, undefined, build);
   const directory = path.resolve(options.cacheDir ?? defaultModelCacheDir());
   if (repository) assertOutsideRepository(directory, repository);
   checkModelCacheDirectory(directory);
   const enclosing = enclosingRepositoryRoot(directory);
   if (enclosing !== undefined) {
     warn(`the model cache ${directory} is inside the repository ${enclosing}; PackScope never writes inside a repository, so models are not persisted`);
-    return new ModelStore(undefined);
+    return new ModelStore(undefined, undefined, build);
   }
-  return new ModelStore(directory, warn);
+  return new ModelStore(directory, warn, build);
+}
+
+/**
+ * How the CLI builds models: a big pack's scan split over the cores, with the scan worker bundled
+ * beside cli.js (none when run from source; PACKSCOPE_SCAN_WORKERS=0 turns it off, N sets the count).
+ */
+export function cliBuildOptions(): Pick<BuildOptions, 'parallel'> {
+  const plan = parallelBuildFrom(__dirname);
+  const wanted = process.env.PACKSCOPE_SCAN_WORKERS;
+  if (!plan || wanted === undefined || wanted === '') return plan ? { parallel: plan } : {};
+  const workers = Number(wanted);
+  return Number.isInteger(workers) && workers >= 1 ? { parallel: { ...plan, workers } } : {};
 }
 
 function warn(message: string): void {

@@ -77,6 +77,30 @@ export class ThreadBudget {
     });
   }
 
+  /**
+   * Takes up to `weight` places only if they are free now and nobody waits (a model build's extra
+   * scan threads: worth having, never worth waiting for); undefined when none can be had.
+   */
+  tryAcquire(weight: number): { places: number; release: () => void } | undefined {
+    const places = Math.min(Math.floor(weight), this.capacity - this.inUse);
+    if (places < 1 || this.waiting.length > 0) return undefined;
+    this.inUse += places;
+    if (this.inUse > this.peak) {
+      this.peak = this.inUse;
+      this.log(`worker threads: ${this.peak} at once, the most so far (at most ${this.capacity})`);
+    }
+    let released = false;
+    return {
+      places,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.inUse -= places;
+        this.serve();
+      },
+    };
+  }
+
   /** Starts waiters while they fit: builds first, then jobs in their order (a large one is not overtaken, so it is not starved). */
   private serve(): void {
     for (;;) {

@@ -53,6 +53,26 @@ describe('ThreadBudget', () => {
     assert.equal(budget.used, 0);
   });
 
+  test('tryAcquire takes only places free now, never ahead of a waiter, and gives them back once', async () => {
+    const budget = new ThreadBudget(3);
+    const build = await budget.acquire(1, token, true);
+    const scan = budget.tryAcquire(3);
+    assert.equal(scan?.places, 2, 'as many of the three asked for as are free');
+    assert.equal(budget.used, 3);
+    assert.equal(budget.tryAcquire(1), undefined, 'none free');
+    let started = false;
+    void budget.acquire(1, token).then(() => (started = true));
+    scan!.release();
+    scan!.release();
+    await settle();
+    assert.ok(started, 'the waiter got a released place');
+    assert.equal(budget.used, 2);
+    void budget.acquire(2, token);
+    await settle();
+    assert.equal(budget.tryAcquire(1), undefined, 'a place is free, but a job waits for two: no overtaking');
+    build.release();
+  });
+
   test('a model build goes before waiting jobs', async () => {
     const budget = new ThreadBudget(2);
     const held = await budget.acquire(2, token);

@@ -5,6 +5,7 @@ import { fail } from '../../core/errors.ts';
 import { hashAlgorithmByName, SHA1 } from '../../core/format/hash-algorithm.ts';
 import { indexPackWithoutIdx } from '../../core/format/pack-stream-index.ts';
 import { buildPackModel, packFilesFor } from '../../core/model/build-pack-model.ts';
+import { cliBuildOptions } from '../open-target.ts';
 import { hashAlgorithmNear } from '../../core/model/repository.ts';
 import { parseLimits } from '../../core/sim/policy-registry.ts';
 import { INDEX_PACK_VARIANTS, indexPackSimDocument } from '../../core/report/index-pack-sim.ts';
@@ -54,7 +55,7 @@ function runIndexPackSim(argv: string[], progress: Progress): number {
   const name = path.basename(files.pack);
   // No .idx: index the pack from its bytes, as index-pack itself does with what it receives.
   const index = fs.existsSync(files.idx) ? undefined : progress.track(`Indexing ${name} (no .idx)`, (onProgress) => indexPackWithoutIdx(files.pack, { hash: hash ?? SHA1, onProgress }));
-  const model = progress.track(`Reading ${name}`, (onProgress) => buildPackModel(files, { ...(hash ? { hash } : {}), ...(index ? { index, hash: index.hash } : {}), onProgress }));
+  const model = progress.track(`Reading ${name}`, (onProgress) => buildPackModel(files, { ...(hash ? { hash } : {}), ...(index ? { index, hash: index.hash } : {}), onProgress, ...cliBuildOptions() }));
   const limit = limits[0]!;
   const document = indexPackSimDocument(files.pack, model, limit, variants);
   if (values.json) {

@@ -4,6 +4,7 @@ import { fail, PackFormatError } from '../../core/errors.ts';
 import { hashAlgorithmByName, type HashAlgorithm } from '../../core/format/hash-algorithm.ts';
 import { TYPE_NAMES } from '../../core/format/pack-file.ts';
 import { buildPackModel, loadIdx, packFilesFor } from '../../core/model/build-pack-model.ts';
+import { cliBuildOptions } from '../open-target.ts';
 import type { PackModel } from '../../core/model/pack-model.ts';
 import { hashAlgorithmNear } from '../../core/model/repository.ts';
 import { checksumsInWorker, IdMismatchError, verifyFull } from '../../core/verify/full-verify.ts';
@@ -71,7 +72,7 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
       const checksums = checksumsInWorker(context.workerScript, files, index.hash.name, index);
       let model: PackModel;
       try {
-        model = context.progress.track(`Reading ${path.basename(files.pack)}`, (onProgress) => buildPackModel(files, { index, onProgress }));
+        model = context.progress.track(`Reading ${path.basename(files.pack)}`, (onProgress) => buildPackModel(files, { index, onProgress, ...cliBuildOptions() }));
       } catch (error) {
         checksums.cancel();
         throw error;

@@ -57,12 +57,14 @@ export class PackIndex {
   /**
    * This index keeping only what lookups need: the names (copied, `hash.size` apart) and the two
    * trailing checksums. The file's CRC32 table and 32-bit offset table are dropped; positions for
-   * errors still name the file's bytes (fileLayout).
+   * errors still name the file's bytes (fileLayout). `shared`: the copy lives in a SharedArrayBuffer.
    */
-  namesOnly(): PackIndex {
+  namesOnly(shared = false): PackIndex {
     const size = this.hash.size;
-    if (!this.whole) return this;
-    const compact = Buffer.allocUnsafeSlow(this.count * size + 2 * size);
+    if (!this.whole && (!shared || this.bytes.buffer instanceof SharedArrayBuffer)) return this;
+    // Shared: for the threads of a parallel build (parallel-scan.ts), which read it without a copy.
+    const length = this.count * size + 2 * size;
+    const compact = shared ? Buffer.from(new SharedArrayBuffer(length)) : Buffer.allocUnsafeSlow(length);
     if (this.nameStride === size) this.bytes.copy(compact, 0, this.namesStart, this.namesStart + this.count * size);
     else for (let n = 0; n < this.count; n++) this.bytes.copy(compact, n * size, this.namePosition(n), this.namePosition(n) + size);
     this.bytes.copy(compact, this.count * size, this.bytes.length - 2 * size);

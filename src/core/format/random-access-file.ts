@@ -18,7 +18,8 @@ export class RandomAccessFile {
     readonly path: string,
     fd: number,
     readonly size: number,
-    private readonly identity: string,
+    /** Device, inode, size and mtime at open: another thread opening the path checks it has the same file. */
+    readonly identity: string,
   ) {
     this.fd = fd;
   }

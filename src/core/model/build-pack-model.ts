@@ -1,39 +1,16 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { fail, PackFormatError } from '../errors.ts';
 import type { HashAlgorithm } from '../format/hash-algorithm.ts';
 import { readIdxFile, type PackIndex } from '../format/idx.ts';
-import { InflateHead, InflateHeadStatus } from '../format/inflate-head.ts';
-import { DeltaError, readDeltaResultSize } from '../format/delta.ts';
-import {
-  isDeltaType,
-  MAX_OBJECT_HEADER_BYTES,
-  OBJ_OFS_DELTA,
-  OBJ_REF_DELTA,
-  ObjectHeader,
-  PACK_HEADER_BYTES,
-  parsePackHeader,
-  readObjectHeader,
-} from '../format/pack-file.ts';
+import { PACK_HEADER_BYTES, parsePackHeader } from '../format/pack-file.ts';
 import { RandomAccessFile, readWholeFile } from '../format/random-access-file.ts';
 import { parseRev, revEntryPosition } from '../format/rev.ts';
 import { PackModel, type PackColumns, type PackFiles } from './pack-model.ts';
+import { scanInParallel } from './parallel-scan.ts';
+import { allocateScanOutput, RangeScanner, type ScanInput } from './scan-range.ts';
 import { SizeColumn } from './size-column.ts';
-
-const WINDOW_BYTES = 8 << 20;
-/**
- * A header-only scan reads up to this much per read(2). Small reads cost a syscall each (4,700
- * reads of ~7 KiB took 45% of the scan on the generated 301k-object pack, the copy out of the page
- * cache almost nothing), so the window is large and only big entries are skipped.
- */
-const HEADER_SCAN_WINDOW_BYTES = 1 << 20;
-/** A header-only refill stops at an entry larger than this: its body is skipped, not read. */
-const HEADER_SCAN_SKIP_BYTES = 256 << 10;
-/** Compressed bytes offered to the partial inflate first; a delta header needs far fewer. */
-const HEAD_INPUT_BYTES = 4096;
-/** Upper bound on compressed bytes read to find a delta header (pathological empty blocks). */
-const MAX_HEAD_INPUT_BYTES = 16 << 20;
-/** git-internals §1.8: get_size_from_delta inflates at most 20 bytes; two varints fit. */
-const DELTA_HEADER_BYTES = 20;
 
 export type BuildStage = 'index' | 'stored' | 'objects' | 'chains';
 
@@ -59,6 +36,49 @@ export interface BuildOptions {
   phaseTimes?: Record<string, number>;
   /** Skip the .rev file even when present (the model is then ordered by an in-memory sort). */
   ignoreRev?: boolean;
+  /**
+   * Scan a pack of PARALLEL_SCAN_MIN_OBJECTS or more with this many worker threads beside this one
+   * (parallel-scan.ts), started from `workerScript` (dist/scan-worker.js). The model is the same.
+   */
+  parallel?: ParallelBuild | undefined;
+}
+
+export interface ParallelBuild {
+  workerScript: string;
+  workers: number;
+  /** Tests only: scan packs this small in parallel too (default PARALLEL_SCAN_MIN_OBJECTS). */
+  minObjects?: number;
+  /** Tests only: entries per chunk (default SCAN_CHUNK_ENTRIES), so that a small pack has many. */
+  chunkEntries?: number;
+  /** Tests only: false leaves every chunk to the workers (their own paths, and the stall rule). */
+  thisThreadScans?: boolean;
+}
+
+/**
+ * Below this many objects a pack is scanned on one thread: a worker's start (20–50 ms, its bundle
+ * loaded and compiled) is more than it could take over from a scan that short.
+ */
+export const PARALLEL_SCAN_MIN_OBJECTS = 100_000;
+
+/** More scanners than this gain little: the scan then waits on memory, not on the CPU. */
+const MAX_SCAN_WORKERS = 3;
+
+/**
+ * A parallel build with the scan worker bundled in `directory` (dist/, beside cli.js and server.js):
+ * one worker per core besides this thread's, at most MAX_SCAN_WORKERS; undefined with one core or
+ * where there is no bundled worker (code run from its TypeScript source).
+ */
+export function parallelBuildFrom(directory: string, cores = availableParallelism()): ParallelBuild | undefined {
+  const workerScript = join(directory, 'scan-worker.js');
+  const workers = Math.min(MAX_SCAN_WORKERS, cores - 1);
+  if (workers < 1 || !existsSync(workerScript)) return undefined;
+  return { workerScript, workers };
+}
+
+function parallelPlan(options: BuildOptions, count: number): ParallelBuild | undefined {
+  const plan = options.parallel;
+  if (!plan || plan.workers < 1 || count < (plan.minObjects ?? PARALLEL_SCAN_MIN_OBJECTS)) return undefined;
+  return plan;
 }
 
 export function packFilesFor(path: string): PackFiles {
@@ -129,35 +149,8 @@ export function sortByOffset(offsets: Float64Array): Uint32Array {
   return order;
 }
 
-/** A sliding window over the pack, refilled by sequential reads. */
-class PackWindow {
-  readonly bytes: Buffer;
-  start = 0;
-  end = 0;
-  constructor(
-    private readonly pack: RandomAccessFile,
-    private readonly readBytes: number,
-  ) {
-    this.bytes = Buffer.allocUnsafe(readBytes);
-  }
-
-  /**
-   * Makes [position, position + length) available (length <= the window); returns its start inside
-   * `bytes`. On a refill it reads up to `wanted` bytes (at least `length`, at most the window), so a
-   * header-only scan can skip the bodies of large objects instead of reading them.
-   */
-  ensure(position: number, length: number, wanted = this.readBytes): number {
-    if (position < this.start || position + length > this.end) {
-      const n = Math.min(Math.max(length, Math.min(wanted, this.readBytes)), this.pack.size - position);
-      this.pack.readInto(this.bytes, 0, n, position);
-      this.start = position;
-      this.end = position + n;
-    }
-    return position - this.start;
-  }
-}
-
-function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, options: BuildOptions): PackModel {
+function scanPack(files: PackFiles, givenIndex: PackIndex, pack: RandomAccessFile, options: BuildOptions): PackModel {
+  let index = givenIndex;
   const hash = index.hash;
   const hashSize = hash.size;
   const count = index.count;
@@ -189,18 +182,9 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
   const byOffset = packOrder(files, index, options.ignoreRev ?? false);
   phase('order');
   const offsets = index.offsets;
-  // One gather pass that also checks the order. (A scatter through positionOf, the inverse of
-  // byOffset, needed that inverse first: two random passes instead of one. Only REF deltas need
-  // positionOf, and it is built the first time one is met.)
-  let positionOfColumn: Uint32Array | undefined;
-  const positionOf = (): Uint32Array => {
-    if (!positionOfColumn) {
-      positionOfColumn = new Uint32Array(count);
-      for (let p = 0; p < count; p++) positionOfColumn[byOffset[p]!] = p;
-    }
-    return positionOfColumn;
-  };
-  const sortedOffsets = new Float64Array(count);
+  // One gather pass that also checks the order. Shared memory when other threads scan too.
+  const parallel = parallelPlan(options, count);
+  const sortedOffsets = new Float64Array(parallel ? new SharedArrayBuffer(count * 8) : new ArrayBuffer(count * 8));
   for (let p = 0; p < count; p++) {
     const offset = offsets[byOffset[p]!]!;
     sortedOffsets[p] = offset;
@@ -217,113 +201,44 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
   // The scan writes in pack order (sequential stores); the columns in object order are scattered
   // from these afterwards in tight loops. Five scattered stores per object inside the scan (object
   // numbers are random in pack order) were cache misses the header decoding waited on.
-  const inPackTypeAt = new Uint8Array(count);
-  const sizeAt = new SizeColumn(count);
-  const sizeLow = sizeAt.low;
-  const resultSizeAt = new SizeColumn(count);
-  /** Pack position of each entry's base (−1 for non-deltas), in pack order: chains resolve from it. */
-  const basePosition = new Int32Array(count).fill(-1);
-
   const wantResultSizes = options.resultSizes ?? true;
-  // A header-only scan reads small windows so that large objects are skipped, not read.
-  // Never wider than the pack: 3,000 one-object packs each allocating 8 MiB spent most of a build in GC.
-  const window = new PackWindow(pack, Math.max(1, Math.min(pack.size, wantResultSizes ? WINDOW_BYTES : HEADER_SCAN_WINDOW_BYTES)));
-  const entry = new ObjectHeader();
-  const inflater = new InflateHead(DELTA_HEADER_BYTES);
-  const progressEvery = 1 << 16;
   options.onStage?.('objects', count);
-
-  for (let p = 0; p < count; p++) {
-    if (options.onProgress && (p & (progressEvery - 1)) === 0) options.onProgress(p, count);
-    const offset = sortedOffsets[p]!;
-    const next = p + 1 < count ? sortedOffsets[p + 1]! : dataEnd;
-    const entryBytes = next - offset;
-
-    const available = Math.min(entryBytes, wantResultSizes ? MAX_OBJECT_HEADER_BYTES + HEAD_INPUT_BYTES : MAX_OBJECT_HEADER_BYTES);
-    // Header-only: on a refill, read through the small entries that follow and stop before a large one.
-    let at: number;
-    if (wantResultSizes) at = window.ensure(offset, available);
-    else if (offset >= window.start && offset + available <= window.end) at = offset - window.start;
-    else at = window.ensure(offset, available, headerScanExtent(sortedOffsets, p, dataEnd));
-    const bytes = window.bytes;
-    // The common header (a base type or an OFS_DELTA, varints of at most 7 bytes, an entry with
-    // room for the longest header) is decoded here without bounds checks; anything else goes
-    // through readObjectHeader, which decodes the same or throws its own error. A call per object
-    // with its checks was most of the scan's time.
-    let type: number;
-    let objectSize: number;
-    let headerLength: number;
-    let baseOffset = 0;
-    decode: {
-      if (available >= MAX_OBJECT_HEADER_BYTES) {
-        let pos = at;
-        let c = bytes[pos++]!;
-        type = (c >> 4) & 7;
-        if (type !== 0 && type !== 5 && type !== OBJ_REF_DELTA) {
-          objectSize = c & 15;
-          let scale = 16;
-          let extra = 0;
-          while (c & 0x80 && extra < 6) {
-            c = bytes[pos++]!;
-            objectSize += (c & 0x7f) * scale;
-            scale *= 128;
-            extra++;
-          }
-          if (!(c & 0x80)) {
-            if (type !== OBJ_OFS_DELTA) {
-              headerLength = pos - at;
-              break decode;
-            }
-            c = bytes[pos++]!;
-            let distance = c & 0x7f;
-            extra = 0;
-            while (c & 0x80 && extra < 6) {
-              c = bytes[pos++]!;
-              distance = (distance + 1) * 128 + (c & 0x7f);
-              extra++;
-            }
-            if (!(c & 0x80) && distance > 0 && distance < offset) {
-              baseOffset = offset - distance;
-              headerLength = pos - at;
-              break decode;
-            }
-          }
-        }
-      }
-      readObjectHeader(packFile, bytes, at, at + available, offset, hashSize, entry);
-      type = entry.type;
-      objectSize = entry.size;
-      headerLength = entry.headerLength;
-      baseOffset = entry.baseOffset;
-    }
-    inPackTypeAt[p] = type;
-    if (objectSize < 0xffffffff) sizeLow[p] = objectSize;
-    else sizeAt.set(p, objectSize);
-
-    if (type === OBJ_OFS_DELTA) {
-      const position = findPositionBefore(sortedOffsets, p, baseOffset);
-      if (position < 0) {
-        throw fail('bad-delta-base', packFile, offset, `OFS_DELTA base offset ${baseOffset} is not the start of an object`);
-      }
-      basePosition[p] = position;
-    } else if (type === OBJ_REF_DELTA) {
-      const baseObject = index.find(bytes, at + headerLength - hashSize);
-      if (baseObject < 0) {
-        const baseHex = bytes.toString('hex', at + headerLength - hashSize, at + headerLength);
-        throw fail('missing-base', packFile, offset, `REF_DELTA base ${baseHex} is not in this pack`);
-      }
-      if (baseObject === byOffset[p]!) throw fail('delta-cycle', packFile, offset, 'REF_DELTA names itself as its base');
-      basePosition[p] = positionOf()[baseObject]!;
-    }
-
-    if (isDeltaType(type)) {
-      if (!wantResultSizes) continue;
-      resultSizeAt.set(p, deltaResultSize(packFile, pack, inflater, bytes, at + headerLength, at + available, offset, entryBytes - headerLength, headerLength));
-    } else {
-      resultSizeAt.set(p, objectSize);
-    }
+  const output = allocateScanOutput(count, parallel !== undefined);
+  let sizeOverflow: Map<number, number>;
+  let resultSizeOverflow: Map<number, number>;
+  if (parallel) {
+    // Workers read the names (REF_DELTA bases) and the pack order from shared memory, not copies.
+    const sharedIndex = index.namesOnly(true);
+    const sharedOrder = new Uint32Array(new SharedArrayBuffer(count * 4));
+    sharedOrder.set(byOffset);
+    const input: ScanInput = { packFile, index: sharedIndex, byOffset: sharedOrder, sortedOffsets, dataEnd, wantResultSizes };
+    const run = scanInParallel({
+      workerScript: parallel.workerScript,
+      workers: parallel.workers,
+      chunkEntries: parallel.chunkEntries,
+      thisThreadScans: parallel.thisThreadScans,
+      count,
+      scanner: new RangeScanner(input, output, pack),
+      pack,
+      task: { packFile, index: sharedIndex.toTransfer(), byOffset: sharedOrder, sortedOffsets, dataEnd, wantResultSizes, output },
+      onProgress: options.onProgress,
+    });
+    sizeOverflow = run.sizeOverflow;
+    resultSizeOverflow = run.resultSizeOverflow;
+    index = sharedIndex;
+    options.onProgress?.(count, count);
+  } else {
+    const scanner = new RangeScanner({ packFile, index, byOffset, sortedOffsets, dataEnd, wantResultSizes }, output, pack);
+    const onProgress = options.onProgress;
+    let done = 0;
+    if (onProgress) onProgress(0, count);
+    scanner.scan(0, count, onProgress ? (entries) => onProgress((done += entries), count) : undefined);
+    sizeOverflow = scanner.sizeOverflow;
+    resultSizeOverflow = scanner.resultSizeOverflow;
   }
-  options.onProgress?.(count, count);
+  const { inPackTypeAt, basePosition } = output;
+  const sizeAt = new SizeColumn(output.sizeLow, sizeOverflow);
+  const resultSizeAt = new SizeColumn(output.resultSizeLow, resultSizeOverflow);
   phase('scan');
   options.onStage?.('chains', count);
   const { type, depth } = resolveChains(packFile, index, inPackTypeAt, basePosition, byOffset);
@@ -353,86 +268,6 @@ function toObjectOrder(packOrder: SizeColumn, byOffset: Uint32Array): SizeColumn
   const overflow = new Map<number, number>();
   for (const [p, value] of packOrder.overflow) overflow.set(byOffset[p]!, value);
   return new SizeColumn(low, overflow);
-}
-
-/**
- * Bytes from entry p's start that a header-only refill reads: every following header that fits in
- * the window, stopping after the header of the first entry over HEADER_SCAN_SKIP_BYTES (its body
- * is what the next refill skips). Only called on a refill, and each entry is walked over about
- * once, since the window it computes then serves those entries.
- */
-function headerScanExtent(sortedOffsets: Float64Array, p: number, dataEnd: number): number {
-  const start = sortedOffsets[p]!;
-  const limit = start + HEADER_SCAN_WINDOW_BYTES;
-  const count = sortedOffsets.length;
-  let q = p;
-  let end = start + MAX_OBJECT_HEADER_BYTES;
-  while (q + 1 < count) {
-    const next = sortedOffsets[q + 1]!;
-    if (next - sortedOffsets[q]! > HEADER_SCAN_SKIP_BYTES || next + MAX_OBJECT_HEADER_BYTES > limit) break;
-    q++;
-    end = next + MAX_OBJECT_HEADER_BYTES;
-  }
-  return Math.min(end, dataEnd) - start;
-}
-
-/**
- * Position p' < limit with sortedOffsets[p'] === offset, or −1. Bases sit close before their deltas
- * (git-internals §5.2), so the search gallops backwards from `limit` and touches few cache lines.
- */
-function findPositionBefore(sortedOffsets: Float64Array, limit: number, offset: number): number {
-  let high = limit;
-  let step = 1;
-  let low = limit - step;
-  while (low > 0 && sortedOffsets[low]! > offset) {
-    high = low;
-    step *= 2;
-    low = limit - step;
-  }
-  if (low < 0) low = 0;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    const value = sortedOffsets[mid]!;
-    if (value === offset) return mid;
-    if (value < offset) low = mid + 1;
-    else high = mid;
-  }
-  return -1;
-}
-
-/** git-internals §1.8: a delta's result size comes from a partial inflate of its payload. */
-function deltaResultSize(
-  packFile: string,
-  pack: RandomAccessFile,
-  inflater: InflateHead,
-  bytes: Buffer,
-  dataAt: number,
-  availableEnd: number,
-  offset: number,
-  compressedBytes: number,
-  headerLength: number,
-): number {
-  let status = inflater.run(bytes, dataAt, Math.min(availableEnd, dataAt + compressedBytes), DELTA_HEADER_BYTES);
-  if (status === InflateHeadStatus.NeedInput && compressedBytes > availableEnd - dataAt) {
-    // Rare: the header lies beyond the first few KiB of compressed data. Read the whole entry.
-    if (compressedBytes > MAX_HEAD_INPUT_BYTES) {
-      throw fail('bad-zlib', packFile, offset, `delta header not found in the first ${availableEnd - dataAt} compressed bytes`);
-    }
-    const whole = pack.read(offset + headerLength, compressedBytes);
-    status = inflater.run(whole, 0, whole.length, DELTA_HEADER_BYTES);
-  }
-  if (status === InflateHeadStatus.Corrupt) throw fail('bad-zlib', packFile, offset, 'delta data is not a valid zlib stream');
-  if (status === InflateHeadStatus.NeedInput) throw fail('bad-zlib', packFile, offset, 'zlib data ends before the delta header');
-  let result: number;
-  try {
-    result = readDeltaResultSize(inflater.output, inflater.length);
-  } catch (error) {
-    // A size varint longer than 53 bits; anything else is a bug and stays one.
-    if (error instanceof DeltaError) throw fail('bad-delta', packFile, offset, `delta header: ${error.message}`);
-    throw error;
-  }
-  if (result < 0) throw fail('bad-delta', packFile, offset, 'delta header is truncated');
-  return result;
 }
 
 const UNRESOLVED = 0xffffffff;

@@ -86,9 +86,12 @@ export class ModelStore {
   constructor(
     readonly directory: string | undefined,
     private readonly onSaveFailure?: (message: string) => void,
+    /** Options of every build this store makes (a parallel scan), under each load's own. */
+    private readonly buildDefaults: Pick<BuildOptions, 'parallel'> = {},
   ) {}
 
-  load(files: PackFiles, options: BuildOptions = {}): LoadedModel {
+  load(files: PackFiles, loadOptions: BuildOptions = {}): LoadedModel {
+    const options: BuildOptions = { ...this.buildDefaults, ...loadOptions };
     if (this.directory === undefined) return { model: buildPackModel(files, options), source: 'built' };
     const index = options.index ?? loadIdx(files, options.hash);
     options.onStage?.('index', index.count);

@@ -4,7 +4,8 @@ import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { fail, PackFormatError, type PackErrorCode } from '../../core/errors.ts';
 import type { HashAlgorithm } from '../../core/format/hash-algorithm.ts';
-import type { BuildOptions, BuildStage } from '../../core/model/build-pack-model.ts';
+import { PARALLEL_SCAN_MIN_OBJECTS, parallelBuildFrom, type BuildOptions, type BuildStage, type ParallelBuild } from '../../core/model/build-pack-model.ts';
+import { peekIdxObjectCount } from '../../core/format/idx.ts';
 import { ModelStore, type LoadedModel } from '../../core/model/model-store.ts';
 import type { PackFiles } from '../../core/model/pack-model.ts';
 import { modelFromTransfer } from '../../core/model/model-transfer.ts';
@@ -147,12 +148,23 @@ export class ModelLoader {
     const build: Build = { promise: undefined as unknown as Promise<TimedModel>, observers: new Set(), worker: undefined, lastProgress: undefined, lastStage: undefined };
     let slotAt = started;
     let releaseThread: (() => void) | undefined;
+    let releaseScanThreads: (() => void) | undefined;
+    let parallel: ParallelBuild | undefined;
     build.promise = this.whenSlotFree()
       .then(async () => {
         if (this.threads !== undefined) releaseThread = (await this.threads.acquire(1, undefined, true)).release;
         slotAt = performance.now();
+        // A big pack's scan also takes the cores free now (issue 17), never waiting for them.
+        const plan = this.parallelScanFor(files);
+        if (plan) {
+          const extra = this.threads === undefined ? { places: plan.workers, release: () => undefined } : this.threads.tryAcquire(plan.workers);
+          if (extra) {
+            releaseScanThreads = extra.release;
+            parallel = { ...plan, workers: extra.places };
+          }
+        }
       })
-      .then(() => this.runWorker(build, { files, hashName: hash.name, cacheDir: this.cacheDir, requestedAt: Date.now() }))
+      .then(() => this.runWorker(build, { files, hashName: hash.name, cacheDir: this.cacheDir, requestedAt: Date.now(), ...(parallel ? { parallel } : {}) }))
       .then((done) => {
         if (this.builds.get(key) !== build) throw new LoadCancelled('cancelled');
         // The worker moved the model here, derived columns included: no scan, no file read on this thread.
@@ -172,12 +184,26 @@ export class ModelLoader {
       .finally(() => {
         if (this.builds.get(key) === build) this.builds.delete(key);
         releaseThread?.();
+        releaseScanThreads?.();
         this.running--;
         this.queue.shift()?.();
       });
     // Nobody may be waiting when the last observer cancelled: never an unhandled rejection.
     build.promise.catch(() => undefined);
     return build;
+  }
+
+  /** The scan worker beside the model worker, for a pack big enough to split (by its idx's count). */
+  private parallelScanFor(files: PackFiles): ParallelBuild | undefined {
+    const plan = parallelBuildFrom(path.dirname(this.workerScript));
+    if (!plan) return undefined;
+    let objects: number;
+    try {
+      objects = peekIdxObjectCount(files.idx);
+    } catch {
+      return undefined; // the build itself reports what is wrong with the idx
+    }
+    return objects >= PARALLEL_SCAN_MIN_OBJECTS ? plan : undefined;
   }
 
   private whenSlotFree(): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import type { TransferredModel } from '../../core/model/model-transfer.ts';
 import type { PackFiles } from '../../core/model/pack-model.ts';
-import type { BuildStage } from '../../core/model/build-pack-model.ts';
+import type { BuildStage, ParallelBuild } from '../../core/model/build-pack-model.ts';
 
 export interface BuildModelTask {
   files: PackFiles;
@@ -14,6 +14,8 @@ export interface BuildModelTask {
   cacheDir: string;
   /** Date.now() when the server created the worker: the worker's start-up is part of a load's time. */
   requestedAt: number;
+  /** A build's scan split with this many scan workers (places the server's thread budget gave it). */
+  parallel?: ParallelBuild;
 }
 
 /** Milliseconds of each part of a load, for the output channel's breakdown. */

@@ -19,7 +19,7 @@ function run(task: BuildModelTask): void {
   if (!hash) throw new Error(`unknown object format ${task.hashName}`);
   const begun = performance.now();
   const workerStart = Math.max(0, Date.now() - task.requestedAt);
-  const store = new ModelStore(task.cacheDir);
+  const store = new ModelStore(task.cacheDir, undefined, task.parallel ? { parallel: task.parallel } : {});
   let lastReport = 0;
   // Stage boundaries, for the timings: the idx is read when 'index' arrives; then either a stored
   // model is read and checked ('stored') or the pack is scanned ('objects', 'chains').
