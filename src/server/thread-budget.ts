@@ -16,7 +16,7 @@ interface Waiter {
   weight: number;
   /** Model builds: served before the jobs (see above). */
   first: boolean;
-  start: () => void;
+  start: (held: { places: number; release: () => void }) => void;
 }
 
 /** The default bound: one worker per core, at least two (a build beside a job). */
@@ -58,18 +58,9 @@ export class ThreadBudget {
       const waiter: Waiter = {
         weight: places,
         first,
-        start: () => {
+        start: (held) => {
           subscription?.dispose();
-          let released = false;
-          resolve({
-            places,
-            release: () => {
-              if (released) return;
-              released = true;
-              this.inUse -= places;
-              this.serve();
-            },
-          });
+          resolve(held);
         },
       };
       this.waiting.push(waiter);
@@ -84,6 +75,11 @@ export class ThreadBudget {
   tryAcquire(weight: number): { places: number; release: () => void } | undefined {
     const places = Math.min(Math.floor(weight), this.capacity - this.inUse);
     if (places < 1 || this.waiting.length > 0) return undefined;
+    return this.take(places);
+  }
+
+  /** Takes `places` now; the returned function gives them back, once. */
+  private take(places: number): { places: number; release: () => void } {
     this.inUse += places;
     if (this.inUse > this.peak) {
       this.peak = this.inUse;
@@ -107,12 +103,7 @@ export class ThreadBudget {
       const next = this.waiting.find((w) => w.first) ?? this.waiting[0];
       if (next === undefined || this.inUse + next.weight > this.capacity) return;
       this.waiting.splice(this.waiting.indexOf(next), 1);
-      this.inUse += next.weight;
-      if (this.inUse > this.peak) {
-        this.peak = this.inUse;
-        this.log(`worker threads: ${this.peak} at once, the most so far (at most ${this.capacity})`);
-      }
-      next.start();
+      next.start(this.take(next.weight));
     }
   }
 }
