@@ -15,7 +15,7 @@ const HEX_PAIRS = new Uint16Array(256);
 const CAPACITY = 1 << 20;
 
 export class AsciiWriter {
-  private readonly buffer = Buffer.allocUnsafe(CAPACITY + 4096);
+  private buffer = Buffer.allocUnsafe(CAPACITY + 4096);
   private length = 0;
 
   constructor(private readonly write: (chunk: Buffer) => void = (chunk) => process.stdout.write(chunk)) {}
@@ -71,9 +71,11 @@ export class AsciiWriter {
     if (this.length >= CAPACITY) this.flush();
   }
 
+  /** Hands the filled bytes over as they are (a fresh buffer takes their place: no copy). */
   flush(): void {
     if (this.length === 0) return;
-    this.write(Buffer.from(this.buffer.subarray(0, this.length)));
+    this.write(this.buffer.subarray(0, this.length));
+    this.buffer = Buffer.allocUnsafe(CAPACITY + 4096);
     this.length = 0;
   }
 }

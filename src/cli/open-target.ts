@@ -1,5 +1,6 @@
 import type { Progress } from './progress.ts';
 import * as fs from 'node:fs';
+import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { packFilesFor, parallelBuildFrom, type BuildOptions } from '../core/model/build-pack-model.ts';
 import { assertOutsideRepository, checkModelCacheDirectory, defaultModelCacheDir, ModelStore } from '../core/model/model-store.ts';
@@ -35,9 +36,10 @@ export function modelStoreFor(options: CacheOptions, repository: Repository | un
 /**
  * How the CLI builds models: a big pack's scan split over the cores, with the scan worker bundled
  * beside cli.js (none when run from source; PACKSCOPE_SCAN_WORKERS=0 turns it off, N sets the count).
+ * `busyCores`: cores the command keeps busy otherwise while the model builds (verify-pack's checksum worker).
  */
-export function cliBuildOptions(): Pick<BuildOptions, 'parallel'> {
-  const plan = parallelBuildFrom(__dirname);
+export function cliBuildOptions(busyCores = 0): Pick<BuildOptions, 'parallel'> {
+  const plan = parallelBuildFrom(__dirname, availableParallelism() - busyCores);
   const wanted = process.env.PACKSCOPE_SCAN_WORKERS;
   if (!plan || wanted === undefined || wanted === '') return plan ? { parallel: plan } : {};
   const workers = Number(wanted);

@@ -72,7 +72,7 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
       const checksums = checksumsInWorker(context.workerScript, files, index.hash.name, index);
       let model: PackModel;
       try {
-        model = context.progress.track(`Reading ${path.basename(files.pack)}`, (onProgress) => buildPackModel(files, { index, onProgress, ...cliBuildOptions() }));
+        model = context.progress.track(`Reading ${path.basename(files.pack)}`, (onProgress) => buildPackModel(files, { index, onProgress, ...cliBuildOptions(1) }));
       } catch (error) {
         checksums.cancel();
         throw error;
@@ -154,7 +154,8 @@ class HeldOutput {
   release(): void {
     const chunks = this.chunks ?? [];
     this.chunks = undefined;
-    if (chunks.length > 0) process.stdout.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    // Chunk by chunk: one Buffer.concat of a big pack's listing copied tens of megabytes again.
+    for (const chunk of chunks) process.stdout.write(chunk);
   }
 
   discard(): void {
