@@ -621,6 +621,8 @@ function drawPane(pane: Pane): void {
   const cellPx = scale(pane) / 2 ** order;
   scaleText.textContent = `Order ${order}: ${formatCount(4 ** order)} cells of ${bytes >= 10 ? formatBytes(Math.round(bytes)) : `${bytes.toFixed(2)} bytes`} each${cellPx >= 2 ? `, ${cellPx.toFixed(0)} px a cell` : ''}${complete ? '' : ' (loading…)'}`;
   scaleText.dataset.order = String(order);
+  // The camera this pane drew (the page's: every pane draws the same one).
+  scaleText.dataset.zoom = state.camera.zoom.toFixed(3);
   scaleText.dataset.complete = String(complete);
   // Still moving (an animated zoom or pan): tests wait for the last frame.
   scaleText.dataset.moving = String(animation !== undefined);
