@@ -18,7 +18,6 @@ import {
   PACK_MAP_TILES_IN_FLIGHT,
   tileKey,
   type HostToWebview,
-  type PackMapPane,
   type PackMapPaneRole,
   type PackMapRecordingChoice,
   type PackMapReplies,
@@ -55,7 +54,7 @@ const vscode = acquireVsCodeApi();
 const host = new MessageHandler<WebviewToHost, HostToWebview, PackMapReplies>({
   post: (message) => vscode.postMessage(message),
   handle: (message) => {
-    if (message.type === 'show') show(message.panes, message.repository, message.recordings, message.recording, message.pushing);
+    if (message.type === 'show') show(message);
     else if (message.type === 'recordings') setRecordings(message.recordings);
     // A first-view tile the host fetched without being asked (show's `pushing`).
     else if (message.type === 'tile' || message.type === 'tileFailed') void acceptTile(message.key, message).finally(() => {
@@ -140,6 +139,8 @@ const recordingSelect = h('select', { id: 'recording', 'aria-label': 'Recording 
 const legendList = h('ul', { id: 'legend', class: 'legend' });
 const frameText = h('p', { id: 'frame-time', class: 'note' });
 const statusText = h('p', { id: 'map-status', class: 'note', 'aria-live': 'polite' });
+/** Why the page shows less than it was opened with (show's `note`). */
+const noteText = h('p', { id: 'map-note', class: 'note', role: 'status', hidden: true });
 const objectPanel = h('div', { id: 'object-panel' });
 const familyPanel = h('div', { id: 'family-panel', 'aria-live': 'polite' });
 const seeksToggle = h('input', { id: 'seeks', type: 'checkbox' });
@@ -220,6 +221,7 @@ function layout(): void {
       h(
         'aside',
         { class: 'side' },
+        noteText,
         comparing() ? h('p', { class: 'note' }, 'Both maps show the same stretch of their pack: the same fraction of each file’s bytes, so that reads close together in one pack and scattered in the other look it.') : null,
         comparing() ? null : alone.summary,
         comparing() ? null : alone.scaleText,
@@ -250,7 +252,7 @@ function setRecordings(next: PackMapRecordingChoice[]): void {
   recordingSelect.value = state.recording ?? '';
 }
 
-function show(shown: PackMapPane[], repository: string, choices: PackMapRecordingChoice[], recording?: string, pushing: string[] = []): void {
+function show({ panes: shown, repository, recordings: choices, recording, pushing = [], note }: Extract<HostToWebview, { type: 'show' }>): void {
   // Tiles on their way unasked: not asked for again (pumpTiles cancels those the view no longer wants).
   for (const key of pushing) if (!tiles.has(key)) inFlight.add(key);
   const pack = shown[0]!.info.pack;
@@ -270,6 +272,8 @@ function show(shown: PackMapPane[], repository: string, choices: PackMapRecordin
     pane.summary.title = info.pack;
   });
   layout();
+  noteText.textContent = note ?? '';
+  noteText.hidden = note === undefined;
   attributeSelect.value = state.attribute;
   setRecordings(choices);
   drawLegend();
@@ -1112,5 +1116,5 @@ layout();
 listen();
 void host.request({ type: 'ready', version: PACK_MAP_PROTOCOL_VERSION, ...firstView() }).then((reply) => {
   if (reply.type === 'failed') replaceChildren(root, h('p', { class: 'error', role: 'alert' }, `The pack map could not be drawn: ${reply.message}`));
-  else show(reply.panes, reply.repository, reply.recordings, reply.recording, reply.pushing);
+  else show(reply);
 });

@@ -102,10 +102,11 @@ export type HostToWebview =
   /**
    * `panes`: the packs drawn, one or two (today's and the repack preview's, side by side).
    * `recording`: drawn over the map at once (one of `recordings`; the Repack Preview's before/after).
+   * `note`: why the page shows less than it was opened with (a preview's pack gone after a reload).
    * `pushing`: keys of the first view's tiles the host is already fetching (`ready`'s firstView):
    * they arrive as `tile` (or `tileFailed`) messages the page did not ask for, so it does not ask.
    */
-  | { type: 'show'; version: number; repository: string; panes: PackMapPane[]; recordings: PackMapRecordingChoice[]; recording?: string; pushing?: string[] }
+  | { type: 'show'; version: number; repository: string; panes: PackMapPane[]; recordings: PackMapRecordingChoice[]; recording?: string; pushing?: string[]; note?: string }
   | { type: 'failed'; message: string }
   | { type: 'tile'; key: string; tile: PackMapTile }
   | { type: 'tileFailed'; key: string; message: string; cancelled: boolean }

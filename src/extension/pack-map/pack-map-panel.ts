@@ -98,12 +98,10 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
   }
 
   private readonly roles: PackMapPane['role'][];
-  private infoRequest: Promise<PackMapInfoResult[]>;
+  private infoRequest: Promise<PromiseSettledResult<PackMapInfoResult>[]>;
 
-  private askInfos(): Promise<PackMapInfoResult[]> {
-    const asked = Promise.all(this.packs.map((pack) => this.deps.server.request(PackMapInfoRequest, { pack })));
-    asked.catch(() => {});
-    return asked;
+  private askInfos(): Promise<PromiseSettledResult<PackMapInfoResult>[]> {
+    return Promise.allSettled(this.packs.map((pack) => this.deps.server.request(PackMapInfoRequest, { pack })));
   }
 
   /** The first pane's pack info (the only one's, for a panel of one pack). */
@@ -134,13 +132,19 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
       case 'ready': {
         this.ready = true;
         if (message.version !== PACK_MAP_PROTOCOL_VERSION) this.deps.output.warn(`Pack map webview speaks protocol ${message.version}, the host ${PACK_MAP_PROTOCOL_VERSION}.`);
-        let infos: PackMapInfoResult[];
-        try {
-          infos = await this.infoRequest;
-        } catch (error) {
+        const [today, ...beside] = await this.infoRequest;
+        if (today!.status === 'rejected') {
           // Asked again on the next `ready` (a reload of the page), not the failure kept.
           this.infoRequest = this.askInfos();
-          return { type: 'failed', message: describe(error) };
+          return { type: 'failed', message: describe(today!.reason) };
+        }
+        // A preview's pack the server no longer keeps (a panel restored after the window reloaded:
+        // previews live as long as their server) leaves today's pack alone, and says why.
+        const gone = beside.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        const infos = gone === undefined ? [today!.value, ...beside.map((r) => (r as PromiseFulfilledResult<PackMapInfoResult>).value)] : [today!.value];
+        if (gone !== undefined) {
+          this.panel.title = this.panel.title.replace(/ before and after repack$/, '');
+          this.deps.output.warn(`Pack map: the repack preview's pack ${this.packs[1]} cannot be drawn (${describe(gone.reason)}); today's pack alone.`);
         }
         this.infos = infos;
         // The first view's tiles, asked for now rather than when the page has drawn and asks (PackMapFirstView).
@@ -148,9 +152,9 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         const recording = this.target.recording ?? view?.recording;
         const first = view === undefined ? [] : infos.flatMap((info, pane) => firstViewTiles({ ...view, ...(recording !== undefined ? { recording } : {}) }, info.maxOrder, pane));
         const pushing = first.map(tileKey);
-        const panes = infos.map((info, pane): PackMapPane => ({ role: this.roles[pane]!, info }));
+        const panes = infos.map((info, pane): PackMapPane => ({ role: infos.length === 1 ? (this.target.previewPack ? 'preview' : 'pack') : this.roles[pane]!, info }));
         // Delivered through send, so that onDidShow fires once the webview has it.
-        this.send({ type: 'show', version: PACK_MAP_PROTOCOL_VERSION, repository: this.target.repository, panes, recordings: this.deps.recordings(), ...(this.target.recording ? { recording: this.target.recording } : {}), ...(pushing.length > 0 ? { pushing } : {}) });
+        this.send({ type: 'show', version: PACK_MAP_PROTOCOL_VERSION, repository: this.target.repository, panes, recordings: this.deps.recordings(), ...(this.target.recording ? { recording: this.target.recording } : {}), ...(pushing.length > 0 ? { pushing } : {}), ...(gone !== undefined ? { note: `The repack preview's pack is gone (${describe(gone.reason)}): run the preview again to compare.` } : {}) });
         for (const wanted of first) void this.fetchTile(tileKey(wanted), wanted).then((reply) => this.send(reply));
         return undefined;
       }

@@ -6,7 +6,8 @@
 // hovered in it, whose type `git cat-file -t` gives; the preview's pack read where it is kept, in its
 // temporary directory outside the repository), each pane's lit cells against the cells where the
 // objects git's GIT_TRACE_PACK_ACCESS lines read lie in that pack, and its locality figures against
-// the trace's reads. A zoom in one pane moves both. Closing the panel removes the kept pack.
+// the trace's reads. A zoom in one pane moves both. A reload of the window removes the kept pack
+// with the server that kept it; the panel comes back with today's pack alone and says why.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -146,8 +147,24 @@ export async function run({ helpers, log }) {
     await helpers.screenshot(page, `hover-${pane === 0 ? 'today' : 'after'}`);
   }
 
-  // Nothing shows the preview any more: its temporary directory goes.
+  // A reload of the window ends the server, and the preview with it (its temporary directory goes):
+  // the panel comes back with today's pack alone, and says why.
+  await helpers.runCommand(page, 'Developer: Reload Window');
+  await waitUntil(async () => (!fs.existsSync(keptDirectory) ? true : undefined), `the removal of ${keptDirectory}`, { timeout: 60_000 });
+  log(`reloaded: ${keptDirectory} removed with the server that kept it`);
+  const restored = await waitUntil(async () => {
+    const frames = page.locator('iframe.webview.ready');
+    for (let i = 0; i < (await frames.count()); i++) {
+      const frame = page.frameLocator('iframe.webview.ready').nth(i).frameLocator('iframe#active-frame');
+      if ((await frame.locator('#summary').getAttribute('title', { timeout: 1000 }).catch(() => null)) === todayPack) return frame;
+    }
+    return undefined;
+  }, 'the Pack Map restored after the reload', { timeout: 120_000 });
+  await restored.locator('#scale[data-complete="true"]').waitFor({ timeout: 60_000 });
+  const note = (await restored.locator('#map-note').innerText()).trim();
+  if (!note.includes("repack preview's pack is gone")) throw new Error(`restored: the page says "${note}", not why the preview is missing`);
+  if ((await restored.locator('#summary-1').count()) !== 0) throw new Error('restored: a second pane without its pack');
+  log(`restored: today's pack alone; "${note}"`);
+  await helpers.screenshot(page, 'restored');
   await helpers.runCommand(page, 'View: Close All Editors');
-  await waitUntil(async () => (!fs.existsSync(keptDirectory) ? true : undefined), `the removal of ${keptDirectory}`, { timeout: 30_000 });
-  log(`closed: ${keptDirectory} removed`);
 }
