@@ -266,7 +266,7 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
           // As the panel host does (pack-map-panel.ts): the first view's tiles named in show, then sent unasked.
           const first = message.firstView ? protocol.firstViewTiles(message.firstView, info.maxOrder) : [];
           pushed = first.length;
-          await reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: gitDir, info, recordings: [], ...(first.length > 0 ? { pushing: first.map(protocol.tileKey) } : {}), inReplyTo: message.messageId });
+          await reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: gitDir, panes: [{ role: 'pack', info }], recordings: [], ...(first.length > 0 ? { pushing: first.map(protocol.tileKey) } : {}), inReplyTo: message.messageId });
           for (const wanted of first) await answerTile(protocol.tileKey(wanted), wanted, undefined);
           return undefined;
         }

@@ -19,5 +19,5 @@ export function normalizePackMapState(value: unknown): PackMapState {
   const text = (field: unknown): string | null => (typeof field === 'string' && field !== '' && field.length <= 4096 ? field : null);
   const attribute = MAP_ATTRIBUTES.includes(state.attribute as MapAttribute) ? (state.attribute as MapAttribute) : 'type';
   const family = typeof state.family === 'string' && /^[0-9a-f]{40,64}$/.test(state.family) ? state.family : null;
-  return { version: PACK_MAP_PROTOCOL_VERSION, pack: text(state.pack), repository: text(state.repository), attribute, recording: text(state.recording), camera: normalizeCamera(state.camera), family, seeks: state.seeks === true };
+  return { version: PACK_MAP_PROTOCOL_VERSION, pack: text(state.pack), after: text(state.after), repository: text(state.repository), attribute, recording: text(state.recording), camera: normalizeCamera(state.camera), family, seeks: state.seeks === true };
 }

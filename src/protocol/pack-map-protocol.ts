@@ -4,6 +4,8 @@
  * (packscope/packMapTile) and computes no colour itself; it decides which tiles it needs (its view)
  * and tells the host which it no longer needs, so that the server drops them. The handshake: the
  * webview posts `ready`, the host answers `show` with the pack's info and the recordings it knows.
+ * A panel draws one pack, or two side by side (a Repack Preview's before and after): each pack is a
+ * pane, and every message about a pack names its pane (its index in `show`'s `panes`).
  * No vscode, no LSP libraries.
  */
 import type { MapAttribute } from '../common/pack-map-geometry.ts';
@@ -34,8 +36,10 @@ export interface PackMapCamera {
 /** What the webview keeps with setState, and the serializer hands back after a reload. */
 export interface PackMapState {
   version: typeof PACK_MAP_PROTOCOL_VERSION;
-  /** The .pack path the panel shows (the server's name for the pack). */
+  /** The .pack path the panel shows (the server's name for the pack); with two panes, today's. */
   pack: string | null;
+  /** A repack preview's kept pack drawn beside `pack` (before and after), or null for one pane. */
+  after: string | null;
   /** The repository id the pack belongs to (object commands name it). */
   repository: string | null;
   attribute: MapAttribute;
@@ -48,6 +52,8 @@ export interface PackMapState {
 }
 
 export interface PackMapTileWanted {
+  /** The pane whose pack the tile is of (0 for a panel of one pack). */
+  pane: number;
   attribute: MapAttribute;
   order: number;
   tileX: number;
@@ -67,31 +73,40 @@ export type PackMapTile = Omit<PackMapTileResult, 'rgbaDeflated'> & { rgba: Uint
  * has the pack's info, has drawn, and has asked (firstViewTiles).
  */
 export interface PackMapFirstView {
-  /** The map's side in device pixels at zoom 0 (the canvas's smaller side × devicePixelRatio). */
+  /** The map's side in device pixels at zoom 0 (the canvas's smaller side × devicePixelRatio; every pane's canvas is one size). */
   sidePixels: number;
   attribute: MapAttribute;
   recording?: string;
 }
 
+/** What a pane shows: which pack it is to the reader, and the pack's info. */
+export type PackMapPaneRole = 'pack' | 'today' | 'preview';
+export interface PackMapPane {
+  role: PackMapPaneRole;
+  info: PackMapInfoResult;
+}
+
 /**
  * The order the page draws at zoom 0 (media/pack-map/main.ts drawOrder: cells of 1 to 2 device
- * pixels, at most the pack's deepest order) and every tile of it: the whole pack is in view.
+ * pixels, at most the pack's deepest order) and every tile of it, for `pane`: the whole pack is in view.
  */
-export function firstViewTiles(view: PackMapFirstView, maxOrder: number): PackMapTileWanted[] {
+export function firstViewTiles(view: PackMapFirstView, maxOrder: number, pane = 0): PackMapTileWanted[] {
   const order = Math.max(0, Math.min(maxOrder, Math.floor(Math.log2(Math.max(1, view.sidePixels)))));
   const perSide = Math.max(1, 2 ** order / 256);
   const tiles: PackMapTileWanted[] = [];
-  for (let tileY = 0; tileY < perSide; tileY++) for (let tileX = 0; tileX < perSide; tileX++) tiles.push({ attribute: view.attribute, order, tileX, tileY, ...(view.recording !== undefined ? { recording: view.recording } : {}) });
+  for (let tileY = 0; tileY < perSide; tileY++) for (let tileX = 0; tileX < perSide; tileX++) tiles.push({ pane, attribute: view.attribute, order, tileX, tileY, ...(view.recording !== undefined ? { recording: view.recording } : {}) });
   return tiles;
 }
 
 export type HostToWebview =
   /**
+   * `panes`: the packs drawn, one or two (today's and the repack preview's, side by side).
    * `recording`: drawn over the map at once (one of `recordings`; the Repack Preview's before/after).
+   * `note`: why the page shows less than it was opened with (a preview's pack gone after a reload).
    * `pushing`: keys of the first view's tiles the host is already fetching (`ready`'s firstView):
    * they arrive as `tile` (or `tileFailed`) messages the page did not ask for, so it does not ask.
    */
-  | { type: 'show'; version: number; repository: string; info: PackMapInfoResult; recordings: PackMapRecordingChoice[]; recording?: string; pushing?: string[] }
+  | { type: 'show'; version: number; repository: string; panes: PackMapPane[]; recordings: PackMapRecordingChoice[]; recording?: string; pushing?: string[]; note?: string }
   | { type: 'failed'; message: string }
   | { type: 'tile'; key: string; tile: PackMapTile }
   | { type: 'tileFailed'; key: string; message: string; cancelled: boolean }
@@ -109,14 +124,14 @@ export type WebviewToHost =
   | { type: 'tile'; key: string; wanted: PackMapTileWanted }
   /** The view moved on: these tiles are no longer wanted (their requests are cancelled). */
   | { type: 'cancelTiles'; keys: string[] }
-  /** A request: answered with `objectAt`. */
-  | { type: 'objectAt'; order: number; x: number; y: number }
-  /** A request: answered with `family` (or `overlayFailed`): the delta family of `oid` drawn over the map. */
-  | { type: 'family'; oid: string }
-  /** A request: answered with `seeks` (or `overlayFailed`): the recording's reads of this pack, in order. */
-  | { type: 'seeks'; recording: string }
-  | { type: 'openObject'; oid: string }
-  | { type: 'revealObject'; oid: string };
+  /** A request: answered with `objectAt`: the object at a cell of `pane`'s pack. */
+  | { type: 'objectAt'; pane: number; order: number; x: number; y: number }
+  /** A request: answered with `family` (or `overlayFailed`): the delta family of `oid` in `pane`'s pack, drawn over its map. */
+  | { type: 'family'; pane: number; oid: string }
+  /** A request: answered with `seeks` (or `overlayFailed`): the recording's reads of `pane`'s pack, in order. */
+  | { type: 'seeks'; pane: number; recording: string }
+  | { type: 'openObject'; pane: number; oid: string }
+  | { type: 'revealObject'; pane: number; oid: string };
 
 /** The webview's requests and the host message that answers each (src/common/message-handler.ts). */
 export interface PackMapReplies {
@@ -128,6 +143,9 @@ export interface PackMapReplies {
 }
 
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+/** Panes a panel shows at most: one pack, or a repack preview's before and after. */
+export const PACK_MAP_MAX_PANES = 2;
+const isPane = (value: unknown): value is number => isCount(value) && value < PACK_MAP_MAX_PANES;
 const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 4096;
 
 export function isWebviewToHost(value: unknown): value is WebviewToHost {
@@ -141,24 +159,24 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
     }
     case 'tile': {
       const wanted = message.wanted as Record<string, unknown> | null | undefined;
-      return isText(message.key) && typeof wanted === 'object' && wanted !== null && typeof wanted.attribute === 'string' && isCount(wanted.order) && isCount(wanted.tileX) && isCount(wanted.tileY) && (wanted.recording === undefined || isText(wanted.recording));
+      return isText(message.key) && typeof wanted === 'object' && wanted !== null && isPane(wanted.pane) && typeof wanted.attribute === 'string' && isCount(wanted.order) && isCount(wanted.tileX) && isCount(wanted.tileY) && (wanted.recording === undefined || isText(wanted.recording));
     }
     case 'cancelTiles':
       return Array.isArray(message.keys) && message.keys.length <= 10_000 && message.keys.every(isText);
     case 'objectAt':
-      return isCount(message.order) && isCount(message.x) && isCount(message.y);
+      return isPane(message.pane) && isCount(message.order) && isCount(message.x) && isCount(message.y);
     case 'seeks':
-      return isText(message.recording);
+      return isPane(message.pane) && isText(message.recording);
     case 'family':
     case 'openObject':
     case 'revealObject':
-      return typeof message.oid === 'string' && /^[0-9a-f]{40,64}$/.test(message.oid);
+      return isPane(message.pane) && typeof message.oid === 'string' && /^[0-9a-f]{40,64}$/.test(message.oid);
     default:
       return false;
   }
 }
 
-/** The tile's name in the webview's cache and in `cancelTiles`. */
+/** The tile's name in the webview's cache and in `cancelTiles` (its pane last: two panes ask for tiles of the same place). */
 export function tileKey(wanted: PackMapTileWanted): string {
-  return `${wanted.attribute}|${wanted.recording ?? ''}|${wanted.order}|${wanted.tileX}|${wanted.tileY}`;
+  return `${wanted.attribute}|${wanted.recording ?? ''}|${wanted.order}|${wanted.tileX}|${wanted.tileY}|${wanted.pane}`;
 }

@@ -22,12 +22,12 @@ describe('Pack Map state', () => {
   });
 
   test('a state keeps a known attribute and short non-empty strings only', () => {
-    assert.deepEqual(normalizePackMapState(null), { version: PACK_MAP_PROTOCOL_VERSION, pack: null, repository: null, attribute: 'type', recording: null, camera: { zoom: 0, centerX: 0.5, centerY: 0.5 }, family: null, seeks: false });
+    assert.deepEqual(normalizePackMapState(null), { version: PACK_MAP_PROTOCOL_VERSION, pack: null, after: null, repository: null, attribute: 'type', recording: null, camera: { zoom: 0, centerX: 0.5, centerY: 0.5 }, family: null, seeks: false });
     const family = 'ab'.repeat(20);
-    const kept = normalizePackMapState({ pack: '/r/.git/objects/pack/pack-1.pack', repository: '/r/.git', attribute: 'family', recording: '/tmp/a.psrec', camera: { zoom: 2, centerX: 0.1, centerY: 0.2 }, family, seeks: true });
-    assert.deepEqual(kept, { version: PACK_MAP_PROTOCOL_VERSION, pack: '/r/.git/objects/pack/pack-1.pack', repository: '/r/.git', attribute: 'family', recording: '/tmp/a.psrec', camera: { zoom: 2, centerX: 0.1, centerY: 0.2 }, family, seeks: true });
-    const hostile = normalizePackMapState({ pack: 'x'.repeat(4097), repository: '', attribute: '<script>', recording: 42, family: 'ZZ'.repeat(20), seeks: 'yes' });
-    assert.deepEqual([hostile.pack, hostile.repository, hostile.attribute, hostile.recording, hostile.family, hostile.seeks], [null, null, 'type', null, null, false]);
+    const kept = normalizePackMapState({ pack: '/r/.git/objects/pack/pack-1.pack', after: '/tmp/preview/pack/pack-2.pack', repository: '/r/.git', attribute: 'family', recording: '/tmp/a.psrec', camera: { zoom: 2, centerX: 0.1, centerY: 0.2 }, family, seeks: true });
+    assert.deepEqual(kept, { version: PACK_MAP_PROTOCOL_VERSION, pack: '/r/.git/objects/pack/pack-1.pack', after: '/tmp/preview/pack/pack-2.pack', repository: '/r/.git', attribute: 'family', recording: '/tmp/a.psrec', camera: { zoom: 2, centerX: 0.1, centerY: 0.2 }, family, seeks: true });
+    const hostile = normalizePackMapState({ pack: 'x'.repeat(4097), after: 7, repository: '', attribute: '<script>', recording: 42, family: 'ZZ'.repeat(20), seeks: 'yes' });
+    assert.deepEqual([hostile.pack, hostile.after, hostile.repository, hostile.attribute, hostile.recording, hostile.family, hostile.seeks], [null, null, null, 'type', null, null, false]);
   });
 });
 

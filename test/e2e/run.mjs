@@ -178,14 +178,7 @@ async function runExtensionHostSuite(browser) {
  * Scenarios left out of a run that names none, each with the reason; run them by name. Only for a
  * fault outside PackScope that no change here has fixed yet, never for a failing assertion.
  */
-const NOT_BY_DEFAULT = new Map([
-  [
-    'pack-map-before-after',
-    'passed 1 of 4 runs: with two Pack Map webviews opened together, code-server\'s shared webview service worker ' +
-      'leaves one page unstarted ("Found unexpected service worker controller… Waiting for controllerchange" in the browser log); ' +
-      'the before/after itself is checked against git by test/server/pack-map-preview.test.ts',
-  ],
-]);
+const NOT_BY_DEFAULT = new Map(/** @type {[string, string][]} */ ([]));
 
 async function main() {
   const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -82,7 +82,29 @@ for (const offset of traced) counts[byOffset.get(offset)]++;
 const overlayMap = new PackMap(model, counts);
 const RECORDING = { file: traceFile, label: 'git log --raw', description: 'terminal recording' };
 
-function infoOf() {
+// A second layout of the same objects, as a repack preview writes one (pack-objects into a directory
+// outside the repository, short chains, a small window): the "after" pane of a before/after panel.
+// The recording's reads are the same objects, found by id where this layout put them (as the
+// server's by-object-id.ts maps a recording onto a preview's pack).
+const afterDir = path.join(work, 'after');
+fs.mkdirSync(afterDir);
+const afterHash = execFileSync('sh', ['-c', `git rev-list --objects --all | git pack-objects -q --depth=3 --window=3 '${afterDir}/pack'`], { cwd: repo, encoding: 'utf8', env: { ...process.env, HOME: work, GIT_CONFIG_NOSYSTEM: '1' } }).trim();
+const afterFiles = { pack: path.join(afterDir, `pack-${afterHash}.pack`), idx: path.join(afterDir, `pack-${afterHash}.idx`) };
+const afterModel = buildPackModel(afterFiles, { hash: hashAlgorithmByName('sha1') });
+const afterBaseMap = new PackMap(afterModel);
+const afterTraced = traced.map((offset) => afterModel.columns.offset[afterModel.findHex(model.oidHex(byOffset.get(offset)))]);
+const afterByOffset = new Map();
+for (let n = 0; n < afterModel.count; n++) afterByOffset.set(afterModel.columns.offset[n], n);
+const afterCounts = new Uint32Array(afterModel.count);
+for (const offset of afterTraced) afterCounts[afterByOffset.get(offset)]++;
+const afterOverlayMap = new PackMap(afterModel, afterCounts);
+/** Each pane's pack as the engine reads it: pane 0 today's, pane 1 the preview's. */
+const PANES = [
+  { files, model, baseMap, overlayMap, byOffset, traced },
+  { files: afterFiles, model: afterModel, baseMap: afterBaseMap, overlayMap: afterOverlayMap, byOffset: afterByOffset, traced: afterTraced },
+];
+
+function infoOf({ files, model, baseMap } = PANES[0]) {
   const legends = {};
   for (const a of MAP_ATTRIBUTES) legends[a] = baseMap.legend(a).map((e) => ({ label: e.label, rgb: [...e.colour] }));
   return {
@@ -91,8 +113,9 @@ function infoOf() {
   };
 }
 const info = infoOf();
+const afterInfo = infoOf(PANES[1]);
 
-function objectJson(n) {
+function objectJson(n, { model, files } = PANES[0]) {
   const c = model.columns;
   const names = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag', 6: 'ofs-delta', 7: 'ref-delta' };
   return { oid: model.oidHex(n), type: names[c.type[n]], inPackType: names[c.inPackType[n]], size: c.resultSize.get(n), diskSize: c.diskSize.get(n), offset: c.offset[n], depth: c.depth[n], children: 0, familySize: 1, repository: '/repo', repositoryName: 'repo', pack: files.pack, packName: path.basename(files.pack), chain: [], root: model.oidHex(n) };
@@ -100,9 +123,15 @@ function objectJson(n) {
 
 function tileReply(wanted) {
   const size = Math.min(256, 2 ** wanted.order);
-  const map = wanted.recording ? overlayMap : baseMap;
+  const pane = PANES[wanted.pane];
+  const map = wanted.recording ? pane.overlayMap : pane.baseMap;
   const rendered = map.render(wanted.order, wanted.attribute, { x: wanted.tileX * size, y: wanted.tileY * size, width: size, height: size });
-  return { order: wanted.order, tileX: wanted.tileX, tileY: wanted.tileY, size, rgbaDeflated: deflateRawSync(rendered.rgba, { level: 1 }).toString('base64'), litCells: rendered.litCells, ...(wanted.recording ? { recordingObjects: map.readObjects, recordingReads: traced.length } : {}) };
+  return { order: wanted.order, tileX: wanted.tileX, tileY: wanted.tileY, size, rgbaDeflated: deflateRawSync(rendered.rgba, { level: 1 }).toString('base64'), litCells: rendered.litCells, ...(wanted.recording ? { recordingObjects: map.readObjects, recordingReads: pane.traced.length } : {}) };
+}
+
+/** The recording's reads of a pane's pack as a seek path (the server's packscope/packMapSeeks). */
+function seekPathOf({ files, model, byOffset, traced }, cache = { cacheMiB: 256, readaheadKiB: 128 }) {
+  return seekPath({ pack: files.pack, offsets: Float64Array.from(traced), entryBytes: Float64Array.from(traced, (o) => model.columns.diskSize.get(byOffset.get(o))) }, cache);
 }
 
 // ---- The page and its host -----------------------------------------------------------------
@@ -129,7 +158,9 @@ async function deliverBinaryTile({ message, rgbaDeflated }) {
 }
 
 /** Opens the page; the returned host answers its requests (tiles may be held back with `hold`). */
-async function openMap({ theme = 'dark', initialState = null, push = false } = {}) {
+async function openMap({ theme = 'dark', initialState = null, push = false, compare = false } = {}) {
+  // Today's pack alone, or today's and the preview's (the Repack Preview's before/after).
+  const shown = compare ? [{ role: 'today', info }, { role: 'preview', info: afterInfo }] : [{ role: 'pack', info }];
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -161,13 +192,13 @@ window.acquireVsCodeApi = () => ({
       case 'ready':
         if (push && message.firstView) {
           // As the panel host does (pack-map-panel.ts): show names the first view's tiles, then they come unasked.
-          const first = protocol.firstViewTiles(message.firstView, info.maxOrder);
+          const first = shown.flatMap((pane, i) => protocol.firstViewTiles(message.firstView, pane.info.maxOrder, i));
           hostState.pushed = first.map(protocol.tileKey);
-          await reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: '/repo', info, recordings: [RECORDING], pushing: hostState.pushed, inReplyTo: message.messageId });
+          await reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: '/repo', panes: shown, recordings: [RECORDING], pushing: hostState.pushed, inReplyTo: message.messageId });
           for (const wanted of first) await hostState.answer({ key: protocol.tileKey(wanted), wanted });
           return undefined;
         }
-        return reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: '/repo', info, recordings: [RECORDING], inReplyTo: message.messageId });
+        return reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: '/repo', panes: shown, recordings: [RECORDING], inReplyTo: message.messageId });
       case 'tile':
         hostState.tileRequests.push(message);
         if (hostState.hold) return void hostState.held.push(message);
@@ -176,17 +207,18 @@ window.acquireVsCodeApi = () => ({
         hostState.cancelled.push(...message.keys);
         return undefined;
       case 'objectAt': {
-        const n = baseMap.objectAtCell(message.order, message.x, message.y);
-        return reply({ type: 'objectAt', object: n < 0 ? null : objectJson(n), inReplyTo: message.messageId });
+        const n = PANES[message.pane].baseMap.objectAtCell(message.order, message.x, message.y);
+        return reply({ type: 'objectAt', object: n < 0 ? null : objectJson(n, PANES[message.pane]), inReplyTo: message.messageId });
       }
       case 'family': {
         // As the server answers packscope/packMapFamily (test/server/pack-map-overlays.test.ts checks that against git).
+        const { model } = PANES[message.pane];
         const f = familyArcs(model, model.findHex(message.oid));
         return reply({ type: 'family', family: { root: model.oidHex(f.root), members: f.members, memberOffsets: f.memberOffsets, arcs: f.arcs, externalBases: f.externalBases, truncated: f.truncated }, inReplyTo: message.messageId });
       }
       case 'seeks': {
         const cache = { cacheMiB: 256, readaheadKiB: 128 };
-        const p = seekPath({ pack: files.pack, offsets: Float64Array.from(traced), entryBytes: Float64Array.from(traced, (o) => model.columns.diskSize.get(byOffset.get(o))) }, cache);
+        const p = seekPathOf(PANES[message.pane], cache);
         return reply({ type: 'seeks', seeks: { reads: p.reads, stride: p.stride, offsets: p.offsets, faults: p.faults, seeks: p.seeks, backwardSeeks: p.backwardSeeks, locality: p.locality, pageCache: cache }, inReplyTo: message.messageId });
       }
       default:
@@ -204,32 +236,36 @@ window.acquireVsCodeApi = () => ({
   return { page, errors, host: hostState };
 }
 
-/** Waits until the view has every tile of its order drawn. */
+/** An element id of pane `pane` (the first pane's ids are a single map's; the second's end in -1). */
+const paneId = (base, pane = 0) => (pane === 0 ? base : `${base}-${pane}`);
+
+/** Waits until the view (every pane of it) has every tile of its order drawn. */
 async function settled(page) {
-  await page.waitForFunction(() => document.getElementById('scale')?.dataset.complete === 'true' && document.getElementById('scale').dataset.moving === 'false');
+  const done = () => [...document.querySelectorAll('.scale')].every((s) => s.dataset.complete === 'true' && s.dataset.moving === 'false') && document.getElementById('scale')?.dataset.complete === 'true';
+  await page.waitForFunction(done);
   // Two frames: an animation's last step, then the draw it asked for.
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  await page.waitForFunction(() => document.getElementById('scale')?.dataset.complete === 'true' && document.getElementById('scale').dataset.moving === 'false');
+  await page.waitForFunction(done);
 }
 
 const camera = async (page) => page.evaluate(() => window.__states.at(-1).camera);
 
 /** The canvas's geometry as the page draws it: CSS size and where it sits on the page. */
-async function canvasBox(page) {
-  return page.evaluate(() => {
-    const c = document.getElementById('map-canvas');
+async function canvasBox(page, pane = 0) {
+  return page.evaluate((id) => {
+    const c = document.getElementById(id);
     const r = c.getBoundingClientRect();
     return { left: r.left, top: r.top, width: c.clientWidth, height: c.clientHeight, dpr: window.devicePixelRatio };
-  });
+  }, paneId('map-canvas', pane));
 }
 
 /** The colour the canvas shows at CSS point (x, y) of the canvas. */
-async function pixelAt(page, x, y) {
-  return page.evaluate(([x, y]) => {
-    const c = document.getElementById('map-canvas');
+async function pixelAt(page, x, y, pane = 0) {
+  return page.evaluate(([x, y, id]) => {
+    const c = document.getElementById(id);
     const d = window.devicePixelRatio;
     return [...c.getContext('2d').getImageData(Math.floor(x * d), Math.floor(y * d), 1, 1).data.slice(0, 3)];
-  }, [x, y]);
+  }, [x, y, paneId('map-canvas', pane)]);
 }
 
 /** The cell under CSS point (x, y) of the canvas for `cam`, as the page computes it (the map is the unit square). */
@@ -246,10 +282,10 @@ function colourOfCell(order, attribute, x, y, map = baseMap) {
 }
 
 /** Screen points at the middle of cells (never on an edge between two), checked against the engine's colour. */
-async function checkPixels(page, attribute, map = baseMap) {
-  const box = await canvasBox(page);
+async function checkPixels(page, attribute, map = baseMap, pane = 0, outlined = []) {
+  const box = await canvasBox(page, pane);
   const cam = await camera(page);
-  const order = Number(await page.evaluate(() => document.getElementById('scale').dataset.order));
+  const order = Number(await page.evaluate((id) => document.getElementById(id).dataset.order, paneId('scale', pane)));
   let checked = 0;
   for (let i = 0; i < 200 && checked < 40; i++) {
     const x = 5 + ((i * 97) % (box.width - 10));
@@ -260,7 +296,9 @@ async function checkPixels(page, attribute, map = baseMap) {
     const fy = cell.v * 2 ** order - cell.y;
     const margin = 1.5 / cell.cellPx;
     if (cell.cellPx < 3 || fx < margin || fx > 1 - margin || fy < margin || fy > 1 - margin) continue;
-    assert.deepEqual(await pixelAt(page, x, y), colourOfCell(order, attribute, cell.x, cell.y, map), `canvas (${x}, ${y}) is cell (${cell.x}, ${cell.y}) of order ${order}`);
+    // A hovered cell's outline (2 px, over the cells around it too when cells are small) is not the map's.
+    if (outlined.some((o) => o.order === order && Math.abs(o.x - cell.x) <= 1 && Math.abs(o.y - cell.y) <= 1)) continue;
+    assert.deepEqual(await pixelAt(page, x, y, pane), colourOfCell(order, attribute, cell.x, cell.y, map), `pane ${pane}: canvas (${x}, ${y}) is cell (${cell.x}, ${cell.y}) of order ${order}`);
     checked++;
   }
   return { checked, order };
@@ -272,7 +310,7 @@ describe('Pack Map webview', () => {
     await settled(page);
     assert.ok(host.pushed.length > 0);
     const order = Number(await page.evaluate(() => document.getElementById('scale').dataset.order));
-    assert.ok(host.pushed.every((key) => key.split('|')[2] === String(order)), `pushed ${host.pushed.join(', ')}; the page draws order ${order}`);
+    assert.ok(host.pushed.every((key) => key.split('|')[2] === String(order) && key.split('|')[5] === '0'), `pushed ${host.pushed.join(', ')}; the page draws order ${order}`);
     assert.deepEqual(host.tileRequests.map((m) => m.key).filter((key) => host.pushed.includes(key)), [], 'no pushed tile asked for again');
     assert.deepEqual(host.cancelled, []);
     // The whole pack at zoom 0 is every tile of that order: the ones pushed.
@@ -494,7 +532,7 @@ describe('Pack Map webview', () => {
     await page.locator('#seeks').check();
     await page.locator('#seek-stats').waitFor();
     const stats = await page.evaluate(() => ({ ...document.getElementById('seek-stats').dataset, text: document.getElementById('seek-stats').textContent }));
-    const p = seekPath({ pack: files.pack, offsets: Float64Array.from(traced), entryBytes: Float64Array.from(traced, (o) => model.columns.diskSize.get(byOffset.get(o))) }, { cacheMiB: 256, readaheadKiB: 128 });
+    const p = seekPathOf(PANES[0]);
     assert.equal(Number(stats.reads), traced.length);
     assert.equal(Number(stats.backward), traced.filter((o, i) => i > 0 && o < traced[i - 1]).length);
     assert.equal(Number(stats.faults), p.locality.pageFaults);
@@ -519,6 +557,106 @@ describe('Pack Map webview', () => {
     await page.locator('#seek-scrubber').fill('1');
     await page.locator('#seek-play').click();
     await page.waitForFunction((n) => document.getElementById('seek-position').dataset.step === String(n), traced.length, { timeout: 20_000 });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('before and after: two packs side by side, labelled, one legend, one camera that zoom, drag and keys in either pane move for both', async () => {
+    const { page, errors, host } = await openMap({ compare: true, push: true });
+    await settled(page);
+    // Each pane names its pack: which one it is, its objects and bytes.
+    const today = (await page.locator('#summary').innerText()).replace(/\s+/g, ' ');
+    const preview = (await page.locator('#summary-1').innerText()).replace(/\s+/g, ' ');
+    assert.match(today, new RegExp(`^today: ${path.basename(files.pack)} ${model.count} objects, `));
+    assert.match(preview, new RegExp(`^after repack preview: ${path.basename(afterFiles.pack)} ${afterModel.count} objects, `));
+    assert.equal(await page.locator('#summary').getAttribute('title'), files.pack);
+    assert.equal(await page.locator('#summary-1').getAttribute('title'), afterFiles.pack);
+    // One legend: both packs hold the same types.
+    assert.deepEqual(await page.locator('#legend li').allTextContents(), info.legends.type.map((e) => e.label));
+    // Both panes' first views were pushed, each its own pack's tiles, and none asked for again.
+    assert.ok(host.pushed.some((key) => key.endsWith('|0')) && host.pushed.some((key) => key.endsWith('|1')));
+    assert.deepEqual(host.tileRequests.map((m) => m.key).filter((key) => host.pushed.includes(key)), []);
+    const box0 = await canvasBox(page, 0);
+    const box1 = await canvasBox(page, 1);
+    assert.ok(box1.left >= box0.left + box0.width, `side by side: ${JSON.stringify([box0, box1])}`);
+    assert.equal(box0.width, box1.width);
+    assert.equal(box0.height, box1.height);
+    const orders = async () => page.evaluate(() => [Number(document.getElementById('scale').dataset.order), Number(document.getElementById('scale-1').dataset.order)]);
+    const [o0, o1] = await orders();
+    // Zoom with keys in the second pane: the camera is the page's, both panes draw it.
+    await page.locator('#map-canvas-1').focus();
+    // (Six steps: cells of several pixels, whose middles the pixel check can tell from their edges.)
+    for (let i = 0; i < 6; i++) await page.keyboard.press('+');
+    await page.waitForFunction(() => window.__states.at(-1).camera.zoom === 6);
+    await settled(page);
+    assert.deepEqual(await orders(), [Math.min(info.maxOrder, o0 + 6), Math.min(afterInfo.maxOrder, o1 + 6)]);
+    for (const pane of [0, 1]) {
+      const { checked } = await checkPixels(page, 'type', PANES[pane].baseMap, pane);
+      assert.ok(checked >= 20, `pane ${pane}: checked ${checked} pixels`);
+    }
+    // A drag in the first pane pans both.
+    const zoomed = await camera(page);
+    await page.mouse.move(box0.left + 200, box0.top + 200);
+    await page.mouse.down();
+    await page.mouse.move(box0.left + 260, box0.top + 230, { steps: 5 });
+    await page.mouse.up();
+    const dragged = await camera(page);
+    const s = Math.min(box0.width, box0.height) * 2 ** zoomed.zoom;
+    assert.ok(Math.abs(dragged.centerX - (zoomed.centerX - 60 / s)) < 1e-9 && Math.abs(dragged.centerY - (zoomed.centerY - 30 / s)) < 1e-9, JSON.stringify([zoomed, dragged]));
+    // The wheel over the second pane keeps the map point under it in place (in both: one camera).
+    await page.mouse.move(box1.left + box1.width * 0.3, box1.top + box1.height * 0.4);
+    await page.mouse.wheel(0, -200);
+    await page.waitForFunction((z) => window.__states.at(-1).camera.zoom > z, dragged.zoom);
+    await settled(page);
+    for (const pane of [0, 1]) {
+      // The pointer hovered cells on its way (the drag's end, the wheel's point): their outlines are drawn.
+      const outlined = host.posted.filter((m) => m.type === 'objectAt' && m.pane === pane);
+      const { checked } = await checkPixels(page, 'type', PANES[pane].baseMap, pane, outlined);
+      assert.ok(checked >= 20, `pane ${pane} after drag and wheel: checked ${checked} pixels`);
+    }
+    // Hovering either pane names the object of that pane's pack.
+    const cam = await camera(page);
+    for (const pane of [0, 1]) {
+      const box = pane === 0 ? box0 : box1;
+      const order = (await orders())[pane];
+      const point = { x: box.width / 2 + 23, y: box.height / 2 - 17 };
+      await page.mouse.move(box.left + point.x, box.top + point.y);
+      await page.locator(`#${paneId('map-tooltip', pane)}:not([hidden])`).waitFor();
+      const cell = cellUnder(box, cam, order, point.x, point.y);
+      const asked = host.posted.filter((m) => m.type === 'objectAt').at(-1);
+      assert.deepEqual([asked.pane, asked.order, asked.x, asked.y], [pane, order, cell.x, cell.y]);
+      const n = PANES[pane].baseMap.objectAtCell(order, cell.x, cell.y);
+      assert.equal(await page.locator(`#${paneId('map-tooltip', pane)}`).getAttribute('data-oid'), PANES[pane].model.oidHex(n));
+      await page.mouse.click(box.left + point.x, box.top + point.y);
+      await page.waitForFunction((k) => true, pane);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(host.posted.filter((m) => m.type === 'openObject').map((m) => m.pane), [0, 1]);
+    // The recording over both: each pane's lit cells are its own pack's (the same objects, laid out twice).
+    await page.locator('#map-canvas').focus();
+    await page.keyboard.press('0');
+    await page.waitForFunction(() => window.__states.at(-1).camera.zoom === 0);
+    await page.locator('#recording').selectOption(traceFile);
+    await settled(page);
+    await page.waitForFunction(() => document.getElementById('recording-stats').dataset.complete === 'true' && document.getElementById('recording-stats-1').dataset.complete === 'true');
+    for (const pane of [0, 1]) {
+      const order = (await orders())[pane];
+      const stats = await page.evaluate((id) => ({ ...document.getElementById(id).dataset }), paneId('recording-stats', pane));
+      const whole = PANES[pane].overlayMap.render(order, 'type', { x: 0, y: 0, width: 2 ** order, height: 2 ** order });
+      assert.equal(Number(stats.lit), whole.litCells, `pane ${pane}: lit cells`);
+      assert.equal(Number(stats.objects), new Set(traced).size);
+      // Its locality, without asking for the seek path: the comparison's figures.
+      await page.waitForFunction((id) => document.getElementById(id)?.dataset.reads !== undefined, paneId('seek-stats', pane));
+      const seekStats = await page.evaluate((id) => ({ ...document.getElementById(id).dataset }), paneId('seek-stats', pane));
+      const p = seekPathOf(PANES[pane]);
+      assert.deepEqual([Number(seekStats.reads), Number(seekStats.faults), Number(seekStats.pagesTouched)], [traced.length, p.locality.pageFaults, p.locality.pagesTouched], `pane ${pane}: locality`);
+    }
+    assert.ok(host.posted.every((m) => protocol.isWebviewToHost(m)), 'every message the page sent is one the host accepts');
+    await page.screenshot({ path: path.join(outDir, 'pack-map-before-after.png') });
+    // A reload keeps both packs and the view.
+    const saved = await page.evaluate(() => window.__states.at(-1));
+    assert.equal(saved.pack, files.pack);
+    assert.equal(saved.after, afterFiles.pack);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -6,6 +6,7 @@ import {
   PACK_MAP_PROTOCOL_VERSION,
   tileKey,
   type HostToWebview,
+  type PackMapPane,
   type PackMapRecordingChoice,
   type PackMapTile,
   type PackMapTileWanted,
@@ -40,24 +41,38 @@ export interface PackMapPanelDependencies {
   holdPreviewPack(pack: string): vscode.Disposable;
 }
 
-/** The pack a panel shows: its .pack path and its repository's id. */
+/** What a panel shows: one pack, or today's pack and a repack preview's kept pack side by side. */
 export interface PackMapTarget {
   pack: string;
   repository: string;
   /** Drawn over the map when it opens (the Repack Preview's before/after). */
   recording?: string;
-  /** A repack preview's kept pack: held on disk while the panel lives. */
+  /** `pack` is a repack preview's kept pack: held on disk while the panel lives. */
   previewPack?: boolean;
+  /** A repack preview's kept pack drawn beside `pack` (before and after), held while the panel lives. */
+  after?: string;
+}
+
+/** The packs of a target, one per pane, in the panes' order. */
+function panesOf(target: PackMapTarget): { pack: string; role: PackMapPane['role']; held: boolean }[] {
+  if (target.after === undefined) return [{ pack: target.pack, role: target.previewPack ? 'preview' : 'pack', held: target.previewPack === true }];
+  return [
+    { pack: target.pack, role: 'today', held: target.previewPack === true },
+    { pack: target.after, role: 'preview', held: true },
+  ];
 }
 
 /**
- * One pack's map in a webview panel: the host answers the webview's requests with the server's
- * (info, tiles, the object at a cell), cancels the tile requests of tiles the view left, and runs
- * the object commands on a click.
+ * One pack's map, or two side by side, in a webview panel: the host answers the webview's requests
+ * with the server's (info, tiles, the object at a cell) for the pack of the pane each names, cancels
+ * the tile requests of tiles the view left, and runs the object commands on a click.
  */
 export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
   private readonly inFlight = new Map<string, vscode.CancellationTokenSource>();
-  info: PackMapInfoResult | undefined;
+  /** The packs drawn, one per pane. */
+  readonly packs: readonly string[];
+  /** Each pane's pack info, once the webview has been sent it. */
+  infos: PackMapInfoResult[] | undefined;
   private readonly shownEmitter: vscode.EventEmitter<void>;
   /** Fires once the webview has been sent the pack's info. */
   readonly onDidShow: vscode.Event<void>;
@@ -70,16 +85,36 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
     super(panel, { extensionUri: deps.extensionUri, page: PACK_MAP_PAGE, output: deps.output, logName: 'Pack map', accepts: isWebviewToHost });
     this.shownEmitter = this._register(new vscode.EventEmitter<void>());
     this.onDidShow = this.shownEmitter.event;
-    panel.title = `${target.previewPack ? 'Pack Map (repack preview)' : 'Pack Map'}: ${target.pack.split(/[\\/]/).pop()!.replace(/^pack-([0-9a-f]{8})[0-9a-f]*\.pack$/, 'pack-$1…')}`;
-    if (target.previewPack) this._register(deps.holdPreviewPack(target.pack));
+    const panes = panesOf(target);
+    this.packs = panes.map((p) => p.pack);
+    const shortName = (pack: string): string => pack.split(/[\\/]/).pop()!.replace(/^pack-([0-9a-f]{8})[0-9a-f]*\.pack$/, 'pack-$1…');
+    panel.title = target.after !== undefined ? `Pack Map: ${shortName(target.pack)} before and after repack` : `${target.previewPack ? 'Pack Map (repack preview)' : 'Pack Map'}: ${shortName(target.pack)}`;
+    for (const pane of panes) if (pane.held) this._register(deps.holdPreviewPack(pane.pack));
+    this.roles = panes.map((p) => p.role);
     this._register(new vscode.Disposable(() => this.cancelAll()));
     // Asked now, while the page loads, not when it posts `ready`: the server loads the model and
     // the map worker makes the map meanwhile, so the first tiles follow `ready` sooner.
-    this.infoRequest = deps.server.request(PackMapInfoRequest, { pack: target.pack });
-    this.infoRequest.catch(() => {});
+    this.infoRequest = this.askInfos();
   }
 
-  private infoRequest: Promise<PackMapInfoResult>;
+  private readonly roles: PackMapPane['role'][];
+  private infoRequest: Promise<PromiseSettledResult<PackMapInfoResult>[]>;
+
+  private askInfos(): Promise<PromiseSettledResult<PackMapInfoResult>[]> {
+    return Promise.allSettled(this.packs.map((pack) => this.deps.server.request(PackMapInfoRequest, { pack })));
+  }
+
+  /** The first pane's pack info (the only one's, for a panel of one pack). */
+  get info(): PackMapInfoResult | undefined {
+    return this.infos?.[0];
+  }
+
+  /** The pack of the pane a message names (the protocol's check keeps it under PACK_MAP_MAX_PANES; this panel may have fewer). */
+  private packOf(pane: number): string {
+    const pack = this.packs[pane];
+    if (pack === undefined) throw new Error(`pack map: no pane ${pane} (this panel draws ${this.packs.length})`);
+    return pack;
+  }
 
   /** Sends the recordings again (the Recordings view changed). */
   updateRecordings(): void {
@@ -97,21 +132,29 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
       case 'ready': {
         this.ready = true;
         if (message.version !== PACK_MAP_PROTOCOL_VERSION) this.deps.output.warn(`Pack map webview speaks protocol ${message.version}, the host ${PACK_MAP_PROTOCOL_VERSION}.`);
-        try {
-          this.info = await this.infoRequest;
-        } catch (error) {
+        const [today, ...beside] = await this.infoRequest;
+        if (today!.status === 'rejected') {
           // Asked again on the next `ready` (a reload of the page), not the failure kept.
-          this.infoRequest = this.deps.server.request(PackMapInfoRequest, { pack: this.target.pack });
-          this.infoRequest.catch(() => {});
-          return { type: 'failed', message: describe(error) };
+          this.infoRequest = this.askInfos();
+          return { type: 'failed', message: describe(today!.reason) };
         }
+        // A preview's pack the server no longer keeps (a panel restored after the window reloaded:
+        // previews live as long as their server) leaves today's pack alone, and says why.
+        const gone = beside.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        const infos = gone === undefined ? [today!.value, ...beside.map((r) => (r as PromiseFulfilledResult<PackMapInfoResult>).value)] : [today!.value];
+        if (gone !== undefined) {
+          this.panel.title = this.panel.title.replace(/ before and after repack$/, '');
+          this.deps.output.warn(`Pack map: the repack preview's pack ${this.packs[1]} cannot be drawn (${describe(gone.reason)}); today's pack alone.`);
+        }
+        this.infos = infos;
         // The first view's tiles, asked for now rather than when the page has drawn and asks (PackMapFirstView).
         const view = message.firstView;
         const recording = this.target.recording ?? view?.recording;
-        const first = view === undefined ? [] : firstViewTiles({ ...view, ...(recording !== undefined ? { recording } : {}) }, this.info.maxOrder);
+        const first = view === undefined ? [] : infos.flatMap((info, pane) => firstViewTiles({ ...view, ...(recording !== undefined ? { recording } : {}) }, info.maxOrder, pane));
         const pushing = first.map(tileKey);
+        const panes = infos.map((info, pane): PackMapPane => ({ role: infos.length === 1 ? (this.target.previewPack ? 'preview' : 'pack') : this.roles[pane]!, info }));
         // Delivered through send, so that onDidShow fires once the webview has it.
-        this.send({ type: 'show', version: PACK_MAP_PROTOCOL_VERSION, repository: this.target.repository, info: this.info, recordings: this.deps.recordings(), ...(this.target.recording ? { recording: this.target.recording } : {}), ...(pushing.length > 0 ? { pushing } : {}) });
+        this.send({ type: 'show', version: PACK_MAP_PROTOCOL_VERSION, repository: this.target.repository, panes, recordings: this.deps.recordings(), ...(this.target.recording ? { recording: this.target.recording } : {}), ...(pushing.length > 0 ? { pushing } : {}), ...(gone !== undefined ? { note: `The repack preview's pack is gone (${describe(gone.reason)}): run the preview again to compare.` } : {}) });
         for (const wanted of first) void this.fetchTile(tileKey(wanted), wanted).then((reply) => this.send(reply));
         return undefined;
       }
@@ -121,14 +164,14 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         for (const key of message.keys) this.inFlight.get(key)?.cancel();
         return undefined;
       case 'objectAt': {
-        const result = await this.deps.server.request(PackMapObjectAtRequest, { pack: this.target.pack, order: message.order, x: message.x, y: message.y });
+        const result = await this.deps.server.request(PackMapObjectAtRequest, { pack: this.packOf(message.pane), order: message.order, x: message.x, y: message.y });
         return { type: 'objectAt', object: result.found ? result.object : null };
       }
       case 'family':
         // One overlay of each kind at a time: a newer request cancels the one before.
-        return this.cancellable('overlay:family', 'family', async (token) => ({ type: 'family', family: await this.deps.server.request(PackMapFamilyRequest, { pack: this.target.pack, oid: message.oid }, token) }), overlayFailed);
+        return this.cancellable(`overlay:family:${message.pane}`, 'family', async (token) => ({ type: 'family', family: await this.deps.server.request(PackMapFamilyRequest, { pack: this.packOf(message.pane), oid: message.oid }, token) }), overlayFailed);
       case 'seeks':
-        return this.cancellable('overlay:seeks', 'seeks', async (token) => ({ type: 'seeks', seeks: await this.deps.server.request(PackMapSeeksRequest, { pack: this.target.pack, recording: message.recording }, token) }), overlayFailed);
+        return this.cancellable(`overlay:seeks:${message.pane}`, 'seeks', async (token) => ({ type: 'seeks', seeks: await this.deps.server.request(PackMapSeeksRequest, { pack: this.packOf(message.pane), recording: message.recording }, token) }), overlayFailed);
       case 'openObject':
         await vscode.commands.executeCommand('packscope.openObject', { oid: message.oid, repository: this.target.repository });
         return undefined;
@@ -140,7 +183,8 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
 
   /** A tile from the server, as the webview's `tile` reply (or `tileFailed`), cancellable under its key. */
   private fetchTile(key: string, wanted: PackMapTileWanted): Promise<HostToWebview> {
-    return this.cancellable(key, `tile ${key}`, async (token) => ({ type: 'tile', key, tile: binaryTile(await this.deps.server.request(PackMapTileRequest, { pack: this.target.pack, ...wanted }, token)) }), (text, cancelled) => ({ type: 'tileFailed', key, message: text, cancelled }));
+    const { pane, ...tile } = wanted;
+    return this.cancellable(key, `tile ${key}`, async (token) => ({ type: 'tile', key, tile: binaryTile(await this.deps.server.request(PackMapTileRequest, { pack: this.packOf(pane), ...tile }, token)) }), (text, cancelled) => ({ type: 'tileFailed', key, message: text, cancelled }));
   }
 
   /**

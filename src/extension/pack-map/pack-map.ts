@@ -42,24 +42,27 @@ interface OpenTarget {
   recording?: string;
   /** A repack preview's kept pack (not in the Packs view): needs `repository`. */
   previewPack?: boolean;
+  /** A repack preview's kept pack drawn beside `pack` in the same panel (the Repack Preview's before/after): needs `repository`. */
+  after?: string;
   column?: 'active' | 'beside';
 }
 
 /**
  * A PackNode of the Packs view (`listing.pack`, `parent.listing.id`) or `{ pack, repository?,
- * recording?, previewPack?, column? }` (the Repack Preview's before/after opens two).
+ * recording?, previewPack?, after?, column? }` (the Repack Preview's before/after names `after`).
  */
 function targetOf(argument: unknown): OpenTarget | undefined {
   if (typeof argument !== 'object' || argument === null) return undefined;
   const node = argument as { listing?: { pack?: unknown }; repositoryId?: unknown };
   if (typeof node.listing?.pack === 'string') return { pack: node.listing.pack, ...(typeof node.repositoryId === 'string' ? { repository: node.repositoryId } : {}) };
-  const value = argument as { pack?: unknown; repository?: unknown; recording?: unknown; previewPack?: unknown; column?: unknown };
+  const value = argument as { pack?: unknown; repository?: unknown; recording?: unknown; previewPack?: unknown; after?: unknown; column?: unknown };
   if (typeof value.pack !== 'string' || value.pack === '') return undefined;
   return {
     pack: value.pack,
     ...(typeof value.repository === 'string' ? { repository: value.repository } : {}),
     ...(typeof value.recording === 'string' && value.recording !== '' ? { recording: value.recording } : {}),
     ...(value.previewPack === true ? { previewPack: true } : {}),
+    ...(typeof value.after === 'string' && value.after !== '' ? { after: value.after } : {}),
     ...(value.column === 'beside' || value.column === 'active' ? { column: value.column } : {}),
   };
 }
@@ -112,7 +115,7 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
   const open = async (argument?: unknown): Promise<PackMapPanel | undefined> => {
     let target = targetOf(argument);
     const opening = target;
-    if (target?.previewPack === true && target.repository === undefined) throw new Error('a repack preview pack is drawn for its repository: name it');
+    if ((target?.previewPack === true || target?.after !== undefined) && target.repository === undefined) throw new Error('a repack preview pack is drawn for its repository: name it');
     if (target === undefined || target.repository === undefined) {
       const packs = await listPacks();
       if (target !== undefined) {
@@ -134,11 +137,12 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
       repository: target.repository!,
       ...(opening?.recording ? { recording: opening.recording } : {}),
       ...(opening?.previewPack ? { previewPack: true } : {}),
+      ...(opening?.after !== undefined ? { after: opening.after } : {}),
     });
   };
 
-  // After a reload VS Code recreates the panel with the webview's last setState: the same pack,
-  // attribute, recording and view (the webview restores the camera itself).
+  // After a reload VS Code recreates the panel with the webview's last setState: the same pack (and
+  // the preview's beside it), attribute, recording and view (the webview restores the camera itself).
   lifetime.register(
     vscode.window.registerWebviewPanelSerializer(PACK_MAP_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
@@ -147,7 +151,7 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
           panel.dispose();
           return;
         }
-        adopt(panel, { pack: restored.pack, repository: restored.repository });
+        adopt(panel, { pack: restored.pack, repository: restored.repository, ...(restored.after !== null ? { after: restored.after } : {}) });
       },
     }),
   );

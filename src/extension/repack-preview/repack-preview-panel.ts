@@ -44,29 +44,14 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
     if (run.result.previewPack) this._register(deps.holdPreviewPack(run.result.previewPack.pack));
   }
 
-  /** Today's largest pack and the preview's side by side on the Pack Map, the run's first recording over both. */
+  /** Today's largest pack and the preview's side by side in one Pack Map panel, the run's first recording over both. */
   async openPackMaps(): Promise<void> {
     const preview = this.run.result.previewPack;
     const before = this.run.currentPacks?.[0];
     const repository = this.run.repositoryId;
     if (!preview || !before || !repository) throw new Error('This run kept no preview pack to draw (an estimate, or a run restored after a reload): run the preview again.');
     const recording = this.run.result.recordings[0]?.recording.file;
-    const common = { repository, ...(recording ? { recording } : {}) };
-    const first = await vscode.commands.executeCommand<{ onDidShow?: vscode.Event<void> } | undefined>('packscope.openPackMap', { ...common, pack: before, column: 'active' });
-    // The second panel once the first page has its pack (at most 15 s): in code-server, webviews of
-    // one extension started together share a service worker, and a page at times waits for it for
-    // ever ("Found unexpected service worker controller" in the console); waiting makes it rarer,
-    // it does not rule it out (the e2e scenario pack-map-before-after still fails at times).
-    if (first?.onDidShow) await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => done(), 15_000);
-      const subscription = first.onDidShow!(() => done());
-      function done(): void {
-        clearTimeout(timer);
-        subscription.dispose();
-        resolve();
-      }
-    });
-    await vscode.commands.executeCommand('packscope.openPackMap', { ...common, pack: preview.pack, previewPack: true, column: 'beside' });
+    await vscode.commands.executeCommand('packscope.openPackMap', { pack: before, after: preview.pack, repository, ...(recording ? { recording } : {}), column: 'active' });
   }
 
   /** True once the webview has the run. */

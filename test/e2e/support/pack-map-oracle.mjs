@@ -18,11 +18,16 @@ export function verifyPack(packFile) {
   });
 }
 
-/** The distinct offsets of `packFile` the trace's lines read (paths resolved from `cwd`, where git ran). */
-export function tracedOffsets(trace, cwd, packFile) {
+/** The offsets of `packFile` the trace's lines read, in order, one per line (paths resolved from `cwd`, where git ran). */
+export function tracedReads(trace, cwd, packFile) {
   const real = fs.realpathSync(packFile);
-  return new Set(fs.readFileSync(trace, 'utf8').split('\n').map((line) => / (\S+\.pack) (\d+)$/.exec(line))
-    .filter((m) => m && fs.realpathSync(path.resolve(cwd, m[1])) === real).map((m) => Number(m[2])));
+  return fs.readFileSync(trace, 'utf8').split('\n').map((line) => / (\S+\.pack) (\d+)$/.exec(line))
+    .filter((m) => m && fs.realpathSync(path.resolve(cwd, m[1])) === real).map((m) => Number(m[2]));
+}
+
+/** The distinct offsets of `packFile` the trace's lines read. */
+export function tracedOffsets(trace, cwd, packFile) {
+  return new Set(tracedReads(trace, cwd, packFile));
 }
 
 /** The cells of a map of `order` over which a byte of one of `ranges` ([start, end) in the pack) lies. */
