@@ -28,6 +28,7 @@ export function bundleServer(outdir: string): string {
     entryPoints: {
       server: 'src/server/server.ts',
       'model-worker': 'src/server/workers/model-worker.ts',
+      'scan-worker': 'src/core/model/scan-worker.ts',
       'sim-worker': 'src/core/sim/sim-worker.ts',
       'simulation-worker': 'src/server/workers/simulation-worker.ts',
     },
