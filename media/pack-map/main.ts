@@ -817,7 +817,7 @@ async function seeksOfPane(pane: Pane, recording: string): Promise<void> {
   replaceChildren(
     pane.seekStats,
     `${formatCount(l.reads)} reads, ${formatCount(l.seeks)} seeks: ${share(l.backwardSeekShare)} backward, ${share(l.shortSeekShare)} under 2 MiB; distance p50 ${at(50)}, p90 ${at(90)}, p99 ${at(99)}; `,
-    `${formatCount(l.pagesTouched)} pages of 4 KiB touched, span ${formatBytes(l.byteSpan)}; ${formatCount(l.pageFaults)} page faults (cold ${formatCount(result.pageCache.cacheMiB)} MiB cache, ${formatCount(result.pageCache.readaheadKiB)} KiB readahead)`,
+    `${formatCount(l.pagesTouched)} page${l.pagesTouched === 1 ? '' : 's'} of 4 KiB touched, span ${formatBytes(l.byteSpan)}; ${formatCount(l.pageFaults)} page fault${l.pageFaults === 1 ? '' : 's'} (cold ${formatCount(result.pageCache.cacheMiB)} MiB cache, ${formatCount(result.pageCache.readaheadKiB)} KiB readahead)`,
   );
   pane.seekStats.dataset.reads = String(l.reads);
   pane.seekStats.dataset.backward = String(result.backwardSeeks);

@@ -46,7 +46,7 @@ function runLocality(argv: string[], progress: Progress): number {
   for (const p of packs) {
     lines.push(p.pack);
     lines.push(`  ${p.reads} reads, ${p.seeks} seeks; ${(p.shortSeekShare * 100).toFixed(1)}% under 2 MiB, ${(p.backwardSeekShare * 100).toFixed(1)}% backward`);
-    lines.push(`  ${p.pagesTouched} pages of 4 KiB touched, span ${formatBytes(p.byteSpan)}; ${p.pageFaults} page faults (cold ${cacheMiB} MiB cache, ${readaheadKiB} KiB readahead)`);
+    lines.push(`  ${p.pagesTouched} page${p.pagesTouched === 1 ? '' : 's'} of 4 KiB touched, span ${formatBytes(p.byteSpan)}; ${p.pageFaults} page fault${p.pageFaults === 1 ? '' : 's'} (cold ${cacheMiB} MiB cache, ${readaheadKiB} KiB readahead)`);
     lines.push(...formatTable([['  percentile', 'seek distance'], ...p.percentiles.map(({ p: pct, bytes }) => [`  ${pct}%`, `${bytes}`])]));
     lines.push('');
   }
