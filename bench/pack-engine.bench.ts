@@ -60,9 +60,11 @@ options:
   --scale-objects N objects of the one-pack scale repository (default 10000000; it takes tens
                     of minutes of CPU to generate at that size)
   --monorepo-objects N
-                    objects of the monorepo-shaped repository (default 2000000: what it is for
+                    objects of the monorepo-shaped repository (default 300000: what it is for
                     is its shape, the packs, markers, loose objects and alternate, which are the
-                    same at every size; the 10 M-object figures come from the one-pack repository)
+                    same at every size; the 10 M-object figures come from the one-pack repository.
+                    Its generator adds one file per commit to one directory, so its trees grow
+                    with the history and generation is quadratic: 2000000 ran over an hour)
   --max-wait S      before every timed run, wait up to S seconds (default 600; 0: never) for
                     other processes to leave the CPUs alone; a run during which they used more
                     than ${NOISY_CORES} of a core is repeated (at most 3 times in all), else flagged
@@ -638,7 +640,7 @@ function main(): number {
     const packDir = path.join(scale.gitDir, 'objects', 'pack');
     const pack = fs.readdirSync(packDir).find((name) => name.endsWith('.pack'))!;
     packs.push({ path: path.join(packDir, pack), label: `scale (about ${objects} objects${scale.generated ? `, generated in ${scale.seconds.toFixed(0)} s` : ', reused from .bench/'})` });
-    const monorepoObjects = values['monorepo-objects'] === undefined ? 2_000_000 : Number(values['monorepo-objects']);
+    const monorepoObjects = values['monorepo-objects'] === undefined ? 300_000 : Number(values['monorepo-objects']);
     if (!Number.isInteger(monorepoObjects) || monorepoObjects < 1000) throw new Error('--monorepo-objects needs an integer of at least 1000');
     monorepoDir = monorepo({ size: monorepoObjects, log }).gitDir;
   }
