@@ -59,6 +59,8 @@ options:
                     10,000+ loose objects, an alternate) of about --monorepo-objects objects
   --scale-objects N objects of the one-pack scale repository (default 10000000; it takes tens
                     of minutes of CPU to generate at that size)
+  --repository DIR  measure this repository as a whole like the monorepo-shaped one (objects
+                    against cat-file --batch-all-objects, stats against count-objects -v)
   --monorepo-objects N
                     objects of the monorepo-shaped repository (default 300000: what it is for
                     is its shape, the packs, markers, loose objects and alternate, which are the
@@ -608,6 +610,7 @@ function main(): number {
       scale: { type: 'boolean' },
       'scale-objects': { type: 'string' },
       'monorepo-objects': { type: 'string' },
+      repository: { type: 'string' },
     },
   });
   if (values.help) {
@@ -644,6 +647,7 @@ function main(): number {
     if (!Number.isInteger(monorepoObjects) || monorepoObjects < 1000) throw new Error('--monorepo-objects needs an integer of at least 1000');
     monorepoDir = monorepo({ size: monorepoObjects, log }).gitDir;
   }
+  if (values.repository !== undefined) monorepoDir = path.resolve(values.repository);
   for (const p of positionals) packs.push({ path: p, label: 'given pack' });
   if (packs.length === 0) throw new Error('nothing to measure (--no-generated and no pack given)');
 
