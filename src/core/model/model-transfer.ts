@@ -1,5 +1,5 @@
 import { PackIndex, type TransferredIndex } from '../format/idx.ts';
-import { PackModel, type DerivedColumns, type PackFiles } from './pack-model.ts';
+import { PackModel, type DerivedColumns, type PackFiles, type SummaryFacts } from './pack-model.ts';
 import { SizeColumn } from './size-column.ts';
 
 /**
@@ -23,6 +23,8 @@ export interface TransferredModel {
     byOffset: Uint32Array;
   };
   derived: DerivedColumns;
+  /** Computed on the sending thread, so that the receiving one never scans the columns for a summary. */
+  summary: SummaryFacts;
 }
 
 export function modelForTransfer(model: PackModel): { message: TransferredModel; transfer: ArrayBuffer[] } {
@@ -46,6 +48,7 @@ export function modelForTransfer(model: PackModel): { message: TransferredModel;
       byOffset: c.byOffset,
     },
     derived: model.derivedColumns(),
+    summary: model.summaryFacts(),
   };
   const views: ArrayBufferView[] = [index.bytes, index.fanout, index.offsets, ...Object.values(message.columns).map((v) => (Array.isArray(v) ? v[0] : v)), ...Object.values(message.derived)];
   const transfer = new Set<ArrayBuffer>();
@@ -68,5 +71,6 @@ export function modelFromTransfer(message: TransferredModel): PackModel {
     byOffset: c.byOffset,
   });
   model.adoptDerivedColumns(message.derived);
+  model.adoptSummaryFacts(message.summary);
   return model;
 }
