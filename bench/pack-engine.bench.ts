@@ -649,7 +649,7 @@ function main(): number {
   }
   if (values.repository !== undefined) monorepoDir = path.resolve(values.repository);
   for (const p of positionals) packs.push({ path: p, label: 'given pack' });
-  if (packs.length === 0) throw new Error('nothing to measure (--no-generated and no pack given)');
+  if (packs.length === 0 && monorepoDir === undefined) throw new Error('nothing to measure (--no-generated and no pack or --repository given)');
 
   const node = process.version;
   const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`;
