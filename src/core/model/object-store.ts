@@ -50,7 +50,7 @@ export class ObjectStore {
   private inferHash = false;
 
   /** Packs by objects directory and idx name, for the pack a MIDX names. */
-  private packsByMidxName: Map<string, PackLocation> | undefined;
+  private packsByMidxName: Map<string, Map<string, PackLocation>> | undefined;
   private readonly midxPackNames = new Map<MultiPackIndex, Set<string>>();
   /** Every readable pack's ids in one table (see MERGED_INDEX_MIN_PACKS), built on the first lookup. */
   private merged: { index: MergedNameIndex; packs: PackLocation[] } | undefined;
@@ -224,14 +224,16 @@ export class ObjectStore {
   }
 
   private packByMidxName(objectsDir: string, idxName: string): PackLocation | undefined {
+    // Two levels of maps, not a joined string key: this runs once per object a listing locates.
     if (!this.packsByMidxName) {
       this.packsByMidxName = new Map();
       for (const pack of this.packs) {
-        const key = `${pack.objectsDir}\0${pack.idxName}`;
-        if (!this.packsByMidxName.has(key)) this.packsByMidxName.set(key, pack);
+        let inDir = this.packsByMidxName.get(pack.objectsDir);
+        if (!inDir) this.packsByMidxName.set(pack.objectsDir, (inDir = new Map()));
+        if (!inDir.has(pack.idxName)) inDir.set(pack.idxName, pack);
       }
     }
-    return this.packsByMidxName.get(`${objectsDir}\0${idxName}`);
+    return this.packsByMidxName.get(objectsDir)?.get(idxName);
   }
 
   /**
