@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expectedLitCells } from '../support/pack-map-oracle.mjs';
-import { expandRow, treeRow, waitUntil } from '../support/packs-ui.mjs';
+import { clickMenuItem, expandRow, treeRow, waitUntil } from '../support/packs-ui.mjs';
 
 export const description = 'Pack Map: opened from a pack row of the Packs view; a recording lights the cells of the objects git read';
 
@@ -58,7 +58,7 @@ export async function run({ helpers, log }) {
   await packRow.click({ button: 'right' });
   const menuItem = page.locator('.context-view .monaco-menu .action-item', { hasText: 'Open Pack Map' });
   await menuItem.waitFor({ timeout: 10_000 });
-  await menuItem.click();
+  await clickMenuItem(page, menuItem);
   const panel = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
   await panel.locator('#scale[data-complete="true"][data-moving="false"]').waitFor({ timeout: 120_000 });
   const summary = (await panel.locator('#summary').innerText()).replace(/\s+/g, ' ');

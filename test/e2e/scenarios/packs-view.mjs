@@ -5,7 +5,7 @@
 // object's context menu, from its inline action and from the palette (an abbreviated id typed in),
 // whose document shows the object's facts, its DELTA line and its content as `git cat-file -p`
 // prints it. The numbers in the comments are the steps of issue 3 (steps 3 and 5: object-hover.mjs).
-import { COUNT, activeEditorLines, expandRow, makePacksRepository, sidebarRows, treeRow, waitUntil } from '../support/packs-ui.mjs';
+import { COUNT, activeEditorLines, clickMenuItem, expandRow, makePacksRepository, sidebarRows, treeRow, waitUntil } from '../support/packs-ui.mjs';
 
 export const description = 'Packs view: repository, pack, delta family children, Open Object (context menu, inline, palette) against git';
 
@@ -80,7 +80,7 @@ export async function run({ helpers, log }) {
   for (const other of ['Copy Object Id', 'Show Chain']) {
     if (await page.locator('.context-view .monaco-menu .action-item', { hasText: other }).count() !== 1) throw new Error(`the object's context menu has no "${other}"`);
   }
-  await menuItem.click();
+  await clickMenuItem(page, menuItem);
   await checkObjectDocument(page, repo, delta, log);
   await page.mouse.move(1200, 16); // off the tree, whose row tooltips would cover the editor in the screenshot
   await helpers.screenshot(page, 'open-object-context-menu');

@@ -142,3 +142,22 @@ export async function settleAnimations(page) {
     new Promise((r) => setTimeout(r, 2_000)),
   ]));
 }
+
+/**
+ * Clicks a context-menu item and waits for the menu to close; clicks again (at most three times)
+ * when it stays open. code-server's menu at times ignores a click that comes right after it opened
+ * (the FAILED screenshots of packs-view and pack-map-recording show the item highlighted and the
+ * menu still open 20–120 s later); what the item does is still checked by the caller.
+ */
+export async function clickMenuItem(page, menuItem) {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await menuItem.click();
+    try {
+      await menuItem.waitFor({ state: 'hidden', timeout: 3_000 });
+      return;
+    } catch {
+      // still open: click again
+    }
+  }
+  throw new Error('the context menu stayed open after three clicks on its item');
+}
