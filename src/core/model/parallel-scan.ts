@@ -63,7 +63,7 @@ export type ScanWorkerMessage =
   | { kind: 'failed'; chunk: number; code: string; file: string | undefined; offset: number | undefined; detail: string }
   | { kind: 'crashed'; chunk: number; message: string; stack: string | undefined };
 
-export function allocateScanControl(chunkCount: number): Int32Array {
+function allocateScanControl(chunkCount: number): Int32Array {
   return new Int32Array(new SharedArrayBuffer((CHUNK_STATES + chunkCount) * 4));
 }
 
@@ -142,8 +142,6 @@ export function claimAndScan(
 }
 
 export interface ParallelScanRun {
-  /** Shared columns, filled by every scanner. */
-  output: ScanOutput;
   /** Sizes of 4 GiB or more by pack position, from every scanner. */
   sizeOverflow: Map<number, number>;
   resultSizeOverflow: Map<number, number>;
@@ -246,7 +244,7 @@ export function scanInParallel(options: {
   for (const [p, value] of scanner.sizeOverflow) sizeOverflow.set(p, value);
   for (const [p, value] of scanner.resultSizeOverflow) resultSizeOverflow.set(p, value);
   if (failures.size > 0) throw failures.get(Math.min(...failures.keys()));
-  return { output: task.output, sizeOverflow, resultSizeOverflow };
+  return { sizeOverflow, resultSizeOverflow };
 }
 
 /**
