@@ -60,14 +60,14 @@ describe('calibrate and sweep --time on a real repository', () => {
     for (const batch of c.batches) assert.ok(batch.inflations > 0 && batch.reads > 0 && batch.seconds >= 0);
   });
 
-  test('calibrate --json: the packscope.calibration/2 document, cached on the second run', () => {
+  test('calibrate --json: the packscope.calibration/3 document, cached on the second run', () => {
     const env = { PACKSCOPE_CACHE_DIR: cacheDir, PACKSCOPE_NO_PROGRESS: '1', HOME: sandbox.home, GIT_CONFIG_NOSYSTEM: '1' };
     const first = runCli(['calibrate', '--json', repo], { cwd: sandbox.root, env });
     assert.equal(first.status, 0, first.stderr);
     const doc = JSON.parse(first.stdout.toString()) as Calibration;
     assert.equal(doc.schema, CALIBRATION_SCHEMA);
     assert.deepEqual(Object.keys(doc).sort(), ['batches', 'date', 'key', 'loadAverage', 'method', 'pack', 'pageCacheMiss', 'parameters', 'perRead', 'repeats', 'schema', 'seconds', 'seed']);
-    assert.deepEqual(Object.keys(doc.parameters).sort(), ['aDelta', 'aInflate', 'bDelta', 'bInflate', 'cHit', 'cTrace']);
+    assert.deepEqual(Object.keys(doc.parameters).sort(), ['aDelta', 'aInflate', 'bCache', 'bDelta', 'bInflate', 'cHit', 'cTrace']);
     assert.deepEqual(Object.keys(doc.key).sort(), ['cpu', 'git', 'node', 'packChecksum']);
     assert.equal(doc.pack.path, fs.realpathSync(pack));
     assert.ok(fs.readdirSync(path.join(cacheDir, 'calibrations')).length === 1, 'kept in the cache directory');

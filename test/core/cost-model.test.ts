@@ -25,7 +25,7 @@ const objects: SimObjects = {
 };
 const reads = Int32Array.from([2, 0, 2, 1]);
 const basis: RecordingBasis = { recordedLimit: 0 };
-const p: CostParameters = { aInflate: 1e-5, bInflate: 1e-9, aDelta: 2e-6, bDelta: 3e-10, cHit: 5e-7, cTrace: 1e-6 };
+const p: CostParameters = { aInflate: 1e-5, bInflate: 1e-9, aDelta: 2e-6, bDelta: 3e-10, bCache: 4e-12, cHit: 5e-7, cTrace: 1e-6 };
 
 function calibration(parameters: CostParameters): Calibration {
   return {
@@ -59,11 +59,13 @@ describe('cost model on a hand-made recording', () => {
     // Large: read 2 as above leaving root and d1; read 0 is served whole; read 2 takes d1; read 1 is served whole.
     assert.deepEqual([atLarge.logged, atLarge.inflations, atLarge.deltaApplications, atLarge.inflatedBytes, atLarge.appliedBytes], [2, 4, 3, 1130, 3800]);
     assert.equal(cacheHits(atLarge), 3);
+    // The cache's peak: at 0 only the base added last stays (root 1000, then d1 1200 in its place); large, both.
+    assert.deepEqual([at0.peakCacheBytes, atLarge.peakCacheBytes], [1200, 2200]);
   });
 
   test('the prediction is the formula: non-read time plus priced counts', () => {
-    const read0 = 1e-5 * 5 + 1e-9 * 2130 + 2e-6 * 3 + 3e-10 * 3800 + 5e-7 * 2;
-    const readLarge = 1e-5 * 4 + 1e-9 * 1130 + 2e-6 * 3 + 3e-10 * 3800 + 5e-7 * 3;
+    const read0 = 1e-5 * 5 + 1e-9 * 2130 + 2e-6 * 3 + 3e-10 * 3800 + 4e-12 * 1200 + 5e-7 * 2;
+    const readLarge = 1e-5 * 4 + 1e-9 * 1130 + 2e-6 * 3 + 3e-10 * 3800 + 4e-12 * 2200 + 5e-7 * 3;
     assert.equal(readSeconds(at0 as never, p), read0);
     assert.equal(readSeconds(atLarge as never, p), readLarge);
     const recorded = 1.0;
@@ -91,7 +93,7 @@ describe('cost model on a hand-made recording', () => {
   });
 
   test('bounds on the counts give bounds on the time, around the point', () => {
-    const cell: CellCounts = { policy: 'git', limit: 1, reads: 10, logged: 8, inflations: 20, deltaApplications: 10, inflatedBytes: 5000, appliedBytes: 9000, exact: false, bounds: { logged: [8, 9], inflations: [20, 24], deltaApplications: [10, 12], inflatedBytes: [5000, 5600] } };
+    const cell: CellCounts = { policy: 'git', limit: 1, reads: 10, logged: 8, inflations: 20, deltaApplications: 10, inflatedBytes: 5000, appliedBytes: 9000, peakCacheBytes: 3000, exact: false, bounds: { logged: [8, 9], inflations: [20, 24], deltaApplications: [10, 12], inflatedBytes: [5000, 5600] } };
     const { seconds, bounds } = cellReadSeconds(cell, p);
     assert.ok(bounds);
     assert.ok(bounds[0] <= seconds && seconds <= bounds[1]);
@@ -120,19 +122,21 @@ describe('the calibration fit', () => {
     assert.ok(negative.every((v) => v >= 0));
   });
 
-  test('one fit takes inflation and cat-file\'s per-object work from the plain lists, what the cache saves from the saved lists', () => {
-    const truth: CostParameters = { aInflate: 4e-7, bInflate: 2e-9, aDelta: 1e-6, bDelta: 5e-10, cHit: 0, cTrace: 0 };
+  test('one fit takes inflation and cat-file\'s per-object work from the plain lists, what the cache saves from the saved lists, its memory from the growth list', () => {
+    const truth: CostParameters = { aInflate: 4e-7, bInflate: 2e-9, aDelta: 1e-6, bDelta: 5e-10, bCache: 8e-10, cHit: 0, cTrace: 0 };
     const perRead = 3e-6;
-    const batch = (stage: 'inflate' | 'saved', reads: number, inflations: number, inflatedBytes: number, deltaApplications: number, appliedBytes: number): CalibrationBatch => {
-      const b: CalibrationBatch = { stage, sizeClass: [0, 1], objects: 1, reads, limit: 0, against: stage === 'saved' ? 1 << 30 : null, inflations, inflatedBytes, compressedBytes: 0, deltaApplications, appliedBytes, hits: 0, seconds: 0, predicted: 0 };
+    const batch = (stage: CalibrationBatch['stage'], reads: number, inflations: number, inflatedBytes: number, deltaApplications: number, appliedBytes: number, cacheBytes: number): CalibrationBatch => {
+      const b: CalibrationBatch = { stage, sizeClass: [0, 1], objects: 1, reads, limit: 0, against: stage === 'saved' ? 1 << 30 : null, inflations, inflatedBytes, compressedBytes: 0, deltaApplications, appliedBytes, hits: 0, cacheBytes, seconds: 0, predicted: 0 };
       b.seconds = batchPrediction(b, truth, perRead);
       return b;
     };
+    // Saved rows: the 1g side's cache is new memory, so their cache bytes are negative.
     const { parameters: fitted, perRead: fittedPerRead } = fit([
-      batch('inflate', 1000, 1000, 1e5, 0, 0), batch('inflate', 1000, 1000, 1e7, 0, 0), batch('inflate', 3000, 3000, 3e6, 0, 0),
-      batch('saved', 900, 3000, 2e5, 2000, 4e6), batch('saved', 300, 4000, 1e5, 3000, 9e7), batch('saved', 50, 1000, 6e6, 990, 3e7),
+      batch('inflate', 1000, 1000, 1e5, 0, 0, 0), batch('inflate', 1000, 1000, 1e7, 0, 0, 0), batch('inflate', 3000, 3000, 3e6, 0, 0, 0),
+      batch('saved', 900, 3000, 2e5, 2000, 4e6, -2e5), batch('saved', 300, 4000, 1e5, 3000, 9e7, -1e6), batch('saved', 50, 1000, 6e6, 990, 3e7, -3e6),
+      batch('growth', 2000, -10, -2e4, 0, 0, 1.2e8),
     ], 0);
-    for (const key of ['aInflate', 'bInflate', 'aDelta', 'bDelta'] as const) assert.ok(Math.abs(fitted[key] / truth[key] - 1) < 1e-6, `${key} ${fitted[key]} vs ${truth[key]}`);
+    for (const key of ['aInflate', 'bInflate', 'aDelta', 'bDelta', 'bCache'] as const) assert.ok(Math.abs(fitted[key] / truth[key] - 1) < 1e-6, `${key} ${fitted[key]} vs ${truth[key]}`);
     assert.ok(Math.abs(fittedPerRead / perRead - 1) < 1e-6);
     assert.equal(fitted.cHit, 0, 'a hit is not told apart from inflations and applications when the reads are fixed');
   });

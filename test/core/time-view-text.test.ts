@@ -7,13 +7,13 @@ import { recordingRows } from '../../src/presentation/repack-preview-tables.ts';
 
 /** What the Cache Lab and the repack preview say of a time estimate, on hand-made counts and parameters. */
 const M = 1 << 20;
-const parameters = { aInflate: 1e-6, bInflate: 2e-9, aDelta: 5e-7, bDelta: 1e-10, cHit: 0, cTrace: 2e-6 };
+const parameters = { aInflate: 1e-6, bInflate: 2e-9, aDelta: 5e-7, bDelta: 1e-10, bCache: 0, cHit: 0, cTrace: 2e-6 };
 const calibration: Calibration = {
   schema: CALIBRATION_SCHEMA, date: '2026-12-02T15:00:00.000Z', key: { packChecksum: 'ab'.repeat(20), node: 'v20', cpu: 'cpu', git: '2.39.5' },
   pack: { path: '/p.pack', objects: 10 }, seed: 16, repeats: 3, method: 'hand-made', parameters, perRead: 0,
   pageCacheMiss: { secondsPerByte: null, note: 'not measured' }, loadAverage: [0, 0, 0], batches: [], seconds: 0,
 };
-const cell = (limit: number, inflations: number): CellCounts => ({ policy: 'git', limit, reads: 100000, logged: 100000, inflations, deltaApplications: inflations / 2, inflatedBytes: inflations * 1000, appliedBytes: inflations * 4000, exact: true, bounds: null });
+const cell = (limit: number, inflations: number): CellCounts => ({ policy: 'git', limit, reads: 100000, logged: 100000, inflations, deltaApplications: inflations / 2, inflatedBytes: inflations * 1000, appliedBytes: inflations * 4000, peakCacheBytes: limit, exact: true, bounds: null });
 const cells = [cell(0, 900000), cell(M, 300000), cell(16 * M, 200000), cell(96 * M, 199000)];
 const view = timeView(cells, calibration, { seconds: 6, limit: 0 }, { limit: 96 * M, source: 'test' }, formatLimit);
 

@@ -12,15 +12,17 @@ import type { Command } from '../command.ts';
 const calibrateHelp = `usage: packscope calibrate [--json] [--refresh] [--seed N] [--git PATH] <repo|pack>
 
 Times git itself reading objects of the pack (the repository's largest, for a repository): git
-cat-file --batch --buffer on seeded, size-stratified object lists, non-deltas as --batch minus
---batch-check at core.deltaBaseCacheLimit=0, deltas as the same list at 0 minus at 1g (what the
-cache saves), and fits the cost model sweep --time prices counts with (seconds per inflation and
-inflated byte, per delta application and result byte, per trace line). Tens of seconds on a large
-pack; the result is kept in PackScope's cache directory per pack checksum, node version, CPU model
-and git version (--refresh runs it again). The page cache is never dropped: a cold read is not
-measured, and the calibration says so.
+cat-file --batch --buffer on seeded, size-stratified lists of distinct objects from across the
+pack (cold, as a command's reads are): non-deltas as --batch minus --batch-check at
+core.deltaBaseCacheLimit=0; whole delta chains read side by side, root first, as the same list at
+0 minus at 1g (what the cache saves); and chains at 1g minus a smaller limit with the same counts
+(what the cache's memory costs). It fits the cost model sweep --time prices counts with (seconds
+per inflation and inflated byte, per delta application and result byte, per byte of the cache's
+peak, per trace line). About 20 s on git.git's pack; the result is kept in PackScope's cache
+directory per pack checksum, node version, CPU model and git version (--refresh runs it again).
+The page cache is never dropped: a cold read is not measured, and the calibration says so.
 
---json prints {"schema":"packscope.calibration/2",…} (docs/json.md).`;
+--json prints {"schema":"packscope.calibration/3",…} (docs/json.md).`;
 
 async function runCalibrate(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -59,6 +61,7 @@ export function calibrationText(c: Calibration, file: string | undefined, fromCa
     `  git ${c.key.git}, node ${c.key.node}, ${c.key.cpu}; load average ${c.loadAverage.map((x) => x.toFixed(2)).join(' ')}`,
     `  inflation        ${ns(p.aInflate)} + ${perMiB(p.bInflate)} inflated`,
     `  delta applied    ${ns(p.aDelta)} + ${perMiB(p.bDelta)} of result`,
+    `  cache memory     ${perMiB(p.bCache)} of the cache's peak (pages touched for the first time)`,
     `  cache hit        ${ns(p.cHit)} (part of the two above: the reads are the same at every limit)`,
     `  cat-file per read ${ns(c.perRead)} (cat-file's own work, not priced)`,
     `  trace line       ${ns(p.cTrace)} (taken out of a recording's time)`,

@@ -18,7 +18,7 @@ import { cacheHits, CALIBRATION_SCHEMA, type Calibration, type CalibrationBatch,
  * Why git and not PackScope's own inflate: the prediction is of git's wall time, and node's zlib
  * (a different build, called through a binding, with its own buffer handling) is not git's C zlib
  * in git's read path; timing node would calibrate the wrong program. So every constant comes from
- * `git cat-file --batch --buffer` on lists of sampled objects, output to /dev/null, in two kinds
+ * `git cat-file --batch --buffer` on lists of sampled objects, output to /dev/null, in three kinds
  * of timed difference:
  *
  *  - inflate lists (non-deltas, limit 0): `--batch` minus `--batch-check` on the same list. That
@@ -27,8 +27,11 @@ import { cacheHits, CALIBRATION_SCHEMA, type Calibration, type CalibrationBatch,
  *    of the fit, `perRead`, which is cat-file's and not a command's, so it is kept apart.
  *  - saved lists (deltas, by result size): the same `--batch` list at limit 0 minus at 1g. Every
  *    per-object cost of cat-file is in both and cancels; what is left is what the cache saved:
- *    the inflations and delta applications of the chains walked at 0 and not at 1g. That is the
- *    quantity a speed-up between two limits is made of, measured on git's own read path.
+ *    the inflations and delta applications of the chains walked at 0 and not at 1g, less the
+ *    cache's memory at 1g. That is the quantity a speed-up between two limits is made of,
+ *    measured on git's own read path.
+ *  - the growth list: chains at 1g minus at a limit with the same counts and a smaller cache:
+ *    the price of the cache's peak (bCache, cost-model.ts).
  *
  * (The first calibration timed deltas apart from hits, each minus `--batch-check`: cat-file's
  * per-object work was priced as inflation, and git.git's blame came out at 11.6 s of reads for a
@@ -37,7 +40,8 @@ import { cacheHits, CALIBRATION_SCHEMA, type Calibration, type CalibrationBatch,
  *
  * Sampling is stratified by inflated size (deltas: by result size) in powers of four, objects
  * chosen in each class by a seeded generator over the classes' members in idx order, so the same
- * pack and seed give the same lists (the timings of course vary; the shape does not).
+ * pack and seed give the same lists (the timings of course vary; the shape does not). What the
+ * lists read, and why so, is at calibrationPlan.
  */
 export interface CalibrateOptions {
   git?: string;
@@ -46,7 +50,7 @@ export interface CalibrateOptions {
   seed?: number;
   /** Timed runs per list; the best is kept (the least disturbed by a shared machine). */
   repeats?: number;
-  /** Objects sampled per size class. */
+  /** At most this many distinct objects (for deltas, chains) per list; unset, as many as the targets need. Tests keep lists short with it. */
   perClass?: number;
   onStage?: (stage: string, done: number, total: number) => void;
   signal?: AbortSignal;
@@ -69,13 +73,15 @@ const SAVED_TARGET_INFLATIONS = 40000;
 export const CALIBRATION_TUNABLES = 'glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=268435456:glibc.malloc.top_pad=67108864';
 /** The limit a saved list is timed against: large enough that nothing sampled is evicted. */
 const SAVED_AGAINST = 1 << 30;
+/** The growth list's cache at 1g: ~32,000 pages first touched, ≈0.1 s on a VM (3–5 µs a page), well above the noise. */
+const GROWTH_TARGET_BYTES = 128 << 20;
 
 export async function calibratePack(model: PackModel, options: CalibrateOptions): Promise<Calibration> {
   const started = performance.now();
   const git = options.git ?? 'git';
   const seed = options.seed ?? DEFAULT_SEED;
   const repeats = options.repeats ?? 3;
-  const perClass = options.perClass ?? 32;
+  const perClass = options.perClass ?? Number.MAX_SAFE_INTEGER;
   const objects = simObjectsFrom([model]);
   const diskSize = model.columns.diskSize;
   const lists = calibrationPlan(objects, seed, perClass);
@@ -86,32 +92,29 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
     options.onStage?.(list.stage, i, total);
     const compact = compactForReads(objects, list.reads);
     const at = (limit: number): ReturnType<typeof gitPolicy.run> => gitPolicy.run(compact.objects, compact.reads, limit);
-    const counts = at(0);
     const input = [...list.reads].map((id) => model.oidHex(id)).join('\n') + '\n';
-    let seconds: number;
-    let against: ReturnType<typeof gitPolicy.run> | undefined;
-    if (list.stage === 'inflate') {
-      seconds = await pairedDifference(git, options.gitDir, { limit: 0, mode: '--batch' }, { limit: 0, mode: '--batch-check' }, input, repeats, options.signal);
-    } else {
-      against = at(SAVED_AGAINST);
-      seconds = await pairedDifference(git, options.gitDir, { limit: 0, mode: '--batch' }, { limit: SAVED_AGAINST, mode: '--batch' }, input, repeats, options.signal);
-    }
-    const minus = (a: number, b: number | undefined): number => a - (b ?? 0);
+    // The timed difference is side a minus side b (see the top of this file), and so are the counts.
+    const [a, b] = list.stage === 'inflate' ? [{ limit: 0, mode: '--batch' }, { limit: 0, mode: '--batch-check' }] : list.stage === 'saved' ? [{ limit: 0, mode: '--batch' }, { limit: SAVED_AGAINST, mode: '--batch' }] : [{ limit: SAVED_AGAINST, mode: '--batch' }, { limit: list.limit, mode: '--batch' }];
+    const seconds = await pairedDifference(git, options.gitDir, a, b, input, repeats, options.signal);
+    const countsA = at(a.limit);
+    const countsB = b.mode === '--batch-check' ? undefined : at(b.limit);
+    const minus = (x: number, y: number | undefined): number => x - (y ?? 0);
     let compressedBytes = 0;
     for (const id of list.reads) compressedBytes += diskSize.get(id);
     batches.push({
       stage: list.stage,
-      sizeClass: [CLASS_BOUNDS[list.cls]!, CLASS_BOUNDS[list.cls + 1]! === Infinity ? -1 : CLASS_BOUNDS[list.cls + 1]!],
+      sizeClass: list.cls < 0 ? [0, -1] : [CLASS_BOUNDS[list.cls]!, CLASS_BOUNDS[list.cls + 1]! === Infinity ? -1 : CLASS_BOUNDS[list.cls + 1]!],
       objects: list.ids.length,
       reads: list.reads.length,
-      limit: 0,
-      against: against ? SAVED_AGAINST : null,
-      inflations: minus(counts.inflations, against?.inflations),
-      inflatedBytes: minus(counts.inflatedBytes, against?.inflatedBytes),
+      limit: a.limit,
+      against: countsB ? b.limit : null,
+      inflations: minus(countsA.inflations, countsB?.inflations),
+      inflatedBytes: minus(countsA.inflatedBytes, countsB?.inflatedBytes),
       compressedBytes,
-      deltaApplications: minus(counts.deltaApplications, against?.deltaApplications),
-      appliedBytes: minus(counts.appliedBytes ?? 0, against?.appliedBytes ?? 0),
-      hits: minus(cacheHits(counts), against ? cacheHits(against) : undefined),
+      deltaApplications: minus(countsA.deltaApplications, countsB?.deltaApplications),
+      appliedBytes: minus(countsA.appliedBytes ?? 0, countsB?.appliedBytes ?? 0),
+      hits: minus(cacheHits(countsA), countsB ? cacheHits(countsB) : undefined),
+      cacheBytes: minus(countsA.peakCacheBytes, countsB?.peakCacheBytes),
       seconds,
       predicted: 0,
     });
@@ -143,7 +146,7 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
     pack: { path: model.files.pack, objects: model.count },
     seed,
     repeats,
-    method: 'git cat-file --batch --buffer on seeded, size-stratified object lists, output to /dev/null, glibc’s malloc thresholds pinned (GLIBC_TUNABLES, as a long-running command’s heap has them), CPU time (user + system), median of repeats of back-to-back pairs: non-deltas --batch minus --batch-check at core.deltaBaseCacheLimit=0 (inflate), deltas --batch at 0 minus at 1g (saved: what the cache saves); counts from the simulator’s replay of each list',
+    method: 'git cat-file --batch --buffer on seeded, size-stratified lists of distinct objects in pack order, output to /dev/null, glibc’s malloc thresholds pinned (GLIBC_TUNABLES, as a long-running command’s heap has them), CPU time (user + system), median of repeats of back-to-back pairs: non-deltas --batch minus --batch-check at core.deltaBaseCacheLimit=0 (inflate), whole chains read side by side root first, --batch at 0 minus at 1g (saved: what the cache saves), chains at 1g minus a smaller limit with the same counts (growth: what the cache’s memory costs); counts from the simulator’s replay of each list',
     parameters,
     perRead,
     pageCacheMiss: {
@@ -164,34 +167,135 @@ export interface CalibrationList {
   reads: Int32Array;
 }
 
-/** The object lists a calibration times: a function of the pack, the seed and the class size only. */
+/**
+ * The object lists a calibration times: a function of the pack, the seed and `perClass` only.
+ *
+ * Every list is cold, as a command's reads are: distinct objects from across the pack, read in
+ * pack order. (The second calibration repeated 32 objects hundreds of times; their bytes stayed in
+ * the CPU's caches and priced git.git's reads at two thirds of their cost in git log --raw. On
+ * git.git, 20,000 distinct 1–4 KiB blobs took 0.25 s in --batch beyond --batch-check, 32 of them
+ * repeated to the same bytes 0.16 s.)
+ *
+ *  - inflate (non-deltas by inflated size): sampled until the targets, each read once; a class
+ *    with too few members is read again, pass after pass.
+ *  - saved (deltas by result size): sampled tips, each read with its whole chain from the root out,
+ *    as git log reads a file's history (the newest version is the base): at limit 0 every read
+ *    walks its chain, with a cache the base just read is there.
+ *  - growth: chains of every class, read at 1g and at a limit just large enough to give the same
+ *    counts (found by the simulator): what is left is the price of the cache's memory, each page
+ *    of it touched for the first time (a larger limit can be slower: git.git's log --raw -n 20000
+ *    took 1.27 s at 16m and 1.59 s at 96m with equal inflations, and 22,600 more page faults).
+ */
 export function calibrationPlan(objects: SimObjects, seed: number, perClass: number): CalibrationList[] {
   const random = mulberry32(seed);
-
   const plain: number[][] = CLASS_BOUNDS.slice(1).map(() => []);
   const deltas: number[][] = CLASS_BOUNDS.slice(1).map(() => []);
   for (let id = 0; id < objects.count; id++) {
     const c = sizeClass(objects.size[id]!);
     (objects.base[id]! < 0 ? plain : deltas)[c]!.push(id);
   }
+  const inPackOrder = (ids: number[]): number[] => ids.sort((a, b) => objects.pack[a]! - objects.pack[b]! || objects.offset[a]! - objects.offset[b]!);
   const lists: CalibrationList[] = [];
   for (let c = 0; c < plain.length; c++) {
-    const ids = sample(plain[c]!, perClass, random);
-    if (ids.length >= 4) lists.push({ stage: 'inflate', cls: c, ids, limit: 0, reads: repeatList(objects, ids, false) });
-  }
-  for (let c = 0; c < deltas.length; c++) {
-    const ids = sample(deltas[c]!, perClass, random);
+    let bytes = 0;
+    const ids = inPackOrder(sampleUntil(plain[c]!, perClass, random, (id, taken) => (bytes += objects.size[id]!) >= TARGET_INFLATED_BYTES || taken >= TARGET_INFLATIONS));
     if (ids.length < 4) continue;
-    lists.push({ stage: 'saved', cls: c, ids, limit: 0, reads: repeatList(objects, ids, true) });
+    const passes = Math.max(1, Math.min(Math.floor(MAX_READS / ids.length), Math.ceil(Math.min(TARGET_INFLATED_BYTES / Math.max(1, bytes), TARGET_INFLATIONS / ids.length))));
+    lists.push({ stage: 'inflate', cls: c, ids, limit: 0, reads: repeated(ids, passes) });
   }
+  const allChains: number[][] = [];
+  for (let c = 0; c < deltas.length; c++) {
+    let saved = { inflations: 0, bytes: 0, reads: 0 };
+    const tips = sampleUntil(deltas[c]!, perClass, random, (id) => {
+      const chain = chainOf(objects, id);
+      const s = chainSaving(objects, chain);
+      saved = { inflations: saved.inflations + s.inflations, bytes: saved.bytes + s.bytes, reads: saved.reads + chain.length };
+      return saved.inflations >= SAVED_TARGET_INFLATIONS || saved.bytes >= SAVED_TARGET_BYTES || saved.reads >= MAX_SAVED_READS;
+    });
+    if (tips.length < 4) continue;
+    const chains = inPackOrder(tips).map((tip) => chainOf(objects, tip));
+    allChains.push(...chains);
+    lists.push({ stage: 'saved', cls: c, ids: tips, limit: 0, reads: interleaved(chains) });
+  }
+  const growth = growthList(objects, allChains);
+  if (growth) lists.push(growth);
   return lists;
 }
 
 /**
- * One non-negative least squares fit (fit.ts) over both kinds of list, columns
- *   [inflations, inflatedBytes, deltaApplications, appliedBytes, reads]:
+ * The chains read side by side, a step of each in turn (every chain's root, then every chain's first
+ * delta, …), as git log reads many files' histories at once. One chain read alone would be served by
+ * limit 0 too: git keeps the base it added last (§1.3), the one the next step needs.
+ */
+function interleaved(chains: number[][]): Int32Array {
+  const out: number[] = [];
+  const longest = Math.max(0, ...chains.map((c) => c.length));
+  for (let d = 0; d < longest; d++) for (const chain of chains) if (d < chain.length) out.push(chain[d]!);
+  return Int32Array.from(out);
+}
+
+/** The root first, the tip last: the order a walk back through history reads a file's versions in. */
+function chainOf(objects: SimObjects, tip: number): number[] {
+  const chain: number[] = [];
+  for (let x = tip; x >= 0 && chain.length <= objects.count; x = objects.base[x]!) chain.push(x);
+  return chain.reverse();
+}
+
+/**
+ * What reading `chain` root first, beside other chains, saves with a large cache against limit 0,
+ * by the read path's rules (§1.6): at 0 the read at depth d walks the whole chain, d + 1
+ * inflations and d deltas applied; with the cache, from d = 2 on, 2 and 2 (the previous read's
+ * result is not cached, its base is).
+ * Only a target for the sampling: the timed lists' counts come from the simulator.
+ */
+function chainSaving(objects: SimObjects, chain: number[]): { inflations: number; bytes: number } {
+  let inflations = 0;
+  let bytes = 0;
+  let walked = 0;
+  for (let d = 0; d < chain.length; d++) {
+    const id = chain[d]!;
+    walked += objects.payloadSize[id]! + (d > 0 ? objects.size[id]! : 0);
+    if (d >= 2) {
+      inflations += d + 1 - 2;
+      const previous = chain[d - 1]!;
+      bytes += walked - (objects.payloadSize[id]! + objects.size[id]! + objects.payloadSize[previous]! + objects.size[previous]!);
+    }
+  }
+  return { inflations, bytes };
+}
+
+/** The growth list: chains from the saved lists until their bases fill GROWTH_TARGET_BYTES, and the limit it is timed against (none when a limit with the same counts keeps most of that memory). */
+function growthList(objects: SimObjects, chains: number[][]): CalibrationList | undefined {
+  const git = parsePolicy('git');
+  const taken: number[][] = [];
+  let bases = 0;
+  let count = 0;
+  // The largest classes first (`chains` come class by class, small first): the most memory for the fewest reads.
+  for (const chain of [...chains].reverse()) {
+    taken.push(chain);
+    count += chain.length;
+    for (let d = 0; d + 1 < chain.length; d++) bases += objects.size[chain[d]!]!;
+    if (bases >= GROWTH_TARGET_BYTES || count >= MAX_SAVED_READS) break;
+  }
+  const reads = interleaved(taken);
+  const compact = compactForReads(objects, reads);
+  const full = git.run(compact.objects, compact.reads, SAVED_AGAINST);
+  // The smallest power of two from 1 MiB that loses nothing against 1g.
+  for (let limit = 1 << 20; limit < SAVED_AGAINST; limit *= 2) {
+    const small = git.run(compact.objects, compact.reads, limit);
+    if (small.inflations !== full.inflations) continue;
+    if (full.peakCacheBytes - small.peakCacheBytes < GROWTH_TARGET_BYTES / 8) return undefined;
+    return { stage: 'growth', cls: -1, ids: [], limit, reads };
+  }
+  return undefined;
+}
+
+/**
+ * One non-negative least squares fit (fit.ts) over every kind of list, columns
+ *   [inflations, inflatedBytes, deltaApplications, appliedBytes, cacheBytes, reads]:
  *   inflate rows (limit 0, minus --batch-check): the counts, and reads (cat-file's per-object work);
- *   saved rows (limit 0 minus 1g): the differences of the counts, and 0 reads (they cancel).
+ *   saved rows (limit 0 minus 1g) and the growth row (1g minus a smaller limit with the same
+ *   counts): the differences of the counts and of the cache's peak, and 0 reads (they cancel).
  * cHit is 0, and not from want of measuring: hits = reads − inflations + deltaApplications, and the
  * reads are the same at every limit, so in any difference between limits (a saved row, and every
  * speed-up a sweep predicts) a hit's cost is exactly a part of aInflate and aDelta and cannot be
@@ -200,14 +304,14 @@ export function calibrationPlan(objects: SimObjects, seed: number, perClass: num
 export function fit(batches: CalibrationBatch[], cTrace: number): { parameters: CostParameters; perRead: number } {
   // Unweighted: the longest lists, whose differences stand furthest above the noise, count most.
   // (Weighting by 1/seconds let a noisy list timed at 0 s pull every constant to 0.)
-  const rows = batches.map((b) => [b.inflations, b.inflatedBytes, b.deltaApplications, b.appliedBytes, b.stage === 'inflate' ? b.reads : 0]);
-  const [aInflate = 0, bInflate = 0, aDelta = 0, bDelta = 0, perRead = 0] = batches.length > 0 ? nonNegativeLeastSquares(rows, batches.map((b) => b.seconds)) : [];
-  return { parameters: { aInflate, bInflate, aDelta, bDelta, cHit: 0, cTrace }, perRead };
+  const rows = batches.map((b) => [b.inflations, b.inflatedBytes, b.deltaApplications, b.appliedBytes, b.cacheBytes, b.stage === 'inflate' ? b.reads : 0]);
+  const [aInflate = 0, bInflate = 0, aDelta = 0, bDelta = 0, bCache = 0, perRead = 0] = batches.length > 0 ? nonNegativeLeastSquares(rows, batches.map((b) => b.seconds)) : [];
+  return { parameters: { aInflate, bInflate, aDelta, bDelta, bCache, cHit: 0, cTrace }, perRead };
 }
 
 /** What the fit says a list took (its counts priced, plus cat-file's per-object work on an inflate list). */
 export function batchPrediction(b: CalibrationBatch, p: CostParameters, perRead: number): number {
-  return p.aInflate * b.inflations + p.bInflate * b.inflatedBytes + p.aDelta * b.deltaApplications + p.bDelta * b.appliedBytes + p.cHit * b.hits + (b.stage === 'inflate' ? perRead * b.reads : 0);
+  return p.aInflate * b.inflations + p.bInflate * b.inflatedBytes + p.aDelta * b.deltaApplications + p.bDelta * b.appliedBytes + p.bCache * b.cacheBytes + p.cHit * b.hits + (b.stage === 'inflate' ? perRead * b.reads : 0);
 }
 
 export async function calibrationKey(model: PackModel, git: string): Promise<Calibration['key']> {
@@ -246,45 +350,25 @@ function sizeClass(size: number): number {
   return c;
 }
 
-/** Up to `n` members, a seeded partial Fisher–Yates over a copy (members in idx order: reproducible). */
-function sample(members: number[], n: number, random: () => number): number[] {
+/**
+ * Members in a seeded order (a partial Fisher–Yates over a copy; members are in idx order, so it is
+ * reproducible), taken until `enough` says the one just taken completes the list, or `most` are taken.
+ */
+function sampleUntil(members: number[], most: number, random: () => number, enough: (id: number, taken: number) => boolean): number[] {
   const pool = members.slice();
-  const count = Math.min(n, pool.length);
+  const count = Math.min(most, pool.length);
   for (let i = 0; i < count; i++) {
     const j = i + Math.floor(random() * (pool.length - i));
     [pool[i], pool[j]] = [pool[j]!, pool[i]!];
+    if (enough(pool[i]!, i + 1)) return pool.slice(0, i + 1);
   }
   return pool.slice(0, count);
 }
 
-/**
- * The list repeated until the timed difference has enough work in it: for an inflate list its
- * limit-0 work (bytes for large objects, inflations for small ones), for a saved list what the cache
- * saves (limit 0's counts minus 1g's). A saved list's first pass saves little (the 1g run pays the
- * chains once), each further pass the same again, so the passes are worked out from one and two.
- * CPU time comes in milliseconds: a difference of 0.01 s is mostly rounding, hence the targets.
- */
-function repeatList(objects: SimObjects, ids: number[], saved: boolean): Int32Array {
-  const git = parsePolicy('git');
-  const passes = (times: number): Int32Array => {
-    const out = new Int32Array(ids.length * times);
-    for (let t = 0; t < times; t++) out.set(ids, t * ids.length);
-    return out;
-  };
-  const work = (times: number): { inflations: number; bytes: number } => {
-    const compact = compactForReads(objects, passes(times));
-    const at0 = git.run(compact.objects, compact.reads, 0);
-    const of = (c: typeof at0): { inflations: number; bytes: number } => ({ inflations: c.inflations, bytes: c.inflatedBytes + (c.appliedBytes ?? 0) });
-    if (!saved) return of(at0);
-    const a = of(at0);
-    const b = of(git.run(compact.objects, compact.reads, SAVED_AGAINST));
-    return { inflations: a.inflations - b.inflations, bytes: a.bytes - b.bytes };
-  };
-  const one = work(1);
-  const perPass = saved ? ((two) => ({ inflations: two.inflations - one.inflations, bytes: two.bytes - one.bytes }))(work(2)) : one;
-  const [bytes, inflations] = saved ? [SAVED_TARGET_BYTES, SAVED_TARGET_INFLATIONS] : [TARGET_INFLATED_BYTES, TARGET_INFLATIONS];
-  const wanted = Math.ceil(Math.min(bytes / Math.max(1, perPass.bytes), inflations / Math.max(1, perPass.inflations))) + (saved ? 1 : 0);
-  return passes(Math.max(saved ? 2 : 1, Math.min(Math.floor((saved ? MAX_SAVED_READS : MAX_READS) / ids.length), wanted)));
+function repeated(ids: number[], passes: number): Int32Array {
+  const out = new Int32Array(ids.length * passes);
+  for (let t = 0; t < passes; t++) out.set(ids, t * ids.length);
+  return out;
 }
 
 function mulberry32(seed: number): () => number {

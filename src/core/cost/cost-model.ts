@@ -5,7 +5,14 @@
  *
  *   readSeconds = aInflate·inflations + bInflate·inflatedBytes
  *               + aDelta·deltaApplications + bDelta·appliedBytes
+ *               + bCache·peakCacheBytes
  *               + cHit·hits,            hits = reads − inflations + deltaApplications
+ *
+ * peakCacheBytes: the most the cache held. Each of its pages is memory the command touches for the
+ * first time (a page fault and the kernel zeroing the page): a larger limit costs time even when it
+ * saves no inflation (git.git's log --raw -n 20000: 1.27 s at 16m, 1.59 s at 96m, equal counts,
+ * 22,600 more page faults; on a VM a fault costs several µs). Freed entries are reused by glibc's
+ * malloc, so only the peak is new memory.
  *
  * hits: every read either is served whole from the cache (reads − logged) or walks its chain down
  * to a cached base (logged − roots) or to its root (roots = inflations − deltaApplications, one
@@ -19,8 +26,12 @@
  * It is an estimate: every number it gives carries the calibration it rests on.
  */
 
-/** /2: saved lists (limit 0 minus 1g) and perRead replace /1's delta and hit lists, whose constants over-priced reads. */
-export const CALIBRATION_SCHEMA = 'packscope.calibration/2';
+/**
+ * /3: cold lists (distinct objects, deltas read chain by chain) and the cache's memory (bCache, the
+ * growth list); /2's lists repeated 32 objects, which stayed in the CPU's caches and under-priced reads.
+ * /2: saved lists (limit 0 minus 1g) and perRead replace /1's delta and hit lists, whose constants over-priced reads.
+ */
+export const CALIBRATION_SCHEMA = 'packscope.calibration/3';
 
 /** Seconds per unit; all ≥ 0 (fit.ts fits them non-negative). */
 export interface CostParameters {
@@ -32,6 +43,8 @@ export interface CostParameters {
   aDelta: number;
   /** Per byte of delta result (patch_delta's copies). */
   bDelta: number;
+  /** Per byte of the cache's peak: memory first touched (page faults, zeroed pages). */
+  bCache: number;
   /** Per cache hit. The calibration leaves it 0: with the reads fixed a hit's cost is a part of aInflate and aDelta (calibrate.ts, fit). Kept for hand-made parameters. */
   cHit: number;
   /** Per GIT_TRACE_PACK_ACCESS line git writes while recording: taken out of the recorded time. */
@@ -40,9 +53,13 @@ export interface CostParameters {
 
 /** One timed batch of the calibration: what it read (exact counts) and what git took. */
 export interface CalibrationBatch {
-  /** inflate: non-deltas, --batch minus --batch-check at limit 0; saved: deltas, --batch at limit 0 minus at `against`. */
-  stage: 'inflate' | 'saved';
-  /** Size class: objects with inflated (or, for deltas, result) size in [low, high). */
+  /**
+   * inflate: non-deltas, --batch minus --batch-check at limit 0; saved: chains, --batch at limit 0
+   * minus at `against` (1g); growth: chains, --batch at `limit` (1g) minus at `against`, a limit
+   * with the same counts and a smaller cache.
+   */
+  stage: 'inflate' | 'saved' | 'growth';
+  /** Size class: objects with inflated (or, for deltas, result) size in [low, high); high −1 for no bound. */
   sizeClass: [number, number];
   /** Distinct objects sampled, and reads (the list repeated). */
   objects: number;
@@ -56,6 +73,8 @@ export interface CalibrationBatch {
   deltaApplications: number;
   appliedBytes: number;
   hits: number;
+  /** Peak cache bytes, `limit`'s minus `against`'s. */
+  cacheBytes: number;
   /** The timed difference (see stage), each side best of `repeats`, CPU seconds. */
   seconds: number;
   /** What the fitted parameters predict for this batch, seconds. */
@@ -93,6 +112,7 @@ export interface CostCounts {
   deltaApplications: number;
   inflatedBytes: number;
   appliedBytes: number;
+  peakCacheBytes: number;
 }
 
 export function cacheHits(counts: Pick<CostCounts, 'reads' | 'inflations' | 'deltaApplications'>): number {
@@ -101,7 +121,7 @@ export function cacheHits(counts: Pick<CostCounts, 'reads' | 'inflations' | 'del
 
 /** The formula at the top of this file, for one cell's counts. */
 export function readSeconds(counts: CostCounts, p: CostParameters): number {
-  return p.aInflate * counts.inflations + p.bInflate * counts.inflatedBytes + p.aDelta * counts.deltaApplications + p.bDelta * counts.appliedBytes + p.cHit * cacheHits(counts);
+  return p.aInflate * counts.inflations + p.bInflate * counts.inflatedBytes + p.aDelta * counts.deltaApplications + p.bDelta * counts.appliedBytes + p.bCache * counts.peakCacheBytes + p.cHit * cacheHits(counts);
 }
 
 /** A simulated cell as the sweep returns it (SimResult's fields this module reads). */
@@ -114,13 +134,14 @@ export interface CellCounts {
   deltaApplications: number;
   inflatedBytes: number;
   appliedBytes?: number | undefined;
+  peakCacheBytes: number;
   exact: boolean;
   bounds: null | { logged: [number, number]; inflations: [number, number]; deltaApplications: [number, number]; inflatedBytes: [number, number] };
 }
 
 function countsOf(cell: CellCounts): CostCounts {
   if (cell.appliedBytes === undefined) throw new Error(`policy ${cell.policy} does not count applied bytes: no time estimate for it`);
-  return { reads: cell.reads, logged: cell.logged, inflations: cell.inflations, deltaApplications: cell.deltaApplications, inflatedBytes: cell.inflatedBytes, appliedBytes: cell.appliedBytes };
+  return { reads: cell.reads, logged: cell.logged, inflations: cell.inflations, deltaApplications: cell.deltaApplications, inflatedBytes: cell.inflatedBytes, appliedBytes: cell.appliedBytes, peakCacheBytes: cell.peakCacheBytes };
 }
 
 /**
@@ -139,7 +160,7 @@ export function cellReadSeconds(cell: CellCounts, p: CostParameters): { seconds:
     const inflations = b.inflations[k];
     const deltas = b.deltaApplications[k];
     const hitsFree = { ...counts, inflations, deltaApplications: deltas, inflatedBytes: b.inflatedBytes[k], appliedBytes: meanApplied * deltas, logged: b.logged[k] };
-    // Hits are not bounded by hidden-reads.ts; the cell's own are used at both ends.
+    // Hits and the cache's peak are not bounded by hidden-reads.ts; the cell's own are used at both ends.
     return readSeconds(hitsFree, { ...p, cHit: 0 }) + p.cHit * cacheHits(counts);
   };
   const low = Math.min(at(0), seconds);

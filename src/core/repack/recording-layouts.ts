@@ -81,7 +81,7 @@ export function replayOnLayout(layout: ReplayLayout, segmentStarts: number[], li
   const runner = parsePolicy('git');
   const inflations = limits.map((limit) => {
     const result = simulateSegments(runner, compact.objects, compact.reads, segmentStarts.length > 0 ? segmentStarts : [0], limit);
-    return { limit, reads: result.reads, logged: result.logged, inflations: result.inflations, deltaApplications: result.deltaApplications, inflatedBytes: result.inflatedBytes, appliedBytes: result.appliedBytes ?? 0, readSeconds: null };
+    return { limit, reads: result.reads, logged: result.logged, inflations: result.inflations, deltaApplications: result.deltaApplications, inflatedBytes: result.inflatedBytes, appliedBytes: result.appliedBytes ?? 0, peakCacheBytes: result.peakCacheBytes, readSeconds: null };
   });
   const locality = layout.models.map((model, k) => {
     const offsets: number[] = [];

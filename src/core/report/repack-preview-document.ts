@@ -44,7 +44,7 @@ export interface LayoutReplay {
    * by the cost model (issue 16, an estimate: the document's `readTime` says on which calibration),
    * null when there is no calibration to price them with.
    */
-  inflations: { limit: number; reads: number; logged: number; inflations: number; deltaApplications: number; inflatedBytes: number; appliedBytes: number; readSeconds: number | null }[];
+  inflations: { limit: number; reads: number; logged: number; inflations: number; deltaApplications: number; inflatedBytes: number; appliedBytes: number; peakCacheBytes: number; readSeconds: number | null }[];
   /** Locality of the reads per pack of the layout (the preview has one). */
   locality: PackLocality[];
 }
