@@ -648,6 +648,7 @@ function renderMeasure(): void {
     ...(comparison === undefined
       ? [h('li', {}, 'No predicted time to compare with: run the sweep in a trusted workspace for its time estimate.')]
       : measuredSentences(comparison).map((sentence) => h('li', {}, sentence))),
+    ...(measure.result.kept ? [h('li', {}, `The split of this command's time: ${measure.result.kept.note}.`)] : []),
   );
   replaceChildren(
     measureTable,

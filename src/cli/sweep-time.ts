@@ -28,6 +28,7 @@ export function timeTable(view: TimeView, policies: string[], limits: number[]):
     ...formatTable([['limit', ...shown], ...rows]),
     `knee (smallest limit within 2% of the best): ${view.knees.map((k) => `${k.policy} ${formatLimit(k.limit)}`).join(', ')}`,
     `non-read time ${n.seconds.toFixed(2)}s = recorded ${n.recordedSeconds.toFixed(2)}s at ${formatLimit(n.recordedLimit)} − trace ${n.traceSeconds.toFixed(2)}s − reads ${n.readSecondsAtRecordedLimit.toFixed(2)}s${n.clamped ? ' (clamped at 0: the model over-prices these reads)' : ''}`,
+    ...(view.basis.measured ? [`priced from your measured runs of this command (${view.basis.measured.date}, best of ${view.basis.measured.runs} at ${view.basis.measured.limits.map(formatLimit).join(', ')}): non-read ${view.basis.measured.nonReadSeconds.toFixed(2)}s + ${view.basis.measured.readScale.toFixed(2)} × the model's reads`] : []),
     `calibration ${view.calibration.date} (${view.calibration.batches} lists, ${view.calibration.reads} reads; git ${view.calibration.key.git}, ${view.calibration.key.cpu})`,
     `recommendation: ${view.recommendation}`,
   ];

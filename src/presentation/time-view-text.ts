@@ -6,6 +6,7 @@
  * reading as the measured runs themselves tell it. Pure: the webview draws with it, tests check it.
  */
 import { formatLimit } from '../common/format.ts';
+import { fitMeasuredSplit } from '../core/cost/measured-split.ts';
 import type { MeasureResult, SweepResult } from '../protocol/server-protocol.ts';
 
 type TimeView = NonNullable<SweepResult['time']>;
@@ -37,12 +38,15 @@ export function timeTableRows(time: TimeView, limits: readonly number[], policie
 export function timeLabel(time: TimeView): string {
   const c = time.calibration;
   const n = time.nonRead;
+  const m = time.basis.measured;
+  const recorded = `the recorded ${seconds(n.recordedSeconds)} at ${formatLimit(n.recordedLimit)} less ${seconds(n.traceSeconds)} of trace writing and ${seconds(n.readSecondsAtRecordedLimit)} of predicted reads${n.clamped ? '; clamped at 0: the model over-prices these reads' : ''}`;
+  const split = m
+    ? `scaled ×${m.readScale.toFixed(2)}, plus ${seconds(m.nonReadSeconds)} of the command that is not object reading, both from your Measure for real runs of this command (${m.date.slice(0, 16).replace('T', ' ')} UTC, best of ${m.runs} at ${m.limits.map(formatLimit).join(', ')}; the recording alone said ${seconds(n.seconds)}: ${recorded})`
+    : `plus ${seconds(n.seconds)} of the command that is not object reading (${recorded})`;
   return (
     `Estimate, not a measurement: the simulator's exact counts priced by the cost model calibrated on this machine and pack ` +
     `(${c.date.slice(0, 16).replace('T', ' ')} UTC; git ${c.key.git}; ${c.key.cpu}; ${c.batches} timed lists, ${c.reads} reads), ` +
-    `plus ${seconds(n.seconds)} of the command that is not object reading (the recorded ${seconds(n.recordedSeconds)} at ${formatLimit(n.recordedLimit)} ` +
-    `less ${seconds(n.traceSeconds)} of trace writing and ${seconds(n.readSecondsAtRecordedLimit)} of predicted reads${n.clamped ? '; clamped at 0: the model over-prices these reads' : ''}). ` +
-    `Speed-ups are against your ${formatLimit(time.currentLimit)} (${time.currentLimitSource}).`
+    `${split}. Speed-ups are against your ${formatLimit(time.currentLimit)} (${time.currentLimitSource}).`
   );
 }
 
@@ -99,31 +103,7 @@ export function measuredAgainstPredicted(time: TimeView, measure: MeasureResult,
     const cell = cellAt(r.limit);
     return cell === undefined ? [] : [{ limit: r.limit, reads: cell.readSeconds, measured: r.bestSeconds }];
   });
-  return { rows, fit: fitNonRead(points) };
-}
-
-/** Least squares of measured = n + s·reads with n, s ≥ 0 (the two-column case, solved directly). */
-function fitNonRead(points: { limit: number; reads: number; measured: number }[]): MeasuredComparison['fit'] {
-  if (points.length < 2) return null;
-  const k = points.length;
-  const mx = points.reduce((a, p) => a + p.reads, 0) / k;
-  const my = points.reduce((a, p) => a + p.measured, 0) / k;
-  const sxx = points.reduce((a, p) => a + (p.reads - mx) ** 2, 0);
-  if (!(sxx > 1e-18 * Math.max(1, mx * mx))) return null;
-  let s = points.reduce((a, p) => a + (p.reads - mx) * (p.measured - my), 0) / sxx;
-  let n = my - s * mx;
-  if (s < 0) {
-    s = 0;
-    n = my;
-  } else if (n < 0) {
-    n = 0;
-    s = points.reduce((a, p) => a + p.reads * p.measured, 0) / points.reduce((a, p) => a + p.reads * p.reads, 0);
-  }
-  return {
-    nonReadSeconds: n,
-    readScale: s,
-    readShare: points.map((p) => ({ limit: p.limit, seconds: s * p.reads, share: n + s * p.reads > 0 ? (s * p.reads) / (n + s * p.reads) : 0 })),
-  };
+  return { rows, fit: fitMeasuredSplit(points) };
 }
 
 /** The words under the Measure table: the error in one line, and the split the runs imply. */

@@ -363,11 +363,22 @@ export interface MeasureParams extends WorkDoneProgressParams {
   limits: number[];
   /** Runs per limit; the best (smallest) wall time is the figure. */
   runs: number;
+  /**
+   * The recording the command is from: its reads are priced at the measured limits and the split
+   * of the command's time the runs imply is kept with the pack's calibration (issue 16), for later
+   * time estimates of this command. Absent: nothing is kept.
+   */
+  recording?: { file: string; segment?: number };
 }
 
 export interface MeasureResult {
   gitVersion: string;
   results: { limit: number; seconds: number[]; bestSeconds: number }[];
+  /**
+   * With `recording`: the fit measured = nonReadSeconds + readScale · predicted read seconds (null
+   * when the runs cannot tell them apart), and where it was kept (null: not kept, `note` says why).
+   */
+  kept?: { split: { nonReadSeconds: number; readScale: number } | null; file: string | null; note: string };
 }
 
 export const RecordingInfoRequest = new RequestType<RecordingParams, RecordingInfo, void>('packscope/recordingInfo');

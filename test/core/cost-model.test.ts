@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { cacheHits, CALIBRATION_SCHEMA, cellReadSeconds, knee, readSeconds, timeView, type Calibration, type CalibrationBatch, type CellCounts, type CostParameters } from '../../src/core/cost/cost-model.ts';
+import { cacheHits, CALIBRATION_SCHEMA, cellReadSeconds, knee, readSeconds, timeView, type Calibration, type CalibrationBatch, type CellCounts, type CostParameters, type MeasuredCommand } from '../../src/core/cost/cost-model.ts';
+import { fitMeasuredSplit, measuredCommandFor, MEASURED_KEPT, withMeasuredCommand } from '../../src/core/cost/measured-split.ts';
 import { nonNegativeLeastSquares } from '../../src/core/cost/fit.ts';
 import { batchPrediction, fit } from '../../src/core/cost/calibrate.ts';
 import { parsePolicy } from '../../src/core/sim/policy-registry.ts';
@@ -90,6 +91,39 @@ describe('cost model on a hand-made recording', () => {
     assert.equal(readOnly.nonRead.seconds, 0);
     assert.equal(readOnly.knees[0]!.limit, 1 << 30);
     assert.match(readOnly.recommendation, /raise core\.deltaBaseCacheLimit/);
+  });
+
+  test('with a measured split of this command: n + s·reads, labelled as from the runs', () => {
+    const measured: MeasuredCommand = { args: ['log', '-p'], cwd: '/r', date: '2026-12-03T22:00:00.000Z', gitVersion: '2.39.5', runs: 3, points: [], split: { nonReadSeconds: 0.5, readScale: 1.25 } };
+    const view = timeView([at0, atLarge] as unknown as CellCounts[], calibration(p), { seconds: 1.0, limit: 0, measured }, { limit: 1 << 30, source: 'test' }, String);
+    assert.equal(view.basis.source, 'measured');
+    for (const [cell, counts] of [[view.cells.find((c) => c.limit === 0)!, at0], [view.cells.find((c) => c.limit === 1 << 30)!, atLarge]] as const) {
+      assert.equal(cell.readSeconds, 1.25 * readSeconds(counts as never, p));
+      assert.equal(cell.predictedSeconds, 0.5 + 1.25 * readSeconds(counts as never, p));
+    }
+    assert.match(view.recommendation, /from your measured runs of 2026-12-03/);
+    // The recording's own split is still worked out and shown beside it.
+    assert.equal(view.nonRead.seconds, 1.0 - 1e-6 * 3 - readSeconds(at0 as never, p));
+    // No split (runs that cannot tell reading apart): the recording's.
+    const unsplit = timeView([at0, atLarge] as unknown as CellCounts[], calibration(p), { seconds: 1.0, limit: 0, measured: { ...measured, split: null } }, { limit: 1 << 30, source: 'test' }, String);
+    assert.equal(unsplit.basis.source, 'recording');
+  });
+
+  test('the measured split: exact points give n and s back; a calibration keeps one entry per command, newest first', () => {
+    const points = [0.2, 0.5, 0.9].map((reads, i) => ({ limit: i, reads, measured: 0.7 + 1.3 * reads }));
+    const fitted = fitMeasuredSplit(points)!;
+    assert.ok(Math.abs(fitted.nonReadSeconds - 0.7) < 1e-12 && Math.abs(fitted.readScale - 1.3) < 1e-12);
+    assert.equal(fitMeasuredSplit([{ limit: 0, reads: 1, measured: 2 }, { limit: 1, reads: 1, measured: 1.9 }]), null, 'equal reads cannot tell the parts apart');
+    const entry = (args: string[], date: string): MeasuredCommand => ({ args, cwd: '/r', date, gitVersion: '2', runs: 1, points: [], split: null });
+    let c = calibration(p);
+    c = withMeasuredCommand(c, entry(['log'], 'a'));
+    c = withMeasuredCommand(c, entry(['blame', 'x'], 'b'));
+    c = withMeasuredCommand(c, entry(['log'], 'c'));
+    assert.deepEqual(c.measured!.map((m) => [m.args.join(' '), m.date]), [['log', 'c'], ['blame x', 'b']]);
+    assert.equal(measuredCommandFor(c, { args: ['blame', 'x'], cwd: '/r' })!.date, 'b');
+    assert.equal(measuredCommandFor(c, { args: ['blame', 'x'], cwd: '/elsewhere' }), undefined);
+    for (let i = 0; i < MEASURED_KEPT + 5; i++) c = withMeasuredCommand(c, entry([`c${i}`], String(i)));
+    assert.equal(c.measured!.length, MEASURED_KEPT);
   });
 
   test('bounds on the counts give bounds on the time, around the point', () => {

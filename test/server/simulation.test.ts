@@ -26,6 +26,8 @@ import { GitSandbox, gitEnv, packStems, runCli, tempDir } from '../support/git.t
 import { historyRepository } from '../support/git-oracle.ts';
 import { expectError, LspServer, type ProgressValue } from '../support/lsp-server.ts';
 import type { RecordingSummary } from '../../src/core/report/recording-document.ts';
+import { CALIBRATION_SCHEMA, readSeconds, type Calibration } from '../../src/core/cost/cost-model.ts';
+import { fitMeasuredSplit } from '../../src/core/cost/measured-split.ts';
 
 const LIMITS = [0, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 96 << 20];
 const POLICIES = ['git', 'git-legacy', 'belady', 'keep-on-hit', 'admit-max:64k'];
@@ -428,6 +430,48 @@ describe('packscope/measure', () => {
       assert.equal(r.bestSeconds, Math.min(...r.seconds));
     }
     assert.equal(values.filter((v) => v.kind === 'report' && /run \d of 3/.test(v.message ?? '')).length, 6, 'progress per run');
+  });
+
+  test('with its recording: the split of the command\'s time is kept with the calibration, and the next time estimate of that command starts from it', async () => {
+    // The recording's own command, where it ran: what the kept split is for.
+    const limits = [0, 1 << 20, 96 << 20];
+    const result = await server.connection.sendRequest(MeasureRequest, { cwd: repo, args: ['log', '-p', '-n', '50'], git: 'git', limits, runs: 2, recording: { file: logP } });
+    const kept = result.kept;
+    assert.ok(kept, 'a recording was named');
+    assert.ok(kept.file, kept.note);
+    const calibration = JSON.parse(fs.readFileSync(kept.file, 'utf8')) as Calibration;
+    assert.equal(calibration.schema, CALIBRATION_SCHEMA);
+    const entry = calibration.measured![0]!;
+    assert.deepEqual([entry.args, entry.cwd, entry.runs], [['log', '-p', '-n', '50'], repo, 2]);
+    assert.deepEqual(entry.points.map((p) => [p.limit, p.bestSeconds]), result.results.map((r) => [r.limit, r.bestSeconds]));
+    // The kept fit is the fit of the kept points (measured-split.ts), and what the reply says.
+    const fit = fitMeasuredSplit(entry.points.map((p) => ({ limit: p.limit, reads: p.predictedReadSeconds, measured: p.bestSeconds })));
+    assert.deepEqual(entry.split, fit ? { nonReadSeconds: fit.nonReadSeconds, readScale: fit.readScale } : null);
+    assert.deepEqual(kept.split, entry.split);
+    // Each point's predicted reads are the model's formula on the replay's counts at that limit.
+    const sweep = await server.connection.sendRequest(SweepRequest, { file: logP, policies: ['git'], limits, time: true });
+    for (const point of entry.points) {
+      const cell = sweep.results.find((r) => r.limit === point.limit)!;
+      assert.equal(point.predictedReadSeconds, readSeconds({ ...cell, appliedBytes: cell.appliedBytes ?? 0 }, calibration.parameters));
+    }
+    const time = sweep.time!;
+    if (entry.split === null) {
+      assert.equal(time.basis.source, 'recording');
+      return;
+    }
+    assert.equal(time.basis.source, 'measured');
+    assert.deepEqual(time.basis.measured!.limits, limits);
+    for (const cell of time.cells) {
+      const counts = sweep.results.find((r) => r.policy === cell.policy && r.limit === cell.limit)!;
+      const read = readSeconds({ ...counts, appliedBytes: counts.appliedBytes ?? 0 }, calibration.parameters);
+      assert.ok(Math.abs(cell.predictedSeconds - (entry.split.nonReadSeconds + entry.split.readScale * read)) < 1e-12);
+    }
+    // Another command is not this one: measured without its recording, nothing is kept.
+    const other = await server.connection.sendRequest(MeasureRequest, { cwd: repo, args: ['log', '--raw'], git: 'git', limits: [0], runs: 1 });
+    assert.equal(other.kept, undefined);
+    const mismatched = await server.connection.sendRequest(MeasureRequest, { cwd: repo, args: ['log', '--raw', '-n', '3'], git: 'git', limits: [0, 1 << 20], runs: 1, recording: { file: logRaw } });
+    assert.equal(mismatched.kept!.file, null);
+    assert.match(mismatched.kept!.note, /not the recording’s own command/);
   });
 
   test("a failing git command gives one error with git's own message", async () => {

@@ -102,6 +102,22 @@ export interface Calibration {
   batches: CalibrationBatch[];
   /** Seconds the calibration took. */
   seconds: number;
+  /** Commands timed by "Measure for real", each with the split of its time the runs imply (measured-split.ts); newest first. */
+  measured?: MeasuredCommand[];
+}
+
+/** One command "Measure for real" timed, and what its runs say of it. */
+export interface MeasuredCommand {
+  /** git's arguments (those of the recording) and where it ran. */
+  args: string[];
+  cwd: string;
+  date: string;
+  gitVersion: string;
+  /** Runs per limit; each point's time is the best of them. */
+  runs: number;
+  points: { limit: number; bestSeconds: number; predictedReadSeconds: number }[];
+  /** measured = nonReadSeconds + readScale · predicted reads; null when the points cannot tell them apart (fewer than two limits whose reads differ). */
+  split: { nonReadSeconds: number; readScale: number } | null;
 }
 
 /** The counts of one simulated cell the model prices. */
@@ -185,6 +201,13 @@ export interface NonReadTime {
   clamped: boolean;
 }
 
+/** Where a time view's split of the command comes from: the recording's run, or "Measure for real" runs of the same command. */
+export interface TimeBasis {
+  source: 'recording' | 'measured';
+  /** measured: the runs' date, runs per limit, limits, and the fit (non-read seconds; the factor on the model's read seconds). */
+  measured: { date: string; runs: number; limits: number[]; nonReadSeconds: number; readScale: number } | null;
+}
+
 /** `traced`: the time is the recording's own run, which wrote a trace line per logged read; false for a run measured apart, without tracing. */
 export function nonReadTime(recordedSeconds: number, recordedLimit: number, recordedCell: CellCounts, p: CostParameters, traced = true): NonReadTime {
   const read = readSeconds(countsOf(recordedCell), p);
@@ -210,6 +233,12 @@ export interface TimeView {
   estimate: true;
   calibration: { date: string; key: Calibration['key']; parameters: CostParameters; batches: number; reads: number };
   nonRead: NonReadTime;
+  /**
+   * 'measured': the cells are priced nonReadSeconds + readScale · read seconds from the
+   * calibration's fit of this command's measured runs (nonRead above is then the recording's own
+   * split, shown beside it); 'recording': nonRead.seconds + read seconds.
+   */
+  basis: TimeBasis;
   /** The user's core.deltaBaseCacheLimit (git's default 96m when unset), and where it came from. */
   currentLimit: number;
   currentLimitSource: string;
@@ -226,7 +255,7 @@ export const KNEE_TOLERANCE = 0.02;
  * Prices every cell, finds each policy's knee and words a recommendation for git's own policy.
  * `cells` must hold git's policy at `currentLimit` and at the recorded limit.
  */
-export function timeView(cells: CellCounts[], calibration: Calibration, recorded: { seconds: number; limit: number; traced?: boolean }, current: { limit: number; source: string }, format: (limit: number) => string): TimeView {
+export function timeView(cells: CellCounts[], calibration: Calibration, recorded: { seconds: number; limit: number; traced?: boolean; measured?: MeasuredCommand | undefined }, current: { limit: number; source: string }, format: (limit: number) => string): TimeView {
   const p = calibration.parameters;
   const gitAt = (limit: number): CellCounts => {
     const cell = cells.find((c) => c.policy === 'git' && c.limit === limit);
@@ -234,18 +263,25 @@ export function timeView(cells: CellCounts[], calibration: Calibration, recorded
     return cell;
   };
   const nonRead = nonReadTime(recorded.seconds, recorded.limit, gitAt(recorded.limit), p, recorded.traced ?? true);
-  const currentSeconds = nonRead.seconds + readSeconds(countsOf(gitAt(current.limit)), p);
+  const fitted = recorded.measured?.split ?? null;
+  const basis: TimeBasis = fitted && recorded.measured
+    ? { source: 'measured', measured: { date: recorded.measured.date, runs: recorded.measured.runs, limits: recorded.measured.points.map((x) => x.limit), ...fitted } }
+    : { source: 'recording', measured: null };
+  const rest = fitted ? fitted.nonReadSeconds : nonRead.seconds;
+  const scale = fitted ? fitted.readScale : 1;
+  const currentSeconds = rest + scale * readSeconds(countsOf(gitAt(current.limit)), p);
   const priced: TimeCell[] = [];
   for (const cell of cells) {
     if (cell.appliedBytes === undefined) continue;
     const read = cellReadSeconds(cell, p);
-    const predictedSeconds = nonRead.seconds + read.seconds;
+    const readSecondsOfCell = scale * read.seconds;
+    const predictedSeconds = rest + readSecondsOfCell;
     priced.push({
       policy: cell.policy,
       limit: cell.limit,
       predictedSeconds,
-      readSeconds: read.seconds,
-      predictedSecondsBounds: read.bounds ? [nonRead.seconds + read.bounds[0], nonRead.seconds + read.bounds[1]] : null,
+      readSeconds: readSecondsOfCell,
+      predictedSecondsBounds: read.bounds ? [rest + scale * read.bounds[0], rest + scale * read.bounds[1]] : null,
       speedUp: currentSeconds / predictedSeconds,
     });
   }
@@ -255,12 +291,13 @@ export function timeView(cells: CellCounts[], calibration: Calibration, recorded
     estimate: true,
     calibration: { date: calibration.date, key: calibration.key, parameters: p, batches: calibration.batches.length, reads: calibration.batches.reduce((s, b) => s + b.reads, 0) },
     nonRead,
+    basis,
     currentLimit: current.limit,
     currentLimitSource: current.source,
     currentSeconds,
     cells: priced,
     knees,
-    recommendation: gitKnee ? recommend(gitKnee, currentSeconds, current.limit, nonRead, format) : 'no recommendation: git’s policy is not in the sweep',
+    recommendation: gitKnee ? recommend(gitKnee, currentSeconds, current.limit, rest, basis, format) : 'no recommendation: git’s policy is not in the sweep',
   };
 }
 
@@ -272,9 +309,10 @@ export function knee(cells: { policy: string; limit: number; predictedSeconds: n
   return { policy: first.policy, limit: first.limit, seconds: first.predictedSeconds, bestSeconds: best };
 }
 
-function recommend(k: { limit: number; seconds: number; bestSeconds: number }, currentSeconds: number, currentLimit: number, nonRead: NonReadTime, format: (limit: number) => string): string {
+function recommend(k: { limit: number; seconds: number; bestSeconds: number }, currentSeconds: number, currentLimit: number, nonReadSeconds: number, basis: TimeBasis, format: (limit: number) => string): string {
   const s = (x: number): string => `${x.toFixed(2)}s`;
-  const evidence = `(estimate: ${s(currentSeconds)} at your ${format(currentLimit)}, ${s(k.seconds)} at ${format(k.limit)}, best ${s(k.bestSeconds)}; ${s(nonRead.seconds)} of it is not object reading)`;
+  const from = basis.measured ? `, from your measured runs of ${basis.measured.date.slice(0, 10)}` : '';
+  const evidence = `(estimate: ${s(currentSeconds)} at your ${format(currentLimit)}, ${s(k.seconds)} at ${format(k.limit)}, best ${s(k.bestSeconds)}; ${s(nonReadSeconds)} of it is not object reading${from})`;
   if (k.limit === currentLimit) return `keep core.deltaBaseCacheLimit=${format(currentLimit)}: it is the knee, beyond it nothing is gained for this workload ${evidence}`;
   if (k.limit < currentLimit) {
     return `core.deltaBaseCacheLimit=${format(k.limit)} is enough: beyond ${format(k.limit)} less than ${KNEE_TOLERANCE * 100}% is gained for this workload, so your ${format(currentLimit)} only costs memory ${evidence}`;

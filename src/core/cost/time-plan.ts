@@ -13,6 +13,7 @@ import type { PackModel } from '../model/pack-model.ts';
 import { discoverRepository } from '../model/repository.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
 import { cachedCalibration, type CalibrateOptions } from './calibrate.ts';
+import { measuredCommandFor } from './measured-split.ts';
 import { timeView, type CellCounts, type TimeView } from './cost-model.ts';
 
 /** git's default core.deltaBaseCacheLimit (environment.c: 96 MiB). */
@@ -64,11 +65,18 @@ export function timeLimits(plan: TimePlan): number[] {
   return [...new Set([plan.current.limit, plan.recordedLimit])];
 }
 
-/** Prices the sweep's cells with the calibration of the repository's largest pack (cached, else run now). */
+/**
+ * Prices the sweep's cells with the calibration of the repository's largest pack (cached, else run
+ * now), and with the split of the recorded command's time that its measured runs gave, when the
+ * calibration holds one (measured-split.ts). A time given on the command line (`--recorded-seconds`,
+ * the bench's) is used as it is.
+ */
 export async function priceSweep(loaded: LoadedRecording, results: CellCounts[], plan: TimePlan, git: string, format: (limit: number) => string, options: Pick<CalibrateOptions, 'onStage' | 'signal'> = {}): Promise<TimeView> {
   const store = loaded.store;
   const top = store.repository.workTree ?? store.repository.gitDir;
   const model = packToCalibrate(store, top);
   const { calibration } = await cachedCalibration(model, store.modelCacheDirectory, { gitDir: gitDirFor(store, top), git, ...options });
-  return timeView(results, calibration, { seconds: plan.recordedSeconds, limit: plan.recordedLimit, traced: plan.traced }, plan.current, format);
+  const m = loaded.log.metadata;
+  const measured = m && plan.traced ? measuredCommandFor(calibration, { args: m.command, cwd: m.cwd }) : undefined;
+  return timeView(results, calibration, { seconds: plan.recordedSeconds, limit: plan.recordedLimit, traced: plan.traced, measured }, plan.current, format);
 }

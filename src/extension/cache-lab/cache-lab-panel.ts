@@ -314,7 +314,9 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
           if (choice !== 'Run') throw new JobCancelled();
         }
         if (plan.programOptions.length > 0) await confirmProgramOptions(plan.programOptions, confirmed);
-        const result = await this.request(runId, 'measure', MeasureRequest, { cwd: plan.cwd, args: plan.args, git, limits, runs }, progress);
+        // The recording goes along only when its own command is what runs: the split kept is then this command's.
+        const recording = plan.reconstructed ? {} : { recording: { file, ...(segment === null ? {} : { segment }) } };
+        const result = await this.request(runId, 'measure', MeasureRequest, { cwd: plan.cwd, args: plan.args, git, limits, runs, ...recording }, progress);
         posted = { type: 'measure', runId, command, args: plan.args, cwd: plan.cwd, reconstructed: plan.reconstructed, result };
         this.send(posted);
         return result;

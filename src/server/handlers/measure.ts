@@ -1,11 +1,18 @@
 /** `packscope/measure`: a git command timed at several core.deltaBaseCacheLimit values. */
 import * as fs from 'node:fs';
-import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
+import * as path from 'node:path';
+import { LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
+import { cachedCalibration, calibrationFile, saveCalibration } from '../../core/cost/calibrate.ts';
+import { readSeconds, type CellCounts, type MeasuredCommand } from '../../core/cost/cost-model.ts';
+import { fitMeasuredSplit, withMeasuredCommand } from '../../core/cost/measured-split.ts';
+import { gitDirFor, packToCalibrate } from '../../core/cost/time-plan.ts';
+import { sweepRecording } from '../../core/report/simulation.ts';
 import { gitVersionOf } from '../../core/git/git-probe.ts';
 import { GitCommandError, runGit as runGitProcess, type GitRun } from '../../core/git/run-git.ts';
 import { formatLimit } from '../../common/format.ts';
-import { MeasureRequest, type MeasureResult } from '../../protocol/server-protocol.ts';
-import { cancelledError, throwIfCancelled } from '../cancellation.ts';
+import { MeasureRequest, type MeasureParams, type MeasureResult } from '../../protocol/server-protocol.ts';
+import { abortSignalFor, cancelledError, throwIfCancelled } from '../cancellation.ts';
+import { openRecording } from '../recording-opener.ts';
 import { checkLimits, invalid } from '../request-params.ts';
 import { percent, withProgress } from '../request-progress.ts';
 import { checkGitArguments, trustedGit } from '../trusted-git.ts';
@@ -62,8 +69,65 @@ export function registerMeasureHandlers(context: ServerContext): void {
           results.push({ limit, seconds, bestSeconds: Math.min(...seconds) });
         }
         progress.report(100, `${total} runs`);
-        return { gitVersion: version, results };
+        if (params.recording === undefined) return { gitVersion: version, results };
+        const kept = await keepMeasuredSplit(context, params.recording, { args: gitArgs, cwd, gitVersion: version, runs: params.runs, git }, results, token, progress);
+        return { gitVersion: version, results, kept };
       }),
     ),
   );
+}
+
+/**
+ * The split of the command's time its runs imply (measured = non-read + scale · predicted reads,
+ * src/core/cost/measured-split.ts), kept with the calibration of the recording's largest pack so
+ * that later time estimates of this command predict the whole command from it (issue 16). The
+ * runs stand whatever happens here: a failure is the note, not the request's error.
+ */
+async function keepMeasuredSplit(
+  context: ServerContext,
+  recording: NonNullable<MeasureParams['recording']>,
+  command: { args: string[]; cwd: string; gitVersion: string; runs: number; git: string },
+  results: MeasureResult['results'],
+  token: CancellationToken,
+  progress: WorkDoneProgressReporter,
+): Promise<NonNullable<MeasureResult['kept']>> {
+  try {
+    if (typeof recording !== 'object' || recording === null || typeof recording.file !== 'string') throw invalid('recording must name a file');
+    const { loaded } = await openRecording(context, { file: recording.file, ...(recording.segment === undefined ? {} : { segment: recording.segment }) }, token, progress);
+    const m = loaded.log.metadata;
+    if (!m) return { split: null, file: null, note: 'not kept: a raw trace names no command to keep it for' };
+    if (m.command.length !== command.args.length || m.command.some((a, i) => a !== command.args[i]) || path.resolve(m.cwd) !== path.resolve(command.cwd)) {
+      return { split: null, file: null, note: 'not kept: what ran is not the recording’s own command' };
+    }
+    progress.report(100, 'pricing the recording’s reads at the measured limits');
+    const limits = results.map((r) => r.limit);
+    const signal = abortSignalFor(token);
+    const cells = (await context.work.run('sweep', token, () => sweepRecording(loaded, ['git'], limits, { workerScript: context.bundledScript('sim-worker.js'), signal }))) as unknown as CellCounts[];
+    throwIfCancelled(token);
+    const store = loaded.store;
+    const top = store.repository.workTree ?? store.repository.gitDir;
+    const model = packToCalibrate(store, top);
+    const { calibration } = await cachedCalibration(model, store.modelCacheDirectory, {
+      gitDir: gitDirFor(store, top),
+      git: command.git,
+      signal,
+      onStage: (stage, done, total) => progress.report(percent(done, total), `calibrating (${stage}): ${done} of ${total} timed lists`),
+    });
+    const points = results.map((r) => {
+      const cell = cells.find((c) => c.policy === 'git' && c.limit === r.limit);
+      if (!cell) throw new Error(`the replay lacks git's policy at ${formatLimit(r.limit)}`);
+      return { limit: r.limit, bestSeconds: r.bestSeconds, predictedReadSeconds: readSeconds({ ...cell, appliedBytes: cell.appliedBytes ?? 0 }, calibration.parameters) };
+    });
+    const fit = fitMeasuredSplit(points.map((p) => ({ limit: p.limit, reads: p.predictedReadSeconds, measured: p.bestSeconds })));
+    const split = fit ? { nonReadSeconds: fit.nonReadSeconds, readScale: fit.readScale } : null;
+    const entry: MeasuredCommand = { args: [...command.args], cwd: command.cwd, date: new Date().toISOString(), gitVersion: command.gitVersion, runs: command.runs, points, split };
+    if (store.modelCacheDirectory === undefined) return { split, file: null, note: 'not kept: PackScope’s cache directory is off' };
+    if (split === null) return { split, file: null, note: 'not kept: the runs cannot tell reading from the rest (fewer than two limits whose predicted reads differ)' };
+    const file = calibrationFile(store.modelCacheDirectory, calibration.key);
+    saveCalibration(file, withMeasuredCommand(calibration, entry));
+    return { split, file, note: `kept with the calibration of ${model.files.pack}: time estimates of this command now start from these runs` };
+  } catch (error) {
+    throwIfCancelled(token);
+    return { split: null, file: null, note: `not kept: ${error instanceof Error ? error.message : String(error)}` };
+  }
 }
