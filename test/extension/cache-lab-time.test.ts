@@ -88,5 +88,15 @@ describe('Cache Lab time estimate', function () {
     assert.deepEqual(outcome.errors, []);
     assert.ok(outcome.message);
     for (const r of outcome.message.result.results) assert.ok(time.cells.some((c) => c.policy === 'git' && c.limit === r.limit), `a prediction at ${r.limit}`);
+    // The recording went along (its own command ran): the split of its time is kept with the calibration, or the note says why not.
+    const kept = outcome.message.result.kept;
+    assert.ok(kept, 'a kept split or its reason');
+    if (kept.split) {
+      assert.ok(kept.file && fs.existsSync(kept.file), kept.note);
+      const calibration = JSON.parse(fs.readFileSync(kept.file, 'utf8')) as { measured?: { split: unknown }[] };
+      assert.deepEqual(calibration.measured?.[0]?.split, kept.split);
+    } else {
+      assert.match(kept.note, /^not kept: /);
+    }
   });
 });

@@ -121,6 +121,13 @@ describe('Cache Lab time view', () => {
     const notes = await page.locator('#measure-notes li').allTextContents();
     assert.match(notes[0], /^Predicted against measured: the largest error is/);
     assert.match(notes[1], /of the command is object reading\.$/);
+    assert.equal(notes.length, 2, 'no kept split in this message: no word of it');
+    // With the server's word on the split it kept, the note says so.
+    const kept = { split: { nonReadSeconds: 1.5, readScale: 0.8 }, file: '/cache/calibrations/x.json', note: 'kept with the calibration of /p.pack: time estimates of this command now start from these runs' };
+    await send(page, { ...measure, result: { ...measure.result, kept } });
+    await page.waitForFunction(() => document.querySelectorAll('#measure-notes li').length === 3);
+    const withKept = await page.locator('#measure-notes li').allTextContents();
+    assert.equal(withKept[2], `The split of this command's time: ${kept.note}.`);
     assert.deepEqual(errors, []);
     await page.close();
   });
