@@ -6,7 +6,7 @@
  * reading as the measured runs themselves tell it. Pure: the webview draws with it, tests check it.
  */
 import { formatLimit } from '../common/format.ts';
-import { fitMeasuredSplit } from '../core/cost/measured-split.ts';
+import { fitMeasuredSplit } from '../common/measured-split-fit.ts';
 import type { MeasureResult, SweepResult } from '../protocol/server-protocol.ts';
 
 type TimeView = NonNullable<SweepResult['time']>;

@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { cacheHits, CALIBRATION_SCHEMA, cellReadSeconds, knee, readSeconds, timeView, type Calibration, type CalibrationBatch, type CellCounts, type CostParameters, type MeasuredCommand } from '../../src/core/cost/cost-model.ts';
-import { fitMeasuredSplit, measuredCommandFor, MEASURED_KEPT, withMeasuredCommand } from '../../src/core/cost/measured-split.ts';
+import { fitMeasuredSplit } from '../../src/common/measured-split-fit.ts';
+import { measuredCommandFor, MEASURED_KEPT, withMeasuredCommand } from '../../src/core/cost/measured-split.ts';
 import { nonNegativeLeastSquares } from '../../src/core/cost/fit.ts';
 import { batchPrediction, fit } from '../../src/core/cost/calibrate.ts';
 import { parsePolicy } from '../../src/core/sim/policy-registry.ts';

@@ -27,7 +27,7 @@ import { historyRepository } from '../support/git-oracle.ts';
 import { expectError, LspServer, type ProgressValue } from '../support/lsp-server.ts';
 import type { RecordingSummary } from '../../src/core/report/recording-document.ts';
 import { CALIBRATION_SCHEMA, readSeconds, type Calibration } from '../../src/core/cost/cost-model.ts';
-import { fitMeasuredSplit } from '../../src/core/cost/measured-split.ts';
+import { fitMeasuredSplit } from '../../src/common/measured-split-fit.ts';
 
 const LIMITS = [0, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 96 << 20];
 const POLICIES = ['git', 'git-legacy', 'belady', 'keep-on-hit', 'admit-max:64k'];

@@ -16,7 +16,7 @@ const { formatLimit } = await tsImport('../../src/common/format.ts', import.meta
 const { measuredAgainstPredicted } = await tsImport('../../src/presentation/time-view-text.ts', import.meta.url);
 
 const M = 1024 * 1024;
-const parameters = { aInflate: 4e-7, bInflate: 3e-9, aDelta: 2e-7, bDelta: 2e-10, cHit: 0, cTrace: 3e-6 };
+const parameters = { aInflate: 4e-7, bInflate: 3e-9, aDelta: 2e-7, bDelta: 2e-10, bCache: 1e-9, cHit: 0, cTrace: 3e-6 };
 const calibration = {
   schema: CALIBRATION_SCHEMA, date: '2026-12-02T15:04:05.000Z',
   key: { packChecksum: '01'.repeat(20), node: 'v20.20.2', cpu: 'Test CPU 3000', git: '2.39.5' },

@@ -7,52 +7,13 @@
  * nonReadSeconds is git's own work (diffing, output, start-up), readScale how the model's read time
  * compares with this command's. The calibration keeps the fit per command (`measured`), and a time
  * view of a recording of that command prices its cells with it: the prediction is then of the
- * whole command, from runs of it, and says so.
+ * whole command, from runs of it, and says so. The fit itself is src/common/measured-split-fit.ts
+ * (the webview shows it too).
  */
-// Pure (no node:*): the Cache Lab's webview fits the same split from a Measure it shows.
 import type { Calibration, MeasuredCommand } from './cost-model.ts';
 
 /** How many measured commands a calibration keeps (the newest). */
 export const MEASURED_KEPT = 20;
-
-export interface SplitPoint {
-  limit: number;
-  /** Predicted read seconds at this limit (git's policy). */
-  reads: number;
-  /** Best measured seconds of the whole command. */
-  measured: number;
-}
-
-export interface MeasuredSplit {
-  nonReadSeconds: number;
-  readScale: number;
-  /** Per point: the read seconds the fit gives and their share of the command. */
-  readShare: { limit: number; seconds: number; share: number }[];
-}
-
-/** Least squares of measured = n + s·reads with n, s ≥ 0 (two columns, solved directly); null with fewer than two points whose reads differ. */
-export function fitMeasuredSplit(points: SplitPoint[]): MeasuredSplit | null {
-  if (points.length < 2) return null;
-  const k = points.length;
-  const mx = points.reduce((a, p) => a + p.reads, 0) / k;
-  const my = points.reduce((a, p) => a + p.measured, 0) / k;
-  const sxx = points.reduce((a, p) => a + (p.reads - mx) ** 2, 0);
-  if (!(sxx > 1e-18 * Math.max(1, mx * mx))) return null;
-  let s = points.reduce((a, p) => a + (p.reads - mx) * (p.measured - my), 0) / sxx;
-  let n = my - s * mx;
-  if (s < 0) {
-    s = 0;
-    n = my;
-  } else if (n < 0) {
-    n = 0;
-    s = points.reduce((a, p) => a + p.reads * p.measured, 0) / points.reduce((a, p) => a + p.reads * p.reads, 0);
-  }
-  return {
-    nonReadSeconds: n,
-    readScale: s,
-    readShare: points.map((p) => ({ limit: p.limit, seconds: s * p.reads, share: n + s * p.reads > 0 ? (s * p.reads) / (n + s * p.reads) : 0 })),
-  };
-}
 
 function sameCommand(a: { args: string[]; cwd: string }, b: { args: string[]; cwd: string }): boolean {
   return a.cwd === b.cwd && a.args.length === b.args.length && a.args.every((x, i) => x === b.args[i]);
