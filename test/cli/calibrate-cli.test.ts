@@ -3,7 +3,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { calibratePack, calibrationPlan } from '../../src/core/cost/calibrate.ts';
-import { CALIBRATION_SCHEMA, type Calibration, type TimeView } from '../../src/core/cost/cost-model.ts';
+import { CALIBRATION_SCHEMA, readSeconds, type Calibration, type CellCounts, type TimeView } from '../../src/core/cost/cost-model.ts';
+import { withMeasuredCommand } from '../../src/core/cost/measured-split.ts';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import { hashAlgorithmNear } from '../../src/core/model/repository.ts';
 import { simObjectsFrom } from '../../src/core/sim/sim-objects.ts';
@@ -105,5 +106,26 @@ describe('calibrate and sweep --time on a real repository', () => {
     assert.equal(text.status, 0, text.stderr);
     assert.match(text.stdout.toString(), /predicted seconds of the whole command \(estimate\)/);
     assert.match(text.stdout.toString(), /recommendation: /);
+    assert.doesNotMatch(text.stdout.toString(), /priced from your measured runs/);
+
+    // A split kept for this command (as Measure for real keeps it, server side): the next estimate
+    // of the same command starts from it; the JSON says so and each cell is its formula.
+    const file = path.join(cacheDir, 'calibrations', fs.readdirSync(path.join(cacheDir, 'calibrations'))[0]!);
+    const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as Calibration;
+    const split = { nonReadSeconds: 0.25, readScale: 1.5 };
+    fs.writeFileSync(file, JSON.stringify(withMeasuredCommand(kept, { args: ['log', '-p'], cwd: repo, date: '2026-12-03T22:00:00.000Z', gitVersion: 'x', runs: 3, points: [], split })));
+    const again = runCli(['sweep', '--time', '--json', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    assert.equal(again.status, 0, again.stderr);
+    const measuredDoc = JSON.parse(again.stdout.toString()) as { results: CellCounts[]; time: TimeView };
+    assert.equal(measuredDoc.time.basis.source, 'measured');
+    for (const cell of measuredDoc.time.cells) {
+      const counts = measuredDoc.results.find((r) => r.policy === cell.policy && r.limit === cell.limit)!;
+      assert.ok(Math.abs(cell.predictedSeconds - (0.25 + 1.5 * readSeconds({ ...counts, appliedBytes: counts.appliedBytes ?? 0 }, kept.parameters))) < 1e-12);
+    }
+    const words = runCli(['sweep', '--time', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    assert.match(words.stdout.toString(), /priced from your measured runs of this command \(2026-12-03T22:00:00\.000Z, best of 3/);
+    // A given time (--recorded-seconds, a run measured apart) is used as it is.
+    const given = runCli(['sweep', '--time', '--json', '--recorded-seconds', '2', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    assert.equal((JSON.parse(given.stdout.toString()) as { time: TimeView }).time.basis.source, 'recording');
   });
 });

@@ -26,6 +26,13 @@ describe('time view words', () => {
     assert.deepEqual(kneeSentences(view, (p) => p), [`git: beyond 16m nothing is gained for this workload (${view.knees[0]!.seconds.toFixed(2)} s, within 2% of the best ${view.knees[0]!.bestSeconds.toFixed(2)} s).`]);
   });
 
+  test('the label says when the split comes from measured runs of this command', () => {
+    const measured = { args: ['log'], cwd: '/r', date: '2026-12-03T22:00:00.000Z', gitVersion: '2.39.5', runs: 3, points: [{ limit: 0, bestSeconds: 6, predictedReadSeconds: 3 }, { limit: M, bestSeconds: 4, predictedReadSeconds: 1 }], split: { nonReadSeconds: 3, readScale: 1 } };
+    const fromRuns = timeView(cells, calibration, { seconds: 6, limit: 0, measured }, { limit: 96 * M, source: 'test' }, formatLimit);
+    assert.match(timeLabel(fromRuns), /scaled ×1\.00, plus 3\.00 s of the command that is not object reading, both from your Measure for real runs of this command \(2026-12-03 22:00 UTC, best of 3 at 0, 1m; the recording alone said /);
+    assert.doesNotMatch(timeLabel(view), /Measure for real/);
+  });
+
   test('predicted against measured: the error per limit, and the split the runs imply recovered exactly', () => {
     // Measured = 1.5 s of other work + 0.8 × predicted reads: the fit must find both.
     const results = view.cells.map((c) => ({ limit: c.limit, seconds: [1.5 + 0.8 * c.readSeconds], bestSeconds: 1.5 + 0.8 * c.readSeconds }));
