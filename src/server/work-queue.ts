@@ -9,7 +9,7 @@ import type { CancellationToken } from 'vscode-languageserver/node';
 import { cancelledError } from './cancellation.ts';
 import type { ThreadBudget } from './thread-budget.ts';
 
-export type WorkKind = 'sweep' | 'locality' | 'index-pack' | 'open-recording' | 'object-content' | 'repack-preview' | 'pack-map';
+export type WorkKind = 'sweep' | 'locality' | 'index-pack' | 'open-recording' | 'object-content' | 'repack-preview' | 'pack-map' | 'calibrate';
 
 /**
  * Pack Map requests handed to its one worker at a time: a few, so that the next tile is waiting
@@ -20,11 +20,12 @@ const PACK_MAP_IN_FLIGHT = 4;
 /**
  * How many jobs of each kind run at once. A sweep runs its cells on availableParallelism() threads
  * itself, so one sweep at a time keeps the simulation workers at that; an object document is one
- * worker, and a few may rebuild side by side.
+ * worker, and a few may rebuild side by side. One calibration at a time: two timing git at once
+ * would each time the other's load.
  */
 export function defaultConcurrency(): Record<WorkKind, number> {
   const cores = Math.max(1, availableParallelism());
-  return { sweep: 1, locality: 1, 'index-pack': 1, 'open-recording': 1, 'object-content': cores, 'repack-preview': 1, 'pack-map': PACK_MAP_IN_FLIGHT };
+  return { sweep: 1, locality: 1, 'index-pack': 1, 'open-recording': 1, 'object-content': cores, 'repack-preview': 1, 'pack-map': PACK_MAP_IN_FLIGHT, calibrate: 1 };
 }
 
 /** After this long with no job running or waiting, the server releases its caches. */

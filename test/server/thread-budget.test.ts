@@ -112,7 +112,7 @@ describe('WorkQueues over one ThreadBudget', () => {
   test('every kind at its own bound, together never more threads than the budget; a sweep told how many it got', async () => {
     const budget = new ThreadBudget(2);
     // The per-kind bounds of a 2-core server: before the budget these alone allowed 1 + 2 + 1 + 1 threads at once.
-    const queues = new WorkQueues({ sweep: 1, locality: 1, 'index-pack': 1, 'open-recording': 1, 'object-content': 2, 'repack-preview': 1, 'pack-map': 4 }, () => undefined, 60_000, budget);
+    const queues = new WorkQueues({ sweep: 1, locality: 1, 'index-pack': 1, 'open-recording': 1, 'object-content': 2, 'repack-preview': 1, 'pack-map': 4, calibrate: 1 }, () => undefined, 60_000, budget);
     let running = 0;
     let peak = 0;
     const granted: number[] = [];
@@ -156,7 +156,7 @@ describe('WorkQueues over one ThreadBudget', () => {
 
   test("the Pack Map's jobs take no place: its one worker is always there", async () => {
     const budget = new ThreadBudget(1);
-    const queues = new WorkQueues({ sweep: 1, locality: 1, 'index-pack': 1, 'open-recording': 1, 'object-content': 1, 'repack-preview': 1, 'pack-map': 4 }, () => undefined, 60_000, budget);
+    const queues = new WorkQueues({ sweep: 1, locality: 1, 'index-pack': 1, 'open-recording': 1, 'object-content': 1, 'repack-preview': 1, 'pack-map': 4, calibrate: 1 }, () => undefined, 60_000, budget);
     const held = await budget.acquire(1, token);
     assert.equal(await queues.run('pack-map', token, async () => 'tile'), 'tile');
     held.release();

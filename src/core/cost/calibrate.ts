@@ -455,16 +455,20 @@ export function childCpuSeconds(command: string, args: string[], env: NodeJS.Pro
 /**
  * The calibration for this pack on this machine: the cached one when its key (pack checksum, node,
  * CPU model, git version) matches, else a new run, saved under the model cache directory
- * (`<dir>/calibrations/`; none when the cache is off). `refresh` forces a new run.
+ * (`<dir>/calibrations/`; none when the cache is off). `refresh` forces a new run; `run` runs it
+ * (the server's runs in a worker: the plan walks every object of the pack).
  */
-export async function cachedCalibration(model: PackModel, modelCacheDirectory: string | undefined, options: CalibrateOptions, refresh = false): Promise<{ calibration: Calibration; file: string | undefined; fromCache: boolean }> {
+/** How a new calibration is run: calibratePack here, or (the server) the same in a worker thread. */
+export type CalibrationRun = (model: PackModel, options: CalibrateOptions) => Promise<Calibration>;
+
+export async function cachedCalibration(model: PackModel, modelCacheDirectory: string | undefined, options: CalibrateOptions, refresh = false, run: CalibrationRun = calibratePack): Promise<{ calibration: Calibration; file: string | undefined; fromCache: boolean }> {
   const key = await calibrationKey(model, options.git ?? 'git');
   const file = modelCacheDirectory === undefined ? undefined : calibrationFile(modelCacheDirectory, key);
   if (file && !refresh) {
     const cached = loadCalibration(file);
     if (cached && JSON.stringify(cached.key) === JSON.stringify(key)) return { calibration: cached, file, fromCache: true };
   }
-  const calibration = await calibratePack(model, options);
+  const calibration = await run(model, options);
   if (file) saveCalibration(file, calibration);
   return { calibration, file, fromCache: false };
 }

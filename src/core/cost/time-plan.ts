@@ -12,7 +12,7 @@ import type { ObjectStore } from '../model/object-store.ts';
 import type { PackModel } from '../model/pack-model.ts';
 import { discoverRepository } from '../model/repository.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
-import { cachedCalibration, type CalibrateOptions } from './calibrate.ts';
+import { cachedCalibration, type CalibrateOptions, type CalibrationRun } from './calibrate.ts';
 import { measuredCommandFor } from './measured-split.ts';
 import { timeView, type CellCounts, type TimeView } from './cost-model.ts';
 
@@ -71,11 +71,12 @@ export function timeLimits(plan: TimePlan): number[] {
  * calibration holds one (measured-split.ts). A time given on the command line (`--recorded-seconds`,
  * the bench's) is used as it is.
  */
-export async function priceSweep(loaded: LoadedRecording, results: CellCounts[], plan: TimePlan, git: string, format: (limit: number) => string, options: Pick<CalibrateOptions, 'onStage' | 'signal'> = {}): Promise<TimeView> {
+export async function priceSweep(loaded: LoadedRecording, results: CellCounts[], plan: TimePlan, git: string, format: (limit: number) => string, options: Pick<CalibrateOptions, 'onStage' | 'signal'> & { run?: CalibrationRun } = {}): Promise<TimeView> {
   const store = loaded.store;
   const top = store.repository.workTree ?? store.repository.gitDir;
   const model = packToCalibrate(store, top);
-  const { calibration } = await cachedCalibration(model, store.modelCacheDirectory, { gitDir: gitDirFor(store, top), git, ...options });
+  const { run, ...calibrateOptions } = options;
+  const { calibration } = await cachedCalibration(model, store.modelCacheDirectory, { gitDir: gitDirFor(store, top), git, ...calibrateOptions }, false, run);
   const m = loaded.log.metadata;
   const measured = m && plan.traced ? measuredCommandFor(calibration, { args: m.command, cwd: m.cwd }) : undefined;
   return timeView(results, calibration, { seconds: plan.recordedSeconds, limit: plan.recordedLimit, traced: plan.traced, measured }, plan.current, format);

@@ -13,6 +13,7 @@ import { GitCommandError, runGit as runGitProcess, type GitRun } from '../../cor
 import { formatLimit } from '../../common/format.ts';
 import { MeasureRequest, type MeasureParams, type MeasureResult } from '../../protocol/server-protocol.ts';
 import { abortSignalFor, cancelledError, throwIfCancelled } from '../cancellation.ts';
+import { calibrationInWorker } from '../calibration-worker.ts';
 import { openRecording } from '../recording-opener.ts';
 import { checkLimits, invalid } from '../request-params.ts';
 import { percent, withProgress } from '../request-progress.ts';
@@ -108,12 +109,7 @@ async function keepMeasuredSplit(
     const store = loaded.store;
     const top = store.repository.workTree ?? store.repository.gitDir;
     const model = packToCalibrate(store, top);
-    const { calibration } = await cachedCalibration(model, store.modelCacheDirectory, {
-      gitDir: gitDirFor(store, top),
-      git: command.git,
-      signal,
-      onStage: (stage, done, total) => progress.report(percent(done, total), `calibrating (${stage}): ${done} of ${total} timed lists`),
-    });
+    const { calibration } = await cachedCalibration(model, store.modelCacheDirectory, { gitDir: gitDirFor(store, top), git: command.git, signal }, false, calibrationInWorker(context, token, progress));
     const points = results.map((r) => {
       const cell = cells.find((c) => c.policy === 'git' && c.limit === r.limit);
       if (!cell) throw new Error(`the replay lacks git's policy at ${formatLimit(r.limit)}`);

@@ -11,6 +11,7 @@ import { parsePolicy } from '../../core/sim/policy-registry.ts';
 import { LocalityRequest, SweepRequest, type LocalityResult, type SweepResult } from '../../protocol/server-protocol.ts';
 import { abortSignalFor, throwIfCancelled } from '../cancellation.ts';
 import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languageserver/node';
+import { calibrationInWorker } from '../calibration-worker.ts';
 import { openRecording } from '../recording-opener.ts';
 import { checkLimits, invalid, pageCacheParams, paramsObject, stringList } from '../request-params.ts';
 import { percent, withProgress } from '../request-progress.ts';
@@ -77,7 +78,7 @@ export function registerSimulationHandlers(context: ServerContext): void {
 /**
  * The sweep's time estimate (issue 16): git's policy at the user's limit and the recorded one is
  * replayed too where the sweep lacks it (priced, not added to the results), and the pack is
- * calibrated by timing the configured git (cached; tens of seconds the first time on a large pack).
+ * calibrated by timing the configured git in a worker (cached; tens of seconds the first time on a large pack).
  * A recording that cannot be priced (a raw trace, a complete recording, one segment) gives the
  * reason instead, and the counts stand.
  */
@@ -90,10 +91,7 @@ async function priceCells(context: ServerContext, loaded: LoadedRecording, segme
     const extra = missing.length === 0 ? [] : await context.work.run('sweep', token, () => sweepRecording(loaded, ['git'], missing, { workerScript: context.bundledScript('sim-worker.js'), signal }));
     throwIfCancelled(token);
     progress.report(100, 'calibrating the cost model (timing git on the pack)');
-    const time = await priceSweep(loaded, [...results, ...extra] as unknown as CellCounts[], plan, git, formatLimit, {
-      signal,
-      onStage: (stage, done, total) => progress.report(percent(done, total), `calibrating (${stage}): ${done} of ${total} timed lists`),
-    });
+    const time = await priceSweep(loaded, [...results, ...extra] as unknown as CellCounts[], plan, git, formatLimit, { signal, run: calibrationInWorker(context, token, progress) });
     return { time };
   } catch (error) {
     throwIfCancelled(token);

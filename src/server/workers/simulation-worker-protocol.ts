@@ -17,6 +17,10 @@
  *                   worker ends (terminating it outright could leave both behind).
  *   object-content  rebuild one object (its chain's deltas applied, within a budget of bytes rebuilt)
  *                   for packscope/objectContent: the object document's content and delta listing.
+ *   calibrate       time git reading the pack's sampled objects (src/core/cost/calibrate.ts): the
+ *                   plan and the lists' counts walk every object of the pack (over a second on
+ *                   git.git's, seconds on larger ones); answers with the calibration (`calibration`),
+ *                   which the server keeps. A `cancel` message stops git and ends it.
  *   object-paths    name every tree, blob and tag of a store as `git rev-list --objects --all` does
  *                   (core/model/object-paths.ts), read from the model cache or walked and saved
  *                   there; answers with the table and per-pack columns, buffers transferred.
@@ -24,6 +28,7 @@
  * Pack models are read from the model cache the server's loader persisted them in (a few percent of
  * a build), or built in the worker when they could not be persisted.
  */
+import type { Calibration } from '../../core/cost/cost-model.ts';
 import type { PackErrorCode } from '../../core/errors.ts';
 import type { LocalityInput, PageCacheOptions } from '../../core/locality/locality.ts';
 import type { SeekPath } from '../../core/map/seek-path.ts';
@@ -98,6 +103,17 @@ export interface ObjectContentTask {
   maxInstructions: number;
 }
 
+export interface CalibrateTask {
+  kind: 'calibrate';
+  files: PackFiles;
+  /** 'sha1' or 'sha256'. */
+  hashName: string;
+  cacheDir: string | undefined;
+  /** The repository git runs in, and the git it runs (trusted by the server). */
+  gitDir: string;
+  git: string;
+}
+
 export interface ObjectPathsTask {
   kind: 'object-paths';
   store: WorkerStore;
@@ -114,13 +130,13 @@ export interface TransferredPaths {
   source: 'walked' | 'persisted';
 }
 
-export type SimulationTask = IndexPackTask | LocalityTask | SeekPathTask | OpenRecordingTask | RepackPreviewTask | ObjectContentTask | ObjectPathsTask;
+export type SimulationTask = IndexPackTask | LocalityTask | SeekPathTask | OpenRecordingTask | RepackPreviewTask | ObjectContentTask | ObjectPathsTask | CalibrateTask;
 
 /** Messages from the server to a running worker. */
 export type SimulationWorkerRequest =
   /** open-recording, after `parsed`: map the reads onto this store (its packs' models are persisted). */
   | { kind: 'resolve'; store: WorkerStore; segment: number | undefined }
-  /** repack-preview: stop git, remove the temporary directory, end. */
+  /** repack-preview: stop git, remove the temporary directory, end; calibrate: stop git, end. */
   | { kind: 'cancel' };
 
 /** What a parsed recording names: enough for the server to pick the repository and the packs to load. */
@@ -157,5 +173,6 @@ export type SimulationWorkerMessage =
   | { kind: 'preview'; result: RepackPreviewResult }
   | { kind: 'object-content'; body: ObjectContentBody }
   | { kind: 'object-paths'; paths: TransferredPaths }
+  | { kind: 'calibration'; calibration: Calibration }
   | { kind: 'done' }
   | ({ kind: 'error' } & WorkerError);

@@ -30,7 +30,9 @@ import { recordingForTransfer } from '../../core/trace/recording-transfer.ts';
 import type { TraceLog } from '../../core/trace/trace-log.ts';
 import { readObjectContentBody } from '../object-content.ts';
 import { runRepackPreviewTask } from './repack-preview-task.ts';
+import { calibratePack } from '../../core/cost/calibrate.ts';
 import type {
+  CalibrateTask,
   OpenRecordingTask,
   RepackPreviewTask,
   SimulationTask,
@@ -111,6 +113,24 @@ async function repackPreview(task: RepackPreviewTask): Promise<void> {
   post({ kind: 'preview', result });
 }
 
+async function calibrate(task: CalibrateTask): Promise<void> {
+  const controller = new AbortController();
+  parentPort!.on('message', (request: SimulationWorkerRequest) => {
+    if (request.kind === 'cancel') controller.abort();
+  });
+  const hash = hashAlgorithmByName(task.hashName);
+  if (!hash) throw new Error(`unknown object format ${task.hashName}`);
+  post({ kind: 'progress', percentage: 0, message: 'calibrating: opening the pack' });
+  const { model } = new ModelStore(task.cacheDir).load(task.files, { hash });
+  const calibration = await calibratePack(model, {
+    gitDir: task.gitDir,
+    git: task.git,
+    signal: controller.signal,
+    onStage: (stage, done, total) => post({ kind: 'progress', percentage: Math.floor((100 * done) / total), message: `calibrating (${stage}): ${done} of ${total} timed lists` }),
+  });
+  post({ kind: 'calibration', calibration });
+}
+
 function objectPaths(task: ObjectPathsTask): void {
   const store = objectStoreOf(task.store);
   const inputs = storeWalkInputs(store);
@@ -167,6 +187,8 @@ async function run(task: SimulationTask): Promise<void> {
       return repackPreview(task);
     case 'object-paths':
       return objectPaths(task);
+    case 'calibrate':
+      return calibrate(task);
     case 'object-content': {
       const hash = hashAlgorithmByName(task.hashName);
       if (!hash) throw new Error(`unknown object format ${task.hashName}`);
