@@ -17,7 +17,7 @@ import { projectRoot } from './generate.ts';
 
 /**
  * Bundles the server and every worker it starts (bundledScript: models, sweeps, the other
- * simulations) as scripts/build.mjs does, into `outdir` (pinned for the run: a rebuild of dist/ by
+ * simulations), with scripts/build.mjs's list of Node bundles (scripts/node-entries.json), into `outdir` (pinned for the run: a rebuild of dist/ by
  * someone else cannot change the server mid-bench). Returns the server's script.
  */
 export function bundleServer(outdir: string): string {
@@ -25,13 +25,8 @@ export function bundleServer(outdir: string): string {
   const version = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
   buildSync({
     absWorkingDir: projectRoot,
-    entryPoints: {
-      server: 'src/server/server.ts',
-      'model-worker': 'src/server/workers/model-worker.ts',
-      'scan-worker': 'src/core/model/scan-worker.ts',
-      'sim-worker': 'src/core/sim/sim-worker.ts',
-      'simulation-worker': 'src/server/workers/simulation-worker.ts',
-    },
+    // scripts/build.mjs's own list: every worker the server may start, none forgotten here.
+    entryPoints: JSON.parse(fs.readFileSync(path.join(projectRoot, 'scripts', 'node-entries.json'), 'utf8')) as Record<string, string>,
     outdir,
     bundle: true,
     platform: 'node',

@@ -7,17 +7,11 @@ import { readFileSync, readdirSync, existsSync, rmSync } from 'node:fs';
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const watch = process.argv.includes('--watch');
 
-/** Node bundles: the CLI, the extension, the server, and the worker threads they start. */
-const nodeEntries = {
-  cli: 'src/cli/main.ts',
-  server: 'src/server/server.ts',
-  'model-worker': 'src/server/workers/model-worker.ts',
-  'verify-worker': 'src/core/verify/verify-worker.ts',
-  'scan-worker': 'src/core/model/scan-worker.ts',
-  'sim-worker': 'src/core/sim/sim-worker.ts',
-  'simulation-worker': 'src/server/workers/simulation-worker.ts',
-  'map-worker': 'src/server/workers/map-worker.ts',
-};
+/**
+ * Node bundles: the CLI, the extension, the server, and the worker threads they start. One list,
+ * in scripts/node-entries.json: the benches that bundle their own pinned server read it too.
+ */
+const nodeEntries = JSON.parse(readFileSync(path.join(root, 'scripts', 'node-entries.json'), 'utf8'));
 
 const options = {
   absWorkingDir: root,
