@@ -2,6 +2,7 @@ import { constants as bufferConstants } from 'node:buffer';
 import { crc32, inflateSync } from 'node:zlib';
 import { fail, PackFormatError } from '../errors.ts';
 import { applyDelta, DeltaError } from './delta.ts';
+import { positionOfOffset } from './sorted-offsets.ts';
 import type { HashAlgorithm } from './hash-algorithm.ts';
 import { parseIdx, type PackIndex } from './idx.ts';
 import { isDeltaType, MAX_OBJECT_HEADER_BYTES, OBJ_OFS_DELTA, OBJ_REF_DELTA, ObjectHeader, PACK_HEADER_BYTES, parsePackHeader, readObjectHeader, TYPE_NAMES } from './pack-file.ts';
@@ -168,7 +169,7 @@ class PackStreamReader {
     for (let k = 0; k < count; k++) {
       const type = entries.inPackType[k]!;
       if (type === OBJ_OFS_DELTA) {
-        const base = positionOf(entries.offset, entries.baseOffset[k]!);
+        const base = positionOfOffset(entries.offset, entries.baseOffset[k]!);
         if (base < 0) throw fail('bad-delta-base', this.packPath, entries.offset[k]!, `OFS_DELTA base offset ${entries.baseOffset[k]} is not the start of an object`);
         pushTo(ofsChildren, base, k);
       } else if (type === OBJ_REF_DELTA) {
@@ -334,19 +335,6 @@ function pushTo<K>(map: Map<K, number[]>, key: K, value: number): void {
   else list.push(value);
 }
 
-/** Index of `offset` in the ascending `offsets`, or −1. */
-function positionOf(offsets: Float64Array, offset: number): number {
-  let low = 0;
-  let high = offsets.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    const value = offsets[mid]!;
-    if (value === offset) return mid;
-    if (value < offset) low = mid + 1;
-    else high = mid;
-  }
-  return -1;
-}
 
 /** The v2 .idx bytes for the entries (§6.2), parsed as if read from disk. */
 function idxFor(packPath: string, entries: Entries, trailer: Buffer, hash: HashAlgorithm): PackIndex {

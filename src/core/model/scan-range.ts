@@ -1,4 +1,5 @@
 import { fail } from '../errors.ts';
+import { positionOfOffsetBefore } from '../format/sorted-offsets.ts';
 import type { PackIndex } from '../format/idx.ts';
 import { InflateHead, InflateHeadStatus } from '../format/inflate-head.ts';
 import { DeltaError, readDeltaResultSize } from '../format/delta.ts';
@@ -207,7 +208,7 @@ export class RangeScanner {
       }
 
       if (type === OBJ_OFS_DELTA) {
-        const position = findPositionBefore(sortedOffsets, p, baseOffset);
+        const position = positionOfOffsetBefore(sortedOffsets, p, baseOffset);
         if (position < 0) {
           throw fail('bad-delta-base', packFile, offset, `OFS_DELTA base offset ${baseOffset} is not the start of an object`);
         }
@@ -292,26 +293,3 @@ function headerScanExtent(sortedOffsets: Float64Array, p: number, dataEnd: numbe
   return Math.min(end, dataEnd) - start;
 }
 
-/**
- * Position p' < limit with sortedOffsets[p'] === offset, or −1. Bases sit close before their deltas
- * (git-internals §5.2), so the search gallops backwards from `limit` and touches few cache lines.
- */
-function findPositionBefore(sortedOffsets: Float64Array, limit: number, offset: number): number {
-  let high = limit;
-  let step = 1;
-  let low = limit - step;
-  while (low > 0 && sortedOffsets[low]! > offset) {
-    high = low;
-    step *= 2;
-    low = limit - step;
-  }
-  if (low < 0) low = 0;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    const value = sortedOffsets[mid]!;
-    if (value === offset) return mid;
-    if (value < offset) low = mid + 1;
-    else high = mid;
-  }
-  return -1;
-}
