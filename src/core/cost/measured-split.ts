@@ -10,13 +10,15 @@
  * whole command, from runs of it, and says so. The fit itself is src/common/measured-split-fit.ts
  * (the webview shows it too).
  */
+import * as path from 'node:path';
 import type { Calibration, MeasuredCommand } from './cost-model.ts';
 
 /** How many measured commands a calibration keeps (the newest). */
 export const MEASURED_KEPT = 20;
 
-function sameCommand(a: { args: string[]; cwd: string }, b: { args: string[]; cwd: string }): boolean {
-  return a.cwd === b.cwd && a.args.length === b.args.length && a.args.every((x, i) => x === b.args[i]);
+/** The same git arguments in the same directory (the paths resolved: the server's checked cwd and a recording's may be spelled apart). */
+export function sameCommand(a: { args: readonly string[]; cwd: string }, b: { args: readonly string[]; cwd: string }): boolean {
+  return path.resolve(a.cwd) === path.resolve(b.cwd) && a.args.length === b.args.length && a.args.every((x, i) => x === b.args[i]);
 }
 
 /** The calibration's measured fit of this command (same arguments, same directory), if any. */

@@ -1,11 +1,10 @@
 /** `packscope/measure`: a git command timed at several core.deltaBaseCacheLimit values. */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import { cachedCalibration, calibrationFile, saveCalibration } from '../../core/cost/calibrate.ts';
-import { readSeconds, type CellCounts, type MeasuredCommand } from '../../core/cost/cost-model.ts';
+import { cellReadSeconds, type CellCounts, type MeasuredCommand } from '../../core/cost/cost-model.ts';
 import { fitMeasuredSplit } from '../../common/measured-split-fit.ts';
-import { withMeasuredCommand } from '../../core/cost/measured-split.ts';
+import { sameCommand, withMeasuredCommand } from '../../core/cost/measured-split.ts';
 import { gitDirFor, packToCalibrate } from '../../core/cost/time-plan.ts';
 import { sweepRecording } from '../../core/report/simulation.ts';
 import { gitVersionOf } from '../../core/git/git-probe.ts';
@@ -98,7 +97,7 @@ async function keepMeasuredSplit(
     const { loaded } = await openRecording(context, { file: recording.file, ...(recording.segment === undefined ? {} : { segment: recording.segment }) }, token, progress);
     const m = loaded.log.metadata;
     if (!m) return { split: null, file: null, note: 'not kept: a raw trace names no command to keep it for' };
-    if (m.command.length !== command.args.length || m.command.some((a, i) => a !== command.args[i]) || path.resolve(m.cwd) !== path.resolve(command.cwd)) {
+    if (!sameCommand({ args: m.command, cwd: m.cwd }, command)) {
       return { split: null, file: null, note: 'not kept: what ran is not the recording’s own command' };
     }
     progress.report(100, 'pricing the recording’s reads at the measured limits');
@@ -113,11 +112,12 @@ async function keepMeasuredSplit(
     const points = results.map((r) => {
       const cell = cells.find((c) => c.policy === 'git' && c.limit === r.limit);
       if (!cell) throw new Error(`the replay lacks git's policy at ${formatLimit(r.limit)}`);
-      return { limit: r.limit, bestSeconds: r.bestSeconds, predictedReadSeconds: readSeconds({ ...cell, appliedBytes: cell.appliedBytes ?? 0 }, calibration.parameters) };
+      return { limit: r.limit, bestSeconds: r.bestSeconds, predictedReadSeconds: cellReadSeconds(cell, calibration.parameters).seconds };
     });
     const fit = fitMeasuredSplit(points.map((p) => ({ limit: p.limit, reads: p.predictedReadSeconds, measured: p.bestSeconds })));
     const split = fit ? { nonReadSeconds: fit.nonReadSeconds, readScale: fit.readScale } : null;
-    const entry: MeasuredCommand = { args: [...command.args], cwd: command.cwd, date: new Date().toISOString(), gitVersion: command.gitVersion, runs: command.runs, points, split };
+    // Kept under the recording's own command, as time views look it up (time-plan.ts).
+    const entry: MeasuredCommand = { args: [...m.command], cwd: m.cwd, date: new Date().toISOString(), gitVersion: command.gitVersion, runs: command.runs, points, split };
     if (store.modelCacheDirectory === undefined) return { split, file: null, note: 'not kept: PackScope’s cache directory is off' };
     if (split === null) return { split, file: null, note: 'not kept: the runs cannot tell reading from the rest (fewer than two limits whose predicted reads differ)' };
     const file = calibrationFile(store.modelCacheDirectory, calibration.key);
