@@ -428,28 +428,60 @@ export async function timedRun(git: string, gitDir: string, limit: number, mode:
   return best;
 }
 
-/** User + system seconds of `command args…` (run under bash, whose `times` gives its children's), stdout to /dev/null. */
-export function childCpuSeconds(command: string, args: string[], env: NodeJS.ProcessEnv, input: string | undefined, cwd?: string): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const script = '"$@" >/dev/null; s=$?; times >&2; exit $s';
-    const child = spawn('bash', ['-c', script, 'bash', command, ...args], { env, cwd, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
+/** User + system seconds of `command args…` (childUsage), stdout to /dev/null. */
+export async function childCpuSeconds(command: string, args: string[], env: NodeJS.ProcessEnv, input: string | undefined, cwd?: string): Promise<number> {
+  return (await childUsage(command, args, env, input, cwd)).cpuSeconds;
+}
+
+export interface ChildUsage {
+  /** User + system seconds. */
+  cpuSeconds: number;
+  /** Minor page faults (Linux: the shell's cminflt in /proc; null elsewhere). */
+  minorFaults: number | null;
+}
+
+/**
+ * What `command args…` cost, run under bash, whose `times` gives its children's CPU time and whose
+ * /proc/<pid>/stat their minor page faults (field 11, cminflt), stdout to /dev/null.
+ *
+ * `--norc`, and no BASH_ENV or ENV: a non-interactive bash whose stdin is a socket (node's stdio
+ * pipes are socket pairs) thinks rshd started it and reads ~/.bashrc when SHLVL is unset, and a
+ * `times` taken after that counts whatever the user's start-up files run (pyenv's init took 0.48 s
+ * of CPU a run on this project's machine, and the calibration timed it as git's).
+ */
+export function childUsage(command: string, args: string[], env: NodeJS.ProcessEnv, input: string | undefined, cwd?: string): Promise<ChildUsage> {
+  return new Promise<ChildUsage>((resolve, reject) => {
+    const script = '"$@" >/dev/null; s=$?; times >&2; if read -r st 2>/dev/null </proc/$$/stat; then printf "stat %s\\n" "$st" >&2; fi; exit $s';
+    const shellEnv: NodeJS.ProcessEnv = { ...env };
+    delete shellEnv.BASH_ENV;
+    delete shellEnv.ENV;
+    const child = spawn('bash', ['--norc', '--noprofile', '-c', script, 'bash', command, ...args], { env: shellEnv, cwd, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
     child.on('error', reject);
     child.on('close', (status) => {
       const lines = stderr.trimEnd().split('\n');
+      const stat = lines[lines.length - 1]?.startsWith('stat ') ? lines.pop()! : undefined;
       const children = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(lines[lines.length - 1] ?? '');
       if (status !== 0 || !children) {
         reject(new Error(`${command} ${args.join(' ')} failed (status ${status}): ${lines.slice(0, -2).join('\n').trim()}`));
         return;
       }
-      resolve(Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4]));
+      const cpuSeconds = Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4]);
+      resolve({ cpuSeconds, minorFaults: stat === undefined ? null : cminflt(stat) });
     });
     if (input !== undefined) {
       child.stdin!.on('error', () => {});
       child.stdin!.end(input);
     }
   });
+}
+
+/** Field 11 of /proc/<pid>/stat (proc(5)): counted after the command name's closing parenthesis, which may itself hold spaces. */
+function cminflt(stat: string): number | null {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const value = Number(fields[8]);
+  return Number.isSafeInteger(value) ? value : null;
 }
 
 /**

@@ -1,0 +1,37 @@
+import { describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { childUsage } from '../../src/core/cost/calibrate.ts';
+
+/**
+ * The calibration and the cost bench time git under bash (its `times` and /proc give a child's CPU
+ * time and page faults). A non-interactive bash whose stdin is a socket (node's stdio pipes) and
+ * whose environment has no SHLVL reads ~/.bashrc, as if rshd had started it: the user's start-up
+ * files were then timed as git (0.48 s of pyenv a run on this project's machine).
+ */
+describe('childUsage', () => {
+  test('runs the command without the user\'s start-up files, and counts its CPU time and page faults', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-child-usage-'));
+    try {
+      const marker = path.join(home, 'startup-files-ran');
+      for (const file of ['.bashrc', '.bash_profile', '.profile', 'bash-env']) fs.writeFileSync(path.join(home, file), `echo ${file} >> '${marker}'\n`);
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, BASH_ENV: path.join(home, 'bash-env'), ENV: path.join(home, 'bash-env') };
+      // stdin is a pipe (a socket pair): the case in which bash reads ~/.bashrc on its own.
+      const usage = await childUsage(process.execPath, ['-e', 'const a = []; for (let i = 0; i < 64; i++) a.push(Buffer.alloc(1 << 20, 1)); let s = 0; for (let i = 0; i < 3e7; i++) s += i; console.log(s, a.length)'], env, 'input\n');
+      assert.equal(fs.existsSync(marker), false, `start-up files ran: ${fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''}`);
+      assert.ok(usage.cpuSeconds > 0, `CPU seconds ${usage.cpuSeconds}`);
+      if (process.platform === 'linux') {
+        // 64 MiB written for the first time: at least 16,384 pages (4 KiB) faulted in.
+        assert.ok(usage.minorFaults !== null && usage.minorFaults >= 16384, `minor faults ${usage.minorFaults}`);
+      }
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test('a failing command is an error with its status', async () => {
+    await assert.rejects(childUsage(process.execPath, ['-e', 'process.exit(3)'], { PATH: process.env.PATH }, undefined), /status 3/);
+  });
+});
