@@ -42,7 +42,7 @@ describe('calibrate and sweep --time on a real repository', () => {
     assert.equal(shape(16), shape(16));
     assert.notEqual(shape(16), shape(17));
     const stages = new Set(calibrationPlan(objects, 16, 8).map((l) => l.stage));
-    assert.deepEqual([...stages].sort(), ['inflate', 'saved']);
+    assert.deepEqual([...stages].sort(), ['inflate', 'walk']);
   });
 
   test('the fitted parameters are non-negative, finite, monotone in size', async () => {
@@ -61,7 +61,7 @@ describe('calibrate and sweep --time on a real repository', () => {
     for (const batch of c.batches) assert.ok(batch.inflations > 0 && batch.reads > 0 && batch.seconds >= 0);
   });
 
-  test('calibrate --json: the packscope.calibration/3 document, cached on the second run', () => {
+  test('calibrate --json: the packscope.calibration/4 document, cached on the second run', () => {
     const env = { PACKSCOPE_CACHE_DIR: cacheDir, PACKSCOPE_NO_PROGRESS: '1', HOME: sandbox.home, GIT_CONFIG_NOSYSTEM: '1' };
     const first = runCli(['calibrate', '--json', repo], { cwd: sandbox.root, env });
     assert.equal(first.status, 0, first.stderr);

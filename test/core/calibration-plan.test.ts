@@ -76,10 +76,10 @@ describe('the calibration plan', () => {
     }
   });
 
-  test('a saved list reads whole chains side by side, root first, so that limit 0 walks every chain and a cache does not', () => {
-    const saved = lists.filter((l) => l.stage === 'saved');
-    assert.equal(saved.length, 1);
-    const list = saved[0]!;
+  test('a walk list reads whole chains side by side, root first, so that limit 0 walks every chain and a cache does not', () => {
+    const walks = lists.filter((l) => l.stage === 'walk');
+    assert.equal(walks.length, 1);
+    const list = walks[0]!;
     assert.ok(list.ids.length >= 4);
     const read = new Set(list.reads);
     for (const tip of list.ids) for (let x = tip; x >= 0; x = objects.base[x]!) assert.ok(read.has(x), `${x}, below tip ${tip}, is read`);

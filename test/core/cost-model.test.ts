@@ -157,18 +157,18 @@ describe('the calibration fit', () => {
     assert.ok(negative.every((v) => v >= 0));
   });
 
-  test('one fit takes inflation and cat-file\'s per-object work from the plain lists, what the cache saves from the saved lists, its memory from the growth list', () => {
+  test('one fit takes inflation and cat-file\'s per-object work from the plain lists, delta work from the walk lists, its memory from the growth list', () => {
     const truth: CostParameters = { aInflate: 4e-7, bInflate: 2e-9, aDelta: 1e-6, bDelta: 5e-10, bCache: 8e-10, cHit: 0, cTrace: 0 };
     const perRead = 3e-6;
     const batch = (stage: CalibrationBatch['stage'], reads: number, inflations: number, inflatedBytes: number, deltaApplications: number, appliedBytes: number, cacheBytes: number): CalibrationBatch => {
-      const b: CalibrationBatch = { stage, sizeClass: [0, 1], objects: 1, reads, limit: 0, against: stage === 'saved' ? 1 << 30 : null, inflations, inflatedBytes, compressedBytes: 0, deltaApplications, appliedBytes, hits: 0, cacheBytes, seconds: 0, predicted: 0 };
+      const b: CalibrationBatch = { stage, sizeClass: [0, 1], objects: 1, reads, limit: 0, against: stage === 'growth' ? 1 << 25 : null, inflations, inflatedBytes, compressedBytes: 0, deltaApplications, appliedBytes, hits: 0, cacheBytes, seconds: 0, predicted: 0 };
       b.seconds = batchPrediction(b, truth, perRead);
       return b;
     };
-    // Saved rows: the 1g side's cache is new memory, so their cache bytes are negative.
+    // Walk rows: a list of chains at 0 and at 1g, each minus --batch-check (its reads are cat-file's per-object work).
     const { parameters: fitted, perRead: fittedPerRead } = fit([
       batch('inflate', 1000, 1000, 1e5, 0, 0, 0), batch('inflate', 1000, 1000, 1e7, 0, 0, 0), batch('inflate', 3000, 3000, 3e6, 0, 0, 0),
-      batch('saved', 900, 3000, 2e5, 2000, 4e6, -2e5), batch('saved', 300, 4000, 1e5, 3000, 9e7, -1e6), batch('saved', 50, 1000, 6e6, 990, 3e7, -3e6),
+      batch('walk', 900, 3000, 2e5, 2000, 4e6, 2e4), batch('walk', 900, 1700, 1.2e5, 1700, 3e6, 2e5), batch('walk', 300, 4000, 1e5, 3000, 9e7, 1e5), batch('walk', 50, 1000, 6e6, 990, 3e7, 3e6),
       batch('growth', 2000, -10, -2e4, 0, 0, 1.2e8),
     ], 0);
     for (const key of ['aInflate', 'bInflate', 'aDelta', 'bDelta', 'bCache'] as const) assert.ok(Math.abs(fitted[key] / truth[key] - 1) < 1e-6, `${key} ${fitted[key]} vs ${truth[key]}`);

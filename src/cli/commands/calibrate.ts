@@ -14,15 +14,16 @@ const calibrateHelp = `usage: packscope calibrate [--json] [--refresh] [--seed N
 Times git itself reading objects of the pack (the repository's largest, for a repository): git
 cat-file --batch --buffer on seeded, size-stratified lists of distinct objects from across the
 pack (cold, as a command's reads are): non-deltas as --batch minus --batch-check at
-core.deltaBaseCacheLimit=0; whole delta chains read side by side, root first, as the same list at
-0 minus at 1g (what the cache saves); and chains at 1g minus a smaller limit with the same counts
+core.deltaBaseCacheLimit=0; whole delta chains read side by side, root first, at 0 and at 1g,
+each minus --batch-check (delta work; the two differ by what the cache saves); and chains at 1g
+minus a smaller limit with the same counts
 (what the cache's memory costs). It fits the cost model sweep --time prices counts with (seconds
 per inflation and inflated byte, per delta application and result byte, per byte of the cache's
 peak, per trace line). About 20 s on git.git's pack; the result is kept in PackScope's cache
 directory per pack checksum, node version, CPU model and git version (--refresh runs it again).
 The page cache is never dropped: a cold read is not measured, and the calibration says so.
 
---json prints {"schema":"packscope.calibration/3",…} (docs/json.md).`;
+--json prints {"schema":"packscope.calibration/4",…} (docs/json.md).`;
 
 async function runCalibrate(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

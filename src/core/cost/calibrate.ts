@@ -25,11 +25,13 @@ import { cacheHits, CALIBRATION_SCHEMA, type Calibration, type CalibrationBatch,
  *    takes out start-up, idx lookups and the header walk, but not cat-file's own per-object work
  *    in `--batch` (a second lookup, the streaming set-up, the copy out): that is one more column
  *    of the fit, `perRead`, which is cat-file's and not a command's, so it is kept apart.
- *  - saved lists (deltas, by result size): the same `--batch` list at limit 0 minus at 1g. Every
- *    per-object cost of cat-file is in both and cancels; what is left is what the cache saved:
- *    the inflations and delta applications of the chains walked at 0 and not at 1g, less the
- *    cache's memory at 1g. That is the quantity a speed-up between two limits is made of,
- *    measured on git's own read path.
+ *  - walk lists (deltas, by result size): whole chains, `--batch` at limit 0 and at 1g, each minus
+ *    `--batch-check` on the same list: two rows per list. Their difference is what the cache
+ *    saved (the quantity a speed-up between two limits is made of, measured on git's own read
+ *    path); each row alone is mostly delta work, applied bytes many times the inflated ones, where
+ *    in the inflate rows there are none. (/3 timed only the difference, 0.00–0.07 s on git.git,
+ *    with applied and inflated bytes in the same proportion in every row: five calibrations gave
+ *    bDelta from 1.9e-11 to 1.0e-10 s a byte, and one gave 0.)
  *  - the growth list: chains at 1g minus at a limit with the same counts and a smaller cache:
  *    the price of the cache's peak (bCache, cost-model.ts).
  *
@@ -66,13 +68,13 @@ const CLASS_BOUNDS = [0, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304
 const TARGET_INFLATED_BYTES = 48 << 20;
 const TARGET_INFLATIONS = 20000;
 const MAX_READS = 20000;
-const MAX_SAVED_READS = 40000;
-/** What a saved list's cache must save: applying deltas is memcpy-fast, so 48 MiB saved is ~20 ms, under a loaded machine's noise. */
+const MAX_WALK_READS = 40000;
+/** What a walk list's cache must save against limit 0: applying deltas is memcpy-fast, so 48 MiB saved is ~20 ms, under a loaded machine's noise. */
 const SAVED_TARGET_BYTES = 256 << 20;
 const SAVED_TARGET_INFLATIONS = 40000;
 export const CALIBRATION_TUNABLES = 'glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=268435456:glibc.malloc.top_pad=67108864';
-/** The limit a saved list is timed against: large enough that nothing sampled is evicted. */
-const SAVED_AGAINST = 1 << 30;
+/** The large limit a walk list is timed at: large enough that nothing sampled is evicted. */
+const WALK_LARGE_LIMIT = 1 << 30;
 /** The growth list's cache at 1g: ~32,000 pages first touched, ≈0.1 s on a VM (3–5 µs a page), well above the noise. */
 const GROWTH_TARGET_BYTES = 128 << 20;
 
@@ -93,35 +95,37 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
     const compact = compactForReads(objects, list.reads);
     const at = (limit: number): ReturnType<typeof gitPolicy.run> => gitPolicy.run(compact.objects, compact.reads, limit);
     const input = [...list.reads].map((id) => model.oidHex(id)).join('\n') + '\n';
-    // The timed difference is side a minus side b (see the top of this file), and so are the counts.
-    const [a, b] = list.stage === 'inflate' ? [{ limit: 0, mode: '--batch' }, { limit: 0, mode: '--batch-check' }] : list.stage === 'saved' ? [{ limit: 0, mode: '--batch' }, { limit: SAVED_AGAINST, mode: '--batch' }] : [{ limit: SAVED_AGAINST, mode: '--batch' }, { limit: list.limit, mode: '--batch' }];
-    const seconds = await pairedDifference(git, options.gitDir, a, b, input, repeats, options.signal);
-    const countsA = at(a.limit);
-    const countsB = b.mode === '--batch-check' ? undefined : at(b.limit);
-    const minus = (x: number, y: number | undefined): number => x - (y ?? 0);
+    // Each timed row is one side minus the reference (see the top of this file), and so are its counts.
+    const { sides, reference } = runsOf(list);
+    const seconds = await pairedDifferences(git, options.gitDir, sides, reference, input, repeats, options.signal);
+    const countsB = reference.mode === '--batch-check' ? undefined : at(reference.limit);
     let compressedBytes = 0;
     for (const id of list.reads) compressedBytes += diskSize.get(id);
-    batches.push({
-      stage: list.stage,
-      sizeClass: list.cls < 0 ? [0, -1] : [CLASS_BOUNDS[list.cls]!, CLASS_BOUNDS[list.cls + 1]! === Infinity ? -1 : CLASS_BOUNDS[list.cls + 1]!],
-      objects: list.ids.length,
-      reads: list.reads.length,
-      limit: a.limit,
-      against: countsB ? b.limit : null,
-      inflations: minus(countsA.inflations, countsB?.inflations),
-      inflatedBytes: minus(countsA.inflatedBytes, countsB?.inflatedBytes),
-      compressedBytes,
-      deltaApplications: minus(countsA.deltaApplications, countsB?.deltaApplications),
-      appliedBytes: minus(countsA.appliedBytes ?? 0, countsB?.appliedBytes ?? 0),
-      hits: minus(cacheHits(countsA), countsB ? cacheHits(countsB) : undefined),
-      cacheBytes: minus(countsA.peakCacheBytes, countsB?.peakCacheBytes),
-      seconds,
-      predicted: 0,
-    });
+    for (const [s, side] of sides.entries()) {
+      const countsA = at(side.limit);
+      const minus = (x: number, y: number | undefined): number => x - (y ?? 0);
+      batches.push({
+        stage: list.stage,
+        sizeClass: list.cls < 0 ? [0, -1] : [CLASS_BOUNDS[list.cls]!, CLASS_BOUNDS[list.cls + 1]! === Infinity ? -1 : CLASS_BOUNDS[list.cls + 1]!],
+        objects: list.ids.length,
+        reads: list.reads.length,
+        limit: side.limit,
+        against: countsB ? reference.limit : null,
+        inflations: minus(countsA.inflations, countsB?.inflations),
+        inflatedBytes: minus(countsA.inflatedBytes, countsB?.inflatedBytes),
+        compressedBytes,
+        deltaApplications: minus(countsA.deltaApplications, countsB?.deltaApplications),
+        appliedBytes: minus(countsA.appliedBytes ?? 0, countsB?.appliedBytes ?? 0),
+        hits: minus(cacheHits(countsA), countsB ? cacheHits(countsB) : undefined),
+        cacheBytes: minus(countsA.peakCacheBytes, countsB?.peakCacheBytes),
+        seconds: seconds[s]!,
+        predicted: 0,
+      });
+    }
   }
   // The trace stage: the list with the most inflations, timed with and without GIT_TRACE_PACK_ACCESS.
   options.onStage?.('trace', lists.length, total);
-  const traced = lists.filter((l) => l.stage === 'saved').sort((a, b) => b.reads.length - a.reads.length)[0];
+  const traced = lists.filter((l) => l.stage === 'walk').sort((a, b) => b.reads.length - a.reads.length)[0];
   let cTrace = 0;
   if (traced) {
     const input = [...traced.reads].map((id) => model.oidHex(id)).join('\n') + '\n';
@@ -146,7 +150,7 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
     pack: { path: model.files.pack, objects: model.count },
     seed,
     repeats,
-    method: 'git cat-file --batch --buffer on seeded, size-stratified lists of distinct objects in pack order, output to /dev/null, glibc’s malloc thresholds pinned (GLIBC_TUNABLES, as a long-running command’s heap has them), CPU time (user + system), median of repeats of back-to-back pairs: non-deltas --batch minus --batch-check at core.deltaBaseCacheLimit=0 (inflate), whole chains read side by side root first, --batch at 0 minus at 1g (saved: what the cache saves), chains at 1g minus a smaller limit with the same counts (growth: what the cache’s memory costs); counts from the simulator’s replay of each list',
+    method: 'git cat-file --batch --buffer on seeded, size-stratified lists of distinct objects in pack order, output to /dev/null, glibc’s malloc thresholds pinned (GLIBC_TUNABLES, as a long-running command’s heap has them), CPU time (user + system), median over repeats run back to back: non-deltas --batch minus --batch-check at core.deltaBaseCacheLimit=0 (inflate), whole chains read side by side root first, --batch at 0 and at 1g, each minus --batch-check (walk: delta work, and what the cache saves), chains at 1g minus a smaller limit with the same counts (growth: what the cache’s memory costs); counts from the simulator’s replay of each list',
     parameters,
     perRead,
     pageCacheMiss: {
@@ -178,7 +182,7 @@ export interface CalibrationList {
  *
  *  - inflate (non-deltas by inflated size): sampled until the targets, each read once; a class
  *    with too few members is read again, pass after pass.
- *  - saved (deltas by result size): sampled tips, each read with its whole chain from the root out,
+ *  - walk (deltas by result size): sampled tips, each read with its whole chain from the root out,
  *    as git log reads a file's history (the newest version is the base): at limit 0 every read
  *    walks its chain, with a cache the base just read is there.
  *  - growth: chains of every class, read at 1g and at a limit just large enough to give the same
@@ -210,12 +214,12 @@ export function calibrationPlan(objects: SimObjects, seed: number, perClass: num
       const chain = chainOf(objects, id);
       const s = chainSaving(objects, chain);
       saved = { inflations: saved.inflations + s.inflations, bytes: saved.bytes + s.bytes, reads: saved.reads + chain.length };
-      return saved.inflations >= SAVED_TARGET_INFLATIONS || saved.bytes >= SAVED_TARGET_BYTES || saved.reads >= MAX_SAVED_READS;
+      return saved.inflations >= SAVED_TARGET_INFLATIONS || saved.bytes >= SAVED_TARGET_BYTES || saved.reads >= MAX_WALK_READS;
     });
     if (tips.length < 4) continue;
     const chains = inPackOrder(tips).map((tip) => chainOf(objects, tip));
     allChains.push(...chains);
-    lists.push({ stage: 'saved', cls: c, ids: tips, limit: 0, reads: interleaved(chains) });
+    lists.push({ stage: 'walk', cls: c, ids: tips, limit: 0, reads: interleaved(chains) });
   }
   const growth = growthList(objects, allChains);
   if (growth) lists.push(growth);
@@ -264,7 +268,7 @@ function chainSaving(objects: SimObjects, chain: number[]): { inflations: number
   return { inflations, bytes };
 }
 
-/** The growth list: chains from the saved lists until their bases fill GROWTH_TARGET_BYTES, and the limit it is timed against (none when a limit with the same counts keeps most of that memory). */
+/** The growth list: chains from the walk lists until their bases fill GROWTH_TARGET_BYTES, and the limit it is timed against (none when a limit with the same counts keeps most of that memory). */
 function growthList(objects: SimObjects, chains: number[][]): CalibrationList | undefined {
   const git = parsePolicy('git');
   const taken: number[][] = [];
@@ -275,13 +279,13 @@ function growthList(objects: SimObjects, chains: number[][]): CalibrationList | 
     taken.push(chain);
     count += chain.length;
     for (let d = 0; d + 1 < chain.length; d++) bases += objects.size[chain[d]!]!;
-    if (bases >= GROWTH_TARGET_BYTES || count >= MAX_SAVED_READS) break;
+    if (bases >= GROWTH_TARGET_BYTES || count >= MAX_WALK_READS) break;
   }
   const reads = interleaved(taken);
   const compact = compactForReads(objects, reads);
-  const full = git.run(compact.objects, compact.reads, SAVED_AGAINST);
+  const full = git.run(compact.objects, compact.reads, WALK_LARGE_LIMIT);
   // The smallest power of two from 1 MiB that loses nothing against 1g.
-  for (let limit = 1 << 20; limit < SAVED_AGAINST; limit *= 2) {
+  for (let limit = 1 << 20; limit < WALK_LARGE_LIMIT; limit *= 2) {
     const small = git.run(compact.objects, compact.reads, limit);
     if (small.inflations !== full.inflations) continue;
     if (full.peakCacheBytes - small.peakCacheBytes < GROWTH_TARGET_BYTES / 8) return undefined;
@@ -293,25 +297,25 @@ function growthList(objects: SimObjects, chains: number[][]): CalibrationList | 
 /**
  * One non-negative least squares fit (fit.ts) over every kind of list, columns
  *   [inflations, inflatedBytes, deltaApplications, appliedBytes, cacheBytes, reads]:
- *   inflate rows (limit 0, minus --batch-check): the counts, and reads (cat-file's per-object work);
- *   saved rows (limit 0 minus 1g) and the growth row (1g minus a smaller limit with the same
- *   counts): the differences of the counts and of the cache's peak, and 0 reads (they cancel).
+ *   inflate and walk rows (minus --batch-check): the counts, and reads (cat-file's per-object work);
+ *   the growth row (1g minus a smaller limit with the same counts): the difference of the cache's
+ *   peak, and 0 reads (they cancel).
  * cHit is 0, and not from want of measuring: hits = reads − inflations + deltaApplications, and the
- * reads are the same at every limit, so in any difference between limits (a saved row, and every
- * speed-up a sweep predicts) a hit's cost is exactly a part of aInflate and aDelta and cannot be
- * told apart from them.
+ * reads are the same at every limit, so in any difference between limits (a walk list's two rows,
+ * and every speed-up a sweep predicts) a hit's cost is exactly a part of aInflate and aDelta and
+ * cannot be told apart from them.
  */
 export function fit(batches: CalibrationBatch[], cTrace: number): { parameters: CostParameters; perRead: number } {
   // Unweighted: the longest lists, whose differences stand furthest above the noise, count most.
   // (Weighting by 1/seconds let a noisy list timed at 0 s pull every constant to 0.)
-  const rows = batches.map((b) => [b.inflations, b.inflatedBytes, b.deltaApplications, b.appliedBytes, b.cacheBytes, b.stage === 'inflate' ? b.reads : 0]);
+  const rows = batches.map((b) => [b.inflations, b.inflatedBytes, b.deltaApplications, b.appliedBytes, b.cacheBytes, b.against === null ? b.reads : 0]);
   const [aInflate = 0, bInflate = 0, aDelta = 0, bDelta = 0, bCache = 0, perRead = 0] = batches.length > 0 ? nonNegativeLeastSquares(rows, batches.map((b) => b.seconds)) : [];
   return { parameters: { aInflate, bInflate, aDelta, bDelta, bCache, cHit: 0, cTrace }, perRead };
 }
 
-/** What the fit says a list took (its counts priced, plus cat-file's per-object work on an inflate list). */
+/** What the fit says a row took (its counts priced, plus cat-file's per-object work on a row minus --batch-check). */
 export function batchPrediction(b: CalibrationBatch, p: CostParameters, perRead: number): number {
-  return p.aInflate * b.inflations + p.bInflate * b.inflatedBytes + p.aDelta * b.deltaApplications + p.bDelta * b.appliedBytes + p.bCache * b.cacheBytes + p.cHit * b.hits + (b.stage === 'inflate' ? perRead * b.reads : 0);
+  return p.aInflate * b.inflations + p.bInflate * b.inflatedBytes + p.aDelta * b.deltaApplications + p.bDelta * b.appliedBytes + p.bCache * b.cacheBytes + p.cHit * b.hits + (b.against === null ? perRead * b.reads : 0);
 }
 
 export async function calibrationKey(model: PackModel, git: string): Promise<Calibration['key']> {
@@ -382,24 +386,42 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-/**
- * The median over `repeats` of (a's CPU time − b's), each pair run back to back: on a shared
- * machine the load changes from second to second, and two runs side by side share it, where the
- * best of three a's and the best of three b's (the first calibration's way) can come from a quiet
- * and a busy moment: git.git's calibration at load 13 timed lists that save 40,000 inflations at
- * 0.000 s. At least 0.
- */
-async function pairedDifference(git: string, gitDir: string, a: { limit: number; mode: string }, b: { limit: number; mode: string }, input: string, repeats: number, signal: AbortSignal | undefined): Promise<number> {
-  const differences: number[] = [];
-  for (let r = 0; r < repeats; r++) {
-    const ta = await timedRun(git, gitDir, a.limit, a.mode, input, 1, undefined, signal);
-    const tb = await timedRun(git, gitDir, b.limit, b.mode, input, 1, undefined, signal);
-    differences.push(ta - tb);
+interface TimedSide {
+  limit: number;
+  mode: '--batch' | '--batch-check';
+}
+
+/** What a list's rows time: each side minus the reference, on the same input. */
+function runsOf(list: CalibrationList): { sides: TimedSide[]; reference: TimedSide } {
+  switch (list.stage) {
+    case 'inflate':
+      return { sides: [{ limit: 0, mode: '--batch' }], reference: { limit: 0, mode: '--batch-check' } };
+    case 'walk':
+      return { sides: [{ limit: 0, mode: '--batch' }, { limit: WALK_LARGE_LIMIT, mode: '--batch' }], reference: { limit: 0, mode: '--batch-check' } };
+    case 'growth':
+      return { sides: [{ limit: WALK_LARGE_LIMIT, mode: '--batch' }], reference: { limit: list.limit, mode: '--batch' } };
   }
-  differences.sort((x, y) => x - y);
-  const mid = differences.length >> 1;
-  const median = differences.length % 2 === 1 ? differences[mid]! : (differences[mid - 1]! + differences[mid]!) / 2;
-  return Math.max(0, median);
+}
+
+/**
+ * For each side, the median over `repeats` of (the side's CPU time − the reference's), all of one
+ * repeat run back to back: on a shared machine the load changes from second to second, and runs
+ * side by side share it, where the best of three a's and the best of three b's (the first
+ * calibration's way) can come from a quiet and a busy moment: git.git's calibration at load 13
+ * timed lists that save 40,000 inflations at 0.000 s. At least 0.
+ */
+async function pairedDifferences(git: string, gitDir: string, sides: TimedSide[], reference: TimedSide, input: string, repeats: number, signal: AbortSignal | undefined): Promise<number[]> {
+  const differences: number[][] = sides.map(() => []);
+  for (let r = 0; r < repeats; r++) {
+    const base = await timedRun(git, gitDir, reference.limit, reference.mode, input, 1, undefined, signal);
+    for (const [s, side] of sides.entries()) differences[s]!.push((await timedRun(git, gitDir, side.limit, side.mode, input, 1, undefined, signal)) - base);
+  }
+  return differences.map((list) => {
+    list.sort((x, y) => x - y);
+    const mid = list.length >> 1;
+    const median = list.length % 2 === 1 ? list[mid]! : (list[mid - 1]! + list[mid]!) / 2;
+    return Math.max(0, median);
+  });
 }
 
 /**

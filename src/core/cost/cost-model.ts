@@ -27,11 +27,13 @@
  */
 
 /**
+ * /4: walk rows (chains at 0 and at 1g, each minus --batch-check) replace /3's saved rows (0 minus
+ * 1g), whose small differences left bDelta undetermined.
  * /3: cold lists (distinct objects, deltas read chain by chain) and the cache's memory (bCache, the
  * growth list); /2's lists repeated 32 objects, which stayed in the CPU's caches and under-priced reads.
  * /2: saved lists (limit 0 minus 1g) and perRead replace /1's delta and hit lists, whose constants over-priced reads.
  */
-export const CALIBRATION_SCHEMA = 'packscope.calibration/3';
+export const CALIBRATION_SCHEMA = 'packscope.calibration/4';
 
 /** Seconds per unit; all ≥ 0 (fit.ts fits them non-negative). */
 export interface CostParameters {
@@ -54,18 +56,18 @@ export interface CostParameters {
 /** One timed batch of the calibration: what it read (exact counts) and what git took. */
 export interface CalibrationBatch {
   /**
-   * inflate: non-deltas, --batch minus --batch-check at limit 0; saved: chains, --batch at limit 0
-   * minus at `against` (1g); growth: chains, --batch at `limit` (1g) minus at `against`, a limit
-   * with the same counts and a smaller cache.
+   * inflate: non-deltas, --batch minus --batch-check at limit 0; walk: chains, --batch at `limit`
+   * (0, and 1g in a second row) minus --batch-check; growth: chains, --batch at `limit` (1g) minus
+   * at `against`, a limit with the same counts and a smaller cache.
    */
-  stage: 'inflate' | 'saved' | 'growth';
+  stage: 'inflate' | 'walk' | 'growth';
   /** Size class: objects with inflated (or, for deltas, result) size in [low, high); high −1 for no bound. */
   sizeClass: [number, number];
   /** Distinct objects sampled, and reads (the list repeated). */
   objects: number;
   reads: number;
   limit: number;
-  /** The limit subtracted (saved lists): the counts below are then differences, limit's minus against's. */
+  /** The limit subtracted (the growth row): the counts below are then differences, limit's minus against's; null: minus --batch-check. */
   against: number | null;
   inflations: number;
   inflatedBytes: number;
