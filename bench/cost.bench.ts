@@ -17,7 +17,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { childCpuSeconds } from '../src/core/cost/calibrate.ts';
+import { childUsage } from '../src/core/cost/calibrate.ts';
 import { DEFAULT_HISTORY, generatedPack, gitEnv, projectRoot } from './generate.ts';
 
 const LIMITS = ['0', '1m', '16m', '96m'];
@@ -33,19 +33,11 @@ function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-/**
- * GNU time, where installed, counts git's minor page faults: the memory effects the model prices
- * only in part (the cache's peak), printed beside each limit's time (bench/README, 2026-12-03).
- */
-const GNU_TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
-
+/** git's CPU time and minor page faults (calibrate.ts, childUsage): the memory effects the model prices only in part (the cache's peak), printed beside each limit's time (bench/README, 2026-12-03). */
 async function runGit(repository: string, limit: string, gitArgs: string[]): Promise<{ cpu: number; wall: number; faults: number | null }> {
   const started = process.hrtime.bigint();
-  const git = ['git', '-C', repository, '-c', `core.deltaBaseCacheLimit=${limit}`, ...gitArgs];
-  const faultsFile = path.join(scratch, 'faults');
-  const cpu = GNU_TIME ? await childCpuSeconds(GNU_TIME, ['-f', '%R', '-o', faultsFile, ...git], gitEnv(), undefined) : await childCpuSeconds(git[0]!, git.slice(1), gitEnv(), undefined);
-  const faults = GNU_TIME ? Number(fs.readFileSync(faultsFile, 'utf8').trim().split('\n').pop()) : null;
-  return { cpu, wall: Number(process.hrtime.bigint() - started) / 1e9, faults };
+  const usage = await childUsage('git', ['-C', repository, '-c', `core.deltaBaseCacheLimit=${limit}`, ...gitArgs], gitEnv(), undefined);
+  return { cpu: usage.cpuSeconds, wall: Number(process.hrtime.bigint() - started) / 1e9, faults: usage.minorFaults };
 }
 
 interface Row {
@@ -53,7 +45,7 @@ interface Row {
   predicted: number;
   measured: number;
   wall: number;
-  /** Minor page faults of the run with the best CPU time (null without GNU time). */
+  /** Minor page faults of the run with the best CPU time (null where /proc does not give them). */
   faults: number | null;
 }
 
