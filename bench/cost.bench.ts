@@ -17,7 +17,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { childUsage } from '../src/core/cost/calibrate.ts';
+import { childUsage } from '../src/core/git/child-usage.ts';
 import { DEFAULT_HISTORY, generatedPack, gitEnv, projectRoot } from './generate.ts';
 
 const LIMITS = ['0', '1m', '16m', '96m'];
@@ -33,7 +33,7 @@ function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-/** git's CPU time and minor page faults (calibrate.ts, childUsage): the memory effects the model prices only in part (the cache's peak), printed beside each limit's time (bench/README, 2026-12-03). */
+/** git's CPU time and minor page faults (src/core/git/child-usage.ts): the memory effects the model prices only in part (the cache's peak), printed beside each limit's time (bench/README, 2026-12-03). */
 async function runGit(repository: string, limit: string, gitArgs: string[]): Promise<{ cpu: number; wall: number; faults: number | null }> {
   const started = process.hrtime.bigint();
   const usage = await childUsage('git', ['-C', repository, '-c', `core.deltaBaseCacheLimit=${limit}`, ...gitArgs], gitEnv(), undefined);

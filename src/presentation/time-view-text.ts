@@ -5,7 +5,7 @@
  * predicted against measured seconds with the error and the share of the command that is object
  * reading as the measured runs themselves tell it. Pure: the webview draws with it, tests check it.
  */
-import { formatLimit } from '../common/format.ts';
+import { formatCount, formatLimit } from '../common/format.ts';
 import { fitMeasuredSplit } from '../common/measured-split-fit.ts';
 import type { MeasureResult, SweepResult } from '../protocol/server-protocol.ts';
 
@@ -70,6 +70,8 @@ export interface MeasuredRow {
   /** Speed-ups against the first measured limit. */
   predictedSpeedUp: number | null;
   measuredSpeedUp: number;
+  /** Minor page faults of the run with the best wall time; null where they were not counted. */
+  minorFaults: number | null;
 }
 
 export interface MeasuredComparison {
@@ -97,6 +99,7 @@ export function measuredAgainstPredicted(time: TimeView, measure: MeasureResult,
       error: predicted === null ? null : predicted / r.bestSeconds - 1,
       predictedSpeedUp: predicted === null || firstPredicted === undefined ? null : firstPredicted / predicted,
       measuredSpeedUp: first!.bestSeconds / r.bestSeconds,
+      minorFaults: faultsOfBestRun(r),
     };
   });
   const points = measure.results.flatMap((r) => {
@@ -121,5 +124,30 @@ export function measuredSentences(comparison: MeasuredComparison): string[] {
       `Your runs fit ${seconds(fit.nonReadSeconds)} of other work plus ${fit.readScale.toFixed(2)}× the predicted reads: at ${formatLimit(at.limit)} about ${seconds(at.seconds)} (${(at.share * 100).toFixed(0)}%) of the command is object reading.`,
     );
   }
+  const faults = faultSentence(comparison.rows);
+  if (faults) out.push(faults);
   return out;
 }
+
+/** The minor page faults of a limit's run with the best wall time (null where not counted). */
+export function faultsOfBestRun(r: MeasureResult['results'][number]): number | null {
+  return r.minorFaults?.[r.seconds.indexOf(r.bestSeconds)] ?? null;
+}
+
+/**
+ * The page faults of the best runs, when they differ much between limits: memory the model prices
+ * only as the cache's peak. glibc's malloc hands freed memory back to the kernel and faults it in
+ * again, depending on the command's own heap: on git.git, blame had 19k faults at 0 and 78k at
+ * 96m, log -p 95k at 0 and 47k at 16m (bench/README). Each fault costs microseconds (more on a VM).
+ */
+export function faultSentence(rows: Pick<MeasuredRow, 'limit' | 'minorFaults'>[]): string | undefined {
+  const counted = rows.filter((r) => r.minorFaults !== null);
+  if (counted.length < 2) return undefined;
+  const least = counted.reduce((a, r) => (r.minorFaults! < a.minorFaults! ? r : a));
+  const most = counted.reduce((a, r) => (r.minorFaults! > a.minorFaults! ? r : a));
+  const list = counted.map((r) => `${formatCount(r.minorFaults!)} at ${formatLimit(r.limit)}`).join(', ');
+  // A difference under 10,000 faults, or under a fifth, is tens of milliseconds at most: not worth a warning.
+  if (most.minorFaults! - least.minorFaults! < 10000 || most.minorFaults! < 1.2 * least.minorFaults!) return `Page faults of the best runs: ${list}.`;
+  return `Page faults of the best runs: ${list}. The ${formatCount(most.minorFaults! - least.minorFaults!)} more at ${formatLimit(most.limit)} than at ${formatLimit(least.limit)} are memory (glibc's heap handing pages back and touching them again, or the cache's growth), which the estimate prices only as the cache's peak: part of the error above may be this.`;
+}
+

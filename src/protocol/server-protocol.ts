@@ -373,7 +373,16 @@ export interface MeasureParams extends WorkDoneProgressParams {
 
 export interface MeasureResult {
   gitVersion: string;
-  results: { limit: number; seconds: number[]; bestSeconds: number }[];
+  results: {
+    limit: number;
+    /** Wall seconds of each run; the best is the figure. */
+    seconds: number[];
+    bestSeconds: number;
+    /** User + system seconds of each run (git and its children), null where the shell could not tell. */
+    cpuSeconds: (number | null)[];
+    /** Minor page faults of each run (Linux; null elsewhere): memory first touched, or handed back by glibc and touched again, which the cost model prices only as the cache's peak. */
+    minorFaults: (number | null)[];
+  }[];
   /**
    * With `recording`: the fit measured = nonReadSeconds + readScale · predicted read seconds (null
    * when the runs cannot tell them apart), and where it was kept (null: not kept, `note` says why).

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { childUsage } from '../../src/core/cost/calibrate.ts';
+import { childUsage, runWithUsage } from '../../src/core/git/child-usage.ts';
 
 /**
  * The calibration and the cost bench time git under bash (its `times` and /proc give a child's CPU
@@ -33,5 +33,20 @@ describe('childUsage', () => {
 
   test('a failing command is an error with its status', async () => {
     await assert.rejects(childUsage(process.execPath, ['-e', 'process.exit(3)'], { PATH: process.env.PATH }, undefined), /status 3/);
+  });
+
+  test('runWithUsage keeps the command\'s stderr its own and reports its status', async () => {
+    const run = await runWithUsage(process.execPath, ['-e', 'process.stderr.write("git said no\\n"); process.exit(2)'], { env: { PATH: process.env.PATH } });
+    assert.equal(run.status, 2);
+    assert.equal(run.stderr, 'git said no\n');
+    assert.ok(run.cpuSeconds !== null && run.cpuSeconds >= 0);
+    assert.ok(run.wallSeconds > 0);
+  });
+
+  test('runWithUsage stops the command and its children when cancelled', async () => {
+    const controller = new AbortController();
+    const pending = runWithUsage(process.execPath, ['-e', 'require("node:child_process").spawn(process.execPath, ["-e", "setTimeout(() => {}, 600000)"], { stdio: "inherit" }); setTimeout(() => {}, 600000)'], { env: { PATH: process.env.PATH }, signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    await assert.rejects(pending, (error: Error) => error.name === 'AbortError');
   });
 });

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { CALIBRATION_SCHEMA, timeView, type Calibration, type CellCounts } from '../../src/core/cost/cost-model.ts';
 import { formatLimit } from '../../src/common/format.ts';
-import { kneeSentences, measuredAgainstPredicted, measuredSentences, timeLabel, timeTableRows } from '../../src/presentation/time-view-text.ts';
+import { faultSentence, kneeSentences, measuredAgainstPredicted, measuredSentences, timeLabel, timeTableRows } from '../../src/presentation/time-view-text.ts';
 import { recordingRows } from '../../src/presentation/repack-preview-tables.ts';
 
 /** What the Cache Lab and the repack preview say of a time estimate, on hand-made counts and parameters. */
@@ -35,7 +35,7 @@ describe('time view words', () => {
 
   test('predicted against measured: the error per limit, and the split the runs imply recovered exactly', () => {
     // Measured = 1.5 s of other work + 0.8 × predicted reads: the fit must find both.
-    const results = view.cells.map((c) => ({ limit: c.limit, seconds: [1.5 + 0.8 * c.readSeconds], bestSeconds: 1.5 + 0.8 * c.readSeconds }));
+    const results = view.cells.map((c) => ({ limit: c.limit, seconds: [1.5 + 0.8 * c.readSeconds], bestSeconds: 1.5 + 0.8 * c.readSeconds, cpuSeconds: [1.4 + 0.8 * c.readSeconds], minorFaults: [5000] }));
     const comparison = measuredAgainstPredicted(view, { gitVersion: '2.39.5', results });
     comparison.rows.forEach((row, i) => {
       assert.equal(row.predicted, view.cells[i]!.predictedSeconds);
@@ -44,11 +44,26 @@ describe('time view words', () => {
     });
     assert.ok(comparison.fit);
     assert.ok(Math.abs(comparison.fit.nonReadSeconds - 1.5) < 1e-9 && Math.abs(comparison.fit.readScale - 0.8) < 1e-9);
-    const [errorLine, splitLine] = measuredSentences(comparison);
+    const [errorLine, splitLine, faultLine] = measuredSentences(comparison);
     assert.match(errorLine!, /^Predicted against measured: the largest error is /);
     assert.match(splitLine!, /^Your runs fit 1\.50 s of other work plus 0\.80× the predicted reads: at 0 about /);
+    assert.match(faultLine!, /^Page faults of the best runs: 5,000 at 0, /);
+    assert.doesNotMatch(faultLine!, /memory/, 'equal faults at every limit: no warning');
     // One limit measured: no split.
     assert.equal(measuredAgainstPredicted(view, { gitVersion: 'x', results: results.slice(0, 1) }).fit, null);
+  });
+
+  test('page faults that differ much between limits are named as memory the estimate prices only in part', () => {
+    // git.git's blame on this project's VM (bench/README): the best run of each limit.
+    const row = (limit: number, seconds: number, faults: number | null) => ({ limit, measured: seconds, predicted: null, error: null, predictedSpeedUp: null, measuredSpeedUp: 1, minorFaults: faults });
+    const blame = [row(0, 2.87, 19122), row(M, 1.5, 17007), row(16 * M, 1.34, 22504), row(96 * M, 1.96, 77684)];
+    assert.equal(
+      faultSentence(blame),
+      "Page faults of the best runs: 19,122 at 0, 17,007 at 1m, 22,504 at 16m, 77,684 at 96m. The 60,677 more at 96m than at 1m are memory (glibc's heap handing pages back and touching them again, or the cache's growth), which the estimate prices only as the cache's peak: part of the error above may be this.",
+    );
+    // Under 10,000 apart: listed, no warning; fewer than two counted (not Linux): nothing.
+    assert.equal(faultSentence([row(0, 1, 400), row(M, 1, 3900)]), 'Page faults of the best runs: 400 at 0, 3,900 at 1m.');
+    assert.equal(faultSentence([row(0, 1, null), row(M, 1, 3900)]), undefined);
   });
 
   test('the repack preview adds a read-time row per limit only when priced', () => {

@@ -177,6 +177,8 @@ describe('Cache Lab', function () {
       assert.equal(r.seconds.length, runs);
       assert.ok(r.seconds.every((s) => typeof s === 'number' && s > 0 && s < 120), JSON.stringify(r.seconds));
       assert.equal(r.bestSeconds, Math.min(...r.seconds));
+      assert.equal(r.minorFaults.length, runs);
+      assert.equal(r.cpuSeconds.length, runs);
     }
   });
 

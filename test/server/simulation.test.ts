@@ -428,6 +428,12 @@ describe('packscope/measure', () => {
       assert.equal(r.seconds.length, 3);
       assert.ok(r.seconds.every((s) => s > 0 && s < 60));
       assert.equal(r.bestSeconds, Math.min(...r.seconds));
+      // CPU time and page faults of each run, from the shell that ran git (core/git/child-usage.ts).
+      assert.equal(r.cpuSeconds.length, 3);
+      assert.ok(r.cpuSeconds.every((s) => s !== null && s >= 0 && s < 60));
+      assert.equal(r.minorFaults.length, 3);
+      // git maps its binary, libraries and pack: hundreds of pages at least, on Linux.
+      if (process.platform === 'linux') assert.ok(r.minorFaults.every((f) => f !== null && f > 100), `faults ${r.minorFaults}`);
     }
     assert.equal(values.filter((v) => v.kind === 'report' && /run \d of 3/.test(v.message ?? '')).length, 6, 'progress per run');
   });

@@ -137,7 +137,7 @@ export function measureMessage(fields = {}) {
   const args = ['log', '--raw', '-n', '60000'];
   return {
     type: 'measure', runId: 'm1', command: gitCommandLine(args), args, cwd: '/src/git.git', reconstructed: false,
-    result: { gitVersion: '2.39.5', results: SWEEP_LIMITS.map((limit, i) => ({ limit, seconds: [3 - i * 0.3, 2.9 - i * 0.3, 3.1 - i * 0.3], bestSeconds: 2.9 - i * 0.3 })) },
+    result: { gitVersion: '2.39.5', results: SWEEP_LIMITS.map((limit, i) => ({ limit, seconds: [3 - i * 0.3, 2.9 - i * 0.3, 3.1 - i * 0.3], bestSeconds: 2.9 - i * 0.3, cpuSeconds: [2.9 - i * 0.3, 2.8 - i * 0.3, 3 - i * 0.3], minorFaults: [90000 - i * 10000, 94000 - i * 12000, 91000 - i * 10000] })) },
     ...fields,
   };
 }

@@ -13,7 +13,7 @@ import { initMessage, measureMessage, openLab, outDir, send } from './harness.mj
 
 const { timeView, CALIBRATION_SCHEMA } = await tsImport('../../src/core/cost/cost-model.ts', import.meta.url);
 const { formatLimit } = await tsImport('../../src/common/format.ts', import.meta.url);
-const { measuredAgainstPredicted } = await tsImport('../../src/presentation/time-view-text.ts', import.meta.url);
+const { faultSentence, measuredAgainstPredicted } = await tsImport('../../src/presentation/time-view-text.ts', import.meta.url);
 
 const M = 1024 * 1024;
 const parameters = { aInflate: 4e-7, bInflate: 3e-9, aDelta: 2e-7, bDelta: 2e-10, bCache: 1e-9, cHit: 0, cTrace: 3e-6 };
@@ -110,6 +110,7 @@ describe('Cache Lab time view', () => {
       predicted: Number(tr.querySelector('td.predicted').dataset.value),
       error: Number(tr.querySelector('td.error').dataset.value),
       errorText: tr.querySelector('td.error').textContent,
+      faults: Number(tr.querySelector('td.faults').dataset.value),
     })));
     assert.equal(rows.length, expected.rows.length);
     rows.forEach((row, i) => {
@@ -117,17 +118,21 @@ describe('Cache Lab time view', () => {
       assert.equal(row.predicted, time.cells.find((c) => c.policy === 'git' && c.limit === SWEEP_LIMITS[i]).predictedSeconds);
       assert.equal(row.error, expected.rows[i].predicted / measure.result.results[i].bestSeconds - 1);
       assert.match(row.errorText, /^[+-]\d+\.\d%$/);
+      // The faults of the run with the best wall time (the second of three).
+      assert.equal(row.faults, measure.result.results[i].minorFaults[1]);
     });
     const notes = await page.locator('#measure-notes li').allTextContents();
     assert.match(notes[0], /^Predicted against measured: the largest error is/);
     assert.match(notes[1], /of the command is object reading\.$/);
-    assert.equal(notes.length, 2, 'no kept split in this message: no word of it');
+    assert.equal(notes[2], faultSentence(expected.rows));
+    assert.match(notes[2], /^Page faults of the best runs: 94,000 at 0, .* more at 0 than at .* are memory/);
+    assert.equal(notes.length, 3, 'no kept split in this message: no word of it');
     // With the server's word on the split it kept, the note says so.
     const kept = { split: { nonReadSeconds: 1.5, readScale: 0.8 }, file: '/cache/calibrations/x.json', note: 'kept with the calibration of /p.pack: time estimates of this command now start from these runs' };
     await send(page, { ...measure, result: { ...measure.result, kept } });
-    await page.waitForFunction(() => document.querySelectorAll('#measure-notes li').length === 3);
+    await page.waitForFunction(() => document.querySelectorAll('#measure-notes li').length === 4);
     const withKept = await page.locator('#measure-notes li').allTextContents();
-    assert.equal(withKept[2], `The split of this command's time: ${kept.note}.`);
+    assert.equal(withKept[3], `The split of this command's time: ${kept.note}.`);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { cleanGitEnvironment } from '../git/run-git.ts';
+import { childUsage } from '../git/child-usage.ts';
 import { gitVersionOf } from '../git/git-probe.ts';
 import type { PackModel } from '../model/pack-model.ts';
 import { compactForReads, simObjectsFrom, type SimObjects } from '../sim/sim-objects.ts';
@@ -444,66 +444,21 @@ export async function timedRun(git: string, gitDir: string, limit: number, mode:
     if (traceFile) env.GIT_TRACE_PACK_ACCESS = traceFile;
     else delete env.GIT_TRACE_PACK_ACCESS;
     // --buffer: without it cat-file flushes after every object, a write(2) per read that a command does not make.
-    const seconds = await childCpuSeconds(git, ['--git-dir', gitDir, '-c', `core.deltaBaseCacheLimit=${limit}`, 'cat-file', mode, '--buffer'], env, input);
+    let seconds: number;
+    try {
+      seconds = await childCpuSeconds(git, ['--git-dir', gitDir, '-c', `core.deltaBaseCacheLimit=${limit}`, 'cat-file', mode, '--buffer'], env, input, undefined, signal);
+    } catch (error) {
+      if (error instanceof Error && error.name === 'AbortError') throw new Error('calibration cancelled');
+      throw error;
+    }
     best = Math.min(best, seconds);
   }
   return best;
 }
 
-/** User + system seconds of `command args…` (childUsage), stdout to /dev/null. */
-export async function childCpuSeconds(command: string, args: string[], env: NodeJS.ProcessEnv, input: string | undefined, cwd?: string): Promise<number> {
-  return (await childUsage(command, args, env, input, cwd)).cpuSeconds;
-}
-
-export interface ChildUsage {
-  /** User + system seconds. */
-  cpuSeconds: number;
-  /** Minor page faults (Linux: the shell's cminflt in /proc; null elsewhere). */
-  minorFaults: number | null;
-}
-
-/**
- * What `command args…` cost, run under bash, whose `times` gives its children's CPU time and whose
- * /proc/<pid>/stat their minor page faults (field 11, cminflt), stdout to /dev/null.
- *
- * `--norc`, and no BASH_ENV or ENV: a non-interactive bash whose stdin is a socket (node's stdio
- * pipes are socket pairs) thinks rshd started it and reads ~/.bashrc when SHLVL is unset, and a
- * `times` taken after that counts whatever the user's start-up files run (pyenv's init took 0.48 s
- * of CPU a run on this project's machine, and the calibration timed it as git's).
- */
-export function childUsage(command: string, args: string[], env: NodeJS.ProcessEnv, input: string | undefined, cwd?: string): Promise<ChildUsage> {
-  return new Promise<ChildUsage>((resolve, reject) => {
-    const script = '"$@" >/dev/null; s=$?; times >&2; if read -r st 2>/dev/null </proc/$$/stat; then printf "stat %s\\n" "$st" >&2; fi; exit $s';
-    const shellEnv: NodeJS.ProcessEnv = { ...env };
-    delete shellEnv.BASH_ENV;
-    delete shellEnv.ENV;
-    const child = spawn('bash', ['--norc', '--noprofile', '-c', script, 'bash', command, ...args], { env: shellEnv, cwd, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
-    child.on('error', reject);
-    child.on('close', (status) => {
-      const lines = stderr.trimEnd().split('\n');
-      const stat = lines[lines.length - 1]?.startsWith('stat ') ? lines.pop()! : undefined;
-      const children = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(lines[lines.length - 1] ?? '');
-      if (status !== 0 || !children) {
-        reject(new Error(`${command} ${args.join(' ')} failed (status ${status}): ${lines.slice(0, -2).join('\n').trim()}`));
-        return;
-      }
-      const cpuSeconds = Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4]);
-      resolve({ cpuSeconds, minorFaults: stat === undefined ? null : cminflt(stat) });
-    });
-    if (input !== undefined) {
-      child.stdin!.on('error', () => {});
-      child.stdin!.end(input);
-    }
-  });
-}
-
-/** Field 11 of /proc/<pid>/stat (proc(5)): counted after the command name's closing parenthesis, which may itself hold spaces. */
-function cminflt(stat: string): number | null {
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const value = Number(fields[8]);
-  return Number.isSafeInteger(value) ? value : null;
+/** User + system seconds of `command args…` (git/child-usage.ts), stdout to /dev/null. */
+export async function childCpuSeconds(command: string, args: string[], env: NodeJS.ProcessEnv, input: string | undefined, cwd?: string, signal?: AbortSignal): Promise<number> {
+  return (await childUsage(command, args, env, input, cwd, signal)).cpuSeconds;
 }
 
 /**

@@ -8,7 +8,7 @@ import { sameCommand, withMeasuredCommand } from '../../core/cost/measured-split
 import { gitDirFor, packToCalibrate } from '../../core/cost/time-plan.ts';
 import { sweepRecording } from '../../core/report/simulation.ts';
 import { gitVersionOf } from '../../core/git/git-probe.ts';
-import { GitCommandError, runGit as runGitProcess, type GitRun } from '../../core/git/run-git.ts';
+import { runWithUsage, type UsageRun } from '../../core/git/child-usage.ts';
 import { formatLimit } from '../../common/format.ts';
 import { MeasureRequest, type MeasureParams, type MeasureResult } from '../../protocol/server-protocol.ts';
 import { abortSignalFor, cancelledError, throwIfCancelled } from '../cancellation.ts';
@@ -19,16 +19,18 @@ import { percent, withProgress } from '../request-progress.ts';
 import { checkGitArguments, trustedGit } from '../trusted-git.ts';
 import type { ServerContext } from '../server-context.ts';
 
-/** One git run, stdout discarded, stderr kept; cancellation kills git and its children. */
-async function runGit(git: string, args: string[], cwd: string, token: CancellationToken): Promise<GitRun> {
+/**
+ * One git run, stdout discarded, stderr kept, with its wall time, CPU time and minor page faults
+ * (core/git/child-usage.ts); cancellation kills git and its children.
+ */
+async function runGit(git: string, args: string[], cwd: string, token: CancellationToken): Promise<UsageRun> {
   const controller = new AbortController();
   const subscription = token.onCancellationRequested(() => controller.abort());
   try {
-    return await runGitProcess(git, args, { cwd, environment: 'inherited', stdout: 'ignore', processGroup: true, signal: controller.signal });
+    return await runWithUsage(git, args, { env: process.env, cwd, signal: controller.signal });
   } catch (error) {
     if (error instanceof Error && error.name === 'AbortError') throw cancelledError();
-    if (error instanceof GitCommandError) throw invalid(`cannot run ${git}: ${error.gitStderr}`);
-    throw error;
+    throw invalid(`cannot run ${git}: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     subscription.dispose();
   }
@@ -54,6 +56,8 @@ export function registerMeasureHandlers(context: ServerContext): void {
         const results: MeasureResult['results'] = [];
         for (const limit of limits) {
           const seconds: number[] = [];
+          const cpuSeconds: (number | null)[] = [];
+          const minorFaults: (number | null)[] = [];
           for (let run = 1; run <= params.runs; run++) {
             throwIfCancelled(token);
             progress.report(percent(done, total), `core.deltaBaseCacheLimit=${formatLimit(limit)}: run ${run} of ${params.runs}`);
@@ -64,10 +68,12 @@ export function registerMeasureHandlers(context: ServerContext): void {
               const how = result.signal ? `killed by ${result.signal}` : `exit status ${result.status}`;
               throw new ResponseError(LSPErrorCodes.RequestFailed, `git ${args.join(' ')} failed (${how}): ${result.stderr.trim() || 'no message'}`);
             }
-            seconds.push(result.seconds);
+            seconds.push(result.wallSeconds);
+            cpuSeconds.push(result.cpuSeconds);
+            minorFaults.push(result.minorFaults);
             done++;
           }
-          results.push({ limit, seconds, bestSeconds: Math.min(...seconds) });
+          results.push({ limit, seconds, bestSeconds: Math.min(...seconds), cpuSeconds, minorFaults });
         }
         progress.report(100, `${total} runs`);
         if (params.recording === undefined) return { gitVersion: version, results };
