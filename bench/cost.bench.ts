@@ -11,7 +11,10 @@
  * processes' load. The non-read time comes from the limit-0 run measured here (sweep --time
  * --recorded-seconds), not from the recording's own wall time.
  *
- *   node scripts/build.mjs && node --import tsx bench/cost.bench.ts [--skip-git-git] [--skip-generated] [--commits N]
+ * The sweep replays each recording's reads on git first (sweep --replay, read-replay.ts) unless
+ * --no-replay, which prices them with the calibration's lists alone.
+ *
+ *   node scripts/build.mjs && node --import tsx bench/cost.bench.ts [--skip-git-git] [--skip-generated] [--commits N] [--no-replay]
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -68,10 +71,10 @@ async function workload(name: string, repository: string, gitArgs: string[]): Pr
     measured.set(limit, { cpu: best.cpu, wall: Math.min(...list.map((x) => x.wall)), faults: best.faults });
   }
   log(`${name}: load average after the runs ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  const sweep = spawnSync(process.execPath, [cli, 'sweep', '--time', '--json', '--recorded-seconds', String(measured.get('0')!.cpu), '--limits', LIMITS.join(','), '--policies', 'git', '--cache-dir', cache, recording], { cwd: scratch, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const sweep = spawnSync(process.execPath, [cli, 'sweep', '--time', ...(args.includes('--no-replay') ? [] : ['--replay']), '--json', '--recorded-seconds', String(measured.get('0')!.cpu), '--limits', LIMITS.join(','), '--policies', 'git', '--cache-dir', cache, recording], { cwd: scratch, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
   if (sweep.status !== 0) throw new Error(`sweep --time of ${name} failed`);
-  const time = (JSON.parse(sweep.stdout) as { time: { cells: { policy: string; limit: number; predictedSeconds: number }[]; nonRead: { seconds: number; recordedSeconds: number }; calibration: { parameters: object } } }).time;
-  log(`${name}: recorded ${time.nonRead.recordedSeconds.toFixed(2)}s, non-read ${time.nonRead.seconds.toFixed(2)}s; parameters ${JSON.stringify(time.calibration.parameters)}`);
+  const time = (JSON.parse(sweep.stdout) as { time: { cells: { policy: string; limit: number; predictedSeconds: number }[]; nonRead: { seconds: number; recordedSeconds: number }; calibration: { parameters: object }; basis: object } }).time;
+  log(`${name}: recorded ${time.nonRead.recordedSeconds.toFixed(2)}s, non-read ${time.nonRead.seconds.toFixed(2)}s; parameters ${JSON.stringify(time.calibration.parameters)}; basis ${JSON.stringify(time.basis)}`);
   const rows: Row[] = [];
   for (const limit of LIMITS) {
     const bytes = limit === '0' ? 0 : Number(limit.slice(0, -1)) * (1 << 20);

@@ -7,9 +7,10 @@ import { formatLimit, formatTable } from './output.ts';
 export { GIT_DEFAULT_LIMIT, timePlan } from '../core/cost/time-plan.ts';
 
 /** Prices the sweep's cells with the calibration of the repository's largest pack. */
-export async function sweepTime(loaded: LoadedRecording, results: SimResult[], plan: TimePlan, git: string): Promise<TimeView> {
+export async function sweepTime(loaded: LoadedRecording, results: SimResult[], plan: TimePlan, git: string, replay = false): Promise<TimeView> {
   return priceSweep(loaded, results as unknown as CellCounts[], plan, git, formatLimit, {
-    onStage: (stage, done, total) => process.stderr.write(`\rpackscope: calibrating (${stage}) ${done}/${total}${done + 1 === total ? '\n' : ''}`),
+    onStage: (stage, done, total) => process.stderr.write(`\rpackscope: ${stage === 'replaying the recorded reads' ? stage : `calibrating (${stage})`} ${done}/${total}${done + 1 === total ? '\n' : ''}`),
+    replay: replay ? 'run' : 'kept',
   });
 }
 
@@ -28,6 +29,7 @@ export function timeTable(view: TimeView, policies: string[], limits: number[]):
     ...formatTable([['limit', ...shown], ...rows]),
     `knee (smallest limit within 2% of the best): ${view.knees.map((k) => `${k.policy} ${formatLimit(k.limit)}`).join(', ')}`,
     `non-read time ${n.seconds.toFixed(2)}s = recorded ${n.recordedSeconds.toFixed(2)}s at ${formatLimit(n.recordedLimit)} − trace ${n.traceSeconds.toFixed(2)}s − reads ${n.readSecondsAtRecordedLimit.toFixed(2)}s${n.clamped ? ' (clamped at 0: the model over-prices these reads)' : ''}`,
+    ...(view.basis.replay && !view.basis.measured ? [`reads scaled ×${view.basis.replay.readScale.toFixed(2)} by a replay of this recording's reads on git (${view.basis.replay.date}, ${view.basis.replay.readsTimed} of ${view.basis.replay.reads} reads at ${view.basis.replay.limits.map(formatLimit).join(' and ')})`] : []),
     ...(view.basis.measured ? [`priced from your measured runs of this command (${view.basis.measured.date}, best of ${view.basis.measured.runs} at ${view.basis.measured.limits.map(formatLimit).join(', ')}): non-read ${view.basis.measured.nonReadSeconds.toFixed(2)}s + ${view.basis.measured.readScale.toFixed(2)} × the model's reads`] : []),
     `calibration ${view.calibration.date} (${view.calibration.batches} lists, ${view.calibration.reads} reads; git ${view.calibration.key.git}, ${view.calibration.key.cpu})`,
     `recommendation: ${view.recommendation}`,

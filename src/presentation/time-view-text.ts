@@ -40,9 +40,11 @@ export function timeLabel(time: TimeView): string {
   const n = time.nonRead;
   const m = time.basis.measured;
   const recorded = `the recorded ${seconds(n.recordedSeconds)} at ${formatLimit(n.recordedLimit)} less ${seconds(n.traceSeconds)} of trace writing and ${seconds(n.readSecondsAtRecordedLimit)} of predicted reads${n.clamped ? '; clamped at 0: the model over-prices these reads' : ''}`;
+  const r = time.basis.replay;
+  const replayed = r ? `scaled ×${r.readScale.toFixed(2)} from a replay of this recording's reads on git's read path (${r.date.slice(0, 16).replace('T', ' ')} UTC, ${r.readsTimed} of ${r.reads} reads at ${r.limits.map(formatLimit).join(' and ')}), ` : '';
   const split = m
     ? `scaled ×${m.readScale.toFixed(2)}, plus ${seconds(m.nonReadSeconds)} of the command that is not object reading, both from your Measure for real runs of this command (${m.date.slice(0, 16).replace('T', ' ')} UTC, best of ${m.runs} at ${m.limits.map(formatLimit).join(', ')}; the recording alone said ${seconds(n.seconds)}: ${recorded})`
-    : `plus ${seconds(n.seconds)} of the command that is not object reading (${recorded})`;
+    : `${replayed}plus ${seconds(n.seconds)} of the command that is not object reading (${recorded})`;
   return (
     `Estimate, not a measurement: the simulator's exact counts priced by the cost model calibrated on this machine and pack ` +
     `(${c.date.slice(0, 16).replace('T', ' ')} UTC; git ${c.key.git}; ${c.key.cpu}; ${c.batches} timed lists, ${c.reads} reads), ` +

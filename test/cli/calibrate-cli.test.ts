@@ -3,8 +3,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { calibratePack, calibrationPlan } from '../../src/core/cost/calibrate.ts';
-import { CALIBRATION_SCHEMA, readSeconds, type Calibration, type CellCounts, type TimeView } from '../../src/core/cost/cost-model.ts';
+import { CALIBRATION_SCHEMA, readSeconds, type Calibration, type CellCounts, type ReadReplay, type TimeView } from '../../src/core/cost/cost-model.ts';
 import { withMeasuredCommand } from '../../src/core/cost/measured-split.ts';
+import { READ_REPLAY_LIMIT, withReadReplay } from '../../src/core/cost/read-replay.ts';
+import { recordedOids } from '../../src/core/cost/time-plan.ts';
+import { loadRecording } from '../../src/cli/load-recording.ts';
+import { Progress } from '../../src/cli/progress.ts';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import { hashAlgorithmNear } from '../../src/core/model/repository.ts';
 import { simObjectsFrom } from '../../src/core/sim/sim-objects.ts';
@@ -127,5 +131,59 @@ describe('calibrate and sweep --time on a real repository', () => {
     // A given time (--recorded-seconds, a run measured apart) is used as it is.
     const given = runCli(['sweep', '--time', '--json', '--recorded-seconds', '2', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
     assert.equal((JSON.parse(given.stdout.toString()) as { time: TimeView }).time.basis.source, 'recording');
+  });
+
+  test('sweep --time --replay: the recording\'s own reads fed to git cat-file in order, kept with the calibration; a kept scale prices every cell', () => {
+    const env = { PACKSCOPE_CACHE_DIR: cacheDir, PACKSCOPE_NO_PROGRESS: '1', HOME: sandbox.home, GIT_CONFIG_NOSYSTEM: '1' };
+    const recording = path.join(sandbox.root, 'log-raw.psrec');
+    const recorded = runCli(['record', '-o', recording, '-C', repo, '--', 'log', '--raw'], { cwd: sandbox.root, env });
+    assert.equal(recorded.status, 0, recorded.stderr);
+    // What cat-file is fed: the logged reads' objects, in order, as git's own index names them.
+    const offsets = fs.readFileSync(recording, 'utf8').split('\n').filter((l) => / packfile\.c:\d+ /.test(l)).map((l) => Number(l.trim().split(/\s+/).pop()));
+    const byOffset = new Map(sandbox.gitText(repo, ['show-index'], { input: fs.readFileSync(pack.replace(/\.pack$/, '.idx')) }).trim().split('\n').map((l) => { const [o, h] = l.split(' '); return [Number(o), h!] as const; }));
+    const loaded = loadRecording(recording, { cacheDir, noCache: false }, new Progress(false));
+    assert.deepEqual(recordedOids(loaded), offsets.map((o) => byOffset.get(o)));
+
+    const sweep = runCli(['sweep', '--time', '--replay', '--json', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    assert.equal(sweep.status, 0, sweep.stderr);
+    const file = path.join(cacheDir, 'calibrations', fs.readdirSync(path.join(cacheDir, 'calibrations'))[0]!);
+    const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as Calibration;
+    const replay = kept.replays![0]!;
+    assert.deepEqual(replay.command, { args: ['log', '--raw'], cwd: loaded.log.metadata!.cwd, startedAt: loaded.log.metadata!.startedAt });
+    assert.deepEqual(replay.limits, [0, READ_REPLAY_LIMIT]);
+    assert.equal(replay.reads, offsets.length);
+    assert.equal(replay.readsTimed, offsets.length);
+    assert.ok(replay.seconds.every((x) => x >= 0) && replay.seconds.length === 2);
+    assert.ok(replay.modelReadSeconds[0]! >= replay.modelReadSeconds[1]! && replay.modelReadSeconds[1]! > 0);
+    // A small repository's cache saves milliseconds: too little to scale by, and the note says so.
+    const doc = JSON.parse(sweep.stdout.toString()) as { time: TimeView };
+    if (replay.readScale === null) {
+      assert.match(replay.note, /^no scale: /);
+      assert.equal(doc.time.basis.source, 'recording');
+    } else {
+      assert.equal(doc.time.basis.source, 'replay');
+    }
+
+    // A kept scale (as a replay of a larger workload gives): every cell is rest + scale × its read
+    // seconds, rest the recorded time less trace writing and the scaled reads at the recorded limit.
+    const scaled: ReadReplay = { ...replay, readScale: 0.5, note: 'test' };
+    fs.writeFileSync(file, JSON.stringify(withReadReplay(kept, scaled)));
+    const again = runCli(['sweep', '--time', '--json', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    assert.equal(again.status, 0, again.stderr);
+    const priced = JSON.parse(again.stdout.toString()) as { results: CellCounts[]; time: TimeView };
+    assert.equal(priced.time.basis.source, 'replay');
+    assert.equal(priced.time.basis.replay!.readScale, 0.5);
+    const read = (c: CellCounts): number => readSeconds({ ...c, appliedBytes: c.appliedBytes ?? 0 }, kept.parameters);
+    const atRecorded = priced.results.find((r) => r.policy === 'git' && r.limit === 0)!;
+    const n = priced.time.nonRead;
+    assert.ok(Math.abs(n.readSecondsAtRecordedLimit - 0.5 * read(atRecorded)) < 1e-12);
+    assert.ok(Math.abs(n.seconds - Math.max(0, n.recordedSeconds - n.traceSeconds - 0.5 * read(atRecorded))) < 1e-12);
+    for (const cell of priced.time.cells) {
+      const counts = priced.results.find((r) => r.policy === cell.policy && r.limit === cell.limit)!;
+      assert.ok(Math.abs(cell.predictedSeconds - (n.seconds + 0.5 * read(counts))) < 1e-12);
+    }
+    const words = runCli(['sweep', '--time', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    assert.match(words.stdout.toString(), /reads scaled ×0\.50 by a replay of this recording's reads on git/);
+    assert.match(words.stdout.toString(), new RegExp(`recommendation: .*reads scaled ×0\\.50 by a replay`));
   });
 });

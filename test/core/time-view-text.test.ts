@@ -33,6 +33,23 @@ describe('time view words', () => {
     assert.doesNotMatch(timeLabel(view), /Measure for real/);
   });
 
+  test('a replay of the recording\'s reads scales the reads; measured runs of the command come first', () => {
+    const replay = { command: { args: ['log'], cwd: '/r', startedAt: '2026-12-04T00:00:00.000Z' }, date: '2026-12-04T00:10:00.000Z', reads: 900, readsTimed: 900, repeats: 3, limits: [0, 16 * M], seconds: [2, 1], modelReadSeconds: [2.5, 1], readScale: 0.8, note: 'n' };
+    const replayed = timeView(cells, calibration, { seconds: 6, limit: 0, replay }, { limit: 96 * M, source: 'test' }, formatLimit);
+    assert.equal(replayed.basis.source, 'replay');
+    assert.match(timeLabel(replayed), /scaled ×0\.80 from a replay of this recording's reads on git's read path \(2026-12-04 00:10 UTC, 900 of 900 reads at 0 and 16m\), plus /);
+    for (const cell of replayed.cells) {
+      const plain = view.cells.find((c) => c.policy === cell.policy && c.limit === cell.limit)!;
+      assert.ok(Math.abs(cell.readSeconds - 0.8 * plain.readSeconds) < 1e-12);
+    }
+    // A replay with no scale (too little saved to tell) leaves the recording's own split.
+    assert.equal(timeView(cells, calibration, { seconds: 6, limit: 0, replay: { ...replay, readScale: null } }, { limit: 96 * M, source: 'test' }, formatLimit).basis.source, 'recording');
+    const measured = { args: ['log'], cwd: '/r', date: '2026-12-03T22:00:00.000Z', gitVersion: '2.39.5', runs: 3, points: [{ limit: 0, bestSeconds: 6, predictedReadSeconds: 3 }, { limit: M, bestSeconds: 4, predictedReadSeconds: 1 }], split: { nonReadSeconds: 3, readScale: 1 } };
+    const both = timeView(cells, calibration, { seconds: 6, limit: 0, measured, replay }, { limit: 96 * M, source: 'test' }, formatLimit);
+    assert.equal(both.basis.source, 'measured');
+    assert.equal(both.basis.replay?.readScale, 0.8);
+  });
+
   test('predicted against measured: the error per limit, and the split the runs imply recovered exactly', () => {
     // Measured = 1.5 s of other work + 0.8 × predicted reads: the fit must find both.
     const results = view.cells.map((c) => ({ limit: c.limit, seconds: [1.5 + 0.8 * c.readSeconds], bestSeconds: 1.5 + 0.8 * c.readSeconds, cpuSeconds: [1.4 + 0.8 * c.readSeconds], minorFaults: [5000] }));

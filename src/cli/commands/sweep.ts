@@ -15,7 +15,7 @@ const METRICS = ['inflations', 'logged', 'deltaApplications', 'inflatedBytes', '
 type Metric = (typeof METRICS)[number];
 
 const sweepHelp = `usage: packscope sweep [--json] [--limits L,…] [--policies P,…] [--metric M] [--threads N]
-                      [--segment N] [--time [--git PATH] [--recorded-seconds S]] [-C DIR] <recording>
+                      [--segment N] [--time [--replay] [--git PATH] [--recorded-seconds S]] [-C DIR] <recording>
 
 Replays a recording through every policy at every limit (cells run in worker threads) and prints
 one row per limit and one column per policy, like the tables of the delta-base-cache thread.
@@ -34,7 +34,11 @@ speed-up against your core.deltaBaseCacheLimit, each policy's knee (the smallest
 of its best) and a recommendation with its evidence. The sweep then also holds your limit and
 the recorded one, and git's policy. --recorded-seconds S: the command took S seconds at the
 recorded limit in a run of your own without tracing (e.g. its CPU time on a busy machine); used
-instead of the recording's own time.
+instead of the recording's own time. --replay first times the recording's own reads on git's read
+path (git cat-file --batch fed them in order, at 0 and 16m, best of three, a few seconds to a
+minute) and scales the model's read seconds by what the cache saved there against what the model
+said (the model gives the shape over limits and policies, the replay the size); the scale is kept
+with the calibration and used by later --time sweeps of this recording.
 
 --json prints {"schema":"packscope.sweep/1","recording":{…},"results":[…one object per (policy, limit),
 with "exact" and "bounds"…]}, and with --time a "time" object (docs/json.md).`;
@@ -51,6 +55,7 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
       threads: { type: 'string' },
       segment: { type: 'string' },
       time: { type: 'boolean' },
+      replay: { type: 'boolean' },
       'recorded-seconds': { type: 'string' },
       git: { type: 'string' },
       C: { type: 'string', short: 'C' },
@@ -78,7 +83,8 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
   const results = await progress.trackAsync('Sweeping', (onProgress) =>
     sweepRecording(loaded, policies, limits, threads === undefined ? { workerScript, onProgress } : { workerScript, onProgress, threads }),
   );
-  const time = plan ? await sweepTime(loaded, results, plan, git) : undefined;
+  if (values.replay && !plan) throw fail('usage', undefined, undefined, '--replay needs --time');
+  const time = plan ? await sweepTime(loaded, results, plan, git, values.replay === true) : undefined;
   if (values.json) {
     writeJson(time ? { ...simulationDocument('packscope.sweep/1', loaded, results), time } : simulationDocument('packscope.sweep/1', loaded, results));
     return 0;

@@ -106,6 +106,26 @@ export interface Calibration {
   seconds: number;
   /** Commands timed by "Measure for real", each with the split of its time the runs imply (measured-split.ts); newest first. */
   measured?: MeasuredCommand[];
+  /** Recordings whose reads were timed on git's read path (read-replay.ts); newest first. */
+  replays?: ReadReplay[];
+}
+
+/** A recording's reads replayed through `git cat-file --batch` at two limits (read-replay.ts). */
+export interface ReadReplay {
+  /** The recording: git's arguments, where it ran, when it started. */
+  command: { args: string[]; cwd: string; startedAt: string };
+  date: string;
+  /** The recording's reads, and how many of the first were timed. */
+  reads: number;
+  readsTimed: number;
+  repeats: number;
+  limits: number[];
+  /** cat-file's CPU seconds at each limit (median of the repeats), and the model's read seconds of the same reads there. */
+  seconds: number[];
+  modelReadSeconds: number[];
+  /** (seconds[0] − seconds[1]) / (modelReadSeconds[0] − modelReadSeconds[1]); null when the cache saves too little to tell. */
+  readScale: number | null;
+  note: string;
 }
 
 /** One command "Measure for real" timed, and what its runs say of it. */
@@ -192,7 +212,7 @@ export interface NonReadTime {
   recordedSeconds: number;
   /** The limit it ran at (0 for an exact recording). */
   recordedLimit: number;
-  /** Predicted read seconds at that limit with git's policy. */
+  /** Predicted read seconds at that limit with git's policy (scaled by a replay's readScale when there is one). */
   readSecondsAtRecordedLimit: number;
   /** Lines git wrote to GIT_TRACE_PACK_ACCESS while recording, and their cost taken out. */
   traceLines: number;
@@ -205,14 +225,16 @@ export interface NonReadTime {
 
 /** Where a time view's split of the command comes from: the recording's run, or "Measure for real" runs of the same command. */
 export interface TimeBasis {
-  source: 'recording' | 'measured';
+  source: 'recording' | 'replay' | 'measured';
   /** measured: the runs' date, runs per limit, limits, and the fit (non-read seconds; the factor on the model's read seconds). */
   measured: { date: string; runs: number; limits: number[]; nonReadSeconds: number; readScale: number } | null;
+  /** replay: the recording's reads timed on git's read path (read-replay.ts): the factor on the model's read seconds, and the limits and reads it rests on. */
+  replay: { date: string; limits: number[]; readsTimed: number; reads: number; readScale: number } | null;
 }
 
 /** `traced`: the time is the recording's own run, which wrote a trace line per logged read; false for a run measured apart, without tracing. */
-export function nonReadTime(recordedSeconds: number, recordedLimit: number, recordedCell: CellCounts, p: CostParameters, traced = true): NonReadTime {
-  const read = readSeconds(countsOf(recordedCell), p);
+export function nonReadTime(recordedSeconds: number, recordedLimit: number, recordedCell: CellCounts, p: CostParameters, traced = true, readScale = 1): NonReadTime {
+  const read = readScale * readSeconds(countsOf(recordedCell), p);
   const traceLines = traced ? recordedCell.logged : 0;
   const traceSeconds = p.cTrace * traceLines;
   const rest = recordedSeconds - traceSeconds - read;
@@ -257,20 +279,23 @@ export const KNEE_TOLERANCE = 0.02;
  * Prices every cell, finds each policy's knee and words a recommendation for git's own policy.
  * `cells` must hold git's policy at `currentLimit` and at the recorded limit.
  */
-export function timeView(cells: CellCounts[], calibration: Calibration, recorded: { seconds: number; limit: number; traced?: boolean; measured?: MeasuredCommand | undefined }, current: { limit: number; source: string }, format: (limit: number) => string): TimeView {
+export function timeView(cells: CellCounts[], calibration: Calibration, recorded: { seconds: number; limit: number; traced?: boolean; measured?: MeasuredCommand | undefined; replay?: ReadReplay | undefined }, current: { limit: number; source: string }, format: (limit: number) => string): TimeView {
   const p = calibration.parameters;
   const gitAt = (limit: number): CellCounts => {
     const cell = cells.find((c) => c.policy === 'git' && c.limit === limit);
     if (!cell) throw new Error(`the sweep lacks git's policy at ${format(limit)}`);
     return cell;
   };
-  const nonRead = nonReadTime(recorded.seconds, recorded.limit, gitAt(recorded.limit), p, recorded.traced ?? true);
+  const replay = recorded.replay?.readScale != null ? recorded.replay : undefined;
+  const nonRead = nonReadTime(recorded.seconds, recorded.limit, gitAt(recorded.limit), p, recorded.traced ?? true, replay?.readScale ?? 1);
   const fitted = recorded.measured?.split ?? null;
+  const replayBasis = replay ? { date: replay.date, limits: replay.limits, readsTimed: replay.readsTimed, reads: replay.reads, readScale: replay.readScale! } : null;
+  // Measured runs of the command itself come first: they hold its own heap, which a replay of its reads does not.
   const basis: TimeBasis = fitted && recorded.measured
-    ? { source: 'measured', measured: { date: recorded.measured.date, runs: recorded.measured.runs, limits: recorded.measured.points.map((x) => x.limit), ...fitted } }
-    : { source: 'recording', measured: null };
+    ? { source: 'measured', measured: { date: recorded.measured.date, runs: recorded.measured.runs, limits: recorded.measured.points.map((x) => x.limit), ...fitted }, replay: replayBasis }
+    : { source: replay ? 'replay' : 'recording', measured: null, replay: replayBasis };
   const rest = fitted ? fitted.nonReadSeconds : nonRead.seconds;
-  const scale = fitted ? fitted.readScale : 1;
+  const scale = fitted ? fitted.readScale : (replay?.readScale ?? 1);
   const currentSeconds = rest + scale * readSeconds(countsOf(gitAt(current.limit)), p);
   const priced: TimeCell[] = [];
   for (const cell of cells) {
@@ -313,7 +338,11 @@ export function knee(cells: { policy: string; limit: number; predictedSeconds: n
 
 function recommend(k: { limit: number; seconds: number; bestSeconds: number }, currentSeconds: number, currentLimit: number, nonReadSeconds: number, basis: TimeBasis, format: (limit: number) => string): string {
   const s = (x: number): string => `${x.toFixed(2)}s`;
-  const from = basis.measured ? `, from your measured runs of ${basis.measured.date.slice(0, 10)}` : '';
+  const from = basis.measured
+    ? `, from your measured runs of ${basis.measured.date.slice(0, 10)}`
+    : basis.replay
+      ? `; reads scaled ×${basis.replay.readScale.toFixed(2)} by a replay of this recording's reads on git`
+      : '';
   const evidence = `(estimate: ${s(currentSeconds)} at your ${format(currentLimit)}, ${s(k.seconds)} at ${format(k.limit)}, best ${s(k.bestSeconds)}; ${s(nonReadSeconds)} of it is not object reading${from})`;
   if (k.limit === currentLimit) return `keep core.deltaBaseCacheLimit=${format(currentLimit)}: it is the knee, beyond it nothing is gained for this workload ${evidence}`;
   if (k.limit < currentLimit) {

@@ -12,7 +12,8 @@ import type { ObjectStore } from '../model/object-store.ts';
 import type { PackModel } from '../model/pack-model.ts';
 import { discoverRepository } from '../model/repository.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
-import { cachedCalibration, type CalibrateOptions, type CalibrationRun } from './calibrate.ts';
+import { cachedCalibration, saveCalibration, type CalibrateOptions, type CalibrationRun } from './calibrate.ts';
+import { readReplayFor, replayReads, withReadReplay } from './read-replay.ts';
 import { measuredCommandFor } from './measured-split.ts';
 import { timeView, type CellCounts, type TimeView } from './cost-model.ts';
 
@@ -71,13 +72,39 @@ export function timeLimits(plan: TimePlan): number[] {
  * calibration holds one (measured-split.ts). A time given on the command line (`--recorded-seconds`,
  * the bench's) is used as it is.
  */
-export async function priceSweep(loaded: LoadedRecording, results: CellCounts[], plan: TimePlan, git: string, format: (limit: number) => string, options: Pick<CalibrateOptions, 'onStage' | 'signal'> & { run?: CalibrationRun } = {}): Promise<TimeView> {
+export async function priceSweep(
+  loaded: LoadedRecording,
+  results: CellCounts[],
+  plan: TimePlan,
+  git: string,
+  format: (limit: number) => string,
+  options: Pick<CalibrateOptions, 'onStage' | 'signal'> & { run?: CalibrationRun; replay?: 'kept' | 'run' } = {},
+): Promise<TimeView> {
   const store = loaded.store;
   const top = store.repository.workTree ?? store.repository.gitDir;
   const model = packToCalibrate(store, top);
-  const { run, ...calibrateOptions } = options;
-  const { calibration } = await cachedCalibration(model, store.modelCacheDirectory, { gitDir: gitDirFor(store, top), git, ...calibrateOptions }, false, run);
+  const { run, replay: replayMode = 'kept', ...calibrateOptions } = options;
+  const gitDir = gitDirFor(store, top);
+  const cached = await cachedCalibration(model, store.modelCacheDirectory, { gitDir, git, ...calibrateOptions }, false, run);
+  let calibration = cached.calibration;
   const m = loaded.log.metadata;
   const measured = m && plan.traced ? measuredCommandFor(calibration, { args: m.command, cwd: m.cwd }) : undefined;
-  return timeView(results, calibration, { seconds: plan.recordedSeconds, limit: plan.recordedLimit, traced: plan.traced, measured }, plan.current, format);
+  let replay = m ? readReplayFor(calibration, { args: m.command, cwd: m.cwd, startedAt: m.startedAt }) : undefined;
+  if (m && replayMode === 'run') {
+    replay = await replayReads(loaded.objects, loaded.reads, recordedOids(loaded), calibration.parameters, { args: [...m.command], cwd: m.cwd, startedAt: m.startedAt }, { git, gitDir, signal: options.signal, onStage: options.onStage });
+    calibration = withReadReplay(calibration, replay);
+    if (cached.file) saveCalibration(cached.file, calibration);
+  }
+  return timeView(results, calibration, { seconds: plan.recordedSeconds, limit: plan.recordedLimit, traced: plan.traced, measured, replay }, plan.current, format);
+}
+
+/** The object ids of a recording's kept reads, in order: what cat-file is fed to replay them. */
+export function recordedOids(loaded: LoadedRecording): string[] {
+  const { resolved, range } = loaded;
+  if (loaded.insertedReads || range.end - range.start !== loaded.reads.length) {
+    throw fail('usage', loaded.log.file, undefined, 'a replay of the recorded reads needs the reads git logged, not a complete recording’s');
+  }
+  const oids: string[] = [];
+  for (let i = range.start; i < range.end; i++) oids.push(resolved.packs[resolved.readPack[i]!]!.model.oidHex(resolved.readObject[i]!));
+  return oids;
 }
