@@ -290,6 +290,12 @@ export interface SweepParams extends RecordingParams {
    * the recorded one) are priced but not added to `results`.
    */
   time?: boolean;
+  /**
+   * With `time`: time the recording's own reads on git's read path first, unless the calibration
+   * keeps a replay of this recording (core/cost/read-replay.ts; seconds to a minute), and scale the
+   * model's read seconds by it.
+   */
+  replay?: boolean;
 }
 
 export interface SweepResult {

@@ -26,7 +26,7 @@ import { GitSandbox, gitEnv, packStems, runCli, tempDir } from '../support/git.t
 import { historyRepository } from '../support/git-oracle.ts';
 import { expectError, LspServer, type ProgressValue } from '../support/lsp-server.ts';
 import type { RecordingSummary } from '../../src/core/report/recording-document.ts';
-import { CALIBRATION_SCHEMA, readSeconds, type Calibration } from '../../src/core/cost/cost-model.ts';
+import { CALIBRATION_SCHEMA, readSeconds, type Calibration, type ReadReplay } from '../../src/core/cost/cost-model.ts';
 import { fitMeasuredSplit } from '../../src/common/measured-split-fit.ts';
 
 const LIMITS = [0, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 96 << 20];
@@ -478,6 +478,36 @@ describe('packscope/measure', () => {
     const mismatched = await server.connection.sendRequest(MeasureRequest, { cwd: repo, args: ['log', '--raw', '-n', '3'], git: 'git', limits: [0, 1 << 20], runs: 1, recording: { file: logRaw } });
     assert.equal(mismatched.kept!.file, null);
     assert.match(mismatched.kept!.note, /not the recording’s own command/);
+  });
+
+  test('a time estimate with replay times the recording\'s own reads on git once, keeps them with the calibration, and reuses them', async () => {
+    const replayed = (): ReadReplay[] => {
+      const found: ReadReplay[] = [];
+      const walk = (dir: string): void => {
+        for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+          const full = path.join(dir, entry.name);
+          if (entry.isDirectory()) walk(full);
+          else if (dir.endsWith('calibrations') && entry.name.endsWith('.json')) found.push(...((JSON.parse(fs.readFileSync(full, 'utf8')) as Calibration).replays ?? []));
+        }
+      };
+      if (fs.existsSync(path.join(root, 'models'))) walk(path.join(root, 'models'));
+      return found.filter((r) => r.command.args.join(' ') === 'log --raw');
+    };
+    assert.deepEqual(replayed(), [], 'no replay of log --raw before');
+    const first = progressToken();
+    const sweep = await server.connection.sendRequest(SweepRequest, { file: logRaw, policies: ['git'], limits: [0, 1 << 20], time: true, replay: true, workDoneToken: first.token });
+    assert.ok(sweep.time, sweep.timeError);
+    const kept = replayed();
+    assert.equal(kept.length, 1);
+    assert.deepEqual(kept[0]!.limits, [0, 16 << 20]);
+    assert.equal(kept[0]!.readsTimed, sweep.recording.reads);
+    assert.equal(first.values.filter((v) => v.kind === 'report' && /^replaying the recorded reads \(\d of 6 runs of git cat-file\)$/.test(v.message ?? '')).length, 6, 'progress per cat-file run');
+    // The basis says what the cells rest on: a scale when the cache saved enough to tell, else the recording's own split.
+    assert.equal(sweep.time.basis.source, kept[0]!.readScale === null ? 'recording' : 'replay');
+    const second = progressToken();
+    await server.connection.sendRequest(SweepRequest, { file: logRaw, policies: ['git'], limits: [0, 1 << 20], time: true, replay: true, workDoneToken: second.token });
+    assert.deepEqual(replayed(), kept, 'kept, not timed again');
+    assert.equal(second.values.filter((v) => /replaying/.test(v.message ?? '')).length, 0);
   });
 
   test("a failing git command gives one error with git's own message", async () => {

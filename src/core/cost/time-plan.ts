@@ -78,7 +78,7 @@ export async function priceSweep(
   plan: TimePlan,
   git: string,
   format: (limit: number) => string,
-  options: Pick<CalibrateOptions, 'onStage' | 'signal'> & { run?: CalibrationRun; replay?: 'kept' | 'run' } = {},
+  options: Pick<CalibrateOptions, 'onStage' | 'signal'> & { run?: CalibrationRun; replay?: 'kept' | 'missing' | 'run' } = {},
 ): Promise<TimeView> {
   const store = loaded.store;
   const top = store.repository.workTree ?? store.repository.gitDir;
@@ -90,7 +90,7 @@ export async function priceSweep(
   const m = loaded.log.metadata;
   const measured = m && plan.traced ? measuredCommandFor(calibration, { args: m.command, cwd: m.cwd }) : undefined;
   let replay = m ? readReplayFor(calibration, { args: m.command, cwd: m.cwd, startedAt: m.startedAt }) : undefined;
-  if (m && replayMode === 'run') {
+  if (m && (replayMode === 'run' || (replayMode === 'missing' && replay === undefined))) {
     replay = await replayReads(loaded.objects, loaded.reads, recordedOids(loaded), calibration.parameters, { args: [...m.command], cwd: m.cwd, startedAt: m.startedAt }, { git, gitDir, signal: options.signal, onStage: options.onStage });
     calibration = withReadReplay(calibration, replay);
     if (cached.file) saveCalibration(cached.file, calibration);

@@ -274,7 +274,8 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
         if (locality !== undefined) this.send({ type: 'locality', runId, slot, result: locality });
       }
       if (time && sweep !== undefined) {
-        const timed = await job('timeEstimate', (progress) => this.request(runId, 'timeEstimate', SweepRequest, { file: request.file, segment, ...sweepRequest, time: true }, progress));
+        // replay: the recording's own reads timed on git once (kept with the calibration), for the size of the read time.
+        const timed = await job('timeEstimate', (progress) => this.request(runId, 'timeEstimate', SweepRequest, { file: request.file, segment, ...sweepRequest, time: true, replay: true }, progress));
         if (timed !== undefined) this.send({ type: 'sweep', runId, request: sweepRequest, result: timed });
       }
     });

@@ -49,7 +49,7 @@ export function registerSimulationHandlers(context: ServerContext): void {
           });
         }, Math.min(total, availableParallelism()));
         if (fields.time !== true) return { recording: info, results };
-        return { recording: info, results, ...(await priceCells(context, loaded, params.segment, results, token, progress)) };
+        return { recording: info, results, ...(await priceCells(context, loaded, params.segment, results, fields.replay === true, token, progress)) };
       }),
     ),
   );
@@ -82,7 +82,7 @@ export function registerSimulationHandlers(context: ServerContext): void {
  * A recording that cannot be priced (a raw trace, a complete recording, one segment) gives the
  * reason instead, and the counts stand.
  */
-async function priceCells(context: ServerContext, loaded: LoadedRecording, segment: number | undefined, results: SimResult[], token: CancellationToken, progress: WorkDoneProgressReporter): Promise<Pick<SweepResult, 'time' | 'timeError'>> {
+async function priceCells(context: ServerContext, loaded: LoadedRecording, segment: number | undefined, results: SimResult[], replay: boolean, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<Pick<SweepResult, 'time' | 'timeError'>> {
   try {
     const git = trustedGit(undefined, context.settings.git);
     const plan = await timePlan(loaded, git, segment, undefined);
@@ -91,7 +91,13 @@ async function priceCells(context: ServerContext, loaded: LoadedRecording, segme
     const extra = missing.length === 0 ? [] : await context.work.run('sweep', token, () => sweepRecording(loaded, ['git'], missing, { workerScript: context.bundledScript('sim-worker.js'), signal }));
     throwIfCancelled(token);
     progress.report(100, 'calibrating the cost model (timing git on the pack)');
-    const time = await priceSweep(loaded, [...results, ...extra] as unknown as CellCounts[], plan, git, formatLimit, { signal, run: calibrationInWorker(context, token, progress) });
+    const time = await priceSweep(loaded, [...results, ...extra] as unknown as CellCounts[], plan, git, formatLimit, {
+      signal,
+      run: calibrationInWorker(context, token, progress),
+      // The replay, when asked for and not yet kept: git itself reads, the server waits on it.
+      replay: replay ? 'missing' : 'kept',
+      onStage: (stage, done, total) => progress.report(percent(done, total), `${stage} (${done + 1} of ${total} runs of git cat-file)`),
+    });
     return { time };
   } catch (error) {
     throwIfCancelled(token);
