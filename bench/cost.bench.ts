@@ -14,16 +14,23 @@
  * The sweep replays each recording's reads on git first (sweep --replay, read-replay.ts) unless
  * --no-replay, which prices them with the calibration's lists alone.
  *
- *   node scripts/build.mjs && node --import tsx bench/cost.bench.ts [--skip-git-git] [--skip-generated] [--commits N] [--no-replay]
+ *   node scripts/build.mjs && node --import tsx bench/cost.bench.ts [--skip-git-git] [--skip-generated] [--commits N] [--no-replay] [--pinned]
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { childUsage } from '../src/core/git/child-usage.ts';
+import { CALIBRATION_TUNABLES } from '../src/core/cost/calibrate.ts';
 import { DEFAULT_HISTORY, generatedPack, gitEnv, projectRoot } from './generate.ts';
 
 const LIMITS = ['0', '1m', '16m', '96m'];
+/**
+ * --pinned: the measured runs too get the calibration's malloc thresholds (GLIBC_TUNABLES), so
+ * that glibc keeps freed memory as the calibration's and the replay's cat-file do: what is left
+ * between predicted and measured is then the model's, not the command's heap.
+ */
+const PINNED = process.argv.includes('--pinned');
 const BAR = 0.15;
 const args = process.argv.slice(2);
 const commitsArg = args.indexOf('--commits');
@@ -39,7 +46,8 @@ function log(line: string): void {
 /** git's CPU time and minor page faults (src/core/git/child-usage.ts): the memory effects the model prices only in part (the cache's peak), printed beside each limit's time (bench/README, 2026-12-03). */
 async function runGit(repository: string, limit: string, gitArgs: string[]): Promise<{ cpu: number; wall: number; faults: number | null }> {
   const started = process.hrtime.bigint();
-  const usage = await childUsage('git', ['-C', repository, '-c', `core.deltaBaseCacheLimit=${limit}`, ...gitArgs], gitEnv(), undefined);
+  const env = PINNED ? { ...gitEnv(), GLIBC_TUNABLES: CALIBRATION_TUNABLES } : gitEnv();
+  const usage = await childUsage('git', ['-C', repository, '-c', `core.deltaBaseCacheLimit=${limit}`, ...gitArgs], env, undefined);
   return { cpu: usage.cpuSeconds, wall: Number(process.hrtime.bigint() - started) / 1e9, faults: usage.minorFaults };
 }
 
@@ -102,7 +110,7 @@ function report(name: string, rows: Row[]): boolean {
 
 async function main(): Promise<void> {
 const results: [string, Row[]][] = [];
-console.log(`cost bench: ${os.cpus().length} CPUs, load average at the start ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(`cost bench: ${os.cpus().length} CPUs, load average at the start ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}${PINNED ? `; measured runs with GLIBC_TUNABLES=${CALIBRATION_TUNABLES}` : ''}${args.includes('--no-replay') ? '; no replay' : '; reads replayed (sweep --replay)'}`);
 try {
   if (!args.includes('--skip-git-git')) {
     const gitGit = '/work/.mirror/git+git/repo';
