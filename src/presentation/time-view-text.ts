@@ -48,7 +48,8 @@ export function timeLabel(time: TimeView): string {
   return (
     `Estimate, not a measurement: the simulator's exact counts priced by the cost model calibrated on this machine and pack ` +
     `(${c.date.slice(0, 16).replace('T', ' ')} UTC; git ${c.key.git}; ${c.key.cpu}; ${c.batches} timed lists, ${c.reads} reads), ` +
-    `${split}. Speed-ups are against your ${formatLimit(time.currentLimit)} (${time.currentLimitSource}).`
+    `${split}. Speed-ups are against your ${formatLimit(time.currentLimit)} (${time.currentLimitSource}). ` +
+    `Not in it: glibc handing freed memory back to the kernel and faulting it in again, which depends on the command's own heap (measured runs show it as page faults).`
   );
 }
 

@@ -23,6 +23,7 @@ describe('time view words', () => {
     assert.deepEqual(rows[0], ['limit', 'git'], 'a policy the view did not price has no column');
     assert.equal(rows[4]![1], '3.70 s ×1.00'.replace('3.70', view.cells[3]!.predictedSeconds.toFixed(2)));
     assert.match(timeLabel(view), /^Estimate, not a measurement: .*2026-12-02 15:00 UTC; git 2\.39\.5/);
+    assert.match(timeLabel(view), /Not in it: glibc handing freed memory back to the kernel and faulting it in again, which depends on the command's own heap \(measured runs show it as page faults\)\.$/);
     assert.deepEqual(kneeSentences(view, (p) => p), [`git: beyond 16m nothing is gained for this workload (${view.knees[0]!.seconds.toFixed(2)} s, within 2% of the best ${view.knees[0]!.bestSeconds.toFixed(2)} s).`]);
   });
 
