@@ -33,5 +33,6 @@ export function timeTable(view: TimeView, policies: string[], limits: number[]):
     ...(view.basis.measured ? [`priced from your measured runs of this command (${view.basis.measured.date}, best of ${view.basis.measured.runs} at ${view.basis.measured.limits.map(formatLimit).join(', ')}): non-read ${view.basis.measured.nonReadSeconds.toFixed(2)}s + ${view.basis.measured.readScale.toFixed(2)} × the model's reads`] : []),
     `calibration ${view.calibration.date} (${view.calibration.batches} lists, ${view.calibration.reads} reads; git ${view.calibration.key.git}, ${view.calibration.key.cpu})`,
     `recommendation: ${view.recommendation}`,
+    `not in it: glibc handing freed memory back to the kernel and faulting it in again, which depends on the command's own heap (measured runs show it as page faults)`,
   ];
 }

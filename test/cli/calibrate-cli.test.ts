@@ -111,6 +111,7 @@ describe('calibrate and sweep --time on a real repository', () => {
     assert.equal(text.status, 0, text.stderr);
     assert.match(text.stdout.toString(), /predicted seconds of the whole command \(estimate\)/);
     assert.match(text.stdout.toString(), /recommendation: /);
+    assert.match(text.stdout.toString(), /\nnot in it: glibc handing freed memory back/);
     assert.doesNotMatch(text.stdout.toString(), /priced from your measured runs/);
 
     // A split kept for this command (as Measure for real keeps it, server side): the next estimate
