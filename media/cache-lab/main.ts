@@ -22,7 +22,7 @@ import { parseLimitList } from '../../src/common/git-size.ts';
 import { MessageHandler } from '../../src/common/message-handler.ts';
 import { gitVersusReferenceSentences, metricWords, sweepCell, sweepCellText, sweepTableMarkdown, sweepTableNotes, sweepTableText, sweepTableTitle } from '../../src/presentation/sweep-table.ts';
 import { SWEEP_CHART_VIEWS, planSweepChart, viewReference } from '../../src/presentation/sweep-chart-views.ts';
-import { faultSentence, faultsOfBestRun, kneeSentences, measuredAgainstPredicted, measuredSentences, timeLabel, timeTableRows } from '../../src/presentation/time-view-text.ts';
+import { faultSentence, faultsOfBestRun, heapSentence, kneeSentences, measuredAgainstPredicted, measuredSentences, timeLabel, timeTableRows } from '../../src/presentation/time-view-text.ts';
 import { distanceChart, indexPackChart, measureChart, policyLabel, sweepChart, zeroLimitChart } from './charts.ts';
 import { baseName, h, replaceChildren } from '../common/dom.ts';
 import { readThemeColours, watchTheme } from '../common/theme.ts';
@@ -643,18 +643,20 @@ function renderMeasure(): void {
   const time = received.sweep?.result.time;
   const comparison = time === undefined ? undefined : measuredAgainstPredicted(time, measure.result);
   const faults = faultSentence(measure.result.results.map((r) => ({ limit: r.limit, minorFaults: faultsOfBestRun(r) })));
+  const keptHeap = measure.result.results.some((r) => r.keptHeap !== undefined);
   measureNotes.hidden = false;
   replaceChildren(
     measureNotes,
     ...(comparison === undefined
       ? [h('li', {}, 'No predicted time to compare with: run the sweep in a trusted workspace for its time estimate.'), ...(faults === undefined ? [] : [h('li', {}, faults)])]
       : measuredSentences(comparison).map((sentence) => h('li', {}, sentence))),
+    ...[heapSentence(measure.result.results)].flatMap((sentence) => (sentence === undefined ? [] : [h('li', {}, sentence)])),
     ...(measure.result.kept ? [h('li', {}, `The split of this command's time: ${measure.result.kept.note}.`)] : []),
   );
   replaceChildren(
     measureTable,
     h('caption', {}, `${measure.command}: measured wall time (git ${measure.result.gitVersion}) and simulated inflations of Git's LRU, by core.deltaBaseCacheLimit`),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'limit'), h('th', { scope: 'col' }, 'simulated inflations (git)'), h('th', { scope: 'col' }, 'best wall time (s)'), h('th', { scope: 'col' }, 'predicted (s, estimate)'), h('th', { scope: 'col' }, 'error'), h('th', { scope: 'col' }, 'page faults (best run)'), h('th', { scope: 'col' }, 'all runs (s)'))),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'limit'), h('th', { scope: 'col' }, 'simulated inflations (git)'), h('th', { scope: 'col' }, 'best wall time (s)'), h('th', { scope: 'col' }, 'predicted (s, estimate)'), h('th', { scope: 'col' }, 'error'), h('th', { scope: 'col' }, 'page faults (best run)'), ...(keptHeap ? [h('th', { scope: 'col' }, 'kept heap: best (s), page faults')] : []), h('th', { scope: 'col' }, 'all runs (s)'))),
     h(
       'tbody',
       {},
@@ -668,6 +670,7 @@ function renderMeasure(): void {
           h('td', { class: 'predicted', 'data-value': comparison?.rows[i]?.predicted ?? undefined }, comparison?.rows[i]?.predicted == null ? '—' : comparison.rows[i]!.predicted!.toFixed(3)),
           h('td', { class: 'error', 'data-value': comparison?.rows[i]?.error ?? undefined }, comparison?.rows[i]?.error == null ? '—' : `${comparison.rows[i]!.error! >= 0 ? '+' : ''}${(comparison.rows[i]!.error! * 100).toFixed(1)}%`),
           h('td', { class: 'faults', 'data-value': faultsOfBestRun(r) ?? undefined }, faultsOfBestRun(r) === null ? '—' : formatCount(faultsOfBestRun(r)!)),
+          ...(keptHeap ? [h('td', { class: 'kept-heap', 'data-value': r.keptHeap?.bestSeconds ?? undefined }, r.keptHeap === undefined ? '—' : `${r.keptHeap.bestSeconds.toFixed(3)}, ${faultsOfBestRun(r.keptHeap) === null ? '—' : formatCount(faultsOfBestRun(r.keptHeap)!)}`)] : []),
           h('td', {}, r.seconds.map((s) => s.toFixed(3)).join(', ')),
         ),
       ),

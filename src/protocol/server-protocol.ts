@@ -375,20 +375,34 @@ export interface MeasureParams extends WorkDoneProgressParams {
    * time estimates of this command. Absent: nothing is kept.
    */
   recording?: { file: string; segment?: number };
+  /**
+   * Also run each limit with glibc's malloc thresholds pinned (GLIBC_TUNABLES, as the calibration
+   * runs git): a heap that keeps what it frees. The difference is glibc handing freed memory back to
+   * the kernel and faulting it in again, which the estimate does not model.
+   */
+  keptHeap?: boolean;
+}
+
+/** The runs of one limit: wall and CPU seconds and minor page faults of each, and the best wall time. */
+export interface MeasuredRuns {
+  /** Wall seconds of each run; the best is the figure. */
+  seconds: number[];
+  bestSeconds: number;
+  /** User + system seconds of each run (git and its children), null where the shell could not tell. */
+  cpuSeconds: (number | null)[];
+  /** Minor page faults of each run (Linux; null elsewhere): memory first touched, or handed back by glibc and touched again, which the cost model prices only as the cache's peak. */
+  minorFaults: (number | null)[];
 }
 
 export interface MeasureResult {
   gitVersion: string;
-  results: {
+  results: (MeasuredRuns & {
     limit: number;
-    /** Wall seconds of each run; the best is the figure. */
-    seconds: number[];
-    bestSeconds: number;
-    /** User + system seconds of each run (git and its children), null where the shell could not tell. */
-    cpuSeconds: (number | null)[];
-    /** Minor page faults of each run (Linux; null elsewhere): memory first touched, or handed back by glibc and touched again, which the cost model prices only as the cache's peak. */
-    minorFaults: (number | null)[];
-  }[];
+    /** With `keptHeap`: the same runs with glibc's malloc thresholds pinned (`heapTunables` says how). */
+    keptHeap?: MeasuredRuns;
+  })[];
+  /** With `keptHeap`: the GLIBC_TUNABLES value those runs had. */
+  heapTunables?: string;
   /**
    * With `recording`: the fit measured = nonReadSeconds + readScale · predicted read seconds (null
    * when the runs cannot tell them apart), and where it was kept (null: not kept, `note` says why).

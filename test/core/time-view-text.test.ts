@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { CALIBRATION_SCHEMA, timeView, type Calibration, type CellCounts } from '../../src/core/cost/cost-model.ts';
 import { formatLimit } from '../../src/common/format.ts';
-import { faultSentence, kneeSentences, measuredAgainstPredicted, measuredSentences, timeLabel, timeTableRows } from '../../src/presentation/time-view-text.ts';
+import { faultSentence, heapSentence, kneeSentences, measuredAgainstPredicted, measuredSentences, timeLabel, timeTableRows } from '../../src/presentation/time-view-text.ts';
 import { recordingRows } from '../../src/presentation/repack-preview-tables.ts';
 
 /** What the Cache Lab and the repack preview say of a time estimate, on hand-made counts and parameters. */
@@ -82,6 +82,23 @@ describe('time view words', () => {
     // Under 10,000 apart: listed, no warning; fewer than two counted (not Linux): nothing.
     assert.equal(faultSentence([row(0, 1, 400), row(M, 1, 3900)]), 'Page faults of the best runs: 400 at 0, 3,900 at 1m.');
     assert.equal(faultSentence([row(0, 1, null), row(M, 1, 3900)]), undefined);
+  });
+
+  test('a kept heap\'s runs beside the default\'s: what glibc\'s handing memory back costs, limit by limit', () => {
+    // git.git's log -p -n 2000 on this project's VM (bench/README, 2026-12-04): best CPU seconds and faults.
+    const runs = (best: number, faults: number) => ({ seconds: [best + 0.1, best], bestSeconds: best, cpuSeconds: [best, best], minorFaults: [faults + 7, faults] });
+    const logP = [
+      { limit: 0, ...runs(3.3, 94600), keptHeap: runs(2.01, 4000) },
+      { limit: M, ...runs(2.3, 67800), keptHeap: runs(1.52, 4200) },
+      { limit: 16 * M, ...runs(1.89, 47200), keptHeap: runs(1.35, 9800) },
+    ];
+    assert.equal(
+      heapSentence(logP),
+      "With a heap that keeps what it frees (glibc's malloc thresholds pinned, as the calibration runs git) the best runs took 2.01 s instead of 3.30 s at 0, 1.52 s instead of 2.30 s at 1m, 1.35 s instead of 1.89 s at 16m. Up to 1.29 s (39%) at 0 is glibc handing freed memory back to the kernel and faulting it in again, 90,600 more page faults: the estimate, made with the thresholds pinned, does not model it.",
+    );
+    // Within a twentieth everywhere: said so, not blamed on the heap.
+    assert.match(heapSentence([{ limit: 0, ...runs(2.0, 5000), keptHeap: runs(1.95, 4000) }])!, /: the heap's handing memory back is not where this command's time goes\.$/);
+    assert.equal(heapSentence([{ limit: 0, ...runs(2.0, 5000) }]), undefined, 'no kept-heap runs, no sentence');
   });
 
   test('the repack preview adds a read-time row per limit only when priced', () => {

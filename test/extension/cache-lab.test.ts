@@ -159,7 +159,8 @@ describe('Cache Lab', function () {
 
     const limits = [0, 1 << 20, 96 << 20];
     const runs = 2;
-    const outcome = await api.cacheLab.measure(panel, { limits, runs, confirmed: true });
+    // With a kept heap, as the confirmation's second button asks: each limit run again with the calibration's malloc thresholds.
+    const outcome = await api.cacheLab.measure(panel, { limits, runs, confirmed: true, keptHeap: true });
     assert.deepEqual(outcome.errors, []);
     assert.equal(outcome.outcome, 'done');
     const measured = outcome.message;
@@ -179,7 +180,9 @@ describe('Cache Lab', function () {
       assert.equal(r.bestSeconds, Math.min(...r.seconds));
       assert.equal(r.minorFaults.length, runs);
       assert.equal(r.cpuSeconds.length, runs);
+      assert.equal(r.keptHeap?.seconds.length, runs);
     }
+    assert.match(measured.result.heapTunables ?? '', /^glibc\.malloc\.trim_threshold=/);
   });
 
   it('a raw terminal trace of several git processes: Measure runs the chosen segment, says it was reconstructed, and refuses without a segment', async () => {

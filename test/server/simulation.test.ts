@@ -27,6 +27,7 @@ import { historyRepository } from '../support/git-oracle.ts';
 import { expectError, LspServer, type ProgressValue } from '../support/lsp-server.ts';
 import type { RecordingSummary } from '../../src/core/report/recording-document.ts';
 import { CALIBRATION_SCHEMA, readSeconds, type Calibration, type ReadReplay } from '../../src/core/cost/cost-model.ts';
+import { CALIBRATION_TUNABLES } from '../../src/core/cost/calibrate.ts';
 import { fitMeasuredSplit } from '../../src/common/measured-split-fit.ts';
 
 const LIMITS = [0, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 96 << 20];
@@ -478,6 +479,27 @@ describe('packscope/measure', () => {
     const mismatched = await server.connection.sendRequest(MeasureRequest, { cwd: repo, args: ['log', '--raw', '-n', '3'], git: 'git', limits: [0, 1 << 20], runs: 1, recording: { file: logRaw } });
     assert.equal(mismatched.kept!.file, null);
     assert.match(mismatched.kept!.note, /not the recording’s own command/);
+  });
+
+  test('with a kept heap: each limit is run again with the calibration\'s malloc thresholds, run by run in turn', async () => {
+    const { token, values } = progressToken();
+    const result = await server.connection.sendRequest(MeasureRequest, { cwd: repo, args: ['log', '--raw', '-n', '30'], git: 'git', limits: [0, 1 << 20], runs: 2, keptHeap: true, workDoneToken: token });
+    assert.equal(result.heapTunables, CALIBRATION_TUNABLES);
+    for (const r of result.results) {
+      assert.ok(r.keptHeap, 'kept-heap runs for every limit');
+      for (const side of [r, r.keptHeap]) {
+        assert.equal(side.seconds.length, 2);
+        assert.equal(side.bestSeconds, Math.min(...side.seconds));
+        assert.equal(side.cpuSeconds.length, 2);
+        assert.equal(side.minorFaults.length, 2);
+      }
+    }
+    const messages = values.filter((v) => v.kind === 'report').map((v) => v.message ?? '');
+    assert.deepEqual(messages.filter((m) => /: run \d of 2/.test(m)), [0, 1 << 20].flatMap((limit) => [1, 2].flatMap((run) => [`core.deltaBaseCacheLimit=${limit === 0 ? '0' : '1m'}: run ${run} of 2`, `core.deltaBaseCacheLimit=${limit === 0 ? '0' : '1m'}: run ${run} of 2, kept heap`])));
+    // Without it, nothing of the kind.
+    const plain = await server.connection.sendRequest(MeasureRequest, { cwd: repo, args: ['log', '--raw', '-n', '30'], git: 'git', limits: [0], runs: 1 });
+    assert.equal(plain.heapTunables, undefined);
+    assert.equal(plain.results[0]!.keptHeap, undefined);
   });
 
   test('a time estimate with replay times the recording\'s own reads on git once, keeps them with the calibration, and reuses them', async () => {

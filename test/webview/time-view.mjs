@@ -13,7 +13,7 @@ import { initMessage, measureMessage, openLab, outDir, send } from './harness.mj
 
 const { timeView, CALIBRATION_SCHEMA } = await tsImport('../../src/core/cost/cost-model.ts', import.meta.url);
 const { formatLimit } = await tsImport('../../src/common/format.ts', import.meta.url);
-const { faultSentence, measuredAgainstPredicted } = await tsImport('../../src/presentation/time-view-text.ts', import.meta.url);
+const { faultSentence, heapSentence, measuredAgainstPredicted } = await tsImport('../../src/presentation/time-view-text.ts', import.meta.url);
 
 const M = 1024 * 1024;
 const parameters = { aInflate: 4e-7, bInflate: 3e-9, aDelta: 2e-7, bDelta: 2e-10, bCache: 1e-9, cHit: 0, cTrace: 3e-6 };
@@ -133,6 +133,15 @@ describe('Cache Lab time view', () => {
     await page.waitForFunction(() => document.querySelectorAll('#measure-notes li').length === 4);
     const withKept = await page.locator('#measure-notes li').allTextContents();
     assert.equal(withKept[3], `The split of this command's time: ${kept.note}.`);
+    // Runs on a kept heap too: a column of their own and the sentence of what the heap costs.
+    const heapResult = { ...measure.result, heapTunables: 'glibc.malloc.trim_threshold=268435456', results: measure.result.results.map((r, i) => ({ ...r, keptHeap: { seconds: [2 - i * 0.2], bestSeconds: 2 - i * 0.2, cpuSeconds: [2 - i * 0.2], minorFaults: [4000 + i * 1000] } })) };
+    await send(page, { ...measure, result: heapResult });
+    await page.waitForFunction(() => document.querySelectorAll('#measure-table td.kept-heap').length > 0);
+    const keptCells = await page.locator('#measure-table td.kept-heap').allTextContents();
+    assert.deepEqual(keptCells, heapResult.results.map((r) => `${r.keptHeap.bestSeconds.toFixed(3)}, ${r.keptHeap.minorFaults[0].toLocaleString('en-US')}`));
+    const heapNotes = await page.locator('#measure-notes li').allTextContents();
+    assert.equal(heapNotes[3], heapSentence(heapResult.results));
+    assert.match(heapNotes[3], /^With a heap that keeps what it frees/);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -32,7 +32,7 @@ import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
 import { CACHE_LAB_PAGE, CACHE_LAB_SCRIPT, CACHE_LAB_STYLES } from './cache-lab-html.ts';
-import { checkedMeasurePlan, measureConfirmation } from './measure-plan.ts';
+import { checkedMeasurePlan, MEASURE_RUN, MEASURE_WITH_KEPT_HEAP, measureConfirmation } from './measure-plan.ts';
 import type { ProgramOption } from './program-options.ts';
 
 export interface CacheLabPanelDependencies {
@@ -217,7 +217,7 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
         return outcome === undefined ? undefined : { type: 'runEnded', runId: message.runId, outcome };
       }
       case 'measure': {
-        const { outcome } = await this.runMeasure(message.runId, message.file, message.segment, message.limits, message.runs, false);
+        const { outcome } = await this.runMeasure(message.runId, message.file, message.segment, message.limits, message.runs, undefined);
         return { type: 'runEnded', runId: message.runId, outcome };
       }
       case 'cancel':
@@ -287,17 +287,17 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
    * extension tests (`api.cacheLab.measure`): `confirmed: true` skips the modal confirmation, which
    * nothing else can (no setting, no webview message).
    */
-  async measure(options: { limits?: number[]; runs?: number; confirmed?: boolean } = {}): Promise<MeasureOutcome> {
+  async measure(options: { limits?: number[]; runs?: number; confirmed?: boolean; keptHeap?: boolean } = {}): Promise<MeasureOutcome> {
     const state = this.stateValue;
     if (state.recording === null) return { outcome: 'failed', errors: ['no recording is open'] };
     const runId = this.newRunId();
-    const measured = await this.runMeasure(runId, state.recording, state.segment, options.limits ?? state.limits, options.runs ?? state.measureRuns, options.confirmed === true);
+    const measured = await this.runMeasure(runId, state.recording, state.segment, options.limits ?? state.limits, options.runs ?? state.measureRuns, options.confirmed === true ? { keptHeap: options.keptHeap === true } : undefined);
     this.messages.notify({ type: 'runEnded', runId, outcome: measured.outcome });
     return measured;
   }
 
   /** Measure for real: only ever started by the webview's button, and only after the user confirms. */
-  private async runMeasure(runId: string, file: string, segment: number | null, limits: number[], runs: number, confirmed: boolean): Promise<MeasureOutcome> {
+  private async runMeasure(runId: string, file: string, segment: number | null, limits: number[], runs: number, confirmed: { keptHeap: boolean } | undefined): Promise<MeasureOutcome> {
     let posted: MeasureMessage | undefined;
     const { outcome, errors } = await this.withRun(runId, ['measure'], async (job) => {
       await job('measure', async (progress) => {
@@ -308,16 +308,18 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
         const command = gitCommandLine(plan.args);
         const location = await this.deps.gitLocation;
         const git = location.found ? location.path : 'git';
+        let keptHeap = confirmed?.keptHeap ?? false;
         if (!confirmed) {
           const origin = this.deps.listRecordings().some((choice) => choice.file === file) ? 'storage' : 'opened';
           const { message, detail } = measureConfirmation(plan, { file, origin, limits: limits.length, runs });
-          const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Run');
-          if (choice !== 'Run') throw new JobCancelled();
+          const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, MEASURE_RUN, MEASURE_WITH_KEPT_HEAP);
+          if (choice !== MEASURE_RUN && choice !== MEASURE_WITH_KEPT_HEAP) throw new JobCancelled();
+          keptHeap = choice === MEASURE_WITH_KEPT_HEAP;
         }
-        if (plan.programOptions.length > 0) await confirmProgramOptions(plan.programOptions, confirmed);
+        if (plan.programOptions.length > 0) await confirmProgramOptions(plan.programOptions, confirmed !== undefined);
         // The recording goes along only when its own command is what runs: the split kept is then this command's.
         const recording = plan.reconstructed ? {} : { recording: { file, ...(segment === null ? {} : { segment }) } };
-        const result = await this.request(runId, 'measure', MeasureRequest, { cwd: plan.cwd, args: plan.args, git, limits, runs, ...recording }, progress);
+        const result = await this.request(runId, 'measure', MeasureRequest, { cwd: plan.cwd, args: plan.args, git, limits, runs, ...recording, ...(keptHeap ? { keptHeap } : {}) }, progress);
         posted = { type: 'measure', runId, command, args: plan.args, cwd: plan.cwd, reconstructed: plan.reconstructed, result };
         this.send(posted);
         return result;

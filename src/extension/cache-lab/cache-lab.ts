@@ -42,7 +42,7 @@ export interface CacheLabApi {
    * Measure for real on a panel's recording, as its button does; for the extension tests, which
    * pass `confirmed: true` to skip the modal confirmation (the only way to skip it).
    */
-  measure(panel: CacheLabPanel, options: { limits?: number[]; runs?: number; confirmed?: boolean }): Promise<MeasureOutcome>;
+  measure(panel: CacheLabPanel, options: { limits?: number[]; runs?: number; confirmed?: boolean; keptHeap?: boolean }): Promise<MeasureOutcome>;
 }
 
 /** `{ file, segment?, tab? }` from the Recordings view (tab `simulation` or `sweep`, or `locality`), or a path. */

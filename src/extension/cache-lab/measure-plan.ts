@@ -83,6 +83,10 @@ export function measurePlan(info: RecordingInfo, segment: number | null): Measur
  * The first dialog's words: the command, where, how often, and where the recording came from, each
  * string from the file with its control and bidi characters shown as escapes.
  */
+/** The confirmation's buttons: measure, or measure with a second series of runs on a kept heap. */
+export const MEASURE_RUN = 'Run';
+export const MEASURE_WITH_KEPT_HEAP = 'Run, and with a kept heap';
+
 export function measureConfirmation(
   plan: Exclude<MeasurePlan, { refusal: string }>,
   run: { file: string; origin: RecordingOrigin; limits: number; runs: number },
@@ -91,6 +95,6 @@ export function measureConfirmation(
   const origin = run.origin === 'storage' ? `Recorded by PackScope: ${visibleText(run.file)}.` : `From a file you opened, not recorded by PackScope: ${visibleText(run.file)}.`;
   return {
     message: `Run \`${visibleText(gitCommandLine(plan.args))}\` for real ${run.limits * run.runs} times?`,
-    detail: `${run.limits} values of core.deltaBaseCacheLimit × best of ${run.runs}, in ${visibleText(plan.cwd)}. The Cache Lab shows the wall times next to the simulated inflations.${inexact} ${origin}`,
+    detail: `${run.limits} values of core.deltaBaseCacheLimit × best of ${run.runs}, in ${visibleText(plan.cwd)}. The Cache Lab shows the wall times next to the simulated inflations. "${MEASURE_WITH_KEPT_HEAP}" runs each twice as often, half of the runs with glibc's malloc thresholds pinned (GLIBC_TUNABLES), to show how much of the time is glibc handing freed memory back to the kernel.${inexact} ${origin}`,
   };
 }

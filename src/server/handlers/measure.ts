@@ -1,7 +1,7 @@
 /** `packscope/measure`: a git command timed at several core.deltaBaseCacheLimit values. */
 import * as fs from 'node:fs';
 import { LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
-import { cachedCalibration, calibrationFile, saveCalibration } from '../../core/cost/calibrate.ts';
+import { CALIBRATION_TUNABLES, cachedCalibration, calibrationFile, saveCalibration } from '../../core/cost/calibrate.ts';
 import { cellReadSeconds, type CellCounts, type MeasuredCommand } from '../../core/cost/cost-model.ts';
 import { fitMeasuredSplit } from '../../common/measured-split-fit.ts';
 import { sameCommand, withMeasuredCommand } from '../../core/cost/measured-split.ts';
@@ -10,7 +10,7 @@ import { sweepRecording } from '../../core/report/simulation.ts';
 import { gitVersionOf } from '../../core/git/git-probe.ts';
 import { runWithUsage, type UsageRun } from '../../core/git/child-usage.ts';
 import { formatLimit } from '../../common/format.ts';
-import { MeasureRequest, type MeasureParams, type MeasureResult } from '../../protocol/server-protocol.ts';
+import { MeasureRequest, type MeasuredRuns, type MeasureParams, type MeasureResult } from '../../protocol/server-protocol.ts';
 import { abortSignalFor, cancelledError, throwIfCancelled } from '../cancellation.ts';
 import { calibrationInWorker } from '../calibration-worker.ts';
 import { openRecording } from '../recording-opener.ts';
@@ -23,11 +23,11 @@ import type { ServerContext } from '../server-context.ts';
  * One git run, stdout discarded, stderr kept, with its wall time, CPU time and minor page faults
  * (core/git/child-usage.ts); cancellation kills git and its children.
  */
-async function runGit(git: string, args: string[], cwd: string, token: CancellationToken): Promise<UsageRun> {
+async function runGit(git: string, args: string[], cwd: string, keptHeap: boolean, token: CancellationToken): Promise<UsageRun> {
   const controller = new AbortController();
   const subscription = token.onCancellationRequested(() => controller.abort());
   try {
-    return await runWithUsage(git, args, { env: process.env, cwd, signal: controller.signal });
+    return await runWithUsage(git, args, { env: keptHeap ? { ...process.env, GLIBC_TUNABLES: CALIBRATION_TUNABLES } : process.env, cwd, signal: controller.signal });
   } catch (error) {
     if (error instanceof Error && error.name === 'AbortError') throw cancelledError();
     throw invalid(`cannot run ${git}: ${error instanceof Error ? error.message : String(error)}`);
@@ -51,34 +51,40 @@ export function registerMeasureHandlers(context: ServerContext): void {
         const cwd = context.readRules.check(params.cwd, 'working directory');
         if (!fs.existsSync(cwd)) throw invalid(`${cwd}: no such directory`);
         const version = await gitVersionOf(git);
-        const total = limits.length * params.runs;
+        const keptHeap = params.keptHeap === true;
+        const heaps = keptHeap ? [false, true] : [false];
+        const total = limits.length * params.runs * heaps.length;
         let done = 0;
         const results: MeasureResult['results'] = [];
         for (const limit of limits) {
-          const seconds: number[] = [];
-          const cpuSeconds: (number | null)[] = [];
-          const minorFaults: (number | null)[] = [];
+          const runs = heaps.map((): MeasuredRuns => ({ seconds: [], bestSeconds: 0, cpuSeconds: [], minorFaults: [] }));
           for (let run = 1; run <= params.runs; run++) {
-            throwIfCancelled(token);
-            progress.report(percent(done, total), `core.deltaBaseCacheLimit=${formatLimit(limit)}: run ${run} of ${params.runs}`);
-            const args = ['-c', `core.deltaBaseCacheLimit=${limit}`, ...gitArgs];
-            const result = await runGit(git, args, cwd, token);
-            throwIfCancelled(token);
-            if (result.status !== 0) {
-              const how = result.signal ? `killed by ${result.signal}` : `exit status ${result.status}`;
-              throw new ResponseError(LSPErrorCodes.RequestFailed, `git ${args.join(' ')} failed (${how}): ${result.stderr.trim() || 'no message'}`);
+            // The two heaps in turn, run by run: a burst of other load lands on both alike.
+            for (const [h, kept] of heaps.entries()) {
+              throwIfCancelled(token);
+              progress.report(percent(done, total), `core.deltaBaseCacheLimit=${formatLimit(limit)}: run ${run} of ${params.runs}${kept ? ', kept heap' : ''}`);
+              const args = ['-c', `core.deltaBaseCacheLimit=${limit}`, ...gitArgs];
+              const result = await runGit(git, args, cwd, kept, token);
+              throwIfCancelled(token);
+              if (result.status !== 0) {
+                const how = result.signal ? `killed by ${result.signal}` : `exit status ${result.status}`;
+                throw new ResponseError(LSPErrorCodes.RequestFailed, `git ${args.join(' ')} failed (${how}): ${result.stderr.trim() || 'no message'}`);
+              }
+              runs[h]!.seconds.push(result.wallSeconds);
+              runs[h]!.cpuSeconds.push(result.cpuSeconds);
+              runs[h]!.minorFaults.push(result.minorFaults);
+              done++;
             }
-            seconds.push(result.wallSeconds);
-            cpuSeconds.push(result.cpuSeconds);
-            minorFaults.push(result.minorFaults);
-            done++;
           }
-          results.push({ limit, seconds, bestSeconds: Math.min(...seconds), cpuSeconds, minorFaults });
+          for (const r of runs) r.bestSeconds = Math.min(...r.seconds);
+          results.push({ limit, ...runs[0]!, ...(keptHeap ? { keptHeap: runs[1]! } : {}) });
         }
         progress.report(100, `${total} runs`);
-        if (params.recording === undefined) return { gitVersion: version, results };
+        const heap = keptHeap ? { heapTunables: CALIBRATION_TUNABLES } : {};
+        if (params.recording === undefined) return { gitVersion: version, results, ...heap };
+        // The split kept is of the command as it runs for the user: the default heap's runs.
         const kept = await keepMeasuredSplit(context, params.recording, { args: gitArgs, cwd, gitVersion: version, runs: params.runs, git }, results, token, progress);
-        return { gitVersion: version, results, kept };
+        return { gitVersion: version, results, ...heap, kept };
       }),
     ),
   );
