@@ -3,7 +3,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { calibratePack, calibrationFile, saveCalibration } from '../../src/core/cost/calibrate.ts';
-import { readSeconds } from '../../src/core/cost/cost-model.ts';
+import { readSeconds, type Calibration, type ReadReplay } from '../../src/core/cost/cost-model.ts';
+import { withReadReplay } from '../../src/core/cost/read-replay.ts';
+import { parseRecordingFile } from '../../src/core/trace/load-recording.ts';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import { hashAlgorithmNear } from '../../src/core/model/repository.ts';
 import type { RepackPreviewDocument } from '../../src/core/report/repack-preview-document.ts';
@@ -59,6 +61,27 @@ describe('repack-preview --time', () => {
     assert.equal(text.status, 0, text.stderr);
     assert.match(text.stdout.toString(), /read time \(estimate\)/);
     assert.match(text.stdout.toString(), /read time: estimate, calibration of pack-/);
+  });
+
+  test('a recording whose reads were replayed on git has both layouts\' read seconds scaled by its kept scale', () => {
+    const recording = path.join(sandbox.root, 'log-p.psrec');
+    const file = fs.readdirSync(path.join(cacheDir, 'calibrations')).map((f) => path.join(cacheDir, 'calibrations', f))[0]!;
+    const before = fs.readFileSync(file, 'utf8');
+    const kept = JSON.parse(before) as Calibration;
+    const metadata = parseRecordingFile(recording).metadata!;
+    const replay: ReadReplay = { command: { args: metadata.command, cwd: metadata.cwd, startedAt: metadata.startedAt }, date: '2026-12-04T00:00:00.000Z', reads: 1, readsTimed: 1, repeats: 3, limits: [0, 16 << 20], seconds: [1, 0.5], modelReadSeconds: [1.25, 0.5], readScale: 0.8, note: 'test' };
+    try {
+      fs.writeFileSync(file, JSON.stringify(withReadReplay(kept, replay)));
+      const run = runCli(['repack-preview', '--json', '--time', '--no-estimate', '--depth', '4', '--recording', recording, '--limits', '0,16m', repo], { cwd: sandbox.root, env });
+      assert.equal(run.status, 0, run.stderr);
+      const doc = JSON.parse(run.stdout.toString()) as RepackPreviewDocument;
+      const scaled = doc.recordings[0]!;
+      assert.equal(scaled.readScale, 0.8);
+      for (const side of [scaled.current, scaled.preview!]) for (const at of side.inflations) assert.equal(at.readSeconds, 0.8 * readSeconds(at, kept.parameters));
+      assert.match(doc.readTime!.note, /1 of 1 recording scaled by a replay of its own reads on git/);
+    } finally {
+      fs.writeFileSync(file, before);
+    }
   });
 
   test('without --time a kept calibration prices the layouts, and with none kept it says how to get one', () => {

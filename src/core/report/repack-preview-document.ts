@@ -118,6 +118,8 @@ export interface RecordingReplay {
   preview: LayoutReplay | null;
   /** Locality of the same reads on the estimated layout. */
   estimate: PackLocality | null;
+  /** The recording's kept replay scale (read-replay.ts) both layouts' read seconds are multiplied by; absent when it has none. */
+  readScale?: number;
 }
 
 /** The fields of the run are null for an estimate only. */

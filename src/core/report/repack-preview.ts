@@ -25,6 +25,7 @@ import { recordingSummary } from './recording.ts';
 import type { ReadTimeNote, RecordingReplay, RepackPreviewDocument } from './repack-preview-document.ts';
 import { cachedCalibration, calibrationFile, calibrationKey, loadCalibration } from '../cost/calibrate.ts';
 import { readSeconds, type Calibration } from '../cost/cost-model.ts';
+import { readReplayFor } from '../cost/read-replay.ts';
 
 /** What the caller does with the run's progress, log lines and warnings, and how it stops it. */
 export interface RepackPreviewHost {
@@ -222,7 +223,7 @@ async function previewReport(host: RepackPreviewHost, request: RepackPreviewRequ
       estimate: estimated ? estimateRecordingLocality(loaded, estimated.layout) : null,
     });
   }
-  const readTime = request.readTime === undefined || request.readTime === 'off' || replays.length === 0 ? null : await priceReplays(host, request, currentModels, replays);
+  const readTime = request.readTime === undefined || request.readTime === 'off' || replays.length === 0 ? null : await priceReplays(host, request, currentModels, replays, recordings);
   let estimate: RepackPreviewDocument['estimate'] = null;
   if (estimated) {
     const accuracy = run
@@ -260,9 +261,12 @@ async function previewReport(host: RepackPreviewHost, request: RepackPreviewRequ
 
 /**
  * Prices every layout's counts in place (`readSeconds`) with the calibration of today's largest
- * pack: kept in the model cache, or (readTime 'calibrate') run now by timing git on it.
+ * pack: kept in the model cache, or (readTime 'calibrate') run now by timing git on it. A recording
+ * whose reads were replayed on git (`sweep --time --replay`, read-replay.ts) has both layouts'
+ * read seconds scaled by its kept scale, as its time view has (`readScale` says so): the scale is
+ * the workload's mix on this machine, which a repack does not change.
  */
-async function priceReplays(host: RepackPreviewHost, request: RepackPreviewRequest, currentModels: PackModel[], replays: RecordingReplay[]): Promise<ReadTimeNote> {
+async function priceReplays(host: RepackPreviewHost, request: RepackPreviewRequest, currentModels: PackModel[], replays: RecordingReplay[], recordings: LoadedRecording[]): Promise<ReadTimeNote> {
   const model = [...currentModels].sort((a, b) => b.count - a.count)[0];
   const note = 'each layout’s exact counts priced with the calibration of today’s largest pack (git’s costs per inflation and byte on this machine; a repack changes the counts, not those costs); read time only, the command’s other work is the same on both layouts';
   if (model === undefined) return { estimate: true, calibration: null, note: 'no pack to calibrate on' };
@@ -280,10 +284,15 @@ async function priceReplays(host: RepackPreviewHost, request: RepackPreviewReque
     return { estimate: true, calibration: null, note: 'no calibration of this pack on this machine yet: run `packscope calibrate` on the repository, or a Cache Lab sweep of one of its recordings, and preview again' };
   }
   const p = calibration.parameters;
-  for (const replay of replays) {
+  for (const [i, replay] of replays.entries()) {
+    const m = recordings[i]?.log.metadata;
+    const scale = m ? (readReplayFor(calibration, { args: m.command, cwd: m.cwd, startedAt: m.startedAt })?.readScale ?? null) : null;
+    if (scale !== null) replay.readScale = scale;
     for (const side of [replay.current, replay.preview]) {
-      for (const at of side?.inflations ?? []) at.readSeconds = readSeconds(at, p);
+      for (const at of side?.inflations ?? []) at.readSeconds = (scale ?? 1) * readSeconds(at, p);
     }
   }
-  return { estimate: true, calibration: { date: calibration.date, key: calibration.key, pack: calibration.pack.path, parameters: { ...p } }, note };
+  const scaled = replays.filter((r) => r.readScale !== undefined).length;
+  const scaledNote = scaled === 0 ? '' : `; ${scaled} of ${replays.length} recording${replays.length === 1 ? '' : 's'} scaled by a replay of ${scaled === 1 ? 'its' : 'their'} own reads on git (sweep --time --replay; readScale), on both layouts`;
+  return { estimate: true, calibration: { date: calibration.date, key: calibration.key, pack: calibration.pack.path, parameters: { ...p } }, note: note + scaledNote };
 }
