@@ -79,7 +79,7 @@ async function workload(name: string, repository: string, gitArgs: string[]): Pr
     measured.set(limit, { cpu: best.cpu, wall: Math.min(...list.map((x) => x.wall)), faults: best.faults });
   }
   log(`${name}: load average after the runs ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  const sweep = spawnSync(process.execPath, [cli, 'sweep', '--time', ...(args.includes('--no-replay') ? [] : ['--replay']), '--json', '--recorded-seconds', String(measured.get('0')!.cpu), '--limits', LIMITS.join(','), '--policies', 'git', '--cache-dir', cache, recording], { cwd: scratch, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const sweep = spawnSync(process.execPath, [cli, 'sweep', '--time', ...(args.includes('--no-replay') ? ['--no-replay'] : ['--replay']), '--json', '--recorded-seconds', String(measured.get('0')!.cpu), '--limits', LIMITS.join(','), '--policies', 'git', '--cache-dir', cache, recording], { cwd: scratch, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
   if (sweep.status !== 0) throw new Error(`sweep --time of ${name} failed`);
   const time = (JSON.parse(sweep.stdout) as { time: { cells: { policy: string; limit: number; predictedSeconds: number }[]; nonRead: { seconds: number; recordedSeconds: number }; calibration: { parameters: object }; basis: object } }).time;
   log(`${name}: recorded ${time.nonRead.recordedSeconds.toFixed(2)}s, non-read ${time.nonRead.seconds.toFixed(2)}s; parameters ${JSON.stringify(time.calibration.parameters)}; basis ${JSON.stringify(time.basis)}`);

@@ -131,7 +131,7 @@ describe('calibrate and sweep --time on a real repository', () => {
     const words = runCli(['sweep', '--time', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
     assert.match(words.stdout.toString(), /priced from your measured runs of this command \(2026-12-03T22:00:00\.000Z, best of 3/);
     // A given time (--recorded-seconds, a run measured apart) is used as it is.
-    const given = runCli(['sweep', '--time', '--json', '--recorded-seconds', '2', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    const given = runCli(['sweep', '--time', '--no-replay', '--json', '--recorded-seconds', '2', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
     assert.equal((JSON.parse(given.stdout.toString()) as { time: TimeView }).time.basis.source, 'recording');
   });
 
@@ -192,5 +192,12 @@ describe('calibrate and sweep --time on a real repository', () => {
     const words = runCli(['sweep', '--time', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
     assert.match(words.stdout.toString(), /reads scaled ×0\.50 by a replay of this recording's reads on git/);
     assert.match(words.stdout.toString(), new RegExp(`recommendation: .*reads scaled ×0\\.50 by a replay`));
+    // --no-replay: the calibration's lists alone, though a replay is kept.
+    const off = runCli(['sweep', '--time', '--no-replay', '--json', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    assert.equal(off.status, 0, off.stderr);
+    assert.equal((JSON.parse(off.stdout.toString()) as { time: TimeView }).time.basis.replay, null);
+    const both = runCli(['sweep', '--time', '--replay', '--no-replay', '--limits', '0', recording], { cwd: sandbox.root, env });
+    assert.notEqual(both.status, 0);
+    assert.match(both.stderr.toString(), /--replay and --no-replay contradict each other/);
   });
 });

@@ -15,7 +15,7 @@ const METRICS = ['inflations', 'logged', 'deltaApplications', 'inflatedBytes', '
 type Metric = (typeof METRICS)[number];
 
 const sweepHelp = `usage: packscope sweep [--json] [--limits L,…] [--policies P,…] [--metric M] [--threads N]
-                      [--segment N] [--time [--replay] [--git PATH] [--recorded-seconds S]] [-C DIR] <recording>
+                      [--segment N] [--time [--replay|--no-replay] [--git PATH] [--recorded-seconds S]] [-C DIR] <recording>
 
 Replays a recording through every policy at every limit (cells run in worker threads) and prints
 one row per limit and one column per policy, like the tables of the delta-base-cache thread.
@@ -34,11 +34,12 @@ speed-up against your core.deltaBaseCacheLimit, each policy's knee (the smallest
 of its best) and a recommendation with its evidence. The sweep then also holds your limit and
 the recorded one, and git's policy. --recorded-seconds S: the command took S seconds at the
 recorded limit in a run of your own without tracing (e.g. its CPU time on a busy machine); used
-instead of the recording's own time. --replay first times the recording's own reads on git's read
-path (git cat-file --batch fed them in order, at 0 and 16m, best of three, a few seconds to a
-minute) and scales the model's read seconds by what the cache saved there against what the model
-said (the model gives the shape over limits and policies, the replay the size); the scale is kept
-with the calibration and used by later --time sweeps of this recording.
+instead of the recording's own time. The first --time sweep of a recording also times its own
+reads on git's read path (git cat-file --batch fed them in order, at 0 and 16m, median of three, a
+few seconds to a minute) and scales the model's read seconds by what the cache saved there against
+what the model said (the model gives the shape over limits and policies, the replay the size); the
+scale is kept with the calibration for later sweeps of this recording. --replay times them again;
+--no-replay prices with the calibration's lists alone.
 
 --json prints {"schema":"packscope.sweep/1","recording":{…},"results":[…one object per (policy, limit),
 with "exact" and "bounds"…]}, and with --time a "time" object (docs/json.md).`;
@@ -56,6 +57,7 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
       segment: { type: 'string' },
       time: { type: 'boolean' },
       replay: { type: 'boolean' },
+      'no-replay': { type: 'boolean' },
       'recorded-seconds': { type: 'string' },
       git: { type: 'string' },
       C: { type: 'string', short: 'C' },
@@ -70,6 +72,8 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
   if (!METRICS.includes(metric)) throw fail('usage', undefined, undefined, `unknown metric "${values.metric}" (${METRICS.join(', ')})`);
   const threads = values.threads === undefined ? undefined : Number(values.threads);
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw fail('usage', undefined, undefined, '--threads needs a positive integer');
+  if ((values.replay || values['no-replay']) && !values.time) throw fail('usage', undefined, undefined, '--replay and --no-replay need --time');
+  if (values.replay && values['no-replay']) throw fail('usage', undefined, undefined, '--replay and --no-replay contradict each other');
   const segment = values.segment === undefined ? undefined : Number(values.segment);
   const loaded = loadRecording(positionals[0]!, { ...cacheOptions(values), repository: values.C, segment }, progress);
   const git = values.git ?? 'git';
@@ -83,8 +87,7 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
   const results = await progress.trackAsync('Sweeping', (onProgress) =>
     sweepRecording(loaded, policies, limits, threads === undefined ? { workerScript, onProgress } : { workerScript, onProgress, threads }),
   );
-  if (values.replay && !plan) throw fail('usage', undefined, undefined, '--replay needs --time');
-  const time = plan ? await sweepTime(loaded, results, plan, git, values.replay === true) : undefined;
+  const time = plan ? await sweepTime(loaded, results, plan, git, values['no-replay'] ? 'off' : values.replay ? 'run' : 'missing') : undefined;
   if (values.json) {
     writeJson(time ? { ...simulationDocument('packscope.sweep/1', loaded, results), time } : simulationDocument('packscope.sweep/1', loaded, results));
     return 0;

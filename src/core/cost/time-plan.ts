@@ -72,13 +72,20 @@ export function timeLimits(plan: TimePlan): number[] {
  * calibration holds one (measured-split.ts). A time given on the command line (`--recorded-seconds`,
  * the bench's) is used as it is.
  */
+/**
+ * The recording's reads timed on git (read-replay.ts): 'off' prices with the calibration's lists
+ * alone; 'kept' uses a replay the calibration keeps; 'missing' times one when none is kept;
+ * 'run' times one again.
+ */
+export type ReplayMode = 'off' | 'kept' | 'missing' | 'run';
+
 export async function priceSweep(
   loaded: LoadedRecording,
   results: CellCounts[],
   plan: TimePlan,
   git: string,
   format: (limit: number) => string,
-  options: Pick<CalibrateOptions, 'onStage' | 'signal'> & { run?: CalibrationRun; replay?: 'kept' | 'missing' | 'run' } = {},
+  options: Pick<CalibrateOptions, 'onStage' | 'signal'> & { run?: CalibrationRun; replay?: ReplayMode } = {},
 ): Promise<TimeView> {
   const store = loaded.store;
   const top = store.repository.workTree ?? store.repository.gitDir;
@@ -89,7 +96,7 @@ export async function priceSweep(
   let calibration = cached.calibration;
   const m = loaded.log.metadata;
   const measured = m && plan.traced ? measuredCommandFor(calibration, { args: m.command, cwd: m.cwd }) : undefined;
-  let replay = m ? readReplayFor(calibration, { args: m.command, cwd: m.cwd, startedAt: m.startedAt }) : undefined;
+  let replay = m && replayMode !== 'off' ? readReplayFor(calibration, { args: m.command, cwd: m.cwd, startedAt: m.startedAt }) : undefined;
   if (m && (replayMode === 'run' || (replayMode === 'missing' && replay === undefined))) {
     replay = await replayReads(loaded.objects, loaded.reads, recordedOids(loaded), calibration.parameters, { args: [...m.command], cwd: m.cwd, startedAt: m.startedAt }, { git, gitDir, signal: options.signal, onStage: options.onStage });
     calibration = withReadReplay(calibration, replay);
