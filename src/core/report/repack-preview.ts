@@ -262,7 +262,7 @@ async function previewReport(host: RepackPreviewHost, request: RepackPreviewRequ
 /**
  * Prices every layout's counts in place (`readSeconds`) with the calibration of today's largest
  * pack: kept in the model cache, or (readTime 'calibrate') run now by timing git on it. A recording
- * whose reads were replayed on git (`sweep --time --replay`, read-replay.ts) has both layouts'
+ * whose reads were replayed on git (a `sweep --time`, read-replay.ts) has both layouts'
  * read seconds scaled by its kept scale, as its time view has (`readScale` says so): the scale is
  * the workload's mix on this machine, which a repack does not change.
  */
@@ -293,6 +293,6 @@ async function priceReplays(host: RepackPreviewHost, request: RepackPreviewReque
     }
   }
   const scaled = replays.filter((r) => r.readScale !== undefined).length;
-  const scaledNote = scaled === 0 ? '' : `; ${scaled} of ${replays.length} recording${replays.length === 1 ? '' : 's'} scaled by a replay of ${scaled === 1 ? 'its' : 'their'} own reads on git (sweep --time --replay; readScale), on both layouts`;
+  const scaledNote = scaled === 0 ? '' : `; ${scaled} of ${replays.length} recording${replays.length === 1 ? '' : 's'} scaled by a replay of ${scaled === 1 ? 'its' : 'their'} own reads on git (sweep --time; readScale), on both layouts`;
   return { estimate: true, calibration: { date: calibration.date, key: calibration.key, pack: calibration.pack.path, parameters: { ...p } }, note: note + scaledNote };
 }
