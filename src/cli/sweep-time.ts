@@ -1,4 +1,5 @@
 import type { CellCounts, TimeView } from '../core/cost/cost-model.ts';
+import { REPLAY_STAGE } from '../core/cost/read-replay.ts';
 import { priceSweep, type ReplayMode, type TimePlan } from '../core/cost/time-plan.ts';
 import type { SimResult } from '../core/report/simulation-documents.ts';
 import type { LoadedRecording } from '../core/trace/load-recording.ts';
@@ -9,7 +10,7 @@ export { GIT_DEFAULT_LIMIT, timePlan } from '../core/cost/time-plan.ts';
 /** Prices the sweep's cells with the calibration of the repository's largest pack. */
 export async function sweepTime(loaded: LoadedRecording, results: SimResult[], plan: TimePlan, git: string, replay: ReplayMode): Promise<TimeView> {
   return priceSweep(loaded, results as unknown as CellCounts[], plan, git, formatLimit, {
-    onStage: (stage, done, total) => process.stderr.write(`\rpackscope: ${stage === 'replaying the recorded reads' ? stage : `calibrating (${stage})`} ${done}/${total}${done + 1 === total ? '\n' : ''}`),
+    onStage: (stage, done, total) => process.stderr.write(`\rpackscope: ${stage === REPLAY_STAGE ? stage : `calibrating (${stage})`} ${done}/${total}${done + 1 === total ? '\n' : ''}`),
     replay,
   });
 }

@@ -154,7 +154,7 @@ export function heapSentence(results: MeasureResult['results']): string | undefi
 
 /** The minor page faults of a limit's run with the best wall time (null where not counted). */
 export function faultsOfBestRun(r: MeasuredRuns): number | null {
-  return r.minorFaults?.[r.seconds.indexOf(r.bestSeconds)] ?? null;
+  return r.minorFaults[r.seconds.indexOf(r.bestSeconds)] ?? null;
 }
 
 /**

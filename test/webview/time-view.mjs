@@ -142,6 +142,8 @@ describe('Cache Lab time view', () => {
     const heapNotes = await page.locator('#measure-notes li').allTextContents();
     assert.equal(heapNotes[3], heapSentence(heapResult.results));
     assert.match(heapNotes[3], /^With a heap that keeps what it frees/);
+    await page.locator('#measure-table').screenshot({ path: path.join(outDir, 'measure-kept-heap-table.png') });
+    await page.locator('#measure-notes').screenshot({ path: path.join(outDir, 'measure-kept-heap-notes.png') });
     assert.deepEqual(errors, []);
     await page.close();
   });

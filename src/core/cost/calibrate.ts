@@ -9,7 +9,7 @@ import type { PackModel } from '../model/pack-model.ts';
 import { compactForReads, simObjectsFrom, type SimObjects } from '../sim/sim-objects.ts';
 import { parsePolicy } from '../sim/policy-registry.ts';
 import { makeDirectories, writeFileAtomically, writeAll } from '../atomic-file.ts';
-import { nonNegativeLeastSquares } from './fit.ts';
+import { median, nonNegativeLeastSquares } from './fit.ts';
 import { cacheHits, CALIBRATION_SCHEMA, type Calibration, type CalibrationBatch, type CostParameters } from './cost-model.ts';
 
 /**
@@ -101,9 +101,9 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
     const countsB = reference.mode === '--batch-check' ? undefined : at(reference.limit);
     let compressedBytes = 0;
     for (const id of list.reads) compressedBytes += diskSize.get(id);
+    const minus = (x: number, y: number | undefined): number => x - (y ?? 0);
     for (const [s, side] of sides.entries()) {
       const countsA = at(side.limit);
-      const minus = (x: number, y: number | undefined): number => x - (y ?? 0);
       batches.push({
         stage: list.stage,
         sizeClass: list.cls < 0 ? [0, -1] : [CLASS_BOUNDS[list.cls]!, CLASS_BOUNDS[list.cls + 1]! === Infinity ? -1 : CLASS_BOUNDS[list.cls + 1]!],
@@ -416,12 +416,7 @@ async function pairedDifferences(git: string, gitDir: string, sides: TimedSide[]
     const base = await timedRun(git, gitDir, reference.limit, reference.mode, input, 1, undefined, signal);
     for (const [s, side] of sides.entries()) differences[s]!.push((await timedRun(git, gitDir, side.limit, side.mode, input, 1, undefined, signal)) - base);
   }
-  return differences.map((list) => {
-    list.sort((x, y) => x - y);
-    const mid = list.length >> 1;
-    const median = list.length % 2 === 1 ? list[mid]! : (list[mid - 1]! + list[mid]!) / 2;
-    return Math.max(0, median);
-  });
+  return differences.map((list) => Math.max(0, median(list)));
 }
 
 /**
@@ -446,7 +441,7 @@ export async function timedRun(git: string, gitDir: string, limit: number, mode:
     // --buffer: without it cat-file flushes after every object, a write(2) per read that a command does not make.
     let seconds: number;
     try {
-      seconds = await childCpuSeconds(git, ['--git-dir', gitDir, '-c', `core.deltaBaseCacheLimit=${limit}`, 'cat-file', mode, '--buffer'], env, input, undefined, signal);
+      seconds = (await childUsage(git, ['--git-dir', gitDir, '-c', `core.deltaBaseCacheLimit=${limit}`, 'cat-file', mode, '--buffer'], env, input, undefined, signal)).cpuSeconds;
     } catch (error) {
       if (error instanceof Error && error.name === 'AbortError') throw new Error('calibration cancelled');
       throw error;
@@ -454,11 +449,6 @@ export async function timedRun(git: string, gitDir: string, limit: number, mode:
     best = Math.min(best, seconds);
   }
   return best;
-}
-
-/** User + system seconds of `command args…` (git/child-usage.ts), stdout to /dev/null. */
-export async function childCpuSeconds(command: string, args: string[], env: NodeJS.ProcessEnv, input: string | undefined, cwd?: string, signal?: AbortSignal): Promise<number> {
-  return (await childUsage(command, args, env, input, cwd, signal)).cpuSeconds;
 }
 
 /**

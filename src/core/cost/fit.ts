@@ -57,3 +57,10 @@ function ordinaryLeastSquares(rows: number[][], y: number[]): number[] | undefin
   }
   return a.map((row, p) => row[k]! / row[p]! / scale[p]!);
 }
+
+/** The middle value (the mean of the two middle ones for an even count): what the calibration and the replay keep of repeated timings. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

@@ -26,7 +26,12 @@ export function measuredCommandFor(calibration: Calibration, command: { args: st
   return (calibration.measured ?? []).find((m) => sameCommand(m, command));
 }
 
+/** `entry` first, then the others that are not `same` as it, at most `most`: what a calibration keeps of measured commands and replays. */
+export function keptNewest<T>(entry: T, list: readonly T[] | undefined, same: (a: T, b: T) => boolean, most: number): T[] {
+  return [entry, ...(list ?? []).filter((x) => !same(x, entry))].slice(0, most);
+}
+
 /** The calibration with `entry` kept: the same command's replaced, newest first, at most MEASURED_KEPT. */
 export function withMeasuredCommand(calibration: Calibration, entry: MeasuredCommand): Calibration {
-  return { ...calibration, measured: [entry, ...(calibration.measured ?? []).filter((m) => !sameCommand(m, entry))].slice(0, MEASURED_KEPT) };
+  return { ...calibration, measured: keptNewest(entry, calibration.measured, sameCommand, MEASURED_KEPT) };
 }

@@ -22,8 +22,9 @@
  * as page faults.
  */
 import { timedRun } from './calibrate.ts';
+import { median } from './fit.ts';
 import { readSeconds, type Calibration, type CostParameters, type ReadReplay } from './cost-model.ts';
-import { sameCommand } from './measured-split.ts';
+import { keptNewest, sameCommand } from './measured-split.ts';
 import { parsePolicy } from '../sim/policy-registry.ts';
 import type { SimObjects } from '../sim/sim-objects.ts';
 
@@ -31,6 +32,8 @@ import type { SimObjects } from '../sim/sim-objects.ts';
 export const READ_REPLAY_LIMIT = 16 << 20;
 /** At most this many reads are replayed (the first ones): git.git's log --raw -n 20000 reads 75,000 objects, 4 s at limit 0. */
 export const READ_REPLAY_MAX_READS = 200_000;
+/** The stage name a replay reports progress under. */
+export const REPLAY_STAGE = 'replaying the recorded reads';
 /** How many replays a calibration keeps (the newest). */
 export const READ_REPLAYS_KEPT = 20;
 
@@ -61,7 +64,7 @@ export async function replayReads(objects: SimObjects, reads: Int32Array, oids: 
   const total = repeats * limits.length;
   for (let r = 0; r < repeats; r++) {
     for (const [i, limit] of limits.entries()) {
-      options.onStage?.('replaying the recorded reads', r * limits.length + i, total);
+      options.onStage?.(REPLAY_STAGE, r * limits.length + i, total);
       runs[i]!.push(await timedRun(options.git, options.gitDir, limit, '--batch', input, 1, undefined, options.signal));
     }
   }
@@ -86,19 +89,16 @@ export async function replayReads(objects: SimObjects, reads: Int32Array, oids: 
   };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 /** The calibration's replay of this recording (same command, directory and start), if any. */
 export function readReplayFor(calibration: Calibration, command: ReadReplay['command']): ReadReplay | undefined {
-  return (calibration.replays ?? []).find((r) => r.command.startedAt === command.startedAt && sameCommand(r.command, command));
+  return (calibration.replays ?? []).find((r) => sameRecording(r.command, command));
+}
+
+function sameRecording(a: ReadReplay['command'], b: ReadReplay['command']): boolean {
+  return a.startedAt === b.startedAt && sameCommand(a, b);
 }
 
 /** The calibration with `replay` kept: the same recording's replaced, newest first, at most READ_REPLAYS_KEPT. */
 export function withReadReplay(calibration: Calibration, replay: ReadReplay): Calibration {
-  const others = (calibration.replays ?? []).filter((r) => !(r.command.startedAt === replay.command.startedAt && sameCommand(r.command, replay.command)));
-  return { ...calibration, replays: [replay, ...others].slice(0, READ_REPLAYS_KEPT) };
+  return { ...calibration, replays: keptNewest(replay, calibration.replays, (a, b) => sameRecording(a.command, b.command), READ_REPLAYS_KEPT) };
 }
