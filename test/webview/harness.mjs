@@ -129,7 +129,17 @@ export async function setTheme(page, theme) {
   }, { bodyClass, vars });
 }
 
-export const send = (page, message) => page.evaluate((m) => window.postMessage(m, '*'), message);
+/**
+ * Posts a host message and resolves once the page has handled it: window.postMessage dispatches
+ * later, so a check right after a bare post raced the handler (the Cancel button's state after
+ * runEnded, once under load). A listener added after the page's runs after it, and the timeout
+ * lets the handler's promises settle.
+ */
+export const send = (page, message) =>
+  page.evaluate((m) => new Promise((resolve) => {
+    window.addEventListener('message', () => setTimeout(resolve, 0), { once: true });
+    window.postMessage(m, '*');
+  }), message);
 export const posted = (page) => page.evaluate(() => window.__posted);
 
 /** Measure for real's result as the host posts it: git log --raw -n 60000 at the known sweep's limits. */
