@@ -29,6 +29,8 @@ const SETUP = [
   { name: 'build', args: ['scripts/build.mjs'] },
   { name: 'typecheck', args: [tsc, '--noEmit', '-p', '.'] },
   { name: 'typecheck-media', args: [tsc, '--noEmit', '-p', 'media'] },
+  { name: 'lint', args: ['node_modules/eslint/bin/eslint.js', '.'] },
+  { name: 'format-check', args: ['node_modules/prettier/bin/prettier.cjs', '--check', '.'] },
 ];
 
 /** Suites, in the order the old chain ran them. `nodeTest`: a node:test run whose TAP gives the counts. */
@@ -108,7 +110,7 @@ async function main() {
       return 1;
     }
   }
-  console.log(`test: setup done in ${secs(Date.now() - T0)} (install, build, type-check)`);
+  console.log(`test: setup done in ${secs(Date.now() - T0)} (install, build, type-check, lint)`);
 
   let passed = 0;
   let failed = 0;

@@ -62,7 +62,7 @@ export function splitShellWords(text: string): string[] | undefined {
 }
 
 /** Characters an argument may hold and still be shown unquoted (as git's sq_quote_argv_pretty leaves it). */
-const PLAIN_ARGUMENT = /^[A-Za-z0-9_.,:@%+=\/-]+$/;
+const PLAIN_ARGUMENT = /^[A-Za-z0-9_.,:@%+=/-]+$/;
 
 /** One argument as a POSIX shell reads it back: unquoted when plain, else in single quotes (`'` as `'\''`). */
 export function shellQuote(arg: string): string {

@@ -30,7 +30,9 @@ import { RestartBackoff } from './restart-backoff.ts';
  * when the server first starts. Messages are sent by method name, so the protocol's RequestType
  * objects need not be that bundle's own classes.
  */
+// eslint-disable-next-line @typescript-eslint/consistent-type-imports -- the type of a bundle loaded lazily, on purpose
 function languageClientLibrary(): typeof import('vscode-languageclient/node') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports, @typescript-eslint/consistent-type-imports -- loaded when the server first starts (see above)
   return require('./language-client.js') as typeof import('vscode-languageclient/node');
 }
 

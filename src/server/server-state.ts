@@ -37,7 +37,7 @@ import { collectGarbage } from './full-gc.ts';
 import { defaultConcurrency, IDLE_RELEASE_MS, WorkQueues } from './work-queue.ts';
 import { MapWorkerClient } from './workers/map-worker-client.ts';
 import { LoadCancelled, ModelLoader, type TimedModel } from './workers/model-loader.ts';
-import { errorMessage, RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
+import { errorMessage, type RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 
 function uriToPath(uri: string): string | undefined {
   try {

@@ -165,6 +165,6 @@ test('the empty tree in a pack: git lists it as a cached object, objectsize:disk
   sandbox.git(edge, ['repack', '-q', '-adf']);
   const expected = catFileBatchCheck(sandbox, edge);
   assert.match(expected, /^4b825dc642cb6eb9a060e54bf8d69288fbee4904 tree 0 0 0{40}$/m);
-  assert.match(sandbox.gitText(edge, ['verify-pack', '-v', `${packStems(path.join(edge, '.git', 'objects'))[0]}.idx`]), /^4b825dc642cb6eb9a060e54bf8d69288fbee4904 tree   0 \d+ \d+$/m, 'the empty tree is in the pack');
+  assert.match(sandbox.gitText(edge, ['verify-pack', '-v', `${packStems(path.join(edge, '.git', 'objects'))[0]}.idx`]), /^4b825dc642cb6eb9a060e54bf8d69288fbee4904 tree {3}0 \d+ \d+$/m, 'the empty tree is in the pack');
   assertMatchesGit(packscope(['objects'], edge, cacheDir), expected, 'objects with the empty tree packed');
 });

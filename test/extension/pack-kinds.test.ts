@@ -34,7 +34,10 @@ function makeRepository(): { dir: string; kept: string; cruft: string } {
   const kept = fs.readdirSync(packDir(dir)).find((n) => n.endsWith('.pack') && !before.has(n))!;
   fs.writeFileSync(path.join(packDir(dir), kept.replace(/\.pack$/, '.keep')), 'kept by the test\n');
   git(dir, 'multi-pack-index', 'write', '--bitmap', `--preferred-pack=${kept}`);
-  for (const text of ['loose one\n', 'loose two\n']) fs.writeFileSync(path.join(dir, 'blob.txt'), text), git(dir, 'hash-object', '-w', 'blob.txt');
+  for (const text of ['loose one\n', 'loose two\n']) {
+    fs.writeFileSync(path.join(dir, 'blob.txt'), text);
+    git(dir, 'hash-object', '-w', 'blob.txt');
+  }
   return { dir, kept, cruft };
 }
 

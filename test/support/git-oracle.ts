@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BATCH_CHECK_FORMAT, GitSandbox, gitEnv, runCli } from './git.ts';
+import { BATCH_CHECK_FORMAT, type GitSandbox, gitEnv, runCli } from './git.ts';
 import { historyStream, type HistoryOptions } from './history.ts';
 
 export interface ProcessResult {

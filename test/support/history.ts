@@ -119,7 +119,10 @@ export function historyStream(options: HistoryOptions): Buffer {
       data(Buffer.from(texts.get(name)!.join('\n') + '\n'));
     }
     emit('\n');
-    if (c % 50 === 49) emit(`tag v${c}\nfrom :${c + 1}\ntagger C O Mitter <committer@example.com> ${when} +0000\n`), data(Buffer.from(`release ${c}\n`));
+    if (c % 50 === 49) {
+      emit(`tag v${c}\nfrom :${c + 1}\ntagger C O Mitter <committer@example.com> ${when} +0000\n`);
+      data(Buffer.from(`release ${c}\n`));
+    }
   }
   emit('done\n');
   return Buffer.concat(chunks);

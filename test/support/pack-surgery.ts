@@ -382,7 +382,7 @@ export function reseal(set: PackSet, hash: HashName = 'sha1'): PackSet {
     checksum.copy(idx, idx.length - 2 * hashSize);
     digest(hash, idx.subarray(0, idx.length - hashSize)).copy(idx, idx.length - hashSize);
   }
-  let rev = set.rev ? Buffer.from(set.rev) : undefined;
+  const rev = set.rev ? Buffer.from(set.rev) : undefined;
   if (rev && rev.length >= 12 + 2 * hashSize) {
     checksum.copy(rev, rev.length - 2 * hashSize);
     digest(hash, rev.subarray(0, rev.length - hashSize)).copy(rev, rev.length - hashSize);

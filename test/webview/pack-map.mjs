@@ -628,7 +628,7 @@ describe('Pack Map webview', () => {
       const n = PANES[pane].baseMap.objectAtCell(order, cell.x, cell.y);
       assert.equal(await page.locator(`#${paneId('map-tooltip', pane)}`).getAttribute('data-oid'), PANES[pane].model.oidHex(n));
       await page.mouse.click(box.left + point.x, box.top + point.y);
-      await page.waitForFunction((k) => true, pane);
+      await page.waitForFunction((_pane) => true, pane);
     }
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(host.posted.filter((m) => m.type === 'openObject').map((m) => m.pane), [0, 1]);

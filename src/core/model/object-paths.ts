@@ -5,7 +5,7 @@ import type { PathWalkSummary } from '../report/object-paths-document.ts';
 import { CachedObjectReader, ReadBudgetExceeded } from './cached-object-reader.ts';
 import { looseObjectFile, readLooseObject } from './loose-object.ts';
 import type { PackModel } from './pack-model.ts';
-import { PathTable, PathTableBuilder } from './path-table.ts';
+import { type PathTable, PathTableBuilder } from './path-table.ts';
 import { alternateObjectDirs, type ObjectStore, type PackLocation } from './object-store.ts';
 import { readRefTips, type RefTips } from './refs.ts';
 

@@ -5,7 +5,7 @@ import { readRepositoryTextFile, SMALL_TEXT_FILE_MAX_BYTES } from '../format/che
 import { loadMultiPackIndex, type MultiPackIndex } from '../format/midx.ts';
 import type { BuildOptions } from './build-pack-model.ts';
 import { MergedNameIndex } from './merged-names.ts';
-import { ModelStore, type LoadedModel } from './model-store.ts';
+import { type ModelStore, type LoadedModel } from './model-store.ts';
 import type { PackFiles, PackModel } from './pack-model.ts';
 import type { Repository } from './repository.ts';
 

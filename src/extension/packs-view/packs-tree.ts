@@ -1,9 +1,9 @@
 import vscode = require('vscode');
-import { ListRepositoriesRequest, ObjectRequest, type ObjectDetails, type RepositoryListing } from '../../protocol/server-protocol.ts';
+import { ListRepositoriesRequest, ObjectRequest } from '../../protocol/server-protocol.ts';
 import { Disposable } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { describe, type ServerClient } from '../server-client.ts';
-import type { ObjectListFilter } from '../../protocol/server-protocol.ts';
+import type { ObjectListFilter, ObjectDetails, RepositoryListing } from '../../protocol/server-protocol.ts';
 import { MessageNode } from './message-node.ts';
 import { askForObjectFilter, ObjectFilterStore } from './object-filter.ts';
 import { objectTooltip, type ObjectNode } from './object-node.ts';
