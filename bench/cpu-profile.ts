@@ -57,11 +57,16 @@ function locate(frame: ProfileNode['callFrame'], root: string): string {
   if (file.startsWith('file://')) file = fileURLToPath(file);
   const map = path.isAbsolute(file) ? sourceMapFor(file) : null;
   if (map && frame.lineNumber >= 0) {
-    const entry = map.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string; originalLine?: number };
+    const entry = map.findEntry(frame.lineNumber, frame.columnNumber) as {
+      originalSource?: string;
+      originalLine?: number;
+    };
     if (entry.originalSource !== undefined && entry.originalLine !== undefined) {
       let source = entry.originalSource;
       if (source.startsWith('file://')) source = fileURLToPath(source);
-      source = path.isAbsolute(source) ? path.relative(root, source) : path.relative(root, path.resolve(path.dirname(file), source));
+      source = path.isAbsolute(source)
+        ? path.relative(root, source)
+        : path.relative(root, path.resolve(path.dirname(file), source));
       return `${source}:${entry.originalLine + 1}`;
     }
   }
@@ -104,7 +109,11 @@ export function profileNode(args: string[], root: string, top = 12): ThreadProfi
   try {
     const devNull = fs.openSync('/dev/null', 'w');
     try {
-      const result = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, ...args], { cwd: root, stdio: ['ignore', devNull, 'pipe'], env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1' } });
+      const result = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, ...args], {
+        cwd: root,
+        stdio: ['ignore', devNull, 'pipe'],
+        env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1' },
+      });
       if (result.status !== 0) throw new Error(`profiled run failed: ${result.stderr.toString()}`);
     } finally {
       fs.closeSync(devNull);

@@ -21,7 +21,12 @@ import { buildInflateCounter, countingEnv, readInflateCount } from '../test/supp
 import { benchModelCacheRoot, projectRoot } from './generate.ts';
 
 const { values } = parseArgs({
-  options: { repo: { type: 'string' }, limits: { type: 'string' }, only: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    repo: { type: 'string' },
+    limits: { type: 'string' },
+    only: { type: 'string' },
+    json: { type: 'boolean' },
+  },
 });
 if (!values.repo) throw new Error('--repo DIR is required (a repository to run git in; never written to)');
 const repo = path.resolve(values.repo);
@@ -48,8 +53,9 @@ const head = git(['rev-parse', 'HEAD']).trim();
 const older = git(['rev-parse', 'HEAD~40']).trim();
 const all = git(['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).trim().split('\n');
 let seed = 13;
-const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-const randomIds = Array.from({ length: Math.min(20_000, all.length) }, () => all[Math.floor(random() * all.length)]!).join('\n') + '\n';
+const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+const randomIds =
+  Array.from({ length: Math.min(20_000, all.length) }, () => all[Math.floor(random() * all.length)]!).join('\n') + '\n';
 const COMMANDS: { name: string; args: string[]; input?: string }[] = [
   { name: 'blame', args: ['blame', 'HEAD', '--', 'Makefile'] },
   { name: 'log-p-builtin', args: ['log', '-p', '-n', '300', '--', 'builtin/'] },
@@ -79,29 +85,58 @@ const cells: Cell[] = [];
 for (const command of chosen) {
   const recording = path.join(work, `${command.name}.psrec`);
   log(`${command.name}: recording at limit 0`);
-  const recorded = spawnSync(process.execPath, [cli, 'record', '--exact', '-o', recording, '-C', repo, '--cache-dir', cacheDir, '--', ...command.args], {
-    env, input: command.input, maxBuffer: 1 << 30, stdio: ['pipe', 'ignore', 'pipe'],
-  });
+  const recorded = spawnSync(
+    process.execPath,
+    [cli, 'record', '--exact', '-o', recording, '-C', repo, '--cache-dir', cacheDir, '--', ...command.args],
+    {
+      env,
+      input: command.input,
+      maxBuffer: 1 << 30,
+      stdio: ['pipe', 'ignore', 'pipe'],
+    },
+  );
   if (recorded.status !== 0) throw new Error(`record ${command.name}: ${recorded.stderr.toString()}`);
   for (const limit of limits) {
     const trace = path.join(work, `${command.name}-${limit.text}.trace`);
     const counts = `${trace}.count`;
     const real = spawnSync('git', ['-c', `core.deltaBaseCacheLimit=${limit.bytes}`, ...command.args], {
-      cwd: repo, env: { ...env, GIT_TRACE_PACK_ACCESS: trace, ...countingEnv(shim, counts) }, input: command.input, maxBuffer: 1 << 30, stdio: ['pipe', 'ignore', 'pipe'],
+      cwd: repo,
+      env: { ...env, GIT_TRACE_PACK_ACCESS: trace, ...countingEnv(shim, counts) },
+      input: command.input,
+      maxBuffer: 1 << 30,
+      stdio: ['pipe', 'ignore', 'pipe'],
     });
     if (real.status !== 0) throw new Error(`git ${command.args.join(' ')}: ${real.stderr.toString()}`);
     const realLines = fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean).length : 0;
     const realInflations = readInflateCount(counts);
-    const simulated = spawnSync(process.execPath, [cli, 'simulate', '--json', '--limit', String(limit.bytes), '--cache-dir', cacheDir, recording], { env, maxBuffer: 1 << 30 });
+    const simulated = spawnSync(
+      process.execPath,
+      [cli, 'simulate', '--json', '--limit', String(limit.bytes), '--cache-dir', cacheDir, recording],
+      { env, maxBuffer: 1 << 30 },
+    );
     if (simulated.status !== 0) throw new Error(`simulate: ${simulated.stderr.toString()}`);
-    const result = JSON.parse(simulated.stdout.toString()).results[0] as { logged: number; inflations: number; exact?: boolean; bounds?: { logged: [number, number]; inflations: [number, number] } };
+    const result = JSON.parse(simulated.stdout.toString()).results[0] as {
+      logged: number;
+      inflations: number;
+      exact?: boolean;
+      bounds?: { logged: [number, number]; inflations: [number, number] };
+    };
     const cell: Cell = {
-      command: command.name, limit: limit.text, realLines, predictedLines: result.logged, realInflations, predictedInflations: result.inflations,
-      ...(result.bounds ? { linesBounds: result.bounds.logged, inflationBounds: result.bounds.inflations, exact: result.exact } : {}),
+      command: command.name,
+      limit: limit.text,
+      realLines,
+      predictedLines: result.logged,
+      realInflations,
+      predictedInflations: result.inflations,
+      ...(result.bounds
+        ? { linesBounds: result.bounds.logged, inflationBounds: result.bounds.inflations, exact: result.exact }
+        : {}),
     };
     cells.push(cell);
     fs.rmSync(trace, { force: true });
-    log(`  ${limit.text}: lines ${realLines} real, ${result.logged} predicted${cell.linesBounds ? ` [${cell.linesBounds.join('–')}]` : ''}; inflations ${realInflations} real, ${result.inflations} predicted`);
+    log(
+      `  ${limit.text}: lines ${realLines} real, ${result.logged} predicted${cell.linesBounds ? ` [${cell.linesBounds.join('–')}]` : ''}; inflations ${realInflations} real, ${result.inflations} predicted`,
+    );
   }
 }
 fs.rmSync(work, { recursive: true, force: true });
@@ -109,11 +144,41 @@ fs.rmSync(work, { recursive: true, force: true });
 if (values.json) {
   process.stdout.write(`${JSON.stringify({ repo, gitVersion: git(['--version']).trim(), cells }, null, 2)}\n`);
 } else {
-  const rows = [['command', 'limit', 'real lines', 'predicted', 'bounds', 'in bounds', 'real infl.', 'predicted', 'infl. bounds', 'real − predicted']];
+  const rows = [
+    [
+      'command',
+      'limit',
+      'real lines',
+      'predicted',
+      'bounds',
+      'in bounds',
+      'real infl.',
+      'predicted',
+      'infl. bounds',
+      'real − predicted',
+    ],
+  ];
   for (const c of cells) {
-    const inBounds = c.linesBounds ? (c.realLines >= c.linesBounds[0] && c.realLines <= c.linesBounds[1] ? 'yes' : 'NO') : '';
-    rows.push([c.command, c.limit, String(c.realLines), String(c.predictedLines), c.linesBounds ? c.linesBounds.join('–') : '', inBounds, String(c.realInflations), String(c.predictedInflations), c.inflationBounds ? c.inflationBounds.join('–') : '', String(c.realInflations - c.predictedInflations)]);
+    const inBounds = c.linesBounds
+      ? c.realLines >= c.linesBounds[0] && c.realLines <= c.linesBounds[1]
+        ? 'yes'
+        : 'NO'
+      : '';
+    rows.push([
+      c.command,
+      c.limit,
+      String(c.realLines),
+      String(c.predictedLines),
+      c.linesBounds ? c.linesBounds.join('–') : '',
+      inBounds,
+      String(c.realInflations),
+      String(c.predictedInflations),
+      c.inflationBounds ? c.inflationBounds.join('–') : '',
+      String(c.realInflations - c.predictedInflations),
+    ]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  process.stdout.write(`${git(['--version']).trim()}, ${repo}\n${rows.map((r) => r.map((v, i) => v.padEnd(widths[i]!)).join('  ')).join('\n')}\n`);
+  process.stdout.write(
+    `${git(['--version']).trim()}, ${repo}\n${rows.map((r) => r.map((v, i) => v.padEnd(widths[i]!)).join('  ')).join('\n')}\n`,
+  );
 }

@@ -18,7 +18,10 @@ export const benchDir = path.join(projectRoot, '.bench');
  * Where the benches' servers and CLIs keep model caches: outside this checkout, because PackScope
  * never writes a model file inside a repository (and the checkout is one). One folder per checkout.
  */
-export const benchModelCacheRoot = path.join(os.tmpdir(), `packscope-bench-models-${createHash('sha1').update(projectRoot).digest('hex').slice(0, 12)}`);
+export const benchModelCacheRoot = path.join(
+  os.tmpdir(),
+  `packscope-bench-models-${createHash('sha1').update(projectRoot).digest('hex').slice(0, 12)}`,
+);
 
 /** About 11.7 objects per commit (60% trees, 30% blobs, 10% commits): 26,000 commits give ≈ 300,000 objects. */
 export const DEFAULT_HISTORY: BenchHistoryOptions = {
@@ -59,7 +62,10 @@ function git(args: string[], options: { stdinFile?: string } = {}): void {
   } finally {
     if (typeof stdin === 'number') fs.closeSync(stdin);
   }
-  if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr?.toString() ?? ''}`);
+  if (result.status !== 0)
+    throw new Error(
+      `git ${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr?.toString() ?? ''}`,
+    );
 }
 
 export interface GeneratedPack {
@@ -80,7 +86,10 @@ function findPack(gitDir: string): string | undefined {
 
 export function generatedPack(history: BenchHistoryOptions, log: (line: string) => void): GeneratedPack {
   // The generator and the seeded generator it draws from: either changing changes the history.
-  const generatorSource = Buffer.concat([fs.readFileSync(path.join(__dirname, 'history.ts')), fs.readFileSync(path.join(projectRoot, 'test', 'support', 'seeded-random.ts'))]);
+  const generatorSource = Buffer.concat([
+    fs.readFileSync(path.join(__dirname, 'history.ts')),
+    fs.readFileSync(path.join(projectRoot, 'test', 'support', 'seeded-random.ts')),
+  ]);
   const parameters = {
     generator: 'bench/history.ts writeHistoryStream',
     generatorSha1: createHash('sha1').update(generatorSource).digest('hex'),
@@ -100,7 +109,9 @@ export function generatedPack(history: BenchHistoryOptions, log: (line: string) 
   const building = `${gitDir}.tmp-${process.pid}`;
   fs.rmSync(building, { recursive: true, force: true });
   fs.mkdirSync(benchDir, { recursive: true });
-  log(`generated repository: building ${path.relative(projectRoot, gitDir)} (${history.commits} commits, seed ${history.seed}); cached for later runs`);
+  log(
+    `generated repository: building ${path.relative(projectRoot, gitDir)} (${history.commits} commits, seed ${history.seed}); cached for later runs`,
+  );
   git(['init', '--quiet', '--bare', building]);
   let mark = performance.now();
   const streamFile = `${building}.fast-import`;
@@ -137,11 +148,29 @@ export function generatedRecording(key: string, repository: string, log: (line: 
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-bench-record-'));
   try {
     const recorded = path.join(scratch, 'log-p.psrec');
-    const result = spawnSync(process.execPath, [path.join(projectRoot, 'dist', 'cli.js'), 'record', '--exact', '-o', recorded, '-C', repository, '--cache-dir', path.join(scratch, 'models'), '--', 'log', '-p', '--all'], {
-      cwd: scratch,
-      env: { ...gitEnv(), PACKSCOPE_NO_PROGRESS: '1' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const result = spawnSync(
+      process.execPath,
+      [
+        path.join(projectRoot, 'dist', 'cli.js'),
+        'record',
+        '--exact',
+        '-o',
+        recorded,
+        '-C',
+        repository,
+        '--cache-dir',
+        path.join(scratch, 'models'),
+        '--',
+        'log',
+        '-p',
+        '--all',
+      ],
+      {
+        cwd: scratch,
+        env: { ...gitEnv(), PACKSCOPE_NO_PROGRESS: '1' },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     if (result.status !== 0) throw new Error('recording failed');
     fs.copyFileSync(recorded, `${file}.partial`);
     fs.renameSync(`${file}.partial`, file);

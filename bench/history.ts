@@ -93,7 +93,8 @@ export function writeHistoryStream(file: string, options: BenchHistoryOptions): 
   const binaries = new Map<string, Buffer>();
   const dirNames: string[] = [];
   for (let d = 0; d < options.dirs; d++) {
-    for (let s = 0; s < options.subdirs; s++) dirNames.push(`${WORDS[d % WORDS.length]}${d}/${WORDS[(d * 7 + s) % WORDS.length]}${s}`);
+    for (let s = 0; s < options.subdirs; s++)
+      dirNames.push(`${WORDS[d % WORDS.length]}${d}/${WORDS[(d * 7 + s) % WORDS.length]}${s}`);
   }
   let serial = 0;
   const newTextFile = (): string => {
@@ -108,7 +109,9 @@ export function writeHistoryStream(file: string, options: BenchHistoryOptions): 
   for (let c = 0; c < options.commits; c++) {
     const when = 1700000000 + c * 97;
     out.text(`commit refs/heads/main\nmark :${c + 1}\n`);
-    out.text(`author A U Thor <author@example.com> ${when} +0000\ncommitter C O Mitter <committer@example.com> ${when} +0000\n`);
+    out.text(
+      `author A U Thor <author@example.com> ${when} +0000\ncommitter C O Mitter <committer@example.com> ${when} +0000\n`,
+    );
     out.data(Buffer.from(`commit ${c}: ${random.line()}\n\n${random.line()}\n`));
     if (c > 0) out.text(`from :${c}\n`);
 

@@ -22,14 +22,35 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DidOpenTextDocumentNotification, HoverRequest, type Hover, type MarkupContent } from 'vscode-languageserver-protocol/node';
+import {
+  DidOpenTextDocumentNotification,
+  HoverRequest,
+  type Hover,
+  type MarkupContent,
+} from 'vscode-languageserver-protocol/node';
 import { packFilesFor } from '../src/core/model/build-pack-model.ts';
 import { hashAlgorithmNear } from '../src/core/model/repository.ts';
-import { AllowReadRequest, PackSummaryRequest, RepackPreviewRequest, SweepRequest, type PackSummary, type ServerSettings } from '../src/protocol/server-protocol.ts';
+import {
+  AllowReadRequest,
+  PackSummaryRequest,
+  RepackPreviewRequest,
+  SweepRequest,
+  type PackSummary,
+  type ServerSettings,
+} from '../src/protocol/server-protocol.ts';
 import { SeededRandom } from '../test/support/seeded-random.ts';
 import { summariseProfile, type ThreadProfile } from './cpu-profile.ts';
 import { bundleServer, liveChildren, Server } from './lsp-server.ts';
-import { benchDir, benchModelCacheRoot, DEFAULT_HISTORY, generatedPack, generatedRecording, gitEnv, gitVersion, projectRoot } from './generate.ts';
+import {
+  benchDir,
+  benchModelCacheRoot,
+  DEFAULT_HISTORY,
+  generatedPack,
+  generatedRecording,
+  gitEnv,
+  gitVersion,
+  projectRoot,
+} from './generate.ts';
 import { NOISY_CORES, QUIET_CORES, otherCores, snapshot, type Snapshot } from './quiet.ts';
 
 const GIT_GIT_PACK = '/work/.mirror/git+git/repo/objects/pack/pack-5b31da4c48e5198d31c1572301d7159b36759c36.pack';
@@ -111,7 +132,12 @@ class OidSet {
   /** Ids starting with prefix (at most `limit`). */
   matching(prefix: string, limit = 2): string[] {
     const out: string[] = [];
-    for (let i = this.lowerBound(prefix); i < this.oids.length && out.length < limit && this.oids[i]!.startsWith(prefix); i++) out.push(this.oids[i]!);
+    for (
+      let i = this.lowerBound(prefix);
+      i < this.oids.length && out.length < limit && this.oids[i]!.startsWith(prefix);
+      i++
+    )
+      out.push(this.oids[i]!);
     return out;
   }
 
@@ -135,15 +161,25 @@ function readIdxNames(idx: string, hashSize: number): string[] {
 function packIdxFiles(objectsPackDir: string): string[] {
   return fs
     .readdirSync(objectsPackDir)
-    .filter((name) => name.endsWith('.idx') && fs.existsSync(path.join(objectsPackDir, name.replace(/\.idx$/, '.pack'))))
+    .filter(
+      (name) => name.endsWith('.idx') && fs.existsSync(path.join(objectsPackDir, name.replace(/\.idx$/, '.pack'))),
+    )
     .map((name) => path.join(objectsPackDir, name));
 }
 
 /** `count` words: 40% full ids, 20% 7-digit and 20% 12-digit abbreviations, 20% misses; shuffled. */
-function sampleWords(random: SeededRandom, packOids: string[], own: OidSet, both: OidSet, count: number, hexDigits: number): Omit<Word, 'line' | 'start'>[] {
+function sampleWords(
+  random: SeededRandom,
+  packOids: string[],
+  own: OidSet,
+  both: OidSet,
+  count: number,
+  hexDigits: number,
+): Omit<Word, 'line' | 'start'>[] {
   const words: Omit<Word, 'line' | 'start'>[] = [];
   const plan: Category[] = [];
-  for (let i = 0; i < count; i++) plan.push(i % 5 < 2 ? 'full' : i % 5 === 2 ? 'abbrev7' : i % 5 === 3 ? 'abbrev12' : 'miss');
+  for (let i = 0; i < count; i++)
+    plan.push(i % 5 < 2 ? 'full' : i % 5 === 2 ? 'abbrev7' : i % 5 === 3 ? 'abbrev12' : 'miss');
   for (let i = plan.length - 1; i > 0; i--) {
     const j = random.int(i + 1);
     [plan[i], plan[j]] = [plan[j]!, plan[i]!];
@@ -195,7 +231,8 @@ interface Stats {
 
 function stats(values: number[]): Stats {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number): number => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!);
+  const at = (q: number): number =>
+    sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
   return { n: sorted.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.at(-1) ?? NaN };
 }
 
@@ -246,7 +283,9 @@ async function waitForQuiet(maxWaitMs: number, children: (ChildProcess | undefin
     const waited = performance.now() - started;
     if (load < QUIET_CORES) return waited;
     if (waited > maxWaitMs) {
-      log(`      machine still busy (${load.toFixed(2)} cores used by other processes) after ${(waited / 1000).toFixed(0)} s: measuring anyway`);
+      log(
+        `      machine still busy (${load.toFixed(2)} cores used by other processes) after ${(waited / 1000).toFixed(0)} s: measuring anyway`,
+      );
       return waited;
     }
     if (announced === 0 || waited - announced > 15_000) {
@@ -262,7 +301,13 @@ async function waitForQuiet(maxWaitMs: number, children: (ChildProcess | undefin
 const hoverBuildDir = path.join(benchDir, 'hover', 'dist');
 
 /** Hovers at every word, one in flight; returns each round trip in ms, in word order. Throws on a wrong answer. */
-async function hoverAll(server: Server, uri: string, words: Word[], expect: (word: Word) => (string | null)[], until?: () => boolean): Promise<{ times: number[]; hits: number; at: number[] }> {
+async function hoverAll(
+  server: Server,
+  uri: string,
+  words: Word[],
+  expect: (word: Word) => (string | null)[],
+  until?: () => boolean,
+): Promise<{ times: number[]; hits: number; at: number[] }> {
   const times: number[] = [];
   const at: number[] = [];
   let hits = 0;
@@ -270,7 +315,10 @@ async function hoverAll(server: Server, uri: string, words: Word[], expect: (wor
     if (until?.()) break;
     const position = { line: word.line, character: word.start + (word.text.length >> 1) };
     const started = performance.now();
-    const hover = (await server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position })) as Hover | null;
+    const hover = (await server.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri },
+      position,
+    })) as Hover | null;
     const elapsed = performance.now() - started;
     // A hover sent before the build's answer counts even when answered after it: the server's
     // last step of a build (opening the model on its thread) is exactly what it may wait behind.
@@ -279,7 +327,9 @@ async function hoverAll(server: Server, uri: string, words: Word[], expect: (wor
     const allowed = expect(word);
     const got = hover === null ? null : answerOid(hover, word);
     if (!allowed.includes(got)) {
-      throw new Error(`WRONG ANSWER: hover on ${word.text} (${word.category}, line ${word.line + 1}) gave ${got ?? 'null'}, expected ${allowed.map((a) => a ?? 'null').join(' or ')}${hover ? `:\n${(hover.contents as MarkupContent).value}` : ''}`);
+      throw new Error(
+        `WRONG ANSWER: hover on ${word.text} (${word.category}, line ${word.line + 1}) gave ${got ?? 'null'}, expected ${allowed.map((a) => a ?? 'null').join(' or ')}${hover ? `:\n${(hover.contents as MarkupContent).value}` : ''}`,
+      );
     }
     if (got !== null) hits++;
   }
@@ -293,8 +343,15 @@ function answerOid(hover: Hover, word: Word): string {
   const match = /^\*\*(commit|tree|blob|tag)\*\* `([0-9a-f]+)`$/.exec(first);
   if (!match) throw new Error(`WRONG ANSWER: hover on ${word.text}: unexpected first line ${JSON.stringify(first)}`);
   const range = hover.range;
-  if (!range || range.start.line !== word.line || range.start.character !== word.start || range.end.character !== word.start + word.text.length) {
-    throw new Error(`WRONG ANSWER: hover on ${word.text} at line ${word.line + 1}:${word.start}: range ${JSON.stringify(range)}`);
+  if (
+    !range ||
+    range.start.line !== word.line ||
+    range.start.character !== word.start ||
+    range.end.character !== word.start + word.text.length
+  ) {
+    throw new Error(
+      `WRONG ANSWER: hover on ${word.text} at line ${word.line + 1}:${word.start}: range ${JSON.stringify(range)}`,
+    );
   }
   return match[2]!;
 }
@@ -351,7 +408,10 @@ async function catFileAll(catFile: CatFile, words: Word[]): Promise<number[]> {
     const line = await catFile.ask(word.text);
     times.push(performance.now() - started);
     const oid = /^([0-9a-f]{40,64}) (commit|tree|blob|tag) \d+$/.exec(line)?.[1] ?? null;
-    if (oid !== word.expected) throw new Error(`git cat-file disagrees on ${word.text} (${word.category}): "${line}", expected ${word.expected ?? 'missing/ambiguous'}`);
+    if (oid !== word.expected)
+      throw new Error(
+        `git cat-file disagrees on ${word.text} (${word.category}): "${line}", expected ${word.expected ?? 'missing/ambiguous'}`,
+      );
   }
   return times;
 }
@@ -361,9 +421,13 @@ function scratchRepository(files: ReturnType<typeof packFilesFor>, hashName: str
   const dir = path.join(benchDir, 'hover', 'scratch', `${path.basename(files.pack, '.pack')}.git`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const init = spawnSync('git', ['init', '--quiet', '--bare', `--object-format=${hashName}`, dir], { env: gitEnv(), encoding: 'utf8' });
+  const init = spawnSync('git', ['init', '--quiet', '--bare', `--object-format=${hashName}`, dir], {
+    env: gitEnv(),
+    encoding: 'utf8',
+  });
   if (init.status !== 0) throw new Error(`git init failed: ${init.stderr}`);
-  for (const file of [files.pack, files.idx, files.rev]) if (file) fs.symlinkSync(path.resolve(file), path.join(dir, 'objects', 'pack', path.basename(file)));
+  for (const file of [files.pack, files.idx, files.rev])
+    if (file) fs.symlinkSync(path.resolve(file), path.join(dir, 'objects', 'pack', path.basename(file)));
   return dir;
 }
 
@@ -383,7 +447,8 @@ interface PackInput {
 
 function packInput(packArgument: string, label: string): PackInput {
   const files = packFilesFor(path.resolve(packArgument));
-  if (!fs.existsSync(files.pack) || !fs.existsSync(files.idx)) throw new Error(`${packArgument}: no .pack and .idx there`);
+  if (!fs.existsSync(files.pack) || !fs.existsSync(files.idx))
+    throw new Error(`${packArgument}: no .pack and .idx there`);
   const hash = hashAlgorithmNear(files.pack);
   const hashName = hash?.name ?? 'sha1';
   const hashSize = hash?.size ?? 20;
@@ -391,7 +456,16 @@ function packInput(packArgument: string, label: string): PackInput {
   // objects/pack → objects → the git directory (a bare repository's directory, or .git).
   const repository = path.dirname(path.dirname(packDir));
   const own = OidSet.ofIdxFiles(packIdxFiles(packDir), hashSize);
-  return { label, pack: files.pack, files, repository, hashName, hashSize, own, packOids: readIdxNames(files.idx, hashSize) };
+  return {
+    label,
+    pack: files.pack,
+    files,
+    repository,
+    hashName,
+    hashSize,
+    own,
+    packOids: readIdxNames(files.idx, hashSize),
+  };
 }
 
 interface PackResult {
@@ -419,18 +493,35 @@ function byCategory(words: Word[], times: number[]): Record<Category | 'all', St
   return out;
 }
 
-async function measurePack(script: string, input: PackInput, other: PackInput | undefined, options: { words: number; warmup: number; seed: number; maxWaitMs: number; profile: 'auto' | 'always' | 'never' }): Promise<PackResult> {
+async function measurePack(
+  script: string,
+  input: PackInput,
+  other: PackInput | undefined,
+  options: { words: number; warmup: number; seed: number; maxWaitMs: number; profile: 'auto' | 'always' | 'never' },
+): Promise<PackResult> {
   const cacheDir = path.join(benchModelCacheRoot, 'hover', path.basename(input.pack, '.pack'));
   fs.rmSync(cacheDir, { recursive: true, force: true });
   fs.mkdirSync(cacheDir, { recursive: true });
   const both = other ? new OidSet([...new Set([...input.own.oids, ...other.own.oids])].sort()) : input.own;
   const random = new SeededRandom(options.seed);
-  const sampled = sampleWords(random, input.packOids, input.own, both, options.warmup + options.words, input.hashSize * 2);
+  const sampled = sampleWords(
+    random,
+    input.packOids,
+    input.own,
+    both,
+    options.warmup + options.words,
+    input.hashSize * 2,
+  );
   const { text, words: placed } = layOut(sampled);
   const warmupWords = placed.slice(0, options.warmup);
   const words = placed.slice(options.warmup);
   const repositories = other ? [input.repository, other.repository] : [input.repository];
-  const settings: Partial<ServerSettings> = { repositories, modelCacheDirectory: cacheDir, persistModels: true, hoverIndexLimit: 0 };
+  const settings: Partial<ServerSettings> = {
+    repositories,
+    modelCacheDirectory: cacheDir,
+    persistModels: true,
+    hoverIndexLimit: 0,
+  };
 
   // Model load: first (empty cache: the worker builds and persists it), then after a restart.
   log(`  model load (first, built in a worker)…`);
@@ -440,8 +531,10 @@ async function measurePack(script: string, input: PackInput, other: PackInput | 
   const first: PackSummary = await server.connection.sendRequest(PackSummaryRequest, { pack: input.pack });
   const firstLoadMs = performance.now() - started;
   // The cache directory was empty: whatever the summary says, this load built the model.
-  if (first.source !== 'built') log(`      note: the summary of a fresh build says source '${first.source}' (the cache directory was empty)`);
-  if (first.objects !== input.packOids.length) throw new Error(`the server counts ${first.objects} objects, the idx ${input.packOids.length}`);
+  if (first.source !== 'built')
+    log(`      note: the summary of a fresh build says source '${first.source}' (the cache directory was empty)`);
+  if (first.objects !== input.packOids.length)
+    throw new Error(`the server counts ${first.objects} objects, the idx ${input.packOids.length}`);
   await server.stop();
 
   // Issue 17: the Packs view's first row of a big pack within 2× the CLI's cold build. The row is
@@ -449,7 +542,11 @@ async function measurePack(script: string, input: PackInput, other: PackInput | 
   log(`  CLI cold build (stats --json --no-paths --no-cache)…`);
   await waitForQuiet(options.maxWaitMs, []);
   const cliStarted = performance.now();
-  const cli = spawnSync(process.execPath, [path.join(projectRoot, 'dist', 'cli.js'), 'stats', '--json', '--no-paths', '--no-cache', input.pack], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PACKSCOPE_CACHE_DIR: cacheDir } });
+  const cli = spawnSync(
+    process.execPath,
+    [path.join(projectRoot, 'dist', 'cli.js'), 'stats', '--json', '--no-paths', '--no-cache', input.pack],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PACKSCOPE_CACHE_DIR: cacheDir } },
+  );
   const cliColdBuildMs = performance.now() - cliStarted;
   if (cli.status !== 0) throw new Error(`packscope stats failed: ${cli.stderr.toString()}`);
 
@@ -459,10 +556,13 @@ async function measurePack(script: string, input: PackInput, other: PackInput | 
   started = performance.now();
   const persisted = await server.connection.sendRequest(PackSummaryRequest, { pack: input.pack });
   const persistedLoadMs = performance.now() - started;
-  if (persisted.source !== 'persisted') throw new Error(`expected the persisted model after a restart, got source ${persisted.source}`);
+  if (persisted.source !== 'persisted')
+    throw new Error(`expected the persisted model after a restart, got source ${persisted.source}`);
 
   const uri = pathToFileURL(path.join(benchDir, 'hover', `hover-${path.basename(input.pack, '.pack')}.txt`)).href;
-  await server.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'plaintext', version: 1, text } });
+  await server.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+    textDocument: { uri, languageId: 'plaintext', version: 1, text },
+  });
 
   // Steady state: the model is loaded, nothing else runs.
   const expectOwn = (w: Word): (string | null)[] => [w.expected];
@@ -476,7 +576,9 @@ async function measurePack(script: string, input: PackInput, other: PackInput | 
     hover = await hoverAll(server, uri, words, expectOwn);
     hoverLoad = probe.cores();
     if (!(hoverLoad > NOISY_CORES)) break;
-    log(`      hovers: other processes used ${hoverLoad.toFixed(2)} cores meanwhile; ${attempt < MAX_ATTEMPTS ? 'repeating' : 'kept, flagged'}`);
+    log(
+      `      hovers: other processes used ${hoverLoad.toFixed(2)} cores meanwhile; ${attempt < MAX_ATTEMPTS ? 'repeating' : 'kept, flagged'}`,
+    );
   }
   const hits = {} as PackResult['hits'];
   for (const category of CATEGORIES) {
@@ -503,7 +605,9 @@ async function measurePack(script: string, input: PackInput, other: PackInput | 
       catTimes = await catFileAll(catFile, words);
       catFileLoad = probe.cores();
       if (!(catFileLoad > NOISY_CORES)) break;
-      log(`      cat-file: other processes used ${catFileLoad.toFixed(2)} cores meanwhile; ${attempt < MAX_ATTEMPTS ? 'repeating' : 'kept, flagged'}`);
+      log(
+        `      cat-file: other processes used ${catFileLoad.toFixed(2)} cores meanwhile; ${attempt < MAX_ATTEMPTS ? 'repeating' : 'kept, flagged'}`,
+      );
     }
   } finally {
     await catFile.close();
@@ -512,7 +616,9 @@ async function measurePack(script: string, input: PackInput, other: PackInput | 
   // Busy: the other pack's model is built (fresh: not in this cache) while hovering.
   let busy: PackResult['busy'];
   if (other) {
-    log(`  hovers while the server builds ${path.basename(other.pack)} (${other.packOids.length.toLocaleString('en-US')} objects, fresh)…`);
+    log(
+      `  hovers while the server builds ${path.basename(other.pack)} (${other.packOids.length.toLocaleString('en-US')} objects, fresh)…`,
+    );
     await waitForQuiet(options.maxWaitMs, [server.child]);
     let done = false;
     const buildStarted = performance.now();
@@ -569,9 +675,15 @@ async function measurePack(script: string, input: PackInput, other: PackInput | 
     log(`  profiling the server's hovers (--cpu-prof)…`);
     const profDir = fs.mkdtempSync(path.join(benchDir, 'hover', 'prof-'));
     try {
-      const profiled = await Server.start(script, { ...settings, repositories: [input.repository] }, ['--cpu-prof', '--cpu-prof-dir', profDir]);
+      const profiled = await Server.start(script, { ...settings, repositories: [input.repository] }, [
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        profDir,
+      ]);
       await profiled.connection.sendRequest(PackSummaryRequest, { pack: input.pack });
-      await profiled.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'plaintext', version: 1, text } });
+      await profiled.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+        textDocument: { uri, languageId: 'plaintext', version: 1, text },
+      });
       await hoverAll(profiled, uri, placed, expectOwn);
       await profiled.stop();
       result.profile = fs
@@ -612,15 +724,32 @@ interface OperationResult {
  * operation is sent and the bench hovers, one request in flight, until its answer. Every hover sent
  * before the answer counts, the one in flight then included.
  */
-async function measureOperations(script: string, input: PackInput, recording: string, options: { words: number; warmup: number; seed: number; maxWaitMs: number; runs: number }): Promise<OperationResult[]> {
+async function measureOperations(
+  script: string,
+  input: PackInput,
+  recording: string,
+  options: { words: number; warmup: number; seed: number; maxWaitMs: number; runs: number },
+): Promise<OperationResult[]> {
   const cacheDir = path.join(benchModelCacheRoot, 'hover', path.basename(input.pack, '.pack'));
   fs.mkdirSync(cacheDir, { recursive: true });
   const random = new SeededRandom(options.seed);
-  const sampled = sampleWords(random, input.packOids, input.own, input.own, options.warmup + options.words, input.hashSize * 2);
+  const sampled = sampleWords(
+    random,
+    input.packOids,
+    input.own,
+    input.own,
+    options.warmup + options.words,
+    input.hashSize * 2,
+  );
   const { text, words: placed } = layOut(sampled);
   const warmupWords = placed.slice(0, options.warmup);
   const words = placed.slice(options.warmup);
-  const settings: Partial<ServerSettings> = { repositories: [input.repository], modelCacheDirectory: cacheDir, persistModels: true, hoverIndexLimit: 0 };
+  const settings: Partial<ServerSettings> = {
+    repositories: [input.repository],
+    modelCacheDirectory: cacheDir,
+    persistModels: true,
+    hoverIndexLimit: 0,
+  };
   const uri = pathToFileURL(path.join(benchDir, 'hover', `hover-ops-${path.basename(input.pack, '.pack')}.txt`)).href;
   const expectOwn = (w: Word): (string | null)[] => [w.expected];
 
@@ -631,7 +760,11 @@ async function measureOperations(script: string, input: PackInput, recording: st
       // The recording lies in .bench/, outside the server's places: the bench picks it, as a user would (read-rules.ts).
       send: async (server) => {
         await server.connection.sendRequest(AllowReadRequest, { file: recording });
-        return server.connection.sendRequest(SweepRequest, { file: recording, policies: ['git', 'libgit2'], limits: [16 << 20, 96 << 20] });
+        return server.connection.sendRequest(SweepRequest, {
+          file: recording,
+          policies: ['git', 'libgit2'],
+          limits: [16 << 20, 96 << 20],
+        });
       },
     },
     {
@@ -639,7 +772,14 @@ async function measureOperations(script: string, input: PackInput, recording: st
       detail: `packscope/repackPreview of ${path.basename(input.repository)} (reuse deltas, the recording replayed on both layouts)`,
       send: async (server) => {
         await server.connection.sendRequest(AllowReadRequest, { file: recording });
-        return server.connection.sendRequest(RepackPreviewRequest, { repository: input.repository, reuseDeltas: true, extraOptions: [], git: 'git', recordings: [recording], estimate: false });
+        return server.connection.sendRequest(RepackPreviewRequest, {
+          repository: input.repository,
+          reuseDeltas: true,
+          extraOptions: [],
+          git: 'git',
+          recordings: [recording],
+          estimate: false,
+        });
       },
     },
   ];
@@ -651,8 +791,11 @@ async function measureOperations(script: string, input: PackInput, recording: st
       const server = await Server.start(script, settings);
       try {
         const summary = await server.connection.sendRequest(PackSummaryRequest, { pack: input.pack });
-        if (summary.objects !== input.packOids.length) throw new Error(`the server counts ${summary.objects} objects, the idx ${input.packOids.length}`);
-        await server.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'plaintext', version: 1, text } });
+        if (summary.objects !== input.packOids.length)
+          throw new Error(`the server counts ${summary.objects} objects, the idx ${input.packOids.length}`);
+        await server.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+          textDocument: { uri, languageId: 'plaintext', version: 1, text },
+        });
         await hoverAll(server, uri, warmupWords, expectOwn);
         await waitForQuiet(options.maxWaitMs, [server.child]);
         const probe = new LoadProbe([server.child]);
@@ -690,22 +833,41 @@ async function measureOperations(script: string, input: PackInput, recording: st
         }
       });
     }
-    results.push({ name: operation.name, detail: operation.detail, runs, stats: stats(times), worstAtMs, worstOfDurationMs });
+    results.push({
+      name: operation.name,
+      detail: operation.detail,
+      runs,
+      stats: stats(times),
+      worstAtMs,
+      worstOfDurationMs,
+    });
   }
   return results;
 }
 
 function reportOperations(label: string, recording: string, results: OperationResult[]): void {
-  const out: string[] = ['', `${label}: hovers while the server works (${path.basename(recording)})`, `  round trip, ms              n     p50     p90     p99     max   operation`];
+  const out: string[] = [
+    '',
+    `${label}: hovers while the server works (${path.basename(recording)})`,
+    `  round trip, ms              n     p50     p90     p99     max   operation`,
+  ];
   for (const r of results) {
     const durations = r.runs.map((run) => ms(run.durationMs)).join(', ');
     const loads = r.runs.map((run) => run.load.toFixed(2)).join(', ');
-    out.push(`  ${`hover during ${r.name}`.padEnd(26)} ${String(r.stats.n).padStart(5)} ${ms(r.stats.p50).padStart(7)} ${ms(r.stats.p90).padStart(7)} ${ms(r.stats.p99).padStart(7)} ${ms(r.stats.max).padStart(7)}   ${r.detail}`);
-    out.push(`    ${r.runs.length} runs of ${durations} ms; slowest hover sent ${ms(r.worstAtMs)} ms into a ${ms(r.worstOfDurationMs)} ms run; other processes' load ${loads} cores`);
+    out.push(
+      `  ${`hover during ${r.name}`.padEnd(26)} ${String(r.stats.n).padStart(5)} ${ms(r.stats.p50).padStart(7)} ${ms(r.stats.p90).padStart(7)} ${ms(r.stats.p99).padStart(7)} ${ms(r.stats.max).padStart(7)}   ${r.detail}`,
+    );
+    out.push(
+      `    ${r.runs.length} runs of ${durations} ms; slowest hover sent ${ms(r.worstAtMs)} ms into a ${ms(r.worstOfDurationMs)} ms run; other processes' load ${loads} cores`,
+    );
     // p99 counts hovers, not time: one hover stuck for seconds is one sample among thousands answered while git runs.
     const slow = r.runs.flatMap((run) => run.times).filter((t) => t > TARGET_P99_MS);
-    out.push(`    ${slow.length} hovers over ${TARGET_P99_MS} ms (${ms(slow.reduce((sum, t) => sum + t, 0))} ms in all), of ${r.stats.n}`);
-    out.push(`    p99 ${ms(r.stats.p99)} ms: ${r.stats.p99 <= TARGET_P99_MS ? 'PASS' : 'MISS'} (target ≤ ${TARGET_P99_MS} ms)${r.runs.some((run) => run.load > NOISY_CORES) ? ' — NOISY' : ''}`);
+    out.push(
+      `    ${slow.length} hovers over ${TARGET_P99_MS} ms (${ms(slow.reduce((sum, t) => sum + t, 0))} ms in all), of ${r.stats.n}`,
+    );
+    out.push(
+      `    p99 ${ms(r.stats.p99)} ms: ${r.stats.p99 <= TARGET_P99_MS ? 'PASS' : 'MISS'} (target ≤ ${TARGET_P99_MS} ms)${r.runs.some((run) => run.load > NOISY_CORES) ? ' — NOISY' : ''}`,
+    );
   }
   process.stdout.write(`${out.join('\n')}\n`);
 }
@@ -721,8 +883,12 @@ function report(results: PackResult[]): boolean {
     allPass &&= pass;
     out.push('');
     out.push(`${r.label}: ${r.objects.toLocaleString('en-US')} objects`);
-    out.push(`  model load (first, built in a worker)    ${ms(r.firstLoadMs)} ms round trip (server: ${r.firstLoadServerMs} ms; summary.source '${r.firstLoadSource}'${r.firstLoadSource === 'built' ? '' : ', wrong: the cache was empty'})`);
-    out.push(`  model load (persisted, server restart)   ${ms(r.persistedLoadMs)} ms round trip (server: ${r.persistedLoadServerMs} ms)`);
+    out.push(
+      `  model load (first, built in a worker)    ${ms(r.firstLoadMs)} ms round trip (server: ${r.firstLoadServerMs} ms; summary.source '${r.firstLoadSource}'${r.firstLoadSource === 'built' ? '' : ', wrong: the cache was empty'})`,
+    );
+    out.push(
+      `  model load (persisted, server restart)   ${ms(r.persistedLoadMs)} ms round trip (server: ${r.persistedLoadServerMs} ms)`,
+    );
     const firstRowRatio = r.firstLoadMs / r.cliColdBuildMs;
     out.push(
       `  first pack summary (the Packs view's row) / CLI cold build (stats --no-cache, ${ms(r.cliColdBuildMs)} ms) = ${firstRowRatio.toFixed(2)}×: ` +
@@ -733,28 +899,47 @@ function report(results: PackResult[]): boolean {
       `  ${name.padEnd(18)} ${String(s.n).padStart(5)} ${ms(s.p50).padStart(7)} ${ms(s.p90).padStart(7)} ${ms(s.p99).padStart(7)} ${ms(s.max).padStart(7)}   ${hits}`;
     for (const category of CATEGORIES) {
       const h = r.hits[category];
-      const hitText = category === 'miss' ? `${h.n - h.hits} null of ${h.n}` : `${h.hits}/${h.n}${h.ambiguous ? ` (${h.ambiguous} ambiguous → null)` : ''}`;
+      const hitText =
+        category === 'miss'
+          ? `${h.n - h.hits} null of ${h.n}`
+          : `${h.hits}/${h.n}${h.ambiguous ? ` (${h.ambiguous} ambiguous → null)` : ''}`;
       out.push(row(`hover ${category}`, r.hover[category], hitText));
     }
     out.push(row('hover all', r.hover.all, `all answers checked`));
     for (const category of CATEGORIES) out.push(row(`cat-file ${category}`, r.catFile[category], ''));
     out.push(row('cat-file all', r.catFile.all, 'same answers as the hovers'));
     if (r.busy) {
-      out.push(row('hover during build', r.busy.stats, `while building ${r.busy.other} (${ms(r.busy.buildMs)} ms, fresh)`));
-      out.push(`    slowest hover started ${ms(r.busy.worstAtMs)} ms into the build; first hover answered normally: ${r.busy.stats.n > 0 ? 'yes' : 'NO'}`);
+      out.push(
+        row('hover during build', r.busy.stats, `while building ${r.busy.other} (${ms(r.busy.buildMs)} ms, fresh)`),
+      );
+      out.push(
+        `    slowest hover started ${ms(r.busy.worstAtMs)} ms into the build; first hover answered normally: ${r.busy.stats.n > 0 ? 'yes' : 'NO'}`,
+      );
       const queued = r.busy.stats.n === 0 || r.busy.stats.max > r.busy.buildMs / 2;
-      out.push(`    hovers ${queued ? 'QUEUED behind the build' : 'did not queue behind the build'}; during-build p99 ${ms(r.busy.stats.p99)} ms: ${r.busy.stats.p99 <= TARGET_P99_MS ? 'PASS' : 'MISS'} (target ≤ ${TARGET_P99_MS} ms)`);
+      out.push(
+        `    hovers ${queued ? 'QUEUED behind the build' : 'did not queue behind the build'}; during-build p99 ${ms(r.busy.stats.p99)} ms: ${r.busy.stats.p99 <= TARGET_P99_MS ? 'PASS' : 'MISS'} (target ≤ ${TARGET_P99_MS} ms)`,
+      );
       // Issue 17: no request on the server's thread over 50 ms while a model builds (hovers are such requests).
-      out.push(`    slowest hover during the build ${ms(r.busy.stats.max)} ms: ${r.busy.stats.max <= BUSY_MAX_MS ? 'PASS' : 'MISS'} (target: none over ${BUSY_MAX_MS} ms)`);
+      out.push(
+        `    slowest hover during the build ${ms(r.busy.stats.max)} ms: ${r.busy.stats.max <= BUSY_MAX_MS ? 'PASS' : 'MISS'} (target: none over ${BUSY_MAX_MS} ms)`,
+      );
     } else {
       out.push(`  hover during build: skipped (needs a second pack)`);
     }
-    const flagged = (load: number): string => (load > NOISY_CORES ? ` — NOISY: other processes used ${load.toFixed(2)} cores` : '');
-    out.push(`  hover p99 / cat-file p99 = ${ms(r.hover.all.p99)} / ${ms(r.catFile.all.p99)} = ${(r.hover.all.p99 / r.catFile.all.p99).toFixed(1)}×; cat-file p50 ${ms(r.catFile.all.p50)} ms${flagged(r.catFileLoad)}`);
-    out.push(`  hover p99 ${ms(r.hover.all.p99)} ms: ${pass ? 'PASS' : 'MISS'} (target ≤ ${TARGET_P99_MS} ms)${flagged(r.hoverLoad)}`);
+    const flagged = (load: number): string =>
+      load > NOISY_CORES ? ` — NOISY: other processes used ${load.toFixed(2)} cores` : '';
+    out.push(
+      `  hover p99 / cat-file p99 = ${ms(r.hover.all.p99)} / ${ms(r.catFile.all.p99)} = ${(r.hover.all.p99 / r.catFile.all.p99).toFixed(1)}×; cat-file p50 ${ms(r.catFile.all.p50)} ms${flagged(r.catFileLoad)}`,
+    );
+    out.push(
+      `  hover p99 ${ms(r.hover.all.p99)} ms: ${pass ? 'PASS' : 'MISS'} (target ≤ ${TARGET_P99_MS} ms)${flagged(r.hoverLoad)}`,
+    );
     for (const thread of r.profile ?? []) {
-      out.push(`  --cpu-prof of the server during ${r.hover.all.n} hovers: ${path.basename(thread.file)}, ${ms(thread.totalMs)} ms sampled`);
-      for (const f of thread.top) out.push(`    ${ms(f.selfMs).padStart(8)} ms ${f.percent.toFixed(1).padStart(5)}%  ${f.name}  ${f.where}`);
+      out.push(
+        `  --cpu-prof of the server during ${r.hover.all.n} hovers: ${path.basename(thread.file)}, ${ms(thread.totalMs)} ms sampled`,
+      );
+      for (const f of thread.top)
+        out.push(`    ${ms(f.selfMs).padStart(8)} ms ${f.percent.toFixed(1).padStart(5)}%  ${f.name}  ${f.where}`);
     }
   }
   process.stdout.write(`${out.join('\n')}\n`);
@@ -794,13 +979,25 @@ async function main(): Promise<void> {
     // The generated repository (or the first pack given) and a big recording of it.
     const generated = positionals.length > 0 ? undefined : generatedPack(DEFAULT_HISTORY, log);
     const pack = positionals[0] ?? generated!.pack;
-    const input = packInput(pack, generated ? `generated (${path.basename(path.dirname(path.dirname(path.dirname(pack))))})` : path.basename(pack));
-    const recording = values.recording ? path.resolve(values.recording) : generated ? generatedRecording(generated.key, input.repository, log) : undefined;
-    if (!recording) throw new Error('--operations on a pack of your own needs --recording FILE (a recording of its repository)');
+    const input = packInput(
+      pack,
+      generated ? `generated (${path.basename(path.dirname(path.dirname(path.dirname(pack))))})` : path.basename(pack),
+    );
+    const recording = values.recording
+      ? path.resolve(values.recording)
+      : generated
+        ? generatedRecording(generated.key, input.repository, log)
+        : undefined;
+    if (!recording)
+      throw new Error('--operations on a pack of your own needs --recording FILE (a recording of its repository)');
     log(`hover bench, operations: ${gitVersion()}, node ${process.version}; ${input.pack}; ${recording}`);
     log(`bundling the server into ${path.relative(projectRoot, hoverBuildDir)}…`);
     const script = bundleServer(hoverBuildDir);
-    reportOperations(input.label, recording, await measureOperations(script, input, recording, { ...options, runs: Number(values['op-runs']) }));
+    reportOperations(
+      input.label,
+      recording,
+      await measureOperations(script, input, recording, { ...options, runs: Number(values['op-runs']) }),
+    );
     return;
   }
   const packs: { pack: string; label: string }[] = [];
@@ -808,7 +1005,10 @@ async function main(): Promise<void> {
     for (const pack of positionals) packs.push({ pack, label: path.basename(pack) });
   } else {
     const generated = generatedPack(DEFAULT_HISTORY, log);
-    packs.push({ pack: generated.pack, label: `generated (${path.basename(path.dirname(path.dirname(path.dirname(generated.pack))))})` });
+    packs.push({
+      pack: generated.pack,
+      label: `generated (${path.basename(path.dirname(path.dirname(path.dirname(generated.pack))))})`,
+    });
     if (fs.existsSync(GIT_GIT_PACK)) packs.push({ pack: GIT_GIT_PACK, label: 'git.git' });
     else log(`git.git's pack is not at ${GIT_GIT_PACK}: measuring the generated pack only`);
   }

@@ -22,11 +22,15 @@ import { projectRoot } from './generate.ts';
  */
 export function bundleServer(outdir: string): string {
   fs.rmSync(outdir, { recursive: true, force: true });
-  const version = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string })
+    .version;
   buildSync({
     absWorkingDir: projectRoot,
     // scripts/build.mjs's own list: every worker the server may start, none forgotten here.
-    entryPoints: JSON.parse(fs.readFileSync(path.join(projectRoot, 'scripts', 'node-entries.json'), 'utf8')) as Record<string, string>,
+    entryPoints: JSON.parse(fs.readFileSync(path.join(projectRoot, 'scripts', 'node-entries.json'), 'utf8')) as Record<
+      string,
+      string
+    >,
     outdir,
     bundle: true,
     platform: 'node',
@@ -58,16 +62,25 @@ export class Server {
     connection.onRequest('window/workDoneProgress/create', () => null);
   }
 
-  static async start(script: string, settings: Partial<ServerSettings>, nodeArgs: string[] = [], env?: NodeJS.ProcessEnv): Promise<Server> {
+  static async start(
+    script: string,
+    settings: Partial<ServerSettings>,
+    nodeArgs: string[] = [],
+    env?: NodeJS.ProcessEnv,
+  ): Promise<Server> {
     const child = spawn(process.execPath, [...nodeArgs, script, '--stdio'], { stdio: 'pipe', cwd: projectRoot, env });
     liveChildren.add(child);
     child.on('exit', () => liveChildren.delete(child));
     const stderr: string[] = [];
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
     child.on('exit', (code, signal) => {
-      if (code !== 0 && code !== null) process.stderr.write(`server exited with ${code ?? signal}: ${stderr.join('')}\n`);
+      if (code !== 0 && code !== null)
+        process.stderr.write(`server exited with ${code ?? signal}: ${stderr.join('')}\n`);
     });
-    const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+    const connection = createProtocolConnection(
+      new StreamMessageReader(child.stdout),
+      new StreamMessageWriter(child.stdin),
+    );
     const server = new Server(child, connection);
     connection.listen();
     await connection.sendRequest(InitializeRequest.type, {
@@ -75,7 +88,16 @@ export class Server {
       rootUri: null,
       capabilities: { window: { workDoneProgress: true } },
       workspaceFolders: [],
-      initializationOptions: { settings: { repositories: [], scanDepth: 1, modelCacheDirectory: '', persistModels: true, hoverIndexLimit: 0, ...settings } },
+      initializationOptions: {
+        settings: {
+          repositories: [],
+          scanDepth: 1,
+          modelCacheDirectory: '',
+          persistModels: true,
+          hoverIndexLimit: 0,
+          ...settings,
+        },
+      },
     });
     await connection.sendNotification(InitializedNotification.type, {});
     return server;

@@ -30,9 +30,12 @@ import { QuietGate } from './quiet.ts';
 const HOVER_GIVE_UP_MS = 300_000;
 const HOVER_POLL_MS = 50;
 
-const { values } = parseArgs({ options: { packs: { type: 'string', default: '3000' }, 'max-wait': { type: 'string', default: '600' } } });
+const { values } = parseArgs({
+  options: { packs: { type: 'string', default: '3000' }, 'max-wait': { type: 'string', default: '600' } },
+});
 const packCount = Number(values.packs);
-if (!Number.isInteger(packCount) || packCount < 1) throw new Error(`--packs wants a positive whole number, not ${values.packs}`);
+if (!Number.isInteger(packCount) || packCount < 1)
+  throw new Error(`--packs wants a positive whole number, not ${values.packs}`);
 
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -84,10 +87,16 @@ function timedRun(command: string, args: string[], cwd: string, env: NodeJS.Proc
 /** Milliseconds from starting the server to the first hover on `oid` that answers. */
 async function timeUntilHover(repo: string, oid: string, cacheDir: string): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(projectRoot, 'dist', 'server.js'), '--stdio'], { stdio: 'pipe', cwd: projectRoot });
+  const child = spawn(process.execPath, [path.join(projectRoot, 'dist', 'server.js'), '--stdio'], {
+    stdio: 'pipe',
+    cwd: projectRoot,
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   child.stderr.resume();
-  const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  const connection = createProtocolConnection(
+    new StreamMessageReader(child.stdout),
+    new StreamMessageWriter(child.stdin),
+  );
   connection.onRequest('window/workDoneProgress/create', () => null);
   connection.onNotification('window/logMessage', () => undefined);
   connection.listen();
@@ -97,13 +106,20 @@ async function timeUntilHover(repo: string, oid: string, cacheDir: string): Prom
       rootUri: null,
       capabilities: { window: { workDoneProgress: true } },
       workspaceFolders: [],
-      initializationOptions: { settings: { repositories: [repo], scanDepth: 1, modelCacheDirectory: cacheDir, persistModels: true } },
+      initializationOptions: {
+        settings: { repositories: [repo], scanDepth: 1, modelCacheDirectory: cacheDir, persistModels: true },
+      },
     });
     await connection.sendNotification(InitializedNotification.type, {});
     const uri = pathToFileURL(path.join(benchDir, 'many-packs', 'hover.txt')).toString();
-    await connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'plaintext', version: 1, text: `${oid}\n` } });
+    await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId: 'plaintext', version: 1, text: `${oid}\n` },
+    });
     for (;;) {
-      const hover = await connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 3 } });
+      const hover = await connection.sendRequest(HoverRequest.type, {
+        textDocument: { uri },
+        position: { line: 0, character: 3 },
+      });
       if (hover !== null) return performance.now() - started;
       if (performance.now() - started > HOVER_GIVE_UP_MS) return Infinity;
       await new Promise((resolve) => setTimeout(resolve, HOVER_POLL_MS));
@@ -123,11 +139,25 @@ async function main(): Promise<void> {
   const repo = manyPacksRepository();
   const cli = path.join(projectRoot, 'dist', 'cli.js');
   const env = { ...process.env, PACKSCOPE_NO_PROGRESS: '1' };
-  const gitMs = bestOf(3, 'git cat-file', timedRun('git', ['cat-file', '--batch-all-objects', `--batch-check=${BATCH_CHECK_FORMAT}`], repo, gitEnv()));
-  const objectsMs = bestOf(3, 'packscope objects', timedRun(process.execPath, [cli, 'objects', '--no-cache', '.'], repo, env));
-  log(`  packscope objects --no-cache  ${objectsMs.toFixed(0)} ms   git cat-file --batch-all-objects  ${gitMs.toFixed(0)} ms   ratio ${(objectsMs / gitMs).toFixed(2)}`);
+  const gitMs = bestOf(
+    3,
+    'git cat-file',
+    timedRun('git', ['cat-file', '--batch-all-objects', `--batch-check=${BATCH_CHECK_FORMAT}`], repo, gitEnv()),
+  );
+  const objectsMs = bestOf(
+    3,
+    'packscope objects',
+    timedRun(process.execPath, [cli, 'objects', '--no-cache', '.'], repo, env),
+  );
+  log(
+    `  packscope objects --no-cache  ${objectsMs.toFixed(0)} ms   git cat-file --batch-all-objects  ${gitMs.toFixed(0)} ms   ratio ${(objectsMs / gitMs).toFixed(2)}`,
+  );
 
-  const listing = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)'], { cwd: repo, env: gitEnv(), encoding: 'utf8' }).stdout.split('\n');
+  const listing = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)'], {
+    cwd: repo,
+    env: gitEnv(),
+    encoding: 'utf8',
+  }).stdout.split('\n');
   const oid = listing[Math.floor(listing.length / 2)]!;
   const cacheDir = path.join(benchModelCacheRoot, 'many-packs');
   fs.rmSync(cacheDir, { recursive: true, force: true });
@@ -135,8 +165,11 @@ async function main(): Promise<void> {
   const first = await timeUntilHover(repo, oid, cacheDir);
   gate.waitForQuiet();
   const again = await timeUntilHover(repo, oid, cacheDir);
-  const shown = (ms: number): string => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : `no answer within ${HOVER_GIVE_UP_MS / 1000} s`);
-  log(`  server: first hover answered ${shown(first)} after start (empty model cache), ${shown(again)} after a restart`);
+  const shown = (ms: number): string =>
+    Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : `no answer within ${HOVER_GIVE_UP_MS / 1000} s`;
+  log(
+    `  server: first hover answered ${shown(first)} after start (empty model cache), ${shown(again)} after a restart`,
+  );
 }
 
 main().catch((error: unknown) => {

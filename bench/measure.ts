@@ -9,7 +9,12 @@
  *   measure.ts store <pack> <dir>       one ModelStore(dir).load(): build+save, or reopen
  */
 import * as path from 'node:path';
-import { buildPackModel, packFilesFor, parallelBuildFrom, type ParallelBuild } from '../src/core/model/build-pack-model.ts';
+import {
+  buildPackModel,
+  packFilesFor,
+  parallelBuildFrom,
+  type ParallelBuild,
+} from '../src/core/model/build-pack-model.ts';
 import { ModelStore } from '../src/core/model/model-store.ts';
 import { hashAlgorithmNear } from '../src/core/model/repository.ts';
 
@@ -23,7 +28,8 @@ const gc = (globalThis as { gc?: () => void }).gc;
  * beside this bundle (.bench/build/dist/scan-worker.js), unless PACKSCOPE_SCAN_WORKERS=0 asks for
  * one thread. Run from source (tsx) there is no bundled worker, and the build is one thread too.
  */
-const parallel: ParallelBuild | undefined = process.env.PACKSCOPE_SCAN_WORKERS === '0' ? undefined : parallelBuildFrom(path.join(__dirname, 'dist'));
+const parallel: ParallelBuild | undefined =
+  process.env.PACKSCOPE_SCAN_WORKERS === '0' ? undefined : parallelBuildFrom(path.join(__dirname, 'dist'));
 
 function collect(): void {
   if (!gc) return;
@@ -47,7 +53,14 @@ function timed(resultSizes: boolean, runs: number): object {
     count = model.count;
     columnBytes = model.columnBytes;
   }
-  return { count, columnBytes, times, best: Math.min(...times), phases: bestPhases, scanWorkers: parallel?.workers ?? 0 };
+  return {
+    count,
+    columnBytes,
+    times,
+    best: Math.min(...times),
+    phases: bestPhases,
+    scanWorkers: parallel?.workers ?? 0,
+  };
 }
 
 function heap(): object {

@@ -27,7 +27,10 @@ options:
   --runs N        server restarts timed (default 3)
   -h, --help      this text`;
 
-const { values, positionals } = parseArgs({ options: { runs: { type: 'string', default: '3' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+const { values, positionals } = parseArgs({
+  options: { runs: { type: 'string', default: '3' }, help: { type: 'boolean', short: 'h' } },
+  allowPositionals: true,
+});
 if (values.help || positionals.length !== 1) {
   process.stderr.write(`${help}\n`);
   process.exit(values.help ? 0 : 2);
@@ -42,7 +45,10 @@ function log(line: string): void {
 function largestPack(repo: string): string {
   const gitDir = fs.existsSync(path.join(repo, '.git')) ? path.join(repo, '.git') : repo;
   const dir = path.join(gitDir, 'objects', 'pack');
-  const packs = fs.readdirSync(dir).filter((name) => name.endsWith('.pack')).map((name) => path.join(dir, name));
+  const packs = fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.pack'))
+    .map((name) => path.join(dir, name));
   if (packs.length === 0) throw new Error(`${repo} has no pack`);
   return packs.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]!;
 }
@@ -54,7 +60,12 @@ function median(values: number[]): number {
 
 function timed(command: string, args: string[], input?: Buffer): number {
   const started = performance.now();
-  const result = spawnSync(command, args, { env: gitEnv(), input, maxBuffer: 1 << 30, stdio: [input ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
+  const result = spawnSync(command, args, {
+    env: gitEnv(),
+    input,
+    maxBuffer: 1 << 30,
+    stdio: [input ? 'pipe' : 'ignore', 'ignore', 'pipe'],
+  });
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
   return ms;
@@ -65,12 +76,19 @@ async function main(): Promise<void> {
   const cacheDir = path.join(benchModelCacheRoot, 'model-reopen', path.basename(pack, '.pack'));
   fs.mkdirSync(cacheDir, { recursive: true });
   const script = bundleServer(path.join(benchDir, 'model-reopen', 'dist'));
-  const settings: Partial<ServerSettings> = { repositories: [repository], modelCacheDirectory: cacheDir, persistModels: true, hoverIndexLimit: 0 };
+  const settings: Partial<ServerSettings> = {
+    repositories: [repository],
+    modelCacheDirectory: cacheDir,
+    persistModels: true,
+    hoverIndexLimit: 0,
+  };
 
   const prepare = await Server.start(script, settings);
   const first = await prepare.connection.sendRequest(PackSummaryRequest, { pack });
   await prepare.stop();
-  log(`${path.basename(pack)}: ${first.objects.toLocaleString('en-US')} objects; model ${first.source === 'built' ? 'built and persisted' : 'already persisted'} in ${cacheDir}`);
+  log(
+    `${path.basename(pack)}: ${first.objects.toLocaleString('en-US')} objects; model ${first.source === 'built' ? 'built and persisted' : 'already persisted'} in ${cacheDir}`,
+  );
 
   const serverMs: number[] = [];
   for (let run = 1; run <= runs; run++) {
@@ -80,14 +98,16 @@ async function main(): Promise<void> {
     const ms = performance.now() - started;
     const breakdown = server.log.find((line) => line.startsWith('model of ')) ?? '(no breakdown logged)';
     await server.stop();
-    if (summary.source !== 'persisted') throw new Error(`run ${run}: expected the persisted model, got ${summary.source}`);
+    if (summary.source !== 'persisted')
+      throw new Error(`run ${run}: expected the persisted model, got ${summary.source}`);
     serverMs.push(ms);
     log(`  server run ${run}: ${Math.round(ms)} ms to the summary; ${breakdown}`);
   }
 
   const cli = path.join(projectRoot, 'bin', 'packscope.js');
   const cliMs: number[] = [];
-  for (let run = 1; run <= runs; run++) cliMs.push(timed(process.execPath, [cli, 'stats', '--no-paths', '--cache-dir', cacheDir, pack]));
+  for (let run = 1; run <= runs; run++)
+    cliMs.push(timed(process.execPath, [cli, 'stats', '--no-paths', '--cache-dir', cacheDir, pack]));
   const idx = fs.readFileSync(pack.replace(/\.pack$/, '.idx'));
   const gitMs: number[] = [];
   for (let run = 1; run <= runs; run++) gitMs.push(timed('git', ['show-index'], idx));
@@ -98,7 +118,9 @@ async function main(): Promise<void> {
   log('');
   log(`median of ${runs}:`);
   log(`  server reopen (packSummary)      ${Math.round(server)} ms`);
-  log(`  CLI reopen (stats --no-paths)    ${Math.round(cliMedian)} ms   server/CLI ${(server / cliMedian).toFixed(2)}x`);
+  log(
+    `  CLI reopen (stats --no-paths)    ${Math.round(cliMedian)} ms   server/CLI ${(server / cliMedian).toFixed(2)}x`,
+  );
   log(`  git show-index of the same idx   ${Math.round(git)} ms   server/git ${(server / git).toFixed(2)}x`);
 }
 

@@ -26,7 +26,15 @@ import { hashAlgorithmNear } from '../src/core/model/repository.ts';
 import { buildSync } from 'esbuild';
 import { profileNode, type ThreadProfile } from './cpu-profile.ts';
 import { NOISY_CORES, QuietGate } from './quiet.ts';
-import { benchDir, DEFAULT_HISTORY, generatedPack, gitEnv, gitVersion, projectRoot, type GeneratedPack } from './generate.ts';
+import {
+  benchDir,
+  DEFAULT_HISTORY,
+  generatedPack,
+  gitEnv,
+  gitVersion,
+  projectRoot,
+  type GeneratedPack,
+} from './generate.ts';
 import { monorepo, scaleRepository } from './scale.ts';
 
 const help = `usage: npm run bench -- [options] [<pack>...]
@@ -80,7 +88,14 @@ excluded, <= 40 bytes; (5) reopening a persisted model < 5% of the first build+s
 const CATFILE_FORMAT = '%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)';
 // Issue 17's targets (the end-to-end CLI keeps the first issue's < 1.0; the model build in
 // process must reach 0.3× git's listing).
-const TARGETS = { catFileRatio: 1.0, catFileInProcessRatio: 0.3, verifySpeedup: 20, scanRate: 6_000_000, heapPerObject: 40, reopenFraction: 0.05 } as const;
+const TARGETS = {
+  catFileRatio: 1.0,
+  catFileInProcessRatio: 0.3,
+  verifySpeedup: 20,
+  scanRate: 6_000_000,
+  heapPerObject: 40,
+  reopenFraction: 0.05,
+} as const;
 /** A git verify-pack run longer than this is not repeated (git.git's takes about a minute). */
 const REPEAT_LIMIT_MS = 10_000;
 
@@ -100,7 +115,10 @@ function pinDist(): void {
     if (name.endsWith('.js')) fs.copyFileSync(path.join(dist, name), path.join(pinnedDist, name));
     if (name.endsWith('.js.map')) {
       // Sources resolved against dist/, so that profiles still point at src/.
-      const map = JSON.parse(fs.readFileSync(path.join(dist, name), 'utf8')) as { sources: string[]; sourceRoot?: string };
+      const map = JSON.parse(fs.readFileSync(path.join(dist, name), 'utf8')) as {
+        sources: string[];
+        sourceRoot?: string;
+      };
       map.sources = map.sources.map((source) => path.resolve(dist, map.sourceRoot ?? '', source));
       delete map.sourceRoot;
       fs.writeFileSync(path.join(pinnedDist, name), JSON.stringify(map));
@@ -144,9 +162,17 @@ function timeProcess(command: string, args: string[], options: RunOptions = {}):
   const out = fs.openSync(options.stdoutFile ?? '/dev/null', 'w');
   try {
     const started = performance.now();
-    const result = spawnSync(command, args, { cwd: options.cwd ?? projectRoot, env: options.env ?? process.env, stdio: ['ignore', out, 'pipe'], maxBuffer: 256 << 20 });
+    const result = spawnSync(command, args, {
+      cwd: options.cwd ?? projectRoot,
+      env: options.env ?? process.env,
+      stdio: ['ignore', out, 'pipe'],
+      maxBuffer: 256 << 20,
+    });
     const ms = performance.now() - started;
-    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr?.toString() ?? ''}`);
+    if (result.status !== 0)
+      throw new Error(
+        `${command} ${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr?.toString() ?? ''}`,
+      );
     return ms;
   } finally {
     fs.closeSync(out);
@@ -181,7 +207,12 @@ const cliEnv = (): NodeJS.ProcessEnv => ({ ...process.env, PACKSCOPE_NO_PROGRESS
 /** Runs bench/measure.ts (bundled) in a fresh process and returns its JSON line. */
 function measure<T>(mode: string, pack: string, arg?: string, env: Record<string, string> = {}): T {
   const args = ['--expose-gc', measureBundle, mode, pack, ...(arg === undefined ? [] : [arg])];
-  const result = spawnSync(process.execPath, args, { cwd: projectRoot, env: { ...cliEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  const result = spawnSync(process.execPath, args, {
+    cwd: projectRoot,
+    env: { ...cliEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 << 20,
+  });
   if (result.status !== 0) throw new Error(`measure ${mode} failed: ${result.stderr.toString()}`);
   const lines = result.stdout.toString().trim().split('\n');
   return JSON.parse(lines[lines.length - 1]!) as T;
@@ -238,7 +269,14 @@ interface PackResult {
     before: Record<string, number>;
     after: Record<string, number>;
   };
-  reopen: { firstMs: number[]; reopenMs: number[]; firstBest: number; reopenBest: number; fraction: number; sources: string[] };
+  reopen: {
+    firstMs: number[];
+    reopenMs: number[];
+    firstBest: number;
+    reopenBest: number;
+    fraction: number;
+    sources: string[];
+  };
   verdicts: Record<string, boolean>;
   /** Cores' worth of CPU other processes used during each figure's runs (highest run). */
   otherLoad: Record<string, number>;
@@ -280,7 +318,10 @@ function scratchRepository(files: ReturnType<typeof packFilesFor>, hashName: str
   const name = path.basename(files.pack, '.pack');
   const dir = path.join(tmpDir, `${name}.git`);
   fs.rmSync(dir, { recursive: true, force: true });
-  const init = spawnSync('git', ['init', '--quiet', '--bare', `--object-format=${hashName}`, dir], { env: gitEnv(), encoding: 'utf8' });
+  const init = spawnSync('git', ['init', '--quiet', '--bare', `--object-format=${hashName}`, dir], {
+    env: gitEnv(),
+    encoding: 'utf8',
+  });
   if (init.status !== 0) throw new Error(`git init failed: ${init.stderr}`);
   const packDir = path.join(dir, 'objects', 'pack');
   for (const file of [files.pack, files.idx, files.rev]) {
@@ -300,10 +341,20 @@ function measureRepository(gitDir: string, runs: number, maxWaitMs: number): str
   const gate = new QuietGate(maxWaitMs, log);
   const env = gitEnv();
   const pairs: { label: string; git: string[]; cli: string[] }[] = [
-    { label: 'objects vs git cat-file --batch-all-objects --batch-check', git: ['--git-dir', gitDir, 'cat-file', '--batch-all-objects', `--batch-check=${CATFILE_FORMAT}`], cli: [cli, 'objects', '--no-cache', gitDir] },
-    { label: 'stats --json --no-paths vs git count-objects -v', git: ['--git-dir', gitDir, 'count-objects', '-v'], cli: [cli, 'stats', '--json', '--no-paths', '--no-cache', gitDir] },
+    {
+      label: 'objects vs git cat-file --batch-all-objects --batch-check',
+      git: ['--git-dir', gitDir, 'cat-file', '--batch-all-objects', `--batch-check=${CATFILE_FORMAT}`],
+      cli: [cli, 'objects', '--no-cache', gitDir],
+    },
+    {
+      label: 'stats --json --no-paths vs git count-objects -v',
+      git: ['--git-dir', gitDir, 'count-objects', '-v'],
+      cli: [cli, 'stats', '--json', '--no-paths', '--no-cache', gitDir],
+    },
   ];
-  const lines = [`\n  monorepo-shaped repository ${path.relative(projectRoot, gitDir)} (${fs.readdirSync(path.join(gitDir, 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length} packs)`];
+  const lines = [
+    `\n  monorepo-shaped repository ${path.relative(projectRoot, gitDir)} (${fs.readdirSync(path.join(gitDir, 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length} packs)`,
+  ];
   for (const pair of pairs) {
     timeProcess('git', pair.git, { env });
     timeProcess(process.execPath, pair.cli, { env: cliEnv() });
@@ -318,12 +369,20 @@ function measureRepository(gitDir: string, runs: number, maxWaitMs: number): str
       cliMs.push(c.value);
       load = Math.max(load, g.load, c.load);
     }
-    lines.push(`  ${pair.label}: packscope ${(min(cliMs) / 1000).toFixed(3)} s, git ${(min(gitMs) / 1000).toFixed(3)} s, ratio ${(min(cliMs) / min(gitMs)).toFixed(2)} (highest other load ${load.toFixed(2)} cores)`);
+    lines.push(
+      `  ${pair.label}: packscope ${(min(cliMs) / 1000).toFixed(3)} s, git ${(min(gitMs) / 1000).toFixed(3)} s, ratio ${(min(cliMs) / min(gitMs)).toFixed(2)} (highest other load ${load.toFixed(2)} cores)`,
+    );
   }
   return lines;
 }
 
-function measurePack(packArgument: string, label: string, runs: number, profile: 'auto' | 'always' | 'never', maxWaitMs: number): PackResult {
+function measurePack(
+  packArgument: string,
+  label: string,
+  runs: number,
+  profile: 'auto' | 'always' | 'never',
+  maxWaitMs: number,
+): PackResult {
   const gate = new QuietGate(maxWaitMs, log);
   /** Highest load other processes put on the machine during each figure's accepted runs. */
   const loads: Record<string, number> = {};
@@ -333,7 +392,8 @@ function measurePack(packArgument: string, label: string, runs: number, profile:
     return value;
   };
   const files = packFilesFor(path.resolve(packArgument));
-  if (!fs.existsSync(files.pack) || !fs.existsSync(files.idx)) throw new Error(`${packArgument}: no .pack and .idx there`);
+  if (!fs.existsSync(files.pack) || !fs.existsSync(files.idx))
+    throw new Error(`${packArgument}: no .pack and .idx there`);
   const hash = hashAlgorithmNear(files.pack)?.name ?? 'sha1';
   const packBytes = fs.statSync(files.pack).size;
   fs.mkdirSync(tmpDir, { recursive: true });
@@ -358,12 +418,16 @@ function measurePack(packArgument: string, label: string, runs: number, profile:
   for (let run = 0; run < runs; run++) {
     log(`[1/5] objects vs git cat-file: run ${run + 1}/${runs}`);
     gitCatMs.push(timed('catFile', 'git cat-file', () => timeProcess('git', gitCatFile, { env })));
-    cliObjectsMs.push(timed('catFile', 'packscope objects', () => timeProcess(process.execPath, cliObjects, { env: cliEnv() })));
+    cliObjectsMs.push(
+      timed('catFile', 'packscope objects', () => timeProcess(process.execPath, cliObjects, { env: cliEnv() })),
+    );
   }
   log(`[1/5] buildPackModel in process: best of ${runs}`);
   const build = timed('catFile', 'buildPackModel', () => measure<BuildMeasure>('build', files.pack, String(runs)));
   // The same build on one thread (PACKSCOPE_SCAN_WORKERS=0): what the scan workers add.
-  const buildOneThread = timed('catFile', 'buildPackModel, one thread', () => measure<BuildMeasure>('build', files.pack, String(runs), { PACKSCOPE_SCAN_WORKERS: '0' }));
+  const buildOneThread = timed('catFile', 'buildPackModel, one thread', () =>
+    measure<BuildMeasure>('build', files.pack, String(runs), { PACKSCOPE_SCAN_WORKERS: '0' }),
+  );
   const objects = build.count;
 
   // 2. verify-pack -v, both given the same idx path so that their "<pack>: ok" lines agree.
@@ -373,12 +437,29 @@ function measurePack(packArgument: string, label: string, runs: number, profile:
   const cliVerifyMs: number[] = [];
   for (let run = 0; run < runs; run++) {
     log(`[2/5] packscope verify-pack -v: run ${run + 1}/${runs}`);
-    cliVerifyMs.push(timed('verifyPack', 'packscope verify-pack', () => timeProcess(process.execPath, [cli, 'verify-pack', '-v', idxArgument], { env: cliEnv(), ...(run === 0 ? { stdoutFile: cliVerifyOut } : {}) })));
+    cliVerifyMs.push(
+      timed('verifyPack', 'packscope verify-pack', () =>
+        timeProcess(process.execPath, [cli, 'verify-pack', '-v', idxArgument], {
+          env: cliEnv(),
+          ...(run === 0 ? { stdoutFile: cliVerifyOut } : {}),
+        }),
+      ),
+    );
   }
   const gitVerifyMs: number[] = [];
   for (let run = 0; run < runs; run++) {
-    log(`[2/5] git verify-pack -v: run ${run + 1}${gitVerifyMs.length === 0 ? ' (repeated only if under 10 s)' : `/${runs}`}`);
-    gitVerifyMs.push(timed('verifyPack', 'git verify-pack', () => timeProcess('git', ['verify-pack', '-v', idxArgument], { env, cwd: gitDir, ...(run === 0 ? { stdoutFile: gitVerifyOut } : {}) })));
+    log(
+      `[2/5] git verify-pack -v: run ${run + 1}${gitVerifyMs.length === 0 ? ' (repeated only if under 10 s)' : `/${runs}`}`,
+    );
+    gitVerifyMs.push(
+      timed('verifyPack', 'git verify-pack', () =>
+        timeProcess('git', ['verify-pack', '-v', idxArgument], {
+          env,
+          cwd: gitDir,
+          ...(run === 0 ? { stdoutFile: gitVerifyOut } : {}),
+        }),
+      ),
+    );
     if (gitVerifyMs[0]! > REPEAT_LIMIT_MS) break;
   }
   const verifyGitSha1 = sha1File(gitVerifyOut);
@@ -414,7 +495,8 @@ function measurePack(packArgument: string, label: string, runs: number, profile:
       log(`[5/5] ModelStore reopen in a fresh process: run ${run + 1}/${runs}`);
       const again = timed('reopen', 'ModelStore reopen', () => measure<StoreMeasure>('store', files.pack, storeDir));
       sources.push(again.source);
-      if (again.source !== 'persisted') log(`      reopen was "${again.source}" (${again.rebuiltBecause ?? 'no reason given'})`);
+      if (again.source !== 'persisted')
+        log(`      reopen was "${again.source}" (${again.rebuiltBecause ?? 'no reason given'})`);
       reopenMs.push(again.ms);
     }
   } finally {
@@ -501,11 +583,17 @@ function measurePack(packArgument: string, label: string, runs: number, profile:
   };
   if (wanted('catFileCli')) {
     log('profiling packscope objects --no-cache');
-    profiles['packscope objects --no-cache (CLI)'] = profileNode([cli, 'objects', '--no-cache', files.pack], projectRoot);
+    profiles['packscope objects --no-cache (CLI)'] = profileNode(
+      [cli, 'objects', '--no-cache', files.pack],
+      projectRoot,
+    );
   }
   if (wanted('catFileInProcess')) {
     log('profiling buildPackModel (in process, 1 run)');
-    profiles['buildPackModel, result sizes (in process, 1 run)'] = profileNode([measureBundle, 'build', files.pack, '1'], projectRoot);
+    profiles['buildPackModel, result sizes (in process, 1 run)'] = profileNode(
+      [measureBundle, 'build', files.pack, '1'],
+      projectRoot,
+    );
   }
   if (wanted('verifySpeedup')) {
     log('profiling packscope verify-pack -v');
@@ -513,14 +601,20 @@ function measurePack(packArgument: string, label: string, runs: number, profile:
   }
   if (wanted('headerScan')) {
     log(`profiling the header-only scan (in process, ${runs} runs)`);
-    profiles[`buildPackModel({resultSizes:false}) (in process, ${runs} runs)`] = profileNode([measureBundle, 'scan', files.pack, String(runs)], projectRoot);
+    profiles[`buildPackModel({resultSizes:false}) (in process, ${runs} runs)`] = profileNode(
+      [measureBundle, 'scan', files.pack, String(runs)],
+      projectRoot,
+    );
   }
   if (wanted('reopen')) {
     log('profiling ModelStore reopen');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-bench-store-'));
     try {
       measure<StoreMeasure>('store', files.pack, dir);
-      profiles['ModelStore reopen (fresh process)'] = profileNode([measureBundle, 'store', files.pack, dir], projectRoot);
+      profiles['ModelStore reopen (fresh process)'] = profileNode(
+        [measureBundle, 'store', files.pack, dir],
+        projectRoot,
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -532,7 +626,8 @@ function measurePack(packArgument: string, label: string, runs: number, profile:
 // ---------------------------------------------------------------------------------------------
 // Printing
 
-const seconds = (ms: number): string => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
+const seconds = (ms: number): string =>
+  ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
 const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
 const thousands = (n: number): string => Math.round(n).toLocaleString('en-US');
 const phaseList = (phases: Record<string, number>): string =>
@@ -551,41 +646,109 @@ function renderPack(r: PackResult): string {
   const v = r.verifyPack;
   const h = r.heap;
   lines.push(`${r.label}: ${r.pack}`);
-  lines.push(`  ${thousands(r.objects)} objects, ${(r.packBytes / 1e6).toFixed(1)} MB, ${r.hash}, ${r.rev ? 'with' : 'without'} .rev; best of ${r.runs} unless noted`);
+  lines.push(
+    `  ${thousands(r.objects)} objects, ${(r.packBytes / 1e6).toFixed(1)} MB, ${r.hash}, ${r.rev ? 'with' : 'without'} .rev; best of ${r.runs} unless noted`,
+  );
   const noisy = Object.entries(r.otherLoad).filter(([, load]) => load > NOISY_CORES);
   lines.push(
     `  other processes' CPU during timed runs: at most ${Math.max(0, ...Object.values(r.otherLoad)).toFixed(2)} cores` +
       `; ${r.repeatedRuns} run(s) repeated for noise; ${(r.waitedMs / 1000).toFixed(0)} s spent waiting for a quiet machine` +
-      (noisy.length > 0 ? `\n  WARNING: figures ${noisy.map(([figure]) => figure).join(', ')} were measured while other processes were busy` : ''),
+      (noisy.length > 0
+        ? `\n  WARNING: figures ${noisy.map(([figure]) => figure).join(', ')} were measured while other processes were busy`
+        : ''),
   );
   lines.push(row('figure', 'value', 'target', 'result'));
   lines.push(row('1. git cat-file --batch-all-objects --batch-check (git)', seconds(c.gitBest)));
   lines.push(row('   packscope objects --no-cache (CLI, end to end)', seconds(c.cliBest)));
-  lines.push(row(`   buildPackModel, result sizes (in process, ${c.scanWorkers === 0 ? 'one thread' : `scan on ${c.scanWorkers + 1} threads`})`, seconds(c.inProcessBest)));
+  lines.push(
+    row(
+      `   buildPackModel, result sizes (in process, ${c.scanWorkers === 0 ? 'one thread' : `scan on ${c.scanWorkers + 1} threads`})`,
+      seconds(c.inProcessBest),
+    ),
+  );
   lines.push(row('   buildPackModel, result sizes (in process, one thread)', seconds(c.inProcessOneThreadBest)));
   lines.push(row('   ratio CLI / git', c.cliRatio.toFixed(2), '< 1.0', verdict(r.verdicts.catFileCli!)));
-  lines.push(row('   ratio in-process / git', c.inProcessRatio.toFixed(2), `<= ${TARGETS.catFileInProcessRatio}`, verdict(r.verdicts.catFileInProcess!)));
-  lines.push(row('   outputs identical (sha1 of stdout)', c.outputsMatch ? `yes ${c.gitSha1.slice(0, 10)}` : 'NO', 'identical', verdict(c.outputsMatch)));
+  lines.push(
+    row(
+      '   ratio in-process / git',
+      c.inProcessRatio.toFixed(2),
+      `<= ${TARGETS.catFileInProcessRatio}`,
+      verdict(r.verdicts.catFileInProcess!),
+    ),
+  );
+  lines.push(
+    row(
+      '   outputs identical (sha1 of stdout)',
+      c.outputsMatch ? `yes ${c.gitSha1.slice(0, 10)}` : 'NO',
+      'identical',
+      verdict(c.outputsMatch),
+    ),
+  );
   lines.push(`     in-process phases: ${phaseList(c.phases)}`);
   lines.push(row(`2. git verify-pack -v (${runList(v.gitMs)})`, seconds(v.gitBest)));
   lines.push(row(`   packscope verify-pack -v (CLI, ${runList(v.cliMs)})`, seconds(v.cliBest)));
-  lines.push(row('   speed-up git / packscope', `${v.speedup.toFixed(1)}×`, `>= ${TARGETS.verifySpeedup}×`, verdict(r.verdicts.verifySpeedup!)));
-  lines.push(row(`   outputs identical (sha1 of stdout, ${thousands(v.lines)} lines)`, v.outputsMatch ? `yes ${v.gitSha1.slice(0, 10)}` : 'NO', 'identical', verdict(v.outputsMatch)));
+  lines.push(
+    row(
+      '   speed-up git / packscope',
+      `${v.speedup.toFixed(1)}×`,
+      `>= ${TARGETS.verifySpeedup}×`,
+      verdict(r.verdicts.verifySpeedup!),
+    ),
+  );
+  lines.push(
+    row(
+      `   outputs identical (sha1 of stdout, ${thousands(v.lines)} lines)`,
+      v.outputsMatch ? `yes ${v.gitSha1.slice(0, 10)}` : 'NO',
+      'identical',
+      verdict(v.outputsMatch),
+    ),
+  );
   lines.push(row('3. header-only scan, buildPackModel({resultSizes:false})', seconds(r.headerScan.best)));
-  lines.push(row('   objects per second', thousands(r.headerScan.objectsPerSecond), `>= ${(TARGETS.scanRate / 1e6).toFixed(1)} M/s`, verdict(r.verdicts.headerScan!)));
+  lines.push(
+    row(
+      '   objects per second',
+      thousands(r.headerScan.objectsPerSecond),
+      `>= ${(TARGETS.scanRate / 1e6).toFixed(1)} M/s`,
+      verdict(r.verdicts.headerScan!),
+    ),
+  );
   lines.push(`     phases: ${phaseList(r.headerScan.phases)}`);
-  lines.push(row('4. retained heap per object, name table excluded (measured)', `${h.bytesPerObject.toFixed(1)} B`, `<= ${TARGETS.heapPerObject} B`, verdict(r.verdicts.heapPerObject!)));
+  lines.push(
+    row(
+      '4. retained heap per object, name table excluded (measured)',
+      `${h.bytesPerObject.toFixed(1)} B`,
+      `<= ${TARGETS.heapPerObject} B`,
+      verdict(r.verdicts.heapPerObject!),
+    ),
+  );
   lines.push(row('   columnBytes / count', `${h.columnBytesPerObject.toFixed(1)} B`));
   lines.push(row('   idx buffer without name table / count', `${h.idxOtherBytesPerObject.toFixed(1)} B`));
-  lines.push(`     retained ${thousands(h.retainedBytes)} bytes (heapUsed +${thousands(h.after.heapUsed! - h.before.heapUsed!)}, external incl. arrayBuffers +${thousands(h.after.external! - h.before.external!)}) − name table ${thousands(h.nameTableBytes)}`);
+  lines.push(
+    `     retained ${thousands(h.retainedBytes)} bytes (heapUsed +${thousands(h.after.heapUsed! - h.before.heapUsed!)}, external incl. arrayBuffers +${thousands(h.after.external! - h.before.external!)}) − name table ${thousands(h.nameTableBytes)}`,
+  );
   lines.push(row('5. ModelStore first load, build + save (fresh process)', seconds(r.reopen.firstBest)));
-  lines.push(row(`   ModelStore reopen, source ${[...new Set(r.reopen.sources)].join('/')} (fresh process)`, seconds(r.reopen.reopenBest)));
-  lines.push(row('   reopen / first load', `${(r.reopen.fraction * 100).toFixed(1)}%`, `< ${TARGETS.reopenFraction * 100}%`, verdict(r.verdicts.reopen!)));
+  lines.push(
+    row(
+      `   ModelStore reopen, source ${[...new Set(r.reopen.sources)].join('/')} (fresh process)`,
+      seconds(r.reopen.reopenBest),
+    ),
+  );
+  lines.push(
+    row(
+      '   reopen / first load',
+      `${(r.reopen.fraction * 100).toFixed(1)}%`,
+      `< ${TARGETS.reopenFraction * 100}%`,
+      verdict(r.verdicts.reopen!),
+    ),
+  );
   for (const [command, threads] of Object.entries(r.profiles ?? {})) {
     lines.push(`  cpu profile of ${command}: self time per function, top ${threads[0]?.top.length ?? 0}`);
     threads.forEach((thread, i) => {
       lines.push(`    ${threads.length > 1 ? `thread ${i + 1}, ` : ''}${seconds(thread.totalMs)} sampled`);
-      for (const f of thread.top) lines.push(`      ${f.selfMs.toFixed(0).padStart(6)} ms ${f.percent.toFixed(1).padStart(5)}%  ${f.name}${f.where ? `  ${f.where}` : ''}`);
+      for (const f of thread.top)
+        lines.push(
+          `      ${f.selfMs.toFixed(0).padStart(6)} ms ${f.percent.toFixed(1).padStart(5)}%  ${f.name}${f.where ? `  ${f.where}` : ''}`,
+        );
     });
   }
   return lines.join('\n');
@@ -622,7 +785,8 @@ function main(): number {
   const maxWaitSeconds = values['max-wait'] === undefined ? 600 : Number(values['max-wait']);
   if (!(maxWaitSeconds >= 0)) throw new Error('--max-wait needs a number of seconds');
   const profile = values['no-profile'] ? 'never' : values.profile ? 'always' : 'auto';
-  if (!fs.existsSync(builtCli)) throw new Error(`${builtCli} is missing: run node scripts/build.mjs (npm run bench does)`);
+  if (!fs.existsSync(builtCli))
+    throw new Error(`${builtCli} is missing: run node scripts/build.mjs (npm run bench does)`);
   pinDist();
   bundleMeasureScript();
 
@@ -631,25 +795,36 @@ function main(): number {
     const history = { ...DEFAULT_HISTORY };
     if (values.commits !== undefined) history.commits = Number(values.commits);
     if (values.seed !== undefined) history.seed = Number(values.seed);
-    if (!Number.isInteger(history.commits) || history.commits < 1) throw new Error('--commits needs a positive integer');
+    if (!Number.isInteger(history.commits) || history.commits < 1)
+      throw new Error('--commits needs a positive integer');
     const generated = generatedPack(history, log);
-    packs.push({ path: generated.pack, label: `generated (${history.commits} commits, seed ${history.seed})`, generated });
+    packs.push({
+      path: generated.pack,
+      label: `generated (${history.commits} commits, seed ${history.seed})`,
+      generated,
+    });
   }
   let monorepoDir: string | undefined;
   if (values.scale) {
     const objects = values['scale-objects'] === undefined ? 10_000_000 : Number(values['scale-objects']);
-    if (!Number.isInteger(objects) || objects < 1000) throw new Error('--scale-objects needs an integer of at least 1000');
+    if (!Number.isInteger(objects) || objects < 1000)
+      throw new Error('--scale-objects needs an integer of at least 1000');
     const scale = scaleRepository({ objects, log });
     const packDir = path.join(scale.gitDir, 'objects', 'pack');
     const pack = fs.readdirSync(packDir).find((name) => name.endsWith('.pack'))!;
-    packs.push({ path: path.join(packDir, pack), label: `scale (about ${objects} objects${scale.generated ? `, generated in ${scale.seconds.toFixed(0)} s` : ', reused from .bench/'})` });
+    packs.push({
+      path: path.join(packDir, pack),
+      label: `scale (about ${objects} objects${scale.generated ? `, generated in ${scale.seconds.toFixed(0)} s` : ', reused from .bench/'})`,
+    });
     const monorepoObjects = values['monorepo-objects'] === undefined ? 300_000 : Number(values['monorepo-objects']);
-    if (!Number.isInteger(monorepoObjects) || monorepoObjects < 1000) throw new Error('--monorepo-objects needs an integer of at least 1000');
+    if (!Number.isInteger(monorepoObjects) || monorepoObjects < 1000)
+      throw new Error('--monorepo-objects needs an integer of at least 1000');
     monorepoDir = monorepo({ size: monorepoObjects, log }).gitDir;
   }
   if (values.repository !== undefined) monorepoDir = path.resolve(values.repository);
   for (const p of positionals) packs.push({ path: p, label: 'given pack' });
-  if (packs.length === 0 && monorepoDir === undefined) throw new Error('nothing to measure (--no-generated and no pack or --repository given)');
+  if (packs.length === 0 && monorepoDir === undefined)
+    throw new Error('nothing to measure (--no-generated and no pack or --repository given)');
 
   const node = process.version;
   const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`;
@@ -668,12 +843,16 @@ function main(): number {
     `PackScope pack-engine benchmark — ${environment}`,
     ...results.map((r, i) => {
       const generated = packs[i]!.generated;
-      const note = generated ? `  (generated repository ${generated.generated ? `built in ${generated.seconds.toFixed(1)} s` : 'reused from .bench/'}, key ${generated.key})\n` : '';
+      const note = generated
+        ? `  (generated repository ${generated.generated ? `built in ${generated.seconds.toFixed(1)} s` : 'reused from .bench/'}, key ${generated.key})\n`
+        : '';
       return `\n${note}${renderPack(r)}`;
     }),
     ...repositoryLines,
     `\nbench total: ${totalSeconds.toFixed(1)} s, of which ${(results.reduce((sum, r) => sum + r.waitedMs, 0) / 1000).toFixed(0)} s waiting for other processes to go quiet` +
-      (packs[0]?.generated?.generated ? ` and ${packs[0].generated.seconds.toFixed(0)} s generating the repository` : ''),
+      (packs[0]?.generated?.generated
+        ? ` and ${packs[0].generated.seconds.toFixed(0)} s generating the repository`
+        : ''),
   ].join('\n');
   if (values.json) {
     process.stderr.write(`${table}\n`);
@@ -681,7 +860,17 @@ function main(): number {
       environment,
       targets: TARGETS,
       totalSeconds,
-      packs: results.map((r, i) => ({ ...r, generated: packs[i]!.generated ? { key: packs[i]!.generated!.key, parameters: packs[i]!.generated!.parameters, generatedThisRun: packs[i]!.generated!.generated, seconds: packs[i]!.generated!.seconds } : undefined })),
+      packs: results.map((r, i) => ({
+        ...r,
+        generated: packs[i]!.generated
+          ? {
+              key: packs[i]!.generated!.key,
+              parameters: packs[i]!.generated!.parameters,
+              generatedThisRun: packs[i]!.generated!.generated,
+              seconds: packs[i]!.generated!.seconds,
+            }
+          : undefined,
+      })),
     };
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {

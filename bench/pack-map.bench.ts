@@ -33,8 +33,14 @@ import type { PackModel } from '../src/core/model/pack-model.ts';
 import { benchModelCacheRoot, DEFAULT_HISTORY, generatedPack, projectRoot } from './generate.ts';
 
 // The functions given to page.evaluate run in Chromium: the few browser globals they use (this file is type-checked without the DOM library).
-interface PageElement { dataset: Record<string, string | undefined>; getBoundingClientRect(): { left: number; top: number; width: number; height: number } }
-declare const document: { getElementById(id: string): PageElement | null; addEventListener(type: string, listener: () => void): void };
+interface PageElement {
+  dataset: Record<string, string | undefined>;
+  getBoundingClientRect(): { left: number; top: number; width: number; height: number };
+}
+declare const document: {
+  getElementById(id: string): PageElement | null;
+  addEventListener(type: string, listener: () => void): void;
+};
 declare const window: { postMessage(message: unknown, origin: string): void };
 declare function requestAnimationFrame(callback: () => void): number;
 
@@ -53,7 +59,12 @@ const runs = Math.max(1, Number(values.runs) || 3);
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 const GIT_GIT = '/work/.mirror/git+git/repo';
 // Without --repo: git.git's mirror where it is, else the bench's generated repository (bench/generate.ts; cached in .bench/).
-const repo = values.repo !== undefined ? path.resolve(values.repo) : fs.existsSync(GIT_GIT) ? GIT_GIT : path.dirname(path.dirname(path.dirname(generatedPack(DEFAULT_HISTORY, log).pack)));
+const repo =
+  values.repo !== undefined
+    ? path.resolve(values.repo)
+    : fs.existsSync(GIT_GIT)
+      ? GIT_GIT
+      : path.dirname(path.dirname(path.dirname(generatedPack(DEFAULT_HISTORY, log).pack)));
 const ms = (x: number): string => `${x.toFixed(x < 10 ? 2 : 1)} ms`;
 const verdict = (ok: boolean): string => (ok ? 'meets the bar' : 'MISSES the bar');
 
@@ -77,11 +88,16 @@ function best<T>(n: number, work: () => T): { ms: number; value: T } {
 // ---- The pack and its model -------------------------------------------------------------------
 const gitDir = gitDirOf(repo);
 const packDir = path.join(gitDir, 'objects', 'pack');
-const packs = fs.readdirSync(packDir).filter((f) => f.endsWith('.pack')).map((f) => path.join(packDir, f));
+const packs = fs
+  .readdirSync(packDir)
+  .filter((f) => f.endsWith('.pack'))
+  .map((f) => path.join(packDir, f));
 if (packs.length === 0) throw new Error(`${packDir}: no pack`);
 const packFile = packs.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]!;
 const files = { pack: packFile, idx: packFile.replace(/\.pack$/, '.idx') };
-const objectFormat = spawnSync('git', ['--git-dir', gitDir, 'rev-parse', '--show-object-format'], { encoding: 'utf8' }).stdout.trim() || 'sha1';
+const objectFormat =
+  spawnSync('git', ['--git-dir', gitDir, 'rev-parse', '--show-object-format'], { encoding: 'utf8' }).stdout.trim() ||
+  'sha1';
 const hash = hashAlgorithmByName(objectFormat);
 if (!hash) throw new Error(`unknown object format ${objectFormat}`);
 const cacheDir = path.join(benchModelCacheRoot, 'pack-map');
@@ -99,7 +115,10 @@ log(`model load from the cache: ${ms(loaded.ms)} (best of ${runs}); ${model.coun
 
 // git's reference in the same run.
 const gitShowIndex = best(runs, () => {
-  const result = spawnSync('git', ['show-index', `--object-format=${objectFormat}`], { input: fs.readFileSync(files.idx), maxBuffer: 1 << 30 });
+  const result = spawnSync('git', ['show-index', `--object-format=${objectFormat}`], {
+    input: fs.readFileSync(files.idx),
+    maxBuffer: 1 << 30,
+  });
   if (result.status !== 0) throw new Error(`git show-index: ${result.stderr}`);
   return result.stdout.length;
 });
@@ -123,7 +142,13 @@ function firstViewTiles(map: PackMap, viewport: number): { order: number; tiles:
   return { order, tiles };
 }
 
-function renderTile(map: PackMap, order: number, attribute: (typeof MAP_ATTRIBUTES)[number], tileX: number, tileY: number): number {
+function renderTile(
+  map: PackMap,
+  order: number,
+  attribute: (typeof MAP_ATTRIBUTES)[number],
+  tileX: number,
+  tileY: number,
+): number {
   const size = Math.min(TILE_CELLS, 2 ** order);
   return map.render(order, attribute, { x: tileX * size, y: tileY * size, width: size, height: size }).litCells;
 }
@@ -136,15 +161,21 @@ const firstPicture = best(runs, () => {
   return { order, tiles: tiles.length };
 });
 log('');
-log(`first picture (model loaded → PackMap, legends, the ${firstPicture.value.tiles} tile(s) of order ${firstPicture.value.order} an 800 px view shows): ${ms(firstPicture.ms)}` +
-  ` — bar ≤ ${BARS.firstPictureMs} ms: ${verdict(firstPicture.ms <= BARS.firstPictureMs)}; ${(firstPicture.ms / gitShowIndex.ms).toFixed(2)}× git show-index`);
+log(
+  `first picture (model loaded → PackMap, legends, the ${firstPicture.value.tiles} tile(s) of order ${firstPicture.value.order} an 800 px view shows): ${ms(firstPicture.ms)}` +
+    ` — bar ≤ ${BARS.firstPictureMs} ms: ${verdict(firstPicture.ms <= BARS.firstPictureMs)}; ${(firstPicture.ms / gitShowIndex.ms).toFixed(2)}× git show-index`,
+);
 
 // A recording: git log's reads of this pack.
 const traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-bench-map-'));
 const trace = path.join(traceDir, 'log.trace');
 try {
   const t = performance.now();
-  const ran = spawnSync('git', ['--git-dir', gitDir, 'log', '--raw', '-n', String(Number(values['log-commits']) || 3000)], { env: { ...process.env, GIT_TRACE_PACK_ACCESS: trace }, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 30 });
+  const ran = spawnSync(
+    'git',
+    ['--git-dir', gitDir, 'log', '--raw', '-n', String(Number(values['log-commits']) || 3000)],
+    { env: { ...process.env, GIT_TRACE_PACK_ACCESS: trace }, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 30 },
+  );
   if (ran.status !== 0) throw new Error(`git log: ${ran.stderr}`);
   log(`recording: git log --raw -n ${values['log-commits']} under GIT_TRACE_PACK_ACCESS, ${ms(performance.now() - t)}`);
 } catch (error) {
@@ -159,13 +190,18 @@ for (const line of fs.readFileSync(trace, 'utf8').split('\n')) {
   const m = / (\S+\.pack) (\d+)$/.exec(line);
   if (!m || path.resolve(m[1]!) !== path.resolve(packFile)) continue;
   const n = byOffset.get(Number(m[2]));
-  if (n !== undefined) { counts[n]!++; traced++; }
+  if (n !== undefined) {
+    counts[n]!++;
+    traced++;
+  }
 }
 fs.rmSync(traceDir, { recursive: true, force: true });
 byOffset.clear();
 const overlayBuild = best(runs, () => new PackMap(model, counts));
 const overlay = overlayBuild.value;
-log(`overlay map of ${traced.toLocaleString('en-US')} reads (${overlay.readObjects.toLocaleString('en-US')} objects): built in ${ms(overlayBuild.ms)} (once per recording)`);
+log(
+  `overlay map of ${traced.toLocaleString('en-US')} reads (${overlay.readObjects.toLocaleString('en-US')} objects): built in ${ms(overlayBuild.ms)} (once per recording)`,
+);
 
 // Each attribute's colour table (every object's colour, once per attribute and model; PackMap.coloursOf), on a model no map has used yet.
 {
@@ -176,13 +212,17 @@ log(`overlay map of ${traced.toLocaleString('en-US')} reads (${overlay.readObjec
     freshMap.render(0, attribute, { x: 0, y: 0, width: 1, height: 1 });
     return `${attribute} ${ms(performance.now() - t)}`;
   });
-  log(`colour tables, built once per attribute when first drawn (the family's includes the chains' roots): ${built.join(', ')}`);
+  log(
+    `colour tables, built once per attribute when first drawn (the family's includes the chains' roots): ${built.join(', ')}`,
+  );
 }
 
 const baseMap = new PackMap(model);
 const maxOrder = baseMap.orderFor(1);
 log('');
-log(`tile computation per zoom level (one ${TILE_CELLS}×${TILE_CELLS} tile, or the whole map below order 8; best of ${runs}, the tile at the map's centre):`);
+log(
+  `tile computation per zoom level (one ${TILE_CELLS}×${TILE_CELLS} tile, or the whole map below order 8; best of ${runs}, the tile at the map's centre):`,
+);
 log('order  cells/tile  bytes/cell      type      depth     family  disk-size  +recording');
 let slowestTile = 0;
 for (let order = 0; order <= maxOrder; order++) {
@@ -193,12 +233,20 @@ for (let order = 0; order <= maxOrder; order++) {
   slowestTile = Math.max(slowestTile, ...times, withReads);
   const size = Math.min(TILE_CELLS, 2 ** order);
   const byAttribute = Object.fromEntries(MAP_ATTRIBUTES.map((a, i) => [a, times[i]!]));
-  log(`${String(order).padStart(5)}  ${String(size * size).padStart(10)}  ${baseMap.bytesPerCell(order).toFixed(1).padStart(10)}  ${['type', 'depth', 'family', 'disk-size'].map((a) => ms(byAttribute[a] ?? NaN).padStart(9)).join('  ')}  ${ms(withReads).padStart(10)}`);
+  log(
+    `${String(order).padStart(5)}  ${String(size * size).padStart(10)}  ${baseMap.bytesPerCell(order).toFixed(1).padStart(10)}  ${['type', 'depth', 'family', 'disk-size'].map((a) => ms(byAttribute[a] ?? NaN).padStart(9)).join('  ')}  ${ms(withReads).padStart(10)}`,
+  );
 }
 log(`slowest tile: ${ms(slowestTile)} (tiles are computed in the server's map worker, off the webview's frames)`);
 // What a tile with a recording paid before the heat scale was kept per map: a scan of every object's reads.
-const scan = best(runs, () => { let most = 0; for (let n = 0; n < model.count; n++) if (counts[n]! > most) most = counts[n]!; return most; });
-log(`(one scan of all ${model.count.toLocaleString('en-US')} objects' reads, what each overlay tile paid before the heat scale was computed once per map: ${ms(scan.ms)})`);
+const scan = best(runs, () => {
+  let most = 0;
+  for (let n = 0; n < model.count; n++) if (counts[n]! > most) most = counts[n]!;
+  return most;
+});
+log(
+  `(one scan of all ${model.count.toLocaleString('en-US')} objects' reads, what each overlay tile paid before the heat scale was computed once per map: ${ms(scan.ms)})`,
+);
 void MAX_MAP_ORDER;
 
 // ---- In the real browser: the webview's frames and memory ---------------------------------------
@@ -207,11 +255,25 @@ void MAX_MAP_ORDER;
  * the LSP link (JSON); the page inflates it as the host does (binaryTile) and posts a Uint8Array,
  * which VS Code's postMessage carries as binary.
  */
-declare class DecompressionStream { constructor(format: string) }
-declare class Blob { constructor(parts: unknown[]); stream(): { pipeThrough(s: unknown): unknown } }
-declare class Response { constructor(body: unknown); arrayBuffer(): Promise<ArrayBuffer> }
+declare class DecompressionStream {
+  constructor(format: string);
+}
+declare class Blob {
+  constructor(parts: unknown[]);
+  stream(): { pipeThrough(s: unknown): unknown };
+}
+declare class Response {
+  constructor(body: unknown);
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
 declare function atob(text: string): string;
-async function deliverBinaryTile({ message, rgbaDeflated }: { message: { tile: Record<string, unknown> }; rgbaDeflated: string }): Promise<void> {
+async function deliverBinaryTile({
+  message,
+  rgbaDeflated,
+}: {
+  message: { tile: Record<string, unknown> };
+  rgbaDeflated: string;
+}): Promise<void> {
   const deflated = Uint8Array.from(atob(rgbaDeflated), (c) => c.charCodeAt(0));
   const stream = new Blob([deflated]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
   message.tile.rgba = new Uint8Array(await new Response(stream).arrayBuffer());
@@ -222,7 +284,9 @@ async function deliverBinaryTile({ message, rgbaDeflated }: { message: { tile: R
 async function inTheBrowser(): Promise<void> {
   const { tsImport } = await import('tsx/esm/api');
   const here = pathToFileURL(__filename).href;
-  const { launchBrowser } = await import(pathToFileURL(path.join(projectRoot, 'scripts', 'vscode', 'code-server.mjs')).href);
+  const { launchBrowser } = await import(
+    pathToFileURL(path.join(projectRoot, 'scripts', 'vscode', 'code-server.mjs')).href
+  );
   const { webviewHtml } = await tsImport('../src/extension/webview-html.ts', here);
   const { PACK_MAP_PAGE } = await tsImport('../src/extension/pack-map/pack-map-html.ts', here);
   const protocol = await tsImport('../src/protocol/pack-map-protocol.ts', here);
@@ -233,14 +297,29 @@ async function inTheBrowser(): Promise<void> {
   const legends: Record<string, { label: string; rgb: number[] }[]> = {};
   for (const a of MAP_ATTRIBUTES) legends[a] = baseMap.legend(a).map((e) => ({ label: e.label, rgb: [...e.colour] }));
   const info = {
-    pack: files.pack, packName: path.basename(files.pack), objects: model.count, packBytes: model.packSize, dataStart: baseMap.dataStart, dataEnd: baseMap.dataEnd,
-    maxDepth: baseMap.maxDepth, maxOrder, bytesPerCell: Array.from({ length: MAX_MAP_ORDER + 1 }, (_, o) => baseMap.bytesPerCell(o)), legends,
+    pack: files.pack,
+    packName: path.basename(files.pack),
+    objects: model.count,
+    packBytes: model.packSize,
+    dataStart: baseMap.dataStart,
+    dataEnd: baseMap.dataEnd,
+    maxDepth: baseMap.maxDepth,
+    maxOrder,
+    bytesPerCell: Array.from({ length: MAX_MAP_ORDER + 1 }, (_, o) => baseMap.bytesPerCell(o)),
+    legends,
   };
-  const html = webviewHtml(PACK_MAP_PAGE, { cspSource: ORIGIN, nonce: NONCE, scriptUri: `${ORIGIN}/dist/webview/pack-map.js`, styleUris: PACK_MAP_PAGE.styles.map((parts: string[]) => `${ORIGIN}/${parts.join('/')}`) })
-    .replace('<head>', `<head>\n<script nonce="${NONCE}">
+  const html = webviewHtml(PACK_MAP_PAGE, {
+    cspSource: ORIGIN,
+    nonce: NONCE,
+    scriptUri: `${ORIGIN}/dist/webview/pack-map.js`,
+    styleUris: PACK_MAP_PAGE.styles.map((parts: string[]) => `${ORIGIN}/${parts.join('/')}`),
+  }).replace(
+    '<head>',
+    `<head>\n<script nonce="${NONCE}">
 let state = null;
 window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(JSON.stringify(m))), getState: () => state, setState: (s) => { state = s; } });
-</script>`);
+</script>`,
+  );
   const outDir = path.join(projectRoot, 'test-artifacts', 'bench');
   fs.mkdirSync(outDir, { recursive: true });
   const browser = await launchBrowser({ outDir });
@@ -257,36 +336,79 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
     let firstAsked = 0;
     let readyWall = 0;
     let lastAnswered = 0;
-    const reply = (message: unknown): Promise<void> => page.evaluate((m: unknown) => window.postMessage(m, '*'), message).catch(() => {});
-    await page.exposeFunction('__host', async (message: { type: string; messageId?: number; key?: string; firstView?: { sidePixels: number; attribute: (typeof MAP_ATTRIBUTES)[number] }; wanted?: { attribute: (typeof MAP_ATTRIBUTES)[number]; order: number; tileX: number; tileY: number; recording?: string } }) => {
-      switch (message.type) {
-        case 'ready': {
-          readyAt = performance.now();
-          readyWall = Date.now();
-          // As the panel host does (pack-map-panel.ts): the first view's tiles named in show, then sent unasked.
-          const first = message.firstView ? protocol.firstViewTiles(message.firstView, info.maxOrder) : [];
-          pushed = first.length;
-          await reply({ type: 'show', version: protocol.PACK_MAP_PROTOCOL_VERSION, repository: gitDir, panes: [{ role: 'pack', info }], recordings: [], ...(first.length > 0 ? { pushing: first.map(protocol.tileKey) } : {}), inReplyTo: message.messageId });
-          for (const wanted of first) await answerTile(protocol.tileKey(wanted), wanted, undefined);
-          return undefined;
+    const reply = (message: unknown): Promise<void> =>
+      page.evaluate((m: unknown) => window.postMessage(m, '*'), message).catch(() => {});
+    await page.exposeFunction(
+      '__host',
+      async (message: {
+        type: string;
+        messageId?: number;
+        key?: string;
+        firstView?: { sidePixels: number; attribute: (typeof MAP_ATTRIBUTES)[number] };
+        wanted?: {
+          attribute: (typeof MAP_ATTRIBUTES)[number];
+          order: number;
+          tileX: number;
+          tileY: number;
+          recording?: string;
+        };
+      }) => {
+        switch (message.type) {
+          case 'ready': {
+            readyAt = performance.now();
+            readyWall = Date.now();
+            // As the panel host does (pack-map-panel.ts): the first view's tiles named in show, then sent unasked.
+            const first = message.firstView ? protocol.firstViewTiles(message.firstView, info.maxOrder) : [];
+            pushed = first.length;
+            await reply({
+              type: 'show',
+              version: protocol.PACK_MAP_PROTOCOL_VERSION,
+              repository: gitDir,
+              panes: [{ role: 'pack', info }],
+              recordings: [],
+              ...(first.length > 0 ? { pushing: first.map(protocol.tileKey) } : {}),
+              inReplyTo: message.messageId,
+            });
+            for (const wanted of first) await answerTile(protocol.tileKey(wanted), wanted, undefined);
+            return undefined;
+          }
+          case 'tile':
+            return answerTile(message.key!, message.wanted!, message.messageId);
+          default:
+            return undefined;
         }
-        case 'tile':
-          return answerTile(message.key!, message.wanted!, message.messageId);
-        default:
-          return undefined;
-      }
-    });
-    const answerTile = async (key: string, wanted: { attribute: (typeof MAP_ATTRIBUTES)[number]; order: number; tileX: number; tileY: number }, messageId: number | undefined): Promise<undefined> => {
+      },
+    );
+    const answerTile = async (
+      key: string,
+      wanted: { attribute: (typeof MAP_ATTRIBUTES)[number]; order: number; tileX: number; tileY: number },
+      messageId: number | undefined,
+    ): Promise<undefined> => {
       const size = Math.min(TILE_CELLS, 2 ** wanted.order);
       const t = performance.now();
       if (firstAsked === 0) firstAsked = t;
-      const rendered = baseMap.render(wanted.order, wanted.attribute, { x: wanted.tileX * size, y: wanted.tileY * size, width: size, height: size });
+      const rendered = baseMap.render(wanted.order, wanted.attribute, {
+        x: wanted.tileX * size,
+        y: wanted.tileY * size,
+        width: size,
+        height: size,
+      });
       // As the map worker sends it (map-worker.ts): raw deflate, then base64 for the JSON link.
       const rgbaDeflated = deflateRawSync(rendered.rgba, { level: 1 }).toString('base64');
       tileMs += performance.now() - t;
       tileCount++;
       tileChars += rgbaDeflated.length;
-      await page.evaluate(deliverBinaryTile, { message: { type: 'tile', key, ...(messageId !== undefined ? { inReplyTo: messageId } : {}), tile: { order: wanted.order, tileX: wanted.tileX, tileY: wanted.tileY, size, litCells: rendered.litCells } }, rgbaDeflated }).catch(() => {});
+      await page
+        .evaluate(deliverBinaryTile, {
+          message: {
+            type: 'tile',
+            key,
+            ...(messageId !== undefined ? { inReplyTo: messageId } : {}),
+            tile: { order: wanted.order, tileX: wanted.tileX, tileY: wanted.tileY, size, litCells: rendered.litCells },
+          },
+          rgbaDeflated,
+        })
+        .catch(() => {});
       lastAnswered = performance.now();
       return undefined;
     };
@@ -295,29 +417,46 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
       if (url.pathname === '/index.html') return route.fulfill({ body: html, contentType: 'text/html' });
       const file = path.join(projectRoot, url.pathname);
       if (!file.startsWith(projectRoot) || !fs.existsSync(file)) return route.fulfill({ status: 404, body: '' });
-      return route.fulfill({ body: fs.readFileSync(file), contentType: file.endsWith('.css') ? 'text/css' : 'text/javascript' });
+      return route.fulfill({
+        body: fs.readFileSync(file),
+        contentType: file.endsWith('.css') ? 'text/css' : 'text/javascript',
+      });
     });
     const settled = async (): Promise<void> => {
-      await page.waitForFunction(() => document.getElementById('scale')?.dataset.complete === 'true' && document.getElementById('scale')!.dataset.moving === 'false', undefined, { timeout: 120_000 });
+      await page.waitForFunction(
+        () =>
+          document.getElementById('scale')?.dataset.complete === 'true' &&
+          document.getElementById('scale')!.dataset.moving === 'false',
+        undefined,
+        { timeout: 120_000 },
+      );
     };
     // The page's own moment of a complete picture (the #scale element's data-complete), in wall-clock ms like readyWall.
     await page.addInitScript(() => {
-      const w = globalThis as unknown as { __completeAt?: number; MutationObserver: new (cb: () => void) => { observe(target: unknown, options: object): void } };
+      const w = globalThis as unknown as {
+        __completeAt?: number;
+        MutationObserver: new (cb: () => void) => { observe(target: unknown, options: object): void };
+      };
       document.addEventListener('DOMContentLoaded', () => {
         new w.MutationObserver(() => {
-          if (w.__completeAt === undefined && document.getElementById('scale')?.dataset.complete === 'true') w.__completeAt = Date.now();
+          if (w.__completeAt === undefined && document.getElementById('scale')?.dataset.complete === 'true')
+            w.__completeAt = Date.now();
         }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-complete'] });
       });
     });
     await page.goto(`${ORIGIN}/index.html`);
     await settled();
     const firstInPage = performance.now() - readyAt;
-    const completeAt = Number(await page.evaluate(() => (globalThis as unknown as { __completeAt?: number }).__completeAt));
+    const completeAt = Number(
+      await page.evaluate(() => (globalThis as unknown as { __completeAt?: number }).__completeAt),
+    );
     log('');
-    log(`webview: first complete picture ${ms(firstInPage)} after the page asked for the pack (${tileCount} tiles, ${ms(tileMs)} of it computing them;` +
-      ` ${pushed} of them pushed with show; first tile started at ${ms(firstAsked - readyAt)}, last delivered at ${ms(lastAnswered - readyAt)}; the page marked the picture complete at ${ms(completeAt - readyWall)};` +
-      ` ${(tileChars / 1024).toFixed(0)} KiB of deflated base64 for ${((tileCount * TILE_CELLS * TILE_CELLS * 4 * 4) / 3 / 1024).toFixed(0)} KiB as plain base64)` +
-      ` — bar ≤ ${BARS.firstPictureMs} ms: ${verdict(firstInPage <= BARS.firstPictureMs)}`);
+    log(
+      `webview: first complete picture ${ms(firstInPage)} after the page asked for the pack (${tileCount} tiles, ${ms(tileMs)} of it computing them;` +
+        ` ${pushed} of them pushed with show; first tile started at ${ms(firstAsked - readyAt)}, last delivered at ${ms(lastAnswered - readyAt)}; the page marked the picture complete at ${ms(completeAt - readyWall)};` +
+        ` ${(tileChars / 1024).toFixed(0)} KiB of deflated base64 for ${((tileCount * TILE_CELLS * TILE_CELLS * 4 * 4) / 3 / 1024).toFixed(0)} KiB as plain base64)` +
+        ` — bar ≤ ${BARS.firstPictureMs} ms: ${verdict(firstInPage <= BARS.firstPictureMs)}`,
+    );
 
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
@@ -326,10 +465,22 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
       const { metrics } = await cdp.send('Performance.getMetrics');
       return (metrics.find((m: { name: string }) => m.name === 'JSHeapUsedSize')?.value ?? NaN) / 2 ** 20;
     };
-    const box = await page.evaluate(() => { const r = document.getElementById('map-canvas')!.getBoundingClientRect(); return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; });
+    const box = await page.evaluate(() => {
+      const r = document.getElementById('map-canvas')!.getBoundingClientRect();
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+    });
     await page.mouse.move(box.x, box.y);
-    const frame = (): Promise<number> => page.evaluate(() => new Promise<number>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(Number(document.getElementById('frame-time')!.dataset.lastMs))))));
-    const orderNow = (): Promise<number> => page.evaluate(() => Number(document.getElementById('scale')!.dataset.order));
+    const frame = (): Promise<number> =>
+      page.evaluate(
+        () =>
+          new Promise<number>((r) =>
+            requestAnimationFrame(() =>
+              requestAnimationFrame(() => r(Number(document.getElementById('frame-time')!.dataset.lastMs))),
+            ),
+          ),
+      );
+    const orderNow = (): Promise<number> =>
+      page.evaluate(() => Number(document.getElementById('scale')!.dataset.order));
     const perOrder = new Map<number, number[]>();
     let peakHeap = await heapMB();
     const record = async (): Promise<void> => {
@@ -346,7 +497,10 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
       await settled();
       await record();
       await page.mouse.down();
-      for (let i = 0; i < 6; i++) { await page.mouse.move(box.x - i * 15, box.y - i * 8); await record(); }
+      for (let i = 0; i < 6; i++) {
+        await page.mouse.move(box.x - i * 15, box.y - i * 8);
+        await record();
+      }
       await page.mouse.up();
       await page.mouse.move(box.x, box.y);
       if (step % 5 === 4) peakHeap = Math.max(peakHeap, await heapMB());
@@ -358,7 +512,12 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
     for (let step = 0; step < 60; step++) {
       await page.mouse.wheel(0, 240);
       await record();
-      if ((await orderNow()) === 0 || (await page.evaluate(() => Number(document.getElementById('scale')!.dataset.order))) <= firstPicture.value.order - 2) break;
+      if (
+        (await orderNow()) === 0 ||
+        (await page.evaluate(() => Number(document.getElementById('scale')!.dataset.order))) <=
+          firstPicture.value.order - 2
+      )
+        break;
     }
     await settled();
     peakHeap = Math.max(peakHeap, await heapMB());
@@ -368,14 +527,23 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__host(JSON.parse(
     log('order  frames   median  slowest');
     let slowest = 0;
     for (const order of [...perOrder.keys()].sort((a, b) => a - b)) {
-      const f = perOrder.get(order)!.filter(Number.isFinite).sort((a, b) => a - b);
+      const f = perOrder
+        .get(order)!
+        .filter(Number.isFinite)
+        .sort((a, b) => a - b);
       if (f.length === 0) continue;
       slowest = Math.max(slowest, f.at(-1)!);
-      log(`${String(order).padStart(5)}  ${String(f.length).padStart(6)}  ${ms(f[Math.floor(f.length / 2)]!).padStart(8)}  ${ms(f.at(-1)!).padStart(8)}`);
+      log(
+        `${String(order).padStart(5)}  ${String(f.length).padStart(6)}  ${ms(f[Math.floor(f.length / 2)]!).padStart(8)}  ${ms(f.at(-1)!).padStart(8)}`,
+      );
     }
     slowest = Math.max(slowest, worstReported || 0);
-    log(`slowest frame: ${ms(slowest)} — bar < ${BARS.frameMs} ms: ${verdict(slowest < BARS.frameMs)}; orders reached: ${[...perOrder.keys()].sort((a, b) => a - b).join(', ')} of 0–${maxOrder}`);
-    log(`webview JS heap (CDP JSHeapUsedSize after a GC), peak over the run: ${peakHeap.toFixed(1)} MB — bar < ${BARS.heapMB} MB: ${verdict(peakHeap < BARS.heapMB)}`);
+    log(
+      `slowest frame: ${ms(slowest)} — bar < ${BARS.frameMs} ms: ${verdict(slowest < BARS.frameMs)}; orders reached: ${[...perOrder.keys()].sort((a, b) => a - b).join(', ')} of 0–${maxOrder}`,
+    );
+    log(
+      `webview JS heap (CDP JSHeapUsedSize after a GC), peak over the run: ${peakHeap.toFixed(1)} MB — bar < ${BARS.heapMB} MB: ${verdict(peakHeap < BARS.heapMB)}`,
+    );
     if (errors.length > 0) log(`page errors: ${errors.join('; ')}`);
     await context.close();
   } finally {

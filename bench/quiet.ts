@@ -70,7 +70,9 @@ export class QuietGate {
       if (load < QUIET_CORES) break;
       const waited = performance.now() - started;
       if (waited > this.maxWaitMs) {
-        this.log(`      machine still busy (${load.toFixed(2)} cores used by other processes) after ${(waited / 1000).toFixed(0)} s: measuring anyway`);
+        this.log(
+          `      machine still busy (${load.toFixed(2)} cores used by other processes) after ${(waited / 1000).toFixed(0)} s: measuring anyway`,
+        );
         break;
       }
       if (waited - announced > 15_000 || announced === 0) {

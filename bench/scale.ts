@@ -29,7 +29,14 @@ import { SeededRandom } from '../test/support/seeded-random.ts';
 
 /** The bench history makes about 11.6 objects per commit (301,524 from 26,000). */
 const OBJECTS_PER_COMMIT = 11.6;
-const SCALE_REPACK_CONFIG = ['-c', 'pack.writeReverseIndex=true', '-c', 'repack.writeBitmaps=false', '-c', 'pack.threads=2'];
+const SCALE_REPACK_CONFIG = [
+  '-c',
+  'pack.writeReverseIndex=true',
+  '-c',
+  'repack.writeBitmaps=false',
+  '-c',
+  'pack.threads=2',
+];
 
 export interface GeneratedRepository {
   gitDir: string;
@@ -60,7 +67,9 @@ export interface MonorepoOptions {
 }
 
 function sourceKey(parameters: object): string {
-  const sources = ['bench/scale.ts', 'bench/history.ts', 'test/support/seeded-random.ts'].map((file) => fs.readFileSync(path.join(projectRoot, file)));
+  const sources = ['bench/scale.ts', 'bench/history.ts', 'test/support/seeded-random.ts'].map((file) =>
+    fs.readFileSync(path.join(projectRoot, file)),
+  );
   return createHash('sha1')
     .update(JSON.stringify({ parameters, git: gitVersion() }))
     .update(Buffer.concat(sources))
@@ -68,19 +77,31 @@ function sourceKey(parameters: object): string {
     .slice(0, 12);
 }
 
-function git(gitDir: string, args: string[], options: { input?: Buffer | string; stderr?: 'inherit' | 'pipe'; env?: Record<string, string> } = {}): string {
+function git(
+  gitDir: string,
+  args: string[],
+  options: { input?: Buffer | string; stderr?: 'inherit' | 'pipe'; env?: Record<string, string> } = {},
+): string {
   const result = spawnSync('git', ['--git-dir', gitDir, ...args], {
     env: { ...gitEnv(), ...options.env },
     input: options.input,
     stdio: ['pipe', 'pipe', options.stderr ?? 'pipe'],
     maxBuffer: 1 << 30,
   });
-  if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr?.toString() ?? ''}`);
+  if (result.status !== 0)
+    throw new Error(
+      `git ${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr?.toString() ?? ''}`,
+    );
   return result.stdout.toString('utf8');
 }
 
 /** Builds into a temporary directory and renames it into place, so a cut-short run leaves no cache. */
-function cached(name: string, cacheDir: string, log: (line: string) => void, build: (dir: string) => void): GeneratedRepository {
+function cached(
+  name: string,
+  cacheDir: string,
+  log: (line: string) => void,
+  build: (dir: string) => void,
+): GeneratedRepository {
   const gitDir = path.join(cacheDir, name);
   const key = name.replace(/^.*-([0-9a-f]{12})\.git$/, '$1');
   if (fs.existsSync(path.join(gitDir, 'bench-generated'))) {
@@ -102,7 +123,12 @@ function cached(name: string, cacheDir: string, log: (line: string) => void, bui
 }
 
 /** Runs the history generator in a child process piped into git fast-import (one core each). */
-function importHistory(gitDir: string, history: BenchHistoryOptions, log: (line: string) => void, extraConfig: string[] = []): void {
+function importHistory(
+  gitDir: string,
+  history: BenchHistoryOptions,
+  log: (line: string) => void,
+  extraConfig: string[] = [],
+): void {
   const writer = `const { writeHistoryStream } = require(${JSON.stringify(path.join(projectRoot, 'bench', 'history.ts'))}); writeHistoryStream('/dev/stdout', ${JSON.stringify(history)});`;
   const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
   const command = `${[process.execPath, '--import', 'tsx', '-e', writer].map(quote).join(' ')} | ${['git', '--git-dir', gitDir, ...extraConfig, 'fast-import', '--quiet'].map(quote).join(' ')}`;
@@ -112,7 +138,11 @@ function importHistory(gitDir: string, history: BenchHistoryOptions, log: (line:
   const packDir = quote(path.join(gitDir, 'objects', 'pack'));
   const watcher = `(while sleep 15; do echo "  fast-import: $(du -sm ${packDir} | cut -f1) MB of pack written, $(( $(date +%s) - start )) s" >&2; done) & watcher=$!`;
   const script = `set -o pipefail; start=$(date +%s); ${watcher}; ${command}; status=$?; kill $watcher 2>/dev/null; exit $status`;
-  const result = spawnSync('bash', ['-c', script], { cwd: projectRoot, env: gitEnv(), stdio: ['ignore', 'inherit', 'inherit'] });
+  const result = spawnSync('bash', ['-c', script], {
+    cwd: projectRoot,
+    env: gitEnv(),
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   if (result.status !== 0) throw new Error(`history import into ${gitDir} failed (${result.status ?? result.signal})`);
   log(`  history (${history.commits} commits) imported in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
@@ -124,12 +154,20 @@ function largeBinariesStream(random: SeededRandom, count: number, bytes: number,
   for (let i = 0; i < count; i++) contents.push(random.bytes(bytes >> (i % 3)));
   for (let e = 0; e <= edits; e++) {
     const when = 1800000000 + e * 3600;
-    parts.push(Buffer.from(`commit refs/heads/main\nauthor A U Thor <author@example.com> ${when} +0000\ncommitter C O Mitter <committer@example.com> ${when} +0000\ndata 15\nlarge binaries\n`));
+    parts.push(
+      Buffer.from(
+        `commit refs/heads/main\nauthor A U Thor <author@example.com> ${when} +0000\ncommitter C O Mitter <committer@example.com> ${when} +0000\ndata 15\nlarge binaries\n`,
+      ),
+    );
     if (e === 0) parts.push(Buffer.from(`from ${from}\n`));
     for (let i = 0; i < count; i++) {
       const content = contents[i]!;
       if (e > 0) for (let k = 0; k < 64; k++) content[random.int(content.length)] = random.int(256);
-      parts.push(Buffer.from(`M 100644 inline media/large-${i}.bin\ndata ${content.length}\n`), content, Buffer.from('\n'));
+      parts.push(
+        Buffer.from(`M 100644 inline media/large-${i}.bin\ndata ${content.length}\n`),
+        content,
+        Buffer.from('\n'),
+      );
     }
     parts.push(Buffer.from('\n'));
   }
@@ -139,7 +177,10 @@ function largeBinariesStream(random: SeededRandom, count: number, bytes: number,
 
 /** The bench history's shape, with a wider tree and more long-lived files from a million objects on. */
 export function scaleHistory(objects: number, seed: number): BenchHistoryOptions {
-  const shape = objects >= 1_000_000 ? { files: 2000, dirs: 24, subdirs: 12 } : { files: DEFAULT_HISTORY.files, dirs: DEFAULT_HISTORY.dirs, subdirs: DEFAULT_HISTORY.subdirs };
+  const shape =
+    objects >= 1_000_000
+      ? { files: 2000, dirs: 24, subdirs: 12 }
+      : { files: DEFAULT_HISTORY.files, dirs: DEFAULT_HISTORY.dirs, subdirs: DEFAULT_HISTORY.subdirs };
   // The first commit writes every file and directory at once; the rest about 11.6 objects each.
   const first = shape.files + shape.dirs * (shape.subdirs + 1) + 1;
   const commits = Math.max(10, Math.round((objects - first) / OBJECTS_PER_COMMIT));
@@ -157,7 +198,15 @@ export function scaleRepository(options: ScaleOptions): GeneratedRepository {
   return cached(`scale-${options.objects}-${key}.git`, options.cacheDir ?? benchDir, log, (dir) => {
     git(dir, ['init', '--quiet', '--bare']);
     importHistory(dir, history, log);
-    git(dir, ['fast-import', '--quiet'], { input: largeBinariesStream(new SeededRandom(seed + 1), large.count, large.bytes, large.edits, 'refs/heads/main^0') });
+    git(dir, ['fast-import', '--quiet'], {
+      input: largeBinariesStream(
+        new SeededRandom(seed + 1),
+        large.count,
+        large.bytes,
+        large.edits,
+        'refs/heads/main^0',
+      ),
+    });
     log(`  large binaries: ${large.count} of up to ${large.bytes >> 20} MiB, ${large.edits} edits each`);
     const started = performance.now();
     git(dir, [...SCALE_REPACK_CONFIG, 'repack', ...REPACK_ARGS], { stderr: 'inherit' });
@@ -168,7 +217,16 @@ export function scaleRepository(options: ScaleOptions): GeneratedRepository {
 }
 
 /** A fast-import stream of `commits` commits on `branch`, with a checkpoint (one pack) every `perPack`. */
-function packsStream(random: SeededRandom, branch: string, first: number, commits: number, perPack: number, fileCount: number, when: number, fromRepository = first > 0): string {
+function packsStream(
+  random: SeededRandom,
+  branch: string,
+  first: number,
+  commits: number,
+  perPack: number,
+  fileCount: number,
+  when: number,
+  fromRepository = first > 0,
+): string {
   let out = '';
   for (let c = 0; c < commits; c++) {
     const t = when + c * 60;
@@ -191,7 +249,10 @@ function packsStream(random: SeededRandom, branch: string, first: number, commit
 const PACKED = ['-c', 'fastimport.unpackLimit=0'];
 
 function packNames(gitDir: string): string[] {
-  return fs.readdirSync(path.join(gitDir, 'objects', 'pack')).filter((name) => name.endsWith('.pack')).sort();
+  return fs
+    .readdirSync(path.join(gitDir, 'objects', 'pack'))
+    .filter((name) => name.endsWith('.pack'))
+    .sort();
 }
 
 /** Sets a pack's files' times (git's ages of packs are their mtimes). */
@@ -226,7 +287,9 @@ export function monorepo(options: MonorepoOptions): GeneratedRepository {
     const alternate = `${dir}-alternate`;
     fs.rmSync(alternate, { recursive: true, force: true });
     git(alternate, ['init', '--quiet', '--bare']);
-    git(alternate, [...PACKED, 'fast-import', '--quiet'], { input: `${packsStream(random, 'refs/heads/shared', 0, 20, 20, 32, now - 400 * day)}done\n` });
+    git(alternate, [...PACKED, 'fast-import', '--quiet'], {
+      input: `${packsStream(random, 'refs/heads/shared', 0, 20, 20, 32, now - 400 * day)}done\n`,
+    });
     // Inside the generated directory, so that it is cached and removed with it.
     const alternateHome = path.join(dir, 'alternate.git');
     fs.renameSync(alternate, alternateHome);
@@ -235,7 +298,9 @@ export function monorepo(options: MonorepoOptions): GeneratedRepository {
 
     // Old: history and a branch that is then dropped; `repack --cruft -d` leaves one pack of what is
     // reachable and a cruft pack (with .mtimes) of the dropped branch's objects.
-    git(dir, [...PACKED, 'fast-import', '--quiet'], { input: `${packsStream(random, 'refs/heads/main', 0, oldCommits, Math.max(1, Math.round(oldCommits / 4)), fileCount, now - 360 * day)}${packsStream(random, 'refs/heads/dropped', 0, 6, 3, fileCount, now - 350 * day)}done\n` });
+    git(dir, [...PACKED, 'fast-import', '--quiet'], {
+      input: `${packsStream(random, 'refs/heads/main', 0, oldCommits, Math.max(1, Math.round(oldCommits / 4)), fileCount, now - 360 * day)}${packsStream(random, 'refs/heads/dropped', 0, 6, 3, fileCount, now - 350 * day)}done\n`,
+    });
     git(dir, ['update-ref', '-d', 'refs/heads/dropped']);
     git(dir, ['repack', '-q', '--cruft', '-d']);
     for (const pack of packNames(dir)) age(dir, pack, now - 300 * day);
@@ -246,7 +311,16 @@ export function monorepo(options: MonorepoOptions): GeneratedRepository {
     let middle = '';
     for (let i = 0; i < 24; i++) {
       const commits = 1 + (i % 6) * commitsPerNewPack;
-      middle += packsStream(random, 'refs/heads/main', next, commits, commits, fileCount, now - (200 - i) * day, i === 0);
+      middle += packsStream(
+        random,
+        'refs/heads/main',
+        next,
+        commits,
+        commits,
+        fileCount,
+        now - (200 - i) * day,
+        i === 0,
+      );
       next += commits;
     }
     git(dir, [...PACKED, 'fast-import', '--quiet'], { input: `${middle}done\n` });
@@ -257,14 +331,18 @@ export function monorepo(options: MonorepoOptions): GeneratedRepository {
 
     // New: many small packs, one per push, over the last 100 days.
     const before = new Set(packNames(dir));
-    git(dir, [...PACKED, 'fast-import', '--quiet'], { input: `${packsStream(random, 'refs/heads/main', next, newPacks * commitsPerNewPack, commitsPerNewPack, fileCount, now - 100 * day)}done\n` });
+    git(dir, [...PACKED, 'fast-import', '--quiet'], {
+      input: `${packsStream(random, 'refs/heads/main', next, newPacks * commitsPerNewPack, commitsPerNewPack, fileCount, now - 100 * day)}done\n`,
+    });
     const fresh = packNames(dir).filter((pack) => !before.has(pack));
     fresh.forEach((pack, i) => age(dir, pack, now - Math.round(((fresh.length - i) * 100 * day) / fresh.length)));
     log(`  new: ${fresh.length} packs; ${packNames(dir).length} in all`);
 
     // Markers: the oldest non-cruft pack kept, one new pack a promisor pack.
     const packDir = path.join(dir, 'objects', 'pack');
-    const oldest = packNames(dir).filter((pack) => !fs.existsSync(path.join(packDir, pack.replace(/\.pack$/, '.mtimes')))).sort((a, b) => fs.statSync(path.join(packDir, a)).mtimeMs - fs.statSync(path.join(packDir, b)).mtimeMs)[0]!;
+    const oldest = packNames(dir)
+      .filter((pack) => !fs.existsSync(path.join(packDir, pack.replace(/\.pack$/, '.mtimes'))))
+      .sort((a, b) => fs.statSync(path.join(packDir, a)).mtimeMs - fs.statSync(path.join(packDir, b)).mtimeMs)[0]!;
     fs.writeFileSync(path.join(packDir, oldest.replace(/\.pack$/, '.keep')), 'bench: kept\n');
     fs.writeFileSync(path.join(packDir, fresh[Math.floor(fresh.length / 2)]!.replace(/\.pack$/, '.promisor')), '');
 

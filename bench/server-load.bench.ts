@@ -19,12 +19,30 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CancellationTokenSource, DidOpenTextDocumentNotification, HoverRequest } from 'vscode-languageserver-protocol/node';
-import { AllowReadRequest, ObjectContentRequest, ObjectRequest, SweepRequest } from '../src/protocol/server-protocol.ts';
+import {
+  CancellationTokenSource,
+  DidOpenTextDocumentNotification,
+  HoverRequest,
+} from 'vscode-languageserver-protocol/node';
+import {
+  AllowReadRequest,
+  ObjectContentRequest,
+  ObjectRequest,
+  SweepRequest,
+} from '../src/protocol/server-protocol.ts';
 import { SERVER_PROCESS_ENVIRONMENT } from '../src/protocol/server-process.ts';
 import { IDLE_RELEASE_MS } from '../src/server/work-queue.ts';
 import { bundleServer, liveChildren, Server } from './lsp-server.ts';
-import { benchDir, benchModelCacheRoot, DEFAULT_HISTORY, generatedPack, generatedRecording, gitEnv, gitVersion, projectRoot } from './generate.ts';
+import {
+  benchDir,
+  benchModelCacheRoot,
+  DEFAULT_HISTORY,
+  generatedPack,
+  generatedRecording,
+  gitEnv,
+  gitVersion,
+  projectRoot,
+} from './generate.ts';
 
 const TARGET_RATIO = 2;
 const BOMB_BLOB_BYTES = 4 << 20;
@@ -61,7 +79,10 @@ const buildDir = path.join(benchDir, 'server-load', 'dist');
 /** VmRSS and Threads of the server's process (Linux /proc). */
 function usageOf(server: Server): { rss: number; threads: number } {
   const status = fs.readFileSync(`/proc/${server.child.pid}/status`, 'utf8');
-  return { rss: Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024, threads: Number(/^Threads:\s+(\d+)/m.exec(status)![1]) };
+  return {
+    rss: Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024,
+    threads: Number(/^Threads:\s+(\d+)/m.exec(status)![1]),
+  };
 }
 
 function git(args: string[], options: { cwd?: string } = {}): string {
@@ -77,15 +98,21 @@ async function deltaBomb(): Promise<string> {
   log(`building the delta bomb in ${path.relative(projectRoot, dir)} (once)…`);
   fs.rmSync(dir, { recursive: true, force: true });
   git(['init', '--quiet', '--bare', dir]);
-  const child = spawn('git', ['--git-dir', dir, 'fast-import', '--quiet', '--depth=250'], { env: gitEnv(), stdio: ['pipe', 'ignore', 'inherit'] });
+  const child = spawn('git', ['--git-dir', dir, 'fast-import', '--quiet', '--depth=250'], {
+    env: gitEnv(),
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const write = (chunk: Buffer | string): Promise<void> => new Promise((resolve, reject) => child.stdin.write(chunk, (error) => (error ? reject(error) : resolve())));
+  const write = (chunk: Buffer | string): Promise<void> =>
+    new Promise((resolve, reject) => child.stdin.write(chunk, (error) => (error ? reject(error) : resolve())));
   const content = randomBytes(BOMB_BLOB_BYTES);
   for (let version = 0; version < BOMB_VERSIONS; version++) {
     if (version > 0) content.writeUInt32LE(version, (version * 4099) % (BOMB_BLOB_BYTES - 4));
     await write(`blob\nmark :${version + 1}\ndata ${BOMB_BLOB_BYTES}\n`);
     await write(content);
-    await write(`\ncommit refs/heads/main\ncommitter C O Mitter <committer@example.com> ${1_700_000_000 + version} +0000\ndata 2\nv\nM 100644 :${version + 1} bomb.bin\n\n`);
+    await write(
+      `\ncommit refs/heads/main\ncommitter C O Mitter <committer@example.com> ${1_700_000_000 + version} +0000\ndata 2\nv\nM 100644 :${version + 1} bomb.bin\n\n`,
+    );
   }
   child.stdin.end();
   if ((await exited) !== 0) throw new Error('git fast-import of the delta bomb failed');
@@ -110,7 +137,11 @@ async function main(): Promise<void> {
     process.stdout.write(`${help}\n`);
     return;
   }
-  const counts = { sweeps: Number(values.sweeps), objects: Number(values.objects), cancelled: Number(values.cancelled) };
+  const counts = {
+    sweeps: Number(values.sweeps),
+    objects: Number(values.objects),
+    cancelled: Number(values.cancelled),
+  };
   const generated = generatedPack({ ...DEFAULT_HISTORY, commits: Number(values.commits) }, log);
   const generatedGitDir = path.dirname(path.dirname(path.dirname(generated.pack)));
   const recording = generatedRecording(generated.key, generatedGitDir, log);
@@ -122,19 +153,31 @@ async function main(): Promise<void> {
     .filter(Boolean)
     .map((line) => line.slice(0, 40));
 
-  log(`server load bench: ${gitVersion()}, node ${process.version}; ${counts.sweeps} sweeps, ${counts.objects} object documents, ${counts.cancelled} cancelled`);
+  log(
+    `server load bench: ${gitVersion()}, node ${process.version}; ${counts.sweeps} sweeps, ${counts.objects} object documents, ${counts.cancelled} cancelled`,
+  );
   log(`bundling the server into ${path.relative(projectRoot, buildDir)}…`);
   const script = bundleServer(buildDir);
   const modelDir = path.join(benchModelCacheRoot, 'server-load');
   // The environment the extension starts it with (server-process.ts).
-  const server = await Server.start(script, { repositories: [generatedGitDir, bomb], modelCacheDirectory: modelDir, hoverIndexLimit: 5_000_000 }, [], { ...gitEnv(), ...SERVER_PROCESS_ENVIRONMENT });
+  const server = await Server.start(
+    script,
+    { repositories: [generatedGitDir, bomb], modelCacheDirectory: modelDir, hoverIndexLimit: 5_000_000 },
+    [],
+    { ...gitEnv(), ...SERVER_PROCESS_ENVIRONMENT },
+  );
   try {
     // Idle: every pack's model loaded (as after the Packs view opened), a document open for hovers.
     await server.connection.sendRequest(ObjectRequest, { oid: deepest });
     await server.connection.sendRequest(ObjectRequest, { oid: ordinary[0]! });
     const uri = pathToFileURL(path.join(benchDir, 'server-load', 'notes.txt')).href;
-    await server.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'plaintext', version: 1, text: `${ordinary[0]} ${withinBudget}\n` } });
-    await server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 3 } });
+    await server.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId: 'plaintext', version: 1, text: `${ordinary[0]} ${withinBudget}\n` },
+    });
+    await server.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri },
+      position: { line: 0, character: 3 },
+    });
     await sleep(2000);
     const idle = usageOf(server);
     log(`idle: RSS ${mib(idle.rss)}, ${idle.threads} threads`);
@@ -151,13 +194,25 @@ async function main(): Promise<void> {
     // The recording lies in .bench/, outside the server's places: the bench picks it, as a user would (read-rules.ts).
     await server.connection.sendRequest(AllowReadRequest, { file: recording });
     const started = performance.now();
-    const sweeps = Array.from({ length: counts.sweeps }, () => server.connection.sendRequest(SweepRequest, { file: recording, policies: SWEEP_POLICIES, limits: SWEEP_LIMITS }));
+    const sweeps = Array.from({ length: counts.sweeps }, () =>
+      server.connection.sendRequest(SweepRequest, { file: recording, policies: SWEEP_POLICIES, limits: SWEEP_LIMITS }),
+    );
     const objects = Array.from({ length: counts.objects }, (_, i) => {
       const oid = [withinBudget, deepest, ordinary[i % ordinary.length]!][i % 3]!;
-      return server.connection.sendRequest(ObjectContentRequest, { oid, maxContentBytes: 1 << 20, maxInstructions: 2000 });
+      return server.connection.sendRequest(ObjectContentRequest, {
+        oid,
+        maxContentBytes: 1 << 20,
+        maxInstructions: 2000,
+      });
     });
     const sources = Array.from({ length: counts.cancelled }, () => new CancellationTokenSource());
-    const cancelled = sources.map((source) => server.connection.sendRequest(ObjectContentRequest, { oid: withinBudget, maxContentBytes: 1 << 20, maxInstructions: 2000 }, source.token));
+    const cancelled = sources.map((source) =>
+      server.connection.sendRequest(
+        ObjectContentRequest,
+        { oid: withinBudget, maxContentBytes: 1 << 20, maxInstructions: 2000 },
+        source.token,
+      ),
+    );
     for (const source of sources) source.cancel();
     const all = Promise.allSettled([...sweeps, ...objects, ...cancelled]);
     let finished = false;
@@ -166,7 +221,10 @@ async function main(): Promise<void> {
     let hovers = 0;
     while (!finished) {
       const sent = performance.now();
-      await server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 3 } });
+      await server.connection.sendRequest(HoverRequest.type, {
+        textDocument: { uri },
+        position: { line: 0, character: 3 },
+      });
       worstHoverMs = Math.max(worstHoverMs, performance.now() - sent);
       hovers++;
       await sleep(50);
@@ -176,13 +234,22 @@ async function main(): Promise<void> {
     loading = false;
     await sampler;
     const failedSweeps = outcomes.slice(0, counts.sweeps).filter((o) => o.status === 'rejected').length;
-    const refusedObjects = outcomes.slice(counts.sweeps, counts.sweeps + counts.objects).filter((o) => o.status === 'rejected').length;
-    const cancelledAnswers = outcomes.slice(counts.sweeps + counts.objects).filter((o) => o.status === 'rejected').length;
-    log(`load: ${loadSeconds.toFixed(1)} s; ${counts.sweeps - failedSweeps} of ${counts.sweeps} sweeps answered; ${refusedObjects} of ${counts.objects} object documents refused (the bomb past its budget); ${cancelledAnswers} of ${counts.cancelled} cancelled`);
+    const refusedObjects = outcomes
+      .slice(counts.sweeps, counts.sweeps + counts.objects)
+      .filter((o) => o.status === 'rejected').length;
+    const cancelledAnswers = outcomes
+      .slice(counts.sweeps + counts.objects)
+      .filter((o) => o.status === 'rejected').length;
+    log(
+      `load: ${loadSeconds.toFixed(1)} s; ${counts.sweeps - failedSweeps} of ${counts.sweeps} sweeps answered; ${refusedObjects} of ${counts.objects} object documents refused (the bomb past its budget); ${cancelledAnswers} of ${counts.cancelled} cancelled`,
+    );
     const reasons = new Map<string, number>();
     for (const outcome of outcomes.slice(0, counts.sweeps + counts.objects)) {
       if (outcome.status !== 'rejected') continue;
-      const reason = outcome.reason instanceof Error ? outcome.reason.message.replace(/[0-9a-f]{40,64}/g, '<oid>') : String(outcome.reason);
+      const reason =
+        outcome.reason instanceof Error
+          ? outcome.reason.message.replace(/[0-9a-f]{40,64}/g, '<oid>')
+          : String(outcome.reason);
       reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
     }
     for (const [reason, times] of reasons) log(`  ${times}x ${reason}`);

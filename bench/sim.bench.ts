@@ -23,7 +23,16 @@ import { benchDir, DEFAULT_HISTORY, generatedPack, generatedRecording, projectRo
 
 const SWEEP_READS = 250_000;
 const SWEEP_LIMITS = [0, 1 << 20, 4 << 20, 16 << 20, 32 << 20, 64 << 20, 96 << 20, 256 << 20];
-const SWEEP_POLICIES = ['git', 'git-legacy', 'separate-blob-lru', 'admit-max:1m', 'keep-on-hit', 'gdsf', 'libgit2', 'belady'];
+const SWEEP_POLICIES = [
+  'git',
+  'git-legacy',
+  'separate-blob-lru',
+  'admit-max:1m',
+  'keep-on-hit',
+  'gdsf',
+  'libgit2',
+  'belady',
+];
 const BIG_TRACE_BYTES = 256 << 20;
 
 const SCALE_SWEEP_READS = 5_000_000;
@@ -47,7 +56,9 @@ function bigTrace(recording: string): string {
 }
 
 async function main(): Promise<void> {
-  const recording = process.env.PACKSCOPE_SIM_RECORDING ? path.resolve(process.env.PACKSCOPE_SIM_RECORDING) : recordingOfGeneratedRepository();
+  const recording = process.env.PACKSCOPE_SIM_RECORDING
+    ? path.resolve(process.env.PACKSCOPE_SIM_RECORDING)
+    : recordingOfGeneratedRepository();
   const loaded = loadRecording(recording, { cacheDir: path.join(benchDir, 'models') }, new Progress(false));
   const reads = loaded.reads;
   log(`simulator: ${recording}: ${reads.length} reads over ${loaded.objects.count} objects`);
@@ -67,7 +78,9 @@ async function main(): Promise<void> {
   // 2. Sweep 8 x 8 over the first 250,000 reads.
   const sweepReads = reads.subarray(0, Math.min(SWEEP_READS, reads.length));
   const sweepStarted = performance.now();
-  await runSweep(loaded.objects, sweepReads, [0], SWEEP_POLICIES, SWEEP_LIMITS, { workerScript: path.join(projectRoot, 'dist', 'sim-worker.js') });
+  await runSweep(loaded.objects, sweepReads, [0], SWEEP_POLICIES, SWEEP_LIMITS, {
+    workerScript: path.join(projectRoot, 'dist', 'sim-worker.js'),
+  });
   const sweepSeconds = (performance.now() - sweepStarted) / 1000;
 
   // 3. Trace parsing throughput.
@@ -86,10 +99,13 @@ async function main(): Promise<void> {
   let scaleSweep: { reads: number; seconds: number; target: number; pass: boolean } | undefined;
   if (values.scale) {
     const many = new Int32Array(SCALE_SWEEP_READS);
-    for (let at = 0; at < many.length; at += reads.length) many.set(reads.subarray(0, Math.min(reads.length, many.length - at)), at);
+    for (let at = 0; at < many.length; at += reads.length)
+      many.set(reads.subarray(0, Math.min(reads.length, many.length - at)), at);
     log(`sweep 8 x 8 over ${many.length} reads…`);
     const started = performance.now();
-    await runSweep(loaded.objects, many, [0], SWEEP_POLICIES, SWEEP_LIMITS, { workerScript: path.join(projectRoot, 'dist', 'sim-worker.js') });
+    await runSweep(loaded.objects, many, [0], SWEEP_POLICIES, SWEEP_LIMITS, {
+      workerScript: path.join(projectRoot, 'dist', 'sim-worker.js'),
+    });
     const seconds = (performance.now() - started) / 1000;
     scaleSweep = { reads: many.length, seconds, target: 30, pass: seconds < 30 };
   }
@@ -97,21 +113,53 @@ async function main(): Promise<void> {
   const results = {
     recording,
     reads: reads.length,
-    replay: { readsPerSecond: Math.round(replayRate), firstReplaySeconds: cold, bestOfFiveSeconds: warm, target: 5_000_000, pass: replayRate >= 5_000_000 },
-    sweep: { cells: SWEEP_LIMITS.length * SWEEP_POLICIES.length, policies: SWEEP_POLICIES, reads: sweepReads.length, seconds: sweepSeconds, target: 5, pass: sweepSeconds < 5 },
+    replay: {
+      readsPerSecond: Math.round(replayRate),
+      firstReplaySeconds: cold,
+      bestOfFiveSeconds: warm,
+      target: 5_000_000,
+      pass: replayRate >= 5_000_000,
+    },
+    sweep: {
+      cells: SWEEP_LIMITS.length * SWEEP_POLICIES.length,
+      policies: SWEEP_POLICIES,
+      reads: sweepReads.length,
+      seconds: sweepSeconds,
+      target: 5,
+      pass: sweepSeconds < 5,
+    },
     ...(scaleSweep ? { scaleSweep } : {}),
-    traceParse: { file: big, bytes: fs.statSync(big).size, lines: parsedLines, seconds: parseSeconds, megabytesPerSecond: parseRate, target: 100, pass: parseRate >= 100 },
+    traceParse: {
+      file: big,
+      bytes: fs.statSync(big).size,
+      lines: parsedLines,
+      seconds: parseSeconds,
+      megabytesPerSecond: parseRate,
+      target: 100,
+      pass: parseRate >= 100,
+    },
   };
   if (values.json) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     return;
   }
   const mark = (pass: boolean): string => (pass ? 'PASS' : 'MISS');
-  console.log(`\nSimulator (${reads.length} reads of ${path.basename(recording)}; ${loaded.objects.count} objects touched)`);
-  console.log(`  replay, git policy, 1 thread   ${(replayRate / 1e6).toFixed(2)} M reads/s (best of 5 after a first, cold pass of ${(cold * 1000).toFixed(0)} ms)   target >= 5 M/s   ${mark(results.replay.pass)}`);
-  console.log(`  sweep 8 limits x 8 policies    ${sweepSeconds.toFixed(2)} s over ${sweepReads.length} reads (${SWEEP_POLICIES.join(', ')})   target < 5 s   ${mark(results.sweep.pass)}`);
-  if (scaleSweep) console.log(`  sweep 8 x 8, 5 M reads          ${scaleSweep.seconds.toFixed(2)} s over ${scaleSweep.reads} reads (the recording repeated)   target < 30 s   ${mark(scaleSweep.pass)}`);
-  console.log(`  trace parsing                  ${parseRate.toFixed(0)} MB/s (${(results.traceParse.bytes / 2 ** 20).toFixed(0)} MiB, ${parsedLines} reads in ${parseSeconds.toFixed(2)} s)   target >= 100 MB/s   ${mark(results.traceParse.pass)}`);
+  console.log(
+    `\nSimulator (${reads.length} reads of ${path.basename(recording)}; ${loaded.objects.count} objects touched)`,
+  );
+  console.log(
+    `  replay, git policy, 1 thread   ${(replayRate / 1e6).toFixed(2)} M reads/s (best of 5 after a first, cold pass of ${(cold * 1000).toFixed(0)} ms)   target >= 5 M/s   ${mark(results.replay.pass)}`,
+  );
+  console.log(
+    `  sweep 8 limits x 8 policies    ${sweepSeconds.toFixed(2)} s over ${sweepReads.length} reads (${SWEEP_POLICIES.join(', ')})   target < 5 s   ${mark(results.sweep.pass)}`,
+  );
+  if (scaleSweep)
+    console.log(
+      `  sweep 8 x 8, 5 M reads          ${scaleSweep.seconds.toFixed(2)} s over ${scaleSweep.reads} reads (the recording repeated)   target < 30 s   ${mark(scaleSweep.pass)}`,
+    );
+  console.log(
+    `  trace parsing                  ${parseRate.toFixed(0)} MB/s (${(results.traceParse.bytes / 2 ** 20).toFixed(0)} MiB, ${parsedLines} reads in ${parseSeconds.toFixed(2)} s)   target >= 100 MB/s   ${mark(results.traceParse.pass)}`,
+  );
 }
 
 main().catch((error: unknown) => {

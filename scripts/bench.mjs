@@ -37,10 +37,17 @@ for (const [name, script, benchArgs] of benches) {
   const started = Date.now();
   const run = spawnSync(process.execPath, ['--import', 'tsx', script, ...benchArgs], { cwd: root, stdio: 'inherit' });
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
-  const status = run.error ? `could not run (${run.error.message})` : run.status === 0 ? 'ok' : run.signal ? `killed by ${run.signal}` : `exit ${run.status} (a target missed or the bench failed; see above)`;
+  const status = run.error
+    ? `could not run (${run.error.message})`
+    : run.status === 0
+      ? 'ok'
+      : run.signal
+        ? `killed by ${run.signal}`
+        : `exit ${run.status} (a target missed or the bench failed; see above)`;
   outcomes.push({ name, status, ok: !run.error && run.status === 0, seconds });
 }
 
 process.stdout.write('\n=== benches\n');
-for (const { name, status, seconds } of outcomes) process.stdout.write(`  ${name.padEnd(12)} ${status}, ${seconds} s\n`);
+for (const { name, status, seconds } of outcomes)
+  process.stdout.write(`  ${name.padEnd(12)} ${status}, ${seconds} s\n`);
 process.exitCode = outcomes.every((outcome) => outcome.ok) ? 0 : 1;

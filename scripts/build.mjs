@@ -24,7 +24,9 @@ const options = {
   sourcemap: 'linked',
   logLevel: 'warning',
   external: ['vscode'],
-  define: { PACKSCOPE_VERSION: JSON.stringify(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version) },
+  define: {
+    PACKSCOPE_VERSION: JSON.stringify(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version),
+  },
 };
 
 // The extension: dist/extension.js is entry.ts, tiny, which loads and times dist/extension-main.js
@@ -38,7 +40,10 @@ const extensionEntryOptions = {
 const extensionMainOptions = {
   ...options,
   // vscode-languageclient is a bundle of its own, required when the server first starts.
-  entryPoints: { 'extension-main': 'src/extension/extension.ts', 'language-client': 'src/extension/language-client.ts' },
+  entryPoints: {
+    'extension-main': 'src/extension/extension.ts',
+    'language-client': 'src/extension/language-client.ts',
+  },
   external: ['vscode', './language-client.js'],
   minify: true,
   keepNames: true,
@@ -51,20 +56,31 @@ const extensionMainOptions = {
 const extensionTestDir = path.join(root, 'test', 'extension');
 const extensionTestOptions = existsSync(extensionTestDir) && {
   ...options,
-  entryPoints: readdirSync(extensionTestDir).filter((f) => f === 'index.ts' || f.endsWith('.test.ts')).map((f) => `test/extension/${f}`),
+  entryPoints: readdirSync(extensionTestDir)
+    .filter((f) => f === 'index.ts' || f.endsWith('.test.ts'))
+    .map((f) => `test/extension/${f}`),
   outdir: 'dist/test/extension',
   outbase: 'test/extension',
   external: ['vscode', 'mocha'],
 };
 // Emptied first, so that the bundle of a deleted test does not keep running.
 if (extensionTestOptions) rmSync(path.join(root, 'dist', 'test', 'extension'), { recursive: true, force: true });
-const allOptions = [options, extensionEntryOptions, extensionMainOptions, ...(extensionTestOptions ? [extensionTestOptions] : [])];
+const allOptions = [
+  options,
+  extensionEntryOptions,
+  extensionMainOptions,
+  ...(extensionTestOptions ? [extensionTestOptions] : []),
+];
 
 // --- Webviews: the Cache Lab's and the Repack Preview's front ends (media/*/main.ts, Chart.js bundled in) for the
 // browser, each one self-contained script loaded under its panel's nonce CSP (no eval, no chunks).
 allOptions.push({
   absWorkingDir: root,
-  entryPoints: { 'cache-lab': 'media/cache-lab/main.ts', 'repack-preview': 'media/repack-preview/main.ts', 'pack-map': 'media/pack-map/main.ts' },
+  entryPoints: {
+    'cache-lab': 'media/cache-lab/main.ts',
+    'repack-preview': 'media/repack-preview/main.ts',
+    'pack-map': 'media/pack-map/main.ts',
+  },
   outdir: 'dist/webview',
   bundle: true,
   platform: 'browser',

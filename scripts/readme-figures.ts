@@ -54,8 +54,15 @@ function gitEnv(): NodeJS.ProcessEnv {
 function run(command: string, args: string[], options: { cwd?: string; stdinFile?: string } = {}): string {
   const stdin = options.stdinFile === undefined ? 'ignore' : fs.openSync(options.stdinFile, 'r');
   try {
-    const result = spawnSync(command, args, { cwd: options.cwd, env: gitEnv(), stdio: [stdin, 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 30 });
-    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr}`);
+    const result = spawnSync(command, args, {
+      cwd: options.cwd,
+      env: gitEnv(),
+      stdio: [stdin, 'pipe', 'pipe'],
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+    });
+    if (result.status !== 0)
+      throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr}`);
     return result.stdout;
   } finally {
     if (typeof stdin === 'number') fs.closeSync(stdin);
@@ -63,12 +70,15 @@ function run(command: string, args: string[], options: { cwd?: string; stdinFile
 }
 
 export function gitVersion(): string {
-  return run('git', ['--version']).trim().replace(/^git version /, '');
+  return run('git', ['--version'])
+    .trim()
+    .replace(/^git version /, '');
 }
 
 /** The figures, by region name. */
 export function readmeFigures(): Map<string, string> {
-  if (!fs.existsSync(cliPath)) throw new Error(`${path.relative(projectRoot, cliPath)} is missing: run node scripts/build.mjs first`);
+  if (!fs.existsSync(cliPath))
+    throw new Error(`${path.relative(projectRoot, cliPath)} is missing: run node scripts/build.mjs first`);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-readme-figures-'));
   try {
     const repo = path.join(scratch, 'generated.git');
@@ -77,20 +87,42 @@ export function readmeFigures(): Map<string, string> {
     writeHistoryStream(stream, FIGURES_HISTORY);
     run('git', ['--git-dir', repo, 'fast-import', '--quiet'], { stdinFile: stream });
     // One thread: the same delta choices on every run of one git version.
-    run('git', ['--git-dir', repo, '-c', 'pack.threads=1', '-c', 'repack.writeBitmaps=false', 'repack', '-q', '-adf', '--depth=50', '--window=10']);
+    run('git', [
+      '--git-dir',
+      repo,
+      '-c',
+      'pack.threads=1',
+      '-c',
+      'repack.writeBitmaps=false',
+      'repack',
+      '-q',
+      '-adf',
+      '--depth=50',
+      '--window=10',
+    ]);
     const cache = ['--cache-dir', path.join(scratch, 'models')];
-    const stats = JSON.parse(run(process.execPath, [cliPath, 'stats', '--json', ...cache, repo])) as { total: { objects: number } };
+    const stats = JSON.parse(run(process.execPath, [cliPath, 'stats', '--json', ...cache, repo])) as {
+      total: { objects: number };
+    };
     const objects = stats.total.objects;
     const pack = fs.readdirSync(path.join(repo, 'objects', 'pack')).find((name) => name.endsWith('.pack'))!;
 
     const recording = path.join(scratch, 'lograw.psrec');
-    const recorded = spawnSync(process.execPath, [cliPath, 'record', '--exact', '-o', recording, '-C', repo, ...cache, '--', ...RECORDED], { env: gitEnv(), encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    const recorded = spawnSync(
+      process.execPath,
+      [cliPath, 'record', '--exact', '-o', recording, '-C', repo, ...cache, '--', ...RECORDED],
+      { env: gitEnv(), encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     if (recorded.status !== 0) throw new Error(`packscope record failed: ${recorded.stderr}`);
     const recordLine = recorded.stderr.trim().split('\n').at(-1)!.replace(recording, 'lograw.psrec');
     const sweepArgs = ['sweep', '--limits', SWEEP_LIMITS, '--policies', SWEEP_POLICIES];
     const sweepText = run(process.execPath, [cliPath, ...sweepArgs, ...cache, recording]);
-    const sweep = JSON.parse(run(process.execPath, [cliPath, ...sweepArgs, '--json', ...cache, recording])) as { results: { policy: string; limit: number; inflations: number }[] };
-    const indexPack = JSON.parse(run(process.execPath, [cliPath, 'index-pack-sim', '--json', path.join(repo, 'objects', 'pack', pack)])) as { results: { variant: string; inflations: number }[] };
+    const sweep = JSON.parse(run(process.execPath, [cliPath, ...sweepArgs, '--json', ...cache, recording])) as {
+      results: { policy: string; limit: number; inflations: number }[];
+    };
+    const indexPack = JSON.parse(
+      run(process.execPath, [cliPath, 'index-pack-sim', '--json', path.join(repo, 'objects', 'pack', pack)]),
+    ) as { results: { variant: string; inflations: number }[] };
 
     const figures = new Map<string, string>();
     const git = gitVersion();
@@ -131,14 +163,24 @@ export function readmeFigures(): Map<string, string> {
 /** Where a policy does better than `belady` (a reference, not an optimum when sizes differ), in words; else that none does. */
 function beladySentence(results: { policy: string; limit: number; inflations: number }[]): string {
   const belady = new Map(results.filter((r) => r.policy === 'belady').map((r) => [r.limit, r.inflations]));
-  const beats = results.filter((r) => r.policy !== 'belady' && belady.has(r.limit) && r.inflations < belady.get(r.limit)!);
+  const beats = results.filter(
+    (r) => r.policy !== 'belady' && belady.has(r.limit) && r.inflations < belady.get(r.limit)!,
+  );
   if (beats.length === 0) return 'No policy needs fewer inflations than `belady` at any limit of this run.';
-  const words = beats.map((r) => `\`${r.policy}\` at ${formatLimit(r.limit)} (${r.inflations.toLocaleString('en-US')} against ${belady.get(r.limit)!.toLocaleString('en-US')})`);
+  const words = beats.map(
+    (r) =>
+      `\`${r.policy}\` at ${formatLimit(r.limit)} (${r.inflations.toLocaleString('en-US')} against ${belady.get(r.limit)!.toLocaleString('en-US')})`,
+  );
   return `Here ${words.join(', ')} ${beats.length === 1 ? 'needs' : 'need'} fewer inflations than \`belady\`: it is a reference, not a proven optimum when sizes differ.`;
 }
 
 function formatLimit(bytes: number): string {
-  for (const [suffix, size] of [['g', 1 << 30], ['m', 1 << 20], ['k', 1 << 10]] as const) if (bytes >= size && bytes % size === 0) return `${bytes / size}${suffix}`;
+  for (const [suffix, size] of [
+    ['g', 1 << 30],
+    ['m', 1 << 20],
+    ['k', 1 << 10],
+  ] as const)
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${suffix}`;
   return String(bytes);
 }
 
@@ -149,11 +191,13 @@ export function withFigures(text: string, figures: Map<string, string>): string 
   const seen = new Set<string>();
   const result = text.replace(REGION, (_whole, open: string, name: string, _body: string, close: string) => {
     const figure = figures.get(name);
-    if (figure === undefined) throw new Error(`README.md has a region "${name}" that scripts/readme-figures.ts does not make`);
+    if (figure === undefined)
+      throw new Error(`README.md has a region "${name}" that scripts/readme-figures.ts does not make`);
     seen.add(name);
     return `${open}${figure}${close}`;
   });
-  for (const name of figures.keys()) if (!seen.has(name)) throw new Error(`README.md has no region <!-- figures:${name} -->`);
+  for (const name of figures.keys())
+    if (!seen.has(name)) throw new Error(`README.md has no region <!-- figures:${name} -->`);
   return result;
 }
 
@@ -169,7 +213,9 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === __filenam
   if (check) {
     if (next !== text) {
       const now = readmeRegions(text);
-      for (const [name, body] of readmeRegions(next)) if (now.get(name) !== body) process.stderr.write(`README.md's figures:${name} is stale; it should read:\n${body}\n\n`);
+      for (const [name, body] of readmeRegions(next))
+        if (now.get(name) !== body)
+          process.stderr.write(`README.md's figures:${name} is stale; it should read:\n${body}\n\n`);
       process.stderr.write('Run: node --import tsx scripts/readme-figures.ts\n');
       process.exit(1);
     }

@@ -20,7 +20,12 @@ import { fileURLToPath } from 'node:url';
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const logDir = path.join(root, 'test-artifacts', 'test-logs');
 const tsc = path.join('node_modules', 'typescript', 'bin', 'tsc');
-const testFiles = (dir) => fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.test.ts')).sort().map((f) => `${dir}/${f}`);
+const testFiles = (dir) =>
+  fs
+    .readdirSync(path.join(root, dir))
+    .filter((f) => f.endsWith('.test.ts'))
+    .sort()
+    .map((f) => `${dir}/${f}`);
 
 /** Steps before the suites: any failure ends the run (nothing after them can run without them). */
 const SETUP = [
@@ -35,7 +40,19 @@ const SETUP = [
 
 /** Suites, in the order the old chain ran them. `nodeTest`: a node:test run whose TAP gives the counts. */
 const SUITES = [
-  { name: 'unit', nodeTest: true, args: () => ['--import', 'tsx', '--test', '--test-concurrency=2', ...testFiles('test/core'), ...testFiles('test/cli'), ...testFiles('test/server')] },
+  {
+    name: 'unit',
+    nodeTest: true,
+    args: () => [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-concurrency=2',
+      ...testFiles('test/core'),
+      ...testFiles('test/cli'),
+      ...testFiles('test/server'),
+    ],
+  },
   { name: 'webview', nodeTest: true, args: () => ['test/webview/run.mjs'] },
   { name: 'pack-map', nodeTest: true, args: () => ['test/webview/pack-map.mjs'] },
   { name: 'tables-links', nodeTest: true, args: () => ['test/webview/tables-links.mjs'] },
@@ -59,14 +76,19 @@ function runNode(args, log) {
       fs.closeSync(out);
       resolve(code ?? (signal ? 1 : 0));
     });
-    child.on('error', (e) => { fs.appendFileSync(log, `\n${e.stack}\n`); });
+    child.on('error', (e) => {
+      fs.appendFileSync(log, `\n${e.stack}\n`);
+    });
   });
 }
 
 /** The counts of a TAP stream: its closing "# pass"/"# fail"/"# cancelled" lines, and its failing leaves. */
 function readTap(file) {
   const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const count = (key) => { const m = new RegExp(`^# ${key} (\\d+)$`, 'm').exec(text); return m ? Number(m[1]) : null; };
+  const count = (key) => {
+    const m = new RegExp(`^# ${key} (\\d+)$`, 'm').exec(text);
+    return m ? Number(m[1]) : null;
+  };
   const pass = count('pass');
   const fail = count('fail');
   const cancelled = count('cancelled') ?? 0;
@@ -89,11 +111,17 @@ function tail(file, lines) {
   return text.split('\n').slice(-lines).join('\n');
 }
 
-const indent = (text) => text.split('\n').map((l) => `    ${l}`).join('\n');
+const indent = (text) =>
+  text
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
 
 async function main() {
   const only = process.argv.slice(2);
-  for (const n of only) if (!SUITES.some((s) => s.name === n)) throw new Error(`no such suite "${n}" (have: ${SUITES.map((s) => s.name).join(', ')})`);
+  for (const n of only)
+    if (!SUITES.some((s) => s.name === n))
+      throw new Error(`no such suite "${n}" (have: ${SUITES.map((s) => s.name).join(', ')})`);
   fs.rmSync(logDir, { recursive: true, force: true });
   fs.mkdirSync(logDir, { recursive: true });
   const T0 = Date.now();
@@ -120,7 +148,13 @@ async function main() {
     const tap = path.join(logDir, `${suite.name}.tap`);
     const spec = path.join(logDir, `${suite.name}.spec.txt`);
     const args = suite.nodeTest
-      ? ['--test-reporter=tap', `--test-reporter-destination=${tap}`, '--test-reporter=spec', `--test-reporter-destination=${spec}`, ...suite.args()]
+      ? [
+          '--test-reporter=tap',
+          `--test-reporter-destination=${tap}`,
+          '--test-reporter=spec',
+          `--test-reporter-destination=${spec}`,
+          ...suite.args(),
+        ]
       : suite.args();
     const t = Date.now();
     // On a terminal, say which suite is running (the e2e suite takes minutes); a log file gets only the results.
@@ -136,9 +170,11 @@ async function main() {
       ({ pass, fail } = counts);
       // A runner that dies before its tests end (an import error, a crash) counts as one failure.
       if (code !== 0 && fail === 0) fail = 1;
-      if (fail) report = counts.complete && fs.existsSync(spec) && fs.readFileSync(spec, 'utf8').includes('✖ failing tests:')
-        ? failureReport(spec, log)
-        : `${suite.name} exited with ${code} before its tests ended:\n${tail(log, 60)}`;
+      if (fail)
+        report =
+          counts.complete && fs.existsSync(spec) && fs.readFileSync(spec, 'utf8').includes('✖ failing tests:')
+            ? failureReport(spec, log)
+            : `${suite.name} exited with ${code} before its tests ended:\n${tail(log, 60)}`;
     } else {
       const text = fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '';
       const m = /^e2e: (\d+) passed, (\d+) failed/m.exec(text);
@@ -172,7 +208,10 @@ async function main() {
   return failed ? 1 : 0;
 }
 
-main().then((code) => process.exit(code), (e) => {
-  console.error(`test: ${e?.stack || e}`);
-  process.exit(2);
-});
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(`test: ${e?.stack || e}`);
+    process.exit(2);
+  },
+);

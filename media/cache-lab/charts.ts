@@ -19,7 +19,12 @@ import {
   type ScaleOptionsByType,
   type TooltipItem,
 } from 'chart.js';
-import { GIT_DEFAULT_LIMIT, GIT_POLICY, REFERENCE_POLICY, type CacheLabMetric } from '../../src/protocol/cache-lab-protocol.ts';
+import {
+  GIT_DEFAULT_LIMIT,
+  GIT_POLICY,
+  REFERENCE_POLICY,
+  type CacheLabMetric,
+} from '../../src/protocol/cache-lab-protocol.ts';
 import { metricWords } from '../../src/presentation/sweep-table.ts';
 import { formatRatio, viewReference, type SweepChartPlan } from '../../src/presentation/sweep-chart-views.ts';
 import type { IndexPackSimResult } from '../../src/protocol/server-protocol.ts';
@@ -34,12 +39,26 @@ import type { ThemeColours } from '../common/theme.ts';
 const drawnPoints = {
   id: 'drawnPoints',
   afterRender(chart: Chart) {
-    const points = chart.data.datasets.map((_, i) => chart.getDatasetMeta(i).data.map((element) => [Math.round(element.x * 10) / 10, Math.round(element.y * 10) / 10]));
+    const points = chart.data.datasets.map((_, i) =>
+      chart.getDatasetMeta(i).data.map((element) => [Math.round(element.x * 10) / 10, Math.round(element.y * 10) / 10]),
+    );
     chart.canvas.dataset.points = JSON.stringify(points);
   },
 };
 
-Chart.register(LineController, LineElement, PointElement, BarController, BarElement, LinearScale, LogarithmicScale, CategoryScale, Legend, Tooltip, drawnPoints);
+Chart.register(
+  LineController,
+  LineElement,
+  PointElement,
+  BarController,
+  BarElement,
+  LinearScale,
+  LogarithmicScale,
+  CategoryScale,
+  Legend,
+  Tooltip,
+  drawnPoints,
+);
 
 const POINT_STYLES = ['circle', 'triangle', 'rect', 'rectRot', 'star', 'crossRot', 'rectRounded', 'cross'] as const;
 
@@ -61,7 +80,7 @@ export function limitAxis(limits: readonly number[]): LimitAxis {
   const nonZero = limits.filter((l) => l > 0).sort((a, b) => a - b);
   const hasZero = limits.includes(0);
   const zeroPosition = hasZero ? (nonZero.length > 0 ? nonZero[0]! / 4 : 1024) : undefined;
-  const position = (limit: number): number => (limit === 0 ? zeroPosition ?? 1 : limit);
+  const position = (limit: number): number => (limit === 0 ? (zeroPosition ?? 1) : limit);
   const labels = new Map<number, string>();
   for (const limit of limits) labels.set(position(limit), formatLimit(limit));
   const positions = [...labels.keys()].sort((a, b) => a - b);
@@ -79,7 +98,12 @@ export function limitAxis(limits: readonly number[]): LimitAxis {
         title: { display: true, text: title, color: colours.foreground },
         grid: { color: colours.grid },
         border: { color: colours.grid },
-        ticks: { color: colours.foreground, autoSkip: false, maxRotation: 0, callback: (value: number | string) => labels.get(Number(value)) ?? '' },
+        ticks: {
+          color: colours.foreground,
+          autoSkip: false,
+          maxRotation: 0,
+          callback: (value: number | string) => labels.get(Number(value)) ?? '',
+        },
         afterBuildTicks: (axis: { ticks: { value: number }[] }) => {
           axis.ticks = positions.map((value) => ({ value }));
         },
@@ -103,7 +127,13 @@ function baseOptions(colours: ThemeColours, ariaTitle: string) {
 }
 
 /** Vertical marker drawn as a dataset (it shows in the legend, so it is named and not colour-only). */
-function markerDataset(x: number, bottom: number, top: number, label: string, colour: string): ChartDataset<'line', { x: number; y: number }[]> {
+function markerDataset(
+  x: number,
+  bottom: number,
+  top: number,
+  label: string,
+  colour: string,
+): ChartDataset<'line', { x: number; y: number }[]> {
   return {
     label,
     data: [
@@ -179,12 +209,20 @@ function sweepYAxis(plan: SweepChartPlan, metric: CacheLabMetric, colours: Theme
     beginAtZero: plan.view === 'linear',
     suggestedMin: plan.view === 'zoomed' ? plan.yRange?.min : undefined,
     suggestedMax: plan.view === 'zoomed' ? plan.yRange?.max : undefined,
-    title: { display: true, text: plan.view === 'zoomed' ? `${words} (axis fitted to the data, not from 0)` : words, color: colours.foreground },
+    title: {
+      display: true,
+      text: plan.view === 'zoomed' ? `${words} (axis fitted to the data, not from 0)` : words,
+      color: colours.foreground,
+    },
     ticks: { color: colours.foreground, callback: (value: number | string) => metricTick(metric, Number(value)) },
   };
 }
 
-export function sweepChart(canvas: HTMLCanvasElement, input: SweepChartInput, colours: ThemeColours): Chart<'line', { x: number; y: number }[]> {
+export function sweepChart(
+  canvas: HTMLCanvasElement,
+  input: SweepChartInput,
+  colours: ThemeColours,
+): Chart<'line', { x: number; y: number }[]> {
   const { plan, metric } = input;
   const axis = limitAxis(plan.limits);
   const reference = viewReference(plan.view);
@@ -212,14 +250,25 @@ export function sweepChart(canvas: HTMLCanvasElement, input: SweepChartInput, co
       pointBackgroundColor: series.sameAs !== undefined ? 'transparent' : colour,
       pointBorderWidth: series.sameAs !== undefined ? 2 : 1,
       order: isGit ? 0 : 1 + index,
-      segment: { borderDash: (context) => (axis.zeroPosition !== undefined && context.p0.parsed.x === axis.zeroPosition ? [2, 3] : undefined) },
+      segment: {
+        borderDash: (context) =>
+          axis.zeroPosition !== undefined && context.p0.parsed.x === axis.zeroPosition ? [2, 3] : undefined,
+      },
     };
   });
   const sorted = [...plan.limits].sort((a, b) => a - b);
   const [low, high] = [axis.position(sorted[0]!), axis.position(sorted[sorted.length - 1]!)];
   if (GIT_DEFAULT_LIMIT >= low && GIT_DEFAULT_LIMIT <= high) {
     const bottom = plan.view === 'linear' ? 0 : (plan.yRange?.min ?? 0);
-    datasets.push(markerDataset(GIT_DEFAULT_LIMIT, bottom, plan.view === 'linear' ? top : (plan.yRange?.max ?? top), "96m: Git's default core.deltaBaseCacheLimit", colours.muted));
+    datasets.push(
+      markerDataset(
+        GIT_DEFAULT_LIMIT,
+        bottom,
+        plan.view === 'linear' ? top : (plan.yRange?.max ?? top),
+        "96m: Git's default core.deltaBaseCacheLimit",
+        colours.muted,
+      ),
+    );
   }
   const options = baseOptions(colours, `${metricWords(metric)} by cache limit`);
   const zeroOnAxis = axis.zeroPosition !== undefined;
@@ -231,7 +280,10 @@ export function sweepChart(canvas: HTMLCanvasElement, input: SweepChartInput, co
       parsing: false,
       interaction: { mode: 'nearest', intersect: false, axis: 'x' },
       scales: {
-        x: axis.scale(colours, zeroOnAxis ? 'cache limit (log scale; 0 = no cache, left of the axis break)' : 'cache limit (log scale)'),
+        x: axis.scale(
+          colours,
+          zeroOnAxis ? 'cache limit (log scale; 0 = no cache, left of the axis break)' : 'cache limit (log scale)',
+        ),
         y: sweepYAxis(plan, metric, colours),
       },
       plugins: {
@@ -243,7 +295,9 @@ export function sweepChart(canvas: HTMLCanvasElement, input: SweepChartInput, co
             label: (item: TooltipItem<'line'>) => {
               const point = plan.series[item.datasetIndex]?.points[item.dataIndex];
               const value = metricTick(metric, point?.value ?? item.parsed.y ?? 0);
-              return reference === undefined ? `${item.dataset.label}: ${value}` : `${item.dataset.label}: ${formatRatio(item.parsed.y ?? 0)} (${value})`;
+              return reference === undefined
+                ? `${item.dataset.label}: ${value}`
+                : `${item.dataset.label}: ${formatRatio(item.parsed.y ?? 0)} (${value})`;
             },
           },
         },
@@ -253,15 +307,32 @@ export function sweepChart(canvas: HTMLCanvasElement, input: SweepChartInput, co
 }
 
 /** Limit 0 (no cache) on a panel of its own: one bar per policy, from 0, so it never flattens the sweep chart. */
-export function zeroLimitChart(canvas: HTMLCanvasElement, values: { policy: string; value: number }[], metric: CacheLabMetric, colours: ThemeColours): Chart<'bar'> {
+export function zeroLimitChart(
+  canvas: HTMLCanvasElement,
+  values: { policy: string; value: number }[],
+  metric: CacheLabMetric,
+  colours: ThemeColours,
+): Chart<'bar'> {
   const options = baseOptions(colours, `${metricWords(metric)} at limit 0`);
   let nextColour = 1;
-  const barColours = values.map((v) => (v.policy === GIT_POLICY ? colours.series[0]! : colours.series[1 + ((nextColour++ - 1) % (colours.series.length - 1))]!));
+  const barColours = values.map((v) =>
+    v.policy === GIT_POLICY
+      ? colours.series[0]!
+      : colours.series[1 + ((nextColour++ - 1) % (colours.series.length - 1))]!,
+  );
   return new Chart(canvas, {
     type: 'bar',
     data: {
       labels: values.map((v) => v.policy),
-      datasets: [{ label: `${metricWords(metric)} at limit 0 (no cache)`, data: values.map((v) => v.value), backgroundColor: barColours, borderColor: colours.foreground, borderWidth: colours.highContrast ? 1 : 0 }],
+      datasets: [
+        {
+          label: `${metricWords(metric)} at limit 0 (no cache)`,
+          data: values.map((v) => v.value),
+          backgroundColor: barColours,
+          borderColor: colours.foreground,
+          borderWidth: colours.highContrast ? 1 : 0,
+        },
+      ],
     },
     options: {
       ...options,
@@ -269,17 +340,31 @@ export function zeroLimitChart(canvas: HTMLCanvasElement, values: { policy: stri
       plugins: {
         ...options.plugins,
         legend: { display: false },
-        tooltip: { callbacks: { label: (item: TooltipItem<'bar'>) => `${policyLabel(String(item.label))}: ${metricTick(metric, Number(item.parsed.x))}` } },
+        tooltip: {
+          callbacks: {
+            label: (item: TooltipItem<'bar'>) =>
+              `${policyLabel(String(item.label))}: ${metricTick(metric, Number(item.parsed.x))}`,
+          },
+        },
       },
       scales: {
-        x: { beginAtZero: true, grid: { color: colours.grid }, ticks: { color: colours.foreground, callback: (v) => metricTick(metric, Number(v)) }, title: { display: true, text: `${metricWords(metric)} at limit 0 (no cache)`, color: colours.foreground } },
+        x: {
+          beginAtZero: true,
+          grid: { color: colours.grid },
+          ticks: { color: colours.foreground, callback: (v) => metricTick(metric, Number(v)) },
+          title: { display: true, text: `${metricWords(metric)} at limit 0 (no cache)`, color: colours.foreground },
+        },
         y: { grid: { display: false }, ticks: { color: colours.foreground } },
       },
     },
   });
 }
 
-export function indexPackChart(canvas: HTMLCanvasElement, result: IndexPackSimResult, colours: ThemeColours): Chart<'bar'> {
+export function indexPackChart(
+  canvas: HTMLCanvasElement,
+  result: IndexPackSimResult,
+  colours: ThemeColours,
+): Chart<'bar'> {
   const options = baseOptions(colours, 'index-pack inflations by variant');
   return new Chart(canvas, {
     type: 'bar',
@@ -300,7 +385,12 @@ export function indexPackChart(canvas: HTMLCanvasElement, result: IndexPackSimRe
       indexAxis: 'y',
       plugins: { ...options.plugins, legend: { display: false } },
       scales: {
-        x: { beginAtZero: true, grid: { color: colours.grid }, ticks: { color: colours.foreground }, title: { display: true, text: 'inflations', color: colours.foreground } },
+        x: {
+          beginAtZero: true,
+          grid: { color: colours.grid },
+          ticks: { color: colours.foreground },
+          title: { display: true, text: 'inflations', color: colours.foreground },
+        },
         y: { grid: { display: false }, ticks: { color: colours.foreground } },
       },
     },
@@ -316,11 +406,18 @@ export interface MeasureChartInput {
 }
 
 /** Two y axes over one limit axis: simulated inflations (left) and measured wall time (right). */
-export function measureChart(canvas: HTMLCanvasElement, input: MeasureChartInput, colours: ThemeColours): Chart<'line', { x: number; y: number }[]> {
+export function measureChart(
+  canvas: HTMLCanvasElement,
+  input: MeasureChartInput,
+  colours: ThemeColours,
+): Chart<'line', { x: number; y: number }[]> {
   const axis = limitAxis(input.limits);
   const points = (values: (number | null)[]) =>
-    input.limits.map((limit, i) => ({ limit, value: values[i] })).filter((p): p is { limit: number; value: number } => p.value !== null && p.value !== undefined)
-      .sort((a, b) => a.limit - b.limit).map((p) => ({ x: axis.position(p.limit), y: p.value }));
+    input.limits
+      .map((limit, i) => ({ limit, value: values[i] }))
+      .filter((p): p is { limit: number; value: number } => p.value !== null && p.value !== undefined)
+      .sort((a, b) => a.limit - b.limit)
+      .map((p) => ({ x: axis.position(p.limit), y: p.value }));
   const options = baseOptions(colours, 'measured wall time and simulated inflations by cache limit');
   const simulatedColour = colours.series[0]!;
   const measuredColour = colours.series[5]!;
@@ -328,8 +425,27 @@ export function measureChart(canvas: HTMLCanvasElement, input: MeasureChartInput
     type: 'line',
     data: {
       datasets: [
-        { label: 'simulated inflations (git)', data: points(input.simulated), yAxisID: 'y', borderColor: simulatedColour, backgroundColor: simulatedColour, borderWidth: 3, pointStyle: 'circle', pointRadius: 4 },
-        { label: 'measured wall time, best of N (s)', data: points(input.measured), yAxisID: 'y1', borderColor: measuredColour, backgroundColor: measuredColour, borderWidth: 2, borderDash: [5, 3], pointStyle: 'triangle', pointRadius: 5 },
+        {
+          label: 'simulated inflations (git)',
+          data: points(input.simulated),
+          yAxisID: 'y',
+          borderColor: simulatedColour,
+          backgroundColor: simulatedColour,
+          borderWidth: 3,
+          pointStyle: 'circle',
+          pointRadius: 4,
+        },
+        {
+          label: 'measured wall time, best of N (s)',
+          data: points(input.measured),
+          yAxisID: 'y1',
+          borderColor: measuredColour,
+          backgroundColor: measuredColour,
+          borderWidth: 2,
+          borderDash: [5, 3],
+          pointStyle: 'triangle',
+          pointRadius: 5,
+        },
       ],
     },
     options: {
@@ -337,12 +453,30 @@ export function measureChart(canvas: HTMLCanvasElement, input: MeasureChartInput
       parsing: false,
       scales: {
         x: axis.scale(colours, 'cache limit (log scale)'),
-        y: { type: 'linear', position: 'left', beginAtZero: true, title: { display: true, text: 'simulated inflations', color: simulatedColour }, grid: { color: colours.grid }, ticks: { color: colours.foreground } },
-        y1: { type: 'linear', position: 'right', beginAtZero: true, title: { display: true, text: 'wall time (s)', color: measuredColour }, grid: { drawOnChartArea: false }, ticks: { color: colours.foreground } },
+        y: {
+          type: 'linear',
+          position: 'left',
+          beginAtZero: true,
+          title: { display: true, text: 'simulated inflations', color: simulatedColour },
+          grid: { color: colours.grid },
+          ticks: { color: colours.foreground },
+        },
+        y1: {
+          type: 'linear',
+          position: 'right',
+          beginAtZero: true,
+          title: { display: true, text: 'wall time (s)', color: measuredColour },
+          grid: { drawOnChartArea: false },
+          ticks: { color: colours.foreground },
+        },
       },
       plugins: {
         ...options.plugins,
-        tooltip: { callbacks: { title: (items: TooltipItem<'line'>[]) => (items[0] ? `limit ${axis.label(items[0].parsed.x ?? 0)}` : '') } },
+        tooltip: {
+          callbacks: {
+            title: (items: TooltipItem<'line'>[]) => (items[0] ? `limit ${axis.label(items[0].parsed.x ?? 0)}` : ''),
+          },
+        },
       },
     },
   });
@@ -366,7 +500,11 @@ export interface CdfSeries {
 }
 
 /** The seek-distance CDF on a log axis: distance 0 (re-reading the same entry) is drawn at 1 B. */
-export function distanceChart(canvas: HTMLCanvasElement, series: CdfSeries[], colours: ThemeColours): Chart<'line', { x: number; y: number }[]> {
+export function distanceChart(
+  canvas: HTMLCanvasElement,
+  series: CdfSeries[],
+  colours: ThemeColours,
+): Chart<'line', { x: number; y: number }[]> {
   const datasets: ChartDataset<'line', { x: number; y: number }[]>[] = series.map((s, i) => {
     const colour = colours.series[i % colours.series.length]!;
     return {
@@ -395,7 +533,12 @@ export function distanceChart(canvas: HTMLCanvasElement, series: CdfSeries[], co
           min: 1,
           title: { display: true, text: 'seek distance (log scale; 0 drawn at 1 B)', color: colours.foreground },
           grid: { color: colours.grid },
-          ticks: { color: colours.foreground, autoSkip: false, maxRotation: 0, callback: (value) => formatBinaryTick(Number(value)) },
+          ticks: {
+            color: colours.foreground,
+            autoSkip: false,
+            maxRotation: 0,
+            callback: (value) => formatBinaryTick(Number(value)),
+          },
           // Binary steps (1 B, 32 B, 1 KiB, 32 KiB, 1 MiB, …) instead of powers of ten, which read badly in KiB/MiB.
           afterBuildTicks: (axis: { ticks: { value: number }[]; max: number }) => {
             const ticks: { value: number }[] = [];
@@ -416,7 +559,10 @@ export function distanceChart(canvas: HTMLCanvasElement, series: CdfSeries[], co
         ...options.plugins,
         tooltip: {
           filter: (item: TooltipItem<'line'>) => item.datasetIndex < series.length,
-          callbacks: { label: (item: TooltipItem<'line'>) => `${item.dataset.label}: ${Math.round((item.parsed.y ?? 0) * 100)}% within ${formatBytes(item.parsed.x ?? 0, 'compact')}` },
+          callbacks: {
+            label: (item: TooltipItem<'line'>) =>
+              `${item.dataset.label}: ${Math.round((item.parsed.y ?? 0) * 100)}% within ${formatBytes(item.parsed.x ?? 0, 'compact')}`,
+          },
         },
       },
     },

@@ -5,7 +5,11 @@ type Child = Node | string | number | null | undefined | false;
 type Attributes = Record<string, string | number | boolean | undefined>;
 
 /** `h('th', { scope: 'row' }, '96m')`: attributes by setAttribute (booleans add or omit), children as text. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === false) continue;
@@ -18,7 +22,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Att
 export function append(parent: Node, ...children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    parent.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+    parent.appendChild(
+      typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child,
+    );
   }
 }
 
@@ -40,7 +46,11 @@ export function baseName(file: string): string {
  * packscope.openObject. The id is text, like every repository-derived string.
  */
 export function objectLink(oid: string, text: string, open: (oid: string) => void): HTMLButtonElement {
-  const button = h('button', { type: 'button', class: 'object-link', 'data-oid': oid, title: `${oid}: open the object` }, text);
+  const button = h(
+    'button',
+    { type: 'button', class: 'object-link', 'data-oid': oid, title: `${oid}: open the object` },
+    text,
+  );
   button.addEventListener('click', () => open(oid));
   return button;
 }

@@ -27,7 +27,12 @@ import {
   type PackMapTileWanted,
   type WebviewToHost,
 } from '../../src/protocol/pack-map-protocol.ts';
-import type { ObjectDetails, PackMapFamilyResult, PackMapInfoResult, PackMapSeeksResult } from '../../src/protocol/server-protocol.ts';
+import type {
+  ObjectDetails,
+  PackMapFamilyResult,
+  PackMapInfoResult,
+  PackMapSeeksResult,
+} from '../../src/protocol/server-protocol.ts';
 import { h, replaceChildren } from '../common/dom.ts';
 import { readThemeColours, watchTheme } from '../common/theme.ts';
 
@@ -46,7 +51,12 @@ const MAX_CACHED_TILES = 256;
 const FALLBACK_LEVELS = 8;
 /** Frame times kept for the readout. */
 const FRAME_SAMPLES = 120;
-const ATTRIBUTE_LABELS: Record<MapAttribute, string> = { type: 'Object type', depth: 'Delta depth', family: 'Delta family', 'disk-size': 'Size on disk' };
+const ATTRIBUTE_LABELS: Record<MapAttribute, string> = {
+  type: 'Object type',
+  depth: 'Delta depth',
+  family: 'Delta family',
+  'disk-size': 'Size on disk',
+};
 /** How a pane names its pack to the reader (none for a panel of one pack). */
 const ROLE_LABELS: Record<PackMapPaneRole, string> = { pack: '', today: 'today', preview: 'after repack preview' };
 
@@ -57,10 +67,11 @@ const host = new MessageHandler<WebviewToHost, HostToWebview, PackMapReplies>({
     if (message.type === 'show') show(message);
     else if (message.type === 'recordings') setRecordings(message.recordings);
     // A first-view tile the host fetched without being asked (show's `pushing`).
-    else if (message.type === 'tile' || message.type === 'tileFailed') void acceptTile(message.key, message).finally(() => {
-      inFlight.delete(message.key);
-      requestDraw();
-    });
+    else if (message.type === 'tile' || message.type === 'tileFailed')
+      void acceptTile(message.key, message).finally(() => {
+        inFlight.delete(message.key);
+        requestDraw();
+      });
     return undefined;
   },
   failed: (_message, error) => console.error(error),
@@ -134,7 +145,8 @@ interface Pane {
 
 const root = document.getElementById('pack-map')!;
 const attributeSelect = h('select', { id: 'attribute', 'aria-label': 'Colour by' });
-for (const attribute of MAP_ATTRIBUTES) attributeSelect.append(h('option', { value: attribute }, ATTRIBUTE_LABELS[attribute]));
+for (const attribute of MAP_ATTRIBUTES)
+  attributeSelect.append(h('option', { value: attribute }, ATTRIBUTE_LABELS[attribute]));
 const recordingSelect = h('select', { id: 'recording', 'aria-label': 'Recording drawn over the map' });
 const legendList = h('ul', { id: 'legend', class: 'legend' });
 const frameText = h('p', { id: 'frame-time', class: 'note' });
@@ -145,7 +157,14 @@ const objectPanel = h('div', { id: 'object-panel' });
 const familyPanel = h('div', { id: 'family-panel', 'aria-live': 'polite' });
 const seeksToggle = h('input', { id: 'seeks', type: 'checkbox' });
 const seeksLabel = h('label', { id: 'seeks-label', hidden: true }, seeksToggle, ' Draw its reads in order (seek path)');
-const seekScrubber = h('input', { id: 'seek-scrubber', type: 'range', min: 1, max: 1, value: 1, 'aria-label': 'Reads drawn' });
+const seekScrubber = h('input', {
+  id: 'seek-scrubber',
+  type: 'range',
+  min: 1,
+  max: 1,
+  value: 1,
+  'aria-label': 'Reads drawn',
+});
 const seekPanel = h('div', { id: 'seek-panel', hidden: true });
 const seekControls = h('div', { id: 'seek-controls' });
 
@@ -153,7 +172,13 @@ const seekControls = h('div', { id: 'seek-controls' });
 const paneId = (base: string, index: number): string => (index === 0 ? base : `${base}-${index}`);
 
 function createPane(index: number): Pane {
-  const canvas = h('canvas', { id: paneId('map-canvas', index), class: 'map-canvas', tabindex: 0, role: 'img', 'aria-label': 'Pack map' });
+  const canvas = h('canvas', {
+    id: paneId('map-canvas', index),
+    class: 'map-canvas',
+    tabindex: 0,
+    role: 'img',
+    'aria-label': 'Pack map',
+  });
   const tooltip = h('div', { id: paneId('map-tooltip', index), class: 'map-tooltip', role: 'tooltip', hidden: true });
   const viewport = h('div', { id: paneId('viewport', index), class: 'viewport' }, canvas, tooltip);
   const pane: Pane = {
@@ -200,7 +225,12 @@ function button(id: string, text: string, title: string, onClick: () => void): H
 function layout(): void {
   for (const pane of panes) {
     pane.section.classList.toggle('compared', comparing());
-    replaceChildren(pane.section, comparing() ? h('div', { class: 'pane-caption' }, pane.summary, pane.recordingStats, pane.seekStats) : null, pane.viewport, comparing() ? pane.scaleText : null);
+    replaceChildren(
+      pane.section,
+      comparing() ? h('div', { class: 'pane-caption' }, pane.summary, pane.recordingStats, pane.seekStats) : null,
+      pane.viewport,
+      comparing() ? pane.scaleText : null,
+    );
   }
   const alone = panes[0]!;
   replaceChildren(
@@ -212,7 +242,9 @@ function layout(): void {
       h('label', {}, 'Recording ', recordingSelect),
       button('zoom-out', '−', comparing() ? 'Zoom both maps out (−)' : 'Zoom out (−)', () => zoomBy(-1)),
       button('zoom-in', '+', comparing() ? 'Zoom both maps in (+)' : 'Zoom in (+)', () => zoomBy(1)),
-      button('zoom-reset', comparing() ? 'Whole packs' : 'Whole pack', 'The whole pack (0)', () => animateTo({ zoom: 0, centerX: 0.5, centerY: 0.5 })),
+      button('zoom-reset', comparing() ? 'Whole packs' : 'Whole pack', 'The whole pack (0)', () =>
+        animateTo({ zoom: 0, centerX: 0.5, centerY: 0.5 }),
+      ),
     ),
     h(
       'div',
@@ -222,7 +254,13 @@ function layout(): void {
         'aside',
         { class: 'side' },
         noteText,
-        comparing() ? h('p', { class: 'note' }, 'Both maps show the same stretch of their pack: the same fraction of each file’s bytes, so that reads close together in one pack and scattered in the other look it.') : null,
+        comparing()
+          ? h(
+              'p',
+              { class: 'note' },
+              'Both maps show the same stretch of their pack: the same fraction of each file’s bytes, so that reads close together in one pack and scattered in the other look it.',
+            )
+          : null,
         comparing() ? null : alone.summary,
         comparing() ? null : alone.scaleText,
         legendList,
@@ -231,7 +269,11 @@ function layout(): void {
         seekPanel,
         objectPanel,
         familyPanel,
-        h('p', { class: 'note' }, `Drag or arrow keys to pan; wheel, + and − to zoom${comparing() ? ' (both maps move together)' : ''}; 0 for the whole pack. Click (or Enter) opens the object under the pointer (the centre, with keys); Shift-click reveals it in the Packs view; F draws its delta family, Escape clears it.`),
+        h(
+          'p',
+          { class: 'note' },
+          `Drag or arrow keys to pan; wheel, + and − to zoom${comparing() ? ' (both maps move together)' : ''}; 0 for the whole pack. Click (or Enter) opens the object under the pointer (the centre, with keys); Shift-click reveals it in the Packs view; F draws its delta family, Escape clears it.`,
+        ),
         frameText,
         statusText,
       ),
@@ -246,18 +288,36 @@ function saveState(): void {
 
 function setRecordings(next: PackMapRecordingChoice[]): void {
   recordings = next;
-  const options = [h('option', { value: '' }, 'None'), ...next.map((r) => h('option', { value: r.file, title: `${r.description}\n${r.file}` }, r.label))];
+  const options = [
+    h('option', { value: '' }, 'None'),
+    ...next.map((r) => h('option', { value: r.file, title: `${r.description}\n${r.file}` }, r.label)),
+  ];
   replaceChildren(recordingSelect, ...options);
   if (state.recording !== null && !next.some((r) => r.file === state.recording)) state.recording = null;
   recordingSelect.value = state.recording ?? '';
 }
 
-function show({ panes: shown, repository, recordings: choices, recording, pushing = [], note }: Extract<HostToWebview, { type: 'show' }>): void {
+function show({
+  panes: shown,
+  repository,
+  recordings: choices,
+  recording,
+  pushing = [],
+  note,
+}: Extract<HostToWebview, { type: 'show' }>): void {
   // Tiles on their way unasked: not asked for again (pumpTiles cancels those the view no longer wants).
   for (const key of pushing) if (!tiles.has(key)) inFlight.add(key);
   const pack = shown[0]!.info.pack;
   const after = shown[1]?.info.pack ?? null;
-  if (state.pack !== pack || state.after !== after) state = { ...state, pack, after, camera: normalizeCamera(undefined), family: null, ...(recording !== undefined ? { recording } : {}) };
+  if (state.pack !== pack || state.after !== after)
+    state = {
+      ...state,
+      pack,
+      after,
+      camera: normalizeCamera(undefined),
+      family: null,
+      ...(recording !== undefined ? { recording } : {}),
+    };
   state.repository = repository;
   while (panes.length < shown.length) panes.push(createPane(panes.length));
   panes.splice(shown.length);
@@ -268,7 +328,13 @@ function show({ panes: shown, repository, recordings: choices, recording, pushin
     const label = ROLE_LABELS[role];
     pane.section.dataset.role = role;
     pane.canvas.setAttribute('aria-label', label === '' ? 'Pack map' : `Pack map, ${label}: ${info.packName}`);
-    replaceChildren(pane.summary, label === '' ? null : h('span', { class: 'role' }, `${label}: `), h('strong', {}, info.packName), h('br'), `${formatCount(info.objects)} objects, ${formatBytes(info.packBytes)}`);
+    replaceChildren(
+      pane.summary,
+      label === '' ? null : h('span', { class: 'role' }, `${label}: `),
+      h('strong', {}, info.packName),
+      h('br'),
+      `${formatCount(info.objects)} objects, ${formatBytes(info.packBytes)}`,
+    );
     pane.summary.title = info.pack;
   });
   layout();
@@ -297,7 +363,9 @@ function legendItems(info: PackMapInfoResult): HTMLElement[] {
   const entries = info.legends[state.attribute];
   // The family legend is one label over a few of its hues.
   if (state.attribute === 'family') return [h('li', {}, ...entries.map((e) => legendSwatch(e.rgb)), entries[0]!.label)];
-  return entries.flatMap((entry, i, all) => (entry.label === '' && all[0]!.label !== '' && i > 0 ? [] : [h('li', {}, legendSwatch(entry.rgb), entry.label)]));
+  return entries.flatMap((entry, i, all) =>
+    entry.label === '' && all[0]!.label !== '' && i > 0 ? [] : [h('li', {}, legendSwatch(entry.rgb), entry.label)],
+  );
 }
 
 /**
@@ -308,12 +376,28 @@ function legendItems(info: PackMapInfoResult): HTMLElement[] {
 function drawLegend(): void {
   const shown = panes.filter((p) => p.info !== undefined);
   if (shown.length === 0) return;
-  const same = shown.every((p) => JSON.stringify(p.info!.legends[state.attribute]) === JSON.stringify(shown[0]!.info!.legends[state.attribute]));
-  const items = same ? legendItems(shown[0]!.info!) : shown.flatMap((p) => [h('li', { class: 'legend-head' }, `${ROLE_LABELS[p.role]}:`), ...legendItems(p.info!)]);
-  if (state.recording !== null) items.push(h('li', {}, legendSwatch(heatColour(1, 100)), legendSwatch(heatColour(10, 100)), legendSwatch(heatColour(100, 100)), 'read by the recording (red: once, white: most); the rest dimmed'));
+  const same = shown.every(
+    (p) =>
+      JSON.stringify(p.info!.legends[state.attribute]) === JSON.stringify(shown[0]!.info!.legends[state.attribute]),
+  );
+  const items = same
+    ? legendItems(shown[0]!.info!)
+    : shown.flatMap((p) => [h('li', { class: 'legend-head' }, `${ROLE_LABELS[p.role]}:`), ...legendItems(p.info!)]);
+  if (state.recording !== null)
+    items.push(
+      h(
+        'li',
+        {},
+        legendSwatch(heatColour(1, 100)),
+        legendSwatch(heatColour(10, 100)),
+        legendSwatch(heatColour(100, 100)),
+        'read by the recording (red: once, white: most); the rest dimmed',
+      ),
+    );
   replaceChildren(legendList, ...items);
   // Colours as inline style would need 'unsafe-inline' under the CSP: set through the CSSOM instead.
-  for (const element of legendList.querySelectorAll<HTMLElement>('.swatch')) element.style.backgroundColor = `rgb(${element.dataset.rgb})`;
+  for (const element of legendList.querySelectorAll<HTMLElement>('.swatch'))
+    element.style.backgroundColor = `rgb(${element.dataset.rgb})`;
 }
 
 // ---- Camera and level of detail ------------------------------------------------------------
@@ -366,7 +450,10 @@ function maxZoom(): number {
   let deepest = 0;
   for (const pane of panes) {
     if (!pane.info) continue;
-    deepest = Math.max(deepest, Math.min(MAX_ZOOM, pane.info.maxOrder + 5 - Math.log2(Math.max(1, Math.min(pane.cssWidth, pane.cssHeight)))));
+    deepest = Math.max(
+      deepest,
+      Math.min(MAX_ZOOM, pane.info.maxOrder + 5 - Math.log2(Math.max(1, Math.min(pane.cssWidth, pane.cssHeight)))),
+    );
   }
   return deepest;
 }
@@ -383,7 +470,11 @@ function animateTo(target: { zoom: number; centerX: number; centerY: number }, m
   const step = (now: number): void => {
     const t = Math.min(1, (now - start) / ms);
     const e = t * (2 - t);
-    setCamera({ zoom: from.zoom + (to.zoom - from.zoom) * e, centerX: from.centerX + (to.centerX - from.centerX) * e, centerY: from.centerY + (to.centerY - from.centerY) * e });
+    setCamera({
+      zoom: from.zoom + (to.zoom - from.zoom) * e,
+      centerX: from.centerX + (to.centerX - from.centerX) * e,
+      centerY: from.centerY + (to.centerY - from.centerY) * e,
+    });
     animation = t < 1 ? requestAnimationFrame(step) : undefined;
     if (animation === undefined) animationTarget = undefined;
   };
@@ -412,7 +503,14 @@ function tilesPerSide(order: number): number {
 }
 
 function wantedTile(pane: Pane, order: number, tileX: number, tileY: number): PackMapTileWanted {
-  return { pane: pane.index, attribute: state.attribute, order, tileX, tileY, ...(state.recording !== null ? { recording: state.recording } : {}) };
+  return {
+    pane: pane.index,
+    attribute: state.attribute,
+    order,
+    tileX,
+    tileY,
+    ...(state.recording !== null ? { recording: state.recording } : {}),
+  };
 }
 
 /** The tiles of `order` the pane shows, nearest its centre first. */
@@ -453,8 +551,13 @@ function keep(key: string, tile: CachedTile): void {
 /** The tile's pixels as they came (binary, PackMapTile): viewed as the ImageData's, not copied. */
 function decodeTile(tile: PackMapTile): ImageData {
   const { rgba } = tile;
-  if (!(rgba instanceof Uint8Array) || rgba.byteLength !== tile.size * tile.size * 4) throw new Error(`tile ${tile.order}/${tile.tileX}/${tile.tileY}: no ${tile.size}×${tile.size} RGBA`);
-  return new ImageData(new Uint8ClampedArray(rgba.buffer as ArrayBuffer, rgba.byteOffset, rgba.byteLength), tile.size, tile.size);
+  if (!(rgba instanceof Uint8Array) || rgba.byteLength !== tile.size * tile.size * 4)
+    throw new Error(`tile ${tile.order}/${tile.tileX}/${tile.tileY}: no ${tile.size}×${tile.size} RGBA`);
+  return new ImageData(
+    new Uint8ClampedArray(rgba.buffer as ArrayBuffer, rgba.byteOffset, rgba.byteLength),
+    tile.size,
+    tile.size,
+  );
 }
 
 async function fetchTile(wantedOne: PackMapTileWanted): Promise<void> {
@@ -682,7 +785,11 @@ async function showFamily(oid: string | null): Promise<void> {
   replaceChildren(familyPanel, h('p', { class: 'note' }, `Finding the delta family of ${oid.slice(0, 12)}…`));
   const texts = await Promise.all(panes.map((pane) => familyOfPane(pane, oid)));
   if (state.family !== oid || texts.some((t) => t === undefined)) return;
-  replaceChildren(familyPanel, ...texts, button('clear-family', 'Clear family', 'Stop drawing the family (Escape)', () => void showFamily(null)));
+  replaceChildren(
+    familyPanel,
+    ...texts,
+    button('clear-family', 'Clear family', 'Stop drawing the family (Escape)', () => void showFamily(null)),
+  );
   requestDraw();
 }
 
@@ -695,7 +802,11 @@ async function familyOfPane(pane: Pane, oid: string): Promise<HTMLElement | unde
   if (reply.type !== 'family') {
     if (reply.cancelled) return undefined;
     pane.family = undefined;
-    return h('p', { class: 'error' }, `${role === '' ? '' : `${role}: `}The family could not be drawn: ${reply.message}`);
+    return h(
+      'p',
+      { class: 'error' },
+      `${role === '' ? '' : `${role}: `}The family could not be drawn: ${reply.message}`,
+    );
   }
   const result = reply.family;
   const arcs = new Float64Array(result.arcs.length * 4);
@@ -793,7 +904,8 @@ async function showSeeks(): Promise<void> {
     showSeekControls();
     return;
   }
-  for (const pane of panes) replaceChildren(pane.seekStats, h('span', { class: 'note' }, 'Reading the recording’s seeks…'));
+  for (const pane of panes)
+    replaceChildren(pane.seekStats, h('span', { class: 'note' }, 'Reading the recording’s seeks…'));
   replaceChildren(seekControls);
   await Promise.all(panes.map((pane) => seeksOfPane(pane, recording)));
   if (state.recording !== recording) return;
@@ -805,7 +917,8 @@ async function seeksOfPane(pane: Pane, recording: string): Promise<void> {
   const info = pane.info;
   if (state.recording !== recording || !info) return;
   if (reply.type !== 'seeks') {
-    if (!reply.cancelled) replaceChildren(pane.seekStats, h('span', { class: 'error' }, `The seeks could not be drawn: ${reply.message}`));
+    if (!reply.cancelled)
+      replaceChildren(pane.seekStats, h('span', { class: 'error' }, `The seeks could not be drawn: ${reply.message}`));
     return;
   }
   const result = reply.seeks;
@@ -833,9 +946,22 @@ function showSeekControls(): void {
     seekControls,
     h('div', { class: 'seek-controls' }, playButton, seekScrubber),
     h('p', { id: 'seek-position', class: 'note' }),
-    h('p', { class: 'legend-line' }, h('span', { class: 'swatch forward' }), ' forward seek ', h('span', { class: 'swatch backward' }), ' backward seek ', h('span', { class: 'swatch fault' }), ' page fault (cold cache)'),
+    h(
+      'p',
+      { class: 'legend-line' },
+      h('span', { class: 'swatch forward' }),
+      ' forward seek ',
+      h('span', { class: 'swatch backward' }),
+      ' backward seek ',
+      h('span', { class: 'swatch fault' }),
+      ' page fault (cold cache)',
+    ),
   );
-  for (const [selector, colour] of [['.swatch.forward', colours.series[0]!], ['.swatch.backward', colours.series[5]!], ['.swatch.fault', colours.foreground]] as const) {
+  for (const [selector, colour] of [
+    ['.swatch.forward', colours.series[0]!],
+    ['.swatch.backward', colours.series[5]!],
+    ['.swatch.fault', colours.foreground],
+  ] as const) {
     for (const element of seekControls.querySelectorAll<HTMLElement>(selector)) element.style.backgroundColor = colour;
   }
   setSeekStep(seekPoints());
@@ -944,7 +1070,13 @@ async function lookUp(pane: Pane): Promise<void> {
   const asked = pane.hoverRequest;
   pane.hoverRequest = undefined;
   try {
-    const reply = await host.request({ type: 'objectAt', pane: pane.index, order: asked.order, x: asked.x, y: asked.y });
+    const reply = await host.request({
+      type: 'objectAt',
+      pane: pane.index,
+      order: asked.order,
+      x: asked.x,
+      y: asked.y,
+    });
     pane.hovered = { ...asked, object: reply.object };
     showTooltip(pane);
     requestDraw();
@@ -964,8 +1096,17 @@ function showTooltip(pane: Pane): void {
   const stored = object.inPackType === object.type ? 'whole' : object.inPackType;
   const role = ROLE_LABELS[pane.role];
   const lines = [
-    h('div', { class: 'tip-title' }, h('strong', {}, object.type), ` ${formatBytes(object.size)} (${formatCount(object.size)} bytes)`),
-    h('div', {}, `${formatBytes(object.diskSize)} in the ${role === '' ? 'pack' : `${role} pack`}, stored ${stored}${object.depth > 0 ? `, depth ${object.depth}` : ''}`),
+    h(
+      'div',
+      { class: 'tip-title' },
+      h('strong', {}, object.type),
+      ` ${formatBytes(object.size)} (${formatCount(object.size)} bytes)`,
+    ),
+    h(
+      'div',
+      {},
+      `${formatBytes(object.diskSize)} in the ${role === '' ? 'pack' : `${role} pack`}, stored ${stored}${object.depth > 0 ? `, depth ${object.depth}` : ''}`,
+    ),
     h('div', {}, `offset ${formatCount(object.offset)}; family of ${formatCount(object.familySize)}`),
     h('div', { class: 'oid' }, object.oid),
   ];
@@ -974,11 +1115,35 @@ function showTooltip(pane: Pane): void {
   tooltip.dataset.offset = String(object.offset);
   tooltip.hidden = false;
   placeTooltip(pane, hovered.at[0], hovered.at[1]);
-  const at = (message: 'openObject' | 'revealObject'): WebviewToHost => ({ type: message, pane: pane.index, oid: object.oid });
+  const at = (message: 'openObject' | 'revealObject'): WebviewToHost => ({
+    type: message,
+    pane: pane.index,
+    oid: object.oid,
+  });
   replaceChildren(
     objectPanel,
-    h('p', {}, role === '' ? null : h('span', { class: 'role' }, `${role}: `), h('strong', {}, `${object.type} `), h('code', {}, object.oid.slice(0, 12)), ` at offset ${formatCount(object.offset)}`),
-    h('div', { class: 'buttons' }, button('open-object', 'Open object', 'Open the object document (Enter)', () => post(at('openObject'))), button('reveal-object', 'Reveal in Packs view', 'Reveal it in the Packs view (Shift+Enter)', () => post(at('revealObject'))), button('show-family', 'Draw family', `Draw its delta family over the map${comparing() ? 's' : ''}, each delta joined to its base (F)`, () => void showFamily(object.oid))),
+    h(
+      'p',
+      {},
+      role === '' ? null : h('span', { class: 'role' }, `${role}: `),
+      h('strong', {}, `${object.type} `),
+      h('code', {}, object.oid.slice(0, 12)),
+      ` at offset ${formatCount(object.offset)}`,
+    ),
+    h(
+      'div',
+      { class: 'buttons' },
+      button('open-object', 'Open object', 'Open the object document (Enter)', () => post(at('openObject'))),
+      button('reveal-object', 'Reveal in Packs view', 'Reveal it in the Packs view (Shift+Enter)', () =>
+        post(at('revealObject')),
+      ),
+      button(
+        'show-family',
+        'Draw family',
+        `Draw its delta family over the map${comparing() ? 's' : ''}, each delta joined to its base (F)`,
+        () => void showFamily(object.oid),
+      ),
+    ),
   );
 }
 
@@ -1000,14 +1165,23 @@ function openHovered(pane: Pane, reveal: boolean): void {
   if (object) post({ type: reveal ? 'revealObject' : 'openObject', pane: pane.index, oid: object.oid });
 }
 
-let drag: { pane: Pane; id: number; x: number; y: number; centerX: number; centerY: number; moved: boolean } | undefined;
+let drag:
+  { pane: Pane; id: number; x: number; y: number; centerX: number; centerY: number; moved: boolean } | undefined;
 
 /** A pane's pointer and keys: each moves the one camera, so both maps follow. */
 function listenPane(pane: Pane): void {
   const { canvas } = pane;
   canvas.addEventListener('pointerdown', (event) => {
     canvas.setPointerCapture(event.pointerId);
-    drag = { pane, id: event.pointerId, x: event.offsetX, y: event.offsetY, centerX: state.camera.centerX, centerY: state.camera.centerY, moved: false };
+    drag = {
+      pane,
+      id: event.pointerId,
+      x: event.offsetX,
+      y: event.offsetY,
+      centerX: state.camera.centerX,
+      centerY: state.camera.centerY,
+      moved: false,
+    };
   });
   canvas.addEventListener('pointermove', (event) => {
     if (drag && drag.pane === pane && drag.id === event.pointerId) {
@@ -1029,7 +1203,8 @@ function listenPane(pane: Pane): void {
     if (!wasClick) return;
     const cell = cellAt(pane, event.offsetX, event.offsetY);
     const { hovered } = pane;
-    if (cell && hovered && hovered.order === cell.order && hovered.x === cell.x && hovered.y === cell.y) openHovered(pane, event.shiftKey);
+    if (cell && hovered && hovered.order === cell.order && hovered.x === cell.x && hovered.y === cell.y)
+      openHovered(pane, event.shiftKey);
   });
   canvas.addEventListener('pointerleave', () => {
     if (!drag) pane.tooltip.hidden = true;
@@ -1047,23 +1222,52 @@ function listenPane(pane: Pane): void {
     const step = Math.min(pane.cssWidth, pane.cssHeight) / 8;
     let handled = true;
     switch (event.key) {
-      case 'ArrowLeft': panBy(pane, -step, 0); break;
-      case 'ArrowRight': panBy(pane, step, 0); break;
-      case 'ArrowUp': panBy(pane, 0, -step); break;
-      case 'ArrowDown': panBy(pane, 0, step); break;
-      case '+': case '=': zoomBy(1); break;
-      case '-': case '_': zoomBy(-1); break;
-      case '0': case 'Home': animateTo({ zoom: 0, centerX: 0.5, centerY: 0.5 }); break;
-      case 'Enter': openHovered(pane, event.shiftKey); break;
-      case 'f': case 'F': if (pane.hovered?.object) void showFamily(pane.hovered.object.oid); break;
-      case 'Escape': void showFamily(null); break;
-      case 'p': case 'P': play(); break;
-      default: handled = false;
+      case 'ArrowLeft':
+        panBy(pane, -step, 0);
+        break;
+      case 'ArrowRight':
+        panBy(pane, step, 0);
+        break;
+      case 'ArrowUp':
+        panBy(pane, 0, -step);
+        break;
+      case 'ArrowDown':
+        panBy(pane, 0, step);
+        break;
+      case '+':
+      case '=':
+        zoomBy(1);
+        break;
+      case '-':
+      case '_':
+        zoomBy(-1);
+        break;
+      case '0':
+      case 'Home':
+        animateTo({ zoom: 0, centerX: 0.5, centerY: 0.5 });
+        break;
+      case 'Enter':
+        openHovered(pane, event.shiftKey);
+        break;
+      case 'f':
+      case 'F':
+        if (pane.hovered?.object) void showFamily(pane.hovered.object.oid);
+        break;
+      case 'Escape':
+        void showFamily(null);
+        break;
+      case 'p':
+      case 'P':
+        play();
+        break;
+      default:
+        handled = false;
     }
     if (!handled) return;
     event.preventDefault();
     // With keys, the object under the centre is the one shown (and opened by Enter).
-    if (['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', '+', '=', '-', '_', '0', 'Home'].includes(event.key)) setTimeout(() => hoverAt(pane, pane.cssWidth / 2, pane.cssHeight / 2), 160);
+    if (['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', '+', '=', '-', '_', '0', 'Home'].includes(event.key))
+      setTimeout(() => hoverAt(pane, pane.cssWidth / 2, pane.cssHeight / 2), 160);
   });
   new ResizeObserver(() => resize()).observe(pane.viewport);
 }
@@ -1109,12 +1313,22 @@ function firstView(): { firstView?: PackMapFirstView } {
   const width = state.after !== null ? box.width / 2 : box.width;
   // As resize() and scale() size the map: the canvas's smaller whole CSS side, in device pixels.
   const side = Math.max(1, Math.min(Math.floor(width), Math.floor(box.height))) * (window.devicePixelRatio || 1);
-  return { firstView: { sidePixels: side, attribute: state.attribute, ...(state.recording !== null ? { recording: state.recording } : {}) } };
+  return {
+    firstView: {
+      sidePixels: side,
+      attribute: state.attribute,
+      ...(state.recording !== null ? { recording: state.recording } : {}),
+    },
+  };
 }
 
 layout();
 listen();
 void host.request({ type: 'ready', version: PACK_MAP_PROTOCOL_VERSION, ...firstView() }).then((reply) => {
-  if (reply.type === 'failed') replaceChildren(root, h('p', { class: 'error', role: 'alert' }, `The pack map could not be drawn: ${reply.message}`));
+  if (reply.type === 'failed')
+    replaceChildren(
+      root,
+      h('p', { class: 'error', role: 'alert' }, `The pack map could not be drawn: ${reply.message}`),
+    );
   else show(reply);
 });

@@ -1,9 +1,25 @@
 // The Repack Preview webview: one finished run (src/protocol/repack-preview-protocol.ts) as tables
 // and a depth histogram chart. It draws what the host sent and computes nothing; every string from
 // the repository reaches the page through the Cache Lab's DOM helpers (text nodes, attributes).
-import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LogarithmicScale, Tooltip, type ChartDataset } from 'chart.js';
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  Legend,
+  LinearScale,
+  LogarithmicScale,
+  Tooltip,
+  type ChartDataset,
+} from 'chart.js';
 import { formatBytes, formatCount, formatPercentChange, formatShare } from '../../src/common/format.ts';
-import { comparisonRows, equivalentCommand, formatValue, histogramRows, recordingRows } from '../../src/presentation/repack-preview-tables.ts';
+import {
+  comparisonRows,
+  equivalentCommand,
+  formatValue,
+  histogramRows,
+  recordingRows,
+} from '../../src/presentation/repack-preview-tables.ts';
 import { MessageHandler } from '../../src/common/message-handler.ts';
 import { normalizeRepackPreviewState } from '../../src/presentation/repack-preview-state.ts';
 import {
@@ -70,7 +86,12 @@ function summarySection(run: RepackPreviewRun): HTMLElement {
     h('th', { scope: 'col' }, ''),
     h('th', { scope: 'col' }, 'Current'),
     ...(estimateOnly ? [] : [h('th', { scope: 'col' }, 'Preview'), h('th', { scope: 'col' }, 'Change')]),
-    ...(hasEstimate ? [h('th', { scope: 'col', class: 'estimate' }, 'Estimate'), h('th', { scope: 'col', class: 'estimate' }, estimateOnly ? 'Change' : 'vs current')] : []),
+    ...(hasEstimate
+      ? [
+          h('th', { scope: 'col', class: 'estimate' }, 'Estimate'),
+          h('th', { scope: 'col', class: 'estimate' }, estimateOnly ? 'Change' : 'vs current'),
+        ]
+      : []),
   );
   const body = rows.map((r) => {
     const plain = r.format === 'depth' || r.format === 'mean';
@@ -83,11 +104,18 @@ function summarySection(run: RepackPreviewRun): HTMLElement {
         ? []
         : [
             cell(formatValue(r.preview, r.format), { 'data-side': 'preview', 'data-value': r.preview ?? '' }),
-            cell(plain ? '' : formatPercentChange(r.current, r.preview, 'typographic'), { 'data-side': 'change', class: r.key === 'packBytes' ? changeClass(r.current, r.preview) : undefined }),
+            cell(plain ? '' : formatPercentChange(r.current, r.preview, 'typographic'), {
+              'data-side': 'change',
+              class: r.key === 'packBytes' ? changeClass(r.current, r.preview) : undefined,
+            }),
           ]),
       ...(hasEstimate
         ? [
-            cell(formatValue(r.estimate, r.format), { 'data-side': 'estimate', 'data-value': r.estimate ?? '', class: 'estimate' }),
+            cell(formatValue(r.estimate, r.format), {
+              'data-side': 'estimate',
+              'data-value': r.estimate ?? '',
+              class: 'estimate',
+            }),
             cell(plain ? '' : formatPercentChange(r.current, r.estimate, 'typographic'), { class: 'estimate' }),
           ]
         : []),
@@ -95,30 +123,70 @@ function summarySection(run: RepackPreviewRun): HTMLElement {
   });
   const notes: (HTMLElement | null)[] = [];
   const loose = result.current?.looseObjects ?? 0;
-  if (loose > 0) notes.push(h('p', { class: 'note' }, `Today there are also ${formatCount(loose)} loose objects; a repack packs them.`));
-  if (result.onlyInCurrent) notes.push(h('p', { class: 'note' }, `${formatCount(result.onlyInCurrent)} objects of today's packs would not be kept (unreachable).`));
-  if (result.current && result.current.packs.length > 1) notes.push(h('p', { class: 'note' }, `Current: ${result.current.packs.length} packs together.`));
+  if (loose > 0)
+    notes.push(
+      h('p', { class: 'note' }, `Today there are also ${formatCount(loose)} loose objects; a repack packs them.`),
+    );
+  if (result.onlyInCurrent)
+    notes.push(
+      h(
+        'p',
+        { class: 'note' },
+        `${formatCount(result.onlyInCurrent)} objects of today's packs would not be kept (unreachable).`,
+      ),
+    );
+  if (result.current && result.current.packs.length > 1)
+    notes.push(h('p', { class: 'note' }, `Current: ${result.current.packs.length} packs together.`));
   return h(
     'section',
     { 'aria-labelledby': 'summary-title' },
-    h('h2', { id: 'summary-title' }, estimateOnly ? 'Current packs and the estimate' : 'Current packs and the preview, side by side'),
-    h('div', { class: 'table-scroll' }, h('table', { class: 'numbers', id: 'summary' }, h('thead', {}, head), h('tbody', {}, ...body))),
+    h(
+      'h2',
+      { id: 'summary-title' },
+      estimateOnly ? 'Current packs and the estimate' : 'Current packs and the preview, side by side',
+    ),
+    h(
+      'div',
+      { class: 'table-scroll' },
+      h('table', { class: 'numbers', id: 'summary' }, h('thead', {}, head), h('tbody', {}, ...body)),
+    ),
     ...notes,
   );
 }
 
 function histogramSection(run: RepackPreviewRun): HTMLElement {
   const { result } = run;
-  const series: { label: string; values: number[] | undefined }[] = [{ label: 'current', values: result.current?.depthHistogram }];
+  const series: { label: string; values: number[] | undefined }[] = [
+    { label: 'current', values: result.current?.depthHistogram },
+  ];
   if (result.preview) series.push({ label: 'preview', values: result.preview.depthHistogram });
   if (result.estimate) series.push({ label: 'estimate', values: result.estimate.estimate.depthHistogram });
-  const canvas = h('canvas', { id: 'depth-chart', role: 'img', 'aria-label': 'Objects at each delta depth, for each layout' });
+  const canvas = h('canvas', {
+    id: 'depth-chart',
+    role: 'img',
+    'aria-label': 'Objects at each delta depth, for each layout',
+  });
   const rows = histogramRows(series.map((s) => s.values));
   const table = h(
     'table',
     { class: 'numbers', id: 'depth-table' },
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Depth'), ...series.map((s) => h('th', { scope: 'col' }, s.label)))),
-    h('tbody', {}, ...rows.map((counts, d) => h('tr', { 'data-depth': d }, h('th', { scope: 'row' }, String(d)), ...counts.map((n, k) => cell(formatCount(n), { 'data-side': series[k]!.label, 'data-value': n }))))),
+    h(
+      'thead',
+      {},
+      h('tr', {}, h('th', { scope: 'col' }, 'Depth'), ...series.map((s) => h('th', { scope: 'col' }, s.label))),
+    ),
+    h(
+      'tbody',
+      {},
+      ...rows.map((counts, d) =>
+        h(
+          'tr',
+          { 'data-depth': d },
+          h('th', { scope: 'row' }, String(d)),
+          ...counts.map((n, k) => cell(formatCount(n), { 'data-side': series[k]!.label, 'data-value': n })),
+        ),
+      ),
+    ),
   );
   const scaleToggle = h('input', { type: 'checkbox', id: 'log-scale', checked: logScale });
   scaleToggle.addEventListener('change', () => {
@@ -129,9 +197,22 @@ function histogramSection(run: RepackPreviewRun): HTMLElement {
     'section',
     { 'aria-labelledby': 'depth-title' },
     h('h2', { id: 'depth-title' }, 'Depth histogram'),
-    h('p', { class: 'explanation' }, 'Objects at each delta depth (0: stored whole). A deeper chain costs more delta applications per read; a shallower one more bytes.'),
+    h(
+      'p',
+      { class: 'explanation' },
+      'Objects at each delta depth (0: stored whole). A deeper chain costs more delta applications per read; a shallower one more bytes.',
+    ),
     h('label', { class: 'check' }, scaleToggle, 'Logarithmic count axis'),
-    h('figure', {}, h('div', { class: 'chart-box' }, canvas), h('figcaption', {}, `Maximum depth: ${series.map((s) => `${s.label} ${Math.max(0, (s.values?.length ?? 1) - 1)}`).join(', ')}.`)),
+    h(
+      'figure',
+      {},
+      h('div', { class: 'chart-box' }, canvas),
+      h(
+        'figcaption',
+        {},
+        `Maximum depth: ${series.map((s) => `${s.label} ${Math.max(0, (s.values?.length ?? 1) - 1)}`).join(', ')}.`,
+      ),
+    ),
     h('details', {}, h('summary', {}, 'The numbers'), table),
   );
 }
@@ -144,9 +225,12 @@ function drawChart(): void {
   if (!run || !canvas) return;
   const colours: ThemeColours = readThemeColours();
   const { result } = run;
-  const series: { label: string; values: number[] }[] = [{ label: 'current', values: result.current?.depthHistogram ?? [] }];
+  const series: { label: string; values: number[] }[] = [
+    { label: 'current', values: result.current?.depthHistogram ?? [] },
+  ];
   if (result.preview) series.push({ label: 'preview', values: result.preview.depthHistogram });
-  if (result.estimate) series.push({ label: 'estimate (today\'s deltas)', values: result.estimate.estimate.depthHistogram });
+  if (result.estimate)
+    series.push({ label: "estimate (today's deltas)", values: result.estimate.estimate.depthHistogram });
   const depths = Math.max(1, ...series.map((s) => s.values.length));
   const datasets: ChartDataset<'bar', number[]>[] = series.map((s, k) => {
     const colour = colours.series[k] ?? colours.foreground;
@@ -171,13 +255,33 @@ function drawChart(): void {
       font: { family: colours.fontFamily, size: colours.fontSize },
       plugins: {
         legend: { labels: { color: colours.foreground, boxHeight: 10 } },
-        tooltip: { callbacks: { title: (items) => `depth ${items[0]?.label ?? ''}`, label: (item) => `${item.dataset.label}: ${formatCount(Number(item.raw))} objects` } },
+        tooltip: {
+          callbacks: {
+            title: (items) => `depth ${items[0]?.label ?? ''}`,
+            label: (item) => `${item.dataset.label}: ${formatCount(Number(item.raw))} objects`,
+          },
+        },
       },
       scales: {
-        x: { title: { display: true, text: 'delta depth', color: colours.foreground }, grid: { display: false }, ticks: { color: colours.foreground, autoSkip: true, maxRotation: 0 } },
+        x: {
+          title: { display: true, text: 'delta depth', color: colours.foreground },
+          grid: { display: false },
+          ticks: { color: colours.foreground, autoSkip: true, maxRotation: 0 },
+        },
         y: logScale
-          ? { type: 'logarithmic', title: { display: true, text: 'objects (log scale)', color: colours.foreground }, grid: { color: colours.grid }, ticks: { color: colours.foreground } }
-          : { type: 'linear', beginAtZero: true, title: { display: true, text: 'objects', color: colours.foreground }, grid: { color: colours.grid }, ticks: { color: colours.foreground, callback: (v) => formatCount(Number(v)) } },
+          ? {
+              type: 'logarithmic',
+              title: { display: true, text: 'objects (log scale)', color: colours.foreground },
+              grid: { color: colours.grid },
+              ticks: { color: colours.foreground },
+            }
+          : {
+              type: 'linear',
+              beginAtZero: true,
+              title: { display: true, text: 'objects', color: colours.foreground },
+              grid: { color: colours.grid },
+              ticks: { color: colours.foreground, callback: (v) => formatCount(Number(v)) },
+            },
       },
     },
   });
@@ -188,16 +292,34 @@ function drawChart(): void {
 function largestChangesSection(run: RepackPreviewRun): HTMLElement | null {
   const changes = run.result.largestChanges;
   if (run.result.preview === null) return null;
-  if (changes.length === 0) return h('section', {}, h('h2', {}, 'Largest changes on disk'), h('p', { class: 'note' }, 'No object changes its size on disk.'));
+  if (changes.length === 0)
+    return h(
+      'section',
+      {},
+      h('h2', {}, 'Largest changes on disk'),
+      h('p', { class: 'note' }, 'No object changes its size on disk.'),
+    );
   return h(
     'section',
     { 'aria-labelledby': 'changes-title' },
     h('h2', { id: 'changes-title' }, 'Largest changes on disk'),
-    h('p', { class: 'explanation' }, 'Objects whose entry in the pack grows or shrinks most (a new delta base, a different depth, stored whole instead of as a delta).'),
+    h(
+      'p',
+      { class: 'explanation' },
+      'Objects whose entry in the pack grows or shrinks most (a new delta base, a different depth, stored whole instead of as a delta).',
+    ),
     h(
       'table',
       { class: 'numbers', id: 'largest-changes' },
-      h('thead', {}, h('tr', {}, ...['Object', 'Type', 'Current', 'Preview', 'Change', 'Depth'].map((t) => h('th', { scope: 'col' }, t)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...['Object', 'Type', 'Current', 'Preview', 'Change', 'Depth'].map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -205,11 +327,18 @@ function largestChangesSection(run: RepackPreviewRun): HTMLElement | null {
           h(
             'tr',
             { 'data-oid': c.oid },
-            h('th', { scope: 'row', class: 'oid' }, objectLink(c.oid, c.oid.slice(0, 12), (oid) => post({ type: 'openObject', oid }))),
+            h(
+              'th',
+              { scope: 'row', class: 'oid' },
+              objectLink(c.oid, c.oid.slice(0, 12), (oid) => post({ type: 'openObject', oid })),
+            ),
             cell(c.type),
             cell(formatBytes(c.currentDiskSize)),
             cell(formatBytes(c.previewDiskSize)),
-            cell(`${c.change > 0 ? '+' : c.change < 0 ? '−' : ''}${formatBytes(Math.abs(c.change))}`, { class: c.change < 0 ? 'smaller' : 'larger', 'data-value': c.change }),
+            cell(`${c.change > 0 ? '+' : c.change < 0 ? '−' : ''}${formatBytes(Math.abs(c.change))}`, {
+              class: c.change < 0 ? 'smaller' : 'larger',
+              'data-value': c.change,
+            }),
             cell(`${c.currentDepth} → ${c.previewDepth}`),
           ),
         ),
@@ -225,27 +354,58 @@ function recordingsSection(run: RepackPreviewRun): HTMLElement | null {
       'section',
       {},
       h('h2', {}, 'Recordings'),
-      h('p', { class: 'note' }, 'No recording of this repository: record git commands (Recordings view) to see how their reads would fare on the new layout.'),
+      h(
+        'p',
+        { class: 'note' },
+        'No recording of this repository: record git commands (Recordings view) to see how their reads would fare on the new layout.',
+      ),
     );
   }
   return h(
     'section',
     { 'aria-labelledby': 'recordings-title' },
     h('h2', { id: 'recordings-title' }, 'Recordings replayed on both layouts'),
-    h('p', { class: 'explanation' }, "Each recording's reads, mapped by object id to where the objects would be: the git policy's inflations (git-internals §1.6) at each cache limit, and the seek distances between consecutive reads."),
-    run.result.readTime ? h('p', { class: 'note', id: 'read-time-note' }, run.result.readTime.calibration ? `Predicted read time is an estimate: ${run.result.readTime.note} (calibration of ${baseName(run.result.readTime.calibration.pack)}, ${run.result.readTime.calibration.date.slice(0, 16).replace('T', ' ')} UTC, git ${run.result.readTime.calibration.key.git}).` : `No predicted read time: ${run.result.readTime.note}.`) : null,
+    h(
+      'p',
+      { class: 'explanation' },
+      "Each recording's reads, mapped by object id to where the objects would be: the git policy's inflations (git-internals §1.6) at each cache limit, and the seek distances between consecutive reads.",
+    ),
+    run.result.readTime
+      ? h(
+          'p',
+          { class: 'note', id: 'read-time-note' },
+          run.result.readTime.calibration
+            ? `Predicted read time is an estimate: ${run.result.readTime.note} (calibration of ${baseName(run.result.readTime.calibration.pack)}, ${run.result.readTime.calibration.date.slice(0, 16).replace('T', ' ')} UTC, git ${run.result.readTime.calibration.key.git}).`
+            : `No predicted read time: ${run.result.readTime.note}.`,
+        )
+      : null,
     ...recordings.map((replay) => {
       const header = ['', 'Current', ...(replay.preview ? ['Preview'] : []), ...(replay.estimate ? ['Estimate'] : [])];
       return h(
         'div',
         { class: 'recording', 'data-file': replay.recording.file },
         h('h3', { title: replay.recording.file }, baseName(replay.recording.file)),
-        h('p', { class: 'note' }, `${replay.recording.command ?? 'recorded git commands'}: ${formatCount(replay.reads)} reads${replay.readsNotInPreview > 0 ? `, ${formatCount(replay.readsNotInPreview)} of objects the preview drops left out` : ''}`),
+        h(
+          'p',
+          { class: 'note' },
+          `${replay.recording.command ?? 'recorded git commands'}: ${formatCount(replay.reads)} reads${replay.readsNotInPreview > 0 ? `, ${formatCount(replay.readsNotInPreview)} of objects the preview drops left out` : ''}`,
+        ),
         h(
           'table',
           { class: 'numbers' },
           h('thead', {}, h('tr', {}, ...header.map((t) => h('th', { scope: 'col' }, t)))),
-          h('tbody', {}, ...recordingRows(replay).map((row) => h('tr', { 'data-key': row.key }, h('th', { scope: 'row' }, row.label), ...row.values.map((v, i) => cell(v, { title: row.titles?.[i] }))))),
+          h(
+            'tbody',
+            {},
+            ...recordingRows(replay).map((row) =>
+              h(
+                'tr',
+                { 'data-key': row.key },
+                h('th', { scope: 'row' }, row.label),
+                ...row.values.map((v, i) => cell(v, { title: row.titles?.[i] })),
+              ),
+            ),
+          ),
         ),
       );
     }),
@@ -274,25 +434,77 @@ function accuracySection(run: RepackPreviewRun): HTMLElement | null {
     h(
       'table',
       { class: 'numbers' },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, ''), h('th', { scope: 'col', class: 'estimate' }, 'Estimate'), h('th', { scope: 'col' }, 'Preview'))),
-      h('tbody', {}, ...rows.map(([label, e, p]) => h('tr', {}, h('th', { scope: 'row' }, label), cell(e, { class: 'estimate' }), cell(p)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, ''),
+          h('th', { scope: 'col', class: 'estimate' }, 'Estimate'),
+          h('th', { scope: 'col' }, 'Preview'),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...rows.map(([label, e, p]) =>
+          h('tr', {}, h('th', { scope: 'row' }, label), cell(e, { class: 'estimate' }), cell(p)),
+        ),
+      ),
     ),
   );
 }
 
 function commandSection(run: RepackPreviewRun): HTMLElement {
   const { result } = run;
-  const items: HTMLElement[] = [h('dt', {}, 'Stands for'), h('dd', {}, h('code', { id: 'equivalent' }, equivalentCommand(run)))];
+  const items: HTMLElement[] = [
+    h('dt', {}, 'Stands for'),
+    h('dd', {}, h('code', { id: 'equivalent' }, equivalentCommand(run))),
+  ];
   if (result.git) {
     items.push(h('dt', {}, 'git ran'), h('dd', {}, h('code', { id: 'git-argv' }, result.git.join(' '))));
-    if (result.gitEnvironment) items.push(h('dt', {}, 'with'), h('dd', {}, h('code', {}, Object.entries(result.gitEnvironment).map(([k, v]) => `${k}=${v}`).join(' '))));
-    items.push(h('dt', {}, 'Time'), h('dd', { id: 'timing' }, `pack-objects ${result.seconds?.toFixed(2)} s; the whole preview ${run.requestSeconds.toFixed(2)} s (git ${result.gitVersion ?? '?'})`));
+    if (result.gitEnvironment)
+      items.push(
+        h('dt', {}, 'with'),
+        h(
+          'dd',
+          {},
+          h(
+            'code',
+            {},
+            Object.entries(result.gitEnvironment)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' '),
+          ),
+        ),
+      );
+    items.push(
+      h('dt', {}, 'Time'),
+      h(
+        'dd',
+        { id: 'timing' },
+        `pack-objects ${result.seconds?.toFixed(2)} s; the whole preview ${run.requestSeconds.toFixed(2)} s (git ${result.gitVersion ?? '?'})`,
+      ),
+    );
   } else {
-    items.push(h('dt', {}, 'Time'), h('dd', { id: 'timing' }, `${run.requestSeconds.toFixed(2)} s (git rev-list only; nothing was packed)`));
+    items.push(
+      h('dt', {}, 'Time'),
+      h('dd', { id: 'timing' }, `${run.requestSeconds.toFixed(2)} s (git rev-list only; nothing was packed)`),
+    );
   }
-  if (result.estimate) items.push(h('dt', {}, 'Estimate'), h('dd', {}, `${result.estimate.estimate.basis} (${result.estimate.estimate.seconds.toFixed(2)} s)`));
+  if (result.estimate)
+    items.push(
+      h('dt', {}, 'Estimate'),
+      h('dd', {}, `${result.estimate.estimate.basis} (${result.estimate.estimate.seconds.toFixed(2)} s)`),
+    );
   items.push(h('dt', {}, 'Repository'), h('dd', {}, h('code', {}, result.repository.gitDir)));
-  return h('section', { 'aria-labelledby': 'command-title' }, h('h2', { id: 'command-title' }, 'What ran'), h('dl', { class: 'facts' }, ...items));
+  return h(
+    'section',
+    { 'aria-labelledby': 'command-title' },
+    h('h2', { id: 'command-title' }, 'What ran'),
+    h('dl', { class: 'facts' }, ...items),
+  );
 }
 
 function render(): void {
@@ -309,7 +521,9 @@ function render(): void {
     'header',
     { class: 'title' },
     h('h1', {}, estimateOnly ? 'Repack estimate' : 'Repack preview', ': ', run.repositoryName),
-    estimateOnly ? h('span', { class: 'badge estimate', id: 'estimate-badge' }, 'Estimate') : h('span', { class: 'badge' }, run.request.label),
+    estimateOnly
+      ? h('span', { class: 'badge estimate', id: 'estimate-badge' }, 'Estimate')
+      : h('span', { class: 'badge' }, run.request.label),
   );
   const banner = estimateOnly
     ? h(
@@ -335,11 +549,33 @@ function render(): void {
     button('copy-command', 'Copy git command', () => post({ type: 'copyCommand' }), true),
     // Today's layout and the preview's side by side, the run's first recording over both.
     run.result.previewPack && run.currentPacks && run.currentPacks.length > 0
-      ? button('open-pack-maps', run.result.recordings.length > 0 ? 'Before and after on the Pack Map (with the recording)' : 'Before and after on the Pack Map', () => post({ type: 'openPackMaps' }), true)
+      ? button(
+          'open-pack-maps',
+          run.result.recordings.length > 0
+            ? 'Before and after on the Pack Map (with the recording)'
+            : 'Before and after on the Pack Map',
+          () => post({ type: 'openPackMaps' }),
+          true,
+        )
       : null,
   );
-  const warnings = run.result.warnings && run.result.warnings.length > 0 ? h('ul', { class: 'warning' }, ...run.result.warnings.map((w) => h('li', {}, w))) : null;
-  replaceChildren(root, title, banner, actions, summarySection(run), histogramSection(run), largestChangesSection(run), recordingsSection(run), accuracySection(run), commandSection(run), warnings);
+  const warnings =
+    run.result.warnings && run.result.warnings.length > 0
+      ? h('ul', { class: 'warning' }, ...run.result.warnings.map((w) => h('li', {}, w)))
+      : null;
+  replaceChildren(
+    root,
+    title,
+    banner,
+    actions,
+    summarySection(run),
+    histogramSection(run),
+    largestChangesSection(run),
+    recordingsSection(run),
+    accuracySection(run),
+    commandSection(run),
+    warnings,
+  );
   drawChart();
 }
 
@@ -351,7 +587,8 @@ function show(message: HostToWebview): void {
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const message = event.data;
-  if (typeof message !== 'object' || message === null || typeof (message as { type?: unknown }).type !== 'string') return;
+  if (typeof message !== 'object' || message === null || typeof (message as { type?: unknown }).type !== 'string')
+    return;
   void host.receive(message as HostToWebview);
 });
 

@@ -28,8 +28,15 @@ export const CODE_SERVER_VERSION = '4.100.3';
 /** Chromium from Debian (`npx playwright install` cannot download here); PACKSCOPE_CHROMIUM overrides. */
 export const CHROMIUM = process.env.PACKSCOPE_CHROMIUM || '/usr/bin/chromium';
 const RG = '/usr/bin/rg';
-const CHROME_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const CHROME_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 const MARKER = '.packscope-install-complete';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -53,7 +60,12 @@ const liveBrowsers = new Set();
 let signalsInstalled = false;
 
 function killGroup(pid, signal) {
-  try { process.kill(-pid, signal); return true; } catch { return false; }
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -63,10 +75,16 @@ function killGroup(pid, signal) {
 export function installSignalCleanup(onSignal) {
   if (signalsInstalled) return;
   signalsInstalled = true;
-  process.on('exit', () => { for (const pid of liveGroups) killGroup(pid, 'SIGKILL'); });
+  process.on('exit', () => {
+    for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
+  });
   const handler = (signal) => {
     void (async () => {
-      try { await onSignal?.(signal); } catch { /* best effort */ }
+      try {
+        await onSignal?.(signal);
+      } catch {
+        /* best effort */
+      }
       await Promise.allSettled([...liveBrowsers].map((b) => b.close()));
       await Promise.allSettled([...liveGroups].map((pid) => stopGroup(pid)));
       process.exit(signal === 'SIGINT' ? 130 : 143);
@@ -79,7 +97,10 @@ export function installSignalCleanup(onSignal) {
 async function stopGroup(pid) {
   killGroup(pid, 'SIGTERM');
   for (let i = 0; i < 50; i++) {
-    if (!killGroup(pid, 0)) { liveGroups.delete(pid); return; }
+    if (!killGroup(pid, 0)) {
+      liveGroups.delete(pid);
+      return;
+    }
     await sleep(100);
   }
   killGroup(pid, 'SIGKILL');
@@ -99,8 +120,12 @@ function run(cmd, args, { cwd, env, logFile }) {
     child.on('exit', (code, signal) => {
       if (code === 0) return resolve();
       const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-25).join('\n');
-      reject(new Error(`${cmd} ${args.join(' ')} failed (${signal ?? `exit ${code}`}) in ${cwd}\n` +
-        `--- last lines of ${logFile} ---\n${tail}`));
+      reject(
+        new Error(
+          `${cmd} ${args.join(' ')} failed (${signal ?? `exit ${code}`}) in ${cwd}\n` +
+            `--- last lines of ${logFile} ---\n${tail}`,
+        ),
+      );
     });
   });
 }
@@ -125,10 +150,12 @@ export async function ensureBrowserAndTools({ log = console.log, extra = [] } = 
   if (!missing.length) return;
   const cmd = `apt-get install -y ${missing.join(' ')}`;
   if (typeof process.getuid !== 'function' || process.getuid() !== 0 || !which('apt-get')) {
-    throw new Error(`packscope: the VS Code harness needs ${missing.join(', ')} ` +
-      `(Chromium at ${CHROMIUM}, ripgrep at ${RG}, and python3/make/g++ to build code-server's native modules).\n` +
-      `Install them as root, for example:\n  sudo apt-get update && sudo ${cmd}\n` +
-      `(or point PACKSCOPE_CHROMIUM at another Chromium), then run this again.`);
+    throw new Error(
+      `packscope: the VS Code harness needs ${missing.join(', ')} ` +
+        `(Chromium at ${CHROMIUM}, ripgrep at ${RG}, and python3/make/g++ to build code-server's native modules).\n` +
+        `Install them as root, for example:\n  sudo apt-get update && sudo ${cmd}\n` +
+        `(or point PACKSCOPE_CHROMIUM at another Chromium), then run this again.`,
+    );
   }
   fs.mkdirSync(harnessDir(), { recursive: true });
   const logFile = path.join(harnessDir(), 'apt.log');
@@ -137,7 +164,8 @@ export async function ensureBrowserAndTools({ log = console.log, extra = [] } = 
   const env = { DEBIAN_FRONTEND: 'noninteractive' };
   await run('apt-get', ['update', '-q'], { cwd: '/', env, logFile });
   await run('apt-get', ['install', '-y', '-q', ...missing], { cwd: '/', env, logFile });
-  if (!fs.existsSync(CHROMIUM) || !fs.existsSync(RG)) throw new Error(`apt-get finished but ${CHROMIUM} or ${RG} is missing; see ${logFile}`);
+  if (!fs.existsSync(CHROMIUM) || !fs.existsSync(RG))
+    throw new Error(`apt-get finished but ${CHROMIUM} or ${RG} is missing; see ${logFile}`);
   log(`packscope: apt-get done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 }
 
@@ -154,19 +182,39 @@ async function withLock(lockDir, log, fn) {
     } catch (e) {
       if (e.code !== 'EEXIST') throw e;
       let pid = NaN;
-      try { pid = Number(fs.readFileSync(path.join(lockDir, 'pid'), 'utf8')); } catch { /* being written */ }
+      try {
+        pid = Number(fs.readFileSync(path.join(lockDir, 'pid'), 'utf8'));
+      } catch {
+        /* being written */
+      }
       let alive = true;
-      if (Number.isInteger(pid) && pid > 0) { try { process.kill(pid, 0); } catch (err) { alive = err.code === 'EPERM'; } }
-      else if (Date.now() - fs.statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs > 60_000) alive = false;
-      if (!alive) { fs.rmSync(lockDir, { recursive: true, force: true }); continue; }
-      if (!told) { log(`packscope: waiting for another process (pid ${pid}) installing code-server…`); told = true; }
+      if (Number.isInteger(pid) && pid > 0) {
+        try {
+          process.kill(pid, 0);
+        } catch (err) {
+          alive = err.code === 'EPERM';
+        }
+      } else if (Date.now() - fs.statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs > 60_000) alive = false;
+      if (!alive) {
+        fs.rmSync(lockDir, { recursive: true, force: true });
+        continue;
+      }
+      if (!told) {
+        log(`packscope: waiting for another process (pid ${pid}) installing code-server…`);
+        told = true;
+      }
       if (Date.now() > deadline) throw new Error(`timed out waiting for the lock ${lockDir}`);
       await sleep(1000);
     }
   }
   const release = () => fs.rmSync(lockDir, { recursive: true, force: true });
   process.once('exit', release);
-  try { return await fn(); } finally { release(); process.removeListener('exit', release); }
+  try {
+    return await fn();
+  } finally {
+    release();
+    process.removeListener('exit', release);
+  }
 }
 
 /**
@@ -178,7 +226,9 @@ export async function ensureCodeServer({ log = console.log } = {}) {
   if (fs.existsSync(path.join(dir, MARKER))) return dir;
   const major = Number(process.versions.node.split('.')[0]);
   if (major !== 20) {
-    throw new Error(`code-server ${CODE_SERVER_VERSION} needs Node 20 (its engines.node), this is Node ${process.versions.node}`);
+    throw new Error(
+      `code-server ${CODE_SERVER_VERSION} needs Node 20 (its engines.node), this is Node ${process.versions.node}`,
+    );
   }
   fs.mkdirSync(harnessDir(), { recursive: true });
   return withLock(`${dir}.lock`, log, async () => {
@@ -194,7 +244,9 @@ async function installCodeServer(dir, log) {
   fs.writeFileSync(logFile, `install of code-server ${CODE_SERVER_VERSION}, ${new Date().toISOString()}\n`);
   const t0 = Date.now();
   const step = (msg) => log(`packscope: [${((Date.now() - t0) / 1000).toFixed(0).padStart(3)} s] ${msg}`);
-  log(`packscope: installing code-server ${CODE_SERVER_VERSION} (VS Code 1.100.3) into ${dir}; about a minute, once (log: ${logFile})`);
+  log(
+    `packscope: installing code-server ${CODE_SERVER_VERSION} (VS Code 1.100.3) into ${dir}; about a minute, once (log: ${logFile})`,
+  );
   // node-gyp builds against the running Node's headers; point it at them when npm is not
   // configured (`nodedir`), so that it does not try to download headers.
   const env = { npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
@@ -203,7 +255,8 @@ async function installCodeServer(dir, log) {
     const configured = spawnSync('npm', ['config', 'get', 'nodedir'], { encoding: 'utf8' }).stdout.trim();
     if (!configured || configured === 'undefined' || configured === 'null') env.npm_config_nodedir = prefix;
   }
-  const npm = (cwd, args, extra = {}) => run('npm', [...args, '--loglevel=error'], { cwd, env: { ...env, ...extra }, logFile });
+  const npm = (cwd, args, extra = {}) =>
+    run('npm', [...args, '--loglevel=error'], { cwd, env: { ...env, ...extra }, logFile });
 
   step('1/6 npm pack code-server (40 MB)');
   const downloads = path.join(cache, 'downloads');
@@ -214,14 +267,22 @@ async function installCodeServer(dir, log) {
     try {
       await npm(tmp, ['pack', `code-server@${CODE_SERVER_VERSION}`]);
       fs.renameSync(path.join(tmp, `code-server-${CODE_SERVER_VERSION}.tgz`), tgz);
-    } finally { fs.rmSync(tmp, { recursive: true, force: true }); }
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   }
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   await run('tar', ['xzf', tgz, '-C', dir, '--strip-components=1'], { cwd: dir, logFile });
-  for (const lock of ['npm-shrinkwrap.json', 'lib/vscode/npm-shrinkwrap.json', 'lib/vscode/extensions/npm-shrinkwrap.json']) {
+  for (const lock of [
+    'npm-shrinkwrap.json',
+    'lib/vscode/npm-shrinkwrap.json',
+    'lib/vscode/extensions/npm-shrinkwrap.json',
+  ]) {
     if (/"resolved": "git/.test(fs.readFileSync(path.join(dir, lock), 'utf8'))) {
-      throw new Error(`${lock} of code-server ${CODE_SERVER_VERSION} has a git dependency, which cannot be fetched here`);
+      throw new Error(
+        `${lock} of code-server ${CODE_SERVER_VERSION} has a git dependency, which cannot be fetched here`,
+      );
     }
   }
 
@@ -244,27 +305,43 @@ async function installCodeServer(dir, log) {
   // npm_config_yes: node-pty's postinstall runs `npx node-gyp configure …`, which npx cancels
   // with yes=false. Not built: kerberos (proxy auth, needs libkrb5-dev), @vscode/windows-*,
   // @vscode/ripgrep (Debian's rg is linked in below).
-  await npm(vscode, ['rebuild', '@vscode/spdlog', 'native-watchdog', 'node-pty', '@vscode/deviceid', '@parcel/watcher'],
-    { npm_config_yes: 'true' });
+  await npm(
+    vscode,
+    ['rebuild', '@vscode/spdlog', 'native-watchdog', 'node-pty', '@vscode/deviceid', '@parcel/watcher'],
+    { npm_config_yes: 'true' },
+  );
 
-  step('6/6 ripgrep and the links code-server\'s postinstall makes; smoke check');
+  step("6/6 ripgrep and the links code-server's postinstall makes; smoke check");
   const rgBin = path.join(vscode, 'node_modules', '@vscode', 'ripgrep', 'bin');
   fs.mkdirSync(rgBin, { recursive: true });
-  const link = (target, at) => { fs.rmSync(at, { force: true }); fs.symlinkSync(target, at); };
+  const link = (target, at) => {
+    fs.rmSync(at, { force: true });
+    fs.symlinkSync(target, at);
+  };
   link(RG, path.join(rgBin, 'rg'));
   link('node_modules', path.join(vscode, 'node_modules.asar'));
   link('code-linux.sh', path.join(vscode, 'bin', 'remote-cli', 'code-server'));
   link('browser-linux.sh', path.join(vscode, 'bin', 'helpers', 'browser.sh'));
 
   await run(process.execPath, ['-e', 'require("argon2")'], { cwd: dir, logFile });
-  await run(process.execPath, ['-e',
-    'for (const m of ["node-pty", "@vscode/spdlog", "native-watchdog", "@parcel/watcher", "@vscode/deviceid"]) require(m)'],
-  { cwd: vscode, logFile });
+  await run(
+    process.execPath,
+    [
+      '-e',
+      'for (const m of ["node-pty", "@vscode/spdlog", "native-watchdog", "@parcel/watcher", "@vscode/deviceid"]) require(m)',
+    ],
+    { cwd: vscode, logFile },
+  );
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-cs-smoke-'));
   try {
-    await run(process.execPath, [path.join(dir, 'out', 'node', 'entry.js'), '--version'],
-      { cwd: dir, env: { HOME: home, XDG_CONFIG_HOME: home, XDG_DATA_HOME: home }, logFile });
-  } finally { fs.rmSync(home, { recursive: true, force: true }); }
+    await run(process.execPath, [path.join(dir, 'out', 'node', 'entry.js'), '--version'], {
+      cwd: dir,
+      env: { HOME: home, XDG_CONFIG_HOME: home, XDG_DATA_HOME: home },
+      logFile,
+    });
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
 
   fs.writeFileSync(path.join(dir, MARKER), `${new Date().toISOString()}\n`);
   step(`code-server ${CODE_SERVER_VERSION} installed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -275,7 +352,10 @@ export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
   });
 }
 
@@ -293,7 +373,9 @@ export function httpGet(url) {
     const req = http.get(url, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (c) => { if (body.length < 200_000) body += c; });
+      res.on('data', (c) => {
+        if (body.length < 200_000) body += c;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.on('error', () => resolve({ status: 0, body: '' }));
@@ -320,36 +402,56 @@ function folderQuery(folder) {
  * Returns { url(payload?), base, port, remoteUri(path), stop(), dir, logFile, pid, startedAt, listenMs }.
  */
 export async function startWorkbench({
-  name = 'workbench', workspaceFolder, extensionDevelopmentPath, installExtensionFrom, userSettings = {},
-  outDir, stateDir, port, preserveUserData = false, codeServer = codeServerDir(), env = {}, log = () => {},
+  name = 'workbench',
+  workspaceFolder,
+  extensionDevelopmentPath,
+  installExtensionFrom,
+  userSettings = {},
+  outDir,
+  stateDir,
+  port,
+  preserveUserData = false,
+  codeServer = codeServerDir(),
+  env = {},
+  log = () => {},
 }) {
   if (!outDir) throw new Error('startWorkbench: outDir is required');
-  if (!fs.existsSync(path.join(codeServer, MARKER))) throw new Error(`code-server is not installed in ${codeServer}; call ensureCodeServer() first`);
+  if (!fs.existsSync(path.join(codeServer, MARKER)))
+    throw new Error(`code-server is not installed in ${codeServer}; call ensureCodeServer() first`);
   const dir = path.resolve(outDir);
   // User data, HOME and XDG dirs: under stateDir when given. The tests give one outside the checkout:
   // PackScope refuses to write recordings or models inside any repository, and the checkout is one.
   const state = stateDir ? path.resolve(stateDir) : dir;
   fs.mkdirSync(dir, { recursive: true }); // logs and config.yaml stay here
-  const data = path.join(state, 'user-data'), exts = path.join(state, 'extensions');
-  const home = path.join(state, 'home'), xdg = path.join(state, 'xdg');
+  const data = path.join(state, 'user-data'),
+    exts = path.join(state, 'extensions');
+  const home = path.join(state, 'home'),
+    xdg = path.join(state, 'xdg');
   if (!preserveUserData) fs.rmSync(data, { recursive: true, force: true });
   fs.rmSync(exts, { recursive: true, force: true }); // a stale extensions.json would hide manifest changes
   for (const d of [path.join(data, 'User'), exts, home, xdg]) fs.mkdirSync(d, { recursive: true });
 
   const settingsFile = path.join(data, 'User', 'settings.json');
   if (!preserveUserData || !fs.existsSync(settingsFile)) {
-    fs.writeFileSync(settingsFile, JSON.stringify({
-      'workbench.startupEditor': 'none',
-      'workbench.tips.enabled': false,
-      'telemetry.telemetryLevel': 'off',
-      'extensions.autoCheckUpdates': false,
-      'extensions.autoUpdate': false,
-      'update.mode': 'none',
-      'security.workspace.trust.enabled': false,
-      // DOM renderer: with the default, VS Code 1.100 draws the terminal on a canvas (no text in the DOM).
-      'terminal.integrated.gpuAcceleration': 'off',
-      ...userSettings,
-    }, null, 2));
+    fs.writeFileSync(
+      settingsFile,
+      JSON.stringify(
+        {
+          'workbench.startupEditor': 'none',
+          'workbench.tips.enabled': false,
+          'telemetry.telemetryLevel': 'off',
+          'extensions.autoCheckUpdates': false,
+          'extensions.autoUpdate': false,
+          'update.mode': 'none',
+          'security.workspace.trust.enabled': false,
+          // DOM renderer: with the default, VS Code 1.100 draws the terminal on a canvas (no text in the DOM).
+          'terminal.integrated.gpuAcceleration': 'off',
+          ...userSettings,
+        },
+        null,
+        2,
+      ),
+    );
   }
 
   if (installExtensionFrom) {
@@ -358,28 +460,54 @@ export async function startWorkbench({
     fs.symlinkSync(extDir, path.join(exts, `${manifest.publisher}.${manifest.name}-${manifest.version}`));
   }
 
-  port = port ?? await freePort();
+  port = port ?? (await freePort());
   const config = path.join(dir, 'config.yaml');
   fs.writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   const logFile = path.join(dir, 'server.log');
   const fd = fs.openSync(logFile, 'w');
   const startedAt = Date.now();
-  const child = spawn(process.execPath, [path.join(codeServer, 'out', 'node', 'entry.js'),
-    '--config', config, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none',
-    '--user-data-dir', data, '--extensions-dir', exts,
-    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
-    '--disable-getting-started-override', '--ignore-last-opened'], {
-    detached: true, // its own process group: stop() ends code-server, its children and the extension host
-    stdio: ['ignore', fd, fd],
-    // Own HOME/XDG: code-server writes ~/.config/code-server, VS Code ~/.cache/Microsoft/DeveloperTools.
-    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(xdg, 'config'), XDG_DATA_HOME: path.join(xdg, 'data'),
-      XDG_CACHE_HOME: path.join(xdg, 'cache'), EXTENSIONS_GALLERY: '{}', ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(codeServer, 'out', 'node', 'entry.js'),
+      '--config',
+      config,
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--user-data-dir',
+      data,
+      '--extensions-dir',
+      exts,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--ignore-last-opened',
+    ],
+    {
+      detached: true, // its own process group: stop() ends code-server, its children and the extension host
+      stdio: ['ignore', fd, fd],
+      // Own HOME/XDG: code-server writes ~/.config/code-server, VS Code ~/.cache/Microsoft/DeveloperTools.
+      env: {
+        ...process.env,
+        HOME: home,
+        XDG_CONFIG_HOME: path.join(xdg, 'config'),
+        XDG_DATA_HOME: path.join(xdg, 'data'),
+        XDG_CACHE_HOME: path.join(xdg, 'cache'),
+        EXTENSIONS_GALLERY: '{}',
+        ...env,
+      },
+    },
+  );
   fs.closeSync(fd);
   const pid = child.pid;
   liveGroups.add(pid);
   let exited = false;
-  child.on('exit', () => { exited = true; });
+  child.on('exit', () => {
+    exited = true;
+  });
 
   let stopped = false;
   const stop = async () => {
@@ -393,8 +521,10 @@ export async function startWorkbench({
   try {
     for (let i = 0; ; i++) {
       if ((await httpGet(`${base}/healthz`)).status === 200) break;
-      if (exited) throw new Error(`code-server (${name}) exited before listening on ${base}; log: ${logFile}\n${tail()}`);
-      if (i > 600) throw new Error(`code-server (${name}) did not answer ${base}/healthz within 60 s; log: ${logFile}\n${tail()}`);
+      if (exited)
+        throw new Error(`code-server (${name}) exited before listening on ${base}; log: ${logFile}\n${tail()}`);
+      if (i > 600)
+        throw new Error(`code-server (${name}) did not answer ${base}/healthz within 60 s; log: ${logFile}\n${tail()}`);
       await sleep(100);
     }
   } catch (e) {
@@ -408,7 +538,10 @@ export async function startWorkbench({
   // host:port the browser uses.
   const remoteUri = (p) => `vscode-remote://127.0.0.1:${port}${path.resolve(p)}`;
   const url = (payload = []) => {
-    const all = [...(extensionDevelopmentPath ? [['extensionDevelopmentPath', remoteUri(extensionDevelopmentPath)]] : []), ...payload];
+    const all = [
+      ...(extensionDevelopmentPath ? [['extensionDevelopmentPath', remoteUri(extensionDevelopmentPath)]] : []),
+      ...payload,
+    ];
     let u = `${base}/`;
     if (workspaceFolder) u += `?folder=${folderQuery(path.resolve(workspaceFolder))}`;
     if (all.length) u += `${workspaceFolder ? '&' : '?'}payload=${encodeURIComponent(JSON.stringify(all))}`;
@@ -424,8 +557,15 @@ export async function launchBrowser({ outDir = path.join(harnessDir(), 'browser'
   const home = path.join(path.resolve(outDir), 'browser-home');
   fs.mkdirSync(home, { recursive: true });
   const browser = await chromium.launch({
-    executablePath: CHROMIUM, headless, args: CHROME_ARGS,
-    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_CACHE_HOME: path.join(home, '.cache') },
+    executablePath: CHROMIUM,
+    headless,
+    args: CHROME_ARGS,
+    env: {
+      ...process.env,
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      XDG_CACHE_HOME: path.join(home, '.cache'),
+    },
   });
   liveBrowsers.add(browser);
   browser.on('disconnected', () => liveBrowsers.delete(browser));
@@ -443,7 +583,11 @@ export async function newWorkbenchPage(browser, workbench) {
   page.on('console', (m) => lines.push(`[${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => lines.push(`[pageerror] ${e.message}`));
   context.on('close', () => {
-    try { fs.writeFileSync(path.join(workbench.dir, 'browser-console.log'), lines.join('\n') + '\n'); } catch { /* dir gone */ }
+    try {
+      fs.writeFileSync(path.join(workbench.dir, 'browser-console.log'), lines.join('\n') + '\n');
+    } catch {
+      /* dir gone */
+    }
   });
   return { context, page };
 }
@@ -460,17 +604,26 @@ export async function newWorkbenchPage(browser, workbench) {
  */
 // The workbench's own console lines that reach codeAutomationLog along with the extension host's
 // (connection set-up, the disabled gallery); kept in the log file, not printed.
-const WORKBENCH_NOISE = /^(Resolving connection token|Creation of workbench contribution|Resolved connection token|Creating a socket|Ignoring fetching additional builtin extensions|\[Service Worker\]|ChatSessionStore:|Updating additional builtin extensions cache|\s*$)/;
+const WORKBENCH_NOISE =
+  /^(Resolving connection token|Creation of workbench contribution|Resolved connection token|Creating a socket|Ignoring fetching additional builtin extensions|\[Service Worker\]|ChatSessionStore:|Updating additional builtin extensions cache|\s*$)/;
 
 export async function runExtensionTests({
-  workbench, browser, testsEntry, extensionPath, timeoutMs = 180_000, prefix = '  [extension host] ', print = console.log,
+  workbench,
+  browser,
+  testsEntry,
+  extensionPath,
+  timeoutMs = 180_000,
+  prefix = '  [extension host] ',
+  print = console.log,
   verbose = !!process.env.PACKSCOPE_E2E_VERBOSE,
 }) {
   const { context, page } = await newWorkbenchPage(browser, workbench);
   const logFile = path.join(workbench.dir, 'extension-tests.log');
   const out = fs.openSync(logFile, 'w');
   let resolveExit;
-  const exited = new Promise((r) => { resolveExit = r; });
+  const exited = new Promise((r) => {
+    resolveExit = r;
+  });
   let timer;
   try {
     await page.exposeFunction('codeAutomationLog', (_type, args) => {
@@ -480,13 +633,23 @@ export async function runExtensionTests({
       for (const line of text.split('\n')) print(prefix + line);
     });
     await page.exposeFunction('codeAutomationExit', (code) => resolveExit(Number(code)));
-    await page.goto(workbench.url([
-      ['extensionDevelopmentPath', workbench.remoteUri(extensionPath)],
-      ['extensionTestsPath', workbench.remoteUri(testsEntry)],
-    ]));
+    await page.goto(
+      workbench.url([
+        ['extensionDevelopmentPath', workbench.remoteUri(extensionPath)],
+        ['extensionTestsPath', workbench.remoteUri(testsEntry)],
+      ]),
+    );
     const timeout = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`extension tests gave no exit code within ${timeoutMs} ms; ` +
-        `logs: ${logFile}, ${workbench.logFile}, ${path.join(workbench.dir, 'browser-console.log')}`)), timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `extension tests gave no exit code within ${timeoutMs} ms; ` +
+                `logs: ${logFile}, ${workbench.logFile}, ${path.join(workbench.dir, 'browser-console.log')}`,
+            ),
+          ),
+        timeoutMs,
+      );
     });
     try {
       return await Promise.race([exited, timeout]);

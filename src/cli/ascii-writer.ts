@@ -38,7 +38,26 @@ export class AsciiWriter {
     if (value < 0x80000000) {
       // Integer arithmetic for the common case (every size and offset of a pack under 2 GiB).
       let v = value | 0;
-      const digits = v < 100000 ? (v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : 5) : v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
+      const digits =
+        v < 100000
+          ? v < 10
+            ? 1
+            : v < 100
+              ? 2
+              : v < 1000
+                ? 3
+                : v < 10000
+                  ? 4
+                  : 5
+          : v < 1000000
+            ? 6
+            : v < 10000000
+              ? 7
+              : v < 100000000
+                ? 8
+                : v < 1000000000
+                  ? 9
+                  : 10;
       let out = this.length + digits;
       this.length = out;
       do {

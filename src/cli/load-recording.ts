@@ -3,7 +3,12 @@ import * as path from 'node:path';
 import { fail } from '../core/errors.ts';
 import { ObjectStore as Store } from '../core/model/object-store.ts';
 import { discoverRepository } from '../core/model/repository.ts';
-import { noReadsWarning, parseRecordingFile, resolveRecording, type LoadedRecording } from '../core/trace/load-recording.ts';
+import {
+  noReadsWarning,
+  parseRecordingFile,
+  resolveRecording,
+  type LoadedRecording,
+} from '../core/trace/load-recording.ts';
 import type { TraceLog } from '../core/trace/trace-log.ts';
 import { modelStoreFor, type CacheOptions } from './open-target.ts';
 import type { Progress } from './progress.ts';
@@ -33,10 +38,20 @@ export function loadRecording(file: string, options: LoadOptions, progress: Prog
     repository = discoverRepository(where);
   } catch (error) {
     if (options.repository === undefined && log.metadata) {
-      throw fail('not-a-repository', file, undefined, `the repository it was recorded in (${where}) is gone; name one with -C DIR`);
+      throw fail(
+        'not-a-repository',
+        file,
+        undefined,
+        `the repository it was recorded in (${where}) is gone; name one with -C DIR`,
+      );
     }
     if (options.repository === undefined) {
-      throw fail('not-a-repository', file, undefined, `a raw trace (no recording header) whose packs name no repository, and the current directory is not inside one; name its repository with -C DIR`);
+      throw fail(
+        'not-a-repository',
+        file,
+        undefined,
+        `a raw trace (no recording header) whose packs name no repository, and the current directory is not inside one; name its repository with -C DIR`,
+      );
     }
     throw error;
   }

@@ -17,7 +17,8 @@ Run "packscope <command> --help" for a command's options. [path] is any path ins
 repository (default: the current directory) or a .pack/.idx file. Pack models are cached in
 ~/.cache/packscope/models (PACKSCOPE_CACHE_DIR, --cache-dir, --no-cache).`;
 
-const commandNamed = (name: string | undefined): Command | undefined => COMMANDS.find((command) => command.name === name);
+const commandNamed = (name: string | undefined): Command | undefined =>
+  COMMANDS.find((command) => command.name === name);
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -35,7 +36,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`packscope: unknown command "${name}"\n\n${overview}\n`);
     return 1;
   }
-  const optionArgs = command.forwardsAfterDoubleDash === true && rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  const optionArgs =
+    command.forwardsAfterDoubleDash === true && rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
   if (optionArgs.includes('--help') || optionArgs.includes('-h')) {
     process.stdout.write(`${command.help}\n`);
     return 0;

@@ -3,7 +3,12 @@ import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { packFilesFor, parallelBuildFrom, type BuildOptions } from '../core/model/build-pack-model.ts';
-import { assertOutsideRepository, checkModelCacheDirectory, defaultModelCacheDir, ModelStore } from '../core/model/model-store.ts';
+import {
+  assertOutsideRepository,
+  checkModelCacheDirectory,
+  defaultModelCacheDir,
+  ModelStore,
+} from '../core/model/model-store.ts';
 import { enclosingRepositoryRoot } from '../core/model/outside-repository.ts';
 import { ObjectStore } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
@@ -27,7 +32,9 @@ export function modelStoreFor(options: CacheOptions, repository: Repository | un
   checkModelCacheDirectory(directory);
   const enclosing = enclosingRepositoryRoot(directory);
   if (enclosing !== undefined) {
-    warn(`the model cache ${directory} is inside the repository ${enclosing}; PackScope never writes inside a repository, so models are not persisted`);
+    warn(
+      `the model cache ${directory} is inside the repository ${enclosing}; PackScope never writes inside a repository, so models are not persisted`,
+    );
     return new ModelStore(undefined, undefined, build);
   }
   return new ModelStore(directory, warn, build);

@@ -91,7 +91,8 @@ export class Progress {
 
   /** Model builds of `store` (read on first use, inside any command) draw on this line too. */
   reportBuilds(store: ObjectStore): void {
-    store.onBuildProgress = (pack, done, total) => this.nested(`Reading ${path.basename(pack.files.pack)}`, done, total);
+    store.onBuildProgress = (pack, done, total) =>
+      this.nested(`Reading ${path.basename(pack.files.pack)}`, done, total);
   }
 
   /** A count from work that has no track of its own: inside a job it borrows the line, else it is one. */

@@ -4,10 +4,17 @@ import { PackFormatError } from '../core/errors.ts';
 export function reportError(error: unknown): void {
   if (error instanceof PackFormatError) {
     process.stderr.write(`packscope: ${error.message}\n`);
-  } else if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS')) {
+  } else if (
+    error instanceof Error &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    error.code.startsWith('ERR_PARSE_ARGS')
+  ) {
     process.stderr.write(`packscope: ${error.message}\n`);
   } else {
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`packscope: internal error: ${message}${process.env.PACKSCOPE_DEBUG ? `\n${error instanceof Error ? error.stack : ''}` : ' (set PACKSCOPE_DEBUG=1 for details)'}\n`);
+    process.stderr.write(
+      `packscope: internal error: ${message}${process.env.PACKSCOPE_DEBUG ? `\n${error instanceof Error ? error.stack : ''}` : ' (set PACKSCOPE_DEBUG=1 for details)'}\n`,
+    );
   }
 }

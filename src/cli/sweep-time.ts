@@ -8,9 +8,18 @@ import { formatLimit, formatTable } from './output.ts';
 export { GIT_DEFAULT_LIMIT, timePlan } from '../core/cost/time-plan.ts';
 
 /** Prices the sweep's cells with the calibration of the repository's largest pack. */
-export async function sweepTime(loaded: LoadedRecording, results: SimResult[], plan: TimePlan, git: string, replay: ReplayMode): Promise<TimeView> {
+export async function sweepTime(
+  loaded: LoadedRecording,
+  results: SimResult[],
+  plan: TimePlan,
+  git: string,
+  replay: ReplayMode,
+): Promise<TimeView> {
   return priceSweep(loaded, results as unknown as CellCounts[], plan, git, formatLimit, {
-    onStage: (stage, done, total) => process.stderr.write(`\rpackscope: ${stage === REPLAY_STAGE ? stage : `calibrating (${stage})`} ${done}/${total}${done + 1 === total ? '\n' : ''}`),
+    onStage: (stage, done, total) =>
+      process.stderr.write(
+        `\rpackscope: ${stage === REPLAY_STAGE ? stage : `calibrating (${stage})`} ${done}/${total}${done + 1 === total ? '\n' : ''}`,
+      ),
     replay,
   });
 }
@@ -19,7 +28,10 @@ export function timeTable(view: TimeView, policies: string[], limits: number[]):
   const cell = (policy: string, limit: number): string => {
     const c = view.cells.find((x) => x.policy === policy && x.limit === limit);
     if (!c) return '–';
-    const range = c.predictedSecondsBounds && c.predictedSecondsBounds[1] - c.predictedSecondsBounds[0] > 0.005 ? ` (${c.predictedSecondsBounds[0].toFixed(2)}–${c.predictedSecondsBounds[1].toFixed(2)})` : '';
+    const range =
+      c.predictedSecondsBounds && c.predictedSecondsBounds[1] - c.predictedSecondsBounds[0] > 0.005
+        ? ` (${c.predictedSecondsBounds[0].toFixed(2)}–${c.predictedSecondsBounds[1].toFixed(2)})`
+        : '';
     return `${c.predictedSeconds.toFixed(2)}s${range} ×${c.speedUp.toFixed(2)}`;
   };
   const shown = policies.filter((p) => view.cells.some((c) => c.policy === p));
@@ -30,8 +42,16 @@ export function timeTable(view: TimeView, policies: string[], limits: number[]):
     ...formatTable([['limit', ...shown], ...rows]),
     `knee (smallest limit within 2% of the best): ${view.knees.map((k) => `${k.policy} ${formatLimit(k.limit)}`).join(', ')}`,
     `non-read time ${n.seconds.toFixed(2)}s = recorded ${n.recordedSeconds.toFixed(2)}s at ${formatLimit(n.recordedLimit)} − trace ${n.traceSeconds.toFixed(2)}s − reads ${n.readSecondsAtRecordedLimit.toFixed(2)}s${n.clamped ? ' (clamped at 0: the model over-prices these reads)' : ''}`,
-    ...(view.basis.replay && !view.basis.measured ? [`reads scaled ×${view.basis.replay.readScale.toFixed(2)} by a replay of this recording's reads on git (${view.basis.replay.date}, ${view.basis.replay.readsTimed} of ${view.basis.replay.reads} reads at ${view.basis.replay.limits.map(formatLimit).join(' and ')})`] : []),
-    ...(view.basis.measured ? [`priced from your measured runs of this command (${view.basis.measured.date}, best of ${view.basis.measured.runs} at ${view.basis.measured.limits.map(formatLimit).join(', ')}): non-read ${view.basis.measured.nonReadSeconds.toFixed(2)}s + ${view.basis.measured.readScale.toFixed(2)} × the model's reads`] : []),
+    ...(view.basis.replay && !view.basis.measured
+      ? [
+          `reads scaled ×${view.basis.replay.readScale.toFixed(2)} by a replay of this recording's reads on git (${view.basis.replay.date}, ${view.basis.replay.readsTimed} of ${view.basis.replay.reads} reads at ${view.basis.replay.limits.map(formatLimit).join(' and ')})`,
+        ]
+      : []),
+    ...(view.basis.measured
+      ? [
+          `priced from your measured runs of this command (${view.basis.measured.date}, best of ${view.basis.measured.runs} at ${view.basis.measured.limits.map(formatLimit).join(', ')}): non-read ${view.basis.measured.nonReadSeconds.toFixed(2)}s + ${view.basis.measured.readScale.toFixed(2)} × the model's reads`,
+        ]
+      : []),
     `calibration ${view.calibration.date} (${view.calibration.batches} lists, ${view.calibration.reads} reads; git ${view.calibration.key.git}, ${view.calibration.key.cpu})`,
     `recommendation: ${view.recommendation}`,
     `not in it: glibc handing freed memory back to the kernel and faulting it in again, which depends on the command's own heap (measured runs show it as page faults)`,

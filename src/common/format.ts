@@ -46,7 +46,12 @@ export function formatCount(n: number): string {
  * neither (the policy or the recording allows no bounds). Never a bare number for a cell that is
  * not exact.
  */
-export function formatSimulatedCount(value: number, exact: boolean, range: readonly [number, number] | null | undefined, show: (n: number) => string = String): string {
+export function formatSimulatedCount(
+  value: number,
+  exact: boolean,
+  range: readonly [number, number] | null | undefined,
+  show: (n: number) => string = String,
+): string {
   if (exact) return show(value);
   if (range && range[0] === range[1]) return show(range[0]);
   if (range) return `${show(range[0])}–${show(range[1])}`;
@@ -56,7 +61,11 @@ export function formatSimulatedCount(value: number, exact: boolean, range: reado
 /** `0`, `512k`, `96m`, `1g`: a cache limit in git's size suffixes (base 1024) when it has an exact one, else in bytes. */
 export function formatLimit(bytes: number): string {
   if (bytes === 0) return '0';
-  for (const [unit, scale] of [['g', 1024 ** 3], ['m', 1024 ** 2], ['k', 1024]] as const) {
+  for (const [unit, scale] of [
+    ['g', 1024 ** 3],
+    ['m', 1024 ** 2],
+    ['k', 1024],
+  ] as const) {
     if (bytes % scale === 0) return `${bytes / scale}${unit}`;
   }
   return String(bytes);

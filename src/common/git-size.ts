@@ -16,7 +16,10 @@ export function parseGitSize(value: string): number | undefined {
 
 /** The items of a comma-separated list of sizes, blanks around them and empty items dropped. */
 export function limitListItems(text: string): string[] {
-  return text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 /** Parses `0,1m,4m,96m` into bytes; undefined when the list is empty or any item is not a size. */

@@ -25,6 +25,12 @@ export function markdownCodeSpan(text: string): string {
   const shown = visibleText(text);
   const longestRun = Math.max(0, ...(shown.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(longestRun + 1);
-  const pad = shown.startsWith('`') || shown.endsWith('`') || (shown.startsWith(' ') && shown.endsWith(' ') && shown.trim() !== '') || shown === '' ? ' ' : '';
+  const pad =
+    shown.startsWith('`') ||
+    shown.endsWith('`') ||
+    (shown.startsWith(' ') && shown.endsWith(' ') && shown.trim() !== '') ||
+    shown === ''
+      ? ' '
+      : '';
   return `${fence}${pad}${shown}${pad}${fence}`;
 }

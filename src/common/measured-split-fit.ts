@@ -42,6 +42,10 @@ export function fitMeasuredSplit(points: SplitPoint[]): MeasuredSplit | null {
   return {
     nonReadSeconds: n,
     readScale: s,
-    readShare: points.map((p) => ({ limit: p.limit, seconds: s * p.reads, share: n + s * p.reads > 0 ? (s * p.reads) / (n + s * p.reads) : 0 })),
+    readShare: points.map((p) => ({
+      limit: p.limit,
+      seconds: s * p.reads,
+      share: n + s * p.reads > 0 ? (s * p.reads) / (n + s * p.reads) : 0,
+    })),
   };
 }

@@ -30,7 +30,11 @@ export interface MessageHandlerOptions<Out extends Message, In extends Message> 
  * One end of a panel's messages: `Out` what it sends, `In` what it receives, `Replies` the requests
  * it makes (none on the host's side: only the webviews ask).
  */
-export class MessageHandler<Out extends Message, In extends Message, Replies extends ReplyTypes<Out, In> = Record<never, never>> {
+export class MessageHandler<
+  Out extends Message,
+  In extends Message,
+  Replies extends ReplyTypes<Out, In> = Record<never, never>,
+> {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve(reply: In): void; reject(error: Error): void }>();
 
@@ -41,7 +45,9 @@ export class MessageHandler<Out extends Message, In extends Message, Replies ext
   }
 
   /** Posts a request; settles with the message the other side answers it with. */
-  request<K extends keyof Replies & Out['type']>(message: Extract<Out, { type: K }>): Promise<Extract<In, { type: Replies[K] }>> {
+  request<K extends keyof Replies & Out['type']>(
+    message: Extract<Out, { type: K }>,
+  ): Promise<Extract<In, { type: Replies[K] }>> {
     const messageId = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(messageId, { resolve: resolve as (reply: In) => void, reject });
@@ -62,7 +68,8 @@ export class MessageHandler<Out extends Message, In extends Message, Replies ext
     }
     try {
       const reply = await this.options.handle(message);
-      if (reply !== undefined && message.messageId !== undefined) this.options.post({ ...reply, inReplyTo: message.messageId });
+      if (reply !== undefined && message.messageId !== undefined)
+        this.options.post({ ...reply, inReplyTo: message.messageId });
     } catch (error) {
       this.options.failed(message, error);
     }

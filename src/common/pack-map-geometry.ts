@@ -77,14 +77,24 @@ export const TYPE_COLOURS: Readonly<Record<number, Rgb>> = {
 
 /** A sequential ramp (dark blue to yellow, viridis-like), t in [0, 1]. */
 export function rampColour(t: number): Rgb {
-  const stops: Rgb[] = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+  const stops: Rgb[] = [
+    [68, 1, 84],
+    [59, 82, 139],
+    [33, 145, 140],
+    [94, 201, 98],
+    [253, 231, 37],
+  ];
   const clamped = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0));
   const at = clamped * (stops.length - 1);
   const i = Math.min(stops.length - 2, Math.floor(at));
   const f = at - i;
   const a = stops[i]!;
   const b = stops[i + 1]!;
-  return [Math.round(a[0] + (b[0] - a[0]) * f), Math.round(a[1] + (b[1] - a[1]) * f), Math.round(a[2] + (b[2] - a[2]) * f)];
+  return [
+    Math.round(a[0] + (b[0] - a[0]) * f),
+    Math.round(a[1] + (b[1] - a[1]) * f),
+    Math.round(a[2] + (b[2] - a[2]) * f),
+  ];
 }
 
 /** Delta depth 0 … maxDepth on the ramp (depth 0, a whole object, the darkest). */
@@ -121,7 +131,8 @@ function hslToRgb(hue: number, saturation: number, lightness: number): Rgb {
   const c = (1 - Math.abs(2 * lightness - 1)) * saturation;
   const h = hue / 60;
   const x = c * (1 - Math.abs((h % 2) - 1));
-  const [r, g, b] = h < 1 ? [c, x, 0] : h < 2 ? [x, c, 0] : h < 3 ? [0, c, x] : h < 4 ? [0, x, c] : h < 5 ? [x, 0, c] : [c, 0, x];
+  const [r, g, b] =
+    h < 1 ? [c, x, 0] : h < 2 ? [x, c, 0] : h < 3 ? [0, c, x] : h < 4 ? [0, x, c] : h < 5 ? [x, 0, c] : [c, 0, x];
   const m = lightness - c / 2;
   return [Math.round((r + m) * 255), Math.round((g + m) * 255), Math.round((b + m) * 255)];
 }

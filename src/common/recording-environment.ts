@@ -50,14 +50,20 @@ export function recordingVariables(
     const count = Number.isInteger(existing) && existing >= 0 ? existing : 0;
     set.push(['GIT_CONFIG_COUNT', String(count + 1)]);
     set.push([`GIT_CONFIG_KEY_${count}`, EXACT_RECORDING_CONFIG.key]);
-    set.push([`GIT_CONFIG_VALUE_${count}`, exactLimit === EXACT_RECORDING_LIMIT ? EXACT_RECORDING_CONFIG.value : String(exactLimit)]);
+    set.push([
+      `GIT_CONFIG_VALUE_${count}`,
+      exactLimit === EXACT_RECORDING_LIMIT ? EXACT_RECORDING_CONFIG.value : String(exactLimit),
+    ]);
   }
   const unset = base.GIT_TRACE_BARE === undefined ? [] : ['GIT_TRACE_BARE'];
   return { set, unset };
 }
 
 /** `base` with the recording variables applied: the environment to spawn git with. */
-export function applyRecordingVariables<E extends Record<string, string | undefined>>(base: E, variables: RecordingVariables): E {
+export function applyRecordingVariables<E extends Record<string, string | undefined>>(
+  base: E,
+  variables: RecordingVariables,
+): E {
   const env: Record<string, string | undefined> = { ...base };
   for (const name of variables.unset) delete env[name];
   for (const [name, value] of variables.set) env[name] = value;

@@ -13,5 +13,8 @@ const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': 
 
 /** `text` with every control, bidi and invisible character written as `\n`, `\t`, `\r` or `\u202E`. */
 export function visibleText(text: string): string {
-  return text.replace(INVISIBLE, (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+  return text.replace(
+    INVISIBLE,
+    (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`,
+  );
 }

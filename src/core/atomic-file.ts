@@ -7,7 +7,8 @@ import * as path from 'node:path';
 // would follow a planted symbolic link. So: a random name, created exclusively without following
 // links, written, synced, then renamed over the target (rename replaces a link, never its target).
 
-const EXCLUSIVE_CREATE = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
+const EXCLUSIVE_CREATE =
+  fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
 
 /** Writes `target` through a fresh temporary file beside it; `write` fills the open descriptor. */
 export function writeFileAtomically(target: string, mode: number, write: (fd: number) => void): void {
@@ -30,7 +31,7 @@ export function writeFileAtomically(target: string, mode: number, write: (fd: nu
 
 /** Writes all of `buffer` to `fd` (writeSync may write less than asked). */
 export function writeAll(fd: number, buffer: Uint8Array): void {
-  for (let done = 0; done < buffer.length; ) done += fs.writeSync(fd, buffer, done, buffer.length - done);
+  for (let done = 0; done < buffer.length;) done += fs.writeSync(fd, buffer, done, buffer.length - done);
 }
 
 /** The nearest of `file` and its ancestors that exists, with its stat (followed links), or undefined when none does. */
@@ -52,9 +53,11 @@ export function nearestExisting(file: string): { path: string; stat: fs.Stats } 
 export function makeDirectories(directory: string, mode: number): void {
   const resolved = path.resolve(directory);
   const existing = nearestExisting(resolved);
-  if (existing && !existing.stat.isDirectory()) throw Object.assign(new Error(`${existing.path} is not a directory`), { code: 'ENOTDIR' });
+  if (existing && !existing.stat.isDirectory())
+    throw Object.assign(new Error(`${existing.path} is not a directory`), { code: 'ENOTDIR' });
   const missing: string[] = [];
-  for (let level = resolved; level !== existing?.path && path.dirname(level) !== level; level = path.dirname(level)) missing.push(level);
+  for (let level = resolved; level !== existing?.path && path.dirname(level) !== level; level = path.dirname(level))
+    missing.push(level);
   for (const level of missing.reverse()) {
     try {
       fs.mkdirSync(level, { mode });

@@ -44,6 +44,11 @@ function formatLocation(file: string | undefined, offset: number | undefined): s
 }
 
 /** Shorthand used by the readers: `throw fail('truncated', file, at, 'idx ends inside the fan-out table')`. */
-export function fail(code: PackErrorCode, file: string | undefined, offset: number | undefined, detail: string): PackFormatError {
+export function fail(
+  code: PackErrorCode,
+  file: string | undefined,
+  offset: number | undefined,
+  detail: string,
+): PackFormatError {
   return new PackFormatError(code, file, offset, detail);
 }

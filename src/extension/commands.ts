@@ -38,7 +38,12 @@ interface CommandEntry {
 }
 
 const commandFactories: Record<string, CommandEntry> = {
-  'packscope.refresh': { make: ({ packsTree }) => () => packsTree.refreshAll() },
+  'packscope.refresh': {
+    make:
+      ({ packsTree }) =>
+      () =>
+        packsTree.refreshAll(),
+  },
   'packscope.copyObjectId': {
     make: () => async (node) => {
       const object = objectTarget(node);
@@ -48,59 +53,152 @@ const commandFactories: Record<string, CommandEntry> = {
     },
   },
   'packscope.showChain': {
-    make: ({ packsTree }) => (node) => {
-      const object = objectTarget(node);
-      return object === undefined ? undefined : packsTree.reveal(object.oid, object.repository);
-    },
+    make:
+      ({ packsTree }) =>
+      (node) => {
+        const object = objectTarget(node);
+        return object === undefined ? undefined : packsTree.reveal(object.oid, object.repository);
+      },
   },
   'packscope.revealObject': {
-    make: ({ packsTree }) => (target, repository) => {
-      const object = objectTarget(target, repository);
-      if (object === undefined) throw new Error('packscope.revealObject needs an object id');
-      return packsTree.reveal(object.oid, object.repository);
-    },
+    make:
+      ({ packsTree }) =>
+      (target, repository) => {
+        const object = objectTarget(target, repository);
+        if (object === undefined) throw new Error('packscope.revealObject needs an object id');
+        return packsTree.reveal(object.oid, object.repository);
+      },
   },
   'packscope.openObject': {
-    make: ({ server }) => async (target, repository) => {
-      const object = objectTarget(target, repository);
-      if (object !== undefined) return openObjectDocument(object.oid, object.repository);
-      const details = await askForObject(server);
-      return details === undefined ? undefined : openObjectDocument(details.oid, details.repository);
-    },
+    make:
+      ({ server }) =>
+      async (target, repository) => {
+        const object = objectTarget(target, repository);
+        if (object !== undefined) return openObjectDocument(object.oid, object.repository);
+        const details = await askForObject(server);
+        return details === undefined ? undefined : openObjectDocument(details.oid, details.repository);
+      },
   },
   /** Optional argument: the filter itself ({ types, minDepth, maxDepth }); none asks for it. */
-  'packscope.filterObjects': { make: ({ packsTree }) => (filter) => packsTree.filterObjects(filter) },
-  'packscope.clearObjectFilter': { make: ({ packsTree }) => () => packsTree.filterObjects(null) },
+  'packscope.filterObjects': {
+    make:
+      ({ packsTree }) =>
+      (filter) =>
+        packsTree.filterObjects(filter),
+  },
+  'packscope.clearObjectFilter': {
+    make:
+      ({ packsTree }) =>
+      () =>
+        packsTree.filterObjects(null),
+  },
   'packscope.cancelLoad': {
-    make: ({ server }) => () => {
-      server.cancelLoads();
-      return cancelModelLoads();
-    },
+    make:
+      ({ server }) =>
+      () => {
+        server.cancelLoads();
+        return cancelModelLoads();
+      },
   },
-  'packscope.showServerOutput': { make: ({ output }) => () => output.show(true) },
+  'packscope.showServerOutput': {
+    make:
+      ({ output }) =>
+      () =>
+        output.show(true),
+  },
   'packscope.restartServer': {
-    make: ({ server, packsTree }) => async () => {
-      await server.restart();
-      await packsTree.refreshAll();
-    },
+    make:
+      ({ server, packsTree }) =>
+      async () => {
+        await server.restart();
+        await packsTree.refreshAll();
+      },
   },
-  'packscope.loadMore': { make: ({ packsTree }) => (node) => (packsNode(node)?.kind === 'more' ? packsTree.loadMore((node as Extract<PacksNode, { kind: 'more' }>).parent) : undefined) },
-  [RETRY_COMMAND]: { make: ({ packsTree }) => (node) => { const target = packsNode(node); return target === undefined ? undefined : packsTree.retry(target); } },
+  'packscope.loadMore': {
+    make:
+      ({ packsTree }) =>
+      (node) =>
+        packsNode(node)?.kind === 'more'
+          ? packsTree.loadMore((node as Extract<PacksNode, { kind: 'more' }>).parent)
+          : undefined,
+  },
+  [RETRY_COMMAND]: {
+    make:
+      ({ packsTree }) =>
+      (node) => {
+        const target = packsNode(node);
+        return target === undefined ? undefined : packsTree.retry(target);
+      },
+  },
   'packscope.openCacheLab': {
-    make: ({ cacheLab }) => async (argument) => {
-      await cacheLab.open(argument);
-    },
+    make:
+      ({ cacheLab }) =>
+      async (argument) => {
+        await cacheLab.open(argument);
+      },
   },
-  'packscope.previewRepack': { make: ({ repackPreview }) => (argument) => repackPreview.run(argument), failure: 'repack preview failed' },
-  'packscope.openPackMap': { make: ({ packMap }) => async (argument) => { await packMap.open(argument); } },
-  'packscope.toggleRecording': { make: ({ recordings }) => () => recordings.toggle() },
-  'packscope.recordCommand': { make: ({ recordings }) => (argument) => recordings.recordCommand(argument) },
-  'packscope.recordings.refresh': { make: ({ recordings }) => () => recordings.refresh() },
-  'packscope.recordings.openCacheLab': { make: ({ recordings }) => (node) => recordings.openCacheLab(node, 'simulation') },
-  'packscope.recordings.localityReport': { make: ({ recordings }) => (node) => recordings.openCacheLab(node, 'locality') },
-  'packscope.recordings.rename': { make: ({ recordings }) => (node, newName) => recordings.rename(node, newName) },
-  'packscope.recordings.delete': { make: ({ recordings }) => (node, options) => recordings.delete(node, options) },
-  'packscope.recordings.revealFile': { make: ({ recordings }) => (node) => recordings.revealFile(node) },
+  'packscope.previewRepack': {
+    make:
+      ({ repackPreview }) =>
+      (argument) =>
+        repackPreview.run(argument),
+    failure: 'repack preview failed',
+  },
+  'packscope.openPackMap': {
+    make:
+      ({ packMap }) =>
+      async (argument) => {
+        await packMap.open(argument);
+      },
+  },
+  'packscope.toggleRecording': {
+    make:
+      ({ recordings }) =>
+      () =>
+        recordings.toggle(),
+  },
+  'packscope.recordCommand': {
+    make:
+      ({ recordings }) =>
+      (argument) =>
+        recordings.recordCommand(argument),
+  },
+  'packscope.recordings.refresh': {
+    make:
+      ({ recordings }) =>
+      () =>
+        recordings.refresh(),
+  },
+  'packscope.recordings.openCacheLab': {
+    make:
+      ({ recordings }) =>
+      (node) =>
+        recordings.openCacheLab(node, 'simulation'),
+  },
+  'packscope.recordings.localityReport': {
+    make:
+      ({ recordings }) =>
+      (node) =>
+        recordings.openCacheLab(node, 'locality'),
+  },
+  'packscope.recordings.rename': {
+    make:
+      ({ recordings }) =>
+      (node, newName) =>
+        recordings.rename(node, newName),
+  },
+  'packscope.recordings.delete': {
+    make:
+      ({ recordings }) =>
+      (node, options) =>
+        recordings.delete(node, options),
+  },
+  'packscope.recordings.revealFile': {
+    make:
+      ({ recordings }) =>
+      (node) =>
+        recordings.revealFile(node),
+  },
 };
 
 /** A node of the Packs view, when that is what VS Code passed. */

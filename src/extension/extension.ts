@@ -71,17 +71,21 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
   let locatedGit = 'git';
   const server = lifetime.register(
     new ServerClient({
-    serverModule: context.asAbsolutePath('dist/server.js'),
-    output,
-    settings: () => readServerSettings(locatedGit),
-    recordingDirectory: recordingsDirectory(context),
+      serverModule: context.asAbsolutePath('dist/server.js'),
+      output,
+      settings: () => readServerSettings(locatedGit),
+      recordingDirectory: recordingsDirectory(context),
       hoverEnabled: () => viewSettings.hoverEnabled,
     }),
   );
   activeServer = server;
 
-  const packsTree = lifetime.register(new PacksTreeProvider(server, () => viewSettings.pageSize, context.workspaceState));
-  const packsView = lifetime.register(vscode.window.createTreeView(PACKS_VIEW_ID, { treeDataProvider: packsTree, showCollapseAll: true }));
+  const packsTree = lifetime.register(
+    new PacksTreeProvider(server, () => viewSettings.pageSize, context.workspaceState),
+  );
+  const packsView = lifetime.register(
+    vscode.window.createTreeView(PACKS_VIEW_ID, { treeDataProvider: packsTree, showCollapseAll: true }),
+  );
   packsTree.attach(packsView);
   const objectDocuments = new ObjectDocumentProvider(server, () => viewSettings);
   const terminalLinks = new ObjectIdTerminalLinkProvider(server, () => viewSettings.terminalLinksEnabled);
@@ -89,7 +93,9 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
   lifetime.register(vscode.window.registerTerminalLinkProvider(terminalLinks));
   lifetime.register(
     server.onPacksChanged(({ repository }) => {
-      packsTree.refreshRepository(repository).catch((error: unknown) => output.warn(`Refreshing ${repository} failed: ${describe(error)}`));
+      packsTree
+        .refreshRepository(repository)
+        .catch((error: unknown) => output.warn(`Refreshing ${repository} failed: ${describe(error)}`));
     }),
   );
   lifetime.register(
@@ -116,24 +122,54 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
   });
   const summaries = lifetime.register(new SimulationSummaries(context.workspaceState));
   const recording = registerRecording({ lifetime, context, server, output, gitLocation, summaries });
-  const cacheLab = registerCacheLab({ lifetime, context, server, output, gitLocation, recordings: recordingSourceFromStore(recording.api.store), onSweep: (file, segment, result) => summaries.remember(file, segment, result) });
+  const cacheLab = registerCacheLab({
+    lifetime,
+    context,
+    server,
+    output,
+    gitLocation,
+    recordings: recordingSourceFromStore(recording.api.store),
+    onSweep: (file, segment, result) => summaries.remember(file, segment, result),
+  });
   const previewPacks = new PreviewPackHolds(server, output);
-  const repackPreview = registerRepackPreview({ lifetime, context, server, output, gitLocation, recordings: recording.api.store, previewPacks });
+  const repackPreview = registerRepackPreview({
+    lifetime,
+    context,
+    server,
+    output,
+    gitLocation,
+    recordings: recording.api.store,
+    previewPacks,
+  });
   const packMap = registerPackMap({ lifetime, context, server, output, recordings: recording.api.store, previewPacks });
-  registerCommands(lifetime, { server, packsTree, output, recordings: recording.commands, cacheLab, repackPreview, packMap });
+  registerCommands(lifetime, {
+    server,
+    packsTree,
+    output,
+    recordings: recording.commands,
+    cacheLab,
+    repackPreview,
+    packMap,
+  });
 
   // Started right after activation rather than inside it: hovers and terminal links need a server soon.
   // `onStartupFinished` activates every window, so a bounded probe (git-directory-probe.ts) decides
   // first whether the workspace holds a repository; without one the server waits until the view or
   // a command asks for it, or a folder with a repository is added.
   const startServer = (): void => {
-    server.whenRunning().catch((error: unknown) => output.error(`The PackScope server is not running: ${describe(error)}`));
+    server
+      .whenRunning()
+      .catch((error: unknown) => output.error(`The PackScope server is not running: ${describe(error)}`));
   };
   const probeAndStart = (): boolean => {
-    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    const folders = (vscode.workspace.workspaceFolders ?? [])
+      .filter((f) => f.uri.scheme === 'file')
+      .map((f) => f.uri.fsPath);
     const probeStart = performance.now();
     const found = probeWorkspace(folders, readServerSettings(locatedGit).scanDepth);
-    output.info(`Repository probe: ${found === undefined ? 'no git directory' : found} in ${(performance.now() - probeStart).toFixed(1)} ms.`);
+    output.info(
+      `Repository probe: ${found === undefined ? 'no git directory' : found} in ${(performance.now() - probeStart).toFixed(1)} ms.`,
+    );
     if (found !== undefined) startServer();
     return found !== undefined;
   };
@@ -152,7 +188,9 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
   // CPU time is what activation costs the extension host; wall time also counts other processes
   // that happen to run at the same moment (the workbench itself is starting on the same cores).
   const loadAndActivationCpuMs = load.cpuMs + (activationCpu.user + activationCpu.system) / 1000;
-  output.info(`PackScope activated in ${activationMs.toFixed(1)} ms (${loadAndActivationMs.toFixed(1)} ms with loading the bundle; ${loadAndActivationCpuMs.toFixed(1)} ms of CPU).`);
+  output.info(
+    `PackScope activated in ${activationMs.toFixed(1)} ms (${loadAndActivationMs.toFixed(1)} ms with loading the bundle; ${loadAndActivationCpuMs.toFixed(1)} ms of CPU).`,
+  );
   return {
     activationMs,
     loadAndActivationMs,

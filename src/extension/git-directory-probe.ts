@@ -77,7 +77,7 @@ export function probeGitDirectory(root: string, scanDepth: number, maxEntries = 
   const start = path.resolve(root);
   if (isGitDirectory(start)) return { ...result, found: start };
   // The folder inside a checkout (a subfolder opened on its own): the server's discovery walks up too.
-  for (let dir = start; ; ) {
+  for (let dir = start; ;) {
     const found = dotGitIn(dir);
     if (found) return { ...result, found };
     const parent = path.dirname(dir);

@@ -30,7 +30,8 @@ export function cancelModelLoads(): number {
 
 /** The short text a row shows while its model loads: "indexing 34%…", or the stage while there is no percentage. */
 export function loadingText(value: { message?: string | undefined; percentage?: number | undefined }): string {
-  if (value.percentage !== undefined && value.percentage > 0) return `indexing ${Math.min(100, Math.floor(value.percentage))}%…`;
+  if (value.percentage !== undefined && value.percentage > 0)
+    return `indexing ${Math.min(100, Math.floor(value.percentage))}%…`;
   const stage = value.message?.replace(/:.*$/, '').replace(/…$/, '');
   return stage ? `${stage.toLowerCase()}…` : 'indexing…';
 }
@@ -91,19 +92,22 @@ export async function withModelProgress<R>(
   void vscode.window.withProgress({ location: { viewId: PACKS_VIEW_ID } }, () => settled);
   const timer = setTimeout(() => {
     if (finished) return;
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => {
-      token.onCancellationRequested(() => cancellation.cancel());
-      let reported = 0;
-      const report = (): void => {
-        const percentage = latest.percentage;
-        const increment = percentage === undefined ? undefined : Math.max(0, percentage - reported);
-        if (percentage !== undefined) reported = Math.max(reported, percentage);
-        progress.report({ message: latest.message, increment });
-      };
-      report();
-      listeners.add(report);
-      return settled;
-    });
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+      (progress, token) => {
+        token.onCancellationRequested(() => cancellation.cancel());
+        let reported = 0;
+        const report = (): void => {
+          const percentage = latest.percentage;
+          const increment = percentage === undefined ? undefined : Math.max(0, percentage - reported);
+          if (percentage !== undefined) reported = Math.max(reported, percentage);
+          progress.report({ message: latest.message, increment });
+        };
+        report();
+        listeners.add(report);
+        return settled;
+      },
+    );
   }, NOTIFY_AFTER_MS);
   try {
     return await work;

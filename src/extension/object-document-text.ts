@@ -25,13 +25,17 @@ export function renderContent(content: ObjectContent): { heading: string; text: 
   const total = content.details.size;
   const parts = [`content: ${formatCount(total)} bytes`];
   const cut = (shown: number): void => {
-    if (content.truncated || shown < total) parts.push(`truncated: ${formatCount(shown)} of ${formatCount(total)} bytes shown`);
+    if (content.truncated || shown < total)
+      parts.push(`truncated: ${formatCount(shown)} of ${formatCount(total)} bytes shown`);
   };
   if (!content.binary) {
     cut(bytes.length);
     return { heading: parts.join(' · '), text: bytes.toString('utf8') };
   }
-  const listing = content.details.type === 'tree' && !content.truncated ? treeListing(bytes, content.details.oid.length / 2) : undefined;
+  const listing =
+    content.details.type === 'tree' && !content.truncated
+      ? treeListing(bytes, content.details.oid.length / 2)
+      : undefined;
   if (listing !== undefined) {
     parts.push('tree, as git cat-file -p lists it');
     return { heading: parts.join(' · '), text: listing };
@@ -57,18 +61,28 @@ export interface TreeEntrySpan {
  * The entries of a tree's bytes, in order. `complete: false` when the bytes end inside an entry (a
  * truncated content); undefined when they are not a tree.
  */
-export function treeEntries(bytes: Uint8Array, hashBytes: number): { entries: TreeEntrySpan[]; complete: boolean } | undefined {
+export function treeEntries(
+  bytes: Uint8Array,
+  hashBytes: number,
+): { entries: TreeEntrySpan[]; complete: boolean } | undefined {
   const entries: TreeEntrySpan[] = [];
   let position = 0;
   while (position < bytes.length) {
     const space = bytes.indexOf(0x20, position);
     const nul = space < 0 ? -1 : bytes.indexOf(0, space + 1);
-    if (space < 0 || nul < 0 || nul + 1 + hashBytes > bytes.length) return entries.length > 0 || space >= 0 ? { entries, complete: false } : undefined;
+    if (space < 0 || nul < 0 || nul + 1 + hashBytes > bytes.length)
+      return entries.length > 0 || space >= 0 ? { entries, complete: false } : undefined;
     const mode = Buffer.from(bytes.subarray(position, space)).toString('latin1');
     if (!/^[0-7]{5,6}$/.test(mode)) return undefined;
     const oid = Buffer.from(bytes.subarray(nul + 1, nul + 1 + hashBytes)).toString('hex');
     const type = mode === '40000' ? 'tree' : mode === '160000' ? 'commit' : 'blob';
-    entries.push({ mode: mode.padStart(6, '0'), type, name: quotePath(bytes.subarray(space + 1, nul)), oid, idStart: nul + 1 });
+    entries.push({
+      mode: mode.padStart(6, '0'),
+      type,
+      name: quotePath(bytes.subarray(space + 1, nul)),
+      oid,
+      idStart: nul + 1,
+    });
     position = nul + 1 + hashBytes;
   }
   return { entries, complete: true };
@@ -91,7 +105,17 @@ function resultTreeEntries(content: ObjectContent): { entries: TreeEntrySpan[]; 
 
 /** Git's `quote_c_style` with `core.quotePath` on (its default): odd bytes as C escapes, the name in quotes. */
 function quotePath(name: Uint8Array): string {
-  const escapes: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 0x22: '\\"', 0x5c: '\\\\' };
+  const escapes: Record<number, string> = {
+    7: '\\a',
+    8: '\\b',
+    9: '\\t',
+    10: '\\n',
+    11: '\\v',
+    12: '\\f',
+    13: '\\r',
+    0x22: '\\"',
+    0x5c: '\\\\',
+  };
   let quoted = '';
   let needsQuotes = false;
   for (const byte of name) {
@@ -137,15 +161,22 @@ export function renderFacts(details: ObjectDetails): string[] {
 
 /** One line per link, the object first and its root last. */
 export function renderChain(chain: ObjectItem[]): string[] {
-  const lines = [`chain (${chain.length === 1 ? 'not a delta' : `${chain.length - 1} delta${chain.length === 2 ? '' : 's'} down to the root`}):`];
+  const lines = [
+    `chain (${chain.length === 1 ? 'not a delta' : `${chain.length - 1} delta${chain.length === 2 ? '' : 's'} down to the root`}):`,
+  ];
   for (const link of chain) {
-    lines.push(`  ${link.oid}  ${link.type.padEnd(6)}  ${link.inPackType.padEnd(9)}  size ${formatCount(link.size)}  on disk ${formatCount(link.diskSize)}  offset ${formatCount(link.offset)}`);
+    lines.push(
+      `  ${link.oid}  ${link.type.padEnd(6)}  ${link.inPackType.padEnd(9)}  size ${formatCount(link.size)}  on disk ${formatCount(link.diskSize)}  offset ${formatCount(link.offset)}`,
+    );
   }
   return lines;
 }
 
 /** As JGit's `debug-show-pack-delta` prints a delta (BinaryDelta.format with its header). */
-export function renderDelta(delta: NonNullable<ObjectContent['delta']>, tree?: { entries: TreeEntrySpan[]; hashBytes: number }): string[] {
+export function renderDelta(
+  delta: NonNullable<ObjectContent['delta']>,
+  tree?: { entries: TreeEntrySpan[]; hashBytes: number },
+): string[] {
   const lines = [
     `delta against ${delta.base} (${formatCount(delta.deltaBytes)} delta bytes, ${formatCount(delta.totalInstructions)} instructions: ${formatCount(delta.copiedBytes)} bytes copied, ${formatCount(delta.insertedBytes)} inserted):`,
     `DELTA( BASE=${delta.baseSize} RESULT=${delta.resultSize} )`,
@@ -168,25 +199,34 @@ export function renderDelta(delta: NonNullable<ObjectContent['delta']>, tree?: {
  * are shown as hex instead of JGit's Latin-1 escapes, and in a tree delta each id they hold is
  * named with its entry. `resultAt`: where the instruction's bytes start in the result.
  */
-export function renderInstruction(instruction: DeltaInstructionItem, resultAt = 0, tree?: { entries: TreeEntrySpan[]; hashBytes: number }): string[] {
+export function renderInstruction(
+  instruction: DeltaInstructionItem,
+  resultAt = 0,
+  tree?: { entries: TreeEntrySpan[]; hashBytes: number },
+): string[] {
   if (instruction.op === 'copy') return [`  COPY  (${instruction.baseOffset}, ${instruction.length})`];
   const data = Buffer.from(instruction.dataBase64, 'base64');
   if (looksLikeText(data)) return [`  INSERT(${instruction.preview})`];
-  const lines = [`  INSERT(${formatCount(data.length)} bytes, hex) ${[...data].map((b) => b.toString(16).padStart(2, '0')).join(' ')}`];
+  const lines = [
+    `  INSERT(${formatCount(data.length)} bytes, hex) ${[...data].map((b) => b.toString(16).padStart(2, '0')).join(' ')}`,
+  ];
   for (const entry of tree?.entries ?? []) {
     const from = Math.max(resultAt, entry.idStart);
     const to = Math.min(resultAt + data.length, entry.idStart + tree!.hashBytes);
     if (from >= to) continue;
     const whole = from === entry.idStart && to === entry.idStart + tree!.hashBytes;
     const which = whole ? 'the id' : `bytes ${from - entry.idStart}–${to - entry.idStart - 1} of the id`;
-    lines.push(`        bytes ${from - resultAt}–${to - resultAt - 1}: ${which} of tree entry ${entry.name} (${entry.mode} ${entry.type} ${entry.oid})`);
+    lines.push(
+      `        bytes ${from - resultAt}–${to - resultAt - 1}: ${which} of tree entry ${entry.name} (${entry.mode} ${entry.type} ${entry.oid})`,
+    );
   }
   return lines;
 }
 
 /** UTF-8 text without control characters other than tab, newline and carriage return. */
 function looksLikeText(data: Uint8Array): boolean {
-  for (const byte of data) if ((byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) || byte === 0x7f) return false;
+  for (const byte of data)
+    if ((byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) || byte === 0x7f) return false;
   try {
     new TextDecoder('utf-8', { fatal: true }).decode(data);
     return true;

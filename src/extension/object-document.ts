@@ -30,7 +30,11 @@ export class ObjectDocumentProvider implements vscode.TextDocumentContentProvide
     const { oid, repository } = parseObjectDocumentUri(uri);
     const { maxContentBytes, maxInstructions } = this.settings();
     try {
-      const result = await this.server.request(ObjectContentRequest, { oid, repository, maxContentBytes, maxInstructions }, token);
+      const result = await this.server.request(
+        ObjectContentRequest,
+        { oid, repository, maxContentBytes, maxInstructions },
+        token,
+      );
       if (!result.found) return `${oid}: ${result.reason}\n`;
       return renderObjectDocument(result.content);
     } catch (error) {

@@ -11,7 +11,8 @@ import { describe, type ServerClient } from './server-client.ts';
  */
 export function objectTarget(target: unknown, repository?: unknown): { oid: string; repository?: string } | undefined {
   if (target instanceof ObjectNode) return { oid: target.item.oid, repository: target.pack.repositoryId };
-  if (typeof target === 'string') return { oid: target, repository: typeof repository === 'string' ? repository : undefined };
+  if (typeof target === 'string')
+    return { oid: target, repository: typeof repository === 'string' ? repository : undefined };
   if (typeof target === 'object' && target !== null && 'oid' in target && typeof target.oid === 'string') {
     const inner = 'repository' in target && typeof target.repository === 'string' ? target.repository : undefined;
     return { oid: target.oid, repository: inner };

@@ -120,10 +120,16 @@ export class ServerClient extends Disposable {
     return starting.promise;
   }
 
-  async request<P, R>(type: RequestType<P, R, void>, params: RequestParam<P>, token?: vscode.CancellationToken): Promise<R> {
+  async request<P, R>(
+    type: RequestType<P, R, void>,
+    params: RequestParam<P>,
+    token?: vscode.CancellationToken,
+  ): Promise<R> {
     await this.whenRunning();
     const client = this.requireClient();
-    return token === undefined ? client.sendRequest<R>(type.method, params) : client.sendRequest<R>(type.method, params, token);
+    return token === undefined
+      ? client.sendRequest<R>(type.method, params)
+      : client.sendRequest<R>(type.method, params, token);
   }
 
   /** Subscribes to `$/progress` for a work-done token put in a request's params. */
@@ -134,7 +140,11 @@ export class ServerClient extends Disposable {
   configure(settings: ServerSettings): void {
     if (this.client?.isRunning() !== true) {
       // The next start reads the settings afresh; one under way has read them already: they follow it.
-      if (this.startInFlight) this.whenRunning().then(() => this.configure(this.options.settings()), () => undefined);
+      if (this.startInFlight)
+        this.whenRunning().then(
+          () => this.configure(this.options.settings()),
+          () => undefined,
+        );
       return;
     }
     this.client.sendNotification(ConfigureNotification.method, settings).catch((error: unknown) => {
@@ -157,7 +167,9 @@ export class ServerClient extends Disposable {
     const client = this.client;
     if (client !== undefined && client.needsStop()) {
       this.options.output.info('Restarting the PackScope server.');
-      await client.stop().catch((error: unknown) => this.options.output.warn(`Stopping the server failed: ${describe(error)}`));
+      await client
+        .stop()
+        .catch((error: unknown) => this.options.output.warn(`Stopping the server failed: ${describe(error)}`));
     }
     await this.whenRunning();
   }
@@ -205,24 +217,40 @@ export class ServerClient extends Disposable {
   private createClient(): LanguageClient {
     const { LanguageClient, RevealOutputChannelOn, TransportKind } = languageClientLibrary();
     const serverOptions: ServerOptions = {
-      run: { module: this.options.serverModule, transport: TransportKind.ipc, options: { env: SERVER_PROCESS_ENVIRONMENT } },
-      debug: { module: this.options.serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'], env: SERVER_PROCESS_ENVIRONMENT } },
+      run: {
+        module: this.options.serverModule,
+        transport: TransportKind.ipc,
+        options: { env: SERVER_PROCESS_ENVIRONMENT },
+      },
+      debug: {
+        module: this.options.serverModule,
+        transport: TransportKind.ipc,
+        options: { execArgv: ['--nolazy', '--inspect=6019'], env: SERVER_PROCESS_ENVIRONMENT },
+      },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: HOVER_DOCUMENTS,
       outputChannel: this.options.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: (): InitializationOptions => ({ settings: this.options.settings(), recordingDirectory: this.options.recordingDirectory }),
+      initializationOptions: (): InitializationOptions => ({
+        settings: this.options.settings(),
+        recordingDirectory: this.options.recordingDirectory,
+      }),
       errorHandler: this.createErrorHandler(),
       // The hover's "Reveal in Packs view" / "Open object" links run these two commands, no others.
       markdown: { isTrusted: { enabledCommands: ['packscope.revealObject', 'packscope.openObject'] } },
       middleware: {
-        provideHover: (document, position, token, next) => (this.options.hoverEnabled() ? next(document, position, token) : undefined),
+        provideHover: (document, position, token, next) =>
+          this.options.hoverEnabled() ? next(document, position, token) : undefined,
       },
     };
     const client = new LanguageClient('packscope', 'PackScope', serverOptions, clientOptions);
     const lifetime = (this.clientLifetime = new Lifetime());
-    lifetime.register(client.onNotification(PacksChangedNotification.method, (params: PacksChangedParams) => this.packsChanged.fire(params)));
+    lifetime.register(
+      client.onNotification(PacksChangedNotification.method, (params: PacksChangedParams) =>
+        this.packsChanged.fire(params),
+      ),
+    );
     lifetime.register(
       client.onDidChangeState(() => {
         if (!client.isRunning()) this.stateChanged.fire(false);
@@ -239,7 +267,11 @@ export class ServerClient extends Disposable {
           this.scheduleRestart(`its connection kept failing (${error.message})`);
           return { action: ErrorAction.Shutdown, handled: true };
         }
-        return { action: ErrorAction.Continue, handled: true, message: `PackScope server connection error: ${error.message}` };
+        return {
+          action: ErrorAction.Continue,
+          handled: true,
+          message: `PackScope server connection error: ${error.message}`,
+        };
       },
       // The library's own restart (4 times in 3 minutes, at once) is replaced by scheduleRestart's back-off.
       closed: (): CloseHandlerResult => {
@@ -247,7 +279,10 @@ export class ServerClient extends Disposable {
         return {
           action: CloseAction.DoNotRestart,
           handled: true,
-          message: delay === undefined ? 'The PackScope server stopped.' : `The PackScope server stopped; restarting in ${delay / 1000} s.`,
+          message:
+            delay === undefined
+              ? 'The PackScope server stopped.'
+              : `The PackScope server stopped; restarting in ${delay / 1000} s.`,
         };
       },
     };
@@ -267,7 +302,9 @@ export class ServerClient extends Disposable {
       void this.notifyGaveUp(message);
       return undefined;
     }
-    this.options.output.warn(`The PackScope server stopped: ${reason}. Restart ${this.backoff.crashes} in ${delay} ms.`);
+    this.options.output.warn(
+      `The PackScope server stopped: ${reason}. Restart ${this.backoff.crashes} in ${delay} ms.`,
+    );
     if (!this.crashNotified) {
       this.crashNotified = true;
       void this.notifyFirstCrash(reason);
@@ -287,7 +324,10 @@ export class ServerClient extends Disposable {
 
   private async notifyFirstCrash(reason: string): Promise<void> {
     const showLog = 'Show Server Log';
-    const choice = await vscode.window.showWarningMessage(`The PackScope server stopped: ${reason}. It is restarting.`, showLog);
+    const choice = await vscode.window.showWarningMessage(
+      `The PackScope server stopped: ${reason}. It is restarting.`,
+      showLog,
+    );
     if (choice === showLog) this.options.output.show(true);
   }
 

@@ -23,7 +23,12 @@ export function readServerSettings(git: string): ServerSettings {
     scanDepth: integer(config.get<unknown>('scanDepth'), DEFAULT_SERVER_SETTINGS.scanDepth, 0, 4),
     modelCacheDirectory: text(config.get<unknown>('modelCacheDirectory'), DEFAULT_SERVER_SETTINGS.modelCacheDirectory),
     persistModels: flag(config.get<unknown>('persistModels'), DEFAULT_SERVER_SETTINGS.persistModels),
-    hoverIndexLimit: integer(config.get<unknown>('hover.indexLimit'), DEFAULT_SERVER_SETTINGS.hoverIndexLimit, 0, Number.MAX_SAFE_INTEGER),
+    hoverIndexLimit: integer(
+      config.get<unknown>('hover.indexLimit'),
+      DEFAULT_SERVER_SETTINGS.hoverIndexLimit,
+      0,
+      Number.MAX_SAFE_INTEGER,
+    ),
     git,
   };
 }
@@ -34,7 +39,12 @@ export function readViewSettings(): ViewSettings {
     pageSize: integer(config.get<unknown>('view.pageSize'), 200, 10, 5000),
     hoverEnabled: flag(config.get<unknown>('hover.enabled'), true),
     terminalLinksEnabled: flag(config.get<unknown>('terminalLinks.enabled'), true),
-    maxContentBytes: integer(config.get<unknown>('objectDocument.maxContentBytes'), 1_048_576, 1024, Number.MAX_SAFE_INTEGER),
+    maxContentBytes: integer(
+      config.get<unknown>('objectDocument.maxContentBytes'),
+      1_048_576,
+      1024,
+      Number.MAX_SAFE_INTEGER,
+    ),
     maxInstructions: integer(config.get<unknown>('objectDocument.maxInstructions'), 2000, 10, Number.MAX_SAFE_INTEGER),
   };
 }
@@ -49,7 +59,9 @@ export function affectsViewSettings(event: vscode.ConfigurationChangeEvent): boo
 
 // Settings come from user-edited JSON: a wrong type falls back to the default instead of reaching the server.
 function integer(value: unknown, fallback: number, min: number, max: number): number {
-  return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.trunc(value))) : fallback;
+  return typeof value === 'number' && Number.isFinite(value)
+    ? Math.min(max, Math.max(min, Math.trunc(value)))
+    : fallback;
 }
 
 function flag(value: unknown, fallback: boolean): boolean {
@@ -61,5 +73,7 @@ function text(value: unknown, fallback: string): string {
 }
 
 function stringArray(value: unknown, fallback: string[]): string[] {
-  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string' && entry !== '') : [...fallback];
+  return Array.isArray(value)
+    ? value.filter((entry): entry is string => typeof entry === 'string' && entry !== '')
+    : [...fallback];
 }

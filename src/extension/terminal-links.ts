@@ -23,7 +23,10 @@ export class ObjectIdTerminalLinkProvider implements vscode.TerminalLinkProvider
     private readonly enabled: () => boolean,
   ) {}
 
-  async provideTerminalLinks(context: vscode.TerminalLinkContext, token: vscode.CancellationToken): Promise<ObjectIdTerminalLink[]> {
+  async provideTerminalLinks(
+    context: vscode.TerminalLinkContext,
+    token: vscode.CancellationToken,
+  ): Promise<ObjectIdTerminalLink[]> {
     if (!this.enabled()) return [];
     const matches = [...context.line.matchAll(new RegExp(OBJECT_ID_PATTERN.source, OBJECT_ID_PATTERN.flags))];
     if (matches.length === 0) return [];
@@ -42,7 +45,8 @@ export class ObjectIdTerminalLinkProvider implements vscode.TerminalLinkProvider
     const links: ObjectIdTerminalLink[] = [];
     for (const match of matches) {
       const oid = resolved.get(match[0].toLowerCase());
-      if (oid !== undefined && match.index !== undefined) links.push(new ObjectIdTerminalLink(match.index, match[0].length, oid));
+      if (oid !== undefined && match.index !== undefined)
+        links.push(new ObjectIdTerminalLink(match.index, match[0].length, oid));
     }
     return links;
   }

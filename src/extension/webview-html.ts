@@ -42,11 +42,14 @@ export function makeNonce(): string {
   return Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('');
 }
 
-const escapeAttribute = (value: string): string => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+const escapeAttribute = (value: string): string =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 export function webviewHtml(page: WebviewPage, resources: WebviewResources): string {
   const csp = escapeAttribute(contentSecurityPolicy(resources));
-  const styles = resources.styleUris.map((uri) => `<link rel="stylesheet" href="${escapeAttribute(uri)}" nonce="${resources.nonce}">`).join('\n');
+  const styles = resources.styleUris
+    .map((uri) => `<link rel="stylesheet" href="${escapeAttribute(uri)}" nonce="${resources.nonce}">`)
+    .join('\n');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -19,10 +19,14 @@ function loadPanelPage(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, pag
   const webview = panel.webview;
   webview.options = {
     enableScripts: true,
-    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'media'), vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
+    localResourceRoots: [
+      vscode.Uri.joinPath(extensionUri, 'media'),
+      vscode.Uri.joinPath(extensionUri, 'dist', 'webview'),
+    ],
   };
   panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'packscope.svg');
-  const resource = (...parts: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...parts)).toString();
+  const resource = (...parts: string[]): string =>
+    webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...parts)).toString();
   webview.html = webviewHtml(page, {
     cspSource: webview.cspSource,
     nonce: makeNonce(),
@@ -78,7 +82,8 @@ export abstract class PanelHost<Out extends Message, In extends Message> extends
       new MessageHandler<Out, In>({
         post: (message) => this.send(message),
         handle: (message) => this.onMessage(message),
-        failed: (message, error) => options.output.error(`${options.logName}: ${message.type} failed: ${describe(error)}`),
+        failed: (message, error) =>
+          options.output.error(`${options.logName}: ${message.type} failed: ${describe(error)}`),
       }),
     );
     this._register(

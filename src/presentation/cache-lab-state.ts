@@ -16,16 +16,24 @@ export function normalizeCacheLabState(value: unknown, defaultPolicies: readonly
   if (typeof v.recording === 'string' && v.recording !== '') state.recording = v.recording;
   if (typeof v.segment === 'number' && Number.isInteger(v.segment) && v.segment > 0) state.segment = v.segment;
   if (typeof v.compareRecording === 'string' && v.compareRecording !== '') state.compareRecording = v.compareRecording;
-  if (Array.isArray(v.limits) && v.limits.length > 0 && v.limits.every((l) => typeof l === 'number' && Number.isSafeInteger(l) && l >= 0)) {
+  if (
+    Array.isArray(v.limits) &&
+    v.limits.length > 0 &&
+    v.limits.every((l) => typeof l === 'number' && Number.isSafeInteger(l) && l >= 0)
+  ) {
     state.limits = v.limits as number[];
   }
-  if (Array.isArray(v.policies) && v.policies.length > 0 && v.policies.every((p) => typeof p === 'string' && p !== '')) state.policies = v.policies as string[];
-  if (Array.isArray(v.offeredPolicies) && v.offeredPolicies.every((p) => typeof p === 'string' && p !== '')) state.offeredPolicies = v.offeredPolicies as string[];
+  if (Array.isArray(v.policies) && v.policies.length > 0 && v.policies.every((p) => typeof p === 'string' && p !== ''))
+    state.policies = v.policies as string[];
+  if (Array.isArray(v.offeredPolicies) && v.offeredPolicies.every((p) => typeof p === 'string' && p !== ''))
+    state.offeredPolicies = v.offeredPolicies as string[];
   if (v.metric === 'inflations' || v.metric === 'inflatedBytes') state.metric = v.metric;
-  if (typeof v.sweepView === 'string' && (SWEEP_CHART_VIEW_NAMES as readonly string[]).includes(v.sweepView)) state.sweepView = v.sweepView as CacheLabState['sweepView'];
+  if (typeof v.sweepView === 'string' && (SWEEP_CHART_VIEW_NAMES as readonly string[]).includes(v.sweepView))
+    state.sweepView = v.sweepView as CacheLabState['sweepView'];
   if (typeof v.zeroApart === 'boolean') state.zeroApart = v.zeroApart;
   if (v.tab === 'sweep' || v.tab === 'locality') state.tab = v.tab;
-  if (typeof v.measureRuns === 'number' && Number.isInteger(v.measureRuns) && v.measureRuns >= 1 && v.measureRuns <= 50) state.measureRuns = v.measureRuns;
+  if (typeof v.measureRuns === 'number' && Number.isInteger(v.measureRuns) && v.measureRuns >= 1 && v.measureRuns <= 50)
+    state.measureRuns = v.measureRuns;
   return state;
 }
 
@@ -47,6 +55,11 @@ export function sweepPlaceholder(recordingChosen: boolean, sweepRunning: boolean
     const doing = progress === undefined || progress === '' ? 'Sweeping…' : `Sweeping: ${progress}`;
     return { summary: `${doing} The table and the chart appear when the sweep ends.`, chart: doing };
   }
-  if (!recordingChosen) return { summary: 'Choose a recording (made by “Record a git command…”, a terminal recording, or `packscope record`) and press Run.', chart: 'No sweep yet.' };
+  if (!recordingChosen)
+    return {
+      summary:
+        'Choose a recording (made by “Record a git command…”, a terminal recording, or `packscope record`) and press Run.',
+      chart: 'No sweep yet.',
+    };
   return { summary: 'No sweep yet. Press Run to replay this recording.', chart: 'No sweep yet.' };
 }

@@ -30,7 +30,8 @@ const deltaChildren = (n: number): string => formatCountOf(n, 'delta child', 'de
  * "5.6 MiB" alone read as the family's total); a member: its place in the family.
  */
 export function familyMemberText(item: ObjectItem): string {
-  if (item.depth === 0) return `family of ${formatCountOf(item.familySize, 'object')} · root ${formatBytes(item.size)} inflated · ${deltaChildren(item.children)}`;
+  if (item.depth === 0)
+    return `family of ${formatCountOf(item.familySize, 'object')} · root ${formatBytes(item.size)} inflated · ${deltaChildren(item.children)}`;
   return `${item.inPackType} · depth ${item.depth} · ${formatBytes(item.size)} inflated · ${deltaChildren(item.children)}`;
 }
 
@@ -71,10 +72,18 @@ export function logBar(count: number, widest: number): string {
 }
 
 /** One row of the depth histogram: label and description. */
-export function depthRowText(depth: number, count: number, total: number, widest: number): { label: string; description: string } {
+export function depthRowText(
+  depth: number,
+  count: number,
+  total: number,
+  widest: number,
+): { label: string; description: string } {
   const share = total > 0 ? (100 * count) / total : 0;
   const percent = count === 0 ? '' : share >= 0.1 ? ` ${share.toFixed(1)}%` : ' <0.1%';
-  return { label: `depth ${depth}: ${formatCountOf(count, 'object')}`, description: `${logBar(count, widest)}${percent}` };
+  return {
+    label: `depth ${depth}: ${formatCountOf(count, 'object')}`,
+    description: `${logBar(count, widest)}${percent}`,
+  };
 }
 
 /** The histogram row's own description: what the bars measure. */
@@ -82,14 +91,14 @@ export function depthHistogramDescription(meanDepth: number): string {
   return `mean ${meanDepth.toFixed(2)} · bars: log scale`;
 }
 
-
 /** The filter as the view's rows and title say it: `blob, tree · depth 2–6`; undefined when it keeps everything. */
 export function objectFilterText(filter: ObjectListFilter | undefined): string | undefined {
   if (filter === undefined) return undefined;
   const parts: string[] = [];
   if (filter.types !== undefined) parts.push(filter.types.length === 0 ? 'no type' : filter.types.join(', '));
   const { minDepth, maxDepth } = filter;
-  if (minDepth !== undefined && maxDepth !== undefined) parts.push(minDepth === maxDepth ? `depth ${minDepth}` : `depth ${minDepth}–${maxDepth}`);
+  if (minDepth !== undefined && maxDepth !== undefined)
+    parts.push(minDepth === maxDepth ? `depth ${minDepth}` : `depth ${minDepth}–${maxDepth}`);
   else if (minDepth !== undefined) parts.push(`depth ≥ ${minDepth}`);
   else if (maxDepth !== undefined) parts.push(`depth ≤ ${maxDepth}`);
   return parts.length === 0 ? undefined : parts.join(' · ');
@@ -120,7 +129,8 @@ export function normalizeObjectFilter(value: unknown): ObjectListFilter | undefi
     const types = OBJECT_TYPE_NAMES.filter((t) => (v.types as unknown[]).includes(t));
     if (types.length < OBJECT_TYPE_NAMES.length) filter.types = types;
   }
-  const depth = (x: unknown): number | undefined => (typeof x === 'number' && Number.isSafeInteger(x) && x >= 0 ? x : undefined);
+  const depth = (x: unknown): number | undefined =>
+    typeof x === 'number' && Number.isSafeInteger(x) && x >= 0 ? x : undefined;
   const minDepth = depth(v.minDepth);
   const maxDepth = depth(v.maxDepth);
   if (minDepth !== undefined && minDepth > 0) filter.minDepth = minDepth;

@@ -10,7 +10,6 @@ import { GIT_DEFAULT_LIMIT } from '../protocol/cache-lab-protocol.ts';
 import type { SimCell, SweepResult } from '../protocol/server-protocol.ts';
 import { sweepCellText } from './sweep-table.ts';
 
-
 export interface SimulationSummary {
   /** The limit the line is about (the one asked for, else the nearest swept). */
   limit: number;
@@ -26,7 +25,12 @@ export interface SimulationSummary {
 export function summarizeSweep(result: SweepResult, limit = GIT_DEFAULT_LIMIT): SimulationSummary | undefined {
   const gitCells = result.results.filter((cell) => cell.policy === 'git');
   if (gitCells.length === 0) return undefined;
-  const git = gitCells.reduce((best, cell) => (Math.abs(Math.log2(cell.limit + 1) - Math.log2(limit + 1)) < Math.abs(Math.log2(best.limit + 1) - Math.log2(limit + 1)) ? cell : best));
+  const git = gitCells.reduce((best, cell) =>
+    Math.abs(Math.log2(cell.limit + 1) - Math.log2(limit + 1)) <
+    Math.abs(Math.log2(best.limit + 1) - Math.log2(limit + 1))
+      ? cell
+      : best,
+  );
   const belady = result.results.find((cell) => cell.policy === 'belady' && cell.limit === git.limit);
   return {
     limit: git.limit,
@@ -43,11 +47,16 @@ export function simulationSummaryText(summary: SimulationSummary): { description
   const limit = formatLimit(summary.limit);
   const gitText = sweepCellText(summary.git, 'inflations', formatCount);
   let description = `git ${gitText} inflations at ${limit}`;
-  const lines = [`Last sweep (Cache Lab): ${formatCount(summary.reads)} reads replayed over ${summary.limits.map(formatLimit).join(', ')} for ${summary.policies.join(', ')}.`, `git (today's LRU) at ${limit}: ${gitText} inflations${summary.git.exact === true ? ' (exact)' : summary.git.bounds ? ' (not exact: the bounds contain what git does)' : ' (not exact)'}.`];
+  const lines = [
+    `Last sweep (Cache Lab): ${formatCount(summary.reads)} reads replayed over ${summary.limits.map(formatLimit).join(', ')} for ${summary.policies.join(', ')}.`,
+    `git (today's LRU) at ${limit}: ${gitText} inflations${summary.git.exact === true ? ' (exact)' : summary.git.bounds ? ' (not exact: the bounds contain what git does)' : ' (not exact)'}.`,
+  ];
   if (summary.belady !== undefined && summary.git.inflations > 0) {
     const distance = ((summary.belady.inflations - summary.git.inflations) / summary.git.inflations) * 100;
     description += ` · belady ${formatSignedPercent(distance, 'typographic')}`;
-    lines.push(`belady (a reference bound, not a proven optimum when sizes differ) at ${limit}: ${sweepCellText(summary.belady, 'inflations', formatCount)} inflations, ${formatSignedPercent(distance, 'typographic')} against git.`);
+    lines.push(
+      `belady (a reference bound, not a proven optimum when sizes differ) at ${limit}: ${sweepCellText(summary.belady, 'inflations', formatCount)} inflations, ${formatSignedPercent(distance, 'typographic')} against git.`,
+    );
   }
   return { description, tooltip: lines.join('\n') };
 }

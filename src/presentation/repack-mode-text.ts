@@ -13,7 +13,12 @@ const objectsOf = (side: Side): number => side.packs.reduce((sum, p) => sum + p.
 const bytesOf = (side: Side): number => side.packs.reduce((sum, p) => sum + p.packBytes, 0);
 
 function kindText(p: Pack): string {
-  const parts = [p.kind === 'normal' ? '' : p.kind, ...p.markers.filter((m) => !(m === 'mtimes' && p.kind === 'cruft') && !(m === 'promisor' && p.kind === 'promisor')).map((m) => `.${m}`)];
+  const parts = [
+    p.kind === 'normal' ? '' : p.kind,
+    ...p.markers
+      .filter((m) => !(m === 'mtimes' && p.kind === 'cruft') && !(m === 'promisor' && p.kind === 'promisor'))
+      .map((m) => `.${m}`),
+  ];
   return parts.filter(Boolean).join(' ');
 }
 
@@ -34,7 +39,8 @@ export function repackModeMarkdown(d: RepackModePreviewDocument, repositoryName:
     '| pack | | objects | size | kind |',
     '|---|---|---:|---:|---|',
   ];
-  const row = (status: string, p: Pack): string => `| ${markdownCodeSpan(p.name)} | ${status} | ${formatCount(p.objects)} | ${formatBytes(p.packBytes)} | ${markdownText(kindText(p))} |`;
+  const row = (status: string, p: Pack): string =>
+    `| ${markdownCodeSpan(p.name)} | ${status} | ${formatCount(p.objects)} | ${formatBytes(p.packBytes)} | ${markdownText(kindText(p))} |`;
   for (const p of d.before.packs) if (d.removed.includes(p.name)) lines.push(row('removed', p));
   for (const p of d.after.packs) if (d.unchanged.includes(p.name)) lines.push(row('kept', p));
   for (const p of d.after.packs) if (d.written.includes(p.name)) lines.push(row('written', p));

@@ -1,5 +1,9 @@
 // The Repack Preview's state as VS Code gives it back after a reload, made safe to use.
-import { REPACK_PREVIEW_PROTOCOL_VERSION, type RepackPreviewRun, type RepackPreviewState } from '../protocol/repack-preview-protocol.ts';
+import {
+  REPACK_PREVIEW_PROTOCOL_VERSION,
+  type RepackPreviewRun,
+  type RepackPreviewState,
+} from '../protocol/repack-preview-protocol.ts';
 
 /** A state given back by VS Code (setState of an older or foreign page): kept only when it holds a run. */
 export function normalizeRepackPreviewState(value: unknown): RepackPreviewState {

@@ -4,8 +4,20 @@
  * depth histogram rows, the rows of each replayed recording, and the Markdown document.
  */
 import type { RepackPreviewRun } from '../protocol/repack-preview-protocol.ts';
-import type { RepackLayout, RepackLayoutReplay, RepackPackLocality, RepackPreviewResult } from '../protocol/server-protocol.ts';
-import { formatBytes, formatCount, formatExactBytes, formatLimit, formatPercentChange, formatShare } from '../common/format.ts';
+import type {
+  RepackLayout,
+  RepackLayoutReplay,
+  RepackPackLocality,
+  RepackPreviewResult,
+} from '../protocol/server-protocol.ts';
+import {
+  formatBytes,
+  formatCount,
+  formatExactBytes,
+  formatLimit,
+  formatPercentChange,
+  formatShare,
+} from '../common/format.ts';
 import { markdownCodeSpan, markdownText } from '../common/markdown-text.ts';
 
 export type ValueFormat = 'count' | 'bytes' | 'depth' | 'mean';
@@ -32,7 +44,8 @@ const ROWS: { key: ComparisonRow['key']; label: string; format: ValueFormat }[] 
 /** The current layout, for an estimate-only run too (the CLI leaves `current` null then: it comes from the estimate's basis). */
 export function comparisonRows(result: RepackPreviewResult): ComparisonRow[] {
   const estimate = result.estimate?.estimate ?? null;
-  const pick = (layout: RepackLayout | null, key: ComparisonRow['key']): number | null => (layout === null ? null : layout[key]);
+  const pick = (layout: RepackLayout | null, key: ComparisonRow['key']): number | null =>
+    layout === null ? null : layout[key];
   return ROWS.map((row) => ({
     ...row,
     current: pick(result.current, row.key),
@@ -56,7 +69,7 @@ export function formatValue(value: number | null, format: ValueFormat): string {
 /** The `git repack …` command a run stands for (the estimate: what it models). */
 export function equivalentCommand(run: RepackPreviewRun): string {
   if (run.result.equivalent) return [...run.result.equivalent, ...run.request.extraOptions].join(' ');
-  return 'git repack -a -d (estimated: today\'s deltas kept)';
+  return "git repack -a -d (estimated: today's deltas kept)";
 }
 
 export function percentile(locality: RepackPackLocality | undefined, p: number): number | null {
@@ -76,7 +89,11 @@ export function histogramRows(histograms: (number[] | null | undefined)[]): numb
 }
 
 function mdTable(header: string[], rows: string[][]): string[] {
-  return [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ];
 }
 
 /** The panel's content as Markdown ("Export as Markdown"). Every string from the repository is escaped. */
@@ -84,44 +101,104 @@ export function repackPreviewMarkdown(run: RepackPreviewRun): string {
   const { result, request } = run;
   const estimateOnly = result.preview === null;
   const lines: string[] = [];
-  lines.push(`# ${estimateOnly ? 'Repack estimate' : 'Repack preview'}: ${markdownText(run.repositoryName)} (${markdownText(request.label)})`, '');
-  if (estimateOnly) lines.push('> **Estimate.** No repack ran: the write-order model of git-internals §5 keeps today\'s deltas and predicts where each object would be written. Delta selection is not modelled.', '');
-  lines.push(`- Repository: ${markdownCodeSpan(result.repository.gitDir)} (${markdownText(result.repository.objectFormat)})`);
+  lines.push(
+    `# ${estimateOnly ? 'Repack estimate' : 'Repack preview'}: ${markdownText(run.repositoryName)} (${markdownText(request.label)})`,
+    '',
+  );
+  if (estimateOnly)
+    lines.push(
+      "> **Estimate.** No repack ran: the write-order model of git-internals §5 keeps today's deltas and predicts where each object would be written. Delta selection is not modelled.",
+      '',
+    );
+  lines.push(
+    `- Repository: ${markdownCodeSpan(result.repository.gitDir)} (${markdownText(result.repository.objectFormat)})`,
+  );
   lines.push(`- Stands for: ${markdownCodeSpan(equivalentCommand(run))}`);
   if (result.git) lines.push(`- pack-objects ran as: ${markdownCodeSpan(result.git.join(' '))}`);
-  if (result.gitEnvironment && Object.keys(result.gitEnvironment).length > 0) lines.push(`- with: ${markdownCodeSpan(Object.entries(result.gitEnvironment).map(([k, v]) => `${k}=${v}`).join(' '))}`);
-  if (result.gitVersion) lines.push(`- git ${markdownText(result.gitVersion)}; pack-objects took ${result.seconds?.toFixed(2)} s (the whole preview ${run.requestSeconds.toFixed(2)} s)`);
+  if (result.gitEnvironment && Object.keys(result.gitEnvironment).length > 0)
+    lines.push(
+      `- with: ${markdownCodeSpan(
+        Object.entries(result.gitEnvironment)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' '),
+      )}`,
+    );
+  if (result.gitVersion)
+    lines.push(
+      `- git ${markdownText(result.gitVersion)}; pack-objects took ${result.seconds?.toFixed(2)} s (the whole preview ${run.requestSeconds.toFixed(2)} s)`,
+    );
   else lines.push(`- The estimate took ${run.requestSeconds.toFixed(2)} s`);
   lines.push(`- ${run.finishedAt}`, '');
 
   const rows = comparisonRows(result);
   const hasEstimate = result.estimate !== null;
-  const header = ['', 'Current', ...(estimateOnly ? [] : ['Preview', 'Change']), ...(hasEstimate ? ['Estimate', 'Change (estimate)'] : [])];
+  const header = [
+    '',
+    'Current',
+    ...(estimateOnly ? [] : ['Preview', 'Change']),
+    ...(hasEstimate ? ['Estimate', 'Change (estimate)'] : []),
+  ];
   lines.push(
     ...mdTable(
       header,
       rows.map((r) => [
         r.label,
         formatValue(r.current, r.format),
-        ...(estimateOnly ? [] : [formatValue(r.preview, r.format), r.format === 'depth' || r.format === 'mean' ? '' : formatPercentChange(r.current, r.preview, 'typographic')]),
-        ...(hasEstimate ? [formatValue(r.estimate, r.format), r.format === 'depth' || r.format === 'mean' ? '' : formatPercentChange(r.current, r.estimate, 'typographic')] : []),
+        ...(estimateOnly
+          ? []
+          : [
+              formatValue(r.preview, r.format),
+              r.format === 'depth' || r.format === 'mean'
+                ? ''
+                : formatPercentChange(r.current, r.preview, 'typographic'),
+            ]),
+        ...(hasEstimate
+          ? [
+              formatValue(r.estimate, r.format),
+              r.format === 'depth' || r.format === 'mean'
+                ? ''
+                : formatPercentChange(r.current, r.estimate, 'typographic'),
+            ]
+          : []),
       ]),
     ),
     '',
   );
-  if (result.current?.looseObjects) lines.push(`Today there are also ${formatCount(result.current.looseObjects)} loose objects; a repack packs them.`, '');
-  if (result.onlyInCurrent) lines.push(`${formatCount(result.onlyInCurrent)} objects of today's packs would not be kept (unreachable).`, '');
+  if (result.current?.looseObjects)
+    lines.push(
+      `Today there are also ${formatCount(result.current.looseObjects)} loose objects; a repack packs them.`,
+      '',
+    );
+  if (result.onlyInCurrent)
+    lines.push(`${formatCount(result.onlyInCurrent)} objects of today's packs would not be kept (unreachable).`, '');
 
   lines.push('## Depth histogram', '');
-  const histograms = [result.current?.depthHistogram, ...(estimateOnly ? [] : [result.preview?.depthHistogram]), ...(hasEstimate ? [result.estimate!.estimate.depthHistogram] : [])];
-  lines.push(...mdTable(['Depth', 'Current', ...(estimateOnly ? [] : ['Preview']), ...(hasEstimate ? ['Estimate'] : [])], histogramRows(histograms).map((counts, d) => [String(d), ...counts.map(formatCount)])), '');
+  const histograms = [
+    result.current?.depthHistogram,
+    ...(estimateOnly ? [] : [result.preview?.depthHistogram]),
+    ...(hasEstimate ? [result.estimate!.estimate.depthHistogram] : []),
+  ];
+  lines.push(
+    ...mdTable(
+      ['Depth', 'Current', ...(estimateOnly ? [] : ['Preview']), ...(hasEstimate ? ['Estimate'] : [])],
+      histogramRows(histograms).map((counts, d) => [String(d), ...counts.map(formatCount)]),
+    ),
+    '',
+  );
 
   if (result.largestChanges.length > 0) {
     lines.push('## Largest changes on disk', '');
     lines.push(
       ...mdTable(
         ['Object', 'Type', 'Current', 'Preview', 'Change', 'Depth'],
-        result.largestChanges.map((c) => [markdownCodeSpan(c.oid), markdownText(c.type), formatBytes(c.currentDiskSize), formatBytes(c.previewDiskSize), `${c.change > 0 ? '+' : c.change < 0 ? '−' : ''}${formatBytes(Math.abs(c.change))}`, `${c.currentDepth} → ${c.previewDepth}`]),
+        result.largestChanges.map((c) => [
+          markdownCodeSpan(c.oid),
+          markdownText(c.type),
+          formatBytes(c.currentDiskSize),
+          formatBytes(c.previewDiskSize),
+          `${c.change > 0 ? '+' : c.change < 0 ? '−' : ''}${formatBytes(Math.abs(c.change))}`,
+          `${c.currentDepth} → ${c.previewDepth}`,
+        ]),
       ),
       '',
     );
@@ -129,9 +206,19 @@ export function repackPreviewMarkdown(run: RepackPreviewRun): string {
 
   for (const replay of result.recordings) {
     lines.push(`## Recording ${markdownText(replay.recording.file.split(/[\\/]/).pop() ?? replay.recording.file)}`, '');
-    if (replay.recording.command) lines.push(`${markdownCodeSpan(replay.recording.command)}, ${formatCount(replay.reads)} reads${replay.readsNotInPreview > 0 ? ` (${formatCount(replay.readsNotInPreview)} of objects the preview drops left out)` : ''}`, '');
+    if (replay.recording.command)
+      lines.push(
+        `${markdownCodeSpan(replay.recording.command)}, ${formatCount(replay.reads)} reads${replay.readsNotInPreview > 0 ? ` (${formatCount(replay.readsNotInPreview)} of objects the preview drops left out)` : ''}`,
+        '',
+      );
     else lines.push(`${formatCount(replay.reads)} reads`, '');
-    lines.push(...mdTable(['', 'Current', ...(replay.preview ? ['Preview'] : []), ...(replay.estimate ? ['Estimate'] : [])], recordingRows(replay).map((row) => [row.label, ...row.values])), '');
+    lines.push(
+      ...mdTable(
+        ['', 'Current', ...(replay.preview ? ['Preview'] : []), ...(replay.estimate ? ['Estimate'] : [])],
+        recordingRows(replay).map((row) => [row.label, ...row.values]),
+      ),
+      '',
+    );
   }
 
   const accuracy = result.estimate?.accuracy;
@@ -142,7 +229,11 @@ export function repackPreviewMarkdown(run: RepackPreviewRun): string {
         ['', 'Estimate', 'Preview'],
         [
           ['Objects', formatCount(accuracy.objects.estimate), formatCount(accuracy.objects.preview)],
-          ['Pack size', formatBytes(accuracy.packBytes.estimate), `${formatBytes(accuracy.packBytes.preview)} (estimate off by ${formatPercentChange(accuracy.packBytes.preview, accuracy.packBytes.estimate, 'typographic')})`],
+          [
+            'Pack size',
+            formatBytes(accuracy.packBytes.estimate),
+            `${formatBytes(accuracy.packBytes.preview)} (estimate off by ${formatPercentChange(accuracy.packBytes.preview, accuracy.packBytes.estimate, 'typographic')})`,
+          ],
           ['Deltas', formatCount(accuracy.deltas.estimate), formatCount(accuracy.deltas.preview)],
           ['Maximum depth', String(accuracy.maxDepth.estimate), String(accuracy.maxDepth.preview)],
           ['Mean depth', accuracy.meanDepth.estimate.toFixed(2), accuracy.meanDepth.preview.toFixed(2)],
@@ -153,14 +244,20 @@ export function repackPreviewMarkdown(run: RepackPreviewRun): string {
       '',
     );
   }
-  if (result.warnings && result.warnings.length > 0) lines.push('## Warnings', '', ...result.warnings.map((w) => `- ${markdownText(w)}`), '');
+  if (result.warnings && result.warnings.length > 0)
+    lines.push('## Warnings', '', ...result.warnings.map((w) => `- ${markdownText(w)}`), '');
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
 /** Per recording: the `git` policy's inflations at each limit, then locality, for each layout. */
-export function recordingRows(replay: RepackPreviewResult['recordings'][number]): { key: string; label: string; values: string[]; titles?: (string | undefined)[] }[] {
+export function recordingRows(
+  replay: RepackPreviewResult['recordings'][number],
+): { key: string; label: string; values: string[]; titles?: (string | undefined)[] }[] {
   const sides: (RepackLayoutReplay | null)[] = [replay.current, ...(replay.preview ? [replay.preview] : [])];
-  const localities: (RepackPackLocality | undefined)[] = [...sides.map((s) => mainLocality(s)), ...(replay.estimate ? [replay.estimate] : [])];
+  const localities: (RepackPackLocality | undefined)[] = [
+    ...sides.map((s) => mainLocality(s)),
+    ...(replay.estimate ? [replay.estimate] : []),
+  ];
   const pad = (values: string[]): string[] => (replay.estimate ? [...values, '–'] : values);
   const rows: { key: string; label: string; values: string[]; titles?: (string | undefined)[] }[] = [];
   for (const [k, at] of replay.current.inflations.entries()) {
@@ -174,11 +271,19 @@ export function recordingRows(replay: RepackPreviewResult['recordings'][number])
       rows.push({
         key: `read-seconds-${at.limit}`,
         label: `Predicted read time (estimate, ${formatLimit(at.limit)} cache)`,
-        values: pad(sides.map((s) => (typeof s?.inflations[k]?.readSeconds === 'number' ? `${s.inflations[k]!.readSeconds!.toFixed(2)} s` : '–'))),
+        values: pad(
+          sides.map((s) =>
+            typeof s?.inflations[k]?.readSeconds === 'number' ? `${s.inflations[k]!.readSeconds!.toFixed(2)} s` : '–',
+          ),
+        ),
       });
     }
   }
-  rows.push({ key: 'short-seeks', label: 'Short seeks (under 2 MiB)', values: localities.map((l) => formatShare(l?.shortSeekShare)) });
+  rows.push({
+    key: 'short-seeks',
+    label: 'Short seeks (under 2 MiB)',
+    values: localities.map((l) => formatShare(l?.shortSeekShare)),
+  });
   for (const p of [50, 90, 99]) {
     rows.push({
       key: `p${p}`,
@@ -188,6 +293,10 @@ export function recordingRows(replay: RepackPreviewResult['recordings'][number])
       titles: localities.map((l) => (percentile(l, p) === null ? undefined : formatExactBytes(percentile(l, p)!))),
     });
   }
-  rows.push({ key: 'page-faults', label: 'Page faults (256 MiB cache)', values: localities.map((l) => (l ? formatCount(l.pageFaults) : '–')) });
+  rows.push({
+    key: 'page-faults',
+    label: 'Page faults (256 MiB cache)',
+    values: localities.map((l) => (l ? formatCount(l.pageFaults) : '–')),
+  });
   return rows;
 }

@@ -12,7 +12,8 @@ export function packMarkersText(layout: PackLayout): string {
   if (layout.kind !== 'normal') parts.push(layout.kind);
   for (const marker of layout.markers) {
     // The kind already says .mtimes / .promisor.
-    if ((marker === 'mtimes' && layout.kind === 'cruft') || (marker === 'promisor' && layout.kind === 'promisor')) continue;
+    if ((marker === 'mtimes' && layout.kind === 'cruft') || (marker === 'promisor' && layout.kind === 'promisor'))
+      continue;
     parts.push(`.${marker}`);
   }
   if (layout.inMidx) parts.push('in MIDX');
@@ -21,12 +22,18 @@ export function packMarkersText(layout: PackLayout): string {
 
 /** The tooltip's lines about a pack's kind, markers and where git's search finds it. */
 export function packLayoutLines(layout: PackLayout): string[] {
-  const lines = [`kind: ${layout.kind}${layout.kind === 'cruft' ? ' (unreachable objects, with their mtimes in .mtimes)' : layout.kind === 'promisor' ? ' (from a promisor remote: objects it refers to may be missing)' : ''}`];
+  const lines = [
+    `kind: ${layout.kind}${layout.kind === 'cruft' ? ' (unreachable objects, with their mtimes in .mtimes)' : layout.kind === 'promisor' ? ' (from a promisor remote: objects it refers to may be missing)' : ''}`,
+  ];
   if (layout.markers.length > 0) lines.push(`marker files: ${layout.markers.map((m) => `.${m}`).join(', ')}`);
   if (layout.keepReason !== undefined) lines.push(`kept: ${layout.keepReason}`);
   else if (layout.keepProblem !== undefined) lines.push(`kept (.keep unreadable: ${layout.keepProblem})`);
   if (layout.bitmapCommits !== undefined) lines.push(`bitmap: ${formatCountOf(layout.bitmapCommits, 'commit')}`);
-  lines.push(layout.inMidx ? 'git finds its objects through the multi-pack-index' : `searched ${formatCount(layout.searchOrder + 1)}${ordinalSuffix(layout.searchOrder + 1)} by git (local before alternates, newer first)`);
+  lines.push(
+    layout.inMidx
+      ? 'git finds its objects through the multi-pack-index'
+      : `searched ${formatCount(layout.searchOrder + 1)}${ordinalSuffix(layout.searchOrder + 1)} by git (local before alternates, newer first)`,
+  );
   return lines;
 }
 
@@ -57,29 +64,62 @@ export function storageRows(listing: RepositoryListing): StorageRow[] {
     label: 'Loose objects',
     description: `${formatCountOf(l.count, 'object')} · ${formatBytes(l.looseBytesOnDisk)} on disk${packable}${l.garbage > 0 ? ` · ${formatCountOf(l.garbage, 'garbage file')}` : ''}`,
     tooltip: `git count-objects -v: count ${l.count}, size ${l.size}, in-pack ${l.inPack}, packs ${l.packs}, size-pack ${l.sizePack}${l.prunePackable === undefined ? '' : `, prune-packable ${l.prunePackable}`}, garbage ${l.garbage}, size-garbage ${l.sizeGarbage}`,
-    rows: l.garbageFiles.map((g, i) => ({ key: `garbage-${i}`, label: g.path.split(/[\\/]/).pop()!, description: g.reason, tooltip: g.path })),
+    rows: l.garbageFiles.map((g, i) => ({
+      key: `garbage-${i}`,
+      label: g.path.split(/[\\/]/).pop()!,
+      description: g.reason,
+      tooltip: g.path,
+    })),
   });
   for (const [i, m] of storage.midx.entries()) {
-    const parts = [`${formatCountOf(m.packs.length, 'pack')}`, `${formatCountOf(m.objects, 'object')}`, m.bitmap ? `bitmap${m.bitmapCommits === undefined ? '' : ` (${formatCountOf(m.bitmapCommits, 'commit')})`}` : 'no bitmap'];
-    if (m.preferredPack !== undefined) parts.push(`preferred ${m.preferredPack.replace(/^pack-([0-9a-f]{7})[0-9a-f]*\.idx$/, 'pack-$1…')}`);
+    const parts = [
+      `${formatCountOf(m.packs.length, 'pack')}`,
+      `${formatCountOf(m.objects, 'object')}`,
+      m.bitmap
+        ? `bitmap${m.bitmapCommits === undefined ? '' : ` (${formatCountOf(m.bitmapCommits, 'commit')})`}`
+        : 'no bitmap',
+    ];
+    if (m.preferredPack !== undefined)
+      parts.push(`preferred ${m.preferredPack.replace(/^pack-([0-9a-f]{7})[0-9a-f]*\.idx$/, 'pack-$1…')}`);
     if (m.missingPacks.length > 0) parts.push(`${formatCountOf(m.missingPacks.length, 'missing pack')}`);
     rows.push({
       key: `midx-${i}`,
       label: m.layers > 1 ? `Multi-pack-index (${m.layers} layers)` : 'Multi-pack-index',
       description: parts.join(' · '),
-      tooltip: [m.file, m.reverseIndexChunk ? 'reverse index: RIDX chunk' : m.reverseIndexFile ? 'reverse index: .rev file' : 'no reverse index', ...(m.problem === undefined ? [] : [`problem: ${m.problem}`])].join('\n'),
-      rows: m.packs.map((name, k) => ({ key: `pack-${k}`, label: name, description: m.missingPacks.includes(name) ? 'missing' : name === m.preferredPack ? 'preferred' : '' })),
+      tooltip: [
+        m.file,
+        m.reverseIndexChunk
+          ? 'reverse index: RIDX chunk'
+          : m.reverseIndexFile
+            ? 'reverse index: .rev file'
+            : 'no reverse index',
+        ...(m.problem === undefined ? [] : [`problem: ${m.problem}`]),
+      ].join('\n'),
+      rows: m.packs.map((name, k) => ({
+        key: `pack-${k}`,
+        label: name,
+        description: m.missingPacks.includes(name) ? 'missing' : name === m.preferredPack ? 'preferred' : '',
+      })),
     });
   }
-  for (const [i, alternate] of storage.alternates.entries()) rows.push({ key: `alternate-${i}`, label: 'Alternate', description: alternate, tooltip: alternate });
+  for (const [i, alternate] of storage.alternates.entries())
+    rows.push({ key: `alternate-${i}`, label: 'Alternate', description: alternate, tooltip: alternate });
   return rows;
 }
 
 /** An object tooltip's line on where git reads it: "git reads it from pack-1a2b3c4… (through the multi-pack-index) · also in 1 other pack · also loose". */
 export function whereaboutsText(where: ObjectWhereabouts): string {
   const base = (file: string): string => file.split(/[\\/]/).pop()!;
-  const parts = ['pack' in where.answeredBy ? `git reads it from ${base(where.answeredBy.pack)}${where.answeredBy.viaMidx ? ' (through the multi-pack-index)' : ''}` : `git reads it loose (${base(where.answeredBy.loose)})`];
-  if (where.alsoInPacks.length > 0) parts.push(`also in ${formatCountOf(where.alsoInPacks.length, 'other pack')}: ${where.alsoInPacks.map(base).join(', ')}`);
-  if (where.alsoLoose.length > 0) parts.push(where.alsoLoose.length === 1 ? 'also loose' : `also loose (${where.alsoLoose.length} copies)`);
+  const parts = [
+    'pack' in where.answeredBy
+      ? `git reads it from ${base(where.answeredBy.pack)}${where.answeredBy.viaMidx ? ' (through the multi-pack-index)' : ''}`
+      : `git reads it loose (${base(where.answeredBy.loose)})`,
+  ];
+  if (where.alsoInPacks.length > 0)
+    parts.push(
+      `also in ${formatCountOf(where.alsoInPacks.length, 'other pack')}: ${where.alsoInPacks.map(base).join(', ')}`,
+    );
+  if (where.alsoLoose.length > 0)
+    parts.push(where.alsoLoose.length === 1 ? 'also loose' : `also loose (${where.alsoLoose.length} copies)`);
   return parts.join(' · ');
 }

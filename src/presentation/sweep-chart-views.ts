@@ -6,7 +6,12 @@
  * reference bound or to today's Git at the same limit; limit 0 can move to its own panel. Pure: the
  * webview draws with it, the tests check it.
  */
-import { GIT_POLICY, REFERENCE_POLICY, type CacheLabMetric, type SweepChartView } from '../protocol/cache-lab-protocol.ts';
+import {
+  GIT_POLICY,
+  REFERENCE_POLICY,
+  type CacheLabMetric,
+  type SweepChartView,
+} from '../protocol/cache-lab-protocol.ts';
 import { formatLimit } from '../common/format.ts';
 import type { SweepResult } from '../protocol/server-protocol.ts';
 import { sweepCell } from './sweep-table.ts';
@@ -77,7 +82,11 @@ function listWords(items: readonly string[]): string {
 }
 
 /** The range of `values` with a margin of `margin` of the span (and of the value when all are equal). */
-function paddedRange(values: readonly number[], margin: number, floor?: number): { min: number; max: number } | undefined {
+function paddedRange(
+  values: readonly number[],
+  margin: number,
+  floor?: number,
+): { min: number; max: number } | undefined {
   if (values.length === 0) return undefined;
   const low = Math.min(...values);
   const high = Math.max(...values);
@@ -129,10 +138,17 @@ export function planSweepChart(
   });
 
   const coincidences: string[] = [];
-  const groups = coincidingGroups(series.map((s) => ({ policy: s.policy, values: plottedLimits.map((limit) => s.points.find((p) => p.limit === limit)?.value) })));
+  const groups = coincidingGroups(
+    series.map((s) => ({
+      policy: s.policy,
+      values: plottedLimits.map((limit) => s.points.find((p) => p.limit === limit)?.value),
+    })),
+  );
   for (const group of groups) {
     for (const policy of group.slice(1)) series.find((s) => s.policy === policy)!.sameAs = group[0];
-    coincidences.push(`${listWords(group)} coincide at every limit shown (one line hides the other${group.length > 2 ? 's' : ''}).`);
+    coincidences.push(
+      `${listWords(group)} coincide at every limit shown (one line hides the other${group.length > 2 ? 's' : ''}).`,
+    );
   }
 
   let zeroPanel: SweepChartPlan['zeroPanel'];
@@ -150,7 +166,9 @@ export function planSweepChart(
   if (view !== 'linear') {
     // Limit 0 never sets the scale (it is what flattened the linear chart), unless it is all there is; the log axis takes it all.
     const onlyZero = plottedLimits.every((l) => l === 0);
-    const fitted = series.flatMap((s) => s.points.filter((p) => view === 'log' || onlyZero || p.limit > 0).map((p) => p.y));
+    const fitted = series.flatMap((s) =>
+      s.points.filter((p) => view === 'log' || onlyZero || p.limit > 0).map((p) => p.y),
+    );
     if (view === 'log') {
       const positive = fitted.filter((y) => y > 0);
       if (positive.length > 0) yRange = { min: Math.min(...positive) / 1.15, max: Math.max(...positive) * 1.15 };

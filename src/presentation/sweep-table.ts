@@ -20,12 +20,20 @@ export function metricWords(metric: CacheLabMetric): string {
 }
 
 /** Rows = limits, columns = policies, as `packscope sweep` and the delta-base-cache thread's tables. */
-export function sweepTableRows(result: SweepResult, limits: readonly number[], policies: readonly string[], metric: CacheLabMetric): string[][] {
+export function sweepTableRows(
+  result: SweepResult,
+  limits: readonly number[],
+  policies: readonly string[],
+  metric: CacheLabMetric,
+): string[][] {
   const header = ['limit', ...policies];
-  const rows = limits.map((limit) => [formatLimit(limit), ...policies.map((policy) => {
-    const cell = sweepCell(result.results, policy, limit);
-    return cell === undefined ? '' : sweepCellText(cell, metric);
-  })]);
+  const rows = limits.map((limit) => [
+    formatLimit(limit),
+    ...policies.map((policy) => {
+      const cell = sweepCell(result.results, policy, limit);
+      return cell === undefined ? '' : sweepCellText(cell, metric);
+    }),
+  ]);
   return [header, ...rows];
 }
 
@@ -40,7 +48,10 @@ export function sweepCellText(cell: SimCell, metric: CacheLabMetric, show: (n: n
 /** The footnotes a table with inexact cells needs: what `min–max` and `≈` mean there. */
 export function sweepTableNotes(result: SweepResult): string[] {
   const notes: string[] = [];
-  if (result.results.some((cell) => cell.exact !== true && cell.bounds)) notes.push('min–max: not exact; the bounds contain what git does (the recording cannot show reads that hit the cache when it was made)');
+  if (result.results.some((cell) => cell.exact !== true && cell.bounds))
+    notes.push(
+      'min–max: not exact; the bounds contain what git does (the recording cannot show reads that hit the cache when it was made)',
+    );
   const unbounded = result.results.find((cell) => cell.exact !== true && !cell.bounds);
   if (unbounded) notes.push(`≈: not exact and no bounds (${unbounded.exactness ?? 'unknown'})`);
   return notes;
@@ -52,28 +63,56 @@ export function sweepTableTitle(result: SweepResult, metric: CacheLabMetric): st
 }
 
 /** The table exactly as `packscope sweep` prints it: numbers right-aligned, words left, two spaces between columns. */
-export function sweepTableText(result: SweepResult, limits: readonly number[], policies: readonly string[], metric: CacheLabMetric): string {
+export function sweepTableText(
+  result: SweepResult,
+  limits: readonly number[],
+  policies: readonly string[],
+  metric: CacheLabMetric,
+): string {
   const rows = sweepTableRows(result, limits, policies, metric);
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const numeric = (cell: string, column: number): boolean => column > 0 && /^[\d,.%\s–≈]+$/.test(cell);
-  const lines = rows.map((row) => row.map((cell, column) => (numeric(cell, column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd());
+  const lines = rows.map((row) =>
+    row
+      .map((cell, column) => (numeric(cell, column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd(),
+  );
   return [sweepTableTitle(result, metric), ...lines, ...sweepTableNotes(result)].join('\n') + '\n';
 }
 
 /** The same table in GitHub Markdown, numbers right-aligned. */
-export function sweepTableMarkdown(result: SweepResult, limits: readonly number[], policies: readonly string[], metric: CacheLabMetric): string {
+export function sweepTableMarkdown(
+  result: SweepResult,
+  limits: readonly number[],
+  policies: readonly string[],
+  metric: CacheLabMetric,
+): string {
   const [header, ...rows] = sweepTableRows(result, limits, policies, metric);
   const line = (cells: string[]): string => `| ${cells.map(markdownText).join(' | ')} |`;
   const rule = `|${header!.map((_, column) => (column === 0 ? ' --- ' : ' ---: ')).join('|')}|`;
   const notes = sweepTableNotes(result);
-  return [`${sweepTableTitle(result, metric)}:`, '', line(header!), rule, ...rows.map(line), ...(notes.length > 0 ? ['', ...notes.map(markdownText)] : [])].join('\n') + '\n';
+  return (
+    [
+      `${sweepTableTitle(result, metric)}:`,
+      '',
+      line(header!),
+      rule,
+      ...rows.map(line),
+      ...(notes.length > 0 ? ['', ...notes.map(markdownText)] : []),
+    ].join('\n') + '\n'
+  );
 }
 
 /**
  * One sentence per limit comparing `git` with the `belady` reference on the metric: "At 96m, Git's
  * LRU does 12% more inflations than the reference bound." Empty when either policy is missing.
  */
-export function gitVersusReferenceSentences(result: SweepResult, limits: readonly number[], metric: CacheLabMetric): string[] {
+export function gitVersusReferenceSentences(
+  result: SweepResult,
+  limits: readonly number[],
+  metric: CacheLabMetric,
+): string[] {
   const words = metricWords(metric);
   const verb = metric === 'inflations' ? 'does' : 'inflates';
   const object = metric === 'inflations' ? words : 'bytes';
@@ -87,7 +126,9 @@ export function gitVersusReferenceSentences(result: SweepResult, limits: readonl
     const at = `At ${formatLimit(limit)}`;
     if (git.exact !== true) {
       // Git's own count is not known exactly here (git-internals §8.1): say so instead of a percentage.
-      sentences.push(`${at}, Git's LRU ${verb} ${sweepCellText(git, metric)} ${object}${git.bounds ? ' (not exact: bounds)' : ' (not exact)'}; the reference bound ${verb} ${r}.`);
+      sentences.push(
+        `${at}, Git's LRU ${verb} ${sweepCellText(git, metric)} ${object}${git.bounds ? ' (not exact: bounds)' : ' (not exact)'}; the reference bound ${verb} ${r}.`,
+      );
       continue;
     }
     if (g === r) sentences.push(`${at}, Git's LRU ${verb} as many ${object} as the reference bound (${g}).`);
@@ -95,7 +136,9 @@ export function gitVersusReferenceSentences(result: SweepResult, limits: readonl
     else {
       const percent = (Math.abs(g - r) / r) * 100;
       const shown = percent >= 10 ? percent.toFixed(0) : percent.toFixed(1);
-      sentences.push(`${at}, Git's LRU ${verb} ${shown}% ${g > r ? 'more' : 'fewer'} ${object} than the reference bound (${g} against ${r}).`);
+      sentences.push(
+        `${at}, Git's LRU ${verb} ${shown}% ${g > r ? 'more' : 'fewer'} ${object} than the reference bound (${g} against ${r}).`,
+      );
     }
   }
   return sentences;

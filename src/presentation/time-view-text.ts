@@ -27,10 +27,13 @@ export function timeTableRows(time: TimeView, limits: readonly number[], policie
   const shown = policies.filter((p) => time.cells.some((c) => c.policy === p));
   return [
     ['limit', ...shown],
-    ...limits.map((limit) => [formatLimit(limit), ...shown.map((policy) => {
-      const cell = time.cells.find((c) => c.policy === policy && c.limit === limit);
-      return cell === undefined ? '' : timeCellText(cell);
-    })]),
+    ...limits.map((limit) => [
+      formatLimit(limit),
+      ...shown.map((policy) => {
+        const cell = time.cells.find((c) => c.policy === policy && c.limit === limit);
+        return cell === undefined ? '' : timeCellText(cell);
+      }),
+    ]),
   ];
 }
 
@@ -41,7 +44,9 @@ export function timeLabel(time: TimeView): string {
   const m = time.basis.measured;
   const recorded = `the recorded ${seconds(n.recordedSeconds)} at ${formatLimit(n.recordedLimit)} less ${seconds(n.traceSeconds)} of trace writing and ${seconds(n.readSecondsAtRecordedLimit)} of predicted reads${n.clamped ? '; clamped at 0: the model over-prices these reads' : ''}`;
   const r = time.basis.replay;
-  const replayed = r ? `scaled ×${r.readScale.toFixed(2)} from a replay of this recording's reads on git's read path (${r.date.slice(0, 16).replace('T', ' ')} UTC, ${r.readsTimed} of ${r.reads} reads at ${r.limits.map(formatLimit).join(' and ')}), ` : '';
+  const replayed = r
+    ? `scaled ×${r.readScale.toFixed(2)} from a replay of this recording's reads on git's read path (${r.date.slice(0, 16).replace('T', ' ')} UTC, ${r.readsTimed} of ${r.reads} reads at ${r.limits.map(formatLimit).join(' and ')}), `
+    : '';
   const split = m
     ? `scaled ×${m.readScale.toFixed(2)}, plus ${seconds(m.nonReadSeconds)} of the command that is not object reading, both from your Measure for real runs of this command (${m.date.slice(0, 16).replace('T', ' ')} UTC, best of ${m.runs} at ${m.limits.map(formatLimit).join(', ')}; the recording alone said ${seconds(n.seconds)}: ${recorded})`
     : `${replayed}plus ${seconds(n.seconds)} of the command that is not object reading (${recorded})`;
@@ -58,7 +63,8 @@ export function kneeSentences(time: TimeView, label: (policy: string) => string)
   return time.knees.map((k) => {
     const limits = time.cells.filter((c) => c.policy === k.policy).map((c) => c.limit);
     const largest = Math.max(...limits);
-    if (k.limit === largest) return `${label(k.policy)}: still gaining at ${formatLimit(k.limit)}, the largest limit swept (${seconds(k.seconds)}); try larger limits.`;
+    if (k.limit === largest)
+      return `${label(k.policy)}: still gaining at ${formatLimit(k.limit)}, the largest limit swept (${seconds(k.seconds)}); try larger limits.`;
     return `${label(k.policy)}: beyond ${formatLimit(k.limit)} nothing is gained for this workload (${seconds(k.seconds)}, within 2% of the best ${seconds(k.bestSeconds)}).`;
   });
 }
@@ -84,12 +90,17 @@ export interface MeasuredComparison {
    * much of the command's time is object reading, as the command itself says it. Null with fewer
    * than two limits whose predicted reads differ.
    */
-  fit: { nonReadSeconds: number; readScale: number; readShare: { limit: number; seconds: number; share: number }[] } | null;
+  fit: {
+    nonReadSeconds: number;
+    readScale: number;
+    readShare: { limit: number; seconds: number; share: number }[];
+  } | null;
 }
 
 /** Predicted against measured (best of N wall times), limit by limit, and the split the runs imply. */
 export function measuredAgainstPredicted(time: TimeView, measure: MeasureResult, policy = 'git'): MeasuredComparison {
-  const cellAt = (limit: number): TimeView['cells'][number] | undefined => time.cells.find((c) => c.policy === policy && c.limit === limit);
+  const cellAt = (limit: number): TimeView['cells'][number] | undefined =>
+    time.cells.find((c) => c.policy === policy && c.limit === limit);
   const first = measure.results[0];
   const firstPredicted = first === undefined ? undefined : cellAt(first.limit)?.predictedSeconds;
   const rows = measure.results.map((r): MeasuredRow => {
@@ -118,7 +129,9 @@ export function measuredSentences(comparison: MeasuredComparison): string[] {
   const out: string[] = [];
   if (priced.length > 0) {
     const worst = priced.reduce((a, r) => (Math.abs(r.error!) > Math.abs(a.error!) ? r : a));
-    out.push(`Predicted against measured: the largest error is ${(worst.error! * 100).toFixed(1)}% at ${formatLimit(worst.limit)} (${seconds(worst.predicted!)} predicted, ${seconds(worst.measured)} measured).`);
+    out.push(
+      `Predicted against measured: the largest error is ${(worst.error! * 100).toFixed(1)}% at ${formatLimit(worst.limit)} (${seconds(worst.predicted!)} predicted, ${seconds(worst.measured)} measured).`,
+    );
   }
   const fit = comparison.fit;
   if (fit) {
@@ -142,13 +155,25 @@ export function measuredSentences(comparison: MeasuredComparison): string[] {
 export function heapSentence(results: MeasureResult['results']): string | undefined {
   const paired = results.filter((r) => r.keptHeap !== undefined);
   if (paired.length === 0) return undefined;
-  const pairs = paired.map((r) => ({ limit: r.limit, normal: r.bestSeconds, kept: r.keptHeap!.bestSeconds, faults: faultsOfBestRun(r), keptFaults: faultsOfBestRun(r.keptHeap!) }));
-  const list = pairs.map((p) => `${seconds(p.kept)} instead of ${seconds(p.normal)} at ${formatLimit(p.limit)}`).join(', ');
+  const pairs = paired.map((r) => ({
+    limit: r.limit,
+    normal: r.bestSeconds,
+    kept: r.keptHeap!.bestSeconds,
+    faults: faultsOfBestRun(r),
+    keptFaults: faultsOfBestRun(r.keptHeap!),
+  }));
+  const list = pairs
+    .map((p) => `${seconds(p.kept)} instead of ${seconds(p.normal)} at ${formatLimit(p.limit)}`)
+    .join(', ');
   const worst = pairs.reduce((a, p) => (p.normal - p.kept > a.normal - a.kept ? p : a));
   const lead = `With a heap that keeps what it frees (glibc's malloc thresholds pinned, as the calibration runs git) the best runs took ${list}`;
   // Under a twentieth at every limit: within the runs' own spread on a quiet machine.
-  if (worst.normal - worst.kept < 0.05 * worst.normal) return `${lead}: the heap's handing memory back is not where this command's time goes.`;
-  const faults = worst.faults !== null && worst.keptFaults !== null ? `, ${formatCount(worst.faults - worst.keptFaults)} more page faults` : '';
+  if (worst.normal - worst.kept < 0.05 * worst.normal)
+    return `${lead}: the heap's handing memory back is not where this command's time goes.`;
+  const faults =
+    worst.faults !== null && worst.keptFaults !== null
+      ? `, ${formatCount(worst.faults - worst.keptFaults)} more page faults`
+      : '';
   return `${lead}. Up to ${seconds(worst.normal - worst.kept)} (${((1 - worst.kept / worst.normal) * 100).toFixed(0)}%) at ${formatLimit(worst.limit)} is glibc handing freed memory back to the kernel and faulting it in again${faults}: the estimate, made with the thresholds pinned, does not model it.`;
 }
 
@@ -170,7 +195,7 @@ export function faultSentence(rows: Pick<MeasuredRow, 'limit' | 'minorFaults'>[]
   const most = counted.reduce((a, r) => (r.minorFaults! > a.minorFaults! ? r : a));
   const list = counted.map((r) => `${formatCount(r.minorFaults!)} at ${formatLimit(r.limit)}`).join(', ');
   // A difference under 10,000 faults, or under a fifth, is tens of milliseconds at most: not worth a warning.
-  if (most.minorFaults! - least.minorFaults! < 10000 || most.minorFaults! < 1.2 * least.minorFaults!) return `Page faults of the best runs: ${list}.`;
+  if (most.minorFaults! - least.minorFaults! < 10000 || most.minorFaults! < 1.2 * least.minorFaults!)
+    return `Page faults of the best runs: ${list}.`;
   return `Page faults of the best runs: ${list}. The ${formatCount(most.minorFaults! - least.minorFaults!)} more at ${formatLimit(most.limit)} than at ${formatLimit(least.limit)} are memory (glibc's heap handing pages back and touching them again, or the cache's growth), which the estimate prices only as the cache's peak: part of the error above may be this.`;
 }
-

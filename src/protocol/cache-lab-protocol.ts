@@ -8,7 +8,13 @@
  * the state's normaliser) is in src/presentation/, so that the webview bundle, the host and the tests
  * share it without importing vscode or the LSP libraries.
  */
-import type { IndexPackSimResult, LocalityResult, MeasureResult, RecordingInfo, SweepResult } from './server-protocol.ts';
+import type {
+  IndexPackSimResult,
+  LocalityResult,
+  MeasureResult,
+  RecordingInfo,
+  SweepResult,
+} from './server-protocol.ts';
 
 export const CACHE_LAB_PROTOCOL_VERSION = 1;
 
@@ -20,7 +26,17 @@ const MIB = 1024 * KIB;
 const GIB = 1024 * MIB;
 
 /** The panel's default limits: the README's sweep plus 32m, 64m and 1g. */
-export const DEFAULT_LIMITS: readonly number[] = [0, MIB, 4 * MIB, 16 * MIB, 32 * MIB, 64 * MIB, 96 * MIB, 256 * MIB, GIB];
+export const DEFAULT_LIMITS: readonly number[] = [
+  0,
+  MIB,
+  4 * MIB,
+  16 * MIB,
+  32 * MIB,
+  64 * MIB,
+  96 * MIB,
+  256 * MIB,
+  GIB,
+];
 
 /** core.deltaBaseCacheLimit's default (git-internals §1.6): the line the charts mark. */
 export const GIT_DEFAULT_LIMIT = 96 * MIB;
@@ -112,7 +128,13 @@ export type HostToWebview =
   | { type: 'progress'; runId: string; job: CacheLabJob; message?: string; percentage?: number }
   | { type: 'recordingInfo'; runId: string; slot: LocalitySlot; info: RecordingInfo }
   /** `timePending`: this sweep has no time view yet; the run's `timeEstimate` job posts the sweep again with it. */
-  | { type: 'sweep'; runId: string; request: { limits: number[]; policies: string[] }; result: SweepResult; timePending?: boolean }
+  | {
+      type: 'sweep';
+      runId: string;
+      request: { limits: number[]; policies: string[] };
+      result: SweepResult;
+      timePending?: boolean;
+    }
   | { type: 'indexPack'; runId: string; results: IndexPackSimResult[] }
   | { type: 'locality'; runId: string; slot: LocalitySlot; result: LocalityResult }
   /**
@@ -120,7 +142,15 @@ export type HostToWebview =
    * would need it). `reconstructed`: the recording had no metadata (a raw trace), so the arguments were
    * read back from the trace's GIT_TRACE line and may be inexact; the panel says so.
    */
-  | { type: 'measure'; runId: string; command: string; args: string[]; cwd: string; reconstructed: boolean; result: MeasureResult }
+  | {
+      type: 'measure';
+      runId: string;
+      command: string;
+      args: string[];
+      cwd: string;
+      reconstructed: boolean;
+      result: MeasureResult;
+    }
   /** A job ended: done, cancelled by the user, or failed (the message says why). */
   | { type: 'jobEnded'; runId: string; job: CacheLabJob; outcome: 'done' | 'cancelled' | 'failed'; error?: string }
   | { type: 'runEnded'; runId: string; outcome: 'done' | 'cancelled' | 'failed' };
@@ -155,5 +185,8 @@ export interface CacheLabReplies {
 export function isWebviewToHost(value: unknown): value is WebviewToHost {
   if (typeof value !== 'object' || value === null || !('type' in value)) return false;
   const type = (value as { type: unknown }).type;
-  return typeof type === 'string' && ['ready', 'stateChanged', 'run', 'measure', 'cancel', 'browseRecording', 'copy'].includes(type);
+  return (
+    typeof type === 'string' &&
+    ['ready', 'stateChanged', 'run', 'measure', 'cancel', 'browseRecording', 'copy'].includes(type)
+  );
 }

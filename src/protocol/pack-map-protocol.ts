@@ -9,7 +9,13 @@
  * No vscode, no LSP libraries.
  */
 import type { MapAttribute } from '../common/pack-map-geometry.ts';
-import type { ObjectDetails, PackMapFamilyResult, PackMapInfoResult, PackMapSeeksResult, PackMapTileResult } from './server-protocol.ts';
+import type {
+  ObjectDetails,
+  PackMapFamilyResult,
+  PackMapInfoResult,
+  PackMapSeeksResult,
+  PackMapTileResult,
+} from './server-protocol.ts';
 
 export const PACK_MAP_PROTOCOL_VERSION = 1;
 
@@ -94,7 +100,16 @@ export function firstViewTiles(view: PackMapFirstView, maxOrder: number, pane = 
   const order = Math.max(0, Math.min(maxOrder, Math.floor(Math.log2(Math.max(1, view.sidePixels)))));
   const perSide = Math.max(1, 2 ** order / 256);
   const tiles: PackMapTileWanted[] = [];
-  for (let tileY = 0; tileY < perSide; tileY++) for (let tileX = 0; tileX < perSide; tileX++) tiles.push({ pane, attribute: view.attribute, order, tileX, tileY, ...(view.recording !== undefined ? { recording: view.recording } : {}) });
+  for (let tileY = 0; tileY < perSide; tileY++)
+    for (let tileX = 0; tileX < perSide; tileX++)
+      tiles.push({
+        pane,
+        attribute: view.attribute,
+        order,
+        tileX,
+        tileY,
+        ...(view.recording !== undefined ? { recording: view.recording } : {}),
+      });
   return tiles;
 }
 
@@ -106,7 +121,16 @@ export type HostToWebview =
    * `pushing`: keys of the first view's tiles the host is already fetching (`ready`'s firstView):
    * they arrive as `tile` (or `tileFailed`) messages the page did not ask for, so it does not ask.
    */
-  | { type: 'show'; version: number; repository: string; panes: PackMapPane[]; recordings: PackMapRecordingChoice[]; recording?: string; pushing?: string[]; note?: string }
+  | {
+      type: 'show';
+      version: number;
+      repository: string;
+      panes: PackMapPane[];
+      recordings: PackMapRecordingChoice[];
+      recording?: string;
+      pushing?: string[];
+      note?: string;
+    }
   | { type: 'failed'; message: string }
   | { type: 'tile'; key: string; tile: PackMapTile }
   | { type: 'tileFailed'; key: string; message: string; cancelled: boolean }
@@ -142,11 +166,13 @@ export interface PackMapReplies {
   seeks: 'seeks' | 'overlayFailed';
 }
 
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 /** Panes a panel shows at most: one pack, or a repack preview's before and after. */
 export const PACK_MAP_MAX_PANES = 2;
 const isPane = (value: unknown): value is number => isCount(value) && value < PACK_MAP_MAX_PANES;
-const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 4096;
+const isText = (value: unknown): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= 4096;
 
 export function isWebviewToHost(value: unknown): value is WebviewToHost {
   if (typeof value !== 'object' || value === null) return false;
@@ -155,11 +181,31 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
     case 'ready': {
       if (typeof message.version !== 'number') return false;
       const view = message.firstView as Record<string, unknown> | null | undefined;
-      return view === undefined || (typeof view === 'object' && view !== null && typeof view.sidePixels === 'number' && Number.isFinite(view.sidePixels) && view.sidePixels > 0 && view.sidePixels < 1e6 && typeof view.attribute === 'string' && (view.recording === undefined || isText(view.recording)));
+      return (
+        view === undefined ||
+        (typeof view === 'object' &&
+          view !== null &&
+          typeof view.sidePixels === 'number' &&
+          Number.isFinite(view.sidePixels) &&
+          view.sidePixels > 0 &&
+          view.sidePixels < 1e6 &&
+          typeof view.attribute === 'string' &&
+          (view.recording === undefined || isText(view.recording)))
+      );
     }
     case 'tile': {
       const wanted = message.wanted as Record<string, unknown> | null | undefined;
-      return isText(message.key) && typeof wanted === 'object' && wanted !== null && isPane(wanted.pane) && typeof wanted.attribute === 'string' && isCount(wanted.order) && isCount(wanted.tileX) && isCount(wanted.tileY) && (wanted.recording === undefined || isText(wanted.recording));
+      return (
+        isText(message.key) &&
+        typeof wanted === 'object' &&
+        wanted !== null &&
+        isPane(wanted.pane) &&
+        typeof wanted.attribute === 'string' &&
+        isCount(wanted.order) &&
+        isCount(wanted.tileX) &&
+        isCount(wanted.tileY) &&
+        (wanted.recording === undefined || isText(wanted.recording))
+      );
     }
     case 'cancelTiles':
       return Array.isArray(message.keys) && message.keys.length <= 10_000 && message.keys.every(isText);

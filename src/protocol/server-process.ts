@@ -14,4 +14,7 @@
  * 1.34x (peak 212 MiB, not 310) with two arenas. The workers' large buffers are mmapped (above), so
  * sharing arenas costs them no lock contention worth measuring.
  */
-export const SERVER_PROCESS_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_ARENA_MAX: '2' };
+export const SERVER_PROCESS_ENVIRONMENT: Readonly<Record<string, string>> = {
+  MALLOC_MMAP_THRESHOLD_: '131072',
+  MALLOC_ARENA_MAX: '2',
+};

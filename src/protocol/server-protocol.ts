@@ -11,7 +11,13 @@ import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { WorkDoneProgressParams } from 'vscode-languageserver-protocol';
 import type { RecordingInfo } from '../core/report/recording-document.ts';
 import type { LayoutReplay, LayoutSummary, RepackPreviewDocument } from '../core/report/repack-preview-document.ts';
-import type { IndexPackVariantResult, PackLocality, PackLocalityWithQuantiles, PageCacheOptions, SimResult } from '../core/report/simulation-documents.ts';
+import type {
+  IndexPackVariantResult,
+  PackLocality,
+  PackLocalityWithQuantiles,
+  PageCacheOptions,
+  SimResult,
+} from '../core/report/simulation-documents.ts';
 import type { PackOverview } from '../core/report/stats-document.ts';
 import type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/report/repository-layout-document.ts';
 import type { PolicyDescription } from '../core/report/policy-description.ts';
@@ -242,11 +248,15 @@ export interface PacksChangedParams {
   repository: string;
 }
 
-export const ListRepositoriesRequest = new RequestType<Record<string, never>, ListRepositoriesResult, void>('packscope/listRepositories');
+export const ListRepositoriesRequest = new RequestType<Record<string, never>, ListRepositoriesResult, void>(
+  'packscope/listRepositories',
+);
 export const PackSummaryRequest = new RequestType<PackParams, PackSummary, void>('packscope/packSummary');
 export const ObjectListRequest = new RequestType<ObjectListParams, ObjectListResult, void>('packscope/objectList');
 export const ObjectRequest = new RequestType<ObjectParams, ObjectResult, void>('packscope/object');
-export const ObjectContentRequest = new RequestType<ObjectContentParams, ObjectContentResult, void>('packscope/objectContent');
+export const ObjectContentRequest = new RequestType<ObjectContentParams, ObjectContentResult, void>(
+  'packscope/objectContent',
+);
 export const ResolveIdsRequest = new RequestType<ResolveIdsParams, ResolveIdsResult, void>('packscope/resolveIds');
 export const ConfigureNotification = new NotificationType<ServerSettings>('packscope/configure');
 export const PacksChangedNotification = new NotificationType<PacksChangedParams>('packscope/packsChanged');
@@ -413,7 +423,9 @@ export interface MeasureResult {
 export const RecordingInfoRequest = new RequestType<RecordingParams, RecordingInfo, void>('packscope/recordingInfo');
 export const SweepRequest = new RequestType<SweepParams, SweepResult, void>('packscope/sweep');
 export const LocalityRequest = new RequestType<LocalityParams, LocalityResult, void>('packscope/locality');
-export const IndexPackSimRequest = new RequestType<IndexPackSimParams, IndexPackSimResult, void>('packscope/indexPackSim');
+export const IndexPackSimRequest = new RequestType<IndexPackSimParams, IndexPackSimResult, void>(
+  'packscope/indexPackSim',
+);
 export const RecordRequest = new RequestType<RecordParams, RecordingInfo, void>('packscope/record');
 export const MeasureRequest = new RequestType<MeasureParams, MeasureResult, void>('packscope/measure');
 
@@ -479,7 +491,9 @@ export interface ReleasePreviewPackParams {
 }
 
 /** Removes a kept preview pack's temporary directory (nothing shows it any more); `released` false when it was not kept. */
-export const ReleasePreviewPackRequest = new RequestType<ReleasePreviewPackParams, { released: boolean }, void>('packscope/releasePreviewPack');
+export const ReleasePreviewPackRequest = new RequestType<ReleasePreviewPackParams, { released: boolean }, void>(
+  'packscope/releasePreviewPack',
+);
 
 export interface GitCapabilitiesParams {
   git: string;
@@ -494,7 +508,9 @@ export interface GitCapabilities {
   pathWalk: boolean;
 }
 
-export const RepackPreviewRequest = new RequestType<RepackPreviewParams, RepackPreviewResult, void>('packscope/repackPreview');
+export const RepackPreviewRequest = new RequestType<RepackPreviewParams, RepackPreviewResult, void>(
+  'packscope/repackPreview',
+);
 
 /** Which `git repack` modes the installed git takes (`git repack -h`): `--geometric` (2.32), `--cruft` (2.37). */
 export interface RepackModes {
@@ -511,8 +527,12 @@ export interface RepackModePreviewParams extends WorkDoneProgressParams {
 
 export const RepackModesRequest = new RequestType<GitCapabilitiesParams, RepackModes, void>('packscope/repackModes');
 /** `packscope repack-preview --geometric N | --cruft --json`'s document: packs before and after that repack. */
-export const RepackModePreviewRequest = new RequestType<RepackModePreviewParams, RepackModePreviewDocument, void>('packscope/repackModePreview');
-export const GitCapabilitiesRequest = new RequestType<GitCapabilitiesParams, GitCapabilities, void>('packscope/gitCapabilities');
+export const RepackModePreviewRequest = new RequestType<RepackModePreviewParams, RepackModePreviewDocument, void>(
+  'packscope/repackModePreview',
+);
+export const GitCapabilitiesRequest = new RequestType<GitCapabilitiesParams, GitCapabilities, void>(
+  'packscope/gitCapabilities',
+);
 
 /** One row of the engine's policy table without its `make` (core/sim/policy-registry.ts). */
 export type { PolicyDescription };
@@ -630,7 +650,13 @@ export interface PackMapSeeksParams extends WorkDoneProgressParams {
 export type PackMapSeeksResult = Omit<SeekPath, 'pack'> & { pageCache: PageCacheOptions };
 
 export const PackMapInfoRequest = new RequestType<PackParams, PackMapInfoResult, void>('packscope/packMapInfo');
-export const PackMapFamilyRequest = new RequestType<PackMapFamilyParams, PackMapFamilyResult, void>('packscope/packMapFamily');
-export const PackMapSeeksRequest = new RequestType<PackMapSeeksParams, PackMapSeeksResult, void>('packscope/packMapSeeks');
+export const PackMapFamilyRequest = new RequestType<PackMapFamilyParams, PackMapFamilyResult, void>(
+  'packscope/packMapFamily',
+);
+export const PackMapSeeksRequest = new RequestType<PackMapSeeksParams, PackMapSeeksResult, void>(
+  'packscope/packMapSeeks',
+);
 export const PackMapTileRequest = new RequestType<PackMapTileParams, PackMapTileResult, void>('packscope/packMapTile');
-export const PackMapObjectAtRequest = new RequestType<PackMapObjectAtParams, PackMapObjectAtResult, void>('packscope/packMapObjectAt');
+export const PackMapObjectAtRequest = new RequestType<PackMapObjectAtParams, PackMapObjectAtResult, void>(
+  'packscope/packMapObjectAt',
+);

@@ -11,13 +11,24 @@ import type { Calibration } from '../core/cost/cost-model.ts';
 import type { ServerContext } from './server-context.ts';
 import { startSimulationWorker } from './workers/simulation-worker-client.ts';
 
-export function calibrationInWorker(context: ServerContext, token: CancellationToken, progress: WorkDoneProgressReporter): CalibrationRun {
+export function calibrationInWorker(
+  context: ServerContext,
+  token: CancellationToken,
+  progress: WorkDoneProgressReporter,
+): CalibrationRun {
   return (model, options) =>
     context.work.run('calibrate', token, async () => {
       let calibration: Calibration | undefined;
       const run = startSimulationWorker(
         context.bundledScript('simulation-worker.js'),
-        { kind: 'calibrate', files: model.files, hashName: model.hash.name, cacheDir: context.loader.directory, gitDir: options.gitDir, git: options.git ?? 'git' },
+        {
+          kind: 'calibrate',
+          files: model.files,
+          hashName: model.hash.name,
+          cacheDir: context.loader.directory,
+          gitDir: options.gitDir,
+          git: options.git ?? 'git',
+        },
         token,
         (message) => {
           if (message.kind === 'progress') progress.report(message.percentage ?? 0, message.message);

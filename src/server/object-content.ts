@@ -15,7 +15,10 @@ const MAX_OBJECT_BYTES = 256 << 20;
  */
 export const MAX_REBUILT_BYTES_PER_REQUEST = 256 << 20;
 
-export const OBJECT_READ_LIMITS: ReadLimits = { maxObjectBytes: MAX_OBJECT_BYTES, maxRebuiltBytes: MAX_REBUILT_BYTES_PER_REQUEST };
+export const OBJECT_READ_LIMITS: ReadLimits = {
+  maxObjectBytes: MAX_OBJECT_BYTES,
+  maxRebuiltBytes: MAX_REBUILT_BYTES_PER_REQUEST,
+};
 
 /** What an object document shows besides its facts and chain (those come from the server's model). */
 export type ObjectContentBody = Omit<ObjectContent, 'details'>;
@@ -24,7 +27,11 @@ export type ObjectContentBody = Omit<ObjectContent, 'details'>;
  * The delta instructions and (a prefix of) the content of object `object`, rebuilt from the pack:
  * CPU and memory up to the limits above, so it runs in a simulation worker, never on the server's thread.
  */
-export function readObjectContentBody(model: PackModel, object: number, shownLimits: { maxContentBytes: number; maxInstructions: number }): ObjectContentBody {
+export function readObjectContentBody(
+  model: PackModel,
+  object: number,
+  shownLimits: { maxContentBytes: number; maxInstructions: number },
+): ObjectContentBody {
   const content = readObjectContent(model, object, OBJECT_READ_LIMITS);
   const shown = content.subarray(0, Math.max(0, shownLimits.maxContentBytes));
   // git's own test for binary content (buffer_is_binary) looks for a NUL in the first 8000 bytes.
@@ -36,13 +43,20 @@ export function readObjectContentBody(model: PackModel, object: number, shownLim
     truncated: shown.length < content.length,
   };
   if (model.isDelta(object)) {
-    const listing = readDeltaListing(model, object, { ...OBJECT_READ_LIMITS, maxInstructions: Math.max(0, shownLimits.maxInstructions) });
+    const listing = readDeltaListing(model, object, {
+      ...OBJECT_READ_LIMITS,
+      maxInstructions: Math.max(0, shownLimits.maxInstructions),
+    });
     result.delta = {
       base: model.oidHex(model.columns.base[object]!),
       baseSize: listing.baseSize,
       resultSize: listing.resultSize,
       deltaBytes: model.columns.size.get(object),
-      instructions: listing.instructions.map((i) => (i.op === 'copy' ? { op: 'copy', baseOffset: i.baseOffset, length: i.length } : { op: 'insert', length: i.length, preview: i.preview, dataBase64: Buffer.from(i.data).toString('base64') })),
+      instructions: listing.instructions.map((i) =>
+        i.op === 'copy'
+          ? { op: 'copy', baseOffset: i.baseOffset, length: i.length }
+          : { op: 'insert', length: i.length, preview: i.preview, dataBase64: Buffer.from(i.data).toString('base64') },
+      ),
       totalInstructions: listing.totalInstructions,
       copiedBytes: listing.copiedBytes,
       insertedBytes: listing.insertedBytes,

@@ -28,12 +28,15 @@ export function lookupObject(word: string, states: RepositoryState[]): Lookup {
       if (found && found.oid !== oid) return { kind: 'none', reason: `${word} is ambiguous: ${found.oid} and ${oid}` };
       found ??= { state, location, oid };
     } catch (error) {
-      if (error instanceof PackFormatError && error.code === 'ambiguous') return { kind: 'none', reason: error.message };
+      if (error instanceof PackFormatError && error.code === 'ambiguous')
+        return { kind: 'none', reason: error.message };
       // not-found / usage (an id longer than this repository's hashes) / a pack that went away
       reasons.push(error instanceof Error ? error.message : String(error));
     }
   }
-  return found ? { kind: 'found', found } : { kind: 'none', reason: reasons[0] ?? `no repository in the workspace has ${word}` };
+  return found
+    ? { kind: 'found', found }
+    : { kind: 'none', reason: reasons[0] ?? `no repository in the workspace has ${word}` };
 }
 
 /** The subject and path lines of a hover (none when unknown); the path is rev-list's name for the object. */
@@ -48,10 +51,20 @@ function namesMarkdown(type: string, names: ObjectNames): string[] {
 
 /** "git reads it from this pack (through the multi-pack-index) · also in 2 other packs · also loose". */
 export function whereaboutsMarkdown(where: ObjectWhereabouts): string {
-  const parts = ['pack' in where.answeredBy ? `git reads it from this pack${where.answeredBy.viaMidx ? ' (through the multi-pack-index)' : ' (the first in its search order that has it)'}` : 'git reads it loose'];
+  const parts = [
+    'pack' in where.answeredBy
+      ? `git reads it from this pack${where.answeredBy.viaMidx ? ' (through the multi-pack-index)' : ' (the first in its search order that has it)'}`
+      : 'git reads it loose',
+  ];
   const others = where.alsoInPacks.length;
-  if (others > 0) parts.push(`also in ${others === 1 ? '1 other pack' : `${formatCount(others)} other packs`}: ${where.alsoInPacks.map((p) => markdownCodeSpan(p.split(/[\\/]/).pop()!)).join(', ')}`);
-  if (where.alsoLoose.length > 0) parts.push(`also loose (${where.alsoLoose.length === 1 ? 'not read while a pack has it' : `${where.alsoLoose.length} copies, not read while a pack has it`})`);
+  if (others > 0)
+    parts.push(
+      `also in ${others === 1 ? '1 other pack' : `${formatCount(others)} other packs`}: ${where.alsoInPacks.map((p) => markdownCodeSpan(p.split(/[\\/]/).pop()!)).join(', ')}`,
+    );
+  if (where.alsoLoose.length > 0)
+    parts.push(
+      `also loose (${where.alsoLoose.length === 1 ? 'not read while a pack has it' : `${where.alsoLoose.length} copies, not read while a pack has it`})`,
+    );
   return parts.join(' · ');
 }
 
@@ -76,9 +89,16 @@ export function hexWordAt(line: string, character: number): { word: string; star
  * whole JSON is percent-encoded, `(`, `)`, `'`, `!` and `*` too, which encodeURIComponent leaves and
  * a Markdown link destination would end at.
  */
-function commandLink(command: 'packscope.revealObject' | 'packscope.openObject', oid: string, repository: string): string {
+function commandLink(
+  command: 'packscope.revealObject' | 'packscope.openObject',
+  oid: string,
+  repository: string,
+): string {
   if (!/^[0-9a-f]+$/.test(oid)) throw new Error(`not an object id: ${JSON.stringify(oid)}`);
-  const encoded = encodeURIComponent(JSON.stringify([{ oid, repository }])).replace(/[()'!*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(JSON.stringify([{ oid, repository }])).replace(
+    /[()'!*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `command:${command}?${encoded}`;
 }
 

@@ -47,7 +47,8 @@ export class ObjectPathsWalks {
   /** The paths known for `store` (of repository `id`), starting a walk when they are missing or stale. */
   pathsFor(id: string, store: ObjectStore): StorePaths | undefined {
     const known = this.done.get(id);
-    if (known?.store !== store && this.running.get(id)?.store !== store && this.failed.get(id) !== store) this.start(id, store);
+    if (known?.store !== store && this.running.get(id)?.store !== store && this.failed.get(id) !== store)
+      this.start(id, store);
     return known;
   }
 
@@ -81,12 +82,20 @@ export class ObjectPathsWalks {
     this.running.set(id, walk);
     let result: TransferredPaths | undefined;
     const started = performance.now();
-    const place = this.threads === undefined ? Promise.resolve({ release: () => undefined }) : this.threads.acquire(1, source.token);
+    const place =
+      this.threads === undefined
+        ? Promise.resolve({ release: () => undefined })
+        : this.threads.acquire(1, source.token);
     const finished = place.then(async ({ release }) => {
-      const worker = startSimulationWorker(this.workerScript(), { kind: 'object-paths', store: workerStoreOf(store, this.cacheDir()) }, source.token, (message) => {
-        if (message.kind === 'object-paths') result = message.paths;
-        else if (message.kind === 'log') this.log(message.message);
-      });
+      const worker = startSimulationWorker(
+        this.workerScript(),
+        { kind: 'object-paths', store: workerStoreOf(store, this.cacheDir()) },
+        source.token,
+        (message) => {
+          if (message.kind === 'object-paths') result = message.paths;
+          else if (message.kind === 'log') this.log(message.message);
+        },
+      );
       try {
         await worker.finished;
       } finally {
@@ -101,16 +110,24 @@ export class ObjectPathsWalks {
         PathTable.check(result.parent, result.start, result.pool);
         const byPack = new Map<string, Int32Array>();
         result.packs.forEach((pack, i) => byPack.set(pack, result!.pathOf[i]!));
-        this.done.set(id, { store, table: new PathTable(result.parent, result.start, result.pool), byPack, summary: result.summary });
+        this.done.set(id, {
+          store,
+          table: new PathTable(result.parent, result.start, result.pool),
+          byPack,
+          summary: result.summary,
+        });
         const s = result.summary;
-        this.log(`object paths of ${id}: ${result.source === 'persisted' ? 'read from the model cache' : `walked ${s.commits} commits and ${s.trees} trees`}, ${s.named} objects named in ${Math.round(performance.now() - started)} ms${s.complete ? '' : ` (incomplete: ${s.problems[0] ?? 'stopped'})`}`);
+        this.log(
+          `object paths of ${id}: ${result.source === 'persisted' ? 'read from the model cache' : `walked ${s.commits} commits and ${s.trees} trees`}, ${s.named} objects named in ${Math.round(performance.now() - started)} ms${s.complete ? '' : ` (incomplete: ${s.problems[0] ?? 'stopped'})`}`,
+        );
         this.onWalked(id);
       },
       (error: unknown) => {
         if (this.running.get(id) !== walk) return;
         this.running.delete(id);
         this.failed.set(id, store);
-        if (!source.token.isCancellationRequested) this.log(`object paths of ${id}: ${error instanceof Error ? error.message : String(error)}`);
+        if (!source.token.isCancellationRequested)
+          this.log(`object paths of ${id}: ${error instanceof Error ? error.message : String(error)}`);
       },
     );
   }

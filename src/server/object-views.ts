@@ -2,7 +2,13 @@ import * as path from 'node:path';
 import { TYPE_NAMES } from '../core/format/pack-file.ts';
 import type { PackModel } from '../core/model/pack-model.ts';
 import { rankedOrder, type RankingName } from '../core/model/rankings.ts';
-import type { ObjectDetails, ObjectItem, ObjectListFilter, ObjectListKind, ObjectListResult } from '../protocol/server-protocol.ts';
+import type {
+  ObjectDetails,
+  ObjectItem,
+  ObjectListFilter,
+  ObjectListKind,
+  ObjectListResult,
+} from '../protocol/server-protocol.ts';
 import type { ObjectLocation } from '../core/model/object-store.ts';
 import type { ObjectNames } from '../core/report/stats-document.ts';
 
@@ -50,7 +56,14 @@ export class RankedLists {
   /** One filtered order is kept per list beside the whole one: paging a filtered list re-filters nothing. */
   private filtered = new WeakMap<Uint32Array, { key: string; order: Uint32Array }>();
 
-  list(model: PackModel, kind: Exclude<ObjectListKind, 'children'>, start: number, count: number, filter?: ObjectListFilter, names?: NameObject): ObjectListResult {
+  list(
+    model: PackModel,
+    kind: Exclude<ObjectListKind, 'children'>,
+    start: number,
+    count: number,
+    filter?: ObjectListFilter,
+    names?: NameObject,
+  ): ObjectListResult {
     let byKind = this.orders.get(model);
     if (!byKind) this.orders.set(model, (byKind = new Map()));
     let order = byKind.get(kind);
@@ -83,11 +96,23 @@ export function filterOrder(model: PackModel, order: Uint32Array, filter: Object
   return Uint32Array.from(kept);
 }
 
-export function listChildren(model: PackModel, n: number, start: number, count: number, names?: NameObject): ObjectListResult {
+export function listChildren(
+  model: PackModel,
+  n: number,
+  start: number,
+  count: number,
+  names?: NameObject,
+): ObjectListResult {
   return page(model, model.children(n), start, count, names);
 }
 
-function page(model: PackModel, order: Uint32Array, start: number, count: number, names?: NameObject): ObjectListResult {
+function page(
+  model: PackModel,
+  order: Uint32Array,
+  start: number,
+  count: number,
+  names?: NameObject,
+): ObjectListResult {
   const from = Math.max(0, Math.min(Math.floor(start), order.length));
   const to = Math.min(order.length, from + Math.max(0, Math.floor(count)));
   const items: ObjectItem[] = [];

@@ -44,7 +44,13 @@ export class PreviewPacks {
     const { files } = preview.kept;
     const stat = fs.statSync(files.pack, { throwIfNoEntry: false });
     if (!stat) return undefined;
-    return { files, objectsDir: path.dirname(path.dirname(files.pack)), local: false, mtimeMs: stat.mtimeMs, idxName: path.basename(files.idx) };
+    return {
+      files,
+      objectsDir: path.dirname(path.dirname(files.pack)),
+      local: false,
+      mtimeMs: stat.mtimeMs,
+      idxName: path.basename(files.idx),
+    };
   }
 
   /** Removes the pack's temporary directory; false when it was not kept. */

@@ -69,7 +69,8 @@ export class ReadRules {
     }
     throw invalid(
       `${resolved}: the server reads a ${what} only below its recording directory, its workspace folders and repositories, ` +
-        `or a file the user picked (packscope/allowRead); this one is outside them` + (real === resolved ? '' : ` (it leads to ${real})`),
+        `or a file the user picked (packscope/allowRead); this one is outside them` +
+        (real === resolved ? '' : ` (it leads to ${real})`),
     );
   }
 }

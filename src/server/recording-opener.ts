@@ -57,12 +57,15 @@ function repositoryFor(context: ServerContext, log: ParsedRecordingHead, explici
       }
     }
     const name = path.basename(tracePath);
-    const state = context.registry.repositories.find((s) => s.store.packs.some((p) => path.basename(p.files.pack) === name));
+    const state = context.registry.repositories.find((s) =>
+      s.store.packs.some((p) => path.basename(p.files.pack) === name),
+    );
     if (state) return state.repository;
   }
-  throw invalid(`${file}: a raw trace without metadata, and none of its packs is in the workspace; name its repository`);
+  throw invalid(
+    `${file}: a raw trace without metadata, and none of its packs is in the workspace; name its repository`,
+  );
 }
-
 
 function fileKey(file: string): string | undefined {
   try {
@@ -79,19 +82,30 @@ function fileKey(file: string): string | undefined {
  * workers); the worker then maps the reads to objects over the same packs (their persisted models)
  * and moves the result here.
  */
-export async function openRecording(context: ServerContext, params: RecordingParams, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<OpenedRecording> {
+export async function openRecording(
+  context: ServerContext,
+  params: RecordingParams,
+  token: CancellationToken,
+  progress: WorkDoneProgressReporter,
+): Promise<OpenedRecording> {
   const fields = paramsObject(params);
   if (typeof fields.file !== 'string' || fields.file === '') throw invalid('no recording file given');
   const file = context.readRules.check(requireString(fields.file, 'file'), 'recording or trace');
   if (!fs.existsSync(file)) throw invalid(`${file}: no such recording or trace file`);
-  if (params.segment !== undefined && (!Number.isInteger(params.segment) || params.segment < 1)) throw invalid('segment must be a 1-based integer');
+  if (params.segment !== undefined && (!Number.isInteger(params.segment) || params.segment < 1))
+    throw invalid('segment must be a 1-based integer');
   const segment = optionalInteger(fields.segment, 'segment', 1);
   const repository = optionalString(fields.repository, 'repository');
   const key = `${file}\0${fileKey(file)}\0${segment ?? ''}\0${repository ?? ''}`;
   const cached = context.recordings.get(key);
   if (cached) return cached;
   // One at a time: concurrent requests for one recording wait for the first and find it kept.
-  return context.work.run('open-recording', token, async () => context.recordings.get(key) ?? openUncached(context, { file, segment, repository }, key, token, progress));
+  return context.work.run(
+    'open-recording',
+    token,
+    async () =>
+      context.recordings.get(key) ?? openUncached(context, { file, segment, repository }, key, token, progress),
+  );
 }
 
 async function openUncached(
@@ -107,17 +121,25 @@ async function openUncached(
   const headParsed = new Promise<ParsedRecordingHead>((resolve) => (parsed = resolve));
   let transferred: TransferredRecording | undefined;
   let locality: LocalityInput[] = [];
-  const worker = startSimulationWorker(context.bundledScript('simulation-worker.js'), { kind: 'open-recording', file }, token, (message) => {
-    if (message.kind === 'progress') progress.report(message.percentage ?? 0, message.message);
-    else if (message.kind === 'parsed') parsed(message.head);
-    else if (message.kind === 'recording') {
-      transferred = message.recording;
-      locality = message.locality;
-    }
-  });
+  const worker = startSimulationWorker(
+    context.bundledScript('simulation-worker.js'),
+    { kind: 'open-recording', file },
+    token,
+    (message) => {
+      if (message.kind === 'progress') progress.report(message.percentage ?? 0, message.message);
+      else if (message.kind === 'parsed') parsed(message.head);
+      else if (message.kind === 'recording') {
+        transferred = message.recording;
+        locality = message.locality;
+      }
+    },
+  );
   let store: ObjectStore;
   try {
-    const head = await Promise.race([headParsed, worker.finished.then(() => Promise.reject(new Error(`${file}: the worker ended before parsing it`)))]);
+    const head = await Promise.race([
+      headParsed,
+      worker.finished.then(() => Promise.reject(new Error(`${file}: the worker ended before parsing it`))),
+    ]);
     const repository = repositoryFor(context, head, params.repository);
     // An allowed recording's repository: index-pack on its packs and measure in it may read there.
     context.readRules.addRecordedRepository(repository.workTree, repository.commonDir);
@@ -134,7 +156,11 @@ async function openUncached(
         progress.report(0, `indexing ${packName}`);
         await context.loader.ensure(pack.files, repository.hash, {
           cancelled: cancelledPromise(token),
-          onProgress: (done, total) => progress.report(percent(done, total), `indexing ${packName}: ${formatCount(done)} of ${formatCount(total)} objects`),
+          onProgress: (done, total) =>
+            progress.report(
+              percent(done, total),
+              `indexing ${packName}: ${formatCount(done)} of ${formatCount(total)} objects`,
+            ),
         });
       }
     }

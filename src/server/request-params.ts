@@ -18,7 +18,8 @@ export function invalid(message: string): ResponseError<void> {
 
 /** The parameters as an object whose fields the checks below read. */
 export function paramsObject(params: unknown): Record<string, unknown> {
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) throw invalid('the parameters must be an object');
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    throw invalid('the parameters must be an object');
   return params as Record<string, unknown>;
 }
 
@@ -35,11 +36,17 @@ export function optionalString(value: unknown, name: string, maxLength = MAX_STR
 
 /** An integer from `min` to `max`. */
 export function requireInteger(value: unknown, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) throw invalid(`${name} must be an integer from ${min} to ${max}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max)
+    throw invalid(`${name} must be an integer from ${min} to ${max}`);
   return value;
 }
 
-export function optionalInteger(value: unknown, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
+export function optionalInteger(
+  value: unknown,
+  name: string,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   return value === undefined || value === null ? undefined : requireInteger(value, name, min, max);
 }
 
@@ -49,10 +56,17 @@ export function pageCount(value: unknown, name = 'count'): number {
 }
 
 /** A list of at most `maxItems` strings, each at most `maxLength` characters (empty strings allowed). */
-export function stringList(value: unknown, name: string, maxItems = MAX_LIST_LENGTH, maxLength = MAX_STRING_LENGTH): string[] {
-  if (!Array.isArray(value) || value.some((s) => typeof s !== 'string')) throw invalid(`${name} must be a list of strings`);
+export function stringList(
+  value: unknown,
+  name: string,
+  maxItems = MAX_LIST_LENGTH,
+  maxLength = MAX_STRING_LENGTH,
+): string[] {
+  if (!Array.isArray(value) || value.some((s) => typeof s !== 'string'))
+    throw invalid(`${name} must be a list of strings`);
   if (value.length > maxItems) throw invalid(`${name} has more than ${maxItems} items`);
-  if (value.some((s: string) => s.length > maxLength)) throw invalid(`an item of ${name} is longer than ${maxLength} characters`);
+  if (value.some((s: string) => s.length > maxLength))
+    throw invalid(`an item of ${name} is longer than ${maxLength} characters`);
   return value as string[];
 }
 
@@ -72,7 +86,10 @@ const MAX_READAHEAD_KIB = 1 << 20;
 export function pageCacheParams(fields: Record<string, unknown>): { cacheMiB: number; readaheadKiB: number } {
   const cacheMiB = fields.cacheMiB ?? 256;
   const readaheadKiB = fields.readaheadKiB ?? 128;
-  if (!(typeof cacheMiB === 'number' && cacheMiB > 0 && cacheMiB <= MAX_CACHE_MIB) || !(typeof readaheadKiB === 'number' && readaheadKiB >= 0 && readaheadKiB <= MAX_READAHEAD_KIB)) {
+  if (
+    !(typeof cacheMiB === 'number' && cacheMiB > 0 && cacheMiB <= MAX_CACHE_MIB) ||
+    !(typeof readaheadKiB === 'number' && readaheadKiB >= 0 && readaheadKiB <= MAX_READAHEAD_KIB)
+  ) {
     throw invalid('cacheMiB must be positive and readaheadKiB not negative');
   }
   return { cacheMiB, readaheadKiB };

@@ -1,4 +1,9 @@
-import type { CancellationToken, Connection, ResponseError, WorkDoneProgressReporter } from 'vscode-languageserver/node';
+import type {
+  CancellationToken,
+  Connection,
+  ResponseError,
+  WorkDoneProgressReporter,
+} from 'vscode-languageserver/node';
 import type { PackLocation } from '../core/model/object-store.ts';
 import type { ServerSettings } from '../protocol/server-protocol.ts';
 import type { ObjectPathsWalks } from './object-paths-walks.ts';
@@ -40,9 +45,18 @@ export interface ServerContext {
   readonly packMaps: MapWorkerClient;
   log(message: string): void;
   /** The model of one pack, built in a worker when needed, with $/progress and cancellation. */
-  ensureModel(state: RepositoryState, pack: PackLocation, token?: CancellationToken, progress?: WorkDoneProgressReporter): Promise<TimedModel>;
+  ensureModel(
+    state: RepositoryState,
+    pack: PackLocation,
+    token?: CancellationToken,
+    progress?: WorkDoneProgressReporter,
+  ): Promise<TimedModel>;
   /** Every pack of a repository loaded (so its ObjectStore answers without building on this thread). */
-  ensureRepository(state: RepositoryState, token?: CancellationToken, progress?: WorkDoneProgressReporter): Promise<void>;
+  ensureRepository(
+    state: RepositoryState,
+    token?: CancellationToken,
+    progress?: WorkDoneProgressReporter,
+  ): Promise<void>;
   /** The workspace pack with this .pack path; a ResponseError when it is not (or no longer) one. */
   findPack(packPath: string): { state: RepositoryState; pack: PackLocation };
   statesFor(repository: string | undefined): RepositoryState[];

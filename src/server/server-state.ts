@@ -24,7 +24,12 @@ import { enclosingRepositoryRoot } from '../core/model/outside-repository.ts';
 import { removeStalePreviewDirectories } from '../core/repack/preview-directory.ts';
 import type { PackLocation } from '../core/model/object-store.ts';
 import { formatCount } from '../common/format.ts';
-import { DEFAULT_SERVER_SETTINGS, PacksChangedNotification, type InitializationOptions, type ServerSettings } from '../protocol/server-protocol.ts';
+import {
+  DEFAULT_SERVER_SETTINGS,
+  PacksChangedNotification,
+  type InitializationOptions,
+  type ServerSettings,
+} from '../protocol/server-protocol.ts';
 import { cancelledPromise } from './cancellation.ts';
 import { RankedLists } from './object-views.ts';
 import { ObjectPathsWalks } from './object-paths-walks.ts';
@@ -77,7 +82,11 @@ export class ServerState implements ServerContext {
   readonly readRules = new ReadRules(() => [
     this.recordingDirectory,
     ...this.workspaceFolders,
-    ...(this.registry?.repositories ?? []).flatMap((state) => [state.repository.workTree, state.repository.gitDir, state.repository.commonDir]),
+    ...(this.registry?.repositories ?? []).flatMap((state) => [
+      state.repository.workTree,
+      state.repository.gitDir,
+      state.repository.commonDir,
+    ]),
   ]);
   /** Each repository's object paths, walked in a worker on first use (object-paths-walks.ts). */
   readonly objectPaths = new ObjectPathsWalks(
@@ -118,7 +127,9 @@ export class ServerState implements ServerContext {
     collectGarbage();
     const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
     const mib = (bytes: number): string => `${Math.round(bytes / (1 << 20))} MiB`;
-    this.log(`idle: released the cached recording and list orders (RSS ${mib(rss)}, heap ${mib(heapUsed)} of ${mib(heapTotal)}, external ${mib(external)}, array buffers ${mib(arrayBuffers)})`);
+    this.log(
+      `idle: released the cached recording and list orders (RSS ${mib(rss)}, heap ${mib(heapUsed)} of ${mib(heapTotal)}, external ${mib(external)}, array buffers ${mib(arrayBuffers)})`,
+    );
   }
 
   bundledScript(name: string): string {
@@ -128,15 +139,19 @@ export class ServerState implements ServerContext {
   initialize(params: InitializeParams): void {
     const options = params.initializationOptions as Partial<InitializationOptions> | undefined;
     this.settings = { ...DEFAULT_SERVER_SETTINGS, ...(options?.settings ?? {}) };
-    if (typeof options?.recordingDirectory === 'string' && options.recordingDirectory !== '') this.recordingDirectory = path.resolve(options.recordingDirectory);
-    this.workspaceFolders = (params.workspaceFolders ?? []).map((f) => uriToPath(f.uri)).filter((p): p is string => p !== undefined);
+    if (typeof options?.recordingDirectory === 'string' && options.recordingDirectory !== '')
+      this.recordingDirectory = path.resolve(options.recordingDirectory);
+    this.workspaceFolders = (params.workspaceFolders ?? [])
+      .map((f) => uriToPath(f.uri))
+      .filter((p): p is string => p !== undefined);
     if (this.workspaceFolders.length === 0 && params.rootUri) {
       const root = uriToPath(params.rootUri);
       if (root) this.workspaceFolders.push(root);
     }
     this.clientSendsFolderChanges = params.capabilities.workspace?.workspaceFolders === true;
     // Previews of an earlier server killed mid-run (HUP, KILL) left their directories behind.
-    for (const removed of removeStalePreviewDirectories(os.tmpdir())) this.log(`removed the stale repack preview directory ${removed}`);
+    for (const removed of removeStalePreviewDirectories(os.tmpdir()))
+      this.log(`removed the stale repack preview directory ${removed}`);
     this.startRegistry();
   }
 
@@ -148,19 +163,25 @@ export class ServerState implements ServerContext {
       if (folder) this.workspaceFolders.push(folder);
     }
     this.registry.discover(this.workspaceFolders, this.settings);
-    for (const state of this.registry.repositories) void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
+    for (const state of this.registry.repositories)
+      void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
     this.warmUp();
   }
 
   configure(next: ServerSettings): void {
     const cacheChanged = this.modelCacheDirFor({ ...this.settings, ...next }) !== this.loader.directory;
-    const onlyGitChanged = (Object.keys(DEFAULT_SERVER_SETTINGS) as (keyof ServerSettings)[]).every((key) => key === 'git' || JSON.stringify(next[key] ?? DEFAULT_SERVER_SETTINGS[key]) === JSON.stringify(this.settings[key]));
+    const onlyGitChanged = (Object.keys(DEFAULT_SERVER_SETTINGS) as (keyof ServerSettings)[]).every(
+      (key) =>
+        key === 'git' ||
+        JSON.stringify(next[key] ?? DEFAULT_SERVER_SETTINGS[key]) === JSON.stringify(this.settings[key]),
+    );
     this.settings = { ...DEFAULT_SERVER_SETTINGS, ...next };
     // The extension sends the git it located once it has found it: no repository changes with it.
     if (onlyGitChanged) return;
     if (cacheChanged) this.startRegistry();
     else this.registry.discover(this.workspaceFolders, this.settings);
-    for (const state of this.registry.repositories) void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
+    for (const state of this.registry.repositories)
+      void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
     this.warmUp();
   }
 
@@ -178,12 +199,20 @@ export class ServerState implements ServerContext {
       this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
       return this.privateCacheDir;
     }
-    return current.modelCacheDirectory.trim() === '' ? defaultModelCacheDir() : path.resolve(current.modelCacheDirectory);
+    return current.modelCacheDirectory.trim() === ''
+      ? defaultModelCacheDir()
+      : path.resolve(current.modelCacheDirectory);
   }
 
   private startRegistry(cacheDir = this.modelCacheDirFor(this.settings)): void {
     this.registry?.dispose();
-    this.loader = new ModelLoader(cacheDir, this.bundledScript('model-worker.js'), Math.max(1, Math.min(2, os.availableParallelism() - 1)), (message) => this.log(message), this.threads);
+    this.loader = new ModelLoader(
+      cacheDir,
+      this.bundledScript('model-worker.js'),
+      Math.max(1, Math.min(2, os.availableParallelism() - 1)),
+      (message) => this.log(message),
+      this.threads,
+    );
     this.registry = new WorkspaceRegistry(this.loader, (state) => {
       void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
       this.warmUp();
@@ -194,7 +223,9 @@ export class ServerState implements ServerContext {
         assertOutsideRepository(cacheDir, state.repository);
       } catch (error) {
         // Never write inside a repository: keep models in a private temporary directory instead.
-        void this.connection.window.showWarningMessage(`PackScope: ${errorMessage(error)}. Models are kept in a temporary directory for this session.`);
+        void this.connection.window.showWarningMessage(
+          `PackScope: ${errorMessage(error)}. Models are kept in a temporary directory for this session.`,
+        );
         this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
         if (cacheDir !== this.privateCacheDir) return this.startRegistry(this.privateCacheDir);
       }
@@ -202,16 +233,26 @@ export class ServerState implements ServerContext {
     // Not only the workspace's repositories: a HOME that is itself a repository holds the default cache.
     const enclosing = cacheDir === this.privateCacheDir ? undefined : enclosingRepositoryRoot(cacheDir);
     if (enclosing !== undefined) {
-      this.log(`warning: the model cache ${cacheDir} is inside the repository ${enclosing}; PackScope never writes inside a repository, so models are kept in a temporary directory for this session`);
+      this.log(
+        `warning: the model cache ${cacheDir} is inside the repository ${enclosing}; PackScope never writes inside a repository, so models are kept in a temporary directory for this session`,
+      );
       this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
       return this.startRegistry(this.privateCacheDir);
     }
     for (const problem of this.registry.problems) this.log(problem);
-    this.log(`repositories: ${this.registry.repositories.map((r) => r.id).join(', ') || 'none'}; model cache ${this.loader.directory}`);
+    this.log(
+      `repositories: ${this.registry.repositories.map((r) => r.id).join(', ') || 'none'}; model cache ${this.loader.directory}`,
+    );
   }
 
   /** `bulk`: one of many packs loaded in a row (the warm-up, every pack of a repository): small ones load on this thread. */
-  async ensureModel(state: RepositoryState, pack: PackLocation, token?: CancellationToken, progress?: WorkDoneProgressReporter, bulk = false): Promise<TimedModel> {
+  async ensureModel(
+    state: RepositoryState,
+    pack: PackLocation,
+    token?: CancellationToken,
+    progress?: WorkDoneProgressReporter,
+    bulk = false,
+  ): Promise<TimedModel> {
     const name = path.basename(pack.files.pack);
     const ready = this.loader.peek(pack.files);
     if (ready) return ready;
@@ -222,7 +263,11 @@ export class ServerState implements ServerContext {
         ...(cancelled ? { cancelled } : {}),
         bulk,
         onStage: (message) => progress?.report(message),
-        onProgress: (done, total) => progress?.report(total === 0 ? 100 : Math.floor((100 * done) / total), `Reading objects: ${formatCount(done)} of ${formatCount(total)}`),
+        onProgress: (done, total) =>
+          progress?.report(
+            total === 0 ? 100 : Math.floor((100 * done) / total),
+            `Reading objects: ${formatCount(done)} of ${formatCount(total)}`,
+          ),
       });
       state.cancelledLoads.delete(pack.files.pack);
       return model;
@@ -237,7 +282,11 @@ export class ServerState implements ServerContext {
     }
   }
 
-  async ensureRepository(state: RepositoryState, token?: CancellationToken, progress?: WorkDoneProgressReporter): Promise<void> {
+  async ensureRepository(
+    state: RepositoryState,
+    token?: CancellationToken,
+    progress?: WorkDoneProgressReporter,
+  ): Promise<void> {
     for (const pack of state.store.packs) {
       // A damaged pack is listed with its error; lookups go on over the others.
       if (this.loader.peek(pack.files) || state.store.isUnreadable(pack)) continue;
@@ -269,7 +318,10 @@ export class ServerState implements ServerContext {
     const location = this.previewPacks.location(packPath);
     const state = preview ? this.registry.get(preview.repository) : undefined;
     if (state && location) return { state, pack: location };
-    throw new ResponseError(ErrorCodes.InvalidParams, `${packPath} is not a pack of the workspace (it may have been removed by git gc or repack; refresh)`);
+    throw new ResponseError(
+      ErrorCodes.InvalidParams,
+      `${packPath} is not a pack of the workspace (it may have been removed by git gc or repack; refresh)`,
+    );
   }
 
   statesFor(repository: string | undefined): RepositoryState[] {
@@ -295,7 +347,12 @@ export class ServerState implements ServerContext {
     for (const state of this.registry.repositories) {
       for (const pack of state.store.packs) {
         // A pack whose warm-up the user cancelled waits for a request: a hover must not undo the cancel.
-        if (this.loader.peek(pack.files) || state.packErrors.has(pack.files.pack) || state.cancelledLoads.has(pack.files.pack)) continue;
+        if (
+          this.loader.peek(pack.files) ||
+          state.packErrors.has(pack.files.pack) ||
+          state.cancelledLoads.has(pack.files.pack)
+        )
+          continue;
         let objects: number;
         try {
           objects = state.listingOf(pack).objects ?? Infinity;
@@ -328,13 +385,16 @@ export class ServerState implements ServerContext {
             state.cancelledLoads.add(pack.files.pack);
             changed.add(state);
           }
-          this.log(`warm-up cancelled: ${left.length} pack model${left.length === 1 ? '' : 's'} not loaded (a request for a pack loads it)`);
+          this.log(
+            `warm-up cancelled: ${left.length} pack model${left.length === 1 ? '' : 's'} not loaded (a request for a pack loads it)`,
+          );
         }
       } finally {
         this.warmingUp = false;
         if (this.warmUpCancel === cancel) this.warmUpCancel = undefined;
         cancel.dispose();
-        for (const state of changed) void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
+        for (const state of changed)
+          void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });
       }
     })();
   }

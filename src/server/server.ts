@@ -4,7 +4,13 @@
  * by the extension over IPC, or standalone with `node dist/server.js --stdio` for tools and benchmarks.
  * This file wires the connection: the state is server-state.ts's, the requests are handlers/*.ts's.
  */
-import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeParams } from 'vscode-languageserver/node';
+import {
+  createConnection,
+  ProposedFeatures,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type InitializeParams,
+} from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { CancelLoadsNotification, ConfigureNotification } from '../protocol/server-protocol.ts';
 import { registerIndexPackHandlers } from './handlers/index-pack.ts';
@@ -29,8 +35,14 @@ function startServer(): void {
   const context = new ServerState(connection, __dirname);
 
   // The server must survive anything a pack or a request throws at it: report, keep serving.
-  process.on('uncaughtException', (error) => context.log(`unexpected error (server keeps running): ${error.stack ?? error.message}`));
-  process.on('unhandledRejection', (reason) => context.log(`unexpected rejection (server keeps running): ${reason instanceof Error ? reason.stack : String(reason)}`));
+  process.on('uncaughtException', (error) =>
+    context.log(`unexpected error (server keeps running): ${error.stack ?? error.message}`),
+  );
+  process.on('unhandledRejection', (reason) =>
+    context.log(
+      `unexpected rejection (server keeps running): ${reason instanceof Error ? reason.stack : String(reason)}`,
+    ),
+  );
 
   connection.onInitialize((params: InitializeParams) => {
     context.initialize(params);
@@ -45,7 +57,8 @@ function startServer(): void {
   });
 
   connection.onInitialized(() => {
-    if (context.clientSendsFolderChanges) connection.workspace.onDidChangeWorkspaceFolders((event) => context.changeFolders(event));
+    if (context.clientSendsFolderChanges)
+      connection.workspace.onDidChangeWorkspaceFolders((event) => context.changeFolders(event));
     context.warmUp();
   });
 

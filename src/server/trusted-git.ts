@@ -10,10 +10,14 @@ const GIT_FILE_NAMES = new Set(['git', 'git.exe']);
 export function trustedGit(requested: unknown, configured: string): string {
   const git = configured === '' ? 'git' : configured;
   if (!GIT_FILE_NAMES.has(path.basename(git.replaceAll('\\', '/')).toLowerCase())) {
-    throw invalid(`the configured git (${JSON.stringify(git)}) is not named git or git.exe; the server runs no other program`);
+    throw invalid(
+      `the configured git (${JSON.stringify(git)}) is not named git or git.exe; the server runs no other program`,
+    );
   }
   if (requested !== undefined && requested !== '' && requested !== git) {
-    throw invalid(`the server runs only the git it was configured with (${JSON.stringify(git)}), not ${JSON.stringify(requested)}`);
+    throw invalid(
+      `the server runs only the git it was configured with (${JSON.stringify(git)}), not ${JSON.stringify(requested)}`,
+    );
   }
   return git;
 }
@@ -21,6 +25,7 @@ export function trustedGit(requested: unknown, configured: string): string {
 /** Every argument a string: git's argv, as a request must give it. */
 export function checkGitArguments(args: unknown): string[] {
   if (!Array.isArray(args) || args.length === 0) throw invalid('no git arguments given');
-  if (!args.every((arg): arg is string => typeof arg === 'string')) throw invalid('every git argument must be a string');
+  if (!args.every((arg): arg is string => typeof arg === 'string'))
+    throw invalid('every git argument must be a string');
   return args;
 }

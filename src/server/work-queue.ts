@@ -9,7 +9,15 @@ import type { CancellationToken } from 'vscode-languageserver/node';
 import { cancelledError } from './cancellation.ts';
 import type { ThreadBudget } from './thread-budget.ts';
 
-export type WorkKind = 'sweep' | 'locality' | 'index-pack' | 'open-recording' | 'object-content' | 'repack-preview' | 'pack-map' | 'calibrate';
+export type WorkKind =
+  | 'sweep'
+  | 'locality'
+  | 'index-pack'
+  | 'open-recording'
+  | 'object-content'
+  | 'repack-preview'
+  | 'pack-map'
+  | 'calibrate';
 
 /**
  * Pack Map requests handed to its one worker at a time: a few, so that the next tile is waiting
@@ -25,7 +33,16 @@ const PACK_MAP_IN_FLIGHT = 4;
  */
 export function defaultConcurrency(): Record<WorkKind, number> {
   const cores = Math.max(1, availableParallelism());
-  return { sweep: 1, locality: 1, 'index-pack': 1, 'open-recording': 1, 'object-content': cores, 'repack-preview': 1, 'pack-map': PACK_MAP_IN_FLIGHT, calibrate: 1 };
+  return {
+    sweep: 1,
+    locality: 1,
+    'index-pack': 1,
+    'open-recording': 1,
+    'object-content': cores,
+    'repack-preview': 1,
+    'pack-map': PACK_MAP_IN_FLIGHT,
+    calibrate: 1,
+  };
 }
 
 /** After this long with no job running or waiting, the server releases its caches. */
@@ -54,7 +71,12 @@ export class WorkQueues {
    * worker), `threads` places of the thread budget (a sweep asks one per core; it gets at most the
    * budget, and `job` is told how many to use). Rejects with RequestCancelled if cancelled before it starts.
    */
-  async run<T>(kind: WorkKind, token: CancellationToken, job: (threads: number) => Promise<T>, threads = 1): Promise<T> {
+  async run<T>(
+    kind: WorkKind,
+    token: CancellationToken,
+    job: (threads: number) => Promise<T>,
+    threads = 1,
+  ): Promise<T> {
     if (token.isCancellationRequested) throw cancelledError();
     this.clearIdle();
     await this.placeFor(kind, token);

@@ -11,7 +11,17 @@ import type { PackListing, PackSummary, RepositoryListing, ServerSettings } from
 import type { ModelLoader, TimedModel } from './workers/model-loader.ts';
 
 /** Directories never worth descending into while looking for repositories. */
-const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'out', 'build', 'target', '.cache']);
+const SKIPPED_DIRECTORIES = new Set([
+  'node_modules',
+  '.git',
+  '.hg',
+  '.svn',
+  'dist',
+  'out',
+  'build',
+  'target',
+  '.cache',
+]);
 
 /** How long one scan of the loose objects and marker files serves repeated listings. */
 const LAYOUT_REUSE_MS = 2000;
@@ -60,7 +70,8 @@ export class RepositoryState {
   /** Re-reads the pack directories (after a change on disk); models of unchanged packs are kept. */
   reload(): void {
     this.store = this.openStore();
-    for (const pack of this.summaries.keys()) if (!this.store.packs.some((p) => p.files.pack === pack)) this.summaries.delete(pack);
+    for (const pack of this.summaries.keys())
+      if (!this.store.packs.some((p) => p.files.pack === pack)) this.summaries.delete(pack);
     // A pack that failed may have been rewritten; try it again.
     this.packErrors.clear();
   }
@@ -86,20 +97,31 @@ export class RepositoryState {
 
   /** Packs whose model is in memory; a store answers lookups only over these without blocking. */
   allLoaded(): boolean {
-    this.everyPackLoaded ||= this.store.packs.every((p) => this.store.isUnreadable(p) || this.loader.peek(p.files) !== undefined);
+    this.everyPackLoaded ||= this.store.packs.every(
+      (p) => this.store.isUnreadable(p) || this.loader.peek(p.files) !== undefined,
+    );
     return this.everyPackLoaded;
   }
 
   summaryOf(pack: PackLocation, timed: TimedModel): PackSummary {
     const cached = this.summaries.get(pack.files.pack);
     if (cached && cached.checksum === timed.model.checksumHex) return cached;
-    const summary: PackSummary = { ...packOverview(timed.model), source: timed.source, loadMs: Math.round(timed.loadMs) };
+    const summary: PackSummary = {
+      ...packOverview(timed.model),
+      source: timed.source,
+      loadMs: Math.round(timed.loadMs),
+    };
     this.summaries.set(pack.files.pack, summary);
     return summary;
   }
 
   listingOf(pack: PackLocation): PackListing {
-    const entry: PackListing = { pack: pack.files.pack, name: path.basename(pack.files.pack), objectsDir: pack.objectsDir, local: pack.local };
+    const entry: PackListing = {
+      pack: pack.files.pack,
+      name: path.basename(pack.files.pack),
+      objectsDir: pack.objectsDir,
+      local: pack.local,
+    };
     try {
       entry.packFileBytes = fs.statSync(pack.files.pack).size;
       entry.objects = peekIdxObjectCount(pack.files.idx);
@@ -251,7 +273,9 @@ export class WorkspaceRegistry {
       try {
         add(discoverRepository(extra), undefined);
       } catch (error) {
-        problems.push(`packscope.repositories: ${error instanceof PackFormatError ? error.message : errorMessage(error)}`);
+        problems.push(
+          `packscope.repositories: ${error instanceof PackFormatError ? error.message : errorMessage(error)}`,
+        );
       }
     }
     const next = new Map<string, RepositoryState>();
@@ -291,7 +315,12 @@ function repositoriesBelow(root: string, depth: number): string[] {
     }
     if (level > 0 && entries.some((e) => e.name === '.git')) found.push(dir);
     for (const entry of entries) {
-      if (!entry.isDirectory() || SKIPPED_DIRECTORIES.has(entry.name) || (entry.name.startsWith('.') && entry.name !== '.git')) continue;
+      if (
+        !entry.isDirectory() ||
+        SKIPPED_DIRECTORIES.has(entry.name) ||
+        (entry.name.startsWith('.') && entry.name !== '.git')
+      )
+        continue;
       if (entry.name === '.git') continue;
       visit(path.join(dir, entry.name), level + 1);
     }

@@ -22,7 +22,12 @@ let outside: string;
 let good: string;
 
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [cliPath, ...args], { cwd: outside, env: { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1' }, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [cliPath, ...args], {
+    cwd: outside,
+    env: { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -35,12 +40,17 @@ const cases: { name: string; make: (file: string) => void; says: RegExp }[] = [
   },
   {
     name: 'a wrong magic',
-    make: (file) => fs.writeFileSync(file, fs.readFileSync(good, 'utf8').replace(/^#packscope-recording /, '#packscope-recordinX ')),
+    make: (file) =>
+      fs.writeFileSync(file, fs.readFileSync(good, 'utf8').replace(/^#packscope-recording /, '#packscope-recordinX ')),
     says: /offset 0: line 1 is not a recording header \(a recording starts with "#packscope-recording 1 \{…\}", this one with "#packscope-recordinX 1 /,
   },
   {
     name: 'a version from the future',
-    make: (file) => fs.writeFileSync(file, fs.readFileSync(good, 'utf8').replace(/^#packscope-recording 1 /, '#packscope-recording 7 ')),
+    make: (file) =>
+      fs.writeFileSync(
+        file,
+        fs.readFileSync(good, 'utf8').replace(/^#packscope-recording 1 /, '#packscope-recording 7 '),
+      ),
     says: /offset 0: recording version 7 is not 1$/,
   },
   {
@@ -92,7 +102,10 @@ describe('a bad recording through the CLI', () => {
       const run = cli(['simulate', '--no-cache', file]);
       assert.equal(run.status, 1, run.stdout);
       const message = run.stderr.trim().split('\n').at(-1)!;
-      assert.ok(message.startsWith(`packscope: ${path.basename(file)}: `) || message.startsWith(`packscope: ${file}: `), message);
+      assert.ok(
+        message.startsWith(`packscope: ${path.basename(file)}: `) || message.startsWith(`packscope: ${file}: `),
+        message,
+      );
       assert.match(message, says);
       assert.doesNotMatch(run.stderr, /not inside a git repository/);
     });
@@ -105,7 +118,13 @@ describe('a bad recording through the CLI', () => {
     fs.writeFileSync(file, bytes.subarray(0, bytes.length - 3)); // inside the last read's offset
     const run = cli(['simulate', '--no-cache', file]);
     assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stderr, new RegExp(`^packscope: warning: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} ends inside line ${lines} \\(cut short\\?\\): that line was left out$`, 'm'));
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `^packscope: warning: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} ends inside line ${lines} \\(cut short\\?\\): that line was left out$`,
+        'm',
+      ),
+    );
     const whole = cli(['simulate', '--no-cache', good]);
     const reads = (text: string): number => Number(/^reads +(\d+)/m.exec(text)![1]);
     assert.equal(reads(run.stdout), reads(whole.stdout) - 1);
@@ -116,7 +135,10 @@ describe('a bad recording through the CLI', () => {
     fs.writeFileSync(file, fs.readFileSync(good, 'utf8').split('\n').slice(1).join('\n'));
     const run = cli(['simulate', '--no-cache', file]);
     assert.equal(run.status, 1);
-    assert.match(run.stderr, /raw\.trace: a raw trace \(no recording header\) whose packs name no repository, and the current directory is not inside one; name its repository with -C DIR/);
+    assert.match(
+      run.stderr,
+      /raw\.trace: a raw trace \(no recording header\) whose packs name no repository, and the current directory is not inside one; name its repository with -C DIR/,
+    );
     const named = cli(['simulate', '--no-cache', '-C', repo, file]);
     assert.equal(named.status, 0, named.stderr);
   });
@@ -126,7 +148,11 @@ describe('a bad recording through the server (recordingInfo)', () => {
   let server: LspServer;
   before(async () => {
     // The bad files' folder is open too: the server reads recordings only inside what it was given (read-rules.ts).
-    server = await LspServer.start({ workspaceFolders: [repo, outside], settings: { modelCacheDirectory: path.join(sandbox.root, 'models') }, env: gitEnv(sandbox.home) });
+    server = await LspServer.start({
+      workspaceFolders: [repo, outside],
+      settings: { modelCacheDirectory: path.join(sandbox.root, 'models') },
+      env: gitEnv(sandbox.home),
+    });
   });
   after(() => server?.stop());
 

@@ -3,7 +3,14 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { calibratePack, calibrationPlan } from '../../src/core/cost/calibrate.ts';
-import { CALIBRATION_SCHEMA, readSeconds, type Calibration, type CellCounts, type ReadReplay, type TimeView } from '../../src/core/cost/cost-model.ts';
+import {
+  CALIBRATION_SCHEMA,
+  readSeconds,
+  type Calibration,
+  type CellCounts,
+  type ReadReplay,
+  type TimeView,
+} from '../../src/core/cost/cost-model.ts';
 import { withMeasuredCommand } from '../../src/core/cost/measured-split.ts';
 import { READ_REPLAY_LIMIT, withReadReplay } from '../../src/core/cost/read-replay.ts';
 import { recordedOids } from '../../src/core/cost/time-plan.ts';
@@ -43,7 +50,8 @@ describe('calibrate and sweep --time on a real repository', () => {
     const files = packFilesFor(pack);
     const model = buildPackModel(files, { hash: hashAlgorithmNear(files.pack)! });
     const objects = simObjectsFrom([model]);
-    const shape = (seed: number): string => JSON.stringify(calibrationPlan(objects, seed, 8).map((l) => [l.stage, l.cls, l.ids, l.limit, l.reads.length]));
+    const shape = (seed: number): string =>
+      JSON.stringify(calibrationPlan(objects, seed, 8).map((l) => [l.stage, l.cls, l.ids, l.limit, l.reads.length]));
     assert.equal(shape(16), shape(16));
     assert.notEqual(shape(16), shape(17));
     const stages = new Set(calibrationPlan(objects, 16, 8).map((l) => l.stage));
@@ -54,10 +62,14 @@ describe('calibrate and sweep --time on a real repository', () => {
     const files = packFilesFor(pack);
     const model = buildPackModel(files, { hash: hashAlgorithmNear(files.pack)! });
     const c = await calibratePack(model, { gitDir: path.join(repo, '.git'), repeats: 1, perClass: 8 });
-    for (const [key, value] of Object.entries(c.parameters)) assert.ok(Number.isFinite(value) && value >= 0, `${key} = ${value}`);
+    for (const [key, value] of Object.entries(c.parameters))
+      assert.ok(Number.isFinite(value) && value >= 0, `${key} = ${value}`);
     const inflate = (bytes: number): number => c.parameters.aInflate + c.parameters.bInflate * bytes;
     const apply = (bytes: number): number => c.parameters.aDelta + c.parameters.bDelta * bytes;
-    for (const [small, large] of [[100, 1000], [1000, 1 << 20]] as const) {
+    for (const [small, large] of [
+      [100, 1000],
+      [1000, 1 << 20],
+    ] as const) {
       assert.ok(inflate(small) <= inflate(large));
       assert.ok(apply(small) <= apply(large));
     }
@@ -67,13 +79,40 @@ describe('calibrate and sweep --time on a real repository', () => {
   });
 
   test('calibrate --json: the packscope.calibration/4 document, cached on the second run', () => {
-    const env = { PACKSCOPE_CACHE_DIR: cacheDir, PACKSCOPE_NO_PROGRESS: '1', HOME: sandbox.home, GIT_CONFIG_NOSYSTEM: '1' };
+    const env = {
+      PACKSCOPE_CACHE_DIR: cacheDir,
+      PACKSCOPE_NO_PROGRESS: '1',
+      HOME: sandbox.home,
+      GIT_CONFIG_NOSYSTEM: '1',
+    };
     const first = runCli(['calibrate', '--json', repo], { cwd: sandbox.root, env });
     assert.equal(first.status, 0, first.stderr);
     const doc = JSON.parse(first.stdout.toString()) as Calibration;
     assert.equal(doc.schema, CALIBRATION_SCHEMA);
-    assert.deepEqual(Object.keys(doc).sort(), ['batches', 'date', 'key', 'loadAverage', 'method', 'pack', 'pageCacheMiss', 'parameters', 'perRead', 'repeats', 'schema', 'seconds', 'seed']);
-    assert.deepEqual(Object.keys(doc.parameters).sort(), ['aDelta', 'aInflate', 'bCache', 'bDelta', 'bInflate', 'cHit', 'cTrace']);
+    assert.deepEqual(Object.keys(doc).sort(), [
+      'batches',
+      'date',
+      'key',
+      'loadAverage',
+      'method',
+      'pack',
+      'pageCacheMiss',
+      'parameters',
+      'perRead',
+      'repeats',
+      'schema',
+      'seconds',
+      'seed',
+    ]);
+    assert.deepEqual(Object.keys(doc.parameters).sort(), [
+      'aDelta',
+      'aInflate',
+      'bCache',
+      'bDelta',
+      'bInflate',
+      'cHit',
+      'cTrace',
+    ]);
     assert.deepEqual(Object.keys(doc.key).sort(), ['cpu', 'git', 'node', 'packChecksum']);
     assert.equal(doc.pack.path, fs.realpathSync(pack));
     assert.ok(fs.readdirSync(path.join(cacheDir, 'calibrations')).length === 1, 'kept in the cache directory');
@@ -83,13 +122,25 @@ describe('calibrate and sweep --time on a real repository', () => {
   });
 
   test('sweep --time --json: a time view over every cell, with the knee and the recommendation', () => {
-    const env = { PACKSCOPE_CACHE_DIR: cacheDir, PACKSCOPE_NO_PROGRESS: '1', HOME: sandbox.home, GIT_CONFIG_NOSYSTEM: '1' };
+    const env = {
+      PACKSCOPE_CACHE_DIR: cacheDir,
+      PACKSCOPE_NO_PROGRESS: '1',
+      HOME: sandbox.home,
+      GIT_CONFIG_NOSYSTEM: '1',
+    };
     const recording = path.join(sandbox.root, 'log-p.psrec');
     const recorded = runCli(['record', '-o', recording, '-C', repo, '--', 'log', '-p'], { cwd: sandbox.root, env });
     assert.equal(recorded.status, 0, recorded.stderr);
-    const sweep = runCli(['sweep', '--time', '--json', '--limits', '0,16k,1m', '--policies', 'git,belady', recording], { cwd: sandbox.root, env });
+    const sweep = runCli(['sweep', '--time', '--json', '--limits', '0,16k,1m', '--policies', 'git,belady', recording], {
+      cwd: sandbox.root,
+      env,
+    });
     assert.equal(sweep.status, 0, sweep.stderr);
-    const doc = JSON.parse(sweep.stdout.toString()) as { schema: string; results: { policy: string; limit: number }[]; time: TimeView };
+    const doc = JSON.parse(sweep.stdout.toString()) as {
+      schema: string;
+      results: { policy: string; limit: number }[];
+      time: TimeView;
+    };
     assert.equal(doc.schema, 'packscope.sweep/1');
     const time = doc.time;
     assert.equal(time.estimate, true);
@@ -101,13 +152,20 @@ describe('calibrate and sweep --time on a real repository', () => {
     for (const cell of time.cells) {
       assert.ok(cell.predictedSeconds >= time.nonRead.seconds);
       assert.ok(cell.speedUp > 0);
-      if (cell.predictedSecondsBounds) assert.ok(cell.predictedSecondsBounds[0] <= cell.predictedSeconds + 1e-12 && cell.predictedSeconds <= cell.predictedSecondsBounds[1] + 1e-12);
+      if (cell.predictedSecondsBounds)
+        assert.ok(
+          cell.predictedSecondsBounds[0] <= cell.predictedSeconds + 1e-12 &&
+            cell.predictedSeconds <= cell.predictedSecondsBounds[1] + 1e-12,
+        );
     }
     assert.equal(time.cells.find((c) => c.policy === 'git' && c.limit === time.currentLimit)!.speedUp, 1);
     assert.deepEqual(time.knees.map((k) => k.policy).sort(), ['belady', 'git']);
     assert.match(time.recommendation, /core\.deltaBaseCacheLimit/);
     assert.equal(time.nonRead.recordedLimit, 0);
-    const text = runCli(['sweep', '--time', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    const text = runCli(['sweep', '--time', '--limits', '0,1m', '--policies', 'git', recording], {
+      cwd: sandbox.root,
+      env,
+    });
     assert.equal(text.status, 0, text.stderr);
     assert.match(text.stdout.toString(), /predicted seconds of the whole command \(estimate\)/);
     assert.match(text.stdout.toString(), /recommendation: /);
@@ -119,39 +177,109 @@ describe('calibrate and sweep --time on a real repository', () => {
     const file = path.join(cacheDir, 'calibrations', fs.readdirSync(path.join(cacheDir, 'calibrations'))[0]!);
     const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as Calibration;
     const split = { nonReadSeconds: 0.25, readScale: 1.5 };
-    fs.writeFileSync(file, JSON.stringify(withMeasuredCommand(kept, { args: ['log', '-p'], cwd: repo, date: '2026-12-03T22:00:00.000Z', gitVersion: 'x', runs: 3, points: [], split })));
-    const again = runCli(['sweep', '--time', '--json', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    fs.writeFileSync(
+      file,
+      JSON.stringify(
+        withMeasuredCommand(kept, {
+          args: ['log', '-p'],
+          cwd: repo,
+          date: '2026-12-03T22:00:00.000Z',
+          gitVersion: 'x',
+          runs: 3,
+          points: [],
+          split,
+        }),
+      ),
+    );
+    const again = runCli(['sweep', '--time', '--json', '--limits', '0,1m', '--policies', 'git', recording], {
+      cwd: sandbox.root,
+      env,
+    });
     assert.equal(again.status, 0, again.stderr);
     const measuredDoc = JSON.parse(again.stdout.toString()) as { results: CellCounts[]; time: TimeView };
     assert.equal(measuredDoc.time.basis.source, 'measured');
     for (const cell of measuredDoc.time.cells) {
       const counts = measuredDoc.results.find((r) => r.policy === cell.policy && r.limit === cell.limit)!;
-      assert.ok(Math.abs(cell.predictedSeconds - (0.25 + 1.5 * readSeconds({ ...counts, appliedBytes: counts.appliedBytes ?? 0 }, kept.parameters))) < 1e-12);
+      assert.ok(
+        Math.abs(
+          cell.predictedSeconds -
+            (0.25 + 1.5 * readSeconds({ ...counts, appliedBytes: counts.appliedBytes ?? 0 }, kept.parameters)),
+        ) < 1e-12,
+      );
     }
-    const words = runCli(['sweep', '--time', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
-    assert.match(words.stdout.toString(), /priced from your measured runs of this command \(2026-12-03T22:00:00\.000Z, best of 3/);
+    const words = runCli(['sweep', '--time', '--limits', '0,1m', '--policies', 'git', recording], {
+      cwd: sandbox.root,
+      env,
+    });
+    assert.match(
+      words.stdout.toString(),
+      /priced from your measured runs of this command \(2026-12-03T22:00:00\.000Z, best of 3/,
+    );
     // A given time (--recorded-seconds, a run measured apart) is used as it is.
-    const given = runCli(['sweep', '--time', '--no-replay', '--json', '--recorded-seconds', '2', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    const given = runCli(
+      [
+        'sweep',
+        '--time',
+        '--no-replay',
+        '--json',
+        '--recorded-seconds',
+        '2',
+        '--limits',
+        '0,1m',
+        '--policies',
+        'git',
+        recording,
+      ],
+      { cwd: sandbox.root, env },
+    );
     assert.equal((JSON.parse(given.stdout.toString()) as { time: TimeView }).time.basis.source, 'recording');
   });
 
-  test('sweep --time --replay: the recording\'s own reads fed to git cat-file in order, kept with the calibration; a kept scale prices every cell', () => {
-    const env = { PACKSCOPE_CACHE_DIR: cacheDir, PACKSCOPE_NO_PROGRESS: '1', HOME: sandbox.home, GIT_CONFIG_NOSYSTEM: '1' };
+  test("sweep --time --replay: the recording's own reads fed to git cat-file in order, kept with the calibration; a kept scale prices every cell", () => {
+    const env = {
+      PACKSCOPE_CACHE_DIR: cacheDir,
+      PACKSCOPE_NO_PROGRESS: '1',
+      HOME: sandbox.home,
+      GIT_CONFIG_NOSYSTEM: '1',
+    };
     const recording = path.join(sandbox.root, 'log-raw.psrec');
     const recorded = runCli(['record', '-o', recording, '-C', repo, '--', 'log', '--raw'], { cwd: sandbox.root, env });
     assert.equal(recorded.status, 0, recorded.stderr);
     // What cat-file is fed: the logged reads' objects, in order, as git's own index names them.
-    const offsets = fs.readFileSync(recording, 'utf8').split('\n').filter((l) => / packfile\.c:\d+ /.test(l)).map((l) => Number(l.trim().split(/\s+/).pop()));
-    const byOffset = new Map(sandbox.gitText(repo, ['show-index'], { input: fs.readFileSync(pack.replace(/\.pack$/, '.idx')) }).trim().split('\n').map((l) => { const [o, h] = l.split(' '); return [Number(o), h!] as const; }));
+    const offsets = fs
+      .readFileSync(recording, 'utf8')
+      .split('\n')
+      .filter((l) => / packfile\.c:\d+ /.test(l))
+      .map((l) => Number(l.trim().split(/\s+/).pop()));
+    const byOffset = new Map(
+      sandbox
+        .gitText(repo, ['show-index'], { input: fs.readFileSync(pack.replace(/\.pack$/, '.idx')) })
+        .trim()
+        .split('\n')
+        .map((l) => {
+          const [o, h] = l.split(' ');
+          return [Number(o), h!] as const;
+        }),
+    );
     const loaded = loadRecording(recording, { cacheDir, noCache: false }, new Progress(false));
-    assert.deepEqual(recordedOids(loaded), offsets.map((o) => byOffset.get(o)));
+    assert.deepEqual(
+      recordedOids(loaded),
+      offsets.map((o) => byOffset.get(o)),
+    );
 
-    const sweep = runCli(['sweep', '--time', '--replay', '--json', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    const sweep = runCli(
+      ['sweep', '--time', '--replay', '--json', '--limits', '0,1m', '--policies', 'git', recording],
+      { cwd: sandbox.root, env },
+    );
     assert.equal(sweep.status, 0, sweep.stderr);
     const file = path.join(cacheDir, 'calibrations', fs.readdirSync(path.join(cacheDir, 'calibrations'))[0]!);
     const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as Calibration;
     const replay = kept.replays![0]!;
-    assert.deepEqual(replay.command, { args: ['log', '--raw'], cwd: loaded.log.metadata!.cwd, startedAt: loaded.log.metadata!.startedAt });
+    assert.deepEqual(replay.command, {
+      args: ['log', '--raw'],
+      cwd: loaded.log.metadata!.cwd,
+      startedAt: loaded.log.metadata!.startedAt,
+    });
     assert.deepEqual(replay.limits, [0, READ_REPLAY_LIMIT]);
     assert.equal(replay.reads, offsets.length);
     assert.equal(replay.readsTimed, offsets.length);
@@ -160,7 +288,12 @@ describe('calibrate and sweep --time on a real repository', () => {
     // (not ordered: in a small repository the cache's memory, bCache × its peak, can outweigh what it saves).
     replay.limits.forEach((limit, i) => {
       const counts = parsePolicy('git').run(loaded.objects, loaded.reads, limit);
-      assert.ok(Math.abs(replay.modelReadSeconds[i]! - readSeconds({ ...counts, appliedBytes: counts.appliedBytes ?? 0 }, kept.parameters)) < 1e-12);
+      assert.ok(
+        Math.abs(
+          replay.modelReadSeconds[i]! -
+            readSeconds({ ...counts, appliedBytes: counts.appliedBytes ?? 0 }, kept.parameters),
+        ) < 1e-12,
+      );
     });
     // A small repository's cache saves milliseconds: too little to scale by, and the note says so.
     const doc = JSON.parse(sweep.stdout.toString()) as { time: TimeView };
@@ -175,7 +308,10 @@ describe('calibrate and sweep --time on a real repository', () => {
     // seconds, rest the recorded time less trace writing and the scaled reads at the recorded limit.
     const scaled: ReadReplay = { ...replay, readScale: 0.5, note: 'test' };
     fs.writeFileSync(file, JSON.stringify(withReadReplay(kept, scaled)));
-    const again = runCli(['sweep', '--time', '--json', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    const again = runCli(['sweep', '--time', '--json', '--limits', '0,1m', '--policies', 'git', recording], {
+      cwd: sandbox.root,
+      env,
+    });
     assert.equal(again.status, 0, again.stderr);
     const priced = JSON.parse(again.stdout.toString()) as { results: CellCounts[]; time: TimeView };
     assert.equal(priced.time.basis.source, 'replay');
@@ -189,14 +325,23 @@ describe('calibrate and sweep --time on a real repository', () => {
       const counts = priced.results.find((r) => r.policy === cell.policy && r.limit === cell.limit)!;
       assert.ok(Math.abs(cell.predictedSeconds - (n.seconds + 0.5 * read(counts))) < 1e-12);
     }
-    const words = runCli(['sweep', '--time', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    const words = runCli(['sweep', '--time', '--limits', '0,1m', '--policies', 'git', recording], {
+      cwd: sandbox.root,
+      env,
+    });
     assert.match(words.stdout.toString(), /reads scaled ×0\.50 by a replay of this recording's reads on git/);
     assert.match(words.stdout.toString(), new RegExp(`recommendation: .*reads scaled ×0\\.50 by a replay`));
     // --no-replay: the calibration's lists alone, though a replay is kept.
-    const off = runCli(['sweep', '--time', '--no-replay', '--json', '--limits', '0,1m', '--policies', 'git', recording], { cwd: sandbox.root, env });
+    const off = runCli(
+      ['sweep', '--time', '--no-replay', '--json', '--limits', '0,1m', '--policies', 'git', recording],
+      { cwd: sandbox.root, env },
+    );
     assert.equal(off.status, 0, off.stderr);
     assert.equal((JSON.parse(off.stdout.toString()) as { time: TimeView }).time.basis.replay, null);
-    const both = runCli(['sweep', '--time', '--replay', '--no-replay', '--limits', '0', recording], { cwd: sandbox.root, env });
+    const both = runCli(['sweep', '--time', '--replay', '--no-replay', '--limits', '0', recording], {
+      cwd: sandbox.root,
+      env,
+    });
     assert.notEqual(both.status, 0);
     assert.match(both.stderr.toString(), /--replay and --no-replay contradict each other/);
   });

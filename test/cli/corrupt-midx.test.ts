@@ -31,7 +31,12 @@ before(() => {
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 
 /** A copy of the repository whose MIDX has `value` written at the byte `at(header)` names. */
-function corrupted(name: string, at: (chunkStart: (id: string) => number) => number, value: number, entry: (chunkStart: (id: string) => number) => number): { repo: string; midx: string; entryAt: number } {
+function corrupted(
+  name: string,
+  at: (chunkStart: (id: string) => number) => number,
+  value: number,
+  entry: (chunkStart: (id: string) => number) => number,
+): { repo: string; midx: string; entryAt: number } {
   const repo = path.join(root, name);
   fs.cpSync(base, repo, { recursive: true });
   const midx = path.join(repo, '.git', 'objects', 'pack', 'multi-pack-index');
@@ -51,8 +56,18 @@ function corrupted(name: string, at: (chunkStart: (id: string) => number) => num
 
 // The sixth entry's id (20 bytes each) or offset (8 bytes each: pack id, offset), and where the fault is named.
 for (const [what, at, value, entry] of [
-  ['an id in its object list', (chunk: (id: string) => number) => chunk('OIDL') + 20 * 5 + 3, 0xff, (chunk: (id: string) => number) => chunk('OIDL') + 20 * 5],
-  ['an offset in its OOFF chunk', (chunk: (id: string) => number) => chunk('OOFF') + 8 * 5 + 7, 0x05, (chunk: (id: string) => number) => chunk('OOFF') + 8 * 5],
+  [
+    'an id in its object list',
+    (chunk: (id: string) => number) => chunk('OIDL') + 20 * 5 + 3,
+    0xff,
+    (chunk: (id: string) => number) => chunk('OIDL') + 20 * 5,
+  ],
+  [
+    'an offset in its OOFF chunk',
+    (chunk: (id: string) => number) => chunk('OOFF') + 8 * 5 + 7,
+    0x05,
+    (chunk: (id: string) => number) => chunk('OOFF') + 8 * 5,
+  ],
 ] as const) {
   test(`a multi-pack-index with ${what} flipped: objects equals git cat-file and names the fault`, () => {
     const { repo, midx, entryAt } = corrupted(what.replace(/\W+/g, '-'), at, value, entry);
@@ -62,7 +77,10 @@ for (const [what, at, value, entry] of [
     const result = packscope(['objects', '.'], repo, path.join(root, 'cache'));
     assert.equal(result.status, 0, result.stderr);
     assert.equal(result.stdout, expected);
-    assert.match(result.stderr, new RegExp(`warning: ${midx.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: offset ${entryAt}: `));
+    assert.match(
+      result.stderr,
+      new RegExp(`warning: ${midx.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: offset ${entryAt}: `),
+    );
 
     const oid = missing[0]!.split(' ')[0]!;
     const single = packscope(['object', oid, '.'], repo, path.join(root, 'cache'));

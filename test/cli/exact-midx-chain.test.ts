@@ -14,7 +14,14 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { assertMatchesGit } from '../support/assert-output.ts';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';
-import { catFileBatchCheck, historyOnRef, historyRepository, packscope, setPackMtime, verifyPackEntries } from '../support/git-oracle.ts';
+import {
+  catFileBatchCheck,
+  historyOnRef,
+  historyRepository,
+  packscope,
+  setPackMtime,
+  verifyPackEntries,
+} from '../support/git-oracle.ts';
 import { packObjectsWithGit, writeMidxChain, type PackObjects, type WrittenChain } from '../support/midx-writer.ts';
 
 const T0 = 1_600_000_000;
@@ -66,7 +73,12 @@ function copyOfBase(name: string): Copy {
   const repo = path.join(root, name);
   fs.cpSync(base, repo, { recursive: true, preserveTimestamps: true });
   const at = (stem: string): string => path.join(repo, path.relative(base, stem));
-  return { repo, packDir: path.join(repo, '.git', 'objects', 'pack'), at, objects: (stem) => packObjectsWithGit(sandbox, repo, `${stem}.idx`, 'sha1') };
+  return {
+    repo,
+    packDir: path.join(repo, '.git', 'objects', 'pack'),
+    at,
+    objects: (stem) => packObjectsWithGit(sandbox, repo, `${stem}.idx`, 'sha1'),
+  };
 }
 
 interface ObjectDocument {
@@ -90,7 +102,11 @@ function assertObjectsReportChainEntries(copy: Copy, chain: WrittenChain, oids: 
     assert.ok(entry, `${oid} is in the chain`);
     const doc = objectJson(oid, copy.repo);
     assert.equal(doc.oid, oid);
-    assert.equal(doc.pack, path.join(copy.packDir, entry.pack.replace(/\.idx$/, '.pack')), `${oid} (layer ${entry.layer}): pack`);
+    assert.equal(
+      doc.pack,
+      path.join(copy.packDir, entry.pack.replace(/\.idx$/, '.pack')),
+      `${oid} (layer ${entry.layer}): pack`,
+    );
     assert.equal(doc.offset, entry.offset, `${oid} (layer ${entry.layer}): offset`);
   }
 }
@@ -115,11 +131,15 @@ function sampleOfEachPack(chain: WrittenChain): string[] {
  */
 function addDuplicatePack(copy: Copy): string {
   const known = Object.values(stems).map(copy.at);
-  sandbox.git(copy.repo, ['pack-objects', '-q', '--revs', '--depth=3', '--window=5', path.join(copy.packDir, 'pack')], { input: 'v99\n' });
+  sandbox.git(copy.repo, ['pack-objects', '-q', '--revs', '--depth=3', '--window=5', path.join(copy.packDir, 'pack')], {
+    input: 'v99\n',
+  });
   const dup = newPack(copy.repo, known);
   setPackMtime(dup, T0 - 100);
   const inA = new Map(verifyPackEntries(sandbox, copy.repo, `${copy.at(stems.a)}.idx`).map((e) => [e.oid, e.diskSize]));
-  const differing = verifyPackEntries(sandbox, copy.repo, `${dup}.idx`).filter((e) => inA.get(e.oid) !== e.diskSize).length;
+  const differing = verifyPackEntries(sandbox, copy.repo, `${dup}.idx`).filter(
+    (e) => inA.get(e.oid) !== e.diskSize,
+  ).length;
   assert.ok(differing > 100, `${differing} duplicated objects differ on disk between P_dup and A`);
   return dup;
 }
@@ -127,16 +147,27 @@ function addDuplicatePack(copy: Copy): string {
 test('a three-layer chain over disjoint packs', async (t) => {
   const copy = copyOfBase('disjoint');
   // Layer 1 holds two packs (ids 0 and 1 within the layer) and stores its offsets in LOFF.
-  const chain = writeMidxChain(copy.packDir, 'sha1', [[copy.objects(copy.at(stems.a))], [copy.objects(copy.at(stems.b)), copy.objects(copy.at(stems.c))], [copy.objects(copy.at(stems.d))]], (k) =>
-    k === 1 ? { largeOffsetsAbove: 0x1000 } : {},
+  const chain = writeMidxChain(
+    copy.packDir,
+    'sha1',
+    [
+      [copy.objects(copy.at(stems.a))],
+      [copy.objects(copy.at(stems.b)), copy.objects(copy.at(stems.c))],
+      [copy.objects(copy.at(stems.d))],
+    ],
+    (k) => (k === 1 ? { largeOffsetsAbove: 0x1000 } : {}),
   );
   assert.equal(fs.existsSync(path.join(copy.packDir, 'multi-pack-index')), false);
   assert.ok(chain.layers[1]!.largeOffsets > 0, 'layer 1 has a LOFF chunk');
   const expected = catFileBatchCheck(sandbox, copy.repo);
   assert.equal(chain.entries.size, expected.split('\n').length - 1, 'the chain lists every object once');
 
-  await t.test('objects equals cat-file (git 2.39 reads the packs directly)', () => assertMatchesGit(packscope(['objects'], copy.repo, cacheDir), expected, 'objects with a MIDX chain'));
-  await t.test('object --json reports the pack and offset of objects in each layer', () => assertObjectsReportChainEntries(copy, chain, sampleOfEachPack(chain)));
+  await t.test('objects equals cat-file (git 2.39 reads the packs directly)', () =>
+    assertMatchesGit(packscope(['objects'], copy.repo, cacheDir), expected, 'objects with a MIDX chain'),
+  );
+  await t.test('object --json reports the pack and offset of objects in each layer', () =>
+    assertObjectsReportChainEntries(copy, chain, sampleOfEachPack(chain)),
+  );
 });
 
 test('a chain with duplicated objects: each is read from the layer that lists it', async (t) => {
@@ -150,13 +181,21 @@ test('a chain with duplicated objects: each is read from the layer that lists it
   const chain = writeMidxChain(
     copy.packDir,
     'sha1',
-    [[copy.objects(dup)], [copy.objects(copy.at(stems.a)), copy.objects(copy.at(stems.b))], [copy.objects(copy.at(stems.c)), copy.objects(copy.at(stems.d))]],
+    [
+      [copy.objects(dup)],
+      [copy.objects(copy.at(stems.a)), copy.objects(copy.at(stems.b))],
+      [copy.objects(copy.at(stems.c)), copy.objects(copy.at(stems.d))],
+    ],
     (k) => (k === 0 ? { largeOffsetsAbove: 0 } : {}),
   );
   assert.equal(chain.entries.size, expected.split('\n').length - 1);
 
-  await t.test('objects equals cat-file over git\'s equivalent multi-pack-index', () => assertMatchesGit(packscope(['objects'], copy.repo, cacheDir), expected, 'objects with a MIDX chain and duplicates'));
-  await t.test('object --json reports the layer\'s pack and offset, duplicates included', () => assertObjectsReportChainEntries(copy, chain, sampleOfEachPack(chain)));
+  await t.test("objects equals cat-file over git's equivalent multi-pack-index", () =>
+    assertMatchesGit(packscope(['objects'], copy.repo, cacheDir), expected, 'objects with a MIDX chain and duplicates'),
+  );
+  await t.test("object --json reports the layer's pack and offset, duplicates included", () =>
+    assertObjectsReportChainEntries(copy, chain, sampleOfEachPack(chain)),
+  );
 });
 
 test('a multi-pack-index next to a chain is read first, as git does', async (t) => {
@@ -164,10 +203,20 @@ test('a multi-pack-index next to a chain is read first, as git does', async (t) 
   const dup = addDuplicatePack(copy);
   // The plain MIDX prefers A; the chain below prefers P_dup for the same objects.
   sandbox.git(copy.repo, ['multi-pack-index', 'write', `--preferred-pack=${path.basename(copy.at(stems.a))}.pack`]);
-  writeMidxChain(copy.packDir, 'sha1', [[copy.objects(dup)], [copy.objects(copy.at(stems.a)), copy.objects(copy.at(stems.b)), copy.objects(copy.at(stems.c)), copy.objects(copy.at(stems.d))]]);
+  writeMidxChain(copy.packDir, 'sha1', [
+    [copy.objects(dup)],
+    [
+      copy.objects(copy.at(stems.a)),
+      copy.objects(copy.at(stems.b)),
+      copy.objects(copy.at(stems.c)),
+      copy.objects(copy.at(stems.d)),
+    ],
+  ]);
   const expected = catFileBatchCheck(sandbox, copy.repo);
 
-  await t.test('objects equals cat-file', () => assertMatchesGit(packscope(['objects'], copy.repo, cacheDir), expected, 'objects with a MIDX and a chain'));
+  await t.test('objects equals cat-file', () =>
+    assertMatchesGit(packscope(['objects'], copy.repo, cacheDir), expected, 'objects with a MIDX and a chain'),
+  );
   await t.test('object --json of a duplicated object names A', () => {
     const inDup = new Set(copy.objects(dup).objects.map((o) => o.oid));
     const duplicated = copy.objects(copy.at(stems.a)).objects.find((o) => inDup.has(o.oid))!;
@@ -177,30 +226,61 @@ test('a multi-pack-index next to a chain is read first, as git does', async (t) 
   });
 });
 
-test('the test writer\'s layer format passes git multi-pack-index verify (as a plain multi-pack-index)', () => {
+test("the test writer's layer format passes git multi-pack-index verify (as a plain multi-pack-index)", () => {
   // git 2.39 reads a layer written with base count 0 as an ordinary MIDX: this checks the writer
   // (chunk table, fan-out, LOFF, checksum, offsets) against git itself.
   const copy = copyOfBase('writer-check');
-  const chain = writeMidxChain(copy.packDir, 'sha1', [[copy.objects(copy.at(stems.a)), copy.objects(copy.at(stems.b)), copy.objects(copy.at(stems.c)), copy.objects(copy.at(stems.d))]], () => ({ largeOffsetsAbove: 0x2000 }));
+  const chain = writeMidxChain(
+    copy.packDir,
+    'sha1',
+    [
+      [
+        copy.objects(copy.at(stems.a)),
+        copy.objects(copy.at(stems.b)),
+        copy.objects(copy.at(stems.c)),
+        copy.objects(copy.at(stems.d)),
+      ],
+    ],
+    () => ({ largeOffsetsAbove: 0x2000 }),
+  );
   const layer = chain.layers[0]!;
   assert.ok(layer.largeOffsets > 0);
   fs.rmSync(path.join(copy.packDir, 'multi-pack-index.d'), { recursive: true });
   fs.writeFileSync(path.join(copy.packDir, 'multi-pack-index'), layer.bytes);
   sandbox.git(copy.repo, ['multi-pack-index', 'verify']);
-  assert.equal(catFileBatchCheck(sandbox, copy.repo), catFileBatchCheck(sandbox, base), 'git reads every object through it');
+  assert.equal(
+    catFileBatchCheck(sandbox, copy.repo),
+    catFileBatchCheck(sandbox, base),
+    'git reads every object through it',
+  );
 });
 
 test('a two-layer chain in a SHA-256 repository', async (t) => {
-  const repo = historyRepository(sandbox, 'sha256', { commits: 120, seed: 19, objectFormat: 'sha256', repack: ['-adf', '--depth=50', '--window=10'] });
+  const repo = historyRepository(sandbox, 'sha256', {
+    commits: 120,
+    seed: 19,
+    objectFormat: 'sha256',
+    repack: ['-adf', '--depth=50', '--window=10'],
+  });
   const [first] = packStems(path.join(repo, '.git', 'objects'));
   sandbox.fastImport(repo, historyOnRef({ commits: 60, seed: 23 }, 'side', 'side-'));
   const second = newPack(repo, [first!]);
   const packDir = path.join(repo, '.git', 'objects', 'pack');
-  const chain = writeMidxChain(packDir, 'sha256', [[packObjectsWithGit(sandbox, repo, `${first}.idx`, 'sha256')], [packObjectsWithGit(sandbox, repo, `${second}.idx`, 'sha256')]], () => ({ largeOffsetsAbove: 0x1000 }));
+  const chain = writeMidxChain(
+    packDir,
+    'sha256',
+    [
+      [packObjectsWithGit(sandbox, repo, `${first}.idx`, 'sha256')],
+      [packObjectsWithGit(sandbox, repo, `${second}.idx`, 'sha256')],
+    ],
+    () => ({ largeOffsetsAbove: 0x1000 }),
+  );
   assert.match(fs.readFileSync(chain.chainFile, 'utf8'), /^([0-9a-f]{64}\n){2}$/);
   const expected = catFileBatchCheck(sandbox, repo);
   assert.match(expected, /^[0-9a-f]{64} /);
-  await t.test('objects equals cat-file', () => assertMatchesGit(packscope(['objects'], repo, cacheDir), expected, 'objects (sha256 chain)'));
+  await t.test('objects equals cat-file', () =>
+    assertMatchesGit(packscope(['objects'], repo, cacheDir), expected, 'objects (sha256 chain)'),
+  );
   await t.test('object --json reports the pack and offset of objects in each layer', () => {
     for (const oid of sampleOfEachPack(chain)) {
       const entry = chain.entries.get(oid)!;

@@ -10,7 +10,14 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { assertMatchesGit } from '../support/assert-output.ts';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';
-import { catFileBatchCheck, historyOnRef, historyRepository, packscope, setPackMtime, verifyPackEntries } from '../support/git-oracle.ts';
+import {
+  catFileBatchCheck,
+  historyOnRef,
+  historyRepository,
+  packscope,
+  setPackMtime,
+  verifyPackEntries,
+} from '../support/git-oracle.ts';
 
 const T0 = 1_600_000_000;
 
@@ -44,7 +51,9 @@ before(() => {
   sandbox.fastImport(base, historyOnRef({ commits: 150, seed: 11 }, 'side', 'side-'));
   p2 = newPack(base, [p1!]);
   // Below fastimport.unpackLimit fast-import writes loose objects; repack -d then packs only those.
-  sandbox.git(base, ['-c', 'fastimport.unpackLimit=1000000', 'fast-import', '--quiet', '--done'], { input: historyOnRef({ commits: 100, seed: 13 }, 'side2', 'side2-') });
+  sandbox.git(base, ['-c', 'fastimport.unpackLimit=1000000', 'fast-import', '--quiet', '--done'], {
+    input: historyOnRef({ commits: 100, seed: 13 }, 'side2', 'side2-'),
+  });
   sandbox.git(base, ['repack', '-q', '-d']);
   p3 = newPack(base, [p1!, p2]);
   setPackMtime(p1!, T0);
@@ -75,7 +84,11 @@ function addDuplicatesAndMidx(repo: string, stem: (s: string) => string): string
 test('several disjoint packs (repack, fast-import, incremental repack -d), no MIDX', () => {
   const { repo } = copyOfBase('disjoint');
   assert.equal(packStems(path.join(repo, '.git', 'objects')).length, 3);
-  assertMatchesGit(packscope(['objects'], repo, cacheDir), catFileBatchCheck(sandbox, repo), 'objects over three packs');
+  assertMatchesGit(
+    packscope(['objects'], repo, cacheDir),
+    catFileBatchCheck(sandbox, repo),
+    'objects over three packs',
+  );
 });
 
 test('behind a multi-pack-index: duplicates are read from the copy the MIDX chose', () => {
@@ -87,7 +100,8 @@ test('behind a multi-pack-index: duplicates are read from the copy the MIDX chos
   // objects are listed as stored in P4, others as stored in the older packs.
   const inP4 = new Map(verifyPackEntries(sandbox, repo, `${p4}.idx`).map((e) => [e.oid, e.diskSize]));
   const elsewhere = new Map<string, number>();
-  for (const s of [p1, p2, p3]) for (const e of verifyPackEntries(sandbox, repo, `${stem(s)}.idx`)) elsewhere.set(e.oid, e.diskSize);
+  for (const s of [p1, p2, p3])
+    for (const e of verifyPackEntries(sandbox, repo, `${stem(s)}.idx`)) elsewhere.set(e.oid, e.diskSize);
   let fromP4 = 0;
   let fromOthers = 0;
   for (const line of expected.split('\n').filter(Boolean)) {
@@ -96,8 +110,15 @@ test('behind a multi-pack-index: duplicates are read from the copy the MIDX chos
     if (Number(disk) === inP4.get(oid!)) fromP4++;
     else if (Number(disk) === elsewhere.get(oid!)) fromOthers++;
   }
-  assert.ok(fromP4 > 100 && fromOthers > 100, `duplicates read from P4: ${fromP4}, from the older packs: ${fromOthers}`);
-  assert.notEqual(catFileBatchCheck(sandbox, repo, ['core.multiPackIndex=false']), expected, 'without the MIDX git lists other copies');
+  assert.ok(
+    fromP4 > 100 && fromOthers > 100,
+    `duplicates read from P4: ${fromP4}, from the older packs: ${fromOthers}`,
+  );
+  assert.notEqual(
+    catFileBatchCheck(sandbox, repo, ['core.multiPackIndex=false']),
+    expected,
+    'without the MIDX git lists other copies',
+  );
 
   assertMatchesGit(packscope(['objects'], repo, cacheDir), expected, 'objects behind a MIDX');
 });
@@ -108,7 +129,11 @@ test('a MIDX plus a newer pack it does not cover', () => {
   sandbox.fastImport(repo, historyOnRef({ commits: 50, seed: 17 }, 'side3', 'side3-'));
   const p5 = newPack(repo, [p1, p2, p3].map(stem).concat(p4));
   setPackMtime(p5, T0 + 30);
-  assertMatchesGit(packscope(['objects'], repo, cacheDir), catFileBatchCheck(sandbox, repo), 'objects: MIDX and an uncovered pack');
+  assertMatchesGit(
+    packscope(['objects'], repo, cacheDir),
+    catFileBatchCheck(sandbox, repo),
+    'objects: MIDX and an uncovered pack',
+  );
 });
 
 test('duplicated objects in two packs and no MIDX', () => {
@@ -119,11 +144,19 @@ test('duplicated objects in two packs and no MIDX', () => {
   sandbox.fastImport(repo, historyOnRef({ commits: 150, seed: 11 }, 'side', 'side-'));
   sandbox.git(repo, ['repack', '-q', '-adf', '--depth=3', '--window=5']);
   const [all] = packStems(path.join(repo, '.git', 'objects'));
-  sandbox.git(repo, ['pack-objects', '-q', '--revs', '--depth=50', '--window=10', path.join(repo, '.git', 'objects', 'pack', 'pack')], { input: 'main\n' });
+  sandbox.git(
+    repo,
+    ['pack-objects', '-q', '--revs', '--depth=50', '--window=10', path.join(repo, '.git', 'objects', 'pack', 'pack')],
+    { input: 'main\n' },
+  );
   const main = newPack(repo, [all!]);
   setPackMtime(all!, T0);
   setPackMtime(main, T0 + 100);
-  assertMatchesGit(packscope(['objects'], repo, cacheDir), catFileBatchCheck(sandbox, repo), 'objects with duplicates and no MIDX');
+  assertMatchesGit(
+    packscope(['objects'], repo, cacheDir),
+    catFileBatchCheck(sandbox, repo),
+    'objects with duplicates and no MIDX',
+  );
 });
 
 test('an alternate behind a MIDX, duplicated by a local pack: git consults every MIDX first', () => {
@@ -135,12 +168,21 @@ test('an alternate behind a MIDX, duplicated by a local pack: git consults every
   sandbox.git(clone, ['repack', '-q', '-a', '-f', '--depth=7', '--window=3']);
   for (const s of packStems(path.join(clone, '.git', 'objects'))) setPackMtime(s, T0 + 50);
   const expected = catFileBatchCheck(sandbox, clone);
-  assert.notEqual(catFileBatchCheck(sandbox, clone, ['core.multiPackIndex=false']), expected, 'the local copies differ from those the MIDX chose');
+  assert.notEqual(
+    catFileBatchCheck(sandbox, clone, ['core.multiPackIndex=false']),
+    expected,
+    'the local copies differ from those the MIDX chose',
+  );
   assertMatchesGit(packscope(['objects'], clone, cacheDir), expected, 'objects: alternate MIDX and local duplicates');
 });
 
 test('a SHA-256 repository behind a MIDX', () => {
-  const repo = historyRepository(sandbox, 'sha256-midx', { commits: 150, seed: 9, objectFormat: 'sha256', repack: ['-adf', '--depth=50', '--window=10'] });
+  const repo = historyRepository(sandbox, 'sha256-midx', {
+    commits: 150,
+    seed: 9,
+    objectFormat: 'sha256',
+    repack: ['-adf', '--depth=50', '--window=10'],
+  });
   const [first] = packStems(path.join(repo, '.git', 'objects'));
   sandbox.fastImport(repo, historyOnRef({ commits: 80, seed: 11 }, 'side', 'side-'));
   sandbox.git(repo, ['repack', '-q', '-a', '-f', '--depth=4', '--window=5']);

@@ -9,9 +9,25 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';
-import { edgeCaseStream, historyOnRef, historyRepository, inPackTypeCode, packscope, runGit, verifyPackEntries, type VerifyPackEntry } from '../support/git-oracle.ts';
+import {
+  edgeCaseStream,
+  historyOnRef,
+  historyRepository,
+  inPackTypeCode,
+  packscope,
+  runGit,
+  verifyPackEntries,
+  type VerifyPackEntry,
+} from '../support/git-oracle.ts';
 
-const IN_PACK_TYPE_NAMES: Record<number, string> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag', 6: 'ofs-delta', 7: 'ref-delta' };
+const IN_PACK_TYPE_NAMES: Record<number, string> = {
+  1: 'commit',
+  2: 'tree',
+  3: 'blob',
+  4: 'tag',
+  6: 'ofs-delta',
+  7: 'ref-delta',
+};
 
 let root: string;
 let sandbox: GitSandbox;
@@ -38,7 +54,9 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 function gitView(repo: string, stem: string): GitView {
   const entries = verifyPackEntries(sandbox, repo, `${stem}.idx`);
   const catFile = new Map<string, { type: string; size: number }>();
-  for (const line of sandbox.gitText(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize)']).split('\n')) {
+  for (const line of sandbox
+    .gitText(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize)'])
+    .split('\n')) {
     if (!line) continue;
     const [oid, type, size] = line.split(' ');
     catFile.set(oid!, { type: type!, size: Number(size) });
@@ -57,7 +75,11 @@ before(() => {
   sandbox.git(repo, ['repack', '-q', '-adf', '--depth=50', '--window=10']);
   ofs = gitView(repo, packStems(path.join(repo, '.git', 'objects'))[0]!);
   const refRepo = sandbox.init('ref');
-  sandbox.git(repo, ['pack-objects', '-q', '--window=50', '--depth=20', path.join(refRepo, '.git', 'objects', 'pack', 'pack')], { input: sandbox.git(repo, ['rev-list', '--objects', '--all']) });
+  sandbox.git(
+    repo,
+    ['pack-objects', '-q', '--window=50', '--depth=20', path.join(refRepo, '.git', 'objects', 'pack', 'pack')],
+    { input: sandbox.git(repo, ['rev-list', '--objects', '--all']) },
+  );
   ref = gitView(refRepo, packStems(path.join(refRepo, '.git', 'objects'))[0]!);
 });
 
@@ -93,7 +115,15 @@ function chainOf(view: GitView, oid: string): string[] {
 function expectedLink(view: GitView, oid: string): Link {
   const e = view.byOid.get(oid)!;
   const git = view.catFile.get(oid)!;
-  return { oid, type: git.type, inPackType: view.inPackType.get(oid)!, size: git.size, headerSize: e.size, diskSize: e.diskSize, offset: e.offset };
+  return {
+    oid,
+    type: git.type,
+    inPackType: view.inPackType.get(oid)!,
+    size: git.size,
+    headerSize: e.size,
+    diskSize: e.diskSize,
+    offset: e.offset,
+  };
 }
 
 function checkObject(view: GitView, query: string, oid: string): void {
@@ -179,7 +209,11 @@ test('object prefixes: unique, ambiguous, unknown', async (t) => {
   await t.test('a unique short prefix resolves to its object, as git rev-parse resolves it', () => {
     for (const oid of interestingObjects(ofs).slice(0, 4)) {
       const prefix = oid.slice(0, uniqueLength(oid));
-      assert.equal(sandbox.gitText(ofs.repo, ['rev-parse', '--verify', '--quiet', `${prefix}^{object}`]).trim(), oid, `git resolves ${prefix}`);
+      assert.equal(
+        sandbox.gitText(ofs.repo, ['rev-parse', '--verify', '--quiet', `${prefix}^{object}`]).trim(),
+        oid,
+        `git resolves ${prefix}`,
+      );
       checkObject(ofs, prefix, oid);
     }
   });
@@ -194,13 +228,21 @@ test('object prefixes: unique, ambiguous, unknown', async (t) => {
     const shared = oids.find((o, i) => i > 0 && oids[i - 1]!.slice(0, 4) === o.slice(0, 4));
     assert.ok(shared, 'two objects share a 4-digit prefix');
     const prefix = shared.slice(0, 4);
-    assert.notEqual(runGit(sandbox, ofs.repo, ['rev-parse', '--verify', '--quiet', `${prefix}^{object}`]).status, 0, `git finds ${prefix} ambiguous`);
+    assert.notEqual(
+      runGit(sandbox, ofs.repo, ['rev-parse', '--verify', '--quiet', `${prefix}^{object}`]).status,
+      0,
+      `git finds ${prefix} ambiguous`,
+    );
     failsWithOneLine(prefix);
   });
   await t.test('an unknown prefix or id exits 1 with one line on stderr', () => {
     let unknown = 'ffff';
     for (let i = 0; oids.some((o) => o.startsWith(unknown)); i++) unknown = (0xfffff - i).toString(16);
-    assert.notEqual(runGit(sandbox, ofs.repo, ['rev-parse', '--verify', '--quiet', `${unknown}^{object}`]).status, 0, `git knows no ${unknown}`);
+    assert.notEqual(
+      runGit(sandbox, ofs.repo, ['rev-parse', '--verify', '--quiet', `${unknown}^{object}`]).status,
+      0,
+      `git knows no ${unknown}`,
+    );
     failsWithOneLine(unknown);
     failsWithOneLine('0'.repeat(40));
   });
@@ -245,7 +287,10 @@ function expectedPackStats(view: GitView): Omit<PackStatsDocument, 'largestObjec
     deltas: { ofs: types.filter((t) => t === 'ofs-delta').length, ref: types.filter((t) => t === 'ref-delta').length },
     depthHistogram,
     maxDepth,
-    bytes: { inflated: view.entries.reduce((s, e) => s + view.catFile.get(e.oid)!.size, 0), onDisk: view.entries.reduce((s, e) => s + e.diskSize, 0) },
+    bytes: {
+      inflated: view.entries.reduce((s, e) => s + view.catFile.get(e.oid)!.size, 0),
+      onDisk: view.entries.reduce((s, e) => s + e.diskSize, 0),
+    },
     // Every object stored whole is the root of one family (itself and the deltas built on it).
     families: depthHistogram[0]!,
   };
@@ -253,7 +298,11 @@ function expectedPackStats(view: GitView): Omit<PackStatsDocument, 'largestObjec
 
 function checkPackStats(actual: PackStatsDocument, view: GitView): void {
   const expected = expectedPackStats(view);
-  assert.deepEqual(Object.fromEntries(Object.keys(expected).map((k) => [k, actual[k as keyof PackStatsDocument]])), expected, path.basename(view.stem));
+  assert.deepEqual(
+    Object.fromEntries(Object.keys(expected).map((k) => [k, actual[k as keyof PackStatsDocument]])),
+    expected,
+    path.basename(view.stem),
+  );
   // Types by cat-file agree with verify-pack's.
   const catTypes: Record<string, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
   for (const e of view.entries) catTypes[view.catFile.get(e.oid)!.type]!++;
@@ -264,7 +313,10 @@ function checkPackStats(actual: PackStatsDocument, view: GitView): void {
   assert.equal(actual.deepestObjects[0]!.depth, expected.maxDepth);
 }
 
-function statsJson(cwd: string): { packs: PackStatsDocument[]; total: Omit<PackStatsDocument, 'pack' | 'checksum' | 'idxVersion' | 'hasRev' | 'objectFormat' | 'packFileBytes'> } {
+function statsJson(cwd: string): {
+  packs: PackStatsDocument[];
+  total: Omit<PackStatsDocument, 'pack' | 'checksum' | 'idxVersion' | 'hasRev' | 'objectFormat' | 'packFileBytes'>;
+} {
   const result = packscope(['stats', '--json'], cwd, cacheDir);
   assert.equal(result.stderr, '');
   assert.equal(result.status, 0);
@@ -295,11 +347,21 @@ test('stats --json over two packs: each pack, and the total', () => {
   const byPack = new Map(stats.packs.map((p) => [p.pack, p]));
   for (const view of views) checkPackStats(byPack.get(`${view.stem}.pack`)!, view);
   const sum = (f: (p: PackStatsDocument) => number): number => stats.packs.reduce((s, p) => s + f(p), 0);
-  assert.equal(stats.total.objects, sum((p) => p.objects));
-  assert.equal(stats.total.objects, views.reduce((s, v) => s + v.entries.length, 0));
+  assert.equal(
+    stats.total.objects,
+    sum((p) => p.objects),
+  );
+  assert.equal(
+    stats.total.objects,
+    views.reduce((s, v) => s + v.entries.length, 0),
+  );
   assert.deepEqual(stats.total.deltas, { ofs: sum((p) => p.deltas.ofs), ref: sum((p) => p.deltas.ref) });
   assert.deepEqual(stats.total.bytes, { inflated: sum((p) => p.bytes.inflated), onDisk: sum((p) => p.bytes.onDisk) });
-  for (const type of ['commit', 'tree', 'blob', 'tag']) assert.equal(stats.total.byType[type], sum((p) => p.byType[type]!));
+  for (const type of ['commit', 'tree', 'blob', 'tag'])
+    assert.equal(
+      stats.total.byType[type],
+      sum((p) => p.byType[type]!),
+    );
   const histogram = new Array<number>(stats.total.maxDepth + 1).fill(0);
   for (const view of views) for (const e of view.entries) histogram[e.depth]!++;
   assert.deepEqual(stats.total.depthHistogram, histogram);

@@ -17,7 +17,10 @@ test('a version 3 pack: verify-pack -v and objects match git byte for byte', (t)
   const v3 = Buffer.from(v2);
   v3.writeUInt32BE(3, 4);
   const body = v3.subarray(0, v3.length - 20);
-  createHash('sha1').update(body).digest().copy(v3, v3.length - 20);
+  createHash('sha1')
+    .update(body)
+    .digest()
+    .copy(v3, v3.length - 20);
 
   const repo = sandbox.init('repo');
   const packDir = path.join(repo, '.git', 'objects', 'pack');

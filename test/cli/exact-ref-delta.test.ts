@@ -9,7 +9,15 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { assertMatchesGit } from '../support/assert-output.ts';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';
-import { catFileBatchCheck, historyRepository, inPackTypeCode, packHashFromIndexPack, packscope, runGit, verifyPackEntries } from '../support/git-oracle.ts';
+import {
+  catFileBatchCheck,
+  historyRepository,
+  inPackTypeCode,
+  packHashFromIndexPack,
+  packscope,
+  runGit,
+  verifyPackEntries,
+} from '../support/git-oracle.ts';
 
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
@@ -34,7 +42,11 @@ before(() => {
 
   refRepo = sandbox.init('ref');
   const objects = sandbox.git(source, ['rev-list', '--objects', '--all']);
-  sandbox.git(source, ['pack-objects', '-q', '--window=50', '--depth=20', path.join(refRepo, '.git', 'objects', 'pack', 'pack')], { input: objects });
+  sandbox.git(
+    source,
+    ['pack-objects', '-q', '--window=50', '--depth=20', path.join(refRepo, '.git', 'objects', 'pack', 'pack')],
+    { input: objects },
+  );
   [refStem] = packStems(path.join(refRepo, '.git', 'objects'));
 
   // A fetch of v149..main into a repository that has v149: the thin pack's deltas against objects
@@ -42,12 +54,17 @@ before(() => {
   const receiver = sandbox.init('receiver');
   const base = sandbox.git(source, ['pack-objects', '-q', '--revs', '--stdout'], { input: 'v149\n' });
   sandbox.git(receiver, ['index-pack', '--stdin'], { input: base });
-  const thin = sandbox.git(source, ['pack-objects', '-q', '--revs', '--thin', '--stdout', '--delta-base-offset'], { input: 'main\n^v149\n' });
-  const hash = packHashFromIndexPack(sandbox.gitText(receiver, ['index-pack', '--stdin', '--fix-thin'], { input: thin }));
+  const thin = sandbox.git(source, ['pack-objects', '-q', '--revs', '--thin', '--stdout', '--delta-base-offset'], {
+    input: 'main\n^v149\n',
+  });
+  const hash = packHashFromIndexPack(
+    sandbox.gitText(receiver, ['index-pack', '--stdin', '--fix-thin'], { input: thin }),
+  );
   // On its own in a repository, so that cat-file sees exactly this pack's objects.
   thinRepo = sandbox.init('thin');
   thinStem = path.join(thinRepo, '.git', 'objects', 'pack', `pack-${hash}`);
-  for (const ext of ['.pack', '.idx']) fs.copyFileSync(path.join(receiver, '.git', 'objects', 'pack', `pack-${hash}${ext}`), thinStem + ext);
+  for (const ext of ['.pack', '.idx'])
+    fs.copyFileSync(path.join(receiver, '.git', 'objects', 'pack', `pack-${hash}${ext}`), thinStem + ext);
 });
 
 /** Counts of in-pack types, read from the pack bytes at the offsets git verify-pack reports. */
@@ -76,7 +93,9 @@ test('pack-objects without --delta-base-offset writes REF deltas only', async (t
 
   await t.test('verify-pack -v', () => compareVerifyPack(['-v', `${refStem}.idx`], refRepo));
   await t.test('verify-pack -s', () => compareVerifyPack(['-s', refStem], refRepo));
-  await t.test('objects', () => assertMatchesGit(packscope(['objects'], refRepo, cacheDir), catFileBatchCheck(sandbox, refRepo), 'objects'));
+  await t.test('objects', () =>
+    assertMatchesGit(packscope(['objects'], refRepo, cacheDir), catFileBatchCheck(sandbox, refRepo), 'objects'),
+  );
   await t.test('stats --json counts the REF deltas', () => {
     const result = packscope(['stats', '--json'], refRepo, cacheDir);
     assert.equal(result.status, 0, result.stderr);
@@ -99,7 +118,9 @@ test('a thin pack completed by index-pack --fix-thin: OFS and REF deltas, bases 
 
   await t.test('verify-pack -v', () => compareVerifyPack(['-v', `${thinStem}.pack`], thinRepo));
   await t.test('verify-pack -s', () => compareVerifyPack(['-s', `${thinStem}.idx`], thinRepo));
-  await t.test('objects', () => assertMatchesGit(packscope(['objects'], thinRepo, cacheDir), catFileBatchCheck(sandbox, thinRepo), 'objects'));
+  await t.test('objects', () =>
+    assertMatchesGit(packscope(['objects'], thinRepo, cacheDir), catFileBatchCheck(sandbox, thinRepo), 'objects'),
+  );
   await t.test('stats --json counts OFS and REF deltas apart', () => {
     const result = packscope(['stats', '--json'], thinRepo, cacheDir);
     assert.equal(result.status, 0, result.stderr);

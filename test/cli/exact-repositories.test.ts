@@ -9,7 +9,15 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { assertMatchesGit } from '../support/assert-output.ts';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';
-import { catFileBatchCheck, edgeCaseStream, historyOnRef, historyRepository, packscope, runGit, verifyPackEntries } from '../support/git-oracle.ts';
+import {
+  catFileBatchCheck,
+  edgeCaseStream,
+  historyOnRef,
+  historyRepository,
+  packscope,
+  runGit,
+  verifyPackEntries,
+} from '../support/git-oracle.ts';
 
 let root: string;
 let sandbox: GitSandbox;
@@ -51,7 +59,12 @@ test('a plain repository: objects, with a cold cache, a warm cache and --no-cach
 });
 
 test('a SHA-256 repository', async (t) => {
-  const sha = historyRepository(sandbox, 'sha256', { commits: 300, seed: 3, objectFormat: 'sha256', repack: ['-adf', '--depth=50', '--window=10'] });
+  const sha = historyRepository(sandbox, 'sha256', {
+    commits: 300,
+    seed: 3,
+    objectFormat: 'sha256',
+    repack: ['-adf', '--depth=50', '--window=10'],
+  });
   const [stem] = packStems(path.join(sha, '.git', 'objects'));
   await t.test('verify-pack -v, run in the repository', () => {
     for (const arg of [`${stem}.idx`, path.relative(sha, `${stem}.pack`)]) {
@@ -67,15 +80,24 @@ test('a SHA-256 repository', async (t) => {
     for (const ext of ['.pack', '.idx']) fs.copyFileSync(stem + ext, path.join(outside, `x${ext}`));
     const git = runGit(sandbox, outside, ['verify-pack', '-v', '--object-format=sha256', 'x.idx']);
     assert.equal(git.status, 0, git.stderr);
-    assertMatchesGit(packscope(['verify-pack', '-v', '--object-format=sha256', 'x.idx'], outside, cacheDir), git.stdout, 'verify-pack -v --object-format=sha256');
+    assertMatchesGit(
+      packscope(['verify-pack', '-v', '--object-format=sha256', 'x.idx'], outside, cacheDir),
+      git.stdout,
+      'verify-pack -v --object-format=sha256',
+    );
   });
-  await t.test('objects', () => assertMatchesGit(packscope(['objects'], sha, cacheDir), catFileBatchCheck(sandbox, sha), 'objects (sha256)'));
+  await t.test('objects', () =>
+    assertMatchesGit(packscope(['objects'], sha, cacheDir), catFileBatchCheck(sandbox, sha), 'objects (sha256)'),
+  );
   await t.test('stats --json names the object format', () => {
     const result = packscope(['stats', '--json'], sha, cacheDir);
     assert.equal(result.status, 0, result.stderr);
     const stats = JSON.parse(result.stdout) as StatsDocument;
     assert.equal(stats.repository.objectFormat, 'sha256');
-    assert.deepEqual({ objects: stats.total.objects, byType: stats.total.byType }, countsFromCatFile(catFileBatchCheck(sandbox, sha)));
+    assert.deepEqual(
+      { objects: stats.total.objects, byType: stats.total.byType },
+      countsFromCatFile(catFileBatchCheck(sandbox, sha)),
+    );
   });
 });
 
@@ -88,9 +110,14 @@ test('alternates: a --shared clone with its own commits, repacked locally (repac
   const local = packStems(path.join(clone, '.git', 'objects'));
   assert.equal(local.length, 1, 'one local pack');
   const expected = catFileBatchCheck(sandbox, clone);
-  const localCount = sandbox.gitText(clone, ['verify-pack', '-v', `${local[0]}.idx`]).split('\n').filter((l) => /^[0-9a-f]{40} /.test(l)).length;
+  const localCount = sandbox
+    .gitText(clone, ['verify-pack', '-v', `${local[0]}.idx`])
+    .split('\n')
+    .filter((l) => /^[0-9a-f]{40} /.test(l)).length;
   assert.ok(expected.split('\n').length - 1 > localCount, 'cat-file lists objects from the alternate too');
-  await t.test('objects', () => assertMatchesGit(packscope(['objects'], clone, cacheDir), expected, 'objects in a --shared clone'));
+  await t.test('objects', () =>
+    assertMatchesGit(packscope(['objects'], clone, cacheDir), expected, 'objects in a --shared clone'),
+  );
   await t.test('objects after repack -a without -l (every alternate object duplicated locally)', () => {
     const dup = path.join(root, 'shared-clone-dup');
     sandbox.git(root, ['clone', '-q', '--shared', repo, dup]);
@@ -102,9 +129,19 @@ test('alternates: a --shared clone with its own commits, repacked locally (repac
     const [localStem] = packStems(path.join(dup, '.git', 'objects'));
     const localDisk = new Map(verifyPackEntries(sandbox, dup, `${localStem}.idx`).map((e) => [e.oid, e.diskSize]));
     const alternate = verifyPackEntries(sandbox, repo, `${packStems(path.join(repo, '.git', 'objects'))[0]}.idx`);
-    assert.ok(alternate.every((e) => localDisk.has(e.oid)), 'every alternate object is duplicated locally');
-    assert.ok(alternate.filter((e) => localDisk.get(e.oid) !== e.diskSize).length > 100, 'many local copies differ on disk');
-    assertMatchesGit(packscope(['objects'], dup, cacheDir), listing, 'objects with local duplicates of alternate objects');
+    assert.ok(
+      alternate.every((e) => localDisk.has(e.oid)),
+      'every alternate object is duplicated locally',
+    );
+    assert.ok(
+      alternate.filter((e) => localDisk.get(e.oid) !== e.diskSize).length > 100,
+      'many local copies differ on disk',
+    );
+    assertMatchesGit(
+      packscope(['objects'], dup, cacheDir),
+      listing,
+      'objects with local duplicates of alternate objects',
+    );
   });
 });
 
@@ -113,7 +150,13 @@ test('a linked worktree, run from a subdirectory of it', async (t) => {
   sandbox.git(repo, ['worktree', 'add', '-q', worktree, 'main~5']);
   const sub = path.join(worktree, 'src');
   assert.ok(fs.statSync(sub).isDirectory(), 'the worktree has a src/ directory');
-  await t.test('objects', () => assertMatchesGit(packscope(['objects'], sub, cacheDir), catFileBatchCheck(sandbox, sub), 'objects in a linked worktree'));
+  await t.test('objects', () =>
+    assertMatchesGit(
+      packscope(['objects'], sub, cacheDir),
+      catFileBatchCheck(sandbox, sub),
+      'objects in a linked worktree',
+    ),
+  );
   await t.test('stats --json', () => {
     const result = packscope(['stats', '--json'], sub, cacheDir);
     assert.equal(result.status, 0, result.stderr);
@@ -123,7 +166,10 @@ test('a linked worktree, run from a subdirectory of it', async (t) => {
       stats.packs.map((p) => p.pack),
       packStems(path.join(repo, '.git', 'objects')).map((s) => `${s}.pack`),
     );
-    assert.deepEqual({ objects: stats.total.objects, byType: stats.total.byType }, countsFromCatFile(catFileBatchCheck(sandbox, sub)));
+    assert.deepEqual(
+      { objects: stats.total.objects, byType: stats.total.byType },
+      countsFromCatFile(catFileBatchCheck(sandbox, sub)),
+    );
   });
   await t.test('stats (text) succeeds', () => {
     const result = packscope(['stats'], sub, cacheDir);
@@ -136,7 +182,11 @@ test('a bare repository, run from its refs/ directory', () => {
   const bare = path.join(root, 'bare.git');
   sandbox.git(root, ['clone', '-q', '--bare', '--no-local', repo, bare]);
   sandbox.git(bare, ['repack', '-q', '-adf', '--depth=10', '--window=10']);
-  assertMatchesGit(packscope(['objects'], path.join(bare, 'refs'), cacheDir), catFileBatchCheck(sandbox, bare), 'objects in a bare repository');
+  assertMatchesGit(
+    packscope(['objects'], path.join(bare, 'refs'), cacheDir),
+    catFileBatchCheck(sandbox, bare),
+    'objects in a bare repository',
+  );
   const result = packscope(['stats', '--json'], bare, cacheDir);
   assert.equal(result.status, 0, result.stderr);
   assert.equal((JSON.parse(result.stdout) as StatsDocument).repository.gitDir, bare);
@@ -151,7 +201,11 @@ test('a repository whose .git is a gitdir: file (git init --separate-git-dir)', 
   sandbox.git(work, ['repack', '-q', '-adf', '--depth=20', '--window=10']);
   const sub = path.join(work, 'sub');
   fs.mkdirSync(sub);
-  assertMatchesGit(packscope(['objects'], sub, cacheDir), catFileBatchCheck(sandbox, work), 'objects with a gitdir: file');
+  assertMatchesGit(
+    packscope(['objects'], sub, cacheDir),
+    catFileBatchCheck(sandbox, work),
+    'objects with a gitdir: file',
+  );
   const result = packscope(['stats', '--json'], sub, cacheDir);
   assert.equal(result.status, 0, result.stderr);
   assert.equal((JSON.parse(result.stdout) as StatsDocument).repository.gitDir, gitDir);
@@ -165,6 +219,10 @@ test('the empty tree in a pack: git lists it as a cached object, objectsize:disk
   sandbox.git(edge, ['repack', '-q', '-adf']);
   const expected = catFileBatchCheck(sandbox, edge);
   assert.match(expected, /^4b825dc642cb6eb9a060e54bf8d69288fbee4904 tree 0 0 0{40}$/m);
-  assert.match(sandbox.gitText(edge, ['verify-pack', '-v', `${packStems(path.join(edge, '.git', 'objects'))[0]}.idx`]), /^4b825dc642cb6eb9a060e54bf8d69288fbee4904 tree {3}0 \d+ \d+$/m, 'the empty tree is in the pack');
+  assert.match(
+    sandbox.gitText(edge, ['verify-pack', '-v', `${packStems(path.join(edge, '.git', 'objects'))[0]}.idx`]),
+    /^4b825dc642cb6eb9a060e54bf8d69288fbee4904 tree {3}0 \d+ \d+$/m,
+    'the empty tree is in the pack',
+  );
   assertMatchesGit(packscope(['objects'], edge, cacheDir), expected, 'objects with the empty tree packed');
 });

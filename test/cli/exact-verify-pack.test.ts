@@ -13,7 +13,15 @@ import { inflateSync } from 'node:zlib';
 import { assertMatchesGit, assertSameStdout } from '../support/assert-output.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
 import { assemble, readPack, writePackSet, zlib } from '../support/pack-surgery.ts';
-import { catFileBatchCheck, edgeCaseStream, historyRepository, onlyPackStem, packscope, parseVerifyPack, runGit } from '../support/git-oracle.ts';
+import {
+  catFileBatchCheck,
+  edgeCaseStream,
+  historyRepository,
+  onlyPackStem,
+  packscope,
+  parseVerifyPack,
+  runGit,
+} from '../support/git-oracle.ts';
 
 let sandbox: GitSandbox;
 let cacheDir: string;
@@ -49,7 +57,11 @@ before(() => {
 function compareVerifyPack(args: string[], cwd: string, extra: string[] = []): void {
   const git = runGit(sandbox, cwd, ['verify-pack', ...args]);
   assert.equal(git.status, 0, `git verify-pack ${args.join(' ')} failed: ${git.stderr}`);
-  assertMatchesGit(packscope(['verify-pack', ...extra, ...args], cwd, cacheDir), git.stdout, `verify-pack ${[...extra, ...args].join(' ')} (in ${cwd})`);
+  assertMatchesGit(
+    packscope(['verify-pack', ...extra, ...args], cwd, cacheDir),
+    git.stdout,
+    `verify-pack ${[...extra, ...args].join(' ')} (in ${cwd})`,
+  );
 }
 
 const forms = (s: string): Array<[string, string]> => [
@@ -95,7 +107,13 @@ test('idx v1 (git index-pack --index-version=1)', async (t) => {
     compareVerifyPack(['-v', 'v1'], loose);
   });
   await t.test('verify-pack -s', () => compareVerifyPack(['-s', `${v1}.pack`], loose));
-  await t.test('objects', () => assertMatchesGit(packscope(['objects', `${v1}.idx`], loose, cacheDir), catFileBatchCheck(sandbox, repo), 'objects v1.idx'));
+  await t.test('objects', () =>
+    assertMatchesGit(
+      packscope(['objects', `${v1}.idx`], loose, cacheDir),
+      catFileBatchCheck(sandbox, repo),
+      'objects v1.idx',
+    ),
+  );
 });
 
 test('large-offset table forced by git index-pack --index-version=2,0x1000', async (t) => {
@@ -110,7 +128,13 @@ test('large-offset table forced by git index-pack --index-version=2,0x1000', asy
     compareVerifyPack(['-v', 'big.pack'], loose);
   });
   await t.test('verify-pack -s', () => compareVerifyPack(['-s', big], loose));
-  await t.test('objects', () => assertMatchesGit(packscope(['objects', `${big}.pack`], loose, cacheDir), catFileBatchCheck(sandbox, repo), 'objects big.pack'));
+  await t.test('objects', () =>
+    assertMatchesGit(
+      packscope(['objects', `${big}.pack`], loose, cacheDir),
+      catFileBatchCheck(sandbox, repo),
+      'objects big.pack',
+    ),
+  );
 });
 
 test('with a .rev (pack.writeReverseIndex=true) and without one (git 2.39 default)', async (t) => {
@@ -123,7 +147,11 @@ test('with a .rev (pack.writeReverseIndex=true) and without one (git 2.39 defaul
   await t.test('verify-pack -v', () => compareVerifyPack(['-v', `${revStem}.pack`], withRev));
   await t.test('verify-pack -s', () => compareVerifyPack(['-s', `${revStem}.idx`], withRev));
   await t.test('objects', () => {
-    assertMatchesGit(packscope(['objects'], withRev, cacheDir), catFileBatchCheck(sandbox, withRev), 'objects with .rev');
+    assertMatchesGit(
+      packscope(['objects'], withRev, cacheDir),
+      catFileBatchCheck(sandbox, withRev),
+      'objects with .rev',
+    );
     assertMatchesGit(packscope(['objects'], repo, cacheDir), catFileBatchCheck(sandbox, repo), 'objects without .rev');
   });
 });
@@ -133,7 +161,10 @@ function emptyPack(): string {
   const dir = path.join(sandbox.root, 'empty');
   if (!fs.existsSync(path.join(dir, 'empty.idx'))) {
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'empty.pack'), sandbox.git(repo, ['pack-objects', '-q', '--stdout'], { input: '' }));
+    fs.writeFileSync(
+      path.join(dir, 'empty.pack'),
+      sandbox.git(repo, ['pack-objects', '-q', '--stdout'], { input: '' }),
+    );
     sandbox.git(dir, ['index-pack', 'empty.pack']);
   }
   return path.join(dir, 'empty');
@@ -153,7 +184,13 @@ test('an empty pack (pack-objects --stdout </dev/null; index-pack)', async (t) =
 });
 
 test('several packs in one call', async (t) => {
-  const packs = [`${stem}.idx`, path.join(loose, 'v1.pack'), path.join(loose, 'big'), `${emptyPack()}.idx`, path.join(loose, 'plain.idx')];
+  const packs = [
+    `${stem}.idx`,
+    path.join(loose, 'v1.pack'),
+    path.join(loose, 'big'),
+    `${emptyPack()}.idx`,
+    path.join(loose, 'plain.idx'),
+  ];
   await t.test('verify-pack -v', () => compareVerifyPack(['-v', ...packs], repo));
   await t.test('verify-pack -s', () => compareVerifyPack(['-s', ...packs], repo));
   await t.test('verify-pack', () => compareVerifyPack(packs, repo));
@@ -205,7 +242,10 @@ test('a sound pack whose idx disagrees with it: git prints the listing, then bad
   const idx = fs.readFileSync(`${stem}.idx`);
   const count = idx.readUInt32BE(8 + 255 * 4);
   idx[8 + 1024 + count * 20 + 5 * 4]! ^= 1;
-  createHash('sha1').update(idx.subarray(0, idx.length - 20)).digest().copy(idx, idx.length - 20);
+  createHash('sha1')
+    .update(idx.subarray(0, idx.length - 20))
+    .digest()
+    .copy(idx, idx.length - 20);
   fs.writeFileSync(path.join(dir, 'crc.idx'), idx);
   fs.copyFileSync(`${stem}.pack`, path.join(dir, 'crc.pack'));
   // (2) One blob's content changed (same size) and everything resealed: its id no longer matches.

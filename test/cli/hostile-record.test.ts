@@ -28,9 +28,24 @@ describe('the CLI against a hostile model cache and cache directory', () => {
     sandbox.git(repo, ['repack', '-adf', '--depth=10']);
   });
 
-  function cli(args: string[], env: NodeJS.ProcessEnv = gitEnv(sandbox.home), timeout = 60_000): { status: number | null; stdout: string; stderr: string; timedOut: boolean } {
-    const result = spawnSync(process.execPath, [cliPath, ...args], { cwd: repo, env: { ...env, PACKSCOPE_NO_PROGRESS: '1' }, maxBuffer: 1 << 30, timeout, killSignal: 'SIGKILL' });
-    return { status: result.status, stdout: result.stdout.toString(), stderr: result.stderr.toString(), timedOut: result.error !== undefined };
+  function cli(
+    args: string[],
+    env: NodeJS.ProcessEnv = gitEnv(sandbox.home),
+    timeout = 60_000,
+  ): { status: number | null; stdout: string; stderr: string; timedOut: boolean } {
+    const result = spawnSync(process.execPath, [cliPath, ...args], {
+      cwd: repo,
+      env: { ...env, PACKSCOPE_NO_PROGRESS: '1' },
+      maxBuffer: 1 << 30,
+      timeout,
+      killSignal: 'SIGKILL',
+    });
+    return {
+      status: result.status,
+      stdout: result.stdout.toString(),
+      stderr: result.stderr.toString(),
+      timedOut: result.error !== undefined,
+    };
   }
 
   test('a model file with a depth of 0xFFFFFFFF, wrong types and bases, sealed with the key: the output is the fresh build’s', () => {
@@ -72,14 +87,18 @@ describe('the CLI against a hostile model cache and cache directory', () => {
     assert.match(below.stderr, /the model cache must be a directory, and .*cache-file is not one/);
   });
 
-  test('a --cache-dir under /proc/1 does not hang: the save fails with a warning, the answer is printed', { skip: !fs.existsSync('/proc/1') }, () => {
-    const expected = cli(['stats', '--no-cache', repo]).stdout;
-    const run = cli(['stats', '--cache-dir', '/proc/1/packscope-models', repo], gitEnv(sandbox.home), 30_000);
-    assert.equal(run.timedOut, false, 'stats hung on a cache directory under /proc');
-    assert.equal(run.status, 0, run.stderr);
-    assert.equal(run.stdout, expected);
-    assert.match(run.stderr, /warning: could not save the model of .* in \/proc\/1\/packscope-models/);
-  });
+  test(
+    'a --cache-dir under /proc/1 does not hang: the save fails with a warning, the answer is printed',
+    { skip: !fs.existsSync('/proc/1') },
+    () => {
+      const expected = cli(['stats', '--no-cache', repo]).stdout;
+      const run = cli(['stats', '--cache-dir', '/proc/1/packscope-models', repo], gitEnv(sandbox.home), 30_000);
+      assert.equal(run.timedOut, false, 'stats hung on a cache directory under /proc');
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stdout, expected);
+      assert.match(run.stderr, /warning: could not save the model of .* in \/proc\/1\/packscope-models/);
+    },
+  );
 
   test('a default cache inside the repository at HOME: nothing written there, a warning, the same answer', (t) => {
     const home = sandbox.init(`home-${process.hrtime.bigint()}`);
@@ -104,7 +123,17 @@ describe('the CLI against a hostile model cache and cache directory', () => {
     assert.match(run.stderr, /the recording must be written outside the repository/);
     assert.deepEqual(directorySnapshot(other), before, 'record created files inside the other repository');
 
-    const inside = cli(['record', '-o', path.join(repo, 'sub', 'x.psrec'), '-C', repo, '--no-cache', '--', 'rev-parse', 'HEAD']);
+    const inside = cli([
+      'record',
+      '-o',
+      path.join(repo, 'sub', 'x.psrec'),
+      '-C',
+      repo,
+      '--no-cache',
+      '--',
+      'rev-parse',
+      'HEAD',
+    ]);
     assert.equal(inside.status, 1);
     assert.equal(fs.existsSync(path.join(repo, 'sub')), false);
   });
@@ -125,14 +154,21 @@ fs.promises.readFile = refuse(fs.promises.readFile);
 `,
     );
     const output = path.join(sandbox.root, `log-${process.hrtime.bigint()}.psrec`);
-    const result = spawnSync(process.execPath, ['--require', guard, cliPath, 'record', '-o', output, '-C', repo, '--no-cache', '--', 'log', '--raw', '-n', '30'], {
-      cwd: repo,
-      env: { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1' },
-      maxBuffer: 1 << 30,
-    });
+    const result = spawnSync(
+      process.execPath,
+      ['--require', guard, cliPath, 'record', '-o', output, '-C', repo, '--no-cache', '--', 'log', '--raw', '-n', '30'],
+      {
+        cwd: repo,
+        env: { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1' },
+        maxBuffer: 1 << 30,
+      },
+    );
     const stderr = result.stderr.toString();
     assert.equal(result.status, 0, stderr);
-    const lines = fs.readFileSync(output, 'utf8').split('\n').filter((line) => /\.pack \d+$/.test(line)).length;
+    const lines = fs
+      .readFileSync(output, 'utf8')
+      .split('\n')
+      .filter((line) => /\.pack \d+$/.test(line)).length;
     assert.ok(lines > 0);
     assert.match(stderr, new RegExp(`recorded ${lines} pack reads`));
   });

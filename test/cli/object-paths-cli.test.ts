@@ -44,7 +44,11 @@ describe('packscope object', () => {
     for (const oid of [blob, tree, tag]) {
       const json = cli(['object', '--json', oid]);
       assert.equal(json.status, 0, json.stderr);
-      const document = JSON.parse(json.stdout) as { path: string | null; subject: string | null; pathWalk: { complete: boolean } };
+      const document = JSON.parse(json.stdout) as {
+        path: string | null;
+        subject: string | null;
+        pathWalk: { complete: boolean };
+      };
       assert.ok(names.has(oid), `rev-list lists ${oid}`);
       assert.equal(latin1(document.path ?? ''), names.get(oid), oid);
       assert.equal(document.pathWalk.complete, true);
@@ -79,8 +83,13 @@ describe('packscope object', () => {
     assert.match(cli(['object', rootTree]).stdout, /^path {6}\(a root tree: rev-list names it by the empty path\)$/m);
     const dangling = sandbox.gitText(repo, ['hash-object', '-w', '--stdin'], { input: 'dangling\n' }).trim();
     // Packed by id (repack packs only what a ref reaches).
-    sandbox.git(repo, ['pack-objects', '-q', path.join(repo, '.git', 'objects', 'pack', 'pack')], { input: `${dangling}\n` });
-    const json = JSON.parse(cli(['object', '--json', dangling]).stdout) as { path: null; pathWalk: { complete: boolean } };
+    sandbox.git(repo, ['pack-objects', '-q', path.join(repo, '.git', 'objects', 'pack', 'pack')], {
+      input: `${dangling}\n`,
+    });
+    const json = JSON.parse(cli(['object', '--json', dangling]).stdout) as {
+      path: null;
+      pathWalk: { complete: boolean };
+    };
     assert.equal(json.path, null);
     assert.equal(json.pathWalk.complete, true);
     assert.equal(names.has(dangling), false);
@@ -89,7 +98,7 @@ describe('packscope object', () => {
 });
 
 describe('packscope stats', () => {
-  test('every object in the lists carries rev-list\'s name or a commit\'s subject, in --json and in the text', () => {
+  test("every object in the lists carries rev-list's name or a commit's subject, in --json and in the text", () => {
     const json = cli(['stats', '--json', '--top', '8']);
     assert.equal(json.status, 0, json.stderr);
     const document = JSON.parse(json.stdout) as StatsDocument;
@@ -105,13 +114,19 @@ describe('packscope stats', () => {
         }
         checked++;
       }
-      for (const family of pack.largestFamilies) if (family.type !== 'commit') assert.equal(latin1(family.path ?? ''), names.get(family.root) ?? '', family.root);
+      for (const family of pack.largestFamilies)
+        if (family.type !== 'commit')
+          assert.equal(latin1(family.path ?? ''), names.get(family.root) ?? '', family.root);
     }
     assert.ok(checked >= 16, `${checked} list entries checked`);
     const text = cli(['stats', '--top', '8']);
     assert.equal(text.status, 0, text.stderr);
     const listed = document.packs.flatMap((pack) => pack.largestObjects).filter((object) => object.path)[0]!;
-    assert.match(text.stdout, new RegExp(`^ {4}${listed.oid} .*depth ${listed.depth} +${escape(listed.path!)}$`, 'm'), text.stdout);
+    assert.match(
+      text.stdout,
+      new RegExp(`^ {4}${listed.oid} .*depth ${listed.depth} +${escape(listed.path!)}$`, 'm'),
+      text.stdout,
+    );
     const none = JSON.parse(cli(['stats', '--json', '--no-paths']).stdout) as StatsDocument;
     assert.equal(none.pathWalk, undefined);
     assert.equal(none.packs[0]!.largestObjects[0]!.path, undefined);

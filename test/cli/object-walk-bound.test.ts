@@ -32,7 +32,12 @@ before(() => {
   commits = Number(sandbox.gitText(repo, ['rev-list', '--all', '--count']).trim());
   // A blob of the first commit: the walk meets the oldest trees last.
   const first = sandbox.gitText(repo, ['rev-list', '--max-parents=0', '--all']).trim().split('\n')[0]!;
-  blob = sandbox.gitText(repo, ['ls-tree', '-r', first]).trim().split('\n').map((line) => line.split(/\s+/)).find((fields) => fields[1] === 'blob')![2]!;
+  blob = sandbox
+    .gitText(repo, ['ls-tree', '-r', first])
+    .trim()
+    .split('\n')
+    .map((line) => line.split(/\s+/))
+    .find((fields) => fields[1] === 'blob')![2]!;
 });
 
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -42,7 +47,8 @@ function cli(args: string[]): { status: number | null; stdout: string; stderr: s
   return { status: result.status, stdout: result.stdout.toString('utf8'), stderr: result.stderr };
 }
 
-const pathsFiles = (): string[] => (fs.existsSync(cache) ? fs.readdirSync(cache).filter((name) => name.endsWith('.pspaths')) : []);
+const pathsFiles = (): string[] =>
+  fs.existsSync(cache) ? fs.readdirSync(cache).filter((name) => name.endsWith('.pspaths')) : [];
 
 test('a walk stopped by --walk-seconds: the object is printed without its path, with how to get it, and nothing is stored', () => {
   assert.ok(commits > 2048, `${commits} commits`);
@@ -51,18 +57,32 @@ test('a walk stopped by --walk-seconds: the object is printed without its path, 
   assert.match(text.stdout, new RegExp(`^object    ${blob}$`, 'm'));
   const line = text.stdout.split('\n').find((l) => l.startsWith('path      '));
   assert.ok(line, text.stdout);
-  assert.match(line, /^path {6}not known yet: the walk that names paths stopped after 0\.001 s \(it had read [\d,]+ of ([\d,]+) commits\); run `packscope stats` once to walk it all and store it/);
-  assert.equal(/of ([\d,]+) commits/.exec(line)![1], commits.toLocaleString('en-US'), 'the total is git rev-list --all --count');
+  assert.match(
+    line,
+    /^path {6}not known yet: the walk that names paths stopped after 0\.001 s \(it had read [\d,]+ of ([\d,]+) commits\); run `packscope stats` once to walk it all and store it/,
+  );
+  assert.equal(
+    /of ([\d,]+) commits/.exec(line)![1],
+    commits.toLocaleString('en-US'),
+    'the total is git rev-list --all --count',
+  );
   assert.match(text.stdout, /^family {4}\d+ objects? sharing root/m, 'the rest of the object is printed');
   assert.deepEqual(pathsFiles(), [], 'a walk cut short is not stored');
 
   const json = cli(['object', '--json', '--walk-seconds', '0.001', blob]);
   assert.equal(json.status, 0, json.stderr);
-  const document = JSON.parse(json.stdout) as { oid: string; path: string | null; pathWalk: { complete: boolean; problems: string[] } };
+  const document = JSON.parse(json.stdout) as {
+    oid: string;
+    path: string | null;
+    pathWalk: { complete: boolean; problems: string[] };
+  };
   assert.equal(document.oid, blob);
   assert.equal(document.path, null);
   assert.equal(document.pathWalk.complete, false);
-  assert.ok(document.pathWalk.problems.some((p) => p.includes('the walk stopped early')), document.pathWalk.problems.join('\n'));
+  assert.ok(
+    document.pathWalk.problems.some((p) => p.includes('the walk stopped early')),
+    document.pathWalk.problems.join('\n'),
+  );
   assert.deepEqual(pathsFiles(), []);
 });
 
@@ -72,7 +92,7 @@ test('--walk-seconds refuses what is not a number of seconds', () => {
   assert.match(bad.stderr, /--walk-seconds needs a number of seconds/);
 });
 
-test('after stats has stored the full walk, object prints rev-list\'s path at once, whatever the bound', () => {
+test("after stats has stored the full walk, object prints rev-list's path at once, whatever the bound", () => {
   const stats = cli(['stats', '--json']);
   assert.equal(stats.status, 0, stats.stderr);
   assert.equal(pathsFiles().length, 1, 'stats stored its walk');

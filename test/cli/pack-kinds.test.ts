@@ -35,7 +35,10 @@ function packDir(dir: string): string {
 }
 
 function packNames(dir: string): string[] {
-  return fs.readdirSync(packDir(dir)).filter((n) => n.endsWith('.pack')).sort();
+  return fs
+    .readdirSync(packDir(dir))
+    .filter((n) => n.endsWith('.pack'))
+    .sort();
 }
 
 function layoutOf(dir: string): RepositoryLayout {
@@ -87,8 +90,17 @@ function writeLoose(dir: string, type: string, content: Buffer): string {
 
 /** cat-file's answer for every object: the disk size comes from the pack git reads it from. */
 function batchCheck(dir: string): Map<string, string> {
-  const out = sandbox.gitText(dir, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize) %(objectsize:disk)']);
-  return new Map(out.trim().split('\n').map((line) => [line.split(' ')[0]!, line]));
+  const out = sandbox.gitText(dir, [
+    'cat-file',
+    '--batch-all-objects',
+    '--batch-check=%(objectname) %(objecttype) %(objectsize) %(objectsize:disk)',
+  ]);
+  return new Map(
+    out
+      .trim()
+      .split('\n')
+      .map((line) => [line.split(' ')[0]!, line]),
+  );
 }
 
 before(() => {
@@ -118,13 +130,21 @@ test('kept, cruft, bitmap, .rev and repeated packs: kinds and markers as the fil
   const packs = packNames(repo);
   // The pack of c6 alone is kept, with a reason as receive-pack writes one.
   const newest = sandbox.gitText(repo, ['rev-parse', 'HEAD']).trim();
-  const keptPack = packs.find((name) => sandbox.gitText(repo, ['show-index'], { input: fs.readFileSync(path.join(packDir(repo), name.replace(/\.pack$/, '.idx'))) }).includes(newest))!;
+  const keptPack = packs.find((name) =>
+    sandbox
+      .gitText(repo, ['show-index'], {
+        input: fs.readFileSync(path.join(packDir(repo), name.replace(/\.pack$/, '.idx'))),
+      })
+      .includes(newest),
+  )!;
   fs.writeFileSync(path.join(packDir(repo), keptPack.replace(/\.pack$/, '.keep')), 'receive-pack 4242 on test\n');
   const layout = layoutOf(repo);
   assert.deepEqual(layout.packs.map((p) => p.name).sort(), packs);
   for (const p of layout.packs) {
     const stem = p.pack.slice(0, -5);
-    const expected = (['keep', 'promisor', 'mtimes', 'bitmap', 'rev'] as const).filter((m) => fs.existsSync(`${stem}.${m}`));
+    const expected = (['keep', 'promisor', 'mtimes', 'bitmap', 'rev'] as const).filter((m) =>
+      fs.existsSync(`${stem}.${m}`),
+    );
     assert.deepEqual(p.markers, expected, p.name);
     assert.equal(p.kind, expected.includes('mtimes') ? 'cruft' : 'normal', p.name);
     assert.equal(p.inMidx, false);
@@ -135,7 +155,10 @@ test('kept, cruft, bitmap, .rev and repeated packs: kinds and markers as the fil
   }
   assert.equal(layout.packs.filter((p) => p.kind === 'cruft').length, 1, 'one cruft pack');
   assert.equal(layout.packs.filter((p) => p.markers.includes('bitmap')).length, 1, 'one bitmap');
-  assert.ok(layout.packs.some((p) => p.markers.includes('rev')), 'a .rev');
+  assert.ok(
+    layout.packs.some((p) => p.markers.includes('rev')),
+    'a .rev',
+  );
   const kept = layout.packs.find((p) => p.name === keptPack)!;
   assert.equal(kept.keepReason, 'receive-pack 4242 on test');
   // The bitmap's commit count: the bitmapped pack holds the 4 reachable commits.
@@ -152,9 +175,23 @@ test('which pack answers: the disk size of every object is the one cat-file repo
     const result = packscope(['object', '--json', '--no-paths', oid, repo], root, cache);
     assert.equal(result.status, 0, result.stderr);
     const doc = JSON.parse(result.stdout);
-    assert.equal(`${doc.oid} ${doc.type} ${doc.size} ${doc.diskSize}`, git.get(oid), `${oid}: the pack git reads it from`);
-    const holders = packNames(repo).filter((name) => sandbox.gitText(repo, ['show-index'], { input: fs.readFileSync(path.join(packDir(repo), name.replace(/\.pack$/, '.idx'))) }).includes(oid));
-    assert.deepEqual([path.basename(doc.pack), ...doc.alsoInPacks.map((p: string) => path.basename(p))].sort(), holders.sort(), `${oid}: every pack holding it`);
+    assert.equal(
+      `${doc.oid} ${doc.type} ${doc.size} ${doc.diskSize}`,
+      git.get(oid),
+      `${oid}: the pack git reads it from`,
+    );
+    const holders = packNames(repo).filter((name) =>
+      sandbox
+        .gitText(repo, ['show-index'], {
+          input: fs.readFileSync(path.join(packDir(repo), name.replace(/\.pack$/, '.idx'))),
+        })
+        .includes(oid),
+    );
+    assert.deepEqual(
+      [path.basename(doc.pack), ...doc.alsoInPacks.map((p: string) => path.basename(p))].sort(),
+      holders.sort(),
+      `${oid}: every pack holding it`,
+    );
     if (oid === repeated) assert.equal(doc.alsoInPacks.length, 1, 'the repeated blob is in two packs');
   }
 });
@@ -182,20 +219,30 @@ test('loose objects, one also packed, and garbage: count-objects -v field for fi
   // An object no pack has: git reads the loose file, and the error names it.
   const loose = packscope(['object', '--no-paths', onlyLoose, dir], root, cache);
   assert.equal(loose.status, 1);
-  assert.ok(loose.stderr.includes(path.join(dir, '.git', 'objects', onlyLoose.slice(0, 2), onlyLoose.slice(2))), loose.stderr);
+  assert.ok(
+    loose.stderr.includes(path.join(dir, '.git', 'objects', onlyLoose.slice(0, 2), onlyLoose.slice(2))),
+    loose.stderr,
+  );
   assert.match(loose.stderr, /is loose, in no pack/);
 });
 
 test('a multi-pack-index with a bitmap and a preferred pack: coverage, preferred pack, RIDX, and cat-file agrees on every object', () => {
   const dir = path.join(root, 'midx');
   fs.cpSync(repo, dir, { recursive: true });
-  const preferred = packNames(dir).find((name) => !fs.existsSync(path.join(packDir(dir), name.replace(/\.pack$/, '.mtimes'))) && !fs.existsSync(path.join(packDir(dir), name.replace(/\.pack$/, '.bitmap'))))!;
+  const preferred = packNames(dir).find(
+    (name) =>
+      !fs.existsSync(path.join(packDir(dir), name.replace(/\.pack$/, '.mtimes'))) &&
+      !fs.existsSync(path.join(packDir(dir), name.replace(/\.pack$/, '.bitmap'))),
+  )!;
   sandbox.git(dir, ['multi-pack-index', 'write', '--bitmap', `--preferred-pack=${preferred}`]);
   sandbox.git(dir, ['multi-pack-index', 'verify']);
   const layout = layoutOf(dir);
   assert.equal(layout.midx.length, 1);
   const midx = layout.midx[0]!;
-  assert.deepEqual([...midx.packs].sort(), packNames(dir).map((n) => n.replace(/\.pack$/, '.idx')));
+  assert.deepEqual(
+    [...midx.packs].sort(),
+    packNames(dir).map((n) => n.replace(/\.pack$/, '.idx')),
+  );
   assert.equal(midx.preferredPack, preferred.replace(/\.pack$/, '.idx'));
   assert.equal(midx.bitmap, true);
   assert.equal(midx.reverseIndexChunk, true, 'git 2.39 writes a RIDX chunk with a bitmap');
@@ -225,51 +272,79 @@ test('an alternate: listed as count-objects -v lists it, its packs not local and
   const layout = layoutOf(dir);
   assert.deepEqual(layout.alternates, [path.join(repo, '.git', 'objects')]);
   const firstForeign = layout.packs.findIndex((p) => !p.local);
-  assert.ok(firstForeign > 0 && layout.packs.slice(firstForeign).every((p) => !p.local && p.objectsDir === path.join(repo, '.git', 'objects')));
+  assert.ok(
+    firstForeign > 0 &&
+      layout.packs.slice(firstForeign).every((p) => !p.local && p.objectsDir === path.join(repo, '.git', 'objects')),
+  );
   assertCountObjects(dir, layout);
 });
 
-test('a partial clone: its pack is a promisor pack, and the objects PackScope finds are rev-list --missing=print\'s present ones', () => {
+test("a partial clone: its pack is a promisor pack, and the objects PackScope finds are rev-list --missing=print's present ones", () => {
   sandbox.git(repo, ['config', 'uploadpack.allowFilter', 'true']);
   const dir = path.join(root, 'partial');
   sandbox.git(root, ['clone', '-q', '--no-checkout', '--filter=blob:none', `file://${repo}`, dir]);
   const layout = layoutOf(dir);
-  assert.deepEqual(layout.packs.map((p) => [p.kind, p.markers.includes('promisor')]), [['promisor', true]]);
+  assert.deepEqual(
+    layout.packs.map((p) => [p.kind, p.markers.includes('promisor')]),
+    [['promisor', true]],
+  );
   assertCountObjects(dir, layout);
   const listed = sandbox.gitText(dir, ['rev-list', '--objects', '--all', '--missing=print']).trim().split('\n');
   const missing = listed.filter((l) => l.startsWith('?')).map((l) => l.slice(1));
   const present = listed.filter((l) => !l.startsWith('?')).map((l) => l.split(' ')[0]!);
   assert.ok(missing.length > 0 && present.length > 0);
-  const packed = new Set(parseVerifyPack(sandbox.gitText(dir, ['verify-pack', '-v', layout.packs[0]!.pack.replace(/\.pack$/, '.idx')])).map((e) => e.oid));
-  assert.deepEqual(present.filter((oid) => !packed.has(oid)), [], 'every object rev-list has is in the promisor pack');
-  assert.deepEqual(missing.filter((oid) => packed.has(oid)), [], 'no missing object is in it');
+  const packed = new Set(
+    parseVerifyPack(sandbox.gitText(dir, ['verify-pack', '-v', layout.packs[0]!.pack.replace(/\.pack$/, '.idx')])).map(
+      (e) => e.oid,
+    ),
+  );
+  assert.deepEqual(
+    present.filter((oid) => !packed.has(oid)),
+    [],
+    'every object rev-list has is in the promisor pack',
+  );
+  assert.deepEqual(
+    missing.filter((oid) => packed.has(oid)),
+    [],
+    'no missing object is in it',
+  );
   const absent = packscope(['object', '--json', '--no-paths', missing[0]!, dir], root, cache);
   assert.equal(absent.status, 1);
   assert.match(absent.stderr, /not in any pack/);
 });
 
-test('a FIFO named .keep: the pack counts as kept (git only checks it exists) and stats does not wait on it', { skip: process.platform === 'win32' }, async () => {
-  const dir = path.join(root, 'fifo');
-  fs.cpSync(repo, dir, { recursive: true });
-  for (const name of fs.readdirSync(packDir(dir))) if (name.endsWith('.keep')) fs.rmSync(path.join(packDir(dir), name));
-  const target = packNames(dir)[0]!;
-  execFileSync('mkfifo', [path.join(packDir(dir), target.replace(/\.pack$/, '.keep'))]);
-  // A FIFO as a pack's .bitmap, and one named like a loose object: git's count-objects calls the latter garbage.
-  const unbitmapped = packNames(dir).find((name) => !fs.existsSync(path.join(packDir(dir), name.replace(/\.pack$/, '.bitmap'))))!;
-  execFileSync('mkfifo', [path.join(packDir(dir), unbitmapped.replace(/\.pack$/, '.bitmap'))]);
-  fs.mkdirSync(path.join(dir, '.git', 'objects', 'fe'), { recursive: true });
-  execFileSync('mkfifo', [path.join(dir, '.git', 'objects', 'fe', 'f'.repeat(38))]);
-  const run = await runCliBounded(['stats', '--json', '--top', '0', dir], { env: { ...process.env, PACKSCOPE_CACHE_DIR: cache } as Record<string, string>, timeoutMs: 60_000 });
-  assert.equal(run.timedOut, false);
-  assert.equal(run.status, 0, run.stderr);
-  const layout = JSON.parse(run.stdout).layout as RepositoryLayout;
-  const kept = layout.packs.find((p) => p.name === target)!;
-  assert.ok(kept.markers.includes('keep'));
-  assert.match(kept.keepProblem ?? '', /not a regular file/);
-  assert.equal(kept.keepReason, undefined);
-  const fifoBitmap = layout.packs.find((p) => p.name === unbitmapped)!;
-  assert.ok(fifoBitmap.markers.includes('bitmap'));
-  assert.equal(fifoBitmap.bitmapCommits, undefined, 'a FIFO is not read as a bitmap');
-  assertCountObjects(dir, layout);
-  assert.ok(layout.loose.garbageFiles.some((g) => g.path.endsWith(path.join('fe', 'f'.repeat(38)))));
-});
+test(
+  'a FIFO named .keep: the pack counts as kept (git only checks it exists) and stats does not wait on it',
+  { skip: process.platform === 'win32' },
+  async () => {
+    const dir = path.join(root, 'fifo');
+    fs.cpSync(repo, dir, { recursive: true });
+    for (const name of fs.readdirSync(packDir(dir)))
+      if (name.endsWith('.keep')) fs.rmSync(path.join(packDir(dir), name));
+    const target = packNames(dir)[0]!;
+    execFileSync('mkfifo', [path.join(packDir(dir), target.replace(/\.pack$/, '.keep'))]);
+    // A FIFO as a pack's .bitmap, and one named like a loose object: git's count-objects calls the latter garbage.
+    const unbitmapped = packNames(dir).find(
+      (name) => !fs.existsSync(path.join(packDir(dir), name.replace(/\.pack$/, '.bitmap'))),
+    )!;
+    execFileSync('mkfifo', [path.join(packDir(dir), unbitmapped.replace(/\.pack$/, '.bitmap'))]);
+    fs.mkdirSync(path.join(dir, '.git', 'objects', 'fe'), { recursive: true });
+    execFileSync('mkfifo', [path.join(dir, '.git', 'objects', 'fe', 'f'.repeat(38))]);
+    const run = await runCliBounded(['stats', '--json', '--top', '0', dir], {
+      env: { ...process.env, PACKSCOPE_CACHE_DIR: cache } as Record<string, string>,
+      timeoutMs: 60_000,
+    });
+    assert.equal(run.timedOut, false);
+    assert.equal(run.status, 0, run.stderr);
+    const layout = JSON.parse(run.stdout).layout as RepositoryLayout;
+    const kept = layout.packs.find((p) => p.name === target)!;
+    assert.ok(kept.markers.includes('keep'));
+    assert.match(kept.keepProblem ?? '', /not a regular file/);
+    assert.equal(kept.keepReason, undefined);
+    const fifoBitmap = layout.packs.find((p) => p.name === unbitmapped)!;
+    assert.ok(fifoBitmap.markers.includes('bitmap'));
+    assert.equal(fifoBitmap.bitmapCommits, undefined, 'a FIFO is not read as a bitmap');
+    assertCountObjects(dir, layout);
+    assert.ok(layout.loose.garbageFiles.some((g) => g.path.endsWith(path.join('fe', 'f'.repeat(38)))));
+  },
+);

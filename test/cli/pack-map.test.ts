@@ -11,7 +11,13 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hilbertIndex, hilbertPoint, TYPE_COLOURS } from '../../src/common/pack-map-geometry.ts';
 import { GitSandbox, runCli, tempDir } from '../support/git.ts';
-import { historyRepository, onlyPackStem, verifyPackEntries, type VerifyPackEntry, entryHolding } from '../support/git-oracle.ts';
+import {
+  historyRepository,
+  onlyPackStem,
+  verifyPackEntries,
+  type VerifyPackEntry,
+  entryHolding,
+} from '../support/git-oracle.ts';
 import { decodePng } from '../support/png-decode.ts';
 
 const TYPE_NUMBER: Record<string, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
@@ -28,11 +34,26 @@ let packBytes: number;
 before(() => {
   root = tempDir(undefined, 'packscope-map-');
   sandbox = new GitSandbox(root);
-  repo = historyRepository(sandbox, 'history', { commits: 60, seed: 15, files: 5, linesPerFile: 40, repack: ['-adf', '--depth=20'] });
+  repo = historyRepository(sandbox, 'history', {
+    commits: 60,
+    seed: 15,
+    files: 5,
+    linesPerFile: 40,
+    repack: ['-adf', '--depth=20'],
+  });
   stem = onlyPackStem(path.join(repo, '.git', 'objects', 'pack'));
   entries = verifyPackEntries(sandbox, repo, `${stem}.pack`);
-  const checked = sandbox.gitText(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype)']);
-  typeOf = new Map(checked.trim().split('\n').map((line) => line.split(' ') as [string, string]));
+  const checked = sandbox.gitText(repo, [
+    'cat-file',
+    '--batch-all-objects',
+    '--batch-check=%(objectname) %(objecttype)',
+  ]);
+  typeOf = new Map(
+    checked
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ') as [string, string]),
+  );
   packBytes = fs.statSync(`${stem}.pack`).size;
 });
 
@@ -61,7 +82,12 @@ describe('the Hilbert curve', () => {
         assert.ok(x >= 0 && y >= 0 && x < side && y < side, `order ${order}, d ${d}: (${x}, ${y})`);
         seen.add(y * side + x);
         assert.equal(hilbertIndex(order, x, y), d, `order ${order}: index of (${x}, ${y})`);
-        if (previous) assert.equal(Math.abs(x - previous[0]) + Math.abs(y - previous[1]), 1, `order ${order}: step ${d} is to a neighbour`);
+        if (previous)
+          assert.equal(
+            Math.abs(x - previous[0]) + Math.abs(y - previous[1]),
+            1,
+            `order ${order}: step ${d} is to a neighbour`,
+          );
         previous = [x, y];
       }
       assert.equal(seen.size, side * side);
@@ -87,15 +113,27 @@ describe('packscope map', () => {
       const entry = entryAt(start);
       const type = typeOf.get(entry.oid)!;
       seenTypes.add(type);
-      assert.deepEqual(image.pixel(x, y), [...TYPE_COLOURS[TYPE_NUMBER[type]!]!], `pixel (${x}, ${y}) at byte ${start}: ${entry.oid} ${type}`);
+      assert.deepEqual(
+        image.pixel(x, y),
+        [...TYPE_COLOURS[TYPE_NUMBER[type]!]!],
+        `pixel (${x}, ${y}) at byte ${start}: ${entry.oid} ${type}`,
+      );
     }
     for (const type of ['blob', 'commit', 'tree']) assert.ok(seenTypes.has(type), `the picture shows ${type}s`);
   });
 
   test("a recording's lit pixels are those over objects git's trace names; the SVG carries the legend", () => {
     const trace = path.join(root, 'log.trace');
-    sandbox.git(repo, ['-c', 'core.deltaBaseCacheLimit=0', 'log', '--raw', '-n', '20'], { env: { GIT_TRACE_PACK_ACCESS: trace } });
-    const readOffsets = new Set(fs.readFileSync(trace, 'utf8').trim().split('\n').map((line) => Number(/ (\d+)$/.exec(line)![1])));
+    sandbox.git(repo, ['-c', 'core.deltaBaseCacheLimit=0', 'log', '--raw', '-n', '20'], {
+      env: { GIT_TRACE_PACK_ACCESS: trace },
+    });
+    const readOffsets = new Set(
+      fs
+        .readFileSync(trace, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => Number(/ (\d+)$/.exec(line)![1])),
+    );
     const output = path.join(root, 'out', 'heat.svg');
     const result = runCli(['map', '--json', '--size', '128', '--recording', trace, '-o', output, repo]);
     assert.equal(result.status, 0, result.stderr);

@@ -62,8 +62,15 @@ test('a promisor remote set through include.path: the preview excludes promisor 
   assert.equal(result.status, 0, result.stderr);
   const document = JSON.parse(result.stdout) as { git: string[] };
   assert.ok(document.git.includes('--exclude-promisor-objects'), document.git.join(' '));
-  assert.match(result.stderr, /warning: .* is a partial clone \(promisor remote origin\): the preview covers only the objects outside its promisor packs/);
-  assert.equal(fs.existsSync(fetched), false, `the preview fetched: ${fs.existsSync(fetched) ? fs.readFileSync(fetched, 'utf8') : ''}`);
+  assert.match(
+    result.stderr,
+    /warning: .* is a partial clone \(promisor remote origin\): the preview covers only the objects outside its promisor packs/,
+  );
+  assert.equal(
+    fs.existsSync(fetched),
+    false,
+    `the preview fetched: ${fs.existsSync(fetched) ? fs.readFileSync(fetched, 'utf8') : ''}`,
+  );
   assert.deepEqual(packFiles(clone), before);
 
   // The wrapper does see a fetch that git makes on its own: the observation works.

@@ -9,11 +9,14 @@ import { PoliciesRequest } from '../../src/protocol/server-protocol.ts';
 import { runCli, tempDir } from '../support/git.ts';
 import { LspServer } from '../support/lsp-server.ts';
 
-test('policies --json carries the rows of the server\'s packscope/policies result, in the same field order', async (t) => {
+test("policies --json carries the rows of the server's packscope/policies result, in the same field order", async (t) => {
   const root = tempDir(t, 'packscope-policies-cli-');
   const workspace = path.join(root, 'workspace');
   fs.mkdirSync(workspace);
-  const server = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: path.join(root, 'models') } });
+  const server = await LspServer.start({
+    workspaceFolders: [workspace],
+    settings: { modelCacheDirectory: path.join(root, 'models') },
+  });
   let served: PolicyDescription[];
   try {
     ({ policies: served } = await server.connection.sendRequest(PoliciesRequest, {}));
@@ -63,10 +66,17 @@ test('policies lists every spec, whether it is a reference bound, and its help; 
     if (spec === '') shown.at(-1)!.help.push(help);
     else shown.push({ spec, referenceBound: line.slice(boundColumn, helpColumn).trim(), help: [help] });
   }
-  assert.deepEqual(shown.map((row) => row.spec), POLICY_NAMES);
+  assert.deepEqual(
+    shown.map((row) => row.spec),
+    POLICY_NAMES,
+  );
   assert.deepEqual(
     shown,
-    describePolicies().map((policy) => ({ spec: policy.spec, referenceBound: policy.referenceBound ? 'yes' : 'no', help: policy.help })),
+    describePolicies().map((policy) => ({
+      spec: policy.spec,
+      referenceBound: policy.referenceBound ? 'yes' : 'no',
+      help: policy.help,
+    })),
   );
   for (const row of shown) {
     for (const spec of concreteSpecs(row.spec)) {

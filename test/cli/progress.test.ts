@@ -27,7 +27,11 @@ function packedRepository(t: Parameters<typeof tempDir>[0]): { sandbox: GitSandb
 }
 
 /** Runs the CLI with stderr on a pty and stdout in a file; returns what each got. */
-function underPty(root: string, args: string[], env: Record<string, string>): { status: number | null; terminal: string; stdout: string } {
+function underPty(
+  root: string,
+  args: string[],
+  env: Record<string, string>,
+): { status: number | null; terminal: string; stdout: string } {
   const stdoutFile = path.join(root, `stdout-${Math.random().toString(16).slice(2)}`);
   const typescript = `${stdoutFile}.tty`;
   const command = `${[process.execPath, cliPath, ...args].map(quote).join(' ')} > ${quote(stdoutFile)}`;
@@ -36,47 +40,87 @@ function underPty(root: string, args: string[], env: Record<string, string>): { 
     stdio: ['ignore', 'ignore', 'pipe'],
     timeout: 120_000,
   });
-  return { status: run.status, terminal: fs.readFileSync(typescript, 'latin1'), stdout: fs.readFileSync(stdoutFile, 'latin1') };
+  return {
+    status: run.status,
+    terminal: fs.readFileSync(typescript, 'latin1'),
+    stdout: fs.readFileSync(stdoutFile, 'latin1'),
+  };
 }
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
-test('stats on a terminal draws a progress line with counts and elapsed time on stderr, never on stdout', { skip: !hasScript && 'util-linux script is not installed' }, (t) => {
-  const { repo, root } = packedRepository(t);
-  const run = underPty(root, ['stats', '--json', '--no-cache', repo], { PACKSCOPE_PROGRESS_DELAY: '0' });
-  assert.equal(run.status, 0, run.terminal);
-  assert.match(run.terminal, /\rReading pack-[0-9a-f]+\.pack: \d+% \([\d,]+ of [\d,]+\), \d+\.\d s\x1b\[K/);
-  assert.match(run.terminal, /\r\x1b\[K/, 'the line is cleared at the end');
-  assert.doesNotMatch(run.stdout, /\r|\x1b|Reading/);
-  assert.equal(JSON.parse(run.stdout).schema, 'packscope.stats/1');
-});
+test(
+  'stats on a terminal draws a progress line with counts and elapsed time on stderr, never on stdout',
+  { skip: !hasScript && 'util-linux script is not installed' },
+  (t) => {
+    const { repo, root } = packedRepository(t);
+    const run = underPty(root, ['stats', '--json', '--no-cache', repo], { PACKSCOPE_PROGRESS_DELAY: '0' });
+    assert.equal(run.status, 0, run.terminal);
+    assert.match(run.terminal, /\rReading pack-[0-9a-f]+\.pack: \d+% \([\d,]+ of [\d,]+\), \d+\.\d s\x1b\[K/);
+    assert.match(run.terminal, /\r\x1b\[K/, 'the line is cleared at the end');
+    assert.doesNotMatch(run.stdout, /\r|\x1b|Reading/);
+    assert.equal(JSON.parse(run.stdout).schema, 'packscope.stats/1');
+  },
+);
 
-test('a job shorter than the delay, PACKSCOPE_NO_PROGRESS, or a stderr that is not a terminal: no progress line', { skip: !hasScript && 'util-linux script is not installed' }, (t) => {
-  const { repo, root } = packedRepository(t);
-  const delayed = underPty(root, ['stats', '--json', '--no-cache', repo], { PACKSCOPE_PROGRESS_DELAY: '600000' });
-  assert.equal(delayed.status, 0);
-  assert.doesNotMatch(delayed.terminal, /Reading|Walking|\x1b\[K/);
-  const off = underPty(root, ['stats', '--json', '--no-cache', repo], { PACKSCOPE_PROGRESS_DELAY: '0', PACKSCOPE_NO_PROGRESS: '1' });
-  assert.equal(off.status, 0);
-  assert.doesNotMatch(off.terminal, /Reading|Walking|\x1b\[K/);
-  const piped = spawnSync(process.execPath, [cliPath, 'stats', '--json', '--no-cache', repo], { env: { ...gitEnv(path.join(root, 'home')), PACKSCOPE_PROGRESS_DELAY: '0' }, encoding: 'latin1' });
-  assert.equal(piped.status, 0);
-  assert.equal(piped.stderr, '');
-  assert.doesNotMatch(piped.stdout, /\r|\x1b/);
-});
+test(
+  'a job shorter than the delay, PACKSCOPE_NO_PROGRESS, or a stderr that is not a terminal: no progress line',
+  { skip: !hasScript && 'util-linux script is not installed' },
+  (t) => {
+    const { repo, root } = packedRepository(t);
+    const delayed = underPty(root, ['stats', '--json', '--no-cache', repo], { PACKSCOPE_PROGRESS_DELAY: '600000' });
+    assert.equal(delayed.status, 0);
+    assert.doesNotMatch(delayed.terminal, /Reading|Walking|\x1b\[K/);
+    const off = underPty(root, ['stats', '--json', '--no-cache', repo], {
+      PACKSCOPE_PROGRESS_DELAY: '0',
+      PACKSCOPE_NO_PROGRESS: '1',
+    });
+    assert.equal(off.status, 0);
+    assert.doesNotMatch(off.terminal, /Reading|Walking|\x1b\[K/);
+    const piped = spawnSync(process.execPath, [cliPath, 'stats', '--json', '--no-cache', repo], {
+      env: { ...gitEnv(path.join(root, 'home')), PACKSCOPE_PROGRESS_DELAY: '0' },
+      encoding: 'latin1',
+    });
+    assert.equal(piped.status, 0);
+    assert.equal(piped.stderr, '');
+    assert.doesNotMatch(piped.stdout, /\r|\x1b/);
+  },
+);
 
-test('record shows pack reads so far and the elapsed time while git runs', { skip: !hasScript && 'util-linux script is not installed' }, (t) => {
-  const { repo, root } = packedRepository(t);
-  const output = path.join(root, 'out', 'slow.psrec');
-  // A git alias that waits, then reads every object: the line has ticks to draw while git is still running.
-  const run = underPty(root, ['record', '-o', output, '-C', repo, '--', '-c', 'alias.slow=!sleep 1; git rev-list --objects --all; sleep 1; git log -p', 'slow'], { PACKSCOPE_PROGRESS_DELAY: '0' });
-  assert.equal(run.status, 0, run.terminal);
-  const drawn = [...run.terminal.matchAll(/\rRecording `git -c alias\.slow=[^`]*`: ([\d,]+) pack reads?(?:, in [^\r]+?)?, (\d+\.\d) s\x1b\[K/g)];
-  assert.ok(drawn.length >= 2, run.terminal);
-  const reads = drawn.map((m) => Number(m[1]!.replace(/,/g, '')));
-  assert.ok(reads[reads.length - 1]! > 0, `reads shown: ${reads.join(' ')}`);
-  for (let i = 1; i < reads.length; i++) assert.ok(reads[i]! >= reads[i - 1]!, 'the count only grows');
-  assert.match(run.terminal, /packscope: recorded \d+ pack reads/);
-  assert.doesNotMatch(run.stdout, /Recording `|\x1b\[K/);
-  assert.ok(fs.existsSync(output));
-});
+test(
+  'record shows pack reads so far and the elapsed time while git runs',
+  { skip: !hasScript && 'util-linux script is not installed' },
+  (t) => {
+    const { repo, root } = packedRepository(t);
+    const output = path.join(root, 'out', 'slow.psrec');
+    // A git alias that waits, then reads every object: the line has ticks to draw while git is still running.
+    const run = underPty(
+      root,
+      [
+        'record',
+        '-o',
+        output,
+        '-C',
+        repo,
+        '--',
+        '-c',
+        'alias.slow=!sleep 1; git rev-list --objects --all; sleep 1; git log -p',
+        'slow',
+      ],
+      { PACKSCOPE_PROGRESS_DELAY: '0' },
+    );
+    assert.equal(run.status, 0, run.terminal);
+    const drawn = [
+      ...run.terminal.matchAll(
+        /\rRecording `git -c alias\.slow=[^`]*`: ([\d,]+) pack reads?(?:, in [^\r]+?)?, (\d+\.\d) s\x1b\[K/g,
+      ),
+    ];
+    assert.ok(drawn.length >= 2, run.terminal);
+    const reads = drawn.map((m) => Number(m[1]!.replace(/,/g, '')));
+    assert.ok(reads[reads.length - 1]! > 0, `reads shown: ${reads.join(' ')}`);
+    for (let i = 1; i < reads.length; i++) assert.ok(reads[i]! >= reads[i - 1]!, 'the count only grows');
+    assert.match(run.terminal, /packscope: recorded \d+ pack reads/);
+    assert.doesNotMatch(run.stdout, /Recording `|\x1b\[K/);
+    assert.ok(fs.existsSync(output));
+  },
+);

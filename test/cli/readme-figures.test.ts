@@ -16,17 +16,37 @@ test("the README's marked regions equal what scripts/readme-figures.ts makes now
   const madeWith = /, git (\d[^)]*)\):/.exec(regions.get('sweep') ?? '')?.[1];
   assert.ok(madeWith !== undefined, 'the sweep figure names the git that made it');
   if (madeWith !== gitVersion()) {
-    t.skip(`the README's figures were made with git ${madeWith}, this machine has git ${gitVersion()}: its packs differ`);
+    t.skip(
+      `the README's figures were made with git ${madeWith}, this machine has git ${gitVersion()}: its packs differ`,
+    );
     return;
   }
   const figures = readmeFigures();
-  for (const [name, body] of figures) assert.equal(regions.get(name), body, `README.md figures:${name} is stale: run node --import tsx scripts/readme-figures.ts`);
+  for (const [name, body] of figures)
+    assert.equal(
+      regions.get(name),
+      body,
+      `README.md figures:${name} is stale: run node --import tsx scripts/readme-figures.ts`,
+    );
   assert.equal(withFigures(readme, figures), readme);
 });
 
 test('withFigures rewrites only the marked regions, and refuses regions it does not make', () => {
   const text = 'a\n<!-- figures:one -->\nold\n<!-- /figures -->\nb\n';
-  assert.equal(withFigures(text, new Map([['one', 'new\nlines']])), 'a\n<!-- figures:one -->\nnew\nlines\n<!-- /figures -->\nb\n');
+  assert.equal(
+    withFigures(text, new Map([['one', 'new\nlines']])),
+    'a\n<!-- figures:one -->\nnew\nlines\n<!-- /figures -->\nb\n',
+  );
   assert.throws(() => withFigures(text, new Map()), /region "one" that scripts\/readme-figures.ts does not make/);
-  assert.throws(() => withFigures(text, new Map([['one', 'x'], ['two', 'y']])), /no region <!-- figures:two -->/);
+  assert.throws(
+    () =>
+      withFigures(
+        text,
+        new Map([
+          ['one', 'x'],
+          ['two', 'y'],
+        ]),
+      ),
+    /no region <!-- figures:two -->/,
+  );
 });

@@ -11,5 +11,9 @@ test("the README's CLI block is the --help overview down to its command list", (
   assert.ok(block !== undefined, "README.md has a fenced block right under '## The CLI'");
   const overview = runCli(['--help']).stdout.toString('utf8');
   assert.equal(overview.slice(0, block.length), block);
-  assert.match(overview.slice(block.length), /^\nRun "packscope <command> --help"/, 'the block ends with the last command');
+  assert.match(
+    overview.slice(block.length),
+    /^\nRun "packscope <command> --help"/,
+    'the block ends with the last command',
+  );
 });

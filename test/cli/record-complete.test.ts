@@ -35,7 +35,14 @@ describe('limit-0 recordings against real git: exact or bounded', () => {
     sandbox = new GitSandbox(tempDir(undefined, 'packscope-bounds-'));
     process.on('exit', () => fs.rmSync(sandbox.root, { recursive: true, force: true }));
     repo = sandbox.init('repo');
-    sandbox.fastImport(repo, wideTreeHistory(Number(process.env.W_FILES ?? 400), Number(process.env.W_COMMITS ?? 200), Number(process.env.W_SEED ?? 7)));
+    sandbox.fastImport(
+      repo,
+      wideTreeHistory(
+        Number(process.env.W_FILES ?? 400),
+        Number(process.env.W_COMMITS ?? 200),
+        Number(process.env.W_SEED ?? 7),
+      ),
+    );
     sandbox.git(repo, ['repack', '-adf', '--depth=50', '--window=50']);
     sandbox.git(repo, ['reset', '-q', '--hard', 'main']);
     shim = buildInflateCounter(sandbox.root);
@@ -44,27 +51,50 @@ describe('limit-0 recordings against real git: exact or bounded', () => {
   });
 
   function packscope(args: string[], input?: string): string {
-    const result = spawnSync(process.execPath, [cliPath, ...args], { env: { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1' }, maxBuffer: 1 << 30, input });
+    const result = spawnSync(process.execPath, [cliPath, ...args], {
+      env: { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1' },
+      maxBuffer: 1 << 30,
+      input,
+    });
     assert.equal(result.status, 0, result.stderr.toString());
     return result.stdout.toString();
   }
 
   function record(args: string[], extra: string[] = [], where = repo, input?: string): string {
     const output = path.join(sandbox.root, `rec-${args[0]}-${process.hrtime.bigint()}.psrec`);
-    packscope(['record', '--exact', ...extra, '-o', output, '-C', where, '--cache-dir', cacheDir, '--', ...args], input);
+    packscope(
+      ['record', '--exact', ...extra, '-o', output, '-C', where, '--cache-dir', cacheDir, '--', ...args],
+      input,
+    );
     return output;
   }
 
   function realRun(args: string[], limit: number): { lines: number; inflations: number } {
     const trace = path.join(sandbox.root, `real-${process.hrtime.bigint()}.trace`);
     const counts = `${trace}.count`;
-    sandbox.git(repo, ['-c', `core.deltaBaseCacheLimit=${limit}`, ...args], { env: { GIT_TRACE_PACK_ACCESS: trace, ...countingEnv(shim, counts) } });
+    sandbox.git(repo, ['-c', `core.deltaBaseCacheLimit=${limit}`, ...args], {
+      env: { GIT_TRACE_PACK_ACCESS: trace, ...countingEnv(shim, counts) },
+    });
     const lines = fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean).length : 0;
     return { lines, inflations: readInflateCount(counts) };
   }
 
   function sweep(recording: string): Cell[] {
-    const document = JSON.parse(packscope(['sweep', '--json', '--threads', '1', '--policies', 'git', '--limits', LIMITS.join(','), '--cache-dir', cacheDir, recording])) as { results: Cell[] };
+    const document = JSON.parse(
+      packscope([
+        'sweep',
+        '--json',
+        '--threads',
+        '1',
+        '--policies',
+        'git',
+        '--limits',
+        LIMITS.join(','),
+        '--cache-dir',
+        cacheDir,
+        recording,
+      ]),
+    ) as { results: Cell[] };
     return document.results;
   }
 
@@ -85,17 +115,25 @@ describe('limit-0 recordings against real git: exact or bounded', () => {
       const realInflations = real.inflations - outside!;
       const bounds = cell.bounds!;
       assert.ok(bounds, `${name} at ${cell.limit}: bounds`);
-      table.push(`${cell.limit}: lines real ${real.lines} predicted ${cell.logged} bounds ${bounds.logged.join('–')}; inflations real ${realInflations} predicted ${cell.inflations} bounds ${bounds.inflations.join('–')}; places ${cell.hiddenReads?.placesThatMiss ?? 0}/${cell.hiddenReads?.places ?? '-'}`);
+      table.push(
+        `${cell.limit}: lines real ${real.lines} predicted ${cell.logged} bounds ${bounds.logged.join('–')}; inflations real ${realInflations} predicted ${cell.inflations} bounds ${bounds.inflations.join('–')}; places ${cell.hiddenReads?.placesThatMiss ?? 0}/${cell.hiddenReads?.places ?? '-'}`,
+      );
       const message = `${name} at ${cell.limit}:\n${table.join('\n')}`;
       assert.ok(bounds.logged[0] <= real.lines && real.lines <= bounds.logged[1], `lines within bounds: ${message}`);
-      assert.ok(bounds.inflations[0] <= realInflations && realInflations <= bounds.inflations[1], `inflations within bounds: ${message}`);
+      assert.ok(
+        bounds.inflations[0] <= realInflations && realInflations <= bounds.inflations[1],
+        `inflations within bounds: ${message}`,
+      );
       if (cell.exact) {
         assert.equal(cell.logged, real.lines, `exact lines: ${message}`);
         assert.equal(cell.inflations, realInflations, `exact inflations: ${message}`);
       } else {
         inexact++;
         // Not trivially wide: at most one line per place that misses at this limit.
-        assert.ok(bounds.logged[1] - bounds.logged[0] <= 2 * cell.hiddenReads!.placesThatMiss, `logged width: ${message}`);
+        assert.ok(
+          bounds.logged[1] - bounds.logged[0] <= 2 * cell.hiddenReads!.placesThatMiss,
+          `logged width: ${message}`,
+        );
       }
       if (cell.logged !== real.lines) missed++;
     }
@@ -107,41 +145,71 @@ describe('limit-0 recordings against real git: exact or bounded', () => {
     ['git log -p', () => ['log', '-p', '-n', '120']],
   ];
   test('§8.1 four-read case: --complete=4390 finds the hidden read of X and is exact there', () => {
-    const text = (seed: string, length: number): Buffer => Buffer.from(seed.repeat(Math.ceil(length / seed.length)).slice(0, length));
+    const text = (seed: string, length: number): Buffer =>
+      Buffer.from(seed.repeat(Math.ceil(length / seed.length)).slice(0, length));
     const X = text('the base of a chain ', 2000);
     const G = text('another family root ', 2000);
-    const entries: ChosenEntry[] = [{ content: X }, { base: 0, content: Buffer.concat([X.subarray(0, 1990), Buffer.from('Y!Y!Y!Y!Y!')]) }, { content: G }];
-    entries.push({ base: 1, content: Buffer.concat([entries[1]!.content.subarray(0, 1990), Buffer.from('Z:Z:Z:Z:Z:')]) });
+    const entries: ChosenEntry[] = [
+      { content: X },
+      { base: 0, content: Buffer.concat([X.subarray(0, 1990), Buffer.from('Y!Y!Y!Y!Y!')]) },
+      { content: G },
+    ];
+    entries.push({
+      base: 1,
+      content: Buffer.concat([entries[1]!.content.subarray(0, 1990), Buffer.from('Z:Z:Z:Z:Z:')]),
+    });
     entries.push({ base: 2, content: Buffer.concat([G.subarray(0, 1990), Buffer.from('G1G1G1G1G1')]) });
     const four = sandbox.init('four');
     const packDir = path.join(four, '.git', 'objects', 'pack');
     fs.writeFileSync(path.join(packDir, 'pack-test.pack'), writeChosenPack(entries));
     sandbox.git(packDir, ['index-pack', 'pack-test.pack']);
-    const [x, y, , z, g1] = entries.map((entry) => blobId(entry.content).toString('hex')) as [string, string, string, string, string];
+    const [x, y, , z, g1] = entries.map((entry) => blobId(entry.content).toString('hex')) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     const input = [z, g1, y, x].join('\n') + '\n';
     const args = ['cat-file', '--batch=%(objectname)'];
     const plain = record(args, [], four, input);
     const complete = record(args, ['--complete=4390'], four, input);
-    const header = JSON.parse(fs.readFileSync(complete, 'utf8').split('\n')[0]!.replace(/^#packscope-recording 1 /, '')) as { completeAt: number[]; hiddenReads: [number, number][] };
+    const header = JSON.parse(
+      fs
+        .readFileSync(complete, 'utf8')
+        .split('\n')[0]!
+        .replace(/^#packscope-recording 1 /, ''),
+    ) as { completeAt: number[]; hiddenReads: [number, number][] };
     assert.deepEqual(header.completeAt, [4390]);
     assert.deepEqual(header.hiddenReads, [[2, 1]], 'one read of X hidden after the third trace read (Y)');
     const realLines = (limit: number): number => {
       const trace = path.join(sandbox.root, `four-${process.hrtime.bigint()}.trace`);
-      sandbox.git(four, ['-c', `core.deltaBaseCacheLimit=${limit}`, ...args], { input, env: { GIT_TRACE_PACK_ACCESS: trace } });
+      sandbox.git(four, ['-c', `core.deltaBaseCacheLimit=${limit}`, ...args], {
+        input,
+        env: { GIT_TRACE_PACK_ACCESS: trace },
+      });
       return fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean).length;
     };
-    const at = (recording: string, limit: number): Cell => (JSON.parse(packscope(['simulate', '--json', '--limit', String(limit), '--cache-dir', cacheDir, recording])) as { results: Cell[] }).results[0]!;
+    const at = (recording: string, limit: number): Cell =>
+      (
+        JSON.parse(packscope(['simulate', '--json', '--limit', String(limit), '--cache-dir', cacheDir, recording])) as {
+          results: Cell[];
+        }
+      ).results[0]!;
     assert.equal(realLines(4390), 3);
     const before = at(plain, 4390);
     assert.equal(before.exact, false);
     assert.deepEqual(before.bounds!.logged, [2, 3]);
     const after = at(complete, 4390);
     assert.equal(after.exact, true);
-    assert.equal(after.logged, 3, 'the complete recording predicts git\'s three lines');
+    assert.equal(after.logged, 3, "the complete recording predicts git's three lines");
     for (const limit of [0, 1000, 4000, 6000, 96 << 20]) {
       const cell = at(complete, limit);
       const real = realLines(limit);
-      assert.ok(cell.bounds!.logged[0] <= real && real <= cell.bounds!.logged[1], `complete recording at ${limit}: ${real} within ${cell.bounds!.logged.join('–')}`);
+      assert.ok(
+        cell.bounds!.logged[0] <= real && real <= cell.bounds!.logged[1],
+        `complete recording at ${limit}: ${real} within ${cell.bounds!.logged.join('–')}`,
+      );
       if (cell.exact) assert.equal(cell.logged, real);
     }
   });
@@ -151,17 +219,27 @@ describe('limit-0 recordings against real git: exact or bounded', () => {
     test(`${name}: a limit-0 recording is exact or bounded at every limit`, (t) => {
       const cells = sweep(record(args()));
       const { table, inexact, missed } = check(name, args(), cells);
-      t.diagnostic(`${name}: ${inexact} of ${cells.length} cells not exact, ${missed} where the plain replay misses git\n${table.join('\n')}`);
+      t.diagnostic(
+        `${name}: ${inexact} of ${cells.length} cells not exact, ${missed} where the plain replay misses git\n${table.join('\n')}`,
+      );
     });
     test(`${name}: record --complete=32k,64k is exact at 32k and 64k, bounded elsewhere`, (t) => {
       const recording = record(args(), [`--complete=${COMPLETE.join(',')}`]);
-      const header = JSON.parse(fs.readFileSync(recording, 'utf8').split('\n')[0]!.replace(/^#packscope-recording 1 /, '')) as { completeAt: number[]; hiddenReads: [number, number][]; cacheLimit: number };
+      const header = JSON.parse(
+        fs
+          .readFileSync(recording, 'utf8')
+          .split('\n')[0]!
+          .replace(/^#packscope-recording 1 /, ''),
+      ) as { completeAt: number[]; hiddenReads: [number, number][]; cacheLimit: number };
       assert.deepEqual(header.completeAt, COMPLETE, 'the header says where it is complete');
       assert.equal(header.cacheLimit, 0);
       const cells = sweep(recording);
-      for (const cell of cells) if (COMPLETE.includes(cell.limit)) assert.equal(cell.exact, true, `${name}: exact at ${cell.limit}`);
+      for (const cell of cells)
+        if (COMPLETE.includes(cell.limit)) assert.equal(cell.exact, true, `${name}: exact at ${cell.limit}`);
       const { table, inexact } = check(`${name} --complete`, args(), cells);
-      t.diagnostic(`${name} --complete: ${header.hiddenReads.length} places with hidden reads found; ${inexact} of ${cells.length} cells not exact\n${table.join('\n')}`);
+      t.diagnostic(
+        `${name} --complete: ${header.hiddenReads.length} places with hidden reads found; ${inexact} of ${cells.length} cells not exact\n${table.join('\n')}`,
+      );
     });
   }
 });
@@ -173,12 +251,17 @@ describe('limit-0 recordings against real git: exact or bounded', () => {
 function wideTreeHistory(files: number, commits: number, seed: number): Buffer {
   const random = new SeededRandom(seed);
   const chunks: string[] = [];
-  const names = Array.from({ length: files }, (_, i) => `module-${String(i).padStart(4, '0')}-with-a-rather-long-descriptive-name.c`);
+  const names = Array.from(
+    { length: files },
+    (_, i) => `module-${String(i).padStart(4, '0')}-with-a-rather-long-descriptive-name.c`,
+  );
   names.push('Makefile');
   const contents = names.map((name) => Array.from({ length: 8 }, (_, l) => `${name} line ${l}`));
   const alive = names.map((_, i) => i);
   for (let c = 0; c < commits; c++) {
-    chunks.push(`commit refs/heads/main\nmark :${c + 1}\ncommitter A <a@example.com> ${1_600_000_000 + c * 60} +0000\ndata 8\ncommit ${c % 10}\n`);
+    chunks.push(
+      `commit refs/heads/main\nmark :${c + 1}\ncommitter A <a@example.com> ${1_600_000_000 + c * 60} +0000\ndata 8\ncommit ${c % 10}\n`,
+    );
     if (c > 0) chunks.push(`from :${c}\n`);
     const touched = new Set<number>(c === 0 ? names.map((_, i) => i) : []);
     for (let e = 0; e < 3; e++) touched.add(alive[Math.floor(random.next() * alive.length)]!);

@@ -31,18 +31,29 @@ describe('record --exact, then simulate at every limit, against real git', () =>
     sandbox.git(repo, ['reset', '-q', '--hard', 'main']);
     shim = buildInflateCounter(sandbox.root);
     cacheDir = path.join(sandbox.root, 'model-cache');
-    blamed = sandbox.gitText(repo, ['ls-tree', '-r', '--name-only', 'main']).split('\n').find((name) => name.endsWith('.txt'))!;
-    const objects = sandbox.gitText(repo, ['rev-list', '--objects', '--all']).split('\n').filter(Boolean).map((line) => line.slice(0, 40));
+    blamed = sandbox
+      .gitText(repo, ['ls-tree', '-r', '--name-only', 'main'])
+      .split('\n')
+      .find((name) => name.endsWith('.txt'))!;
+    const objects = sandbox
+      .gitText(repo, ['rev-list', '--objects', '--all'])
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.slice(0, 40));
     batchInput = objects.filter((_, i) => i % 3 === 0).join('\n') + '\n';
   });
 
   function record(args: string[], input: string | undefined): string {
     const output = path.join(sandbox.root, `rec-${args[0]}-${process.hrtime.bigint()}.psrec`);
-    const result = spawnSync(process.execPath, [cliPath, 'record', '--exact', '-o', output, '-C', repo, '--cache-dir', cacheDir, '--', ...args], {
-      env: { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1' },
-      input,
-      maxBuffer: 1 << 30,
-    });
+    const result = spawnSync(
+      process.execPath,
+      [cliPath, 'record', '--exact', '-o', output, '-C', repo, '--cache-dir', cacheDir, '--', ...args],
+      {
+        env: { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1' },
+        input,
+        maxBuffer: 1 << 30,
+      },
+    );
     assert.equal(result.status, 0, result.stderr.toString());
     assert.match(result.stderr.toString(), /recorded \d+ pack reads/);
     return output;
@@ -51,16 +62,26 @@ describe('record --exact, then simulate at every limit, against real git', () =>
   function realRun(args: string[], input: string | undefined, limit: number): { lines: number; inflations: number } {
     const trace = path.join(sandbox.root, `real-${process.hrtime.bigint()}.trace`);
     const counts = `${trace}.count`;
-    sandbox.git(repo, ['-c', `core.deltaBaseCacheLimit=${limit}`, ...args], { input: input ?? '', env: { GIT_TRACE_PACK_ACCESS: trace, ...countingEnv(shim, counts) } });
+    sandbox.git(repo, ['-c', `core.deltaBaseCacheLimit=${limit}`, ...args], {
+      input: input ?? '',
+      env: { GIT_TRACE_PACK_ACCESS: trace, ...countingEnv(shim, counts) },
+    });
     const lines = fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean).length : 0;
     return { lines, inflations: readInflateCount(counts) };
   }
 
   function simulate(recording: string, limit: number): { logged: number; inflations: number; reads: number } {
-    const result = spawnSync(process.execPath, [cliPath, 'simulate', '--json', '--limit', String(limit), '--cache-dir', cacheDir, recording], { env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1' } });
+    const result = spawnSync(
+      process.execPath,
+      [cliPath, 'simulate', '--json', '--limit', String(limit), '--cache-dir', cacheDir, recording],
+      { env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1' } },
+    );
     assert.equal(result.status, 0, result.stderr.toString());
     assert.equal(result.stderr.toString(), '', 'no reads left out, no malformed lines');
-    const document = JSON.parse(result.stdout.toString()) as { schema: string; results: { logged: number; inflations: number; reads: number; limit: number; policy: string }[] };
+    const document = JSON.parse(result.stdout.toString()) as {
+      schema: string;
+      results: { logged: number; inflations: number; reads: number; limit: number; policy: string }[];
+    };
     assert.equal(document.schema, 'packscope.simulate/1');
     assert.equal(document.results.length, 1);
     assert.equal(document.results[0]!.limit, limit);
@@ -87,11 +108,20 @@ describe('record --exact, then simulate at every limit, against real git', () =>
         assert.ok(real.lines > 0, 'the command reads from the pack');
         assert.equal(predicted.logged, real.lines, `${name} at limit ${limit}: predicted trace lines`);
         differences.add(real.inflations - predicted.inflations);
-        table.push(`limit ${limit}: lines ${real.lines}, inflations real ${real.inflations} predicted ${predicted.inflations}`);
+        table.push(
+          `limit ${limit}: lines ${real.lines}, inflations real ${real.inflations} predicted ${predicted.inflations}`,
+        );
       }
-      assert.equal(differences.size, 1, `${name}: real − predicted inflations must not depend on the limit:\n${table.join('\n')}`);
+      assert.equal(
+        differences.size,
+        1,
+        `${name}: real − predicted inflations must not depend on the limit:\n${table.join('\n')}`,
+      );
       // Not vacuous: the cache changes what git does here, and the model follows it.
-      assert.ok(realInflations[0]! > realInflations[2]!, `${name}: limit 0 should cost more inflations than 96m:\n${table.join('\n')}`);
+      assert.ok(
+        realInflations[0]! > realInflations[2]!,
+        `${name}: limit 0 should cost more inflations than 96m:\n${table.join('\n')}`,
+      );
     });
   }
 });

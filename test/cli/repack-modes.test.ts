@@ -50,8 +50,15 @@ function realPacks(dir: string): { name: string; objects: number; kind: string }
     .sort()
     .map((name) => {
       const stem = path.join(packDir(dir), name.slice(0, -5));
-      const objects = sandbox.gitText(dir, ['verify-pack', '-v', `${stem}.idx`]).split('\n').filter((l) => /^[0-9a-f]{40} /.test(l)).length;
-      return { name, objects, kind: fs.existsSync(`${stem}.mtimes`) ? 'cruft' : fs.existsSync(`${stem}.promisor`) ? 'promisor' : 'normal' };
+      const objects = sandbox
+        .gitText(dir, ['verify-pack', '-v', `${stem}.idx`])
+        .split('\n')
+        .filter((l) => /^[0-9a-f]{40} /.test(l)).length;
+      return {
+        name,
+        objects,
+        kind: fs.existsSync(`${stem}.mtimes`) ? 'cruft' : fs.existsSync(`${stem}.promisor`) ? 'promisor' : 'normal',
+      };
     });
 }
 
@@ -70,9 +77,21 @@ function compareWithRealRepack(dir: string, doc: RepackModePreviewDocument, repa
   fs.cpSync(dir, copy, { recursive: true });
   sandbox.git(copy, ['repack', '-q', ...repackArgs]);
   const real = realPacks(copy);
-  const sideOf = (packs: RepackModePreviewDocument['after']['packs']): string[] => packs.map((p) => `${p.objects} ${p.kind}`).sort();
-  assert.deepEqual(sideOf(doc.after.packs), real.map((p) => `${p.objects} ${p.kind}`).sort(), 'the packs after: objects and kinds as the real repack left them');
-  assert.deepEqual(doc.unchanged.sort(), real.map((p) => p.name).filter((name) => doc.before.packs.some((b) => b.name === name)).sort(), 'the packs kept as they were');
+  const sideOf = (packs: RepackModePreviewDocument['after']['packs']): string[] =>
+    packs.map((p) => `${p.objects} ${p.kind}`).sort();
+  assert.deepEqual(
+    sideOf(doc.after.packs),
+    real.map((p) => `${p.objects} ${p.kind}`).sort(),
+    'the packs after: objects and kinds as the real repack left them',
+  );
+  assert.deepEqual(
+    doc.unchanged.sort(),
+    real
+      .map((p) => p.name)
+      .filter((name) => doc.before.packs.some((b) => b.name === name))
+      .sort(),
+    'the packs kept as they were',
+  );
   assert.equal(doc.after.looseObjects, looseCount(copy));
   assert.deepEqual(doc.equivalent, ['git', 'repack', ...repackArgs]);
 }
@@ -108,7 +127,11 @@ test('--cruft: one pack of the reachable objects and a cruft pack of the unreach
   sandbox.git(dir, ['hash-object', '-w', '--stdin'], { input: 'a loose unreachable blob\n' });
   const stateBefore = objectsState(dir);
   const doc = preview(dir, ['--cruft']);
-  assert.deepEqual(objectsState(dir), stateBefore, 'the repository is untouched (its loose objects too: prune-packed ran on the shadow)');
+  assert.deepEqual(
+    objectsState(dir),
+    stateBefore,
+    'the repository is untouched (its loose objects too: prune-packed ran on the shadow)',
+  );
   assert.ok(doc.before.looseObjects >= 4);
   assert.deepEqual(doc.after.packs.map((p) => p.kind).sort(), ['cruft', 'normal']);
   assert.equal(doc.after.looseObjects, 0);

@@ -39,45 +39,111 @@ describe('repack-preview --time', () => {
     saveCalibration(calibrationFile(cacheDir, calibration.key), calibration);
   });
 
-  test('each layout\'s read time is the model\'s formula on its own counts, labelled with its calibration', () => {
+  test("each layout's read time is the model's formula on its own counts, labelled with its calibration", () => {
     const recording = path.join(sandbox.root, 'log-p.psrec');
     const recorded = runCli(['record', '-o', recording, '-C', repo, '--', 'log', '-p'], { cwd: sandbox.root, env });
     assert.equal(recorded.status, 0, recorded.stderr);
-    const run = runCli(['repack-preview', '--json', '--time', '--no-estimate', '--depth', '4', '--recording', recording, '--limits', '0,16m', repo], { cwd: sandbox.root, env });
+    const run = runCli(
+      [
+        'repack-preview',
+        '--json',
+        '--time',
+        '--no-estimate',
+        '--depth',
+        '4',
+        '--recording',
+        recording,
+        '--limits',
+        '0,16m',
+        repo,
+      ],
+      { cwd: sandbox.root, env },
+    );
     assert.equal(run.status, 0, run.stderr);
     const doc = JSON.parse(run.stdout.toString()) as RepackPreviewDocument;
     assert.ok(doc.readTime && doc.readTime.calibration, JSON.stringify(doc.readTime));
     assert.equal(doc.readTime.estimate, true);
-    const kept = JSON.parse(fs.readFileSync(fs.readdirSync(path.join(cacheDir, 'calibrations')).map((f) => path.join(cacheDir, 'calibrations', f))[0]!, 'utf8'));
+    const kept = JSON.parse(
+      fs.readFileSync(
+        fs.readdirSync(path.join(cacheDir, 'calibrations')).map((f) => path.join(cacheDir, 'calibrations', f))[0]!,
+        'utf8',
+      ),
+    );
     assert.deepEqual(doc.readTime.calibration.parameters, kept.parameters, 'the kept calibration, not a new one');
     const replay = doc.recordings[0]!;
     for (const side of [replay.current, replay.preview!]) {
-      assert.deepEqual(side.inflations.map((x) => x.limit), [0, 16 << 20]);
+      assert.deepEqual(
+        side.inflations.map((x) => x.limit),
+        [0, 16 << 20],
+      );
       for (const at of side.inflations) assert.equal(at.readSeconds, readSeconds(at, kept.parameters));
     }
     // Depth 4 against today's 12: the layouts' counts differ, so their prices are each their own.
     assert.ok(replay.preview!.inflations[0]!.inflations < replay.current.inflations[0]!.inflations);
-    const text = runCli(['repack-preview', '--time', '--no-estimate', '--depth', '4', '--recording', recording, '--limits', '0,16m', repo], { cwd: sandbox.root, env });
+    const text = runCli(
+      [
+        'repack-preview',
+        '--time',
+        '--no-estimate',
+        '--depth',
+        '4',
+        '--recording',
+        recording,
+        '--limits',
+        '0,16m',
+        repo,
+      ],
+      { cwd: sandbox.root, env },
+    );
     assert.equal(text.status, 0, text.stderr);
     assert.match(text.stdout.toString(), /read time \(estimate\)/);
     assert.match(text.stdout.toString(), /read time: estimate, calibration of pack-/);
   });
 
-  test('a recording whose reads were replayed on git has both layouts\' read seconds scaled by its kept scale', () => {
+  test("a recording whose reads were replayed on git has both layouts' read seconds scaled by its kept scale", () => {
     const recording = path.join(sandbox.root, 'log-p.psrec');
-    const file = fs.readdirSync(path.join(cacheDir, 'calibrations')).map((f) => path.join(cacheDir, 'calibrations', f))[0]!;
+    const file = fs
+      .readdirSync(path.join(cacheDir, 'calibrations'))
+      .map((f) => path.join(cacheDir, 'calibrations', f))[0]!;
     const before = fs.readFileSync(file, 'utf8');
     const kept = JSON.parse(before) as Calibration;
     const metadata = parseRecordingFile(recording).metadata!;
-    const replay: ReadReplay = { command: { args: metadata.command, cwd: metadata.cwd, startedAt: metadata.startedAt }, date: '2026-12-04T00:00:00.000Z', reads: 1, readsTimed: 1, repeats: 3, limits: [0, 16 << 20], seconds: [1, 0.5], modelReadSeconds: [1.25, 0.5], readScale: 0.8, note: 'test' };
+    const replay: ReadReplay = {
+      command: { args: metadata.command, cwd: metadata.cwd, startedAt: metadata.startedAt },
+      date: '2026-12-04T00:00:00.000Z',
+      reads: 1,
+      readsTimed: 1,
+      repeats: 3,
+      limits: [0, 16 << 20],
+      seconds: [1, 0.5],
+      modelReadSeconds: [1.25, 0.5],
+      readScale: 0.8,
+      note: 'test',
+    };
     try {
       fs.writeFileSync(file, JSON.stringify(withReadReplay(kept, replay)));
-      const run = runCli(['repack-preview', '--json', '--time', '--no-estimate', '--depth', '4', '--recording', recording, '--limits', '0,16m', repo], { cwd: sandbox.root, env });
+      const run = runCli(
+        [
+          'repack-preview',
+          '--json',
+          '--time',
+          '--no-estimate',
+          '--depth',
+          '4',
+          '--recording',
+          recording,
+          '--limits',
+          '0,16m',
+          repo,
+        ],
+        { cwd: sandbox.root, env },
+      );
       assert.equal(run.status, 0, run.stderr);
       const doc = JSON.parse(run.stdout.toString()) as RepackPreviewDocument;
       const scaled = doc.recordings[0]!;
       assert.equal(scaled.readScale, 0.8);
-      for (const side of [scaled.current, scaled.preview!]) for (const at of side.inflations) assert.equal(at.readSeconds, 0.8 * readSeconds(at, kept.parameters));
+      for (const side of [scaled.current, scaled.preview!])
+        for (const at of side.inflations) assert.equal(at.readSeconds, 0.8 * readSeconds(at, kept.parameters));
       assert.match(doc.readTime!.note, /1 of 1 recording scaled by a replay of its own reads on git/);
     } finally {
       fs.writeFileSync(file, before);
@@ -86,11 +152,17 @@ describe('repack-preview --time', () => {
 
   test('without --time a kept calibration prices the layouts, and with none kept it says how to get one', () => {
     const recording = path.join(sandbox.root, 'log-p.psrec');
-    const kept = runCli(['repack-preview', '--json', '--no-estimate', '--recording', recording, '--limits', '16m', repo], { cwd: sandbox.root, env });
+    const kept = runCli(
+      ['repack-preview', '--json', '--no-estimate', '--recording', recording, '--limits', '16m', repo],
+      { cwd: sandbox.root, env },
+    );
     assert.equal(kept.status, 0, kept.stderr);
     const keptDoc = JSON.parse(kept.stdout.toString()) as RepackPreviewDocument;
     assert.ok(keptDoc.readTime?.calibration, JSON.stringify(keptDoc.readTime));
-    const none = runCli(['repack-preview', '--json', '--no-estimate', '--no-cache', '--recording', recording, '--limits', '16m', repo], { cwd: sandbox.root, env });
+    const none = runCli(
+      ['repack-preview', '--json', '--no-estimate', '--no-cache', '--recording', recording, '--limits', '16m', repo],
+      { cwd: sandbox.root, env },
+    );
     assert.equal(none.status, 0, none.stderr);
     const doc = JSON.parse(none.stdout.toString()) as RepackPreviewDocument;
     assert.equal(doc.readTime?.calibration, null);

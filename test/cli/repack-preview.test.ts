@@ -23,9 +23,12 @@ interface Shape {
   repo: string;
 }
 
-
 /** What a real repack of a copy gives: the new pack's verify-pack entries, its size and its name. */
-function realRepack(sandbox: GitSandbox, repo: string, options: string[]): { objects: number; histogram: number[]; deltas: number; packBytes: number; checksum: string } {
+function realRepack(
+  sandbox: GitSandbox,
+  repo: string,
+  options: string[],
+): { objects: number; histogram: number[]; deltas: number; packBytes: number; checksum: string } {
   const copy = `${repo}-copy-${process.hrtime.bigint()}`;
   spawnSync('cp', ['-a', repo, copy]);
   try {
@@ -40,7 +43,13 @@ function realRepack(sandbox: GitSandbox, repo: string, options: string[]): { obj
       while (histogram.length <= e.depth) histogram.push(0);
       histogram[e.depth]!++;
     }
-    return { objects: entries.length, histogram, deltas: entries.length - histogram[0]!, packBytes: fs.statSync(pack).size, checksum: /pack-([0-9a-f]+)\.pack$/.exec(pack)![1]! };
+    return {
+      objects: entries.length,
+      histogram,
+      deltas: entries.length - histogram[0]!,
+      packBytes: fs.statSync(pack).size,
+      checksum: /pack-([0-9a-f]+)\.pack$/.exec(pack)![1]!,
+    };
   } finally {
     fs.rmSync(copy, { recursive: true, force: true });
   }
@@ -54,7 +63,8 @@ function childProcesses(): string[] {
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === process.pid) found.push(`${entry} ${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}`);
+      if (Number(fields[1]) === process.pid)
+        found.push(`${entry} ${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}`);
     } catch {
       // gone meanwhile
     }
@@ -92,7 +102,9 @@ describe('repack-preview against git repack -adf on a copy', () => {
       { name: 'a pack and loose objects', repo: loose },
       { name: 'two packs', repo: twoPacks },
     ];
-    assert.ok(fs.readdirSync(path.join(twoPacks, '.git', 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length === 2);
+    assert.ok(
+      fs.readdirSync(path.join(twoPacks, '.git', 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length === 2,
+    );
   });
 
   after(() => {
@@ -111,7 +123,14 @@ describe('repack-preview against git repack -adf on a copy', () => {
         const tempRoot = tempDir(t, 'packscope-repack-tmp-');
         const before = directorySnapshot(path.join(shape.repo, '.git'));
         const progress: GitProgress[] = [];
-        const run = await previewRepack({ repository: discoverRepository(shape.repo), depth, window, threads: 1, tempRoot, onProgress: (p) => progress.push(p) });
+        const run = await previewRepack({
+          repository: discoverRepository(shape.repo),
+          depth,
+          window,
+          threads: 1,
+          tempRoot,
+          onProgress: (p) => progress.push(p),
+        });
         assert.deepEqual(directorySnapshot(path.join(shape.repo, '.git')), before, `${shape.name}: .git unchanged`);
         assert.deepEqual(previewTemps(tempRoot), [], `${shape.name}: temporary directory removed`);
         const real = realRepack(sandbox, shape.repo, [`--depth=${depth}`, `--window=${window}`, '--threads=1']);
@@ -123,12 +142,21 @@ describe('repack-preview against git repack -adf on a copy', () => {
         assert.equal(preview.packBytes, real.packBytes, `${shape.name}: pack size`);
         assert.equal(preview.packs[0]!.checksum, real.checksum, `${shape.name}: the very same pack`);
         const phases = new Set(progress.map((p) => p.phase));
-        for (const phase of ['Counting objects', 'Compressing objects', 'Writing objects']) assert.ok(phases.has(phase), `${shape.name}: progress of ${phase}`);
+        for (const phase of ['Counting objects', 'Compressing objects', 'Writing objects'])
+          assert.ok(phases.has(phase), `${shape.name}: progress of ${phase}`);
         const writing = progress.filter((p) => p.phase === 'Writing objects').at(-1)!;
         assert.equal(writing.total, real.objects);
-        const currentPacks = fs.readdirSync(path.join(shape.repo, '.git', 'objects', 'pack')).filter((n) => n.endsWith('.pack'));
+        const currentPacks = fs
+          .readdirSync(path.join(shape.repo, '.git', 'objects', 'pack'))
+          .filter((n) => n.endsWith('.pack'));
         assert.equal(current.packs.length, currentPacks.length);
-        assert.equal(current.packBytes, currentPacks.reduce((sum, n) => sum + fs.statSync(path.join(shape.repo, '.git', 'objects', 'pack', n)).size, 0));
+        assert.equal(
+          current.packBytes,
+          currentPacks.reduce(
+            (sum, n) => sum + fs.statSync(path.join(shape.repo, '.git', 'objects', 'pack', n)).size,
+            0,
+          ),
+        );
         if (shape.name.includes('loose')) {
           assert.ok(current.looseObjects >= 9, `${shape.name}: loose objects counted (${current.looseObjects})`);
           assert.ok(run.result.onlyInPreview >= 9, `${shape.name}: loose objects end up in the preview`);
@@ -136,8 +164,23 @@ describe('repack-preview against git repack -adf on a copy', () => {
         assert.ok(run.result.largestChanges.length <= 20);
         for (const change of run.result.largestChanges) assert.notEqual(change.change, 0);
         const argv = run.result.gitArgs;
-        assert.deepEqual(argv.slice(2, 9), ['pack-objects', `--window=${window}`, `--depth=${depth}`, '--threads=1', '--no-reuse-delta', '--progress', '--delta-base-offset']);
-        assert.deepEqual(argv.slice(10), ['--keep-true-parents', '--honor-pack-keep', '--non-empty', '--all', '--reflog', '--indexed-objects']);
+        assert.deepEqual(argv.slice(2, 9), [
+          'pack-objects',
+          `--window=${window}`,
+          `--depth=${depth}`,
+          '--threads=1',
+          '--no-reuse-delta',
+          '--progress',
+          '--delta-base-offset',
+        ]);
+        assert.deepEqual(argv.slice(10), [
+          '--keep-true-parents',
+          '--honor-pack-keep',
+          '--non-empty',
+          '--all',
+          '--reflog',
+          '--indexed-objects',
+        ]);
       }
     });
   }
@@ -183,7 +226,10 @@ describe('repack-preview against git repack -adf on a copy', () => {
     assert.ok(tempSeenWhileRunning, 'the temporary directory existed while git ran');
     assert.ok(aliveAtAbort, 'pack-objects was still running when the signal fired');
     assert.throws(() => process.kill(pid!, 0), /ESRCH/, 'the pack-objects process is gone');
-    assert.deepEqual(childProcesses().filter((c) => / git$/.test(c)), []);
+    assert.deepEqual(
+      childProcesses().filter((c) => / git$/.test(c)),
+      [],
+    );
     assert.deepEqual(previewTemps(tempRoot), []);
     assert.deepEqual(directorySnapshot(path.join(shape.repo, '.git')), before);
     // Uncancelled, this run takes about 3 s on the project's machine (2 cores): the cancel stopped git midway.
@@ -195,7 +241,15 @@ describe('repack-preview against git repack -adf on a copy', () => {
     const controller = new AbortController();
     controller.abort();
     let spawned = false;
-    await assert.rejects(previewRepack({ repository: discoverRepository(shapes[0]!.repo), tempRoot, signal: controller.signal, onSpawn: () => (spawned = true) }), { name: 'AbortError' });
+    await assert.rejects(
+      previewRepack({
+        repository: discoverRepository(shapes[0]!.repo),
+        tempRoot,
+        signal: controller.signal,
+        onSpawn: () => (spawned = true),
+      }),
+      { name: 'AbortError' },
+    );
     assert.equal(spawned, false);
     assert.deepEqual(previewTemps(tempRoot), []);
   });
@@ -204,11 +258,24 @@ describe('repack-preview against git repack -adf on a copy', () => {
     const shape = shapes[0]!;
     const tempRoot = tempDir(t, 'packscope-repack-tmp-');
     const before = directorySnapshot(path.join(shape.repo, '.git'));
-    await assert.rejects(previewRepack({ repository: discoverRepository(shape.repo), tempRoot, extraOptions: ['--no-such-option'] }), (error: Error) => {
-      assert.match(error.message, /git pack-objects failed \(exit status 129\): error: unknown option `no-such-option'/);
-      return true;
-    });
-    await assert.rejects(previewRepack({ repository: discoverRepository(shape.repo), tempRoot, git: path.join(sandbox.root, 'no-such-git') }), /cannot run git .*no-such-git/);
+    await assert.rejects(
+      previewRepack({ repository: discoverRepository(shape.repo), tempRoot, extraOptions: ['--no-such-option'] }),
+      (error: Error) => {
+        assert.match(
+          error.message,
+          /git pack-objects failed \(exit status 129\): error: unknown option `no-such-option'/,
+        );
+        return true;
+      },
+    );
+    await assert.rejects(
+      previewRepack({
+        repository: discoverRepository(shape.repo),
+        tempRoot,
+        git: path.join(sandbox.root, 'no-such-git'),
+      }),
+      /cannot run git .*no-such-git/,
+    );
     assert.deepEqual(previewTemps(tempRoot), []);
     assert.deepEqual(directorySnapshot(path.join(shape.repo, '.git')), before);
   });
@@ -228,13 +295,35 @@ describe('repack-preview against git repack -adf on a copy', () => {
     const shape = shapes[0]!;
     const tempRoot = tempDir(t, 'packscope-repack-tmp-');
     const cacheDir = path.join(tempRoot, 'models');
-    const env = { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1', PACKSCOPE_CACHE_DIR: cacheDir, TMPDIR: tempRoot };
-    const cli = (args: string[]): ReturnType<typeof spawnSync> => spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', 'main.ts'), ...args], { cwd: projectRoot, env, maxBuffer: 1 << 28 });
+    const env = {
+      ...gitEnv(sandbox.home),
+      PACKSCOPE_NO_PROGRESS: '1',
+      PACKSCOPE_CACHE_DIR: cacheDir,
+      TMPDIR: tempRoot,
+    };
+    const cli = (args: string[]): ReturnType<typeof spawnSync> =>
+      spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', 'main.ts'), ...args], {
+        cwd: projectRoot,
+        env,
+        maxBuffer: 1 << 28,
+      });
     const recording = path.join(tempRoot, 'log.psrec');
     const recorded = cli(['record', '-o', recording, '-C', shape.repo, '--', 'log', '--raw', '-n', '120']);
     assert.equal(recorded.status, 0, String(recorded.stderr));
     const before = directorySnapshot(path.join(shape.repo, '.git'));
-    const result = cli(['repack-preview', '--json', '--depth', '20', '--window', '30', '--threads', '1', '--recording', recording, shape.repo]);
+    const result = cli([
+      'repack-preview',
+      '--json',
+      '--depth',
+      '20',
+      '--window',
+      '30',
+      '--threads',
+      '1',
+      '--recording',
+      recording,
+      shape.repo,
+    ]);
     assert.equal(result.status, 0, String(result.stderr));
     assert.deepEqual(directorySnapshot(path.join(shape.repo, '.git')), before);
     assert.deepEqual(previewTemps(tempRoot), []);
@@ -242,7 +331,18 @@ describe('repack-preview against git repack -adf on a copy', () => {
     assert.equal(doc.schema, 'packscope.repack-preview/1');
     const real = realRepack(sandbox, shape.repo, ['--depth=20', '--window=30', '--threads=1']);
     for (const side of ['current', 'preview']) {
-      for (const field of ['objects', 'packBytes', 'deltas', 'maxDepth', 'meanDepth', 'depthHistogram', 'families', 'byType', 'packs']) assert.ok(field in doc[side], `${side}.${field}`);
+      for (const field of [
+        'objects',
+        'packBytes',
+        'deltas',
+        'maxDepth',
+        'meanDepth',
+        'depthHistogram',
+        'families',
+        'byType',
+        'packs',
+      ])
+        assert.ok(field in doc[side], `${side}.${field}`);
     }
     assert.equal(doc.preview.objects, real.objects);
     assert.deepEqual(doc.preview.depthHistogram, real.histogram);
@@ -250,13 +350,21 @@ describe('repack-preview against git repack -adf on a copy', () => {
     assert.equal(doc.preview.deltas, real.deltas);
     const depthSum = real.histogram.reduce((sum, n, d) => sum + n * d, 0);
     assert.equal(doc.preview.meanDepth, Math.round((depthSum / real.objects) * 1000) / 1000);
-    const currentPack = path.join(shape.repo, '.git', 'objects', 'pack', fs.readdirSync(path.join(shape.repo, '.git', 'objects', 'pack')).find((n) => n.endsWith('.pack'))!);
+    const currentPack = path.join(
+      shape.repo,
+      '.git',
+      'objects',
+      'pack',
+      fs.readdirSync(path.join(shape.repo, '.git', 'objects', 'pack')).find((n) => n.endsWith('.pack'))!,
+    );
     const currentEntries = parseVerifyPack(sandbox.gitText(shape.repo, ['verify-pack', '-v', currentPack]));
     assert.equal(doc.current.objects, currentEntries.length);
     assert.equal(doc.current.maxDepth, Math.max(...currentEntries.map((e) => e.depth)));
     assert.equal(doc.current.packBytes, fs.statSync(currentPack).size);
     assert.equal(doc.git[0], 'git');
-    assert.ok(doc.git.includes('pack-objects') && doc.git.includes('--no-reuse-delta') && doc.git.includes('--depth=20'));
+    assert.ok(
+      doc.git.includes('pack-objects') && doc.git.includes('--no-reuse-delta') && doc.git.includes('--depth=20'),
+    );
     assert.equal(typeof doc.seconds, 'number');
     assert.deepEqual(doc.equivalent, ['git', 'repack', '-a', '-d', '-f', '--depth=20', '--window=30', '--threads=1']);
 
@@ -264,7 +372,10 @@ describe('repack-preview against git repack -adf on a copy', () => {
     const rec = doc.recordings[0];
     assert.ok(rec.reads > 0);
     assert.equal(rec.readsNotInPreview, 0);
-    assert.deepEqual(rec.current.inflations.map((x: { limit: number }) => x.limit), [16 << 20, 96 << 20]);
+    assert.deepEqual(
+      rec.current.inflations.map((x: { limit: number }) => x.limit),
+      [16 << 20, 96 << 20],
+    );
     assert.equal(rec.preview.locality[0].reads, rec.reads);
     // The current side is what `packscope simulate` says of the same recording.
     const simulated = cli(['simulate', '--json', '--limit', '96m', recording]);
@@ -272,7 +383,10 @@ describe('repack-preview against git repack -adf on a copy', () => {
     assert.equal(rec.current.inflations[1].inflations, JSON.parse(String(simulated.stdout)).results[0].inflations);
 
     // The estimate: the objects rev-list walks, and the §5 model exact once given the real deltas.
-    const walked = sandbox.gitText(shape.repo, ['rev-list', '--objects', '--all', '--reflog', '--indexed-objects']).split('\n').filter(Boolean).length;
+    const walked = sandbox
+      .gitText(shape.repo, ['rev-list', '--objects', '--all', '--reflog', '--indexed-objects'])
+      .split('\n')
+      .filter(Boolean).length;
     assert.equal(doc.estimate.estimate.kind, 'estimate');
     assert.equal(doc.estimate.estimate.objects, walked);
     assert.equal(doc.estimate.accuracy.objects.preview, real.objects);
@@ -284,8 +398,17 @@ describe('repack-preview against git repack -adf on a copy', () => {
   test('--estimate-only runs no pack-objects; --help names the options', (t) => {
     const shape = shapes[1]!;
     const tempRoot = tempDir(t, 'packscope-repack-tmp-');
-    const env = { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1', PACKSCOPE_CACHE_DIR: path.join(tempRoot, 'models'), TMPDIR: tempRoot };
-    const cli = (args: string[]): ReturnType<typeof spawnSync> => spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', 'main.ts'), ...args], { cwd: projectRoot, env });
+    const env = {
+      ...gitEnv(sandbox.home),
+      PACKSCOPE_NO_PROGRESS: '1',
+      PACKSCOPE_CACHE_DIR: path.join(tempRoot, 'models'),
+      TMPDIR: tempRoot,
+    };
+    const cli = (args: string[]): ReturnType<typeof spawnSync> =>
+      spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', 'main.ts'), ...args], {
+        cwd: projectRoot,
+        env,
+      });
     const result = cli(['repack-preview', '--json', '--estimate-only', shape.repo]);
     assert.equal(result.status, 0, String(result.stderr));
     const doc = JSON.parse(String(result.stdout));
@@ -295,20 +418,40 @@ describe('repack-preview against git repack -adf on a copy', () => {
     assert.ok(doc.estimate.estimate.unpackedObjects >= 9);
     const help = cli(['repack-preview', '--help']);
     assert.equal(help.status, 0);
-    for (const option of ['--depth', '--window', '--threads', '--recording', '--estimate-only', '--json']) assert.ok(String(help.stdout).includes(option));
+    for (const option of ['--depth', '--window', '--threads', '--recording', '--estimate-only', '--json'])
+      assert.ok(String(help.stdout).includes(option));
     const failing = cli(['repack-preview', shape.repo, '--', '--no-such-option']);
     assert.equal(failing.status, 1);
-    assert.match(String(failing.stderr), /^packscope: git pack-objects failed \(exit status 129\): error: unknown option `no-such-option'\n$/);
+    assert.match(
+      String(failing.stderr),
+      /^packscope: git pack-objects failed \(exit status 129\): error: unknown option `no-such-option'\n$/,
+    );
   });
 });
 
 describe('pure parts', () => {
   test("git's progress lines, split anywhere", () => {
-    assert.deepEqual(parseProgressLine('Compressing objects:  45% (9/20)'), { phase: 'Compressing objects', done: 9, total: 20, finished: false });
-    assert.deepEqual(parseProgressLine('Enumerating objects: 1234, done.'), { phase: 'Enumerating objects', done: 1234, total: undefined, finished: true });
-    assert.deepEqual(parseProgressLine('Writing objects: 100% (20/20), 1.20 MiB | 3.00 MiB/s, done.'), { phase: 'Writing objects', done: 20, total: 20, finished: true });
+    assert.deepEqual(parseProgressLine('Compressing objects:  45% (9/20)'), {
+      phase: 'Compressing objects',
+      done: 9,
+      total: 20,
+      finished: false,
+    });
+    assert.deepEqual(parseProgressLine('Enumerating objects: 1234, done.'), {
+      phase: 'Enumerating objects',
+      done: 1234,
+      total: undefined,
+      finished: true,
+    });
+    assert.deepEqual(parseProgressLine('Writing objects: 100% (20/20), 1.20 MiB | 3.00 MiB/s, done.'), {
+      phase: 'Writing objects',
+      done: 20,
+      total: 20,
+      finished: true,
+    });
     assert.equal(parseProgressLine('Delta compression using up to 2 threads'), undefined);
-    const text = 'Counting objects:  50% (1/2)\rCounting objects: 100% (2/2)\rCounting objects: 100% (2/2), done.\nfatal: out of memory\n';
+    const text =
+      'Counting objects:  50% (1/2)\rCounting objects: 100% (2/2)\rCounting objects: 100% (2/2), done.\nfatal: out of memory\n';
     for (let cut = 0; cut < text.length; cut++) {
       const seen: GitProgress[] = [];
       const parser = new GitStderrParser((p) => seen.push(p));
@@ -327,6 +470,9 @@ describe('pure parts', () => {
     const tagged = Uint8Array.from([0, 1, 0, 0, 0, 0, 0, 0]);
     assert.deepEqual([...computeWriteOrder(8, type, base, tagged)], [0, 1, 2, 3, 4, 6, 5, 7]);
     // A tree delta whose base comes later in input order: the base is written first.
-    assert.deepEqual([...computeWriteOrder(3, Uint8Array.from([2, 2, 3]), Int32Array.from([1, -1, -1]), new Uint8Array(3))], [1, 0, 2]);
+    assert.deepEqual(
+      [...computeWriteOrder(3, Uint8Array.from([2, 2, 3]), Int32Array.from([1, -1, -1]), new Uint8Array(3))],
+      [1, 0, 2],
+    );
   });
 });

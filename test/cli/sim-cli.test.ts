@@ -21,7 +21,13 @@ describe('record, simulate, sweep and locality from the command line', () => {
 
   const packscope = (args: string[], env: Record<string, string> = {}): Run => {
     const result = spawnSync(process.execPath, [cliPath, ...args], {
-      env: { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1', PACKSCOPE_CACHE_DIR: cacheDir, PACKSCOPE_RECORDINGS_DIR: recordingsDir, ...env },
+      env: {
+        ...gitEnv(sandbox.home),
+        PACKSCOPE_NO_PROGRESS: '1',
+        PACKSCOPE_CACHE_DIR: cacheDir,
+        PACKSCOPE_RECORDINGS_DIR: recordingsDir,
+        ...env,
+      },
       maxBuffer: 1 << 28,
     });
     return { status: result.status, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
@@ -38,7 +44,11 @@ describe('record, simulate, sweep and locality from the command line', () => {
   });
 
   test('the exact mode adds core.deltaBaseCacheLimit=0 after the config entries the user passes', () => {
-    const env = recordingEnvironment({ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'test.key', GIT_CONFIG_VALUE_0: 'hello' }, '/tmp/t', 'exact');
+    const env = recordingEnvironment(
+      { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'test.key', GIT_CONFIG_VALUE_0: 'hello' },
+      '/tmp/t',
+      'exact',
+    );
     assert.equal(env.GIT_CONFIG_COUNT, '2');
     assert.equal(env.GIT_CONFIG_KEY_0, 'test.key');
     assert.equal(env.GIT_CONFIG_KEY_1, 'core.deltaBaseCacheLimit');
@@ -49,21 +59,56 @@ describe('record, simulate, sweep and locality from the command line', () => {
     assert.equal(passive.GIT_CONFIG_COUNT, undefined);
     assert.equal(passive.GIT_TRACE, '2', "the user's own GIT_TRACE is left alone");
     // And git really sees both (record passes git's output through).
-    const output = spawnSync(process.execPath, [cliPath, 'record', '-o', path.join(sandbox.root, 'cfg.psrec'), '-C', repo, '--', 'config', '--get-regexp', '^(test\\.key|core\\.deltabasecachelimit)$'], {
-      env: { ...gitEnv(sandbox.home), PACKSCOPE_CACHE_DIR: cacheDir, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'test.key', GIT_CONFIG_VALUE_0: 'hello' },
-    });
+    const output = spawnSync(
+      process.execPath,
+      [
+        cliPath,
+        'record',
+        '-o',
+        path.join(sandbox.root, 'cfg.psrec'),
+        '-C',
+        repo,
+        '--',
+        'config',
+        '--get-regexp',
+        '^(test\\.key|core\\.deltabasecachelimit)$',
+      ],
+      {
+        env: {
+          ...gitEnv(sandbox.home),
+          PACKSCOPE_CACHE_DIR: cacheDir,
+          GIT_CONFIG_COUNT: '1',
+          GIT_CONFIG_KEY_0: 'test.key',
+          GIT_CONFIG_VALUE_0: 'hello',
+        },
+      },
+    );
     assert.equal(output.status, 0, output.stderr.toString());
     assert.equal(output.stdout.toString(), 'test.key hello\ncore.deltabasecachelimit 0\n');
   });
 
-  test('record refuses to write inside the repository, and passes on git\'s exit status', () => {
+  test("record refuses to write inside the repository, and passes on git's exit status", () => {
     const inside = packscope(['record', '-o', path.join(repo, 'x.psrec'), '-C', repo, '--', 'log', '-1']);
     assert.equal(inside.status, 1);
     assert.match(inside.stderr, /outside the repository/);
     assert.ok(!fs.existsSync(path.join(repo, 'x.psrec')));
-    const failing = packscope(['record', '-o', path.join(sandbox.root, 'bad.psrec'), '-C', repo, '--', 'log', 'no-such-ref']);
+    const failing = packscope([
+      'record',
+      '-o',
+      path.join(sandbox.root, 'bad.psrec'),
+      '-C',
+      repo,
+      '--',
+      'log',
+      'no-such-ref',
+    ]);
     assert.equal(failing.status, 128);
-    const metadata = JSON.parse(fs.readFileSync(path.join(sandbox.root, 'bad.psrec'), 'utf8').split('\n')[0]!.replace(/^#packscope-recording 1 /, ''));
+    const metadata = JSON.parse(
+      fs
+        .readFileSync(path.join(sandbox.root, 'bad.psrec'), 'utf8')
+        .split('\n')[0]!
+        .replace(/^#packscope-recording 1 /, ''),
+    );
     assert.equal(metadata.exitStatus, 128);
     assert.deepEqual(metadata.command, ['log', 'no-such-ref']);
     assert.equal(metadata.mode, 'exact');
@@ -74,13 +119,41 @@ describe('record, simulate, sweep and locality from the command line', () => {
   test('sweep cells equal simulate at the same policy and limit; the default recording place is used', () => {
     const recorded = packscope(['record', '-C', repo, '--', 'log', '-p']);
     assert.equal(recorded.status, 0, recorded.stderr);
-    const [file] = fs.readdirSync(recordingsDir).filter((f) => f.startsWith('repo-log--p-')).map((f) => path.join(recordingsDir, f));
+    const [file] = fs
+      .readdirSync(recordingsDir)
+      .filter((f) => f.startsWith('repo-log--p-'))
+      .map((f) => path.join(recordingsDir, f));
     assert.ok(file, 'the recording went to PACKSCOPE_RECORDINGS_DIR');
-    const policies = ['git', 'git-legacy', 'separate-blob-lru', 'admit-max:4k', 'keep-on-hit', 'gdsf', 'libgit2', 'libgit2-objcache:scaled', 'belady'];
+    const policies = [
+      'git',
+      'git-legacy',
+      'separate-blob-lru',
+      'admit-max:4k',
+      'keep-on-hit',
+      'gdsf',
+      'libgit2',
+      'libgit2-objcache:scaled',
+      'belady',
+    ];
     const limits = ['0', '8k', '96m'];
-    const sweep = packscope(['sweep', '--json', '--threads', '2', '--limits', limits.join(','), '--policies', policies.join(','), file!]);
+    const sweep = packscope([
+      'sweep',
+      '--json',
+      '--threads',
+      '2',
+      '--limits',
+      limits.join(','),
+      '--policies',
+      policies.join(','),
+      file!,
+    ]);
     assert.equal(sweep.status, 0, sweep.stderr);
-    const results = JSON.parse(sweep.stdout).results as { policy: string; limit: number; inflations: number; logged: number }[];
+    const results = JSON.parse(sweep.stdout).results as {
+      policy: string;
+      limit: number;
+      inflations: number;
+      logged: number;
+    }[];
     assert.equal(results.length, policies.length * limits.length);
     for (const [i, cell] of results.entries()) {
       assert.equal(cell.policy, policies[i % policies.length]);
@@ -92,14 +165,24 @@ describe('record, simulate, sweep and locality from the command line', () => {
     const table = packscope(['sweep', '--limits', limits.join(','), '--policies', 'git,belady', file!]);
     // git at 0 (the recording's own limit) is exact; elsewhere a git cell may be a range; belady has
     // no bounds, so its cells are marked ≈ (git-internals §8.1), and notes say what the marks mean.
-    assert.match(table.stdout, /^inflations over \d+ reads\nlimit +git +belady\n0 +\d+ +≈\d+\n8k +\d+(–\d+)? +≈\d+\n96m +\d+(–\d+)? +≈\d+\n(min–max: not exact; the bounds contain what git does .*\n)?≈: not exact and no bounds \(no bounds for this policy\)\n$/);
+    assert.match(
+      table.stdout,
+      /^inflations over \d+ reads\nlimit +git +belady\n0 +\d+ +≈\d+\n8k +\d+(–\d+)? +≈\d+\n96m +\d+(–\d+)? +≈\d+\n(min–max: not exact; the bounds contain what git does .*\n)?≈: not exact and no bounds \(no bounds for this policy\)\n$/,
+    );
   });
 
   test('a raw trace with -C: lines of unknown packs and malformed lines are reported, not fatal', () => {
     const trace = path.join(sandbox.root, 'raw.trace');
     sandbox.git(repo, ['log', '--raw'], { env: { GIT_TRACE_PACK_ACCESS: trace } });
     const good = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-    fs.appendFileSync(trace, ['.git/objects/pack/pack-0000000000000000000000000000000000000000.pack 12', 'not a trace line', `${good[0]!.replace(/ \d+$/, ' 13')}`].join('\n') + '\n');
+    fs.appendFileSync(
+      trace,
+      [
+        '.git/objects/pack/pack-0000000000000000000000000000000000000000.pack 12',
+        'not a trace line',
+        `${good[0]!.replace(/ \d+$/, ' 13')}`,
+      ].join('\n') + '\n',
+    );
     const result = packscope(['simulate', '--json', '-C', repo, trace]);
     assert.equal(result.status, 0);
     assert.match(result.stderr, /warning: 1 reads of .*pack-0000000000000000000000000000000000000000\.pack left out/);
@@ -116,8 +199,15 @@ describe('record, simulate, sweep and locality from the command line', () => {
     const result = packscope(['locality', '--json', file]);
     assert.equal(result.status, 0, result.stderr);
     const [pack] = JSON.parse(result.stdout).packs;
-    const offsets = fs.readFileSync(file, 'utf8').split('\n').filter((l) => /\.pack \d+$/.test(l)).map((l) => Number(l.slice(l.lastIndexOf(' ') + 1)));
-    const distances = offsets.slice(1).map((o, i) => Math.abs(o - offsets[i]!)).sort((a, b) => a - b);
+    const offsets = fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => /\.pack \d+$/.test(l))
+      .map((l) => Number(l.slice(l.lastIndexOf(' ') + 1)));
+    const distances = offsets
+      .slice(1)
+      .map((o, i) => Math.abs(o - offsets[i]!))
+      .sort((a, b) => a - b);
     assert.equal(pack.reads, offsets.length);
     for (const { p, bytes } of pack.percentiles as { p: number; bytes: number }[]) {
       assert.equal(bytes, distances[Math.max(1, Math.ceil((p / 100) * distances.length)) - 1], `P${p}`);
@@ -131,8 +221,13 @@ describe('record, simulate, sweep and locality from the command line', () => {
     const pack = `${packStems(path.join(repo, '.git', 'objects'))[0]}.pack`;
     const result = packscope(['index-pack-sim', '--json', '--limit', '16k', pack]);
     assert.equal(result.status, 0, result.stderr);
-    const document = JSON.parse(result.stdout) as { results: { variant: string; inflations: number; reconstructions: number }[] };
-    assert.deepEqual(document.results.map((r) => r.variant), ['v2.36', 'v2.55', 'release-when-done']);
+    const document = JSON.parse(result.stdout) as {
+      results: { variant: string; inflations: number; reconstructions: number }[];
+    };
+    assert.deepEqual(
+      document.results.map((r) => r.variant),
+      ['v2.36', 'v2.55', 'release-when-done'],
+    );
     assert.ok(document.results[1]!.inflations <= document.results[0]!.inflations);
     assert.ok(document.results[0]!.reconstructions > 0);
   });

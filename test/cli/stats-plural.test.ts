@@ -18,7 +18,11 @@ test('stats says 1 commit, 1 tree, 1 blob, 1 tag (not "1 commits")', (t) => {
   sandbox.git(repo, ['commit', '-q', '-m', 'the only commit']);
   sandbox.git(repo, ['tag', '-a', 'v1', '-m', 'the only tag']);
   sandbox.git(repo, ['repack', '-adq']);
-  const types = sandbox.gitText(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objecttype)']).trim().split('\n').sort();
+  const types = sandbox
+    .gitText(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objecttype)'])
+    .trim()
+    .split('\n')
+    .sort();
   assert.deepEqual(types, ['blob', 'commit', 'tag', 'tree']);
   const result = runCli(['stats', '--no-paths', '--no-cache', repo]);
   assert.equal(result.status, 0, result.stderr);

@@ -107,7 +107,11 @@ function assertPackError(error: unknown, expected: Expected): asserts error is P
   assert.equal(error.code, expected.code, `code of: ${error.message}`);
   assert.equal(error.file, expected.file, `file of: ${error.message}`);
   if (expected.offset === null) assert.equal(error.offset, undefined, `offset of: ${error.message}`);
-  else if (Array.isArray(expected.offset)) assert.ok(error.offset !== undefined && expected.offset.includes(error.offset), `offset of: ${error.message} (expected one of ${expected.offset.join(', ')})`);
+  else if (Array.isArray(expected.offset))
+    assert.ok(
+      error.offset !== undefined && expected.offset.includes(error.offset),
+      `offset of: ${error.message} (expected one of ${expected.offset.join(', ')})`,
+    );
   else assert.equal(error.offset, expected.offset, `offset of: ${error.message}`);
 }
 
@@ -120,7 +124,10 @@ interface CliRun {
 /** runCli, but asynchronous so that a case's commands run side by side. */
 function runCliAsync(args: string[], timeoutMs = 60_000): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd: projectRoot, env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1' } });
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd: projectRoot,
+      env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1' },
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -151,14 +158,21 @@ async function assertCli(paths: PackPaths, stage: Stage, error: PackFormatError,
   const reader = turn % 2 === 0 ? 'stats' : 'objects';
   const [full, second] = await Promise.all([
     runCliAsync(['verify-pack', '-v', '--full', paths.pack]),
-    stage === 'full' ? runCliAsync(['verify-pack', '-v', paths.pack]) : stage === 'model' ? runCliAsync([reader, '--no-cache', paths.pack]) : undefined,
+    stage === 'full'
+      ? runCliAsync(['verify-pack', '-v', paths.pack])
+      : stage === 'model'
+        ? runCliAsync([reader, '--no-cache', paths.pack])
+        : undefined,
   ]);
   assertCliReports(full, error, 'verify-pack -v --full');
   if (stage !== 'model' && error.file === paths.idx) {
     // Like index-pack --verify-stat: a sound pack whose idx disagrees still gets its listing.
     const lines = full.stdout.split('\n');
     assert.match(lines[0]!, /^[0-9a-f]{40} /, 'verify-pack -v: the listing comes first');
-    assert.ok(lines.some((line) => line.startsWith('non delta: ')), 'verify-pack -v: the histogram is printed');
+    assert.ok(
+      lines.some((line) => line.startsWith('non delta: ')),
+      'verify-pack -v: the histogram is printed',
+    );
     assert.ok(full.stdout.endsWith(`\n${paths.pack}: bad\n`), 'verify-pack -v: then "bad"');
   } else {
     assert.equal(full.stdout, `${paths.pack}: bad\n`, 'verify-pack -v --full: stdout');
@@ -187,7 +201,11 @@ async function check(name: string, stage: Stage, damage: Damage): Promise<PackFo
   const files = packFilesFor(paths.pack);
   assert.equal(files.rev, paths.rev);
   const outcome = runStages(files);
-  assert.equal(outcome.stage, stage, `expected the ${stage} stage to fail; ${outcome.stage === 'ok' ? 'nothing failed' : `${outcome.stage} failed with ${describeError(outcome.error)}`}`);
+  assert.equal(
+    outcome.stage,
+    stage,
+    `expected the ${stage} stage to fail; ${outcome.stage === 'ok' ? 'nothing failed' : `${outcome.stage} failed with ${describeError(outcome.error)}`}`,
+  );
   const file = damage.expect.file === 'rev' ? paths.rev! : paths[damage.expect.file];
   assertPackError(outcome.error, { code: damage.expect.code, file, offset: damage.expect.offset });
   await assertCli(paths, stage, outcome.error, caseNumber);
@@ -238,8 +256,17 @@ function blobEntry(content: Buffer): PackEntry {
   return { oid: objectId(OBJ_BLOB, content), type: OBJ_BLOB, size: content.length, data: zlib(content) };
 }
 
-function deltaEntry(oidSeed: string, payload: Buffer, base: { base?: number; baseOid?: Buffer; distance?: number }): PackEntry {
-  const entry: PackEntry = { oid: objectId(OBJ_BLOB, Buffer.from(oidSeed)), type: base.baseOid ? OBJ_REF_DELTA : OBJ_OFS_DELTA, size: payload.length, data: zlib(payload) };
+function deltaEntry(
+  oidSeed: string,
+  payload: Buffer,
+  base: { base?: number; baseOid?: Buffer; distance?: number },
+): PackEntry {
+  const entry: PackEntry = {
+    oid: objectId(OBJ_BLOB, Buffer.from(oidSeed)),
+    type: base.baseOid ? OBJ_REF_DELTA : OBJ_OFS_DELTA,
+    size: payload.length,
+    data: zlib(payload),
+  };
   if (base.baseOid) entry.baseOid = base.baseOid;
   if (base.base !== undefined) entry.base = base.base;
   if (base.distance !== undefined) entry.distance = base.distance;
@@ -249,48 +276,72 @@ function deltaEntry(oidSeed: string, payload: Buffer, base: { base?: number; bas
 describe('bad input: idx', () => {
   test('truncated inside the tables', async () => {
     const set = ofs();
-    await check('idx-truncated', 'model', { set: { ...set, idx: set.idx.subarray(0, 5000) }, expect: { code: 'truncated', file: 'idx', offset: 5000 } });
+    await check('idx-truncated', 'model', {
+      set: { ...set, idx: set.idx.subarray(0, 5000) },
+      expect: { code: 'truncated', file: 'idx', offset: 5000 },
+    });
   });
 
   test('truncated inside the fan-out table', async () => {
     const set = ofs();
-    await check('idx-truncated-fanout', 'model', { set: { ...set, idx: set.idx.subarray(0, 500) }, expect: { code: 'truncated', file: 'idx', offset: 500 } });
+    await check('idx-truncated-fanout', 'model', {
+      set: { ...set, idx: set.idx.subarray(0, 500) },
+      expect: { code: 'truncated', file: 'idx', offset: 500 },
+    });
   });
 
   test('shorter than a header', async () => {
     const set = ofs();
-    await check('idx-tiny', 'model', { set: { ...set, idx: set.idx.subarray(0, 5) }, expect: { code: 'truncated', file: 'idx', offset: 5 } });
+    await check('idx-tiny', 'model', {
+      set: { ...set, idx: set.idx.subarray(0, 5) },
+      expect: { code: 'truncated', file: 'idx', offset: 5 },
+    });
   });
 
   test('empty', async () => {
     const set = ofs();
-    await check('idx-empty', 'model', { set: { ...set, idx: Buffer.alloc(0) }, expect: { code: 'truncated', file: 'idx', offset: 0 } });
+    await check('idx-empty', 'model', {
+      set: { ...set, idx: Buffer.alloc(0) },
+      expect: { code: 'truncated', file: 'idx', offset: 0 },
+    });
   });
 
   test('v1 truncated', async () => {
     const set = v1();
-    await check('idx-v1-truncated', 'model', { set: { ...set, idx: set.idx.subarray(0, set.idx.length - 7) }, expect: { code: 'truncated', file: 'idx', offset: set.idx.length - 7 } });
+    await check('idx-v1-truncated', 'model', {
+      set: { ...set, idx: set.idx.subarray(0, set.idx.length - 7) },
+      expect: { code: 'truncated', file: 'idx', offset: set.idx.length - 7 },
+    });
   });
 
   test('wrong magic', async () => {
     const set = ofs();
     const idx = Buffer.from(set.idx);
     idx.write('XIDX', 0, 'latin1');
-    await check('idx-magic', 'model', { set: { ...set, idx: resealIdx(idx) }, expect: { code: 'bad-magic', file: 'idx', offset: 0 } });
+    await check('idx-magic', 'model', {
+      set: { ...set, idx: resealIdx(idx) },
+      expect: { code: 'bad-magic', file: 'idx', offset: 0 },
+    });
   });
 
   test('a flipped bit in the magic', async () => {
     const set = ofs();
     const idx = Buffer.from(set.idx);
     idx[1] ^= 0x01;
-    await check('idx-magic-bit', 'model', { set: { ...set, idx: resealIdx(idx) }, expect: { code: 'bad-magic', file: 'idx', offset: 0 } });
+    await check('idx-magic-bit', 'model', {
+      set: { ...set, idx: resealIdx(idx) },
+      expect: { code: 'bad-magic', file: 'idx', offset: 0 },
+    });
   });
 
   test('wrong version', async () => {
     const set = ofs();
     const idx = Buffer.from(set.idx);
     idx.writeUInt32BE(3, 4);
-    await check('idx-version', 'model', { set: { ...set, idx: resealIdx(idx) }, expect: { code: 'bad-version', file: 'idx', offset: 4 } });
+    await check('idx-version', 'model', {
+      set: { ...set, idx: resealIdx(idx) },
+      expect: { code: 'bad-version', file: 'idx', offset: 4 },
+    });
   });
 
   test('non-monotonic fan-out', async () => {
@@ -300,7 +351,10 @@ describe('bad input: idx', () => {
     const previous = idx.readUInt32BE(8 + (k - 1) * 4);
     assert.ok(previous > 0);
     idx.writeUInt32BE(previous - 1, 8 + k * 4);
-    await check('idx-fanout', 'model', { set: { ...set, idx: resealIdx(idx) }, expect: { code: 'bad-fanout', file: 'idx', offset: 8 + k * 4 } });
+    await check('idx-fanout', 'model', {
+      set: { ...set, idx: resealIdx(idx) },
+      expect: { code: 'bad-fanout', file: 'idx', offset: 8 + k * 4 },
+    });
   });
 
   test('fan-out that disagrees with the names', async () => {
@@ -311,7 +365,10 @@ describe('bad input: idx', () => {
     while (idx.readUInt32BE(8 + (k + 1) * 4) === idx.readUInt32BE(8 + k * 4)) k++;
     const moved = idx.readUInt32BE(8 + k * 4);
     idx.writeUInt32BE(moved + 1, 8 + k * 4);
-    await check('idx-fanout-names', 'model', { set: { ...set, idx: resealIdx(idx) }, expect: { code: 'bad-fanout', file: 'idx', offset: 8 + 1024 + moved * 20 } });
+    await check('idx-fanout-names', 'model', {
+      set: { ...set, idx: resealIdx(idx) },
+      expect: { code: 'bad-fanout', file: 'idx', offset: 8 + 1024 + moved * 20 },
+    });
   });
 
   test('names out of order', async () => {
@@ -323,14 +380,20 @@ describe('bad input: idx', () => {
     const a = Buffer.from(idx.subarray(8 + 1024 + n * 20, 8 + 1024 + (n + 1) * 20));
     idx.copy(idx, 8 + 1024 + n * 20, 8 + 1024 + (n + 1) * 20, 8 + 1024 + (n + 2) * 20);
     a.copy(idx, 8 + 1024 + (n + 1) * 20);
-    await check('idx-names-order', 'model', { set: withoutRev({ ...set, idx: resealIdx(idx) }), expect: { code: 'bad-header', file: 'idx', offset: 8 + 1024 + (n + 1) * 20 } });
+    await check('idx-names-order', 'model', {
+      set: withoutRev({ ...set, idx: resealIdx(idx) }),
+      expect: { code: 'bad-header', file: 'idx', offset: 8 + 1024 + (n + 1) * 20 },
+    });
   });
 
   test('an object count the file cannot hold', async () => {
     const set = ofs();
     const idx = Buffer.from(set.idx);
     idx.writeUInt32BE(0xffffffff, 8 + 255 * 4);
-    await check('idx-count', 'model', { set: { ...set, idx: resealIdx(idx) }, expect: { code: 'truncated', file: 'idx', offset: idx.length } });
+    await check('idx-count', 'model', {
+      set: { ...set, idx: resealIdx(idx) },
+      expect: { code: 'truncated', file: 'idx', offset: idx.length },
+    });
   });
 
   for (const [name, where] of [
@@ -343,7 +406,10 @@ describe('bad input: idx', () => {
       const idx = Buffer.from(set.idx);
       const n = 17;
       idx.writeUInt32BE(where(set.pack), idxOffsetPosition(idx, n));
-      await check(`idx-offset-${name.replace(/ /g, '-')}`, 'model', { set: { ...set, idx: resealIdx(idx) }, expect: { code: 'bad-offset', file: 'idx', offset: idxOffsetPosition(idx, n) } });
+      await check(`idx-offset-${name.replace(/ /g, '-')}`, 'model', {
+        set: { ...set, idx: resealIdx(idx) },
+        expect: { code: 'bad-offset', file: 'idx', offset: idxOffsetPosition(idx, n) },
+      });
     });
   }
 
@@ -352,7 +418,10 @@ describe('bad input: idx', () => {
     const idx = Buffer.from(set.idx);
     const n = 3;
     idx.writeUInt32BE(set.pack.length * 2, idxOffsetPosition(idx, n));
-    await check('idx-v1-offset', 'model', { set: { ...set, idx: resealIdx(idx) }, expect: { code: 'bad-offset', file: 'idx', offset: idxOffsetPosition(idx, n) } });
+    await check('idx-v1-offset', 'model', {
+      set: { ...set, idx: resealIdx(idx) },
+      expect: { code: 'bad-offset', file: 'idx', offset: idxOffsetPosition(idx, n) },
+    });
   });
 
   test('the checksum pass alone (as its worker runs it) also rejects an offset past the end', () => {
@@ -362,12 +431,18 @@ describe('bad input: idx', () => {
     const last = entries.reduce((best, e, n) => (e.offset > entries[best]!.offset ? n : best), 0);
     const idx = Buffer.from(set.idx);
     idx.writeUInt32BE(set.pack.length + 100, idxOffsetPosition(idx, last));
-    const paths = writePackSet(path.join(root, 'cases', 'checksums-offset-past-end'), 'pack-damaged', { ...set, idx: resealIdx(idx) });
+    const paths = writePackSet(path.join(root, 'cases', 'checksums-offset-past-end'), 'pack-damaged', {
+      ...set,
+      idx: resealIdx(idx),
+    });
     const files = packFilesFor(paths.pack);
     const index = loadIdx(files);
     assert.throws(
       () => verifyChecksums(files, index, packOrder(files, index, false)),
-      (error) => (assertPackError(error, { code: 'bad-offset', file: paths.idx, offset: idxOffsetPosition(idx, last) }), true),
+      (error) => (
+        assertPackError(error, { code: 'bad-offset', file: paths.idx, offset: idxOffsetPosition(idx, last) }),
+        true
+      ),
     );
   });
 
@@ -375,14 +450,20 @@ describe('bad input: idx', () => {
     const set = withoutRev(ofs());
     const idx = Buffer.from(set.idx);
     idx.writeUInt32BE(idx.readUInt32BE(idxOffsetPosition(idx, 40)), idxOffsetPosition(idx, 41));
-    await check('idx-offset-duplicate', 'model', { set: { ...set, idx: resealIdx(idx) }, expect: { code: 'bad-offset', file: 'idx', offset: idxOffsetPosition(idx, 41) } });
+    await check('idx-offset-duplicate', 'model', {
+      set: { ...set, idx: resealIdx(idx) },
+      expect: { code: 'bad-offset', file: 'idx', offset: idxOffsetPosition(idx, 41) },
+    });
   });
 
   test('a large offset that is not in the table', async () => {
     const set = ofs();
     const idx = Buffer.from(set.idx);
     idx.writeUInt32BE(0x80000002, idxOffsetPosition(idx, 9));
-    await check('idx-large-offset', 'model', { set: { ...set, idx: resealIdx(idx) }, expect: { code: 'bad-offset', file: 'idx', offset: idxOffsetPosition(idx, 9) } });
+    await check('idx-large-offset', 'model', {
+      set: { ...set, idx: resealIdx(idx) },
+      expect: { code: 'bad-offset', file: 'idx', offset: idxOffsetPosition(idx, 9) },
+    });
   });
 
   test('missing', async () => {
@@ -401,39 +482,57 @@ describe('bad input: pack', () => {
     const set = ofs();
     const half = Math.floor(set.pack.length / 2);
     // git says "packfile ... does not match index"; the trailer is all that can be compared.
-    const error = await check('pack-truncated', 'model', { set: { ...set, pack: set.pack.subarray(0, half) }, expect: { code: 'mismatch', file: 'pack', offset: half - 20 } });
+    const error = await check('pack-truncated', 'model', {
+      set: { ...set, pack: set.pack.subarray(0, half) },
+      expect: { code: 'mismatch', file: 'pack', offset: half - 20 },
+    });
     assert.match(error.detail, /truncated/);
   });
 
   test('truncated inside the header', async () => {
     const set = ofs();
-    await check('pack-truncated-header', 'model', { set: { ...set, pack: set.pack.subarray(0, 10) }, expect: { code: 'truncated', file: 'pack', offset: 10 } });
+    await check('pack-truncated-header', 'model', {
+      set: { ...set, pack: set.pack.subarray(0, 10) },
+      expect: { code: 'truncated', file: 'pack', offset: 10 },
+    });
   });
 
   test('empty file', async () => {
     const set = ofs();
-    await check('pack-empty-file', 'model', { set: { ...set, pack: Buffer.alloc(0) }, expect: { code: 'truncated', file: 'pack', offset: 0 } });
+    await check('pack-empty-file', 'model', {
+      set: { ...set, pack: Buffer.alloc(0) },
+      expect: { code: 'truncated', file: 'pack', offset: 0 },
+    });
   });
 
   test('wrong magic', async () => {
     const set = ofs();
     const pack = Buffer.from(set.pack);
     pack.write('PACX', 0, 'latin1');
-    await check('pack-magic', 'model', { set: reseal({ ...set, pack }), expect: { code: 'bad-magic', file: 'pack', offset: 0 } });
+    await check('pack-magic', 'model', {
+      set: reseal({ ...set, pack }),
+      expect: { code: 'bad-magic', file: 'pack', offset: 0 },
+    });
   });
 
   test('wrong version', async () => {
     const set = ofs();
     const pack = Buffer.from(set.pack);
     pack.writeUInt32BE(4, 4);
-    await check('pack-version', 'model', { set: reseal({ ...set, pack }), expect: { code: 'bad-version', file: 'pack', offset: 4 } });
+    await check('pack-version', 'model', {
+      set: reseal({ ...set, pack }),
+      expect: { code: 'bad-version', file: 'pack', offset: 4 },
+    });
   });
 
   test('an object count that differs from the idx', async () => {
     const set = ofs();
     const pack = Buffer.from(set.pack);
     pack.writeUInt32BE(pack.readUInt32BE(8) + 1, 8);
-    await check('pack-count', 'model', { set: reseal({ ...set, pack }), expect: { code: 'mismatch', file: 'pack', offset: 8 } });
+    await check('pack-count', 'model', {
+      set: reseal({ ...set, pack }),
+      expect: { code: 'mismatch', file: 'pack', offset: 8 },
+    });
   });
 
   for (const type of [0, 5]) {
@@ -442,7 +541,10 @@ describe('bad input: pack', () => {
       const parts = readPack(set.pack, set.idx);
       const i = firstOfType(parts, OBJ_COMMIT);
       parts.entries[i]!.type = type;
-      await check(`pack-type-${type}`, 'model', { set: assemble(parts, { rev: true }), expect: { code: 'bad-header', file: 'pack', offset: layout(parts)[i]! } });
+      await check(`pack-type-${type}`, 'model', {
+        set: assemble(parts, { rev: true }),
+        expect: { code: 'bad-header', file: 'pack', offset: layout(parts)[i]! },
+      });
     });
   }
 
@@ -454,7 +556,10 @@ describe('bad input: pack', () => {
     const set = assemble(parts);
     const pack = Buffer.from(set.pack);
     pack[12 + encodeEntryHeader(OBJ_BLOB, 2 ** 40).length - 1] |= 0x80;
-    await check('pack-header-runs-on', 'model', { set: reseal({ ...set, pack }), expect: { code: 'truncated', file: 'pack', offset: 12 } });
+    await check('pack-header-runs-on', 'model', {
+      set: reseal({ ...set, pack }),
+      expect: { code: 'truncated', file: 'pack', offset: 12 },
+    });
   });
 });
 
@@ -464,7 +569,10 @@ describe('bad input: deltas', () => {
     const parts = readPack(set.pack, set.idx);
     const i = firstOfType(parts, OBJ_OFS_DELTA);
     parts.entries[i]!.distance = 0;
-    await check('ofs-self', 'model', { set: assemble(parts, { rev: true }), expect: { code: 'bad-delta-base', file: 'pack', offset: layout(parts)[i]! } });
+    await check('ofs-self', 'model', {
+      set: assemble(parts, { rev: true }),
+      expect: { code: 'bad-delta-base', file: 'pack', offset: layout(parts)[i]! },
+    });
   });
 
   test('an OFS base before the start of the pack', async () => {
@@ -483,7 +591,10 @@ describe('bad input: deltas', () => {
     const i = firstOfType(parts, OBJ_OFS_DELTA);
     const offset = layout(parts)[i]!;
     parts.entries[i]!.distance = offset - 4;
-    await check('ofs-in-header', 'model', { set: assemble(parts, { rev: true }), expect: { code: 'bad-delta-base', file: 'pack', offset } });
+    await check('ofs-in-header', 'model', {
+      set: assemble(parts, { rev: true }),
+      expect: { code: 'bad-delta-base', file: 'pack', offset },
+    });
   });
 
   test('an OFS base in the middle of an entry', async () => {
@@ -493,7 +604,10 @@ describe('bad input: deltas', () => {
     const offsets = layout(parts);
     parts.entries[i]!.distance = offsets[i]! - (offsets[parts.entries[i]!.base!]! + 3);
     delete parts.entries[i]!.base;
-    await check('ofs-mid-entry', 'model', { set: assemble(parts, { rev: true }), expect: { code: 'bad-delta-base', file: 'pack', offset: offsets[i]! } });
+    await check('ofs-mid-entry', 'model', {
+      set: assemble(parts, { rev: true }),
+      expect: { code: 'bad-delta-base', file: 'pack', offset: offsets[i]! },
+    });
   });
 
   test('a missing REF base', async () => {
@@ -501,7 +615,10 @@ describe('bad input: deltas', () => {
     const parts = readPack(set.pack, set.idx);
     const i = firstOfType(parts, OBJ_REF_DELTA);
     parts.entries[i]!.baseOid = Buffer.alloc(20, 0xab);
-    await check('ref-missing', 'model', { set: assemble(parts), expect: { code: 'missing-base', file: 'pack', offset: layout(parts)[i]! } });
+    await check('ref-missing', 'model', {
+      set: assemble(parts),
+      expect: { code: 'missing-base', file: 'pack', offset: layout(parts)[i]! },
+    });
   });
 
   test('a REF delta naming itself', async () => {
@@ -509,16 +626,26 @@ describe('bad input: deltas', () => {
     const parts = readPack(set.pack, set.idx);
     const i = firstOfType(parts, OBJ_REF_DELTA);
     parts.entries[i]!.baseOid = parts.entries[i]!.oid;
-    await check('ref-self', 'model', { set: assemble(parts), expect: { code: 'delta-cycle', file: 'pack', offset: layout(parts)[i]! } });
+    await check('ref-self', 'model', {
+      set: assemble(parts),
+      expect: { code: 'delta-cycle', file: 'pack', offset: layout(parts)[i]! },
+    });
   });
 
   test('two REF deltas naming each other', async () => {
     const payload = deltaPayload(HELLO.length, HELLO.length, copyInstruction(0, HELLO.length));
     const a = objectId(OBJ_BLOB, Buffer.from('a'));
     const b = objectId(OBJ_BLOB, Buffer.from('b'));
-    const parts = handmade([blobEntry(HELLO), { ...deltaEntry('a', payload, { baseOid: b }), oid: a }, { ...deltaEntry('b', payload, { baseOid: a }), oid: b }]);
+    const parts = handmade([
+      blobEntry(HELLO),
+      { ...deltaEntry('a', payload, { baseOid: b }), oid: a },
+      { ...deltaEntry('b', payload, { baseOid: a }), oid: b },
+    ]);
     const offsets = layout(parts);
-    await check('ref-cycle', 'model', { set: assemble(parts), expect: { code: 'delta-cycle', file: 'pack', offset: [offsets[1]!, offsets[2]!] } });
+    await check('ref-cycle', 'model', {
+      set: assemble(parts),
+      expect: { code: 'delta-cycle', file: 'pack', offset: [offsets[1]!, offsets[2]!] },
+    });
   });
 
   test('a REF cycle of three inside the git pack', async () => {
@@ -531,7 +658,10 @@ describe('bad input: deltas', () => {
     parts.entries[j]!.baseOid = parts.entries[k]!.oid;
     parts.entries[k]!.baseOid = parts.entries[i]!.oid;
     const offsets = layout(parts);
-    await check('ref-cycle-3', 'model', { set: assemble(parts), expect: { code: 'delta-cycle', file: 'pack', offset: [offsets[i]!, offsets[j]!, offsets[k]!] } });
+    await check('ref-cycle-3', 'model', {
+      set: assemble(parts),
+      expect: { code: 'delta-cycle', file: 'pack', offset: [offsets[i]!, offsets[j]!, offsets[k]!] },
+    });
   });
 
   test('corrupt zlib data in a delta (found by the model build)', async () => {
@@ -539,7 +669,10 @@ describe('bad input: deltas', () => {
     const parts = readPack(set.pack, set.idx);
     const i = firstOfType(parts, OBJ_OFS_DELTA);
     parts.entries[i]!.data[0] = 0x00; // not a deflate zlib header (RFC 1950 CMF)
-    await check('delta-zlib-header', 'model', { set: assemble(parts, { rev: true }), expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! } });
+    await check('delta-zlib-header', 'model', {
+      set: assemble(parts, { rev: true }),
+      expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! },
+    });
   });
 
   test('a delta whose zlib stream ends before the delta header', async () => {
@@ -547,19 +680,33 @@ describe('bad input: deltas', () => {
     const parts = readPack(set.pack, set.idx);
     const i = firstOfType(parts, OBJ_OFS_DELTA);
     parts.entries[i]!.data = parts.entries[i]!.data.subarray(0, 3);
-    await check('delta-zlib-short', 'model', { set: assemble(parts, { rev: true }), expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! } });
+    await check('delta-zlib-short', 'model', {
+      set: assemble(parts, { rev: true }),
+      expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! },
+    });
   });
 
   test('a delta header whose size varint never ends', async () => {
-    const payload = Buffer.concat([Buffer.from([HELLO.length]), Buffer.alloc(12, 0xff), Buffer.from([0x01]), copyInstruction(0, HELLO.length)]);
+    const payload = Buffer.concat([
+      Buffer.from([HELLO.length]),
+      Buffer.alloc(12, 0xff),
+      Buffer.from([0x01]),
+      copyInstruction(0, HELLO.length),
+    ]);
     const parts = handmade([blobEntry(HELLO), deltaEntry('d', payload, { base: 0 })]);
-    await check('delta-varint', 'model', { set: assemble(parts), expect: { code: 'bad-delta', file: 'pack', offset: layout(parts)[1]! } });
+    await check('delta-varint', 'model', {
+      set: assemble(parts),
+      expect: { code: 'bad-delta', file: 'pack', offset: layout(parts)[1]! },
+    });
   });
 
   test('a delta declaring a result of 2^50 bytes: recorded, never allocated', async () => {
     const payload = deltaPayload(HELLO.length, 2 ** 50, copyInstruction(0, HELLO.length));
     const parts = handmade([blobEntry(HELLO), deltaEntry('d', payload, { base: 0 })]);
-    const error = await check('delta-huge-result', 'full', { set: assemble(parts), expect: { code: 'bad-delta', file: 'pack', offset: layout(parts)[1]! } });
+    const error = await check('delta-huge-result', 'full', {
+      set: assemble(parts),
+      expect: { code: 'bad-delta', file: 'pack', offset: layout(parts)[1]! },
+    });
     assert.match(error.detail, /limit/);
     const model = buildPackModel(packFilesFor(error.file!));
     assert.equal(model.columns.resultSize.get(model.findHex(parts.entries[1]!.oid.toString('hex'))), 2 ** 50);
@@ -577,10 +724,13 @@ describe('bad input: deltas', () => {
       return allocUnsafe(size);
     };
     try {
-      assert.throws(() => resolveFamilies(model), (error) => {
-        assertPackError(error, { code: 'bad-delta', file: paths.pack, offset: layout(parts)[1]! });
-        return true;
-      });
+      assert.throws(
+        () => resolveFamilies(model),
+        (error) => {
+          assertPackError(error, { code: 'bad-delta', file: paths.pack, offset: layout(parts)[1]! });
+          return true;
+        },
+      );
     } finally {
       Buffer.allocUnsafe = allocUnsafe;
     }
@@ -590,19 +740,32 @@ describe('bad input: deltas', () => {
   test('a delta whose base size does not match its base', async () => {
     const payload = deltaPayload(HELLO.length + 1, HELLO.length, copyInstruction(0, HELLO.length));
     const parts = handmade([blobEntry(HELLO), deltaEntry('d', payload, { base: 0 })]);
-    await check('delta-base-size', 'full', { set: assemble(parts), expect: { code: 'bad-delta', file: 'pack', offset: layout(parts)[1]! } });
+    await check('delta-base-size', 'full', {
+      set: assemble(parts),
+      expect: { code: 'bad-delta', file: 'pack', offset: layout(parts)[1]! },
+    });
   });
 
   test('a delta copying past the end of its base', async () => {
     const payload = deltaPayload(HELLO.length, 20, Buffer.concat([copyInstruction(4, 20)]));
     const parts = handmade([blobEntry(HELLO), deltaEntry('d', payload, { base: 0 })]);
-    await check('delta-copy-past-base', 'full', { set: assemble(parts), expect: { code: 'bad-delta', file: 'pack', offset: layout(parts)[1]! } });
+    await check('delta-copy-past-base', 'full', {
+      set: assemble(parts),
+      expect: { code: 'bad-delta', file: 'pack', offset: layout(parts)[1]! },
+    });
   });
 
   test('a delta with the reserved instruction 0', async () => {
-    const payload = deltaPayload(HELLO.length, 4, Buffer.concat([insertInstruction(Buffer.from('ab')), Buffer.from([0]), insertInstruction(Buffer.from('cd'))]));
+    const payload = deltaPayload(
+      HELLO.length,
+      4,
+      Buffer.concat([insertInstruction(Buffer.from('ab')), Buffer.from([0]), insertInstruction(Buffer.from('cd'))]),
+    );
     const parts = handmade([blobEntry(HELLO), deltaEntry('d', payload, { base: 0 })]);
-    await check('delta-reserved-op', 'full', { set: assemble(parts), expect: { code: 'bad-delta', file: 'pack', offset: layout(parts)[1]! } });
+    await check('delta-reserved-op', 'full', {
+      set: assemble(parts),
+      expect: { code: 'bad-delta', file: 'pack', offset: layout(parts)[1]! },
+    });
   });
 });
 
@@ -619,7 +782,10 @@ describe('bad input: object data (found by --full)', () => {
       const i = firstOfType(parts, type);
       const data = parts.entries[i]!.data;
       data[data.length - 1] ^= 0xff; // the Adler-32 of the stream
-      await check(`${name}-zlib`, 'full', { set: assemble(parts, { rev: true }), expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! } });
+      await check(`${name}-zlib`, 'full', {
+        set: assemble(parts, { rev: true }),
+        expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! },
+      });
     });
   }
 
@@ -629,7 +795,10 @@ describe('bad input: object data (found by --full)', () => {
     const i = firstOfType(parts, OBJ_REF_DELTA);
     const data = parts.entries[i]!.data;
     data[data.length - 1] ^= 0xff;
-    await check('ref-delta-zlib-tail', 'full', { set: assemble(parts), expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! } });
+    await check('ref-delta-zlib-tail', 'full', {
+      set: assemble(parts),
+      expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! },
+    });
   });
 
   test('corrupt zlib data in a delta, past its header', async () => {
@@ -638,7 +807,10 @@ describe('bad input: object data (found by --full)', () => {
     const i = firstOfType(parts, OBJ_OFS_DELTA);
     const data = parts.entries[i]!.data;
     data[data.length - 2] ^= 0xff;
-    await check('delta-zlib-tail', 'full', { set: assemble(parts, { rev: true }), expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! } });
+    await check('delta-zlib-tail', 'full', {
+      set: assemble(parts, { rev: true }),
+      expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! },
+    });
   });
 
   test('a zlib stream followed by stray bytes inside its entry', async () => {
@@ -646,7 +818,10 @@ describe('bad input: object data (found by --full)', () => {
     const parts = readPack(set.pack, set.idx);
     const i = firstOfType(parts, OBJ_COMMIT);
     parts.entries[i]!.data = Buffer.concat([parts.entries[i]!.data, Buffer.from('junk')]);
-    await check('commit-zlib-trailing', 'full', { set: assemble(parts, { rev: true }), expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! } });
+    await check('commit-zlib-trailing', 'full', {
+      set: assemble(parts, { rev: true }),
+      expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! },
+    });
   });
 
   test('an object that inflates to a size other than its header says', async () => {
@@ -654,7 +829,10 @@ describe('bad input: object data (found by --full)', () => {
     const parts = readPack(set.pack, set.idx);
     const i = firstOfType(parts, OBJ_COMMIT);
     parts.entries[i]!.size += 1;
-    await check('commit-size', 'full', { set: assemble(parts, { rev: true }), expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! } });
+    await check('commit-size', 'full', {
+      set: assemble(parts, { rev: true }),
+      expect: { code: 'bad-zlib', file: 'pack', offset: layout(parts)[i]! },
+    });
   });
 
   test('a blob whose header declares 2^52 bytes', async () => {
@@ -673,17 +851,26 @@ describe('bad input: object data (found by --full)', () => {
 
 describe('bad input: files that do not belong together', () => {
   test('the idx of another pack with the same object count', async () => {
-    await check('foreign-idx', 'model', { set: { pack: ofs().pack, idx: ref().idx }, expect: { code: 'mismatch', file: 'pack', offset: ofs().pack.length - 20 } });
+    await check('foreign-idx', 'model', {
+      set: { pack: ofs().pack, idx: ref().idx },
+      expect: { code: 'mismatch', file: 'pack', offset: ofs().pack.length - 20 },
+    });
   });
 
   test('the idx of another pack with a different object count', async () => {
     const other = assemble(handmade([blobEntry(HELLO)]));
-    await check('foreign-idx-count', 'model', { set: { pack: ofs().pack, idx: other.idx }, expect: { code: 'mismatch', file: 'pack', offset: 8 } });
+    await check('foreign-idx-count', 'model', {
+      set: { pack: ofs().pack, idx: other.idx },
+      expect: { code: 'mismatch', file: 'pack', offset: 8 },
+    });
   });
 
   test('the .rev of another pack', async () => {
     const set = ref();
-    await check('foreign-rev', 'model', { set: { ...set, rev: ofs().rev }, expect: { code: 'mismatch', file: 'rev', offset: 12 + idxObjectCount(set.idx) * 4 } });
+    await check('foreign-rev', 'model', {
+      set: { ...set, rev: ofs().rev },
+      expect: { code: 'mismatch', file: 'rev', offset: 12 + idxObjectCount(set.idx) * 4 },
+    });
   });
 });
 
@@ -705,14 +892,20 @@ describe('bad input: checksums', () => {
     const fixed = reseal(set);
     const idx = Buffer.from(set.idx);
     fixed.idx.copy(idx, idxCrcPosition(idx, n), idxCrcPosition(idx, n), idxCrcPosition(idx, n) + 4);
-    await check('pack-checksum', 'checksums', { set: { ...set, idx: resealIdx(idx) }, expect: { code: 'checksum', file: 'pack', offset: set.pack.length - 20 } });
+    await check('pack-checksum', 'checksums', {
+      set: { ...set, idx: resealIdx(idx) },
+      expect: { code: 'checksum', file: 'pack', offset: set.pack.length - 20 },
+    });
   });
 
   test('the idx trailer does not match the contents', async () => {
     const set = ofs();
     const idx = Buffer.from(set.idx);
     idx[idx.length - 1] ^= 0x01;
-    await check('idx-checksum', 'checksums', { set: { ...set, idx }, expect: { code: 'checksum', file: 'idx', offset: idx.length - 20 } });
+    await check('idx-checksum', 'checksums', {
+      set: { ...set, idx },
+      expect: { code: 'checksum', file: 'idx', offset: idx.length - 20 },
+    });
   });
 
   test('a CRC32 in the idx that does not match the entry', async () => {
@@ -721,7 +914,10 @@ describe('bad input: checksums', () => {
     const n = 100;
     idx.writeUInt32BE((idx.readUInt32BE(idxCrcPosition(idx, n)) ^ 1) >>> 0, idxCrcPosition(idx, n));
     // The pack's own checksum shows the pack is sound, so the idx is to blame.
-    await check('crc-idx', 'checksums', { set: { ...set, idx: resealIdx(idx) }, expect: { code: 'crc', file: 'idx', offset: idxCrcPosition(idx, n) } });
+    await check('crc-idx', 'checksums', {
+      set: { ...set, idx: resealIdx(idx) },
+      expect: { code: 'crc', file: 'idx', offset: idxCrcPosition(idx, n) },
+    });
   });
 
   test('an entry changed after its CRC32 was written', async () => {
@@ -729,7 +925,10 @@ describe('bad input: checksums', () => {
     const sealed = reseal(set);
     // Keep the old CRC of the damaged entry: the pack (checksum recomputed) is consistent, its idx is not.
     set.idx.copy(sealed.idx, idxCrcPosition(set.idx, n), idxCrcPosition(set.idx, n), idxCrcPosition(set.idx, n) + 4);
-    await check('crc-pack', 'checksums', { set: { ...sealed, idx: resealIdx(sealed.idx) }, expect: { code: 'crc', file: 'idx', offset: idxCrcPosition(set.idx, n) } });
+    await check('crc-pack', 'checksums', {
+      set: { ...sealed, idx: resealIdx(sealed.idx) },
+      expect: { code: 'crc', file: 'idx', offset: idxCrcPosition(set.idx, n) },
+    });
   });
 });
 
@@ -745,7 +944,10 @@ describe('bad input: .rev', () => {
     const set = ofs();
     const rev = Buffer.from(set.rev!);
     rev.writeUInt32BE(2, 4);
-    await check('rev-version', 'model', { set: { ...set, rev }, expect: { code: 'bad-version', file: 'rev', offset: 4 } });
+    await check('rev-version', 'model', {
+      set: { ...set, rev },
+      expect: { code: 'bad-version', file: 'rev', offset: 4 },
+    });
   });
 
   test('another hash algorithm', async () => {
@@ -757,7 +959,10 @@ describe('bad input: .rev', () => {
 
   test('truncated', async () => {
     const set = ofs();
-    await check('rev-truncated', 'model', { set: { ...set, rev: set.rev!.subarray(0, 100) }, expect: { code: 'truncated', file: 'rev', offset: 100 } });
+    await check('rev-truncated', 'model', {
+      set: { ...set, rev: set.rev!.subarray(0, 100) },
+      expect: { code: 'truncated', file: 'rev', offset: 100 },
+    });
   });
 
   test('positions out of order', async () => {
@@ -768,7 +973,10 @@ describe('bad input: .rev', () => {
     const a = rev.readUInt32BE(12 + i * 4);
     rev.writeUInt32BE(rev.readUInt32BE(12 + j * 4), 12 + i * 4);
     rev.writeUInt32BE(a, 12 + j * 4);
-    await check('rev-order', 'model', { set: { ...set, rev }, expect: { code: 'bad-offset', file: 'rev', offset: 12 + (i + 1) * 4 } });
+    await check('rev-order', 'model', {
+      set: { ...set, rev },
+      expect: { code: 'bad-offset', file: 'rev', offset: 12 + (i + 1) * 4 },
+    });
   });
 
   test('a position listed twice', async () => {
@@ -776,14 +984,20 @@ describe('bad input: .rev', () => {
     const rev = Buffer.from(set.rev!);
     const i = 200;
     rev.writeUInt32BE(rev.readUInt32BE(12 + (i - 1) * 4), 12 + i * 4);
-    await check('rev-duplicate', 'model', { set: { ...set, rev }, expect: { code: 'bad-offset', file: 'rev', offset: 12 + i * 4 } });
+    await check('rev-duplicate', 'model', {
+      set: { ...set, rev },
+      expect: { code: 'bad-offset', file: 'rev', offset: 12 + i * 4 },
+    });
   });
 
   test('a position past the object count', async () => {
     const set = ofs();
     const rev = Buffer.from(set.rev!);
     rev.writeUInt32BE(idxObjectCount(set.idx), 12 + 7 * 4);
-    await check('rev-range', 'model', { set: { ...set, rev }, expect: { code: 'bad-offset', file: 'rev', offset: 12 + 7 * 4 } });
+    await check('rev-range', 'model', {
+      set: { ...set, rev },
+      expect: { code: 'bad-offset', file: 'rev', offset: 12 + 7 * 4 },
+    });
   });
 });
 
@@ -797,8 +1011,18 @@ describe('bad input: families whose bases would need gigabytes', () => {
     const zeros = Buffer.alloc(size);
     const entries: PackEntry[] = [{ oid: objectId(OBJ_BLOB, zeros), type: OBJ_BLOB, size, data: zlib(zeros) }];
     const tagged = (tag: string, base: number): PackEntry => {
-      const payload = deltaPayload(size, size, Buffer.concat([insertInstruction(Buffer.from(tag)), copyInstruction(8, size - 8)]));
-      return { oid: objectId(OBJ_BLOB, Buffer.concat([Buffer.from(tag), zeros.subarray(8)])), type: OBJ_OFS_DELTA, size: payload.length, base, data: zlib(payload) };
+      const payload = deltaPayload(
+        size,
+        size,
+        Buffer.concat([insertInstruction(Buffer.from(tag)), copyInstruction(8, size - 8)]),
+      );
+      return {
+        oid: objectId(OBJ_BLOB, Buffer.concat([Buffer.from(tag), zeros.subarray(8)])),
+        type: OBJ_OFS_DELTA,
+        size: payload.length,
+        base,
+        data: zlib(payload),
+      };
     };
     for (let i = 1; i <= count; i++) entries.push(tagged(`X${String(i).padStart(7, '0')}`, i - 1));
     if (leaves) for (let i = 0; i < count; i++) entries.push(tagged(`L${String(i).padStart(7, '0')}`, i));
@@ -852,7 +1076,8 @@ describe('bad input: multi-pack-index', () => {
 
   /** Offset of a chunk (by its four-letter id) in a MIDX's chunk table (§6.4). */
   function chunkStart(midx: Buffer, id: string): number {
-    for (let at = 12; at < 12 + midx[6]! * 12; at += 12) if (midx.toString('latin1', at, at + 4) === id) return Number(midx.readBigUInt64BE(at + 4));
+    for (let at = 12; at < 12 + midx[6]! * 12; at += 12)
+      if (midx.toString('latin1', at, at + 4) === id) return Number(midx.readBigUInt64BE(at + 4));
     throw new Error(`no ${id} chunk`);
   }
 
@@ -862,11 +1087,14 @@ describe('bad input: multi-pack-index', () => {
       midx.writeUInt32BE(0x00000a00, 16);
     });
     const file = path.join(packDir, 'multi-pack-index');
-    assert.throws(() => loadMultiPackIndex(packDir), (error) => {
-      assertPackError(error, { code: 'bad-offset', file, offset: 12 });
-      assert.match(error.detail, /^chunk 0x00000a00 spans /);
-      return true;
-    });
+    assert.throws(
+      () => loadMultiPackIndex(packDir),
+      (error) => {
+        assertPackError(error, { code: 'bad-offset', file, offset: 12 });
+        assert.match(error.detail, /^chunk 0x00000a00 spans /);
+        return true;
+      },
+    );
     const run = await runCliAsync(['objects', '--no-cache', path.dirname(path.dirname(packDir))]);
     assert.equal(run.status, 1);
     assert.match(run.stderr, /^packscope: [^\n]*: offset 12: chunk 0x00000a00 spans [^\n]*\n$/);
@@ -878,11 +1106,14 @@ describe('bad input: multi-pack-index', () => {
       pnam = chunkStart(midx, 'PNAM');
       midx.write('a/\nb', pnam, 'latin1');
     });
-    assert.throws(() => loadMultiPackIndex(packDir), (error) => {
-      assertPackError(error, { code: 'bad-header', file: path.join(packDir, 'multi-pack-index'), offset: pnam });
-      assert.match(error.detail, /^pack name "a\/\\x0ab[^"]*" is not a plain file name$/);
-      return true;
-    });
+    assert.throws(
+      () => loadMultiPackIndex(packDir),
+      (error) => {
+        assertPackError(error, { code: 'bad-header', file: path.join(packDir, 'multi-pack-index'), offset: pnam });
+        assert.match(error.detail, /^pack name "a\/\\x0ab[^"]*" is not a plain file name$/);
+        return true;
+      },
+    );
   });
 });
 
@@ -893,17 +1124,26 @@ describe('bad input: not regular files', () => {
   ] as const) {
     for (const victim of ['pack', 'idx'] as const) {
       test(`${what} where the ${victim} should be`, async () => {
-        const paths = writePackSet(path.join(root, 'cases', `special-${victim}-${what.replace(/ /g, '-')}`), 'pack-special', withoutRev(ofs()));
+        const paths = writePackSet(
+          path.join(root, 'cases', `special-${victim}-${what.replace(/ /g, '-')}`),
+          'pack-special',
+          withoutRev(ofs()),
+        );
         fs.rmSync(paths[victim]);
         make(paths[victim]);
         const expected = new PackFormatError('io', paths[victim], undefined, 'not a regular file');
         // A FIFO must not make the reader wait for a writer that never comes. Were that to regress,
         // a direct call would block this test process for good, so FIFOs go through the CLI only,
         // whose runs are killed after a few seconds.
-        if (what !== 'a FIFO') assertPackError(runStages(packFilesFor(paths.pack)).error, { code: 'io', file: paths[victim], offset: null });
+        if (what !== 'a FIFO')
+          assertPackError(runStages(packFilesFor(paths.pack)).error, { code: 'io', file: paths[victim], offset: null });
         // stats and objects are pointed at the other, regular, file of the pair.
         const other = victim === 'pack' ? paths.idx : paths.pack;
-        const commands = [['verify-pack', '-v', '--full', paths.pack], ['stats', '--no-cache', other], ['objects', '--no-cache', other]];
+        const commands = [
+          ['verify-pack', '-v', '--full', paths.pack],
+          ['stats', '--no-cache', other],
+          ['objects', '--no-cache', other],
+        ];
         const runs = await Promise.all(commands.map((args) => runCliAsync(args, 10_000)));
         runs.forEach((run, i) => assertCliReports(run, expected, commands[i]![0]!));
       });
@@ -914,10 +1154,16 @@ describe('bad input: not regular files', () => {
 describe('bad input: a bug in a verify worker is not blamed on the pack', () => {
   test('a worker that fails with something other than a PackFormatError rejects with a plain Error', async () => {
     const script = path.join(root, 'crashing-worker.js');
-    fs.writeFileSync(script, "require('node:worker_threads').parentPort.postMessage({ kind: 'crashed', message: 'boom', stack: 'Error: boom' });\n");
+    fs.writeFileSync(
+      script,
+      "require('node:worker_threads').parentPort.postMessage({ kind: 'crashed', message: 'boom', stack: 'Error: boom' });\n",
+    );
     const files = packFilesFor(`${fixtures.ofs}.pack`);
     const model = buildPackModel(files);
-    for (const run of [() => verifyFull(model, { workerScript: script, threads: 1 }), () => checksumsInWorker(script, files, 'sha1').result]) {
+    for (const run of [
+      () => verifyFull(model, { workerScript: script, threads: 1 }),
+      () => checksumsInWorker(script, files, 'sha1').result,
+    ]) {
       await assert.rejects(run(), (error) => {
         assert.ok(error instanceof Error && !(error instanceof PackFormatError), describeError(error));
         assert.match(error.message, /boom/);
@@ -973,7 +1219,13 @@ describe('bad input: files that change while they are read', () => {
     const files = copyOf('truncated-during-build', ofs());
     assert.throws(
       () => buildPackModel(files, { onProgress: (done) => done === 0 && fs.truncateSync(files.pack, 1000) }),
-      (error) => (assert.ok(error instanceof PackFormatError && error.code === 'changed' && error.file === files.pack, describeError(error)), true),
+      (error) => (
+        assert.ok(
+          error instanceof PackFormatError && error.code === 'changed' && error.file === files.pack,
+          describeError(error),
+        ),
+        true
+      ),
     );
   });
 
@@ -981,8 +1233,15 @@ describe('bad input: files that change while they are read', () => {
     const files = copyOf('rewritten-during-build', ofs());
     const size = fs.statSync(files.pack).size;
     assert.throws(
-      () => buildPackModel(files, { onProgress: (done) => done === 0 && fs.writeFileSync(files.pack, Buffer.alloc(size)) }),
-      (error) => (assert.ok(error instanceof PackFormatError && error.code === 'changed' && error.file === files.pack, describeError(error)), true),
+      () =>
+        buildPackModel(files, { onProgress: (done) => done === 0 && fs.writeFileSync(files.pack, Buffer.alloc(size)) }),
+      (error) => (
+        assert.ok(
+          error instanceof PackFormatError && error.code === 'changed' && error.file === files.pack,
+          describeError(error),
+        ),
+        true
+      ),
     );
   });
 
@@ -1006,7 +1265,13 @@ describe('bad input: files that change while they are read', () => {
       const index = loadIdx(files);
       assert.throws(
         () => verifyChecksums(files, index, packOrder(files, index, false), () => damage(files.pack)),
-        (error) => (assert.ok(error instanceof PackFormatError && error.code === 'changed' && error.file === files.pack, describeError(error)), true),
+        (error) => (
+          assert.ok(
+            error instanceof PackFormatError && error.code === 'changed' && error.file === files.pack,
+            describeError(error),
+          ),
+          true
+        ),
       );
     }
   });
@@ -1021,7 +1286,15 @@ describe('bad input: files that change while they are read', () => {
       damage(files.pack);
       assert.throws(
         () => resolveFamilies(model),
-        (error) => (assert.ok(error instanceof PackFormatError && (error.code === 'changed' || error.code === 'io') && error.file === files.pack, describeError(error)), true),
+        (error) => (
+          assert.ok(
+            error instanceof PackFormatError &&
+              (error.code === 'changed' || error.code === 'io') &&
+              error.file === files.pack,
+            describeError(error),
+          ),
+          true
+        ),
       );
     }
   });
@@ -1030,7 +1303,10 @@ describe('bad input: files that change while they are read', () => {
     const files = copyOf('deleted-before-full-workers', ofs());
     const model = buildPackModel(files);
     fs.rmSync(files.pack);
-    await assert.rejects(verifyFull(model, { workerScript: verifyWorkerPath, threads: 2 }), (error) => (assertPackError(error, { code: 'io', file: files.pack, offset: null }), true));
+    await assert.rejects(
+      verifyFull(model, { workerScript: verifyWorkerPath, threads: 2 }),
+      (error) => (assertPackError(error, { code: 'io', file: files.pack, offset: null }), true),
+    );
   });
 
   test('pack truncated while --full resolves it', () => {
@@ -1045,7 +1321,13 @@ describe('bad input: files that change while they are read', () => {
         () => {
           for (const root of task.roots) resolver.resolveFamily(root);
         },
-        (error) => (assert.ok(error instanceof PackFormatError && error.code === 'changed' && error.file === files.pack, describeError(error)), true),
+        (error) => (
+          assert.ok(
+            error instanceof PackFormatError && error.code === 'changed' && error.file === files.pack,
+            describeError(error),
+          ),
+          true
+        ),
       );
     } finally {
       resolver.close();

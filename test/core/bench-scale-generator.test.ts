@@ -46,15 +46,30 @@ test('monorepo generator: 200+ packs of mixed ages (cruft and geometric repacks)
   assert.equal(withExt('.keep').length, 1, 'one kept pack');
   assert.equal(withExt('.promisor').length, 1, 'one promisor pack');
   assert.ok(names.includes('multi-pack-index'), 'a multi-pack-index');
-  assert.equal(names.filter((name) => /^multi-pack-index-[0-9a-f]+\.bitmap$/.test(name)).length, 1, 'a multi-pack-index bitmap');
+  assert.equal(
+    names.filter((name) => /^multi-pack-index-[0-9a-f]+\.bitmap$/.test(name)).length,
+    1,
+    'a multi-pack-index bitmap',
+  );
   git(repo.gitDir, ['multi-pack-index', 'verify']);
   // The cruft pack holds the dropped branch's objects only: none is reachable.
   const cruft = withExt('.mtimes')[0]!;
-  const reachable = new Set(git(repo.gitDir, ['rev-list', '--objects', '--all']).split('\n').map((line) => line.slice(0, 40)));
+  const reachable = new Set(
+    git(repo.gitDir, ['rev-list', '--objects', '--all'])
+      .split('\n')
+      .map((line) => line.slice(0, 40)),
+  );
   const cruftIdx = fs.readFileSync(path.join(packDir, cruft.replace(/\.pack$/, '.idx')));
-  const inCruft = execFileSync('git', ['show-index'], { input: cruftIdx, env: gitEnv(), encoding: 'utf8' }).trim().split('\n').map((line) => line.split(' ')[1]!);
+  const inCruft = execFileSync('git', ['show-index'], { input: cruftIdx, env: gitEnv(), encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' ')[1]!);
   assert.ok(inCruft.length > 0);
-  assert.deepEqual(inCruft.filter((oid) => reachable.has(oid)), [], 'no cruft object is reachable');
+  assert.deepEqual(
+    inCruft.filter((oid) => reachable.has(oid)),
+    [],
+    'no cruft object is reachable',
+  );
 
   // Mixed ages: the packs' mtimes span most of a year.
   const times = packs.map((pack) => fs.statSync(path.join(packDir, pack)).mtimeMs / 1000);
@@ -82,16 +97,28 @@ test('scale generator: one pack after repack -adf --depth=50 --window=10, with d
   const inPack = Number(fields.get('in-pack'));
   assert.ok(inPack > 2000 && inPack < 5000, `about 3000 objects: ${inPack}`);
 
-  const listing = execFileSync('git', ['verify-pack', '-v', path.join(packDir, packs[0]!.replace(/\.pack$/, '.idx'))], { env: gitEnv(), encoding: 'utf8', maxBuffer: 1 << 30 });
-  const rows = listing.split('\n').filter((line) => /^[0-9a-f]{40} /.test(line)).map((line) => line.split(/\s+/));
+  const listing = execFileSync('git', ['verify-pack', '-v', path.join(packDir, packs[0]!.replace(/\.pack$/, '.idx'))], {
+    env: gitEnv(),
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
+  const rows = listing
+    .split('\n')
+    .filter((line) => /^[0-9a-f]{40} /.test(line))
+    .map((line) => line.split(/\s+/));
   assert.equal(rows.length, inPack);
   const depths = rows.map((row) => Number(row[5] ?? 0));
-  assert.ok(Math.max(...depths) > 10 && Math.max(...depths) <= 50, `delta chains up to --depth=50: ${Math.max(...depths)}`);
+  assert.ok(
+    Math.max(...depths) > 10 && Math.max(...depths) <= 50,
+    `delta chains up to --depth=50: ${Math.max(...depths)}`,
+  );
   const types = new Map<string, number>();
   for (const row of rows) types.set(row[1]!, (types.get(row[1]!) ?? 0) + 1);
   assert.ok((types.get('tree') ?? 0) > (types.get('commit') ?? 0) * 2, 'several trees per commit');
   // Large binaries: blobs of megabytes.
-  const large = git(repo.gitDir, ['cat-file', '--batch-all-objects', '--batch-check=%(objecttype) %(objectsize)']).split('\n').filter((line) => line.startsWith('blob ') && Number(line.slice(5)) >= 1 << 20);
+  const large = git(repo.gitDir, ['cat-file', '--batch-all-objects', '--batch-check=%(objecttype) %(objectsize)'])
+    .split('\n')
+    .filter((line) => line.startsWith('blob ') && Number(line.slice(5)) >= 1 << 20);
   assert.ok(large.length >= 6, `large binaries: ${large.length}`);
   // Renames: git log finds them.
   assert.match(git(repo.gitDir, ['log', '--diff-filter=R', '--name-status', '-M', '--format=', 'main']), /^R\d+\t/m);

@@ -37,7 +37,18 @@ function handMade(): SimObjects {
   }
   // Pack order is not id order: offsets run backwards, so "in pack order" is checked, not assumed.
   for (let i = 0; i < count; i++) offset[i] = 12 + (count - i) * 100;
-  return { count, packBase: [0], pack: new Uint32Array(count), offset, base, size, payloadSize, isBlob: new Uint8Array(count).fill(1), depth, oidPrefix: Uint32Array.from({ length: count }, (_, i) => i) };
+  return {
+    count,
+    packBase: [0],
+    pack: new Uint32Array(count),
+    offset,
+    base,
+    size,
+    payloadSize,
+    isBlob: new Uint8Array(count).fill(1),
+    depth,
+    oidPrefix: Uint32Array.from({ length: count }, (_, i) => i),
+  };
 }
 
 function chainRoot(id: number): number {
@@ -54,7 +65,10 @@ describe('the calibration plan', () => {
   };
 
   test('the same pack and seed give the same lists, another seed others', () => {
-    const shape = (seed: number): string => JSON.stringify(calibrationPlan(objects, seed, Number.MAX_SAFE_INTEGER).map((l) => [l.stage, l.cls, l.limit, [...l.reads]]));
+    const shape = (seed: number): string =>
+      JSON.stringify(
+        calibrationPlan(objects, seed, Number.MAX_SAFE_INTEGER).map((l) => [l.stage, l.cls, l.limit, [...l.reads]]),
+      );
     assert.equal(shape(16), shape(16));
     assert.notEqual(shape(16), shape(17));
   });
@@ -62,7 +76,11 @@ describe('the calibration plan', () => {
   test('an inflate list reads distinct non-deltas once each, in pack order', () => {
     // Two classes of plain objects: the 2 KiB ones and the chains' 48 KiB roots.
     const inflate = lists.filter((l) => l.stage === 'inflate');
-    assert.deepEqual(inflate.map((l) => l.ids.length).sort((x, y) => x - y), [CHAINS, 3000], 'each class has fewer members than the targets ask: all of them');
+    assert.deepEqual(
+      inflate.map((l) => l.ids.length).sort((x, y) => x - y),
+      [CHAINS, 3000],
+      'each class has fewer members than the targets ask: all of them',
+    );
     for (const list of inflate) {
       const ids = list.ids;
       assert.equal(new Set(ids).size, ids.length, 'no object twice in a pass');
@@ -82,10 +100,12 @@ describe('the calibration plan', () => {
     const list = walks[0]!;
     assert.ok(list.ids.length >= 4);
     const read = new Set(list.reads);
-    for (const tip of list.ids) for (let x = tip; x >= 0; x = objects.base[x]!) assert.ok(read.has(x), `${x}, below tip ${tip}, is read`);
+    for (const tip of list.ids)
+      for (let x = tip; x >= 0; x = objects.base[x]!) assert.ok(read.has(x), `${x}, below tip ${tip}, is read`);
     // Step d of every chain before step d + 1 of any: the depth never falls.
     const depths = [...list.reads].map((id) => objects.depth[id]!);
-    for (let i = 1; i < depths.length; i++) assert.ok(depths[i]! >= depths[i - 1]!, `read ${i}: depth ${depths[i]} after ${depths[i - 1]}`);
+    for (let i = 1; i < depths.length; i++)
+      assert.ok(depths[i]! >= depths[i - 1]!, `read ${i}: depth ${depths[i]} after ${depths[i - 1]}`);
     // Read side by side, limit 0's one kept base (§1.3) is another chain's: at 0 a read walks its
     // chain, with a cache a read takes the base the previous step left. (One chain read alone would
     // cost 2 inflations a read at 0 as well.)
@@ -97,14 +117,20 @@ describe('the calibration plan', () => {
     assert.ok(alone.inflations <= 2 * alone.reads);
   });
 
-  test('the growth list: a smaller limit with 1g\'s counts and a smaller cache', () => {
+  test("the growth list: a smaller limit with 1g's counts and a smaller cache", () => {
     const growth = lists.find((l) => l.stage === 'growth');
     assert.ok(growth, 'chains of 48 KiB bases fill more than the growth target');
     const small = run(growth.reads, growth.limit);
     const full = run(growth.reads, 1 << 30);
     assert.ok(growth.limit < 1 << 30);
-    assert.deepEqual([small.inflations, small.deltaApplications, small.inflatedBytes, small.appliedBytes], [full.inflations, full.deltaApplications, full.inflatedBytes, full.appliedBytes]);
-    assert.ok(full.peakCacheBytes - small.peakCacheBytes >= 16 << 20, `${full.peakCacheBytes} against ${small.peakCacheBytes}`);
+    assert.deepEqual(
+      [small.inflations, small.deltaApplications, small.inflatedBytes, small.appliedBytes],
+      [full.inflations, full.deltaApplications, full.inflatedBytes, full.appliedBytes],
+    );
+    assert.ok(
+      full.peakCacheBytes - small.peakCacheBytes >= 16 << 20,
+      `${full.peakCacheBytes} against ${small.peakCacheBytes}`,
+    );
     // The smallest such power of two: half of it loses inflations.
     assert.notEqual(run(growth.reads, growth.limit / 2).inflations, full.inflations);
   });

@@ -20,7 +20,9 @@ const delta = Buffer.from([...varint(11), ...varint(19), 0x90, 5, 8, ...Buffer.f
 test('applies copy and insert instructions (git-internals §6.1)', () => {
   assert.deepEqual(readDeltaSizes(delta, delta.length), { baseSize: 11, resultSize: 19, instructionsAt: 2 });
   assert.equal(applyDelta(base, delta, 1 << 20).toString(), 'hello, packed world');
-  const ops = [...deltaInstructions(delta)].map((i) => (i.op === 'copy' ? `copy ${i.baseOffset}+${i.length}` : `insert ${i.length}`));
+  const ops = [...deltaInstructions(delta)].map((i) =>
+    i.op === 'copy' ? `copy ${i.baseOffset}+${i.length}` : `insert ${i.length}`,
+  );
   assert.deepEqual(ops, ['copy 0+5', 'insert 8', 'copy 5+6']);
 });
 

@@ -47,7 +47,14 @@ interface Case {
 }
 
 const line: fc.Arbitrary<Line> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('donor' as const), donor: fc.nat({ max: DONORS - 1 }), form: fc.constantFrom('absolute' as const, 'relative' as const, 'quoted' as const) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('donor' as const),
+      donor: fc.nat({ max: DONORS - 1 }),
+      form: fc.constantFrom('absolute' as const, 'relative' as const, 'quoted' as const),
+    }),
+  },
   fc.record({ kind: fc.constant('self' as const) }),
   fc.record({ kind: fc.constant('missing' as const) }),
   fc.record({ kind: fc.constant('comment' as const) }),
@@ -58,11 +65,30 @@ const line: fc.Arbitrary<Line> = fc.oneof(
 
 const alternatesFile: fc.Arbitrary<AlternatesFile> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: 'absent' as const }) },
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('regular' as const), lines: fc.array(line, { maxLength: 8 }), crlf: fc.boolean() }) },
-  fc.record({ kind: fc.constantFrom('fifo' as const, 'dev-zero' as const, 'dev-urandom' as const, 'directory' as const, 'dangling-link' as const, 'link-loop' as const, 'sparse-huge' as const) }),
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('regular' as const),
+      lines: fc.array(line, { maxLength: 8 }),
+      crlf: fc.boolean(),
+    }),
+  },
+  fc.record({
+    kind: fc.constantFrom(
+      'fifo' as const,
+      'dev-zero' as const,
+      'dev-urandom' as const,
+      'directory' as const,
+      'dangling-link' as const,
+      'link-loop' as const,
+      'sparse-huge' as const,
+    ),
+  }),
 );
 
-const caseArbitrary: fc.Arbitrary<Case> = fc.record({ files: fc.array(alternatesFile, { minLength: DONORS + 1, maxLength: DONORS + 1 }) });
+const caseArbitrary: fc.Arbitrary<Case> = fc.record({
+  files: fc.array(alternatesFile, { minLength: DONORS + 1, maxLength: DONORS + 1 }),
+});
 
 let sandbox: GitSandbox;
 /** Repositories copied into each case: the one `stats` reads, then the donors. */
@@ -104,7 +130,10 @@ function writeAlternates(file: string, spec: AlternatesFile, objectsDir: string,
       return;
     case 'regular': {
       const separator = Buffer.from(spec.crlf ? '\r\n' : '\n');
-      fs.writeFileSync(file, Buffer.concat(spec.lines.flatMap((entry) => [lineBytes(entry, objectsDir, donorObjects), separator])));
+      fs.writeFileSync(
+        file,
+        Buffer.concat(spec.lines.flatMap((entry) => [lineBytes(entry, objectsDir, donorObjects), separator])),
+      );
       return;
     }
     case 'fifo':
@@ -144,7 +173,10 @@ async function checkCase(c: Case): Promise<void> {
     const donorObjects = objects.slice(1);
     const alternates = objects.map((objectsDir) => path.join(objectsDir, 'info', 'alternates'));
     c.files.forEach((spec, i) => writeAlternates(alternates[i]!, spec, objects[i]!, donorObjects));
-    const run = await runCliBounded(['stats', '--no-cache', repos[0]!], { env: gitEnv(sandbox.home) as Record<string, string>, timeoutMs: CASE_TIME_LIMIT_MS });
+    const run = await runCliBounded(['stats', '--no-cache', repos[0]!], {
+      env: gitEnv(sandbox.home) as Record<string, string>,
+      timeoutMs: CASE_TIME_LIMIT_MS,
+    });
     const what = `case ${caseNumber} ${JSON.stringify(c, (_, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v))}`;
     assert.equal(run.timedOut, false, `${what}: stats did not end within ${CASE_TIME_LIMIT_MS} ms`);
     assert.doesNotMatch(run.stderr, /internal error|\n\s+at /, `${what}: ${run.stderr}`);
@@ -179,7 +211,9 @@ test('alternates fuzzing: every case ends in a model or an error naming one of i
   try {
     await fc.assert(fc.asyncProperty(caseArbitrary, checkCase), { seed: SEED, numRuns: RUNS });
   } finally {
-    t.diagnostic(`${caseNumber} cases (seed ${SEED}): ${outcomes.models} models, ${outcomes.errors} errors, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    t.diagnostic(
+      `${caseNumber} cases (seed ${SEED}): ${outcomes.models} models, ${outcomes.errors} errors, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
   }
   assert.ok(outcomes.models > 0 && outcomes.errors > 0, 'cases end both ways');
 });

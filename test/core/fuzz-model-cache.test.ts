@@ -24,7 +24,16 @@ import { ModelStore } from '../../src/core/model/model-store.ts';
 import type { PackFiles } from '../../src/core/model/pack-model.ts';
 import { buildFixturePacks, buildSha256Pack } from '../support/fixture-packs.ts';
 import { tempDir } from '../support/git.ts';
-import { modelFileIn, modelSnapshot, readModelFile, sealWithCacheKey, sealWithoutKey, writeModelFile, type ColumnName, type ModelFile } from '../support/model-file.ts';
+import {
+  modelFileIn,
+  modelSnapshot,
+  readModelFile,
+  sealWithCacheKey,
+  sealWithoutKey,
+  writeModelFile,
+  type ColumnName,
+  type ModelFile,
+} from '../support/model-file.ts';
 
 const SEED = Number(process.env.PACKSCOPE_FUZZ_SEED ?? 20261202);
 const RUNS = Number(process.env.PACKSCOPE_FUZZ_RUNS ?? 150);
@@ -40,7 +49,6 @@ interface Source {
   pristine: ModelFile;
   reference: unknown;
 }
-
 
 let root: string;
 let sources: Source[];
@@ -60,12 +68,21 @@ before(() => {
     const cacheDir = path.join(root, `cache-${name}`);
     new ModelStore(cacheDir).load(files);
     const pristineBytes = fs.readFileSync(modelFileIn(cacheDir));
-    return { name, files, cacheDir, pristineBytes, pristine: readModelFile(pristineBytes), reference: modelSnapshot(buildPackModel(files)) };
+    return {
+      name,
+      files,
+      cacheDir,
+      pristineBytes,
+      pristine: readModelFile(pristineBytes),
+      reference: modelSnapshot(buildPackModel(files)),
+    };
   });
 });
 
 after(() => {
-  console.log(`fuzz-model-cache: ${tally.persisted} cases loaded the persisted file, ${tally.rebuilt} rebuilt (seed ${SEED}, ${RUNS} runs per property and pack)`);
+  console.log(
+    `fuzz-model-cache: ${tally.persisted} cases loaded the persisted file, ${tally.rebuilt} rebuilt (seed ${SEED}, ${RUNS} runs per property and pack)`,
+  );
   fs.rmSync(root, { recursive: true, force: true });
 });
 
@@ -76,7 +93,11 @@ function loadAndCheck(source: Source, bytes: Buffer, mustRebuild: boolean): void
   const loaded = new ModelStore(source.cacheDir).load(source.files);
   const elapsed = performance.now() - started;
   assert.ok(elapsed < CASE_TIME_LIMIT_MS, `${source.name}: load took ${elapsed.toFixed(0)} ms`);
-  assert.deepEqual(modelSnapshot(loaded.model), source.reference, `${source.name}: the loaded model is not the pack's (${loaded.source}${loaded.rebuiltBecause ? `: ${loaded.rebuiltBecause}` : ''})`);
+  assert.deepEqual(
+    modelSnapshot(loaded.model),
+    source.reference,
+    `${source.name}: the loaded model is not the pack's (${loaded.source}${loaded.rebuiltBecause ? `: ${loaded.rebuiltBecause}` : ''})`,
+  );
   if (loaded.source === 'built') {
     assert.ok(loaded.rebuiltBecause, `${source.name}: rebuilt without saying why`);
     tally.rebuilt++;
@@ -88,7 +109,12 @@ function loadAndCheck(source: Source, bytes: Buffer, mustRebuild: boolean): void
 
 const sourceIndex = fc.nat();
 
-type ByteDamage = { op: 'flip'; at: number; bit: number } | { op: 'set'; at: number; value: number } | { op: 'truncate'; at: number } | { op: 'append'; bytes: Uint8Array } | { op: 'delete'; at: number; length: number };
+type ByteDamage =
+  | { op: 'flip'; at: number; bit: number }
+  | { op: 'set'; at: number; value: number }
+  | { op: 'truncate'; at: number }
+  | { op: 'append'; bytes: Uint8Array }
+  | { op: 'delete'; at: number; length: number };
 
 const byteDamage: fc.Arbitrary<ByteDamage> = fc.oneof(
   fc.record({ op: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
@@ -122,7 +148,10 @@ function damageBytes(pristine: Buffer, damage: ByteDamage): Buffer {
 
 const COLUMNS: ColumnName[] = ['size', 'resultSize', 'diskSize', 'base', 'byOffset', 'depth', 'inPackType', 'type'];
 /** Values that sit on the edges the readers care about, plus any 32-bit one. */
-const columnValue = fc.oneof(fc.constantFrom(0, 1, -1, -2, 2, 3, 4, 5, 6, 7, 8, 0xff, 0xffff, 0x10000, 0x7fffffff, 0xffffffff), fc.integer({ min: -(2 ** 31), max: 2 ** 32 - 1 }));
+const columnValue = fc.oneof(
+  fc.constantFrom(0, 1, -1, -2, 2, 3, 4, 5, 6, 7, 8, 0xff, 0xffff, 0x10000, 0x7fffffff, 0xffffffff),
+  fc.integer({ min: -(2 ** 31), max: 2 ** 32 - 1 }),
+);
 
 interface ColumnDamage {
   column: ColumnName;
@@ -132,7 +161,12 @@ interface ColumnDamage {
   widenDepth: boolean;
 }
 
-const columnDamage: fc.Arbitrary<ColumnDamage> = fc.record({ column: fc.constantFrom(...COLUMNS), object: fc.nat(), value: columnValue, widenDepth: fc.boolean() });
+const columnDamage: fc.Arbitrary<ColumnDamage> = fc.record({
+  column: fc.constantFrom(...COLUMNS),
+  object: fc.nat(),
+  value: columnValue,
+  widenDepth: fc.boolean(),
+});
 
 /** A value as the column's type stores it (what reading the file back gives). */
 function stored(column: ColumnName, value: number, depthBytes: 2 | 4): number {
@@ -153,11 +187,26 @@ function damageColumn(file: ModelFile, damage: ColumnDamage): ModelFile {
 /** Whether `damage` changed nothing a fresh build has (then the file may be used). */
 function unchanged(source: Source, damaged: ModelFile): boolean {
   const { pristine } = source;
-  return damaged.header.depthBytes === pristine.header.depthBytes && COLUMNS.every((c) => damaged[c].every((v, n) => v === pristine[c][n]));
+  return (
+    damaged.header.depthBytes === pristine.header.depthBytes &&
+    COLUMNS.every((c) => damaged[c].every((v, n) => v === pristine[c][n]))
+  );
 }
 
-const HEADER_FIELDS = ['count', 'packSize', 'packVersion', 'hash', 'packChecksum', 'idxChecksum', 'depthBytes', 'overflow'] as const;
-const headerValue = fc.oneof(fc.constantFrom<unknown>(0, -1, 1, 2, 3, 4, 2 ** 53, 'sha1', 'sha256', '', null, true, [], {}, [[0, 2 ** 40]]), fc.integer());
+const HEADER_FIELDS = [
+  'count',
+  'packSize',
+  'packVersion',
+  'hash',
+  'packChecksum',
+  'idxChecksum',
+  'depthBytes',
+  'overflow',
+] as const;
+const headerValue = fc.oneof(
+  fc.constantFrom<unknown>(0, -1, 1, 2, 3, 4, 2 ** 53, 'sha1', 'sha256', '', null, true, [], {}, [[0, 2 ** 40]]),
+  fc.integer(),
+);
 
 describe('model-cache files, damaged at random', () => {
   test('bytes changed, cut or added, trailer kept: rebuilt, equal to a fresh build', () => {
@@ -172,13 +221,19 @@ describe('model-cache files, damaged at random', () => {
 
   test('any column or header field changed, sealed without the key: rebuilt, equal to a fresh build', () => {
     fc.assert(
-      fc.property(sourceIndex, fc.option(columnDamage, { nil: undefined }), fc.constantFrom(...HEADER_FIELDS), headerValue, (k, column, field, value) => {
-        const source = sources[k % sources.length]!;
-        let damaged = structuredClone(source.pristine);
-        if (column) damaged = damageColumn(damaged, column);
-        else (damaged.header as Record<string, unknown>)[field] = value;
-        loadAndCheck(source, laidOut(damaged, sealWithoutKey(damaged.version)), true);
-      }),
+      fc.property(
+        sourceIndex,
+        fc.option(columnDamage, { nil: undefined }),
+        fc.constantFrom(...HEADER_FIELDS),
+        headerValue,
+        (k, column, field, value) => {
+          const source = sources[k % sources.length]!;
+          let damaged = structuredClone(source.pristine);
+          if (column) damaged = damageColumn(damaged, column);
+          else (damaged.header as Record<string, unknown>)[field] = value;
+          loadAndCheck(source, laidOut(damaged, sealWithoutKey(damaged.version)), true);
+        },
+      ),
       { seed: SEED, numRuns: RUNS * sources.length },
     );
   });
@@ -194,9 +249,20 @@ describe('model-cache files, damaged at random', () => {
         // REF, or a delta moved onto another base at the same depth (only the key tells those).
         if (damage.column === 'size' || (damage.column === 'resultSize' && isDelta(pristine.inPackType[n]!))) return;
         if (damage.column === 'inPackType' && isDelta(pristine.inPackType[n]!) && isDelta(damage.value & 0xff)) return;
-        if (damage.column === 'base' && (damage.value | 0) >= 0 && (damage.value | 0) < pristine.header.count && (damage.value | 0) !== n && !isDescendant(pristine, damage.value | 0, n)) return;
+        if (
+          damage.column === 'base' &&
+          (damage.value | 0) >= 0 &&
+          (damage.value | 0) < pristine.header.count &&
+          (damage.value | 0) !== n &&
+          !isDescendant(pristine, damage.value | 0, n)
+        )
+          return;
         const damaged = damageColumn(pristine, damage);
-        loadAndCheck(source, writeModelFile(damaged, sealWithCacheKey(source.cacheDir, damaged.version)), !unchanged(source, damaged));
+        loadAndCheck(
+          source,
+          writeModelFile(damaged, sealWithCacheKey(source.cacheDir, damaged.version)),
+          !unchanged(source, damaged),
+        );
       }),
       { seed: SEED, numRuns: RUNS * sources.length },
     );
@@ -227,8 +293,18 @@ type DerivedDamage =
   | { op: 'add'; value: number };
 
 const derivedDamage: fc.Arbitrary<DerivedDamage> = fc.oneof(
-  fc.record({ op: fc.constant('set' as const), column: fc.constantFrom<DerivedName>('childStart', 'roots', 'childList'), at: fc.nat(), value: columnValue }),
-  fc.record({ op: fc.constant('swap' as const), column: fc.constantFrom<DerivedName>('childStart', 'roots', 'childList'), at: fc.nat(), other: fc.nat() }),
+  fc.record({
+    op: fc.constant('set' as const),
+    column: fc.constantFrom<DerivedName>('childStart', 'roots', 'childList'),
+    at: fc.nat(),
+    value: columnValue,
+  }),
+  fc.record({
+    op: fc.constant('swap' as const),
+    column: fc.constantFrom<DerivedName>('childStart', 'roots', 'childList'),
+    at: fc.nat(),
+    other: fc.nat(),
+  }),
   // A segment boundary moved: a child handed to the neighbouring object.
   fc.record({ op: fc.constant('shift' as const), at: fc.nat(), by: fc.constantFrom(-2, -1, 1, 2) }),
   // One child-list entry removed or one added (the list's length is the file's remainder).
@@ -273,7 +349,7 @@ function damageDerived(file: ModelFile, damage: DerivedDamage): ModelFile {
 }
 
 describe('model-cache files (format 3): the stored derived columns, damaged and sealed with the key', () => {
-  test('the pristine file\'s derived columns are used as stored', () => {
+  test("the pristine file's derived columns are used as stored", () => {
     for (const source of sources) {
       fs.writeFileSync(modelFileIn(source.cacheDir), source.pristineBytes);
       const loaded = new ModelStore(source.cacheDir).load(source.files);
@@ -289,18 +365,31 @@ describe('model-cache files (format 3): the stored derived columns, damaged and 
       fc.property(sourceIndex, derivedDamage, (k, damage) => {
         const source = sources[k % sources.length]!;
         const damaged = damageDerived(source.pristine, damage);
-        const same = (['childStart', 'roots', 'childList'] as const).every((c) => JSON.stringify(damaged[c]) === JSON.stringify(source.pristine[c]));
-        fs.writeFileSync(modelFileIn(source.cacheDir), writeModelFile(damaged, sealWithCacheKey(source.cacheDir, damaged.version)));
+        const same = (['childStart', 'roots', 'childList'] as const).every(
+          (c) => JSON.stringify(damaged[c]) === JSON.stringify(source.pristine[c]),
+        );
+        fs.writeFileSync(
+          modelFileIn(source.cacheDir),
+          writeModelFile(damaged, sealWithCacheKey(source.cacheDir, damaged.version)),
+        );
         const started = performance.now();
         const loaded = new ModelStore(source.cacheDir).load(source.files);
         // The snapshot asks for the derived columns: they are checked (and refused or used) here.
         const snapshot = modelSnapshot(loaded.model);
         const elapsed = performance.now() - started;
         assert.ok(elapsed < CASE_TIME_LIMIT_MS, `${source.name}: load took ${elapsed.toFixed(0)} ms`);
-        assert.deepEqual(snapshot, source.reference, `${source.name}: derived columns differ from a fresh build (${JSON.stringify(loaded.model.derivedSource)})`);
+        assert.deepEqual(
+          snapshot,
+          source.reference,
+          `${source.name}: derived columns differ from a fresh build (${JSON.stringify(loaded.model.derivedSource)})`,
+        );
         const verdict = loaded.model.derivedSource;
         if (same) assert.equal(verdict, 'stored', source.name);
-        else assert.ok(typeof verdict === 'object' || loaded.source === 'built', `${source.name}: damaged derived columns were used (${JSON.stringify(damage)})`);
+        else
+          assert.ok(
+            typeof verdict === 'object' || loaded.source === 'built',
+            `${source.name}: damaged derived columns were used (${JSON.stringify(damage)})`,
+          );
         if (loaded.source === 'built') tally.rebuilt++;
         else tally.persisted++;
       }),
@@ -317,6 +406,7 @@ function laidOut(file: ModelFile, seal: (body: Buffer) => Buffer): Buffer {
 
 /** Whether `candidate`'s chain passes through `object` (so making it `object`'s base closes a cycle). */
 function isDescendant(file: ModelFile, candidate: number, object: number): boolean {
-  for (let at = candidate, steps = 0; at >= 0 && steps <= file.header.count; at = file.base[at]!, steps++) if (at === object) return true;
+  for (let at = candidate, steps = 0; at >= 0 && steps <= file.header.count; at = file.base[at]!, steps++)
+    if (at === object) return true;
   return false;
 }

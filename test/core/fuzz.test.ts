@@ -87,11 +87,23 @@ let caseDir: string;
 function handmadeSet(): PackSet {
   const text = Buffer.from('the quick brown fox jumps over the lazy dog\n'.repeat(4));
   const changed = Buffer.concat([text.subarray(0, 40), Buffer.from('cat'), text.subarray(43)]);
-  const payload = deltaPayload(text.length, changed.length, Buffer.concat([copyInstruction(0, 40), insertInstruction(Buffer.from('cat')), copyInstruction(43, text.length - 43)]));
+  const payload = deltaPayload(
+    text.length,
+    changed.length,
+    Buffer.concat([
+      copyInstruction(0, 40),
+      insertInstruction(Buffer.from('cat')),
+      copyInstruction(43, text.length - 43),
+    ]),
+  );
   const base = objectId(OBJ_BLOB, text);
   const later = Buffer.from('a base that comes after its delta\n');
   const laterPayload = deltaPayload(later.length, 5, insertInstruction(Buffer.from('short')));
-  const inserts = deltaPayload(text.length, 300, Buffer.concat(Array.from({ length: 3 }, () => insertInstruction(Buffer.alloc(100, 'x')))));
+  const inserts = deltaPayload(
+    text.length,
+    300,
+    Buffer.concat(Array.from({ length: 3 }, () => insertInstruction(Buffer.alloc(100, 'x')))),
+  );
   return assemble(
     {
       hash: 'sha1',
@@ -99,9 +111,21 @@ function handmadeSet(): PackSet {
       entries: [
         { oid: base, type: OBJ_BLOB, size: text.length, data: zlib(text) },
         { oid: objectId(OBJ_BLOB, changed), type: OBJ_OFS_DELTA, size: payload.length, base: 0, data: zlib(payload) },
-        { oid: objectId(OBJ_BLOB, Buffer.from('short')), type: OBJ_REF_DELTA, size: laterPayload.length, baseOid: objectId(OBJ_BLOB, later), data: zlib(laterPayload) },
+        {
+          oid: objectId(OBJ_BLOB, Buffer.from('short')),
+          type: OBJ_REF_DELTA,
+          size: laterPayload.length,
+          baseOid: objectId(OBJ_BLOB, later),
+          data: zlib(laterPayload),
+        },
         { oid: objectId(OBJ_BLOB, later), type: OBJ_BLOB, size: later.length, data: zlib(later) },
-        { oid: objectId(OBJ_BLOB, Buffer.from('x'.repeat(300))), type: OBJ_REF_DELTA, size: inserts.length, baseOid: base, data: zlib(inserts) },
+        {
+          oid: objectId(OBJ_BLOB, Buffer.from('x'.repeat(300))),
+          type: OBJ_REF_DELTA,
+          size: inserts.length,
+          baseOid: base,
+          data: zlib(inserts),
+        },
       ],
     },
     { rev: true },
@@ -130,13 +154,19 @@ before(() => {
     set,
     hash,
     layout,
-    entries: readIdxEntries(set.idx, hash).map((e) => e.offset).sort((a, b) => a - b),
+    entries: readIdxEntries(set.idx, hash)
+      .map((e) => e.offset)
+      .sort((a, b) => a - b),
     parts: readPack(set.pack, set.idx, hash),
   }));
   caseDir = path.join(root, 'case');
   fs.mkdirSync(caseDir);
   const midxFixture = buildMidxPackDir(root);
-  midx = { bytes: fs.readFileSync(path.join(midxFixture.packDir, 'multi-pack-index')), oids: midxFixture.oids, dir: path.join(root, 'midx-case') };
+  midx = {
+    bytes: fs.readFileSync(path.join(midxFixture.packDir, 'multi-pack-index')),
+    oids: midxFixture.oids,
+    dir: path.join(root, 'midx-case'),
+  };
   fs.mkdirSync(midx.dir);
   // Every Buffer the engine sizes from input goes through these two.
   const { alloc, allocUnsafe } = Buffer;
@@ -152,7 +182,9 @@ before(() => {
 });
 
 after(() => {
-  console.log(`fuzz total: ${totals.cases} cases in ${totals.properties} properties (seed ${SEED}, ${RUNS} runs per unit), ${((performance.now() - totals.started) / 1000).toFixed(1)} s`);
+  console.log(
+    `fuzz total: ${totals.cases} cases in ${totals.properties} properties (seed ${SEED}, ${RUNS} runs per unit), ${((performance.now() - totals.started) / 1000).toFixed(1)} s`,
+  );
   restoreBuffer();
   fs.rmSync(root, { recursive: true, force: true });
 });
@@ -160,7 +192,8 @@ after(() => {
 type Target = 'pack' | 'idx' | 'rev';
 
 /** Where a mutation lands: anywhere, near the start (headers, fan-out), or on an entry's header. */
-type Position = { kind: 'any'; at: number } | { kind: 'head'; at: number } | { kind: 'entry'; entry: number; at: number };
+type Position =
+  { kind: 'any'; at: number } | { kind: 'head'; at: number } | { kind: 'entry'; entry: number; at: number };
 
 type Mutation =
   | { op: 'flip'; target: Target; where: Position; mask: number }
@@ -173,18 +206,61 @@ type Mutation =
 const position: fc.Arbitrary<Position> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('any' as const), at: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('head' as const), at: fc.nat({ max: 48 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('entry' as const), entry: fc.nat(), at: fc.nat({ max: 24 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('entry' as const), entry: fc.nat(), at: fc.nat({ max: 24 }) }),
+  },
 );
 
 function mutation(targets: fc.Arbitrary<Target>): fc.Arbitrary<Mutation> {
   const length = fc.oneof(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 512 }));
   return fc.oneof(
-    { weight: 4, arbitrary: fc.record({ op: fc.constant('flip' as const), target: targets, where: position, mask: fc.integer({ min: 1, max: 255 }) }) },
-    { weight: 2, arbitrary: fc.record({ op: fc.constant('fill' as const), target: targets, where: position, length, value: fc.constantFrom(0xff, 0x00, 0x80, 0x7f) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        op: fc.constant('flip' as const),
+        target: targets,
+        where: position,
+        mask: fc.integer({ min: 1, max: 255 }),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        op: fc.constant('fill' as const),
+        target: targets,
+        where: position,
+        length,
+        value: fc.constantFrom(0xff, 0x00, 0x80, 0x7f),
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('truncate' as const), target: targets, where: position }) },
-    { weight: 2, arbitrary: fc.record({ op: fc.constant('splice' as const), target: targets, where: position, length, from: fc.nat(), source: fc.nat(), insert: fc.boolean() }) },
-    { weight: 1, arbitrary: fc.record({ op: fc.constant('duplicate' as const), target: targets, where: position, length, to: fc.nat() }) },
-    { weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), target: targets, where: position, length }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        op: fc.constant('splice' as const),
+        target: targets,
+        where: position,
+        length,
+        from: fc.nat(),
+        source: fc.nat(),
+        insert: fc.boolean(),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        op: fc.constant('duplicate' as const),
+        target: targets,
+        where: position,
+        length,
+        to: fc.nat(),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({ op: fc.constant('delete' as const), target: targets, where: position, length }),
+    },
   );
 }
 
@@ -246,7 +322,11 @@ interface FuzzCase {
 
 function fuzzCase(targets: fc.Arbitrary<Target>, maxMutations: number): fc.Arbitrary<FuzzCase> {
   return fc.record({
-    source: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(0, 1) }, { weight: 4, arbitrary: fc.constantFrom(2, 4, 5, 6) }, { weight: 1, arbitrary: fc.constant(3) }),
+    source: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(0, 1) },
+      { weight: 4, arbitrary: fc.constantFrom(2, 4, 5, 6) },
+      { weight: 1, arbitrary: fc.constant(3) },
+    ),
     mutations: fc.array(mutation(targets), { minLength: 1, maxLength: maxMutations }),
     reseal: fc.constantFrom('none' as const, 'all' as const, 'all' as const, 'idx' as const),
   });
@@ -257,7 +337,8 @@ function damaged(c: FuzzCase): PackSet {
   let set: PackSet = { ...source.set };
   for (const m of c.mutations) set = apply(set, m, source);
   if (c.reseal === 'all') set = reseal(set, source.hash);
-  else if (c.reseal === 'idx' && set.idx.length >= 2 * hashSizeOf(source.hash)) set = { ...set, idx: resealIdx(set.idx, source.hash) };
+  else if (c.reseal === 'idx' && set.idx.length >= 2 * hashSizeOf(source.hash))
+    set = { ...set, idx: resealIdx(set.idx, source.hash) };
   return set;
 }
 
@@ -282,13 +363,32 @@ const HUGE_SIZES = [2 ** 20 + 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 50, 2 ** 53
 
 const entryMutation: fc.Arbitrary<EntryMutation> = fc.oneof(
   fc.record({ op: fc.constant('type' as const), entry: fc.nat(), type: fc.integer({ min: 0, max: 7 }) }),
-  fc.record({ op: fc.constant('size' as const), entry: fc.nat(), size: fc.oneof(fc.nat({ max: 5000 }), fc.constantFrom(...HUGE_SIZES)) }),
-  fc.record({ op: fc.constant('distance' as const), entry: fc.nat(), distance: fc.oneof(fc.nat({ max: 64 }), fc.nat()) }),
+  fc.record({
+    op: fc.constant('size' as const),
+    entry: fc.nat(),
+    size: fc.oneof(fc.nat({ max: 5000 }), fc.constantFrom(...HUGE_SIZES)),
+  }),
+  fc.record({
+    op: fc.constant('distance' as const),
+    entry: fc.nat(),
+    distance: fc.oneof(fc.nat({ max: 64 }), fc.nat()),
+  }),
   fc.record({ op: fc.constant('ofs-base' as const), entry: fc.nat(), base: fc.nat() }),
   fc.record({ op: fc.constant('ref-base' as const), entry: fc.nat(), base: fc.nat() }),
-  fc.record({ op: fc.constant('payload' as const), entry: fc.nat(), at: fc.oneof(fc.nat({ max: 16 }), fc.nat()), value: fc.nat({ max: 255 }), keepSize: fc.boolean() }),
+  fc.record({
+    op: fc.constant('payload' as const),
+    entry: fc.nat(),
+    at: fc.oneof(fc.nat({ max: 16 }), fc.nat()),
+    value: fc.nat({ max: 255 }),
+    keepSize: fc.boolean(),
+  }),
   fc.record({ op: fc.constant('payload-cut' as const), entry: fc.nat(), at: fc.nat(), keepSize: fc.boolean() }),
-  fc.record({ op: fc.constant('delta-size' as const), entry: fc.nat(), which: fc.constantFrom(0 as const, 1 as const), value: fc.oneof(fc.nat({ max: 5000 }), fc.constantFrom(...HUGE_SIZES)) }),
+  fc.record({
+    op: fc.constant('delta-size' as const),
+    entry: fc.nat(),
+    which: fc.constantFrom(0 as const, 1 as const),
+    value: fc.oneof(fc.nat({ max: 5000 }), fc.constantFrom(...HUGE_SIZES)),
+  }),
   fc.record({ op: fc.constant('drop' as const), entry: fc.nat() }),
   fc.record({ op: fc.constant('rename' as const), entry: fc.nat(), seed: fc.nat() }),
 );
@@ -436,7 +536,10 @@ class Tally {
     this.totalMs += elapsed;
     this.slowestMs = Math.max(this.slowestMs, elapsed);
     this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1);
-    assert.ok(allocationWatch.largest <= MAX_ALLOCATION_BYTES, `allocated ${allocationWatch.largest} bytes reading ${what}`);
+    assert.ok(
+      allocationWatch.largest <= MAX_ALLOCATION_BYTES,
+      `allocated ${allocationWatch.largest} bytes reading ${what}`,
+    );
     assert.ok(elapsed < CASE_TIME_LIMIT_MS, `case took ${elapsed.toFixed(0)} ms (limit ${CASE_TIME_LIMIT_MS} ms)`);
   }
 
@@ -450,14 +553,20 @@ class Tally {
   assertShares(least: Shares): void {
     if (this.cases < MIN_CASES_FOR_SHARES) return;
     const reached = (what: string, count: number, share: number): void =>
-      assert.ok(count >= share * this.cases, `${what}: ${count} of ${this.cases} cases, fewer than ${share * 100}%: ${this.summary()}`);
+      assert.ok(
+        count >= share * this.cases,
+        `${what}: ${count} of ${this.cases} cases, fewer than ${share * 100}%: ${this.summary()}`,
+      );
     reached('past the signature and version checks', this.pastHeaders, least.pastHeaders);
     reached(this.labels.built, this.modelsBuilt, least.built);
     reached(this.labels.resolved, this.familiesResolved, least.resolved);
   }
 
   summary(): string {
-    const outcomes = [...this.outcomes].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ');
+    const outcomes = [...this.outcomes]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
     return `${this.cases} cases (seed ${SEED}), ${this.modelsBuilt} ${this.labels.built}, ${this.familiesResolved} ${this.labels.resolved}; slowest ${this.slowestMs.toFixed(1)} ms, mean ${(this.totalMs / Math.max(1, this.cases)).toFixed(2)} ms; outcomes: ${outcomes}`;
   }
 }
@@ -482,15 +591,24 @@ function step<T>(what: string, sizes: Map<string, number>, tally: { first?: stri
     return run();
   } catch (error) {
     if (!(error instanceof PackFormatError)) {
-      throw new Error(`${what} threw something other than a PackFormatError: ${error instanceof Error ? error.stack : String(error)}`);
+      throw new Error(
+        `${what} threw something other than a PackFormatError: ${error instanceof Error ? error.stack : String(error)}`,
+      );
     }
     const size = error.file === undefined ? undefined : sizes.get(error.file);
     assert.ok(size !== undefined, `${what}: error names ${error.file}, not one of the case's files: ${error.message}`);
     if (error.offset !== undefined) {
-      assert.ok(Number.isSafeInteger(error.offset) && error.offset >= 0 && error.offset <= size, `${what}: offset ${error.offset} is outside ${error.file} (${size} bytes): ${error.message}`);
+      assert.ok(
+        Number.isSafeInteger(error.offset) && error.offset >= 0 && error.offset <= size,
+        `${what}: offset ${error.offset} is outside ${error.file} (${size} bytes): ${error.message}`,
+      );
     }
     // The CLI prints errors as one line on a terminal: no bytes from the input as control characters.
-    assert.doesNotMatch(error.message, /[\x00-\x1f\x7f]/, `${what}: control character in ${JSON.stringify(error.message)}`);
+    assert.doesNotMatch(
+      error.message,
+      /[\x00-\x1f\x7f]/,
+      `${what}: control character in ${JSON.stringify(error.message)}`,
+    );
     assert.ok(error.detail.length > 0);
     tally.first ??= `${what}:${error.code}`;
     return undefined;
@@ -550,7 +668,14 @@ function readMidx(bytes: Buffer, tally: Tally): void {
 }
 
 /** Runs `check` for each case of `arbitrary` under the fixed seed, and logs the tally either way. */
-function runProperty<C>(t: TestContext, name: string, tally: Tally, arbitrary: fc.Arbitrary<C>, runs: number, check: (c: C) => void): void {
+function runProperty<C>(
+  t: TestContext,
+  name: string,
+  tally: Tally,
+  arbitrary: fc.Arbitrary<C>,
+  runs: number,
+  check: (c: C) => void,
+): void {
   const started = performance.now();
   totals.properties++;
   try {
@@ -562,7 +687,15 @@ function runProperty<C>(t: TestContext, name: string, tally: Tally, arbitrary: f
   }
 }
 
-function fuzzPacks<C>(t: TestContext, name: string, arbitrary: fc.Arbitrary<C>, runs: number, damage: (c: C) => PackSet, resolve: (c: C) => boolean, least: Shares): void {
+function fuzzPacks<C>(
+  t: TestContext,
+  name: string,
+  arbitrary: fc.Arbitrary<C>,
+  runs: number,
+  damage: (c: C) => PackSet,
+  resolve: (c: C) => boolean,
+  least: Shares,
+): void {
   const tally = new Tally();
   runProperty(t, name, tally, arbitrary, runs, (c) => readLikeTheCli(damage(c), tally, resolve(c)));
   tally.assertShares(least);
@@ -579,12 +712,24 @@ describe('fuzz: damaged git packs end in a result or a PackFormatError', { timeo
   test('pack bytes', (t) => {
     // Resolving every family is the slow part; half of the cases do it (the resealed ones mostly).
     // Default seed: 91% past the headers, 25% models, 2.5% resolved.
-    fuzzPacks(t, 'pack bytes', fuzzCase(fc.constant('pack'), 3), RUNS * 2, damaged, (c) => c.reseal === 'all' || c.mutations.length === 1, { pastHeaders: 0.75, built: 0.12, resolved: 0.01 });
+    fuzzPacks(
+      t,
+      'pack bytes',
+      fuzzCase(fc.constant('pack'), 3),
+      RUNS * 2,
+      damaged,
+      (c) => c.reseal === 'all' || c.mutations.length === 1,
+      { pastHeaders: 0.75, built: 0.12, resolved: 0.01 },
+    );
   });
 
   test('idx bytes', (t) => {
     // Default seed: 75% past the headers, 5.3% models, 1.2% resolved.
-    fuzzPacks(t, 'idx bytes', fuzzCase(fc.constant('idx'), 3), RUNS, damaged, () => true, { pastHeaders: 0.6, built: 0.025, resolved: 0.005 });
+    fuzzPacks(t, 'idx bytes', fuzzCase(fc.constant('idx'), 3), RUNS, damaged, () => true, {
+      pastHeaders: 0.6,
+      built: 0.025,
+      resolved: 0.005,
+    });
   });
 
   test('.rev bytes', (t) => {
@@ -594,7 +739,11 @@ describe('fuzz: damaged git packs end in a result or a PackFormatError', { timeo
       reseal: fc.constantFrom('none' as const, 'all' as const),
     });
     // Default seed: 75% past the headers, 2% models, all of them resolved.
-    fuzzPacks(t, '.rev bytes', withRev, Math.ceil(RUNS / 2), damaged, () => true, { pastHeaders: 0.6, built: 0.01, resolved: 0.01 });
+    fuzzPacks(t, '.rev bytes', withRev, Math.ceil(RUNS / 2), damaged, () => true, {
+      pastHeaders: 0.6,
+      built: 0.01,
+      resolved: 0.01,
+    });
   });
 
   test('entry headers, bases and inflated payloads (checksums all valid)', (t) => {
@@ -614,17 +763,32 @@ describe('fuzz: damaged git packs end in a result or a PackFormatError', { timeo
     const tally = new Tally({ built: 'loaded', resolved: 'with every id found' });
     readMidx(midx.bytes, tally);
     assert.deepEqual([...tally.outcomes], [['ok', 1]], 'the undamaged MIDX reads cleanly');
-    runProperty(t, 'multi-pack-index', tally, fc.array(mutation(fc.constant('pack')), { minLength: 1, maxLength: 3 }), Math.ceil(RUNS / 2), (mutations) => {
-      let bytes = midx.bytes;
-      for (const m of mutations) bytes = mutateBytes(bytes, m, []);
-      readMidx(bytes, tally);
-    });
+    runProperty(
+      t,
+      'multi-pack-index',
+      tally,
+      fc.array(mutation(fc.constant('pack')), { minLength: 1, maxLength: 3 }),
+      Math.ceil(RUNS / 2),
+      (mutations) => {
+        let bytes = midx.bytes;
+        for (const m of mutations) bytes = mutateBytes(bytes, m, []);
+        readMidx(bytes, tally);
+      },
+    );
     // Default seed: 85% past the headers, 16% loaded, 1.5% with every id found.
     tally.assertShares({ pastHeaders: 0.7, built: 0.08, resolved: 0.005 });
   });
 
   test('pack, idx and .rev together', (t) => {
     // Default seed: 85% past the headers, 14% models, 3.9% resolved.
-    fuzzPacks(t, 'all files', fuzzCase(fc.constantFrom('pack', 'idx', 'rev'), 4), RUNS, damaged, (c) => c.reseal === 'all', { pastHeaders: 0.7, built: 0.07, resolved: 0.02 });
+    fuzzPacks(
+      t,
+      'all files',
+      fuzzCase(fc.constantFrom('pack', 'idx', 'rev'), 4),
+      RUNS,
+      damaged,
+      (c) => c.reseal === 'all',
+      { pastHeaders: 0.7, built: 0.07, resolved: 0.02 },
+    );
   });
 });

@@ -18,7 +18,11 @@ test('the activation probe finds a bare repository, a worktree (.git file), a su
   sandbox.git(work, ['commit', '-q', '-m', 'a']);
   assert.equal(probeGitDirectory(work, 0).found, path.join(work, '.git'));
   fs.mkdirSync(path.join(work, 'sub', 'deeper'), { recursive: true });
-  assert.equal(probeGitDirectory(path.join(work, 'sub', 'deeper'), 0).found, path.join(work, '.git'), 'a subfolder of a checkout');
+  assert.equal(
+    probeGitDirectory(path.join(work, 'sub', 'deeper'), 0).found,
+    path.join(work, '.git'),
+    'a subfolder of a checkout',
+  );
 
   const worktree = path.join(sandbox.root, 'linked');
   sandbox.git(work, ['worktree', 'add', '-q', worktree]);
@@ -33,7 +37,10 @@ test('the activation probe finds a bare repository, a worktree (.git file), a su
   assert.equal(probeGitDirectory(holder, 2).found, path.join(holder, 'group', 'inner', '.git'));
   execFileSync('git', ['init', '-q', '--bare', path.join(holder, 'nested-bare.git')]);
   assert.equal(probeGitDirectory(holder, 1).found, path.join(holder, 'nested-bare.git'));
-  assert.equal(probeWorkspace([path.join(sandbox.root, 'empty-missing'), holder], 1), path.join(holder, 'nested-bare.git'));
+  assert.equal(
+    probeWorkspace([path.join(sandbox.root, 'empty-missing'), holder], 1),
+    path.join(holder, 'nested-bare.git'),
+  );
 });
 
 test('the activation probe says no for look-alikes and never blocks on a FIFO or loops through symbolic links', (t) => {

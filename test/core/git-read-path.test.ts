@@ -12,7 +12,11 @@ import { blobId, writeChosenPack, type ChosenEntry } from '../support/chosen-del
 import { SeededRandom } from '../support/seeded-random.ts';
 
 /** A repository whose only pack is `entries`, indexed by git itself. */
-function repositoryWithPack(sandbox: GitSandbox, name: string, entries: ChosenEntry[]): { repo: string; packPath: string; oids: string[] } {
+function repositoryWithPack(
+  sandbox: GitSandbox,
+  name: string,
+  entries: ChosenEntry[],
+): { repo: string; packPath: string; oids: string[] } {
   const repo = sandbox.init(name);
   const packDir = path.join(repo, '.git', 'objects', 'pack');
   const packPath = path.join(packDir, 'pack-test.pack');
@@ -35,21 +39,31 @@ function runCatFile(sandbox: GitSandbox, repo: string, oids: string[], limit: nu
     env: { GIT_TRACE_PACK_ACCESS: trace, GIT_TRACE_BARE: '1', ...countingEnv(shim, counts) },
   });
   const lines = fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean) : [];
-  return { offsets: lines.map((line) => Number(line.slice(line.lastIndexOf(' ') + 1))), inflations: readInflateCount(counts) };
+  return {
+    offsets: lines.map((line) => Number(line.slice(line.lastIndexOf(' ') + 1))),
+    inflations: readInflateCount(counts),
+  };
 }
 
-function predict(packPath: string, oids: string[], limit: number): { offsets: number[]; inflations: number; deltaReads: number } {
+function predict(
+  packPath: string,
+  oids: string[],
+  limit: number,
+): { offsets: number[]; inflations: number; deltaReads: number } {
   const model = buildPackModel(packFilesFor(packPath));
   const objects = simObjectsFrom([model]);
   const reads = Int32Array.from(oids, (oid) => model.findHex(oid));
   const offsets: number[] = [];
-  const counts = replayGitReads(objects, reads, new GitLruCache(objects.count, objects.size, limit), { onLogged: (r) => offsets.push(objects.offset[reads[r]!]!) });
+  const counts = replayGitReads(objects, reads, new GitLruCache(objects.count, objects.size, limit), {
+    onLogged: (r) => offsets.push(objects.offset[reads[r]!]!),
+  });
   let deltaReads = 0;
   for (const id of reads) if (objects.base[id]! >= 0) deltaReads++;
   return { offsets, inflations: counts.inflations, deltaReads };
 }
 
-const text = (seed: string, length: number): Buffer => Buffer.from(seed.repeat(Math.ceil(length / seed.length)).slice(0, length));
+const text = (seed: string, length: number): Buffer =>
+  Buffer.from(seed.repeat(Math.ceil(length / seed.length)).slice(0, length));
 
 test('the behavioural tests T1–T7 of git-internals §1.6, against real git', (t) => {
   const sandbox = new GitSandbox(tempDir(t));
@@ -91,7 +105,9 @@ test('the behavioural tests T1–T7 of git-internals §1.6, against real git', (
     // cache: the same difference at every limit.
     const differences = new Set<number>();
     for (const other of [limit, 0, 96 << 20]) {
-      differences.add(runCatFile(sandbox, repo, reads, other, shim).inflations - predict(packPath, reads, other).inflations);
+      differences.add(
+        runCatFile(sandbox, repo, reads, other, shim).inflations - predict(packPath, reads, other).inflations,
+      );
     }
     assert.equal(differences.size, 1, `${name}: inflations beyond the model vary with the limit: ${[...differences]}`);
   }
@@ -99,8 +115,7 @@ test('the behavioural tests T1–T7 of git-internals §1.6, against real git', (
   assert.equal(predict(packPath, [a2, a1, a], 96 << 20).inflations, 3);
 });
 
-
-test('random packs, reads and limits: predicted trace lines equal git\'s, inflations differ by a constant', (t) => {
+test("random packs, reads and limits: predicted trace lines equal git's, inflations differ by a constant", (t) => {
   const sandbox = new GitSandbox(tempDir(t));
   const shim = buildInflateCounter(sandbox.root);
   for (let trial = 0; trial < 24; trial++) {
@@ -114,7 +129,10 @@ test('random packs, reads and limits: predicted trace lines equal git\'s, inflat
       } else {
         const base = Math.floor(random() * i);
         const baseContent = entries[base]!.content;
-        const content = Buffer.concat([baseContent.subarray(0, Math.floor(baseContent.length * (0.5 + random() / 2))), Buffer.from(`delta ${i} of ${base} ${random()}`)]);
+        const content = Buffer.concat([
+          baseContent.subarray(0, Math.floor(baseContent.length * (0.5 + random() / 2))),
+          Buffer.from(`delta ${i} of ${base} ${random()}`),
+        ]);
         entries.push({ base, content, ref: random() < 0.3 });
       }
     }
@@ -131,6 +149,10 @@ test('random packs, reads and limits: predicted trace lines equal git\'s, inflat
       assert.deepEqual(predicted.offsets, real.offsets, `trial ${trial} (seed ${1000 + trial}), limit ${limit}`);
       differences.add(real.inflations - predicted.inflations);
     }
-    assert.equal(differences.size, 1, `trial ${trial}: inflations beyond the model vary with the limit: ${[...differences]}`);
+    assert.equal(
+      differences.size,
+      1,
+      `trial ${trial}: inflations beyond the model vary with the limit: ${[...differences]}`,
+    );
   }
 });

@@ -15,7 +15,11 @@ import { blobId, writeChosenPack, type ChosenEntry } from '../support/chosen-del
  * reads a limit-0 trace cannot show, and the bounds a replay puts on them (src/core/sim/hidden-reads.ts).
  */
 
-function repositoryWithPack(sandbox: GitSandbox, name: string, entries: ChosenEntry[]): { repo: string; packPath: string; oids: string[] } {
+function repositoryWithPack(
+  sandbox: GitSandbox,
+  name: string,
+  entries: ChosenEntry[],
+): { repo: string; packPath: string; oids: string[] } {
   const repo = sandbox.init(name);
   const packDir = path.join(repo, '.git', 'objects', 'pack');
   const packPath = path.join(packDir, 'pack-test.pack');
@@ -25,7 +29,13 @@ function repositoryWithPack(sandbox: GitSandbox, name: string, entries: ChosenEn
 }
 
 /** `git cat-file --batch='%(objectname)'` over `oids` at `limit`: the offsets it logs and its inflate count. */
-function runCatFile(sandbox: GitSandbox, repo: string, oids: string[], limit: number, shim: string): { offsets: number[]; inflations: number } {
+function runCatFile(
+  sandbox: GitSandbox,
+  repo: string,
+  oids: string[],
+  limit: number,
+  shim: string,
+): { offsets: number[]; inflations: number } {
   const trace = path.join(sandbox.root, `trace-${process.hrtime.bigint()}`);
   const counts = `${trace}.count`;
   sandbox.git(repo, ['-c', `core.deltaBaseCacheLimit=${limit}`, 'cat-file', '--batch=%(objectname)'], {
@@ -33,10 +43,14 @@ function runCatFile(sandbox: GitSandbox, repo: string, oids: string[], limit: nu
     env: { GIT_TRACE_PACK_ACCESS: trace, GIT_TRACE_BARE: '1', ...countingEnv(shim, counts) },
   });
   const lines = fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean) : [];
-  return { offsets: lines.map((line) => Number(line.slice(line.lastIndexOf(' ') + 1))), inflations: readInflateCount(counts) };
+  return {
+    offsets: lines.map((line) => Number(line.slice(line.lastIndexOf(' ') + 1))),
+    inflations: readInflateCount(counts),
+  };
 }
 
-const text = (seed: string, length: number): Buffer => Buffer.from(seed.repeat(Math.ceil(length / seed.length)).slice(0, length));
+const text = (seed: string, length: number): Buffer =>
+  Buffer.from(seed.repeat(Math.ceil(length / seed.length)).slice(0, length));
 
 test('§8.1 minimal case: Z→Y→X then G1→G; the limit-0 trace hides X, the bounds contain git at every limit', (t) => {
   const sandbox = new GitSandbox(tempDir(t));
@@ -66,7 +80,8 @@ test('§8.1 minimal case: Z→Y→X then G1→G; the limit-0 trace hides X, the 
 
   const recorded = Int32Array.from(atZero.offsets, idAt);
   const git = parsePolicy('git');
-  const simulateAt = (limit: number): ReturnType<typeof simulateSegments> => simulateSegments(git, objects, recorded, [0], limit, { recordedLimit: 0 });
+  const simulateAt = (limit: number): ReturnType<typeof simulateSegments> =>
+    simulateSegments(git, objects, recorded, [0], limit, { recordedLimit: 0 });
   const atZeroPredicted = simulateAt(0);
   assert.equal(atZeroPredicted.exact, true, 'exact at the limit it was recorded with');
   // Inflations outside unpack_entry (size reads, §1.8) do not depend on the limit: measured at 0.
@@ -78,16 +93,28 @@ test('§8.1 minimal case: Z→Y→X then G1→G; the limit-0 trace hides X, the 
     const bounds = predicted.bounds!;
     assert.ok(bounds, `bounds at ${limit}`);
     const inside = (value: number, [low, high]: [number, number]): boolean => low <= value && value <= high;
-    assert.ok(inside(real.offsets.length, bounds.logged), `limit ${limit}: git's ${real.offsets.length} lines within ${bounds.logged.join('–')}`);
-    assert.ok(inside(real.inflations - outside, bounds.inflations), `limit ${limit}: git's ${real.inflations - outside} inflations within ${bounds.inflations.join('–')}`);
+    assert.ok(
+      inside(real.offsets.length, bounds.logged),
+      `limit ${limit}: git's ${real.offsets.length} lines within ${bounds.logged.join('–')}`,
+    );
+    assert.ok(
+      inside(real.inflations - outside, bounds.inflations),
+      `limit ${limit}: git's ${real.inflations - outside} inflations within ${bounds.inflations.join('–')}`,
+    );
     if (predicted.exact) {
       assert.equal(predicted.logged, real.offsets.length, `limit ${limit}: exact lines`);
       assert.equal(predicted.inflations, real.inflations - outside, `limit ${limit}: exact inflations`);
     }
     // Not trivially wide: one place (after Y) can hide a read, of a non-delta (X): at most one line
     // and one inflation.
-    assert.ok(bounds.logged[1] - bounds.logged[0] <= (predicted.hiddenReads?.placesThatMiss ?? 0), `limit ${limit}: logged width`);
-    assert.ok(bounds.logged[1] - bounds.logged[0] <= 1 && bounds.inflations[1] - bounds.inflations[0] <= 1, `limit ${limit}: width ${JSON.stringify(bounds)}`);
+    assert.ok(
+      bounds.logged[1] - bounds.logged[0] <= (predicted.hiddenReads?.placesThatMiss ?? 0),
+      `limit ${limit}: logged width`,
+    );
+    assert.ok(
+      bounds.logged[1] - bounds.logged[0] <= 1 && bounds.inflations[1] - bounds.inflations[0] <= 1,
+      `limit ${limit}: width ${JSON.stringify(bounds)}`,
+    );
     widths.push(`${limit}: ${bounds.logged.join('–')} real ${real.offsets.length}`);
   }
   const at4390 = simulateAt(4390);
@@ -115,8 +142,16 @@ test('a place can hide the same read twice: each misses again (the maximum assum
   const model = buildPackModel(packFilesFor(packPath));
   const offsetOf = (oid: string): number => model.columns.offset[model.findHex(oid)]!;
   const reads = [z, g1, y, x, x];
-  assert.deepEqual(runCatFile(sandbox, repo, reads, 0, shim).offsets, [z, g1, y].map(offsetOf), 'limit 0: the same trace as with one read of X');
-  assert.deepEqual(runCatFile(sandbox, repo, reads, 4390, shim).offsets, [z, g1, x, x].map(offsetOf), '4390: both reads of X miss');
+  assert.deepEqual(
+    runCatFile(sandbox, repo, reads, 0, shim).offsets,
+    [z, g1, y].map(offsetOf),
+    'limit 0: the same trace as with one read of X',
+  );
+  assert.deepEqual(
+    runCatFile(sandbox, repo, reads, 4390, shim).offsets,
+    [z, g1, x, x].map(offsetOf),
+    '4390: both reads of X miss',
+  );
   const objects = simObjectsFrom([model]);
   const recorded = Int32Array.from([z, g1, y], (oid) => model.findHex(oid));
   const bounds = simulateSegments(parsePolicy('git'), objects, recorded, [0], 4390, { recordedLimit: 0 }).bounds!;

@@ -18,8 +18,16 @@ import { PackSummaryRequest, RecordRequest } from '../../src/protocol/server-pro
 import { directorySnapshot, GitSandbox, gitEnv, packStems, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 import { LspServer } from '../support/lsp-server.ts';
-import { CACHE_KEY_FILE, modelFileIn, modelSnapshot, readModelFile, sealWithCacheKey, sealWithoutKey, writeModelFile, type ModelFile } from '../support/model-file.ts';
-
+import {
+  CACHE_KEY_FILE,
+  modelFileIn,
+  modelSnapshot,
+  readModelFile,
+  sealWithCacheKey,
+  sealWithoutKey,
+  writeModelFile,
+  type ModelFile,
+} from '../support/model-file.ts';
 
 /** A pid that is certainly gone: a child's that has exited. */
 function exitedPid(): Promise<number> {
@@ -52,7 +60,11 @@ describe('crafted model-cache files', () => {
   after(() => fs.rmSync(sandbox.root, { recursive: true, force: true }));
 
   /** A fresh cache holding one model file, `craft`ed from the pristine one and sealed by `seal`. */
-  function loadCrafted(name: string, craft: (file: ModelFile) => void, sealedWithKey: boolean): ReturnType<ModelStore['load']> {
+  function loadCrafted(
+    name: string,
+    craft: (file: ModelFile) => void,
+    sealedWithKey: boolean,
+  ): ReturnType<ModelStore['load']> {
     const cacheDir = path.join(sandbox.root, `cache-${name}`);
     new ModelStore(cacheDir).load(packFilesFor(pack));
     const file = structuredClone(pristine);
@@ -62,7 +74,8 @@ describe('crafted model-cache files', () => {
     return new ModelStore(cacheDir).load(packFilesFor(pack));
   }
 
-  const deltas = (file: ModelFile): number[] => file.inPackType.flatMap((t, n) => (t === OBJ_OFS_DELTA || t === OBJ_REF_DELTA ? [n] : []));
+  const deltas = (file: ModelFile): number[] =>
+    file.inPackType.flatMap((t, n) => (t === OBJ_OFS_DELTA || t === OBJ_REF_DELTA ? [n] : []));
   const nonDeltas = (file: ModelFile): number[] => file.inPackType.flatMap((t, n) => (t >= 1 && t <= 4 ? [n] : []));
 
   // Sealed with the cache's own key: only the checks of every column against the idx and pack stand
@@ -77,7 +90,10 @@ describe('crafted model-cache files', () => {
     ],
     ['a type out of range', (file) => void (file.type[nonDeltas(file)[0]!] = 9)],
     ['an in-pack type out of range', (file) => void (file.inPackType[nonDeltas(file)[0]!] = 5)],
-    ['a resolved type that is not its base', (file) => void (file.type[deltas(file)[0]!] = file.type[deltas(file)[0]!] === 3 ? 2 : 3)],
+    [
+      'a resolved type that is not its base',
+      (file) => void (file.type[deltas(file)[0]!] = file.type[deltas(file)[0]!] === 3 ? 2 : 3),
+    ],
     ['a base out of range', (file) => void (file.base[deltas(file)[0]!] = file.header.count + 5)],
     ['a delta that is its own base', (file) => void (file.base[deltas(file)[0]!] = deltas(file)[0]!)],
     [
@@ -100,7 +116,10 @@ describe('crafted model-cache files', () => {
     ],
     ['a pack order naming an object out of range', (file) => void (file.byOffset[3] = file.header.count)],
     ['a size overflow entry for an object that has none', (file) => void (file.header.overflow.size = [[0, 2 ** 40]])],
-    ['an overflow map that is not pairs', (file) => void (file.header.overflow.diskSize = 'x' as unknown as [number, number][])],
+    [
+      'an overflow map that is not pairs',
+      (file) => void (file.header.overflow.diskSize = 'x' as unknown as [number, number][]),
+    ],
     ['a result size of a non-delta that is not its size', (file) => void (file.resultSize[nonDeltas(file)[0]!] += 1)],
   ];
 
@@ -201,7 +220,8 @@ describe('repack preview directories left by a killed preview', () => {
       const dir = path.join(tempRoot, `${TEMP_PREFIX}${name}`);
       fs.mkdirSync(path.join(dir, 'objects'), { recursive: true });
       fs.mkdirSync(path.join(dir, 'pack'));
-      for (const entry of fs.readdirSync(objects)) fs.symlinkSync(path.join(objects, entry), path.join(dir, 'objects', entry));
+      for (const entry of fs.readdirSync(objects))
+        fs.symlinkSync(path.join(objects, entry), path.join(dir, 'objects', entry));
       fs.symlinkSync(repo, path.join(dir, 'repository-link'));
       if (owner !== undefined) fs.writeFileSync(path.join(dir, 'owner.pid'), `${owner}\n`);
       return dir;
@@ -225,7 +245,10 @@ describe('repack preview directories left by a killed preview', () => {
     assert.equal(fs.existsSync(oldUnowned), false, 'an unowned directory two days old was left');
     assert.ok(fs.existsSync(young), 'a young unowned directory (a preview starting) was removed');
     assert.ok(fs.existsSync(live), 'the directory of a running preview was removed');
-    assert.ok(fs.lstatSync(linkNamedLikeOurs).isSymbolicLink() && fs.existsSync(notOurs), 'a link named like ours, or what it points to, was removed');
+    assert.ok(
+      fs.lstatSync(linkNamedLikeOurs).isSymbolicLink() && fs.existsSync(notOurs),
+      'a link named like ours, or what it points to, was removed',
+    );
     assert.deepEqual(directorySnapshot(path.join(repo, '.git')), repositoryBefore, 'the repository changed');
     sandbox.git(repo, ['fsck', '--strict', '--no-dangling']);
   });
@@ -246,10 +269,16 @@ describe('the server with a crafted model file in its cache', () => {
     file.depth[delta] = 0xffffffff;
     fs.writeFileSync(modelFileIn(cacheDir), writeModelFile(file, sealWithCacheKey(cacheDir, file.version)));
 
-    const summaryWith = async (settings: Parameters<typeof LspServer.start>[0]['settings']): Promise<{ summary: Record<string, unknown>; log: string[] }> => {
+    const summaryWith = async (
+      settings: Parameters<typeof LspServer.start>[0]['settings'],
+    ): Promise<{ summary: Record<string, unknown>; log: string[] }> => {
       const server = await LspServer.start({ workspaceFolders: [repo], settings, env: gitEnv(sandbox.home) });
       try {
-        const { source: _source, loadMs: _loadMs, ...summary } = await server.connection.sendRequest(PackSummaryRequest, { pack: `${stem}.pack` });
+        const {
+          source: _source,
+          loadMs: _loadMs,
+          ...summary
+        } = await server.connection.sendRequest(PackSummaryRequest, { pack: `${stem}.pack` });
         return { summary, log: server.log };
       } finally {
         await server.stop();
@@ -310,10 +339,20 @@ describe('the server: record into another repository, and preview directories le
     fs.writeFileSync(path.join(stale, 'owner.pid'), `${gone}\n`);
     const repositoryBefore = directorySnapshot(path.join(repo, '.git'));
 
-    const server = await LspServer.start({ workspaceFolders: [repo], settings: { persistModels: false }, env: gitEnv(sandbox.home, { TMPDIR: serverTmp }) });
+    const server = await LspServer.start({
+      workspaceFolders: [repo],
+      settings: { persistModels: false },
+      env: gitEnv(sandbox.home, { TMPDIR: serverTmp }),
+    });
     t.after(() => server.stop());
     await assert.rejects(
-      server.connection.sendRequest(RecordRequest, { cwd: repo, args: ['rev-parse', 'HEAD'], output: path.join(other, 'new', 'dir', 'x.psrec'), mode: 'exact', git: 'git' }),
+      server.connection.sendRequest(RecordRequest, {
+        cwd: repo,
+        args: ['rev-parse', 'HEAD'],
+        output: path.join(other, 'new', 'dir', 'x.psrec'),
+        mode: 'exact',
+        git: 'git',
+      }),
       /the recording must be written outside the repository/,
     );
     await server.stop();

@@ -26,7 +26,13 @@ let recording: string;
 
 /** `packscope <args>`, killed after RUN_TIME_LIMIT_MS. */
 function runBounded(args: string[]): Promise<BoundedRun> {
-  return runCliBounded(args, { env: { ...(gitEnv(sandbox.home) as Record<string, string>), PACKSCOPE_CACHE_DIR: path.join(sandbox.root, 'models') }, timeoutMs: RUN_TIME_LIMIT_MS });
+  return runCliBounded(args, {
+    env: {
+      ...(gitEnv(sandbox.home) as Record<string, string>),
+      PACKSCOPE_CACHE_DIR: path.join(sandbox.root, 'models'),
+    },
+    timeoutMs: RUN_TIME_LIMIT_MS,
+  });
 }
 
 async function assertRefused(args: string[], file: string, detail: RegExp): Promise<void> {
@@ -93,12 +99,16 @@ describe('hostile files: objects/info/alternates', () => {
       fs.truncateSync(file, 64 * 2 ** 30);
     };
     await withReplaced(alternates, huge, async () => {
-      await assertRefused(['stats', '--no-cache', repo], alternates, new RegExp(`^file is ${64 * 2 ** 30} bytes, more than the ${SMALL_TEXT_FILE_MAX_BYTES}-byte limit`));
+      await assertRefused(
+        ['stats', '--no-cache', repo],
+        alternates,
+        new RegExp(`^file is ${64 * 2 ** 30} bytes, more than the ${SMALL_TEXT_FILE_MAX_BYTES}-byte limit`),
+      );
     });
   });
 });
 
-describe('hostile files: the repository\'s own small files', () => {
+describe("hostile files: the repository's own small files", () => {
   test('a config that is a FIFO or a link to /dev/zero is refused by name', async () => {
     const config = path.join(repo, '.git', 'config');
     for (const [, make] of SPECIAL_FILES.slice(0, 2)) {
@@ -161,13 +171,16 @@ describe('hostile files: a sparse idx of 5 GB', () => {
     fs.chmodSync(idx, 0o644);
     fs.truncateSync(idx, 5e9);
     const detail = /^idx is 5000000000 bytes, more than its fan-out table's object count allows \(at most \d+ bytes\)$/;
-    assert.throws(() => loadIdx(packFilesFor(idx)), (error) => {
-      assert.ok(error instanceof PackFormatError, String(error));
-      assert.equal(error.code, 'bad-header');
-      assert.equal(error.file, idx);
-      assert.match(error.detail, detail);
-      return true;
-    });
+    assert.throws(
+      () => loadIdx(packFilesFor(idx)),
+      (error) => {
+        assert.ok(error instanceof PackFormatError, String(error));
+        assert.equal(error.code, 'bad-header');
+        assert.equal(error.file, idx);
+        assert.match(error.detail, detail);
+        return true;
+      },
+    );
     await assertRefused(['stats', '--no-cache', copy], idx, detail);
     await assertRefused(['verify-pack', '-v', idx], idx, detail);
   });
@@ -181,7 +194,11 @@ describe('hostile files: a sparse multi-pack-index of 5 GB', () => {
     const midx = path.join(copy, '.git', 'objects', 'pack', 'multi-pack-index');
     fs.chmodSync(midx, 0o644);
     fs.truncateSync(midx, 5e9);
-    await assertRefused(['stats', '--no-cache', copy], midx, /^offset 0: a read of 5000000000 bytes is more than the \d+ bytes PackScope can hold in memory$/);
+    await assertRefused(
+      ['stats', '--no-cache', copy],
+      midx,
+      /^offset 0: a read of 5000000000 bytes is more than the \d+ bytes PackScope can hold in memory$/,
+    );
   });
 });
 
@@ -193,11 +210,14 @@ describe('hostile files: the checked reader itself', () => {
     assert.equal(readRepositoryTextFile(path.join(sandbox.root, 'absent'), 100), undefined);
     assert.equal(readRepositoryTextFile(path.join(file, 'below-a-file'), 100), undefined);
     for (const device of ['/dev/zero', '/dev/urandom', sandbox.root]) {
-      assert.throws(() => readRepositoryTextFile(device, 100), (error) => {
-        assert.ok(error instanceof PackFormatError);
-        assert.equal(error.message, `${device}: not a regular file`);
-        return true;
-      });
+      assert.throws(
+        () => readRepositoryTextFile(device, 100),
+        (error) => {
+          assert.ok(error instanceof PackFormatError);
+          assert.equal(error.message, `${device}: not a regular file`);
+          return true;
+        },
+      );
     }
     assert.throws(() => readRepositoryTextFile(file, 4), /small\.txt: file is 8 bytes, more than the 4-byte limit/);
   });

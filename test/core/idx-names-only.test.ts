@@ -19,18 +19,31 @@ import { tempDir } from '../support/git.ts';
 
 /** `git show-index` of an idx: offset, id and (v2) CRC32 per object, in idx order. */
 function showIndex(idxFile: string, objectFormat: 'sha1' | 'sha256'): { offset: number; oid: string; crc?: number }[] {
-  const text = execFileSync('git', ['show-index', `--object-format=${objectFormat}`], { input: fs.readFileSync(idxFile) }).toString();
-  return text.trim().split('\n').map((line) => {
-    const [offset, oid, crc] = line.split(' ');
-    return { offset: Number(offset), oid: oid!, ...(crc ? { crc: Number.parseInt(crc.replace(/[()]/g, ''), 16) } : {}) };
-  });
+  const text = execFileSync('git', ['show-index', `--object-format=${objectFormat}`], {
+    input: fs.readFileSync(idxFile),
+  }).toString();
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [offset, oid, crc] = line.split(' ');
+      return {
+        offset: Number(offset),
+        oid: oid!,
+        ...(crc ? { crc: Number.parseInt(crc.replace(/[()]/g, ''), 16) } : {}),
+      };
+    });
 }
 
 test('a model keeps names only, and they agree with git show-index (v2, v1, SHA-256)', (t) => {
   const root = tempDir(t, 'packscope-names-only-');
   const fixtures = buildFixturePacks(root, { commits: 40 });
   const sha256 = buildSha256Pack(root, { commits: 12 });
-  for (const [stem, format] of [[fixtures.ofs, 'sha1'], [fixtures.v1, 'sha1'], [sha256, 'sha256']] as const) {
+  for (const [stem, format] of [
+    [fixtures.ofs, 'sha1'],
+    [fixtures.v1, 'sha1'],
+    [sha256, 'sha256'],
+  ] as const) {
     const files = packFilesFor(`${stem}.pack`);
     const whole = readIdxFile(files.idx, format === 'sha256' ? { hash: SHA256 } : {});
     const model = buildPackModel(files, { hash: whole.hash });
@@ -39,7 +52,11 @@ test('a model keeps names only, and they agree with git show-index (v2, v1, SHA-
     assert.equal(index.count, git.length);
     assert.equal(whole.whole, true);
     assert.equal(index.whole, false, `${stem}: the model's index is names only`);
-    assert.equal(index.bytes.length, (index.count + 2) * index.hash.size, 'names and the two trailing checksums, nothing else');
+    assert.equal(
+      index.bytes.length,
+      (index.count + 2) * index.hash.size,
+      'names and the two trailing checksums, nothing else',
+    );
     assert.ok(index.packChecksum.equals(whole.packChecksum) && index.idxChecksum.equals(whole.idxChecksum));
     for (let n = 0; n < index.count; n++) {
       assert.equal(index.oidHex(n), git[n]!.oid);
@@ -76,11 +93,16 @@ test('the checksum pass given a names-only index reads the whole idx again', (t)
   const at = whole.crcPosition(3);
   damaged[at] ^= 0xff;
   const hash = whole.hash;
-  hash.create().update(damaged.subarray(0, damaged.length - hash.size)).digest().copy(damaged, damaged.length - hash.size);
+  hash
+    .create()
+    .update(damaged.subarray(0, damaged.length - hash.size))
+    .digest()
+    .copy(damaged, damaged.length - hash.size);
   fs.writeFileSync(files.idx, damaged);
   const reread = buildPackModel(files);
   assert.throws(
     () => verifyChecksums(files, reread.index, packOrder(files, reread.index, false)),
-    (error: unknown) => error instanceof PackFormatError && error.code === 'crc' && error.file === files.idx && error.offset === at,
+    (error: unknown) =>
+      error instanceof PackFormatError && error.code === 'crc' && error.file === files.idx && error.offset === at,
   );
 });

@@ -42,10 +42,23 @@ class IndexPackBench {
     const idx = path.join(dir, 'x.idx');
     fs.rmSync(idx, { force: true });
     const counts = path.join(dir, 'inflate-count');
-    this.sandbox.git(dir, [...config.flatMap((item) => ['-c', item]), '-c', `core.deltaBaseCacheLimit=${limit}`, 'index-pack', '--threads=1', '-o', idx, packPath], {
-      // Stop repository discovery at the directory itself.
-      env: { GIT_CEILING_DIRECTORIES: path.dirname(dir), ...countingEnv(this.shim, counts) },
-    });
+    this.sandbox.git(
+      dir,
+      [
+        ...config.flatMap((item) => ['-c', item]),
+        '-c',
+        `core.deltaBaseCacheLimit=${limit}`,
+        'index-pack',
+        '--threads=1',
+        '-o',
+        idx,
+        packPath,
+      ],
+      {
+        // Stop repository discovery at the directory itself.
+        env: { GIT_CEILING_DIRECTORIES: path.dirname(dir), ...countingEnv(this.shim, counts) },
+      },
+    );
     return readInflateCount(counts);
   }
 
@@ -57,7 +70,10 @@ class IndexPackBench {
 
   assertOutsideRepository(packPath: string): void {
     const dir = path.dirname(packPath);
-    assert.throws(() => this.sandbox.git(dir, ['rev-parse', '--git-dir'], { env: { GIT_CEILING_DIRECTORIES: path.dirname(dir) } }), /not a git repository/);
+    assert.throws(
+      () => this.sandbox.git(dir, ['rev-parse', '--git-dir'], { env: { GIT_CEILING_DIRECTORIES: path.dirname(dir) } }),
+      /not a git repository/,
+    );
   }
 }
 
@@ -68,7 +84,8 @@ function installedVariant(sandbox: GitSandbox): IndexPackVariant {
   return variant;
 }
 
-const text = (seed: string, length: number): Buffer => Buffer.from(seed.repeat(Math.ceil(length / seed.length)).slice(0, length));
+const text = (seed: string, length: number): Buffer =>
+  Buffer.from(seed.repeat(Math.ceil(length / seed.length)).slice(0, length));
 
 /** §2.5 worked example: R(1000), D1→R(1002), D11→D1, D12→D1, D2→R, in that pack order. */
 function workedExample(): ChosenEntry[] {
@@ -102,7 +119,11 @@ test('§2.5 worked example: the table for both variants, and real git for the in
   assert.deepEqual(model.depthHistogram(), [1, 2, 2]);
 
   const limits = [96 * MIB, 1500, 1000, 0];
-  const table: Record<IndexPackVariant, number[]> = { 'v2.36': [12, 14, 14, 14], 'v2.55': [10, 11, 13, 14], 'release-when-done': [] };
+  const table: Record<IndexPackVariant, number[]> = {
+    'v2.36': [12, 14, 14, 14],
+    'v2.55': [10, 11, 13, 14],
+    'release-when-done': [],
+  };
   for (const variant of ['v2.36', 'v2.55'] as const) {
     const simulated = limits.map((limit) => simulateIndexPack(model, { limit, variant }).inflations);
     assert.deepEqual(simulated, table[variant], `${variant} at limits ${limits.join('/')}`);
@@ -118,14 +139,24 @@ test('§2.5 worked example: the table for both variants, and real git for the in
   // Delta applications: 4 deltas + the delta rebuilds; at 96m v2.36 rebuilds R and D1 once each.
   const at96m = simulateIndexPack(model, { limit: 96 * MIB, variant: 'v2.36' });
   assert.deepEqual(at96m, { inflations: 12, deltaApplications: 5, reconstructions: 2, peakBytes: 2002 });
-  assert.deepEqual(simulateIndexPack(model, { limit: 96 * MIB, variant: 'v2.55' }), { inflations: 10, deltaApplications: 4, reconstructions: 0, peakBytes: 2002 });
+  assert.deepEqual(simulateIndexPack(model, { limit: 96 * MIB, variant: 'v2.55' }), {
+    inflations: 10,
+    deltaApplications: 4,
+    reconstructions: 0,
+    peakBytes: 2002,
+  });
 });
 
 test('release-when-done frees a base once its last child is resolved', (t) => {
   const bench = new IndexPackBench(tempDir(t));
   const model = bench.model(bench.place(writeChosenPack(workedExample())));
   // At 96m nothing is ever rebuilt: R is freed after D2 (its last child), D1 after D12.
-  assert.deepEqual(simulateIndexPack(model, { limit: 96 * MIB, variant: 'release-when-done' }), { inflations: 10, deltaApplications: 4, reconstructions: 0, peakBytes: 2002 });
+  assert.deepEqual(simulateIndexPack(model, { limit: 96 * MIB, variant: 'release-when-done' }), {
+    inflations: 10,
+    deltaApplications: 4,
+    reconstructions: 0,
+    peakBytes: 2002,
+  });
   // At 1500, v2.55 prunes R when D1 arrives and must re-inflate it for D2 (11). Same here: R is
   // not done when D1 arrives (D2 is still to come).
   assert.equal(simulateIndexPack(model, { limit: 1500, variant: 'release-when-done' }).inflations, 11);
@@ -134,7 +165,16 @@ test('release-when-done frees a base once its last child is resolved', (t) => {
   const a = text('abcdefghij', 600);
   const b = Buffer.concat([a, Buffer.from('B')]);
   const c = Buffer.concat([b, Buffer.from('C')]);
-  const chain = bench.model(bench.place(writeChosenPack([{ content: a }, { content: b, base: 0 }, { content: c, base: 1 }, { content: Buffer.concat([c, Buffer.from('D')]), base: 2 }])));
+  const chain = bench.model(
+    bench.place(
+      writeChosenPack([
+        { content: a },
+        { content: b, base: 0 },
+        { content: c, base: 1 },
+        { content: Buffer.concat([c, Buffer.from('D')]), base: 2 },
+      ]),
+    ),
+  );
   const released = simulateIndexPack(chain, { limit: 96 * MIB, variant: 'release-when-done' });
   const kept = simulateIndexPack(chain, { limit: 96 * MIB, variant: 'v2.55' });
   assert.equal(released.inflations, kept.inflations);
@@ -165,7 +205,8 @@ test('pass 2 skips childless roots and resolves REF children before OFS children
   const v255 = simulateIndexPack(model, { limit, variant: 'v2.55' });
   assert.equal(v255.inflations, 5 + 5, 'pass 1 + R, B, B1, R again, A');
   assert.equal(v255.reconstructions, 1);
-  for (const l of [0, limit, 96 * MIB]) assert.equal(simulateIndexPack(model, { limit: l, variant }).inflations, bench.count(packPath, l), `limit ${l}`);
+  for (const l of [0, limit, 96 * MIB])
+    assert.equal(simulateIndexPack(model, { limit: l, variant }).inflations, bench.count(packPath, l), `limit ${l}`);
 });
 
 /** Random packs of OFS and REF chains, like the spec's randomised comparer (§0). */
@@ -210,7 +251,14 @@ function randomEntries(seed: number): ChosenEntry[] {
     // The recursion may have broken a cycle through this very entry (it is a blob now).
     if (done.has(k)) return;
     const baseContent = entries[entry.base]!.content;
-    entries[k] = { ...entry, content: Buffer.concat([baseContent.subarray(0, Math.max(0, baseContent.length - random(50))), Buffer.from(` delta ${seed}/${k} `), text('x', random(400))]) };
+    entries[k] = {
+      ...entry,
+      content: Buffer.concat([
+        baseContent.subarray(0, Math.max(0, baseContent.length - random(50))),
+        Buffer.from(` delta ${seed}/${k} `),
+        text('x', random(400)),
+      ]),
+    };
     done.add(k);
   };
   for (let k = 0; k < count; k++) materialise(k, 0);
@@ -242,7 +290,9 @@ test('random OFS/REF packs: simulated inflations equal real index-pack at 0, ran
   }
   assert.equal(compared, 120);
   // The comparison tells the variants apart and exercises mixed packs and rebuilds (§0).
-  t.diagnostic(`mixed OFS+REF packs ${refPacks}/40; runs with rebuilds ${rebuilt}/120; ${other} wrong in ${otherVariantWrong}/120`);
+  t.diagnostic(
+    `mixed OFS+REF packs ${refPacks}/40; runs with rebuilds ${rebuilt}/120; ${other} wrong in ${otherVariantWrong}/120`,
+  );
   assert.ok(refPacks >= 20 && rebuilt >= 40 && otherVariantWrong >= 20);
 });
 
@@ -263,7 +313,11 @@ const HISTORY_LIMITS = [0, 4096, 16 * 1024, 64 * 1024, 96 * MIB];
 test('history packs (OFS deltas): simulated inflations equal real index-pack exactly', (t) => {
   const bench = new IndexPackBench(tempDir(t));
   const variant = installedVariant(bench.sandbox);
-  for (const [seed, depth] of [[3, 10], [5, 50], [7, 250]] as const) {
+  for (const [seed, depth] of [
+    [3, 10],
+    [5, 50],
+    [7, 250],
+  ] as const) {
     const repo = historyRepository(bench.sandbox, `history-${depth}`, seed, depth);
     const [stem] = packStems(path.join(repo, 'objects'));
     const packPath = bench.place(fs.readFileSync(`${stem}.pack`));
@@ -275,7 +329,9 @@ test('history packs (OFS deltas): simulated inflations equal real index-pack exa
     for (const limit of HISTORY_LIMITS) {
       const real = bench.count(packPath, limit);
       const simulated = simulateIndexPack(model, { limit, variant });
-      report.push(`depth ${depth} limit ${limit}: real ${real}, simulated ${simulated.inflations} (N=${model.count}, reconstructions ${simulated.reconstructions})`);
+      report.push(
+        `depth ${depth} limit ${limit}: real ${real}, simulated ${simulated.inflations} (N=${model.count}, reconstructions ${simulated.reconstructions})`,
+      );
       assert.equal(simulated.inflations, real, report.at(-1));
     }
     for (const line of report) t.diagnostic(line);
@@ -295,7 +351,9 @@ test('history pack with REF deltas (pack-objects without --delta-base-offset): e
   for (const limit of HISTORY_LIMITS) {
     const real = bench.count(packPath, limit);
     const simulated = simulateIndexPack(model, { limit, variant });
-    report.push(`REF limit ${limit}: real ${real}, simulated ${simulated.inflations} (N=${model.count}, reconstructions ${simulated.reconstructions})`);
+    report.push(
+      `REF limit ${limit}: real ${real}, simulated ${simulated.inflations} (N=${model.count}, reconstructions ${simulated.reconstructions})`,
+    );
     assert.equal(simulated.inflations, real, report.at(-1));
   }
   for (const line of report) t.diagnostic(line);

@@ -34,7 +34,20 @@ function bench(t: TestContext, objectFormat: 'sha1' | 'sha256' = 'sha1'): Bench 
 
 /** `git pack-objects --stdout` of `revs` to `name`.pack outside the repository: no .idx. */
 function stdoutPack(b: Bench, name: string, args: string[], revs?: string): string {
-  const pack = b.sandbox.git(b.repo, ['-c', 'pack.threads=1', 'pack-objects', '-q', ...(revs === undefined ? ['--all'] : []), '--revs', '--stdout', ...args], { input: revs ?? '' });
+  const pack = b.sandbox.git(
+    b.repo,
+    [
+      '-c',
+      'pack.threads=1',
+      'pack-objects',
+      '-q',
+      ...(revs === undefined ? ['--all'] : []),
+      '--revs',
+      '--stdout',
+      ...args,
+    ],
+    { input: revs ?? '' },
+  );
   const packPath = path.join(b.outside, `${name}.pack`);
   fs.writeFileSync(packPath, pack);
   assert.equal(fs.existsSync(path.join(b.outside, `${name}.idx`)), false);
@@ -46,13 +59,18 @@ function gitIdx(b: Bench, packPath: string, hash: HashAlgorithm): Buffer {
   const dir = fs.mkdtempSync(path.join(b.sandbox.root, 'git-index-'));
   const copy = path.join(dir, path.basename(packPath));
   fs.copyFileSync(packPath, copy);
-  b.sandbox.git(dir, ['index-pack', `--object-format=${hash.name}`, copy], { env: { GIT_CEILING_DIRECTORIES: b.sandbox.root } });
+  b.sandbox.git(dir, ['index-pack', `--object-format=${hash.name}`, copy], {
+    env: { GIT_CEILING_DIRECTORIES: b.sandbox.root },
+  });
   return fs.readFileSync(copy.replace(/\.pack$/, '.idx'));
 }
 
 function assertIndexedLikeGit(b: Bench, packPath: string, hash: HashAlgorithm, maxHeldBaseBytes?: number): void {
   const index = indexPackWithoutIdx(packPath, maxHeldBaseBytes === undefined ? { hash } : { hash, maxHeldBaseBytes });
-  assert.ok(index.bytes.equals(gitIdx(b, packPath, hash)), `${path.basename(packPath)}: the computed index is byte for byte git index-pack's .idx`);
+  assert.ok(
+    index.bytes.equals(gitIdx(b, packPath, hash)),
+    `${path.basename(packPath)}: the computed index is byte for byte git index-pack's .idx`,
+  );
 }
 
 test('a bare pack of OFS deltas and one of REF deltas are indexed byte for byte as git index-pack does', (t) => {
@@ -61,12 +79,16 @@ test('a bare pack of OFS deltas and one of REF deltas are indexed byte for byte 
   const ref = stdoutPack(b, 'ref', []);
   for (const packPath of [ofs, ref]) assertIndexedLikeGit(b, packPath, SHA1);
   // Without --delta-base-offset pack-objects writes REF_DELTA (git-internals §6.1): check the packs are what they claim.
-  const counts = (packPath: string) => buildPackModel(packFilesFor(packPath), { index: indexPackWithoutIdx(packPath, { hash: SHA1 }), hash: SHA1 }).counts();
+  const counts = (packPath: string) =>
+    buildPackModel(packFilesFor(packPath), {
+      index: indexPackWithoutIdx(packPath, { hash: SHA1 }),
+      hash: SHA1,
+    }).counts();
   assert.ok(counts(ofs).ofsDeltas > 0 && counts(ofs).refDeltas === 0);
   assert.ok(counts(ref).refDeltas > 0 && counts(ref).ofsDeltas === 0);
 });
 
-test('resolving within a 1-byte base budget rebuilds dropped bases and still gives git\'s index; progress reaches 2N of 2N', (t) => {
+test("resolving within a 1-byte base budget rebuilds dropped bases and still gives git's index; progress reaches 2N of 2N", (t) => {
   const b = bench(t);
   const packPath = stdoutPack(b, 'deep', ['--delta-base-offset', '--depth=50']);
   assertIndexedLikeGit(b, packPath, SHA1, 1);
@@ -88,9 +110,15 @@ test('index-pack-sim of a bare pack equals the same pack with its idx, and real 
   const version = b.sandbox.gitText(b.sandbox.root, ['--version']);
   const variant = indexPackVariantFor(version);
   assert.ok(variant !== undefined, `an index-pack model for ${version.trim()}`);
-  for (const [name, args] of [['ofs', ['--delta-base-offset']], ['ref', []]] as const) {
+  for (const [name, args] of [
+    ['ofs', ['--delta-base-offset']],
+    ['ref', []],
+  ] as const) {
     const packPath = stdoutPack(b, name, [...args]);
-    const bare = buildPackModel(packFilesFor(packPath), { index: indexPackWithoutIdx(packPath, { hash: SHA1 }), hash: SHA1 });
+    const bare = buildPackModel(packFilesFor(packPath), {
+      index: indexPackWithoutIdx(packPath, { hash: SHA1 }),
+      hash: SHA1,
+    });
     // The same pack with git's idx next to it, in another directory.
     const withIdxDir = fs.mkdtempSync(path.join(b.sandbox.root, 'with-idx-'));
     const withIdxPack = path.join(withIdxDir, `${name}.pack`);
@@ -98,13 +126,34 @@ test('index-pack-sim of a bare pack equals the same pack with its idx, and real 
     fs.writeFileSync(withIdxPack.replace(/\.pack$/, '.idx'), gitIdx(b, packPath, SHA1));
     const indexed = buildPackModel(packFilesFor(withIdxPack));
     for (const limit of [0, 16 * 1024, 96 * MIB]) {
-      for (const v of INDEX_PACK_VARIANTS) assert.deepEqual(simulateIndexPack(bare, { limit, variant: v }), simulateIndexPack(indexed, { limit, variant: v }), `${name} ${v} at ${limit}`);
+      for (const v of INDEX_PACK_VARIANTS)
+        assert.deepEqual(
+          simulateIndexPack(bare, { limit, variant: v }),
+          simulateIndexPack(indexed, { limit, variant: v }),
+          `${name} ${v} at ${limit}`,
+        );
       const counts = path.join(b.sandbox.root, `count-${name}-${limit}`);
       const realDir = fs.mkdtempSync(path.join(b.sandbox.root, 'real-'));
-      b.sandbox.git(realDir, ['-c', `core.deltaBaseCacheLimit=${limit}`, 'index-pack', '--threads=1', '-o', path.join(realDir, 'x.idx'), packPath], {
-        env: { GIT_CEILING_DIRECTORIES: b.sandbox.root, ...countingEnv(shim, counts) },
-      });
-      assert.equal(simulateIndexPack(bare, { limit, variant }).inflations, readInflateCount(counts), `${name} at ${limit}: simulated vs real index-pack`);
+      b.sandbox.git(
+        realDir,
+        [
+          '-c',
+          `core.deltaBaseCacheLimit=${limit}`,
+          'index-pack',
+          '--threads=1',
+          '-o',
+          path.join(realDir, 'x.idx'),
+          packPath,
+        ],
+        {
+          env: { GIT_CEILING_DIRECTORIES: b.sandbox.root, ...countingEnv(shim, counts) },
+        },
+      );
+      assert.equal(
+        simulateIndexPack(bare, { limit, variant }).inflations,
+        readInflateCount(counts),
+        `${name} at ${limit}: simulated vs real index-pack`,
+      );
     }
   }
 });
@@ -159,7 +208,9 @@ test('a truncated bare pack is refused with the offset where it ends; a damaged 
   const index = indexPackWithoutIdx(packPath, { hash: SHA1 });
   const offsets = [...index.offsets].sort((x, y) => x - y);
   // An entry of 100+ bytes in the second half: a cut in its middle lies inside its zlib stream.
-  const k = offsets.findIndex((offset, i) => i > offsets.length / 2 && i + 1 < offsets.length && offsets[i + 1]! - offset > 100);
+  const k = offsets.findIndex(
+    (offset, i) => i > offsets.length / 2 && i + 1 < offsets.length && offsets[i + 1]! - offset > 100,
+  );
   assert.ok(k > 0);
   const [start, end] = [offsets[k]!, offsets[k + 1]!];
 
@@ -178,7 +229,12 @@ test('a truncated bare pack is refused with the offset where it ends; a damaged 
   const cutBoundary = refused(boundary);
   assert.equal(cutBoundary.code, 'truncated');
   assert.equal(cutBoundary.offset, start);
-  assert.match(cutBoundary.message, new RegExp(`the pack ends after ${k} of the ${offsets.length} objects its header announces \\(is it truncated\\?\\)`));
+  assert.match(
+    cutBoundary.message,
+    new RegExp(
+      `the pack ends after ${k} of the ${offsets.length} objects its header announces \\(is it truncated\\?\\)`,
+    ),
+  );
 
   const damaged = Buffer.from(bytes);
   damaged[damaged.length - 1]! ^= 0xff;

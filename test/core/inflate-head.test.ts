@@ -25,10 +25,19 @@ test('stored, fixed and dynamic blocks decode to the same head as zlib', () => {
 });
 
 test('random data of every shape agrees with zlib (property)', () => {
-  const strategies = [constants.Z_DEFAULT_STRATEGY, constants.Z_FIXED, constants.Z_HUFFMAN_ONLY, constants.Z_RLE, constants.Z_FILTERED];
+  const strategies = [
+    constants.Z_DEFAULT_STRATEGY,
+    constants.Z_FIXED,
+    constants.Z_HUFFMAN_ONLY,
+    constants.Z_RLE,
+    constants.Z_FILTERED,
+  ];
   fc.assert(
     fc.property(
-      fc.oneof(fc.uint8Array({ maxLength: 3000 }), fc.string({ maxLength: 2000 }).map((s) => new TextEncoder().encode(s.repeat(3)))),
+      fc.oneof(
+        fc.uint8Array({ maxLength: 3000 }),
+        fc.string({ maxLength: 2000 }).map((s) => new TextEncoder().encode(s.repeat(3))),
+      ),
       fc.integer({ min: 0, max: 9 }),
       fc.constantFrom(...strategies),
       fc.integer({ min: 1, max: 64 }),
@@ -49,7 +58,11 @@ test('input that ends early asks for more; garbage is reported corrupt, never th
     fc.property(fc.uint8Array({ minLength: 2, maxLength: 200 }), (garbage) => {
       const withHeader = Buffer.concat([Buffer.from([0x78, 0x9c]), garbage]);
       const status = inflater.run(withHeader, 0, withHeader.length, 20);
-      assert.ok(status === InflateHeadStatus.Done || status === InflateHeadStatus.NeedInput || status === InflateHeadStatus.Corrupt);
+      assert.ok(
+        status === InflateHeadStatus.Done ||
+          status === InflateHeadStatus.NeedInput ||
+          status === InflateHeadStatus.Corrupt,
+      );
       assert.ok(inflater.length <= 20);
     }),
     { numRuns: 3000, seed: 7 },

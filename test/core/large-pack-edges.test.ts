@@ -15,7 +15,17 @@ import { test } from 'node:test';
 import { buildPackModel } from '../../src/core/model/build-pack-model.ts';
 import { readIdxFile } from '../../src/core/format/idx.ts';
 import { tempDir } from '../support/git.ts';
-import { deltaPayload, encodeEntryHeader, encodeOfsDistance, insertInstruction, OBJ_BLOB, OBJ_OFS_DELTA, sparseIdxV2, u32, zlib } from '../support/pack-surgery.ts';
+import {
+  deltaPayload,
+  encodeEntryHeader,
+  encodeOfsDistance,
+  insertInstruction,
+  OBJ_BLOB,
+  OBJ_OFS_DELTA,
+  sparseIdxV2,
+  u32,
+  zlib,
+} from '../support/pack-surgery.ts';
 
 const GIB = 2 ** 30;
 
@@ -28,7 +38,11 @@ test('a sparse pack past 4 GiB: large offsets, sizes over 4 GiB, a delta across 
   // A 5 GiB blob's header; its data is a short zlib stream: the model reads headers, not contents.
   const second = Buffer.concat([encodeEntryHeader(OBJ_BLOB, 5 * GIB), zlib(Buffer.from('not five gigabytes'))]);
   const thirdAt = secondAt + second.length;
-  const third = Buffer.concat([encodeEntryHeader(OBJ_OFS_DELTA, 40), encodeOfsDistance(thirdAt - secondAt), zlib(deltaPayload(5 * GIB, 6 * GIB, insertInstruction(Buffer.from('x'))))]);
+  const third = Buffer.concat([
+    encodeEntryHeader(OBJ_OFS_DELTA, 40),
+    encodeOfsDistance(thirdAt - secondAt),
+    zlib(deltaPayload(5 * GIB, 6 * GIB, insertInstruction(Buffer.from('x')))),
+  ]);
   const checksum = Buffer.alloc(20, 0xab);
   const fd = fs.openSync(packFile, 'w');
   try {
@@ -43,11 +57,29 @@ test('a sparse pack past 4 GiB: large offsets, sizes over 4 GiB, a delta across 
   assert.ok(stat.blocks * 512 < 64 * 1024 * 1024, `the pack is sparse (${stat.blocks * 512} bytes allocated)`);
   // Ids out of offset order: the first object sorts last, so the model's pack order (a sort of offsets past 2^32) matters.
   const ids = ['33', '11', '22'].map((b) => Buffer.alloc(20, Number.parseInt(b, 16)));
-  fs.writeFileSync(idxFile, sparseIdxV2([{ oid: ids[0]!, offset: 12 }, { oid: ids[1]!, offset: secondAt }, { oid: ids[2]!, offset: thirdAt }], checksum));
+  fs.writeFileSync(
+    idxFile,
+    sparseIdxV2(
+      [
+        { oid: ids[0]!, offset: 12 },
+        { oid: ids[1]!, offset: secondAt },
+        { oid: ids[2]!, offset: thirdAt },
+      ],
+      checksum,
+    ),
+  );
 
   // git's own reader of the idx agrees on the offsets past 2^32.
-  const shown = execFileSync('git', ['show-index'], { input: fs.readFileSync(idxFile) }).toString().trim().split('\n').map((l) => l.split(' ').slice(0, 2).join(' '));
-  assert.deepEqual(shown, [`${secondAt} ${ids[1]!.toString('hex')}`, `${thirdAt} ${ids[2]!.toString('hex')}`, `12 ${ids[0]!.toString('hex')}`]);
+  const shown = execFileSync('git', ['show-index'], { input: fs.readFileSync(idxFile) })
+    .toString()
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' ').slice(0, 2).join(' '));
+  assert.deepEqual(shown, [
+    `${secondAt} ${ids[1]!.toString('hex')}`,
+    `${thirdAt} ${ids[2]!.toString('hex')}`,
+    `12 ${ids[0]!.toString('hex')}`,
+  ]);
   const index = readIdxFile(idxFile);
   assert.equal(index.largeOffsetCount, 2);
   assert.deepEqual([...index.offsets], [secondAt, thirdAt, 12]);

@@ -16,7 +16,8 @@ interface ImportEdge {
   typeOnly: boolean;
 }
 
-const IMPORT = /(?:^|\n)[ \t]*(?:import|export)[ \t]+(type[ \t]+)?[^;'"]*?from[ \t]*['"]([^'"]+)['"]|(?:^|\n)[ \t]*import[ \t]+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|\brequire\(\s*['"]([^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|\n)[ \t]*(?:import|export)[ \t]+(type[ \t]+)?[^;'"]*?from[ \t]*['"]([^'"]+)['"]|(?:^|\n)[ \t]*import[ \t]+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|\brequire\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function sourceFiles(folder: string): string[] {
   const out: string[] = [];
@@ -36,7 +37,8 @@ function importsOf(file: string): ImportEdge[] {
     let target: string;
     if (specifier.startsWith('.')) target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
     else if (specifier.startsWith('node:')) target = 'node:';
-    else target = `pkg:${specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]}`;
+    else
+      target = `pkg:${specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]}`;
     edges.push({ file, specifier, target, typeOnly: match[1] !== undefined });
   }
   return edges;
@@ -49,7 +51,11 @@ interface Rule {
   typesOnly?: string[];
 }
 
-const WEBVIEW_PROTOCOLS = ['src/protocol/cache-lab-protocol.ts', 'src/protocol/repack-preview-protocol.ts', 'src/protocol/pack-map-protocol.ts'];
+const WEBVIEW_PROTOCOLS = [
+  'src/protocol/cache-lab-protocol.ts',
+  'src/protocol/repack-preview-protocol.ts',
+  'src/protocol/pack-map-protocol.ts',
+];
 
 // Longest folder first: a file follows the most specific rule.
 const RULES: Rule[] = [
@@ -64,17 +70,39 @@ const RULES: Rule[] = [
     typesOnly: ['src/core/report/', 'pkg:vscode-languageserver-protocol'],
   },
   // What the panels show, built from the protocol's types: no Node, no VS Code, no LSP at run time.
-  { folder: 'src/presentation/', may: ['src/presentation/', 'src/common/', ...WEBVIEW_PROTOCOLS], typesOnly: ['src/protocol/server-protocol.ts'] },
+  {
+    folder: 'src/presentation/',
+    may: ['src/presentation/', 'src/common/', ...WEBVIEW_PROTOCOLS],
+    typesOnly: ['src/protocol/server-protocol.ts'],
+  },
   { folder: 'src/cli/', may: ['src/cli/', 'src/core/', 'src/common/', 'node:'] },
   {
     folder: 'src/server/',
-    may: ['src/server/', 'src/core/', 'src/common/', 'src/protocol/server-protocol.ts', 'node:', 'pkg:vscode-languageserver', 'pkg:vscode-languageserver-textdocument', 'pkg:vscode-jsonrpc'],
+    may: [
+      'src/server/',
+      'src/core/',
+      'src/common/',
+      'src/protocol/server-protocol.ts',
+      'node:',
+      'pkg:vscode-languageserver',
+      'pkg:vscode-languageserver-textdocument',
+      'pkg:vscode-jsonrpc',
+    ],
     typesOnly: ['pkg:vscode-languageserver-protocol'],
   },
   // The editor side never parses bytes: no core, no server.
   {
     folder: 'src/extension/',
-    may: ['src/extension/', 'src/protocol/', 'src/presentation/', 'src/common/', 'node:', 'pkg:vscode', 'pkg:vscode-languageclient', 'pkg:vscode-jsonrpc'],
+    may: [
+      'src/extension/',
+      'src/protocol/',
+      'src/presentation/',
+      'src/common/',
+      'node:',
+      'pkg:vscode',
+      'pkg:vscode-languageclient',
+      'pkg:vscode-jsonrpc',
+    ],
     typesOnly: ['pkg:vscode-languageserver-protocol'],
   },
   {
@@ -92,7 +120,8 @@ const FEATURE_FOLDERS: { parent: string; shared: string[] }[] = [
   { parent: 'src/cli/commands/', shared: ['src/cli/commands/cache-options.ts'] },
 ];
 
-const startsWithAny = (target: string, prefixes: string[]): boolean => prefixes.some((prefix) => target === prefix || target.startsWith(prefix));
+const startsWithAny = (target: string, prefixes: string[]): boolean =>
+  prefixes.some((prefix) => target === prefix || target.startsWith(prefix));
 
 const edges = ['src', 'media'].flatMap(sourceFiles).flatMap(importsOf);
 
@@ -117,7 +146,11 @@ test('no feature folder imports another feature’s files', () => {
       if (!file.startsWith(parent)) return undefined;
       const rest = file.slice(parent.length);
       // A file directly in the parent is the folder's own (the composition root, a shared helper).
-      return parent.endsWith('commands/') || parent.endsWith('handlers/') ? rest : rest.includes('/') ? rest.split('/')[0] : undefined;
+      return parent.endsWith('commands/') || parent.endsWith('handlers/')
+        ? rest
+        : rest.includes('/')
+          ? rest.split('/')[0]
+          : undefined;
     };
     for (const edge of edges) {
       const from = featureOf(edge.file);

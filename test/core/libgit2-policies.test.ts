@@ -3,7 +3,11 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import { OidHashTable } from '../../src/core/sim/oid-hash-table.ts';
-import { LIBGIT2_MAX_CACHED_BASE, replayLibgit2Reads, type Libgit2Counts } from '../../src/core/sim/policies/libgit2.ts';
+import {
+  LIBGIT2_MAX_CACHED_BASE,
+  replayLibgit2Reads,
+  type Libgit2Counts,
+} from '../../src/core/sim/policies/libgit2.ts';
 import { Libgit2ObjectCache } from '../../src/core/sim/policies/libgit2-object-cache.ts';
 import { simObjectsFrom, type SimObjects } from '../../src/core/sim/sim-objects.ts';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';
@@ -75,7 +79,15 @@ const B1 = 4;
 const C = 5;
 const C1 = 6;
 const chains = (): SimObjects =>
-  simObjects([{ size: 1000 }, { size: 1002, base: A, payload: 20 }, { size: 1004, base: A1, payload: 30 }, { size: 1000 }, { size: 1001, base: B }, { size: 1000 }, { size: 1001, base: C }]);
+  simObjects([
+    { size: 1000 },
+    { size: 1002, base: A, payload: 20 },
+    { size: 1004, base: A1, payload: 30 },
+    { size: 1000 },
+    { size: 1001, base: B },
+    { size: 1000 },
+    { size: 1001, base: C },
+  ]);
 
 test('libgit2 pack cache: every base on the chain is cached, a chain hit is used in place, a top-level hit copies', () => {
   const objects = chains();
@@ -87,7 +99,13 @@ test('libgit2 pack cache: every base on the chain is cached, a chain hit is used
   // A2 again: the walk stops at A1 (cached), applies one delta; A1 stays cached (in place, not re-added).
   // Then A1 and A: top-level hits, nothing inflated, not logged. Then A2 once more: A1 is still there.
   const counts = replayLibgit2Reads(objects, reads(A2, A2, A1, A, A2), { limit: 16 << 20 });
-  assert.deepEqual(core(counts), { logged: 3, inflations: 3 + 1 + 1, deltaApplications: 2 + 1 + 1, evictions: 0, packCacheTopHits: 2 });
+  assert.deepEqual(core(counts), {
+    logged: 3,
+    inflations: 3 + 1 + 1,
+    deltaApplications: 2 + 1 + 1,
+    evictions: 0,
+    packCacheTopHits: 2,
+  });
   assert.equal(counts.peakCacheBytes, 2002);
 });
 
@@ -96,19 +114,42 @@ test('libgit2 pack cache: flush everything when used + len > limit; equal to the
   // limit 2500: A, B cached (2000); C would make 3000 → flush both, then C.
   const flushed = replayLibgit2Reads(objects, reads(A1, B1, C1, A1, B1), { limit: 2500 });
   // A1 after the flush misses A again (2 inflations); adding A (1000) to {C} fits; B1 then flushes.
-  assert.deepEqual(core(flushed), { logged: 5, inflations: 10, deltaApplications: 5, evictions: 2 + 2, packCacheTopHits: 0 });
+  assert.deepEqual(core(flushed), {
+    logged: 5,
+    inflations: 10,
+    deltaApplications: 5,
+    evictions: 2 + 2,
+    packCacheTopHits: 0,
+  });
   assert.equal(flushed.flushes, 2);
   assert.equal(flushed.peakCacheBytes, 2000);
   // Git's LRU (§1.5) would have evicted only A at C1; here B went too: B1 costs 2 inflations.
   const exact = replayLibgit2Reads(objects, reads(A1, B1, C1, A1, B1, C1), { limit: 3000 });
-  assert.deepEqual(core(exact), { logged: 6, inflations: 6 + 3, deltaApplications: 6, evictions: 0, packCacheTopHits: 0 });
+  assert.deepEqual(core(exact), {
+    logged: 6,
+    inflations: 6 + 3,
+    deltaApplications: 6,
+    evictions: 0,
+    packCacheTopHits: 0,
+  });
   assert.equal(exact.peakCacheBytes, 3000);
 });
 
 test('libgit2 pack cache: bases over 1 MiB are never cached; exactly 1 MiB is', () => {
-  const objects = simObjects([{ size: LIBGIT2_MAX_CACHED_BASE + 1 }, { size: 10, base: 0 }, { size: LIBGIT2_MAX_CACHED_BASE }, { size: 10, base: 2 }]);
+  const objects = simObjects([
+    { size: LIBGIT2_MAX_CACHED_BASE + 1 },
+    { size: 10, base: 0 },
+    { size: LIBGIT2_MAX_CACHED_BASE },
+    { size: 10, base: 2 },
+  ]);
   const counts = replayLibgit2Reads(objects, reads(1, 1, 3, 3), { limit: 16 << 20 });
-  assert.deepEqual(core(counts), { logged: 4, inflations: 2 + 2 + 2 + 1, deltaApplications: 4, evictions: 0, packCacheTopHits: 0 });
+  assert.deepEqual(core(counts), {
+    logged: 4,
+    inflations: 2 + 2 + 2 + 1,
+    deltaApplications: 4,
+    evictions: 0,
+    packCacheTopHits: 0,
+  });
   assert.equal(counts.basesNotCached, 2);
   assert.equal(counts.peakCacheBytes, LIBGIT2_MAX_CACHED_BASE);
   assert.equal(counts.inflatedBytes, 2 * (LIBGIT2_MAX_CACHED_BASE + 1) + LIBGIT2_MAX_CACHED_BASE + 4 * 10);
@@ -120,21 +161,49 @@ test('libgit2 pack cache: a base larger than the limit flushes, is not cached, a
   const counts = replayLibgit2Reads(objects, reads(B1, A2, A2), { limit: 1001 });
   // B1: B cached (1000 ≤ 1001). A2: A offered → 2000 > 1001 → flush B; A cached;
   // A1 (1002 > 1001) → flush A, A1 not cached. Second A2 walks to the root again.
-  assert.deepEqual(core(counts), { logged: 3, inflations: 2 + 3 + 3, deltaApplications: 1 + 2 + 2, evictions: 1 + 1 + 1, packCacheTopHits: 0 });
+  assert.deepEqual(core(counts), {
+    logged: 3,
+    inflations: 2 + 3 + 3,
+    deltaApplications: 1 + 2 + 2,
+    evictions: 1 + 1 + 1,
+    packCacheTopHits: 0,
+  });
   assert.equal(counts.basesNotCached, 2);
   assert.equal(counts.flushes, 3);
 });
 
 test('libgit2 pack cache: one cache per pack, each with the whole limit', () => {
   // The same shapes in two packs: A ← A1 in pack 0, B ← B1 in pack 1.
-  const objects = simObjects([{ size: 1000 }, { size: 1001, base: 0 }, { size: 1000, pack: 1 }, { size: 1001, base: 2, pack: 1 }]);
+  const objects = simObjects([
+    { size: 1000 },
+    { size: 1001, base: 0 },
+    { size: 1000, pack: 1 },
+    { size: 1001, base: 2, pack: 1 },
+  ]);
   assert.deepEqual(objects.packBase, [0, 2]);
   const counts = replayLibgit2Reads(objects, reads(1, 3, 1, 3), { limit: 1500 });
   // A global cache of 1500 would flush A when B arrives; per pack both stay: the rereads apply one delta each.
-  assert.deepEqual(core(counts), { logged: 4, inflations: 2 + 2 + 1 + 1, deltaApplications: 4, evictions: 0, packCacheTopHits: 0 });
+  assert.deepEqual(core(counts), {
+    logged: 4,
+    inflations: 2 + 2 + 1 + 1,
+    deltaApplications: 4,
+    evictions: 0,
+    packCacheTopHits: 0,
+  });
   assert.equal(counts.peakCacheBytes, 2000, 'peak over all packs together');
   // A chain in pack 1 never flushes pack 0's cache.
-  const other = replayLibgit2Reads(simObjects([{ size: 1000 }, { size: 1001, base: 0 }, { size: 1400, pack: 1 }, { size: 10, base: 2, pack: 1 }, { size: 1000, pack: 1 }, { size: 10, base: 4, pack: 1 }]), reads(1, 3, 5, 1), { limit: 1500 });
+  const other = replayLibgit2Reads(
+    simObjects([
+      { size: 1000 },
+      { size: 1001, base: 0 },
+      { size: 1400, pack: 1 },
+      { size: 10, base: 2, pack: 1 },
+      { size: 1000, pack: 1 },
+      { size: 10, base: 4, pack: 1 },
+    ]),
+    reads(1, 3, 5, 1),
+    { limit: 1500 },
+  );
   assert.equal(other.flushes, 1, 'pack 1 flushed once');
   assert.equal(other.inflations, 2 + 2 + 2 + 1, 'A still cached for the last read');
 });
@@ -143,7 +212,13 @@ test('libgit2 pack cache: a chain hit below the top adds only the bases built ab
   const objects = simObjects([{ size: 100 }, { size: 110, base: 0 }, { size: 120, base: 1 }, { size: 130, base: 2 }]);
   // Read 1: caches 0. Read 3: stops at 0 (in place), builds 1 and 2 (both added), applies 3 deltas.
   const counts = replayLibgit2Reads(objects, reads(1, 3, 2), { limit: 16 << 20 });
-  assert.deepEqual(core(counts), { logged: 2, inflations: 2 + 3, deltaApplications: 1 + 3, evictions: 0, packCacheTopHits: 1 });
+  assert.deepEqual(core(counts), {
+    logged: 2,
+    inflations: 2 + 3,
+    deltaApplications: 1 + 3,
+    evictions: 0,
+    packCacheTopHits: 1,
+  });
   assert.equal(counts.peakCacheBytes, 100 + 110 + 120);
 });
 
@@ -201,12 +276,26 @@ function smallTrees(n: number, hash: (i: number) => number): SimObjects {
 }
 
 test('libgit2 object cache: admission is size < 4096 for commits/trees/tags, never blobs', () => {
-  const objects = simObjects([{ size: 4095, blob: false }, { size: 4096, blob: false }, { size: 10 }, { size: 10, blob: false, base: 0 }]);
-  const counts = replayLibgit2Reads(objects, reads(0, 0, 1, 1, 2, 2, 3, 3), { limit: 16 << 20, objectCache: { eviction: 'scaled' } });
+  const objects = simObjects([
+    { size: 4095, blob: false },
+    { size: 4096, blob: false },
+    { size: 10 },
+    { size: 10, blob: false, base: 0 },
+  ]);
+  const counts = replayLibgit2Reads(objects, reads(0, 0, 1, 1, 2, 2, 3, 3), {
+    limit: 16 << 20,
+    objectCache: { eviction: 'scaled' },
+  });
   assert.equal(counts.objectCache!.hits, 2, 'objects 0 and 3 come from the object cache the second time');
   assert.equal(counts.objectCache!.stores, 2);
   // Object 3's first read walks to 0, which only ever was a top-level read: not in the pack cache.
-  assert.deepEqual(core(counts), { logged: 6, inflations: 1 + 1 + 1 + 1 + 1 + 2, deltaApplications: 1, evictions: 0, packCacheTopHits: 0 });
+  assert.deepEqual(core(counts), {
+    logged: 6,
+    inflations: 1 + 1 + 1 + 1 + 1 + 2,
+    deltaApplications: 1,
+    evictions: 0,
+    packCacheTopHits: 0,
+  });
   // Without the object cache every reread goes to the pack; 3's second read finds its base cached.
   const bare = replayLibgit2Reads(objects, reads(0, 0, 1, 1, 2, 2, 3, 3), { limit: 16 << 20 });
   assert.equal(bare.objectCache, undefined);
@@ -265,7 +354,10 @@ test('libgit2 object cache: evict8 vs scaled (max(8, n/2048)), and scans growing
 
   // Sequential hashes with a cap of 20: the first eviction takes buckets 0–7; the table then
   // doubles (dropping the tombstones), and the second eviction walks 8 empty buckets first.
-  const small = new Libgit2ObjectCache(smallTrees(30, (i) => i), { eviction: 'evict8', maxStorage: 20 });
+  const small = new Libgit2ObjectCache(
+    smallTrees(30, (i) => i),
+    { eviction: 'evict8', maxStorage: 20 },
+  );
   for (let id = 0; id < 30; id++) small.store(id);
   const result = small.result();
   assert.equal(result.evictionRuns, 2);
@@ -274,7 +366,11 @@ test('libgit2 object cache: evict8 vs scaled (max(8, n/2048)), and scans growing
 
 test('libgit2 replay with the object cache: its counts come back in the result', () => {
   const objects = smallTrees(12, (i) => 2 * i);
-  const counts = replayLibgit2Reads(objects, Int32Array.from({ length: 12 }, (_, i) => i), { limit: 10, objectCache: { eviction: 'evict8' } });
+  const counts = replayLibgit2Reads(
+    objects,
+    Int32Array.from({ length: 12 }, (_, i) => i),
+    { limit: 10, objectCache: { eviction: 'evict8' } },
+  );
   assert.equal(counts.evictionBucketsScanned, 9, 'the object cache storage cap defaults to the limit');
   assert.equal(counts.objectCache!.evictions, 8);
   assert.equal(counts.logged, 12);
@@ -291,7 +387,10 @@ test('simObjectsFrom fills oidPrefix from the idx; the libgit2 replay runs over 
   for (let n = 0; n < model.count; n++) {
     const hex = model.oidHex(n);
     // Bytes 0..3 of the OID, least significant first.
-    assert.equal(objects.oidPrefix[n], parseInt(hex.slice(6, 8) + hex.slice(4, 6) + hex.slice(2, 4) + hex.slice(0, 2), 16));
+    assert.equal(
+      objects.oidPrefix[n],
+      parseInt(hex.slice(6, 8) + hex.slice(4, 6) + hex.slice(2, 4) + hex.slice(0, 2), 16),
+    );
   }
   const all = Int32Array.from({ length: objects.count }, (_, id) => id);
   const twice = Int32Array.from([...all, ...all]);
@@ -302,7 +401,10 @@ test('simObjectsFrom fills oidPrefix from the idx; the libgit2 replay runs over 
   assert.ok(bases.size > 0);
   assert.equal(unlimited.flushes, 0);
   assert.ok(unlimited.packCacheTopHits >= bases.size);
-  const withObjects = replayLibgit2Reads(objects, twice, { limit: 64 * 1024, objectCache: { eviction: 'scaled', maxStorage: 8 * 1024 } });
+  const withObjects = replayLibgit2Reads(objects, twice, {
+    limit: 64 * 1024,
+    objectCache: { eviction: 'scaled', maxStorage: 8 * 1024 },
+  });
   assert.ok(withObjects.objectCache!.hits > 0 && withObjects.objectCache!.evictionRuns > 0);
   assert.ok(withObjects.inflations < replayLibgit2Reads(objects, twice, { limit: 64 * 1024 }).inflations);
 });

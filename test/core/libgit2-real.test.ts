@@ -9,7 +9,11 @@ import * as path from 'node:path';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import type { PackModel } from '../../src/core/model/pack-model.ts';
 import { parsePolicy } from '../../src/core/sim/policy-registry.ts';
-import { replayLibgit2Reads, LIBGIT2_PACK_CACHE_LIMIT, type Libgit2Counts } from '../../src/core/sim/policies/libgit2.ts';
+import {
+  replayLibgit2Reads,
+  LIBGIT2_PACK_CACHE_LIMIT,
+  type Libgit2Counts,
+} from '../../src/core/sim/policies/libgit2.ts';
 import { simObjectsFrom, type SimObjects } from '../../src/core/sim/sim-objects.ts';
 import { GitSandbox, packStems, projectRoot, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
@@ -24,8 +28,10 @@ const MIB = 1024 * 1024;
 /** Why the real-libgit2 tests cannot run here, or undefined when they can. */
 function pygit2Unavailable(): string | undefined {
   const probe = spawnSync(PYTHON, ['-c', 'import pygit2; print(pygit2.LIBGIT2_VERSION)'], { encoding: 'utf8' });
-  if (probe.error !== undefined) return `${PYTHON} cannot run (${probe.error.message}); python3-pygit2 (a real libgit2) is needed: node scripts/ensure-test-tools.mjs installs it`;
-  if (probe.status !== 0) return `python3-pygit2 is not importable by ${PYTHON} (${probe.stderr.trim().split('\n').at(-1)}); node scripts/ensure-test-tools.mjs installs it`;
+  if (probe.error !== undefined)
+    return `${PYTHON} cannot run (${probe.error.message}); python3-pygit2 (a real libgit2) is needed: node scripts/ensure-test-tools.mjs installs it`;
+  if (probe.status !== 0)
+    return `python3-pygit2 is not importable by ${PYTHON} (${probe.stderr.trim().split('\n').at(-1)}); node scripts/ensure-test-tools.mjs installs it`;
   return undefined;
 }
 
@@ -52,13 +58,22 @@ function subjectOf(t: TestContext, fill: (sandbox: GitSandbox, repo: string) => 
   const stems = packStems(path.join(repo, 'objects'));
   assert.equal(stems.length, 1);
   const model = buildPackModel(packFilesFor(`${stems[0]!}.pack`));
-  return { sandbox, repo, objectsDir: path.join(repo, 'objects'), model, objects: simObjectsFrom([model]), shim: buildInflateCounter(sandbox.root) };
+  return {
+    sandbox,
+    repo,
+    objectsDir: path.join(repo, 'objects'),
+    model,
+    objects: simObjectsFrom([model]),
+    shim: buildInflateCounter(sandbox.root),
+  };
 }
 
 /** A recording the way `packscope record --exact` makes one: the git command at limit 0, its reads in trace order (ids). */
 function recordReads(subject: Subject, args: string[]): Int32Array {
   const trace = path.join(subject.sandbox.root, `trace-${process.hrtime.bigint()}`);
-  subject.sandbox.git(subject.repo, ['-c', 'core.deltaBaseCacheLimit=0', ...args], { env: { GIT_TRACE_PACK_ACCESS: trace, GIT_TRACE_BARE: '1' } });
+  subject.sandbox.git(subject.repo, ['-c', 'core.deltaBaseCacheLimit=0', ...args], {
+    env: { GIT_TRACE_PACK_ACCESS: trace, GIT_TRACE_BARE: '1' },
+  });
   const lines = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean);
   return Int32Array.from(lines, (line) => {
     const id = subject.model.objectAt(Number(line.slice(line.lastIndexOf(' ') + 1)));
@@ -94,9 +109,22 @@ function predicted(subject: Subject, spec: string, reads: Int32Array, limit: num
 
 /** Lines of words: text that git deltas well when a few lines change. */
 function wordText(random: SeededRandom, bytes: number): string[] {
-  const words = ['pack', 'delta', 'chain', 'base', 'cache', 'inflate', 'object', 'tree', 'blob', 'commit', 'offset', 'window'];
+  const words = [
+    'pack',
+    'delta',
+    'chain',
+    'base',
+    'cache',
+    'inflate',
+    'object',
+    'tree',
+    'blob',
+    'commit',
+    'offset',
+    'window',
+  ];
   const lines: string[] = [];
-  for (let length = 0; length < bytes; ) {
+  for (let length = 0; length < bytes;) {
     const line = Array.from({ length: 6 + random.int(6) }, () => random.pick(words)).join(' ') + ` ${random.int(1e9)}`;
     lines.push(line);
     length += line.length + 1;
@@ -110,12 +138,21 @@ function wordText(random: SeededRandom, bytes: number): string[] {
  */
 function bigBlobHistory(sandbox: GitSandbox, repo: string): void {
   const random = new SeededRandom(13);
-  const files = Array.from({ length: 19 }, (_, k) => ({ name: `big/file-${k}.txt`, lines: wordText(random, k === 18 ? 1200 * 1024 : 980 * 1024) }));
+  const files = Array.from({ length: 19 }, (_, k) => ({
+    name: `big/file-${k}.txt`,
+    lines: wordText(random, k === 18 ? 1200 * 1024 : 980 * 1024),
+  }));
   const chunks: Buffer[] = [];
   for (let c = 0; c < 2; c++) {
-    chunks.push(Buffer.from(`commit refs/heads/main\nmark :${c + 1}\ncommitter C O Mitter <c@example.com> ${1700000000 + c * 60} +0000\ndata 10\nversion ${c}\n\n${c > 0 ? `from :${c}\n` : ''}`));
+    chunks.push(
+      Buffer.from(
+        `commit refs/heads/main\nmark :${c + 1}\ncommitter C O Mitter <c@example.com> ${1700000000 + c * 60} +0000\ndata 10\nversion ${c}\n\n${c > 0 ? `from :${c}\n` : ''}`,
+      ),
+    );
     for (const file of files) {
-      if (c > 0) for (let e = 0; e < 3; e++) file.lines.splice(random.int(file.lines.length), 1, `edit ${c}.${e} ${random.int(1e9)}`);
+      if (c > 0)
+        for (let e = 0; e < 3; e++)
+          file.lines.splice(random.int(file.lines.length), 1, `edit ${c}.${e} ${random.int(1e9)}`);
       const content = Buffer.from(file.lines.join('\n') + '\n');
       chunks.push(Buffer.from(`M 100644 inline ${file.name}\ndata ${content.length}\n`), content, Buffer.from('\n'));
     }
@@ -136,7 +173,9 @@ function deepTreeHistory(commits: number): (sandbox: GitSandbox, repo: string) =
     for (let c = 0; c < commits; c++) {
       const place = Array.from({ length: 4 }, () => `d${random.int(4)}`).join('/');
       const content = `${c} ${random.int(1e9)}\n`;
-      chunks.push(`commit refs/heads/main\nmark :${c + 1}\ncommitter C O Mitter <c@example.com> ${1700000000 + c} +0000\ndata 3\nc${c % 10}\n${c > 0 ? `from :${c}\n` : ''}M 100644 inline ${place}/f.txt\ndata ${content.length}\n${content}\n`);
+      chunks.push(
+        `commit refs/heads/main\nmark :${c + 1}\ncommitter C O Mitter <c@example.com> ${1700000000 + c} +0000\ndata 3\nc${c % 10}\n${c > 0 ? `from :${c}\n` : ''}M 100644 inline ${place}/f.txt\ndata ${content.length}\n${content}\n`,
+      );
     }
     chunks.push('done\n');
     sandbox.fastImport(repo, Buffer.from(chunks.join('')));
@@ -151,7 +190,11 @@ test('libgit2 pack cache against real libgit2: the object cache off is the pack-
   // The recording exercises what the rules are about, or the equality below would say little.
   assert.ok(model.flushes > 0, `the 16m pack cache flushes (${model.flushes})`);
   assert.ok(model.basesNotCached > 0, `a base over 1 MiB is used uncached (${model.basesNotCached})`);
-  assert.notEqual(predicted(subject, 'libgit2-pack-whatif', reads, 1 << 30).inflations, model.inflations, 'a larger pack cache would inflate less: the flushes matter');
+  assert.notEqual(
+    predicted(subject, 'libgit2-pack-whatif', reads, 1 << 30).inflations,
+    model.inflations,
+    'a larger pack cache would inflate less: the flushes matter',
+  );
   assert.equal(libgit2Inflations(subject, reads, 'off'), model.inflations);
   // Blobs never enter the object cache (§4.1), so libgit2 as shipped inflates as much here, at every limit.
   const shipped = predicted(subject, 'libgit2', reads, 0);
@@ -160,7 +203,9 @@ test('libgit2 pack cache against real libgit2: the object cache off is the pack-
 });
 
 test('libgit2 object cache against real libgit2: off, 4k, 16k, 64k, 1m and 256m (as shipped) over git log --raw and log -p', (t) => {
-  const subject = subjectOf(t, (sandbox, repo) => sandbox.fastImport(repo, historyStream({ commits: 300, seed: 11, files: 40 })));
+  const subject = subjectOf(t, (sandbox, repo) =>
+    sandbox.fastImport(repo, historyStream({ commits: 300, seed: 11, files: 40 })),
+  );
   if (subject === undefined) return;
   const recordings: [string, Int32Array][] = [
     ['log --raw -r', recordReads(subject, ['log', '--raw', '-r', '--format=%H'])],
@@ -195,5 +240,11 @@ test('libgit2 object cache eviction is max(8, n/2048), not 8: told apart on a ca
   assert.notEqual(scaled.inflations, evict8.inflations, 'the two rules predict different counts here');
   assert.equal(libgit2Inflations(subject, reads, size), scaled.inflations);
   // The same replay without the registry, to pin what the registry's row stands for.
-  assert.equal(replayLibgit2Reads(subject.objects, reads, { limit: LIBGIT2_PACK_CACHE_LIMIT, objectCache: { eviction: 'scaled', maxStorage: size } }).inflations, scaled.inflations);
+  assert.equal(
+    replayLibgit2Reads(subject.objects, reads, {
+      limit: LIBGIT2_PACK_CACHE_LIMIT,
+      objectCache: { eviction: 'scaled', maxStorage: size },
+    }).inflations,
+    scaled.inflations,
+  );
 });

@@ -15,7 +15,13 @@ import { test } from 'node:test';
 import { buildPackModel } from '../../src/core/model/build-pack-model.ts';
 import { OBJ_BLOB, OBJ_OFS_DELTA } from '../../src/core/format/pack-file.ts';
 import { projectRoot, tempDir } from '../support/git.ts';
-import { deltaPayload, encodeEntryHeader, encodeOfsDistance, insertInstruction, zlib } from '../support/pack-surgery.ts';
+import {
+  deltaPayload,
+  encodeEntryHeader,
+  encodeOfsDistance,
+  insertInstruction,
+  zlib,
+} from '../support/pack-surgery.ts';
 
 const COUNT = 2 ** 24 + 6;
 
@@ -34,7 +40,11 @@ test(`a pack of 2^24 + 6 objects: the model, its lookups and git agree`, { timeo
 
   const blob = Buffer.concat([encodeEntryHeader(OBJ_BLOB, 0), zlib(Buffer.alloc(0))]);
   const payload = deltaPayload(0, 1, insertInstruction(Buffer.from('x')));
-  const deltaEntry = Buffer.concat([encodeEntryHeader(OBJ_OFS_DELTA, payload.length), encodeOfsDistance(blob.length), zlib(payload)]);
+  const deltaEntry = Buffer.concat([
+    encodeEntryHeader(OBJ_OFS_DELTA, payload.length),
+    encodeOfsDistance(blob.length),
+    zlib(payload),
+  ]);
   const pair = Buffer.concat([blob, deltaEntry]);
   const pairs = COUNT / 2;
   const checksum = Buffer.alloc(20, 0xab);
@@ -88,7 +98,9 @@ test(`a pack of 2^24 + 6 objects: the model, its lookups and git agree`, { timeo
 
   // The header-only scan and the parallel scan see the same entries (one model more at a time).
   assert.deepEqual(buildPackModel(files, { resultSizes: false }).columns.base, c.base);
-  const split = buildPackModel(files, { parallel: { workerScript: path.join(projectRoot, 'dist', 'scan-worker.js'), workers: 1 } }).columns;
+  const split = buildPackModel(files, {
+    parallel: { workerScript: path.join(projectRoot, 'dist', 'scan-worker.js'), workers: 1 },
+  }).columns;
   assert.deepEqual(split.resultSize.low, c.resultSize.low);
   assert.deepEqual(split.depth, c.depth);
   assert.deepEqual(split.base, c.base);
@@ -100,7 +112,11 @@ test(`a pack of 2^24 + 6 objects: the model, its lookups and git agree`, { timeo
     nameOf(n, name, 0);
     return name.toString('hex');
   });
-  const git = execFileSync('git', ['--git-dir', repo, 'cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize) %(objectsize:disk)'], { input: `${ids.join('\n')}\n` })
+  const git = execFileSync(
+    'git',
+    ['--git-dir', repo, 'cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize) %(objectsize:disk)'],
+    { input: `${ids.join('\n')}\n` },
+  )
     .toString()
     .trim()
     .split('\n');

@@ -35,7 +35,11 @@ before(() => {
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 
 test('objects over 3,000 one-object packs prints what git cat-file prints', () => {
-  assertMatchesGit(packscope(['objects', '.'], repo, path.join(root, 'cache')), catFileBatchCheck(sandbox, repo), 'objects');
+  assertMatchesGit(
+    packscope(['objects', '.'], repo, path.join(root, 'cache')),
+    catFileBatchCheck(sandbox, repo),
+    'objects',
+  );
 });
 
 test('locating every object of 3,000 packs takes a bounded number of idx searches per object', () => {
@@ -62,9 +66,17 @@ test('objects in several of many packs: objects follows git, a lookup answers fr
   const copy = path.join(root, 'duplicated');
   fs.cpSync(repo, copy, { recursive: true });
   // 100 of the objects packed again into one more pack: each of them is now in two packs.
-  const some = catFileBatchCheck(sandbox, copy).split('\n').slice(0, 100).map((line) => line.split(' ')[0]).join('\n');
+  const some = catFileBatchCheck(sandbox, copy)
+    .split('\n')
+    .slice(0, 100)
+    .map((line) => line.split(' ')[0])
+    .join('\n');
   sandbox.git(copy, ['pack-objects', '-q', path.join(copy, '.git', 'objects', 'pack', 'pack')], { input: `${some}\n` });
-  assertMatchesGit(packscope(['objects', '.'], copy, path.join(root, 'cache')), catFileBatchCheck(sandbox, copy), 'objects');
+  assertMatchesGit(
+    packscope(['objects', '.'], copy, path.join(root, 'cache')),
+    catFileBatchCheck(sandbox, copy),
+    'objects',
+  );
   const store = new ObjectStore(discoverRepository(copy), new ModelStore(undefined));
   const id = some.split('\n')[7]!;
   const holders = store.packs.filter((pack) => store.model(pack).findHex(id) >= 0);

@@ -29,7 +29,13 @@ let traceOffsets: number[];
 before(() => {
   root = tempDir(undefined, 'packscope-map-overlays-');
   sandbox = new GitSandbox(root);
-  repo = historyRepository(sandbox, 'history', { commits: 50, seed: 16, files: 4, linesPerFile: 40, repack: ['-adf', '--depth=20'] });
+  repo = historyRepository(sandbox, 'history', {
+    commits: 50,
+    seed: 16,
+    files: 4,
+    linesPerFile: 40,
+    repack: ['-adf', '--depth=20'],
+  });
   stem = onlyPackStem(path.join(repo, '.git', 'objects', 'pack'));
   entries = verifyPackEntries(sandbox, repo, `${stem}.pack`);
   model = buildPackModel(packFilesFor(`${stem}.pack`));
@@ -68,8 +74,14 @@ describe('a delta family over the map', () => {
       const family = familyArcs(model, model.findHex(asked.oid));
       assert.equal(model.oidHex(family.root), rootOf(asked));
       assert.equal(family.members, members.length);
-      assert.deepEqual(family.memberOffsets, members.map((e) => e.offset), 'every member, in pack order');
-      const expectedArcs = members.filter((e) => e.base !== undefined).map((e) => [e.offset, byOid.get(e.base!)!.offset]);
+      assert.deepEqual(
+        family.memberOffsets,
+        members.map((e) => e.offset),
+        'every member, in pack order',
+      );
+      const expectedArcs = members
+        .filter((e) => e.base !== undefined)
+        .map((e) => [e.offset, byOid.get(e.base!)!.offset]);
       assert.deepEqual(family.arcs, expectedArcs, 'one arc per delta, to the base git names');
       assert.equal(family.externalBases, 0);
       assert.equal(family.truncated, false);
@@ -108,7 +120,10 @@ describe('a recording as a seek path', () => {
     const marked = new Uint8Array(traceOffsets.length);
     const faults = replayPageCache(input().offsets, input().entryBytes, cache, marked);
     assert.equal(faults, path.locality.pageFaults);
-    assert.deepEqual(path.faults, [...marked].flatMap((m, i) => (m ? [i] : [])));
+    assert.deepEqual(
+      path.faults,
+      [...marked].flatMap((m, i) => (m ? [i] : [])),
+    );
     assert.ok(path.faults.length > 0 && path.faults.length <= faults);
   });
 
@@ -121,7 +136,10 @@ describe('a recording as a seek path', () => {
     const indices = [...Array(Math.ceil(traceOffsets.length / stride)).keys()].map((k) => k * stride);
     if (indices.at(-1) !== traceOffsets.length - 1) indices.push(traceOffsets.length - 1);
     assert.ok(indices.length <= max);
-    assert.deepEqual(sampled.offsets, indices.map((i) => traceOffsets[i]!));
+    assert.deepEqual(
+      sampled.offsets,
+      indices.map((i) => traceOffsets[i]!),
+    );
     const faulted = new Set(whole.faults);
     const expected = indices.flatMap((read, k) => {
       const from = k === 0 ? 0 : indices[k - 1]! + 1;

@@ -56,7 +56,10 @@ test('corrupt, truncated and stale model files are detected and rebuilt', (t) =>
   const cacheDir = path.join(sandbox.root, 'cache');
   const store = new ModelStore(cacheDir);
   const reference = columnsOf(store.load(packFilesFor(pack)).model);
-  const file = path.join(cacheDir, fs.readdirSync(cacheDir).find((f) => f.endsWith('.psmodel'))!);
+  const file = path.join(
+    cacheDir,
+    fs.readdirSync(cacheDir).find((f) => f.endsWith('.psmodel'))!,
+  );
   const pristine = fs.readFileSync(file);
 
   const damaged = Buffer.from(pristine);

@@ -16,10 +16,32 @@ function everything(model: PackModel): unknown {
   const c = model.columns;
   const n = model.count;
   const perObject = Array.from({ length: n }, (_, i) => [
-    model.oidHex(i), c.offset[i], c.inPackType[i], c.type[i], c.size.get(i), c.resultSize.get(i), c.diskSize.get(i), c.base[i], c.depth[i], c.byOffset[i],
-    model.rootOf(i), model.familySize(i), Array.from(model.children(i)), model.objectAt(c.offset[i]!),
+    model.oidHex(i),
+    c.offset[i],
+    c.inPackType[i],
+    c.type[i],
+    c.size.get(i),
+    c.resultSize.get(i),
+    c.diskSize.get(i),
+    c.base[i],
+    c.depth[i],
+    c.byOffset[i],
+    model.rootOf(i),
+    model.familySize(i),
+    Array.from(model.children(i)),
+    model.objectAt(c.offset[i]!),
   ]);
-  return { n, checksum: model.checksumHex, packSize: model.packSize, packVersion: model.packVersion, idxVersion: model.index.version, perObject, derived: Object.fromEntries(Object.entries(model.derivedColumns()).map(([k, v]) => [k, Array.from(v as ArrayLike<number>)])) };
+  return {
+    n,
+    checksum: model.checksumHex,
+    packSize: model.packSize,
+    packVersion: model.packVersion,
+    idxVersion: model.index.version,
+    perObject,
+    derived: Object.fromEntries(
+      Object.entries(model.derivedColumns()).map(([k, v]) => [k, Array.from(v as ArrayLike<number>)]),
+    ),
+  };
 }
 
 test('a model survives postMessage-style transfer: columns, derived columns, lookups', (t) => {

@@ -25,7 +25,11 @@ before(() => {
   // One directory of 40 files; each commit changes one file, so each tree differs from the last by one entry's id.
   const dir = path.join(repo, 'dir');
   fs.mkdirSync(dir);
-  for (let f = 0; f < 40; f++) fs.writeFileSync(path.join(dir, `file-${String(f).padStart(2, '0')}.txt`), `file ${f}\n${'line of text\n'.repeat(f + 3)}`);
+  for (let f = 0; f < 40; f++)
+    fs.writeFileSync(
+      path.join(dir, `file-${String(f).padStart(2, '0')}.txt`),
+      `file ${f}\n${'line of text\n'.repeat(f + 3)}`,
+    );
   for (let c = 0; c < 12; c++) {
     fs.appendFileSync(path.join(dir, `file-${String((c * 7) % 40).padStart(2, '0')}.txt`), `change ${c}\n`);
     sandbox.git(repo, ['add', '-A']);
@@ -42,7 +46,15 @@ after(() => {
 
 function contentOf(n: number): ObjectContent {
   const item = objectItem(model, n);
-  const details = { ...item, repository: 'r', repositoryName: 'trees', pack: 'p.pack', packName: 'p.pack', chain: [item], root: item.oid };
+  const details = {
+    ...item,
+    repository: 'r',
+    repositoryName: 'trees',
+    pack: 'p.pack',
+    packName: 'p.pack',
+    chain: [item],
+    root: item.oid,
+  };
   return { details, ...readObjectContentBody(model, n, { maxContentBytes: 1 << 20, maxInstructions: 1000 }) };
 }
 
@@ -51,24 +63,50 @@ test('a tree delta shows its inserted id bytes as hex, named by the entry git ls
   for (let n = 0; n < model.count; n++) {
     if (!model.isDelta(n) || model.typeName(n) !== 'tree') continue;
     const content = contentOf(n);
-    const lines = renderDelta(content.delta!, (() => {
-      const parsed = treeEntries(Buffer.from(content.contentBase64, 'base64'), 20)!;
-      return { entries: parsed.entries, hashBytes: 20 };
-    })());
-    assert.deepEqual(renderObjectDocument(content).split('\n').filter((l) => l.startsWith('  INSERT') || l.startsWith('        bytes')), lines.filter((l) => l.startsWith('  INSERT') || l.startsWith('        bytes')));
+    const lines = renderDelta(
+      content.delta!,
+      (() => {
+        const parsed = treeEntries(Buffer.from(content.contentBase64, 'base64'), 20)!;
+        return { entries: parsed.entries, hashBytes: 20 };
+      })(),
+    );
+    assert.deepEqual(
+      renderObjectDocument(content)
+        .split('\n')
+        .filter((l) => l.startsWith('  INSERT') || l.startsWith('        bytes')),
+      lines.filter((l) => l.startsWith('  INSERT') || l.startsWith('        bytes')),
+    );
     // git's own listing of this tree: the ids the annotations must name.
-    const lsTree = new Map(sandbox.gitText(repo, ['ls-tree', model.oidHex(n)]).trim().split('\n').map((line) => {
-      const [meta, name] = line.split('\t');
-      return [name!, meta!.split(' ')[2]!];
-    }));
+    const lsTree = new Map(
+      sandbox
+        .gitText(repo, ['ls-tree', model.oidHex(n)])
+        .trim()
+        .split('\n')
+        .map((line) => {
+          const [meta, name] = line.split('\t');
+          return [name!, meta!.split(' ')[2]!];
+        }),
+    );
     for (const [i, line] of lines.entries()) {
-      const named = /^ {8}bytes \d+–\d+: (the id|bytes \d+–\d+ of the id) of tree entry (\S+) \((\d{6}) (blob|tree) ([0-9a-f]{40})\)$/.exec(line);
+      const named =
+        /^ {8}bytes \d+–\d+: (the id|bytes \d+–\d+ of the id) of tree entry (\S+) \((\d{6}) (blob|tree) ([0-9a-f]{40})\)$/.exec(
+          line,
+        );
       if (named === null) continue;
       assert.equal(named[5], lsTree.get(named[2]!), `${named[2]} in tree ${model.oidHex(n)}`);
       assert.match(lines[i - 1]!, /^ {2}INSERT\(\d+ bytes, hex\)( [0-9a-f]{2})+$|^ {8}bytes /);
       if (named[1] === 'the id') {
-        const hexLine = lines.slice(0, i).reverse().find((l) => l.startsWith('  INSERT('))!;
-        assert.ok(hexLine.replace(/^.*hex\) /, '').replace(/ /g, '').includes(named[5]!), `the id's bytes are in the hex: ${hexLine}`);
+        const hexLine = lines
+          .slice(0, i)
+          .reverse()
+          .find((l) => l.startsWith('  INSERT('))!;
+        assert.ok(
+          hexLine
+            .replace(/^.*hex\) /, '')
+            .replace(/ /g, '')
+            .includes(named[5]!),
+          `the id's bytes are in the hex: ${hexLine}`,
+        );
         checked++;
       }
     }
@@ -83,17 +121,30 @@ test("a text delta's inserts keep JGit's quoted form", () => {
   for (let n = 0; n < model.count; n++) {
     if (!model.isDelta(n) || model.typeName(n) !== 'blob') continue;
     const lines = renderDelta(contentOf(n).delta!);
-    for (const line of lines) if (line.startsWith('  INSERT(')) {
-      assert.match(line, /^ {2}INSERT\(change \d+\\n\)$|^ {2}INSERT\([^)]*\)$/);
-      assert.doesNotMatch(line, /bytes, hex/);
-      texts++;
-    }
+    for (const line of lines)
+      if (line.startsWith('  INSERT(')) {
+        assert.match(line, /^ {2}INSERT\(change \d+\\n\)$|^ {2}INSERT\([^)]*\)$/);
+        assert.doesNotMatch(line, /bytes, hex/);
+        texts++;
+      }
   }
   assert.ok(texts > 0);
 });
 
 test('binary inserts outside trees are hex too, without entry names', () => {
   const data = Buffer.from([0x00, 0xff, 0x41, 0x0a]);
-  const lines = renderDelta({ base: 'b'.repeat(40), baseSize: 10, resultSize: 14, deltaBytes: 9, instructions: [{ op: 'copy', baseOffset: 0, length: 10 }, { op: 'insert', length: 4, preview: '\\0\\377A\\n', dataBase64: data.toString('base64') }], totalInstructions: 2, copiedBytes: 10, insertedBytes: 4 });
+  const lines = renderDelta({
+    base: 'b'.repeat(40),
+    baseSize: 10,
+    resultSize: 14,
+    deltaBytes: 9,
+    instructions: [
+      { op: 'copy', baseOffset: 0, length: 10 },
+      { op: 'insert', length: 4, preview: '\\0\\377A\\n', dataBase64: data.toString('base64') },
+    ],
+    totalInstructions: 2,
+    copiedBytes: 10,
+    insertedBytes: 4,
+  });
   assert.deepEqual(lines.slice(2), ['  COPY  (0, 10)', '  INSERT(4 bytes, hex) 00 ff 41 0a']);
 });

@@ -13,7 +13,12 @@ import { readSubject } from '../../src/core/model/commit-subject.ts';
 import { ModelStore } from '../../src/core/model/model-store.ts';
 import { ObjectStore } from '../../src/core/model/object-store.ts';
 import { loadOrWalkPaths, pathsFileFor } from '../../src/core/model/object-paths-store.ts';
-import { storeWalkInputs, walkStorePaths, type ObjectPaths, type StoreWalkInputs } from '../../src/core/model/object-paths.ts';
+import {
+  storeWalkInputs,
+  walkStorePaths,
+  type ObjectPaths,
+  type StoreWalkInputs,
+} from '../../src/core/model/object-paths.ts';
 import { discoverRepository } from '../../src/core/model/repository.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
 import { pathsRepository, revListNames } from '../support/paths-repository.ts';
@@ -40,7 +45,8 @@ function namesOf(inputs: StoreWalkInputs, paths: ObjectPaths): Map<string, strin
   inputs.models.forEach((model, p) => {
     for (let n = 0; n < model.count; n++) {
       const node = paths.pathOf[p]![n]!;
-      if (!names.has(model.oidHex(n))) names.set(model.oidHex(n), node < 0 ? undefined : paths.table.pathBytes(node).toString('latin1'));
+      if (!names.has(model.oidHex(n)))
+        names.set(model.oidHex(n), node < 0 ? undefined : paths.table.pathBytes(node).toString('latin1'));
     }
   });
   return names;
@@ -55,7 +61,11 @@ function assertSameAsRevList(dir: string, inputs: StoreWalkInputs, paths: Object
     // rev-list prints a name up to its first newline (show_object_with_name).
     const expected = listed ? git.get(oid) : undefined;
     const actual = name?.split('\n')[0];
-    assert.equal(actual, expected, `${oid}: rev-list names it ${JSON.stringify(expected)}${listed ? '' : ' (not listed)'}, the walk ${JSON.stringify(name)}`);
+    assert.equal(
+      actual,
+      expected,
+      `${oid}: rev-list names it ${JSON.stringify(expected)}${listed ? '' : ' (not listed)'}, the walk ${JSON.stringify(name)}`,
+    );
     compared++;
   }
   return compared;
@@ -74,14 +84,24 @@ describe('the walk names objects as git rev-list --objects --all', () => {
     // The shapes the repository was made for are really there, named as git names them.
     const git = revListNames(sandbox, repo);
     const named = [...git.values()];
-    for (const expected of ['tree-tag', 'blob-tag', 'tag-of-tag', 'naïve/ünïcode file.txt', 'renamed/same.txt', 'side/only.txt']) {
+    for (const expected of [
+      'tree-tag',
+      'blob-tag',
+      'tag-of-tag',
+      'naïve/ünïcode file.txt',
+      'renamed/same.txt',
+      'side/only.txt',
+    ]) {
       assert.ok(named.includes(Buffer.from(expected).toString('latin1')), `rev-list names something ${expected}`);
     }
     // A blob a tag points at is pending before every commit's tree: git names it by the empty path.
     const tagged = sandbox.gitText(repo, ['rev-parse', 'blob-tag^{blob}']).trim();
     assert.equal(git.get(tagged), '');
     assert.ok(!named.some((name) => name?.startsWith('vendor/submodule')), 'a gitlink is not listed');
-    assert.ok(paths.table.count < paths.summary.named, 'paths are shared between objects (a trie, not a string per object)');
+    assert.ok(
+      paths.table.count < paths.summary.named,
+      'paths are shared between objects (a trie, not a string per object)',
+    );
   });
 
   test('a stopped walk (byte budget) names each object it reached as git does, and says it stopped', () => {
@@ -91,7 +111,10 @@ describe('the walk names objects as git rev-list --objects --all', () => {
     assert.equal(paths.summary.complete, false);
     assert.match(paths.summary.problems.join('\n'), /stopped early.*200000-byte budget/);
     const full = walkStorePaths(inputs);
-    assert.ok(paths.summary.named > 0 && paths.summary.named < full.summary.named, `${paths.summary.named} of ${full.summary.named} named`);
+    assert.ok(
+      paths.summary.named > 0 && paths.summary.named < full.summary.named,
+      `${paths.summary.named} of ${full.summary.named} named`,
+    );
     const git = revListNames(sandbox, repo);
     for (const [oid, name] of namesOf(inputs, paths)) if (name !== undefined) assert.equal(name, git.get(oid), oid);
   });
@@ -99,20 +122,29 @@ describe('the walk names objects as git rev-list --objects --all', () => {
   test('a cancelled walk throws', () => {
     const controller = new AbortController();
     controller.abort();
-    assert.throws(() => walkStorePaths(storeWalkInputs(openStore(repo)), { signal: controller.signal }), { name: 'PathWalkCancelled' });
+    assert.throws(() => walkStorePaths(storeWalkInputs(openStore(repo)), { signal: controller.signal }), {
+      name: 'PathWalkCancelled',
+    });
   });
 });
 
 describe('subjects', () => {
-  test('every commit\'s and annotated tag\'s subject is git\'s %s', () => {
+  test("every commit's and annotated tag's subject is git's %s", () => {
     const store = openStore(repo);
     const expected = new Map<string, string>();
-    for (const line of sandbox.gitText(repo, ['log', '--all', '--format=%H %s']).split('\n')) if (line) expected.set(line.slice(0, 40), line.slice(41));
-    for (const line of sandbox.gitText(repo, ['for-each-ref', 'refs/tags', '--format=%(objecttype) %(objectname) %(contents:subject)']).split('\n')) {
+    for (const line of sandbox.gitText(repo, ['log', '--all', '--format=%H %s']).split('\n'))
+      if (line) expected.set(line.slice(0, 40), line.slice(41));
+    for (const line of sandbox
+      .gitText(repo, ['for-each-ref', 'refs/tags', '--format=%(objecttype) %(objectname) %(contents:subject)'])
+      .split('\n')) {
       if (line.startsWith('tag ')) expected.set(line.slice(4, 44), line.slice(45));
     }
     assert.ok(expected.size > 300);
-    assert.equal(expected.get(sandbox.gitText(repo, ['rev-parse', 'odd-message']).trim()), 'first line second line', 'the hand-made message really has a two-line subject after blank lines');
+    assert.equal(
+      expected.get(sandbox.gitText(repo, ['rev-parse', 'odd-message']).trim()),
+      'first line second line',
+      'the hand-made message really has a two-line subject after blank lines',
+    );
     let checked = 0;
     for (const [oid, subject] of expected) {
       const location = store.locate(oid);
@@ -168,10 +200,17 @@ describe('hostile trees', () => {
     const blob = box.gitText(bad, ['hash-object', '-w', '--stdin'], { input: 'x\n' }).trim();
     // An entry whose mode is not octal, written past git's own checks.
     const broken = Buffer.concat([Buffer.from('10x644 evil\0'), Buffer.from(blob, 'hex')]);
-    const brokenTree = box.gitText(bad, ['hash-object', '-t', 'tree', '-w', '--literally', '--stdin'], { input: broken }).trim();
+    const brokenTree = box
+      .gitText(bad, ['hash-object', '-t', 'tree', '-w', '--literally', '--stdin'], { input: broken })
+      .trim();
     let nested = box.gitText(bad, ['mktree'], { input: `100644 blob ${blob}\tleaf\n` }).trim();
-    for (let i = 0; i < 6; i++) nested = box.gitText(bad, ['mktree'], { input: `040000 tree ${nested}\td${i}\n` }).trim();
-    const top = box.gitText(bad, ['mktree'], { input: `040000 tree ${brokenTree}\tbroken\n040000 tree ${nested}\tnested\n100644 blob ${blob}\t${'n'.repeat(60)}\n` }).trim();
+    for (let i = 0; i < 6; i++)
+      nested = box.gitText(bad, ['mktree'], { input: `040000 tree ${nested}\td${i}\n` }).trim();
+    const top = box
+      .gitText(bad, ['mktree'], {
+        input: `040000 tree ${brokenTree}\tbroken\n040000 tree ${nested}\tnested\n100644 blob ${blob}\t${'n'.repeat(60)}\n`,
+      })
+      .trim();
     const commit = box.gitText(bad, ['commit-tree', top, '-m', 'hostile']).trim();
     box.git(bad, ['update-ref', 'refs/heads/main', commit]);
     // git repack would refuse to walk the broken tree: pack the objects by id, no walk.
@@ -180,13 +219,18 @@ describe('hostile trees', () => {
       tree = box.gitText(bad, ['rev-parse', `${tree}:d${5 - i}`]).trim();
       ids.push(tree);
     }
-    box.git(bad, ['pack-objects', '-q', path.join(bad, '.git', 'objects', 'pack', 'pack')], { input: `${ids.join('\n')}\n` });
+    box.git(bad, ['pack-objects', '-q', path.join(bad, '.git', 'objects', 'pack', 'pack')], {
+      input: `${ids.join('\n')}\n`,
+    });
     box.git(bad, ['prune-packed']);
     const inputs = storeWalkInputs(openStore(bad));
     const paths = walkStorePaths(inputs, { limits: { maxTreeDepth: 3, maxPathBytes: 40 } });
     assert.equal(paths.summary.complete, false);
     const problems = paths.summary.problems.join('\n');
-    assert.match(problems, new RegExp(`tree ${brokenTree} \\(.*pack-.*\\.pack at offset \\d+\\): malformed mode at byte 0`));
+    assert.match(
+      problems,
+      new RegExp(`tree ${brokenTree} \\(.*pack-.*\\.pack at offset \\d+\\): malformed mode at byte 0`),
+    );
     assert.match(problems, /nested deeper than 3 trees/);
     assert.match(problems, /longer than 40 bytes/);
     const names = namesOf(inputs, paths);

@@ -11,7 +11,13 @@ test('"never inside a repository": the work tree, the git directories, below the
   const sandbox = new GitSandbox(tempDir(t));
   const work = sandbox.init('work');
   const separateWork = path.join(sandbox.root, 'separate-work');
-  sandbox.git(sandbox.root, ['init', '-q', '--separate-git-dir', path.join(sandbox.root, 'separate.git'), separateWork]);
+  sandbox.git(sandbox.root, [
+    'init',
+    '-q',
+    '--separate-git-dir',
+    path.join(sandbox.root, 'separate.git'),
+    separateWork,
+  ]);
   fs.symlinkSync(work, path.join(sandbox.root, 'link'));
   const repository = discoverRepository(work);
   const separate = discoverRepository(separateWork);
@@ -25,7 +31,10 @@ test('"never inside a repository": the work tree, the git directories, below the
 
   assert.throws(
     () => refuseInsideRepository(path.join(work, 'x'), repository, (root) => `must be outside (${root})`),
-    (error: unknown) => error instanceof PackFormatError && error.code === 'usage' && error.message === `${path.join(work, 'x')}: must be outside (${repository.workTree})`,
+    (error: unknown) =>
+      error instanceof PackFormatError &&
+      error.code === 'usage' &&
+      error.message === `${path.join(work, 'x')}: must be outside (${repository.workTree})`,
   );
   assert.doesNotThrow(() => refuseInsideRepository(path.join(sandbox.root, 'x'), repository, () => 'inside'));
   assert.ok(!fs.existsSync(path.join(work, 'new')), 'the test itself wrote nothing inside');

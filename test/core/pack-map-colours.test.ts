@@ -11,13 +11,29 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { depthColour, diskSizeColour, EMPTY_COLOUR, familyColour, hilbertPoint, MAP_ATTRIBUTES, TYPE_COLOURS, type MapAttribute, type Rgb } from '../../src/common/pack-map-geometry.ts';
+import {
+  depthColour,
+  diskSizeColour,
+  EMPTY_COLOUR,
+  familyColour,
+  hilbertPoint,
+  MAP_ATTRIBUTES,
+  TYPE_COLOURS,
+  type MapAttribute,
+  type Rgb,
+} from '../../src/common/pack-map-geometry.ts';
 import { hashAlgorithmByName } from '../../src/core/format/hash-algorithm.ts';
 import { PackMap } from '../../src/core/map/pack-map.ts';
 import { buildPackModel } from '../../src/core/model/build-pack-model.ts';
 import type { PackModel } from '../../src/core/model/pack-model.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
-import { entryHolding, historyRepository, onlyPackStem, verifyPackEntries, type VerifyPackEntry } from '../support/git-oracle.ts';
+import {
+  entryHolding,
+  historyRepository,
+  onlyPackStem,
+  verifyPackEntries,
+  type VerifyPackEntry,
+} from '../support/git-oracle.ts';
 
 let model: PackModel;
 let entries: VerifyPackEntry[];
@@ -29,7 +45,13 @@ before(() => {
   const root = tempDir(undefined, 'packscope-map-colours-');
   after(() => fs.rmSync(root, { recursive: true, force: true }));
   const sandbox = new GitSandbox(root);
-  const repo = historyRepository(sandbox, 'history', { commits: 40, seed: 7, files: 4, linesPerFile: 50, repack: ['-adf', '--depth=12'] });
+  const repo = historyRepository(sandbox, 'history', {
+    commits: 40,
+    seed: 7,
+    files: 4,
+    linesPerFile: 50,
+    repack: ['-adf', '--depth=12'],
+  });
   const stem = onlyPackStem(path.join(repo, '.git', 'objects', 'pack'));
   entries = verifyPackEntries(sandbox, repo, `${stem}.pack`);
   model = buildPackModel({ pack: `${stem}.pack`, idx: `${stem}.idx` }, { hash: hashAlgorithmByName('sha1')! });
@@ -92,10 +114,21 @@ describe('Pack Map colour tables', () => {
           }
           const entry = entryHolding(entries, start);
           const expected = colourOf(attribute, entry);
-          assert.deepEqual([...tile.rgba.subarray(at, at + 3)], [...expected], `order ${order} ${attribute} cell (${x}, ${y}) at byte ${start}: ${entry.oid}`);
+          assert.deepEqual(
+            [...tile.rgba.subarray(at, at + 3)],
+            [...expected],
+            `order ${order} ${attribute} cell (${x}, ${y}) at byte ${start}: ${entry.oid}`,
+          );
           // A cell is unread when no object starting in it (nor the one holding its first byte) was read.
-          const touched = readAt.has(entry.offset) || entries.some((e) => e.offset > start && e.offset < Math.min(end, plain.dataEnd) && readAt.has(e.offset));
-          if (!touched) assert.deepEqual([...dimmed.rgba.subarray(at, at + 3)], expected.map((c) => Math.floor(c * 0.3)), `dimmed ${attribute} cell (${x}, ${y})`);
+          const touched =
+            readAt.has(entry.offset) ||
+            entries.some((e) => e.offset > start && e.offset < Math.min(end, plain.dataEnd) && readAt.has(e.offset));
+          if (!touched)
+            assert.deepEqual(
+              [...dimmed.rgba.subarray(at, at + 3)],
+              expected.map((c) => Math.floor(c * 0.3)),
+              `dimmed ${attribute} cell (${x}, ${y})`,
+            );
           checked++;
         }
       }

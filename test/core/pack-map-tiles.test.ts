@@ -15,7 +15,13 @@ import { PackMap } from '../../src/core/map/pack-map.ts';
 import { buildPackModel } from '../../src/core/model/build-pack-model.ts';
 import type { PackModel } from '../../src/core/model/pack-model.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
-import { entryHolding, historyRepository, onlyPackStem, verifyPackEntries, type VerifyPackEntry } from '../support/git-oracle.ts';
+import {
+  entryHolding,
+  historyRepository,
+  onlyPackStem,
+  verifyPackEntries,
+  type VerifyPackEntry,
+} from '../support/git-oracle.ts';
 
 let model: PackModel;
 let entries: VerifyPackEntry[];
@@ -27,16 +33,25 @@ before(() => {
   const root = tempDir(undefined, 'packscope-map-tiles-');
   after(() => fs.rmSync(root, { recursive: true, force: true }));
   const sandbox = new GitSandbox(root);
-  const repo = historyRepository(sandbox, 'history', { commits: 50, seed: 21, files: 5, linesPerFile: 40, repack: ['-adf', '--depth=20'] });
+  const repo = historyRepository(sandbox, 'history', {
+    commits: 50,
+    seed: 21,
+    files: 5,
+    linesPerFile: 40,
+    repack: ['-adf', '--depth=20'],
+  });
   const stem = onlyPackStem(path.join(repo, '.git', 'objects', 'pack'));
   entries = verifyPackEntries(sandbox, repo, `${stem}.pack`);
   model = buildPackModel({ pack: `${stem}.pack`, idx: `${stem}.idx` }, { hash: hashAlgorithmByName('sha1')! });
   const trace = path.join(root, 'log.trace');
-  sandbox.git(repo, ['-c', 'core.deltaBaseCacheLimit=0', 'log', '--raw', '-n', '15'], { env: { GIT_TRACE_PACK_ACCESS: trace } });
+  sandbox.git(repo, ['-c', 'core.deltaBaseCacheLimit=0', 'log', '--raw', '-n', '15'], {
+    env: { GIT_TRACE_PACK_ACCESS: trace },
+  });
   const byOffset = new Map<number, number>();
   for (let n = 0; n < model.count; n++) byOffset.set(model.columns.offset[n]!, n);
   const counts = new Uint32Array(model.count);
-  for (const line of fs.readFileSync(trace, 'utf8').trim().split('\n')) counts[byOffset.get(Number(/ (\d+)$/.exec(line)![1]))!]!++;
+  for (const line of fs.readFileSync(trace, 'utf8').trim().split('\n'))
+    counts[byOffset.get(Number(/ (\d+)$/.exec(line)![1]))!]!++;
   plain = new PackMap(model);
   heat = new PackMap(model, counts);
 });
@@ -49,13 +64,21 @@ describe('Pack Map tiles', () => {
       for (const order of [2, 4, maxOrder - 1, maxOrder]) {
         const size = Math.min(16, 2 ** order);
         for (const attribute of MAP_ATTRIBUTES) {
-          for (const [tx, ty] of [[0, 0], [1, 0], [Math.max(0, 2 ** order / size - 1), Math.max(0, 2 ** order / size - 1)]] as const) {
+          for (const [tx, ty] of [
+            [0, 0],
+            [1, 0],
+            [Math.max(0, 2 ** order / size - 1), Math.max(0, 2 ** order / size - 1)],
+          ] as const) {
             if ((tx + 1) * size > 2 ** order) continue;
             const region = { x: tx * size, y: ty * size, width: size, height: size };
             const tile = map.render(order, attribute, region);
             const short = map.render(order, attribute, { ...region, height: size - 1 || 1 });
             const rows = size - 1 || 1;
-            assert.deepEqual(Buffer.from(tile.rgba.subarray(0, size * rows * 4)), Buffer.from(short.rgba), `order ${order} ${attribute} tile (${tx}, ${ty})`);
+            assert.deepEqual(
+              Buffer.from(tile.rgba.subarray(0, size * rows * 4)),
+              Buffer.from(short.rgba),
+              `order ${order} ${attribute} tile (${tx}, ${ty})`,
+            );
             // A cell drawn alone is the tile's pixel.
             const [x, y] = [region.x + size - 1, region.y + Math.floor(size / 2)];
             const one = map.render(order, attribute, { x, y, width: 1, height: 1 });
@@ -81,7 +104,11 @@ describe('Pack Map tiles', () => {
       if (start >= plain.dataEnd) continue;
       const entry = entryHolding(entries, start);
       const at = (y * size + x) * 4;
-      assert.deepEqual([...tile.rgba.subarray(at, at + 3)], [...TYPE_COLOURS[TYPE_NUMBER[entry.type]!]!], `cell (${x}, ${y}) at byte ${start}: ${entry.oid}`);
+      assert.deepEqual(
+        [...tile.rgba.subarray(at, at + 3)],
+        [...TYPE_COLOURS[TYPE_NUMBER[entry.type]!]!],
+        `cell (${x}, ${y}) at byte ${start}: ${entry.oid}`,
+      );
       checked++;
     }
     assert.ok(checked > 100, `checked ${checked}`);
@@ -92,8 +119,13 @@ describe('Pack Map tiles', () => {
     const side = 2 ** order;
     const size = Math.min(256, side);
     let lit = 0;
-    for (let ty = 0; ty < side / size; ty++) for (let tx = 0; tx < side / size; tx++) lit += heat.render(order, 'type', { x: tx * size, y: ty * size, width: size, height: size }).litCells;
-    const rowByRow = Array.from({ length: side }, (_, y) => heat.render(order, 'type', { x: 0, y, width: side, height: 1 }).litCells).reduce((a, b) => a + b, 0);
+    for (let ty = 0; ty < side / size; ty++)
+      for (let tx = 0; tx < side / size; tx++)
+        lit += heat.render(order, 'type', { x: tx * size, y: ty * size, width: size, height: size }).litCells;
+    const rowByRow = Array.from(
+      { length: side },
+      (_, y) => heat.render(order, 'type', { x: 0, y, width: side, height: 1 }).litCells,
+    ).reduce((a, b) => a + b, 0);
     assert.equal(lit, rowByRow);
     assert.ok(lit > 0 && heat.readObjects > 0, `${lit} lit cells for ${heat.readObjects} objects read`);
   });

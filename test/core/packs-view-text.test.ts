@@ -2,14 +2,38 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatCountOf } from '../../src/common/format.ts';
-import { chainEndText, depthRowText, familyMemberText, listTotalText, logBar, mostUsedBaseText } from '../../src/presentation/packs-view-text.ts';
+import {
+  chainEndText,
+  depthRowText,
+  familyMemberText,
+  listTotalText,
+  logBar,
+  mostUsedBaseText,
+} from '../../src/presentation/packs-view-text.ts';
 import type { ObjectItem } from '../../src/protocol/server-protocol.ts';
 
-const item = (fields: Partial<ObjectItem>): ObjectItem => ({ oid: 'a'.repeat(40), type: 'blob', inPackType: 'ofs-delta', size: 5 * 1024 * 1024, diskSize: 100, offset: 12, depth: 0, children: 0, familySize: 1, ...fields });
+const item = (fields: Partial<ObjectItem>): ObjectItem => ({
+  oid: 'a'.repeat(40),
+  type: 'blob',
+  inPackType: 'ofs-delta',
+  size: 5 * 1024 * 1024,
+  diskSize: 100,
+  offset: 12,
+  depth: 0,
+  children: 0,
+  familySize: 1,
+  ...fields,
+});
 
 test('a count with its noun: singular for exactly one', () => {
-  assert.deepEqual([0, 1, 2, 849014].map((n) => formatCountOf(n, 'object')), ['0 objects', '1 object', '2 objects', '849,014 objects']);
-  assert.deepEqual([1, 3].map((n) => formatCountOf(n, 'delta child', 'delta children')), ['1 delta child', '3 delta children']);
+  assert.deepEqual(
+    [0, 1, 2, 849014].map((n) => formatCountOf(n, 'object')),
+    ['0 objects', '1 object', '2 objects', '849,014 objects'],
+  );
+  assert.deepEqual(
+    [1, 3].map((n) => formatCountOf(n, 'delta child', 'delta children')),
+    ['1 delta child', '3 delta children'],
+  );
 });
 
 test("a list's count says what it counts and in which order", () => {
@@ -19,10 +43,19 @@ test("a list's count says what it counts and in which order", () => {
   assert.equal(listTotalText('largestOnDisk', 2), '2 objects, largest entry in the pack first');
 });
 
-test("object rows say what their size measures", () => {
-  assert.equal(familyMemberText(item({ familySize: 1234, children: 1 })), 'family of 1,234 objects · root 5.0 MiB inflated · 1 delta child');
-  assert.equal(familyMemberText(item({ familySize: 1 })), 'family of 1 object · root 5.0 MiB inflated · 0 delta children');
-  assert.equal(familyMemberText(item({ depth: 3, children: 2, size: 300 })), 'ofs-delta · depth 3 · 300 B inflated · 2 delta children');
+test('object rows say what their size measures', () => {
+  assert.equal(
+    familyMemberText(item({ familySize: 1234, children: 1 })),
+    'family of 1,234 objects · root 5.0 MiB inflated · 1 delta child',
+  );
+  assert.equal(
+    familyMemberText(item({ familySize: 1 })),
+    'family of 1 object · root 5.0 MiB inflated · 0 delta children',
+  );
+  assert.equal(
+    familyMemberText(item({ depth: 3, children: 2, size: 300 })),
+    'ofs-delta · depth 3 · 300 B inflated · 2 delta children',
+  );
   assert.equal(chainEndText(item({ depth: 50, size: 2048 })), 'depth 50 · 2.0 KiB inflated');
   assert.equal(mostUsedBaseText(item({ children: 1, depth: 2, size: 10 })), '1 delta child · depth 2 · 10 B inflated');
 });
@@ -32,13 +65,21 @@ test('depth histogram bars resolve the tail on a log scale', () => {
   const histogram = [305112, 120000, 90000, 60000, 40000, 30000, 20000, 9000, 900, 90, 9, 1, 0];
   const widest = Math.max(...histogram);
   const bars = histogram.map((n) => logBar(n, widest));
-  const cells = (bar: string): number => [...bar].reduce((sum, ch) => sum + (ch === '█' ? 8 : ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'].indexOf(ch)), 0);
+  const cells = (bar: string): number =>
+    [...bar].reduce((sum, ch) => sum + (ch === '█' ? 8 : ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'].indexOf(ch)), 0);
   assert.equal(cells(bars[0]!), 128, 'the widest row is the full 16 cells');
   assert.equal(bars[12], '', 'no bar for no object');
   assert.ok(cells(bars[11]!) >= 1, 'a single object still shows');
   // Every step of ten in the tail is a visibly different bar (on the old linear scale 9,000 to 1 were all one block).
-  for (let d = 7; d < 11; d++) assert.ok(cells(bars[d]!) - cells(bars[d + 1]!) >= 8, `depth ${d} (${histogram[d]}) against ${d + 1} (${histogram[d + 1]}): ${bars[d]} / ${bars[d + 1]}`);
-  assert.deepEqual(depthRowText(9, 90, 675112, widest), { label: 'depth 9: 90 objects', description: `${bars[9]} <0.1%` });
+  for (let d = 7; d < 11; d++)
+    assert.ok(
+      cells(bars[d]!) - cells(bars[d + 1]!) >= 8,
+      `depth ${d} (${histogram[d]}) against ${d + 1} (${histogram[d + 1]}): ${bars[d]} / ${bars[d + 1]}`,
+    );
+  assert.deepEqual(depthRowText(9, 90, 675112, widest), {
+    label: 'depth 9: 90 objects',
+    description: `${bars[9]} <0.1%`,
+  });
   assert.deepEqual(depthRowText(11, 1, 675112, widest).label, 'depth 11: 1 object');
   assert.equal(depthRowText(0, 305112, 675112, widest).description, `${'█'.repeat(16)} 45.2%`);
   assert.equal(depthRowText(12, 0, 675112, widest).description, '');

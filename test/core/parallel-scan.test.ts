@@ -13,15 +13,36 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { PackFormatError } from '../../src/core/errors.ts';
 import { SHA256 } from '../../src/core/format/hash-algorithm.ts';
-import { buildPackModel, packFilesFor, type BuildOptions, type ParallelBuild } from '../../src/core/model/build-pack-model.ts';
+import {
+  buildPackModel,
+  packFilesFor,
+  type BuildOptions,
+  type ParallelBuild,
+} from '../../src/core/model/build-pack-model.ts';
 import type { PackModel } from '../../src/core/model/pack-model.ts';
 import { buildFixturePacks, buildSha256Pack } from '../support/fixture-packs.ts';
 import { projectRoot, tempDir } from '../support/git.ts';
-import { deltaPayload, encodeEntryHeader, encodeOfsDistance, insertInstruction, OBJ_BLOB, OBJ_OFS_DELTA, sparseIdxV2, u32, zlib } from '../support/pack-surgery.ts';
+import {
+  deltaPayload,
+  encodeEntryHeader,
+  encodeOfsDistance,
+  insertInstruction,
+  OBJ_BLOB,
+  OBJ_OFS_DELTA,
+  sparseIdxV2,
+  u32,
+  zlib,
+} from '../support/pack-surgery.ts';
 
 const workerScript = path.join(projectRoot, 'dist', 'scan-worker.js');
 /** Small chunks, so that a small pack has many; `workersOnly`: this thread only waits, the workers scan. */
-const parallel = (chunkEntries: number, workersOnly = false): ParallelBuild => ({ workerScript, workers: 2, minObjects: 0, chunkEntries, ...(workersOnly ? { thisThreadScans: false } : {}) });
+const parallel = (chunkEntries: number, workersOnly = false): ParallelBuild => ({
+  workerScript,
+  workers: 2,
+  minObjects: 0,
+  chunkEntries,
+  ...(workersOnly ? { thisThreadScans: false } : {}),
+});
 
 function assertSameModel(actual: PackModel, expected: PackModel, label: string): void {
   const a = actual.columns;
@@ -42,14 +63,28 @@ test('the parallel scan builds the same model as one thread (OFS + .rev, REF, id
   const root = tempDir(t, 'packscope-parallel-scan-');
   const fixtures = buildFixturePacks(root, { commits: 60 });
   const sha256 = buildSha256Pack(root, { commits: 20 });
-  for (const [stem, options] of [[fixtures.ofs, {}], [fixtures.ref, {}], [fixtures.v1, {}], [sha256, { hash: SHA256 }]] as const) {
+  for (const [stem, options] of [
+    [fixtures.ofs, {}],
+    [fixtures.ref, {}],
+    [fixtures.v1, {}],
+    [sha256, { hash: SHA256 }],
+  ] as const) {
     const files = packFilesFor(`${stem}.pack`);
     for (const resultSizes of [true, false]) {
       const one: BuildOptions = { ...options, resultSizes };
       const serial = buildPackModel(files, one);
-      for (const [chunkEntries, workersOnly] of [[1, false], [7, false], [100, false], [7, true]] as const) {
+      for (const [chunkEntries, workersOnly] of [
+        [1, false],
+        [7, false],
+        [100, false],
+        [7, true],
+      ] as const) {
         const split = buildPackModel(files, { ...one, parallel: parallel(chunkEntries, workersOnly) });
-        assertSameModel(split, serial, `${path.basename(stem)}, resultSizes ${resultSizes}, chunks of ${chunkEntries}${workersOnly ? ', workers only' : ''}`);
+        assertSameModel(
+          split,
+          serial,
+          `${path.basename(stem)}, resultSizes ${resultSizes}, chunks of ${chunkEntries}${workersOnly ? ', workers only' : ''}`,
+        );
       }
     }
   }
@@ -62,7 +97,11 @@ test('the parallel model of a pack lists what git cat-file lists', (t) => {
   const files = packFilesFor(path.join(fixtures.repo, 'objects', 'pack', stem!));
   const model = buildPackModel(files, { parallel: parallel(16) });
   const git = fixtures.sandbox
-    .git(fixtures.repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)'])
+    .git(fixtures.repo, [
+      'cat-file',
+      '--batch-all-objects',
+      '--batch-check=%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)',
+    ])
     .toString()
     .trim()
     .split('\n');
@@ -86,7 +125,13 @@ test('sizes past 2^32 met by a worker reach the model', (t) => {
     Buffer.concat([encodeEntryHeader(OBJ_BLOB, 5 * GIB), zlib(Buffer.from('not five gigabytes'))]),
   ];
   const thirdAt = 12 + entries[0]!.length + entries[1]!.length;
-  entries.push(Buffer.concat([encodeEntryHeader(OBJ_OFS_DELTA, 40), encodeOfsDistance(entries[1]!.length), zlib(deltaPayload(5 * GIB, 6 * GIB, insertInstruction(Buffer.from('x'))))]));
+  entries.push(
+    Buffer.concat([
+      encodeEntryHeader(OBJ_OFS_DELTA, 40),
+      encodeOfsDistance(entries[1]!.length),
+      zlib(deltaPayload(5 * GIB, 6 * GIB, insertInstruction(Buffer.from('x')))),
+    ]),
+  );
   entries.push(Buffer.concat([encodeEntryHeader(OBJ_BLOB, 3), zlib(Buffer.from('end'))]));
   const checksum = Buffer.alloc(20, 0xcd);
   fs.writeFileSync(packFile, Buffer.concat([Buffer.from('PACK'), u32(2), u32(entries.length), ...entries, checksum]));
@@ -130,10 +175,21 @@ test('a damaged pack fails with the first bad entry in pack order, whichever thr
   fs.writeFileSync(files.pack, bytes);
   const expectedOffset = c.offset[damaged[0]!]!;
   const serialError = captureError(() => buildPackModel(files));
-  assert.ok(serialError instanceof PackFormatError && serialError.code === 'bad-zlib' && serialError.offset === expectedOffset, `one thread: ${String(serialError)}`);
-  for (const [chunkEntries, workersOnly] of [[1, false], [5, false], [50, false], [5, true]] as const) {
+  assert.ok(
+    serialError instanceof PackFormatError && serialError.code === 'bad-zlib' && serialError.offset === expectedOffset,
+    `one thread: ${String(serialError)}`,
+  );
+  for (const [chunkEntries, workersOnly] of [
+    [1, false],
+    [5, false],
+    [50, false],
+    [5, true],
+  ] as const) {
     const error = captureError(() => buildPackModel(files, { parallel: parallel(chunkEntries, workersOnly) }));
-    assert.ok(error instanceof PackFormatError, `chunks of ${chunkEntries}${workersOnly ? ', workers only' : ''}: ${String(error)}`);
+    assert.ok(
+      error instanceof PackFormatError,
+      `chunks of ${chunkEntries}${workersOnly ? ', workers only' : ''}: ${String(error)}`,
+    );
     assert.equal(error.code, serialError.code);
     assert.equal(error.file, serialError.file);
     assert.equal(error.offset, expectedOffset);
@@ -147,10 +203,14 @@ test('a worker that cannot start leaves its share to this thread; a cancellation
   const files = packFilesFor(`${ofs}.pack`);
   const serial = buildPackModel(files);
   const noWorker = path.join(root, 'no-such-worker.js');
-  const missing = buildPackModel(files, { parallel: { workerScript: noWorker, workers: 2, minObjects: 0, chunkEntries: 3 } });
+  const missing = buildPackModel(files, {
+    parallel: { workerScript: noWorker, workers: 2, minObjects: 0, chunkEntries: 3 },
+  });
   assertSameModel(missing, serial, 'workers that never started');
   // This thread waiting for workers that never start: after the stall time it scans every chunk.
-  const stalled = buildPackModel(files, { parallel: { workerScript: noWorker, workers: 1, minObjects: 0, chunkEntries: 3, thisThreadScans: false } });
+  const stalled = buildPackModel(files, {
+    parallel: { workerScript: noWorker, workers: 1, minObjects: 0, chunkEntries: 3, thisThreadScans: false },
+  });
   assertSameModel(stalled, serial, 'every chunk left to a worker that never started');
 
   const cancelled = new Error('cancelled by the caller');

@@ -65,7 +65,10 @@ test('git: the T1–T7 table of git-internals §1.6 (also checked against real g
   assert.deepEqual(loggedWith(git(96 << 20), [A2, A1, A]), [A2]);
   assert.deepEqual(loggedWith(git(0), [A1, A]), [A1]);
   const counts = replayGitReads(spec, Int32Array.from([A2, A1, A]), new GitLruCache(spec.count, spec.size, 96 << 20));
-  assert.deepEqual([counts.inflations, counts.deltaApplications, counts.logged, counts.inflatedBytes], [3, 2, 1, 1000 + 30 + 30]);
+  assert.deepEqual(
+    [counts.inflations, counts.deltaApplications, counts.logged, counts.inflatedBytes],
+    [3, 2, 1, 1000 + 30 + 30],
+  );
 });
 
 test('admit-max: bases over the size are never cached', () => {
@@ -98,7 +101,15 @@ test('git-legacy: same-slot bases replace each other; eviction takes blobs first
     { base: 0, size: 1002, offset: offsetB + 5000 },
     { base: 1, size: 1002, offset: offsetB + 6000 },
   ]);
-  const legacy = new GitLegacyCache(objects.count, objects.size, objects.isBlob, objects.pack, objects.offset, 96 << 20, seed);
+  const legacy = new GitLegacyCache(
+    objects.count,
+    objects.size,
+    objects.isBlob,
+    objects.pack,
+    objects.offset,
+    96 << 20,
+    seed,
+  );
   const logged: number[] = [];
   replayGitReads(objects, Int32Array.from([2, 3, 0]), legacy, { onLogged: (r) => logged.push(r) });
   assert.deepEqual(logged, [0, 1, 2], 'A was replaced in its slot by B, so reading A misses');
@@ -113,7 +124,8 @@ test('git-legacy: same-slot bases replace each other; eviction takes blobs first
     { base: 1, size: 1000, offset: 41000 },
     { base: 2, size: 1000, offset: 81000 },
   ]);
-  for (const id of [0, 1, 2]) assert.notEqual(legacySlot(seed, mixed.offset[id]!), legacySlot(seed, mixed.offset[(id + 1) % 3]!));
+  for (const id of [0, 1, 2])
+    assert.notEqual(legacySlot(seed, mixed.offset[id]!), legacySlot(seed, mixed.offset[(id + 1) % 3]!));
   const blobFirst = new GitLegacyCache(mixed.count, mixed.size, mixed.isBlob, mixed.pack, mixed.offset, 2000, seed);
   replayGitReads(mixed, Int32Array.from([3, 4, 5]), blobFirst);
   assert.ok(blobFirst.serveTopLevel(0), 'the oldest entry (a tree) stays');
@@ -181,8 +193,16 @@ test('lru-by-size: over the limit the largest base goes first, the oldest among 
     return { logged, inflations: counts.inflations, evictions: counts.evictions };
   };
   // Four chains of one delta: 2 inflations each (8), plus one per top-level miss.
-  assert.deepEqual(replay(new GitLruCache(sized.count, sized.size, 2500)), { logged: [S1, Y1, Z1, W1, S, Y], inflations: 10, evictions: 2 });
-  assert.deepEqual(replay(new LruBySizeCache(sized.count, sized.size, 2500)), { logged: [S1, Y1, Z1, W1, Y], inflations: 9, evictions: 1 });
+  assert.deepEqual(replay(new GitLruCache(sized.count, sized.size, 2500)), {
+    logged: [S1, Y1, Z1, W1, S, Y],
+    inflations: 10,
+    evictions: 2,
+  });
+  assert.deepEqual(replay(new LruBySizeCache(sized.count, sized.size, 2500)), {
+    logged: [S1, Y1, Z1, W1, Y],
+    inflations: 9,
+    evictions: 1,
+  });
   // The table's row replays the same.
   const row = parsePolicy('lru-by-size').run(sized, reads, 2500);
   assert.deepEqual([row.logged, row.inflations, row.evictions], [5, 9, 1]);
@@ -200,19 +220,33 @@ test('belady never does more inflations than git on the §1.6 table, and evicts 
       const array = Int32Array.from(reads);
       const git = replayGitReads(spec, array, new GitLruCache(spec.count, spec.size, limit));
       const belady = replayGitReads(spec, array, new BeladyCache(spec.count, spec.size, spec.base, array, limit));
-      assert.ok(belady.inflations <= git.inflations, `reads ${reads} at ${limit}: belady ${belady.inflations} > git ${git.inflations}`);
+      assert.ok(
+        belady.inflations <= git.inflations,
+        `reads ${reads} at ${limit}: belady ${belady.inflations} > git ${git.inflations}`,
+      );
     }
   }
   // At 2500 (two bases), T1's reads: reading C1 adds C (always kept), so A or B must go; A is used
   // again sooner (read 3) than B (read 4), so B goes, and B is the only miss after the deltas.
   const t1 = Int32Array.from([A1, B1, C1, A, B, C]);
   const logged: number[] = [];
-  replayGitReads(spec, t1, new BeladyCache(spec.count, spec.size, spec.base, t1, 2500), { onLogged: (r) => logged.push(t1[r]!) });
+  replayGitReads(spec, t1, new BeladyCache(spec.count, spec.size, spec.base, t1, 2500), {
+    onLogged: (r) => logged.push(t1[r]!),
+  });
   assert.deepEqual(logged, [A1, B1, C1, B]);
 });
 
 test('policy specs and limits parse, and bad ones are clear errors', () => {
-  for (const name of ['git', 'git-legacy', 'git-legacy:0x1000', 'separate-blob-lru', 'admit-max:1m', 'keep-on-hit', 'gdsf', 'belady']) {
+  for (const name of [
+    'git',
+    'git-legacy',
+    'git-legacy:0x1000',
+    'separate-blob-lru',
+    'admit-max:1m',
+    'keep-on-hit',
+    'gdsf',
+    'belady',
+  ]) {
     assert.equal(parsePolicy(name).name, name);
   }
   assert.equal(parsePolicy('belady').referenceBound, true);

@@ -13,7 +13,11 @@ import { GitSandbox, packStems, tempDir } from '../support/git.ts';
 
 test('mostUsedBases: objects by their number of direct delta children as verify-pack names bases, most first, ties in id order', (t) => {
   const sandbox = new GitSandbox(tempDir(t));
-  const repo = historyRepository(sandbox, 'history', { commits: 120, seed: 11, repack: ['-adf', '--depth=50', '--window=10'] });
+  const repo = historyRepository(sandbox, 'history', {
+    commits: 120,
+    seed: 11,
+    repack: ['-adf', '--depth=50', '--window=10'],
+  });
   const [stem] = packStems(path.join(repo, '.git', 'objects'));
   assert.ok(stem, 'git repack wrote a pack');
   const entries = verifyPackEntries(sandbox, repo, `${stem}.idx`);
@@ -30,9 +34,19 @@ test('mostUsedBases: objects by their number of direct delta children as verify-
   assert.equal(model.count, entries.length);
   const order = [...rankedOrder(model, 'mostUsedBases')].map((n) => model.oidHex(n));
   assert.equal(order.length, entries.length, 'every object is in the list');
-  assert.deepEqual(order.slice(0, top), expected.slice(0, top).map(([oid]) => oid));
-  assert.deepEqual(order.map((oid) => childCounts.get(oid)), expected.map(([, count]) => count), 'the whole list by child count');
+  assert.deepEqual(
+    order.slice(0, top),
+    expected.slice(0, top).map(([oid]) => oid),
+  );
+  assert.deepEqual(
+    order.map((oid) => childCounts.get(oid)),
+    expected.map(([, count]) => count),
+    'the whole list by child count',
+  );
 
   const best = topRanked(model, 'mostUsedBases', top);
-  assert.deepEqual(best.map(({ object, value }) => [model.oidHex(object), value]), expected.slice(0, top));
+  assert.deepEqual(
+    best.map(({ object, value }) => [model.oidHex(object), value]),
+    expected.slice(0, top),
+  );
 });

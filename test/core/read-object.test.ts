@@ -66,13 +66,22 @@ let ref: PackUnderTest;
 
 /** A few versions of a text file with non-ASCII lines, so that deltas insert UTF-8 (and split it). */
 function unicodeStream(branch: string): Buffer {
-  const lines = ['naïve café', '日本語のテキスト', 'emoji 😀 here', 'plain ascii line', 'tab\tand "quotes" and \\ back', 'Ünïcödé ßtraße'];
+  const lines = [
+    'naïve café',
+    '日本語のテキスト',
+    'emoji 😀 here',
+    'plain ascii line',
+    'tab\tand "quotes" and \\ back',
+    'Ünïcödé ßtraße',
+  ];
   const chunks: Buffer[] = [];
   const emit = (text: string): void => void chunks.push(Buffer.from(text, 'utf8'));
   let text = lines.join('\n') + '\n';
   for (let version = 0; version < 12; version++) {
     const body = Buffer.from(text, 'utf8');
-    emit(`commit refs/heads/${branch}\ncommitter C O Mitter <committer@example.com> ${1900000000 + version * 60} +0000\ndata 3\nv${version % 10}\n`);
+    emit(
+      `commit refs/heads/${branch}\ncommitter C O Mitter <committer@example.com> ${1900000000 + version * 60} +0000\ndata 3\nv${version % 10}\n`,
+    );
     emit(`M 100644 inline unicode.txt\ndata ${body.length}\n`);
     chunks.push(body);
     emit('\n');
@@ -86,8 +95,15 @@ function unicodeStream(branch: string): Buffer {
 
 /** `%(deltabase)` of every object in `objectsDir` (a repository's, or a directory holding one pack). */
 function deltaBases(objectsDir: string): Map<string, string> {
-  const list = sandbox.gitText(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(deltabase)'], { env: { GIT_OBJECT_DIRECTORY: objectsDir } });
-  return new Map(list.trim().split('\n').map((line) => line.split(' ') as [string, string]));
+  const list = sandbox.gitText(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(deltabase)'], {
+    env: { GIT_OBJECT_DIRECTORY: objectsDir },
+  });
+  return new Map(
+    list
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ') as [string, string]),
+  );
 }
 
 /** `git cat-file --batch` for every object: type and exact content. */
@@ -130,7 +146,20 @@ before(() => {
   const refDir = path.join(root, 'ref-objects');
   fs.mkdirSync(path.join(refDir, 'pack'), { recursive: true });
   const objects = sandbox.git(repo, ['rev-list', '--objects', '--all']);
-  sandbox.git(repo, ['-c', 'pack.allowPackReuse=false', 'pack-objects', '-q', '--no-reuse-delta', '--window=50', '--depth=50', path.join(refDir, 'pack', 'pack')], { input: objects });
+  sandbox.git(
+    repo,
+    [
+      '-c',
+      'pack.allowPackReuse=false',
+      'pack-objects',
+      '-q',
+      '--no-reuse-delta',
+      '--window=50',
+      '--depth=50',
+      path.join(refDir, 'pack', 'pack'),
+    ],
+    { input: objects },
+  );
   ref = { model: onlyModel(refDir), git, deltaBase: deltaBases(refDir) };
 });
 
@@ -144,7 +173,8 @@ function openDescriptors(): number {
 function replay(listing: DeltaListing, base: Buffer, delta: Buffer): Buffer {
   const parts: Buffer[] = [];
   for (const instruction of listing.instructions) {
-    if (instruction.op === 'copy') parts.push(base.subarray(instruction.baseOffset, instruction.baseOffset + instruction.length));
+    if (instruction.op === 'copy')
+      parts.push(base.subarray(instruction.baseOffset, instruction.baseOffset + instruction.length));
     else parts.push(delta.subarray(instruction.dataAt, instruction.dataAt + instruction.length));
   }
   return Buffer.concat(parts);
@@ -171,7 +201,10 @@ function dequote(text: string): Buffer {
 }
 
 function assertPackError(error: unknown, code: PackErrorCode, file: string, offset: number | undefined): true {
-  assert.ok(error instanceof PackFormatError, `expected a PackFormatError, got ${error instanceof Error ? error.stack : String(error)}`);
+  assert.ok(
+    error instanceof PackFormatError,
+    `expected a PackFormatError, got ${error instanceof Error ? error.stack : String(error)}`,
+  );
   assert.equal(error.code, code, error.message);
   assert.equal(error.file, file, error.message);
   assert.equal(error.offset, offset, error.message);
@@ -199,7 +232,10 @@ for (const which of ['OFS', 'REF'] as const) {
         const expected = git.get(model.oidHex(n))!;
         const content = readObjectContent(model, n, NO_LIMIT);
         assert.equal(model.typeName(n), expected.type, model.oidHex(n));
-        assert.ok(content.equals(expected.content), `content of ${model.oidHex(n)} (${model.typeName(n)}, depth ${model.columns.depth[n]})`);
+        assert.ok(
+          content.equals(expected.content),
+          `content of ${model.oidHex(n)} (${model.typeName(n)}, depth ${model.columns.depth[n]})`,
+        );
         bytes += content.length;
       }
       assert.ok(bytes > 1_000_000, `${bytes} bytes compared`);
@@ -229,7 +265,11 @@ for (const which of ['OFS', 'REF'] as const) {
 
         const rendered = renderDelta(listing).split('\n');
         assert.equal(rendered[0], `DELTA( BASE=${base.length} RESULT=${expected.length} )`);
-        assert.equal(rendered.length, listing.totalInstructions + 2, 'one line per instruction, each ending in a newline');
+        assert.equal(
+          rendered.length,
+          listing.totalInstructions + 2,
+          'one line per instruction, each ending in a newline',
+        );
         listing.instructions.forEach((instruction, i) => {
           const line = rendered[i + 1]!;
           if (instruction.op === 'copy') {
@@ -240,7 +280,9 @@ for (const which of ['OFS', 'REF'] as const) {
           assert.ok(match, line);
           const inserted = delta.subarray(instruction.dataAt, instruction.dataAt + instruction.length);
           // JGit quotes UTF-8 text as is and anything else as if it were ISO-8859-1.
-          const quotedBytes = isUtf8(inserted) ? inserted : Buffer.from(Buffer.from(inserted).toString('latin1'), 'utf8');
+          const quotedBytes = isUtf8(inserted)
+            ? inserted
+            : Buffer.from(Buffer.from(inserted).toString('latin1'), 'utf8');
           assert.ok(dequote(match[1]!).equals(quotedBytes), `${line} quotes ${inserted.toString('hex')}`);
         });
       }
@@ -256,7 +298,9 @@ for (const which of ['OFS', 'REF'] as const) {
       try {
         assert.throws(
           () => readObjectContent(model, n, NO_LIMIT),
-          (error) => assertPackError(error, 'missing-base', model.files.pack, model.columns.offset[n]) && (which === 'OFS' || (error as Error).message.includes(deltaBase.get(model.oidHex(n))!)),
+          (error) =>
+            assertPackError(error, 'missing-base', model.files.pack, model.columns.offset[n]) &&
+            (which === 'OFS' || (error as Error).message.includes(deltaBase.get(model.oidHex(n))!)),
         );
       } finally {
         model.columns.base[n] = saved;
@@ -273,7 +317,20 @@ describe('renderDelta against JGit', () => {
     const inserts: Buffer[] = [];
     for (let c = 0; c < 256; c++) inserts.push(Buffer.from([c]));
     inserts.push(Buffer.from(Array.from({ length: 95 }, (_, i) => 0x20 + i)));
-    for (const hex of ['c3a9', 'e697a5e69cac', 'f09f9880', 'c3', 'e697', 'eda080', 'c0af', 'f4908080', 'efbbbf41', 'c3a9e9', '41c3a9']) inserts.push(Buffer.from(hex, 'hex'));
+    for (const hex of [
+      'c3a9',
+      'e697a5e69cac',
+      'f09f9880',
+      'c3',
+      'e697',
+      'eda080',
+      'c0af',
+      'f4908080',
+      'efbbbf41',
+      'c3a9e9',
+      '41c3a9',
+    ])
+      inserts.push(Buffer.from(hex, 'hex'));
     const deltas: Buffer[] = [];
     for (const insert of inserts) {
       const base = Buffer.from('base text');
@@ -281,7 +338,13 @@ describe('renderDelta against JGit', () => {
       deltas.push(deltaPayload(base.length, 9 + insert.length, body));
     }
     // Copies with offsets and lengths that need every argument byte, and the 0x10000 length.
-    deltas.push(deltaPayload(0x3000000, 0x10000 + 0xfffff, Buffer.concat([copyInstruction(0x2ffffff - 0x10000, 0x10000), copyInstruction(0x1020304, 0xfffff)])));
+    deltas.push(
+      deltaPayload(
+        0x3000000,
+        0x10000 + 0xfffff,
+        Buffer.concat([copyInstruction(0x2ffffff - 0x10000, 0x10000), copyInstruction(0x1020304, 0xfffff)]),
+      ),
+    );
     return deltas;
   }
 
@@ -307,9 +370,18 @@ public class FormatDeltas {
 }
 `,
       );
-      const input = Buffer.concat(deltas.flatMap((d) => [Buffer.from([d.length >>> 24, (d.length >>> 16) & 0xff, (d.length >>> 8) & 0xff, d.length & 0xff]), d]));
+      const input = Buffer.concat(
+        deltas.flatMap((d) => [
+          Buffer.from([d.length >>> 24, (d.length >>> 16) & 0xff, (d.length >>> 8) & 0xff, d.length & 0xff]),
+          d,
+        ]),
+      );
       fs.writeFileSync(path.join(dir, 'deltas.bin'), input);
-      const output = execFileSync('java', ['-cp', JGIT_JAR, path.join(dir, 'FormatDeltas.java'), path.join(dir, 'deltas.bin')], { env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 30 }).toString('latin1');
+      const output = execFileSync(
+        'java',
+        ['-cp', JGIT_JAR, path.join(dir, 'FormatDeltas.java'), path.join(dir, 'deltas.bin')],
+        { env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 30 },
+      ).toString('latin1');
       const formatted = output.split('\0');
       assert.equal(formatted.pop(), '');
       return formatted;
@@ -318,19 +390,24 @@ public class FormatDeltas {
     }
   }
 
-  test('every delta of both packs, and crafted ones, print exactly as BinaryDelta.format prints them', { skip: jgit ? false : `no JGit at ${JGIT_JAR} (apt-get install libjgit-java)` }, () => {
-    const deltas: Buffer[] = craftedDeltas();
-    for (const { model } of [ofs, ref]) for (let n = 0; n < model.count; n++) if (model.isDelta(n)) deltas.push(readDeltaData(model, n, NO_LIMIT));
-    const expected = jgitFormat(deltas);
-    assert.equal(expected.length, deltas.length);
-    let inserts = 0;
-    deltas.forEach((delta, i) => {
-      const listing = formatDeltaInstructions(delta, { maxInstructions: Infinity });
-      inserts += listing.instructions.filter((instruction) => instruction.op === 'insert').length;
-      assert.equal(renderDelta(listing), expected[i], `delta ${i}: ${delta.subarray(0, 64).toString('hex')}`);
-    });
-    assert.ok(inserts > 1000, `${inserts} inserts compared`);
-  });
+  test(
+    'every delta of both packs, and crafted ones, print exactly as BinaryDelta.format prints them',
+    { skip: jgit ? false : `no JGit at ${JGIT_JAR} (apt-get install libjgit-java)` },
+    () => {
+      const deltas: Buffer[] = craftedDeltas();
+      for (const { model } of [ofs, ref])
+        for (let n = 0; n < model.count; n++) if (model.isDelta(n)) deltas.push(readDeltaData(model, n, NO_LIMIT));
+      const expected = jgitFormat(deltas);
+      assert.equal(expected.length, deltas.length);
+      let inserts = 0;
+      deltas.forEach((delta, i) => {
+        const listing = formatDeltaInstructions(delta, { maxInstructions: Infinity });
+        inserts += listing.instructions.filter((instruction) => instruction.op === 'insert').length;
+        assert.equal(renderDelta(listing), expected[i], `delta ${i}: ${delta.subarray(0, 64).toString('hex')}`);
+      });
+      assert.ok(inserts > 1000, `${inserts} inserts compared`);
+    },
+  );
 });
 
 function javaWorks(): boolean {
@@ -384,7 +461,10 @@ describe('quoting and listing details', () => {
     const { model } = ofs;
     let n = 0;
     while (model.isDelta(n)) n++;
-    assert.throws(() => readDeltaData(model, n, NO_LIMIT), (error) => assertPackError(error, 'usage', model.files.pack, model.columns.offset[n]));
+    assert.throws(
+      () => readDeltaData(model, n, NO_LIMIT),
+      (error) => assertPackError(error, 'usage', model.files.pack, model.columns.offset[n]),
+    );
   });
 });
 
@@ -412,10 +492,19 @@ describe('damaged, changed and oversized packs', () => {
     const before = openDescriptors();
     let late = 0;
     while (model.columns.offset[late]! < model.packSize / 2) late++;
-    assert.throws(() => readObjectContent(model, late, NO_LIMIT), (error) => assertPackError(error, 'truncated', pack, model.columns.offset[late]));
-    assert.throws(() => readObjectContent(model, 0, NO_LIMIT), (error) => assertPackError(error, 'truncated', pack, model.columns.offset[0]));
+    assert.throws(
+      () => readObjectContent(model, late, NO_LIMIT),
+      (error) => assertPackError(error, 'truncated', pack, model.columns.offset[late]),
+    );
+    assert.throws(
+      () => readObjectContent(model, 0, NO_LIMIT),
+      (error) => assertPackError(error, 'truncated', pack, model.columns.offset[0]),
+    );
     fs.rmSync(pack);
-    assert.throws(() => readObjectContent(model, 0, NO_LIMIT), (error) => assertPackError(error, 'io', pack, undefined));
+    assert.throws(
+      () => readObjectContent(model, 0, NO_LIMIT),
+      (error) => assertPackError(error, 'io', pack, undefined),
+    );
     assert.equal(openDescriptors(), before);
   });
 
@@ -433,8 +522,14 @@ describe('damaged, changed and oversized packs', () => {
     const damagedRoot = model.findHex(rootOid.toString('hex'));
     const deep = model.findHex(ofs.model.oidHex(child));
     const at = model.columns.offset[damagedRoot];
-    assert.throws(() => readObjectContent(model, damagedRoot, NO_LIMIT), (error) => assertPackError(error, 'bad-zlib', files.pack, at));
-    assert.throws(() => readObjectContent(model, deep, NO_LIMIT), (error) => assertPackError(error, 'bad-zlib', files.pack, at));
+    assert.throws(
+      () => readObjectContent(model, damagedRoot, NO_LIMIT),
+      (error) => assertPackError(error, 'bad-zlib', files.pack, at),
+    );
+    assert.throws(
+      () => readObjectContent(model, deep, NO_LIMIT),
+      (error) => assertPackError(error, 'bad-zlib', files.pack, at),
+    );
   });
 
   test('a zlib stream longer than its header declares: bad-zlib, never more bytes than declared', () => {
@@ -448,11 +543,20 @@ describe('damaged, changed and oversized packs', () => {
     const files = writePackSet(path.join(root, 'copies'), 'long-zlib', assemble(parts));
     const model = buildPackModel(packFilesFor(files.pack));
     const object = model.findHex(oid);
-    assert.throws(() => readObjectContent(model, object, NO_LIMIT), (error) => assertPackError(error, 'bad-zlib', files.pack, model.columns.offset[object]));
+    assert.throws(
+      () => readObjectContent(model, object, NO_LIMIT),
+      (error) => assertPackError(error, 'bad-zlib', files.pack, model.columns.offset[object]),
+    );
   });
 
   /** A blob of `baseBytes` and an OFS delta on it whose instructions are `body`. */
-  function craftedPair(name: string, baseBytes: number, resultSize: number, body: Buffer, result: Buffer): { model: PackModel; headerOnly: PackModel; pack: string } {
+  function craftedPair(
+    name: string,
+    baseBytes: number,
+    resultSize: number,
+    body: Buffer,
+    result: Buffer,
+  ): { model: PackModel; headerOnly: PackModel; pack: string } {
     const base = Buffer.alloc(baseBytes, 'abcdefghij');
     const delta = deltaPayload(base.length, resultSize, body);
     const entries: PackEntry[] = [
@@ -460,7 +564,11 @@ describe('damaged, changed and oversized packs', () => {
       { oid: objectId(OBJ_BLOB, result), type: OBJ_OFS_DELTA, size: delta.length, base: 0, data: zlib(delta) },
     ];
     const files = writePackSet(path.join(root, 'crafted'), name, assemble({ hash: 'sha1', version: 2, entries }));
-    return { model: buildPackModel(packFilesFor(files.pack)), headerOnly: buildPackModel(packFilesFor(files.pack), { resultSizes: false }), pack: files.pack };
+    return {
+      model: buildPackModel(packFilesFor(files.pack)),
+      headerOnly: buildPackModel(packFilesFor(files.pack), { resultSizes: false }),
+      pack: files.pack,
+    };
   }
 
   test('sizes over the limit are refused before reading: the object, a base in its chain, a delta result', () => {
@@ -468,27 +576,48 @@ describe('damaged, changed and oversized packs', () => {
     const small = craftedPair('small-on-big', 4000, 10, copyInstruction(0, 10), Buffer.from('abcdefghij'));
     const [baseObject, deltaObject] = [small.model.columns.byOffset[0]!, small.model.columns.byOffset[1]!];
     assert.equal(readObjectContent(small.model, deltaObject, { maxObjectBytes: 4000 }).toString(), 'abcdefghij');
-    assert.throws(() => readObjectContent(small.model, deltaObject, { maxObjectBytes: 100 }), (error) => assertPackError(error, 'too-large', small.pack, small.model.columns.offset[baseObject]));
-    assert.throws(() => readObjectContent(small.model, baseObject, { maxObjectBytes: 3999 }), (error) => assertPackError(error, 'too-large', small.pack, small.model.columns.offset[baseObject]));
-    assert.equal(readDeltaData(small.model, deltaObject, { maxObjectBytes: 100 }).length, small.model.columns.size.get(deltaObject));
+    assert.throws(
+      () => readObjectContent(small.model, deltaObject, { maxObjectBytes: 100 }),
+      (error) => assertPackError(error, 'too-large', small.pack, small.model.columns.offset[baseObject]),
+    );
+    assert.throws(
+      () => readObjectContent(small.model, baseObject, { maxObjectBytes: 3999 }),
+      (error) => assertPackError(error, 'too-large', small.pack, small.model.columns.offset[baseObject]),
+    );
+    assert.equal(
+      readDeltaData(small.model, deltaObject, { maxObjectBytes: 100 }).length,
+      small.model.columns.size.get(deltaObject),
+    );
 
     // Ten copies of a 1000-byte base: a delta of a few dozen bytes declaring 10000.
     const copies = Buffer.concat(Array.from({ length: 10 }, () => copyInstruction(0, 1000)));
     const big = craftedPair('big-from-small', 1000, 10000, copies, Buffer.alloc(10000, 'abcdefghij'));
     const bigDelta = big.model.columns.byOffset[1]!;
     assert.equal(readObjectContent(big.model, bigDelta, { maxObjectBytes: 10000 }).length, 10000);
-    assert.throws(() => readObjectContent(big.model, bigDelta, { maxObjectBytes: 5000 }), (error) => assertPackError(error, 'too-large', big.pack, big.model.columns.offset[bigDelta]));
+    assert.throws(
+      () => readObjectContent(big.model, bigDelta, { maxObjectBytes: 5000 }),
+      (error) => assertPackError(error, 'too-large', big.pack, big.model.columns.offset[bigDelta]),
+    );
     // A header-only model does not know the result size: the delta's own header is checked instead.
     const headerOnlyDelta = big.headerOnly.objectAt(big.model.columns.offset[bigDelta]!);
     assert.equal(big.headerOnly.columns.resultSize.get(headerOnlyDelta), 0);
-    assert.throws(() => readObjectContent(big.headerOnly, headerOnlyDelta, { maxObjectBytes: 5000 }), (error) => assertPackError(error, 'too-large', big.pack, big.model.columns.offset[bigDelta]));
+    assert.throws(
+      () => readObjectContent(big.headerOnly, headerOnlyDelta, { maxObjectBytes: 5000 }),
+      (error) => assertPackError(error, 'too-large', big.pack, big.model.columns.offset[bigDelta]),
+    );
   });
 
   test('a delta that copies past its base: bad-delta at the delta, from the content and from the listing', () => {
     const broken = craftedPair('copy-past-base', 100, 20, Buffer.concat([copyInstruction(90, 20)]), Buffer.alloc(20));
     const delta = broken.model.columns.byOffset[1]!;
     const at = broken.model.columns.offset[delta];
-    assert.throws(() => readObjectContent(broken.model, delta, NO_LIMIT), (error) => assertPackError(error, 'bad-delta', broken.pack, at));
-    assert.throws(() => readDeltaListing(broken.model, delta, { ...NO_LIMIT, maxInstructions: 10 }), (error) => assertPackError(error, 'bad-delta', broken.pack, at));
+    assert.throws(
+      () => readObjectContent(broken.model, delta, NO_LIMIT),
+      (error) => assertPackError(error, 'bad-delta', broken.pack, at),
+    );
+    assert.throws(
+      () => readDeltaListing(broken.model, delta, { ...NO_LIMIT, maxInstructions: 10 }),
+      (error) => assertPackError(error, 'bad-delta', broken.pack, at),
+    );
   });
 });

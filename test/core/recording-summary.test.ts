@@ -19,12 +19,21 @@ const M = 1024 * 1024;
 before(() => {
   root = tempDir(undefined, 'packscope-recording-summary-');
   const sandbox = new GitSandbox(root);
-  const repo = historyRepository(sandbox, 'history', { commits: 30, seed: 14, files: 3, linesPerFile: 30, repack: ['-adf', '--depth=20'] });
+  const repo = historyRepository(sandbox, 'history', {
+    commits: 30,
+    seed: 14,
+    files: 3,
+    linesPerFile: 30,
+    repack: ['-adf', '--depth=20'],
+  });
   const recording = path.join(root, 'log-p.psrec');
   const env = { HOME: sandbox.home, PACKSCOPE_CACHE_DIR: path.join(root, 'models') };
   const recorded = runCli(['record', '--exact', '-o', recording, '-C', repo, '--', 'log', '-p'], { cwd: repo, env });
   assert.equal(recorded.status, 0, recorded.stderr);
-  const swept = runCli(['sweep', '--json', '--limits', '0,16k,1m,96m', '--policies', 'git,belady', recording], { cwd: repo, env });
+  const swept = runCli(['sweep', '--json', '--limits', '0,16k,1m,96m', '--policies', 'git,belady', recording], {
+    cwd: repo,
+    env,
+  });
   assert.equal(swept.status, 0, swept.stderr);
   sweep = JSON.parse(swept.stdout.toString()) as SweepResult;
 });
@@ -42,8 +51,14 @@ test("the line is git's 96m cell and belady's distance from it, as the sweep giv
   const distance = ((belady.inflations - git.inflations) / git.inflations) * 100;
   const sign = distance > 0 ? '+' : distance < 0 ? '−' : '';
   const { description, tooltip } = simulationSummaryText(summary);
-  assert.equal(description, `git ${git.inflations.toLocaleString('en-US')} inflations at 96m · belady ${sign}${Math.abs(distance).toFixed(1)}%`);
-  assert.match(tooltip, new RegExp(`${git.reads.toLocaleString('en-US')} reads replayed over 0, 16k, 1m, 96m for git, belady`));
+  assert.equal(
+    description,
+    `git ${git.inflations.toLocaleString('en-US')} inflations at 96m · belady ${sign}${Math.abs(distance).toFixed(1)}%`,
+  );
+  assert.match(
+    tooltip,
+    new RegExp(`${git.reads.toLocaleString('en-US')} reads replayed over 0, 16k, 1m, 96m for git, belady`),
+  );
 });
 
 test('without a 96m cell the nearest limit swept is named; without a git cell there is no line', () => {

@@ -10,9 +10,19 @@ import { PackFormatError } from '../../src/core/errors.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
 
 /** What git itself says about a directory: the reference for discovery. */
-function gitSays(sandbox: GitSandbox, cwd: string): { gitDir: string; commonDir: string; bare: boolean; format: string } {
+function gitSays(
+  sandbox: GitSandbox,
+  cwd: string,
+): { gitDir: string; commonDir: string; bare: boolean; format: string } {
   const [gitDir, commonDir, bare, format] = sandbox
-    .gitText(cwd, ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--is-bare-repository', '--show-object-format'])
+    .gitText(cwd, [
+      'rev-parse',
+      '--path-format=absolute',
+      '--git-dir',
+      '--git-common-dir',
+      '--is-bare-repository',
+      '--show-object-format',
+    ])
     .trim()
     .split('\n');
   return { gitDir: gitDir!, commonDir: commonDir!, bare: bare === 'true', format: format! };
@@ -47,7 +57,13 @@ test('discovers repositories the way git rev-parse does', (t) => {
 
   // A `.git` file (gitdir:) pointing elsewhere.
   const separateWork = path.join(sandbox.root, 'separate');
-  sandbox.git(sandbox.root, ['init', '-q', '--separate-git-dir', path.join(sandbox.root, 'separate.git'), separateWork]);
+  sandbox.git(sandbox.root, [
+    'init',
+    '-q',
+    '--separate-git-dir',
+    path.join(sandbox.root, 'separate.git'),
+    separateWork,
+  ]);
   assert.ok(fs.statSync(path.join(separateWork, '.git')).isFile());
   assertSameAsGit(sandbox, separateWork);
 
@@ -61,7 +77,10 @@ test('discovers repositories the way git rev-parse does', (t) => {
 
 test('outside any repository is a clear error', (t) => {
   const dir = tempDir(t);
-  assert.throws(() => discoverRepository(dir), (error: unknown) => error instanceof PackFormatError && error.code === 'not-a-repository');
+  assert.throws(
+    () => discoverRepository(dir),
+    (error: unknown) => error instanceof PackFormatError && error.code === 'not-a-repository',
+  );
   assert.throws(() => discoverRepository(path.join(dir, 'missing')), /no such file or directory/);
 });
 
@@ -71,7 +90,10 @@ test('alternates: relative, absolute, nested, commented and repeated entries', (
   const b = sandbox.init('b');
   const c = sandbox.init('c');
   const objects = (repo: string): string => path.join(repo, '.git', 'objects');
-  fs.writeFileSync(path.join(objects(c), 'info', 'alternates'), `# comment\n../../../b/.git/objects\n${objects(b)}\n\n`);
+  fs.writeFileSync(
+    path.join(objects(c), 'info', 'alternates'),
+    `# comment\n../../../b/.git/objects\n${objects(b)}\n\n`,
+  );
   fs.writeFileSync(path.join(objects(b), 'info', 'alternates'), `"${objects(a)}"\n`);
   assert.deepEqual(alternateObjectDirs(objects(c)), [path.resolve(objects(c), '../../../b/.git/objects'), objects(a)]);
   // A loop back to c is ignored rather than followed forever.
@@ -80,7 +102,19 @@ test('alternates: relative, absolute, nested, commented and repeated entries', (
 });
 
 test('git config: sections, subsections, quoting, comments, sizes', () => {
-  const config = parseGitConfig(['[core]', '\tbare = false', '\tdeltaBaseCacheLimit = 96m # default', '[extensions]', '\tobjectFormat = "sha256"', '[remote "origin"]', '\turl = "a;b"', '[Core]', '  Flag'].join('\n'));
+  const config = parseGitConfig(
+    [
+      '[core]',
+      '\tbare = false',
+      '\tdeltaBaseCacheLimit = 96m # default',
+      '[extensions]',
+      '\tobjectFormat = "sha256"',
+      '[remote "origin"]',
+      '\turl = "a;b"',
+      '[Core]',
+      '  Flag',
+    ].join('\n'),
+  );
   assert.equal(config.get('core.bare'), 'false');
   assert.equal(config.get('core.deltabasecachelimit'), '96m');
   assert.equal(config.get('extensions.objectformat'), 'sha256');

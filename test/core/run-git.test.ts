@@ -17,14 +17,23 @@ function alive(pid: number): boolean {
 
 test("a failing git: one error in git's own words; a missing git: says which", async (t) => {
   const outside = tempDir(t);
-  await assert.rejects(runGitCapture('git', ['rev-parse', '--verify', 'HEAD'], { cwd: outside, env: { GIT_CEILING_DIRECTORIES: path.dirname(outside) } }), (error: unknown) => {
-    assert.ok(error instanceof GitCommandError);
-    assert.equal(error.exitStatus, 128);
-    assert.match(error.message, /^git rev-parse failed \(exit status 128\): fatal: /);
-    return true;
-  });
+  await assert.rejects(
+    runGitCapture('git', ['rev-parse', '--verify', 'HEAD'], {
+      cwd: outside,
+      env: { GIT_CEILING_DIRECTORIES: path.dirname(outside) },
+    }),
+    (error: unknown) => {
+      assert.ok(error instanceof GitCommandError);
+      assert.equal(error.exitStatus, 128);
+      assert.match(error.message, /^git rev-parse failed \(exit status 128\): fatal: /);
+      return true;
+    },
+  );
   const missing = path.join(outside, 'no-such-git');
-  await assert.rejects(runGit(missing, ['--version']), (error: unknown) => error instanceof GitCommandError && error.message.startsWith(`cannot run git (${missing}): `));
+  await assert.rejects(
+    runGit(missing, ['--version']),
+    (error: unknown) => error instanceof GitCommandError && error.message.startsWith(`cannot run git (${missing}): `),
+  );
 });
 
 test('the clean environment drops GIT_* variables; the inherited one keeps them', async (t) => {
@@ -43,7 +52,11 @@ test('the clean environment drops GIT_* variables; the inherited one keeps them'
 
 test('stderr is kept up to MAX_STDERR_BYTES, and every chunk still reaches onStderr', async (t) => {
   let seen = 0;
-  const flood = await runGit('git', ['-c', `alias.flood=!head -c ${4 * MAX_STDERR_BYTES} /dev/zero | tr '\\0' e >&2; exit 3`, 'flood'], { cwd: tempDir(t), onStderr: (chunk) => (seen += chunk.length) });
+  const flood = await runGit(
+    'git',
+    ['-c', `alias.flood=!head -c ${4 * MAX_STDERR_BYTES} /dev/zero | tr '\\0' e >&2; exit 3`, 'flood'],
+    { cwd: tempDir(t), onStderr: (chunk) => (seen += chunk.length) },
+  );
   assert.equal(flood.status, 3);
   assert.equal(flood.stderr.length, MAX_STDERR_BYTES);
   assert.equal(seen, 4 * MAX_STDERR_BYTES);
@@ -53,8 +66,13 @@ test('an abort stops git and the children it started (its process group), then r
   const dir = tempDir(t);
   const pidFile = path.join(dir, 'child.pid');
   const controller = new AbortController();
-  const run = runGit('git', ['-c', `alias.sleepy=!sleep 60 & echo $! > '${pidFile}'; wait`, 'sleepy'], { cwd: dir, processGroup: true, signal: controller.signal });
-  for (let i = 0; i < 500 && (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, 'utf8').trim() === ''); i++) await sleep(20);
+  const run = runGit('git', ['-c', `alias.sleepy=!sleep 60 & echo $! > '${pidFile}'; wait`, 'sleepy'], {
+    cwd: dir,
+    processGroup: true,
+    signal: controller.signal,
+  });
+  for (let i = 0; i < 500 && (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, 'utf8').trim() === ''); i++)
+    await sleep(20);
   const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
   assert.ok(alive(grandchild));
   controller.abort();

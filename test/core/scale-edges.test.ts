@@ -14,7 +14,17 @@ import { test } from 'node:test';
 import { buildPackModel } from '../../src/core/model/build-pack-model.ts';
 import { ModelStore } from '../../src/core/model/model-store.ts';
 import { tempDir } from '../support/git.ts';
-import { deltaPayload, encodeEntryHeader, encodeOfsDistance, insertInstruction, OBJ_BLOB, OBJ_OFS_DELTA, sparseIdxV2, u32, zlib } from '../support/pack-surgery.ts';
+import {
+  deltaPayload,
+  encodeEntryHeader,
+  encodeOfsDistance,
+  insertInstruction,
+  OBJ_BLOB,
+  OBJ_OFS_DELTA,
+  sparseIdxV2,
+  u32,
+  zlib,
+} from '../support/pack-surgery.ts';
 
 const GIB = 2 ** 30;
 
@@ -28,7 +38,11 @@ test('header-only scan and persisted reopen of objects declaring over 4 GiB, up 
   const secondAt = 2 ** 32 + 4096;
   const second = Buffer.concat([encodeEntryHeader(OBJ_BLOB, 5 * GIB), zlib(Buffer.from('not five gigabytes'))]);
   const thirdAt = secondAt + second.length;
-  const third = Buffer.concat([encodeEntryHeader(OBJ_OFS_DELTA, 40), encodeOfsDistance(thirdAt - secondAt), zlib(deltaPayload(5 * GIB, 6 * GIB, insertInstruction(Buffer.from('x'))))]);
+  const third = Buffer.concat([
+    encodeEntryHeader(OBJ_OFS_DELTA, 40),
+    encodeOfsDistance(thirdAt - secondAt),
+    zlib(deltaPayload(5 * GIB, 6 * GIB, insertInstruction(Buffer.from('x')))),
+  ]);
   const checksum = Buffer.alloc(20, 0xcd);
   const fd = fs.openSync(packFile, 'w');
   try {
@@ -40,8 +54,22 @@ test('header-only scan and persisted reopen of objects declaring over 4 GiB, up 
   }
   assert.ok(fs.statSync(packFile).blocks * 512 < 64 * 1024 * 1024, 'the pack is sparse');
   const ids = ['33', '11', '22'].map((b) => Buffer.alloc(20, Number.parseInt(b, 16)));
-  fs.writeFileSync(idxFile, sparseIdxV2([{ oid: ids[0]!, offset: 12 }, { oid: ids[1]!, offset: secondAt }, { oid: ids[2]!, offset: thirdAt }], checksum));
-  const shown = execFileSync('git', ['show-index'], { input: fs.readFileSync(idxFile) }).toString().trim().split('\n').map((l) => Number(l.split(' ')[0]));
+  fs.writeFileSync(
+    idxFile,
+    sparseIdxV2(
+      [
+        { oid: ids[0]!, offset: 12 },
+        { oid: ids[1]!, offset: secondAt },
+        { oid: ids[2]!, offset: thirdAt },
+      ],
+      checksum,
+    ),
+  );
+  const shown = execFileSync('git', ['show-index'], { input: fs.readFileSync(idxFile) })
+    .toString()
+    .trim()
+    .split('\n')
+    .map((l) => Number(l.split(' ')[0]));
   assert.deepEqual(shown, [secondAt, thirdAt, 12]);
 
   const files = { pack: packFile, idx: idxFile };
@@ -58,7 +86,11 @@ test('header-only scan and persisted reopen of objects declaring over 4 GiB, up 
     assert.equal(c.size.get(d), 40, label);
     assert.equal(c.resultSize.get(a), huge, label);
     assert.equal(c.resultSize.get(b), 5 * GIB, label);
-    assert.equal(c.resultSize.get(d), resultSizes ? 6 * GIB : 0, `${label}: a header-only scan reads no delta result size`);
+    assert.equal(
+      c.resultSize.get(d),
+      resultSizes ? 6 * GIB : 0,
+      `${label}: a header-only scan reads no delta result size`,
+    );
     // Values of 4 GiB and more live in the overflow maps, keyed by object number (not pack position).
     assert.deepEqual([...c.size.overflow.keys()].sort(), [a, b].sort(), label);
     assert.deepEqual([...c.diskSize.overflow.keys()], [a], label);

@@ -16,8 +16,26 @@ test('limits in git size suffixes, read back by the one size parser', () => {
 });
 
 test("percent changes: the CLI's ascii text and the views' typographic text", () => {
-  assert.deepEqual([[100, 101], [100, 99], [100, 100], [0, 0], [0, 5]].map(([b, a]) => formatPercentChange(b!, a!, 'ascii')), ['+1.0%', '-1.0%', '+0.0%', '0%', 'new']);
-  assert.deepEqual([[100, 101], [100, 99], [100, 100], [0, 0], [0, 5]].map(([b, a]) => formatPercentChange(b!, a!, 'typographic')), ['+1.0%', '−1.0%', '0.0%', '0.0%', 'new']);
+  assert.deepEqual(
+    [
+      [100, 101],
+      [100, 99],
+      [100, 100],
+      [0, 0],
+      [0, 5],
+    ].map(([b, a]) => formatPercentChange(b!, a!, 'ascii')),
+    ['+1.0%', '-1.0%', '+0.0%', '0%', 'new'],
+  );
+  assert.deepEqual(
+    [
+      [100, 101],
+      [100, 99],
+      [100, 100],
+      [0, 0],
+      [0, 5],
+    ].map(([b, a]) => formatPercentChange(b!, a!, 'typographic')),
+    ['+1.0%', '−1.0%', '0.0%', '0.0%', 'new'],
+  );
   assert.equal(formatPercentChange(null, 5, 'typographic'), '–');
   assert.equal(formatSignedPercent(-0.8, 'ascii'), '-0.8%');
 });

@@ -30,7 +30,9 @@ test('shellQuote: plain arguments unquoted, the others read back as they were', 
 test("argvOfTraceCommand reads git's own GIT_TRACE quoting back", () => {
   const args = ['version', 'a b', "it's", 'w!x', '$HOME', 'back\\slash', ''];
   // GIT_TRACE goes to stderr; git version ignores the extra arguments but traces them.
-  const trace = execFileSync('sh', ['-c', 'GIT_TRACE=1 "$@" 2>&1 >/dev/null', 'sh', 'git', ...args], { encoding: 'utf8' });
+  const trace = execFileSync('sh', ['-c', 'GIT_TRACE=1 "$@" 2>&1 >/dev/null', 'sh', 'git', ...args], {
+    encoding: 'utf8',
+  });
   const command = /trace: built-in: (git .*)$/m.exec(trace)?.[1];
   assert.ok(command, trace);
   assert.deepEqual(argvOfTraceCommand(command), args);

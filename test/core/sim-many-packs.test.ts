@@ -17,7 +17,13 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 
 test('pack numbers past 65,535 stay exact in the replay objects, compacted or not', () => {
   const sandbox = new GitSandbox(root);
-  const repo = historyRepository(sandbox, 'history', { commits: 2, seed: 3, files: 1, linesPerFile: 5, repack: ['-adf'] });
+  const repo = historyRepository(sandbox, 'history', {
+    commits: 2,
+    seed: 3,
+    files: 1,
+    linesPerFile: 5,
+    repack: ['-adf'],
+  });
   const model = buildPackModel(packFilesFor(`${onlyPackStem(path.join(repo, '.git', 'objects', 'pack'))}.pack`));
   const packs = 70_000;
   const objects = simObjectsFrom(Array.from({ length: packs }, () => model));
@@ -30,5 +36,8 @@ test('pack numbers past 65,535 stay exact in the replay objects, compacted or no
   // A read of the same object in pack 0 and in pack 65,536 are two objects (a 16-bit number made them one key).
   const reads = Int32Array.from([objects.packBase[0]!, objects.packBase[65_536]!]);
   const compact = compactForReads(objects, reads);
-  assert.deepEqual([...compact.objects.pack.slice(0, 2)].sort((a, b) => a - b), [0, 65_536]);
+  assert.deepEqual(
+    [...compact.objects.pack.slice(0, 2)].sort((a, b) => a - b),
+    [0, 65_536],
+  );
 });

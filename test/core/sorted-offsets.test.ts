@@ -11,7 +11,11 @@ test('the offset searches find what a scan finds, and nothing at or past the lim
       const scanned = sorted.indexOf(offset);
       assert.equal(positionOfOffset(sorted, offset), scanned, `${offset} among ${count}`);
       for (let limit = 0; limit <= count; limit++) {
-        assert.equal(positionOfOffsetBefore(sorted, limit, offset), scanned >= 0 && scanned < limit ? scanned : -1, `${offset} before ${limit} of ${count}`);
+        assert.equal(
+          positionOfOffsetBefore(sorted, limit, offset),
+          scanned >= 0 && scanned < limit ? scanned : -1,
+          `${offset} before ${limit} of ${count}`,
+        );
       }
     }
   }

@@ -58,13 +58,28 @@ test('other trace keys are skipped; GIT_TRACE command lines split the log per gi
     ].join('\n'),
   );
   assert.equal(log.segments.length, 2);
-  assert.deepEqual(log.segments.map((s) => [s.command, s.firstRead, s.endRead]), [['git log -p', 0, 2], ['git blame f.txt', 2, 3]]);
+  assert.deepEqual(
+    log.segments.map((s) => [s.command, s.firstRead, s.endRead]),
+    [
+      ['git log -p', 0, 2],
+      ['git blame f.txt', 2, 3],
+    ],
+  );
   assert.equal(log.otherLines, 5);
   assert.equal(log.malformed.count, 0);
 });
 
 test('malformed lines are counted with their line numbers, never fatal', () => {
-  const log = parse([prefixed(`${PACK} 12`), 'garbage', `${PACK} twelve`, '04:28:11.156971 nocolon', `${PACK} 99999999999999999`, prefixed(`${PACK} 13`)].join('\n'));
+  const log = parse(
+    [
+      prefixed(`${PACK} 12`),
+      'garbage',
+      `${PACK} twelve`,
+      '04:28:11.156971 nocolon',
+      `${PACK} 99999999999999999`,
+      prefixed(`${PACK} 13`),
+    ].join('\n'),
+  );
   assert.equal(log.malformed.count, 4);
   assert.deepEqual(log.malformed.firstLines, [2, 3, 4, 5]);
   assert.deepEqual(Array.from(log.readOffset), [12, 13]);
@@ -72,8 +87,18 @@ test('malformed lines are counted with their line numbers, never fatal', () => {
 
 test('a recording header carries the metadata; CRLF line ends are accepted', () => {
   const header = recordingHeader({
-    version: 1, command: ['log', '--raw'], cwd: '/r', gitDir: '/r/.git', gitVersion: '2.39.5', mode: 'exact', cacheLimit: 0,
-    packs: [{ path: PACK, checksum: '1f03', objects: 3 }], startedAt: 'a', endedAt: 'b', exitStatus: 0, signal: null,
+    version: 1,
+    command: ['log', '--raw'],
+    cwd: '/r',
+    gitDir: '/r/.git',
+    gitVersion: '2.39.5',
+    mode: 'exact',
+    cacheLimit: 0,
+    packs: [{ path: PACK, checksum: '1f03', objects: 3 }],
+    startedAt: 'a',
+    endedAt: 'b',
+    exitStatus: 0,
+    signal: null,
   });
   const log = parse(`${header}${prefixed(`${PACK} 12`)}\r\n${PACK} 13\r\n`);
   assert.equal(log.metadata?.mode, 'exact');
@@ -85,7 +110,8 @@ test('a recording header carries the metadata; CRLF line ends are accepted', () 
 test('streaming a file gives the same log whatever the chunk boundaries; overlong lines are malformed', (t) => {
   const dir = tempDir(t);
   const lines: string[] = [];
-  for (let i = 0; i < 30000; i++) lines.push(i % 7 === 0 ? `${PACK} ${i}` : prefixed(`${i % 2 ? PACK : '/abs/pack-x.pack'} ${i * 3}`));
+  for (let i = 0; i < 30000; i++)
+    lines.push(i % 7 === 0 ? `${PACK} ${i}` : prefixed(`${i % 2 ? PACK : '/abs/pack-x.pack'} ${i * 3}`));
   lines.splice(12345, 0, 'x'.repeat(200_000)); // longer than any trace line
   const file = path.join(dir, 'big.trace');
   fs.writeFileSync(file, lines.join('\n') + '\n');

@@ -38,25 +38,41 @@ before(() => {
   const packs = fs.readdirSync(path.join(repo, '.git', 'objects', 'pack')).filter((name) => name.endsWith('.pack'));
   assert.equal(packs.length, COMMITS, 'one pack per commit');
   // And one more pack holding again every tenth commit's objects: those ids are in two packs.
-  const again = sandbox.gitText(repo, ['rev-list', '--objects', '--no-object-names', 'main', '--max-count=30']).trim().split('\n').filter((_, i) => i % 10 === 0);
-  sandbox.git(repo, ['pack-objects', '-q', path.join(repo, '.git', 'objects', 'pack', 'pack')], { input: `${again.join('\n')}\n` });
+  const again = sandbox
+    .gitText(repo, ['rev-list', '--objects', '--no-object-names', 'main', '--max-count=30'])
+    .trim()
+    .split('\n')
+    .filter((_, i) => i % 10 === 0);
+  sandbox.git(repo, ['pack-objects', '-q', path.join(repo, '.git', 'objects', 'pack', 'pack')], {
+    input: `${again.join('\n')}\n`,
+  });
 });
 
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 
 /** The size in `pack` that git verify-pack -v gives `oid` (its fourth column). */
 function verifyPackDiskSize(pack: string, oid: string): number {
-  const line = sandbox.gitText(repo, ['verify-pack', '-v', pack]).split('\n').find((l) => l.startsWith(`${oid} `));
+  const line = sandbox
+    .gitText(repo, ['verify-pack', '-v', pack])
+    .split('\n')
+    .find((l) => l.startsWith(`${oid} `));
   assert.ok(line, `${oid} in git verify-pack -v of ${pack}`);
   return Number(line.trim().split(/\s+/)[3]);
 }
 
-test('locateInPacks: one search per id over 300 packs, each id in the first pack holding it, with git\'s type and size on disk', () => {
+test("locateInPacks: one search per id over 300 packs, each id in the first pack holding it, with git's type and size on disk", () => {
   const repository = discoverRepository(repo);
   const store = new ObjectStore(repository, new ModelStore(undefined));
   const models = store.packs.map((pack) => store.model(pack));
-  const listing = sandbox.gitText(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize:disk)']);
-  const rows = listing.trim().split('\n').map((line) => line.split(' ') as [string, string, string]);
+  const listing = sandbox.gitText(repo, [
+    'cat-file',
+    '--batch-all-objects',
+    '--batch-check=%(objectname) %(objecttype) %(objectsize:disk)',
+  ]);
+  const rows = listing
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' ') as [string, string, string]);
   const hashSize = repository.hash.size;
   const oids = Buffer.concat([...rows.map(([oid]) => Buffer.from(oid, 'hex')), Buffer.alloc(hashSize, 0xee)]);
   const { where, objectIn, searches } = locateInPacks(models, oids, hashSize);
@@ -87,7 +103,10 @@ test('locateInPacks: one search per id over 300 packs, each id in the first pack
 test('estimateWriteOrder over 300 packs selects the objects git rev-list --objects --all lists, none unpacked', async () => {
   const repository = discoverRepository(repo);
   const store = new ObjectStore(repository, new ModelStore(undefined));
-  const { estimate, layout } = await estimateWriteOrder({ repository, current: store.packs.map((pack) => store.model(pack)) });
+  const { estimate, layout } = await estimateWriteOrder({
+    repository,
+    current: store.packs.map((pack) => store.model(pack)),
+  });
   const walked = sandbox.gitText(repo, ['rev-list', '--objects', '--all']).trim().split('\n').length;
   assert.equal(estimate.objects, walked);
   assert.equal(estimate.unpackedObjects, 0);

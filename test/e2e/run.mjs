@@ -23,8 +23,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
-  ensureBrowserAndTools, ensureCodeServer, installSignalCleanup, launchBrowser, newWorkbenchPage,
-  runExtensionTests, startWorkbench,
+  ensureBrowserAndTools,
+  ensureCodeServer,
+  installSignalCleanup,
+  launchBrowser,
+  newWorkbenchPage,
+  runExtensionTests,
+  startWorkbench,
 } from '../../scripts/vscode/code-server.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -50,7 +55,10 @@ function removeTempDirs() {
   for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
   tempDirs.clear();
 }
-installSignalCleanup(async () => { await closeCurrent(); removeTempDirs(); });
+installSignalCleanup(async () => {
+  await closeCurrent();
+  removeTempDirs();
+});
 process.on('exit', removeTempDirs);
 
 function tempDir(prefix) {
@@ -66,21 +74,30 @@ function tempDir(prefix) {
 function makeGitRepository({ commits = 6, files = 3 } = {}) {
   const dir = tempDir('repo');
   const env = {
-    ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'PackScope E2E', GIT_AUTHOR_EMAIL: 'e2e@packscope.invalid',
-    GIT_COMMITTER_NAME: 'PackScope E2E', GIT_COMMITTER_EMAIL: 'e2e@packscope.invalid',
+    ...process.env,
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'PackScope E2E',
+    GIT_AUTHOR_EMAIL: 'e2e@packscope.invalid',
+    GIT_COMMITTER_NAME: 'PackScope E2E',
+    GIT_COMMITTER_EMAIL: 'e2e@packscope.invalid',
   };
-  const git = (...args) => execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const git = (...args) =>
+    execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   git('init', '-q', '-b', 'main');
   for (let c = 1; c <= commits; c++) {
     for (let f = 1; f <= files; f++) {
       const lines = [];
-      for (let i = 0; i < 40 + c * 5; i++) lines.push(`file ${f} line ${i}: ${'packscope '.repeat((i % 7) + 1)}${i % 5 === c % 5 ? `rev ${c}` : ''}`);
+      for (let i = 0; i < 40 + c * 5; i++)
+        lines.push(`file ${f} line ${i}: ${'packscope '.repeat((i % 7) + 1)}${i % 5 === c % 5 ? `rev ${c}` : ''}`);
       fs.writeFileSync(path.join(dir, `file-${f}.txt`), lines.join('\n') + '\n');
     }
     git('add', '-A');
     const date = `2024-01-0${Math.min(c, 9)}T12:00:00Z`;
-    execFileSync('git', ['commit', '-q', '-m', `commit ${c}`], { cwd: dir, env: { ...env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+    execFileSync('git', ['commit', '-q', '-m', `commit ${c}`], {
+      cwd: dir,
+      env: { ...env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+    });
   }
   git('repack', '-adf', '-q');
   return dir;
@@ -102,9 +119,20 @@ function makeHelpers(scenario, result, browser) {
      * - developmentPath: load the checkout the --extensionDevelopmentPath way (URL payload) instead.
      * Everything opened here is closed and stopped after the scenario, failed or not.
      */
-    async openWorkbench({ name = scenario, workspaceFolder, installExtension = true, developmentPath = false, userSettings, payload } = {}) {
+    async openWorkbench({
+      name = scenario,
+      workspaceFolder,
+      installExtension = true,
+      developmentPath = false,
+      userSettings,
+      payload,
+    } = {}) {
       const workbench = await startWorkbench({
-        name, workspaceFolder, userSettings, outDir: path.join(outRoot, scenario, name), stateDir: tempDir(`${scenario}-state`),
+        name,
+        workspaceFolder,
+        userSettings,
+        outDir: path.join(outRoot, scenario, name),
+        stateDir: tempDir(`${scenario}-state`),
         installExtensionFrom: installExtension && !developmentPath ? root : undefined,
         extensionDevelopmentPath: developmentPath ? root : undefined,
       });
@@ -115,7 +143,9 @@ function makeHelpers(scenario, result, browser) {
       await page.goto(workbench.url(payload));
       await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: 90_000 });
       if (installExtension || developmentPath) {
-        await page.locator('.activitybar .action-item .action-label[aria-label^="PackScope"]').waitFor({ state: 'attached', timeout: 90_000 });
+        await page
+          .locator('.activitybar .action-item .action-label[aria-label^="PackScope"]')
+          .waitFor({ state: 'attached', timeout: 90_000 });
       }
       const readyMs = Date.now() - workbench.startedAt;
       result.workbenches.push({ name, listenMs: workbench.listenMs, readyMs });
@@ -129,10 +159,12 @@ function makeHelpers(scenario, result, browser) {
     },
     /** Clicks an activity-bar entry by its title ("PackScope") unless its container is already shown. */
     async openViewContainer(page, title) {
-      const item = page.locator('.activitybar .action-item', { has: page.locator(`.action-label[aria-label^="${title}"]`) });
+      const item = page.locator('.activitybar .action-item', {
+        has: page.locator(`.action-label[aria-label^="${title}"]`),
+      });
       await item.waitFor({ timeout: 30_000 });
       // Clicking the entry of the container already shown would hide the side bar.
-      if (await item.getAttribute('aria-selected') !== 'true') await item.click();
+      if ((await item.getAttribute('aria-selected')) !== 'true') await item.click();
     },
     /** F1, the command's title, Enter. */
     async runCommand(page, title) {
@@ -156,18 +188,30 @@ function withTimeout(promise, ms, what) {
   let timer;
   return Promise.race([
     promise,
-    new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms); }),
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+    }),
   ]).finally(() => clearTimeout(timer));
 }
 
 async function runExtensionHostSuite(browser) {
   const result = { name: 'extension-tests', workbenches: [] };
-  if (!fs.existsSync(testsEntry)) throw new Error(`${path.relative(root, testsEntry)} is missing: run node scripts/build.mjs first`);
+  if (!fs.existsSync(testsEntry))
+    throw new Error(`${path.relative(root, testsEntry)} is missing: run node scripts/build.mjs first`);
   const repo = makeGitRepository();
-  const workbench = await startWorkbench({ name: 'extension-tests', workspaceFolder: repo, outDir: path.join(outRoot, 'extension-tests'), stateDir: tempDir('extension-tests-state'),
-    env: { PACKSCOPE_E2E_REPOSITORY: repo } });
+  const workbench = await startWorkbench({
+    name: 'extension-tests',
+    workspaceFolder: repo,
+    outDir: path.join(outRoot, 'extension-tests'),
+    stateDir: tempDir('extension-tests-state'),
+    env: { PACKSCOPE_E2E_REPOSITORY: repo },
+  });
   current.workbenches.add(workbench);
-  result.logs = [workbench.logFile, path.join(workbench.dir, 'extension-tests.log'), path.join(workbench.dir, 'browser-console.log')];
+  result.logs = [
+    workbench.logFile,
+    path.join(workbench.dir, 'extension-tests.log'),
+    path.join(workbench.dir, 'browser-console.log'),
+  ];
   const code = await runExtensionTests({ workbench, browser, testsEntry, extensionPath: root, timeoutMs });
   result.workbenches.push({ name: 'extension-tests', listenMs: workbench.listenMs });
   if (code !== 0) throw Object.assign(new Error(`the extension-host mocha suite exited with code ${code}`), { result });
@@ -183,11 +227,16 @@ const NOT_BY_DEFAULT = new Map(/** @type {[string, string][]} */ ([]));
 async function main() {
   const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const scenarioFiles = fs.existsSync(scenariosDir)
-    ? fs.readdirSync(scenariosDir).filter((f) => f.endsWith('.mjs')).sort() : [];
+    ? fs
+        .readdirSync(scenariosDir)
+        .filter((f) => f.endsWith('.mjs'))
+        .sort()
+    : [];
   const names = ['extension-tests', ...scenarioFiles.map((f) => f.replace(/\.mjs$/, ''))];
   for (const n of only) if (!names.includes(n)) throw new Error(`no such e2e test "${n}" (have: ${names.join(', ')})`);
   const selected = only.length ? names.filter((n) => only.includes(n)) : names.filter((n) => !NOT_BY_DEFAULT.has(n));
-  if (!only.length) for (const [n, why] of NOT_BY_DEFAULT) console.log(`e2e: ${n} not run by default (name it to run it): ${why}`);
+  if (!only.length)
+    for (const [n, why] of NOT_BY_DEFAULT) console.log(`e2e: ${n} not run by default (name it to run it): ${why}`);
 
   fs.rmSync(outRoot, { recursive: true, force: true });
   fs.mkdirSync(outRoot, { recursive: true });
@@ -206,7 +255,10 @@ async function main() {
       try {
         if (name === 'extension-tests') {
           say('extension-tests: mocha in the extension host (dist/test/extension/index.js)');
-          Object.assign(result, await withTimeout(runExtensionHostSuite(browser), timeoutMs + 30_000, 'extension-tests'));
+          Object.assign(
+            result,
+            await withTimeout(runExtensionHostSuite(browser), timeoutMs + 30_000, 'extension-tests'),
+          );
         } else {
           const outDir = path.join(outRoot, name);
           fs.mkdirSync(outDir, { recursive: true });
@@ -214,7 +266,11 @@ async function main() {
           const mod = await import(pathToFileURL(path.join(scenariosDir, `${name}.mjs`)).href);
           if (typeof mod.run !== 'function') throw new Error(`${name}.mjs exports no run()`);
           const log = (line) => say(`${name}: ${line}`);
-          await withTimeout(mod.run({ helpers: makeHelpers(name, result, browser), browser, outDir, log }), timeoutMs, name);
+          await withTimeout(
+            mod.run({ helpers: makeHelpers(name, result, browser), browser, outDir, log }),
+            timeoutMs,
+            name,
+          );
         }
         result.ok = true;
       } catch (e) {
@@ -224,17 +280,28 @@ async function main() {
         let i = 0;
         for (const page of current.pages) {
           const file = path.join(outRoot, `${name}-FAILED${i++ ? `-${i}` : ''}.png`);
-          await page.screenshot({ path: file }).then(() => result.logs?.push(file), () => {});
+          await page.screenshot({ path: file }).then(
+            () => result.logs?.push(file),
+            () => {},
+          );
         }
       } finally {
         await closeCurrent();
       }
       result.ms = Date.now() - t;
       results.push(result);
-      const ready = result.workbenches.filter((w) => w.readyMs).map((w) => `, workbench ready ${secs(w.readyMs)}`).join('');
+      const ready = result.workbenches
+        .filter((w) => w.readyMs)
+        .map((w) => `, workbench ready ${secs(w.readyMs)}`)
+        .join('');
       say(`${result.ok ? 'PASS' : 'FAIL'} ${name} (${secs(result.ms)}${ready})`);
       if (!result.ok) {
-        console.log(result.error.split('\n').map((l) => `    ${l}`).join('\n'));
+        console.log(
+          result.error
+            .split('\n')
+            .map((l) => `    ${l}`)
+            .join('\n'),
+        );
         for (const l of result.logs ?? []) console.log(`    see ${path.relative(process.cwd(), l) || l}`);
       }
     }
@@ -243,13 +310,21 @@ async function main() {
     removeTempDirs();
   }
   const failed = results.filter((r) => !r.ok);
-  fs.writeFileSync(path.join(outRoot, 'results.json'), JSON.stringify({ setupMs, totalMs: Date.now() - T0, results }, null, 2));
-  say(`${results.length - failed.length} passed, ${failed.length} failed in ${secs(Date.now() - T0)} ` +
-    `(setup ${secs(setupMs)}; artifacts in ${path.relative(process.cwd(), outRoot) || outRoot})`);
+  fs.writeFileSync(
+    path.join(outRoot, 'results.json'),
+    JSON.stringify({ setupMs, totalMs: Date.now() - T0, results }, null, 2),
+  );
+  say(
+    `${results.length - failed.length} passed, ${failed.length} failed in ${secs(Date.now() - T0)} ` +
+      `(setup ${secs(setupMs)}; artifacts in ${path.relative(process.cwd(), outRoot) || outRoot})`,
+  );
   return failed.length ? 1 : 0;
 }
 
-main().then((code) => process.exit(code), (e) => {
-  console.error(`e2e: ${e?.stack || e}`);
-  process.exit(2);
-});
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(`e2e: ${e?.stack || e}`);
+    process.exit(2);
+  },
+);

@@ -26,14 +26,21 @@ const testsEntry = path.join(root, 'dist', 'test', 'extension', 'index.js');
 
 function makeGitRepository(dir) {
   const env = {
-    ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'PackScope test', GIT_AUTHOR_EMAIL: 'test@packscope.invalid',
-    GIT_COMMITTER_NAME: 'PackScope test', GIT_COMMITTER_EMAIL: 'test@packscope.invalid',
+    ...process.env,
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'PackScope test',
+    GIT_AUTHOR_EMAIL: 'test@packscope.invalid',
+    GIT_COMMITTER_NAME: 'PackScope test',
+    GIT_COMMITTER_EMAIL: 'test@packscope.invalid',
   };
   const git = (...args) => execFileSync('git', args, { cwd: dir, env, stdio: 'ignore' });
   git('init', '-q', '-b', 'main');
   for (let c = 1; c <= 5; c++) {
-    const lines = Array.from({ length: 40 + c * 5 }, (_, i) => `line ${i} ${'packscope '.repeat((i % 7) + 1)}${i % 5 === c % 5 ? `rev ${c}` : ''}`);
+    const lines = Array.from(
+      { length: 40 + c * 5 },
+      (_, i) => `line ${i} ${'packscope '.repeat((i % 7) + 1)}${i % 5 === c % 5 ? `rev ${c}` : ''}`,
+    );
     fs.writeFileSync(path.join(dir, 'file.txt'), lines.join('\n') + '\n');
     git('add', '-A');
     git('commit', '-q', '-m', `commit ${c}`);
@@ -42,7 +49,8 @@ function makeGitRepository(dir) {
 }
 
 async function main() {
-  if (!fs.existsSync(testsEntry)) throw new Error(`${path.relative(root, testsEntry)} is missing: run npm run build first`);
+  if (!fs.existsSync(testsEntry))
+    throw new Error(`${path.relative(root, testsEntry)} is missing: run npm run build first`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-electron-'));
   try {
     let workspace = process.argv[2] && path.resolve(process.argv[2]);
@@ -65,8 +73,10 @@ async function main() {
         '--disable-workspace-trust',
         '--skip-welcome',
         '--skip-release-notes',
-        '--user-data-dir', path.join(tmp, 'user-data'),
-        '--extensions-dir', path.join(tmp, 'extensions'),
+        '--user-data-dir',
+        path.join(tmp, 'user-data'),
+        '--extensions-dir',
+        path.join(tmp, 'extensions'),
       ],
     });
   } finally {
@@ -74,7 +84,10 @@ async function main() {
   }
 }
 
-main().then((code) => process.exit(code), (e) => {
-  console.error(`test:electron: ${e?.message ?? e}`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(`test:electron: ${e?.message ?? e}`);
+    process.exit(1);
+  },
+);

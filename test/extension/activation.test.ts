@@ -5,8 +5,10 @@ import * as vscode from 'vscode';
 describe('PackScope in the extension host', () => {
   it('runs in a Node 20 extension host', () => {
     const major = Number(process.versions.node.split('.')[0]);
-    console.log(`node ${process.versions.node}, VS Code ${vscode.version}, remoteName=${vscode.env.remoteName ?? '(local)'}, ` +
-      `uiKind=${vscode.UIKind[vscode.env.uiKind]}`);
+    console.log(
+      `node ${process.versions.node}, VS Code ${vscode.version}, remoteName=${vscode.env.remoteName ?? '(local)'}, ` +
+        `uiKind=${vscode.UIKind[vscode.env.uiKind]}`,
+    );
     // The bundles target node20 (scripts/build.mjs); code-server 4.100.3 and VS Code 1.100 both run Node 20.
     assert.equal(major, 20, `extension host runs Node ${process.versions.node}`);
   });

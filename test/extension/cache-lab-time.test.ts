@@ -12,18 +12,32 @@ import { readSeconds } from '../../src/core/cost/cost-model.ts';
 import type { HostToWebview } from '../../src/protocol/cache-lab-protocol.ts';
 import type { PackScopeApi } from '../../src/extension/extension.ts';
 import type { CacheLabPanel } from '../../src/extension/cache-lab/cache-lab-panel.ts';
-import { activatePackScope, addRepositoryToServer, commitHistory, git, gitEnv, packscopeCli, until } from './support.ts';
+import {
+  activatePackScope,
+  addRepositoryToServer,
+  commitHistory,
+  git,
+  gitEnv,
+  packscopeCli,
+  until,
+} from './support.ts';
 
 function makeRepository(parent: string): string {
   const dir = path.join(parent, 'repo');
   fs.mkdirSync(dir);
-  commitHistory(dir, 20, (c) => `2024-04-${String(c).padStart(2, '0')}T12:00:00Z`, (c) => {
-    for (let f = 1; f <= 2; f++) {
-      const lines: string[] = [];
-      for (let i = 0; i < 200 + c * 10; i++) lines.push(`file ${f} line ${i}: ${'time view '.repeat((i % 4) + 1)}${i % 7 === c % 7 ? `rev ${c}` : ''}`);
-      fs.writeFileSync(path.join(dir, `file-${f}.txt`), `${lines.join('\n')}\n`);
-    }
-  });
+  commitHistory(
+    dir,
+    20,
+    (c) => `2024-04-${String(c).padStart(2, '0')}T12:00:00Z`,
+    (c) => {
+      for (let f = 1; f <= 2; f++) {
+        const lines: string[] = [];
+        for (let i = 0; i < 200 + c * 10; i++)
+          lines.push(`file ${f} line ${i}: ${'time view '.repeat((i % 4) + 1)}${i % 7 === c % 7 ? `rev ${c}` : ''}`);
+        fs.writeFileSync(path.join(dir, `file-${f}.txt`), `${lines.join('\n')}\n`);
+      }
+    },
+  );
   git(dir, 'repack', '-adfq', '--depth=10');
   return dir;
 }
@@ -53,18 +67,34 @@ describe('Cache Lab time estimate', function () {
     if (temp !== undefined) fs.rmSync(temp, { recursive: true, force: true });
   });
 
-  it('the sweep carries a time view: each cell the model on its counts, the user\'s limit at ×1, knees and a recommendation', async () => {
+  it("the sweep carries a time view: each cell the model on its counts, the user's limit at ×1, knees and a recommendation", async () => {
     api.cacheLab.panel?.dispose();
     await vscode.commands.executeCommand('packscope.openCacheLab', { file: recording });
     const panel = await until<CacheLabPanel>('the Cache Lab panel', () => api.cacheLab.panel, 60_000);
-    const sweep = await until('a sweep', () => panel.posted.find((m): m is Extract<HostToWebview, { type: 'sweep' }> => m.type === 'sweep' && m.result.recording.file === recording && m.timePending !== true), 240_000);
+    const sweep = await until(
+      'a sweep',
+      () =>
+        panel.posted.find(
+          (m): m is Extract<HostToWebview, { type: 'sweep' }> =>
+            m.type === 'sweep' && m.result.recording.file === recording && m.timePending !== true,
+        ),
+      240_000,
+    );
     // The counts came first, without waiting for the calibration, and said the time view would follow.
-    const first = panel.posted.find((m): m is Extract<HostToWebview, { type: 'sweep' }> => m.type === 'sweep' && m.result.recording.file === recording);
+    const first = panel.posted.find(
+      (m): m is Extract<HostToWebview, { type: 'sweep' }> =>
+        m.type === 'sweep' && m.result.recording.file === recording,
+    );
     assert.equal(first?.timePending, true, 'the first sweep posted is the one without a time view');
     assert.equal(first?.result.time, undefined);
     // The same counts (each cell's `seconds` is how long its replay took, which differs run to run).
-    const counts = (results: typeof sweep.result.results | undefined) => results?.map(({ seconds: _seconds, ...cell }) => cell);
-    assert.deepEqual(counts(first?.result.results), counts(sweep.result.results), 'the timed sweep has the same counts');
+    const counts = (results: typeof sweep.result.results | undefined) =>
+      results?.map(({ seconds: _seconds, ...cell }) => cell);
+    assert.deepEqual(
+      counts(first?.result.results),
+      counts(sweep.result.results),
+      'the timed sweep has the same counts',
+    );
     assert.equal(sweep.result.timeError, undefined, sweep.result.timeError);
     const time = sweep.result.time;
     assert.ok(time, 'a time view');
@@ -87,7 +117,11 @@ describe('Cache Lab time estimate', function () {
     const outcome = await api.cacheLab.measure(panel, { limits: [0, 96 << 20], runs: 1, confirmed: true });
     assert.deepEqual(outcome.errors, []);
     assert.ok(outcome.message);
-    for (const r of outcome.message.result.results) assert.ok(time.cells.some((c) => c.policy === 'git' && c.limit === r.limit), `a prediction at ${r.limit}`);
+    for (const r of outcome.message.result.results)
+      assert.ok(
+        time.cells.some((c) => c.policy === 'git' && c.limit === r.limit),
+        `a prediction at ${r.limit}`,
+      );
     // The recording went along (its own command ran): the split of its time is kept with the calibration, or the note says why not.
     const kept = outcome.message.result.kept;
     assert.ok(kept, 'a kept split or its reason');

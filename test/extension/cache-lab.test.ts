@@ -15,25 +15,41 @@ import type { PackScopeApi } from '../../src/extension/extension.ts';
 import { RecordingInfoRequest } from '../../src/protocol/server-protocol.ts';
 import type { CacheLabPanel } from '../../src/extension/cache-lab/cache-lab-panel.ts';
 import { measurePlan } from '../../src/extension/cache-lab/measure-plan.ts';
-import { activatePackScope, addRepositoryToServer, commitHistory, git, gitEnv, packscopeCli, pickedByUser, until } from './support.ts';
+import {
+  activatePackScope,
+  addRepositoryToServer,
+  commitHistory,
+  git,
+  gitEnv,
+  packscopeCli,
+  pickedByUser,
+  until,
+} from './support.ts';
 
 /** 24 commits of three growing files, then one pack with deltas (trees and blobs chained). */
 function makeRepository(parent: string): string {
   const dir = path.join(parent, 'repo');
   fs.mkdirSync(dir);
-  commitHistory(dir, 24, (c) => `2024-03-${String(c).padStart(2, '0')}T12:00:00Z`, (c) => {
-    for (let f = 1; f <= 3; f++) {
-      const lines: string[] = [];
-      for (let i = 0; i < 150 + c * 12; i++) lines.push(`file ${f} line ${i}: ${'cache lab '.repeat((i % 5) + 1)}${i % 9 === c % 9 ? `rev ${c}` : ''}`);
-      fs.writeFileSync(path.join(dir, `file-${f}.txt`), `${lines.join('\n')}\n`);
-    }
-  });
+  commitHistory(
+    dir,
+    24,
+    (c) => `2024-03-${String(c).padStart(2, '0')}T12:00:00Z`,
+    (c) => {
+      for (let f = 1; f <= 3; f++) {
+        const lines: string[] = [];
+        for (let i = 0; i < 150 + c * 12; i++)
+          lines.push(`file ${f} line ${i}: ${'cache lab '.repeat((i % 5) + 1)}${i % 9 === c % 9 ? `rev ${c}` : ''}`);
+        fs.writeFileSync(path.join(dir, `file-${f}.txt`), `${lines.join('\n')}\n`);
+      }
+    },
+  );
   git(dir, 'repack', '-adfq');
   return dir;
 }
 
 /** Waits for what a panel posts (longer than until's default: a whole run happens first). */
-const waitFor = <T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> => until(what, probe, timeoutMs);
+const waitFor = <T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> =>
+  until(what, probe, timeoutMs);
 
 /** Resolves with the next `runEnded` the panel posts (subscribe before starting the run). */
 function nextRunEnd(panel: CacheLabPanel, timeoutMs = 120_000): Promise<Extract<HostToWebview, { type: 'runEnded' }>> {
@@ -97,13 +113,25 @@ describe('Cache Lab', function () {
     assert.equal(panel.posted[0]?.type, 'init');
     assert.equal(init.state.recording, recording);
     const runEnded = await waitFor('the run to end', () => panel.lastPosted('runEnded'));
-    const failures = panel.posted.filter((m): m is Extract<HostToWebview, { type: 'jobEnded' }> => m.type === 'jobEnded' && m.outcome !== 'done');
+    const failures = panel.posted.filter(
+      (m): m is Extract<HostToWebview, { type: 'jobEnded' }> => m.type === 'jobEnded' && m.outcome !== 'done',
+    );
     assert.deepEqual(failures, [], 'no job failed');
     assert.equal(runEnded.outcome, 'done');
 
     const sweep = panel.lastPosted('sweep');
     assert.ok(sweep, 'a sweep was posted');
-    const expected = JSON.parse(cli('sweep', '--json', '--limits', DEFAULT_LIMITS.map(formatLimit).join(','), '--policies', CACHE_LAB_POLICIES.join(','), recording)) as {
+    const expected = JSON.parse(
+      cli(
+        'sweep',
+        '--json',
+        '--limits',
+        DEFAULT_LIMITS.map(formatLimit).join(','),
+        '--policies',
+        CACHE_LAB_POLICIES.join(','),
+        recording,
+      ),
+    ) as {
       recording: { reads: number; file: string };
       results: { seconds: number }[];
     };
@@ -116,7 +144,9 @@ describe('Cache Lab', function () {
     const indexPack = panel.lastPosted('indexPack');
     assert.ok(indexPack, 'index-pack simulations were posted');
     assert.equal(indexPack.results.length, 1, 'one pack');
-    const expectedIndexPack = JSON.parse(cli('index-pack-sim', '--json', indexPack.results[0]!.pack)) as { results: { variant: string; inflations: number }[] };
+    const expectedIndexPack = JSON.parse(cli('index-pack-sim', '--json', indexPack.results[0]!.pack)) as {
+      results: { variant: string; inflations: number }[];
+    };
     assert.deepEqual(
       indexPack.results[0]!.variants.map((v) => [v.variant, v.inflations]),
       expectedIndexPack.results.map((v) => [v.variant, v.inflations]),
@@ -125,10 +155,24 @@ describe('Cache Lab', function () {
     const locality = panel.lastPosted('locality');
     assert.ok(locality, 'locality was posted');
     assert.equal(locality.slot, 'primary');
-    const expectedLocality = JSON.parse(cli('locality', '--json', recording)) as { packs: { pack: string; reads: number; percentiles: unknown; pagesTouched: number; backwardSeekShare: number }[] };
+    const expectedLocality = JSON.parse(cli('locality', '--json', recording)) as {
+      packs: { pack: string; reads: number; percentiles: unknown; pagesTouched: number; backwardSeekShare: number }[];
+    };
     assert.deepEqual(
-      locality.result.packs.map((p) => ({ pack: p.pack, reads: p.reads, percentiles: p.percentiles, pagesTouched: p.pagesTouched, backwardSeekShare: p.backwardSeekShare })),
-      expectedLocality.packs.map((p) => ({ pack: p.pack, reads: p.reads, percentiles: p.percentiles, pagesTouched: p.pagesTouched, backwardSeekShare: p.backwardSeekShare })),
+      locality.result.packs.map((p) => ({
+        pack: p.pack,
+        reads: p.reads,
+        percentiles: p.percentiles,
+        pagesTouched: p.pagesTouched,
+        backwardSeekShare: p.backwardSeekShare,
+      })),
+      expectedLocality.packs.map((p) => ({
+        pack: p.pack,
+        reads: p.reads,
+        percentiles: p.percentiles,
+        pagesTouched: p.pagesTouched,
+        backwardSeekShare: p.backwardSeekShare,
+      })),
     );
     assert.equal(locality.result.packs[0]!.distanceQuantiles.length, 101);
   });
@@ -142,7 +186,9 @@ describe('Cache Lab', function () {
     assert.equal(panel.state.tab, 'locality');
     assert.equal(panel.state.segment, 1);
     await waitFor('the second run to end', () => panel.posted.slice(before).find((m) => m.type === 'runEnded'));
-    const state = panel.posted.slice(before).find((m): m is Extract<HostToWebview, { type: 'state' }> => m.type === 'state');
+    const state = panel.posted
+      .slice(before)
+      .find((m): m is Extract<HostToWebview, { type: 'state' }> => m.type === 'state');
     assert.equal(state?.state.tab, 'locality');
   });
 
@@ -171,12 +217,21 @@ describe('Cache Lab', function () {
     assert.equal(measured.cwd, repo);
     assert.equal(measured.reconstructed, false);
     assert.equal(measured.command, "git log '--format=%H %s'");
-    const version = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim().replace(/^git version /, '');
+    const version = execFileSync('git', ['--version'], { encoding: 'utf8' })
+      .trim()
+      .replace(/^git version /, '');
     assert.equal(measured.result.gitVersion, version);
-    assert.deepEqual(measured.result.results.map((r) => r.limit), limits, 'one entry per limit, in order');
+    assert.deepEqual(
+      measured.result.results.map((r) => r.limit),
+      limits,
+      'one entry per limit, in order',
+    );
     for (const r of measured.result.results) {
       assert.equal(r.seconds.length, runs);
-      assert.ok(r.seconds.every((s) => typeof s === 'number' && s > 0 && s < 120), JSON.stringify(r.seconds));
+      assert.ok(
+        r.seconds.every((s) => typeof s === 'number' && s > 0 && s < 120),
+        JSON.stringify(r.seconds),
+      );
       assert.equal(r.bestSeconds, Math.min(...r.seconds));
       assert.equal(r.minorFaults.length, runs);
       assert.equal(r.cpuSeconds.length, runs);
@@ -197,7 +252,10 @@ describe('Cache Lab', function () {
     assert.deepEqual([info.args, info.cwd], [null, null]);
     assert.equal(info.segments.length, 2, JSON.stringify(info.segments));
     const whole = measurePlan(info, null);
-    assert.ok('refusal' in whole && /2 git processes; choose one of them \(a segment\)/.test(whole.refusal), JSON.stringify(whole));
+    assert.ok(
+      'refusal' in whole && /2 git processes; choose one of them \(a segment\)/.test(whole.refusal),
+      JSON.stringify(whole),
+    );
     const second = measurePlan(info, 2);
     assert.ok(!('refusal' in second), JSON.stringify(second));
     assert.deepEqual(second.args, ['log', '-n', '5', '--format=%H %s']);
@@ -205,7 +263,11 @@ describe('Cache Lab', function () {
     assert.equal(fs.realpathSync(second.cwd), fs.realpathSync(repo));
     // Without GIT_TRACE nothing names the command: refused, with the reason.
     const bare = path.join(temp, 'bare.trace');
-    execFileSync('git', ['log', '--raw', '-n', '3'], { cwd: repo, env: { ...gitEnv, GIT_TRACE_PACK_ACCESS: bare }, stdio: 'ignore' });
+    execFileSync('git', ['log', '--raw', '-n', '3'], {
+      cwd: repo,
+      env: { ...gitEnv, GIT_TRACE_PACK_ACCESS: bare },
+      stdio: 'ignore',
+    });
     await pickedByUser(api, bare);
     const unnamed = measurePlan(await api.server.request(RecordingInfoRequest, { file: bare }), null);
     assert.ok('refusal' in unnamed && /does not say which git command/.test(unnamed.refusal), JSON.stringify(unnamed));
@@ -228,6 +290,12 @@ describe('Cache Lab', function () {
     assert.ok(outcome.message);
     assert.deepEqual(outcome.message.args, ['log', '-n', '5', '--format=%H %s']);
     assert.equal(outcome.message.reconstructed, true);
-    assert.deepEqual(outcome.message.result.results.map((r) => [r.limit, r.seconds.length]), [[0, 1], [96 << 20, 1]]);
+    assert.deepEqual(
+      outcome.message.result.results.map((r) => [r.limit, r.seconds.length]),
+      [
+        [0, 1],
+        [96 << 20, 1],
+      ],
+    );
   });
 });

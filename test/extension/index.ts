@@ -11,7 +11,10 @@ export function run(): Promise<void> {
   // PACKSCOPE_EXTENSION_TEST_GREP narrows the run to matching test titles.
   const grep = process.env.PACKSCOPE_EXTENSION_TEST_GREP;
   if (grep) mocha.grep(grep);
-  const files = fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort();
+  const files = fs
+    .readdirSync(__dirname)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort();
   for (const f of files) mocha.addFile(path.join(__dirname, f));
   return new Promise((resolve, reject) => {
     try {

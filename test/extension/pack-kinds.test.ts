@@ -21,11 +21,19 @@ function packDir(repo: string): string {
 /** Four commits, one dropped into a cruft pack, one more pack kept, a MIDX with a bitmap preferring it, two loose blobs. */
 function makeRepository(): { dir: string; kept: string; cruft: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-pack-kinds-'));
-  commitHistory(dir, 4, (c) => `2024-02-${String(c).padStart(2, '0')}T12:00:00Z`, (c) => fs.writeFileSync(path.join(dir, `f${c}.txt`), `file ${c}\n`.repeat(20 * c)));
+  commitHistory(
+    dir,
+    4,
+    (c) => `2024-02-${String(c).padStart(2, '0')}T12:00:00Z`,
+    (c) => fs.writeFileSync(path.join(dir, `f${c}.txt`), `file ${c}\n`.repeat(20 * c)),
+  );
   git(dir, 'reset', '-q', '--hard', 'HEAD~1');
   git(dir, 'reflog', 'expire', '--expire=now', '--all');
   git(dir, 'repack', '-q', '--cruft', '-d', '-b');
-  const cruft = fs.readdirSync(packDir(dir)).find((n) => n.endsWith('.mtimes'))!.replace(/\.mtimes$/, '.pack');
+  const cruft = fs
+    .readdirSync(packDir(dir))
+    .find((n) => n.endsWith('.mtimes'))!
+    .replace(/\.mtimes$/, '.pack');
   fs.writeFileSync(path.join(dir, 'f5.txt'), 'five\n');
   git(dir, 'add', 'f5.txt');
   git(dir, 'commit', '-q', '-m', 'five');
@@ -52,11 +60,15 @@ describe('Packs view: every kind of pack', function () {
     ({ api } = await activatePackScope());
     await api.ready;
     made = makeRepository();
-    await vscode.workspace.getConfiguration('packscope').update('repositories', [made.dir], vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('packscope')
+      .update('repositories', [made.dir], vscode.ConfigurationTarget.Global);
   });
 
   after(async () => {
-    await vscode.workspace.getConfiguration('packscope').update('repositories', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('packscope')
+      .update('repositories', undefined, vscode.ConfigurationTarget.Global);
     if (made !== undefined) fs.rmSync(made.dir, { recursive: true, force: true });
   });
 
@@ -64,12 +76,16 @@ describe('Packs view: every kind of pack', function () {
     const gitDir = fs.realpathSync(path.join(made.dir, '.git'));
     const repository = await until('the repository in the Packs view', async () => {
       await api.packsTree.refreshAll();
-      return (await children()).find((n): n is RepositoryNode => n.contextValue === 'repository' && fs.realpathSync((n as RepositoryNode).listing.gitDir) === gitDir);
+      return (await children()).find(
+        (n): n is RepositoryNode =>
+          n.contextValue === 'repository' && fs.realpathSync((n as RepositoryNode).listing.gitDir) === gitDir,
+      );
     });
     const rows = await children(repository);
     const packs = rows.filter((n) => n.contextValue?.startsWith('pack') === true);
     assert.equal(packs.length, fs.readdirSync(packDir(made.dir)).filter((n) => n.endsWith('.pack')).length);
-    const byName = (name: string): PacksNode => packs.find((n) => (n as unknown as { listing: { name: string } }).listing.name === name)!;
+    const byName = (name: string): PacksNode =>
+      packs.find((n) => (n as unknown as { listing: { name: string } }).listing.name === name)!;
     assert.match(String(byName(made.cruft).description), /^cruft( · \S+)* · in MIDX · /);
     assert.match(String(byName(made.kept).description), /^\.keep · in MIDX · /);
     const tooltip = byName(made.kept).tooltip as vscode.MarkdownString;
@@ -84,6 +100,10 @@ describe('Packs view: every kind of pack', function () {
     assert.match(String(midx.description), /^\d+ packs · \d+ objects · bitmap/);
     const covered = await children(midx);
     assert.equal(covered.length, packs.length);
-    assert.equal(covered.find((n) => n.description === 'preferred') !== undefined && labelOf(covered.find((n) => n.description === 'preferred')!), made.kept.replace(/\.pack$/, '.idx'));
+    assert.equal(
+      covered.find((n) => n.description === 'preferred') !== undefined &&
+        labelOf(covered.find((n) => n.description === 'preferred')!),
+      made.kept.replace(/\.pack$/, '.idx'),
+    );
   });
 });

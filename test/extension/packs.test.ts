@@ -37,20 +37,27 @@ interface VerifyPack {
   histogram: number[];
 }
 
-
-
 /** 16 commits of a growing log, an edited text file and a binary file, an annotated tag, then one pack. */
 function makeRepository(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-packs-test-'));
-  commitHistory(dir, 16, (c) => `2024-01-${String(c).padStart(2, '0')}T12:00:00Z`, (c) => {
-    let log = '';
-    for (let i = 0; i < 100 + c * 20; i++) log += `entry ${i}: the pack keeps every version of this file ${i * i}\n`;
-    fs.writeFileSync(path.join(dir, 'log.txt'), log);
-    const notes: string[] = [];
-    for (let i = 0; i < 300 + c * 3; i++) notes.push(`line ${i}: ${'packscope '.repeat(((i * 7) % 5) + 1)}${i % 13 === c % 13 ? `rev ${c}` : ''}`);
-    fs.writeFileSync(path.join(dir, 'notes.txt'), `${notes.join('\n')}\n`);
-    fs.writeFileSync(path.join(dir, 'data.bin'), Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 31 + (i % 50 === 0 ? c : 0)) % 256)));
-  });
+  commitHistory(
+    dir,
+    16,
+    (c) => `2024-01-${String(c).padStart(2, '0')}T12:00:00Z`,
+    (c) => {
+      let log = '';
+      for (let i = 0; i < 100 + c * 20; i++) log += `entry ${i}: the pack keeps every version of this file ${i * i}\n`;
+      fs.writeFileSync(path.join(dir, 'log.txt'), log);
+      const notes: string[] = [];
+      for (let i = 0; i < 300 + c * 3; i++)
+        notes.push(`line ${i}: ${'packscope '.repeat(((i * 7) % 5) + 1)}${i % 13 === c % 13 ? `rev ${c}` : ''}`);
+      fs.writeFileSync(path.join(dir, 'notes.txt'), `${notes.join('\n')}\n`);
+      fs.writeFileSync(
+        path.join(dir, 'data.bin'),
+        Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 31 + (i % 50 === 0 ? c : 0)) % 256)),
+      );
+    },
+  );
   git(dir, 'tag', '-a', 'v1', '-m', 'tag v1');
   git(dir, 'repack', '-adfq');
   return dir;
@@ -58,7 +65,10 @@ function makeRepository(): string {
 
 function packFiles(repo: string): string[] {
   const dir = path.join(repo, '.git', 'objects', 'pack');
-  return fs.readdirSync(dir).filter((name) => name.endsWith('.pack')).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.pack'))
+    .sort();
 }
 
 function verifyPack(repo: string, packName: string): VerifyPack {
@@ -90,11 +100,21 @@ function verifyPack(repo: string, packName: string): VerifyPack {
 
 /** Inflated sizes (verify-pack prints a delta's own size). */
 function inflatedSizes(repo: string, oids: string[]): Map<string, number> {
-  const out = execFileSync('git', ['cat-file', '--batch-check=%(objectname) %(objectsize)'], { cwd: repo, env: gitEnv, input: `${oids.join('\n')}\n`, encoding: 'utf8' });
-  return new Map(out.trim().split('\n').map((line) => {
-    const [oid, size] = line.split(' ');
-    return [oid!, Number(size)];
-  }));
+  const out = execFileSync('git', ['cat-file', '--batch-check=%(objectname) %(objectsize)'], {
+    cwd: repo,
+    env: gitEnv,
+    input: `${oids.join('\n')}\n`,
+    encoding: 'utf8',
+  });
+  return new Map(
+    out
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [oid, size] = line.split(' ');
+        return [oid!, Number(size)];
+      }),
+  );
 }
 
 function chainOf(pack: VerifyPack, oid: string): string[] {
@@ -136,7 +156,6 @@ function count(text: string): number {
   return Number(text.replace(/,/g, ''));
 }
 
-
 function hoverText(hovers: vscode.Hover[]): string {
   return hovers
     .flatMap((hover) => hover.contents)
@@ -156,10 +175,15 @@ describe('Packs view, hovers, terminal links and object documents', function () 
   const tree = (): PackScopeApi['packsTree'] => api.packsTree;
   const children = (node?: PacksNode): Promise<PacksNode[]> => Promise.resolve(tree().getChildren(node));
   const repositoryNode = async (): Promise<RepositoryNode | undefined> =>
-    (await children()).find((node): node is RepositoryNode => node.contextValue === 'repository' && sameFile((node as RepositoryNode).listing.gitDir, gitDir));
+    (await children()).find(
+      (node): node is RepositoryNode =>
+        node.contextValue === 'repository' && sameFile((node as RepositoryNode).listing.gitDir, gitDir),
+    );
   const packNode = async (): Promise<PackNode> => {
     const repository = await until('the repository in the Packs view', repositoryNode);
-    const packs = (await children(repository)).filter((node): node is PackNode => node.contextValue?.startsWith('pack') === true);
+    const packs = (await children(repository)).filter(
+      (node): node is PackNode => node.contextValue?.startsWith('pack') === true,
+    );
     assert.equal(packs.length, 1, `packs: ${packs.map(labelOf).join(', ')}`);
     return packs[0]!;
   };
@@ -177,7 +201,10 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     gitDir = fs.realpathSync(path.join(repo, '.git'));
     [packName] = packFiles(repo) as [string];
     pack = verifyPack(repo, packName);
-    sizes = inflatedSizes(repo, pack.objects.map((o) => o.oid));
+    sizes = inflatedSizes(
+      repo,
+      pack.objects.map((o) => o.oid),
+    );
     const config = vscode.workspace.getConfiguration('packscope');
     await config.update('view.pageSize', 10, vscode.ConfigurationTarget.Global);
     await config.update('repositories', [repo], vscode.ConfigurationTarget.Global);
@@ -201,11 +228,16 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     // checked in CPU time of the extension host: wall time on this 2-core machine also counts the
     // workbench, the browser and code-server starting at the same moment (logged below).
     assert.ok(api.loadAndActivationMs >= api.activationMs);
-    assert.ok(api.loadAndActivationCpuMs > 0 && api.loadAndActivationCpuMs < 100, `loading and activating took ${api.loadAndActivationCpuMs} ms of CPU (${api.loadAndActivationMs} ms of wall time)`);
+    assert.ok(
+      api.loadAndActivationCpuMs > 0 && api.loadAndActivationCpuMs < 100,
+      `loading and activating took ${api.loadAndActivationCpuMs} ms of CPU (${api.loadAndActivationMs} ms of wall time)`,
+    );
     const log = vscode.Uri.joinPath(api.logUri, 'PackScope.log');
     const line = await until('the activation line in PackScope.log', () => {
       const text = fs.existsSync(log.fsPath) ? fs.readFileSync(log.fsPath, 'utf8') : '';
-      return /PackScope activated in ([\d.]+) ms \(([\d.]+) ms with loading the bundle; ([\d.]+) ms of CPU\)/.exec(text)?.[0];
+      return /PackScope activated in ([\d.]+) ms \(([\d.]+) ms with loading the bundle; ([\d.]+) ms of CPU\)/.exec(
+        text,
+      )?.[0];
     });
     console.log(`      ${line}`);
   });
@@ -218,10 +250,12 @@ describe('Packs view, hovers, terminal links and object documents', function () 
 
     const summary = await childByLabel(node, 'Summary');
     const rows = await children(summary);
-    const facts = new Map(rows.map((row) => {
-      const [name, value] = labelOf(row).split(': ');
-      return [name!, value ?? ''];
-    }));
+    const facts = new Map(
+      rows.map((row) => {
+        const [name, value] = labelOf(row).split(': ');
+        return [name!, value ?? ''];
+      }),
+    );
     const byType = (type: string): number => pack.objects.filter((o) => o.type === type).length;
     assert.equal(count(facts.get('objects')!), pack.objects.length);
     for (const type of ['commit', 'tree', 'blob', 'tag']) assert.equal(count(facts.get(type)!), byType(type), type);
@@ -230,11 +264,20 @@ describe('Packs view, hovers, terminal links and object documents', function () 
 
     const depths = rows.find((row) => labelOf(row).startsWith('depths: '));
     assert.ok(depths);
-    const histogram = (await children(depths)).map((row) => /^depth (\d+): ([\d,]+) objects?$/.exec(labelOf(row))).map((m) => (m === null ? NaN : count(m[2]!)));
+    const histogram = (await children(depths))
+      .map((row) => /^depth (\d+): ([\d,]+) objects?$/.exec(labelOf(row)))
+      .map((m) => (m === null ? NaN : count(m[2]!)));
     assert.deepEqual(histogram, pack.histogram);
     const maxDepth = pack.histogram.length - 1;
-    await until('the pack description with its summary', () => (String(node.description).includes(`depth ≤ ${maxDepth}`) ? true : undefined), 5000);
-    assert.match(String(node.description), new RegExp(`^${COUNT.format(pack.objects.length)} objects · .+ inflated · .+ on disk · depth ≤ ${maxDepth}$`));
+    await until(
+      'the pack description with its summary',
+      () => (String(node.description).includes(`depth ≤ ${maxDepth}`) ? true : undefined),
+      5000,
+    );
+    assert.match(
+      String(node.description),
+      new RegExp(`^${COUNT.format(pack.objects.length)} objects · .+ inflated · .+ on disk · depth ≤ ${maxDepth}$`),
+    );
   });
 
   it('pages the delta families and expands a family root to its delta children', async () => {
@@ -261,8 +304,13 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     assert.equal(first.item.familySize, Math.max(...familySize.values()));
     assert.equal(first.item.depth, 0);
     assert.ok(first.contextValue?.includes('object'));
-    const direct = pack.objects.filter((o) => o.base === first.item.oid).map((o) => o.oid).sort();
-    const shown = (await children(first)).filter((node) => node.contextValue?.includes('object')).map((node) => (node as ObjectNode).item.oid);
+    const direct = pack.objects
+      .filter((o) => o.base === first.item.oid)
+      .map((o) => o.oid)
+      .sort();
+    const shown = (await children(first))
+      .filter((node) => node.contextValue?.includes('object'))
+      .map((node) => (node as ObjectNode).item.oid);
     assert.ok(direct.length > 0);
     assert.equal(shown.length, Math.min(10, direct.length));
     for (const oid of shown) assert.ok(direct.includes(oid), `${oid} is not a delta child of ${first.item.oid}`);
@@ -298,15 +346,23 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     assert.ok(direct.length > 1, 'the test pack has a base with several delta children');
     assert.equal(direct.length, Math.max(...childCounts.values()));
     assert.equal(top.item.children, direct.length);
-    assert.match(String(top.description), new RegExp(`^${COUNT.format(direct.length)} delta children · depth ${top.item.depth} · `));
-    const shown = (await children(top)).filter((node) => node.contextValue?.includes('object')).map((node) => (node as ObjectNode).item.oid);
+    assert.match(
+      String(top.description),
+      new RegExp(`^${COUNT.format(direct.length)} delta children · depth ${top.item.depth} · `),
+    );
+    const shown = (await children(top))
+      .filter((node) => node.contextValue?.includes('object'))
+      .map((node) => (node as ObjectNode).item.oid);
     assert.equal(shown.length, Math.min(10, direct.length));
     for (const oid of shown) assert.ok(direct.includes(oid), `${oid} is not a delta child of ${top.item.oid}`);
   });
 
   it('filters the lists by type and depth range (packscope.filterObjects), says so, and clears', async () => {
     const wanted = pack.objects.filter((o) => o.type === 'blob' && o.depth >= 1 && o.depth <= 2);
-    assert.ok(wanted.length > 0 && wanted.length < pack.objects.length, `the test pack has ${wanted.length} blobs at depth 1-2`);
+    assert.ok(
+      wanted.length > 0 && wanted.length < pack.objects.length,
+      `the test pack has ${wanted.length} blobs at depth 1-2`,
+    );
     await vscode.commands.executeCommand('packscope.filterObjects', { types: ['blob'], minDepth: 1, maxDepth: 2 });
     try {
       assert.equal(api.packsView.description, 'filtered: blob · depth 1–2');
@@ -321,7 +377,10 @@ describe('Packs view, hovers, terminal links and object documents', function () 
         await vscode.commands.executeCommand('packscope.loadMore', more);
       }
       assert.deepEqual(shown.sort(), wanted.map((o) => o.oid).sort());
-      assert.equal(deepest.description, `${COUNT.format(wanted.length)} object${wanted.length === 1 ? '' : 's'}, deepest first · filtered: blob · depth 1–2`);
+      assert.equal(
+        deepest.description,
+        `${COUNT.format(wanted.length)} object${wanted.length === 1 ? '' : 's'}, deepest first · filtered: blob · depth 1–2`,
+      );
     } finally {
       await vscode.commands.executeCommand('packscope.clearObjectFilter');
     }
@@ -333,9 +392,16 @@ describe('Packs view, hovers, terminal links and object documents', function () 
 
   it('hovers an object id with its type, size, depth and pack, and nothing on an id that names no object', async () => {
     const delta = pack.objects.find((o) => o.type === 'blob' && o.depth >= 1)!;
-    const document = await vscode.workspace.openTextDocument({ language: 'plaintext', content: `blob ${delta.oid}\nnot an object: 0123456789abcdef0123456789abcdef\n` });
+    const document = await vscode.workspace.openTextDocument({
+      language: 'plaintext',
+      content: `blob ${delta.oid}\nnot an object: 0123456789abcdef0123456789abcdef\n`,
+    });
     const hovers = await until('a hover on the object id', async () => {
-      const found = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(0, 10));
+      const found = await vscode.commands.executeCommand<vscode.Hover[]>(
+        'vscode.executeHoverProvider',
+        document.uri,
+        new vscode.Position(0, 10),
+      );
       return found.length > 0 ? found : undefined;
     });
     const text = hoverText(hovers);
@@ -343,15 +409,31 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     assert.ok(text.includes(`(${COUNT.format(sizes.get(delta.oid)!)} bytes)`), text);
     assert.ok(text.includes(`Delta depth ${delta.depth}:`), text);
     assert.ok(text.includes(packName), text);
-    const none = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(1, 20));
+    const none = await vscode.commands.executeCommand<vscode.Hover[]>(
+      'vscode.executeHoverProvider',
+      document.uri,
+      new vscode.Position(1, 20),
+    );
     assert.equal(hoverText(none), '');
 
-    await vscode.workspace.getConfiguration('packscope').update('hover.enabled', false, vscode.ConfigurationTarget.Global);
-    await until('no hover with packscope.hover.enabled off', async () => {
-      const disabled = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(0, 10));
-      return hoverText(disabled) === '' ? true : undefined;
-    }, 5000);
-    await vscode.workspace.getConfiguration('packscope').update('hover.enabled', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('packscope')
+      .update('hover.enabled', false, vscode.ConfigurationTarget.Global);
+    await until(
+      'no hover with packscope.hover.enabled off',
+      async () => {
+        const disabled = await vscode.commands.executeCommand<vscode.Hover[]>(
+          'vscode.executeHoverProvider',
+          document.uri,
+          new vscode.Position(0, 10),
+        );
+        return hoverText(disabled) === '' ? true : undefined;
+      },
+      5000,
+    );
+    await vscode.workspace
+      .getConfiguration('packscope')
+      .update('hover.enabled', undefined, vscode.ConfigurationTarget.Global);
   });
 
   it('links the ids of a git log --raw line that name objects, and only those', async () => {
@@ -362,7 +444,10 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     const terminal = vscode.window.createTerminal({ name: 'PackScope links test' });
     try {
       const token = new vscode.CancellationTokenSource().token;
-      const links = await api.terminalLinks.provideTerminalLinks({ line: `${modified} deadbeefdeadbeef`, terminal }, token);
+      const links = await api.terminalLinks.provideTerminalLinks(
+        { line: `${modified} deadbeefdeadbeef`, terminal },
+        token,
+      );
       const [, , before, after] = modified.split(/[ \t]/);
       assert.deepEqual(
         links.map((link) => [link.startIndex, link.length, link.oid]),
@@ -371,10 +456,17 @@ describe('Packs view, hovers, terminal links and object documents', function () 
       const addedLinks = await api.terminalLinks.provideTerminalLinks({ line: added, terminal }, token);
       assert.equal(addedLinks.length, 1, 'the null id 0000000 is no link, the added blob is');
       const commitLinks = await api.terminalLinks.provideTerminalLinks({ line: commitLine, terminal }, token);
-      assert.deepEqual(commitLinks.map((link) => [link.startIndex, link.oid]), [[7, commitLine.slice(7)]]);
+      assert.deepEqual(
+        commitLinks.map((link) => [link.startIndex, link.oid]),
+        [[7, commitLine.slice(7)]],
+      );
 
       await api.terminalLinks.handleTerminalLink(commitLinks[0]!);
-      const editor = await until('the object document of the link', () => (vscode.window.activeTextEditor?.document.uri.scheme === 'packscope' ? vscode.window.activeTextEditor : undefined));
+      const editor = await until('the object document of the link', () =>
+        vscode.window.activeTextEditor?.document.uri.scheme === 'packscope'
+          ? vscode.window.activeTextEditor
+          : undefined,
+      );
       assert.match(editor.document.getText(), new RegExp(`^id +${commitLine.slice(7)}\n`));
     } finally {
       terminal.dispose();
@@ -383,13 +475,17 @@ describe('Packs view, hovers, terminal links and object documents', function () 
 
   it('renders object documents: facts, chain, delta listing, and content as git cat-file -p', async () => {
     const repository = (await until('the repository', repositoryNode)).listing.id;
-    const delta = [...pack.objects].filter((o) => o.type === 'blob' && o.depth >= 1).sort((a, b) => b.depth - a.depth)[0]!;
+    const delta = [...pack.objects]
+      .filter((o) => o.type === 'blob' && o.depth >= 1)
+      .sort((a, b) => b.depth - a.depth)[0]!;
     const text = (await vscode.workspace.openTextDocument(api.objectDocumentUri(delta.oid, repository))).getText();
     const lines = text.split('\n');
-    const facts = new Map(lines.slice(0, lines.indexOf('')).map((line) => {
-      const [name, value] = line.split(/ {2,}/);
-      return [name!, value!];
-    }));
+    const facts = new Map(
+      lines.slice(0, lines.indexOf('')).map((line) => {
+        const [name, value] = line.split(/ {2,}/);
+        return [name!, value!];
+      }),
+    );
     const chain = chainOf(pack, delta.oid);
     assert.equal(facts.get('id'), delta.oid);
     assert.equal(facts.get('type'), 'blob');
@@ -402,7 +498,10 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     assert.equal(facts.get('chain root'), chain[chain.length - 1]);
     const links = lines.filter((line) => /^ {2}[0-9a-f]{40} /.test(line)).map((line) => line.trim().split(' ')[0]);
     assert.deepEqual(links, chain);
-    assert.ok(lines.includes(`DELTA( BASE=${sizes.get(delta.base!)} RESULT=${sizes.get(delta.oid)} )`), text.slice(0, 2000));
+    assert.ok(
+      lines.includes(`DELTA( BASE=${sizes.get(delta.base!)} RESULT=${sizes.get(delta.oid)} )`),
+      text.slice(0, 2000),
+    );
     assert.ok(lines.some((line) => /^ {2}COPY {2}\(\d+, \d+\)$/.test(line)));
 
     const contentOf = (document: string): string => {
@@ -417,11 +516,16 @@ describe('Packs view, hovers, terminal links and object documents', function () 
       assert.equal(contentOf(document), git(repo, 'cat-file', '-p', oid), rev);
     }
     const binary = git(repo, 'rev-parse', 'HEAD:data.bin').trim();
-    const binaryDocument = (await vscode.workspace.openTextDocument(api.objectDocumentUri(binary, repository))).getText();
+    const binaryDocument = (
+      await vscode.workspace.openTextDocument(api.objectDocumentUri(binary, repository))
+    ).getText();
     assert.match(binaryDocument, /^content: 3,000 bytes · binary, hex dump$/m);
     const bytes = fs.readFileSync(path.join(repo, 'data.bin'));
-    const hex = (from: number): string => [...bytes.subarray(from, from + 8)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-    const ascii = [...bytes.subarray(0, 16)].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join('');
+    const hex = (from: number): string =>
+      [...bytes.subarray(from, from + 8)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+    const ascii = [...bytes.subarray(0, 16)]
+      .map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.'))
+      .join('');
     const dump = contentOf(binaryDocument).split('\n');
     assert.equal(dump[0], `00000000  ${hex(0)}  ${hex(8)}  |${ascii}|`);
     assert.equal(dump.length, Math.ceil(3000 / 16) + 2, 'rows, the end offset, and the final newline');
@@ -435,10 +539,14 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     assert.equal(labelOf(revealed), `Revealed: ${delta.oid.slice(0, 10)} ${delta.type}`);
     const links = (await children(revealed)).map((node) => (node as ObjectNode).item.oid);
     assert.deepEqual(links, chainOf(pack, delta.oid).reverse());
-    const selected = await until('the revealed object selected', () => {
-      const selection = api.packsView.selection[0];
-      return selection !== undefined && (selection as ObjectNode).item?.oid === delta.oid ? selection : undefined;
-    }, 10_000);
+    const selected = await until(
+      'the revealed object selected',
+      () => {
+        const selection = api.packsView.selection[0];
+        return selection !== undefined && (selection as ObjectNode).item?.oid === delta.oid ? selection : undefined;
+      },
+      10_000,
+    );
     assert.equal(api.packsTree.getParent(selected), revealed);
   });
 
@@ -455,10 +563,14 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     });
     process.kill(pid, 'SIGKILL');
     await stopped;
-    await until('a new server process', () => {
-      const pids = serverProcesses();
-      return pids.length === 1 && pids[0] !== pid && api.server.isRunning ? pids[0] : undefined;
-    }, 30_000);
+    await until(
+      'a new server process',
+      () => {
+        const pids = serverProcesses();
+        return pids.length === 1 && pids[0] !== pid && api.server.isRunning ? pids[0] : undefined;
+      },
+      30_000,
+    );
     await tree().refreshAll();
     const summary = await childByLabel(await packNode(), 'Summary');
     assert.ok((await children(summary)).length > 0);
@@ -475,12 +587,18 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     git(repo, 'repack', '-adfq', '--depth=5');
     const [newName] = packFiles(repo) as [string];
     assert.notEqual(newName, packName);
-    const node = await until('the new pack in the Packs view', async () => {
-      const repository = await repositoryNode();
-      if (repository === undefined) return undefined;
-      const packs = (await children(repository)).filter((child) => child.contextValue?.startsWith('pack'));
-      return packs.length === 1 && labelOf(packs[0]!) === `pack-${newName.slice(5, 12)}…` ? (packs[0] as PackNode) : undefined;
-    }, 30_000);
+    const node = await until(
+      'the new pack in the Packs view',
+      async () => {
+        const repository = await repositoryNode();
+        if (repository === undefined) return undefined;
+        const packs = (await children(repository)).filter((child) => child.contextValue?.startsWith('pack'));
+        return packs.length === 1 && labelOf(packs[0]!) === `pack-${newName.slice(5, 12)}…`
+          ? (packs[0] as PackNode)
+          : undefined;
+      },
+      30_000,
+    );
     const rows = await children(await childByLabel(node, 'Summary'));
     const depths = rows.find((row) => labelOf(row).startsWith('depths: '))!;
     assert.equal(labelOf(depths), `depths: ≤ ${verifyPack(repo, newName).histogram.length - 1}`);

@@ -16,13 +16,19 @@ import { activatePackScope, commitHistory, git, runGit, until } from './support.
 /** 12 commits editing two text files, packed with deltas: `log --raw` reads trees, `log -p` blobs too. */
 function makeRepository(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-recording-test-'));
-  commitHistory(dir, 12, (c) => `2024-02-${String(c).padStart(2, '0')}T12:00:00Z`, (c) => {
-    const lines: string[] = [];
-    for (let i = 0; i < 200 + c * 15; i++) lines.push(`line ${i}: ${'recorded '.repeat((i % 4) + 1)}${i % 11 === c % 11 ? `change ${c}` : ''}`);
-    fs.writeFileSync(path.join(dir, 'a.txt'), `${lines.join('\n')}\n`);
-    fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
-    fs.writeFileSync(path.join(dir, 'src', `b.txt`), `${lines.reverse().join('\n')}\n`);
-  });
+  commitHistory(
+    dir,
+    12,
+    (c) => `2024-02-${String(c).padStart(2, '0')}T12:00:00Z`,
+    (c) => {
+      const lines: string[] = [];
+      for (let i = 0; i < 200 + c * 15; i++)
+        lines.push(`line ${i}: ${'recorded '.repeat((i % 4) + 1)}${i % 11 === c % 11 ? `change ${c}` : ''}`);
+      fs.writeFileSync(path.join(dir, 'a.txt'), `${lines.join('\n')}\n`);
+      fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'src', `b.txt`), `${lines.reverse().join('\n')}\n`);
+    },
+  );
   git(dir, 'repack', '-adfq');
   return dir;
 }
@@ -58,7 +64,9 @@ function referenceReads(repo: string, args: string[], mode: 'exact' | 'passive')
   }
 }
 
-function collectionEntries(collection: vscode.EnvironmentVariableCollection): Map<string, vscode.EnvironmentVariableMutator> {
+function collectionEntries(
+  collection: vscode.EnvironmentVariableCollection,
+): Map<string, vscode.EnvironmentVariableMutator> {
   const entries = new Map<string, vscode.EnvironmentVariableMutator>();
   collection.forEach((name, mutator) => entries.set(name, mutator));
   return entries;
@@ -68,19 +76,26 @@ function labelOf(node: vscode.TreeItem): string {
   return typeof node.label === 'string' ? node.label : (node.label?.label ?? '');
 }
 
-
 describe('Recording: terminal recording, Record a Git Command, the Recordings view', function () {
   this.timeout(120_000);
   let api: PackScopeApi;
   let repo: string;
 
   const recording = (): PackScopeApi['recording'] => api.recording;
-  const nodeFor = async (file: string): Promise<RecordingNode | undefined> => (await recording().recordingsTree.recordingNodes()).find((node) => node.stored.file === file);
+  const nodeFor = async (file: string): Promise<RecordingNode | undefined> =>
+    (await recording().recordingsTree.recordingNodes()).find((node) => node.stored.file === file);
 
   /** What the recordings folder holds (for failure messages). */
   const listing = (): string => {
     const dir = recording().directory;
-    return `${dir}: ${fs.existsSync(dir) ? fs.readdirSync(dir).map((name) => `${name} (${fs.statSync(path.join(dir, name)).size})`).join(', ') : 'missing'}`;
+    return `${dir}: ${
+      fs.existsSync(dir)
+        ? fs
+            .readdirSync(dir)
+            .map((name) => `${name} (${fs.statSync(path.join(dir, name)).size})`)
+            .join(', ')
+        : 'missing'
+    }`;
   };
 
   before(async function () {
@@ -93,7 +108,9 @@ describe('Recording: terminal recording, Record a Git Command, the Recordings vi
     await config.update('recording.mode', undefined, vscode.ConfigurationTarget.Global);
     await until('the test repository in the Packs view', async () => {
       await api.packsTree.refreshAll();
-      return api.packsTree.repositoryNodes().find((node) => node.listing.workTree !== undefined && fs.realpathSync(node.listing.workTree) === repo);
+      return api.packsTree
+        .repositoryNodes()
+        .find((node) => node.listing.workTree !== undefined && fs.realpathSync(node.listing.workTree) === repo);
     });
     if (recording().isOn) await recording().stop();
   });
@@ -117,7 +134,10 @@ describe('Recording: terminal recording, Record a Git Command, the Recordings vi
     assert.equal(recording().mode, 'exact');
     assert.equal(recording().statusText, '$(record) PackScope: recording (exact)');
     const live = recording().currentTraceFile;
-    assert.ok(live !== undefined && live.startsWith(path.join(recording().directory, 'live-')) && live.endsWith('.trace'), live);
+    assert.ok(
+      live !== undefined && live.startsWith(path.join(recording().directory, 'live-')) && live.endsWith('.trace'),
+      live,
+    );
     assert.ok(path.resolve(live).startsWith(path.resolve(recording().directory)));
 
     const userCount = Number(process.env.GIT_CONFIG_COUNT ?? '0') || 0;
@@ -130,7 +150,8 @@ describe('Recording: terminal recording, Record a Git Command, the Recordings vi
     if (process.env.GIT_TRACE_BARE !== undefined) expected.set('GIT_TRACE_BARE', '');
     const entries = collectionEntries(recording().environment);
     assert.deepEqual(new Map([...entries].map(([name, mutator]) => [name, mutator.value])), expected);
-    for (const [name, mutator] of entries) assert.equal(mutator.type, vscode.EnvironmentVariableMutatorType.Replace, name);
+    for (const [name, mutator] of entries)
+      assert.equal(mutator.type, vscode.EnvironmentVariableMutatorType.Replace, name);
     assert.ok(recording().environment.description !== undefined);
 
     await vscode.commands.executeCommand('packscope.toggleRecording');
@@ -139,15 +160,22 @@ describe('Recording: terminal recording, Record a Git Command, the Recordings vi
     assert.equal(recording().statusText, '$(circle-outline) PackScope: not recording');
 
     // Passive mode: the access log and GIT_TRACE only, git keeps the user's own cache limit.
-    await vscode.workspace.getConfiguration('packscope').update('recording.mode', 'passive', vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('packscope')
+      .update('recording.mode', 'passive', vscode.ConfigurationTarget.Global);
     await recording().toggle();
     try {
       assert.equal(recording().statusText, '$(record) PackScope: recording (passive)');
       const passive = collectionEntries(recording().environment);
-      assert.deepEqual([...passive.keys()].sort(), [...expected.keys()].filter((name) => !name.startsWith('GIT_CONFIG_')).sort());
+      assert.deepEqual(
+        [...passive.keys()].sort(),
+        [...expected.keys()].filter((name) => !name.startsWith('GIT_CONFIG_')).sort(),
+      );
     } finally {
       await recording().stop();
-      await vscode.workspace.getConfiguration('packscope').update('recording.mode', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration('packscope')
+        .update('recording.mode', undefined, vscode.ConfigurationTarget.Global);
     }
     assert.equal(collectionEntries(recording().environment).size, 0);
   });
@@ -165,15 +193,25 @@ describe('Recording: terminal recording, Record a Git Command, the Recordings vi
       });
     });
     terminal.sendText('git log --raw >/dev/null; exit');
-    await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('the terminal did not close within 60 s')), 60_000))]);
+    await Promise.race([
+      closed,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('the terminal did not close within 60 s')), 60_000)),
+    ]);
     assert.ok(fs.existsSync(live), `git wrote nothing to ${live}`);
     const file = await recording().stop();
-    assert.ok(file !== undefined && fs.existsSync(file) && !fs.existsSync(live), `stop gave ${file}; live file still there: ${fs.existsSync(live)}; ${listing()}`);
+    assert.ok(
+      file !== undefined && fs.existsSync(file) && !fs.existsSync(live),
+      `stop gave ${file}; live file still there: ${fs.existsSync(live)}; ${listing()}`,
+    );
 
     const recorded = packReads(file);
     const expected = referenceReads(repo, ['log', '--raw'], 'exact');
     assert.ok(expected > 0);
-    assert.equal(recorded.byCommand.get('git log --raw'), expected, `recorded per command: ${JSON.stringify([...recorded.byCommand])}`);
+    assert.equal(
+      recorded.byCommand.get('git log --raw'),
+      expected,
+      `recorded per command: ${JSON.stringify([...recorded.byCommand])}`,
+    );
 
     const info = await recording().recordingInfo(file);
     assert.equal(info.reads, recorded.total);
@@ -210,12 +248,16 @@ describe('Recording: terminal recording, Record a Git Command, the Recordings vi
       return nodes.every((node) => node !== undefined) ? nodes.map((node) => labelOf(node!)) : undefined;
     });
     assert.match(labels[1]!, /\(part 2\)$/);
-    for (const file of [first, second]) await vscode.commands.executeCommand('packscope.recordings.delete', { file }, { confirmed: true });
+    for (const file of [first, second])
+      await vscode.commands.executeCommand('packscope.recordings.delete', { file }, { confirmed: true });
   });
 
   it('records a git command through packscope.recordCommand, lists it, renames and deletes it', async () => {
     const args = ['log', '-p'];
-    const result = await vscode.commands.executeCommand<RecordCommandResult | undefined>('packscope.recordCommand', { repository: repo, args });
+    const result = await vscode.commands.executeCommand<RecordCommandResult | undefined>('packscope.recordCommand', {
+      repository: repo,
+      args,
+    });
     assert.ok(result !== undefined, 'packscope.recordCommand returned nothing (see the PackScope log)');
     assert.ok(result.file.startsWith(recording().directory) && result.file.endsWith('.recording'));
     const expected = referenceReads(repo, args, 'exact');
@@ -230,9 +272,24 @@ describe('Recording: terminal recording, Record a Git Command, the Recordings vi
     assert.equal(node.contextValue, 'recording');
 
     // The context menu offers the Cache Lab and the locality report on recordings and their segments.
-    const menus = (vscode.extensions.getExtension('packscope.packscope')!.packageJSON as { contributes: { menus: Record<string, { command: string; when: string }[]> } }).contributes.menus;
-    for (const command of ['packscope.recordings.openCacheLab', 'packscope.recordings.localityReport', 'packscope.recordings.rename', 'packscope.recordings.delete', 'packscope.recordings.revealFile']) {
-      assert.ok(menus['view/item/context']!.some((entry) => entry.command === command && entry.when.includes('view == packscope.recordings')), command);
+    const menus = (
+      vscode.extensions.getExtension('packscope.packscope')!.packageJSON as {
+        contributes: { menus: Record<string, { command: string; when: string }[]> };
+      }
+    ).contributes.menus;
+    for (const command of [
+      'packscope.recordings.openCacheLab',
+      'packscope.recordings.localityReport',
+      'packscope.recordings.rename',
+      'packscope.recordings.delete',
+      'packscope.recordings.revealFile',
+    ]) {
+      assert.ok(
+        menus['view/item/context']!.some(
+          (entry) => entry.command === command && entry.when.includes('view == packscope.recordings'),
+        ),
+        command,
+      );
     }
     assert.ok((await vscode.commands.getCommands(true)).includes('packscope.recordings.openCacheLab'));
 
@@ -252,11 +309,15 @@ describe('Recording: terminal recording, Record a Git Command, the Recordings vi
     const segment = renamed.children()[0];
     if (segment !== undefined) {
       await vscode.commands.executeCommand('packscope.recordings.openCacheLab', segment);
-      await until('the Cache Lab on the segment', () => (api.cacheLab.panel?.state.segment === 1 && api.cacheLab.panel.state.tab === 'sweep' ? true : undefined));
+      await until('the Cache Lab on the segment', () =>
+        api.cacheLab.panel?.state.segment === 1 && api.cacheLab.panel.state.tab === 'sweep' ? true : undefined,
+      );
     }
     api.cacheLab.panel?.dispose();
 
-    const deleted = await vscode.commands.executeCommand<boolean>('packscope.recordings.delete', renamed, { confirmed: true });
+    const deleted = await vscode.commands.executeCommand<boolean>('packscope.recordings.delete', renamed, {
+      confirmed: true,
+    });
     assert.equal(deleted, true);
     assert.equal(fs.existsSync(result.file), false);
     assert.equal(fs.existsSync(`${result.file}.json`), false);

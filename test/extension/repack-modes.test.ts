@@ -13,9 +13,14 @@ import { activatePackScope, addRepositoryToServer, commitHistory, git, until } f
 function makeRepository(parent: string): string {
   const dir = path.join(parent, 'modes-repo');
   fs.mkdirSync(dir);
-  commitHistory(dir, 5, (c) => `2024-05-${String(c).padStart(2, '0')}T12:00:00Z`, (c) => {
-    fs.writeFileSync(path.join(dir, `f${c}.txt`), `file ${c}\n`.repeat(10 * c));
-  });
+  commitHistory(
+    dir,
+    5,
+    (c) => `2024-05-${String(c).padStart(2, '0')}T12:00:00Z`,
+    (c) => {
+      fs.writeFileSync(path.join(dir, `f${c}.txt`), `file ${c}\n`.repeat(10 * c));
+    },
+  );
   git(dir, 'repack', '-adq');
   git(dir, 'reset', '-q', '--hard', 'HEAD~1');
   git(dir, 'reflog', 'expire', '--expire=now', '--all');
@@ -49,7 +54,9 @@ describe('Preview Repack of another mode', function () {
     await vscode.commands.executeCommand('packscope.previewRepack', { repository: repo, mode: { kind: 'cruft' } });
     const editor = await until('the Markdown of the preview', () => {
       const document = vscode.window.activeTextEditor?.document;
-      return document?.languageId === 'markdown' && document.getText().includes('git repack --cruft -d') ? document : undefined;
+      return document?.languageId === 'markdown' && document.getText().includes('git repack --cruft -d')
+        ? document
+        : undefined;
     });
     assert.deepEqual(packsOf(repo), before, 'the repository is untouched');
     const copy = path.join(temp, 'copy');
@@ -58,7 +65,10 @@ describe('Preview Repack of another mode', function () {
     const after = packsOf(copy).filter((n) => n.endsWith('.pack'));
     const cruft = packsOf(copy).filter((n) => n.endsWith('.mtimes')).length;
     const text = editor.getText();
-    assert.match(text, new RegExp(`\\| packs \\| ${before.filter((n) => n.endsWith('.pack')).length} \\| ${after.length} \\|`));
+    assert.match(
+      text,
+      new RegExp(`\\| packs \\| ${before.filter((n) => n.endsWith('.pack')).length} \\| ${after.length} \\|`),
+    );
     assert.match(text, new RegExp(`\\| cruft packs \\| 0 \\| ${cruft} \\|`));
     assert.equal(cruft, 1);
   });

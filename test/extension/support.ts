@@ -20,7 +20,13 @@ export const gitEnv: NodeJS.ProcessEnv = {
 
 /** Runs git in `cwd` with `env` and returns its stdout; throws with git's stderr on failure. */
 export function runGit(cwd: string, args: string[], env: NodeJS.ProcessEnv = gitEnv): string {
-  return execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  return execFileSync('git', args, {
+    cwd,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 << 20,
+  });
 }
 
 /** Runs git in `cwd` (isolated environment) and returns its stdout. */
@@ -33,7 +39,12 @@ export function git(cwd: string, ...args: string[]): string {
  * tree; the commit is dated `dateOf(c)` (author and committer), so that every run builds the same
  * objects.
  */
-export function commitHistory(dir: string, commits: number, dateOf: (c: number) => string, write: (c: number) => void): void {
+export function commitHistory(
+  dir: string,
+  commits: number,
+  dateOf: (c: number) => string,
+  write: (c: number) => void,
+): void {
   git(dir, 'init', '-q', '-b', 'main');
   for (let c = 1; c <= commits; c++) {
     write(c);
@@ -53,11 +64,21 @@ export async function activatePackScope(): Promise<{ api: PackScopeApi; extensio
 /** Runs the extension's own CLI bundle (dist/cli.js) with `env`; returns its stdout. */
 export function packscopeCli(extensionPath: string, env: NodeJS.ProcessEnv): (...args: string[]) => string {
   const cliPath = path.join(extensionPath, 'dist', 'cli.js');
-  return (...args) => execFileSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  return (...args) =>
+    execFileSync(process.execPath, [cliPath, ...args], {
+      encoding: 'utf8',
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 << 20,
+    });
 }
 
 /** Polls `probe` every 200 ms until it returns a value; fails after `timeoutMs` with the last error. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -67,7 +88,8 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -76,7 +98,11 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
  * Adds `repo` to the packscope.repositories setting and waits until the server lists it with its
  * packs; returns what puts the setting back.
  */
-export async function addRepositoryToServer(api: PackScopeApi, repo: string, timeoutMs = 60_000): Promise<() => Promise<void>> {
+export async function addRepositoryToServer(
+  api: PackScopeApi,
+  repo: string,
+  timeoutMs = 60_000,
+): Promise<() => Promise<void>> {
   const config = vscode.workspace.getConfiguration('packscope');
   const previous = config.inspect<string[]>('repositories')?.globalValue;
   await config.update('repositories', [...(previous ?? []), repo], vscode.ConfigurationTarget.Global);
@@ -89,7 +115,12 @@ export async function addRepositoryToServer(api: PackScopeApi, repo: string, tim
     },
     timeoutMs,
   );
-  return () => Promise.resolve(vscode.workspace.getConfiguration('packscope').update('repositories', previous, vscode.ConfigurationTarget.Global));
+  return () =>
+    Promise.resolve(
+      vscode.workspace
+        .getConfiguration('packscope')
+        .update('repositories', previous, vscode.ConfigurationTarget.Global),
+    );
 }
 
 /**

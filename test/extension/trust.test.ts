@@ -10,10 +10,23 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PackScopeApi } from '../../src/extension/extension.ts';
 import type { CacheLabPanel } from '../../src/extension/cache-lab/cache-lab-panel.ts';
-import { checkedMeasurePlan, measureConfirmation, UNTRUSTED_REFUSAL } from '../../src/extension/cache-lab/measure-plan.ts';
+import {
+  checkedMeasurePlan,
+  measureConfirmation,
+  UNTRUSTED_REFUSAL,
+} from '../../src/extension/cache-lab/measure-plan.ts';
 import { programOptions } from '../../src/extension/cache-lab/program-options.ts';
 import { RecordingInfoRequest } from '../../src/protocol/server-protocol.ts';
-import { activatePackScope, addRepositoryToServer, commitHistory, git, gitEnv, packscopeCli, pickedByUser, until } from './support.ts';
+import {
+  activatePackScope,
+  addRepositoryToServer,
+  commitHistory,
+  git,
+  gitEnv,
+  packscopeCli,
+  pickedByUser,
+  until,
+} from './support.ts';
 
 const MAGIC = '#packscope-recording ';
 
@@ -42,10 +55,25 @@ describe('Trust: Measure for real on a hostile recording', function () {
     temp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-trust-test-')));
     repo = path.join(temp, 'repo');
     fs.mkdirSync(repo);
-    commitHistory(repo, 6, (c) => `2024-04-0${c}T12:00:00Z`, (c) => fs.writeFileSync(path.join(repo, 'file.txt'), `revision ${c}\n`.repeat(50 + c)));
+    commitHistory(
+      repo,
+      6,
+      (c) => `2024-04-0${c}T12:00:00Z`,
+      (c) => fs.writeFileSync(path.join(repo, 'file.txt'), `revision ${c}\n`.repeat(50 + c)),
+    );
     git(repo, 'repack', '-adfq');
     recording = path.join(temp, 'log-raw.psrec');
-    packscopeCli(activated.extensionPath, gitEnv)('record', '--exact', '-o', recording, '-C', repo, '--', 'log', '--raw');
+    packscopeCli(activated.extensionPath, gitEnv)(
+      'record',
+      '--exact',
+      '-o',
+      recording,
+      '-C',
+      repo,
+      '--',
+      'log',
+      '--raw',
+    );
     restoreRepositories = await addRepositoryToServer(api, repo);
   });
 
@@ -75,8 +103,17 @@ describe('Trust: Measure for real on a hostile recording', function () {
       ['bisect', 'run', 'touch', 'x'],
     ];
     for (const args of flagged) assert.ok(programOptions(args).length > 0, `flagged: ${JSON.stringify(args)}`);
-    assert.deepEqual(programOptions(['-c', 'alias.l=!touch x', 'l']).map((o) => o.option), ['-c alias.l=!touch x']);
-    for (const args of [['log', '--raw'], ['-c', 'core.deltaBaseCacheLimit=0', 'log', '-p'], ['-C', 'sub', 'cat-file', '--batch-all-objects', '--batch-check'], ['log', '-u', '--', '-c'], ['log', '--format=%H %s']]) {
+    assert.deepEqual(
+      programOptions(['-c', 'alias.l=!touch x', 'l']).map((o) => o.option),
+      ['-c alias.l=!touch x'],
+    );
+    for (const args of [
+      ['log', '--raw'],
+      ['-c', 'core.deltaBaseCacheLimit=0', 'log', '-p'],
+      ['-C', 'sub', 'cat-file', '--batch-all-objects', '--batch-check'],
+      ['log', '-u', '--', '-c'],
+      ['log', '--format=%H %s'],
+    ]) {
       assert.deepEqual(programOptions(args), [], JSON.stringify(args));
     }
   });
@@ -90,12 +127,19 @@ describe('Trust: Measure for real on a hostile recording', function () {
     const info = await api.server.request(RecordingInfoRequest, { file: hostile });
     const plan = checkedMeasurePlan(info, null, true);
     assert.ok(!('refusal' in plan), JSON.stringify(plan));
-    assert.deepEqual(plan.programOptions.map((o) => o.option), [`-c alias.l=!touch ${marker}`]);
+    assert.deepEqual(
+      plan.programOptions.map((o) => o.option),
+      [`-c alias.l=!touch ${marker}`],
+    );
     const confirmation = measureConfirmation(plan, { file: hostile, origin: 'opened', limits: 1, runs: 1 });
     assert.match(confirmation.detail, /From a file you opened, not recorded by PackScope/);
 
     await vscode.commands.executeCommand('packscope.openCacheLab', { file: hostile });
-    const panel = await until<CacheLabPanel>('the Cache Lab panel', () => (api.cacheLab.panel?.state.recording === hostile ? api.cacheLab.panel : undefined), 60_000);
+    const panel = await until<CacheLabPanel>(
+      'the Cache Lab panel',
+      () => (api.cacheLab.panel?.state.recording === hostile ? api.cacheLab.panel : undefined),
+      60_000,
+    );
     const refused = await api.cacheLab.measure(panel, { limits: [0], runs: 1, confirmed: true });
     assert.equal(refused.outcome, 'failed');
     assert.match(refused.errors.join('\n'), /make git run other programs \(-c alias\.l=!touch/);

@@ -11,7 +11,12 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import { DidOpenTextDocumentNotification, HoverRequest } from 'vscode-languageserver-protocol/node';
-import { CancelLoadsNotification, ListRepositoriesRequest, PackSummaryRequest, type PackListing } from '../../src/protocol/server-protocol.ts';
+import {
+  CancelLoadsNotification,
+  ListRepositoriesRequest,
+  PackSummaryRequest,
+  type PackListing,
+} from '../../src/protocol/server-protocol.ts';
 import { GitSandbox, gitEnv, packStems, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 import { LspServer } from '../support/lsp-server.ts';
@@ -33,7 +38,10 @@ before(() => {
   sandbox.fastImport(repo, historyStream({ commits: 1500, files: 20 }));
   sandbox.git(repo, ['repack', '-adq']);
   stem = packStems(path.join(repo, '.git', 'objects'))[0]!;
-  objects = sandbox.gitText(repo, ['show-index'], { input: fs.readFileSync(`${stem}.idx`) }).trim().split('\n').length;
+  objects = sandbox
+    .gitText(repo, ['show-index'], { input: fs.readFileSync(`${stem}.idx`) })
+    .trim()
+    .split('\n').length;
 });
 
 after(async () => {
@@ -61,7 +69,11 @@ test('a cancelled warm-up leaves no model, says it was cancelled, is not restart
   // Over IN_PROCESS_PACK_BYTES (256 KiB): the warm-up builds it in a worker, which the cancel ends.
   assert.ok(fs.statSync(`${stem}.pack`).size > 256 * 1024, 'the pack is built in a worker');
   const cacheDir = path.join(root, 'models');
-  server = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: cacheDir }, env: gitEnv(sandbox.home) });
+  server = await LspServer.start({
+    workspaceFolders: [workspace],
+    settings: { modelCacheDirectory: cacheDir },
+    env: gitEnv(sandbox.home),
+  });
   // initialized started the warm-up (a worker, whose start alone outlasts this message's trip).
   await server.connection.sendNotification(CancelLoadsNotification, {});
   await waitForLog(server, /model loads cancelled: the warm-up stops/);
@@ -77,8 +89,13 @@ test('a cancelled warm-up leaves no model, says it was cancelled, is not restart
   // A hover asks for a warm-up of what is not loaded: the cancelled pack is not among it.
   const oid = sandbox.gitText(repo, ['rev-parse', 'HEAD']).trim();
   const uri = pathToFileURL(path.join(root, 'notes.txt')).href;
-  await server.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'plaintext', version: 1, text: `see ${oid}\n` } });
-  await server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 8 } });
+  await server.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+    textDocument: { uri, languageId: 'plaintext', version: 1, text: `see ${oid}\n` },
+  });
+  await server.connection.sendRequest(HoverRequest.type, {
+    textDocument: { uri },
+    position: { line: 0, character: 8 },
+  });
   // Had the hover restarted the warm-up, this cancel would find it running (a worker build) and say so.
   await server.connection.sendNotification(CancelLoadsNotification, {});
   const afterHover = await packListing(server);

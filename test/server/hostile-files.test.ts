@@ -11,7 +11,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ResponseError } from 'vscode-languageserver-protocol/node';
-import { AllowReadRequest, ListRepositoriesRequest, LocalityRequest, RecordingInfoRequest, SweepRequest } from '../../src/protocol/server-protocol.ts';
+import {
+  AllowReadRequest,
+  ListRepositoriesRequest,
+  LocalityRequest,
+  RecordingInfoRequest,
+  SweepRequest,
+} from '../../src/protocol/server-protocol.ts';
 import { GitSandbox, gitEnv, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 import { LspServer, serverPath } from '../support/lsp-server.ts';
@@ -27,7 +33,10 @@ let repo: string;
 async function within<T>(what: string, promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${REQUEST_TIME_LIMIT_MS} ms`)), REQUEST_TIME_LIMIT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not answer within ${REQUEST_TIME_LIMIT_MS} ms`)),
+      REQUEST_TIME_LIMIT_MS,
+    );
   });
   try {
     return await Promise.race([promise, timeout]);
@@ -38,7 +47,14 @@ async function within<T>(what: string, promise: Promise<T>): Promise<T> {
 
 async function startServer(workspace: string): Promise<LspServer> {
   // A server stuck in initialize is killed by the after hook.
-  return within('initialize', LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: path.join(root, 'models') }, env: gitEnv(sandbox.home) }));
+  return within(
+    'initialize',
+    LspServer.start({
+      workspaceFolders: [workspace],
+      settings: { modelCacheDirectory: path.join(root, 'models') },
+      env: gitEnv(sandbox.home),
+    }),
+  );
 }
 
 async function expectRefused(what: string, request: Promise<unknown>, file: string): Promise<void> {
@@ -71,7 +87,8 @@ function ownServerChildren(): number[] {
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
       const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === process.pid && fs.readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(serverPath)) pids.push(Number(entry));
+      if (parent === process.pid && fs.readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(serverPath))
+        pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }
@@ -95,7 +112,10 @@ describe('server: hostile objects/info/alternates', () => {
       make(alternates);
       try {
         const server = await startServer(repo);
-        const { repositories } = await within('listRepositories', server.connection.sendRequest(ListRepositoriesRequest, {}));
+        const { repositories } = await within(
+          'listRepositories',
+          server.connection.sendRequest(ListRepositoriesRequest, {}),
+        );
         assert.equal(repositories.length, 1);
         assert.equal(repositories[0]!.error, `${alternates}: not a regular file`);
         await server.stop();
@@ -113,16 +133,22 @@ describe('server: hostile recordings', () => {
   });
 
   for (const [what, file] of [
-    ['a directory', () => {
-      const dir = path.join(root, 'recording-dir.psrec');
-      fs.mkdirSync(dir, { recursive: true });
-      return dir;
-    }],
-    ['a FIFO', () => {
-      const fifo = path.join(root, 'recording-fifo.psrec');
-      if (!fs.existsSync(fifo)) execFileSync('mkfifo', [fifo]);
-      return fifo;
-    }],
+    [
+      'a directory',
+      () => {
+        const dir = path.join(root, 'recording-dir.psrec');
+        fs.mkdirSync(dir, { recursive: true });
+        return dir;
+      },
+    ],
+    [
+      'a FIFO',
+      () => {
+        const fifo = path.join(root, 'recording-fifo.psrec');
+        if (!fs.existsSync(fifo)) execFileSync('mkfifo', [fifo]);
+        return fifo;
+      },
+    ],
     ['/dev/zero', () => '/dev/zero'],
     ['/dev/urandom', () => '/dev/urandom'],
   ] as const) {
@@ -130,14 +156,34 @@ describe('server: hostile recordings', () => {
       const recording = file();
       // The user picked it (an open dialog): past the read rules, the checked reader refuses it.
       await server.connection.sendRequest(AllowReadRequest, { file: recording });
-      await expectRefused('recordingInfo', server.connection.sendRequest(RecordingInfoRequest, { file: recording, repository: repo }), recording);
-      await expectRefused('sweep', server.connection.sendRequest(SweepRequest, { file: recording, repository: repo, policies: ['git'], limits: [0] }), recording);
-      await expectRefused('locality', server.connection.sendRequest(LocalityRequest, { file: recording, repository: repo }), recording);
+      await expectRefused(
+        'recordingInfo',
+        server.connection.sendRequest(RecordingInfoRequest, { file: recording, repository: repo }),
+        recording,
+      );
+      await expectRefused(
+        'sweep',
+        server.connection.sendRequest(SweepRequest, {
+          file: recording,
+          repository: repo,
+          policies: ['git'],
+          limits: [0],
+        }),
+        recording,
+      );
+      await expectRefused(
+        'locality',
+        server.connection.sendRequest(LocalityRequest, { file: recording, repository: repo }),
+        recording,
+      );
     });
   }
 
   test('the server still answers afterwards', async () => {
-    const { repositories } = await within('listRepositories', server.connection.sendRequest(ListRepositoriesRequest, {}));
+    const { repositories } = await within(
+      'listRepositories',
+      server.connection.sendRequest(ListRepositoriesRequest, {}),
+    );
     assert.equal(repositories.length, 1);
     assert.equal(await server.stop(), 0);
   });

@@ -31,14 +31,24 @@ before(() => {
   repo = sandbox.init('many');
   // One blob per pack: a checkpoint after each, and no unpacking into loose objects.
   let stream = '';
-  for (let i = 0; i < PACK_COUNT; i++) stream += `blob\ndata <<EOF\nobject ${i} ${'x'.repeat(i)}\nEOF\n\ncheckpoint\n\n`;
+  for (let i = 0; i < PACK_COUNT; i++)
+    stream += `blob\ndata <<EOF\nobject ${i} ${'x'.repeat(i)}\nEOF\n\ncheckpoint\n\n`;
   sandbox.git(repo, ['-c', 'fastimport.unpackLimit=0', 'fast-import', '--quiet'], { input: stream });
   assert.equal(packStems(path.join(repo, '.git', 'objects')).length, PACK_COUNT, 'one pack per object');
-  const listing = sandbox.gitText(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize)']);
-  expected = new Map(listing.trim().split('\n').map((line) => {
-    const [oid, type, size] = line.split(' ');
-    return [oid!, `${type} ${size}`];
-  }));
+  const listing = sandbox.gitText(repo, [
+    'cat-file',
+    '--batch-all-objects',
+    '--batch-check=%(objectname) %(objecttype) %(objectsize)',
+  ]);
+  expected = new Map(
+    listing
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [oid, type, size] = line.split(' ');
+        return [oid!, `${type} ${size}`];
+      }),
+  );
   assert.equal(expected.size, PACK_COUNT);
 });
 
@@ -48,7 +58,9 @@ after(() => {
 
 async function answers(server: LspServer): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  const results = await Promise.all([...expected.keys()].map((oid) => server.connection.sendRequest(ObjectRequest, { oid }) as Promise<ObjectResult>));
+  const results = await Promise.all(
+    [...expected.keys()].map((oid) => server.connection.sendRequest(ObjectRequest, { oid }) as Promise<ObjectResult>),
+  );
   for (const result of results) {
     assert.ok(result.found, result.found ? '' : result.reason);
     found.set(result.object.oid, `${result.object.type} ${result.object.size}`);
@@ -57,20 +69,33 @@ async function answers(server: LspServer): Promise<Map<string, string>> {
 }
 
 function modelFiles(directory: string): string[] {
-  return fs.existsSync(directory) ? fs.readdirSync(directory, { recursive: true, encoding: 'utf8' }).filter((file) => fs.statSync(path.join(directory, file)).isFile()) : [];
+  return fs.existsSync(directory)
+    ? fs
+        .readdirSync(directory, { recursive: true, encoding: 'utf8' })
+        .filter((file) => fs.statSync(path.join(directory, file)).isFile())
+    : [];
 }
 
 test(`${PACK_COUNT} one-object packs: every object as git lists it, each pack's model persisted and read back by a second server`, async () => {
   const models = path.join(root, 'models');
-  const first = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: models }, env: gitEnv(sandbox.home) });
+  const first = await LspServer.start({
+    workspaceFolders: [workspace],
+    settings: { modelCacheDirectory: models },
+    env: gitEnv(sandbox.home),
+  });
   try {
     // Sent while the packs load on the server's thread (one per event-loop turn): a hover is answered
     // (no object yet, or the right one) and every object request gets git's answer.
     const oid = [...expected.keys()][PACK_COUNT - 1]!;
     const uri = pathToFileURL(path.join(root, 'notes.txt')).href;
-    await first.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'plaintext', version: 1, text: `${oid}\n` } });
+    await first.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId: 'plaintext', version: 1, text: `${oid}\n` },
+    });
     const hoverAt = { textDocument: { uri }, position: { line: 0, character: 3 } };
-    const [early, found] = await Promise.all([first.connection.sendRequest(HoverRequest.type, hoverAt) as Promise<Hover | null>, answers(first)]);
+    const [early, found] = await Promise.all([
+      first.connection.sendRequest(HoverRequest.type, hoverAt) as Promise<Hover | null>,
+      answers(first),
+    ]);
     assert.deepEqual(found, expected);
     if (early !== null) assert.match(JSON.stringify(early.contents), new RegExp(oid.slice(0, 7)));
     // Once loaded, the hover names the object with git's type and size.
@@ -83,15 +108,23 @@ test(`${PACK_COUNT} one-object packs: every object as git lists it, each pack's 
     assert.equal(await first.stop(), 0);
   }
   const persisted = modelFiles(models);
-  assert.ok(persisted.length >= PACK_COUNT, `a model file per pack in ${models}: ${persisted.length} files for ${PACK_COUNT} packs`);
+  assert.ok(
+    persisted.length >= PACK_COUNT,
+    `a model file per pack in ${models}: ${persisted.length} files for ${PACK_COUNT} packs`,
+  );
   const stamps = new Map(persisted.map((file) => [file, fs.statSync(path.join(models, file)).mtimeMs]));
 
-  const second = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: models }, env: gitEnv(sandbox.home) });
+  const second = await LspServer.start({
+    workspaceFolders: [workspace],
+    settings: { modelCacheDirectory: models },
+    env: gitEnv(sandbox.home),
+  });
   try {
     assert.deepEqual(await answers(second), expected);
   } finally {
     assert.equal(await second.stop(), 0);
   }
   // Read, not rebuilt: no model file was written again.
-  for (const [file, stamp] of stamps) assert.equal(fs.statSync(path.join(models, file)).mtimeMs, stamp, `${file} was rewritten`);
+  for (const [file, stamp] of stamps)
+    assert.equal(fs.statSync(path.join(models, file)).mtimeMs, stamp, `${file} was rewritten`);
 });

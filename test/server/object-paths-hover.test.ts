@@ -9,7 +9,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { DidOpenTextDocumentNotification, HoverRequest, type Hover, type MarkupContent } from 'vscode-languageserver-protocol/node';
+import {
+  DidOpenTextDocumentNotification,
+  HoverRequest,
+  type Hover,
+  type MarkupContent,
+} from 'vscode-languageserver-protocol/node';
 import { ListRepositoriesRequest, ObjectListRequest, ObjectRequest } from '../../src/protocol/server-protocol.ts';
 import { gitEnv, GitSandbox, tempDir } from '../support/git.ts';
 import { LspServer } from '../support/lsp-server.ts';
@@ -26,7 +31,11 @@ before(async () => {
   fs.mkdirSync(workspace);
   sandbox = new GitSandbox(workspace);
   repo = pathsRepository(sandbox, 'repo', 80);
-  server = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: path.join(root, 'models') }, env: gitEnv(sandbox.home) });
+  server = await LspServer.start({
+    workspaceFolders: [workspace],
+    settings: { modelCacheDirectory: path.join(root, 'models') },
+    env: gitEnv(sandbox.home),
+  });
 });
 
 after(async () => {
@@ -37,26 +46,36 @@ after(async () => {
 /** Hovers on `oid` until `ready` accepts the Markdown (the walk runs in the background), for at most 30 s. */
 async function hoverUntil(oid: string, ready: (markdown: string) => boolean): Promise<string> {
   const uri = pathToFileURL(path.join(root, `notes-${oid}.txt`)).href;
-  await server.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'plaintext', version: 1, text: `see ${oid}\n` } });
+  await server.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+    textDocument: { uri, languageId: 'plaintext', version: 1, text: `see ${oid}\n` },
+  });
   let last = '';
   for (let i = 0; i < 300; i++) {
-    const hover = (await server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 8 } })) as Hover | null;
+    const hover = (await server.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri },
+      position: { line: 0, character: 8 },
+    })) as Hover | null;
     last = hover ? (hover.contents as MarkupContent).value : '';
     if (ready(last)) return last;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  assert.fail(`no hover on ${oid} met the condition in 30 s; the last was:\n${last}\nserver log:\n${server.log.join('\n')}`);
+  assert.fail(
+    `no hover on ${oid} met the condition in 30 s; the last was:\n${last}\nserver log:\n${server.log.join('\n')}`,
+  );
 }
 
 describe('hovers, objects and lists name objects', () => {
-  test('a blob\'s hover shows rev-list\'s path; a commit\'s hover shows its subject', async () => {
+  test("a blob's hover shows rev-list's path; a commit's hover shows its subject", async () => {
     const names = revListNames(sandbox, repo);
     const blob = sandbox.gitText(repo, ['rev-parse', 'main:renamed/same.txt']).trim();
     const expected = Buffer.from(names.get(blob)!, 'latin1').toString('utf8');
     assert.ok(expected.length > 0);
     const markdown = await hoverUntil(blob, (value) => value.includes('path '));
     assert.ok(markdown.includes(`path \`${expected}\``), markdown);
-    assert.ok(server.log.some((line) => /object paths of .*: walked \d+ commits and \d+ trees, \d+ objects named/.test(line)), server.log.join('\n'));
+    assert.ok(
+      server.log.some((line) => /object paths of .*: walked \d+ commits and \d+ trees, \d+ objects named/.test(line)),
+      server.log.join('\n'),
+    );
 
     const commit = sandbox.gitText(repo, ['rev-parse', 'main~1']).trim();
     const subject = sandbox.gitText(repo, ['log', '-1', '--format=%s', commit]).trim();
@@ -72,11 +91,22 @@ describe('hovers, objects and lists name objects', () => {
     assert.equal(Buffer.from(found.object.path ?? '', 'utf8').toString('latin1'), names.get(tree));
     const listing = await server.connection.sendRequest(ListRepositoriesRequest, {});
     const pack = listing.repositories.flatMap((r) => r.packs).sort((a, b) => (b.objects ?? 0) - (a.objects ?? 0))[0]!;
-    const page = await server.connection.sendRequest(ObjectListRequest, { pack: pack.pack, kind: 'largest', start: 0, count: 20 });
+    const page = await server.connection.sendRequest(ObjectListRequest, {
+      pack: pack.pack,
+      kind: 'largest',
+      start: 0,
+      count: 20,
+    });
     assert.ok(page.items.length > 0);
     for (const item of page.items) {
-      if (item.type === 'commit') assert.equal(item.subject, sandbox.gitText(repo, ['log', '-1', '--format=%s', item.oid]).trim());
-      else assert.equal(item.path === null ? undefined : Buffer.from(item.path ?? '', 'utf8').toString('latin1'), names.get(item.oid), item.oid);
+      if (item.type === 'commit')
+        assert.equal(item.subject, sandbox.gitText(repo, ['log', '-1', '--format=%s', item.oid]).trim());
+      else
+        assert.equal(
+          item.path === null ? undefined : Buffer.from(item.path ?? '', 'utf8').toString('latin1'),
+          names.get(item.oid),
+          item.oid,
+        );
     }
   });
 });

@@ -24,7 +24,11 @@ before(async () => {
   fs.mkdirSync(workspace);
   sandbox = new GitSandbox(workspace);
   repo = pathsRepository(sandbox, 'repo', 60);
-  server = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: path.join(root, 'models') }, env: gitEnv(sandbox.home) });
+  server = await LspServer.start({
+    workspaceFolders: [workspace],
+    settings: { modelCacheDirectory: path.join(root, 'models') },
+    env: gitEnv(sandbox.home),
+  });
 });
 
 after(async () => {
@@ -32,7 +36,7 @@ after(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-test('the first object and object document answer without waiting for the walk; a later one has rev-list\'s path', async () => {
+test("the first object and object document answer without waiting for the walk; a later one has rev-list's path", async () => {
   const blob = sandbox.gitText(repo, ['rev-parse', 'main:renamed/same.txt']).trim();
   const expected = revListNames(sandbox, repo).get(blob);
   assert.ok(expected);
@@ -41,7 +45,11 @@ test('the first object and object document answer without waiting for the walk; 
   assert.ok(first.found, JSON.stringify(first));
   assert.equal(first.object.oid, blob);
   assert.equal(first.object.path, undefined, 'no path before the walk has ended');
-  const document = await server.connection.sendRequest(ObjectContentRequest, { oid: blob, maxContentBytes: 1 << 16, maxInstructions: 100 });
+  const document = await server.connection.sendRequest(ObjectContentRequest, {
+    oid: blob,
+    maxContentBytes: 1 << 16,
+    maxInstructions: 100,
+  });
   assert.ok(document.found);
   assert.equal(document.content.details.oid, blob);
   // The walk those asks started ends in the background; then the path is rev-list's.

@@ -9,8 +9,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { DidOpenTextDocumentNotification, HoverRequest, type Hover, type MarkupContent } from 'vscode-languageserver-protocol/node';
-import { ListRepositoriesRequest, ObjectRequest, type ObjectResult, type RepositoryListing } from '../../src/protocol/server-protocol.ts';
+import {
+  DidOpenTextDocumentNotification,
+  HoverRequest,
+  type Hover,
+  type MarkupContent,
+} from 'vscode-languageserver-protocol/node';
+import {
+  ListRepositoriesRequest,
+  ObjectRequest,
+  type ObjectResult,
+  type RepositoryListing,
+} from '../../src/protocol/server-protocol.ts';
 import { gitEnv, GitSandbox, tempDir } from '../support/git.ts';
 import { LspServer } from '../support/lsp-server.ts';
 
@@ -29,7 +39,11 @@ function commit(dir: string, file: string, text: string, message: string): void 
 }
 
 const packDir = (dir: string): string => path.join(dir, '.git', 'objects', 'pack');
-const packNames = (dir: string): string[] => fs.readdirSync(packDir(dir)).filter((n) => n.endsWith('.pack')).sort();
+const packNames = (dir: string): string[] =>
+  fs
+    .readdirSync(packDir(dir))
+    .filter((n) => n.endsWith('.pack'))
+    .sort();
 
 before(async () => {
   root = tempDir(undefined, 'packscope-pack-kinds-server-');
@@ -48,7 +62,9 @@ before(async () => {
   sandbox.git(repo, ['pack-objects', '-q', path.join(packDir(repo), 'pack')], { input: `${repeated}\n` });
   const newest = packNames(repo).find((name) => {
     const idx = fs.readFileSync(path.join(packDir(repo), name.replace(/\.pack$/, '.idx')));
-    return sandbox.gitText(repo, ['show-index'], { input: idx }).includes(sandbox.gitText(repo, ['rev-parse', 'HEAD']).trim());
+    return sandbox
+      .gitText(repo, ['show-index'], { input: idx })
+      .includes(sandbox.gitText(repo, ['rev-parse', 'HEAD']).trim());
   })!;
   fs.writeFileSync(path.join(packDir(repo), newest.replace(/\.pack$/, '.keep')), 'kept for the test\n');
   preferred = newest.replace(/\.pack$/, '.idx');
@@ -56,7 +72,11 @@ before(async () => {
   sandbox.git(repo, ['hash-object', '-w', '--stdin'], { input: 'a loose blob\n' });
   borrower = path.join(workspace, 'borrower');
   sandbox.git(workspace, ['clone', '-q', '--shared', repo, borrower]);
-  server = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: path.join(root, 'models') }, env: gitEnv(sandbox.home) });
+  server = await LspServer.start({
+    workspaceFolders: [workspace],
+    settings: { modelCacheDirectory: path.join(root, 'models') },
+    env: gitEnv(sandbox.home),
+  });
 });
 
 after(async () => {
@@ -72,7 +92,13 @@ async function listing(dir: string): Promise<RepositoryListing> {
 }
 
 function countObjects(dir: string): Map<string, string> {
-  return new Map(sandbox.gitText(dir, ['count-objects', '-v']).trim().split('\n').map((line) => line.split(': ') as [string, string]));
+  return new Map(
+    sandbox
+      .gitText(dir, ['count-objects', '-v'])
+      .trim()
+      .split('\n')
+      .map((line) => line.split(': ') as [string, string]),
+  );
 }
 
 test('pack rows carry their kind, markers and MIDX coverage; the storage has the MIDX, loose objects and no alternate', async () => {
@@ -82,7 +108,11 @@ test('pack rows carry their kind, markers and MIDX coverage; the storage has the
     const layout = pack.layout;
     assert.ok(layout, `${pack.name} has a layout`);
     const stem = pack.pack.slice(0, -5);
-    assert.deepEqual(layout.markers, (['keep', 'promisor', 'mtimes', 'bitmap', 'rev'] as const).filter((m) => fs.existsSync(`${stem}.${m}`)), pack.name);
+    assert.deepEqual(
+      layout.markers,
+      (['keep', 'promisor', 'mtimes', 'bitmap', 'rev'] as const).filter((m) => fs.existsSync(`${stem}.${m}`)),
+      pack.name,
+    );
     assert.equal(layout.kind, fs.existsSync(`${stem}.mtimes`) ? 'cruft' : 'normal');
     assert.equal(layout.inMidx, true);
   }
@@ -108,7 +138,10 @@ test('the borrowing repository lists its alternate and the packs it reads throug
 });
 
 test('an object in two packs: the answer says the MIDX chose it and names the other copy; the hover says so too', async () => {
-  const result = (await server.connection.sendRequest(ObjectRequest, { oid: repeated, repository: (await listing(repo)).id })) as ObjectResult;
+  const result = (await server.connection.sendRequest(ObjectRequest, {
+    oid: repeated,
+    repository: (await listing(repo)).id,
+  })) as ObjectResult;
   assert.ok(result.found, result.found ? '' : result.reason);
   const where = result.object.whereabouts;
   assert.ok(where && 'pack' in where.answeredBy);
@@ -116,13 +149,20 @@ test('an object in two packs: the answer says the MIDX chose it and names the ot
   assert.equal(where.answeredBy.viaMidx, true);
   assert.equal(where.alsoInPacks.length, 1);
   // cat-file reads the same copy: its disk size is the answer's.
-  const line = sandbox.gitText(repo, ['cat-file', '--batch-check=%(objectsize:disk)'], { input: `${repeated}\n` }).trim();
+  const line = sandbox
+    .gitText(repo, ['cat-file', '--batch-check=%(objectsize:disk)'], { input: `${repeated}\n` })
+    .trim();
   assert.equal(String(result.object.diskSize), line);
   const uri = pathToFileURL(path.join(root, 'notes.txt')).href;
-  await server.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'plaintext', version: 1, text: `see ${repeated}\n` } });
+  await server.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+    textDocument: { uri, languageId: 'plaintext', version: 1, text: `see ${repeated}\n` },
+  });
   let markdown = '';
   for (let i = 0; i < 300 && !markdown.includes('also in'); i++) {
-    const hover = (await server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 8 } })) as Hover | null;
+    const hover = (await server.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri },
+      position: { line: 0, character: 8 },
+    })) as Hover | null;
     markdown = hover ? (hover.contents as MarkupContent).value : '';
     if (!markdown.includes('also in')) await new Promise((resolve) => setTimeout(resolve, 100));
   }

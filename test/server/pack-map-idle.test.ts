@@ -12,9 +12,21 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { inflateRawSync } from 'node:zlib';
 import { hilbertIndex } from '../../src/common/pack-map-geometry.ts';
-import { AllowReadRequest, PackMapInfoRequest, PackMapObjectAtRequest, PackMapTileRequest, type PackMapTileParams } from '../../src/protocol/server-protocol.ts';
+import {
+  AllowReadRequest,
+  PackMapInfoRequest,
+  PackMapObjectAtRequest,
+  PackMapTileRequest,
+  type PackMapTileParams,
+} from '../../src/protocol/server-protocol.ts';
 import { GitSandbox, gitEnv, tempDir } from '../support/git.ts';
-import { entryHolding, historyRepository, onlyPackStem, verifyPackEntries, type VerifyPackEntry } from '../support/git-oracle.ts';
+import {
+  entryHolding,
+  historyRepository,
+  onlyPackStem,
+  verifyPackEntries,
+  type VerifyPackEntry,
+} from '../support/git-oracle.ts';
 import { LspServer } from '../support/lsp-server.ts';
 
 let root: string;
@@ -26,12 +38,22 @@ let entries: VerifyPackEntry[];
 before(async () => {
   root = tempDir(undefined, 'packscope-server-map-idle-');
   const sandbox = new GitSandbox(root);
-  const repo = historyRepository(sandbox, 'history', { commits: 30, seed: 5, files: 4, linesPerFile: 40, repack: ['-adf', '--depth=20'] });
+  const repo = historyRepository(sandbox, 'history', {
+    commits: 30,
+    seed: 5,
+    files: 4,
+    linesPerFile: 40,
+    repack: ['-adf', '--depth=20'],
+  });
   pack = `${onlyPackStem(path.join(repo, '.git', 'objects', 'pack'))}.pack`;
   entries = verifyPackEntries(sandbox, repo, pack);
   trace = path.join(root, 'log.trace');
   sandbox.git(repo, ['log', '--raw', '-n', '10'], { env: { GIT_TRACE_PACK_ACCESS: trace } });
-  server = await LspServer.start({ workspaceFolders: [repo], settings: { modelCacheDirectory: path.join(root, 'models') }, env: { ...gitEnv(sandbox.home), TMPDIR: root, PACKSCOPE_IDLE_RELEASE_MS: '300' } });
+  server = await LspServer.start({
+    workspaceFolders: [repo],
+    settings: { modelCacheDirectory: path.join(root, 'models') },
+    env: { ...gitEnv(sandbox.home), TMPDIR: root, PACKSCOPE_IDLE_RELEASE_MS: '300' },
+  });
   // As the Pack Map's recording picker does for a file the user chose (the server's read rules, read-rules.ts).
   await server.connection.sendRequest(AllowReadRequest, { file: trace });
 });
@@ -41,13 +63,21 @@ after(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-const tile = async (params: Omit<PackMapTileParams, 'pack'>): Promise<{ rgba: Buffer; litCells: number; recordingObjects: number | undefined }> => {
+const tile = async (
+  params: Omit<PackMapTileParams, 'pack'>,
+): Promise<{ rgba: Buffer; litCells: number; recordingObjects: number | undefined }> => {
   const result = await server.connection.sendRequest(PackMapTileRequest, { pack, ...params });
-  return { rgba: inflateRawSync(Buffer.from(result.rgbaDeflated, 'base64')), litCells: result.litCells, recordingObjects: result.recordingObjects };
+  return {
+    rgba: inflateRawSync(Buffer.from(result.rgbaDeflated, 'base64')),
+    litCells: result.litCells,
+    recordingObjects: result.recordingObjects,
+  };
 };
 
-const started = (): number[] => server.log.flatMap((line) => /^the map worker started \(thread (\d+)\)/.exec(line)?.slice(1).map(Number) ?? []);
-const ended = (): number[] => server.log.flatMap((line) => /^idle: ended the map worker \(thread (\d+)\)/.exec(line)?.slice(1).map(Number) ?? []);
+const started = (): number[] =>
+  server.log.flatMap((line) => /^the map worker started \(thread (\d+)\)/.exec(line)?.slice(1).map(Number) ?? []);
+const ended = (): number[] =>
+  server.log.flatMap((line) => /^idle: ended the map worker \(thread (\d+)\)/.exec(line)?.slice(1).map(Number) ?? []);
 
 /** Waits (without a deadline of its own: the test runner's applies) until the server logs that it ended the map worker `count` times. */
 async function releasedTimes(count: number): Promise<void> {
@@ -73,7 +103,10 @@ describe('Pack Map worker when idle', () => {
 
     for (const [i, w] of wanted.entries()) {
       const again = await tile(w);
-      assert.ok(again.rgba.equals(before[i]!.rgba), `${w.attribute}${w.recording ? ' with the recording' : ''}: the same pixels after the release`);
+      assert.ok(
+        again.rgba.equals(before[i]!.rgba),
+        `${w.attribute}${w.recording ? ' with the recording' : ''}: the same pixels after the release`,
+      );
       assert.equal(again.litCells, before[i]!.litCells);
       assert.equal(again.recordingObjects, before[i]!.recordingObjects);
     }

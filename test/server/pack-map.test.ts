@@ -21,7 +21,13 @@ import {
   type PackMapTileResult,
 } from '../../src/protocol/server-protocol.ts';
 import { GitSandbox, gitEnv, runCli, tempDir } from '../support/git.ts';
-import { historyRepository, onlyPackStem, verifyPackEntries, type VerifyPackEntry, entryHolding } from '../support/git-oracle.ts';
+import {
+  historyRepository,
+  onlyPackStem,
+  verifyPackEntries,
+  type VerifyPackEntry,
+  entryHolding,
+} from '../support/git-oracle.ts';
 import { expectError, LspServer } from '../support/lsp-server.ts';
 import { decodePng } from '../support/png-decode.ts';
 
@@ -40,16 +46,38 @@ let trace: string;
 before(async () => {
   root = tempDir(undefined, 'packscope-server-map-');
   sandbox = new GitSandbox(root);
-  repo = historyRepository(sandbox, 'history', { commits: 60, seed: 15, files: 5, linesPerFile: 40, repack: ['-adf', '--depth=20'] });
+  repo = historyRepository(sandbox, 'history', {
+    commits: 60,
+    seed: 15,
+    files: 5,
+    linesPerFile: 40,
+    repack: ['-adf', '--depth=20'],
+  });
   pack = `${onlyPackStem(path.join(repo, '.git', 'objects', 'pack'))}.pack`;
   entries = verifyPackEntries(sandbox, repo, pack);
-  const checked = sandbox.gitText(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype)']);
-  typeOf = new Map(checked.trim().split('\n').map((line) => line.split(' ') as [string, string]));
+  const checked = sandbox.gitText(repo, [
+    'cat-file',
+    '--batch-all-objects',
+    '--batch-check=%(objectname) %(objecttype)',
+  ]);
+  typeOf = new Map(
+    checked
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ') as [string, string]),
+  );
   packBytes = fs.statSync(pack).size;
   // In the recording directory, where the extension keeps recordings (the server reads no trace elsewhere: read-rules.ts).
   trace = path.join(root, 'log.trace');
-  sandbox.git(repo, ['-c', 'core.deltaBaseCacheLimit=0', 'log', '--raw', '-n', '20'], { env: { GIT_TRACE_PACK_ACCESS: trace } });
-  server = await LspServer.start({ workspaceFolders: [repo], settings: { modelCacheDirectory: path.join(root, 'models') }, env: { ...gitEnv(sandbox.home), TMPDIR: root }, recordingDirectory: root });
+  sandbox.git(repo, ['-c', 'core.deltaBaseCacheLimit=0', 'log', '--raw', '-n', '20'], {
+    env: { GIT_TRACE_PACK_ACCESS: trace },
+  });
+  server = await LspServer.start({
+    workspaceFolders: [repo],
+    settings: { modelCacheDirectory: path.join(root, 'models') },
+    env: { ...gitEnv(sandbox.home), TMPDIR: root },
+    recordingDirectory: root,
+  });
 });
 
 after(async () => {
@@ -57,16 +85,24 @@ after(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-function tile(params: Omit<PackMapTileParams, 'pack'>, token = new CancellationTokenSource().token): Promise<PackMapTileResult> {
+function tile(
+  params: Omit<PackMapTileParams, 'pack'>,
+  token = new CancellationTokenSource().token,
+): Promise<PackMapTileResult> {
   return server.connection.sendRequest(PackMapTileRequest, { pack, ...params }, token);
 }
 
 /** The tiles of the whole map at `order`, as one picture: pixel(x, y) → [r, g, b], and the lit cells of all tiles. */
-async function wholeMap(order: number, extra: Partial<PackMapTileParams> = {}): Promise<{ pixel: (x: number, y: number) => [number, number, number]; lit: number; tiles: PackMapTileResult[] }> {
+async function wholeMap(
+  order: number,
+  extra: Partial<PackMapTileParams> = {},
+): Promise<{ pixel: (x: number, y: number) => [number, number, number]; lit: number; tiles: PackMapTileResult[] }> {
   const side = 2 ** order;
   const tilesPerSide = Math.max(1, side / 256);
   const tiles: PackMapTileResult[] = [];
-  for (let tileY = 0; tileY < tilesPerSide; tileY++) for (let tileX = 0; tileX < tilesPerSide; tileX++) tiles.push(await tile({ attribute: 'type', order, tileX, tileY, ...extra }));
+  for (let tileY = 0; tileY < tilesPerSide; tileY++)
+    for (let tileX = 0; tileX < tilesPerSide; tileX++)
+      tiles.push(await tile({ attribute: 'type', order, tileX, tileY, ...extra }));
   const size = Math.min(256, side);
   // The pixels as the host inflates them for the webview (binaryTile).
   const decoded = tiles.map((t) => Buffer.from(inflateRawSync(Buffer.from(t.rgbaDeflated, 'base64'))));
@@ -97,22 +133,30 @@ function cellStart(d: number, order: number): number {
 }
 
 describe('the Pack Map over LSP', () => {
-  test('packMapInfo: git\'s object count, the pack\'s size, the type legend in the map\'s colours', async () => {
+  test("packMapInfo: git's object count, the pack's size, the type legend in the map's colours", async () => {
     const info = await server.connection.sendRequest(PackMapInfoRequest, { pack });
     assert.equal(info.objects, entries.length);
     assert.equal(info.packBytes, packBytes);
     assert.equal(info.dataStart, 12);
     assert.equal(info.dataEnd, packBytes - 20);
     assert.equal(info.maxDepth, Math.max(...entries.map((e) => e.depth)));
-    assert.ok(4 ** info.maxOrder >= packBytes - 32 && 4 ** (info.maxOrder - 1) < packBytes - 32, `order ${info.maxOrder}: cells of at most one byte`);
-    assert.deepEqual(info.legends.type.map((e) => e.rgb), [1, 2, 3, 4].map((t) => [...TYPE_COLOURS[t]!]));
+    assert.ok(
+      4 ** info.maxOrder >= packBytes - 32 && 4 ** (info.maxOrder - 1) < packBytes - 32,
+      `order ${info.maxOrder}: cells of at most one byte`,
+    );
+    assert.deepEqual(
+      info.legends.type.map((e) => e.rgb),
+      [1, 2, 3, 4].map((t) => [...TYPE_COLOURS[t]!]),
+    );
     assert.match(info.legends.type[0]!.label, /^commit \(60\)$/);
   });
 
   for (const order of [6, 9]) {
     test(`tiles at order ${order} are the pixels of packscope map --size ${2 ** order}, and git's types`, async () => {
       const output = path.join(root, 'out', `types-${order}.png`);
-      const result = runCli(['map', '--size', String(2 ** order), '-o', output, repo], { env: { ...gitEnv(sandbox.home), PACKSCOPE_CACHE_DIR: path.join(root, 'cli-cache') } });
+      const result = runCli(['map', '--size', String(2 ** order), '-o', output, repo], {
+        env: { ...gitEnv(sandbox.home), PACKSCOPE_CACHE_DIR: path.join(root, 'cli-cache') },
+      });
       assert.equal(result.status, 0, result.stderr.toString());
       const png = decodePng(output);
       const map = await wholeMap(order);
@@ -121,7 +165,11 @@ describe('the Pack Map over LSP', () => {
         for (let x = 0; x < side; x++) {
           assert.deepEqual(map.pixel(x, y), png.pixel(x, y), `cell (${x}, ${y}) at order ${order}`);
           const type = typeOf.get(entryAt(cellStart(hilbertIndex(order, x, y), order)).oid)!;
-          assert.deepEqual(map.pixel(x, y), [...TYPE_COLOURS[TYPE_NUMBER[type]!]!], `cell (${x}, ${y}): git says ${type}`);
+          assert.deepEqual(
+            map.pixel(x, y),
+            [...TYPE_COLOURS[TYPE_NUMBER[type]!]!],
+            `cell (${x}, ${y}): git says ${type}`,
+          );
         }
       }
     });
@@ -148,7 +196,9 @@ describe('the Pack Map over LSP', () => {
     const lines = fs.readFileSync(trace, 'utf8').trim().split('\n');
     const distinct = new Set(lines.map((line) => Number(/ (\d+)$/.exec(line)![1]))).size;
     const output = path.join(root, 'out', 'heat.png');
-    const result = runCli(['map', '--json', '--size', '512', '--recording', trace, '-o', output, repo], { env: { ...gitEnv(sandbox.home), PACKSCOPE_CACHE_DIR: path.join(root, 'cli-cache') } });
+    const result = runCli(['map', '--json', '--size', '512', '--recording', trace, '-o', output, repo], {
+      env: { ...gitEnv(sandbox.home), PACKSCOPE_CACHE_DIR: path.join(root, 'cli-cache') },
+    });
     assert.equal(result.status, 0, result.stderr.toString());
     const document = JSON.parse(result.stdout.toString());
     const map = await wholeMap(9, { recording: trace });
@@ -159,7 +209,8 @@ describe('the Pack Map over LSP', () => {
     assert.equal(map.lit, document.recording.litPixels);
     assert.ok(map.lit > 0);
     const png = decodePng(output);
-    for (let y = 0; y < 512; y += 3) for (let x = 0; x < 512; x += 3) assert.deepEqual(map.pixel(x, y), png.pixel(x, y), `heat at (${x}, ${y})`);
+    for (let y = 0; y < 512; y += 3)
+      for (let x = 0; x < 512; x += 3) assert.deepEqual(map.pixel(x, y), png.pixel(x, y), `heat at (${x}, ${y})`);
   });
 
   test('bad parameters are refused in one line, naming the parameter', async () => {
@@ -168,30 +219,52 @@ describe('the Pack Map over LSP', () => {
         assert.equal(error.code, ErrorCodes.InvalidParams, error.message);
         assert.match(error.message, pattern);
       });
-    await refused({ pack, attribute: 'colour', order: 3, tileX: 0, tileY: 0 }, /attribute must be one of type, depth, family, disk-size/);
+    await refused(
+      { pack, attribute: 'colour', order: 3, tileX: 0, tileY: 0 },
+      /attribute must be one of type, depth, family, disk-size/,
+    );
     await refused({ pack, attribute: 'type', order: 16, tileX: 0, tileY: 0 }, /order must be an integer from 0 to 15/);
     await refused({ pack, attribute: 'type', order: 1.5, tileX: 0, tileY: 0 }, /order must be an integer/);
     await refused({ pack, attribute: 'type', order: 9, tileX: 2, tileY: 0 }, /tileX must be an integer from 0 to 1/);
     await refused({ pack, attribute: 'type', order: 9, tileX: 0, tileY: -1 }, /tileY must be an integer/);
-    await refused({ pack, attribute: 'type', order: 3, tileX: 0, tileY: 0, segment: 1 }, /segment applies to a recording/);
-    await refused({ pack, attribute: 'type', order: 3, tileX: 0, tileY: 0, recording: path.join(root, 'none.trace') }, /no such recording/);
-    await refused({ pack: path.join(root, 'elsewhere.pack'), attribute: 'type', order: 3, tileX: 0, tileY: 0 }, /is not a pack of the workspace/);
+    await refused(
+      { pack, attribute: 'type', order: 3, tileX: 0, tileY: 0, segment: 1 },
+      /segment applies to a recording/,
+    );
+    await refused(
+      { pack, attribute: 'type', order: 3, tileX: 0, tileY: 0, recording: path.join(root, 'none.trace') },
+      /no such recording/,
+    );
+    await refused(
+      { pack: path.join(root, 'elsewhere.pack'), attribute: 'type', order: 3, tileX: 0, tileY: 0 },
+      /is not a pack of the workspace/,
+    );
     await refused([pack], /the parameters must be an object/);
-    await expectError(server.connection.sendRequest(PackMapObjectAtRequest, { pack, order: 4, x: 16, y: 0 }), (error) => assert.match(error.message, /x must be an integer from 0 to 15/));
-    await expectError(server.connection.sendRequest(PackMapInfoRequest, { pack: 'x'.repeat(5000) }), (error) => assert.match(error.message, /pack is longer than 4096/));
+    await expectError(server.connection.sendRequest(PackMapObjectAtRequest, { pack, order: 4, x: 16, y: 0 }), (error) =>
+      assert.match(error.message, /x must be an integer from 0 to 15/),
+    );
+    await expectError(server.connection.sendRequest(PackMapInfoRequest, { pack: 'x'.repeat(5000) }), (error) =>
+      assert.match(error.message, /pack is longer than 4096/),
+    );
   });
 
   test('cancelled tile requests answer RequestCancelled; the server goes on drawing', async () => {
     const order = 13;
     const reference = await tile({ attribute: 'depth', order, tileX: 5, tileY: 7 });
     const sources = Array.from({ length: 48 }, () => new CancellationTokenSource());
-    const requests = sources.map((source, i) => tile({ attribute: 'family', order, tileX: i % 32, tileY: Math.floor(i / 32) }, source.token));
+    const requests = sources.map((source, i) =>
+      tile({ attribute: 'family', order, tileX: i % 32, tileY: Math.floor(i / 32) }, source.token),
+    );
     for (const source of sources) source.cancel();
     const settled = await Promise.allSettled(requests);
     let cancelled = 0;
     for (const outcome of settled) {
       if (outcome.status === 'rejected') {
-        assert.equal((outcome.reason as { code?: number }).code, LSPErrorCodes.RequestCancelled, String(outcome.reason));
+        assert.equal(
+          (outcome.reason as { code?: number }).code,
+          LSPErrorCodes.RequestCancelled,
+          String(outcome.reason),
+        );
         cancelled++;
       }
     }

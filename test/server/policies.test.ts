@@ -13,12 +13,21 @@ test('packscope/policies sends the policy table as plain JSON', async (t) => {
   const root = tempDir(t, 'packscope-policies-');
   const workspace = path.join(root, 'workspace');
   fs.mkdirSync(workspace);
-  const server = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: path.join(root, 'models') } });
+  const server = await LspServer.start({
+    workspaceFolders: [workspace],
+    settings: { modelCacheDirectory: path.join(root, 'models') },
+  });
   try {
     const { policies } = await server.connection.sendRequest(PoliciesRequest, {});
     assert.deepEqual(policies, describePolicies());
-    assert.deepEqual(policies.map((policy) => policy.spec), POLICY_NAMES);
-    assert.deepEqual(policies.flatMap((policy) => (policy.cacheLab === undefined ? [] : [policy.cacheLab])), CACHE_LAB_POLICIES);
+    assert.deepEqual(
+      policies.map((policy) => policy.spec),
+      POLICY_NAMES,
+    );
+    assert.deepEqual(
+      policies.flatMap((policy) => (policy.cacheLab === undefined ? [] : [policy.cacheLab])),
+      CACHE_LAB_POLICIES,
+    );
   } finally {
     assert.equal(await server.stop(), 0, 'the server exits cleanly after shutdown/exit');
   }

@@ -40,12 +40,18 @@ let ourPack: string;
 /** A terminal recording of `git log --raw` in `cwd` (GIT_TRACE_PACK_ACCESS and GIT_TRACE_SETUP), written by git into `file`. */
 function trace(cwd: string, file: string): string {
   const base = gitEnv(sandbox.home);
-  execFileSync('git', ['log', '--raw'], { cwd, env: applyRecordingVariables(base, recordingVariables(base, file, 'exact')), stdio: 'ignore', maxBuffer: 64 << 20 });
+  execFileSync('git', ['log', '--raw'], {
+    cwd,
+    env: applyRecordingVariables(base, recordingVariables(base, file, 'exact')),
+    stdio: 'ignore',
+    maxBuffer: 64 << 20,
+  });
   assert.ok(fs.readFileSync(file, 'utf8').includes('.pack '), `${file} has pack reads`);
   return file;
 }
 
-const OUTSIDE = /the server reads a .* only below its recording directory, its workspace folders and repositories, or a file the user picked \(packscope\/allowRead\); this one is outside them/;
+const OUTSIDE =
+  /the server reads a .* only below its recording directory, its workspace folders and repositories, or a file the user picked \(packscope\/allowRead\); this one is outside them/;
 
 function refusedNaming(file: string): (error: { message: string }) => void {
   return (error) => {
@@ -68,7 +74,12 @@ before(async () => {
   outsideDir = path.join(root, 'elsewhere');
   fs.mkdirSync(storage);
   fs.mkdirSync(outsideDir);
-  server = await LspServer.start({ workspaceFolders: [ours], settings: { modelCacheDirectory: path.join(root, 'models') }, env: gitEnv(sandbox.home), recordingDirectory: storage });
+  server = await LspServer.start({
+    workspaceFolders: [ours],
+    settings: { modelCacheDirectory: path.join(root, 'models') },
+    env: gitEnv(sandbox.home),
+    recordingDirectory: storage,
+  });
 });
 
 after(async () => {
@@ -84,12 +95,35 @@ describe('the server reads only where its rules say', () => {
     const info = await server.connection.sendRequest(RecordingInfoRequest, { file: inside });
     assert.ok(info.reads > 0);
     await expectError(server.connection.sendRequest(RecordingInfoRequest, { file: outside }), refusedNaming(outside));
-    await expectError(server.connection.sendRequest(SweepRequest, { file: outside, policies: ['git'], limits: [0] }), refusedNaming(outside));
-    await expectError(server.connection.sendRequest(LocalityRequest, { file: outside }), refusedNaming(outside));
-    await expectError(server.connection.sendRequest(PackMapSeeksRequest, { pack: ourPack, recording: outside }), refusedNaming(outside));
-    await expectError(server.connection.sendRequest(PackMapTileRequest, { pack: ourPack, attribute: 'type', order: 2, tileX: 0, tileY: 0, recording: outside }), refusedNaming(outside));
     await expectError(
-      server.connection.sendRequest(RepackPreviewRequest, { repository: ours, extraOptions: [], git: 'git', recordings: [outside], estimate: true, estimateOnly: true }),
+      server.connection.sendRequest(SweepRequest, { file: outside, policies: ['git'], limits: [0] }),
+      refusedNaming(outside),
+    );
+    await expectError(server.connection.sendRequest(LocalityRequest, { file: outside }), refusedNaming(outside));
+    await expectError(
+      server.connection.sendRequest(PackMapSeeksRequest, { pack: ourPack, recording: outside }),
+      refusedNaming(outside),
+    );
+    await expectError(
+      server.connection.sendRequest(PackMapTileRequest, {
+        pack: ourPack,
+        attribute: 'type',
+        order: 2,
+        tileX: 0,
+        tileY: 0,
+        recording: outside,
+      }),
+      refusedNaming(outside),
+    );
+    await expectError(
+      server.connection.sendRequest(RepackPreviewRequest, {
+        repository: ours,
+        extraOptions: [],
+        git: 'git',
+        recordings: [outside],
+        estimate: true,
+        estimateOnly: true,
+      }),
       refusedNaming(outside),
     );
     // Once the user picked it, it is read, with the same answer as the copy inside.
@@ -119,24 +153,57 @@ describe('the server reads only where its rules say', () => {
 
   test("a pack outside the workspace: refused, until a recording made in its repository is read; measure's working directory likewise", async () => {
     const theirPack = `${packStems(path.join(outsideRepo, '.git', 'objects'))[0]!}.pack`;
-    await expectError(server.connection.sendRequest(IndexPackSimRequest, { pack: theirPack }), refusedNaming(theirPack));
-    await expectError(server.connection.sendRequest(MeasureRequest, { cwd: outsideRepo, args: ['log', '-1'], git: 'git', limits: [0], runs: 1 }), refusedNaming(outsideRepo));
-    await expectError(server.connection.sendRequest(RepackPreviewRequest, { repository: outsideRepo, extraOptions: [], git: 'git', recordings: [], estimate: true, estimateOnly: true }), refusedNaming(outsideRepo));
+    await expectError(
+      server.connection.sendRequest(IndexPackSimRequest, { pack: theirPack }),
+      refusedNaming(theirPack),
+    );
+    await expectError(
+      server.connection.sendRequest(MeasureRequest, {
+        cwd: outsideRepo,
+        args: ['log', '-1'],
+        git: 'git',
+        limits: [0],
+        runs: 1,
+      }),
+      refusedNaming(outsideRepo),
+    );
+    await expectError(
+      server.connection.sendRequest(RepackPreviewRequest, {
+        repository: outsideRepo,
+        extraOptions: [],
+        git: 'git',
+        recordings: [],
+        estimate: true,
+        estimateOnly: true,
+      }),
+      refusedNaming(outsideRepo),
+    );
     // Naming it as a recording's repository does not open it either.
     const ourTrace = trace(ours, path.join(storage, 'ours.trace'));
-    await expectError(server.connection.sendRequest(RecordingInfoRequest, { file: ourTrace, repository: outsideRepo }), refusedNaming(outsideRepo));
+    await expectError(
+      server.connection.sendRequest(RecordingInfoRequest, { file: ourTrace, repository: outsideRepo }),
+      refusedNaming(outsideRepo),
+    );
     // A terminal recording of that repository, in the recording directory: its repository may now be read.
     const theirs = trace(outsideRepo, path.join(storage, 'theirs.trace'));
     const info = await server.connection.sendRequest(RecordingInfoRequest, { file: theirs });
     assert.equal(info.repository, path.join(outsideRepo, '.git'));
     const simulated = await server.connection.sendRequest(IndexPackSimRequest, { pack: theirPack });
     assert.equal(simulated.pack, theirPack);
-    const measured = await server.connection.sendRequest(MeasureRequest, { cwd: outsideRepo, args: ['log', '-1'], git: 'git', limits: [0], runs: 1 });
+    const measured = await server.connection.sendRequest(MeasureRequest, {
+      cwd: outsideRepo,
+      args: ['log', '-1'],
+      git: 'git',
+      limits: [0],
+      runs: 1,
+    });
     assert.equal(measured.results.length, 1);
   });
 
   test('allowRead of a missing file is refused, naming it', async () => {
     const missing = path.join(outsideDir, 'missing.psrec');
-    await expectError(server.connection.sendRequest(AllowReadRequest, { file: missing }), (error) => assert.equal(error.message, `${missing}: no such file`));
+    await expectError(server.connection.sendRequest(AllowReadRequest, { file: missing }), (error) =>
+      assert.equal(error.message, `${missing}: no such file`),
+    );
   });
 });

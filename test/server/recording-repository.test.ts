@@ -33,14 +33,33 @@ let traces: string;
 function recordedGit(trace: string, cwd: string, args: string[]): void {
   const base = gitEnv(sandbox.home);
   for (const name of ['GIT_TRACE', 'GIT_TRACE_SETUP', 'GIT_TRACE_BARE']) delete base[name];
-  execFileSync('git', args, { cwd, env: applyRecordingVariables(base, recordingVariables(base, trace, 'exact')), stdio: 'ignore', maxBuffer: 64 << 20 });
+  execFileSync('git', args, {
+    cwd,
+    env: applyRecordingVariables(base, recordingVariables(base, trace, 'exact')),
+    stdio: 'ignore',
+    maxBuffer: 64 << 20,
+  });
 }
 
 /** GIT_TRACE_PACK_ACCESS lines of one git command run alone: the oracle for a segment's reads. */
 function readsOf(cwd: string, args: string[]): number {
   const trace = path.join(traces, `oracle-${process.hrtime.bigint()}.trace`);
-  execFileSync('git', args, { cwd, env: { ...gitEnv(sandbox.home), GIT_TRACE_PACK_ACCESS: trace, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.deltaBaseCacheLimit', GIT_CONFIG_VALUE_0: '0' }, stdio: 'ignore', maxBuffer: 64 << 20 });
-  return fs.readFileSync(trace, 'utf8').split('\n').filter((line) => /\.pack \d+$/.test(line)).length;
+  execFileSync('git', args, {
+    cwd,
+    env: {
+      ...gitEnv(sandbox.home),
+      GIT_TRACE_PACK_ACCESS: trace,
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'core.deltaBaseCacheLimit',
+      GIT_CONFIG_VALUE_0: '0',
+    },
+    stdio: 'ignore',
+    maxBuffer: 64 << 20,
+  });
+  return fs
+    .readFileSync(trace, 'utf8')
+    .split('\n')
+    .filter((line) => /\.pack \d+$/.test(line)).length;
 }
 
 before(() => {
@@ -57,7 +76,8 @@ before(() => {
   sandbox.git(elsewhere, ['repack', '-adq']);
   traces = path.join(root, 'traces');
   fs.mkdirSync(traces);
-  const packOf = (repo: string): string[] => fs.readdirSync(path.join(repo, '.git', 'objects', 'pack')).filter((name) => name.endsWith('.pack'));
+  const packOf = (repo: string): string[] =>
+    fs.readdirSync(path.join(repo, '.git', 'objects', 'pack')).filter((name) => name.endsWith('.pack'));
   assert.deepEqual(packOf(clone), packOf(ours), 'the clone has the same pack name (the case a name match gets wrong)');
 });
 
@@ -77,10 +97,14 @@ describe('GIT_TRACE_SETUP in a terminal recording', () => {
         ['git log -1 -p', path.join(clone, '.git'), readsOf(clone, ['log', '-1', '-p'])], // GIT_TRACE prints the command after -C
       ],
     );
-    assert.deepEqual(segmentRepositories(log), [path.join(ours, '.git'), path.join(elsewhere, '.git'), path.join(clone, '.git')].sort((a, b) => {
-      const reads = (dir: string): number => withReads.filter((s) => s.gitDir === dir).reduce((n, s) => n + s.endRead - s.firstRead, 0);
-      return reads(b) - reads(a);
-    }));
+    assert.deepEqual(
+      segmentRepositories(log),
+      [path.join(ours, '.git'), path.join(elsewhere, '.git'), path.join(clone, '.git')].sort((a, b) => {
+        const reads = (dir: string): number =>
+          withReads.filter((s) => s.gitDir === dir).reduce((n, s) => n + s.endRead - s.firstRead, 0);
+        return reads(b) - reads(a);
+      }),
+    );
   });
 });
 
@@ -101,7 +125,12 @@ describe('the server: recordings of other repositories', () => {
     recordedGit(mixed, ours, ['log', '--raw']);
     recordedGit(mixed, clone, ['log', '-p']);
     // The traces lie in the recording directory, where the extension keeps terminal recordings (read-rules.ts).
-    server = await LspServer.start({ workspaceFolders: [ours], settings: { modelCacheDirectory: path.join(sandbox.root, 'models') }, env: gitEnv(sandbox.home), recordingDirectory: traces });
+    server = await LspServer.start({
+      workspaceFolders: [ours],
+      settings: { modelCacheDirectory: path.join(sandbox.root, 'models') },
+      env: gitEnv(sandbox.home),
+      recordingDirectory: traces,
+    });
   });
   after(() => server?.stop());
 
@@ -111,7 +140,11 @@ describe('the server: recordings of other repositories', () => {
     assert.equal(info.reads, readsOf(elsewhere, ['log', '--raw']));
     assert.deepEqual(info.warnings, []);
     const cloned = await server.connection.sendRequest(RecordingInfoRequest, { file: inClone });
-    assert.equal(cloned.repository, path.join(clone, '.git'), 'the clone, not the workspace repository whose pack has the same name');
+    assert.equal(
+      cloned.repository,
+      path.join(clone, '.git'),
+      'the clone, not the workspace repository whose pack has the same name',
+    );
   });
 
   test('a trace of two repositories replays only the git processes of the one asked for, and says what it left out', async () => {
@@ -119,7 +152,9 @@ describe('the server: recordings of other repositories', () => {
     assert.equal(info.repository, path.join(ours, '.git'));
     assert.equal(info.reads, readsOf(ours, ['log', '--raw']));
     const left = readsOf(clone, ['log', '-p']);
-    assert.deepEqual(info.warnings, [`${left} reads of 1 git process in other repositories left out (${path.join(clone, '.git')})`]);
+    assert.deepEqual(info.warnings, [
+      `${left} reads of 1 git process in other repositories left out (${path.join(clone, '.git')})`,
+    ]);
     // …and lists that process, so the Recordings view can show every command the file holds.
     assert.deepEqual(info.elsewhere, [{ command: 'git log -p', reads: left, gitDir: path.join(clone, '.git') }]);
     assert.deepEqual((await server.connection.sendRequest(RecordingInfoRequest, { file: inElsewhere })).elsewhere, []);
@@ -127,9 +162,17 @@ describe('the server: recordings of other repositories', () => {
 
   test("a repack preview replays only its own repository's recordings", async () => {
     const result = await server.connection.sendRequest(RepackPreviewRequest, {
-      repository: ours, extraOptions: [], git: 'git', recordings: [inElsewhere, inClone, inOurs, mixed], estimate: true, estimateOnly: true,
+      repository: ours,
+      extraOptions: [],
+      git: 'git',
+      recordings: [inElsewhere, inClone, inOurs, mixed],
+      estimate: true,
+      estimateOnly: true,
     });
     const replayed = result.recordings.map((replay) => [path.basename(replay.recording.file), replay.recording.reads]);
-    assert.deepEqual(replayed, [['ours.trace', readsOf(ours, ['log', '--raw'])], ['ours-and-clone.trace', readsOf(ours, ['log', '--raw'])]]);
+    assert.deepEqual(replayed, [
+      ['ours.trace', readsOf(ours, ['log', '--raw'])],
+      ['ours-and-clone.trace', readsOf(ours, ['log', '--raw'])],
+    ]);
   });
 });

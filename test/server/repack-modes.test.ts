@@ -35,7 +35,11 @@ before(async () => {
   commit(repo, 'gone.txt', 'gone\n', 'gone');
   sandbox.git(repo, ['reset', '-q', '--hard', 'HEAD~1']);
   sandbox.git(repo, ['reflog', 'expire', '--expire=now', '--all']);
-  server = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: path.join(root, 'models') }, env: gitEnv(sandbox.home) });
+  server = await LspServer.start({
+    workspaceFolders: [workspace],
+    settings: { modelCacheDirectory: path.join(root, 'models') },
+    env: gitEnv(sandbox.home),
+  });
 });
 
 after(async () => {
@@ -44,22 +48,47 @@ after(async () => {
 });
 
 test('the modes git 2.39 takes, and a --cruft preview: packs before and after, the repository untouched', async () => {
-  const version = sandbox.gitText(root, ['--version']).trim().replace(/^git version /, '');
+  const version = sandbox
+    .gitText(root, ['--version'])
+    .trim()
+    .replace(/^git version /, '');
   const modes = await server.connection.sendRequest(RepackModesRequest, { git: 'git' });
   if (version === '2.39.5') assert.deepEqual({ ...modes }, { geometric: true, cruft: true });
   const objects = path.join(repo, '.git', 'objects');
   const snapshot = directorySnapshot(objects);
-  const doc = await server.connection.sendRequest(RepackModePreviewRequest, { repository: repo, mode: { kind: 'cruft' }, git: 'git' });
+  const doc = await server.connection.sendRequest(RepackModePreviewRequest, {
+    repository: repo,
+    mode: { kind: 'cruft' },
+    git: 'git',
+  });
   assert.deepEqual(directorySnapshot(objects), snapshot);
   assert.equal(doc.schema, 'packscope.repack-mode-preview/1');
   assert.equal(doc.before.packs.length, 4);
   assert.deepEqual(doc.after.packs.map((p) => p.kind).sort(), ['cruft', 'normal']);
   assert.equal(doc.removed.length, 4);
-  const geometric = await server.connection.sendRequest(RepackModePreviewRequest, { repository: repo, mode: { kind: 'geometric', factor: 2 }, git: 'git' });
+  const geometric = await server.connection.sendRequest(RepackModePreviewRequest, {
+    repository: repo,
+    mode: { kind: 'geometric', factor: 2 },
+    git: 'git',
+  });
   assert.ok(geometric.after.packs.length < geometric.before.packs.length);
 });
 
 test('a mode the server does not know, or a factor below 2, is refused', async () => {
-  await expectError(server.connection.sendRequest(RepackModePreviewRequest, { repository: repo, mode: { kind: 'aggressive' } as never, git: 'git' }), (error) => assert.match(error.message, /mode.kind must be/));
-  await expectError(server.connection.sendRequest(RepackModePreviewRequest, { repository: repo, mode: { kind: 'geometric', factor: 1 }, git: 'git' }), (error) => assert.match(error.message, /mode.factor/));
+  await expectError(
+    server.connection.sendRequest(RepackModePreviewRequest, {
+      repository: repo,
+      mode: { kind: 'aggressive' } as never,
+      git: 'git',
+    }),
+    (error) => assert.match(error.message, /mode.kind must be/),
+  );
+  await expectError(
+    server.connection.sendRequest(RepackModePreviewRequest, {
+      repository: repo,
+      mode: { kind: 'geometric', factor: 1 },
+      git: 'git',
+    }),
+    (error) => assert.match(error.message, /mode.factor/),
+  );
 });

@@ -37,16 +37,32 @@ test('a home kept in git: the default model cache and a recording directory insi
   delete env.PACKSCOPE_CACHE_DIR;
   const storage = path.join(home, '.config', 'Code', 'User', 'globalStorage', 'packscope', 'recordings');
   // modelCacheDirectory '' is the default: $HOME/.cache/packscope/models, inside the home repository.
-  const server = await LspServer.start({ workspaceFolders: [repo], settings: { modelCacheDirectory: '' }, env, recordingDirectory: storage });
+  const server = await LspServer.start({
+    workspaceFolders: [repo],
+    settings: { modelCacheDirectory: '' },
+    env,
+    recordingDirectory: storage,
+  });
   try {
     const head = sandbox.gitText(repo, ['rev-parse', 'HEAD']).trim();
     const found = await server.connection.sendRequest(ObjectRequest, { oid: head });
     assert.ok(found.found, found.found ? '' : found.reason);
     assert.equal(found.object.type, 'commit');
     const warning = server.log.find((line) => line.includes('is inside the repository'));
-    assert.ok(warning?.includes(path.join(home, '.cache', 'packscope', 'models')) && warning.includes(`inside the repository ${home}`), `the log says why: ${warning}`);
-    await expectError(server.connection.sendRequest(RecordRequest, { cwd: repo, args: ['log', '-1'], output: path.join(storage, 'log.recording'), mode: 'exact', git: 'git' }), (error) =>
-      assert.match(error.message, /PackScope never writes inside a repository/),
+    assert.ok(
+      warning?.includes(path.join(home, '.cache', 'packscope', 'models')) &&
+        warning.includes(`inside the repository ${home}`),
+      `the log says why: ${warning}`,
+    );
+    await expectError(
+      server.connection.sendRequest(RecordRequest, {
+        cwd: repo,
+        args: ['log', '-1'],
+        output: path.join(storage, 'log.recording'),
+        mode: 'exact',
+        git: 'git',
+      }),
+      (error) => assert.match(error.message, /PackScope never writes inside a repository/),
     );
   } finally {
     assert.equal(await server.stop(), 0);

@@ -30,7 +30,12 @@ describe('ThreadBudget', () => {
     const budget = new ThreadBudget(3);
     const started: string[] = [];
     const releases = new Map<string, () => void>();
-    for (const [name, weight] of [['a', 1], ['b', 2], ['c', 2], ['d', 1]] as const) {
+    for (const [name, weight] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 2],
+      ['d', 1],
+    ] as const) {
       void budget.acquire(weight, token).then(({ release }) => {
         started.push(name);
         releases.set(name, release);
@@ -100,7 +105,10 @@ describe('ThreadBudget', () => {
     let started = false;
     const waiting = budget.acquire(1, source.token).then(() => (started = true));
     source.cancel();
-    await assert.rejects(waiting, (error: unknown) => error instanceof ResponseError && error.code === LSPErrorCodes.RequestCancelled);
+    await assert.rejects(
+      waiting,
+      (error: unknown) => error instanceof ResponseError && error.code === LSPErrorCodes.RequestCancelled,
+    );
     all.release();
     await settle();
     assert.equal(started, false);
@@ -112,7 +120,21 @@ describe('WorkQueues over one ThreadBudget', () => {
   test('every kind at its own bound, together never more threads than the budget; a sweep told how many it got', async () => {
     const budget = new ThreadBudget(2);
     // The per-kind bounds of a 2-core server: before the budget these alone allowed 1 + 2 + 1 + 1 threads at once.
-    const queues = new WorkQueues({ sweep: 1, locality: 1, 'index-pack': 1, 'open-recording': 1, 'object-content': 2, 'repack-preview': 1, 'pack-map': 4, calibrate: 1 }, () => undefined, 60_000, budget);
+    const queues = new WorkQueues(
+      {
+        sweep: 1,
+        locality: 1,
+        'index-pack': 1,
+        'open-recording': 1,
+        'object-content': 2,
+        'repack-preview': 1,
+        'pack-map': 4,
+        calibrate: 1,
+      },
+      () => undefined,
+      60_000,
+      budget,
+    );
     let running = 0;
     let peak = 0;
     const granted: number[] = [];
@@ -132,7 +154,15 @@ describe('WorkQueues over one ThreadBudget', () => {
         },
         threads,
       );
-    const jobs = [job('sweep', 8), job('object-content', 1), job('object-content', 1), job('locality', 1), job('index-pack', 1), job('sweep', 8), job('repack-preview', 1)];
+    const jobs = [
+      job('sweep', 8),
+      job('object-content', 1),
+      job('object-content', 1),
+      job('locality', 1),
+      job('index-pack', 1),
+      job('sweep', 8),
+      job('repack-preview', 1),
+    ];
     // A model build of the loader, waiting among them.
     let buildRan = false;
     const build = budget.acquire(1, undefined, true).then(({ release }) => {
@@ -156,7 +186,21 @@ describe('WorkQueues over one ThreadBudget', () => {
 
   test("the Pack Map's jobs take no place: its one worker is always there", async () => {
     const budget = new ThreadBudget(1);
-    const queues = new WorkQueues({ sweep: 1, locality: 1, 'index-pack': 1, 'open-recording': 1, 'object-content': 1, 'repack-preview': 1, 'pack-map': 4, calibrate: 1 }, () => undefined, 60_000, budget);
+    const queues = new WorkQueues(
+      {
+        sweep: 1,
+        locality: 1,
+        'index-pack': 1,
+        'open-recording': 1,
+        'object-content': 1,
+        'repack-preview': 1,
+        'pack-map': 4,
+        calibrate: 1,
+      },
+      () => undefined,
+      60_000,
+      budget,
+    );
     const held = await budget.acquire(1, token);
     assert.equal(await queues.run('pack-map', token, async () => 'tile'), 'tile');
     held.release();

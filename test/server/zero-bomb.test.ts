@@ -16,7 +16,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { CancellationTokenSource, DidOpenTextDocumentNotification, ErrorCodes, HoverRequest, LSPErrorCodes, ResponseError, type Hover } from 'vscode-languageserver-protocol/node';
+import {
+  CancellationTokenSource,
+  DidOpenTextDocumentNotification,
+  ErrorCodes,
+  HoverRequest,
+  LSPErrorCodes,
+  ResponseError,
+  type Hover,
+} from 'vscode-languageserver-protocol/node';
 import { MAX_REBUILT_BYTES_PER_REQUEST } from '../../src/server/object-content.ts';
 import { ObjectContentRequest, ObjectRequest } from '../../src/protocol/server-protocol.ts';
 import { GitSandbox, gitEnv, tempDir } from '../support/git.ts';
@@ -56,8 +64,15 @@ before(async () => {
   repo = sandbox.init('bomb');
   stem = installZeroBomb(repo, sandbox.home, DELTAS);
   // git reads it: every version a blob of 64 MiB plus its depth in bytes, each a delta of the one before.
-  const listing = sandbox.gitText(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize) %(deltabase)']);
-  const rows = listing.trim().split('\n').map((line) => line.split(' ') as [string, string, string, string]);
+  const listing = sandbox.gitText(repo, [
+    'cat-file',
+    '--batch-all-objects',
+    '--batch-check=%(objectname) %(objecttype) %(objectsize) %(deltabase)',
+  ]);
+  const rows = listing
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' ') as [string, string, string, string]);
   assert.equal(rows.length, DELTAS + 1);
   byDepth = new Array<string>(DELTAS + 1);
   for (const [oid, type, size] of rows) {
@@ -66,8 +81,13 @@ before(async () => {
   }
   const baseOf = new Map(rows.map(([oid, , , base]) => [oid, base]));
   assert.match(baseOf.get(byDepth[0]!)!, /^0+$/, 'the blob of zeros is stored whole');
-  for (let depth = 1; depth <= DELTAS; depth++) assert.equal(baseOf.get(byDepth[depth]!), byDepth[depth - 1], `depth ${depth} is a delta of depth ${depth - 1}`);
-  server = await LspServer.start({ workspaceFolders: [workspace], settings: { modelCacheDirectory: path.join(root, 'models') }, env: gitEnv(sandbox.home) });
+  for (let depth = 1; depth <= DELTAS; depth++)
+    assert.equal(baseOf.get(byDepth[depth]!), byDepth[depth - 1], `depth ${depth} is a delta of depth ${depth - 1}`);
+  server = await LspServer.start({
+    workspaceFolders: [workspace],
+    settings: { modelCacheDirectory: path.join(root, 'models') },
+    env: gitEnv(sandbox.home),
+  });
   await server.connection.sendRequest(ObjectRequest, { oid: byDepth[DELTAS]! });
 });
 
@@ -93,16 +113,22 @@ describe(`the issue's delta bomb: 64 MiB of zeros under ${DELTAS} deltas`, () =>
 
   test('an object document within the budget is rebuilt in a worker while a hover answers first', async () => {
     const uri = pathToFileURL(path.join(root, 'notes.txt')).href;
-    await server.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'plaintext', version: 1, text: `${byDepth[WITHIN]!}\n` } });
+    await server.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId: 'plaintext', version: 1, text: `${byDepth[WITHIN]!}\n` },
+    });
     const order: string[] = [];
-    const content = server.connection.sendRequest(ObjectContentRequest, { oid: byDepth[WITHIN]!, maxContentBytes: 64, maxInstructions: 10 }).then((result) => {
-      order.push('objectContent');
-      return result;
-    });
-    const hover = server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 3 } }).then((result) => {
-      order.push('hover');
-      return result as Hover | null;
-    });
+    const content = server.connection
+      .sendRequest(ObjectContentRequest, { oid: byDepth[WITHIN]!, maxContentBytes: 64, maxInstructions: 10 })
+      .then((result) => {
+        order.push('objectContent');
+        return result;
+      });
+    const hover = server.connection
+      .sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 3 } })
+      .then((result) => {
+        order.push('hover');
+        return result as Hover | null;
+      });
     const [rebuilt, hovered] = await Promise.all([content, hover]);
     assert.ok(hovered, 'a hover on the object');
     assert.ok(rebuilt.found);
@@ -114,15 +140,32 @@ describe(`the issue's delta bomb: 64 MiB of zeros under ${DELTAS} deltas`, () =>
 
   test('one delta past the budget, and the deepest, are refused naming the budget, not rebuilt', async () => {
     for (const depth of [WITHIN + 1, DELTAS]) {
-      const error = await rejection(server.connection.sendRequest(ObjectContentRequest, { oid: byDepth[depth]!, maxContentBytes: 64, maxInstructions: 10 }));
+      const error = await rejection(
+        server.connection.sendRequest(ObjectContentRequest, {
+          oid: byDepth[depth]!,
+          maxContentBytes: 64,
+          maxInstructions: 10,
+        }),
+      );
       assert.equal(error.code, ErrorCodes.InvalidParams);
-      assert.match(error.message, new RegExp(`applies ${depth} deltas whose results add up to more than the ${MAX_REBUILT_BYTES_PER_REQUEST}-byte budget`));
+      assert.match(
+        error.message,
+        new RegExp(
+          `applies ${depth} deltas whose results add up to more than the ${MAX_REBUILT_BYTES_PER_REQUEST}-byte budget`,
+        ),
+      );
     }
   });
 
   test('cancelled rebuilds answer RequestCancelled, and the server answers afterwards', async () => {
     const sources = Array.from({ length: 20 }, () => new CancellationTokenSource());
-    const pending = sources.map((source) => server.connection.sendRequest(ObjectContentRequest, { oid: byDepth[WITHIN]!, maxContentBytes: 64, maxInstructions: 10 }, source.token));
+    const pending = sources.map((source) =>
+      server.connection.sendRequest(
+        ObjectContentRequest,
+        { oid: byDepth[WITHIN]!, maxContentBytes: 64, maxInstructions: 10 },
+        source.token,
+      ),
+    );
     for (const source of sources) source.cancel();
     for (const outcome of await Promise.allSettled(pending)) {
       assert.equal(outcome.status, 'rejected');

@@ -11,7 +11,8 @@ export function firstDifference(expected: string, actual: string): string {
   const got = actual.split('\n');
   for (let i = 0; i < Math.max(want.length, got.length); i++) {
     if (want[i] !== got[i]) {
-      const show = (line: string | undefined): string => (line === undefined ? '<end of output>' : JSON.stringify(line));
+      const show = (line: string | undefined): string =>
+        line === undefined ? '<end of output>' : JSON.stringify(line);
       return `first difference at line ${i + 1} (git ${want.length - 1} lines, packscope ${got.length - 1} lines):\n  git:       ${show(want[i])}\n  packscope: ${show(got[i])}`;
     }
   }
@@ -21,7 +22,11 @@ export function firstDifference(expected: string, actual: string): string {
 /** Asserts that stdout equals git's exactly. */
 export function assertSameStdout(actual: ProcessResult, expected: string, what: string): void {
   if (actual.stdout !== expected) {
-    assert.equal(actual.stdout, expected, `${what}: stdout differs from git's; ${firstDifference(expected, actual.stdout)}\n  packscope stderr: ${JSON.stringify(actual.stderr)}`);
+    assert.equal(
+      actual.stdout,
+      expected,
+      `${what}: stdout differs from git's; ${firstDifference(expected, actual.stdout)}\n  packscope stderr: ${JSON.stringify(actual.stderr)}`,
+    );
   }
 }
 

@@ -18,7 +18,10 @@ export interface BoundedRun {
   timedOut: boolean;
 }
 
-export function runCliBounded(args: string[], options: { env: Record<string, string>; timeoutMs: number }): Promise<BoundedRun> {
+export function runCliBounded(
+  args: string[],
+  options: { env: Record<string, string>; timeoutMs: number },
+): Promise<BoundedRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [`--max-old-space-size=${CHILD_HEAP_MIB}`, cliPath, ...args], {
       cwd: projectRoot,
@@ -37,7 +40,12 @@ export function runCliBounded(args: string[], options: { env: Record<string, str
     child.on('error', reject);
     child.on('close', (status) => {
       clearTimeout(timer);
-      resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), timedOut });
+      resolve({
+        status,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        timedOut,
+      });
     });
   });
 }

@@ -60,7 +60,11 @@ export function writeChosenPack(entries: ChosenEntry[]): Buffer {
         if (entry.base >= k) throw new Error(`entry ${k}: an OFS_DELTA base must come earlier in the pack`);
         reference = encodeOfsDistance(position - offsets[entry.base]!);
       }
-      bytes = Buffer.concat([encodeEntryHeader(entry.ref ? OBJ_REF_DELTA : OBJ_OFS_DELTA, delta.length), reference, deflateSync(delta)]);
+      bytes = Buffer.concat([
+        encodeEntryHeader(entry.ref ? OBJ_REF_DELTA : OBJ_OFS_DELTA, delta.length),
+        reference,
+        deflateSync(delta),
+      ]);
     }
     parts.push(bytes);
     position += bytes.length;

@@ -25,7 +25,10 @@ export interface FixturePacks {
 export function buildFixturePacks(root: string, options: { commits?: number; seed?: number } = {}): FixturePacks {
   const sandbox = new GitSandbox(root);
   const repo = sandbox.init('source', { bare: true });
-  sandbox.fastImport(repo, historyStream({ commits: options.commits ?? 60, seed: options.seed ?? 7, binaryRate: 0.15 }));
+  sandbox.fastImport(
+    repo,
+    historyStream({ commits: options.commits ?? 60, seed: options.seed ?? 7, binaryRate: 0.15 }),
+  );
   sandbox.git(repo, ['-c', 'pack.writeReverseIndex=true', 'repack', '-adfq']);
   const [stem] = packStems(path.join(repo, 'objects'));
   if (!stem || !fs.existsSync(`${stem}.rev`)) throw new Error('git repack wrote no pack with a .rev');
@@ -36,7 +39,10 @@ export function buildFixturePacks(root: string, options: { commits?: number; see
   for (const ext of ['pack', 'idx', 'rev']) fs.copyFileSync(`${stem}.${ext}`, `${ofs}.${ext}`);
 
   const ref = path.join(dir, 'ref');
-  fs.writeFileSync(`${ref}.pack`, sandbox.git(repo, ['pack-objects', '-q', '--all', '--revs', '--stdout'], { input: '' }));
+  fs.writeFileSync(
+    `${ref}.pack`,
+    sandbox.git(repo, ['pack-objects', '-q', '--all', '--revs', '--stdout'], { input: '' }),
+  );
   sandbox.git(repo, ['index-pack', '-o', `${ref}.idx`, `${ref}.pack`]);
 
   const v1 = path.join(dir, 'v1');
@@ -53,7 +59,10 @@ export function buildFixturePacks(root: string, options: { commits?: number; see
 export function buildSha256Pack(root: string, options: { commits?: number; seed?: number } = {}): string {
   const sandbox = new GitSandbox(root);
   const repo = sandbox.init('source-sha256', { bare: true, objectFormat: 'sha256' });
-  sandbox.fastImport(repo, historyStream({ commits: options.commits ?? 20, seed: options.seed ?? 5, binaryRate: 0.15 }));
+  sandbox.fastImport(
+    repo,
+    historyStream({ commits: options.commits ?? 20, seed: options.seed ?? 5, binaryRate: 0.15 }),
+  );
   sandbox.git(repo, ['-c', 'pack.writeReverseIndex=true', 'repack', '-adfq']);
   const [stem] = packStems(path.join(repo, 'objects'));
   if (!stem || !fs.existsSync(`${stem}.rev`)) throw new Error('git repack wrote no SHA-256 pack with a .rev');
@@ -78,7 +87,8 @@ export function buildMidxPackDir(root: string): { packDir: string; oids: Buffer[
     sandbox.fastImport(part, historyStream({ commits: 8, seed, binaryRate: 0 }));
     sandbox.git(part, ['repack', '-adq']);
     for (const stem of packStems(path.join(part, 'objects'))) {
-      for (const ext of ['pack', 'idx']) fs.copyFileSync(`${stem}.${ext}`, path.join(packDir, `${path.basename(stem)}.${ext}`));
+      for (const ext of ['pack', 'idx'])
+        fs.copyFileSync(`${stem}.${ext}`, path.join(packDir, `${path.basename(stem)}.${ext}`));
     }
   }
   sandbox.git(repo, ['multi-pack-index', 'write']);

@@ -30,7 +30,12 @@ export function packscope(args: string[], cwd: string, cacheDir: string): Proces
 
 /** `git cat-file --batch-all-objects --batch-check=<BATCH_CHECK_FORMAT>`, run in `cwd`. */
 export function catFileBatchCheck(sandbox: GitSandbox, cwd: string, config: string[] = []): string {
-  return sandbox.gitText(cwd, [...config.flatMap((c) => ['-c', c]), 'cat-file', '--batch-all-objects', `--batch-check=${BATCH_CHECK_FORMAT}`]);
+  return sandbox.gitText(cwd, [
+    ...config.flatMap((c) => ['-c', c]),
+    'cat-file',
+    '--batch-all-objects',
+    `--batch-check=${BATCH_CHECK_FORMAT}`,
+  ]);
 }
 
 /** A history stream written to another branch and tag namespace, so several can share one repository. */

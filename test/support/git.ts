@@ -45,14 +45,24 @@ export class GitSandbox {
   /** Runs git and returns stdout as a Buffer; throws with git's stderr on failure. */
   git(cwd: string, args: string[], options: { input?: string | Buffer; env?: Record<string, string> } = {}): Buffer {
     try {
-      return execFileSync('git', args, { cwd, env: gitEnv(this.home, options.env), input: options.input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
+      return execFileSync('git', args, {
+        cwd,
+        env: gitEnv(this.home, options.env),
+        input: options.input,
+        maxBuffer: 1 << 30,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
     } catch (error) {
       const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
       throw new Error(`git ${args.join(' ')} failed in ${cwd}: ${stderr}`);
     }
   }
 
-  gitText(cwd: string, args: string[], options: { input?: string | Buffer; env?: Record<string, string> } = {}): string {
+  gitText(
+    cwd: string,
+    args: string[],
+    options: { input?: string | Buffer; env?: Record<string, string> } = {},
+  ): string {
     return this.git(cwd, args, options).toString('utf8');
   }
 

@@ -21,7 +21,24 @@ export interface HistoryOptions {
   editsPerCommit?: number;
 }
 
-const WORDS = ['pack', 'delta', 'chain', 'base', 'cache', 'inflate', 'object', 'tree', 'blob', 'commit', 'offset', 'window', 'depth', 'family', 'limit', 'read'];
+const WORDS = [
+  'pack',
+  'delta',
+  'chain',
+  'base',
+  'cache',
+  'inflate',
+  'object',
+  'tree',
+  'blob',
+  'commit',
+  'offset',
+  'window',
+  'depth',
+  'family',
+  'limit',
+  'read',
+];
 
 class Random extends SeededRandom {
   word(): string {
@@ -57,7 +74,9 @@ export function historyStream(options: HistoryOptions): Buffer {
   for (let c = 0; c < options.commits; c++) {
     const when = 1700000000 + c * 60;
     emit(`commit refs/heads/main\nmark :${c + 1}\n`);
-    emit(`author A U Thor <author@example.com> ${when} +0000\ncommitter C O Mitter <committer@example.com> ${when} +0000\n`);
+    emit(
+      `author A U Thor <author@example.com> ${when} +0000\ncommitter C O Mitter <committer@example.com> ${when} +0000\n`,
+    );
     data(Buffer.from(`commit ${c}: ${random.line()}\n`));
     if (c > 0) emit(`from :${c}\n`);
     const changed = new Set<string>();

@@ -53,7 +53,9 @@ export function buildInflateCounter(dir: string): string {
   const library = path.join(dir, 'inflate-counter.so');
   fs.writeFileSync(source, SHIM_SOURCE);
   try {
-    execFileSync('gcc', ['-shared', '-fPIC', '-O2', '-o', library, source, '-ldl'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync('gcc', ['-shared', '-fPIC', '-O2', '-o', library, source, '-ldl'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (error) {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? String(error);
     throw new Error(`cannot build the inflate-counting shim (gcc is required for these tests): ${stderr}`);

@@ -42,7 +42,10 @@ export class LspServer {
   ) {
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
     connection.onNotification('window/logMessage', (params: { message: string }) => void this.log.push(params.message));
-    connection.onNotification('window/showMessage', (params: { message: string }) => void this.shown.push(params.message));
+    connection.onNotification(
+      'window/showMessage',
+      (params: { message: string }) => void this.shown.push(params.message),
+    );
     connection.onRequest('window/showMessageRequest', (params: { message: string }) => {
       this.shown.push(params.message);
       return null;
@@ -55,20 +58,39 @@ export class LspServer {
     connection.onRequest('window/workDoneProgress/create', () => null);
   }
 
-  static async start(options: { workspaceFolders: string[]; settings: Partial<ServerSettings>; env?: NodeJS.ProcessEnv; recordingDirectory?: string }): Promise<LspServer> {
+  static async start(options: {
+    workspaceFolders: string[];
+    settings: Partial<ServerSettings>;
+    env?: NodeJS.ProcessEnv;
+    recordingDirectory?: string;
+  }): Promise<LspServer> {
     const child = spawn(process.execPath, [serverPath, '--stdio'], { stdio: 'pipe', env: options.env ?? process.env });
     const stderr: string[] = [];
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
-    const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+    const connection = createProtocolConnection(
+      new StreamMessageReader(child.stdout),
+      new StreamMessageWriter(child.stdin),
+    );
     const server = new LspServer(child, connection);
     connection.listen();
     await connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
       rootUri: null,
       capabilities: { window: { workDoneProgress: true } },
-      workspaceFolders: options.workspaceFolders.map((folder) => ({ uri: pathToFileURL(folder).href, name: path.basename(folder) })),
+      workspaceFolders: options.workspaceFolders.map((folder) => ({
+        uri: pathToFileURL(folder).href,
+        name: path.basename(folder),
+      })),
       initializationOptions: {
-        settings: { repositories: [], scanDepth: 1, modelCacheDirectory: '', persistModels: true, hoverIndexLimit: 5_000_000, git: 'git', ...options.settings },
+        settings: {
+          repositories: [],
+          scanDepth: 1,
+          modelCacheDirectory: '',
+          persistModels: true,
+          hoverIndexLimit: 5_000_000,
+          git: 'git',
+          ...options.settings,
+        },
         ...(options.recordingDirectory === undefined ? {} : { recordingDirectory: options.recordingDirectory }),
       },
     });
@@ -114,7 +136,10 @@ export class LspServer {
 }
 
 /** Awaits a request that must fail with a ResponseError, then hands the error to `check`. */
-export async function expectError(promise: Promise<unknown>, check: (error: ResponseError<unknown>) => void): Promise<void> {
+export async function expectError(
+  promise: Promise<unknown>,
+  check: (error: ResponseError<unknown>) => void,
+): Promise<void> {
   try {
     await promise;
   } catch (error) {

@@ -69,7 +69,13 @@ function u64(value: number): Buffer {
  * One MIDX file over `packs`. Objects in `exclude` (listed by earlier layers) are left out; an object
  * in several of these packs is listed from the pack that sorts first by name.
  */
-export function buildMidxLayer(format: ObjectFormat, baseLayers: number, packs: PackObjects[], exclude: ReadonlySet<string> = new Set(), options: LayerOptions = {}): BuiltLayer {
+export function buildMidxLayer(
+  format: ObjectFormat,
+  baseLayers: number,
+  packs: PackObjects[],
+  exclude: ReadonlySet<string> = new Set(),
+  options: LayerOptions = {},
+): BuiltLayer {
   const hashSize = format === 'sha1' ? 20 : 32;
   const sorted = [...packs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const chosen = new Map<string, { packId: number; offset: number }>();
@@ -115,7 +121,11 @@ export function buildMidxLayer(format: ObjectFormat, baseLayers: number, packs: 
   ];
   if (large.length > 0) chunks.push([CHUNK_LOFF, Buffer.concat(large.map(u64))]);
 
-  const header = Buffer.concat([Buffer.from('MIDX', 'latin1'), Buffer.from([1, format === 'sha1' ? 1 : 2, chunks.length, baseLayers]), u32(sorted.length)]);
+  const header = Buffer.concat([
+    Buffer.from('MIDX', 'latin1'),
+    Buffer.from([1, format === 'sha1' ? 1 : 2, chunks.length, baseLayers]),
+    u32(sorted.length),
+  ]);
   const table: Buffer[] = [];
   let at = header.length + (chunks.length + 1) * 12;
   for (const [id, data] of chunks) {
@@ -124,14 +134,21 @@ export function buildMidxLayer(format: ObjectFormat, baseLayers: number, packs: 
   }
   table.push(u32(0), u64(at));
   const body = Buffer.concat([header, ...table, ...chunks.map(([, data]) => data)]);
-  const trailer = createHash(format === 'sha1' ? 'sha1' : 'sha256').update(body).digest();
+  const trailer = createHash(format === 'sha1' ? 'sha1' : 'sha256')
+    .update(body)
+    .digest();
 
   const entries = new Map<string, MidxEntry>();
   for (const oid of oids) {
     const { packId, offset } = chosen.get(oid)!;
     entries.set(oid, { pack: sorted[packId]!.name, offset });
   }
-  return { bytes: Buffer.concat([body, trailer]), checksum: trailer.toString('hex'), entries, largeOffsets: large.length };
+  return {
+    bytes: Buffer.concat([body, trailer]),
+    checksum: trailer.toString('hex'),
+    entries,
+    largeOffsets: large.length,
+  };
 }
 
 export interface WrittenChain {
@@ -142,7 +159,12 @@ export interface WrittenChain {
 }
 
 /** Writes `pack/multi-pack-index.d/` for `layers` (base first) into `packDir`, replacing any chain there. */
-export function writeMidxChain(packDir: string, format: ObjectFormat, layers: PackObjects[][], options: (layer: number) => LayerOptions = () => ({})): WrittenChain {
+export function writeMidxChain(
+  packDir: string,
+  format: ObjectFormat,
+  layers: PackObjects[][],
+  options: (layer: number) => LayerOptions = () => ({}),
+): WrittenChain {
   const dir = path.join(packDir, 'multi-pack-index.d');
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir);
@@ -161,7 +183,12 @@ export function writeMidxChain(packDir: string, format: ObjectFormat, layers: Pa
 }
 
 /** The (oid, offset) pairs of a pack's idx, as `git show-index` reads them: independent of PackScope. */
-export function packObjectsWithGit(sandbox: GitSandbox, cwd: string, idxFile: string, format: ObjectFormat): PackObjects {
+export function packObjectsWithGit(
+  sandbox: GitSandbox,
+  cwd: string,
+  idxFile: string,
+  format: ObjectFormat,
+): PackObjects {
   const text = sandbox.gitText(cwd, ['show-index', `--object-format=${format}`], { input: fs.readFileSync(idxFile) });
   const objects = text
     .split('\n')

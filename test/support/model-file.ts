@@ -14,7 +14,12 @@ export const CACHE_KEY_FILE = 'packscope-model-cache.key';
 
 export interface ModelFile {
   version: number;
-  header: { count: number; depthBytes: 2 | 4; overflow: { size: [number, number][]; resultSize: [number, number][]; diskSize: [number, number][] }; [field: string]: unknown };
+  header: {
+    count: number;
+    depthBytes: 2 | 4;
+    overflow: { size: [number, number][]; resultSize: [number, number][]; diskSize: [number, number][] };
+    [field: string]: unknown;
+  };
   size: number[];
   resultSize: number[];
   diskSize: number[];
@@ -46,11 +51,30 @@ export function readModelFile(bytes: Buffer): ModelFile {
   const take = (width: 1 | 2 | 4, signed = false): number[] => {
     const out: number[] = [];
     for (let n = 0; n < count; n++, at += width) {
-      out.push(width === 1 ? bytes[at]! : width === 2 ? bytes.readUInt16LE(at) : signed ? bytes.readInt32LE(at) : bytes.readUInt32LE(at));
+      out.push(
+        width === 1
+          ? bytes[at]!
+          : width === 2
+            ? bytes.readUInt16LE(at)
+            : signed
+              ? bytes.readInt32LE(at)
+              : bytes.readUInt32LE(at),
+      );
     }
     return out;
   };
-  const file: ModelFile = { version, header, size: take(4), resultSize: take(4), diskSize: take(4), base: take(4, true), byOffset: take(4), depth: take(header.depthBytes), inPackType: take(1), type: take(1) };
+  const file: ModelFile = {
+    version,
+    header,
+    size: take(4),
+    resultSize: take(4),
+    diskSize: take(4),
+    base: take(4, true),
+    byOffset: take(4),
+    depth: take(header.depthBytes),
+    inPackType: take(1),
+    type: take(1),
+  };
   if (version >= 3) {
     at = (at + 3) & ~3;
     const words = (length: number): number[] => {
@@ -67,7 +91,11 @@ export function readModelFile(bytes: Buffer): ModelFile {
 }
 
 /** The file's bytes with `seal` computing the trailer from everything before it; `depthLayout` lays the depths out at another width than the header says. */
-export function writeModelFile(file: ModelFile, seal: (body: Buffer) => Buffer, depthLayout: 2 | 4 = file.header.depthBytes): Buffer {
+export function writeModelFile(
+  file: ModelFile,
+  seal: (body: Buffer) => Buffer,
+  depthLayout: 2 | 4 = file.header.depthBytes,
+): Buffer {
   const headerJson = Buffer.from(JSON.stringify(file.header), 'utf8');
   const prefix = Buffer.alloc(align8(16 + headerJson.length));
   prefix.write('PSMODEL\0', 0, 'latin1');
@@ -95,8 +123,14 @@ export function writeModelFile(file: ModelFile, seal: (body: Buffer) => Buffer, 
     column(file.inPackType, 1),
     column(file.type, 1),
   ]);
-  if (file.childStart === undefined || file.roots === undefined || file.childList === undefined) return Buffer.concat([body, seal(body)]);
-  const derived = Buffer.concat([Buffer.alloc(((body.length + 3) & ~3) - body.length), column(file.childStart, 4), column(file.roots, 4), column(file.childList, 4)]);
+  if (file.childStart === undefined || file.roots === undefined || file.childList === undefined)
+    return Buffer.concat([body, seal(body)]);
+  const derived = Buffer.concat([
+    Buffer.alloc(((body.length + 3) & ~3) - body.length),
+    column(file.childStart, 4),
+    column(file.roots, 4),
+    column(file.childList, 4),
+  ]);
   const whole = Buffer.concat([body, derived]);
   return Buffer.concat([whole, seal(whole)]);
 }
@@ -141,7 +175,13 @@ export function modelSnapshot(model: PackModel): unknown {
     // What the model derives, from the file (checked) or from base: a fresh build's in both cases.
     derived: (() => {
       const d = model.derivedColumns();
-      return { childStart: Array.from(d.childStart), childList: Array.from(d.childList), roots: Array.from(d.roots), familySizes: Array.from(d.familySizes), offsetsInPackOrder: Array.from(d.offsetsInPackOrder) };
+      return {
+        childStart: Array.from(d.childStart),
+        childList: Array.from(d.childList),
+        roots: Array.from(d.roots),
+        familySizes: Array.from(d.familySizes),
+        offsetsInPackOrder: Array.from(d.offsetsInPackOrder),
+      };
     })(),
   };
 }

@@ -151,7 +151,7 @@ export function encodeOfsDistance(distance: number): Buffer {
   let rest = Math.floor(distance / 128);
   while (rest > 0) {
     rest -= 1;
-    bytes.unshift(0x80 | rest % 128);
+    bytes.unshift(0x80 | (rest % 128));
     rest = Math.floor(rest / 128);
   }
   return Buffer.from(bytes);
@@ -254,7 +254,11 @@ export interface IdxObject {
  * An idx for the given objects (§6.2), sorted by id, with the fan-out, large offsets (v2) and both
  * trailing checksums computed.
  */
-export function writeIdx(objects: IdxObject[], packChecksum: Buffer, options: { version?: 1 | 2; hash?: HashName; largeOffsetsFrom?: number } = {}): Buffer {
+export function writeIdx(
+  objects: IdxObject[],
+  packChecksum: Buffer,
+  options: { version?: 1 | 2; hash?: HashName; largeOffsetsFrom?: number } = {},
+): Buffer {
   const hash = options.hash ?? 'sha1';
   const list = [...objects].sort((a, b) => Buffer.compare(a.oid, b.oid));
   const fanout = Buffer.alloc(1024);
@@ -337,7 +341,11 @@ export function assemble(parts: PackParts, options: AssembleOptions = {}): PackS
   const objects = parts.entries.map((e, i) => ({ oid: e.oid, offset: written.offsets[i]!, crc: written.crcs[i]! }));
   return {
     pack: written.pack,
-    idx: writeIdx(objects, checksum, { version: options.idxVersion ?? 2, hash: parts.hash, ...(options.largeOffsetsFrom === undefined ? {} : { largeOffsetsFrom: options.largeOffsetsFrom }) }),
+    idx: writeIdx(objects, checksum, {
+      version: options.idxVersion ?? 2,
+      hash: parts.hash,
+      ...(options.largeOffsetsFrom === undefined ? {} : { largeOffsetsFrom: options.largeOffsetsFrom }),
+    }),
     rev: options.rev ? writeRev(objects, checksum, parts.hash) : undefined,
   };
 }
@@ -352,7 +360,8 @@ export function assemble(parts: PackParts, options: AssembleOptions = {}): PackS
 export function reseal(set: PackSet, hash: HashName = 'sha1'): PackSet {
   const hashSize = hashSizeOf(hash);
   const pack = Buffer.from(set.pack);
-  if (pack.length >= hashSize) digest(hash, pack.subarray(0, pack.length - hashSize)).copy(pack, pack.length - hashSize);
+  if (pack.length >= hashSize)
+    digest(hash, pack.subarray(0, pack.length - hashSize)).copy(pack, pack.length - hashSize);
   const checksum = pack.length >= hashSize ? pack.subarray(pack.length - hashSize) : Buffer.alloc(hashSize);
   const idx = Buffer.from(set.idx);
   const v2 = idx.length >= 8 && idx.readUInt32BE(0) === IDX_V2_MAGIC;
@@ -417,7 +426,11 @@ export function writePackSet(dir: string, stem: string, set: PackSet): PackPaths
 /** Reads `<stem>.pack`, `.idx` and, when present, `.rev`. */
 export function readPackSet(stem: string): PackSet {
   const rev = `${stem}.rev`;
-  return { pack: fs.readFileSync(`${stem}.pack`), idx: fs.readFileSync(`${stem}.idx`), rev: fs.existsSync(rev) ? fs.readFileSync(rev) : undefined };
+  return {
+    pack: fs.readFileSync(`${stem}.pack`),
+    idx: fs.readFileSync(`${stem}.idx`),
+    rev: fs.existsSync(rev) ? fs.readFileSync(rev) : undefined,
+  };
 }
 
 /** Position of object `n`'s offset word in an idx (v2: offset table; v1: the entry). */
@@ -470,6 +483,15 @@ export function sparseIdxV2(entries: { oid: Buffer; offset: number }[], packChec
       large.push(u64(e.offset));
     }
   }
-  const body = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63]), u32(2), fanout, ...sorted.map((e) => e.oid), Buffer.alloc(4 * sorted.length), ...small, ...large, packChecksum]);
+  const body = Buffer.concat([
+    Buffer.from([0xff, 0x74, 0x4f, 0x63]),
+    u32(2),
+    fanout,
+    ...sorted.map((e) => e.oid),
+    Buffer.alloc(4 * sorted.length),
+    ...small,
+    ...large,
+    packChecksum,
+  ]);
   return Buffer.concat([body, Buffer.alloc(20, 0x5a)]);
 }

@@ -16,7 +16,8 @@ export function pathsRepository(sandbox: GitSandbox, name: string, commits = 300
   sandbox.fastImport(repo, historyStream({ commits, files: 30, renameRate: 0.2 }));
   sandbox.git(repo, ['repack', '-adq']);
   sandbox.git(repo, ['checkout', '-q', 'main']);
-  const git = (args: string[], env: Record<string, string> = {}, input?: string): string => sandbox.gitText(repo, args, { env, ...(input === undefined ? {} : { input }) }).trim();
+  const git = (args: string[], env: Record<string, string> = {}, input?: string): string =>
+    sandbox.gitText(repo, args, { env, ...(input === undefined ? {} : { input }) }).trim();
   const tied = { GIT_AUTHOR_DATE: '1800000000 +0000', GIT_COMMITTER_DATE: '1800000000 +0000' };
   const write = (file: string, text: string): void => {
     fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
@@ -53,7 +54,10 @@ export function pathsRepository(sandbox: GitSandbox, name: string, commits = 300
   git(['repack', '-dq']);
   write('loose/new.txt', 'loose\n');
   git(['add', '-A']);
-  git(['commit', '-q', '-m', 'loose commit'], { GIT_AUTHOR_DATE: '1800000200 +0000', GIT_COMMITTER_DATE: '1800000200 +0000' });
+  git(['commit', '-q', '-m', 'loose commit'], {
+    GIT_AUTHOR_DATE: '1800000200 +0000',
+    GIT_COMMITTER_DATE: '1800000200 +0000',
+  });
   return repo;
 }
 

@@ -4,7 +4,11 @@ import * as fs from 'node:fs';
 import { inflateSync } from 'node:zlib';
 
 /** The RGB pixels of a PNG this test's decoder can read: 8-bit truecolour, no interlace, chunks CRC-checked by zlib's inflate of IDAT only. */
-export function decodePng(file: string): { width: number; height: number; pixel: (x: number, y: number) => [number, number, number] } {
+export function decodePng(file: string): {
+  width: number;
+  height: number;
+  pixel: (x: number, y: number) => [number, number, number];
+} {
   const bytes = fs.readFileSync(file);
   assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'PNG signature');
   let at = 8;
@@ -26,6 +30,9 @@ export function decodePng(file: string): { width: number; height: number; pixel:
   const stride = 1 + width * 3;
   assert.equal(raw.length, stride * height);
   for (let y = 0; y < height; y++) assert.equal(raw[y * stride], 0, 'filter None on every row');
-  return { width, height, pixel: (x, y) => [raw[y * stride + 1 + x * 3]!, raw[y * stride + 2 + x * 3]!, raw[y * stride + 3 + x * 3]!] };
+  return {
+    width,
+    height,
+    pixel: (x, y) => [raw[y * stride + 1 + x * 3]!, raw[y * stride + 2 + x * 3]!, raw[y * stride + 3 + x * 3]!],
+  };
 }
-

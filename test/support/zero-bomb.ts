@@ -97,7 +97,9 @@ export function zeroBombPack(deltas: number): Buffer {
     parts.push(entry);
     offset += entry.length;
   };
-  add(Buffer.concat([entryHeader(OBJ_BLOB, ZERO_BLOB_BYTES), deflateSync(Buffer.alloc(ZERO_BLOB_BYTES), { level: 9 })]));
+  add(
+    Buffer.concat([entryHeader(OBJ_BLOB, ZERO_BLOB_BYTES), deflateSync(Buffer.alloc(ZERO_BLOB_BYTES), { level: 9 })]),
+  );
   for (let i = 1; i <= deltas; i++) {
     const delta = appendDelta(ZERO_BLOB_BYTES + i - 1, i & 0xff);
     const at = offset;
@@ -110,7 +112,14 @@ export function zeroBombPack(deltas: number): Buffer {
 
 /** Writes the pack into `repo` through real `git index-pack --stdin` (which writes its .idx and checks it). Returns the pack's stem. */
 export function installZeroBomb(repo: string, home: string, deltas: number): string {
-  const out = execFileSync('git', ['index-pack', '--stdin'], { cwd: repo, env: gitEnv(home), input: zeroBombPack(deltas), maxBuffer: 1 << 20 }).toString().trim();
+  const out = execFileSync('git', ['index-pack', '--stdin'], {
+    cwd: repo,
+    env: gitEnv(home),
+    input: zeroBombPack(deltas),
+    maxBuffer: 1 << 20,
+  })
+    .toString()
+    .trim();
   const hash = /^pack\t([0-9a-f]{40})$/.exec(out)?.[1] ?? /^([0-9a-f]{40})$/.exec(out)?.[1];
   if (hash === undefined) throw new Error(`git index-pack printed ${JSON.stringify(out)}`);
   return `${repo}/.git/objects/pack/pack-${hash}`;

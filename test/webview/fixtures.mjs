@@ -44,7 +44,11 @@ export const README_MARKDOWN = `inflations over 215237 reads:
 /** Repository-derived strings that must show as text, never as markup. */
 export const HOSTILE_FILE = '/tmp/<img src=x id=injected>.psrec';
 
-export function recordingInfo({ file = '/home/user/.cache/packscope/recordings/lograw.psrec', command = 'git log --raw -n 60000', reads = 215237 } = {}) {
+export function recordingInfo({
+  file = '/home/user/.cache/packscope/recordings/lograw.psrec',
+  command = 'git log --raw -n 60000',
+  reads = 215237,
+} = {}) {
   return {
     file,
     repository: '/src/git.git/.git',
@@ -59,7 +63,12 @@ export function recordingInfo({ file = '/home/user/.cache/packscope/recordings/l
     traceLines: reads,
     reads,
     segments: [{ index: 1, command, reads }],
-    packs: [{ path: '/src/git.git/.git/objects/pack/pack-0123456789abcdef0123456789abcdef01234567.pack', checksum: '0123456789abcdef0123456789abcdef01234567' }],
+    packs: [
+      {
+        path: '/src/git.git/.git/objects/pack/pack-0123456789abcdef0123456789abcdef01234567.pack',
+        checksum: '0123456789abcdef0123456789abcdef01234567',
+      },
+    ],
     warnings: [],
   };
 }
@@ -70,10 +79,22 @@ export function sweepResult(info = recordingInfo()) {
     SWEEP_POLICIES.forEach((policy, column) => {
       const inflations = SWEEP_INFLATIONS[row][column];
       results.push({
-        policy, limit, referenceBound: policy === 'belady', reads: 215237, logged: 215237,
-        inflations, deltaApplications: inflations - 100000, inflatedBytes: inflations * 731, evictions: 0, peakCacheBytes: limit, seconds: 0.5,
+        policy,
+        limit,
+        referenceBound: policy === 'belady',
+        reads: 215237,
+        logged: 215237,
+        inflations,
+        deltaApplications: inflations - 100000,
+        inflatedBytes: inflations * 731,
+        evictions: 0,
+        peakCacheBytes: limit,
+        seconds: 0.5,
         // Shown as plain numbers: the webview tests that check layout treat these cells as exact.
-        exact: true, bounds: null, hiddenReads: null, exactness: 'test fixture',
+        exact: true,
+        bounds: null,
+        hiddenReads: null,
+        exactness: 'test fixture',
       });
     });
   });
@@ -81,16 +102,30 @@ export function sweepResult(info = recordingInfo()) {
 }
 
 export function indexPackResults() {
-  return [{
-    pack: '/src/git.git/.git/objects/pack/pack-0123456789abcdef0123456789abcdef01234567.pack',
-    objects: 849014,
-    limit: 96 * M,
-    variants: [
-      { variant: 'v2.36', inflations: 1686682, deltaApplications: 800000, reconstructions: 254003, peakBytes: 100000000 },
-      { variant: 'v2.55', inflations: 1432679, deltaApplications: 800000, reconstructions: 0, peakBytes: 100600000 },
-      { variant: 'release-when-done', inflations: 1432679, deltaApplications: 800000, reconstructions: 0, peakBytes: 90000000 },
-    ],
-  }];
+  return [
+    {
+      pack: '/src/git.git/.git/objects/pack/pack-0123456789abcdef0123456789abcdef01234567.pack',
+      objects: 849014,
+      limit: 96 * M,
+      variants: [
+        {
+          variant: 'v2.36',
+          inflations: 1686682,
+          deltaApplications: 800000,
+          reconstructions: 254003,
+          peakBytes: 100000000,
+        },
+        { variant: 'v2.55', inflations: 1432679, deltaApplications: 800000, reconstructions: 0, peakBytes: 100600000 },
+        {
+          variant: 'release-when-done',
+          inflations: 1432679,
+          deltaApplications: 800000,
+          reconstructions: 0,
+          peakBytes: 90000000,
+        },
+      ],
+    },
+  ];
 }
 
 function quantiles(scale) {
@@ -103,17 +138,19 @@ export function localityResult(info = recordingInfo(), scale = 40) {
   return {
     recording: info,
     pageCache: { cacheMiB: 256, readaheadKiB: 128 },
-    packs: [{
-      pack: info.packs[0].path,
-      reads: info.reads,
-      seeks: info.reads - 1,
-      percentiles: [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9].map((p) => ({ p, bytes: pick(p) })),
-      shortSeekShare: 0.71,
-      backwardSeekShare: 0.43,
-      pagesTouched: 5210,
-      byteSpan: 495000000,
-      pageFaults: 3100,
-      distanceQuantiles: q,
-    }],
+    packs: [
+      {
+        pack: info.packs[0].path,
+        reads: info.reads,
+        seeks: info.reads - 1,
+        percentiles: [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9].map((p) => ({ p, bytes: pick(p) })),
+        shortSeekShare: 0.71,
+        backwardSeekShare: 0.43,
+        pagesTouched: 5210,
+        byteSpan: 495000000,
+        pageFaults: 3100,
+        distanceQuantiles: q,
+      },
+    ],
   };
 }

@@ -9,6 +9,9 @@ export function servePage(page, { origin, root, html }) {
     if (url.pathname === '/index.html') return route.fulfill({ body: html, contentType: 'text/html' });
     const file = path.join(root, url.pathname);
     if (!file.startsWith(root) || !fs.existsSync(file)) return route.fulfill({ status: 404, body: '' });
-    return route.fulfill({ body: fs.readFileSync(file), contentType: file.endsWith('.css') ? 'text/css' : 'text/javascript' });
+    return route.fulfill({
+      body: fs.readFileSync(file),
+      contentType: file.endsWith('.css') ? 'text/css' : 'text/javascript',
+    });
   });
 }

@@ -30,10 +30,27 @@ function fivePercentSweep(policies = POLICIES) {
   const results = LIMITS.flatMap((limit, row) =>
     policies.map((policy) => {
       const inflations = value(policy, row);
-      return { policy, limit, referenceBound: policy === 'belady', reads: 215237, logged: 215237, inflations, deltaApplications: inflations, inflatedBytes: inflations * 700, evictions: 0, peakCacheBytes: limit, seconds: 0.1 };
+      return {
+        policy,
+        limit,
+        referenceBound: policy === 'belady',
+        reads: 215237,
+        logged: 215237,
+        inflations,
+        deltaApplications: inflations,
+        inflatedBytes: inflations * 700,
+        evictions: 0,
+        peakCacheBytes: limit,
+        seconds: 0.1,
+      };
     }),
   );
-  return { type: 'sweep', runId: 'r5', request: { limits: LIMITS, policies }, result: { recording: recordingInfo(), results } };
+  return {
+    type: 'sweep',
+    runId: 'r5',
+    request: { limits: LIMITS, policies },
+    result: { recording: recordingInfo(), results },
+  };
 }
 
 async function openWithSweep(state = {}, policies = POLICIES) {
@@ -60,10 +77,12 @@ function gitToBeladyPixels({ series, points }) {
   const git = points[series.indexOf("git (today's Git)")];
   const belady = points[series.indexOf('belady (reference bound)')];
   assert.equal(git.length, belady.length);
-  return Math.min(...git.map(([x, y], i) => {
-    assert.equal(x, belady[i][0], 'same limits, same x');
-    return Math.abs(y - belady[i][1]);
-  }));
+  return Math.min(
+    ...git.map(([x, y], i) => {
+      assert.equal(x, belady[i][0], 'same limits, same x');
+      return Math.abs(y - belady[i][1]);
+    }),
+  );
 }
 
 async function chooseView(page, view) {
@@ -122,12 +141,18 @@ describe('Cache Lab sweep chart views', () => {
     const chart = await drawn(page);
     assert.ok(chart.series.includes('gdsf (same as git)'), JSON.stringify(chart.series));
     const notes = await page.locator('#sweep-notes li').allTextContents();
-    assert.ok(notes.includes('git and gdsf coincide at every limit shown (one line hides the other).'), JSON.stringify(notes));
+    assert.ok(
+      notes.includes('git and gdsf coincide at every limit shown (one line hides the other).'),
+      JSON.stringify(notes),
+    );
     assert.ok(notes.includes('At limit 0 (no cache), git, gdsf and belady coincide.'), JSON.stringify(notes));
 
     assert.equal(await page.locator('#zero-box').isVisible(), true);
     const zeroLabel = await page.locator('#zero-chart').getAttribute('aria-label');
-    assert.equal(zeroLabel, 'Bar chart: inflations at limit 0 (no cache), one bar per policy: git 1187090, gdsf 1187090, libgit2 1670818, belady 1187090.');
+    assert.equal(
+      zeroLabel,
+      'Bar chart: inflations at limit 0 (no cache), one bar per policy: git 1187090, gdsf 1187090, libgit2 1670818, belady 1187090.',
+    );
     const bars = await page.locator('#zero-chart').evaluate((c) => JSON.parse(c.dataset.points)[0]);
     assert.equal(bars.length, POLICIES.length);
     assert.match(await page.locator('#sweep-chart-alt').textContent(), /Limit 0 \(no cache\) is in the panel below it/);
@@ -135,7 +160,7 @@ describe('Cache Lab sweep chart views', () => {
     await page.locator('#zero-apart').uncheck();
     await page.waitForFunction(() => document.querySelector('#zero-box').hidden);
     assert.equal((await drawn(page)).points[0].length, LIMITS.length, 'limit 0 back on the main chart');
-    assert.match((await page.locator('#sweep-notes').textContent()), /Limit 0 does not set the scale/);
+    assert.match(await page.locator('#sweep-notes').textContent(), /Limit 0 does not set the scale/);
     await page.close();
   });
 
@@ -143,7 +168,10 @@ describe('Cache Lab sweep chart views', () => {
     const { page } = await openWithSweep({ sweepView: 'relative-belady' }, ['git', 'libgit2']);
     const chart = await drawn(page);
     assert.equal(chart.view, 'zoomed');
-    assert.match(await page.locator('#sweep-notes').textContent(), /^belady is not in this sweep, so there is nothing to divide by/);
+    assert.match(
+      await page.locator('#sweep-notes').textContent(),
+      /^belady is not in this sweep, so there is nothing to divide by/,
+    );
     await page.close();
   });
 

@@ -20,7 +20,10 @@ import { localityResult } from './fixtures.mjs';
 import { browserContext, openLab, outDir, root, send, setTheme } from './harness.mjs';
 
 const { webviewHtml } = await tsImport('../../src/extension/webview-html.ts', import.meta.url);
-const { REPACK_PREVIEW_PAGE } = await tsImport('../../src/extension/repack-preview/repack-preview-html.ts', import.meta.url);
+const { REPACK_PREVIEW_PAGE } = await tsImport(
+  '../../src/extension/repack-preview/repack-preview-html.ts',
+  import.meta.url,
+);
 const repackProtocol = await tsImport('../../src/protocol/repack-preview-protocol.ts', import.meta.url);
 const { formatBytes, formatCount } = await tsImport('../../src/common/format.ts', import.meta.url);
 const { recordingRows } = await tsImport('../../src/presentation/repack-preview-tables.ts', import.meta.url);
@@ -32,28 +35,63 @@ const NONCE = 'TestNonce0123456789abcdefABCDEF';
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-webview-tables-'));
 after(() => fs.rmSync(work, { recursive: true, force: true }));
 const repo = path.join(work, 'repo');
-const env = { ...process.env, HOME: work, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', PACKSCOPE_NO_PROGRESS: '1', PACKSCOPE_CACHE_DIR: path.join(work, 'models'), TMPDIR: work };
+const env = {
+  ...process.env,
+  HOME: work,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@t',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@t',
+  PACKSCOPE_NO_PROGRESS: '1',
+  PACKSCOPE_CACHE_DIR: path.join(work, 'models'),
+  TMPDIR: work,
+};
 const git = (...args) => execFileSync('git', args, { cwd: repo, env, encoding: 'utf8' });
 fs.mkdirSync(repo);
 git('init', '-q', '-b', 'main');
 for (let c = 0; c < 30; c++) {
-  for (let f = 0; f < 4; f++) fs.writeFileSync(path.join(repo, `file${f}.txt`), Array.from({ length: 50 + c * 4 }, (_, i) => `line ${i} of file ${f} ${i % 5 === c % 5 ? `changed in ${c}` : ''}`).join('\n'));
+  for (let f = 0; f < 4; f++)
+    fs.writeFileSync(
+      path.join(repo, `file${f}.txt`),
+      Array.from(
+        { length: 50 + c * 4 },
+        (_, i) => `line ${i} of file ${f} ${i % 5 === c % 5 ? `changed in ${c}` : ''}`,
+      ).join('\n'),
+    );
   git('add', '-A');
   git('commit', '-q', '-m', `commit ${c}`);
 }
 // Shallow deltas today, so that a deeper preview changes objects' sizes on disk.
 git('repack', '-adfq', '--depth=2', '--window=2');
-const cli = (...args) => execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'cli', 'main.ts'), ...args], { cwd: root, env, encoding: 'utf8', maxBuffer: 1 << 28 });
+const cli = (...args) =>
+  execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'cli', 'main.ts'), ...args], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
 const recording = path.join(work, 'log.psrec');
 cli('record', '-o', recording, '-C', repo, '--', 'log', '--raw', '-n', '25');
-const result = JSON.parse(cli('repack-preview', '--json', '--depth', '50', '--window', '50', '--threads', '1', '--recording', recording, repo));
+const result = JSON.parse(
+  cli('repack-preview', '--json', '--depth', '50', '--window', '50', '--threads', '1', '--recording', recording, repo),
+);
 assert.equal(result.schema, 'packscope.repack-preview/1');
 assert.ok(result.largestChanges.length > 0, 'the preview changes some objects on disk');
 const gitDir = fs.realpathSync(path.join(repo, '.git'));
 // A repository-derived name with markup in it: it must reach the page as text.
 const HOSTILE_NAME = '<img src=x onerror="window.__pwned=1">repo';
 const run = {
-  request: { label: 'Custom', depth: 50, window: 50, threads: 1, reuseDeltas: false, extraOptions: [], estimateOnly: false },
+  request: {
+    label: 'Custom',
+    depth: 50,
+    window: 50,
+    threads: 1,
+    reuseDeltas: false,
+    extraOptions: [],
+    estimateOnly: false,
+  },
   repositoryName: HOSTILE_NAME,
   repositoryId: gitDir,
   finishedAt: new Date().toISOString(),
@@ -65,10 +103,17 @@ async function openRepackPreview() {
   const page = await browserContext().newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   const html = webviewHtml(REPACK_PREVIEW_PAGE, {
-    cspSource: ORIGIN, nonce: NONCE, scriptUri: `${ORIGIN}/dist/webview/repack-preview.js`, styleUris: REPACK_PREVIEW_PAGE.styles.map((parts) => `${ORIGIN}/${parts.join('/')}`),
-  }).replace('<head>', `<head>\n<script nonce="${NONCE}">
+    cspSource: ORIGIN,
+    nonce: NONCE,
+    scriptUri: `${ORIGIN}/dist/webview/repack-preview.js`,
+    styleUris: REPACK_PREVIEW_PAGE.styles.map((parts) => `${ORIGIN}/${parts.join('/')}`),
+  }).replace(
+    '<head>',
+    `<head>\n<script nonce="${NONCE}">
 window.__posted = []; window.__cspViolations = [];
 document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));
 let state = null;
@@ -77,7 +122,8 @@ window.acquireVsCodeApi = () => ({
   getState: () => state,
   setState: (s) => { state = JSON.parse(JSON.stringify(s)); },
 });
-</script>`);
+</script>`,
+  );
   await servePage(page, { origin: ORIGIN, root, html });
   await page.goto(`${ORIGIN}/index.html`);
   await setTheme(page, 'dark');
@@ -96,10 +142,17 @@ describe('Cache Lab locality tables', () => {
     await send(page, { type: 'locality', runId: 'r1', slot: 'primary', result: locality });
     await page.locator('#tab-locality').click();
     await page.locator('#locality-percentiles tbody tr').first().waitFor();
-    const cells = await page.locator('#locality-percentiles tbody tr').evaluateAll((rows) => rows.map((r) => {
-      const td = r.querySelector('td');
-      return { p: r.querySelector('th').textContent, text: td.textContent, title: td.getAttribute('title'), value: Number(td.dataset.value) };
-    }));
+    const cells = await page.locator('#locality-percentiles tbody tr').evaluateAll((rows) =>
+      rows.map((r) => {
+        const td = r.querySelector('td');
+        return {
+          p: r.querySelector('th').textContent,
+          text: td.textContent,
+          title: td.getAttribute('title'),
+          value: Number(td.dataset.value),
+        };
+      }),
+    );
     const pack = locality.packs[0];
     assert.equal(cells.length, pack.percentiles.length);
     for (const [i, { p, bytes }] of pack.percentiles.entries()) {
@@ -120,7 +173,7 @@ describe('Cache Lab locality tables', () => {
 });
 
 describe('Repack Preview tables', () => {
-  it("object ids open the object: a click and the keyboard post openObject with the full id of an object git has", async () => {
+  it('object ids open the object: a click and the keyboard post openObject with the full id of an object git has', async () => {
     const { page, errors } = await openRepackPreview();
     const rows = page.locator('#largest-changes tbody tr');
     assert.equal(await rows.count(), result.largestChanges.length);
@@ -135,12 +188,16 @@ describe('Repack Preview tables', () => {
     assert.equal(git('cat-file', '-t', first.oid).trim(), first.type);
     // Keyboard: Tab reaches the next id, Enter opens it.
     const second = result.largestChanges[1] ?? first;
-    await rows.nth(result.largestChanges.length > 1 ? 1 : 0).locator('button.object-link').focus();
+    await rows
+      .nth(result.largestChanges.length > 1 ? 1 : 0)
+      .locator('button.object-link')
+      .focus();
     await page.keyboard.press('Enter');
     const posts = await openObjectPosts(page);
     assert.deepEqual(posts[posts.length - 1], { type: 'openObject', oid: second.oid });
     // Every message the page posted is one the host accepts.
-    for (const m of await page.evaluate(() => window.__posted)) assert.ok(repackProtocol.isWebviewToHost(m), JSON.stringify(m));
+    for (const m of await page.evaluate(() => window.__posted))
+      assert.ok(repackProtocol.isWebviewToHost(m), JSON.stringify(m));
     await page.screenshot({ path: path.join(outDir, 'tables-links-repack-preview.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
@@ -163,9 +220,17 @@ describe('Repack Preview tables', () => {
     const expected = recordingRows(replay);
     for (const key of ['p50', 'p90', 'p99']) {
       const row = expected.find((r) => r.key === key);
-      const cells = await page.locator(`.recording tr[data-key="${key}"] td`).evaluateAll((tds) => tds.map((td) => ({ text: td.textContent, title: td.getAttribute('title') })));
-      assert.deepEqual(cells.map((c) => c.text), row.values);
-      assert.deepEqual(cells.map((c) => c.title ?? undefined), row.titles);
+      const cells = await page
+        .locator(`.recording tr[data-key="${key}"] td`)
+        .evaluateAll((tds) => tds.map((td) => ({ text: td.textContent, title: td.getAttribute('title') })));
+      assert.deepEqual(
+        cells.map((c) => c.text),
+        row.values,
+      );
+      assert.deepEqual(
+        cells.map((c) => c.title ?? undefined),
+        row.titles,
+      );
       // Each hover is the exact distance behind the rounded one shown.
       for (const [i, c] of cells.entries()) {
         assert.match(c.title, /^[\d,]+ bytes?$/);
@@ -178,7 +243,15 @@ describe('Repack Preview tables', () => {
   it('the host accepts openObject only with a full lowercase hex id', () => {
     assert.equal(repackProtocol.isWebviewToHost({ type: 'openObject', oid: 'a'.repeat(40) }), true);
     assert.equal(repackProtocol.isWebviewToHost({ type: 'openObject', oid: 'b'.repeat(64) }), true);
-    for (const oid of ['a'.repeat(39), 'A'.repeat(40), `${'a'.repeat(40)}\n`, '<script>', 42, undefined, 'a'.repeat(50)]) {
+    for (const oid of [
+      'a'.repeat(39),
+      'A'.repeat(40),
+      `${'a'.repeat(40)}\n`,
+      '<script>',
+      42,
+      undefined,
+      'a'.repeat(50),
+    ]) {
       assert.equal(repackProtocol.isWebviewToHost({ type: 'openObject', oid }), false, String(oid));
     }
   });

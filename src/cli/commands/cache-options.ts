@@ -6,6 +6,9 @@ export const cacheOptionSpec = {
   'no-cache': { type: 'boolean' },
 } as const;
 
-export function cacheOptions(values: { 'cache-dir'?: string | undefined; 'no-cache'?: boolean | undefined }): CacheOptions {
+export function cacheOptions(values: {
+  'cache-dir'?: string | undefined;
+  'no-cache'?: boolean | undefined;
+}): CacheOptions {
   return { cacheDir: values['cache-dir'], noCache: values['no-cache'] };
 }

@@ -29,21 +29,39 @@ async function runCalibrate(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { json: { type: 'boolean' }, refresh: { type: 'boolean' }, seed: { type: 'string' }, git: { type: 'string' }, ...cacheOptionSpec },
+    options: {
+      json: { type: 'boolean' },
+      refresh: { type: 'boolean' },
+      seed: { type: 'string' },
+      git: { type: 'string' },
+      ...cacheOptionSpec,
+    },
   });
-  if (positionals.length !== 1) throw fail('usage', undefined, undefined, 'calibrate needs one repository or pack (see packscope calibrate --help)');
+  if (positionals.length !== 1)
+    throw fail(
+      'usage',
+      undefined,
+      undefined,
+      'calibrate needs one repository or pack (see packscope calibrate --help)',
+    );
   const seed = values.seed === undefined ? DEFAULT_SEED : Number(values.seed);
-  if (!Number.isInteger(seed) || seed < 0) throw fail('usage', undefined, undefined, '--seed needs a non-negative integer');
+  if (!Number.isInteger(seed) || seed < 0)
+    throw fail('usage', undefined, undefined, '--seed needs a non-negative integer');
   const target = path.resolve(positionals[0]!);
   const store = openObjectStore(target, cacheOptions(values));
   const model = packToCalibrate(store, target);
   const gitDir = gitDirFor(store, target);
-  const { calibration, file, fromCache } = await cachedCalibration(model, store.modelCacheDirectory, {
-    gitDir,
-    seed,
-    ...(values.git ? { git: values.git } : {}),
-    onStage: (stage, done, total) => process.stderr.write(`\rpackscope: calibrating (${stage}) ${done}/${total}`),
-  }, values.refresh === true);
+  const { calibration, file, fromCache } = await cachedCalibration(
+    model,
+    store.modelCacheDirectory,
+    {
+      gitDir,
+      seed,
+      ...(values.git ? { git: values.git } : {}),
+      onStage: (stage, done, total) => process.stderr.write(`\rpackscope: calibrating (${stage}) ${done}/${total}`),
+    },
+    values.refresh === true,
+  );
   if (!fromCache) process.stderr.write('\n');
   if (values.json) {
     writeJson(calibration);
@@ -74,7 +92,7 @@ export function calibrationText(c: Calibration, file: string | undefined, fromCa
 
 export const calibrateCommand: Command = {
   name: 'calibrate',
-  summary: 'calibrate [--json] <repo|pack>            time git\'s own reads: the cost model',
+  summary: "calibrate [--json] <repo|pack>            time git's own reads: the cost model",
   help: calibrateHelp,
   run: (argv) => runCalibrate(argv),
 };

@@ -40,22 +40,46 @@ function runIndexPackSim(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { json: { type: 'boolean' }, limit: { type: 'string' }, variant: { type: 'string' }, 'object-format': { type: 'string' } },
+    options: {
+      json: { type: 'boolean' },
+      limit: { type: 'string' },
+      variant: { type: 'string' },
+      'object-format': { type: 'string' },
+    },
   });
-  if (positionals.length !== 1) throw fail('usage', undefined, undefined, 'index-pack-sim needs one pack (see packscope index-pack-sim --help)');
+  if (positionals.length !== 1)
+    throw fail('usage', undefined, undefined, 'index-pack-sim needs one pack (see packscope index-pack-sim --help)');
   const limits = parseLimits(values.limit ?? '96m');
   if (limits.length !== 1) throw fail('usage', undefined, undefined, '--limit takes one size');
   const variants = values.variant === undefined ? INDEX_PACK_VARIANTS : [values.variant as IndexPackVariant];
-  if (!INDEX_PACK_VARIANTS.includes(variants[0]!)) throw fail('usage', undefined, undefined, `unknown variant "${values.variant}" (${INDEX_PACK_VARIANTS.join(', ')})`);
+  if (!INDEX_PACK_VARIANTS.includes(variants[0]!))
+    throw fail(
+      'usage',
+      undefined,
+      undefined,
+      `unknown variant "${values.variant}" (${INDEX_PACK_VARIANTS.join(', ')})`,
+    );
   const files = packFilesFor(path.resolve(positionals[0]!));
   const format = values['object-format'];
   const chosenHash = format === undefined ? undefined : hashAlgorithmByName(format);
-  if (format !== undefined && chosenHash === undefined) throw fail('usage', undefined, undefined, `unknown object format "${format}" (sha1 or sha256)`);
+  if (format !== undefined && chosenHash === undefined)
+    throw fail('usage', undefined, undefined, `unknown object format "${format}" (sha1 or sha256)`);
   const hash = chosenHash ?? hashAlgorithmNear(files.pack);
   const name = path.basename(files.pack);
   // No .idx: index the pack from its bytes, as index-pack itself does with what it receives.
-  const index = fs.existsSync(files.idx) ? undefined : progress.track(`Indexing ${name} (no .idx)`, (onProgress) => indexPackWithoutIdx(files.pack, { hash: hash ?? SHA1, onProgress }));
-  const model = progress.track(`Reading ${name}`, (onProgress) => buildPackModel(files, { ...(hash ? { hash } : {}), ...(index ? { index, hash: index.hash } : {}), onProgress, ...cliBuildOptions() }));
+  const index = fs.existsSync(files.idx)
+    ? undefined
+    : progress.track(`Indexing ${name} (no .idx)`, (onProgress) =>
+        indexPackWithoutIdx(files.pack, { hash: hash ?? SHA1, onProgress }),
+      );
+  const model = progress.track(`Reading ${name}`, (onProgress) =>
+    buildPackModel(files, {
+      ...(hash ? { hash } : {}),
+      ...(index ? { index, hash: index.hash } : {}),
+      onProgress,
+      ...cliBuildOptions(),
+    }),
+  );
   const limit = limits[0]!;
   const document = indexPackSimDocument(files.pack, model, limit, variants);
   if (values.json) {
@@ -63,9 +87,23 @@ function runIndexPackSim(argv: string[], progress: Progress): number {
     return 0;
   }
   const { results } = document;
-  const rows = [['variant', 'inflations', 'delta applications', 'reconstructions', 'peak bytes'], ...results.map((r) => [r.variant, String(r.inflations), String(r.deltaApplications), String(r.reconstructions), String(r.peakBytes)])];
+  const rows = [
+    ['variant', 'inflations', 'delta applications', 'reconstructions', 'peak bytes'],
+    ...results.map((r) => [
+      r.variant,
+      String(r.inflations),
+      String(r.deltaApplications),
+      String(r.reconstructions),
+      String(r.peakBytes),
+    ]),
+  ];
   const indexed = index ? ' (no .idx: indexed from the pack)' : '';
-  process.stdout.write([`${files.pack}${indexed}: ${model.count} objects, core.deltaBaseCacheLimit=${formatLimit(limit)}, one thread`, ...formatTable(rows)].join('\n') + '\n');
+  process.stdout.write(
+    [
+      `${files.pack}${indexed}: ${model.count} objects, core.deltaBaseCacheLimit=${formatLimit(limit)}, one thread`,
+      ...formatTable(rows),
+    ].join('\n') + '\n',
+  );
   return 0;
 }
 

@@ -24,12 +24,21 @@ function runLocality(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { json: { type: 'boolean' }, 'cache-mib': { type: 'string' }, 'readahead-kib': { type: 'string' }, segment: { type: 'string' }, C: { type: 'string', short: 'C' }, ...cacheOptionSpec },
+    options: {
+      json: { type: 'boolean' },
+      'cache-mib': { type: 'string' },
+      'readahead-kib': { type: 'string' },
+      segment: { type: 'string' },
+      C: { type: 'string', short: 'C' },
+      ...cacheOptionSpec,
+    },
   });
-  if (positionals.length !== 1) throw fail('usage', undefined, undefined, 'locality needs one recording (see packscope locality --help)');
+  if (positionals.length !== 1)
+    throw fail('usage', undefined, undefined, 'locality needs one recording (see packscope locality --help)');
   const cacheMiB = Number(values['cache-mib'] ?? '256');
   const readaheadKiB = Number(values['readahead-kib'] ?? '128');
-  if (!(cacheMiB > 0) || !(readaheadKiB >= 0)) throw fail('usage', undefined, undefined, '--cache-mib must be positive and --readahead-kib not negative');
+  if (!(cacheMiB > 0) || !(readaheadKiB >= 0))
+    throw fail('usage', undefined, undefined, '--cache-mib must be positive and --readahead-kib not negative');
   const segment = values.segment === undefined ? undefined : Number(values.segment);
   const loaded = loadRecording(positionals[0]!, { ...cacheOptions(values), repository: values.C, segment }, progress);
   const document = localityDocument(loaded, { cacheMiB, readaheadKiB });
@@ -45,9 +54,18 @@ function runLocality(argv: string[], progress: Progress): number {
   const lines: string[] = [];
   for (const p of packs) {
     lines.push(p.pack);
-    lines.push(`  ${p.reads} reads, ${p.seeks} seeks; ${(p.shortSeekShare * 100).toFixed(1)}% under 2 MiB, ${(p.backwardSeekShare * 100).toFixed(1)}% backward`);
-    lines.push(`  ${p.pagesTouched} page${p.pagesTouched === 1 ? '' : 's'} of 4 KiB touched, span ${formatBytes(p.byteSpan)}; ${p.pageFaults} page fault${p.pageFaults === 1 ? '' : 's'} (cold ${cacheMiB} MiB cache, ${readaheadKiB} KiB readahead)`);
-    lines.push(...formatTable([['  percentile', 'seek distance'], ...p.percentiles.map(({ p: pct, bytes }) => [`  ${pct}%`, `${bytes}`])]));
+    lines.push(
+      `  ${p.reads} reads, ${p.seeks} seeks; ${(p.shortSeekShare * 100).toFixed(1)}% under 2 MiB, ${(p.backwardSeekShare * 100).toFixed(1)}% backward`,
+    );
+    lines.push(
+      `  ${p.pagesTouched} page${p.pagesTouched === 1 ? '' : 's'} of 4 KiB touched, span ${formatBytes(p.byteSpan)}; ${p.pageFaults} page fault${p.pageFaults === 1 ? '' : 's'} (cold ${cacheMiB} MiB cache, ${readaheadKiB} KiB readahead)`,
+    );
+    lines.push(
+      ...formatTable([
+        ['  percentile', 'seek distance'],
+        ...p.percentiles.map(({ p: pct, bytes }) => [`  ${pct}%`, `${bytes}`]),
+      ]),
+    );
     lines.push('');
   }
   process.stdout.write(lines.join('\n').trimEnd() + '\n');

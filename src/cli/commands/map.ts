@@ -64,19 +64,26 @@ function runMap(argv: string[], progress: Progress): number {
   });
   if (positionals.length > 1) throw fail('usage', undefined, undefined, 'map takes at most one path');
   const attribute = (values.attribute ?? 'type') as MapAttribute;
-  if (!MAP_ATTRIBUTES.includes(attribute)) throw fail('usage', undefined, undefined, `--attribute must be one of ${MAP_ATTRIBUTES.join(', ')}`);
+  if (!MAP_ATTRIBUTES.includes(attribute))
+    throw fail('usage', undefined, undefined, `--attribute must be one of ${MAP_ATTRIBUTES.join(', ')}`);
   const size = values.size === undefined ? 1024 : Number(values.size);
   const order = Math.log2(size);
-  if (!Number.isInteger(order) || size < 16 || size > 4096) throw fail('usage', undefined, undefined, '--size must be a power of two from 16 to 4096');
+  if (!Number.isInteger(order) || size < 16 || size > 4096)
+    throw fail('usage', undefined, undefined, '--size must be a power of two from 16 to 4096');
   const segment = values.segment === undefined ? undefined : Number(values.segment);
-  if (segment !== undefined && (!Number.isInteger(segment) || segment < 1)) throw fail('usage', undefined, undefined, '--segment needs a positive integer');
-  if (segment !== undefined && values.recording === undefined) throw fail('usage', undefined, undefined, '--segment applies to a --recording');
+  if (segment !== undefined && (!Number.isInteger(segment) || segment < 1))
+    throw fail('usage', undefined, undefined, '--segment needs a positive integer');
+  if (segment !== undefined && values.recording === undefined)
+    throw fail('usage', undefined, undefined, '--segment applies to a --recording');
   const output = values.output;
   if (output === undefined) throw fail('usage', undefined, undefined, 'map needs -o FILE.png or -o FILE.svg');
   const format = /\.svg$/i.test(output) ? 'svg' : /\.png$/i.test(output) ? 'png' : undefined;
   if (format === undefined) throw fail('usage', output, undefined, 'the output must end in .png or .svg');
   const outputPath = path.resolve(output);
-  refuseInsideAnyRepository(outputPath, (root) => `is inside the repository ${root}; PackScope never writes inside a repository`);
+  refuseInsideAnyRepository(
+    outputPath,
+    (root) => `is inside the repository ${root}; PackScope never writes inside a repository`,
+  );
 
   const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values), progress);
   const pack = choosePack(store.packs, values.pack, store.repository.objectsDir);
@@ -84,9 +91,19 @@ function runMap(argv: string[], progress: Progress): number {
   let reads: Uint32Array | undefined;
   let recording: MapDocument['recording'];
   if (values.recording !== undefined) {
-    const loaded = loadRecording(values.recording, { ...cacheOptions(values), repository: store.repository.gitDir, segment }, progress);
+    const loaded = loadRecording(
+      values.recording,
+      { ...cacheOptions(values), repository: store.repository.gitDir, segment },
+      progress,
+    );
     reads = readsPerObject(loaded, pack.files.pack);
-    if (reads === undefined) throw fail('usage', values.recording, undefined, `the recording reads nothing from ${path.basename(pack.files.pack)}`);
+    if (reads === undefined)
+      throw fail(
+        'usage',
+        values.recording,
+        undefined,
+        `the recording reads nothing from ${path.basename(pack.files.pack)}`,
+      );
     let total = 0;
     for (const count of reads) total += count;
     recording = { file: path.resolve(values.recording), reads: total, distinctObjects: 0, litPixels: 0 };
@@ -120,19 +137,33 @@ function runMap(argv: string[], progress: Progress): number {
   }
   const lines = [`${outputPath}: ${caption}`];
   for (const entry of document.legend) lines.push(`  ${rgbHex(entry.rgb)}  ${entry.label}`);
-  if (recording) lines.push(`  reads: ${formatCount(recording.reads)} of ${formatCount(recording.distinctObjects)} distinct objects, over ${formatCount(recording.litPixels)} lit pixels`);
+  if (recording)
+    lines.push(
+      `  reads: ${formatCount(recording.reads)} of ${formatCount(recording.distinctObjects)} distinct objects, over ${formatCount(recording.litPixels)} lit pixels`,
+    );
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }
 
 function choosePack(packs: PackLocation[], wanted: string | undefined, objectsDir: string): PackLocation {
-  if (packs.length === 0) throw fail('usage', objectsDir, undefined, 'no packs to draw (the objects are loose; `git gc` packs them)');
+  if (packs.length === 0)
+    throw fail('usage', objectsDir, undefined, 'no packs to draw (the objects are loose; `git gc` packs them)');
   if (wanted !== undefined) {
-    const matches = packs.filter((p) => path.basename(p.files.pack) === wanted || path.basename(p.files.pack).includes(wanted));
-    if (matches.length !== 1) throw fail('usage', undefined, undefined, `--pack ${wanted} matches ${matches.length} packs (of ${packs.map((p) => path.basename(p.files.pack)).join(', ')})`);
+    const matches = packs.filter(
+      (p) => path.basename(p.files.pack) === wanted || path.basename(p.files.pack).includes(wanted),
+    );
+    if (matches.length !== 1)
+      throw fail(
+        'usage',
+        undefined,
+        undefined,
+        `--pack ${wanted} matches ${matches.length} packs (of ${packs.map((p) => path.basename(p.files.pack)).join(', ')})`,
+      );
     return matches[0]!;
   }
-  return packs.reduce((largest, p) => (fs.statSync(p.files.pack).size > fs.statSync(largest.files.pack).size ? p : largest));
+  return packs.reduce((largest, p) =>
+    fs.statSync(p.files.pack).size > fs.statSync(largest.files.pack).size ? p : largest,
+  );
 }
 
 /** Bytes a pixel covers: whole bytes from 10 up, one decimal below (a small pack at a large size). */
@@ -149,7 +180,13 @@ function escapeXml(text: string): string {
 }
 
 /** The picture (as an embedded PNG, pixels kept sharp) with its caption and legend as text. */
-function svgOf(png: Buffer, size: number, legend: LegendEntry[], caption: string, recording: MapDocument['recording']): string {
+function svgOf(
+  png: Buffer,
+  size: number,
+  legend: LegendEntry[],
+  caption: string,
+  recording: MapDocument['recording'],
+): string {
   const shown = legend.filter((entry) => entry.label !== '' || legend.length <= 4);
   const rowHeight = 18;
   const legendHeight = (shown.length + (recording ? 1 : 0)) * rowHeight + 40;
@@ -160,7 +197,9 @@ function svgOf(png: Buffer, size: number, legend: LegendEntry[], caption: string
   });
   if (recording) {
     const y = size + 30 + shown.length * rowHeight;
-    rows.push(`<text x="8" y="${y}">${escapeXml(`recording ${path.basename(recording.file)}: ${formatCount(recording.reads)} reads of ${formatCount(recording.distinctObjects)} objects (lit: red to white, most read)`)}</text>`);
+    rows.push(
+      `<text x="8" y="${y}">${escapeXml(`recording ${path.basename(recording.file)}: ${formatCount(recording.reads)} reads of ${formatCount(recording.distinctObjects)} objects (lit: red to white, most read)`)}</text>`,
+    );
   }
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${height}" viewBox="0 0 ${size} ${height}" font-family="sans-serif" font-size="12">`,

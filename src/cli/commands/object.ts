@@ -60,10 +60,26 @@ function link(model: PackModel, n: number): ChainLink {
 }
 
 function runObject(argv: string[], progress: Progress): number {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, 'no-paths': { type: 'boolean' }, 'walk-seconds': { type: 'string' }, ...cacheOptionSpec } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      'no-paths': { type: 'boolean' },
+      'walk-seconds': { type: 'string' },
+      ...cacheOptionSpec,
+    },
+  });
   const walkSeconds = values['walk-seconds'] === undefined ? DEFAULT_WALK_SECONDS : Number(values['walk-seconds']);
-  if (!Number.isFinite(walkSeconds) || walkSeconds < 0) throw fail('usage', undefined, undefined, `--walk-seconds needs a number of seconds, 0 or more (got ${values['walk-seconds']})`);
-  if (positionals.length < 1 || positionals.length > 2) throw fail('usage', undefined, undefined, 'object needs an object id (or unique prefix) and optionally a path');
+  if (!Number.isFinite(walkSeconds) || walkSeconds < 0)
+    throw fail(
+      'usage',
+      undefined,
+      undefined,
+      `--walk-seconds needs a number of seconds, 0 or more (got ${values['walk-seconds']})`,
+    );
+  if (positionals.length < 1 || positionals.length > 2)
+    throw fail('usage', undefined, undefined, 'object needs an object id (or unique prefix) and optionally a path');
   const store = openObjectStore(positionals[1] ?? '.', cacheOptions(values), progress);
   let resolved;
   try {
@@ -71,8 +87,20 @@ function runObject(argv: string[], progress: Progress): number {
   } catch (error) {
     // A loose object is git's answer when no pack has it: say where it is rather than "not found".
     const wanted = positionals[0]!.toLowerCase();
-    const where = error instanceof PackFormatError && error.code === 'not-found' && wanted.length === store.repository.hash.size * 2 && !store.singlePack ? whereabouts(store, wanted) : undefined;
-    if (where && 'loose' in where.answeredBy) throw fail('not-found', where.answeredBy.loose, undefined, `object ${wanted} is loose, in no pack: git reads it from this file (PackScope models packed objects only)`);
+    const where =
+      error instanceof PackFormatError &&
+      error.code === 'not-found' &&
+      wanted.length === store.repository.hash.size * 2 &&
+      !store.singlePack
+        ? whereabouts(store, wanted)
+        : undefined;
+    if (where && 'loose' in where.answeredBy)
+      throw fail(
+        'not-found',
+        where.answeredBy.loose,
+        undefined,
+        `object ${wanted} is loose, in no pack: git reads it from this file (PackScope models packed objects only)`,
+      );
     throw error;
   }
   const { model, object, pack } = resolved;
@@ -83,12 +111,24 @@ function runObject(argv: string[], progress: Progress): number {
   let walkGaveUp: WalkGaveUp | undefined;
   if (!values['no-paths'] && (self.type === 'tree' || self.type === 'blob' || self.type === 'tag')) {
     const inputs = storeWalkInputs(store);
-    const paths = walkWithProgress(inputs, store, progress, walkSeconds === 0 ? undefined : { maxMs: walkSeconds * 1000 });
+    const paths = walkWithProgress(
+      inputs,
+      store,
+      progress,
+      walkSeconds === 0 ? undefined : { maxMs: walkSeconds * 1000 },
+    );
     const position = inputs.packs.indexOf(pack);
     const node = position < 0 ? -1 : paths.pathOf[position]![object]!;
     path = node < 0 ? null : paths.table.path(node);
     pathWalk = withoutTiming(paths.summary);
-    if (paths.stopped !== undefined && path === null) walkGaveUp = { seconds: walkSeconds, commits: paths.summary.commits, trees: paths.summary.trees, totalCommits: sumOf(inputs.models, 'commit'), totalTrees: sumOf(inputs.models, 'tree') };
+    if (paths.stopped !== undefined && path === null)
+      walkGaveUp = {
+        seconds: walkSeconds,
+        commits: paths.summary.commits,
+        trees: paths.summary.trees,
+        totalCommits: sumOf(inputs.models, 'commit'),
+        totalTrees: sumOf(inputs.models, 'tree'),
+      };
   }
   let subject: string | null = null;
   try {
@@ -120,12 +160,19 @@ function runObject(argv: string[], progress: Progress): number {
     writeJson(report);
     return 0;
   }
-  const stored = self.inPackType === self.type ? 'stored whole' : `stored as ${self.inPackType}, ${formatBytes(self.headerSize)} of delta`;
+  const stored =
+    self.inPackType === self.type
+      ? 'stored whole'
+      : `stored as ${self.inPackType}, ${formatBytes(self.headerSize)} of delta`;
   const lines = [
     `object    ${self.oid}`,
     `type      ${self.type} (${stored})`,
     ...(subject === null ? [] : [`subject   ${subject}`]),
-    ...(pathWalk === null ? [] : [`${self.type === 'tag' ? 'name' : 'path'}      ${walkGaveUp ? describeGaveUp(walkGaveUp) : describePath(path, self.type, pathWalk.complete)}`]),
+    ...(pathWalk === null
+      ? []
+      : [
+          `${self.type === 'tag' ? 'name' : 'path'}      ${walkGaveUp ? describeGaveUp(walkGaveUp) : describePath(path, self.type, pathWalk.complete)}`,
+        ]),
     `size      ${self.size} bytes (${formatBytes(self.size)}); ${self.diskSize} bytes in the pack`,
     `pack      ${report.pack} (${report.viaMidx ? 'git finds it through the multi-pack-index' : 'the first pack git searches that has it'})`,
     ...report.alsoInPacks.map((other) => `also in   ${other} (not read: git stops at the pack above)`),
@@ -136,7 +183,16 @@ function runObject(argv: string[], progress: Progress): number {
     `family    ${report.familySize} object${report.familySize === 1 ? '' : 's'} sharing root ${report.root}`,
     `chain     ${chain.length === 1 ? 'none (not a delta)' : `${chain.length - 1} delta${chain.length === 2 ? '' : 's'} down to the root`}`,
   ];
-  const rows = chain.map((l, i) => [`  ${i}`, l.oid, l.type, l.inPackType === l.type ? 'whole' : l.inPackType, `${l.size}`, `${l.headerSize}`, `${l.diskSize}`, `@${l.offset}`]);
+  const rows = chain.map((l, i) => [
+    `  ${i}`,
+    l.oid,
+    l.type,
+    l.inPackType === l.type ? 'whole' : l.inPackType,
+    `${l.size}`,
+    `${l.headerSize}`,
+    `${l.diskSize}`,
+    `@${l.offset}`,
+  ]);
   lines.push(...formatTable([['  #', 'oid', 'type', 'stored', 'size', 'payload', 'disk', 'offset'], ...rows]));
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
@@ -157,7 +213,10 @@ function sumOf(models: readonly PackModel[], type: 'commit' | 'tree'): number {
 /** The path line when the bounded walk stopped before it reached the object: what it did, and how to get the path. */
 function describeGaveUp(gaveUp: WalkGaveUp): string {
   const count = (n: number): string => n.toLocaleString('en-US');
-  const reached = gaveUp.trees === 0 ? `${count(gaveUp.commits)} of ${count(gaveUp.totalCommits)} commits` : `all commits and ${count(gaveUp.trees)} of ${count(gaveUp.totalTrees)} trees`;
+  const reached =
+    gaveUp.trees === 0
+      ? `${count(gaveUp.commits)} of ${count(gaveUp.totalCommits)} commits`
+      : `all commits and ${count(gaveUp.trees)} of ${count(gaveUp.totalTrees)} trees`;
   return `not known yet: the walk that names paths stopped after ${gaveUp.seconds} s (it had read ${reached}); run \`packscope stats\` once to walk it all and store it (then paths print at once), or --walk-seconds 0 to wait here`;
 }
 
@@ -165,7 +224,9 @@ function describeGaveUp(gaveUp: WalkGaveUp): string {
 function describePath(path: string | null, type: string, complete: boolean): string {
   if (path === '') return '(a root tree: rev-list names it by the empty path)';
   if (path !== null) return path;
-  return complete ? `none (no ref reaches this ${type})` : 'none found (the walk did not finish: see --json pathWalk.problems)';
+  return complete
+    ? `none (no ref reaches this ${type})`
+    : 'none found (the walk did not finish: see --json pathWalk.problems)';
 }
 
 export const objectCommand: Command = {

@@ -99,7 +99,10 @@ function runObjects(argv: string[], progress: Progress): number {
     lookup,
   );
   out.flush();
-  for (const fault of midxFaults.values()) process.stderr.write(`packscope: warning: ${fault.message} (git multi-pack-index verify reports it; git cat-file prints such objects as missing, and so does this list)\n`);
+  for (const fault of midxFaults.values())
+    process.stderr.write(
+      `packscope: warning: ${fault.message} (git multi-pack-index verify reports it; git cat-file prints such objects as missing, and so does this list)\n`,
+    );
   return 0;
 }
 

@@ -40,63 +40,108 @@ exit status. git's own output goes to the terminal; the exit status is git's.
 function defaultRecordingPath(repository: Repository, args: string[]): string {
   const base = process.env.PACKSCOPE_RECORDINGS_DIR
     ? path.resolve(process.env.PACKSCOPE_RECORDINGS_DIR)
-    : path.join(process.env.XDG_CACHE_HOME ? path.resolve(process.env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache'), 'packscope', 'recordings');
+    : path.join(
+        process.env.XDG_CACHE_HOME ? path.resolve(process.env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache'),
+        'packscope',
+        'recordings',
+      );
   const top = repository.workTree ?? repository.commonDir;
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const words = args.filter((a) => /^[\w.-]+$/.test(a)).slice(0, 3).join('-') || 'git';
+  const words =
+    args
+      .filter((a) => /^[\w.-]+$/.test(a))
+      .slice(0, 3)
+      .join('-') || 'git';
   return path.join(base, `${path.basename(top)}-${words}-${stamp}.psrec`);
 }
 
 async function runRecord(argv: string[], progress: Progress): Promise<number> {
   const separator = argv.indexOf('--');
-  if (separator < 0 || separator === argv.length - 1) throw fail('usage', undefined, undefined, 'record needs the git arguments after "--", e.g. packscope record -- log --raw -n 1000');
+  if (separator < 0 || separator === argv.length - 1)
+    throw fail(
+      'usage',
+      undefined,
+      undefined,
+      'record needs the git arguments after "--", e.g. packscope record -- log --raw -n 1000',
+    );
   const { values } = parseArgs({
     args: argv.slice(0, separator),
     allowPositionals: false,
-    options: { exact: { type: 'boolean' }, passive: { type: 'boolean' }, complete: { type: 'string' }, output: { type: 'string', short: 'o' }, C: { type: 'string', short: 'C' }, git: { type: 'string' }, ...cacheOptionSpec },
+    options: {
+      exact: { type: 'boolean' },
+      passive: { type: 'boolean' },
+      complete: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      C: { type: 'string', short: 'C' },
+      git: { type: 'string' },
+      ...cacheOptionSpec,
+    },
   });
-  if (values.exact && values.passive) throw fail('usage', undefined, undefined, '--exact and --passive exclude each other');
+  if (values.exact && values.passive)
+    throw fail('usage', undefined, undefined, '--exact and --passive exclude each other');
   const gitArgs = argv.slice(separator + 1);
   const cwd = path.resolve(values.C ?? '.');
   const repository = discoverRepository(cwd);
   const output = path.resolve(values.output ?? defaultRecordingPath(repository, gitArgs));
-  refuseInsideRepository(output, repository, () => 'the recording must be written outside the repository; PackScope never writes inside a repository');
-  refuseInsideAnyRepository(output, () => 'the recording must be written outside the repository; PackScope never writes inside a repository');
+  refuseInsideRepository(
+    output,
+    repository,
+    () => 'the recording must be written outside the repository; PackScope never writes inside a repository',
+  );
+  refuseInsideAnyRepository(
+    output,
+    () => 'the recording must be written outside the repository; PackScope never writes inside a repository',
+  );
   makeDirectories(path.dirname(output), 0o777);
   const store = new ObjectStore(repository, modelStoreFor(cacheOptions(values), repository));
   const complete = values.complete === undefined ? undefined : parseLimits(values.complete);
-  if (complete && values.passive) throw fail('usage', undefined, undefined, '--complete needs an exact recording (not --passive)');
+  if (complete && values.passive)
+    throw fail('usage', undefined, undefined, '--complete needs an exact recording (not --passive)');
   const input = complete && !process.stdin.isTTY ? readStdin() : undefined;
   // While git runs: pack reads so far (the trace, tailed a bounded chunk per tick) and the command
   // it is in. Not when git's output is the terminal too: a pager or git's own lines would be drawn over.
   let tail: TraceTail | undefined;
   const showProgress = !process.stdout.isTTY;
-  const record = (): ReturnType<typeof recordGitCommand> => recordGitCommand({
-    git: values.git ?? 'git',
-    args: gitArgs,
-    cwd,
-    store,
-    mode: values.passive ? 'passive' : 'exact',
-    output,
-    ...(complete ? { complete } : {}),
-    ...(input !== undefined ? { input } : {}),
-    onRun: complete ? (run, runs, limit) => process.stderr.write(`packscope: run ${run} of ${runs}: git ${gitArgs.join(' ')} at core.deltaBaseCacheLimit=${formatLimit(limit)}\n`) : undefined,
-    onSpawn: (_child, traceFile) => {
-      tail = new TraceTail(traceFile);
-    },
-  });
+  const record = (): ReturnType<typeof recordGitCommand> =>
+    recordGitCommand({
+      git: values.git ?? 'git',
+      args: gitArgs,
+      cwd,
+      store,
+      mode: values.passive ? 'passive' : 'exact',
+      output,
+      ...(complete ? { complete } : {}),
+      ...(input !== undefined ? { input } : {}),
+      onRun: complete
+        ? (run, runs, limit) =>
+            process.stderr.write(
+              `packscope: run ${run} of ${runs}: git ${gitArgs.join(' ')} at core.deltaBaseCacheLimit=${formatLimit(limit)}\n`,
+            )
+        : undefined,
+      onSpawn: (_child, traceFile) => {
+        tail = new TraceTail(traceFile);
+      },
+    });
   const describeCommand = `git ${gitArgs.join(' ')}`.slice(0, 60);
   const metadata = showProgress
-    ? await progress.activity(`Recording \`${describeCommand}\``, () => {
-        if (!tail) return 'starting';
-        tail.poll();
-        const now = tail.command && tail.command !== describeCommand ? `, in ${tail.command}` : '';
-        return `${tail.reads.toLocaleString('en-US')} pack read${tail.reads === 1 ? '' : 's'}${now}`;
-      }, record)
+    ? await progress.activity(
+        `Recording \`${describeCommand}\``,
+        () => {
+          if (!tail) return 'starting';
+          tail.poll();
+          const now = tail.command && tail.command !== describeCommand ? `, in ${tail.command}` : '';
+          return `${tail.reads.toLocaleString('en-US')} pack read${tail.reads === 1 ? '' : 's'}${now}`;
+        },
+        record,
+      )
     : await record();
   const lines = fs.existsSync(output) ? countAccessLines(output) : 0;
-  const completeness = metadata.completeAt ? `; complete at ${metadata.completeAt.map(formatLimit).join(', ')}: ${(metadata.hiddenReads ?? []).reduce((sum, [, count]) => sum + count, 0)} hidden reads found` : '';
-  process.stderr.write(`packscope: recorded ${lines} pack reads of \`git ${gitArgs.join(' ')}\` (${metadata.mode}, core.deltaBaseCacheLimit=${formatLimit(metadata.cacheLimit)}${completeness}) to ${output}\n`);
+  const completeness = metadata.completeAt
+    ? `; complete at ${metadata.completeAt.map(formatLimit).join(', ')}: ${(metadata.hiddenReads ?? []).reduce((sum, [, count]) => sum + count, 0)} hidden reads found`
+    : '';
+  process.stderr.write(
+    `packscope: recorded ${lines} pack reads of \`git ${gitArgs.join(' ')}\` (${metadata.mode}, core.deltaBaseCacheLimit=${formatLimit(metadata.cacheLimit)}${completeness}) to ${output}\n`,
+  );
   if (metadata.signal) return 1;
   return metadata.exitStatus ?? 1;
 }
@@ -119,7 +164,13 @@ function readStdin(): string {
     }
     if (got === 0) break;
     total += got;
-    if (total > MAX_STDIN_BYTES) throw fail('usage', undefined, undefined, `stdin is over ${MAX_STDIN_BYTES >> 20} MiB: too large to give to every run of --complete`);
+    if (total > MAX_STDIN_BYTES)
+      throw fail(
+        'usage',
+        undefined,
+        undefined,
+        `stdin is over ${MAX_STDIN_BYTES >> 20} MiB: too large to give to every run of --complete`,
+      );
     chunks.push(Buffer.from(chunk.subarray(0, got)));
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -80,7 +80,8 @@ function count(values: Values, name: 'depth' | 'window' | 'threads' | 'top'): nu
   const raw = values[name];
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw fail('usage', undefined, undefined, `--${name} needs a non-negative integer (got "${raw}")`);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n))
+    throw fail('usage', undefined, undefined, `--${name} needs a non-negative integer (got "${raw}")`);
   return n;
 }
 
@@ -109,9 +110,17 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
       ...cacheOptionSpec,
     },
   }) as { values: Values; positionals: string[] };
-  if (values.geometric !== undefined || values.cruft) return runRepackModePreview(values, positionals, extraOptions, progress);
-  if (positionals.length > 1) throw fail('usage', undefined, undefined, 'repack-preview takes at most one path (pack-objects options go after --)');
-  if (values['estimate-only'] && values['no-estimate']) throw fail('usage', undefined, undefined, '--estimate-only and --no-estimate exclude each other');
+  if (values.geometric !== undefined || values.cruft)
+    return runRepackModePreview(values, positionals, extraOptions, progress);
+  if (positionals.length > 1)
+    throw fail(
+      'usage',
+      undefined,
+      undefined,
+      'repack-preview takes at most one path (pack-objects options go after --)',
+    );
+  if (values['estimate-only'] && values['no-estimate'])
+    throw fail('usage', undefined, undefined, '--estimate-only and --no-estimate exclude each other');
   const limits = values.limits === undefined ? DEFAULT_PREVIEW_LIMITS : parseLimits(values.limits);
   const repository = discoverRepository(path.resolve(positionals[0] ?? '.'));
   const store = new ObjectStore(repository, modelStoreFor(cacheOptions(values), repository));
@@ -121,7 +130,8 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
       runRepackPreviewReport(
         {
           signal,
-          parseRecording: (file) => progress.track(`Parsing ${path.basename(file)}`, (onParse) => parseRecordingFile(file, onParse)),
+          parseRecording: (file) =>
+            progress.track(`Parsing ${path.basename(file)}`, (onParse) => parseRecordingFile(file, onParse)),
           step: () => undefined,
           gitProgress: (p) => onProgress(p.done, p.total ?? p.done),
           log: () => undefined,
@@ -157,21 +167,58 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
 }
 
 /** `--geometric N` / `--cruft`: a real repack of that mode against a shadow (repack-mode-preview.ts). */
-async function runRepackModePreview(values: Values, positionals: string[], extraOptions: string[], progress: Progress): Promise<number> {
-  if (values.geometric !== undefined && values.cruft) throw fail('usage', undefined, undefined, '--geometric and --cruft exclude each other');
-  const tuned = (['depth', 'window', 'threads', 'top', 'limits', 'recording', 'reuse-deltas', 'estimate-only', 'no-estimate', 'time'] as const).filter((name) => values[name] !== undefined);
-  if (tuned.length > 0 || extraOptions.length > 0) throw fail('usage', undefined, undefined, `--${values.cruft ? 'cruft' : 'geometric'} runs git repack as it is: ${tuned.length > 0 ? `--${tuned.join(', --')}` : 'pack-objects options'} do not apply`);
+async function runRepackModePreview(
+  values: Values,
+  positionals: string[],
+  extraOptions: string[],
+  progress: Progress,
+): Promise<number> {
+  if (values.geometric !== undefined && values.cruft)
+    throw fail('usage', undefined, undefined, '--geometric and --cruft exclude each other');
+  const tuned = (
+    [
+      'depth',
+      'window',
+      'threads',
+      'top',
+      'limits',
+      'recording',
+      'reuse-deltas',
+      'estimate-only',
+      'no-estimate',
+      'time',
+    ] as const
+  ).filter((name) => values[name] !== undefined);
+  if (tuned.length > 0 || extraOptions.length > 0)
+    throw fail(
+      'usage',
+      undefined,
+      undefined,
+      `--${values.cruft ? 'cruft' : 'geometric'} runs git repack as it is: ${tuned.length > 0 ? `--${tuned.join(', --')}` : 'pack-objects options'} do not apply`,
+    );
   if (positionals.length > 1) throw fail('usage', undefined, undefined, 'repack-preview takes at most one path');
   let mode: RepackMode = { kind: 'cruft' };
   if (values.geometric !== undefined) {
     const factor = Number(values.geometric);
-    if (!/^\d+$/.test(values.geometric) || !Number.isSafeInteger(factor) || factor < 2) throw fail('usage', undefined, undefined, `--geometric needs an integer factor of 2 or more (got "${values.geometric}")`);
+    if (!/^\d+$/.test(values.geometric) || !Number.isSafeInteger(factor) || factor < 2)
+      throw fail(
+        'usage',
+        undefined,
+        undefined,
+        `--geometric needs an integer factor of 2 or more (got "${values.geometric}")`,
+      );
     mode = { kind: 'geometric', factor };
   }
   const repository = discoverRepository(path.resolve(positionals[0] ?? '.'));
   return untilInterrupted(async (signal) => {
     const document = await progress.trackAsync('Repack preview', (onProgress) =>
-      previewRepackMode({ repository, mode, git: values.git ?? 'git', signal, onProgress: (p) => onProgress(p.done, p.total ?? p.done) }),
+      previewRepackMode({
+        repository,
+        mode,
+        git: values.git ?? 'git',
+        signal,
+        onProgress: (p) => onProgress(p.done, p.total ?? p.done),
+      }),
     );
     if (values.json) writeJson(document);
     else process.stdout.write(describeMode(document));
@@ -180,20 +227,37 @@ async function runRepackModePreview(values: Values, positionals: string[], extra
 }
 
 function describeMode(d: RepackModePreviewDocument): string {
-  const lines = [`repack preview of ${d.repository}: ${d.equivalent.join(' ')} (git ${d.gitVersion}, ${d.seconds.toFixed(2)} s)`];
+  const lines = [
+    `repack preview of ${d.repository}: ${d.equivalent.join(' ')} (git ${d.gitVersion}, ${d.seconds.toFixed(2)} s)`,
+  ];
   const objects = (side: typeof d.before): number => side.packs.reduce((sum, p) => sum + p.objects, 0);
   const bytes = (side: typeof d.before): number => side.packs.reduce((sum, p) => sum + p.packBytes, 0);
   lines.push(
     ...formatTable([
       ['', 'before', 'after'],
       ['packs', String(d.before.packs.length), String(d.after.packs.length)],
-      ['cruft packs', String(d.before.packs.filter((p) => p.kind === 'cruft').length), String(d.after.packs.filter((p) => p.kind === 'cruft').length)],
+      [
+        'cruft packs',
+        String(d.before.packs.filter((p) => p.kind === 'cruft').length),
+        String(d.after.packs.filter((p) => p.kind === 'cruft').length),
+      ],
       ['objects in packs', formatCount(objects(d.before)), formatCount(objects(d.after))],
       ['pack bytes', formatBytes(bytes(d.before)), formatBytes(bytes(d.after))],
       ['loose objects', formatCount(d.before.looseObjects), formatCount(d.after.looseObjects)],
     ]),
   );
-  const row = (status: string, p: (typeof d.before.packs)[number]): string[] => [`  ${status}`, p.name, formatCount(p.objects), formatBytes(p.packBytes), [p.kind === 'normal' ? '' : p.kind, ...p.markers.filter((m) => m !== 'mtimes' && m !== 'promisor').map((m) => `.${m}`)].filter(Boolean).join(' ')];
+  const row = (status: string, p: (typeof d.before.packs)[number]): string[] => [
+    `  ${status}`,
+    p.name,
+    formatCount(p.objects),
+    formatBytes(p.packBytes),
+    [
+      p.kind === 'normal' ? '' : p.kind,
+      ...p.markers.filter((m) => m !== 'mtimes' && m !== 'promisor').map((m) => `.${m}`),
+    ]
+      .filter(Boolean)
+      .join(' '),
+  ];
   lines.push('packs:');
   lines.push(
     ...formatTable([
@@ -210,53 +274,127 @@ function describe(result: RepackPreview | undefined, document: RepackPreviewDocu
   const lines: string[] = [];
   if (result) {
     const { current, preview } = result;
-    lines.push(`repack preview of ${result.repository}: ${result.equivalent.join(' ')} (git ${result.gitVersion}, pack-objects ${result.seconds.toFixed(2)} s)`);
+    lines.push(
+      `repack preview of ${result.repository}: ${result.equivalent.join(' ')} (git ${result.gitVersion}, pack-objects ${result.seconds.toFixed(2)} s)`,
+    );
     lines.push(
       ...formatTable([
         ['', 'current', 'preview', 'change'],
-        ['objects', formatCount(current.objects), formatCount(preview.objects), formatPercentChange(current.objects, preview.objects, 'ascii')],
-        ['pack bytes', formatBytes(current.packBytes), formatBytes(preview.packBytes), formatPercentChange(current.packBytes, preview.packBytes, 'ascii')],
-        ['deltas', formatCount(current.deltas), formatCount(preview.deltas), formatPercentChange(current.deltas, preview.deltas, 'ascii')],
+        [
+          'objects',
+          formatCount(current.objects),
+          formatCount(preview.objects),
+          formatPercentChange(current.objects, preview.objects, 'ascii'),
+        ],
+        [
+          'pack bytes',
+          formatBytes(current.packBytes),
+          formatBytes(preview.packBytes),
+          formatPercentChange(current.packBytes, preview.packBytes, 'ascii'),
+        ],
+        [
+          'deltas',
+          formatCount(current.deltas),
+          formatCount(preview.deltas),
+          formatPercentChange(current.deltas, preview.deltas, 'ascii'),
+        ],
         ['max depth', String(current.maxDepth), String(preview.maxDepth), ''],
         ['mean depth', current.meanDepth.toFixed(2), preview.meanDepth.toFixed(2), ''],
-        ['families', formatCount(current.families), formatCount(preview.families), formatPercentChange(current.families, preview.families, 'ascii')],
+        [
+          'families',
+          formatCount(current.families),
+          formatCount(preview.families),
+          formatPercentChange(current.families, preview.families, 'ascii'),
+        ],
         ['packs', String(current.packs.length), '1', ''],
       ]),
     );
     if (current.looseObjects > 0) lines.push(`(and ${formatCount(current.looseObjects)} loose objects today)`);
     lines.push('depth histogram:');
     const depths = Math.max(current.depthHistogram.length, preview.depthHistogram.length);
-    lines.push(...formatTable([['  depth', 'current', 'preview'], ...Array.from({ length: depths }, (_, d) => [`  ${d}`, formatCount(current.depthHistogram[d] ?? 0), formatCount(preview.depthHistogram[d] ?? 0)])]));
+    lines.push(
+      ...formatTable([
+        ['  depth', 'current', 'preview'],
+        ...Array.from({ length: depths }, (_, d) => [
+          `  ${d}`,
+          formatCount(current.depthHistogram[d] ?? 0),
+          formatCount(preview.depthHistogram[d] ?? 0),
+        ]),
+      ]),
+    );
     if (result.largestChanges.length > 0) {
       lines.push('largest changes on disk:');
-      lines.push(...formatTable(result.largestChanges.map((c) => [`  ${c.oid}`, c.type, formatBytes(c.currentDiskSize), '->', formatBytes(c.previewDiskSize), `depth ${c.currentDepth} -> ${c.previewDepth}`])));
+      lines.push(
+        ...formatTable(
+          result.largestChanges.map((c) => [
+            `  ${c.oid}`,
+            c.type,
+            formatBytes(c.currentDiskSize),
+            '->',
+            formatBytes(c.previewDiskSize),
+            `depth ${c.currentDepth} -> ${c.previewDepth}`,
+          ]),
+        ),
+      );
     }
-    if (result.onlyInCurrent > 0) lines.push(`${formatCount(result.onlyInCurrent)} objects of today's packs would not be kept (unreachable)`);
-    if (result.onlyInPreview > 0) lines.push(`${formatCount(result.onlyInPreview)} objects would be packed that no local pack holds today (loose or borrowed)`);
+    if (result.onlyInCurrent > 0)
+      lines.push(`${formatCount(result.onlyInCurrent)} objects of today's packs would not be kept (unreachable)`);
+    if (result.onlyInPreview > 0)
+      lines.push(
+        `${formatCount(result.onlyInPreview)} objects would be packed that no local pack holds today (loose or borrowed)`,
+      );
   }
   for (const r of replays) {
-    lines.push(`recording ${r.recording.file} (${formatCount(r.reads)} reads${r.readsNotInPreview > 0 ? `; ${r.readsNotInPreview} of objects the preview drops left out` : ''}):`);
-    const rows = [['  git policy', ...limits.map((l) => `${formatLimit(l)} current`), ...(result ? limits.map((l) => `${formatLimit(l)} preview`) : [])]];
-    rows.push(['  inflations', ...r.current.inflations.map((x) => formatCount(x.inflations)), ...(r.preview?.inflations ?? []).map((x) => formatCount(x.inflations))]);
+    lines.push(
+      `recording ${r.recording.file} (${formatCount(r.reads)} reads${r.readsNotInPreview > 0 ? `; ${r.readsNotInPreview} of objects the preview drops left out` : ''}):`,
+    );
+    const rows = [
+      [
+        '  git policy',
+        ...limits.map((l) => `${formatLimit(l)} current`),
+        ...(result ? limits.map((l) => `${formatLimit(l)} preview`) : []),
+      ],
+    ];
+    rows.push([
+      '  inflations',
+      ...r.current.inflations.map((x) => formatCount(x.inflations)),
+      ...(r.preview?.inflations ?? []).map((x) => formatCount(x.inflations)),
+    ]);
     if (document.readTime?.calibration) {
-      const s = (x: { readSeconds: number | null }): string => (x.readSeconds === null ? '-' : `${x.readSeconds.toFixed(2)}s`);
+      const s = (x: { readSeconds: number | null }): string =>
+        x.readSeconds === null ? '-' : `${x.readSeconds.toFixed(2)}s`;
       rows.push(['  read time (estimate)', ...r.current.inflations.map(s), ...(r.preview?.inflations ?? []).map(s)]);
     }
     lines.push(...formatTable(rows));
-    const share = (x: { shortSeekShare: number } | undefined): string => (x ? `${(x.shortSeekShare * 100).toFixed(1)}%` : '-');
-    const median = (x: { percentiles: { p: number; bytes: number }[] } | undefined): string => (x ? formatBytes(x.percentiles.find((p) => p.p === 50)?.bytes ?? 0) : '-');
-    lines.push(`  seeks under 2 MiB: current ${r.current.locality.map(share).join(', ') || '-'}; preview ${share(r.preview?.locality[0])}; estimate ${r.estimate ? share(r.estimate) : '-'}`);
-    lines.push(`  median seek: current ${r.current.locality.map(median).join(', ') || '-'}; preview ${median(r.preview?.locality[0])}`);
+    const share = (x: { shortSeekShare: number } | undefined): string =>
+      x ? `${(x.shortSeekShare * 100).toFixed(1)}%` : '-';
+    const median = (x: { percentiles: { p: number; bytes: number }[] } | undefined): string =>
+      x ? formatBytes(x.percentiles.find((p) => p.p === 50)?.bytes ?? 0) : '-';
+    lines.push(
+      `  seeks under 2 MiB: current ${r.current.locality.map(share).join(', ') || '-'}; preview ${share(r.preview?.locality[0])}; estimate ${r.estimate ? share(r.estimate) : '-'}`,
+    );
+    lines.push(
+      `  median seek: current ${r.current.locality.map(median).join(', ') || '-'}; preview ${median(r.preview?.locality[0])}`,
+    );
   }
-  if (document.readTime?.calibration) lines.push(`read time: estimate, calibration of ${path.basename(document.readTime.calibration.pack)} ${document.readTime.calibration.date} (git ${document.readTime.calibration.key.git}); ${document.readTime.note}`);
+  if (document.readTime?.calibration)
+    lines.push(
+      `read time: estimate, calibration of ${path.basename(document.readTime.calibration.pack)} ${document.readTime.calibration.date} (git ${document.readTime.calibration.key.git}); ${document.readTime.note}`,
+    );
   if (estimate) {
     const e = estimate.estimate;
     lines.push(`estimate (no repack; ${e.basis}; ${e.seconds.toFixed(2)} s):`);
-    lines.push(`  objects ${formatCount(e.objects)}, pack about ${formatBytes(e.packBytes)}, ${formatCount(e.deltas)} deltas, max depth ${e.maxDepth}, mean depth ${e.meanDepth.toFixed(2)}`);
+    lines.push(
+      `  objects ${formatCount(e.objects)}, pack about ${formatBytes(e.packBytes)}, ${formatCount(e.deltas)} deltas, max depth ${e.maxDepth}, mean depth ${e.meanDepth.toFixed(2)}`,
+    );
     const a = estimate.accuracy;
     if (a) {
-      lines.push(`  against the preview: pack bytes ${formatSignedPercent(a.packBytes.relativeError * 100, 'ascii')}, write-order rank correlation ${a.orderRankCorrelation.toFixed(3)}, ${(a.objectsInPlace * 100).toFixed(1)}% of objects at their real position`);
-      lines.push(`  the §5 model given the preview's own deltas: ${(a.modelWithRealDeltas.objectsInPlace * 100).toFixed(1)}% in place, rank correlation ${a.modelWithRealDeltas.orderRankCorrelation.toFixed(3)}`);
+      lines.push(
+        `  against the preview: pack bytes ${formatSignedPercent(a.packBytes.relativeError * 100, 'ascii')}, write-order rank correlation ${a.orderRankCorrelation.toFixed(3)}, ${(a.objectsInPlace * 100).toFixed(1)}% of objects at their real position`,
+      );
+      lines.push(
+        `  the §5 model given the preview's own deltas: ${(a.modelWithRealDeltas.objectsInPlace * 100).toFixed(1)}% in place, rank correlation ${a.modelWithRealDeltas.orderRankCorrelation.toFixed(3)}`,
+      );
     }
   }
   return lines.join('\n') + '\n';
@@ -264,7 +402,8 @@ function describe(result: RepackPreview | undefined, document: RepackPreviewDocu
 
 export const repackPreviewCommand: Command = {
   name: 'repack-preview',
-  summary: 'repack-preview [--json] [--depth N] …     what git repack -a -d -f would do, without touching the repository',
+  summary:
+    'repack-preview [--json] [--depth N] …     what git repack -a -d -f would do, without touching the repository',
   help: repackPreviewHelp,
   forwardsAfterDoubleDash: true,
   run: (argv, { progress }) => runRepackPreview(argv, progress),

@@ -34,11 +34,20 @@ function runSimulate(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { json: { type: 'boolean' }, limit: { type: 'string' }, policy: { type: 'string' }, segment: { type: 'string' }, C: { type: 'string', short: 'C' }, ...cacheOptionSpec },
+    options: {
+      json: { type: 'boolean' },
+      limit: { type: 'string' },
+      policy: { type: 'string' },
+      segment: { type: 'string' },
+      C: { type: 'string', short: 'C' },
+      ...cacheOptionSpec,
+    },
   });
-  if (positionals.length !== 1) throw fail('usage', undefined, undefined, 'simulate needs one recording (see packscope simulate --help)');
+  if (positionals.length !== 1)
+    throw fail('usage', undefined, undefined, 'simulate needs one recording (see packscope simulate --help)');
   const limit = parseLimits(values.limit ?? '96m');
-  if (limit.length !== 1) throw fail('usage', undefined, undefined, '--limit takes one size; use `packscope sweep` for several');
+  if (limit.length !== 1)
+    throw fail('usage', undefined, undefined, '--limit takes one size; use `packscope sweep` for several');
   const runner = parsePolicy(values.policy ?? 'git');
   const segment = values.segment === undefined ? undefined : Number(values.segment);
   const loaded = loadRecording(positionals[0]!, { ...cacheOptions(values), repository: values.C, segment }, progress);
@@ -47,7 +56,8 @@ function runSimulate(argv: string[], progress: Progress): number {
     writeJson(simulationDocument('packscope.simulate/1', loaded, [result]));
     return 0;
   }
-  const shown = (key: 'logged' | 'inflations' | 'deltaApplications' | 'inflatedBytes'): string => formatSimulatedCount(result[key], result.exact, result.bounds?.[key]);
+  const shown = (key: 'logged' | 'inflations' | 'deltaApplications' | 'inflatedBytes'): string =>
+    formatSimulatedCount(result[key], result.exact, result.bounds?.[key]);
   const lines = [
     `policy              ${result.policy}${result.referenceBound ? ' (reference bound)' : ''}`,
     `limit               ${formatLimit(result.limit)}`,
@@ -60,7 +70,24 @@ function runSimulate(argv: string[], progress: Progress): number {
     `peak cache bytes    ${result.peakCacheBytes}`,
   ];
   // Policy-specific counts (libgit2's flushes, the object cache's buckets scanned, …).
-  const standard = new Set(['policy', 'limit', 'referenceBound', 'reads', 'logged', 'inflations', 'deltaApplications', 'inflatedBytes', 'appliedBytes', 'evictions', 'peakCacheBytes', 'seconds', 'exact', 'bounds', 'hiddenReads', 'exactness']);
+  const standard = new Set([
+    'policy',
+    'limit',
+    'referenceBound',
+    'reads',
+    'logged',
+    'inflations',
+    'deltaApplications',
+    'inflatedBytes',
+    'appliedBytes',
+    'evictions',
+    'peakCacheBytes',
+    'seconds',
+    'exact',
+    'bounds',
+    'hiddenReads',
+    'exactness',
+  ]);
   const extras = (record: object, prefix: string): void => {
     for (const [key, value] of Object.entries(record)) {
       if (standard.has(key) && prefix === '') continue;
@@ -71,11 +98,19 @@ function runSimulate(argv: string[], progress: Progress): number {
   };
   extras(result, '');
   lines.push(`exact               ${result.exact ? 'yes' : 'no'} (${result.exactness})`);
-  if (result.hiddenReads) lines.push(`hidden-read places  ${result.hiddenReads.placesThatMiss} of ${result.hiddenReads.places} miss at this limit (git-internals §8.1)`);
-  if (!result.exact && result.bounds) lines.push('note: a range is min–max of what git can do: the recording cannot show reads that hit the cache when it was made');
+  if (result.hiddenReads)
+    lines.push(
+      `hidden-read places  ${result.hiddenReads.placesThatMiss} of ${result.hiddenReads.places} miss at this limit (git-internals §8.1)`,
+    );
+  if (!result.exact && result.bounds)
+    lines.push(
+      'note: a range is min–max of what git can do: the recording cannot show reads that hit the cache when it was made',
+    );
   const recorded = loaded.log.metadata;
   if (recorded?.mode === 'passive' && recorded.cacheLimit !== result.limit) {
-    lines.push(`note: a passive recording (made at ${formatLimit(recorded.cacheLimit)}) is exact only at that limit; record with --exact`);
+    lines.push(
+      `note: a passive recording (made at ${formatLimit(recorded.cacheLimit)}) is exact only at that limit; record with --exact`,
+    );
   } else if (!recorded) {
     lines.push('note: a raw trace: no bounds (record with packscope record --exact to get them)');
   }

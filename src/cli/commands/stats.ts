@@ -32,18 +32,29 @@ function runStats(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { json: { type: 'boolean' }, top: { type: 'string' }, 'no-paths': { type: 'boolean' }, ...cacheOptionSpec },
+    options: {
+      json: { type: 'boolean' },
+      top: { type: 'string' },
+      'no-paths': { type: 'boolean' },
+      ...cacheOptionSpec,
+    },
   });
   if (positionals.length > 1) throw fail('usage', undefined, undefined, 'stats takes at most one path');
   const top = values.top === undefined ? 10 : Number(values.top);
-  if (!Number.isInteger(top) || top < 0) throw fail('usage', undefined, undefined, '--top needs a non-negative integer');
+  if (!Number.isInteger(top) || top < 0)
+    throw fail('usage', undefined, undefined, '--top needs a non-negative integer');
   const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values), progress);
   let walked;
   if (!values['no-paths'] && top > 0 && store.packs.length > 0) {
     const inputs = storeWalkInputs(store);
     walked = { packs: inputs.packs, paths: walkWithProgress(inputs, store, progress) };
   }
-  const document = statsDocument(store, top, (pack, work) => progress.track(`Reading ${path.basename(pack.files.pack)}`, work), walked);
+  const document = statsDocument(
+    store,
+    top,
+    (pack, work) => progress.track(`Reading ${path.basename(pack.files.pack)}`, work),
+    walked,
+  );
   if (values.json) {
     writeJson(document);
     return 0;
@@ -58,12 +69,23 @@ function runStats(argv: string[], progress: Progress): number {
   }
   for (const [i, p] of packs.entries()) {
     lines.push(`${p.pack}`);
-    lines.push(`  pack v${p.packVersion}, idx v${p.idxVersion}${p.hasRev ? ', .rev' : ''}, ${p.objectFormat}, ${formatBytes(p.packFileBytes)}`);
+    lines.push(
+      `  pack v${p.packVersion}, idx v${p.idxVersion}${p.hasRev ? ', .rev' : ''}, ${p.objectFormat}, ${formatBytes(p.packFileBytes)}`,
+    );
     const kind = layout?.packs[i];
     if (kind) lines.push(`  ${packKindLine(kind)}`);
     describeTotals(p, lines);
     lines.push('  largest families:');
-    lines.push(...formatTable(p.largestFamilies.map((f) => [`    ${f.root}`, f.type, `${formatCount(f.objects)} object${f.objects === 1 ? '' : 's'}`, nameOf(f)])));
+    lines.push(
+      ...formatTable(
+        p.largestFamilies.map((f) => [
+          `    ${f.root}`,
+          f.type,
+          `${formatCount(f.objects)} object${f.objects === 1 ? '' : 's'}`,
+          nameOf(f),
+        ]),
+      ),
+    );
     lines.push('  largest objects (inflated):');
     lines.push(...objectRows(p.largestObjects));
     lines.push('  largest objects (on disk):');
@@ -84,8 +106,14 @@ function runStats(argv: string[], progress: Progress): number {
 export function packKindLine(p: PackLayout): string {
   const parts = [`kind ${p.kind}`];
   for (const marker of p.markers) {
-    if (marker === 'keep') parts.push(`.keep${p.keepReason !== undefined ? ` (${JSON.stringify(p.keepReason)})` : p.keepProblem !== undefined ? ` (unreadable: ${p.keepProblem})` : ''}`);
-    else if (marker === 'bitmap') parts.push(`.bitmap${p.bitmapCommits !== undefined ? ` (${formatCount(p.bitmapCommits)} commit${p.bitmapCommits === 1 ? '' : 's'})` : ''}`);
+    if (marker === 'keep')
+      parts.push(
+        `.keep${p.keepReason !== undefined ? ` (${JSON.stringify(p.keepReason)})` : p.keepProblem !== undefined ? ` (unreadable: ${p.keepProblem})` : ''}`,
+      );
+    else if (marker === 'bitmap')
+      parts.push(
+        `.bitmap${p.bitmapCommits !== undefined ? ` (${formatCount(p.bitmapCommits)} commit${p.bitmapCommits === 1 ? '' : 's'})` : ''}`,
+      );
     else parts.push(`.${marker}`);
   }
   if (!p.local) parts.push(`from the alternate ${p.objectsDir}`);
@@ -103,18 +131,32 @@ function ordinal(n: number): string {
 function describeLayout(layout: RepositoryLayout, lines: string[]): void {
   const kinds = new Map<string, number>();
   for (const p of layout.packs) kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
-  const marked = (marker: string): number => layout.packs.filter((p) => (p.markers as string[]).includes(marker)).length;
+  const marked = (marker: string): number =>
+    layout.packs.filter((p) => (p.markers as string[]).includes(marker)).length;
   lines.push('storage');
-  lines.push(`  packs: ${layout.packs.length} (${[...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ') || 'none'}; ${marked('keep')} kept, ${marked('bitmap')} with .bitmap, ${marked('rev')} with .rev)`);
+  lines.push(
+    `  packs: ${layout.packs.length} (${[...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ') || 'none'}; ${marked('keep')} kept, ${marked('bitmap')} with .bitmap, ${marked('rev')} with .rev)`,
+  );
   for (const m of layout.midx) {
-    const extras = [m.bitmap ? `bitmap${m.bitmapCommits !== undefined ? ` (${formatCount(m.bitmapCommits)} commit${m.bitmapCommits === 1 ? '' : 's'})` : ''}` : 'no bitmap', m.reverseIndexChunk ? 'RIDX chunk' : m.reverseIndexFile ? '.rev file' : 'no reverse index'];
-    lines.push(`  multi-pack-index ${m.file}: ${m.layers === 1 ? '' : `${m.layers} layers, `}${formatCount(m.objects)} objects in ${m.packs.length} pack${m.packs.length === 1 ? '' : 's'}, ${extras.join(', ')}${m.preferredPack !== undefined ? `, preferred pack ${m.preferredPack}` : ''}`);
+    const extras = [
+      m.bitmap
+        ? `bitmap${m.bitmapCommits !== undefined ? ` (${formatCount(m.bitmapCommits)} commit${m.bitmapCommits === 1 ? '' : 's'})` : ''}`
+        : 'no bitmap',
+      m.reverseIndexChunk ? 'RIDX chunk' : m.reverseIndexFile ? '.rev file' : 'no reverse index',
+    ];
+    lines.push(
+      `  multi-pack-index ${m.file}: ${m.layers === 1 ? '' : `${m.layers} layers, `}${formatCount(m.objects)} objects in ${m.packs.length} pack${m.packs.length === 1 ? '' : 's'}, ${extras.join(', ')}${m.preferredPack !== undefined ? `, preferred pack ${m.preferredPack}` : ''}`,
+    );
     if (m.missingPacks.length > 0) lines.push(`    names missing packs: ${m.missingPacks.join(', ')}`);
     if (m.problem !== undefined) lines.push(`    problem: ${m.problem}`);
   }
   const l = layout.loose;
-  lines.push(`  loose objects: ${formatCount(l.count)} (${formatBytes(l.looseBytesOnDisk)} on disk)${l.prunePackable === undefined ? '' : `, ${formatCount(l.prunePackable)} also packed`}`);
-  lines.push(`  count-objects: count ${l.count}, size ${l.size}, in-pack ${l.inPack}, packs ${l.packs}, size-pack ${l.sizePack}${l.prunePackable === undefined ? '' : `, prune-packable ${l.prunePackable}`}, garbage ${l.garbage}, size-garbage ${l.sizeGarbage}`);
+  lines.push(
+    `  loose objects: ${formatCount(l.count)} (${formatBytes(l.looseBytesOnDisk)} on disk)${l.prunePackable === undefined ? '' : `, ${formatCount(l.prunePackable)} also packed`}`,
+  );
+  lines.push(
+    `  count-objects: count ${l.count}, size ${l.size}, in-pack ${l.inPack}, packs ${l.packs}, size-pack ${l.sizePack}${l.prunePackable === undefined ? '' : `, prune-packable ${l.prunePackable}`}, garbage ${l.garbage}, size-garbage ${l.sizeGarbage}`,
+  );
   for (const g of l.garbageFiles) lines.push(`    garbage: ${g.path} (${g.reason})`);
   for (const alternate of layout.alternates) lines.push(`  alternate: ${alternate}`);
   lines.push('');
@@ -123,18 +165,35 @@ function describeLayout(layout: RepositoryLayout, lines: string[]): void {
 function describeTotals(t: Totals, lines: string[]): void {
   // "1 commit", not "1 commits" (issue 14: plural and singular right).
   const of = (n: number, one: string, many: string): string => `${formatCount(n)} ${n === 1 ? one : many}`;
-  lines.push(`  objects: ${formatCount(t.objects)} (${of(t.byType.commit!, 'commit', 'commits')}, ${of(t.byType.tree!, 'tree', 'trees')}, ${of(t.byType.blob!, 'blob', 'blobs')}, ${of(t.byType.tag!, 'tag', 'tags')})`);
-  lines.push(`  deltas: ${formatCount(t.deltas.ofs + t.deltas.ref)} (${formatCount(t.deltas.ofs)} OFS, ${formatCount(t.deltas.ref)} REF), ${of(t.families, 'family', 'families')}`);
+  lines.push(
+    `  objects: ${formatCount(t.objects)} (${of(t.byType.commit!, 'commit', 'commits')}, ${of(t.byType.tree!, 'tree', 'trees')}, ${of(t.byType.blob!, 'blob', 'blobs')}, ${of(t.byType.tag!, 'tag', 'tags')})`,
+  );
+  lines.push(
+    `  deltas: ${formatCount(t.deltas.ofs + t.deltas.ref)} (${formatCount(t.deltas.ofs)} OFS, ${formatCount(t.deltas.ref)} REF), ${of(t.families, 'family', 'families')}`,
+  );
   lines.push(`  depth: max ${t.maxDepth}, mean ${t.meanDepth.toFixed(2)} (${t.meanDeltaDepth.toFixed(2)} over deltas)`);
   lines.push(`  bytes: ${formatBytes(t.bytes.inflated)} inflated, ${formatBytes(t.bytes.onDisk)} on disk`);
   lines.push('  depth histogram:');
   const widest = Math.max(...t.depthHistogram);
-  const rows = t.depthHistogram.map((n, d) => [`    ${String(d).padStart(4)}`, formatCount(n), '#'.repeat(widest === 0 ? 0 : Math.ceil((n / widest) * 40))]);
+  const rows = t.depthHistogram.map((n, d) => [
+    `    ${String(d).padStart(4)}`,
+    formatCount(n),
+    '#'.repeat(widest === 0 ? 0 : Math.ceil((n / widest) * 40)),
+  ]);
   lines.push(...formatTable(rows));
 }
 
 function objectRows(objects: ObjectSummary[]): string[] {
-  return formatTable(objects.map((o) => [`    ${o.oid}`, o.type, formatBytes(o.size), formatBytes(o.diskSize), `depth ${o.depth}`, nameOf(o)]));
+  return formatTable(
+    objects.map((o) => [
+      `    ${o.oid}`,
+      o.type,
+      formatBytes(o.size),
+      formatBytes(o.diskSize),
+      `depth ${o.depth}`,
+      nameOf(o),
+    ]),
+  );
 }
 
 /** A list line's last column: the path, a root tree's "(root tree)", a commit's subject in quotes. */

@@ -64,32 +64,52 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
       ...cacheOptionSpec,
     },
   });
-  if (positionals.length !== 1) throw fail('usage', undefined, undefined, 'sweep needs one recording (see packscope sweep --help)');
+  if (positionals.length !== 1)
+    throw fail('usage', undefined, undefined, 'sweep needs one recording (see packscope sweep --help)');
   let limits = parseLimits(values.limits ?? '0,1m,4m,16m,32m,64m,96m,256m');
-  let policies = (values.policies ?? SWEEP_DEFAULT_POLICIES.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
+  let policies = (values.policies ?? SWEEP_DEFAULT_POLICIES.join(','))
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   for (const policy of policies) parsePolicy(policy); // reject unknown policies before any work
   const metric = (values.metric ?? 'inflations') as Metric;
-  if (!METRICS.includes(metric)) throw fail('usage', undefined, undefined, `unknown metric "${values.metric}" (${METRICS.join(', ')})`);
+  if (!METRICS.includes(metric))
+    throw fail('usage', undefined, undefined, `unknown metric "${values.metric}" (${METRICS.join(', ')})`);
   const threads = values.threads === undefined ? undefined : Number(values.threads);
-  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw fail('usage', undefined, undefined, '--threads needs a positive integer');
-  if ((values.replay || values['no-replay']) && !values.time) throw fail('usage', undefined, undefined, '--replay and --no-replay need --time');
-  if (values.replay && values['no-replay']) throw fail('usage', undefined, undefined, '--replay and --no-replay contradict each other');
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1))
+    throw fail('usage', undefined, undefined, '--threads needs a positive integer');
+  if ((values.replay || values['no-replay']) && !values.time)
+    throw fail('usage', undefined, undefined, '--replay and --no-replay need --time');
+  if (values.replay && values['no-replay'])
+    throw fail('usage', undefined, undefined, '--replay and --no-replay contradict each other');
   const segment = values.segment === undefined ? undefined : Number(values.segment);
   const loaded = loadRecording(positionals[0]!, { ...cacheOptions(values), repository: values.C, segment }, progress);
   const git = values.git ?? 'git';
   const measured = values['recorded-seconds'] === undefined ? undefined : Number(values['recorded-seconds']);
-  if (measured !== undefined && !(measured > 0)) throw fail('usage', undefined, undefined, '--recorded-seconds needs a positive number of seconds');
+  if (measured !== undefined && !(measured > 0))
+    throw fail('usage', undefined, undefined, '--recorded-seconds needs a positive number of seconds');
   const plan = values.time ? await timePlan(loaded, git, segment, measured) : undefined;
   if (plan) {
     limits = [...new Set([...limits, plan.current.limit, plan.recordedLimit])].sort((a, b) => a - b);
     if (!policies.includes('git')) policies = ['git', ...policies];
   }
   const results = await progress.trackAsync('Sweeping', (onProgress) =>
-    sweepRecording(loaded, policies, limits, threads === undefined ? { workerScript, onProgress } : { workerScript, onProgress, threads }),
+    sweepRecording(
+      loaded,
+      policies,
+      limits,
+      threads === undefined ? { workerScript, onProgress } : { workerScript, onProgress, threads },
+    ),
   );
-  const time = plan ? await sweepTime(loaded, results, plan, git, values['no-replay'] ? 'off' : values.replay ? 'run' : 'missing') : undefined;
+  const time = plan
+    ? await sweepTime(loaded, results, plan, git, values['no-replay'] ? 'off' : values.replay ? 'run' : 'missing')
+    : undefined;
   if (values.json) {
-    writeJson(time ? { ...simulationDocument('packscope.sweep/1', loaded, results), time } : simulationDocument('packscope.sweep/1', loaded, results));
+    writeJson(
+      time
+        ? { ...simulationDocument('packscope.sweep/1', loaded, results), time }
+        : simulationDocument('packscope.sweep/1', loaded, results),
+    );
     return 0;
   }
   process.stdout.write(sweepTable(results, policies, limits, metric).join('\n') + '\n');
@@ -100,10 +120,14 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
 function sweepTable(results: SimResult[], policies: string[], limits: number[], metric: Metric): string[] {
   const header = ['limit', ...policies];
   const cellText = (cell: SimResult): string => {
-    const bounded = metric === 'logged' || metric === 'inflations' || metric === 'deltaApplications' || metric === 'inflatedBytes';
+    const bounded =
+      metric === 'logged' || metric === 'inflations' || metric === 'deltaApplications' || metric === 'inflatedBytes';
     return bounded ? formatSimulatedCount(cell[metric], cell.exact, cell.bounds?.[metric]) : String(cell[metric]);
   };
-  const rows = limits.map((limit, row) => [formatLimit(limit), ...policies.map((_, column) => cellText(results[row * policies.length + column]!))]);
+  const rows = limits.map((limit, row) => [
+    formatLimit(limit),
+    ...policies.map((_, column) => cellText(results[row * policies.length + column]!)),
+  ]);
   const reads = results[0]?.reads ?? 0;
   const notes = sweepNotes(results);
   return [`${metric} over ${reads} reads`, ...formatTable([header, ...rows]), ...notes];
@@ -112,7 +136,10 @@ function sweepTable(results: SimResult[], policies: string[], limits: number[], 
 /** What a range and a ≈ in the table mean, when it has any (git-internals §8.1). */
 function sweepNotes(results: SimResult[]): string[] {
   const notes: string[] = [];
-  if (results.some((cell) => !cell.exact && cell.bounds)) notes.push('min–max: not exact; the bounds contain what git does (the recording cannot show reads that hit the cache when it was made)');
+  if (results.some((cell) => !cell.exact && cell.bounds))
+    notes.push(
+      'min–max: not exact; the bounds contain what git does (the recording cannot show reads that hit the cache when it was made)',
+    );
   const unbounded = results.find((cell) => !cell.exact && !cell.bounds);
   if (unbounded) notes.push(`≈: not exact and no bounds (${unbounded.exactness})`);
   return notes;

@@ -48,14 +48,17 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
       'object-format': { type: 'string' },
     },
   });
-  if (positionals.length === 0) throw fail('usage', undefined, undefined, 'verify-pack needs at least one pack (see packscope verify-pack --help)');
+  if (positionals.length === 0)
+    throw fail('usage', undefined, undefined, 'verify-pack needs at least one pack (see packscope verify-pack --help)');
   let forcedHash: HashAlgorithm | undefined;
   if (values['object-format'] !== undefined) {
     forcedHash = hashAlgorithmByName(values['object-format']);
-    if (!forcedHash) throw fail('usage', undefined, undefined, `unknown object format "${values['object-format']}" (sha1 or sha256)`);
+    if (!forcedHash)
+      throw fail('usage', undefined, undefined, `unknown object format "${values['object-format']}" (sha1 or sha256)`);
   }
   const threads = values.threads === undefined ? undefined : Number(values.threads);
-  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw fail('usage', undefined, undefined, '--threads needs a positive integer');
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1))
+    throw fail('usage', undefined, undefined, '--threads needs a positive integer');
   const statOnly = values['stat-only'] ?? false;
   const verbose = (values.verbose ?? false) && !statOnly;
 
@@ -63,7 +66,11 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
   for (const argument of positionals) {
     // git's verify-pack names the pack as given, with .idx (or nothing) turned into .pack.
     let held: HeldOutput | undefined;
-    const shownName = argument.endsWith('.idx') ? `${argument.slice(0, -4)}.pack` : argument.endsWith('.pack') ? argument : `${argument}.pack`;
+    const shownName = argument.endsWith('.idx')
+      ? `${argument.slice(0, -4)}.pack`
+      : argument.endsWith('.pack')
+        ? argument
+        : `${argument}.pack`;
     try {
       const files = packFilesFor(path.resolve(shownName));
       const hash = forcedHash ?? hashAlgorithmNear(files.pack);
@@ -72,7 +79,9 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
       const checksums = checksumsInWorker(context.workerScript, files, index.hash.name, index);
       let model: PackModel;
       try {
-        model = context.progress.track(`Reading ${path.basename(files.pack)}`, (onProgress) => buildPackModel(files, { index, onProgress, ...cliBuildOptions(1) }));
+        model = context.progress.track(`Reading ${path.basename(files.pack)}`, (onProgress) =>
+          buildPackModel(files, { index, onProgress, ...cliBuildOptions(1) }),
+        );
       } catch (error) {
         checksums.cancel();
         throw error;
@@ -96,7 +105,12 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
         await context.progress.trackAsync(`Checking ${path.basename(files.pack)}`, () => checksums.result);
         if (values.full) {
           await context.progress.trackAsync(`Resolving ${path.basename(files.pack)}`, (onProgress) =>
-            verifyFull(model, threads === undefined ? { workerScript: context.workerScript, onProgress } : { workerScript: context.workerScript, onProgress, threads }),
+            verifyFull(
+              model,
+              threads === undefined
+                ? { workerScript: context.workerScript, onProgress }
+                : { workerScript: context.workerScript, onProgress, threads },
+            ),
           );
         }
       } catch (error) {
@@ -125,7 +139,9 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
 
 /** Problems git finds only when it compares the idx it rebuilt with the one on disk. */
 function isIdxProblem(error: PackFormatError, idxFile: string): boolean {
-  return error.file === idxFile && (error.code === 'checksum' || error.code === 'crc' || error instanceof IdMismatchError);
+  return (
+    error.file === idxFile && (error.code === 'checksum' || error.code === 'crc' || error instanceof IdMismatchError)
+  );
 }
 
 /** Listing bytes formatted ahead of the checksums' verdict before formatting waits for it. */
@@ -165,7 +181,13 @@ class HeldOutput {
 }
 
 /** The object lines and histogram of `git index-pack --verify-stat` (builtin/index-pack.c show_pack_info). */
-async function printPackInfo(model: PackModel, statOnly: boolean, computedIds?: Map<number, string>, held?: HeldOutput, verdict?: Promise<boolean>): Promise<void> {
+async function printPackInfo(
+  model: PackModel,
+  statOnly: boolean,
+  computedIds?: Map<number, string>,
+  held?: HeldOutput,
+  verdict?: Promise<boolean>,
+): Promise<void> {
   const out = held ? new AsciiWriter((chunk) => held.write(chunk)) : new AsciiWriter();
   const c = model.columns;
   const count = model.count;
@@ -214,5 +236,6 @@ export const verifyPackCommand: Command = {
   name: 'verify-pack',
   summary: 'verify-pack [-v|-s] [--full] <pack>...   check packs; prints what git verify-pack prints',
   help: verifyPackHelp,
-  run: (argv, { progress, workerScript }) => runVerifyPack(argv, { workerScript: workerScript('verify-worker.js'), progress }),
+  run: (argv, { progress, workerScript }) =>
+    runVerifyPack(argv, { workerScript: workerScript('verify-worker.js'), progress }),
 };

@@ -10,7 +10,13 @@ import { compactForReads, simObjectsFrom, type SimObjects } from '../sim/sim-obj
 import { parsePolicy } from '../sim/policy-registry.ts';
 import { makeDirectories, writeFileAtomically, writeAll } from '../atomic-file.ts';
 import { median, nonNegativeLeastSquares } from './fit.ts';
-import { cacheHits, CALIBRATION_SCHEMA, type Calibration, type CalibrationBatch, type CostParameters } from './cost-model.ts';
+import {
+  cacheHits,
+  CALIBRATION_SCHEMA,
+  type Calibration,
+  type CalibrationBatch,
+  type CostParameters,
+} from './cost-model.ts';
 
 /**
  * Calibrates the cost model (cost-model.ts) on one pack by timing git itself.
@@ -72,7 +78,8 @@ const MAX_WALK_READS = 40000;
 /** What a walk list's cache must save against limit 0: applying deltas is memcpy-fast, so 48 MiB saved is ~20 ms, under a loaded machine's noise. */
 const SAVED_TARGET_BYTES = 256 << 20;
 const SAVED_TARGET_INFLATIONS = 40000;
-export const CALIBRATION_TUNABLES = 'glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=268435456:glibc.malloc.top_pad=67108864';
+export const CALIBRATION_TUNABLES =
+  'glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=268435456:glibc.malloc.top_pad=67108864';
 /** The large limit a walk list is timed at: large enough that nothing sampled is evicted. */
 const WALK_LARGE_LIMIT = 1 << 30;
 /** The growth list's cache at 1g: ~32,000 pages first touched, ≈0.1 s on a VM (3–5 µs a page), well above the noise. */
@@ -93,7 +100,8 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
   for (const [i, list] of lists.entries()) {
     options.onStage?.(list.stage, i, total);
     const compact = compactForReads(objects, list.reads);
-    const at = (limit: number): ReturnType<typeof gitPolicy.run> => gitPolicy.run(compact.objects, compact.reads, limit);
+    const at = (limit: number): ReturnType<typeof gitPolicy.run> =>
+      gitPolicy.run(compact.objects, compact.reads, limit);
     const input = [...list.reads].map((id) => model.oidHex(id)).join('\n') + '\n';
     // Each timed row is one side minus the reference (see the top of this file), and so are its counts.
     const { sides, reference } = runsOf(list);
@@ -106,7 +114,10 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
       const countsA = at(side.limit);
       batches.push({
         stage: list.stage,
-        sizeClass: list.cls < 0 ? [0, -1] : [CLASS_BOUNDS[list.cls]!, CLASS_BOUNDS[list.cls + 1]! === Infinity ? -1 : CLASS_BOUNDS[list.cls + 1]!],
+        sizeClass:
+          list.cls < 0
+            ? [0, -1]
+            : [CLASS_BOUNDS[list.cls]!, CLASS_BOUNDS[list.cls + 1]! === Infinity ? -1 : CLASS_BOUNDS[list.cls + 1]!],
         objects: list.ids.length,
         reads: list.reads.length,
         limit: side.limit,
@@ -150,7 +161,8 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
     pack: { path: model.files.pack, objects: model.count },
     seed,
     repeats,
-    method: 'git cat-file --batch --buffer on seeded, size-stratified lists of distinct objects in pack order, output to /dev/null, glibc’s malloc thresholds pinned (GLIBC_TUNABLES, as a long-running command’s heap has them), CPU time (user + system), median over repeats run back to back: non-deltas --batch minus --batch-check at core.deltaBaseCacheLimit=0 (inflate), whole chains read side by side root first, --batch at 0 and at 1g, each minus --batch-check (walk: delta work, and what the cache saves), chains at 1g minus a smaller limit with the same counts (growth: what the cache’s memory costs); counts from the simulator’s replay of each list',
+    method:
+      'git cat-file --batch --buffer on seeded, size-stratified lists of distinct objects in pack order, output to /dev/null, glibc’s malloc thresholds pinned (GLIBC_TUNABLES, as a long-running command’s heap has them), CPU time (user + system), median over repeats run back to back: non-deltas --batch minus --batch-check at core.deltaBaseCacheLimit=0 (inflate), whole chains read side by side root first, --batch at 0 and at 1g, each minus --batch-check (walk: delta work, and what the cache saves), chains at 1g minus a smaller limit with the same counts (growth: what the cache’s memory costs); counts from the simulator’s replay of each list',
     parameters,
     perRead,
     pageCacheMiss: {
@@ -198,13 +210,27 @@ export function calibrationPlan(objects: SimObjects, seed: number, perClass: num
     const c = sizeClass(objects.size[id]!);
     (objects.base[id]! < 0 ? plain : deltas)[c]!.push(id);
   }
-  const inPackOrder = (ids: number[]): number[] => ids.sort((a, b) => objects.pack[a]! - objects.pack[b]! || objects.offset[a]! - objects.offset[b]!);
+  const inPackOrder = (ids: number[]): number[] =>
+    ids.sort((a, b) => objects.pack[a]! - objects.pack[b]! || objects.offset[a]! - objects.offset[b]!);
   const lists: CalibrationList[] = [];
   for (let c = 0; c < plain.length; c++) {
     let bytes = 0;
-    const ids = inPackOrder(sampleUntil(plain[c]!, perClass, random, (id, taken) => (bytes += objects.size[id]!) >= TARGET_INFLATED_BYTES || taken >= TARGET_INFLATIONS));
+    const ids = inPackOrder(
+      sampleUntil(
+        plain[c]!,
+        perClass,
+        random,
+        (id, taken) => (bytes += objects.size[id]!) >= TARGET_INFLATED_BYTES || taken >= TARGET_INFLATIONS,
+      ),
+    );
     if (ids.length < 4) continue;
-    const passes = Math.max(1, Math.min(Math.floor(MAX_READS / ids.length), Math.ceil(Math.min(TARGET_INFLATED_BYTES / Math.max(1, bytes), TARGET_INFLATIONS / ids.length))));
+    const passes = Math.max(
+      1,
+      Math.min(
+        Math.floor(MAX_READS / ids.length),
+        Math.ceil(Math.min(TARGET_INFLATED_BYTES / Math.max(1, bytes), TARGET_INFLATIONS / ids.length)),
+      ),
+    );
     lists.push({ stage: 'inflate', cls: c, ids, limit: 0, reads: repeated(ids, passes) });
   }
   const allChains: number[][] = [];
@@ -213,8 +239,16 @@ export function calibrationPlan(objects: SimObjects, seed: number, perClass: num
     const tips = sampleUntil(deltas[c]!, perClass, random, (id) => {
       const chain = chainOf(objects, id);
       const s = chainSaving(objects, chain);
-      saved = { inflations: saved.inflations + s.inflations, bytes: saved.bytes + s.bytes, reads: saved.reads + chain.length };
-      return saved.inflations >= SAVED_TARGET_INFLATIONS || saved.bytes >= SAVED_TARGET_BYTES || saved.reads >= MAX_WALK_READS;
+      saved = {
+        inflations: saved.inflations + s.inflations,
+        bytes: saved.bytes + s.bytes,
+        reads: saved.reads + chain.length,
+      };
+      return (
+        saved.inflations >= SAVED_TARGET_INFLATIONS ||
+        saved.bytes >= SAVED_TARGET_BYTES ||
+        saved.reads >= MAX_WALK_READS
+      );
     });
     if (tips.length < 4) continue;
     const chains = inPackOrder(tips).map((tip) => chainOf(objects, tip));
@@ -262,7 +296,9 @@ function chainSaving(objects: SimObjects, chain: number[]): { inflations: number
     if (d >= 2) {
       inflations += d + 1 - 2;
       const previous = chain[d - 1]!;
-      bytes += walked - (objects.payloadSize[id]! + objects.size[id]! + objects.payloadSize[previous]! + objects.size[previous]!);
+      bytes +=
+        walked -
+        (objects.payloadSize[id]! + objects.size[id]! + objects.payloadSize[previous]! + objects.size[previous]!);
     }
   }
   return { inflations, bytes };
@@ -308,18 +344,44 @@ function growthList(objects: SimObjects, chains: number[][]): CalibrationList | 
 export function fit(batches: CalibrationBatch[], cTrace: number): { parameters: CostParameters; perRead: number } {
   // Unweighted: the longest lists, whose differences stand furthest above the noise, count most.
   // (Weighting by 1/seconds let a noisy list timed at 0 s pull every constant to 0.)
-  const rows = batches.map((b) => [b.inflations, b.inflatedBytes, b.deltaApplications, b.appliedBytes, b.cacheBytes, b.against === null ? b.reads : 0]);
-  const [aInflate = 0, bInflate = 0, aDelta = 0, bDelta = 0, bCache = 0, perRead = 0] = batches.length > 0 ? nonNegativeLeastSquares(rows, batches.map((b) => b.seconds)) : [];
+  const rows = batches.map((b) => [
+    b.inflations,
+    b.inflatedBytes,
+    b.deltaApplications,
+    b.appliedBytes,
+    b.cacheBytes,
+    b.against === null ? b.reads : 0,
+  ]);
+  const [aInflate = 0, bInflate = 0, aDelta = 0, bDelta = 0, bCache = 0, perRead = 0] =
+    batches.length > 0
+      ? nonNegativeLeastSquares(
+          rows,
+          batches.map((b) => b.seconds),
+        )
+      : [];
   return { parameters: { aInflate, bInflate, aDelta, bDelta, bCache, cHit: 0, cTrace }, perRead };
 }
 
 /** What the fit says a row took (its counts priced, plus cat-file's per-object work on a row minus --batch-check). */
 export function batchPrediction(b: CalibrationBatch, p: CostParameters, perRead: number): number {
-  return p.aInflate * b.inflations + p.bInflate * b.inflatedBytes + p.aDelta * b.deltaApplications + p.bDelta * b.appliedBytes + p.bCache * b.cacheBytes + p.cHit * b.hits + (b.against === null ? perRead * b.reads : 0);
+  return (
+    p.aInflate * b.inflations +
+    p.bInflate * b.inflatedBytes +
+    p.aDelta * b.deltaApplications +
+    p.bDelta * b.appliedBytes +
+    p.bCache * b.cacheBytes +
+    p.cHit * b.hits +
+    (b.against === null ? perRead * b.reads : 0)
+  );
 }
 
 export async function calibrationKey(model: PackModel, git: string): Promise<Calibration['key']> {
-  return { packChecksum: model.checksumHex, node: process.version, cpu: os.cpus()[0]?.model ?? 'unknown', git: await gitVersionOf(git) };
+  return {
+    packChecksum: model.checksumHex,
+    node: process.version,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    git: await gitVersionOf(git),
+  };
 }
 
 /** Where a calibration is kept: PackScope's cache directory (never a repository), one file per key. */
@@ -358,7 +420,12 @@ function sizeClass(size: number): number {
  * Members in a seeded order (a partial Fisher–Yates over a copy; members are in idx order, so it is
  * reproducible), taken until `enough` says the one just taken completes the list, or `most` are taken.
  */
-function sampleUntil(members: number[], most: number, random: () => number, enough: (id: number, taken: number) => boolean): number[] {
+function sampleUntil(
+  members: number[],
+  most: number,
+  random: () => number,
+  enough: (id: number, taken: number) => boolean,
+): number[] {
   const pool = members.slice();
   const count = Math.min(most, pool.length);
   for (let i = 0; i < count; i++) {
@@ -397,9 +464,18 @@ function runsOf(list: CalibrationList): { sides: TimedSide[]; reference: TimedSi
     case 'inflate':
       return { sides: [{ limit: 0, mode: '--batch' }], reference: { limit: 0, mode: '--batch-check' } };
     case 'walk':
-      return { sides: [{ limit: 0, mode: '--batch' }, { limit: WALK_LARGE_LIMIT, mode: '--batch' }], reference: { limit: 0, mode: '--batch-check' } };
+      return {
+        sides: [
+          { limit: 0, mode: '--batch' },
+          { limit: WALK_LARGE_LIMIT, mode: '--batch' },
+        ],
+        reference: { limit: 0, mode: '--batch-check' },
+      };
     case 'growth':
-      return { sides: [{ limit: WALK_LARGE_LIMIT, mode: '--batch' }], reference: { limit: list.limit, mode: '--batch' } };
+      return {
+        sides: [{ limit: WALK_LARGE_LIMIT, mode: '--batch' }],
+        reference: { limit: list.limit, mode: '--batch' },
+      };
   }
 }
 
@@ -410,11 +486,20 @@ function runsOf(list: CalibrationList): { sides: TimedSide[]; reference: TimedSi
  * calibration's way) can come from a quiet and a busy moment: git.git's calibration at load 13
  * timed lists that save 40,000 inflations at 0.000 s. At least 0.
  */
-async function pairedDifferences(git: string, gitDir: string, sides: TimedSide[], reference: TimedSide, input: string, repeats: number, signal: AbortSignal | undefined): Promise<number[]> {
+async function pairedDifferences(
+  git: string,
+  gitDir: string,
+  sides: TimedSide[],
+  reference: TimedSide,
+  input: string,
+  repeats: number,
+  signal: AbortSignal | undefined,
+): Promise<number[]> {
   const differences: number[][] = sides.map(() => []);
   for (let r = 0; r < repeats; r++) {
     const base = await timedRun(git, gitDir, reference.limit, reference.mode, input, 1, undefined, signal);
-    for (const [s, side] of sides.entries()) differences[s]!.push((await timedRun(git, gitDir, side.limit, side.mode, input, 1, undefined, signal)) - base);
+    for (const [s, side] of sides.entries())
+      differences[s]!.push((await timedRun(git, gitDir, side.limit, side.mode, input, 1, undefined, signal)) - base);
   }
   return differences.map((list) => Math.max(0, median(list)));
 }
@@ -425,7 +510,16 @@ async function pairedDifferences(git: string, gitDir: string, sides: TimedSide[]
  * shared machine wall time grows with every other process's load while git's own work does not,
  * and a pack in the page cache makes these reads CPU-bound. bash's `times` reports its children's.
  */
-export async function timedRun(git: string, gitDir: string, limit: number, mode: string, input: string, repeats: number, traceFile: string | undefined, signal: AbortSignal | undefined): Promise<number> {
+export async function timedRun(
+  git: string,
+  gitDir: string,
+  limit: number,
+  mode: string,
+  input: string,
+  repeats: number,
+  traceFile: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<number> {
   let best = Infinity;
   for (let r = 0; r < repeats; r++) {
     if (signal?.aborted) throw new Error('calibration cancelled');
@@ -441,7 +535,16 @@ export async function timedRun(git: string, gitDir: string, limit: number, mode:
     // --buffer: without it cat-file flushes after every object, a write(2) per read that a command does not make.
     let seconds: number;
     try {
-      seconds = (await childUsage(git, ['--git-dir', gitDir, '-c', `core.deltaBaseCacheLimit=${limit}`, 'cat-file', mode, '--buffer'], env, input, undefined, signal)).cpuSeconds;
+      seconds = (
+        await childUsage(
+          git,
+          ['--git-dir', gitDir, '-c', `core.deltaBaseCacheLimit=${limit}`, 'cat-file', mode, '--buffer'],
+          env,
+          input,
+          undefined,
+          signal,
+        )
+      ).cpuSeconds;
     } catch (error) {
       if (error instanceof Error && error.name === 'AbortError') throw new Error('calibration cancelled');
       throw error;
@@ -460,12 +563,19 @@ export async function timedRun(git: string, gitDir: string, limit: number, mode:
 /** How a new calibration is run: calibratePack here, or (the server) the same in a worker thread. */
 export type CalibrationRun = (model: PackModel, options: CalibrateOptions) => Promise<Calibration>;
 
-export async function cachedCalibration(model: PackModel, modelCacheDirectory: string | undefined, options: CalibrateOptions, refresh = false, run: CalibrationRun = calibratePack): Promise<{ calibration: Calibration; file: string | undefined; fromCache: boolean }> {
+export async function cachedCalibration(
+  model: PackModel,
+  modelCacheDirectory: string | undefined,
+  options: CalibrateOptions,
+  refresh = false,
+  run: CalibrationRun = calibratePack,
+): Promise<{ calibration: Calibration; file: string | undefined; fromCache: boolean }> {
   const key = await calibrationKey(model, options.git ?? 'git');
   const file = modelCacheDirectory === undefined ? undefined : calibrationFile(modelCacheDirectory, key);
   if (file && !refresh) {
     const cached = loadCalibration(file);
-    if (cached && JSON.stringify(cached.key) === JSON.stringify(key)) return { calibration: cached, file, fromCache: true };
+    if (cached && JSON.stringify(cached.key) === JSON.stringify(key))
+      return { calibration: cached, file, fromCache: true };
   }
   const calibration = await run(model, options);
   if (file) saveCalibration(file, calibration);

@@ -159,7 +159,14 @@ export function cacheHits(counts: Pick<CostCounts, 'reads' | 'inflations' | 'del
 
 /** The formula at the top of this file, for one cell's counts. */
 export function readSeconds(counts: CostCounts, p: CostParameters): number {
-  return p.aInflate * counts.inflations + p.bInflate * counts.inflatedBytes + p.aDelta * counts.deltaApplications + p.bDelta * counts.appliedBytes + p.bCache * counts.peakCacheBytes + p.cHit * cacheHits(counts);
+  return (
+    p.aInflate * counts.inflations +
+    p.bInflate * counts.inflatedBytes +
+    p.aDelta * counts.deltaApplications +
+    p.bDelta * counts.appliedBytes +
+    p.bCache * counts.peakCacheBytes +
+    p.cHit * cacheHits(counts)
+  );
 }
 
 /** A simulated cell as the sweep returns it (SimResult's fields this module reads). */
@@ -174,12 +181,26 @@ export interface CellCounts {
   appliedBytes?: number | undefined;
   peakCacheBytes: number;
   exact: boolean;
-  bounds: null | { logged: [number, number]; inflations: [number, number]; deltaApplications: [number, number]; inflatedBytes: [number, number] };
+  bounds: null | {
+    logged: [number, number];
+    inflations: [number, number];
+    deltaApplications: [number, number];
+    inflatedBytes: [number, number];
+  };
 }
 
 function countsOf(cell: CellCounts): CostCounts {
-  if (cell.appliedBytes === undefined) throw new Error(`policy ${cell.policy} does not count applied bytes: no time estimate for it`);
-  return { reads: cell.reads, logged: cell.logged, inflations: cell.inflations, deltaApplications: cell.deltaApplications, inflatedBytes: cell.inflatedBytes, appliedBytes: cell.appliedBytes, peakCacheBytes: cell.peakCacheBytes };
+  if (cell.appliedBytes === undefined)
+    throw new Error(`policy ${cell.policy} does not count applied bytes: no time estimate for it`);
+  return {
+    reads: cell.reads,
+    logged: cell.logged,
+    inflations: cell.inflations,
+    deltaApplications: cell.deltaApplications,
+    inflatedBytes: cell.inflatedBytes,
+    appliedBytes: cell.appliedBytes,
+    peakCacheBytes: cell.peakCacheBytes,
+  };
 }
 
 /**
@@ -188,7 +209,10 @@ function countsOf(cell: CellCounts): CostCounts {
  * of the applications the bounds add or remove is taken to be the cell's mean), and the hits use
  * each bound's own counts. Every term is monotone in its count, so the low counts give the low time.
  */
-export function cellReadSeconds(cell: CellCounts, p: CostParameters): { seconds: number; bounds: [number, number] | null } {
+export function cellReadSeconds(
+  cell: CellCounts,
+  p: CostParameters,
+): { seconds: number; bounds: [number, number] | null } {
   const counts = countsOf(cell);
   const seconds = readSeconds(counts, p);
   if (cell.exact || !cell.bounds) return { seconds, bounds: cell.exact ? [seconds, seconds] : null };
@@ -197,7 +221,14 @@ export function cellReadSeconds(cell: CellCounts, p: CostParameters): { seconds:
     const b = cell.bounds!;
     const inflations = b.inflations[k];
     const deltas = b.deltaApplications[k];
-    const hitsFree = { ...counts, inflations, deltaApplications: deltas, inflatedBytes: b.inflatedBytes[k], appliedBytes: meanApplied * deltas, logged: b.logged[k] };
+    const hitsFree = {
+      ...counts,
+      inflations,
+      deltaApplications: deltas,
+      inflatedBytes: b.inflatedBytes[k],
+      appliedBytes: meanApplied * deltas,
+      logged: b.logged[k],
+    };
     // Hits and the cache's peak are not bounded by hidden-reads.ts; the cell's own are used at both ends.
     return readSeconds(hitsFree, { ...p, cHit: 0 }) + p.cHit * cacheHits(counts);
   };
@@ -233,12 +264,27 @@ export interface TimeBasis {
 }
 
 /** `traced`: the time is the recording's own run, which wrote a trace line per logged read; false for a run measured apart, without tracing. */
-export function nonReadTime(recordedSeconds: number, recordedLimit: number, recordedCell: CellCounts, p: CostParameters, traced = true, readScale = 1): NonReadTime {
+export function nonReadTime(
+  recordedSeconds: number,
+  recordedLimit: number,
+  recordedCell: CellCounts,
+  p: CostParameters,
+  traced = true,
+  readScale = 1,
+): NonReadTime {
   const read = readScale * readSeconds(countsOf(recordedCell), p);
   const traceLines = traced ? recordedCell.logged : 0;
   const traceSeconds = p.cTrace * traceLines;
   const rest = recordedSeconds - traceSeconds - read;
-  return { recordedSeconds, recordedLimit, readSecondsAtRecordedLimit: read, traceLines, traceSeconds, seconds: Math.max(0, rest), clamped: rest < 0 };
+  return {
+    recordedSeconds,
+    recordedLimit,
+    readSecondsAtRecordedLimit: read,
+    traceLines,
+    traceSeconds,
+    seconds: Math.max(0, rest),
+    clamped: rest < 0,
+  };
 }
 
 export interface TimeCell {
@@ -279,7 +325,19 @@ export const KNEE_TOLERANCE = 0.02;
  * Prices every cell, finds each policy's knee and words a recommendation for git's own policy.
  * `cells` must hold git's policy at `currentLimit` and at the recorded limit.
  */
-export function timeView(cells: CellCounts[], calibration: Calibration, recorded: { seconds: number; limit: number; traced?: boolean; measured?: MeasuredCommand | undefined; replay?: ReadReplay | undefined }, current: { limit: number; source: string }, format: (limit: number) => string): TimeView {
+export function timeView(
+  cells: CellCounts[],
+  calibration: Calibration,
+  recorded: {
+    seconds: number;
+    limit: number;
+    traced?: boolean;
+    measured?: MeasuredCommand | undefined;
+    replay?: ReadReplay | undefined;
+  },
+  current: { limit: number; source: string },
+  format: (limit: number) => string,
+): TimeView {
   const p = calibration.parameters;
   const gitAt = (limit: number): CellCounts => {
     const cell = cells.find((c) => c.policy === 'git' && c.limit === limit);
@@ -287,13 +345,38 @@ export function timeView(cells: CellCounts[], calibration: Calibration, recorded
     return cell;
   };
   const replay = recorded.replay?.readScale != null ? recorded.replay : undefined;
-  const nonRead = nonReadTime(recorded.seconds, recorded.limit, gitAt(recorded.limit), p, recorded.traced ?? true, replay?.readScale ?? 1);
+  const nonRead = nonReadTime(
+    recorded.seconds,
+    recorded.limit,
+    gitAt(recorded.limit),
+    p,
+    recorded.traced ?? true,
+    replay?.readScale ?? 1,
+  );
   const fitted = recorded.measured?.split ?? null;
-  const replayBasis = replay ? { date: replay.date, limits: replay.limits, readsTimed: replay.readsTimed, reads: replay.reads, readScale: replay.readScale! } : null;
+  const replayBasis = replay
+    ? {
+        date: replay.date,
+        limits: replay.limits,
+        readsTimed: replay.readsTimed,
+        reads: replay.reads,
+        readScale: replay.readScale!,
+      }
+    : null;
   // Measured runs of the command itself come first: they hold its own heap, which a replay of its reads does not.
-  const basis: TimeBasis = fitted && recorded.measured
-    ? { source: 'measured', measured: { date: recorded.measured.date, runs: recorded.measured.runs, limits: recorded.measured.points.map((x) => x.limit), ...fitted }, replay: replayBasis }
-    : { source: replay ? 'replay' : 'recording', measured: null, replay: replayBasis };
+  const basis: TimeBasis =
+    fitted && recorded.measured
+      ? {
+          source: 'measured',
+          measured: {
+            date: recorded.measured.date,
+            runs: recorded.measured.runs,
+            limits: recorded.measured.points.map((x) => x.limit),
+            ...fitted,
+          },
+          replay: replayBasis,
+        }
+      : { source: replay ? 'replay' : 'recording', measured: null, replay: replayBasis };
   const rest = fitted ? fitted.nonReadSeconds : nonRead.seconds;
   const scale = fitted ? fitted.readScale : (replay?.readScale ?? 1);
   const currentSeconds = rest + scale * readSeconds(countsOf(gitAt(current.limit)), p);
@@ -312,11 +395,19 @@ export function timeView(cells: CellCounts[], calibration: Calibration, recorded
       speedUp: currentSeconds / predictedSeconds,
     });
   }
-  const knees = [...new Set(priced.map((c) => c.policy))].map((policy) => knee(priced.filter((c) => c.policy === policy)));
+  const knees = [...new Set(priced.map((c) => c.policy))].map((policy) =>
+    knee(priced.filter((c) => c.policy === policy)),
+  );
   const gitKnee = knees.find((k) => k.policy === 'git');
   return {
     estimate: true,
-    calibration: { date: calibration.date, key: calibration.key, parameters: p, batches: calibration.batches.length, reads: calibration.batches.reduce((s, b) => s + b.reads, 0) },
+    calibration: {
+      date: calibration.date,
+      key: calibration.key,
+      parameters: p,
+      batches: calibration.batches.length,
+      reads: calibration.batches.reduce((s, b) => s + b.reads, 0),
+    },
     nonRead,
     basis,
     currentLimit: current.limit,
@@ -324,19 +415,33 @@ export function timeView(cells: CellCounts[], calibration: Calibration, recorded
     currentSeconds,
     cells: priced,
     knees,
-    recommendation: gitKnee ? recommend(gitKnee, currentSeconds, current.limit, rest, basis, format) : 'no recommendation: git’s policy is not in the sweep',
+    recommendation: gitKnee
+      ? recommend(gitKnee, currentSeconds, current.limit, rest, basis, format)
+      : 'no recommendation: git’s policy is not in the sweep',
   };
 }
 
 /** The smallest limit within KNEE_TOLERANCE of the best predicted time. */
-export function knee(cells: { policy: string; limit: number; predictedSeconds: number }[]): { policy: string; limit: number; seconds: number; bestSeconds: number } {
+export function knee(cells: { policy: string; limit: number; predictedSeconds: number }[]): {
+  policy: string;
+  limit: number;
+  seconds: number;
+  bestSeconds: number;
+} {
   const best = Math.min(...cells.map((c) => c.predictedSeconds));
   const sorted = [...cells].sort((a, b) => a.limit - b.limit);
   const first = sorted.find((c) => c.predictedSeconds <= best * (1 + KNEE_TOLERANCE))!;
   return { policy: first.policy, limit: first.limit, seconds: first.predictedSeconds, bestSeconds: best };
 }
 
-function recommend(k: { limit: number; seconds: number; bestSeconds: number }, currentSeconds: number, currentLimit: number, nonReadSeconds: number, basis: TimeBasis, format: (limit: number) => string): string {
+function recommend(
+  k: { limit: number; seconds: number; bestSeconds: number },
+  currentSeconds: number,
+  currentLimit: number,
+  nonReadSeconds: number,
+  basis: TimeBasis,
+  format: (limit: number) => string,
+): string {
   const s = (x: number): string => `${x.toFixed(2)}s`;
   const from = basis.measured
     ? `, from your measured runs of ${basis.measured.date.slice(0, 10)}`
@@ -344,7 +449,8 @@ function recommend(k: { limit: number; seconds: number; bestSeconds: number }, c
       ? `; reads scaled ×${basis.replay.readScale.toFixed(2)} by a replay of this recording's reads on git`
       : '';
   const evidence = `(estimate: ${s(currentSeconds)} at your ${format(currentLimit)}, ${s(k.seconds)} at ${format(k.limit)}, best ${s(k.bestSeconds)}; ${s(nonReadSeconds)} of it is not object reading${from})`;
-  if (k.limit === currentLimit) return `keep core.deltaBaseCacheLimit=${format(currentLimit)}: it is the knee, beyond it nothing is gained for this workload ${evidence}`;
+  if (k.limit === currentLimit)
+    return `keep core.deltaBaseCacheLimit=${format(currentLimit)}: it is the knee, beyond it nothing is gained for this workload ${evidence}`;
   if (k.limit < currentLimit) {
     return `core.deltaBaseCacheLimit=${format(k.limit)} is enough: beyond ${format(k.limit)} less than ${KNEE_TOLERANCE * 100}% is gained for this workload, so your ${format(currentLimit)} only costs memory ${evidence}`;
   }

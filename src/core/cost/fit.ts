@@ -10,7 +10,10 @@ export function nonNegativeLeastSquares(rows: number[][], y: number[]): number[]
   let bestResidual = residual(rows, y, best);
   for (let mask = 1; mask < 1 << k; mask++) {
     const columns = [...Array(k).keys()].filter((c) => (mask >> c) & 1);
-    const solved = ordinaryLeastSquares(rows.map((r) => columns.map((c) => r[c]!)), y);
+    const solved = ordinaryLeastSquares(
+      rows.map((r) => columns.map((c) => r[c]!)),
+      y,
+    );
     if (!solved || solved.some((v) => !(v >= 0))) continue;
     const full = new Array(k).fill(0);
     columns.forEach((c, i) => (full[c] = solved[i]!));

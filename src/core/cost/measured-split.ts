@@ -17,17 +17,32 @@ import type { Calibration, MeasuredCommand } from './cost-model.ts';
 export const MEASURED_KEPT = 20;
 
 /** The same git arguments in the same directory (the paths resolved: the server's checked cwd and a recording's may be spelled apart). */
-export function sameCommand(a: { args: readonly string[]; cwd: string }, b: { args: readonly string[]; cwd: string }): boolean {
-  return path.resolve(a.cwd) === path.resolve(b.cwd) && a.args.length === b.args.length && a.args.every((x, i) => x === b.args[i]);
+export function sameCommand(
+  a: { args: readonly string[]; cwd: string },
+  b: { args: readonly string[]; cwd: string },
+): boolean {
+  return (
+    path.resolve(a.cwd) === path.resolve(b.cwd) &&
+    a.args.length === b.args.length &&
+    a.args.every((x, i) => x === b.args[i])
+  );
 }
 
 /** The calibration's measured fit of this command (same arguments, same directory), if any. */
-export function measuredCommandFor(calibration: Calibration, command: { args: string[]; cwd: string }): MeasuredCommand | undefined {
+export function measuredCommandFor(
+  calibration: Calibration,
+  command: { args: string[]; cwd: string },
+): MeasuredCommand | undefined {
   return (calibration.measured ?? []).find((m) => sameCommand(m, command));
 }
 
 /** `entry` first, then the others that are not `same` as it, at most `most`: what a calibration keeps of measured commands and replays. */
-export function keptNewest<T>(entry: T, list: readonly T[] | undefined, same: (a: T, b: T) => boolean, most: number): T[] {
+export function keptNewest<T>(
+  entry: T,
+  list: readonly T[] | undefined,
+  same: (a: T, b: T) => boolean,
+  most: number,
+): T[] {
   return [entry, ...(list ?? []).filter((x) => !same(x, entry))].slice(0, most);
 }
 

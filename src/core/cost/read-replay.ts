@@ -49,7 +49,14 @@ export interface ReadReplayOptions {
  * Times `oids` (the recording's reads, in order; `reads` the same as ids of `objects`) and fits the
  * read scale. `command` names the recording: its arguments, directory and start.
  */
-export async function replayReads(objects: SimObjects, reads: Int32Array, oids: string[], parameters: CostParameters, command: ReadReplay['command'], options: ReadReplayOptions): Promise<ReadReplay> {
+export async function replayReads(
+  objects: SimObjects,
+  reads: Int32Array,
+  oids: string[],
+  parameters: CostParameters,
+  command: ReadReplay['command'],
+  options: ReadReplayOptions,
+): Promise<ReadReplay> {
   const repeats = options.repeats ?? 3;
   const taken = Math.min(reads.length, READ_REPLAY_MAX_READS);
   const list = reads.subarray(0, taken);
@@ -100,5 +107,8 @@ function sameRecording(a: ReadReplay['command'], b: ReadReplay['command']): bool
 
 /** The calibration with `replay` kept: the same recording's replaced, newest first, at most READ_REPLAYS_KEPT. */
 export function withReadReplay(calibration: Calibration, replay: ReadReplay): Calibration {
-  return { ...calibration, replays: keptNewest(replay, calibration.replays, (a, b) => sameRecording(a.command, b.command), READ_REPLAYS_KEPT) };
+  return {
+    ...calibration,
+    replays: keptNewest(replay, calibration.replays, (a, b) => sameRecording(a.command, b.command), READ_REPLAYS_KEPT),
+  };
 }

@@ -24,7 +24,9 @@ export const GIT_DEFAULT_LIMIT = 96 << 20;
 export function packToCalibrate(store: ObjectStore, target: string): PackModel {
   const packs = store.packs.filter((p) => !store.isUnreadable(p));
   if (packs.length === 0) throw fail('io', target, undefined, 'no readable pack to calibrate on');
-  const named = /\.(pack|idx)$/.test(target) ? packs.find((p) => p.files.pack === target.replace(/\.idx$/, '.pack')) : undefined;
+  const named = /\.(pack|idx)$/.test(target)
+    ? packs.find((p) => p.files.pack === target.replace(/\.idx$/, '.pack'))
+    : undefined;
   if (named) return store.model(named);
   return packs.map((p) => store.model(p)).sort((a, b) => b.count - a.count)[0]!;
 }
@@ -36,7 +38,12 @@ export function gitDirFor(store: ObjectStore, target: string): string {
   try {
     return discoverRepository(path.dirname(target)).gitDir;
   } catch {
-    throw fail('not-a-repository', target, undefined, 'calibrate times git reading the pack, so the pack must be inside a repository');
+    throw fail(
+      'not-a-repository',
+      target,
+      undefined,
+      'calibrate times git reading the pack, so the pack must be inside a repository',
+    );
   }
 }
 
@@ -48,16 +55,43 @@ export interface TimePlan {
 }
 
 /** What a time view needs before the sweep runs: the limits it must hold, the recorded run's time. */
-export async function timePlan(loaded: LoadedRecording, git: string, segment: number | undefined, measuredSeconds: number | undefined): Promise<TimePlan> {
+export async function timePlan(
+  loaded: LoadedRecording,
+  git: string,
+  segment: number | undefined,
+  measuredSeconds: number | undefined,
+): Promise<TimePlan> {
   const m = loaded.log.metadata;
-  if (!m) throw fail('usage', loaded.log.file, undefined, 'a time estimate needs a recording (packscope record): a raw trace has no command time to split into reads and the rest');
-  if (m.completeAt && m.completeAt.length > 0 && measuredSeconds === undefined) throw fail('usage', loaded.log.file, undefined, 'a time estimate needs a recording made without --complete: the time of a complete recording spans several runs');
-  if (segment !== undefined) throw fail('usage', loaded.log.file, undefined, 'a time estimate predicts the whole command: it cannot keep one segment');
+  if (!m)
+    throw fail(
+      'usage',
+      loaded.log.file,
+      undefined,
+      'a time estimate needs a recording (packscope record): a raw trace has no command time to split into reads and the rest',
+    );
+  if (m.completeAt && m.completeAt.length > 0 && measuredSeconds === undefined)
+    throw fail(
+      'usage',
+      loaded.log.file,
+      undefined,
+      'a time estimate needs a recording made without --complete: the time of a complete recording spans several runs',
+    );
+  if (segment !== undefined)
+    throw fail(
+      'usage',
+      loaded.log.file,
+      undefined,
+      'a time estimate predicts the whole command: it cannot keep one segment',
+    );
   const recordedSeconds = measuredSeconds ?? (Date.parse(m.endedAt) - Date.parse(m.startedAt)) / 1000;
-  if (!(recordedSeconds > 0)) throw fail('bad-header', loaded.log.file, 0, 'the recording has no usable start and end times');
+  if (!(recordedSeconds > 0))
+    throw fail('bad-header', loaded.log.file, 0, 'the recording has no usable start and end times');
   const probe = await probeGit(git, ['config', '--get', 'core.deltaBaseCacheLimit'], { cwd: m.cwd });
   const configured = probe.status === 0 ? parseGitSize(probe.stdout.trim()) : undefined;
-  const current = configured !== undefined ? { limit: configured, source: 'git config core.deltaBaseCacheLimit' } : { limit: GIT_DEFAULT_LIMIT, source: 'git’s default (unset)' };
+  const current =
+    configured !== undefined
+      ? { limit: configured, source: 'git config core.deltaBaseCacheLimit' }
+      : { limit: GIT_DEFAULT_LIMIT, source: 'git’s default (unset)' };
   return { recordedSeconds, recordedLimit: m.cacheLimit, traced: measuredSeconds === undefined, current };
 }
 
@@ -92,26 +126,54 @@ export async function priceSweep(
   const model = packToCalibrate(store, top);
   const { run, replay: replayMode = 'kept', ...calibrateOptions } = options;
   const gitDir = gitDirFor(store, top);
-  const cached = await cachedCalibration(model, store.modelCacheDirectory, { gitDir, git, ...calibrateOptions }, false, run);
+  const cached = await cachedCalibration(
+    model,
+    store.modelCacheDirectory,
+    { gitDir, git, ...calibrateOptions },
+    false,
+    run,
+  );
   let calibration = cached.calibration;
   const m = loaded.log.metadata;
   const measured = m && plan.traced ? measuredCommandFor(calibration, { args: m.command, cwd: m.cwd }) : undefined;
-  let replay = m && replayMode !== 'off' ? readReplayFor(calibration, { args: m.command, cwd: m.cwd, startedAt: m.startedAt }) : undefined;
+  let replay =
+    m && replayMode !== 'off'
+      ? readReplayFor(calibration, { args: m.command, cwd: m.cwd, startedAt: m.startedAt })
+      : undefined;
   if (m && (replayMode === 'run' || (replayMode === 'missing' && replay === undefined))) {
-    replay = await replayReads(loaded.objects, loaded.reads, recordedOids(loaded), calibration.parameters, { args: [...m.command], cwd: m.cwd, startedAt: m.startedAt }, { git, gitDir, signal: options.signal, onStage: options.onStage });
+    replay = await replayReads(
+      loaded.objects,
+      loaded.reads,
+      recordedOids(loaded),
+      calibration.parameters,
+      { args: [...m.command], cwd: m.cwd, startedAt: m.startedAt },
+      { git, gitDir, signal: options.signal, onStage: options.onStage },
+    );
     calibration = withReadReplay(calibration, replay);
     if (cached.file) saveCalibration(cached.file, calibration);
   }
-  return timeView(results, calibration, { seconds: plan.recordedSeconds, limit: plan.recordedLimit, traced: plan.traced, measured, replay }, plan.current, format);
+  return timeView(
+    results,
+    calibration,
+    { seconds: plan.recordedSeconds, limit: plan.recordedLimit, traced: plan.traced, measured, replay },
+    plan.current,
+    format,
+  );
 }
 
 /** The object ids of a recording's kept reads, in order: what cat-file is fed to replay them. */
 export function recordedOids(loaded: LoadedRecording): string[] {
   const { resolved, range } = loaded;
   if (loaded.insertedReads || range.end - range.start !== loaded.reads.length) {
-    throw fail('usage', loaded.log.file, undefined, 'a replay of the recorded reads needs the reads git logged, not a complete recording’s');
+    throw fail(
+      'usage',
+      loaded.log.file,
+      undefined,
+      'a replay of the recorded reads needs the reads git logged, not a complete recording’s',
+    );
   }
   const oids: string[] = [];
-  for (let i = range.start; i < range.end; i++) oids.push(resolved.packs[resolved.readPack[i]!]!.model.oidHex(resolved.readObject[i]!));
+  for (let i = range.start; i < range.end; i++)
+    oids.push(resolved.packs[resolved.readPack[i]!]!.model.oidHex(resolved.readObject[i]!));
   return oids;
 }

@@ -63,7 +63,12 @@ export function readRepositoryTextFile(path: string, maxBytes: number): string |
   const { fd, stat } = opened;
   try {
     if (stat.size > maxBytes) {
-      throw fail('too-large', path, undefined, `file is ${stat.size} bytes, more than the ${maxBytes}-byte limit for this kind of file`);
+      throw fail(
+        'too-large',
+        path,
+        undefined,
+        `file is ${stat.size} bytes, more than the ${maxBytes}-byte limit for this kind of file`,
+      );
     }
     const bytes = Buffer.allocUnsafe(stat.size);
     let done = 0;

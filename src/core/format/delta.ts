@@ -86,21 +86,28 @@ export function* deltaInstructions(delta: Uint8Array): Generator<DeltaInstructio
         }
       }
       if (length === 0) length = 0x10000;
-      if (baseOffset + length > sizes.baseSize) throw new DeltaError(`copy of ${length} bytes at ${baseOffset} reaches past the base (${sizes.baseSize} bytes)`, at);
+      if (baseOffset + length > sizes.baseSize)
+        throw new DeltaError(
+          `copy of ${length} bytes at ${baseOffset} reaches past the base (${sizes.baseSize} bytes)`,
+          at,
+        );
       produced += length;
-      if (produced > sizes.resultSize) throw new DeltaError('delta produces more bytes than its declared result size', at);
+      if (produced > sizes.resultSize)
+        throw new DeltaError('delta produces more bytes than its declared result size', at);
       yield { op: 'copy', at, baseOffset, length };
     } else if (c !== 0) {
       if (pos + c > delta.length) throw new DeltaError('insert instruction runs past the end of the delta', at);
       produced += c;
-      if (produced > sizes.resultSize) throw new DeltaError('delta produces more bytes than its declared result size', at);
+      if (produced > sizes.resultSize)
+        throw new DeltaError('delta produces more bytes than its declared result size', at);
       yield { op: 'insert', at, length: c, dataAt: pos };
       pos += c;
     } else {
       throw new DeltaError('reserved delta instruction 0x00', at);
     }
   }
-  if (produced !== sizes.resultSize) throw new DeltaError(`delta produces ${produced} bytes, but declares ${sizes.resultSize}`, delta.length);
+  if (produced !== sizes.resultSize)
+    throw new DeltaError(`delta produces ${produced} bytes, but declares ${sizes.resultSize}`, delta.length);
 }
 
 /** Declared result sizes above this are checked against the instructions before allocating. */
@@ -113,8 +120,10 @@ const CHECK_BEFORE_ALLOCATING_BYTES = 1 << 20;
 export function applyDelta(base: Uint8Array, delta: Uint8Array, maxResult: number): Buffer {
   const sizes = readDeltaSizes(delta, delta.length);
   if (!sizes) throw new DeltaError('delta header is truncated', delta.length);
-  if (sizes.baseSize !== base.length) throw new DeltaError(`delta expects a base of ${sizes.baseSize} bytes, but the base has ${base.length}`, 0);
-  if (sizes.resultSize > maxResult) throw new DeltaError(`delta declares a result of ${sizes.resultSize} bytes, over the ${maxResult}-byte limit`, 0);
+  if (sizes.baseSize !== base.length)
+    throw new DeltaError(`delta expects a base of ${sizes.baseSize} bytes, but the base has ${base.length}`, 0);
+  if (sizes.resultSize > maxResult)
+    throw new DeltaError(`delta declares a result of ${sizes.resultSize} bytes, over the ${maxResult}-byte limit`, 0);
   const resultSize = sizes.resultSize;
   // A few bytes of delta may declare gigabytes: before a large allocation, walk the instructions
   // once (deltaInstructions throws unless they produce exactly the declared size).
@@ -138,8 +147,13 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, maxResult: numbe
       if (c & 0x40) length |= delta[pos++]! << 16;
       if (pos > deltaLength) throw new DeltaError('copy instruction is truncated', at);
       if (length === 0) length = 0x10000;
-      if (baseOffset + length > base.length) throw new DeltaError(`copy of ${length} bytes at ${baseOffset} reaches past the base (${base.length} bytes)`, at);
-      if (out + length > resultSize) throw new DeltaError('delta produces more bytes than its declared result size', at);
+      if (baseOffset + length > base.length)
+        throw new DeltaError(
+          `copy of ${length} bytes at ${baseOffset} reaches past the base (${base.length} bytes)`,
+          at,
+        );
+      if (out + length > resultSize)
+        throw new DeltaError('delta produces more bytes than its declared result size', at);
       result.set(base.subarray(baseOffset, baseOffset + length), out);
       out += length;
     } else if (c !== 0) {

@@ -51,7 +51,11 @@ export class PackIndex {
 
   /** True while `bytes` is the whole idx file (its checksum can be recomputed, its CRC32s read). */
   get whole(): boolean {
-    return this.namesStart === this.fileLayout.namesStart && this.nameStride === this.fileLayout.nameStride && this.crcStart === this.fileLayout.crcStart;
+    return (
+      this.namesStart === this.fileLayout.namesStart &&
+      this.nameStride === this.fileLayout.nameStride &&
+      this.crcStart === this.fileLayout.crcStart
+    );
   }
 
   /**
@@ -66,9 +70,24 @@ export class PackIndex {
     const length = this.count * size + 2 * size;
     const compact = shared ? Buffer.from(new SharedArrayBuffer(length)) : Buffer.allocUnsafeSlow(length);
     if (this.nameStride === size) this.bytes.copy(compact, 0, this.namesStart, this.namesStart + this.count * size);
-    else for (let n = 0; n < this.count; n++) this.bytes.copy(compact, n * size, this.namePosition(n), this.namePosition(n) + size);
+    else
+      for (let n = 0; n < this.count; n++)
+        this.bytes.copy(compact, n * size, this.namePosition(n), this.namePosition(n) + size);
     this.bytes.copy(compact, this.count * size, this.bytes.length - 2 * size);
-    return new PackIndex(this.file, this.version, this.hash, this.count, compact, this.fanout, 0, size, undefined, this.offsets, this.largeOffsetCount, this.fileLayout);
+    return new PackIndex(
+      this.file,
+      this.version,
+      this.hash,
+      this.count,
+      compact,
+      this.fanout,
+      0,
+      size,
+      undefined,
+      this.offsets,
+      this.largeOffsetCount,
+      this.fileLayout,
+    );
   }
 
   /** Everything needed to rebuild this index in another thread without parsing it again. */
@@ -94,7 +113,20 @@ export class PackIndex {
     if (!hash) throw new Error(`unknown hash algorithm ${t.hashName}`);
     // Structured cloning turns a Buffer into a plain Uint8Array.
     const bytes = Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength);
-    return new PackIndex(t.file, t.version, hash, t.count, bytes, t.fanout, t.namesStart, t.nameStride, t.crcStart, t.offsets, t.largeOffsetCount, t.fileLayout);
+    return new PackIndex(
+      t.file,
+      t.version,
+      hash,
+      t.count,
+      bytes,
+      t.fanout,
+      t.namesStart,
+      t.nameStride,
+      t.crcStart,
+      t.offsets,
+      t.largeOffsetCount,
+      t.fileLayout,
+    );
   }
 
   /** Byte position of object `n`'s name inside `bytes`. */
@@ -136,7 +168,8 @@ export class PackIndex {
 
   crc32(n: number): number {
     if (this.fileLayout.crcStart === undefined) throw new Error('idx v1 has no CRC32 table');
-    if (this.crcStart === undefined) throw new Error('this index kept only its names (namesOnly): read the idx again for its CRC32 table');
+    if (this.crcStart === undefined)
+      throw new Error('this index kept only its names (namesOnly): read the idx again for its CRC32 table');
     return this.bytes.readUInt32BE(this.crcStart + n * 4);
   }
 
@@ -258,7 +291,12 @@ export function readIdxFile(file: string, options: ParseIdxOptions = {}): PackIn
     const head = handle.read(0, Math.min(handle.size, 8 + FANOUT_BYTES));
     const largest = largestIdxSize(head, options.hash);
     if (largest !== undefined && handle.size > largest) {
-      throw fail('bad-header', file, undefined, `idx is ${handle.size} bytes, more than its fan-out table's object count allows (at most ${largest} bytes)`);
+      throw fail(
+        'bad-header',
+        file,
+        undefined,
+        `idx is ${handle.size} bytes, more than its fan-out table's object count allows (at most ${largest} bytes)`,
+      );
     }
     return parseIdx(file, handle.read(0, handle.size), options);
   } finally {
@@ -287,14 +325,20 @@ export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions =
   const version: 1 | 2 = bytes.readUInt32BE(0) === IDX_V2_MAGIC ? 2 : 1;
   if (version === 2) {
     const declared = bytes.readUInt32BE(4);
-    if (declared !== 2) throw fail('bad-version', file, 4, `unsupported idx version ${declared} (PackScope reads 1 and 2)`);
+    if (declared !== 2)
+      throw fail('bad-version', file, 4, `unsupported idx version ${declared} (PackScope reads 1 and 2)`);
   } else {
     // §6.2: v1 has no signature. Its first word counts the objects under 00, which the file must
     // have room to list; a damaged v2 signature (or not an idx at all) fails this.
     const hashSize = (options.hash ?? SHA1).size;
     const first = bytes.readUInt32BE(0);
     if (first > Math.max(0, Math.floor((bytes.length - FANOUT_BYTES - 2 * hashSize) / (hashSize + 4)))) {
-      throw fail('bad-magic', file, 0, `not an idx: no v2 signature (ff 74 4f 63), and read as v1 its first fan-out entry (${first}) counts more objects than ${bytes.length} bytes can list`);
+      throw fail(
+        'bad-magic',
+        file,
+        0,
+        `not an idx: no v2 signature (ff 74 4f 63), and read as v1 its first fan-out entry (${first}) counts more objects than ${bytes.length} bytes can list`,
+      );
     }
   }
   const fanoutStart = version === 2 ? 8 : 0;
@@ -306,7 +350,12 @@ export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions =
   for (let i = 0; i < 256; i++) {
     const value = bytes.readUInt32BE(fanoutStart + i * 4);
     if (value < previous) {
-      throw fail('bad-fanout', file, fanoutStart + i * 4, `fan-out entry ${i} (${value}) is smaller than entry ${i - 1} (${previous})`);
+      throw fail(
+        'bad-fanout',
+        file,
+        fanoutStart + i * 4,
+        `fan-out entry ${i} (${value}) is smaller than entry ${i - 1} (${previous})`,
+      );
     }
     fanout[i] = value;
     previous = value;
@@ -326,9 +375,17 @@ export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions =
   }
   if (!hash) {
     const hashSize = (options.hash ?? SHA1).size;
-    const expected = version === 2 ? 8 + FANOUT_BYTES + count * (hashSize + 8) + 2 * hashSize : FANOUT_BYTES + count * (hashSize + 4) + 2 * hashSize;
+    const expected =
+      version === 2
+        ? 8 + FANOUT_BYTES + count * (hashSize + 8) + 2 * hashSize
+        : FANOUT_BYTES + count * (hashSize + 4) + 2 * hashSize;
     const code = bytes.length < expected ? 'truncated' : 'bad-header';
-    throw fail(code, file, bytes.length, `idx v${version} of ${count} objects cannot be ${bytes.length} bytes long (expected ${expected}${version === 2 ? ' plus 8 per large offset' : ''})`);
+    throw fail(
+      code,
+      file,
+      bytes.length,
+      `idx v${version} of ${count} objects cannot be ${bytes.length} bytes long (expected ${expected}${version === 2 ? ' plus 8 per large offset' : ''})`,
+    );
   }
 
   const hashSize = hash.size;
@@ -349,7 +406,12 @@ export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions =
       if (word & 0x80000000) {
         const index = word & 0x7fffffff;
         if (index >= largeOffsetCount) {
-          throw fail('bad-offset', file, offsetStart + n * 4, `object ${n} refers to large offset ${index}, but the table has ${largeOffsetCount}`);
+          throw fail(
+            'bad-offset',
+            file,
+            offsetStart + n * 4,
+            `object ${n} refers to large offset ${index}, but the table has ${largeOffsetCount}`,
+          );
         }
         const high = bytes.readUInt32BE(largeStart + index * 8);
         const low = bytes.readUInt32BE(largeStart + index * 8 + 4);
@@ -367,13 +429,31 @@ export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions =
     for (let n = 0; n < count; n++) offsets[n] = bytes.readUInt32BE(FANOUT_BYTES + n * nameStride);
   }
 
-  const index = new PackIndex(file, version, hash, count, bytes, fanout, namesStart, nameStride, crcStart, offsets, largeOffsetCount);
+  const index = new PackIndex(
+    file,
+    version,
+    hash,
+    count,
+    bytes,
+    fanout,
+    namesStart,
+    nameStride,
+    crcStart,
+    offsets,
+    largeOffsetCount,
+  );
   checkNameOrder(index, bytes, namesStart, nameStride, hashSize);
   return index;
 }
 
 /** Binary search needs sorted, distinct names that agree with the fan-out table. */
-function checkNameOrder(index: PackIndex, bytes: Buffer, namesStart: number, nameStride: number, hashSize: number): void {
+function checkNameOrder(
+  index: PackIndex,
+  bytes: Buffer,
+  namesStart: number,
+  nameStride: number,
+  hashSize: number,
+): void {
   const { fanout, count, file } = index;
   let bucket = 0;
   for (let n = 0; n < count; n++) {
@@ -381,7 +461,12 @@ function checkNameOrder(index: PackIndex, bytes: Buffer, namesStart: number, nam
     const first = bytes[at]!;
     while (fanout[bucket]! <= n) bucket++;
     if (first !== bucket) {
-      throw fail('bad-fanout', file, at, `object ${n} starts with byte ${first.toString(16).padStart(2, '0')}, but the fan-out table puts it under ${bucket.toString(16).padStart(2, '0')}`);
+      throw fail(
+        'bad-fanout',
+        file,
+        at,
+        `object ${n} starts with byte ${first.toString(16).padStart(2, '0')}, but the fan-out table puts it under ${bucket.toString(16).padStart(2, '0')}`,
+      );
     }
     if (n > 0) {
       const prev = at - nameStride;
@@ -417,7 +502,8 @@ export function peekIdxObjectCount(file: string): number {
     if (length < FANOUT_BYTES) throw fail('truncated', file, handle.size, `idx is only ${handle.size} bytes`);
     const head = handle.read(0, length);
     const fanoutStart = head.readUInt32BE(0) === IDX_V2_MAGIC ? 8 : 0;
-    if (fanoutStart + FANOUT_BYTES > head.length) throw fail('truncated', file, head.length, 'idx ends inside the fan-out table');
+    if (fanoutStart + FANOUT_BYTES > head.length)
+      throw fail('truncated', file, head.length, 'idx ends inside the fan-out table');
     return head.readUInt32BE(fanoutStart + FANOUT_BYTES - 4);
   } finally {
     handle.close();

@@ -54,7 +54,12 @@ export class MultiPackIndex {
       if (packName === undefined) {
         let base = 0;
         for (let earlier = 0; earlier < l; earlier++) base += this.layers[earlier]!.packNames.length;
-        throw fail('bad-offset', layer.file, layer.offsetsAt + position * 8, `object refers to pack id ${packId + base}, but the MIDX names ${this.packNames.length} packs`);
+        throw fail(
+          'bad-offset',
+          layer.file,
+          layer.offsetsAt + position * 8,
+          `object refers to pack id ${packId + base}, but the MIDX names ${this.packNames.length} packs`,
+        );
       }
       return { packName, offset, file: layer.file, entryAt: layer.offsetsAt + position * 8 };
     }
@@ -69,20 +74,36 @@ export class MultiPackIndex {
   faultFor(oid: Uint8Array, packName: string, offset: number): PackFormatError {
     const hex = Buffer.from(oid).toString('hex');
     const hit = this.lookup(oid);
-    if (hit) return fail('mismatch', hit.file, hit.entryAt, `the multi-pack-index gives ${hex} at offset ${hit.offset} of ${hit.packName}, but ${packName} holds it at offset ${offset}`);
+    if (hit)
+      return fail(
+        'mismatch',
+        hit.file,
+        hit.entryAt,
+        `the multi-pack-index gives ${hex} at offset ${hit.offset} of ${hit.packName}, but ${packName} holds it at offset ${offset}`,
+      );
     for (const layer of this.layers) {
       const size = layer.hash.size;
       for (let i = 1; i < layer.count; i++) {
         const at = layer.namesAt + i * size;
         if (Buffer.compare(layer.bytes.subarray(at - size, at), layer.bytes.subarray(at, at + size)) >= 0) {
-          return fail('mismatch', layer.file, at, `the multi-pack-index's object list is out of order at entry ${i} (${layer.bytes.toString('hex', at, at + size)}), so it does not find ${hex}, which ${packName} holds`);
+          return fail(
+            'mismatch',
+            layer.file,
+            at,
+            `the multi-pack-index's object list is out of order at entry ${i} (${layer.bytes.toString('hex', at, at + size)}), so it does not find ${hex}, which ${packName} holds`,
+          );
         }
       }
     }
     // The entry where the id belongs: a damaged id is there or just before it.
     const last = this.layers[this.layers.length - 1]!;
     const entry = lowerBound(last, oid);
-    return fail('mismatch', last.file, last.namesAt + entry * last.hash.size, `the multi-pack-index does not list ${hex}, which ${packName} holds at offset ${offset} (its object list would have it at entry ${entry})`);
+    return fail(
+      'mismatch',
+      last.file,
+      last.namesAt + entry * last.hash.size,
+      `the multi-pack-index does not list ${hex}, which ${packName} holds at offset ${offset} (its object list would have it at entry ${entry})`,
+    );
   }
 }
 
@@ -92,10 +113,22 @@ export class MultiPackIndex {
  * Throws when that position or its pack id is out of range.
  */
 export function packAtMidxPosition(layer: MidxLayer, position: number, source: string, at: number): string {
-  if (position >= layer.count) throw fail('bad-offset', source, at, `reverse index names MIDX position ${position}, but the MIDX holds ${layer.count} objects`);
+  if (position >= layer.count)
+    throw fail(
+      'bad-offset',
+      source,
+      at,
+      `reverse index names MIDX position ${position}, but the MIDX holds ${layer.count} objects`,
+    );
   const { packId } = layerEntry(layer, position);
   const name = layer.packNames[packId];
-  if (name === undefined) throw fail('bad-offset', layer.file, layer.offsetsAt + position * 8, `object refers to pack id ${packId}, but the MIDX names ${layer.packNames.length} packs`);
+  if (name === undefined)
+    throw fail(
+      'bad-offset',
+      layer.file,
+      layer.offsetsAt + position * 8,
+      `object refers to pack id ${packId}, but the MIDX names ${layer.packNames.length} packs`,
+    );
   return name;
 }
 
@@ -145,10 +178,12 @@ function layerEntry(layer: MidxLayer, position: number): { packId: number; offse
   const word = layer.bytes.readUInt32BE(at + 4);
   if (word & 0x80000000 && layer.largeOffsetsAt !== undefined) {
     const index = word & 0x7fffffff;
-    if (index >= layer.largeOffsetCount) throw fail('bad-offset', layer.file, at + 4, `large offset ${index} is past the LOFF chunk`);
+    if (index >= layer.largeOffsetCount)
+      throw fail('bad-offset', layer.file, at + 4, `large offset ${index} is past the LOFF chunk`);
     const high = layer.bytes.readUInt32BE(layer.largeOffsetsAt + index * 8);
     const low = layer.bytes.readUInt32BE(layer.largeOffsetsAt + index * 8 + 4);
-    if (high >= 0x200000) throw fail('bad-offset', layer.file, layer.largeOffsetsAt + index * 8, 'large offset exceeds 2^53');
+    if (high >= 0x200000)
+      throw fail('bad-offset', layer.file, layer.largeOffsetsAt + index * 8, 'large offset exceeds 2^53');
     return { packId, offset: high * 0x100000000 + low };
   }
   return { packId, offset: word };
@@ -156,17 +191,25 @@ function layerEntry(layer: MidxLayer, position: number): { packId: number; offse
 
 export function parseMidxLayer(file: string, bytes: Buffer, expectedBaseLayers: number): MidxLayer {
   if (bytes.length < 12) throw fail('truncated', file, bytes.length, 'MIDX is shorter than its header');
-  if (bytes.readUInt32BE(0) !== MIDX_SIGNATURE) throw fail('bad-magic', file, 0, 'not a multi-pack-index (no "MIDX" signature)');
+  if (bytes.readUInt32BE(0) !== MIDX_SIGNATURE)
+    throw fail('bad-magic', file, 0, 'not a multi-pack-index (no "MIDX" signature)');
   const version = bytes[4]!;
   if (version !== 1 && version !== 2) throw fail('bad-version', file, 4, `unsupported MIDX version ${version}`);
   const hash = hashAlgorithmByFormatId(bytes[5]!);
   if (!hash) throw fail('bad-header', file, 5, `unknown MIDX hash id ${bytes[5]}`);
   const chunkCount = bytes[6]!;
   const baseLayers = bytes[7]!;
-  if (baseLayers !== expectedBaseLayers) throw fail('mismatch', file, 7, `MIDX says it has ${baseLayers} base layers, the chain gives it ${expectedBaseLayers}`);
+  if (baseLayers !== expectedBaseLayers)
+    throw fail(
+      'mismatch',
+      file,
+      7,
+      `MIDX says it has ${baseLayers} base layers, the chain gives it ${expectedBaseLayers}`,
+    );
   const packCount = bytes.readUInt32BE(8);
   const tableEnd = 12 + (chunkCount + 1) * 12;
-  if (bytes.length < tableEnd + hash.size) throw fail('truncated', file, bytes.length, 'MIDX ends inside its chunk table');
+  if (bytes.length < tableEnd + hash.size)
+    throw fail('truncated', file, bytes.length, 'MIDX ends inside its chunk table');
 
   const chunks = new Map<number, { start: number; end: number }>();
   const contentEnd = bytes.length - hash.size;
@@ -175,7 +218,8 @@ export function parseMidxLayer(file: string, bytes: Buffer, expectedBaseLayers: 
     const id = bytes.readUInt32BE(at);
     const start = readU64(file, bytes, at + 4);
     const end = readU64(file, bytes, at + 16);
-    if (start < tableEnd || end < start || end > contentEnd) throw fail('bad-offset', file, at, `chunk ${chunkName(id)} spans ${start}..${end}, outside the file`);
+    if (start < tableEnd || end < start || end > contentEnd)
+      throw fail('bad-offset', file, at, `chunk ${chunkName(id)} spans ${start}..${end}, outside the file`);
     chunks.set(id, { start, end });
   }
   const need = (id: number): { start: number; end: number } => {
@@ -185,13 +229,24 @@ export function parseMidxLayer(file: string, bytes: Buffer, expectedBaseLayers: 
   };
 
   const pnam = need(CHUNK_PNAM);
-  const packNames = bytes.toString('latin1', pnam.start, pnam.end).split('\0').filter((name) => name !== '');
-  if (packNames.length !== packCount) throw fail('bad-header', file, pnam.start, `PNAM names ${packNames.length} packs, the header says ${packCount}`);
+  const packNames = bytes
+    .toString('latin1', pnam.start, pnam.end)
+    .split('\0')
+    .filter((name) => name !== '');
+  if (packNames.length !== packCount)
+    throw fail('bad-header', file, pnam.start, `PNAM names ${packNames.length} packs, the header says ${packCount}`);
   for (const name of packNames) {
-    if (name.includes('/') || name.includes('\\') || name === '..') throw fail('bad-header', file, pnam.start, `pack name "${name.replace(/[^\x20-\x7e]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}" is not a plain file name`);
+    if (name.includes('/') || name.includes('\\') || name === '..')
+      throw fail(
+        'bad-header',
+        file,
+        pnam.start,
+        `pack name "${name.replace(/[^\x20-\x7e]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}" is not a plain file name`,
+      );
   }
   const oidf = need(CHUNK_OIDF);
-  if (oidf.end - oidf.start !== 1024) throw fail('bad-header', file, oidf.start, 'OIDF chunk is not 256 fan-out entries');
+  if (oidf.end - oidf.start !== 1024)
+    throw fail('bad-header', file, oidf.start, 'OIDF chunk is not 256 fan-out entries');
   let previous = 0;
   for (let i = 0; i < 256; i++) {
     const value = bytes.readUInt32BE(oidf.start + i * 4);
@@ -200,13 +255,17 @@ export function parseMidxLayer(file: string, bytes: Buffer, expectedBaseLayers: 
   }
   const count = previous;
   const oidl = need(CHUNK_OIDL);
-  if (oidl.end - oidl.start !== count * hash.size) throw fail('bad-header', file, oidl.start, `OIDL chunk does not hold ${count} ids`);
+  if (oidl.end - oidl.start !== count * hash.size)
+    throw fail('bad-header', file, oidl.start, `OIDL chunk does not hold ${count} ids`);
   const ooff = need(CHUNK_OOFF);
-  if (ooff.end - ooff.start !== count * 8) throw fail('bad-header', file, ooff.start, `OOFF chunk does not hold ${count} entries`);
+  if (ooff.end - ooff.start !== count * 8)
+    throw fail('bad-header', file, ooff.start, `OOFF chunk does not hold ${count} entries`);
   const loff = chunks.get(CHUNK_LOFF);
   const ridx = chunks.get(CHUNK_RIDX);
-  if (ridx && ridx.end - ridx.start !== count * 4) throw fail('bad-header', file, ridx.start, `RIDX chunk does not hold ${count} positions`);
-  if (loff && (loff.end - loff.start) % 8 !== 0) throw fail('bad-header', file, loff.start, 'LOFF chunk is not a whole number of offsets');
+  if (ridx && ridx.end - ridx.start !== count * 4)
+    throw fail('bad-header', file, ridx.start, `RIDX chunk does not hold ${count} positions`);
+  if (loff && (loff.end - loff.start) % 8 !== 0)
+    throw fail('bad-header', file, loff.start, 'LOFF chunk is not a whole number of offsets');
 
   return {
     file,
@@ -243,13 +302,19 @@ function chunkName(id: number): string {
  */
 export function loadMultiPackIndex(packDir: string): MultiPackIndex | undefined {
   const single = path.join(packDir, 'multi-pack-index');
-  if (fs.existsSync(single)) return new MultiPackIndex([parseMidxLayer(single, readWholeFile(single, MAX_MIDX_BYTES), 0)]);
+  if (fs.existsSync(single))
+    return new MultiPackIndex([parseMidxLayer(single, readWholeFile(single, MAX_MIDX_BYTES), 0)]);
   const chainFile = path.join(packDir, 'multi-pack-index.d', 'multi-pack-index-chain');
   if (!fs.existsSync(chainFile)) return undefined;
-  const hashes = readWholeFile(chainFile, 1 << 20).toString('utf8').split('\n').map((line) => line.trim()).filter(Boolean);
+  const hashes = readWholeFile(chainFile, 1 << 20)
+    .toString('utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   const layers: MidxLayer[] = [];
   for (const [i, hex] of hashes.entries()) {
-    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(hex)) throw fail('bad-header', chainFile, undefined, `line ${i + 1} is not a MIDX checksum`);
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(hex))
+      throw fail('bad-header', chainFile, undefined, `line ${i + 1} is not a MIDX checksum`);
     const layerFile = path.join(packDir, 'multi-pack-index.d', `multi-pack-index-${hex}.midx`);
     layers.push(parseMidxLayer(layerFile, readWholeFile(layerFile, MAX_MIDX_BYTES), i));
   }

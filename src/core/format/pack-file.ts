@@ -25,12 +25,18 @@ export interface PackHeader {
 /** §6.1: "PACK", version (2 or 3), object count. */
 export function parsePackHeader(file: string, bytes: Uint8Array, fileSize: number, hashSize: number): PackHeader {
   if (fileSize < PACK_HEADER_BYTES + hashSize || bytes.length < PACK_HEADER_BYTES) {
-    throw fail('truncated', file, fileSize, `pack is only ${fileSize} bytes; a pack needs a 12-byte header and a ${hashSize}-byte trailer`);
+    throw fail(
+      'truncated',
+      file,
+      fileSize,
+      `pack is only ${fileSize} bytes; a pack needs a 12-byte header and a ${hashSize}-byte trailer`,
+    );
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0) !== PACK_SIGNATURE) throw fail('bad-magic', file, 0, 'not a pack file (no "PACK" signature)');
   const version = view.getUint32(4);
-  if (version !== 2 && version !== 3) throw fail('bad-version', file, 4, `unsupported pack version ${version} (2 and 3 are valid)`);
+  if (version !== 2 && version !== 3)
+    throw fail('bad-version', file, 4, `unsupported pack version ${version} (2 and 3 are valid)`);
   return { version, count: view.getUint32(8) };
 }
 
@@ -54,7 +60,15 @@ export class ObjectHeader {
  * Decodes the entry header at `bytes[at]` (pack offset `offset`), reading no further than `end`.
  * Throws a PackFormatError naming the pack offset on anything malformed.
  */
-export function readObjectHeader(file: string, bytes: Uint8Array, at: number, end: number, offset: number, hashSize: number, out: ObjectHeader): void {
+export function readObjectHeader(
+  file: string,
+  bytes: Uint8Array,
+  at: number,
+  end: number,
+  offset: number,
+  hashSize: number,
+  out: ObjectHeader,
+): void {
   let pos = at;
   if (pos >= end) throw fail('truncated', file, offset, 'object header runs past the end of its entry');
   let c = bytes[pos++]!;
@@ -78,12 +92,18 @@ export function readObjectHeader(file: string, bytes: Uint8Array, at: number, en
     let distance = c & 0x7f;
     while (c & 0x80) {
       if (pos >= end) throw fail('truncated', file, offset, 'OFS_DELTA base offset runs past the end of its entry');
-      if (distance > 2 ** 45) throw fail('bad-delta-base', file, offset, 'OFS_DELTA base offset does not fit in 53 bits');
+      if (distance > 2 ** 45)
+        throw fail('bad-delta-base', file, offset, 'OFS_DELTA base offset does not fit in 53 bits');
       c = bytes[pos++]!;
       distance = (distance + 1) * 128 + (c & 0x7f);
     }
     if (distance <= 0 || distance >= offset) {
-      throw fail('bad-delta-base', file, offset, `OFS_DELTA base ${offset - distance} is not before the delta and after the pack header`);
+      throw fail(
+        'bad-delta-base',
+        file,
+        offset,
+        `OFS_DELTA base ${offset - distance} is not before the delta and after the pack header`,
+      );
     }
     out.baseOffset = offset - distance;
   } else if (type === OBJ_REF_DELTA) {

@@ -5,7 +5,17 @@ import { applyDelta, DeltaError } from './delta.ts';
 import { positionOfOffset } from './sorted-offsets.ts';
 import type { HashAlgorithm } from './hash-algorithm.ts';
 import { parseIdx, type PackIndex } from './idx.ts';
-import { isDeltaType, MAX_OBJECT_HEADER_BYTES, OBJ_OFS_DELTA, OBJ_REF_DELTA, ObjectHeader, PACK_HEADER_BYTES, parsePackHeader, readObjectHeader, TYPE_NAMES } from './pack-file.ts';
+import {
+  isDeltaType,
+  MAX_OBJECT_HEADER_BYTES,
+  OBJ_OFS_DELTA,
+  OBJ_REF_DELTA,
+  ObjectHeader,
+  PACK_HEADER_BYTES,
+  parsePackHeader,
+  readObjectHeader,
+  TYPE_NAMES,
+} from './pack-file.ts';
 import { RandomAccessFile } from './random-access-file.ts';
 
 /**
@@ -101,12 +111,23 @@ class PackStreamReader {
   /** §2.1 pass 1: every entry in stream order, inflated once to find its end; non-deltas hashed. */
   firstPass(): Entries {
     const { packPath, file, hashSize, dataEnd } = this;
-    const packHeader = parsePackHeader(packPath, file.read(0, Math.min(file.size, PACK_HEADER_BYTES)), file.size, hashSize);
+    const packHeader = parsePackHeader(
+      packPath,
+      file.read(0, Math.min(file.size, PACK_HEADER_BYTES)),
+      file.size,
+      hashSize,
+    );
     const count = packHeader.count;
     // An entry is at least a header byte and a minimal zlib stream (8 bytes): refuse a count the
     // file cannot hold before allocating per-object columns for it.
     const most = Math.floor((dataEnd - PACK_HEADER_BYTES) / 9);
-    if (count > most) throw fail('bad-header', packPath, 8, `pack header claims ${count} objects, but its ${file.size} bytes hold at most ${most}`);
+    if (count > most)
+      throw fail(
+        'bad-header',
+        packPath,
+        8,
+        `pack header claims ${count} objects, but its ${file.size} bytes hold at most ${most}`,
+      );
     this.count = count;
     const entries: Entries = {
       offset: new Float64Array(count),
@@ -125,16 +146,31 @@ class PackStreamReader {
     const header = this.header;
     let offset = PACK_HEADER_BYTES;
     for (let k = 0; k < count; k++) {
-      if (offset >= dataEnd) throw fail('truncated', packPath, offset, `the pack ends after ${k} of the ${count} objects its header announces (is it truncated?)`);
+      if (offset >= dataEnd)
+        throw fail(
+          'truncated',
+          packPath,
+          offset,
+          `the pack ends after ${k} of the ${count} objects its header announces (is it truncated?)`,
+        );
       const head = this.bytesAt(offset, Math.min(MAX_OBJECT_HEADER_BYTES, dataEnd - offset));
-      readObjectHeader(packPath, head.bytes, head.at, head.at + Math.min(MAX_OBJECT_HEADER_BYTES, dataEnd - offset), offset, hashSize, header);
+      readObjectHeader(
+        packPath,
+        head.bytes,
+        head.at,
+        head.at + Math.min(MAX_OBJECT_HEADER_BYTES, dataEnd - offset),
+        offset,
+        hashSize,
+        header,
+      );
       const type = header.type;
       entries.offset[k] = offset;
       entries.inPackType[k] = type;
       entries.size[k] = header.size;
       entries.headerLength[k] = header.headerLength;
       if (type === OBJ_OFS_DELTA) entries.baseOffset[k] = header.baseOffset;
-      if (type === OBJ_REF_DELTA) head.bytes.copy(entries.refBase, k * hashSize, header.baseOidAt, header.baseOidAt + hashSize);
+      if (type === OBJ_REF_DELTA)
+        head.bytes.copy(entries.refBase, k * hashSize, header.baseOidAt, header.baseOidAt + hashSize);
       const { data, compressedBytes } = this.inflateStream(offset, offset + header.headerLength, header.size);
       const end = offset + header.headerLength + compressedBytes;
       entries.end[k] = end;
@@ -147,12 +183,22 @@ class PackStreamReader {
       this.tick();
     }
     if (offset !== dataEnd) {
-      throw fail('bad-header', packPath, offset, `${dataEnd - offset} bytes follow the last of the ${count} objects before the ${hashSize}-byte trailer`);
+      throw fail(
+        'bad-header',
+        packPath,
+        offset,
+        `${dataEnd - offset} bytes follow the last of the ${count} objects before the ${hashSize}-byte trailer`,
+      );
     }
     this.trailer = file.read(dataEnd, hashSize);
     const computed = packHash.digest();
     if (!computed.equals(this.trailer)) {
-      throw fail('checksum', packPath, dataEnd, `pack trailer ${this.trailer.toString('hex')} is not the checksum of the pack's bytes (${computed.toString('hex')})`);
+      throw fail(
+        'checksum',
+        packPath,
+        dataEnd,
+        `pack trailer ${this.trailer.toString('hex')} is not the checksum of the pack's bytes (${computed.toString('hex')})`,
+      );
     }
     return entries;
   }
@@ -170,13 +216,22 @@ class PackStreamReader {
       const type = entries.inPackType[k]!;
       if (type === OBJ_OFS_DELTA) {
         const base = positionOfOffset(entries.offset, entries.baseOffset[k]!);
-        if (base < 0) throw fail('bad-delta-base', this.packPath, entries.offset[k]!, `OFS_DELTA base offset ${entries.baseOffset[k]} is not the start of an object`);
+        if (base < 0)
+          throw fail(
+            'bad-delta-base',
+            this.packPath,
+            entries.offset[k]!,
+            `OFS_DELTA base offset ${entries.baseOffset[k]} is not the start of an object`,
+          );
         pushTo(ofsChildren, base, k);
       } else if (type === OBJ_REF_DELTA) {
         pushTo(refChildren, entries.refBase.toString('hex', k * hashSize, (k + 1) * hashSize), k);
       }
     }
-    const childrenOf = (k: number): number[] => [...(refChildren.get(entries.oid.toString('hex', k * hashSize, (k + 1) * hashSize)) ?? []), ...(ofsChildren.get(k) ?? [])];
+    const childrenOf = (k: number): number[] => [
+      ...(refChildren.get(entries.oid.toString('hex', k * hashSize, (k + 1) * hashSize)) ?? []),
+      ...(ofsChildren.get(k) ?? []),
+    ];
     for (let root = 0; root < count; root++) {
       if (isDeltaType(entries.inPackType[root]!)) continue;
       this.tick();
@@ -188,14 +243,29 @@ class PackStreamReader {
       const offset = entries.offset[k]!;
       if (entries.inPackType[k] === OBJ_REF_DELTA) {
         const baseHex = entries.refBase.toString('hex', k * hashSize, (k + 1) * hashSize);
-        throw fail('missing-base', this.packPath, offset, `REF_DELTA base ${baseHex} is not in this pack (a thin pack: git index-pack --fix-thin completes it from a repository)`);
+        throw fail(
+          'missing-base',
+          this.packPath,
+          offset,
+          `REF_DELTA base ${baseHex} is not in this pack (a thin pack: git index-pack --fix-thin completes it from a repository)`,
+        );
       }
-      throw fail('delta-cycle', this.packPath, offset, 'delta never resolves: its chain does not end in an object of this pack');
+      throw fail(
+        'delta-cycle',
+        this.packPath,
+        offset,
+        'delta never resolves: its chain does not end in an object of this pack',
+      );
     }
   }
 
   /** One family, depth-first, holding only the bases on the current path (rebuilt when dropped). */
-  private resolveFamily(entries: Entries, root: number, rootChildren: number[], childrenOf: (k: number) => number[]): void {
+  private resolveFamily(
+    entries: Entries,
+    root: number,
+    rootChildren: number[],
+    childrenOf: (k: number) => number[],
+  ): void {
     const rootType = entries.inPackType[root]!;
     const path: number[] = [root];
     const data: (Buffer | undefined)[] = [this.inflateEntry(entries, root)];
@@ -278,7 +348,13 @@ class PackStreamReader {
    */
   private inflateStream(offset: number, dataAt: number, declared: number): { data: Buffer; compressedBytes: number } {
     const { packPath, dataEnd } = this;
-    if (declared > this.maxObjectBytes) throw fail('too-large', packPath, offset, `object of ${declared} bytes is over the ${this.maxObjectBytes}-byte limit`);
+    if (declared > this.maxObjectBytes)
+      throw fail(
+        'too-large',
+        packPath,
+        offset,
+        `object of ${declared} bytes is over the ${this.maxObjectBytes}-byte limit`,
+      );
     const available = dataEnd - dataAt;
     // zlib's stored blocks cost 5 bytes per 64 KiB: a stream git wrote fits the first window.
     let length = Math.min(available, declared + Math.ceil(declared / 16384) * 5 + 64);
@@ -286,18 +362,38 @@ class PackStreamReader {
       const input = this.bytesAt(dataAt, length);
       let result: { buffer: Buffer; engine: { bytesWritten: number } };
       try {
-        result = inflateSync(input.bytes.subarray(input.at, input.at + length), { info: true, maxOutputLength: Math.max(1, declared) }) as unknown as typeof result;
+        result = inflateSync(input.bytes.subarray(input.at, input.at + length), {
+          info: true,
+          maxOutputLength: Math.max(1, declared),
+        }) as unknown as typeof result;
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (code === 'Z_BUF_ERROR' && length < available) {
           length = Math.min(available, length * 2);
           continue;
         }
-        if (code === 'Z_BUF_ERROR') throw fail('truncated', packPath, offset, `the object's zlib stream runs past the end of the pack's objects (offset ${dataEnd}): the pack is truncated`);
+        if (code === 'Z_BUF_ERROR')
+          throw fail(
+            'truncated',
+            packPath,
+            offset,
+            `the object's zlib stream runs past the end of the pack's objects (offset ${dataEnd}): the pack is truncated`,
+          );
         const reason = error instanceof Error ? error.message : String(error);
-        throw fail('bad-zlib', packPath, offset, `object data does not inflate to its declared ${declared} bytes: ${reason}`);
+        throw fail(
+          'bad-zlib',
+          packPath,
+          offset,
+          `object data does not inflate to its declared ${declared} bytes: ${reason}`,
+        );
       }
-      if (result.buffer.length !== declared) throw fail('bad-zlib', packPath, offset, `object inflates to ${result.buffer.length} bytes, its header declares ${declared}`);
+      if (result.buffer.length !== declared)
+        throw fail(
+          'bad-zlib',
+          packPath,
+          offset,
+          `object inflates to ${result.buffer.length} bytes, its header declares ${declared}`,
+        );
       return { data: result.buffer, compressedBytes: result.engine.bytesWritten };
     }
   }
@@ -320,7 +416,8 @@ class PackStreamReader {
 
   private tick(): void {
     this.progressDone++;
-    if (this.options.onProgress && (this.progressDone % PROGRESS_EVERY === 0 || this.progressDone === 2 * this.count)) this.options.onProgress(this.progressDone, 2 * this.count);
+    if (this.options.onProgress && (this.progressDone % PROGRESS_EVERY === 0 || this.progressDone === 2 * this.count))
+      this.options.onProgress(this.progressDone, 2 * this.count);
   }
 }
 
@@ -335,17 +432,31 @@ function pushTo<K>(map: Map<K, number[]>, key: K, value: number): void {
   else list.push(value);
 }
 
-
 /** The v2 .idx bytes for the entries (§6.2), parsed as if read from disk. */
 function idxFor(packPath: string, entries: Entries, trailer: Buffer, hash: HashAlgorithm): PackIndex {
   const hashSize = hash.size;
   const count = entries.offset.length;
   const { oid } = entries;
   // source.compare(target, targetStart, targetEnd, sourceStart, sourceEnd): a's id against b's.
-  const order = Array.from({ length: count }, (_, k) => k).sort((a, b) => oid.compare(oid, b * hashSize, (b + 1) * hashSize, a * hashSize, (a + 1) * hashSize));
+  const order = Array.from({ length: count }, (_, k) => k).sort((a, b) =>
+    oid.compare(oid, b * hashSize, (b + 1) * hashSize, a * hashSize, (a + 1) * hashSize),
+  );
   for (let i = 1; i < count; i++) {
-    if (oid.compare(oid, order[i - 1]! * hashSize, order[i - 1]! * hashSize + hashSize, order[i]! * hashSize, order[i]! * hashSize + hashSize) === 0) {
-      throw fail('mismatch', packPath, entries.offset[order[i]!]!, `object ${oid.toString('hex', order[i]! * hashSize, order[i]! * hashSize + hashSize)} is in the pack twice`);
+    if (
+      oid.compare(
+        oid,
+        order[i - 1]! * hashSize,
+        order[i - 1]! * hashSize + hashSize,
+        order[i]! * hashSize,
+        order[i]! * hashSize + hashSize,
+      ) === 0
+    ) {
+      throw fail(
+        'mismatch',
+        packPath,
+        entries.offset[order[i]!]!,
+        `object ${oid.toString('hex', order[i]! * hashSize, order[i]! * hashSize + hashSize)} is in the pack twice`,
+      );
     }
   }
   let large = 0;
@@ -380,6 +491,10 @@ function idxFor(packPath: string, entries: Entries, trailer: Buffer, hash: HashA
     bytes.writeUInt32BE(total, 8 + b * 4);
   }
   trailer.copy(bytes, checksumsAt);
-  hash.create().update(bytes.subarray(0, checksumsAt + hashSize)).digest().copy(bytes, checksumsAt + hashSize);
+  hash
+    .create()
+    .update(bytes.subarray(0, checksumsAt + hashSize))
+    .digest()
+    .copy(bytes, checksumsAt + hashSize);
   return parseIdx(`${packPath} (index computed from the pack)`, bytes, { hash });
 }

@@ -32,7 +32,12 @@ export class RandomAccessFile {
   /** Reads exactly `length` bytes at `position` into `target` (from `targetOffset`). */
   readInto(target: Uint8Array, targetOffset: number, length: number, position: number): void {
     if (position < 0 || length < 0 || position + length > this.size) {
-      throw fail('truncated', this.path, position, `read of ${length} bytes runs past the end of the file (${this.size} bytes)`);
+      throw fail(
+        'truncated',
+        this.path,
+        position,
+        `read of ${length} bytes runs past the end of the file (${this.size} bytes)`,
+      );
     }
     const fd = this.descriptor();
     let done = 0;
@@ -50,7 +55,12 @@ export class RandomAccessFile {
 
   read(position: number, length: number): Buffer {
     if (length > buffer.constants.MAX_LENGTH) {
-      throw fail('too-large', this.path, position, `a read of ${length} bytes is more than the ${buffer.constants.MAX_LENGTH} bytes PackScope can hold in memory`);
+      throw fail(
+        'too-large',
+        this.path,
+        position,
+        `a read of ${length} bytes is more than the ${buffer.constants.MAX_LENGTH} bytes PackScope can hold in memory`,
+      );
     }
     const bytes = Buffer.allocUnsafe(length);
     this.readInto(bytes, 0, length, position);
@@ -92,7 +102,12 @@ export function readWholeFile(path: string, maxBytes: number): Buffer {
   const file = RandomAccessFile.open(path);
   try {
     if (file.size > maxBytes) {
-      throw fail('too-large', path, undefined, `file is ${file.size} bytes, more than the ${maxBytes}-byte limit for this kind of file`);
+      throw fail(
+        'too-large',
+        path,
+        undefined,
+        `file is ${file.size} bytes, more than the ${maxBytes}-byte limit for this kind of file`,
+      );
     }
     return file.read(0, file.size);
   } finally {

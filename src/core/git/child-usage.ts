@@ -33,7 +33,8 @@ export interface UsageOptions {
   signal?: AbortSignal | undefined;
 }
 
-const USAGE_SCRIPT = '"$@" 3>&- >/dev/null; s=$?; { times; if read -r st 2>/dev/null </proc/$$/stat; then printf "stat %s\\n" "$st"; fi; } >&3; exit $s';
+const USAGE_SCRIPT =
+  '"$@" 3>&- >/dev/null; s=$?; { times; if read -r st 2>/dev/null </proc/$$/stat; then printf "stat %s\\n" "$st"; fi; } >&3; exit $s';
 
 export function runWithUsage(command: string, args: string[], options: UsageOptions): Promise<UsageRun> {
   return new Promise<UsageRun>((resolve, reject) => {
@@ -88,7 +89,9 @@ export function runWithUsage(command: string, args: string[], options: UsageOpti
         signal,
         stderr: stderr.slice(0, MAX_STDERR_BYTES),
         wallSeconds: ((exited || performance.now()) - started) / 1000,
-        cpuSeconds: children ? Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4]) : null,
+        cpuSeconds: children
+          ? Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4])
+          : null,
         minorFaults: stat === undefined ? null : cminflt(stat),
       });
     });
@@ -105,10 +108,19 @@ export interface ChildUsage {
 }
 
 /** runWithUsage for a command that must succeed: its CPU time and faults, or an error with its status and stderr. */
-export async function childUsage(command: string, args: string[], env: NodeJS.ProcessEnv, input: string | undefined, cwd?: string, signal?: AbortSignal): Promise<ChildUsage> {
+export async function childUsage(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input: string | undefined,
+  cwd?: string,
+  signal?: AbortSignal,
+): Promise<ChildUsage> {
   const run = await runWithUsage(command, args, { env, cwd, input, signal });
   if (run.status !== 0 || run.cpuSeconds === null) {
-    throw new Error(`${command} ${args.join(' ')} failed (${run.signal ? `killed by ${run.signal}` : `status ${run.status}`}): ${run.stderr.trim() || 'no message'}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${run.signal ? `killed by ${run.signal}` : `status ${run.status}`}): ${run.stderr.trim() || 'no message'}`,
+    );
   }
   return { cpuSeconds: run.cpuSeconds, minorFaults: run.minorFaults };
 }

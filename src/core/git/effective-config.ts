@@ -6,7 +6,11 @@ import { runGitCapture } from './run-git.ts';
  * `extensions.worktreeConfig` is on. Keys as git prints them (section and name lower-cased, the
  * subsection as written); the last value of a key wins, as for a single-valued key in git.
  */
-export async function readEffectiveConfig(git: string, gitDir: string, signal?: AbortSignal): Promise<Map<string, string>> {
+export async function readEffectiveConfig(
+  git: string,
+  gitDir: string,
+  signal?: AbortSignal,
+): Promise<Map<string, string>> {
   const stdout = await runGitCapture(git, [`--git-dir=${gitDir}`, 'config', '--list', '-z'], { signal });
   const config = new Map<string, string>();
   // -z: each entry is `key\nvalue\0`, or `key\0` for a key without a value (a boolean true).

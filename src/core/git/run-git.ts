@@ -104,7 +104,12 @@ function subcommandOf(argv: string[]): string {
 /** The error for a run that ended other than as its caller accepts, in git's own words (`lines`: its stderr without progress meters). */
 export function gitFailure(run: GitRun, lines: string[] = run.stderr.split('\n').filter(Boolean)): GitCommandError {
   const how = run.signal ? `killed by ${run.signal}` : `exit status ${run.status}`;
-  return new GitCommandError(run.argv, run.status, lines.join('\n'), `git ${subcommandOf(run.argv)} failed (${how}): ${gitMessage(lines)}`);
+  return new GitCommandError(
+    run.argv,
+    run.status,
+    lines.join('\n'),
+    `git ${subcommandOf(run.argv)} failed (${how}): ${gitMessage(lines)}`,
+  );
 }
 
 /** Stops a child started as the leader of its own process group, with the group (its children too). */
@@ -136,7 +141,12 @@ export function runGit(git: string, args: string[], options: GitRunOptions = {})
     const stderr = options.stderr === 'capture' || options.stderr === undefined ? 'pipe' : options.stderr;
     const stdio: StdioOptions = [stdin, stdout, stderr];
     const started = performance.now();
-    const child = spawn(git, args, { cwd: options.cwd, env: environmentOf(options), stdio, detached: options.processGroup === true });
+    const child = spawn(git, args, {
+      cwd: options.cwd,
+      env: environmentOf(options),
+      stdio,
+      detached: options.processGroup === true,
+    });
     let exited = 0;
     const out: Buffer[] = [];
     let err = '';
@@ -187,7 +197,11 @@ export function runGit(git: string, args: string[], options: GitRunOptions = {})
  * Runs a read-only git command (rev-list, show-ref, cat-file) and returns its stdout. Exit statuses
  * in `okStatuses` count as success (show-ref exits 1 when there is nothing to show).
  */
-export async function runGitCapture(git: string, args: string[], options: GitRunOptions & { okStatuses?: number[] } = {}): Promise<Buffer> {
+export async function runGitCapture(
+  git: string,
+  args: string[],
+  options: GitRunOptions & { okStatuses?: number[] } = {},
+): Promise<Buffer> {
   const run = await runGit(git, args, options);
   if (run.status === 0 || (run.status !== null && options.okStatuses?.includes(run.status))) return run.stdout;
   throw gitFailure(run);
@@ -201,7 +215,11 @@ const PROBE_TIMEOUT_MS = 30_000;
  * meanwhile). Rejects with a GitCommandError only when git cannot be started or did not answer
  * within PROBE_TIMEOUT_MS; the caller judges the exit status.
  */
-export async function probeGit(git: string, args: string[], options: GitEnvironmentOptions = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export async function probeGit(
+  git: string,
+  args: string[],
+  options: GitEnvironmentOptions = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const timeout = AbortSignal.timeout(PROBE_TIMEOUT_MS);
   try {
     const run = await runGit(git, args, { ...options, signal: timeout });

@@ -88,7 +88,12 @@ export function packLocality(input: LocalityInput, cache: PageCacheOptions): Pac
  * `faultedReads`, when given (one byte per read), gets 1 for each read that faulted at least once
  * (the Pack Map marks those reads).
  */
-export function replayPageCache(offsets: Float64Array, entryBytes: Float64Array, options: PageCacheOptions, faultedReads?: Uint8Array): number {
+export function replayPageCache(
+  offsets: Float64Array,
+  entryBytes: Float64Array,
+  options: PageCacheOptions,
+  faultedReads?: Uint8Array,
+): number {
   const capacity = Math.max(1, Math.floor((options.cacheMiB * 1024 * 1024) / PAGE_BYTES));
   const window = Math.max(1, Math.floor((options.readaheadKiB * 1024) / PAGE_BYTES));
   // A Map keeps insertion order: delete + set moves a page to the most recent end.

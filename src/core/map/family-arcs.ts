@@ -26,7 +26,8 @@ export interface FamilyArcs {
 export const MAX_FAMILY_MEMBERS = 20_000;
 
 export function familyArcs(model: PackModel, object: number, maxMembers = MAX_FAMILY_MEMBERS): FamilyArcs {
-  if (!Number.isInteger(object) || object < 0 || object >= model.count) throw new RangeError(`object ${object} is not in the pack (${model.count} objects)`);
+  if (!Number.isInteger(object) || object < 0 || object >= model.count)
+    throw new RangeError(`object ${object} is not in the pack (${model.count} objects)`);
   const root = model.rootOf(object);
   const members = model.familySize(object);
   const { offset, base, byOffset } = model.columns;

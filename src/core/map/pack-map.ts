@@ -93,7 +93,8 @@ export class PackMap {
     let distinct = 0;
     let most = 0;
     if (readsPerObject !== undefined) {
-      if (readsPerObject.length !== model.count) throw new Error(`reads per object: ${readsPerObject.length} counts for ${model.count} objects`);
+      if (readsPerObject.length !== model.count)
+        throw new Error(`reads per object: ${readsPerObject.length} counts for ${model.count} objects`);
       const before = new Float64Array(model.count + 1);
       for (let p = 0; p < model.count; p++) {
         const reads = readsPerObject[this.byOffset[p]!]!;
@@ -162,8 +163,17 @@ export class PackMap {
   render(order: number, attribute: MapAttribute, region: MapRegion): RenderedRegion {
     checkOrder(order);
     const side = 2 ** order;
-    if (region.x < 0 || region.y < 0 || region.width < 1 || region.height < 1 || region.x + region.width > side || region.y + region.height > side) {
-      throw new Error(`map region ${region.width}×${region.height} at (${region.x}, ${region.y}) is outside the ${side}×${side} map`);
+    if (
+      region.x < 0 ||
+      region.y < 0 ||
+      region.width < 1 ||
+      region.height < 1 ||
+      region.x + region.width > side ||
+      region.y + region.height > side
+    ) {
+      throw new Error(
+        `map region ${region.width}×${region.height} at (${region.x}, ${region.y}) is outside the ${side}×${side} map`,
+      );
     }
     const rgba = new Uint8Array(region.width * region.height * 4);
     const hottest = this.hottestCell(order);
@@ -208,7 +218,13 @@ export class PackMap {
    * walking forward through the pack instead of a binary search per cell (a 256×256 tile of
    * git.git's pack: about 100 ms the per-cell way). Same colours as the general loop.
    */
-  private renderAligned(order: number, colours: Uint32Array, region: MapRegion, rgba: Uint8Array, hottest: number): RenderedRegion | undefined {
+  private renderAligned(
+    order: number,
+    colours: Uint32Array,
+    region: MapRegion,
+    rgba: Uint8Array,
+    hottest: number,
+  ): RenderedRegion | undefined {
     const side = region.width;
     const cells = side * side;
     const d0 = Math.floor(hilbertIndex(order, region.x, region.y) / cells) * cells;
@@ -220,7 +236,11 @@ export class PackMap {
     const n = 1 << order;
     let first = count > 0 ? this.positionAt(this.dataStart + Math.floor((d0 * span) / total)) : 0;
     // Few cells over many objects (the whole pack at a low order): a binary search per cell is cheaper than the walk.
-    const spanned = count > 0 ? this.positionAt(Math.min(this.dataEnd - 1, this.dataStart + Math.floor(((d0 + cells) * span) / total))) - first : 0;
+    const spanned =
+      count > 0
+        ? this.positionAt(Math.min(this.dataEnd - 1, this.dataStart + Math.floor(((d0 + cells) * span) / total))) -
+          first
+        : 0;
     if (spanned > cells * 32) return undefined;
     let last = first;
     let lit = 0;
@@ -281,21 +301,35 @@ export class PackMap {
       case 'type': {
         // Only this legend counts types: a scan of every object, once per map.
         const counts = (this.typeCounts ??= this.model.counts().byType);
-        return [1, 2, 3, 4].map((type) => ({ label: `${TYPE_NAMES[type]} (${formatCount(counts[TYPE_NAMES[type]!] ?? 0)})`, colour: TYPE_COLOURS[type]! }));
+        return [1, 2, 3, 4].map((type) => ({
+          label: `${TYPE_NAMES[type]} (${formatCount(counts[TYPE_NAMES[type]!] ?? 0)})`,
+          colour: TYPE_COLOURS[type]!,
+        }));
       }
       case 'depth': {
         const steps = Math.min(5, this.maxDepth + 1);
         return Array.from({ length: steps }, (_, i) => {
           const depth = steps === 1 ? 0 : Math.round((i * this.maxDepth) / (steps - 1));
-          return { label: depth === 0 ? 'depth 0 (not a delta)' : `depth ${depth}`, colour: depthColour(depth, this.maxDepth) };
+          return {
+            label: depth === 0 ? 'depth 0 (not a delta)' : `depth ${depth}`,
+            colour: depthColour(depth, this.maxDepth),
+          };
         });
       }
       case 'disk-size': {
-        const sizes = [16, 256, 4096, 65536, this.largestOnDisk].filter((size, i, all) => size <= this.largestOnDisk && all.indexOf(size) === i);
-        return sizes.map((size) => ({ label: `${formatBytes(size)} on disk`, colour: diskSizeColour(size, this.largestOnDisk) }));
+        const sizes = [16, 256, 4096, 65536, this.largestOnDisk].filter(
+          (size, i, all) => size <= this.largestOnDisk && all.indexOf(size) === i,
+        );
+        return sizes.map((size) => ({
+          label: `${formatBytes(size)} on disk`,
+          colour: diskSizeColour(size, this.largestOnDisk),
+        }));
       }
       case 'family':
-        return [0, 1, 2, 3].map((root) => ({ label: root === 0 ? 'one hue per delta family (24 hues, by its root)' : '', colour: familyColour(root) }));
+        return [0, 1, 2, 3].map((root) => ({
+          label: root === 0 ? 'one hue per delta family (24 hues, by its root)' : '',
+          colour: familyColour(root),
+        }));
     }
   }
 
@@ -368,7 +402,8 @@ function isAlignedSquare(region: MapRegion): boolean {
 }
 
 function checkOrder(order: number): number {
-  if (!Number.isInteger(order) || order < 0 || order > MAX_MAP_ORDER) throw new Error(`map order ${order} is not an integer from 0 to ${MAX_MAP_ORDER}`);
+  if (!Number.isInteger(order) || order < 0 || order > MAX_MAP_ORDER)
+    throw new Error(`map order ${order} is not an integer from 0 to ${MAX_MAP_ORDER}`);
   return order;
 }
 
@@ -378,6 +413,7 @@ export function readsPerObject(loaded: LoadedRecording, pack: string): Uint32Arr
   const k = resolved.packs.findIndex((p) => p.location.files.pack === pack);
   if (k < 0) return undefined;
   const counts = new Uint32Array(resolved.packs[k]!.model.count);
-  for (let i = loaded.range.start; i < loaded.range.end; i++) if (resolved.readPack[i] === k) counts[resolved.readObject[i]!]!++;
+  for (let i = loaded.range.start; i < loaded.range.end; i++)
+    if (resolved.readPack[i] === k) counts[resolved.readObject[i]!]!++;
   return counts;
 }

@@ -8,7 +8,8 @@ const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** A PNG of `width` × `height` pixels from row-major RGBA (alpha is dropped: the map is opaque). */
 export function encodePng(width: number, height: number, rgba: Uint8Array): Buffer {
-  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) throw new Error(`a PNG of ${width}×${height} pixels`);
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1)
+    throw new Error(`a PNG of ${width}×${height} pixels`);
   if (rgba.length !== width * height * 4) throw new Error(`${rgba.length} bytes of RGBA for ${width}×${height} pixels`);
   // Each row: filter type 0 (None), then RGB.
   const rowBytes = 1 + width * 3;
@@ -28,7 +29,12 @@ export function encodePng(width: number, height: number, rgba: Uint8Array): Buff
   header[8] = 8; // bit depth
   header[9] = 2; // colour type: truecolour
   // compression 0, filter 0, interlace 0
-  return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(raw, { level: 6 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    SIGNATURE,
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw, { level: 6 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 function chunk(type: string, data: Buffer): Buffer {

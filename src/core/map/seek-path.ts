@@ -11,13 +11,13 @@ import type { SeekPath } from '../report/seek-path-document.ts';
 
 export type { SeekPath } from '../report/seek-path-document.ts';
 
-
 /** Points the server sends at most: a path is drawn as one polyline per frame. */
 export const MAX_SEEK_POINTS = 20_000;
 
 export function seekPath(input: LocalityInput, cache: PageCacheOptions, maxPoints = MAX_SEEK_POINTS): SeekPath {
   const reads = input.offsets.length;
-  if (!Number.isInteger(maxPoints) || maxPoints < 2) throw new RangeError(`maxPoints must be an integer of at least 2, not ${maxPoints}`);
+  if (!Number.isInteger(maxPoints) || maxPoints < 2)
+    throw new RangeError(`maxPoints must be an integer of at least 2, not ${maxPoints}`);
   const faulted = new Uint8Array(reads);
   replayPageCache(input.offsets, input.entryBytes, cache, faulted);
   const locality = packLocality(input, cache);

@@ -159,15 +159,26 @@ function scanPack(files: PackFiles, givenIndex: PackIndex, pack: RandomAccessFil
   const headerBytes = pack.read(0, Math.min(pack.size, PACK_HEADER_BYTES));
   const header = parsePackHeader(packFile, headerBytes, pack.size, hashSize);
   if (header.count !== count) {
-    throw fail('mismatch', packFile, 8, `pack holds ${header.count} objects but ${files.idx} lists ${count}: idx and pack do not belong together`);
+    throw fail(
+      'mismatch',
+      packFile,
+      8,
+      `pack holds ${header.count} objects but ${files.idx} lists ${count}: idx and pack do not belong together`,
+    );
   }
   const trailer = pack.read(pack.size - hashSize, hashSize);
   if (!trailer.equals(index.packChecksum)) {
     // Like git ("packfile does not match index"), but say so when the idx points past the end.
     let last = 0;
     for (const offset of index.offsets) if (offset > last) last = offset;
-    const hint = last >= pack.size - hashSize ? `, or the pack is truncated (the idx lists an object at offset ${last})` : '';
-    throw fail('mismatch', packFile, pack.size - hashSize, `pack checksum ${trailer.toString('hex')} differs from the one ${files.idx} was written for (${Buffer.from(index.packChecksum).toString('hex')}): idx and pack do not belong together${hint}`);
+    const hint =
+      last >= pack.size - hashSize ? `, or the pack is truncated (the idx lists an object at offset ${last})` : '';
+    throw fail(
+      'mismatch',
+      packFile,
+      pack.size - hashSize,
+      `pack checksum ${trailer.toString('hex')} differs from the one ${files.idx} was written for (${Buffer.from(index.packChecksum).toString('hex')}): idx and pack do not belong together${hint}`,
+    );
   }
   const dataEnd = pack.size - hashSize;
 
@@ -189,12 +200,22 @@ function scanPack(files: PackFiles, givenIndex: PackIndex, pack: RandomAccessFil
     const offset = offsets[byOffset[p]!]!;
     sortedOffsets[p] = offset;
     if (offset < PACK_HEADER_BYTES || offset >= dataEnd) {
-      throw fail('bad-offset', files.idx, index.offsetPosition(byOffset[p]!), `object ${index.oidHex(byOffset[p]!)} has offset ${offset}, outside the pack's objects (${PACK_HEADER_BYTES}..${dataEnd})`);
+      throw fail(
+        'bad-offset',
+        files.idx,
+        index.offsetPosition(byOffset[p]!),
+        `object ${index.oidHex(byOffset[p]!)} has offset ${offset}, outside the pack's objects (${PACK_HEADER_BYTES}..${dataEnd})`,
+      );
     }
     if (p > 0 && offset <= sortedOffsets[p - 1]!) {
       const fromRev = files.rev !== undefined && !options.ignoreRev;
       const [source, at] = fromRev ? [files.rev, revEntryPosition(p)] : [files.idx, index.offsetPosition(byOffset[p]!)];
-      throw fail('bad-offset', source, at, `objects ${index.oidHex(byOffset[p - 1]!)} and ${index.oidHex(byOffset[p]!)} are not in increasing offset order (${sortedOffsets[p - 1]} then ${offset})`);
+      throw fail(
+        'bad-offset',
+        source,
+        at,
+        `objects ${index.oidHex(byOffset[p - 1]!)} and ${index.oidHex(byOffset[p]!)} are not in increasing offset order (${sortedOffsets[p - 1]} then ${offset})`,
+      );
     }
   }
   phase('offsets');
@@ -211,7 +232,14 @@ function scanPack(files: PackFiles, givenIndex: PackIndex, pack: RandomAccessFil
     const sharedIndex = index.namesOnly(true);
     const sharedOrder = new Uint32Array(new SharedArrayBuffer(count * 4));
     sharedOrder.set(byOffset);
-    const input: ScanInput = { packFile, index: sharedIndex, byOffset: sharedOrder, sortedOffsets, dataEnd, wantResultSizes };
+    const input: ScanInput = {
+      packFile,
+      index: sharedIndex,
+      byOffset: sharedOrder,
+      sortedOffsets,
+      dataEnd,
+      wantResultSizes,
+    };
     const run = scanInParallel({
       workerScript: parallel.workerScript,
       workers: parallel.workers,
@@ -220,7 +248,15 @@ function scanPack(files: PackFiles, givenIndex: PackIndex, pack: RandomAccessFil
       count,
       scanner: new RangeScanner(input, output, pack),
       pack,
-      task: { packFile, index: sharedIndex.toTransfer(), byOffset: sharedOrder, sortedOffsets, dataEnd, wantResultSizes, output },
+      task: {
+        packFile,
+        index: sharedIndex.toTransfer(),
+        byOffset: sharedOrder,
+        sortedOffsets,
+        dataEnd,
+        wantResultSizes,
+        output,
+      },
       onProgress: options.onProgress,
     });
     sizeOverflow = run.sizeOverflow;
@@ -228,7 +264,11 @@ function scanPack(files: PackFiles, givenIndex: PackIndex, pack: RandomAccessFil
     index = sharedIndex;
     options.onProgress?.(count, count);
   } else {
-    const scanner = new RangeScanner({ packFile, index, byOffset, sortedOffsets, dataEnd, wantResultSizes }, output, pack);
+    const scanner = new RangeScanner(
+      { packFile, index, byOffset, sortedOffsets, dataEnd, wantResultSizes },
+      output,
+      pack,
+    );
     const onProgress = options.onProgress;
     let done = 0;
     if (onProgress) onProgress(0, count);
@@ -279,7 +319,13 @@ const IN_PROGRESS = 0xfffffffe;
  * base's depth directly; only REF deltas whose base comes later need a walk, and those walks report
  * cycles instead of following them forever.
  */
-function resolveChains(packFile: string, index: PackIndex, inPackTypeAt: Uint8Array, basePosition: Int32Array, byOffset: Uint32Array): { type: Uint8Array; depth: Uint16Array | Uint32Array } {
+function resolveChains(
+  packFile: string,
+  index: PackIndex,
+  inPackTypeAt: Uint8Array,
+  basePosition: Int32Array,
+  byOffset: Uint32Array,
+): { type: Uint8Array; depth: Uint16Array | Uint32Array } {
   const count = index.count;
   const typeAt = new Uint8Array(count);
   const depthAt = new Uint32Array(count).fill(UNRESOLVED);
@@ -309,7 +355,12 @@ function resolveChains(packFile: string, index: PackIndex, inPackTypeAt: Uint8Ar
     }
     if (depthAt[current] === IN_PROGRESS) {
       const object = byOffset[current]!;
-      throw fail('delta-cycle', packFile, index.offsets[object]!, `delta chain through ${index.oidHex(object)} loops back on itself`);
+      throw fail(
+        'delta-cycle',
+        packFile,
+        index.offsets[object]!,
+        `delta chain through ${index.oidHex(object)} loops back on itself`,
+      );
     }
     if (depthAt[current] === UNRESOLVED) {
       depthAt[current] = 0;
@@ -334,4 +385,3 @@ function resolveChains(packFile: string, index: PackIndex, inPackTypeAt: Uint8Ar
   }
   return { type, depth };
 }
-

@@ -37,9 +37,15 @@ export class CachedObjectReader {
     // Down the chain to the first object held (or the root), then back up, keeping every result.
     const chain = [n];
     let content: Buffer | undefined;
-    for (let current = n; model.isDelta(current); ) {
+    for (let current = n; model.isDelta(current);) {
       const next = model.columns.base[current]!;
-      if (next < 0) throw fail('missing-base', model.files.pack, model.columns.offset[current], `delta base of ${model.oidHex(current)} is not in this pack (a thin pack?)`);
+      if (next < 0)
+        throw fail(
+          'missing-base',
+          model.files.pack,
+          model.columns.offset[current],
+          `delta base of ${model.oidHex(current)} is not in this pack (a thin pack?)`,
+        );
       current = next;
       content = this.take(pack, current);
       if (content) break;

@@ -20,7 +20,10 @@ export const SUBJECT_MAX_CHARS = 1000;
 export function readSubject(model: PackModel, n: number): string | undefined {
   const type = model.columns.type[n];
   if (type !== OBJ_COMMIT && type !== OBJ_TAG) return undefined;
-  const content = readObjectContent(model, n, { maxObjectBytes: SUBJECT_MAX_OBJECT_BYTES, maxRebuiltBytes: SUBJECT_MAX_REBUILT_BYTES });
+  const content = readObjectContent(model, n, {
+    maxObjectBytes: SUBJECT_MAX_OBJECT_BYTES,
+    maxRebuiltBytes: SUBJECT_MAX_REBUILT_BYTES,
+  });
   return subjectOf(content);
 }
 

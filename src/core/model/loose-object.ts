@@ -31,7 +31,13 @@ export function readLooseObject(file: string, maxObjectBytes: number): { type: n
   let compressed: Buffer;
   try {
     // zlib never shrinks by less than about 1/1000; a file larger than its content can be is refused.
-    if (stat.size > maxObjectBytes + Math.ceil(maxObjectBytes / 8) + 1024) throw fail('too-large', file, undefined, `loose object file of ${stat.size} bytes is over the ${maxObjectBytes}-byte limit`);
+    if (stat.size > maxObjectBytes + Math.ceil(maxObjectBytes / 8) + 1024)
+      throw fail(
+        'too-large',
+        file,
+        undefined,
+        `loose object file of ${stat.size} bytes is over the ${maxObjectBytes}-byte limit`,
+      );
     compressed = Buffer.alloc(stat.size);
     let done = 0;
     while (done < compressed.length) {
@@ -47,12 +53,21 @@ export function readLooseObject(file: string, maxObjectBytes: number): { type: n
   try {
     inflated = inflateSync(compressed, { maxOutputLength: maxObjectBytes + MAX_LOOSE_HEADER_BYTES });
   } catch (error) {
-    throw fail('bad-zlib', file, undefined, `loose object does not inflate within ${maxObjectBytes} bytes: ${error instanceof Error ? error.message : String(error)}`);
+    throw fail(
+      'bad-zlib',
+      file,
+      undefined,
+      `loose object does not inflate within ${maxObjectBytes} bytes: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const nul = inflated.indexOf(0, 0);
-  const header = nul < 0 || nul > MAX_LOOSE_HEADER_BYTES ? undefined : /^(commit|tree|blob|tag) (\d{1,20})$/.exec(inflated.toString('latin1', 0, nul));
+  const header =
+    nul < 0 || nul > MAX_LOOSE_HEADER_BYTES
+      ? undefined
+      : /^(commit|tree|blob|tag) (\d{1,20})$/.exec(inflated.toString('latin1', 0, nul));
   if (!header) throw fail('bad-header', file, 0, 'loose object header is not "<type> <size>"');
   const content = inflated.subarray(nul + 1);
-  if (Number(header[2]) !== content.length) throw fail('bad-header', file, 0, `loose object declares ${header[2]} bytes and holds ${content.length}`);
+  if (Number(header[2]) !== content.length)
+    throw fail('bad-header', file, 0, `loose object declares ${header[2]} bytes and holds ${content.length}`);
   return { type: LOOSE_TYPES[header[1]!]!, content };
 }

@@ -7,7 +7,10 @@ import type { PackIndex } from '../format/idx.ts';
  * index's head for the smallest costs O(N) per id (3,000 one-object packs: 9 million steps).
  * `holders` and `objects` are reused between calls; copy them to keep them.
  */
-export function forEachDistinctName(indexes: readonly PackIndex[], visit: (holders: number[], objects: number[]) => void): void {
+export function forEachDistinctName(
+  indexes: readonly PackIndex[],
+  visit: (holders: number[], objects: number[]) => void,
+): void {
   const cursor = new Uint32Array(indexes.length);
   const heap: number[] = [];
   const before = (a: number, b: number): boolean => {
@@ -108,7 +111,11 @@ export class MergedNameIndex {
   ) {}
 
   /** `eligible(position)` says which packs may be a lookup's answer; all of them count for prefixes. */
-  static build(indexes: readonly PackIndex[], hashSize: number, eligible: (position: number) => boolean): MergedNameIndex {
+  static build(
+    indexes: readonly PackIndex[],
+    hashSize: number,
+    eligible: (position: number) => boolean,
+  ): MergedNameIndex {
     let total = 0;
     for (const index of indexes) total += index.count;
     const names = Buffer.allocUnsafe(total * hashSize);
@@ -131,7 +138,13 @@ export class MergedNameIndex {
       count++;
     });
     for (let i = 1; i < 256; i++) fanout[i]! += fanout[i - 1]!;
-    return new MergedNameIndex(names.subarray(0, count * hashSize), hashSize, fanout, holder.subarray(0, count), object.subarray(0, count));
+    return new MergedNameIndex(
+      names.subarray(0, count * hashSize),
+      hashSize,
+      fanout,
+      holder.subarray(0, count),
+      object.subarray(0, count),
+    );
   }
 
   get count(): number {
@@ -146,7 +159,8 @@ export class MergedNameIndex {
     while (low < high) {
       const mid = (low + high) >>> 1;
       const cmp = this.names.compare(oid, 0, this.hashSize, mid * this.hashSize, (mid + 1) * this.hashSize);
-      if (cmp === 0) return this.holder[mid]! < 0 ? undefined : { holder: this.holder[mid]!, object: this.object[mid]! };
+      if (cmp === 0)
+        return this.holder[mid]! < 0 ? undefined : { holder: this.holder[mid]!, object: this.object[mid]! };
       if (cmp < 0) low = mid + 1;
       else high = mid;
     }
@@ -161,7 +175,8 @@ export class MergedNameIndex {
     let highIndex = this.count;
     while (lowIndex < highIndex) {
       const mid = (lowIndex + highIndex) >>> 1;
-      if (this.names.compare(low, 0, this.hashSize, mid * this.hashSize, (mid + 1) * this.hashSize) < 0) lowIndex = mid + 1;
+      if (this.names.compare(low, 0, this.hashSize, mid * this.hashSize, (mid + 1) * this.hashSize) < 0)
+        lowIndex = mid + 1;
       else highIndex = mid;
     }
     const found: string[] = [];

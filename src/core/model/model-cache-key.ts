@@ -17,7 +17,10 @@ const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 export function readCacheKey(directory: string): Buffer | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(path.join(directory, CACHE_KEY_FILE), fs.constants.O_RDONLY | NO_FOLLOW | (fs.constants.O_NONBLOCK ?? 0));
+    fd = fs.openSync(
+      path.join(directory, CACHE_KEY_FILE),
+      fs.constants.O_RDONLY | NO_FOLLOW | (fs.constants.O_NONBLOCK ?? 0),
+    );
   } catch {
     return undefined;
   }
@@ -44,7 +47,11 @@ export function readOrCreateCacheKey(directory: string): Buffer {
   const file = path.join(directory, CACHE_KEY_FILE);
   const key = randomBytes(KEY_BYTES);
   const temporary = `${file}.${randomBytes(12).toString('hex')}.tmp`;
-  const fd = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NO_FOLLOW, 0o600);
+  const fd = fs.openSync(
+    temporary,
+    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NO_FOLLOW,
+    0o600,
+  );
   try {
     try {
       writeAll(fd, key);
@@ -58,7 +65,10 @@ export function readOrCreateCacheKey(directory: string): Buffer {
     // Another process may have published its key first: use theirs if it is sound.
     const raced = (error as NodeJS.ErrnoException).code === 'EEXIST' ? readCacheKey(directory) : undefined;
     if (raced) return raced;
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`${file} is not a private key file of this user (a regular file of ${KEY_BYTES} bytes, mode 0600); remove it`);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new Error(
+        `${file} is not a private key file of this user (a regular file of ${KEY_BYTES} bytes, mode 0600); remove it`,
+      );
     throw error;
   } finally {
     fs.rmSync(temporary, { force: true });

@@ -46,7 +46,9 @@ interface StoredHeader {
 /** Where persisted models live by default: outside every repository, in the user's cache. */
 export function defaultModelCacheDir(): string {
   if (process.env.PACKSCOPE_CACHE_DIR) return path.resolve(process.env.PACKSCOPE_CACHE_DIR);
-  const base = process.env.XDG_CACHE_HOME ? path.resolve(process.env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache');
+  const base = process.env.XDG_CACHE_HOME
+    ? path.resolve(process.env.XDG_CACHE_HOME)
+    : path.join(os.homedir(), '.cache');
   return path.join(base, 'packscope', 'models');
 }
 
@@ -55,7 +57,11 @@ export function defaultModelCacheDir(): string {
  * directory that is the repository's work tree, git directory, or anything below them.
  */
 export function assertOutsideRepository(directory: string, repository: Repository): void {
-  refuseInsideRepository(directory, repository, (root) => `the model cache must be outside the repository (${root}); PackScope never writes inside a repository`);
+  refuseInsideRepository(
+    directory,
+    repository,
+    (root) => `the model cache must be outside the repository (${root}); PackScope never writes inside a repository`,
+  );
 }
 
 /**
@@ -64,7 +70,8 @@ export function assertOutsideRepository(directory: string, repository: Repositor
  */
 export function checkModelCacheDirectory(directory: string): void {
   const existing = nearestExisting(directory);
-  if (existing && !existing.stat.isDirectory()) throw fail('usage', directory, undefined, `the model cache must be a directory, and ${existing.path} is not one`);
+  if (existing && !existing.stat.isDirectory())
+    throw fail('usage', directory, undefined, `the model cache must be a directory, and ${existing.path} is not one`);
 }
 
 export type ModelSource = 'built' | 'persisted';
@@ -114,7 +121,9 @@ export class ModelStore {
     try {
       this.save(model);
     } catch (error) {
-      this.onSaveFailure?.(`could not save the model of ${files.pack} in ${this.directory}: ${error instanceof Error ? error.message : String(error)}`);
+      this.onSaveFailure?.(
+        `could not save the model of ${files.pack} in ${this.directory}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     return rebuiltBecause === undefined ? { model, source: 'built' } : { model, source: 'built', rebuiltBecause };
   }
@@ -146,7 +155,16 @@ function currentPackSize(pack: string): number {
 
 function columnArrays(columns: PackColumns): ArrayBufferView[] {
   // Four-byte columns first so every view stays aligned when read back.
-  return [columns.size.low, columns.resultSize.low, columns.diskSize.low, columns.base, columns.byOffset, columns.depth, columns.inPackType, columns.type];
+  return [
+    columns.size.low,
+    columns.resultSize.low,
+    columns.diskSize.low,
+    columns.base,
+    columns.byOffset,
+    columns.depth,
+    columns.inPackType,
+    columns.type,
+  ];
 }
 
 function serializeModel(model: PackModel, key: Buffer): Buffer {
@@ -159,7 +177,11 @@ function serializeModel(model: PackModel, key: Buffer): Buffer {
     count: model.count,
     hash: model.hash.name,
     depthBytes: c.depth.BYTES_PER_ELEMENT as 2 | 4,
-    overflow: { size: [...c.size.overflow], resultSize: [...c.resultSize.overflow], diskSize: [...c.diskSize.overflow] },
+    overflow: {
+      size: [...c.size.overflow],
+      resultSize: [...c.resultSize.overflow],
+      diskSize: [...c.diskSize.overflow],
+    },
   };
   const headerJson = Buffer.from(JSON.stringify(header), 'utf8');
   const prefixLength = align8(MAGIC.length + 8 + headerJson.length);
@@ -177,7 +199,8 @@ function serializeModel(model: PackModel, key: Buffer): Buffer {
   // The derived columns after padding to 4 bytes (the type columns end anywhere), all 4-byte.
   const derived = model.derivedColumns();
   parts.push(new Uint8Array(align4(length) - length));
-  for (const column of [derived.childStart, derived.roots, derived.childList]) parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
+  for (const column of [derived.childStart, derived.roots, derived.childList])
+    parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
   const digest = createHmac('sha256', key);
   for (const part of parts) digest.update(part);
   parts.push(digest.digest());
@@ -197,7 +220,13 @@ function readStoredModel(file: string, files: PackFiles, index: PackIndex, packS
   let bytes: Buffer;
   try {
     // Sized by the idx, not by the file: a crafted file cannot make this allocate more.
-    const largest = PREFIX_BYTES + MAX_HEADER_BYTES + 8 + MAX_FIXED_COLUMN_BYTES + index.count * MAX_COLUMN_BYTES_PER_OBJECT + TRAILER_BYTES;
+    const largest =
+      PREFIX_BYTES +
+      MAX_HEADER_BYTES +
+      8 +
+      MAX_FIXED_COLUMN_BYTES +
+      index.count * MAX_COLUMN_BYTES_PER_OBJECT +
+      TRAILER_BYTES;
     if (handle.size > largest) throw new Error('model file is larger than any model of this pack');
     // A fresh ArrayBuffer keeps the typed views below aligned.
     const storage = new ArrayBuffer(handle.size);
@@ -206,24 +235,30 @@ function readStoredModel(file: string, files: PackFiles, index: PackIndex, packS
   } finally {
     handle.close();
   }
-  if (bytes.length < PREFIX_BYTES + TRAILER_BYTES || !bytes.subarray(0, 8).equals(MAGIC)) throw new Error('not a PackScope model file');
-  if (bytes.readUInt32LE(8) !== FORMAT_VERSION) throw new Error(`model format ${bytes.readUInt32LE(8)} is not ${FORMAT_VERSION}`);
+  if (bytes.length < PREFIX_BYTES + TRAILER_BYTES || !bytes.subarray(0, 8).equals(MAGIC))
+    throw new Error('not a PackScope model file');
+  if (bytes.readUInt32LE(8) !== FORMAT_VERSION)
+    throw new Error(`model format ${bytes.readUInt32LE(8)} is not ${FORMAT_VERSION}`);
   const headerLength = bytes.readUInt32LE(12);
   const end = bytes.length - TRAILER_BYTES;
-  if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength > end) throw new Error('model header is truncated');
+  if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength > end)
+    throw new Error('model header is truncated');
   const digest = createHmac('sha256', key).update(bytes.subarray(0, end)).digest();
-  if (!timingSafeEqual(digest, bytes.subarray(end))) throw new Error('model file checksum mismatch (corrupt or truncated)');
+  if (!timingSafeEqual(digest, bytes.subarray(end)))
+    throw new Error('model file checksum mismatch (corrupt or truncated)');
   const header = parseStoredHeader(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
   const count = index.count;
   if (header.count !== count) throw new Error('model is for a different object count');
-  if (header.packChecksum !== Buffer.from(index.packChecksum).toString('hex')) throw new Error('model is for a different pack');
-  if (header.idxChecksum !== Buffer.from(index.idxChecksum).toString('hex')) throw new Error('model is for a different idx');
+  if (header.packChecksum !== Buffer.from(index.packChecksum).toString('hex'))
+    throw new Error('model is for a different pack');
+  if (header.idxChecksum !== Buffer.from(index.idxChecksum).toString('hex'))
+    throw new Error('model is for a different idx');
   if (header.packSize !== packSize) throw new Error('pack size changed');
   if (header.hash !== index.hash.name) throw new Error('model is for a different hash algorithm');
   if (header.depthBytes !== 2 && header.depthBytes !== 4) throw new Error('bad depth column width');
   const { trailer, version } = readPackEnds(files.pack, packSize, index.hash);
   if (!trailer.equals(index.packChecksum)) throw new Error('pack checksum no longer matches its idx');
-  if (header.packVersion !== version) throw new Error('model pack version is not the pack header\'s');
+  if (header.packVersion !== version) throw new Error("model pack version is not the pack header's");
 
   let at = align8(PREFIX_BYTES + headerLength);
   // Views into the file's own buffer: no copy (the prefix is 8-aligned, columns keep alignment).
@@ -240,7 +275,8 @@ function readStoredModel(file: string, files: PackFiles, index: PackIndex, packS
   const diskSize = new SizeColumn(new Uint32Array(storage, take(4), count), new Map(header.overflow.diskSize));
   const base = new Int32Array(storage, take(4), count);
   const byOffset = new Uint32Array(storage, take(4), count);
-  const depth = header.depthBytes === 2 ? new Uint16Array(storage, take(2), count) : new Uint32Array(storage, take(4), count);
+  const depth =
+    header.depthBytes === 2 ? new Uint16Array(storage, take(2), count) : new Uint32Array(storage, take(4), count);
   const inPackType = new Uint8Array(storage, take(1), count);
   const type = new Uint8Array(storage, take(1), count);
   at = align4(at);
@@ -257,8 +293,27 @@ function readStoredModel(file: string, files: PackFiles, index: PackIndex, packS
   if (!Number.isInteger(listLength) || listLength > count) throw new Error('model child list has the wrong length');
   const childList = takeWords(listLength);
   if (at !== end) throw new Error('model file has trailing bytes');
-  const inPackOrder = checkStoredColumns(index, packSize, { inPackType, type, size, resultSize, diskSize, base, depth, byOffset });
-  const columns: PackColumns = { offset: index.offsets, inPackType, type, size, resultSize, diskSize, base, depth, byOffset };
+  const inPackOrder = checkStoredColumns(index, packSize, {
+    inPackType,
+    type,
+    size,
+    resultSize,
+    diskSize,
+    base,
+    depth,
+    byOffset,
+  });
+  const columns: PackColumns = {
+    offset: index.offsets,
+    inPackType,
+    type,
+    size,
+    resultSize,
+    diskSize,
+    base,
+    depth,
+    byOffset,
+  };
   const model = new PackModel(files, index, index.hash, header.packVersion, packSize, columns);
   model.offerStoredDerived({ childStart, childList, roots }, inPackOrder);
   return model;
@@ -283,7 +338,11 @@ function parseStoredHeader(text: string): StoredHeader {
     throw new Error('model header is not JSON');
   }
   const header = value as Partial<StoredHeader> | null;
-  const isPairs = (pairs: unknown): boolean => Array.isArray(pairs) && pairs.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'number' && typeof pair[1] === 'number');
+  const isPairs = (pairs: unknown): boolean =>
+    Array.isArray(pairs) &&
+    pairs.every(
+      (pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'number' && typeof pair[1] === 'number',
+    );
   if (
     typeof header !== 'object' ||
     header === null ||

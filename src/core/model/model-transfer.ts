@@ -31,7 +31,8 @@ export function modelForTransfer(model: PackModel): { message: TransferredModel;
   const c = model.columns;
   const index = model.index.toTransfer();
   // A small idx may sit in Node's shared buffer pool: give it its own ArrayBuffer before moving it.
-  if (index.bytes.byteOffset !== 0 || index.bytes.byteLength !== index.bytes.buffer.byteLength) index.bytes = new Uint8Array(index.bytes);
+  if (index.bytes.byteOffset !== 0 || index.bytes.byteLength !== index.bytes.buffer.byteLength)
+    index.bytes = new Uint8Array(index.bytes);
   const message: TransferredModel = {
     files: model.files,
     index,
@@ -50,7 +51,13 @@ export function modelForTransfer(model: PackModel): { message: TransferredModel;
     derived: model.derivedColumns(),
     summary: model.summaryFacts(),
   };
-  const views: ArrayBufferView[] = [index.bytes, index.fanout, index.offsets, ...Object.values(message.columns).map((v) => (Array.isArray(v) ? v[0] : v)), ...Object.values(message.derived)];
+  const views: ArrayBufferView[] = [
+    index.bytes,
+    index.fanout,
+    index.offsets,
+    ...Object.values(message.columns).map((v) => (Array.isArray(v) ? v[0] : v)),
+    ...Object.values(message.derived),
+  ];
   const transfer = new Set<ArrayBuffer>();
   for (const view of views) if (view.buffer instanceof ArrayBuffer) transfer.add(view.buffer);
   return { message, transfer: [...transfer] };

@@ -4,7 +4,14 @@ import * as path from 'node:path';
 import { makeDirectories, writeAll, writeFileAtomically } from '../atomic-file.ts';
 import { RandomAccessFile } from '../format/random-access-file.ts';
 import { readCacheKey, readOrCreateCacheKey } from './model-cache-key.ts';
-import { PATH_RULE, walkStorePaths, type ObjectPaths, type PathWalkOptions, type PathWalkSummary, type StoreWalkInputs } from './object-paths.ts';
+import {
+  PATH_RULE,
+  walkStorePaths,
+  type ObjectPaths,
+  type PathWalkOptions,
+  type PathWalkSummary,
+  type StoreWalkInputs,
+} from './object-paths.ts';
 import { PathTable } from './path-table.ts';
 
 /**
@@ -56,7 +63,8 @@ export function pathsFileFor(directory: string, commonDir: string): string {
 export function walkKeyOf(inputs: StoreWalkInputs): string {
   const digest = createHash('sha256');
   digest.update(`rule ${PATH_RULE}\n`);
-  for (const model of inputs.models) digest.update(`pack ${model.checksumHex} ${Buffer.from(model.index.idxChecksum).toString('hex')}\n`);
+  for (const model of inputs.models)
+    digest.update(`pack ${model.checksumHex} ${Buffer.from(model.index.idxChecksum).toString('hex')}\n`);
   for (const tip of inputs.refs.tips) digest.update(`tip ${tip.oidHex} ${tip.name}\n`);
   for (const shallow of [...inputs.shallow].sort()) digest.update(`shallow ${shallow}\n`);
   for (const problem of inputs.refs.problems) digest.update(`problem ${problem}\n`);
@@ -67,7 +75,12 @@ export function walkKeyOf(inputs: StoreWalkInputs): string {
  * The paths of the store's objects: read from `directory` when a file of this very walk is there
  * and sound, otherwise walked (walkStorePaths) and saved there. `directory` undefined: walked only.
  */
-export function loadOrWalkPaths(inputs: StoreWalkInputs, commonDir: string, directory: string | undefined, options: Omit<PathWalkOptions, 'shallow' | 'looseObjectDirs'> & { saveStopped?: boolean } = {}): LoadedPaths {
+export function loadOrWalkPaths(
+  inputs: StoreWalkInputs,
+  commonDir: string,
+  directory: string | undefined,
+  options: Omit<PathWalkOptions, 'shallow' | 'looseObjectDirs'> & { saveStopped?: boolean } = {},
+): LoadedPaths {
   if (directory === undefined) return { paths: walkStorePaths(inputs, options), source: 'walked' };
   const file = pathsFileFor(directory, commonDir);
   const walkKey = walkKeyOf(inputs);
@@ -82,7 +95,11 @@ export function loadOrWalkPaths(inputs: StoreWalkInputs, commonDir: string, dire
     }
   }
   const paths = walkStorePaths(inputs, options);
-  const loaded: LoadedPaths = { paths, source: 'walked', ...(rewalkedBecause === undefined ? {} : { rewalkedBecause }) };
+  const loaded: LoadedPaths = {
+    paths,
+    source: 'walked',
+    ...(rewalkedBecause === undefined ? {} : { rewalkedBecause }),
+  };
   // A walk cut short by a caller's tighter bound (`packscope object`'s seconds) is not the store's
   // walk: kept, it would answer every later command with its few names.
   if (paths.stopped !== undefined && options.saveStopped === false) return loaded;
@@ -94,13 +111,23 @@ export function loadOrWalkPaths(inputs: StoreWalkInputs, commonDir: string, dire
   return loaded;
 }
 
-function savePaths(directory: string, file: string, inputs: StoreWalkInputs, walkKey: string, paths: ObjectPaths): void {
+function savePaths(
+  directory: string,
+  file: string,
+  inputs: StoreWalkInputs,
+  walkKey: string,
+  paths: ObjectPaths,
+): void {
   makeDirectories(directory, 0o700);
   const key = readOrCreateCacheKey(directory);
   const { table } = paths;
   const header: StoredHeader = {
     walkKey,
-    packs: inputs.models.map((model) => ({ packChecksum: model.checksumHex, idxChecksum: Buffer.from(model.index.idxChecksum).toString('hex'), count: model.count })),
+    packs: inputs.models.map((model) => ({
+      packChecksum: model.checksumHex,
+      idxChecksum: Buffer.from(model.index.idxChecksum).toString('hex'),
+      count: model.count,
+    })),
     nodes: table.count,
     poolBytes: table.pool.length,
     summary: paths.summary,
@@ -113,7 +140,8 @@ function savePaths(directory: string, file: string, inputs: StoreWalkInputs, wal
   headerJson.copy(prefix, PREFIX_BYTES);
   const parts: Uint8Array[] = [prefix];
   // Four-byte arrays first, the byte pool last: every view stays aligned when read back.
-  for (const column of [...paths.pathOf, table.parent, table.start]) parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
+  for (const column of [...paths.pathOf, table.parent, table.start])
+    parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
   parts.push(table.pool);
   const digest = createHmac('sha256', key);
   for (const part of parts) digest.update(part);
@@ -128,28 +156,39 @@ function readStoredPaths(file: string, inputs: StoreWalkInputs, walkKey: string,
   let bytes: Buffer;
   try {
     // Sized by the packs, not by the file: a crafted file cannot make this allocate more.
-    const largest = PREFIX_BYTES + MAX_HEADER_BYTES + 8 + objects * 4 + (objects + 2) * 8 + MAX_POOL_BYTES + TRAILER_BYTES;
+    const largest =
+      PREFIX_BYTES + MAX_HEADER_BYTES + 8 + objects * 4 + (objects + 2) * 8 + MAX_POOL_BYTES + TRAILER_BYTES;
     if (handle.size > largest) throw new Error('paths file is larger than any walk of these packs');
     bytes = Buffer.from(new ArrayBuffer(handle.size));
     handle.readInto(bytes, 0, handle.size, 0);
   } finally {
     handle.close();
   }
-  if (bytes.length < PREFIX_BYTES + TRAILER_BYTES || !bytes.subarray(0, 8).equals(MAGIC)) throw new Error('not a PackScope paths file');
-  if (bytes.readUInt32LE(8) !== FORMAT_VERSION) throw new Error(`paths format ${bytes.readUInt32LE(8)} is not ${FORMAT_VERSION}`);
+  if (bytes.length < PREFIX_BYTES + TRAILER_BYTES || !bytes.subarray(0, 8).equals(MAGIC))
+    throw new Error('not a PackScope paths file');
+  if (bytes.readUInt32LE(8) !== FORMAT_VERSION)
+    throw new Error(`paths format ${bytes.readUInt32LE(8)} is not ${FORMAT_VERSION}`);
   const headerLength = bytes.readUInt32LE(12);
   const end = bytes.length - TRAILER_BYTES;
-  if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength > end) throw new Error('paths header is truncated');
+  if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength > end)
+    throw new Error('paths header is truncated');
   const digest = createHmac('sha256', key).update(bytes.subarray(0, end)).digest();
-  if (!timingSafeEqual(digest, bytes.subarray(end))) throw new Error('paths file checksum mismatch (corrupt or truncated)');
+  if (!timingSafeEqual(digest, bytes.subarray(end)))
+    throw new Error('paths file checksum mismatch (corrupt or truncated)');
   const header = parseHeader(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
   if (header.walkKey !== walkKey) throw new Error('the refs or packs changed since the paths were walked');
   if (header.packs.length !== inputs.models.length) throw new Error('paths file is for other packs');
   header.packs.forEach((stored, i) => {
     const model = inputs.models[i]!;
-    if (stored.packChecksum !== model.checksumHex || stored.idxChecksum !== Buffer.from(model.index.idxChecksum).toString('hex') || stored.count !== model.count) throw new Error('paths file is for other packs');
+    if (
+      stored.packChecksum !== model.checksumHex ||
+      stored.idxChecksum !== Buffer.from(model.index.idxChecksum).toString('hex') ||
+      stored.count !== model.count
+    )
+      throw new Error('paths file is for other packs');
   });
-  if (header.nodes < 1 || header.nodes > objects + 1 || header.poolBytes > MAX_POOL_BYTES) throw new Error('paths table size out of range');
+  if (header.nodes < 1 || header.nodes > objects + 1 || header.poolBytes > MAX_POOL_BYTES)
+    throw new Error('paths table size out of range');
   let at = align8(PREFIX_BYTES + headerLength);
   const take = (length: number): number => {
     if (at + length > end) throw new Error('paths arrays are truncated');
@@ -164,7 +203,9 @@ function readStoredPaths(file: string, inputs: StoreWalkInputs, walkKey: string,
   const pool = new Uint8Array(storage, take(header.poolBytes), header.poolBytes);
   if (at !== end) throw new Error('paths file has trailing bytes');
   PathTable.check(parent, start, pool);
-  for (const column of pathOf) for (const node of column) if (node < -1 || node >= header.nodes) throw new Error('paths file names a path out of range');
+  for (const column of pathOf)
+    for (const node of column)
+      if (node < -1 || node >= header.nodes) throw new Error('paths file names a path out of range');
   return { table: new PathTable(parent, start, pool), pathOf, summary: header.summary };
 }
 
@@ -182,7 +223,14 @@ function parseHeader(text: string): StoredHeader {
     header === null ||
     typeof header.walkKey !== 'string' ||
     !Array.isArray(header.packs) ||
-    !header.packs.every((p) => typeof p === 'object' && p !== null && typeof p.packChecksum === 'string' && typeof p.idxChecksum === 'string' && Number.isInteger(p.count)) ||
+    !header.packs.every(
+      (p) =>
+        typeof p === 'object' &&
+        p !== null &&
+        typeof p.packChecksum === 'string' &&
+        typeof p.idxChecksum === 'string' &&
+        Number.isInteger(p.count),
+    ) ||
     !Number.isInteger(header.nodes) ||
     !Number.isInteger(header.poolBytes) ||
     typeof summary !== 'object' ||
@@ -190,7 +238,9 @@ function parseHeader(text: string): StoredHeader {
     typeof summary.complete !== 'boolean' ||
     !Array.isArray(summary.problems) ||
     !summary.problems.every((p) => typeof p === 'string') ||
-    !['tips', 'commits', 'trees', 'named', 'missing', 'bytesRebuilt', 'elapsedMs'].every((field) => typeof (summary as Record<string, unknown>)[field] === 'number')
+    !['tips', 'commits', 'trees', 'named', 'missing', 'bytesRebuilt', 'elapsedMs'].every(
+      (field) => typeof (summary as Record<string, unknown>)[field] === 'number',
+    )
   ) {
     throw new Error('paths header has missing or mistyped fields');
   }

@@ -21,7 +21,8 @@ import { readRefTips, type RefTips } from './refs.ts';
  * name checkable against git; and a walk stopped early (budget, cancel) has named each object it
  * reached exactly as git would.
  */
-export const PATH_RULE = 'the name `git rev-list --objects --all` prints: the path at which its walk (commits by date, newest first; then each root tree pre-order) first reaches the object';
+export const PATH_RULE =
+  'the name `git rev-list --objects --all` prints: the path at which its walk (commits by date, newest first; then each root tree pre-order) first reaches the object';
 
 export interface PathWalkLimits {
   /** Bytes inflated or rebuilt by deltas before the walk stops (what a walk may cost). */
@@ -97,7 +98,11 @@ export class PathWalkCancelled extends Error {
  * each entry is parsed with bounds, nesting and path length are capped, and every problem names the
  * object and its pack.
  */
-export function walkObjectPaths(models: readonly PackModel[], refs: RefTips, options: PathWalkOptions = {}): ObjectPaths {
+export function walkObjectPaths(
+  models: readonly PackModel[],
+  refs: RefTips,
+  options: PathWalkOptions = {},
+): ObjectPaths {
   const started = performance.now();
   const limits = { ...DEFAULT_PATH_WALK_LIMITS, ...options.limits };
   const bases: number[] = [];
@@ -109,9 +114,24 @@ export function walkObjectPaths(models: readonly PackModel[], refs: RefTips, opt
   const seen = new Uint8Array(total);
   const pathOf = models.map((model) => new Int32Array(model.count).fill(-1));
   const table = new PathTableBuilder(limits.maxPathBytes);
-  const reader = new CachedObjectReader(models, { maxObjectBytes: limits.maxObjectBytes, maxRebuiltBytes: limits.maxRebuiltBytes, cacheBytes: limits.cacheBytes });
+  const reader = new CachedObjectReader(models, {
+    maxObjectBytes: limits.maxObjectBytes,
+    maxRebuiltBytes: limits.maxRebuiltBytes,
+    cacheBytes: limits.cacheBytes,
+  });
   const problems = [...refs.problems];
-  const summary: PathWalkSummary = { rule: PATH_RULE, tips: refs.tips.length, commits: 0, trees: 0, named: 0, missing: 0, complete: true, problems, bytesRebuilt: 0, elapsedMs: 0 };
+  const summary: PathWalkSummary = {
+    rule: PATH_RULE,
+    tips: refs.tips.length,
+    commits: 0,
+    trees: 0,
+    named: 0,
+    missing: 0,
+    complete: true,
+    problems,
+    bytesRebuilt: 0,
+    elapsedMs: 0,
+  };
   const totals = { commits: 0, trees: 0 };
   for (const model of models) {
     const counts = model.counts().byType;
@@ -167,7 +187,9 @@ export function walkObjectPaths(models: readonly PackModel[], refs: RefTips, opt
       object.type = type;
       return content;
     } catch (error) {
-      note(`loose object ${object.oidHex} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      note(
+        `loose object ${object.oidHex} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return undefined;
     }
   };
@@ -227,9 +249,10 @@ export function walkObjectPaths(models: readonly PackModel[], refs: RefTips, opt
         note(`${describe(id)} is not a well-formed commit (no tree line)`);
         return;
       }
-        if (options.shallow?.has(oidHexOf(id))) parsed.parents = [];
+      if (options.shallow?.has(oidHexOf(id))) parsed.parents = [];
       summary.missing += parsed.missingParents;
-      if (parsed.missingParents > 0) note(`${describe(id)} has ${parsed.missingParents} parent${parsed.missingParents === 1 ? '' : 's'} in no pack`);
+      if (parsed.missingParents > 0)
+        note(`${describe(id)} has ${parsed.missingParents} parent${parsed.missingParents === 1 ? '' : 's'} in no pack`);
       commitInfo.set(id, { tree: parsed.tree, parents: parsed.parents });
       heapPush(heap, { id, date: parsed.date, seq: seq++ });
     };
@@ -336,7 +359,9 @@ export function walkObjectPaths(models: readonly PackModel[], refs: RefTips, opt
         const child = locate(content, entry.oidAt);
         if (child < 0) {
           summary.missing++;
-          note(`${describe(frame.id)} names ${Buffer.from(content.subarray(entry.oidAt, entry.oidAt + hashSize)).toString('hex')}, which is in no pack`);
+          note(
+            `${describe(frame.id)} names ${Buffer.from(content.subarray(entry.oidAt, entry.oidAt + hashSize)).toString('hex')}, which is in no pack`,
+          );
           continue;
         }
         if (isSeen(child)) continue;
@@ -391,7 +416,11 @@ interface ParsedCommit {
  * then `parent <hex>` lines; the date is parse_commit_date's (the number after the last `>` of the
  * committer line that follows the author line; 0 when the header is not that shape).
  */
-function parseCommit(content: Buffer, hashSize: number, locate: (bytes: Uint8Array, at: number) => number): ParsedCommit | undefined {
+function parseCommit(
+  content: Buffer,
+  hashSize: number,
+  locate: (bytes: Uint8Array, at: number) => number,
+): ParsedCommit | undefined {
   const hexLength = hashSize * 2;
   if (content.toString('latin1', 0, 5) !== 'tree ' || content[5 + hexLength] !== 0x0a) return undefined;
   const tree = locate(Buffer.from(content.toString('latin1', 5, 5 + hexLength), 'hex'), 0);
@@ -441,7 +470,11 @@ function parseTag(content: Buffer, hashSize: number): { object: Buffer; name: Bu
 }
 
 /** One tree entry (`<octal mode> <name>\0<id>`), bounds-checked; a string says what is wrong. */
-function parseTreeEntry(content: Buffer, at: number, hashSize: number): { mode: number; nameAt: number; nameEnd: number; oidAt: number; next: number } | string {
+function parseTreeEntry(
+  content: Buffer,
+  at: number,
+  hashSize: number,
+): { mode: number; nameAt: number; nameEnd: number; oidAt: number; next: number } | string {
   let mode = 0;
   let i = at;
   for (; i < content.length && content[i] !== 0x20; i++) {
@@ -518,12 +551,24 @@ export function storeWalkInputs(store: ObjectStore): StoreWalkInputs {
     packs,
     models: packs.map((pack) => store.model(pack)),
     refs: readRefTips(repository),
-    shallow: new Set((shallowText ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '')),
+    shallow: new Set(
+      (shallowText ?? '')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== ''),
+    ),
     looseObjectDirs: [repository.objectsDir, ...alternateObjectDirs(repository.objectsDir)],
   };
 }
 
 /** The walk over a whole object store; `pathOf[i]` is `inputs.packs[i]`'s. */
-export function walkStorePaths(inputs: StoreWalkInputs, options: Omit<PathWalkOptions, 'shallow' | 'looseObjectDirs'> = {}): ObjectPaths {
-  return walkObjectPaths(inputs.models, inputs.refs, { ...options, shallow: inputs.shallow, looseObjectDirs: inputs.looseObjectDirs });
+export function walkStorePaths(
+  inputs: StoreWalkInputs,
+  options: Omit<PathWalkOptions, 'shallow' | 'looseObjectDirs'> = {},
+): ObjectPaths {
+  return walkObjectPaths(inputs.models, inputs.refs, {
+    ...options,
+    shallow: inputs.shallow,
+    looseObjectDirs: inputs.looseObjectDirs,
+  });
 }

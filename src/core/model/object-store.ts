@@ -65,9 +65,20 @@ export class ObjectStore {
   idxSearches = 0;
 
   /** One pack file on its own (a path to a .pack or .idx), outside or inside a repository. */
-  static forSinglePack(repository: Repository, files: PackFiles, modelStore: ModelStore, inferHash: boolean): ObjectStore {
+  static forSinglePack(
+    repository: Repository,
+    files: PackFiles,
+    modelStore: ModelStore,
+    inferHash: boolean,
+  ): ObjectStore {
     const store = new ObjectStore(repository, modelStore, {}, [
-      { files, objectsDir: path.dirname(path.dirname(files.pack)), local: true, mtimeMs: 0, idxName: path.basename(files.idx) },
+      {
+        files,
+        objectsDir: path.dirname(path.dirname(files.pack)),
+        local: true,
+        mtimeMs: 0,
+        idxName: path.basename(files.idx),
+      },
     ]);
     store.inferHash = inferHash;
     store.singlePack = true;
@@ -98,7 +109,12 @@ export class ObjectStore {
     // reverse of that order (the sort is stable).
     this.packs = found
       .map((pack, installed) => ({ pack, installed }))
-      .sort((a, b) => Number(b.pack.local) - Number(a.pack.local) || Math.floor(b.pack.mtimeMs / 1000) - Math.floor(a.pack.mtimeMs / 1000) || b.installed - a.installed)
+      .sort(
+        (a, b) =>
+          Number(b.pack.local) - Number(a.pack.local) ||
+          Math.floor(b.pack.mtimeMs / 1000) - Math.floor(a.pack.mtimeMs / 1000) ||
+          b.installed - a.installed,
+      )
       .map(({ pack }) => pack);
   }
 
@@ -136,7 +152,12 @@ export class ObjectStore {
     if (!loaded) {
       const options = this.inferHash ? this.buildOptions : { ...this.buildOptions, hash: this.repository.hash };
       const report = this.onBuildProgress;
-      loaded = this.modelStore.load(pack.files, report && !options.onProgress ? { ...options, onProgress: (done, total) => report(pack, done, total) } : options);
+      loaded = this.modelStore.load(
+        pack.files,
+        report && !options.onProgress
+          ? { ...options, onProgress: (done, total) => report(pack, done, total) }
+          : options,
+      );
       this.models.set(pack.files.pack, loaded);
     }
     return loaded;
@@ -178,11 +199,20 @@ export class ObjectStore {
     const wanted = idOrPrefix.toLowerCase();
     const fullLength = this.repository.hash.size * 2;
     if (!/^[0-9a-f]+$/.test(wanted) || wanted.length < 4 || wanted.length > fullLength) {
-      throw fail('usage', undefined, undefined, `"${idOrPrefix}" is not an object id or a prefix of 4 to ${fullLength} hex digits`);
+      throw fail(
+        'usage',
+        undefined,
+        undefined,
+        `"${idOrPrefix}" is not an object id or a prefix of 4 to ${fullLength} hex digits`,
+      );
     }
     if (wanted.length === fullLength) {
       const found = this.locate(wanted);
-      if (!found) throw this.midxFaultFor(Buffer.from(wanted, 'hex')) ?? fail('not-found', undefined, undefined, `object ${wanted} is not in any pack of ${this.repository.gitDir}`);
+      if (!found)
+        throw (
+          this.midxFaultFor(Buffer.from(wanted, 'hex')) ??
+          fail('not-found', undefined, undefined, `object ${wanted} is not in any pack of ${this.repository.gitDir}`)
+        );
       return found;
     }
     const matches = new Set<string>();
@@ -199,8 +229,20 @@ export class ObjectStore {
         if (matches.size > 1) break;
       }
     }
-    if (matches.size === 0) throw fail('not-found', undefined, undefined, `no object in any pack of ${this.repository.gitDir} starts with ${wanted}`);
-    if (matches.size > 1) throw fail('ambiguous', undefined, undefined, `prefix ${wanted} is ambiguous: ${[...matches].sort().join(', ')} …`);
+    if (matches.size === 0)
+      throw fail(
+        'not-found',
+        undefined,
+        undefined,
+        `no object in any pack of ${this.repository.gitDir} starts with ${wanted}`,
+      );
+    if (matches.size > 1)
+      throw fail(
+        'ambiguous',
+        undefined,
+        undefined,
+        `prefix ${wanted} is ambiguous: ${[...matches].sort().join(', ')} …`,
+      );
     return this.locate([...matches][0]!)!;
   }
 
@@ -245,7 +287,11 @@ export class ObjectStore {
     const packs = this.packs.filter((pack) => !this.unreadable.has(pack.files.pack));
     if (packs.length < MERGED_INDEX_MIN_PACKS) return undefined;
     const indexes = packs.map((pack) => this.model(pack).index);
-    const index = MergedNameIndex.build(indexes, this.repository.hash.size, (position) => !this.coveredByMidx(packs[position]!));
+    const index = MergedNameIndex.build(
+      indexes,
+      this.repository.hash.size,
+      (position) => !this.coveredByMidx(packs[position]!),
+    );
     this.merged = { index, packs };
     return this.merged;
   }
@@ -277,7 +323,13 @@ function listPacks(objectsDir: string, local: boolean): PackLocation[] {
       continue; // git ignores an idx without its pack
     }
     const rev = `${stem}.rev`;
-    packs.push({ files: { pack, idx: `${stem}.idx`, rev: fs.existsSync(rev) ? rev : undefined }, objectsDir, local, mtimeMs, idxName: name });
+    packs.push({
+      files: { pack, idx: `${stem}.idx`, rev: fs.existsSync(rev) ? rev : undefined },
+      objectsDir,
+      local,
+      mtimeMs,
+      idxName: name,
+    });
   }
   return packs;
 }
@@ -291,7 +343,8 @@ export function alternateObjectDirs(objectsDir: string): string[] {
     // A FIFO or a device here is refused, not waited on or read for ever.
     const text = readRepositoryTextFile(file, SMALL_TEXT_FILE_MAX_BYTES);
     if (text === undefined) return;
-    if (depth > MAX_ALTERNATE_DEPTH) throw fail('not-a-repository', file, undefined, `alternates nested deeper than ${MAX_ALTERNATE_DEPTH}`);
+    if (depth > MAX_ALTERNATE_DEPTH)
+      throw fail('not-a-repository', file, undefined, `alternates nested deeper than ${MAX_ALTERNATE_DEPTH}`);
     for (const rawLine of text.split('\n')) {
       const line = rawLine.trim();
       if (line === '' || line.startsWith('#')) continue;
@@ -331,7 +384,9 @@ function unquoteCPath(line: string): string {
       bytes.push(parseInt(body.slice(i, i + 3), 8));
       i += 2;
     } else {
-      bytes.push(({ n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11 } as Record<string, number>)[next] ?? next.charCodeAt(0));
+      bytes.push(
+        ({ n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11 } as Record<string, number>)[next] ?? next.charCodeAt(0),
+      );
     }
   }
   return Buffer.from(bytes).toString('utf8');

@@ -139,7 +139,13 @@ export class PackModel {
     this.rootColumn ??= this.buildRoots();
     this.familySizes ??= this.buildFamilySizes();
     this.offsetsInPackOrder ??= this.buildOffsetsInPackOrder();
-    return { childStart: children.start, childList: children.list, roots: this.rootColumn, familySizes: this.familySizes, offsetsInPackOrder: this.offsetsInPackOrder };
+    return {
+      childStart: children.start,
+      childList: children.list,
+      roots: this.rootColumn,
+      familySizes: this.familySizes,
+      offsetsInPackOrder: this.offsetsInPackOrder,
+    };
   }
 
   /**
@@ -175,7 +181,13 @@ export class PackModel {
   /** Takes derived columns computed elsewhere for this same model (their lengths are checked). */
   adoptDerivedColumns(derived: DerivedColumns): void {
     const n = this.count;
-    if (derived.childStart.length !== n + 1 || derived.roots.length !== n || derived.familySizes.length !== n || derived.offsetsInPackOrder.length !== n || derived.childList.length !== derived.childStart[n]) {
+    if (
+      derived.childStart.length !== n + 1 ||
+      derived.roots.length !== n ||
+      derived.familySizes.length !== n ||
+      derived.offsetsInPackOrder.length !== n ||
+      derived.childList.length !== derived.childStart[n]
+    ) {
       throw new Error('derived columns do not fit this model');
     }
     this.childIndex = { start: derived.childStart, list: derived.childList };
@@ -299,7 +311,17 @@ export class PackModel {
   /** Bytes held by the columns (the idx buffer is accounted separately). */
   get columnBytes(): number {
     const c = this.columns;
-    return c.offset.byteLength + c.inPackType.byteLength + c.type.byteLength + c.size.byteLength + c.resultSize.byteLength + c.diskSize.byteLength + c.base.byteLength + c.depth.byteLength + c.byOffset.byteLength;
+    return (
+      c.offset.byteLength +
+      c.inPackType.byteLength +
+      c.type.byteLength +
+      c.size.byteLength +
+      c.resultSize.byteLength +
+      c.diskSize.byteLength +
+      c.base.byteLength +
+      c.depth.byteLength +
+      c.byOffset.byteLength
+    );
   }
 
   private buildOffsetsInPackOrder(): Float64Array {

@@ -8,14 +8,28 @@ export type NameObject = (n: number) => ObjectNames;
 
 export function objectSummary(model: PackModel, n: number, names?: NameObject): ObjectSummary {
   const c = model.columns;
-  return { oid: model.oidHex(n), type: TYPE_NAMES[c.type[n]!]!, size: c.resultSize.get(n), diskSize: c.diskSize.get(n), depth: c.depth[n]!, ...names?.(n) };
+  return {
+    oid: model.oidHex(n),
+    type: TYPE_NAMES[c.type[n]!]!,
+    size: c.resultSize.get(n),
+    diskSize: c.diskSize.get(n),
+    depth: c.depth[n]!,
+    ...names?.(n),
+  };
 }
 
 export function packStats(model: PackModel, top: number, names?: NameObject): PackStats {
   const counts = model.counts();
   const histogram = model.depthHistogram();
   const bytes = model.byteTotals();
-  const totals = totalsFrom(model.count, counts.byType as Totals['byType'], { ofs: counts.ofsDeltas, ref: counts.refDeltas }, histogram, bytes, model.familyCount());
+  const totals = totalsFrom(
+    model.count,
+    counts.byType as Totals['byType'],
+    { ofs: counts.ofsDeltas, ref: counts.refDeltas },
+    histogram,
+    bytes,
+    model.familyCount(),
+  );
   return {
     pack: model.files.pack,
     checksum: model.checksumHex,
@@ -25,14 +39,26 @@ export function packStats(model: PackModel, top: number, names?: NameObject): Pa
     objectFormat: model.hash.name,
     packFileBytes: model.packSize,
     ...totals,
-    largestFamilies: topRanked(model, 'families', top).map(({ object, value }) => ({ root: model.oidHex(object), type: model.typeName(object), objects: value, ...names?.(object) })),
+    largestFamilies: topRanked(model, 'families', top).map(({ object, value }) => ({
+      root: model.oidHex(object),
+      type: model.typeName(object),
+      objects: value,
+      ...names?.(object),
+    })),
     largestObjects: topRanked(model, 'largest', top).map(({ object }) => objectSummary(model, object, names)),
     largestOnDisk: topRanked(model, 'largestOnDisk', top).map(({ object }) => objectSummary(model, object, names)),
     deepestObjects: topRanked(model, 'deepest', top).map(({ object }) => objectSummary(model, object, names)),
   };
 }
 
-function totalsFrom(objects: number, byType: Totals['byType'], deltas: Totals['deltas'], depthHistogram: number[], bytes: Totals['bytes'], families: number): Totals {
+function totalsFrom(
+  objects: number,
+  byType: Totals['byType'],
+  deltas: Totals['deltas'],
+  depthHistogram: number[],
+  bytes: Totals['bytes'],
+  families: number,
+): Totals {
   let depthSum = 0;
   for (let d = 1; d < depthHistogram.length; d++) depthSum += d * depthHistogram[d]!;
   const deltaCount = objects - (depthHistogram[0] ?? 0);
@@ -74,11 +100,21 @@ export function combineStats(packs: PackStats[], top: number): CombinedStats {
       histogram[d]! += n;
     });
   }
-  const byValue = <T>(items: T[], value: (t: T) => number): T[] => [...items].sort((a, b) => value(b) - value(a)).slice(0, top);
+  const byValue = <T>(items: T[], value: (t: T) => number): T[] =>
+    [...items].sort((a, b) => value(b) - value(a)).slice(0, top);
   return {
     ...totalsFrom(objects, byType, deltas, histogram, bytes, families),
-    largestObjects: byValue(packs.flatMap((p) => p.largestObjects), (o) => o.size),
-    deepestObjects: byValue(packs.flatMap((p) => p.deepestObjects), (o) => o.depth),
-    largestFamilies: byValue(packs.flatMap((p) => p.largestFamilies), (f) => f.objects),
+    largestObjects: byValue(
+      packs.flatMap((p) => p.largestObjects),
+      (o) => o.size,
+    ),
+    deepestObjects: byValue(
+      packs.flatMap((p) => p.deepestObjects),
+      (o) => o.depth,
+    ),
+    largestFamilies: byValue(
+      packs.flatMap((p) => p.largestFamilies),
+      (f) => f.objects,
+    ),
   };
 }

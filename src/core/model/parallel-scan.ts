@@ -60,7 +60,14 @@ export interface ScanWorkerTask {
 /** What a worker posts for each chunk it finishes, before marking it finished. */
 export type ScanWorkerMessage =
   | { kind: 'chunk'; chunk: number; sizeOverflow: [number, number][]; resultSizeOverflow: [number, number][] }
-  | { kind: 'failed'; chunk: number; code: string; file: string | undefined; offset: number | undefined; detail: string }
+  | {
+      kind: 'failed';
+      chunk: number;
+      code: string;
+      file: string | undefined;
+      offset: number | undefined;
+      detail: string;
+    }
   | { kind: 'crashed'; chunk: number; message: string; stack: string | undefined };
 
 function allocateScanControl(chunkCount: number): Int32Array {
@@ -180,7 +187,10 @@ export function scanInParallel(options: {
       for (const [p, value] of message.sizeOverflow) sizeOverflow.set(p, value);
       for (const [p, value] of message.resultSizeOverflow) resultSizeOverflow.set(p, value);
     } else if (message.kind === 'failed') {
-      failures.set(message.chunk, new PackFormatError(message.code as PackErrorCode, message.file, message.offset, message.detail));
+      failures.set(
+        message.chunk,
+        new PackFormatError(message.code as PackErrorCode, message.file, message.offset, message.detail),
+      );
     } else {
       const error = new Error(`scan worker: ${message.message}`);
       if (message.stack) error.stack = message.stack;
@@ -189,7 +199,8 @@ export function scanInParallel(options: {
   };
   const drain = (): void => {
     for (const port of ports) {
-      for (let received = receiveMessageOnPort(port); received; received = receiveMessageOnPort(port)) absorb(received.message as ScanWorkerMessage);
+      for (let received = receiveMessageOnPort(port); received; received = receiveMessageOnPort(port))
+        absorb(received.message as ScanWorkerMessage);
     }
   };
   let lastReported = -1;
@@ -204,7 +215,15 @@ export function scanInParallel(options: {
     for (let w = 0; w < options.workers; w++) {
       const { port1, port2 } = new MessageChannel();
       ports.push(port1);
-      const workerTask: ScanWorkerTask = { kind: 'scan', ...task, packIdentity: options.pack.identity, control, chunkCount, chunkEntries, port: port2 };
+      const workerTask: ScanWorkerTask = {
+        kind: 'scan',
+        ...task,
+        packIdentity: options.pack.identity,
+        control,
+        chunkCount,
+        chunkEntries,
+        port: port2,
+      };
       const worker = new Worker(options.workerScript, { workerData: workerTask, transferList: [port2] });
       // Never keeps the process alive: everything it does is waited for here, synchronously.
       worker.unref();
@@ -214,7 +233,8 @@ export function scanInParallel(options: {
     const onChunk = (chunk: number, error?: unknown): void => {
       if (error !== undefined) failures.set(chunk, error);
     };
-    if (options.thisThreadScans !== false) claimAndScan(control, chunkCount, chunkEntries, count, scanner, onChunk, report);
+    if (options.thisThreadScans !== false)
+      claimAndScan(control, chunkCount, chunkEntries, count, scanner, onChunk, report);
 
     // The chunks workers hold: wait for them, and scan again here those of a worker gone silent.
     let seenEntries = Atomics.load(control, ENTRIES_DONE);
@@ -252,8 +272,11 @@ export function scanInParallel(options: {
  * first failure; the chunks before it were all claimed earlier, and the error is theirs or its).
  */
 function everyChunkFinished(control: Int32Array, chunkCount: number): boolean {
-  const bound = Atomics.load(control, STOP_CLAIMING) ? Math.min(Atomics.load(control, NEXT_CHUNK), chunkCount) : chunkCount;
-  for (let chunk = 0; chunk < bound; chunk++) if (Atomics.load(control, CHUNK_STATES + chunk) !== FINISHED) return false;
+  const bound = Atomics.load(control, STOP_CLAIMING)
+    ? Math.min(Atomics.load(control, NEXT_CHUNK), chunkCount)
+    : chunkCount;
+  for (let chunk = 0; chunk < bound; chunk++)
+    if (Atomics.load(control, CHUNK_STATES + chunk) !== FINISHED) return false;
   return true;
 }
 
@@ -261,8 +284,17 @@ function everyChunkFinished(control: Int32Array, chunkCount: number): boolean {
  * Scans here every chunk not finished (a worker that stopped making progress, or none that started),
  * up to the first failure: claims stop there, and the chunks after it do not change the error.
  */
-function rescanStalled(control: Int32Array, chunkCount: number, chunkEntries: number, count: number, scanner: RangeScanner, failures: Map<number, unknown>): void {
-  const last = Atomics.load(control, STOP_CLAIMING) ? Math.min(Atomics.load(control, NEXT_CHUNK), chunkCount) : chunkCount;
+function rescanStalled(
+  control: Int32Array,
+  chunkCount: number,
+  chunkEntries: number,
+  count: number,
+  scanner: RangeScanner,
+  failures: Map<number, unknown>,
+): void {
+  const last = Atomics.load(control, STOP_CLAIMING)
+    ? Math.min(Atomics.load(control, NEXT_CHUNK), chunkCount)
+    : chunkCount;
   for (let chunk = 0; chunk < last; chunk++) {
     if (failures.size > 0 && chunk > Math.min(...failures.keys())) break;
     if (Atomics.load(control, CHUNK_STATES + chunk) === FINISHED) continue;

@@ -89,7 +89,11 @@ export class PathTableBuilder {
 
   finish(): PathTable {
     const count = this.count;
-    return new PathTable(this.parent.slice(0, count), this.start.slice(0, count + 1), this.pool.slice(0, this.start[count]!));
+    return new PathTable(
+      this.parent.slice(0, count),
+      this.start.slice(0, count + 1),
+      this.pool.slice(0, this.start[count]!),
+    );
   }
 
   private grow(): void {

@@ -2,7 +2,13 @@ import { isUtf8 } from 'node:buffer';
 import { inflateSync } from 'node:zlib';
 import { fail, PackFormatError } from '../errors.ts';
 import { applyDelta, DeltaError, deltaInstructions, readDeltaSizes } from '../format/delta.ts';
-import { MAX_OBJECT_HEADER_BYTES, ObjectHeader, OBJ_REF_DELTA, readObjectHeader, TYPE_NAMES } from '../format/pack-file.ts';
+import {
+  MAX_OBJECT_HEADER_BYTES,
+  ObjectHeader,
+  OBJ_REF_DELTA,
+  readObjectHeader,
+  TYPE_NAMES,
+} from '../format/pack-file.ts';
 import { RandomAccessFile } from '../format/random-access-file.ts';
 import type { PackModel } from './pack-model.ts';
 
@@ -31,7 +37,8 @@ export function readObjectContent(model: PackModel, n: number, limits: ReadLimit
       const delta = chain[k]!;
       const payload = entries.inflate(delta);
       rebuilt += readDeltaSizes(payload, payload.length)?.resultSize ?? 0;
-      if (limits.maxRebuiltBytes !== undefined && rebuilt > limits.maxRebuiltBytes) throw overBudget(model, n, chain.length - 1, limits.maxRebuiltBytes);
+      if (limits.maxRebuiltBytes !== undefined && rebuilt > limits.maxRebuiltBytes)
+        throw overBudget(model, n, chain.length - 1, limits.maxRebuiltBytes);
       content = applyDeltaOf(model, delta, content, payload, limits);
     }
     return content;
@@ -39,13 +46,23 @@ export function readObjectContent(model: PackModel, n: number, limits: ReadLimit
 }
 
 function overBudget(model: PackModel, n: number, deltas: number, budget: number): PackFormatError {
-  return fail('too-large', model.files.pack, model.columns.offset[n], `rebuilding this object applies ${deltas} deltas whose results add up to more than the ${budget}-byte budget of one read: not rebuilt`);
+  return fail(
+    'too-large',
+    model.files.pack,
+    model.columns.offset[n],
+    `rebuilding this object applies ${deltas} deltas whose results add up to more than the ${budget}-byte budget of one read: not rebuilt`,
+  );
 }
 
 /** The inflated delta payload of delta entry `n` (base size, result size, instructions). */
 export function readDeltaData(model: PackModel, n: number, limits: ReadLimits): Buffer {
   if (!model.isDelta(n)) {
-    throw fail('usage', model.files.pack, model.columns.offset[n], `object ${model.oidHex(n)} is stored whole (${model.typeName(n)}), not as a delta`);
+    throw fail(
+      'usage',
+      model.files.pack,
+      model.columns.offset[n],
+      `object ${model.oidHex(n)} is stored whole (${model.typeName(n)}), not as a delta`,
+    );
   }
   checkEntrySizes(model, n, limits);
   return withPackEntries(model, n, limits, (entries) => entries.inflate(n));
@@ -85,25 +102,49 @@ export function formatDeltaInstructions(delta: Uint8Array, options: { maxInstruc
     totalInstructions++;
     if (instruction.op === 'copy') {
       copiedBytes += instruction.length;
-      if (instructions.length < options.maxInstructions) instructions.push({ op: 'copy', baseOffset: instruction.baseOffset, length: instruction.length });
+      if (instructions.length < options.maxInstructions)
+        instructions.push({ op: 'copy', baseOffset: instruction.baseOffset, length: instruction.length });
     } else {
       insertedBytes += instruction.length;
       if (instructions.length < options.maxInstructions) {
         const data = delta.subarray(instruction.dataAt, instruction.dataAt + instruction.length);
-        instructions.push({ op: 'insert', length: instruction.length, preview: quoteLikeJGitPath(data), dataAt: instruction.dataAt, data: data.slice() });
+        instructions.push({
+          op: 'insert',
+          length: instruction.length,
+          preview: quoteLikeJGitPath(data),
+          dataAt: instruction.dataAt,
+          data: data.slice(),
+        });
       }
     }
   }
-  return { baseSize: sizes.baseSize, resultSize: sizes.resultSize, instructions, totalInstructions, copiedBytes, insertedBytes };
+  return {
+    baseSize: sizes.baseSize,
+    resultSize: sizes.resultSize,
+    instructions,
+    totalInstructions,
+    copiedBytes,
+    insertedBytes,
+  };
 }
 
 /** The listing of delta entry `n`, with a malformed delta reported at the entry's offset. */
-export function readDeltaListing(model: PackModel, n: number, limits: ReadLimits & { maxInstructions: number }): DeltaListing {
+export function readDeltaListing(
+  model: PackModel,
+  n: number,
+  limits: ReadLimits & { maxInstructions: number },
+): DeltaListing {
   const delta = readDeltaData(model, n, limits);
   try {
     return formatDeltaInstructions(delta, limits);
   } catch (error) {
-    if (error instanceof DeltaError) throw fail('bad-delta', model.files.pack, model.columns.offset[n], `malformed delta: ${error.message} (at delta byte ${error.at})`);
+    if (error instanceof DeltaError)
+      throw fail(
+        'bad-delta',
+        model.files.pack,
+        model.columns.offset[n],
+        `malformed delta: ${error.message} (at delta byte ${error.at})`,
+      );
     throw error;
   }
 }
@@ -121,7 +162,11 @@ export function readDeltaListing(model: PackModel, n: number, limits: ReadLimits
 export function renderDelta(listing: DeltaListing): string {
   const lines = [`DELTA( BASE=${listing.baseSize} RESULT=${listing.resultSize} )`];
   for (const instruction of listing.instructions) {
-    lines.push(instruction.op === 'copy' ? `  COPY  (${instruction.baseOffset}, ${instruction.length})` : `  INSERT(${instruction.preview})`);
+    lines.push(
+      instruction.op === 'copy'
+        ? `  COPY  (${instruction.baseOffset}, ${instruction.length})`
+        : `  INSERT(${instruction.preview})`,
+    );
   }
   const left = listing.totalInstructions - listing.instructions.length;
   if (left > 0) lines.push(`  ... ${left} more instruction${left === 1 ? '' : 's'}`);
@@ -129,7 +174,9 @@ export function renderDelta(listing: DeltaListing): string {
 }
 
 /** Bytes JGit's GitPathStyle prints as themselves (QuotedString.java, since 2aa4196f1f, 2010). */
-const PLAIN_BYTES = new Set(Buffer.from('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ $%&*+,-./:;=?@_^|~', 'latin1'));
+const PLAIN_BYTES = new Set(
+  Buffer.from('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ $%&*+,-./:;=?@_^|~', 'latin1'),
+);
 /** Bytes JGit's GitPathStyle escapes with a letter; every other byte becomes a 3-digit octal escape. */
 const LETTER_ESCAPES = new Map<number, string>([
   [0x07, 'a'],
@@ -180,10 +227,17 @@ function chainToRoot(model: PackModel, n: number): number[] {
     if (next < 0) {
       // A thin pack names REF_DELTA bases that only the receiving repository has (index-pack --fix-thin
       // appends them, git-internals §2.4); this reader has nothing else to take them from.
-      const baseName = model.columns.inPackType[current] === OBJ_REF_DELTA ? readRefBaseHex(model, current) : 'its base';
-      throw fail('missing-base', model.files.pack, offset[current], `delta base ${baseName} is not in this pack (a thin pack?): the object cannot be rebuilt from this pack alone`);
+      const baseName =
+        model.columns.inPackType[current] === OBJ_REF_DELTA ? readRefBaseHex(model, current) : 'its base';
+      throw fail(
+        'missing-base',
+        model.files.pack,
+        offset[current],
+        `delta base ${baseName} is not in this pack (a thin pack?): the object cannot be rebuilt from this pack alone`,
+      );
     }
-    if (chain.length > model.count) throw fail('delta-cycle', model.files.pack, offset[n], 'delta chain does not reach a whole object');
+    if (chain.length > model.count)
+      throw fail('delta-cycle', model.files.pack, offset[n], 'delta chain does not reach a whole object');
     chain.push(next);
     current = next;
   }
@@ -198,19 +252,38 @@ function checkChainSizes(model: PackModel, chain: number[], limits: ReadLimits):
   for (const k of chain) {
     checkEntrySizes(model, k, limits);
     // 0 when the model was a header-only scan; applyDeltaOf checks the delta's own header then.
-    if (resultSize.get(k) > max) throw fail('too-large', model.files.pack, offset[k], `object of ${resultSize.get(k)} bytes is over the ${max}-byte limit`);
+    if (resultSize.get(k) > max)
+      throw fail(
+        'too-large',
+        model.files.pack,
+        offset[k],
+        `object of ${resultSize.get(k)} bytes is over the ${max}-byte limit`,
+      );
     if (model.isDelta(k)) rebuilt += resultSize.get(k);
   }
   // The same budget readObjectContent checks per delta, refused here before any byte is read.
-  if (limits.maxRebuiltBytes !== undefined && rebuilt > limits.maxRebuiltBytes) throw overBudget(model, chain[0]!, chain.length - 1, limits.maxRebuiltBytes);
+  if (limits.maxRebuiltBytes !== undefined && rebuilt > limits.maxRebuiltBytes)
+    throw overBudget(model, chain[0]!, chain.length - 1, limits.maxRebuiltBytes);
 }
 
 function checkEntrySizes(model: PackModel, k: number, limits: ReadLimits): void {
   const { size, diskSize, offset } = model.columns;
   const max = limits.maxObjectBytes;
   const what = model.isDelta(k) ? 'delta' : TYPE_NAMES[model.columns.inPackType[k]!]!;
-  if (size.get(k) > max) throw fail('too-large', model.files.pack, offset[k], `${what} of ${size.get(k)} bytes is over the ${max}-byte limit`);
-  if (diskSize.get(k) > maxEntryBytes(max)) throw fail('too-large', model.files.pack, offset[k], `entry of ${diskSize.get(k)} bytes in the pack is more than ${max} bytes can compress to`);
+  if (size.get(k) > max)
+    throw fail(
+      'too-large',
+      model.files.pack,
+      offset[k],
+      `${what} of ${size.get(k)} bytes is over the ${max}-byte limit`,
+    );
+  if (diskSize.get(k) > maxEntryBytes(max))
+    throw fail(
+      'too-large',
+      model.files.pack,
+      offset[k],
+      `entry of ${diskSize.get(k)} bytes in the pack is more than ${max} bytes can compress to`,
+    );
 }
 
 /** zlib's worst case (stored blocks) adds 5 bytes per 16 KiB-64 KiB block; an eighth is ample. */
@@ -222,11 +295,23 @@ function applyDeltaOf(model: PackModel, n: number, base: Buffer, delta: Buffer, 
   const path = model.files.pack;
   const offset = model.columns.offset[n];
   const declared = readDeltaSizes(delta, delta.length)?.resultSize ?? 0;
-  if (declared > limits.maxObjectBytes) throw fail('too-large', path, offset, `delta declares a result of ${declared} bytes, over the ${limits.maxObjectBytes}-byte limit`);
+  if (declared > limits.maxObjectBytes)
+    throw fail(
+      'too-large',
+      path,
+      offset,
+      `delta declares a result of ${declared} bytes, over the ${limits.maxObjectBytes}-byte limit`,
+    );
   try {
     return applyDelta(base, delta, limits.maxObjectBytes);
   } catch (error) {
-    if (error instanceof DeltaError) throw fail('bad-delta', path, offset, `delta does not apply to its base: ${error.message} (at delta byte ${error.at})`);
+    if (error instanceof DeltaError)
+      throw fail(
+        'bad-delta',
+        path,
+        offset,
+        `delta does not apply to its base: ${error.message} (at delta byte ${error.at})`,
+      );
     throw error;
   }
 }
@@ -252,7 +337,12 @@ export function openPackEntries(model: PackModel, limits: ReadLimits): OpenPackE
   if (file.size !== model.packSize) {
     file.close();
     const code = file.size < model.packSize ? 'truncated' : 'changed';
-    throw fail(code, path, undefined, `pack is now ${file.size} bytes; it had ${model.packSize} when its model was built`);
+    throw fail(
+      code,
+      path,
+      undefined,
+      `pack is now ${file.size} bytes; it had ${model.packSize} when its model was built`,
+    );
   }
   const header = new ObjectHeader();
   return {
@@ -272,13 +362,19 @@ function withPackEntries<T>(model: PackModel, n: number, limits: ReadLimits, rea
   try {
     if (file.size !== model.packSize) {
       const code = file.size < model.packSize ? 'truncated' : 'changed';
-      throw fail(code, path, model.columns.offset[n], `pack is now ${file.size} bytes; it had ${model.packSize} when its model was built`);
+      throw fail(
+        code,
+        path,
+        model.columns.offset[n],
+        `pack is now ${file.size} bytes; it had ${model.packSize} when its model was built`,
+      );
     }
     const header = new ObjectHeader();
     return read({ inflate: (k) => inflateEntry(model, file, header, k, limits) });
   } catch (error) {
     // Bytes rewritten under the read explain whatever they broke better than the error they caused.
-    if (error instanceof PackFormatError && error.code !== 'changed' && error.code !== 'truncated') file.assertUnchanged();
+    if (error instanceof PackFormatError && error.code !== 'changed' && error.code !== 'truncated')
+      file.assertUnchanged();
     throw error;
   } finally {
     file.close();
@@ -286,7 +382,13 @@ function withPackEntries<T>(model: PackModel, n: number, limits: ReadLimits, rea
 }
 
 /** Reads entry `k` (its bytes only), checks its header against the model and inflates it to exactly its declared size. */
-function inflateEntry(model: PackModel, file: RandomAccessFile, header: ObjectHeader, k: number, limits: ReadLimits): Buffer {
+function inflateEntry(
+  model: PackModel,
+  file: RandomAccessFile,
+  header: ObjectHeader,
+  k: number,
+  limits: ReadLimits,
+): Buffer {
   const path = model.files.pack;
   const offset = model.columns.offset[k]!;
   const entryBytes = model.columns.diskSize.get(k);
@@ -294,21 +396,41 @@ function inflateEntry(model: PackModel, file: RandomAccessFile, header: ObjectHe
   readObjectHeader(path, bytes, 0, entryBytes, offset, model.hash.size, header);
   const declared = header.size;
   if (header.type !== model.columns.inPackType[k] || declared !== model.columns.size.get(k)) {
-    throw fail('changed', path, offset, `entry header (type ${header.type}, ${declared} bytes) differs from the one the model was built from`);
+    throw fail(
+      'changed',
+      path,
+      offset,
+      `entry header (type ${header.type}, ${declared} bytes) differs from the one the model was built from`,
+    );
   }
-  if (declared > limits.maxObjectBytes) throw fail('too-large', path, offset, `entry of ${declared} bytes is over the ${limits.maxObjectBytes}-byte limit`);
+  if (declared > limits.maxObjectBytes)
+    throw fail('too-large', path, offset, `entry of ${declared} bytes is over the ${limits.maxObjectBytes}-byte limit`);
   const compressed = bytes.subarray(header.headerLength);
   let result: { buffer: Buffer; engine: { bytesWritten: number } };
   try {
     // maxOutputLength: a stream that would inflate past its declared size stops there (resolve-family.ts).
-    result = inflateSync(compressed, { info: true, maxOutputLength: Math.max(1, declared) }) as unknown as typeof result;
+    result = inflateSync(compressed, {
+      info: true,
+      maxOutputLength: Math.max(1, declared),
+    }) as unknown as typeof result;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw fail('bad-zlib', path, offset, `entry data does not inflate to its declared ${declared} bytes: ${reason}`);
   }
-  if (result.buffer.length !== declared) throw fail('bad-zlib', path, offset, `entry inflates to ${result.buffer.length} bytes, its header declares ${declared}`);
+  if (result.buffer.length !== declared)
+    throw fail(
+      'bad-zlib',
+      path,
+      offset,
+      `entry inflates to ${result.buffer.length} bytes, its header declares ${declared}`,
+    );
   if (result.engine.bytesWritten !== compressed.length) {
-    throw fail('bad-zlib', path, offset, `zlib stream ends after ${result.engine.bytesWritten} of the entry's ${compressed.length} bytes`);
+    throw fail(
+      'bad-zlib',
+      path,
+      offset,
+      `zlib stream ends after ${result.engine.bytesWritten} of the entry's ${compressed.length} bytes`,
+    );
   }
   return result.buffer;
 }

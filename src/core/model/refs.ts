@@ -33,7 +33,8 @@ export interface RefTips {
 export function readRefTips(repository: Repository): RefTips {
   const problems: string[] = [];
   const common = repository.commonDir;
-  if (repository.config.get('extensions.refstorage') === 'reftable') problems.push('the repository keeps its refs in a reftable, which PackScope does not read');
+  if (repository.config.get('extensions.refstorage') === 'reftable')
+    problems.push('the repository keeps its refs in a reftable, which PackScope does not read');
   const values = new Map<string, string>();
   const packedText = readOrNote(path.join(common, 'packed-refs'), PACKED_REFS_MAX_BYTES, problems);
   if (packedText !== undefined) {
@@ -64,7 +65,8 @@ export function readRefTips(repository: Repository): RefTips {
         visit(file, name, depth + 1);
       } else if (entry.isFile() && isRefName(name)) {
         if (++looseCount > MAX_LOOSE_REFS) {
-          if (looseCount === MAX_LOOSE_REFS + 1) problems.push(`more than ${MAX_LOOSE_REFS} loose refs: the rest were not read`);
+          if (looseCount === MAX_LOOSE_REFS + 1)
+            problems.push(`more than ${MAX_LOOSE_REFS} loose refs: the rest were not read`);
           return;
         }
         const text = readOrNote(file, SMALL_TEXT_FILE_MAX_BYTES, problems);
@@ -75,7 +77,8 @@ export function readRefTips(repository: Repository): RefTips {
   visit(path.join(common, 'refs'), 'refs', 0);
 
   const resolve = (value: string, depth: number): string | undefined => {
-    if (/^[0-9a-f]{40}$|^[0-9a-f]{64}$/.test(value)) return value.length === repository.hash.size * 2 ? value : undefined;
+    if (/^[0-9a-f]{40}$|^[0-9a-f]{64}$/.test(value))
+      return value.length === repository.hash.size * 2 ? value : undefined;
     if (!value.startsWith('ref:') || depth >= MAX_SYMREF_DEPTH) return undefined;
     const target = values.get(value.slice(4).trim());
     return target === undefined ? undefined : resolve(target, depth + 1);

@@ -4,7 +4,14 @@ import { readRepositoryTextFile, SMALL_TEXT_FILE_MAX_BYTES } from '../format/che
 import { peekIdxObjectCount } from '../format/idx.ts';
 import { packAtMidxPosition, type MultiPackIndex } from '../format/midx.ts';
 import { RandomAccessFile } from '../format/random-access-file.ts';
-import type { CountObjects, MidxLayout, ObjectWhereabouts, PackLayout, PackMarker, RepositoryLayout } from '../report/repository-layout-document.ts';
+import type {
+  CountObjects,
+  MidxLayout,
+  ObjectWhereabouts,
+  PackLayout,
+  PackMarker,
+  RepositoryLayout,
+} from '../report/repository-layout-document.ts';
 import { alternateObjectDirs, type ObjectStore, type PackLocation } from './object-store.ts';
 
 const BITMAP_SIGNATURE = 0x4249544d; // "BITM"
@@ -120,12 +127,18 @@ function midxLayout(objectsDir: string, midx: MultiPackIndex, present: ReadonlyS
   try {
     // git's midx_preferred_pack: the pack of the object at pseudo-pack position 0.
     if (newest.reverseAt !== undefined && newest.count > 0) {
-      layout.preferredPack = packAtMidxPosition(newest, newest.bytes.readUInt32BE(newest.reverseAt), newest.file, newest.reverseAt);
+      layout.preferredPack = packAtMidxPosition(
+        newest,
+        newest.bytes.readUInt32BE(newest.reverseAt),
+        newest.file,
+        newest.reverseAt,
+      );
     } else if (layout.reverseIndexFile && newest.count > 0) {
       const handle = RandomAccessFile.open(revFile);
       try {
         const head = handle.read(0, 16);
-        if (head.readUInt32BE(0) === RIDX_SIGNATURE) layout.preferredPack = packAtMidxPosition(newest, head.readUInt32BE(12), revFile, 12);
+        if (head.readUInt32BE(0) === RIDX_SIGNATURE)
+          layout.preferredPack = packAtMidxPosition(newest, head.readUInt32BE(12), revFile, 12);
       } finally {
         handle.close();
       }
@@ -203,7 +216,8 @@ export interface LooseEntry {
   stat: fs.Stats | null | undefined;
 }
 
-const isObjectName = (name: string, restLength: number): boolean => name.length === restLength && /^[0-9a-fA-F]+$/.test(name);
+const isObjectName = (name: string, restLength: number): boolean =>
+  name.length === restLength && /^[0-9a-fA-F]+$/.test(name);
 
 /** for_each_loose_file_in_objdir: the 256 fan-out directories, each entry lstat'ed when its name is an object's. */
 export function scanLooseObjects(objectsDir: string, restLength: number): LooseEntry[] {
@@ -257,7 +271,13 @@ export async function scanLooseObjectsAsync(objectsDir: string, restLength: numb
  * `inSomePack` answers prune-packable; without it (no models at hand) that field is left at 0 and
  * `prunePackableKnown` is false. `loose` is the scan of the fan-out directories, when made already.
  */
-export function countObjects(store: ObjectStore, packs: readonly PackLayout[], alternates: readonly string[], inSomePack?: (oidHex: string) => boolean, loose?: readonly LooseEntry[]): CountObjects & { prunePackableKnown: boolean } {
+export function countObjects(
+  store: ObjectStore,
+  packs: readonly PackLayout[],
+  alternates: readonly string[],
+  inSomePack?: (oidHex: string) => boolean,
+  loose?: readonly LooseEntry[],
+): CountObjects & { prunePackableKnown: boolean } {
   const objectsDir = store.repository.objectsDir;
   const restLength = store.repository.hash.size * 2 - 2;
   const garbage: GarbageTally = { files: [], bytes: 0 };
@@ -307,7 +327,11 @@ export function countObjects(store: ObjectStore, packs: readonly PackLayout[], a
  * models are at hand) makes `loose.prunePackable` exact, else it is absent. `loose`: the fan-out
  * directories' scan when made already (scanLooseObjectsAsync), else it is made here.
  */
-export function repositoryLayout(store: ObjectStore, inSomePack?: (oidHex: string) => boolean, loose?: readonly LooseEntry[]): RepositoryLayout {
+export function repositoryLayout(
+  store: ObjectStore,
+  inSomePack?: (oidHex: string) => boolean,
+  loose?: readonly LooseEntry[],
+): RepositoryLayout {
   let alternates: string[];
   try {
     alternates = alternateObjectDirs(store.repository.objectsDir);
@@ -353,7 +377,11 @@ function looseCopies(store: ObjectStore, oidHex: string): string[] {
  * answers only when no pack has the object. `loaded` says which packs may be looked into (the
  * server asks only those whose model is in memory); by default every pack.
  */
-export function whereabouts(store: ObjectStore, oidHex: string, loaded: (pack: PackLocation) => boolean = () => true): ObjectWhereabouts | undefined {
+export function whereabouts(
+  store: ObjectStore,
+  oidHex: string,
+  loaded: (pack: PackLocation) => boolean = () => true,
+): ObjectWhereabouts | undefined {
   const oid = oidHex.toLowerCase();
   const location = store.locate(oid);
   const loose = looseCopies(store, oid);
@@ -363,6 +391,11 @@ export function whereabouts(store: ObjectStore, oidHex: string, loaded: (pack: P
     if (pack === location?.pack || store.isUnreadable(pack) || !loaded(pack)) continue;
     if (store.model(pack).findHex(oid) >= 0) alsoInPacks.push(pack.files.pack);
   }
-  if (location) return { answeredBy: { pack: location.pack.files.pack, viaMidx: store.coveredByMidx(location.pack) }, alsoInPacks, alsoLoose: loose };
+  if (location)
+    return {
+      answeredBy: { pack: location.pack.files.pack, viaMidx: store.coveredByMidx(location.pack) },
+      alsoInPacks,
+      alsoLoose: loose,
+    };
   return { answeredBy: { loose: loose[0]! }, alsoInPacks, alsoLoose: loose.slice(1) };
 }

@@ -107,4 +107,3 @@ export function hashAlgorithmNear(file: string): HashAlgorithm | undefined {
     return undefined;
   }
 }
-

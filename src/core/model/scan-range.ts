@@ -3,7 +3,14 @@ import { positionOfOffsetBefore } from '../format/sorted-offsets.ts';
 import type { PackIndex } from '../format/idx.ts';
 import { InflateHead, InflateHeadStatus } from '../format/inflate-head.ts';
 import { DeltaError, readDeltaResultSize } from '../format/delta.ts';
-import { isDeltaType, MAX_OBJECT_HEADER_BYTES, OBJ_OFS_DELTA, OBJ_REF_DELTA, ObjectHeader, readObjectHeader } from '../format/pack-file.ts';
+import {
+  isDeltaType,
+  MAX_OBJECT_HEADER_BYTES,
+  OBJ_OFS_DELTA,
+  OBJ_REF_DELTA,
+  ObjectHeader,
+  readObjectHeader,
+} from '../format/pack-file.ts';
 import type { RandomAccessFile } from '../format/random-access-file.ts';
 
 const WINDOW_BYTES = 8 << 20;
@@ -54,7 +61,8 @@ export interface ScanOutput {
 }
 
 export function allocateScanOutput(count: number, shared: boolean): ScanOutput {
-  const bytes = (n: number): ArrayBuffer | SharedArrayBuffer => (shared ? new SharedArrayBuffer(n) : new ArrayBuffer(n));
+  const bytes = (n: number): ArrayBuffer | SharedArrayBuffer =>
+    shared ? new SharedArrayBuffer(n) : new ArrayBuffer(n);
   return {
     inPackTypeAt: new Uint8Array(bytes(count)),
     sizeLow: new Uint32Array(bytes(count * 4)),
@@ -112,7 +120,10 @@ export class RangeScanner {
   ) {
     // A header-only scan reads small windows so that large objects are skipped, not read. Never
     // wider than the pack: 3,000 one-object packs each allocating 8 MiB spent most of a build in GC.
-    this.window = new PackWindow(pack, Math.max(1, Math.min(pack.size, input.wantResultSizes ? WINDOW_BYTES : HEADER_SCAN_WINDOW_BYTES)));
+    this.window = new PackWindow(
+      pack,
+      Math.max(1, Math.min(pack.size, input.wantResultSizes ? WINDOW_BYTES : HEADER_SCAN_WINDOW_BYTES)),
+    );
   }
 
   /** Pack position of each object number; built the first time a REF delta is met (only they need it). */
@@ -143,7 +154,10 @@ export class RangeScanner {
       const next = p + 1 < count ? sortedOffsets[p + 1]! : dataEnd;
       const entryBytes = next - offset;
 
-      const available = Math.min(entryBytes, wantResultSizes ? MAX_OBJECT_HEADER_BYTES + HEAD_INPUT_BYTES : MAX_OBJECT_HEADER_BYTES);
+      const available = Math.min(
+        entryBytes,
+        wantResultSizes ? MAX_OBJECT_HEADER_BYTES + HEAD_INPUT_BYTES : MAX_OBJECT_HEADER_BYTES,
+      );
       // Header-only: on a refill, read through the small entries that follow and stop before a large one.
       let at: number;
       if (wantResultSizes) at = window.ensure(offset, available);
@@ -210,7 +224,12 @@ export class RangeScanner {
       if (type === OBJ_OFS_DELTA) {
         const position = positionOfOffsetBefore(sortedOffsets, p, baseOffset);
         if (position < 0) {
-          throw fail('bad-delta-base', packFile, offset, `OFS_DELTA base offset ${baseOffset} is not the start of an object`);
+          throw fail(
+            'bad-delta-base',
+            packFile,
+            offset,
+            `OFS_DELTA base offset ${baseOffset} is not the start of an object`,
+          );
         }
         basePosition[p] = position;
       } else if (type === OBJ_REF_DELTA) {
@@ -219,7 +238,8 @@ export class RangeScanner {
           const baseHex = bytes.toString('hex', at + headerLength - hashSize, at + headerLength);
           throw fail('missing-base', packFile, offset, `REF_DELTA base ${baseHex} is not in this pack`);
         }
-        if (baseObject === byOffset[p]!) throw fail('delta-cycle', packFile, offset, 'REF_DELTA names itself as its base');
+        if (baseObject === byOffset[p]!)
+          throw fail('delta-cycle', packFile, offset, 'REF_DELTA names itself as its base');
         basePosition[p] = this.positionOf()[baseObject]!;
       } else {
         basePosition[p] = -1;
@@ -231,7 +251,14 @@ export class RangeScanner {
           resultSizeLow[p] = 0;
           continue;
         }
-        resultSize = this.deltaResultSize(bytes, at + headerLength, at + available, offset, entryBytes - headerLength, headerLength);
+        resultSize = this.deltaResultSize(
+          bytes,
+          at + headerLength,
+          at + available,
+          offset,
+          entryBytes - headerLength,
+          headerLength,
+        );
       } else {
         resultSize = objectSize;
       }
@@ -245,20 +272,34 @@ export class RangeScanner {
   }
 
   /** git-internals §1.8: a delta's result size comes from a partial inflate of its payload. */
-  private deltaResultSize(bytes: Buffer, dataAt: number, availableEnd: number, offset: number, compressedBytes: number, headerLength: number): number {
+  private deltaResultSize(
+    bytes: Buffer,
+    dataAt: number,
+    availableEnd: number,
+    offset: number,
+    compressedBytes: number,
+    headerLength: number,
+  ): number {
     const { packFile } = this.input;
     const inflater = this.inflater;
     let status = inflater.run(bytes, dataAt, Math.min(availableEnd, dataAt + compressedBytes), DELTA_HEADER_BYTES);
     if (status === InflateHeadStatus.NeedInput && compressedBytes > availableEnd - dataAt) {
       // Rare: the header lies beyond the first few KiB of compressed data. Read the whole entry.
       if (compressedBytes > MAX_HEAD_INPUT_BYTES) {
-        throw fail('bad-zlib', packFile, offset, `delta header not found in the first ${availableEnd - dataAt} compressed bytes`);
+        throw fail(
+          'bad-zlib',
+          packFile,
+          offset,
+          `delta header not found in the first ${availableEnd - dataAt} compressed bytes`,
+        );
       }
       const whole = this.pack.read(offset + headerLength, compressedBytes);
       status = inflater.run(whole, 0, whole.length, DELTA_HEADER_BYTES);
     }
-    if (status === InflateHeadStatus.Corrupt) throw fail('bad-zlib', packFile, offset, 'delta data is not a valid zlib stream');
-    if (status === InflateHeadStatus.NeedInput) throw fail('bad-zlib', packFile, offset, 'zlib data ends before the delta header');
+    if (status === InflateHeadStatus.Corrupt)
+      throw fail('bad-zlib', packFile, offset, 'delta data is not a valid zlib stream');
+    if (status === InflateHeadStatus.NeedInput)
+      throw fail('bad-zlib', packFile, offset, 'zlib data ends before the delta header');
     let result: number;
     try {
       result = readDeltaResultSize(inflater.output, inflater.length);
@@ -292,4 +333,3 @@ function headerScanExtent(sortedOffsets: Float64Array, p: number, dataEnd: numbe
   }
   return Math.min(end, dataEnd) - start;
 }
-

@@ -14,15 +14,22 @@ const task = workerData as ScanWorkerTask;
 const post = (message: ScanWorkerMessage): void => task.port.postMessage(message);
 
 function describe(chunk: number, error: unknown): ScanWorkerMessage {
-  if (error instanceof PackFormatError) return { kind: 'failed', chunk, code: error.code, file: error.file, offset: error.offset, detail: error.detail };
-  return { kind: 'crashed', chunk, message: error instanceof Error ? error.message : String(error), stack: error instanceof Error ? error.stack : undefined };
+  if (error instanceof PackFormatError)
+    return { kind: 'failed', chunk, code: error.code, file: error.file, offset: error.offset, detail: error.detail };
+  return {
+    kind: 'crashed',
+    chunk,
+    message: error instanceof Error ? error.message : String(error),
+    stack: error instanceof Error ? error.stack : undefined,
+  };
 }
 
 let pack: RandomAccessFile | undefined;
 try {
   pack = RandomAccessFile.open(task.packFile);
   // The path may name another file by now: scan only the one the build opened.
-  if (pack.identity !== task.packIdentity) throw fail('changed', task.packFile, undefined, 'file was replaced or rewritten while it was being read');
+  if (pack.identity !== task.packIdentity)
+    throw fail('changed', task.packFile, undefined, 'file was replaced or rewritten while it was being read');
 } catch (error) {
   // Nothing claimed: the other scanners take every chunk. Say why, for the log of a slow build.
   pack?.close();
@@ -33,24 +40,38 @@ if (pack) {
   try {
     const index = PackIndex.fromTransfer(task.index);
     const scanner = new RangeScanner(
-      { packFile: task.packFile, index, byOffset: task.byOffset, sortedOffsets: task.sortedOffsets, dataEnd: task.dataEnd, wantResultSizes: task.wantResultSizes },
+      {
+        packFile: task.packFile,
+        index,
+        byOffset: task.byOffset,
+        sortedOffsets: task.sortedOffsets,
+        dataEnd: task.dataEnd,
+        wantResultSizes: task.wantResultSizes,
+      },
       task.output,
       pack,
     );
     let sizeSeen = 0;
     let resultSeen = 0;
-    claimAndScan(task.control, task.chunkCount, task.chunkEntries, task.sortedOffsets.length, scanner, (chunk, error) => {
-      if (error !== undefined) {
-        post(describe(chunk, error));
-        return;
-      }
-      // Only what this chunk added to the scanner's maps (they are rarely more than empty).
-      const sizes = [...scanner.sizeOverflow].slice(sizeSeen);
-      const results = [...scanner.resultSizeOverflow].slice(resultSeen);
-      sizeSeen += sizes.length;
-      resultSeen += results.length;
-      post({ kind: 'chunk', chunk, sizeOverflow: sizes, resultSizeOverflow: results });
-    });
+    claimAndScan(
+      task.control,
+      task.chunkCount,
+      task.chunkEntries,
+      task.sortedOffsets.length,
+      scanner,
+      (chunk, error) => {
+        if (error !== undefined) {
+          post(describe(chunk, error));
+          return;
+        }
+        // Only what this chunk added to the scanner's maps (they are rarely more than empty).
+        const sizes = [...scanner.sizeOverflow].slice(sizeSeen);
+        const results = [...scanner.resultSizeOverflow].slice(resultSeen);
+        sizeSeen += sizes.length;
+        resultSeen += results.length;
+        post({ kind: 'chunk', chunk, sizeOverflow: sizes, resultSizeOverflow: results });
+      },
+    );
   } finally {
     pack.close();
   }

@@ -13,7 +13,7 @@ export class SizeColumn {
 
   get(n: number): number {
     const value = this.low[n]!;
-    return value === 0xffffffff ? this.overflow.get(n) ?? value : value;
+    return value === 0xffffffff ? (this.overflow.get(n) ?? value) : value;
   }
 
   set(n: number, value: number): void {

@@ -29,7 +29,8 @@ export function checkStoredColumns(index: PackIndex, packSize: number, columns: 
     const n = byOffset[p]!;
     if (n >= count) throw new Error('model pack order names an object out of range');
     const offset = offsets[n]!;
-    if (offset < PACK_HEADER_BYTES || offset >= dataEnd) throw new Error('model pack order names an offset outside the pack');
+    if (offset < PACK_HEADER_BYTES || offset >= dataEnd)
+      throw new Error('model pack order names an offset outside the pack');
     inPackOrder[p] = offset;
     if (previous >= 0) {
       if (offset <= previousOffset) throw new Error('model pack order is not in offset order');
@@ -50,12 +51,15 @@ export function checkStoredColumns(index: PackIndex, packSize: number, columns: 
       // depth = base's depth + 1 everywhere rules out cycles: the depths would have to rise for ever.
       if (depth[n] !== depth[b]! + 1) throw new Error('model depth does not follow its base');
       if (type[n] !== type[b]) throw new Error('model type differs from its base');
-      if (stored === OBJ_OFS_DELTA && offsets[b]! >= offsets[n]!) throw new Error('model OFS_DELTA base is not before its delta');
+      if (stored === OBJ_OFS_DELTA && offsets[b]! >= offsets[n]!)
+        throw new Error('model OFS_DELTA base is not before its delta');
       if (depth[n]! > maxDepth) maxDepth = depth[n]!;
     } else {
       if (stored < 1 || stored > 4) throw new Error('model type column out of range');
-      if (b !== -1 || depth[n] !== 0 || type[n] !== stored) throw new Error('model base, depth or type of a non-delta is wrong');
-      if ((resultLow[n] !== sizeLow[n] || resultLow[n] === 0xffffffff) && resultSize.get(n) !== size.get(n)) throw new Error('model result size of a non-delta differs from its size');
+      if (b !== -1 || depth[n] !== 0 || type[n] !== stored)
+        throw new Error('model base, depth or type of a non-delta is wrong');
+      if ((resultLow[n] !== sizeLow[n] || resultLow[n] === 0xffffffff) && resultSize.get(n) !== size.get(n))
+        throw new Error('model result size of a non-delta differs from its size');
     }
   }
   if (maxDepth >= count && count > 0) throw new Error('model depth exceeds the object count');
@@ -84,7 +88,8 @@ export function checkStoredDerived(columns: PackColumns, stored: StoredDerivedCo
   if (childStart.length !== count + 1 || roots.length !== count) return 'stored derived columns have the wrong length';
   let deltas = 0;
   for (let n = 0; n < count; n++) if (base[n]! >= 0) deltas++;
-  if (childStart[0] !== 0 || childStart[count] !== deltas || childList.length !== deltas) return 'stored child lists do not count the deltas';
+  if (childStart[0] !== 0 || childStart[count] !== deltas || childList.length !== deltas)
+    return 'stored child lists do not count the deltas';
   for (let b = 0; b < count; b++) {
     const start = childStart[b]!;
     const end = childStart[b + 1]!;
@@ -92,7 +97,8 @@ export function checkStoredDerived(columns: PackColumns, stored: StoredDerivedCo
     let previousOffset = -1;
     for (let i = start; i < end; i++) {
       const child = childList[i]!;
-      if (child >= count || base[child] !== b) return 'stored child list names an object that is not a delta of its base';
+      if (child >= count || base[child] !== b)
+        return 'stored child list names an object that is not a delta of its base';
       const at = offset[child]!;
       if (at <= previousOffset) return 'stored child list is not in pack order';
       previousOffset = at;
@@ -108,7 +114,8 @@ export function checkStoredDerived(columns: PackColumns, stored: StoredDerivedCo
 
 function checkDiskSize(low: Uint32Array, column: SizeColumn, n: number, expected: number): void {
   const stored = low[n]!;
-  if (stored !== expected && (stored !== 0xffffffff || column.get(n) !== expected)) throw new Error('model disk size does not match the offsets');
+  if (stored !== expected && (stored !== 0xffffffff || column.get(n) !== expected))
+    throw new Error('model disk size does not match the offsets');
 }
 
 /** Values of 4 GiB or more live in the side map, flagged by 0xffffffff in the low column, and nowhere else. */
@@ -117,7 +124,8 @@ function checkOverflow(column: SizeColumn, count: number): void {
   for (let n = 0; n < count; n++) if (column.low[n] === 0xffffffff) flagged++;
   if (flagged !== column.overflow.size) throw new Error('model size overflow map does not match its column');
   for (const [n, value] of column.overflow) {
-    if (!Number.isInteger(n) || n < 0 || n >= count || column.low[n] !== 0xffffffff) throw new Error('model size overflow map names a wrong object');
+    if (!Number.isInteger(n) || n < 0 || n >= count || column.low[n] !== 0xffffffff)
+      throw new Error('model size overflow map names a wrong object');
     if (!Number.isSafeInteger(value) || value < 0xffffffff) throw new Error('model size overflow value out of range');
   }
 }

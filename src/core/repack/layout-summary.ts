@@ -30,7 +30,8 @@ export function countLooseObjects(objectsDir: string, hexLength: number): number
   let count = 0;
   for (const entry of safeReaddir(objectsDir)) {
     if (!/^[0-9a-f]{2}$/.test(entry)) continue;
-    for (const name of safeReaddir(path.join(objectsDir, entry))) if (name.length === hexLength - 2 && /^[0-9a-f]+$/.test(name)) count++;
+    for (const name of safeReaddir(path.join(objectsDir, entry)))
+      if (name.length === hexLength - 2 && /^[0-9a-f]+$/.test(name)) count++;
   }
   return count;
 }
@@ -77,7 +78,15 @@ export function joinByObjectId(current: PackModel[], preview: PackModel, k: numb
       const change = previewDiskSize - currentDiskSize;
       if (change === 0 || k === 0) continue;
       if (top.length === k && Math.abs(change) <= Math.abs(top[top.length - 1]!.change)) continue;
-      top.push({ oid: preview.oidHex(n), type: TYPE_NAMES[preview.columns.type[n]!]!, currentDiskSize, previewDiskSize, change, currentDepth: model.columns.depth[m]!, previewDepth: preview.columns.depth[n]! });
+      top.push({
+        oid: preview.oidHex(n),
+        type: TYPE_NAMES[preview.columns.type[n]!]!,
+        currentDiskSize,
+        previewDiskSize,
+        change,
+        currentDepth: model.columns.depth[m]!,
+        previewDepth: preview.columns.depth[n]!,
+      });
       top.sort((a, b) => Math.abs(b.change) - Math.abs(a.change) || (a.oid < b.oid ? -1 : 1));
       if (top.length > k) top.pop();
     }

@@ -44,7 +44,8 @@ export function removeStalePreviewDirectories(tempRoot: string, now = Date.now()
     }
     if (!stat.isDirectory() || (process.getuid && stat.uid !== process.getuid())) continue;
     const owner = ownerOf(directory);
-    const stale = owner === undefined ? now - stat.mtimeMs > UNOWNED_STALE_MS : owner !== process.pid && !isRunning(owner);
+    const stale =
+      owner === undefined ? now - stat.mtimeMs > UNOWNED_STALE_MS : owner !== process.pid && !isRunning(owner);
     if (!stale) continue;
     try {
       fs.rmSync(directory, { recursive: true, force: true });
@@ -59,7 +60,10 @@ export function removeStalePreviewDirectories(tempRoot: string, now = Date.now()
 function ownerOf(directory: string): number | undefined {
   let text: string;
   try {
-    const fd = fs.openSync(path.join(directory, OWNER_FILE), fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
+    const fd = fs.openSync(
+      path.join(directory, OWNER_FILE),
+      fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0),
+    );
     try {
       if (!fs.fstatSync(fd).isFile()) return undefined;
       const buffer = Buffer.alloc(32);

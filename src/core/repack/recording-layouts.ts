@@ -37,7 +37,11 @@ export interface RecordingReplayOptions {
  * size there), then the `git` policy is simulated at each limit and the seek locality measured on
  * both layouts, over the same reads. Each git process of the recording starts with an empty cache.
  */
-export function replayRecordingOnLayouts(loaded: LoadedRecording, preview: PackModel, options: RecordingReplayOptions = {}): RecordingOnLayouts {
+export function replayRecordingOnLayouts(
+  loaded: LoadedRecording,
+  preview: PackModel,
+  options: RecordingReplayOptions = {},
+): RecordingOnLayouts {
   const limits = options.limits ?? DEFAULT_PREVIEW_LIMITS;
   const pageCache = options.pageCache ?? DEFAULT_PAGE_CACHE;
   const { resolved, range } = loaded;
@@ -62,9 +66,19 @@ export function replayRecordingOnLayouts(loaded: LoadedRecording, preview: PackM
     kept++;
   }
   keptBefore[total] = kept;
-  const segmentStarts = [...new Set(loaded.segments.map((s) => keptBefore[Math.min(s.firstRead, total)]!))].sort((a, b) => a - b);
-  const current: ReplayLayout = { packOf: currentPack.subarray(0, kept), objectOf: currentObject.subarray(0, kept), models };
-  const previewLayout: ReplayLayout = { packOf: new Int32Array(kept), objectOf: previewObject.subarray(0, kept), models: [preview] };
+  const segmentStarts = [...new Set(loaded.segments.map((s) => keptBefore[Math.min(s.firstRead, total)]!))].sort(
+    (a, b) => a - b,
+  );
+  const current: ReplayLayout = {
+    packOf: currentPack.subarray(0, kept),
+    objectOf: currentObject.subarray(0, kept),
+    models,
+  };
+  const previewLayout: ReplayLayout = {
+    packOf: new Int32Array(kept),
+    objectOf: previewObject.subarray(0, kept),
+    models: [preview],
+  };
   return {
     reads: kept,
     readsNotInPreview: total - kept,
@@ -73,32 +87,61 @@ export function replayRecordingOnLayouts(loaded: LoadedRecording, preview: PackM
   };
 }
 
-export function replayOnLayout(layout: ReplayLayout, segmentStarts: number[], limits: number[], pageCache: PageCacheOptions): LayoutReplay {
+export function replayOnLayout(
+  layout: ReplayLayout,
+  segmentStarts: number[],
+  limits: number[],
+  pageCache: PageCacheOptions,
+): LayoutReplay {
   const objects = simObjectsFrom(layout.models);
   const global = new Int32Array(layout.objectOf.length);
   for (let r = 0; r < global.length; r++) global[r] = objects.packBase[layout.packOf[r]!]! + layout.objectOf[r]!;
   const compact = compactForReads(objects, global);
   const runner = parsePolicy('git');
   const inflations = limits.map((limit) => {
-    const result = simulateSegments(runner, compact.objects, compact.reads, segmentStarts.length > 0 ? segmentStarts : [0], limit);
-    return { limit, reads: result.reads, logged: result.logged, inflations: result.inflations, deltaApplications: result.deltaApplications, inflatedBytes: result.inflatedBytes, appliedBytes: result.appliedBytes ?? 0, peakCacheBytes: result.peakCacheBytes, readSeconds: null };
+    const result = simulateSegments(
+      runner,
+      compact.objects,
+      compact.reads,
+      segmentStarts.length > 0 ? segmentStarts : [0],
+      limit,
+    );
+    return {
+      limit,
+      reads: result.reads,
+      logged: result.logged,
+      inflations: result.inflations,
+      deltaApplications: result.deltaApplications,
+      inflatedBytes: result.inflatedBytes,
+      appliedBytes: result.appliedBytes ?? 0,
+      peakCacheBytes: result.peakCacheBytes,
+      readSeconds: null,
+    };
   });
-  const locality = layout.models.map((model, k) => {
-    const offsets: number[] = [];
-    const entryBytes: number[] = [];
-    for (let r = 0; r < layout.objectOf.length; r++) {
-      if (layout.packOf[r] !== k) continue;
-      const n = layout.objectOf[r]!;
-      offsets.push(model.columns.offset[n]!);
-      entryBytes.push(model.columns.diskSize.get(n));
-    }
-    return packLocality({ pack: model.files.pack, offsets: Float64Array.from(offsets), entryBytes: Float64Array.from(entryBytes) }, pageCache);
-  }).filter((l) => l.reads > 0);
+  const locality = layout.models
+    .map((model, k) => {
+      const offsets: number[] = [];
+      const entryBytes: number[] = [];
+      for (let r = 0; r < layout.objectOf.length; r++) {
+        if (layout.packOf[r] !== k) continue;
+        const n = layout.objectOf[r]!;
+        offsets.push(model.columns.offset[n]!);
+        entryBytes.push(model.columns.diskSize.get(n));
+      }
+      return packLocality(
+        { pack: model.files.pack, offsets: Float64Array.from(offsets), entryBytes: Float64Array.from(entryBytes) },
+        pageCache,
+      );
+    })
+    .filter((l) => l.reads > 0);
   return { inflations, locality };
 }
 
 /** The current layout's side alone (an estimate-only run has no preview pack): every kept read. */
-export function replayRecordingOnCurrent(loaded: LoadedRecording, options: RecordingReplayOptions = {}): { reads: number; current: LayoutReplay } {
+export function replayRecordingOnCurrent(
+  loaded: LoadedRecording,
+  options: RecordingReplayOptions = {},
+): { reads: number; current: LayoutReplay } {
   const { resolved, range } = loaded;
   const layout: ReplayLayout = {
     packOf: Int32Array.from(resolved.readPack.subarray(range.start, range.end)),
@@ -106,5 +149,13 @@ export function replayRecordingOnCurrent(loaded: LoadedRecording, options: Recor
     models: resolved.packs.map((p) => p.model),
   };
   const starts = loaded.segments.map((s) => s.firstRead).sort((a, b) => a - b);
-  return { reads: layout.objectOf.length, current: replayOnLayout(layout, starts, options.limits ?? DEFAULT_PREVIEW_LIMITS, options.pageCache ?? DEFAULT_PAGE_CACHE) };
+  return {
+    reads: layout.objectOf.length,
+    current: replayOnLayout(
+      layout,
+      starts,
+      options.limits ?? DEFAULT_PREVIEW_LIMITS,
+      options.pageCache ?? DEFAULT_PAGE_CACHE,
+    ),
+  };
 }

@@ -56,7 +56,12 @@ export const NO_LAZY_FETCH_ENVIRONMENT: Readonly<Record<string, string>> = {
  * `--quiet` is replaced by `--progress`, since the preview shows git's progress; the extra options come last.
  * Not reproduced: repack's separate pack of promisor objects (`--keep-pack=` of that pack).
  */
-export function repackPackObjectsArguments(repository: Repository, config: Map<string, string>, tuning: RepackTuning, basePath: string): string[] {
+export function repackPackObjectsArguments(
+  repository: Repository,
+  config: Map<string, string>,
+  tuning: RepackTuning,
+  basePath: string,
+): string[] {
   const args = ['pack-objects'];
   if (tuning.window !== undefined) args.push(`--window=${tuning.window}`);
   if (tuning.depth !== undefined) args.push(`--depth=${tuning.depth}`);

@@ -9,7 +9,12 @@ import { abortError, probeGit } from '../git/run-git.ts';
 import { alternateObjectDirs } from '../model/object-store.ts';
 import { refuseInsideRepository } from '../model/outside-repository.ts';
 import type { Repository } from '../model/repository.ts';
-import type { RepackMode, RepackModePack, RepackModePreviewDocument, RepackModeSide } from '../report/repack-mode-document.ts';
+import type {
+  RepackMode,
+  RepackModePack,
+  RepackModePreviewDocument,
+  RepackModeSide,
+} from '../report/repack-mode-document.ts';
 import type { PackMarker } from '../report/repository-layout-document.ts';
 import { NO_LAZY_FETCH_ENVIRONMENT } from './repack-arguments.ts';
 import { createPreviewDirectory } from './preview-directory.ts';
@@ -22,7 +27,10 @@ export async function repackModesSupported(git: string): Promise<{ geometric: bo
   // A lone -h needs no repository and writes nothing; git exits 129 with the usage.
   const result = await probeGit(git, ['repack', '-h']);
   const usage = `${result.stdout}\n${result.stderr}`;
-  return { geometric: /(^|\s)-g, --geometric|--geometric[=\s<]/m.test(usage), cruft: /--cruft(\s|$|\[|=)/m.test(usage) };
+  return {
+    geometric: /(^|\s)-g, --geometric|--geometric[=\s<]/m.test(usage),
+    cruft: /--cruft(\s|$|\[|=)/m.test(usage),
+  };
 }
 
 export function repackModeArguments(mode: RepackMode): string[] {
@@ -54,14 +62,21 @@ function createDeepShadow(objectsDir: string, shadow: string): void {
   fs.mkdirSync(path.join(shadow, 'pack'), { recursive: true });
   fs.mkdirSync(path.join(shadow, 'info'), { recursive: true });
   const alternates = alternateObjectDirs(objectsDir).filter((dir) => fs.existsSync(dir));
-  if (alternates.length > 0) fs.writeFileSync(path.join(shadow, 'info', 'alternates'), alternates.map((dir) => `${path.resolve(dir)}\n`).join(''));
+  if (alternates.length > 0)
+    fs.writeFileSync(
+      path.join(shadow, 'info', 'alternates'),
+      alternates.map((dir) => `${path.resolve(dir)}\n`).join(''),
+    );
 }
 
 /** The packs of a pack directory (the repository's, or the shadow's after the repack), by name. */
 function packsIn(packDir: string): RepackModePack[] {
   let names: string[];
   try {
-    names = fs.readdirSync(packDir).filter((name) => name.endsWith('.pack')).sort();
+    names = fs
+      .readdirSync(packDir)
+      .filter((name) => name.endsWith('.pack'))
+      .sort();
   } catch {
     return [];
   }
@@ -116,12 +131,27 @@ export async function previewRepackMode(options: RepackModePreviewOptions): Prom
   const git = options.git ?? 'git';
   const version = await gitVersionOf(git);
   const supported = await repackModesSupported(git);
-  if (!supported[mode.kind]) throw fail('usage', undefined, undefined, `git ${version} (${git}) has no \`git repack --${mode.kind}\` (geometric repacks came with git 2.32, cruft packs with 2.37)`);
-  if (mode.kind === 'geometric' && (!Number.isSafeInteger(mode.factor) || mode.factor < 2)) throw fail('usage', undefined, undefined, `--geometric needs a factor of 2 or more (got ${mode.factor})`);
+  if (!supported[mode.kind])
+    throw fail(
+      'usage',
+      undefined,
+      undefined,
+      `git ${version} (${git}) has no \`git repack --${mode.kind}\` (geometric repacks came with git 2.32, cruft packs with 2.37)`,
+    );
+  if (mode.kind === 'geometric' && (!Number.isSafeInteger(mode.factor) || mode.factor < 2))
+    throw fail('usage', undefined, undefined, `--geometric needs a factor of 2 or more (got ${mode.factor})`);
   const restLength = repository.hash.size * 2 - 2;
-  const before: RepackModeSide = { packs: packsIn(path.join(repository.objectsDir, 'pack')), looseObjects: looseCount(repository.objectsDir, restLength) };
+  const before: RepackModeSide = {
+    packs: packsIn(path.join(repository.objectsDir, 'pack')),
+    looseObjects: looseCount(repository.objectsDir, restLength),
+  };
   const tempRoot = path.resolve(options.tempRoot ?? os.tmpdir());
-  refuseInsideRepository(tempRoot, repository, (root) => `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`);
+  refuseInsideRepository(
+    tempRoot,
+    repository,
+    (root) =>
+      `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`,
+  );
   const temp = createPreviewDirectory(tempRoot);
   try {
     const shadow = path.join(temp, 'objects');

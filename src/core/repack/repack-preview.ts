@@ -14,7 +14,13 @@ import { gitVersionOf } from '../git/git-probe.ts';
 import { abortError } from '../git/run-git.ts';
 import type { CurrentLayout, LayoutSummary, SizeChange } from '../report/repack-preview-document.ts';
 import { countLooseObjects, joinByObjectId, summarizeLayout } from './layout-summary.ts';
-import { equivalentRepackCommand, NO_LAZY_FETCH_ENVIRONMENT, promisorRemotes, repackPackObjectsArguments, type RepackTuning } from './repack-arguments.ts';
+import {
+  equivalentRepackCommand,
+  NO_LAZY_FETCH_ENVIRONMENT,
+  promisorRemotes,
+  repackPackObjectsArguments,
+  type RepackTuning,
+} from './repack-arguments.ts';
 import { createPreviewDirectory } from './preview-directory.ts';
 import { runPackObjects } from './run-pack-objects.ts';
 import { createShadowObjectsDir } from './shadow-objects.ts';
@@ -103,13 +109,20 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
     return store.model(pack);
   });
   options.onProgress?.({ phase: 'Reading current packs', done: local.length, total: local.length, finished: true });
-  const current = { ...summarizeLayout(currentModels), looseObjects: countLooseObjects(repository.objectsDir, repository.hash.size * 2) };
+  const current = {
+    ...summarizeLayout(currentModels),
+    looseObjects: countLooseObjects(repository.objectsDir, repository.hash.size * 2),
+  };
   if (options.signal?.aborted) throw abortError(options.signal);
   // As git reads it (includes, includeIf, config.worktree): a promisor remote named only in an
   // included file still makes this a partial clone.
   const config = await readEffectiveConfig(git, repository.gitDir, options.signal);
   const promisors = promisorRemotes(config);
-  const promisorObjects = local.reduce((sum, pack, k) => sum + (fs.existsSync(pack.files.pack.replace(/\.pack$/, '.promisor')) ? currentModels[k]!.count : 0), 0);
+  const promisorObjects = local.reduce(
+    (sum, pack, k) =>
+      sum + (fs.existsSync(pack.files.pack.replace(/\.pack$/, '.promisor')) ? currentModels[k]!.count : 0),
+    0,
+  );
   const warnings: string[] = [];
   const partialClone =
     promisors.length === 0
@@ -118,7 +131,12 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
   if (partialClone !== '') warnings.push(partialClone);
 
   const tempRoot = path.resolve(options.tempRoot ?? os.tmpdir());
-  refuseInsideRepository(tempRoot, repository, (root) => `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`);
+  refuseInsideRepository(
+    tempRoot,
+    repository,
+    (root) =>
+      `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`,
+  );
   const temp = createPreviewDirectory(tempRoot);
   let kept = false;
   try {
@@ -126,23 +144,46 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
     const outDir = path.join(temp, 'pack');
     fs.mkdirSync(outDir);
     createShadowObjectsDir(repository.objectsDir, shadow);
-    const args = [`--git-dir=${repository.gitDir}`, ...repackPackObjectsArguments(repository, config, options, path.join(outDir, 'pack'))];
+    const args = [
+      `--git-dir=${repository.gitDir}`,
+      ...repackPackObjectsArguments(repository, config, options, path.join(outDir, 'pack')),
+    ];
     // A preview never fetches: in a partial clone, a missing object stays missing.
-    const env: Record<string, string> = { GIT_OBJECT_DIRECTORY: shadow, ...(promisors.length > 0 ? NO_LAZY_FETCH_ENVIRONMENT : {}) };
+    const env: Record<string, string> = {
+      GIT_OBJECT_DIRECTORY: shadow,
+      ...(promisors.length > 0 ? NO_LAZY_FETCH_ENVIRONMENT : {}),
+    };
     const started = performance.now();
-    const { stdout } = await runPackObjects({ git, args, env, cwd: temp, signal: options.signal, onProgress: options.onProgress, onSpawn: options.onSpawn });
+    const { stdout } = await runPackObjects({
+      git,
+      args,
+      env,
+      cwd: temp,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      onSpawn: options.onSpawn,
+    });
     const seconds = (performance.now() - started) / 1000;
     const name = stdout.trim().split('\n').pop() ?? '';
     const stem = path.join(outDir, `pack-${name}`);
     if (name === '' && partialClone !== '') {
-      throw fail('not-found', repository.gitDir, undefined, `nothing to preview: every object is in a promisor pack. ${partialClone}.`);
+      throw fail(
+        'not-found',
+        repository.gitDir,
+        undefined,
+        `nothing to preview: every object is in a promisor pack. ${partialClone}.`,
+      );
     }
     if (!/^[0-9a-f]{40,64}$/.test(name) || !fs.existsSync(`${stem}.pack`)) {
       throw fail('io', outDir, undefined, `git pack-objects wrote no pack (it printed "${stdout.trim()}")`);
     }
     if (options.signal?.aborted) throw abortError(options.signal);
     options.onProgress?.({ phase: 'Reading the preview pack', done: 0, total: 1, finished: false });
-    const previewFiles = { pack: `${stem}.pack`, idx: `${stem}.idx`, rev: fs.existsSync(`${stem}.rev`) ? `${stem}.rev` : undefined };
+    const previewFiles = {
+      pack: `${stem}.pack`,
+      idx: `${stem}.idx`,
+      rev: fs.existsSync(`${stem}.rev`) ? `${stem}.rev` : undefined,
+    };
     const previewModel = buildPackModel(previewFiles, { hash: repository.hash });
     options.onProgress?.({ phase: 'Reading the preview pack', done: 1, total: 1, finished: true });
     const join = joinByObjectId(currentModels, previewModel, options.top ?? 20);

@@ -20,10 +20,18 @@ export function createShadowObjectsDir(objectsDir: string, shadow: string): void
     if (entry === 'pack' || entry === 'info') continue;
     fs.symlinkSync(path.join(objectsDir, entry), path.join(shadow, entry));
   }
-  linkEntries(path.join(objectsDir, 'pack'), path.join(shadow, 'pack'), (name) => !name.startsWith('tmp_') && !name.startsWith('.tmp-'));
+  linkEntries(
+    path.join(objectsDir, 'pack'),
+    path.join(shadow, 'pack'),
+    (name) => !name.startsWith('tmp_') && !name.startsWith('.tmp-'),
+  );
   linkEntries(path.join(objectsDir, 'info'), path.join(shadow, 'info'), (name) => name !== 'alternates');
   const alternates = alternateObjectDirs(objectsDir).filter((dir) => fs.existsSync(dir));
-  if (alternates.length > 0) fs.writeFileSync(path.join(shadow, 'info', 'alternates'), alternates.map((dir) => `${path.resolve(dir)}\n`).join(''));
+  if (alternates.length > 0)
+    fs.writeFileSync(
+      path.join(shadow, 'info', 'alternates'),
+      alternates.map((dir) => `${path.resolve(dir)}\n`).join(''),
+    );
 }
 
 function linkEntries(from: string, to: string, keep: (name: string) => boolean): void {

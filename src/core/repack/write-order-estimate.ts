@@ -45,13 +45,21 @@ export interface EstimateOptions {
  * pack in turn cost a search per pack per object (3,000 one-object packs: 3,000 searches an object).
  * `searches` counts binary searches made: the test checks the merged table's one per id.
  */
-export function locateInPacks(packs: readonly PackModel[], oids: Buffer, hashSize: number): { where: Int32Array; objectIn: Int32Array; searches: number } {
+export function locateInPacks(
+  packs: readonly PackModel[],
+  oids: Buffer,
+  hashSize: number,
+): { where: Int32Array; objectIn: Int32Array; searches: number } {
   const count = Math.floor(oids.length / hashSize);
   const where = new Int32Array(count).fill(-1);
   const objectIn = new Int32Array(count).fill(-1);
   let searches = 0;
   if (packs.length >= MERGED_INDEX_MIN_PACKS) {
-    const merged = MergedNameIndex.build(packs.map((model) => model.index), hashSize, () => true);
+    const merged = MergedNameIndex.build(
+      packs.map((model) => model.index),
+      hashSize,
+      () => true,
+    );
     for (let i = 0; i < count; i++) {
       searches++;
       const hit = merged.find(oids.subarray(i * hashSize, (i + 1) * hashSize));
@@ -76,7 +84,9 @@ export function locateInPacks(packs: readonly PackModel[], oids: Buffer, hashSiz
 
 const TYPE_CODES: Record<string, number> = { commit: OBJ_COMMIT, tree: OBJ_TREE, blob: OBJ_BLOB, tag: OBJ_TAG };
 
-export async function estimateWriteOrder(options: EstimateOptions): Promise<{ estimate: WriteOrderEstimate; layout: EstimatedLayout }> {
+export async function estimateWriteOrder(
+  options: EstimateOptions,
+): Promise<{ estimate: WriteOrderEstimate; layout: EstimatedLayout }> {
   const started = performance.now();
   const git = options.git ?? 'git';
   const { repository, current } = options;
@@ -92,11 +102,20 @@ export async function estimateWriteOrder(options: EstimateOptions): Promise<{ es
     runGitCapture(git, revListArgs, { cwd: repository.gitDir, signal: options.signal, env }),
     runGitCapture(git, showRefArgs, { cwd: repository.gitDir, signal: options.signal, okStatuses: [1] }),
   ]);
-  const tagTargets = new Set(tagRefs.toString('latin1').split('\n').map((line) => line.slice(0, hashSize * 2)).filter((hex) => hex.length === hashSize * 2));
+  const tagTargets = new Set(
+    tagRefs
+      .toString('latin1')
+      .split('\n')
+      .map((line) => line.slice(0, hashSize * 2))
+      .filter((hex) => hex.length === hashSize * 2),
+  );
 
   // §5.1: input order = rev-list's order; one id per line, maybe followed by a path.
   const hexLength = hashSize * 2;
-  const lines = listing.toString('latin1').split('\n').filter((line) => line.length >= hexLength);
+  const lines = listing
+    .toString('latin1')
+    .split('\n')
+    .filter((line) => line.length >= hexLength);
   const count = lines.length;
   const oids = Buffer.alloc(count * hashSize);
   const tagged = new Uint8Array(count);
@@ -125,7 +144,11 @@ export async function estimateWriteOrder(options: EstimateOptions): Promise<{ es
   const catFileArgs = [gitDir, 'cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize:disk)'];
   if (unpacked.length > 0) {
     const input = unpacked.map((i) => oids.toString('hex', i * hashSize, (i + 1) * hashSize)).join('\n') + '\n';
-    const answer = (await runGitCapture(git, catFileArgs, { cwd: repository.gitDir, input, signal: options.signal, env })).toString('latin1').split('\n');
+    const answer = (
+      await runGitCapture(git, catFileArgs, { cwd: repository.gitDir, input, signal: options.signal, env })
+    )
+      .toString('latin1')
+      .split('\n');
     unpacked.forEach((i, k) => {
       const [, typeName, size] = (answer[k] ?? '').split(' ');
       type[i] = TYPE_CODES[typeName ?? ''] ?? OBJ_BLOB;
@@ -156,7 +179,9 @@ export async function estimateWriteOrder(options: EstimateOptions): Promise<{ es
     histogram[d]!++;
     depthSum += d;
   }
-  const byId = Uint32Array.from({ length: count }, (_, i) => i).sort((a, b) => oids.compare(oids, a * hashSize, (a + 1) * hashSize, b * hashSize, (b + 1) * hashSize));
+  const byId = Uint32Array.from({ length: count }, (_, i) => i).sort((a, b) =>
+    oids.compare(oids, a * hashSize, (a + 1) * hashSize, b * hashSize, (b + 1) * hashSize),
+  );
   const estimate: WriteOrderEstimate = {
     kind: 'estimate',
     basis: "git-internals §5 write order over rev-list's walk, today's deltas and entry sizes kept (no delta search)",
@@ -201,7 +226,11 @@ export function findInLayout(layout: EstimatedLayout, bytes: Uint8Array, at: num
 }
 
 /** The locality of a recording's reads replayed against the estimated layout (reads of objects it lacks are left out). */
-export function estimateRecordingLocality(loaded: LoadedRecording, layout: EstimatedLayout, pageCache: PageCacheOptions = DEFAULT_PAGE_CACHE): PackLocality {
+export function estimateRecordingLocality(
+  loaded: LoadedRecording,
+  layout: EstimatedLayout,
+  pageCache: PageCacheOptions = DEFAULT_PAGE_CACHE,
+): PackLocality {
   const offsets: number[] = [];
   const entryBytes: number[] = [];
   const { resolved, range } = loaded;
@@ -213,7 +242,10 @@ export function estimateRecordingLocality(loaded: LoadedRecording, layout: Estim
     offsets.push(layout.offset[i]!);
     entryBytes.push(layout.diskSize[i]!);
   }
-  return packLocality({ pack: '(estimated layout)', offsets: Float64Array.from(offsets), entryBytes: Float64Array.from(entryBytes) }, pageCache);
+  return packLocality(
+    { pack: '(estimated layout)', offsets: Float64Array.from(offsets), entryBytes: Float64Array.from(entryBytes) },
+    pageCache,
+  );
 }
 
 export function localitySummary(locality: PackLocality | undefined): LocalitySummary {
@@ -255,14 +287,28 @@ export function compareEstimateWithPreview(
   }
   return {
     objects: { estimate: estimate.objects, preview: preview.count },
-    packBytes: { estimate: estimate.packBytes, preview: preview.packSize, relativeError: preview.packSize === 0 ? 0 : round3((estimate.packBytes - preview.packSize) / preview.packSize) },
+    packBytes: {
+      estimate: estimate.packBytes,
+      preview: preview.packSize,
+      relativeError: preview.packSize === 0 ? 0 : round3((estimate.packBytes - preview.packSize) / preview.packSize),
+    },
     deltas: { estimate: estimate.deltas, preview: previewSummary.deltas },
     maxDepth: { estimate: estimate.maxDepth, preview: previewSummary.maxDepth },
-    meanDepth: { estimate: estimate.meanDepth, preview: preview.count === 0 ? 0 : round3(previewSummary.depthSum / preview.count) },
+    meanDepth: {
+      estimate: estimate.meanDepth,
+      preview: preview.count === 0 ? 0 : round3(previewSummary.depthSum / preview.count),
+    },
     orderRankCorrelation: round3(rankCorrelation(layout.order, realPosition)),
     objectsInPlace: round3(inPlace(layout.order, realPosition)),
-    modelWithRealDeltas: { objectsInPlace: round3(inPlace(modelOrder, realPosition)), orderRankCorrelation: round3(rankCorrelation(modelOrder, realPosition)) },
-    recordings: recordings.map((r) => ({ file: r.file, estimate: localitySummary(r.estimate), preview: localitySummary(r.preview) })),
+    modelWithRealDeltas: {
+      objectsInPlace: round3(inPlace(modelOrder, realPosition)),
+      orderRankCorrelation: round3(rankCorrelation(modelOrder, realPosition)),
+    },
+    recordings: recordings.map((r) => ({
+      file: r.file,
+      estimate: localitySummary(r.estimate),
+      preview: localitySummary(r.preview),
+    })),
   };
 }
 

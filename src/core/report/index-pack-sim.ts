@@ -11,6 +11,17 @@ export function indexPackVariant(model: PackModel, limit: number, variant: Index
 }
 
 /** `packscope index-pack-sim --json`. */
-export function indexPackSimDocument(pack: string, model: PackModel, limit: number, variants: IndexPackVariant[]): IndexPackSimDocument {
-  return { schema: 'packscope.index-pack-sim/1', pack, objects: model.count, limit, results: variants.map((variant) => indexPackVariant(model, limit, variant)) };
+export function indexPackSimDocument(
+  pack: string,
+  model: PackModel,
+  limit: number,
+  variants: IndexPackVariant[],
+): IndexPackSimDocument {
+  return {
+    schema: 'packscope.index-pack-sim/1',
+    pack,
+    objects: model.count,
+    limit,
+    results: variants.map((variant) => indexPackVariant(model, limit, variant)),
+  };
 }

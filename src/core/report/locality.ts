@@ -9,7 +9,11 @@ export function localityInputs(loaded: LoadedRecording): LocalityInput[] {
   const { start: first, end } = loaded.range;
   const counts = new Uint32Array(resolved.packs.length);
   for (let i = first; i < end; i++) counts[resolved.readPack[i]!]!++;
-  const inputs = resolved.packs.map((pack, k) => ({ pack: pack.location.files.pack, offsets: new Float64Array(counts[k]!), entryBytes: new Float64Array(counts[k]!) }));
+  const inputs = resolved.packs.map((pack, k) => ({
+    pack: pack.location.files.pack,
+    offsets: new Float64Array(counts[k]!),
+    entryBytes: new Float64Array(counts[k]!),
+  }));
   const filled = new Uint32Array(resolved.packs.length);
   for (let i = first; i < end; i++) {
     const k = resolved.readPack[i]!;
@@ -22,7 +26,12 @@ export function localityInputs(loaded: LoadedRecording): LocalityInput[] {
 
 /** `packscope locality --json`. */
 export function localityDocument(loaded: LoadedRecording, pageCache: PageCacheOptions): LocalityDocument {
-  return { schema: 'packscope.locality/1', recording: recordingSummary(loaded), pageCache, packs: localityInputs(loaded).map((input) => packLocality(input, pageCache)) };
+  return {
+    schema: 'packscope.locality/1',
+    recording: recordingSummary(loaded),
+    pageCache,
+    packs: localityInputs(loaded).map((input) => packLocality(input, pageCache)),
+  };
 }
 
 /** A pack's locality with its distance CDF (the server's Locality chart). */

@@ -33,9 +33,17 @@ export function recordingInfo(loaded: LoadedRecording, segment: number | undefin
     exitStatus: metadata?.exitStatus ?? null,
     traceLines: summary.traceLines,
     reads: summary.reads,
-    segments: loaded.segments.map((s, i) => ({ index: segment ?? i + 1, command: s.command ?? null, reads: s.endRead - s.firstRead })),
+    segments: loaded.segments.map((s, i) => ({
+      index: segment ?? i + 1,
+      command: s.command ?? null,
+      reads: s.endRead - s.firstRead,
+    })),
     packs: summary.packs,
     warnings: [...loaded.warnings],
-    elsewhere: loaded.elsewhere.map((process) => ({ command: process.command ?? null, reads: process.reads, gitDir: process.gitDir })),
+    elsewhere: loaded.elsewhere.map((process) => ({
+      command: process.command ?? null,
+      reads: process.reads,
+      gitDir: process.gitDir,
+    })),
   };
 }

@@ -44,7 +44,17 @@ export interface LayoutReplay {
    * by the cost model (issue 16, an estimate: the document's `readTime` says on which calibration),
    * null when there is no calibration to price them with.
    */
-  inflations: { limit: number; reads: number; logged: number; inflations: number; deltaApplications: number; inflatedBytes: number; appliedBytes: number; peakCacheBytes: number; readSeconds: number | null }[];
+  inflations: {
+    limit: number;
+    reads: number;
+    logged: number;
+    inflations: number;
+    deltaApplications: number;
+    inflatedBytes: number;
+    appliedBytes: number;
+    peakCacheBytes: number;
+    readSeconds: number | null;
+  }[];
   /** Locality of the reads per pack of the layout (the preview has one). */
   locality: PackLocality[];
 }
@@ -152,6 +162,11 @@ export interface RepackPreviewDocument {
 
 export interface ReadTimeNote {
   estimate: true;
-  calibration: { date: string; key: { packChecksum: string; node: string; cpu: string; git: string }; pack: string; parameters: Record<string, number> } | null;
+  calibration: {
+    date: string;
+    key: { packChecksum: string; node: string; cpu: string; git: string };
+    pack: string;
+    parameters: Record<string, number>;
+  } | null;
   note: string;
 }

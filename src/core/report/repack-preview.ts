@@ -16,9 +16,19 @@ import type { GitProgress } from '../git/git-progress.ts';
 import { countLooseObjects, summarizeLayout } from '../repack/layout-summary.ts';
 import { replayRecordingOnCurrent, replayRecordingOnLayouts } from '../repack/recording-layouts.ts';
 import type { RepackTuning } from '../repack/repack-arguments.ts';
-import { previewRepack, releaseKeptPack, type KeptPreviewPack, type RepackPreview, type RepackPreviewRun } from '../repack/repack-preview.ts';
+import {
+  previewRepack,
+  releaseKeptPack,
+  type KeptPreviewPack,
+  type RepackPreview,
+  type RepackPreviewRun,
+} from '../repack/repack-preview.ts';
 import { abortError } from '../git/run-git.ts';
-import { compareEstimateWithPreview, estimateRecordingLocality, estimateWriteOrder } from '../repack/write-order-estimate.ts';
+import {
+  compareEstimateWithPreview,
+  estimateRecordingLocality,
+  estimateWriteOrder,
+} from '../repack/write-order-estimate.ts';
 import { resolveRecording, segmentRepositories, type LoadedRecording } from '../trace/load-recording.ts';
 import type { TraceLog } from '../trace/trace-log.ts';
 import { recordingSummary } from './recording.ts';
@@ -124,7 +134,9 @@ function recordingIsOf(log: TraceLog, repository: Repository, store: ObjectStore
     const common = safeRealpath(repository.commonDir);
     return ranIn.some((gitDir) => safeRealpath(gitDir) === common);
   }
-  return log.packPaths.some((p) => ours.has(path.basename(p)) && (!path.isAbsolute(p) || ourDirectories.has(safeRealpath(path.dirname(p)))));
+  return log.packPaths.some(
+    (p) => ours.has(path.basename(p)) && (!path.isAbsolute(p) || ourDirectories.has(safeRealpath(path.dirname(p)))),
+  );
 }
 
 function safeRealpath(file: string): string {
@@ -135,7 +147,11 @@ function safeRealpath(file: string): string {
   }
 }
 
-async function loadRecordings(host: RepackPreviewHost, request: RepackPreviewRequest, warn: (message: string) => void): Promise<LoadedRecording[]> {
+async function loadRecordings(
+  host: RepackPreviewHost,
+  request: RepackPreviewRequest,
+  warn: (message: string) => void,
+): Promise<LoadedRecording[]> {
   const { repository, store } = request;
   const skip = request.unusableRecordings === 'skip';
   const loaded: LoadedRecording[] = [];
@@ -162,7 +178,10 @@ async function loadRecordings(host: RepackPreviewHost, request: RepackPreviewReq
 }
 
 /** The whole preview; rejects with an AbortError when the host's signal fires (git stopped, temporary directory removed). */
-export async function runRepackPreviewReport(host: RepackPreviewHost, request: RepackPreviewRequest): Promise<RepackPreviewReport> {
+export async function runRepackPreviewReport(
+  host: RepackPreviewHost,
+  request: RepackPreviewRequest,
+): Promise<RepackPreviewReport> {
   // A kept preview pack belongs to the caller only once the report is made: a failure or a cancel after pack-objects removes it.
   const kept: { pack?: KeptPreviewPack } = {};
   try {
@@ -173,7 +192,11 @@ export async function runRepackPreviewReport(host: RepackPreviewHost, request: R
   }
 }
 
-async function previewReport(host: RepackPreviewHost, request: RepackPreviewRequest, kept: { pack?: KeptPreviewPack }): Promise<RepackPreviewReport> {
+async function previewReport(
+  host: RepackPreviewHost,
+  request: RepackPreviewRequest,
+  kept: { pack?: KeptPreviewPack },
+): Promise<RepackPreviewReport> {
   const { signal } = host;
   const { repository, store, git, limits } = request;
   const warnings: string[] = [];
@@ -202,28 +225,37 @@ async function previewReport(host: RepackPreviewHost, request: RepackPreviewRequ
       keepPack: request.keepPack === true,
     });
     if (run.keptPack) kept.pack = run.keptPack;
-    host.log(`repack preview of ${repository.gitDir}: ${run.result.gitArgs.join(' ')} (${run.result.seconds.toFixed(2)} s)`);
+    host.log(
+      `repack preview of ${repository.gitDir}: ${run.result.gitArgs.join(' ')} (${run.result.seconds.toFixed(2)} s)`,
+    );
     for (const warning of run.warnings) warn(warning);
   }
   await checkpoint(signal);
 
-  const currentModels: PackModel[] = run?.currentModels ?? store.packs.filter((p) => p.local).map((p) => store.model(p));
+  const currentModels: PackModel[] =
+    run?.currentModels ?? store.packs.filter((p) => p.local).map((p) => store.model(p));
   let estimated: Awaited<ReturnType<typeof estimateWriteOrder>> | undefined;
   if (request.estimate) {
     host.step('Estimating the write order (git rev-list)');
     estimated = await estimateWriteOrder({ repository, current: currentModels, git, signal });
   }
-  if (recordings.length > 0) host.step(`Replaying ${recordings.length} recording${recordings.length === 1 ? '' : 's'} on both layouts`);
+  if (recordings.length > 0)
+    host.step(`Replaying ${recordings.length} recording${recordings.length === 1 ? '' : 's'} on both layouts`);
   const replays: RecordingReplay[] = [];
   for (const loaded of recordings) {
     await checkpoint(signal);
     replays.push({
       recording: recordingSummary(loaded),
-      ...(run ? replayRecordingOnLayouts(loaded, run.previewModel, { limits }) : { ...replayRecordingOnCurrent(loaded, { limits }), readsNotInPreview: 0, preview: null }),
+      ...(run
+        ? replayRecordingOnLayouts(loaded, run.previewModel, { limits })
+        : { ...replayRecordingOnCurrent(loaded, { limits }), readsNotInPreview: 0, preview: null }),
       estimate: estimated ? estimateRecordingLocality(loaded, estimated.layout) : null,
     });
   }
-  const readTime = request.readTime === undefined || request.readTime === 'off' || replays.length === 0 ? null : await priceReplays(host, request, currentModels, replays, recordings);
+  const readTime =
+    request.readTime === undefined || request.readTime === 'off' || replays.length === 0
+      ? null
+      : await priceReplays(host, request, currentModels, replays, recordings);
   let estimate: RepackPreviewDocument['estimate'] = null;
   if (estimated) {
     const accuracy = run
@@ -237,7 +269,14 @@ async function previewReport(host: RepackPreviewHost, request: RepackPreviewRequ
     estimate = { estimate: estimated.estimate, accuracy };
   }
   const result = run?.result;
-  const current = result?.current ?? (request.describeCurrentWithoutPreview ? { ...summarizeLayout(currentModels), looseObjects: countLooseObjects(repository.objectsDir, repository.hash.size * 2) } : null);
+  const current =
+    result?.current ??
+    (request.describeCurrentWithoutPreview
+      ? {
+          ...summarizeLayout(currentModels),
+          looseObjects: countLooseObjects(repository.objectsDir, repository.hash.size * 2),
+        }
+      : null);
   const document: RepackPreviewDocument = {
     schema: 'packscope.repack-preview/1',
     repository: { gitDir: repository.gitDir, objectFormat: repository.hash.name },
@@ -266,33 +305,59 @@ async function previewReport(host: RepackPreviewHost, request: RepackPreviewRequ
  * read seconds scaled by its kept scale, as its time view has (`readScale` says so): the scale is
  * the workload's mix on this machine, which a repack does not change.
  */
-async function priceReplays(host: RepackPreviewHost, request: RepackPreviewRequest, currentModels: PackModel[], replays: RecordingReplay[], recordings: LoadedRecording[]): Promise<ReadTimeNote> {
+async function priceReplays(
+  host: RepackPreviewHost,
+  request: RepackPreviewRequest,
+  currentModels: PackModel[],
+  replays: RecordingReplay[],
+  recordings: LoadedRecording[],
+): Promise<ReadTimeNote> {
   const model = [...currentModels].sort((a, b) => b.count - a.count)[0];
-  const note = 'each layout’s exact counts priced with the calibration of today’s largest pack (git’s costs per inflation and byte on this machine; a repack changes the counts, not those costs); read time only, the command’s other work is the same on both layouts';
+  const note =
+    'each layout’s exact counts priced with the calibration of today’s largest pack (git’s costs per inflation and byte on this machine; a repack changes the counts, not those costs); read time only, the command’s other work is the same on both layouts';
   if (model === undefined) return { estimate: true, calibration: null, note: 'no pack to calibrate on' };
   let calibration: Calibration | undefined;
   const cacheDirectory = request.store.modelCacheDirectory;
   if (request.readTime === 'calibrate') {
     host.step('Calibrating the cost model (timing git on the pack)');
-    calibration = (await cachedCalibration(model, cacheDirectory, { gitDir: request.repository.gitDir, git: request.git, signal: host.signal })).calibration;
+    calibration = (
+      await cachedCalibration(model, cacheDirectory, {
+        gitDir: request.repository.gitDir,
+        git: request.git,
+        signal: host.signal,
+      })
+    ).calibration;
   } else if (cacheDirectory !== undefined) {
     const key = await calibrationKey(model, request.git);
     const kept = loadCalibration(calibrationFile(cacheDirectory, key));
     if (kept && JSON.stringify(kept.key) === JSON.stringify(key)) calibration = kept;
   }
   if (calibration === undefined) {
-    return { estimate: true, calibration: null, note: 'no calibration of this pack on this machine yet: run `packscope calibrate` on the repository, or a Cache Lab sweep of one of its recordings, and preview again' };
+    return {
+      estimate: true,
+      calibration: null,
+      note: 'no calibration of this pack on this machine yet: run `packscope calibrate` on the repository, or a Cache Lab sweep of one of its recordings, and preview again',
+    };
   }
   const p = calibration.parameters;
   for (const [i, replay] of replays.entries()) {
     const m = recordings[i]?.log.metadata;
-    const scale = m ? (readReplayFor(calibration, { args: m.command, cwd: m.cwd, startedAt: m.startedAt })?.readScale ?? null) : null;
+    const scale = m
+      ? (readReplayFor(calibration, { args: m.command, cwd: m.cwd, startedAt: m.startedAt })?.readScale ?? null)
+      : null;
     if (scale !== null) replay.readScale = scale;
     for (const side of [replay.current, replay.preview]) {
       for (const at of side?.inflations ?? []) at.readSeconds = (scale ?? 1) * readSeconds(at, p);
     }
   }
   const scaled = replays.filter((r) => r.readScale !== undefined).length;
-  const scaledNote = scaled === 0 ? '' : `; ${scaled} of ${replays.length} recording${replays.length === 1 ? '' : 's'} scaled by a replay of ${scaled === 1 ? 'its' : 'their'} own reads on git (sweep --time; readScale), on both layouts`;
-  return { estimate: true, calibration: { date: calibration.date, key: calibration.key, pack: calibration.pack.path, parameters: { ...p } }, note: note + scaledNote };
+  const scaledNote =
+    scaled === 0
+      ? ''
+      : `; ${scaled} of ${replays.length} recording${replays.length === 1 ? '' : 's'} scaled by a replay of ${scaled === 1 ? 'its' : 'their'} own reads on git (sweep --time; readScale), on both layouts`;
+  return {
+    estimate: true,
+    calibration: { date: calibration.date, key: calibration.key, pack: calibration.pack.path, parameters: { ...p } },
+    note: note + scaledNote,
+  };
 }

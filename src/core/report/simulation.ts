@@ -18,7 +18,12 @@ function segmentStarts(loaded: LoadedRecording): number[] {
 export function recordingBasis(loaded: LoadedRecording): RecordingBasis {
   const metadata = loaded.log.metadata;
   // completeAt only once load-recording.ts has inserted the hidden reads it found.
-  return { recordedLimit: metadata?.cacheLimit, completeAt: loaded.completeAt, known: loaded.knownPlaces, inserted: loaded.insertedReads };
+  return {
+    recordedLimit: metadata?.cacheLimit,
+    completeAt: loaded.completeAt,
+    known: loaded.knownPlaces,
+    inserted: loaded.insertedReads,
+  };
 }
 
 /** One policy at one limit over a recording's reads (`packscope simulate`). */
@@ -27,11 +32,28 @@ export function simulateRecording(loaded: LoadedRecording, runner: PolicyRunner,
 }
 
 /** Every policy at every limit over a recording's reads, cells in worker threads: limits in the order given, policies within each. */
-export function sweepRecording(loaded: LoadedRecording, policies: string[], limits: number[], options: SweepOptions): Promise<SimResult[]> {
-  return runSweep(loaded.objects, loaded.reads, segmentStarts(loaded), policies, limits, options, recordingBasis(loaded));
+export function sweepRecording(
+  loaded: LoadedRecording,
+  policies: string[],
+  limits: number[],
+  options: SweepOptions,
+): Promise<SimResult[]> {
+  return runSweep(
+    loaded.objects,
+    loaded.reads,
+    segmentStarts(loaded),
+    policies,
+    limits,
+    options,
+    recordingBasis(loaded),
+  );
 }
 
 /** `packscope simulate --json` and `packscope sweep --json`. */
-export function simulationDocument(schema: SimulationDocument['schema'], loaded: LoadedRecording, results: SimResult[]): SimulationDocument {
+export function simulationDocument(
+  schema: SimulationDocument['schema'],
+  loaded: LoadedRecording,
+  results: SimResult[],
+): SimulationDocument {
   return { schema, recording: recordingSummary(loaded), results };
 }

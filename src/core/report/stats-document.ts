@@ -81,4 +81,19 @@ export interface StatsDocument {
  * One pack's model at a glance (the Packs view's Summary node): the counts of PackStats, with the
  * mean depth unrounded and no top lists.
  */
-export type PackOverview = Pick<PackStats, 'objects' | 'byType' | 'deltas' | 'depthHistogram' | 'maxDepth' | 'meanDepth' | 'bytes' | 'packFileBytes' | 'families' | 'packVersion' | 'idxVersion' | 'hasRev' | 'checksum'>;
+export type PackOverview = Pick<
+  PackStats,
+  | 'objects'
+  | 'byType'
+  | 'deltas'
+  | 'depthHistogram'
+  | 'maxDepth'
+  | 'meanDepth'
+  | 'bytes'
+  | 'packFileBytes'
+  | 'families'
+  | 'packVersion'
+  | 'idxVersion'
+  | 'hasRev'
+  | 'checksum'
+>;

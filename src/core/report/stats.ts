@@ -17,8 +17,17 @@ export interface StatsPaths {
  * `measure` wraps each pack's work (the CLI's progress); with `walked`, every listed object
  * carries its path and every listed commit or tag its subject.
  */
-export function statsDocument(store: ObjectStore, top: number, measure: (pack: PackLocation, work: () => PackStats) => PackStats = (_, work) => work(), walked?: StatsPaths): StatsDocument {
-  const packs = store.packs.map((pack) => measure(pack, () => packStats(store.model(pack), top, walked && namesIn(store.model(pack), walked.paths, walked.packs.indexOf(pack)))));
+export function statsDocument(
+  store: ObjectStore,
+  top: number,
+  measure: (pack: PackLocation, work: () => PackStats) => PackStats = (_, work) => work(),
+  walked?: StatsPaths,
+): StatsDocument {
+  const packs = store.packs.map((pack) =>
+    measure(pack, () =>
+      packStats(store.model(pack), top, walked && namesIn(store.model(pack), walked.paths, walked.packs.indexOf(pack))),
+    ),
+  );
   return {
     schema: 'packscope.stats/1',
     repository: { gitDir: store.repository.gitDir, objectFormat: store.repository.hash.name },
@@ -36,7 +45,11 @@ export function statsDocument(store: ObjectStore, top: number, measure: (pack: P
  * `pathOf` gives it (null: the walk found none; undefined: no walk to ask yet). One rule for the
  * CLI's lists and the server's hovers.
  */
-export function objectNames(model: PackModel, n: number, pathOf: (n: number) => string | null | undefined): ObjectNames {
+export function objectNames(
+  model: PackModel,
+  n: number,
+  pathOf: (n: number) => string | null | undefined,
+): ObjectNames {
   const names: ObjectNames = {};
   const type = model.typeName(n);
   if (type === 'commit' || type === 'tag') {

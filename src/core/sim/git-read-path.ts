@@ -37,7 +37,13 @@ export function chainStack(objects: SimObjects): Int32Array {
  * implementation of the read path: the replay below and the hidden-read bounds (hidden-reads.ts)
  * both step through it.
  */
-export function readThroughCache(objects: SimObjects, id: number, cache: DeltaBaseCache, stack: Int32Array, cost: ReadCost): void {
+export function readThroughCache(
+  objects: SimObjects,
+  id: number,
+  cache: DeltaBaseCache,
+  stack: Int32Array,
+  cost: ReadCost,
+): void {
   cost.fill(0);
   if (cache.serveTopLevel(id)) return;
   const { base, size, payloadSize } = objects;
@@ -67,7 +73,12 @@ export function readThroughCache(objects: SimObjects, id: number, cache: DeltaBa
   }
 }
 
-export function replayGitReads(objects: SimObjects, reads: Int32Array, cache: DeltaBaseCache, options: ReplayOptions = {}): SimCounts {
+export function replayGitReads(
+  objects: SimObjects,
+  reads: Int32Array,
+  cache: DeltaBaseCache,
+  options: ReplayOptions = {},
+): SimCounts {
   const onLogged = options.onLogged;
   const stack = chainStack(objects);
   const cost: ReadCost = new Float64Array(READ_COST_LENGTH);
@@ -88,7 +99,16 @@ export function replayGitReads(objects: SimObjects, reads: Int32Array, cache: De
     inflatedBytes += cost[COST_BYTES]!;
     appliedBytes += cost[COST_APPLIED]!;
   }
-  return { reads: reads.length, logged, inflations, deltaApplications, inflatedBytes, appliedBytes, evictions: cache.evictions, peakCacheBytes: cache.peakBytes };
+  return {
+    reads: reads.length,
+    logged,
+    inflations,
+    deltaApplications,
+    inflatedBytes,
+    appliedBytes,
+    evictions: cache.evictions,
+    peakCacheBytes: cache.peakBytes,
+  };
 }
 
 function maxDepth(objects: SimObjects): number {

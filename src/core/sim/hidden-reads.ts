@@ -1,6 +1,16 @@
 import type { CountBounds } from '../report/simulation-documents.ts';
 import type { DeltaBaseCache } from './cache-policy.ts';
-import { chainStack, COST_APPLIED, COST_BYTES, COST_DELTAS, COST_INFLATIONS, COST_LOGGED, READ_COST_LENGTH, readThroughCache, type ReadCost } from './git-read-path.ts';
+import {
+  chainStack,
+  COST_APPLIED,
+  COST_BYTES,
+  COST_DELTAS,
+  COST_INFLATIONS,
+  COST_LOGGED,
+  READ_COST_LENGTH,
+  readThroughCache,
+  type ReadCost,
+} from './git-read-path.ts';
 import { GitLruCache } from './policies/git-lru.ts';
 import type { SimObjects } from './sim-objects.ts';
 
@@ -109,7 +119,13 @@ export interface ProcessBounds {
  * (optional, per read) marks places whose hidden reads are already in `reads` (a complete
  * recording, recording.ts): there nothing more can hide.
  */
-export function boundProcess(objects: SimObjects, reads: Int32Array, places: HiddenReadPlaces, makeCache: () => BranchingCache, known?: Uint8Array): ProcessBounds {
+export function boundProcess(
+  objects: SimObjects,
+  reads: Int32Array,
+  places: HiddenReadPlaces,
+  makeCache: () => BranchingCache,
+  known?: Uint8Array,
+): ProcessBounds {
   const stack = chainStack(objects);
   const cost: ReadCost = new Float64Array(READ_COST_LENGTH);
   let branches: Branch[] = [{ cache: makeCache(), low: new Float64Array(4), high: new Float64Array(4) }];
@@ -218,7 +234,14 @@ function extremes(branches: Branch[]): { low: Float64Array; high: Float64Array }
 }
 
 /** (e): from read `from` on, every read and every open place adds its whole chain to the maximum. */
-function coarseRest(objects: SimObjects, reads: Int32Array, places: HiddenReadPlaces, from: number, high: Float64Array, known: Uint8Array | undefined): void {
+function coarseRest(
+  objects: SimObjects,
+  reads: Int32Array,
+  places: HiddenReadPlaces,
+  from: number,
+  high: Float64Array,
+  known: Uint8Array | undefined,
+): void {
   const add = (id: number): void => {
     high[COST_LOGGED]!++;
     for (let x = id; x >= 0; x = objects.base[x]!) {

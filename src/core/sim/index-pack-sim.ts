@@ -270,7 +270,12 @@ function orderedChildren(model: PackModel): [Uint32Array, Uint32Array] {
 export function simulateIndexPack(model: PackModel, options: IndexPackOptions): IndexPackCounts {
   const pass = new SecondPass(model, options.limit, options.variant);
   pass.run();
-  return { inflations: pass.totalInflations, deltaApplications: pass.deltaApplications, reconstructions: pass.reconstructions, peakBytes: pass.peakBytes };
+  return {
+    inflations: pass.totalInflations,
+    deltaApplications: pass.deltaApplications,
+    reconstructions: pass.reconstructions,
+    peakBytes: pass.peakBytes,
+  };
 }
 
 /**

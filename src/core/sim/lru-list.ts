@@ -35,14 +35,20 @@ export class LruList {
   /** The same ids in the same order. */
   sameOrder(other: LruList): boolean {
     if (other.size !== this.size) return false;
-    for (let a = this.next[this.head]!, b = other.next[other.head]!; a !== this.head; a = this.next[a]!, b = other.next[b]!) if (a !== b) return false;
+    for (
+      let a = this.next[this.head]!, b = other.next[other.head]!;
+      a !== this.head;
+      a = this.next[a]!, b = other.next[b]!
+    )
+      if (a !== b) return false;
     return true;
   }
 
   /** A hash of the ids in order: equal lists hash equally (sameOrder decides). */
   orderHash(): number {
     let hash = this.size | 0;
-    for (let a = this.next[this.head]!; a !== this.head; a = this.next[a]!) hash = (Math.imul(hash, 0x01000193) ^ a) | 0;
+    for (let a = this.next[this.head]!; a !== this.head; a = this.next[a]!)
+      hash = (Math.imul(hash, 0x01000193) ^ a) | 0;
     return hash;
   }
 

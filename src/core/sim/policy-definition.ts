@@ -36,11 +36,20 @@ export interface PolicyDefinition extends PolicyDescription {
 }
 
 /** A policy that is one delta base cache behind Git's read path (git-internals §1.6). */
-export function onGitReadPath(description: string, makeCache: (objects: SimObjects, reads: Int32Array, limit: number) => DeltaBaseCache): PolicyReplay {
-  return { description, run: (objects, reads, limit) => replayGitReads(objects, reads, makeCache(objects, reads, limit)) };
+export function onGitReadPath(
+  description: string,
+  makeCache: (objects: SimObjects, reads: Int32Array, limit: number) => DeltaBaseCache,
+): PolicyReplay {
+  return {
+    description,
+    run: (objects, reads, limit) => replayGitReads(objects, reads, makeCache(objects, reads, limit)),
+  };
 }
 
 /** onGitReadPath for a cache that can be copied and compared: its cells get bounds (hidden-reads.ts). */
-export function onGitReadPathBranching(description: string, makeCache: (objects: SimObjects, reads: Int32Array, limit: number) => BranchingCache): PolicyReplay {
+export function onGitReadPathBranching(
+  description: string,
+  makeCache: (objects: SimObjects, reads: Int32Array, limit: number) => BranchingCache,
+): PolicyReplay {
   return { ...onGitReadPath(description, makeCache), branchingCache: makeCache };
 }

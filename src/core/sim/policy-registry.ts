@@ -35,7 +35,10 @@ const SPEC_COLUMN = 25;
 function policyHelpLines(policy: PolicyDescription): string[] {
   const indent = ' '.repeat(2 + SPEC_COLUMN);
   const [first = '', ...rest] = policy.help;
-  const head = policy.spec.length < SPEC_COLUMN ? [`  ${policy.spec.padEnd(SPEC_COLUMN)}${first}`] : [`  ${policy.spec}`, indent + first];
+  const head =
+    policy.spec.length < SPEC_COLUMN
+      ? [`  ${policy.spec.padEnd(SPEC_COLUMN)}${first}`]
+      : [`  ${policy.spec}`, indent + first];
   return [...head, ...rest.map((line) => indent + line)];
 }
 
@@ -45,10 +48,14 @@ export const POLICY_HELP = ['policies:', ...POLICIES.flatMap(policyHelpLines)].j
 export const POLICY_NAMES = POLICIES.map((policy) => policy.spec);
 
 /** `packscope sweep`'s default --policies. */
-export const SWEEP_DEFAULT_POLICIES = POLICIES.filter((policy) => policy.sweepDefault === true).map((policy) => policy.name);
+export const SWEEP_DEFAULT_POLICIES = POLICIES.filter((policy) => policy.sweepDefault === true).map(
+  (policy) => policy.name,
+);
 
 /** The specs the Cache Lab offers (and selects by default), in table order. */
-export const CACHE_LAB_POLICIES = POLICIES.flatMap((policy) => (policy.cacheLab === undefined ? [] : [policy.cacheLab]));
+export const CACHE_LAB_POLICIES = POLICIES.flatMap((policy) =>
+  policy.cacheLab === undefined ? [] : [policy.cacheLab],
+);
 
 /** The table as packscope/policies sends it: every row without its `make`. */
 export function describePolicies(): PolicyDescription[] {
@@ -59,7 +66,13 @@ export function describePolicies(): PolicyDescription[] {
 export function parsePolicy(spec: string): PolicyRunner {
   const [name, argument] = spec.split(/:(.*)/s) as [string, string | undefined];
   const policy = POLICIES.find((row) => row.name === name);
-  if (policy === undefined) throw fail('usage', undefined, undefined, `unknown policy "${spec}" (known: ${POLICY_NAMES.join(', ')}; see packscope simulate --help)`);
+  if (policy === undefined)
+    throw fail(
+      'usage',
+      undefined,
+      undefined,
+      `unknown policy "${spec}" (known: ${POLICY_NAMES.join(', ')}; see packscope simulate --help)`,
+    );
   const { description, run, branchingCache } = policy.make(argument, spec);
   return { name: spec, description, referenceBound: policy.referenceBound, run, branchingCache };
 }
@@ -70,7 +83,8 @@ export function parseLimits(list: string): number[] {
   if (limits.length === 0) throw fail('usage', undefined, undefined, 'no limits given (e.g. --limits 0,1m,16m,96m)');
   return limits.map((item) => {
     const bytes = parseGitSize(item);
-    if (bytes === undefined) throw fail('usage', undefined, undefined, `"${item}" is not a size (use bytes, or k, m, g suffixes)`);
+    if (bytes === undefined)
+      throw fail('usage', undefined, undefined, `"${item}" is not a size (use bytes, or k, m, g suffixes)`);
     return bytes;
   });
 }

@@ -83,7 +83,10 @@ export function compactForReads(objects: SimObjects, reads: Int32Array): { objec
     remapped[r] = newId[id]!;
   }
   const count = order.length;
-  const pick = <T extends Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array>(source: T, Constructor: new (n: number) => T): T => {
+  const pick = <T extends Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array>(
+    source: T,
+    Constructor: new (n: number) => T,
+  ): T => {
     const out = new Constructor(count);
     for (let i = 0; i < count; i++) out[i] = source[order[i]!]!;
     return out;

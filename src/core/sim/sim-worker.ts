@@ -15,7 +15,11 @@ port.on('message', (request: SweepRequest) => {
     const result = simulateSegments(parsePolicy(request.policy), objects, reads, segmentStarts, request.limit, basis);
     port.postMessage({ kind: 'result', cell: request.cell, result } satisfies SweepReply);
   } catch (error) {
-    port.postMessage({ kind: 'failed', cell: request.cell, message: error instanceof Error ? error.message : String(error) } satisfies SweepReply);
+    port.postMessage({
+      kind: 'failed',
+      cell: request.cell,
+      message: error instanceof Error ? error.message : String(error),
+    } satisfies SweepReply);
   }
 });
 port.postMessage({ kind: 'ready' } satisfies SweepReply);

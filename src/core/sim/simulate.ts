@@ -22,7 +22,13 @@ export interface RecordingBasis {
 /** A raw trace or a bare list of reads: nothing known about what git ran with. */
 export const UNKNOWN_BASIS: RecordingBasis = { recordedLimit: undefined };
 
-export function simulate(runner: PolicyRunner, objects: SimObjects, reads: Int32Array, limit: number, basis: RecordingBasis = UNKNOWN_BASIS): SimResult {
+export function simulate(
+  runner: PolicyRunner,
+  objects: SimObjects,
+  reads: Int32Array,
+  limit: number,
+  basis: RecordingBasis = UNKNOWN_BASIS,
+): SimResult {
   return simulateSegments(runner, objects, reads, [0], limit, basis);
 }
 
@@ -31,9 +37,24 @@ export function simulate(runner: PolicyRunner, objects: SimObjects, reads: Int32
  * cache (git-internals §1.2); a recording's counts are the segments' sums.
  * `segmentStarts` are read indices, ascending, the first 0.
  */
-export function simulateSegments(runner: PolicyRunner, objects: SimObjects, reads: Int32Array, segmentStarts: number[], limit: number, basis: RecordingBasis = UNKNOWN_BASIS): SimResult {
+export function simulateSegments(
+  runner: PolicyRunner,
+  objects: SimObjects,
+  reads: Int32Array,
+  segmentStarts: number[],
+  limit: number,
+  basis: RecordingBasis = UNKNOWN_BASIS,
+): SimResult {
   const started = performance.now();
-  let total: SimCounts = { reads: 0, logged: 0, inflations: 0, deltaApplications: 0, inflatedBytes: 0, evictions: 0, peakCacheBytes: 0 };
+  let total: SimCounts = {
+    reads: 0,
+    logged: 0,
+    inflations: 0,
+    deltaApplications: 0,
+    inflatedBytes: 0,
+    evictions: 0,
+    peakCacheBytes: 0,
+  };
   const starts = segmentStarts.length > 0 ? segmentStarts : [0];
   const segments: Int32Array[] = [];
   const segmentFirst: number[] = [];
@@ -45,7 +66,14 @@ export function simulateSegments(runner: PolicyRunner, objects: SimObjects, read
     total = accumulate(total, runner.run(objects, segment, limit)) as SimCounts;
   }
   const exactness = cellExactness(runner, objects, segments, segmentFirst, limit, basis, total);
-  return { policy: runner.name, limit, referenceBound: runner.referenceBound, ...total, ...exactness, seconds: (performance.now() - started) / 1000 };
+  return {
+    policy: runner.name,
+    limit,
+    referenceBound: runner.referenceBound,
+    ...total,
+    ...exactness,
+    seconds: (performance.now() - started) / 1000,
+  };
 }
 
 /**
@@ -57,7 +85,15 @@ export function simulateSegments(runner: PolicyRunner, objects: SimObjects, read
  * - Otherwise (a passive recording elsewhere, a raw trace, a policy without branching caches):
  *   not exact, no bounds.
  */
-function cellExactness(runner: PolicyRunner, objects: SimObjects, segments: Int32Array[], segmentFirst: number[], limit: number, basis: RecordingBasis, total: SimCounts): CellExactness {
+function cellExactness(
+  runner: PolicyRunner,
+  objects: SimObjects,
+  segments: Int32Array[],
+  segmentFirst: number[],
+  limit: number,
+  basis: RecordingBasis,
+  total: SimCounts,
+): CellExactness {
   const point = (): CellExactness['bounds'] => ({
     logged: [total.logged, total.logged],
     inflations: [total.inflations, total.inflations],
@@ -65,12 +101,25 @@ function cellExactness(runner: PolicyRunner, objects: SimObjects, segments: Int3
     inflatedBytes: [total.inflatedBytes, total.inflatedBytes],
   });
   if (runner.name === 'git' && (basis.recordedLimit === limit || basis.completeAt?.includes(limit) === true)) {
-    return { exact: true, bounds: point(), hiddenReads: null, exactness: basis.recordedLimit === limit ? 'recorded at this limit' : 'complete recording at this limit' };
+    return {
+      exact: true,
+      bounds: point(),
+      hiddenReads: null,
+      exactness: basis.recordedLimit === limit ? 'recorded at this limit' : 'complete recording at this limit',
+    };
   }
-  if (basis.recordedLimit === undefined) return { exact: false, bounds: null, hiddenReads: null, exactness: 'raw trace: the limit git ran with is unknown' };
-  if (basis.recordedLimit !== 0) return { exact: false, bounds: null, hiddenReads: null, exactness: 'recorded at another limit: reads hidden there are unknown' };
+  if (basis.recordedLimit === undefined)
+    return { exact: false, bounds: null, hiddenReads: null, exactness: 'raw trace: the limit git ran with is unknown' };
+  if (basis.recordedLimit !== 0)
+    return {
+      exact: false,
+      bounds: null,
+      hiddenReads: null,
+      exactness: 'recorded at another limit: reads hidden there are unknown',
+    };
   const makeCache = runner.branchingCache;
-  if (makeCache === undefined) return { exact: false, bounds: null, hiddenReads: null, exactness: 'no bounds for this policy' };
+  if (makeCache === undefined)
+    return { exact: false, bounds: null, hiddenReads: null, exactness: 'no bounds for this policy' };
   const low = new Float64Array(4);
   const high = new Float64Array(4);
   let places = 0;
@@ -78,8 +127,18 @@ function cellExactness(runner: PolicyRunner, objects: SimObjects, segments: Int3
   let coarse = false;
   for (let s = 0; s < segments.length; s++) {
     const segment = segments[s]!;
-    const found = hiddenReadPlaces(objects, segment, basis.inserted?.subarray(segmentFirst[s]!, segmentFirst[s]! + segment.length));
-    if (!found.consistent) return { exact: false, bounds: null, hiddenReads: null, exactness: 'a recorded read is a cache hit at limit 0: not a limit-0 recording of these packs' };
+    const found = hiddenReadPlaces(
+      objects,
+      segment,
+      basis.inserted?.subarray(segmentFirst[s]!, segmentFirst[s]! + segment.length),
+    );
+    if (!found.consistent)
+      return {
+        exact: false,
+        bounds: null,
+        hiddenReads: null,
+        exactness: 'a recorded read is a cache hit at limit 0: not a limit-0 recording of these packs',
+      };
     const known = basis.known?.subarray(segmentFirst[s]!, segmentFirst[s]! + segment.length);
     const bounded = boundProcess(objects, segment, found, () => makeCache(objects, segment, limit), known);
     for (let k = 0; k < 4; k++) {
@@ -92,13 +151,19 @@ function cellExactness(runner: PolicyRunner, objects: SimObjects, segments: Int3
   }
   const bounds = countBounds(low, high);
   // The replay without hidden reads is one of the choices the bounds range over.
-  for (const key of BOUNDED_COUNTS) if (total[key] < bounds[key][0] || total[key] > bounds[key][1]) throw new Error(`internal: ${key} ${total[key]} outside its bounds ${bounds[key].join('–')}`);
+  for (const key of BOUNDED_COUNTS)
+    if (total[key] < bounds[key][0] || total[key] > bounds[key][1])
+      throw new Error(`internal: ${key} ${total[key]} outside its bounds ${bounds[key].join('–')}`);
   const exact = boundsAreExact(bounds);
   return {
     exact,
     bounds,
     hiddenReads: { places, placesThatMiss, coarse },
-    exactness: exact ? 'every read the recording may hide is a cache hit at this limit' : coarse ? 'bounded (widened: too many cache states to follow)' : 'bounded: the recording may hide reads that miss at this limit',
+    exactness: exact
+      ? 'every read the recording may hide is a cache hit at this limit'
+      : coarse
+        ? 'bounded (widened: too many cache states to follow)'
+        : 'bounded: the recording may hide reads that miss at this limit',
   };
 }
 

@@ -40,7 +40,15 @@ export function shareSimObjects(objects: SimObjects): SimObjects {
  * Every policy at every limit over the same reads, cells handed to worker threads as they become
  * free (a Belady cell costs several LRU cells). Results come back in (limit, policy) order.
  */
-export async function runSweep(objects: SimObjects, reads: Int32Array, segmentStarts: number[], policies: string[], limits: number[], options: SweepOptions, basis: RecordingBasis = UNKNOWN_BASIS): Promise<SimResult[]> {
+export async function runSweep(
+  objects: SimObjects,
+  reads: Int32Array,
+  segmentStarts: number[],
+  policies: string[],
+  limits: number[],
+  options: SweepOptions,
+  basis: RecordingBasis = UNKNOWN_BASIS,
+): Promise<SimResult[]> {
   const cells = limits.flatMap((limit) => policies.map((policy) => ({ policy, limit })));
   const results: SimResult[] = new Array(cells.length);
   const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), cells.length));

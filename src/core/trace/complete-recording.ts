@@ -21,7 +21,14 @@ export type HiddenReadCounts = Map<number, number>;
  * same process at `limit`, adding the hidden reads that trace shows to `hidden`. Throws when the two
  * runs disagree beyond hidden reads (the command read differently the second time).
  */
-export function recoverHiddenReads(objects: SimObjects, recorded: Int32Array, atLimit: Int32Array, limit: number, hidden: HiddenReadCounts, where: string): void {
+export function recoverHiddenReads(
+  objects: SimObjects,
+  recorded: Int32Array,
+  atLimit: Int32Array,
+  limit: number,
+  hidden: HiddenReadCounts,
+  where: string,
+): void {
   const { candidate } = hiddenReadPlaces(objects, recorded);
   const cache = new GitLruCache(objects.count, objects.size, limit);
   const stack = chainStack(objects);
@@ -30,7 +37,13 @@ export function recoverHiddenReads(objects: SimObjects, recorded: Int32Array, at
   const expect = (id: number, what: string): void => {
     readThroughCache(objects, id, cache, stack, cost);
     if (cost[COST_LOGGED] === 0) return;
-    if (atLimit[p] !== id) throw fail('usage', where, undefined, `the run at core.deltaBaseCacheLimit=${limit} read differently from the run at 0 (trace read ${p + 1}: expected ${what}); is the command deterministic?`);
+    if (atLimit[p] !== id)
+      throw fail(
+        'usage',
+        where,
+        undefined,
+        `the run at core.deltaBaseCacheLimit=${limit} read differently from the run at 0 (trace read ${p + 1}: expected ${what}); is the command deterministic?`,
+      );
     p++;
   };
   for (let r = 0; r < recorded.length; r++) {
@@ -45,10 +58,22 @@ export function recoverHiddenReads(objects: SimObjects, recorded: Int32Array, at
       p++;
       found++;
     }
-    if (found > 0 && known > 0) throw fail('usage', where, undefined, `the runs disagree on the reads hidden after read ${r + 1} (${known} and ${known + found})`);
+    if (found > 0 && known > 0)
+      throw fail(
+        'usage',
+        where,
+        undefined,
+        `the runs disagree on the reads hidden after read ${r + 1} (${known} and ${known + found})`,
+      );
     if (found > 0) hidden.set(r, found);
   }
-  if (p !== atLimit.length) throw fail('usage', where, undefined, `the run at core.deltaBaseCacheLimit=${limit} logged ${atLimit.length - p} reads the run at 0 does not explain; is the command deterministic?`);
+  if (p !== atLimit.length)
+    throw fail(
+      'usage',
+      where,
+      undefined,
+      `the run at core.deltaBaseCacheLimit=${limit} logged ${atLimit.length - p} reads the run at 0 does not explain; is the command deterministic?`,
+    );
 }
 
 /**
@@ -56,7 +81,12 @@ export function recoverHiddenReads(objects: SimObjects, recorded: Int32Array, at
  * read of the result whether no more reads can hide after it: the inserted ones and every place
  * whose candidate missed at one of `limits` (there every hidden read was logged).
  */
-export function withHiddenReads(objects: SimObjects, recorded: Int32Array, hidden: HiddenReadCounts, limits: readonly number[]): { reads: Int32Array; known: Uint8Array; inserted: Uint8Array } {
+export function withHiddenReads(
+  objects: SimObjects,
+  recorded: Int32Array,
+  hidden: HiddenReadCounts,
+  limits: readonly number[],
+): { reads: Int32Array; known: Uint8Array; inserted: Uint8Array } {
   const { candidate } = hiddenReadPlaces(objects, recorded);
   let extra = 0;
   for (const count of hidden.values()) extra += count;

@@ -51,7 +51,9 @@ export interface ResolveRecordingOptions {
 
 /** The warning for a file without a single pack read, or undefined. */
 export function noReadsWarning(log: TraceLog): string | undefined {
-  return log.readPack.length === 0 ? `no pack reads in ${log.file} (is it a GIT_TRACE_PACK_ACCESS file or a recording?)` : undefined;
+  return log.readPack.length === 0
+    ? `no pack reads in ${log.file} (is it a GIT_TRACE_PACK_ACCESS file or a recording?)`
+    : undefined;
 }
 
 /**
@@ -62,10 +64,16 @@ export function noReadsWarning(log: TraceLog): string | undefined {
  */
 export function checkRecordingFile(log: TraceLog): void {
   if (log.metadata === undefined && log.foreignHeader !== undefined) {
-    throw fail('bad-magic', log.file, 0, `line 1 is not a recording header (a recording starts with "${RECORDING_MAGIC}${RECORDING_VERSION} {…}", this one with ${JSON.stringify(log.foreignHeader)})`);
+    throw fail(
+      'bad-magic',
+      log.file,
+      0,
+      `line 1 is not a recording header (a recording starts with "${RECORDING_MAGIC}${RECORDING_VERSION} {…}", this one with ${JSON.stringify(log.foreignHeader)})`,
+    );
   }
   if (log.metadata !== undefined || log.readPack.length > 0 || log.otherLines > 0) return;
-  if (log.lines === 0) throw fail('truncated', log.file, undefined, 'the file is empty: not a recording or a GIT_TRACE_PACK_ACCESS trace');
+  if (log.lines === 0)
+    throw fail('truncated', log.file, undefined, 'the file is empty: not a recording or a GIT_TRACE_PACK_ACCESS trace');
   const malformed = log.malformed.count;
   throw fail(
     'bad-header',
@@ -78,7 +86,9 @@ export function checkRecordingFile(log: TraceLog): void {
 
 /** The warning for a last line cut short (left out by the parser), or undefined. */
 export function unterminatedLineWarning(log: TraceLog): string | undefined {
-  return log.unterminatedLine === undefined ? undefined : `${log.file} ends inside line ${log.unterminatedLine} (cut short?): that line was left out`;
+  return log.unterminatedLine === undefined
+    ? undefined
+    : `${log.file} ends inside line ${log.unterminatedLine} (cut short?): that line was left out`;
 }
 
 /**
@@ -89,7 +99,8 @@ export function unterminatedLineWarning(log: TraceLog): string | undefined {
 export function segmentRepositories(log: TraceLog): string[] {
   const reads = new Map<string, number>();
   for (const segment of log.segments) {
-    if (segment.gitDir !== undefined) reads.set(segment.gitDir, (reads.get(segment.gitDir) ?? 0) + segment.endRead - segment.firstRead);
+    if (segment.gitDir !== undefined)
+      reads.set(segment.gitDir, (reads.get(segment.gitDir) ?? 0) + segment.endRead - segment.firstRead);
   }
   return [...reads].sort((a, b) => b[1] - a[1]).map(([gitDir]) => gitDir);
 }
@@ -100,7 +111,10 @@ export function segmentRepositories(log: TraceLog): string[] {
  * clone's same-named pack must not count as this repository's. Processes that do not say where
  * they ran are kept. Segment numbers are those of the whole trace minus the ones left out.
  */
-export function onlyRepository(log: TraceLog, commonDir: string): { log: TraceLog; leftOut: { reads: number; processes: number; gitDirs: string[]; each: ElsewhereProcess[] } } {
+export function onlyRepository(
+  log: TraceLog,
+  commonDir: string,
+): { log: TraceLog; leftOut: { reads: number; processes: number; gitDirs: string[]; each: ElsewhereProcess[] } } {
   const ours = realpathOr(commonDir);
   const same = new Map<string, boolean>();
   const isOurs = (gitDir: string | undefined): boolean => {
@@ -133,7 +147,10 @@ export function onlyRepository(log: TraceLog, commonDir: string): { log: TraceLo
     segments.push({ ...segment, firstRead, endRead: readPack.length });
   }
   if (segments.length === 0) segments.push({ command: undefined, line: 1, firstRead: 0, endRead: 0 });
-  return { log: { ...log, readPack: Uint32Array.from(readPack), readOffset: Float64Array.from(readOffset), segments }, leftOut };
+  return {
+    log: { ...log, readPack: Uint32Array.from(readPack), readOffset: Float64Array.from(readOffset), segments },
+    leftOut,
+  };
 }
 
 function realpathOr(file: string): string {
@@ -156,23 +173,37 @@ export function parseRecordingFile(file: string, onProgress?: (bytes: number, to
  * are built or loaded on the calling thread: the server loads them in a worker first) and keeps the
  * chosen segment. Reads that cannot be mapped are left out and described in `warnings`.
  */
-export function resolveRecording(whole: TraceLog, store: ObjectStore, options: ResolveRecordingOptions = {}): LoadedRecording {
+export function resolveRecording(
+  whole: TraceLog,
+  store: ObjectStore,
+  options: ResolveRecordingOptions = {},
+): LoadedRecording {
   const warnings: string[] = [];
   const { log, leftOut } = onlyRepository(whole, store.repository.commonDir);
   if (leftOut.reads > 0) {
-    warnings.push(`${leftOut.reads} reads of ${leftOut.processes} git ${leftOut.processes === 1 ? 'process' : 'processes'} in other repositories left out (${leftOut.gitDirs.slice(0, 3).join(', ')}${leftOut.gitDirs.length > 3 ? ', …' : ''})`);
+    warnings.push(
+      `${leftOut.reads} reads of ${leftOut.processes} git ${leftOut.processes === 1 ? 'process' : 'processes'} in other repositories left out (${leftOut.gitDirs.slice(0, 3).join(', ')}${leftOut.gitDirs.length > 3 ? ', …' : ''})`,
+    );
   }
   const empty = noReadsWarning(log);
   if (empty !== undefined) warnings.push(empty);
   const cut = unterminatedLineWarning(log);
   if (cut !== undefined) warnings.push(cut);
   const resolved = resolveReads(log, store);
-  for (const unknown of resolved.unknownPacks) warnings.push(`${unknown.reads} reads of ${unknown.path} left out: ${unknown.reason}`);
-  if (resolved.badOffsets.length > 0) warnings.push(`${resolved.badOffsets.length}${resolved.badOffsets.length === 100 ? '+' : ''} reads left out: their offset is not the start of an object (first: ${resolved.badOffsets[0]!.path} ${resolved.badOffsets[0]!.offset})`);
-  if (log.malformed.count > 0) warnings.push(`${log.malformed.count} malformed lines skipped (lines ${log.malformed.firstLines.join(', ')}${log.malformed.count > log.malformed.firstLines.length ? ', …' : ''})`);
+  for (const unknown of resolved.unknownPacks)
+    warnings.push(`${unknown.reads} reads of ${unknown.path} left out: ${unknown.reason}`);
+  if (resolved.badOffsets.length > 0)
+    warnings.push(
+      `${resolved.badOffsets.length}${resolved.badOffsets.length === 100 ? '+' : ''} reads left out: their offset is not the start of an object (first: ${resolved.badOffsets[0]!.path} ${resolved.badOffsets[0]!.offset})`,
+    );
+  if (log.malformed.count > 0)
+    warnings.push(
+      `${log.malformed.count} malformed lines skipped (lines ${log.malformed.firstLines.join(', ')}${log.malformed.count > log.malformed.firstLines.length ? ', …' : ''})`,
+    );
   const objects = simObjectsFrom(resolved.packs.map((p) => p.model));
   const global = new Int32Array(resolved.readObject.length);
-  for (let i = 0; i < global.length; i++) global[i] = objects.packBase[resolved.readPack[i]!]! + resolved.readObject[i]!;
+  for (let i = 0; i < global.length; i++)
+    global[i] = objects.packBase[resolved.readPack[i]!]! + resolved.readObject[i]!;
   let segments = resolved.segments;
   const complete = applyHiddenReads(log, objects, global, segments, warnings);
   const all = complete?.reads ?? global;
@@ -180,13 +211,36 @@ export function resolveRecording(whole: TraceLog, store: ObjectStore, options: R
   let range = { start: 0, end: all.length };
   if (options.segment !== undefined) {
     const chosen = segments[options.segment - 1];
-    if (!chosen || !Number.isInteger(options.segment)) throw fail('usage', log.file, undefined, `there is no segment ${options.segment} (the recording has ${segments.length})`);
+    if (!chosen || !Number.isInteger(options.segment))
+      throw fail(
+        'usage',
+        log.file,
+        undefined,
+        `there is no segment ${options.segment} (the recording has ${segments.length})`,
+      );
     range = { start: chosen.firstRead, end: chosen.endRead };
     segments = [{ ...chosen, firstRead: 0, endRead: chosen.endRead - chosen.firstRead }];
   }
   const compact = compactForReads(objects, all.subarray(range.start, range.end));
-  const extras = complete ? { knownPlaces: complete.known.slice(range.start, range.end), insertedReads: complete.inserted.slice(range.start, range.end), completeAt: log.metadata?.completeAt } : {};
-  return { log, store, resolved, objects: compact.objects, reads: compact.reads, range, segments, warnings, elsewhere: leftOut.each, ...extras };
+  const extras = complete
+    ? {
+        knownPlaces: complete.known.slice(range.start, range.end),
+        insertedReads: complete.inserted.slice(range.start, range.end),
+        completeAt: log.metadata?.completeAt,
+      }
+    : {};
+  return {
+    log,
+    store,
+    resolved,
+    objects: compact.objects,
+    reads: compact.reads,
+    range,
+    segments,
+    warnings,
+    elsewhere: leftOut.each,
+    ...extras,
+  };
 }
 
 /**
@@ -195,32 +249,63 @@ export function resolveRecording(whole: TraceLog, store: ObjectStore, options: R
  * its own, with where no more reads can hide. Only when every trace read was mapped (the header's
  * indices count them all); otherwise the recording is replayed as a plain limit-0 one, with a warning.
  */
-function applyHiddenReads(log: TraceLog, objects: SimObjects, global: Int32Array, segments: TraceSegment[], warnings: string[]): { reads: Int32Array; known: Uint8Array; inserted: Uint8Array; segments: TraceSegment[] } | undefined {
+function applyHiddenReads(
+  log: TraceLog,
+  objects: SimObjects,
+  global: Int32Array,
+  segments: TraceSegment[],
+  warnings: string[],
+): { reads: Int32Array; known: Uint8Array; inserted: Uint8Array; segments: TraceSegment[] } | undefined {
   const metadata = log.metadata;
   if (!metadata?.completeAt || !metadata.hiddenReads) return undefined;
   if (global.length !== log.readPack.length) {
-    warnings.push('the recording\'s hidden reads are not applied: some of its reads are not in the repository (replayed as a plain limit-0 recording)');
+    warnings.push(
+      "the recording's hidden reads are not applied: some of its reads are not in the repository (replayed as a plain limit-0 recording)",
+    );
     return undefined;
   }
   const byRead = new Map<number, number>();
   for (const entry of metadata.hiddenReads) {
     const [after, count] = Array.isArray(entry) ? entry : [];
-    if (!Number.isSafeInteger(after) || !Number.isSafeInteger(count) || after! < 0 || after! >= global.length || count! < 1 || count! > global.length) throw fail('bad-header', log.file, 0, `recording header: hidden read ${JSON.stringify(entry)} is not [read index, count] within the trace`);
+    if (
+      !Number.isSafeInteger(after) ||
+      !Number.isSafeInteger(count) ||
+      after! < 0 ||
+      after! >= global.length ||
+      count! < 1 ||
+      count! > global.length
+    )
+      throw fail(
+        'bad-header',
+        log.file,
+        0,
+        `recording header: hidden read ${JSON.stringify(entry)} is not [read index, count] within the trace`,
+      );
     byRead.set(after!, count!);
   }
   const parts: { reads: Int32Array; known: Uint8Array; inserted: Uint8Array }[] = [];
   const out: TraceSegment[] = [];
   let at = 0;
-  const spans = segments.length > 0 ? segments : [{ command: undefined, line: 1, firstRead: 0, endRead: global.length }];
+  const spans =
+    segments.length > 0 ? segments : [{ command: undefined, line: 1, firstRead: 0, endRead: global.length }];
   for (const segment of spans) {
     const hidden = new Map<number, number>();
-    for (const [after, count] of byRead) if (after >= segment.firstRead && after < segment.endRead) hidden.set(after - segment.firstRead, count);
-    const part = withHiddenReads(objects, global.subarray(segment.firstRead, segment.endRead), hidden, metadata.completeAt);
+    for (const [after, count] of byRead)
+      if (after >= segment.firstRead && after < segment.endRead) hidden.set(after - segment.firstRead, count);
+    const part = withHiddenReads(
+      objects,
+      global.subarray(segment.firstRead, segment.endRead),
+      hidden,
+      metadata.completeAt,
+    );
     parts.push(part);
     out.push({ ...segment, firstRead: at, endRead: at + part.reads.length });
     at += part.reads.length;
   }
-  const join = <T extends Int32Array | Uint8Array>(pick: (part: (typeof parts)[number]) => T, make: (n: number) => T): T => {
+  const join = <T extends Int32Array | Uint8Array>(
+    pick: (part: (typeof parts)[number]) => T,
+    make: (n: number) => T,
+  ): T => {
     const result = make(at);
     let offset = 0;
     for (const part of parts) {
@@ -229,5 +314,19 @@ function applyHiddenReads(log: TraceLog, objects: SimObjects, global: Int32Array
     }
     return result;
   };
-  return { reads: join((p) => p.reads, (n) => new Int32Array(n)), known: join((p) => p.known, (n) => new Uint8Array(n)), inserted: join((p) => p.inserted, (n) => new Uint8Array(n)), segments: out };
+  return {
+    reads: join(
+      (p) => p.reads,
+      (n) => new Int32Array(n),
+    ),
+    known: join(
+      (p) => p.known,
+      (n) => new Uint8Array(n),
+    ),
+    inserted: join(
+      (p) => p.inserted,
+      (n) => new Uint8Array(n),
+    ),
+    segments: out,
+  };
 }

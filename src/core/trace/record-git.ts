@@ -54,7 +54,12 @@ export interface RecordOptions {
  * any entries the user already passes that way. The variables are defined once, in
  * src/common/recording-environment.ts (the extension's terminal recorder sets the same ones).
  */
-export function recordingEnvironment(base: NodeJS.ProcessEnv, traceFile: string, mode: 'exact' | 'passive', exactLimit = 0): NodeJS.ProcessEnv {
+export function recordingEnvironment(
+  base: NodeJS.ProcessEnv,
+  traceFile: string,
+  mode: 'exact' | 'passive',
+  exactLimit = 0,
+): NodeJS.ProcessEnv {
   return applyRecordingVariables(base, recordingVariables(base, traceFile, mode, exactLimit));
 }
 
@@ -80,7 +85,8 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
     });
     const startedAt = new Date().toISOString();
     const complete = [...new Set(options.complete ?? [])].filter((limit) => limit !== 0);
-    if (complete.length > 0 && options.mode !== 'exact') throw fail('usage', undefined, undefined, '--complete needs an exact recording (limit 0)');
+    if (complete.length > 0 && options.mode !== 'exact')
+      throw fail('usage', undefined, undefined, '--complete needs an exact recording (limit 0)');
     options.onRun?.(1, 1 + complete.length, cacheLimit);
     const { status, signal } = await runRecordedCommand(options, env, traceFile);
     let completion: Pick<RecordingMetadata, 'completeAt' | 'hiddenReads'> = {};
@@ -89,8 +95,18 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
       for (const [i, limit] of complete.entries()) {
         options.onRun?.(i + 2, 1 + complete.length, limit);
         const file = path.join(scratch, `pack-access-${i + 1}.trace`);
-        const again = await runRecordedCommand({ ...options, stdio: 'ignore' }, recordingEnvironment(process.env, file, 'exact', limit), file);
-        if (again.status !== status || again.signal !== null) throw fail('usage', undefined, undefined, `the run at core.deltaBaseCacheLimit=${limit} ended with ${again.signal ?? `status ${again.status}`}, the first with status ${status}`);
+        const again = await runRecordedCommand(
+          { ...options, stdio: 'ignore' },
+          recordingEnvironment(process.env, file, 'exact', limit),
+          file,
+        );
+        if (again.status !== status || again.signal !== null)
+          throw fail(
+            'usage',
+            undefined,
+            undefined,
+            `the run at core.deltaBaseCacheLimit=${limit} ended with ${again.signal ?? `status ${again.status}`}, the first with status ${status}`,
+          );
         traces.push({ limit, file });
       }
       completion = { completeAt: complete, hiddenReads: findHiddenReads(store, traceFile, traces) };
@@ -118,7 +134,11 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
 }
 
 /** git's exit; a stop through `options.signal` counts as git killed by SIGTERM (the recording is kept). */
-async function runRecordedCommand(options: RecordOptions, env: NodeJS.ProcessEnv, traceFile: string): Promise<{ status: number | null; signal: NodeJS.Signals | null }> {
+async function runRecordedCommand(
+  options: RecordOptions,
+  env: NodeJS.ProcessEnv,
+  traceFile: string,
+): Promise<{ status: number | null; signal: NodeJS.Signals | null }> {
   const stdio = options.stdio ?? 'inherit';
   try {
     const run = await runGit(options.git, options.args, {
@@ -143,15 +163,29 @@ async function runRecordedCommand(options: RecordOptions, env: NodeJS.ProcessEnv
  * count] (complete-recording.ts). Every read of every trace must map to the repository's packs, and
  * the traces must have the same git processes.
  */
-function findHiddenReads(store: ObjectStore, zeroTrace: string, traces: { limit: number; file: string }[]): [number, number][] {
+function findHiddenReads(
+  store: ObjectStore,
+  zeroTrace: string,
+  traces: { limit: number; file: string }[],
+): [number, number][] {
   const objects = simObjectsFrom(store.packs.map((pack) => store.model(pack)));
-  const load = (file: string, limit: number): { reads: Int32Array; segments: { firstRead: number; endRead: number }[] } => {
+  const load = (
+    file: string,
+    limit: number,
+  ): { reads: Int32Array; segments: { firstRead: number; endRead: number }[] } => {
     const log = parseTraceFile(file);
     const resolved = resolveReads(log, store);
-    if (resolved.readObject.length !== log.readPack.length) throw fail('usage', file, undefined, `the run at core.deltaBaseCacheLimit=${limit} read objects outside the repository's packs; cannot complete the recording`);
+    if (resolved.readObject.length !== log.readPack.length)
+      throw fail(
+        'usage',
+        file,
+        undefined,
+        `the run at core.deltaBaseCacheLimit=${limit} read objects outside the repository's packs; cannot complete the recording`,
+      );
     const reads = new Int32Array(resolved.readObject.length);
     const storeIndex = resolved.packs.map((p) => store.packs.indexOf(p.location));
-    for (let i = 0; i < reads.length; i++) reads[i] = objects.packBase[storeIndex[resolved.readPack[i]!]!]! + resolved.readObject[i]!;
+    for (let i = 0; i < reads.length; i++)
+      reads[i] = objects.packBase[storeIndex[resolved.readPack[i]!]!]! + resolved.readObject[i]!;
     const segments = resolved.segments.length > 0 ? resolved.segments : [{ firstRead: 0, endRead: reads.length }];
     return { reads, segments };
   };
@@ -159,15 +193,29 @@ function findHiddenReads(store: ObjectStore, zeroTrace: string, traces: { limit:
   const hidden = zero.segments.map(() => new Map<number, number>());
   for (const { limit, file } of traces) {
     const other = load(file, limit);
-    if (other.segments.length !== zero.segments.length) throw fail('usage', file, undefined, `the run at core.deltaBaseCacheLimit=${limit} ran ${other.segments.length} git processes, the run at 0 ${zero.segments.length}`);
+    if (other.segments.length !== zero.segments.length)
+      throw fail(
+        'usage',
+        file,
+        undefined,
+        `the run at core.deltaBaseCacheLimit=${limit} ran ${other.segments.length} git processes, the run at 0 ${zero.segments.length}`,
+      );
     zero.segments.forEach((segment, s) => {
       const theirs = other.segments[s]!;
-      recoverHiddenReads(objects, zero.reads.subarray(segment.firstRead, segment.endRead), other.reads.subarray(theirs.firstRead, theirs.endRead), limit, hidden[s]!, file);
+      recoverHiddenReads(
+        objects,
+        zero.reads.subarray(segment.firstRead, segment.endRead),
+        other.reads.subarray(theirs.firstRead, theirs.endRead),
+        limit,
+        hidden[s]!,
+        file,
+      );
     });
   }
   const found: [number, number][] = [];
   zero.segments.forEach((segment, s) => {
-    for (const [after, count] of [...hidden[s]!].sort((a, b) => a[0] - b[0])) found.push([segment.firstRead + after, count]);
+    for (const [after, count] of [...hidden[s]!].sort((a, b) => a[0] - b[0]))
+      found.push([segment.firstRead + after, count]);
   });
   return found;
 }
@@ -188,7 +236,7 @@ export function forEachChunk(file: string, use: (chunk: Buffer) => void): void {
   const input = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   try {
-    for (let position = 0; ; ) {
+    for (let position = 0; ;) {
       const got = fs.readSync(input, chunk, 0, chunk.length, position);
       if (got === 0) break;
       use(chunk.subarray(0, got));

@@ -26,7 +26,10 @@ export interface TransferredRecording {
   completeAt?: number[] | undefined;
 }
 
-export function recordingForTransfer(loaded: LoadedRecording): { message: TransferredRecording; transfer: ArrayBuffer[] } {
+export function recordingForTransfer(loaded: LoadedRecording): {
+  message: TransferredRecording;
+  transfer: ArrayBuffer[];
+} {
   const { resolved, objects } = loaded;
   const packs = resolved.packs.map((p) => {
     const storeIndex = loaded.store.packs.indexOf(p.location);
@@ -36,14 +39,22 @@ export function recordingForTransfer(loaded: LoadedRecording): { message: Transf
   const views: ArrayBufferView[] = [];
   // Each view gets an ArrayBuffer of its own (a subarray of a bigger one, or of Node's shared pool, is copied) before it moves.
   const own = <T extends ArrayBufferView>(view: T): T => {
-    const exact = view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer;
-    const result = exact && !views.some((v) => v.buffer === view.buffer) ? view : ((view as unknown as { slice(): T }).slice());
+    const exact =
+      view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer;
+    const result =
+      exact && !views.some((v) => v.buffer === view.buffer) ? view : (view as unknown as { slice(): T }).slice();
     views.push(result);
     return result;
   };
   const message: TransferredRecording = {
     log: { ...loaded.log, readPack: own(loaded.log.readPack), readOffset: own(loaded.log.readOffset) },
-    resolved: { ...resolved, packs, readPack: own(resolved.readPack), readObject: own(resolved.readObject), readOffset: own(resolved.readOffset) },
+    resolved: {
+      ...resolved,
+      packs,
+      readPack: own(resolved.readPack),
+      readObject: own(resolved.readObject),
+      readOffset: own(resolved.readOffset),
+    },
     objects: {
       count: objects.count,
       packBase: objects.packBase,

@@ -54,7 +54,8 @@ export function recordingHeader(metadata: RecordingMetadata): string {
 export function parseRecordingHeader(file: string, line: string): RecordingMetadata {
   const match = /^#packscope-recording (\d+) (\{.*\})$/.exec(line);
   if (!match) throw fail('bad-header', file, 0, 'recording header line is malformed');
-  if (Number(match[1]) !== RECORDING_VERSION) throw fail('bad-version', file, 0, `recording version ${match[1]} is not ${RECORDING_VERSION}`);
+  if (Number(match[1]) !== RECORDING_VERSION)
+    throw fail('bad-version', file, 0, `recording version ${match[1]} is not ${RECORDING_VERSION}`);
   let value: unknown;
   try {
     value = JSON.parse(match[2]!);
@@ -62,7 +63,12 @@ export function parseRecordingHeader(file: string, line: string): RecordingMetad
     throw fail('bad-header', file, 0, 'recording metadata is not valid JSON');
   }
   const m = value as Partial<RecordingMetadata>;
-  if (!Array.isArray(m.command) || typeof m.cwd !== 'string' || typeof m.cacheLimit !== 'number' || !Array.isArray(m.packs)) {
+  if (
+    !Array.isArray(m.command) ||
+    typeof m.cwd !== 'string' ||
+    typeof m.cacheLimit !== 'number' ||
+    !Array.isArray(m.packs)
+  ) {
     throw fail('bad-header', file, 0, 'recording metadata lacks command, cwd, cacheLimit or packs');
   }
   return { ...m, version: RECORDING_VERSION } as RecordingMetadata;

@@ -43,7 +43,10 @@ export function resolveReads(log: TraceLog, store: ObjectStore): ResolvedReads {
     const recorded = recordedChecksums.get(name);
     if (recorded !== undefined && recorded !== model.checksumHex) {
       tracePackToIndex[traceId] = -1;
-      unknownReasons.set(traceId, `the pack's checksum changed since the recording (${recorded} then, ${model.checksumHex} now)`);
+      unknownReasons.set(
+        traceId,
+        `the pack's checksum changed since the recording (${recorded} then, ${model.checksumHex} now)`,
+      );
       continue;
     }
     tracePackToIndex[traceId] = packs.length;
@@ -79,14 +82,22 @@ export function resolveReads(log: TraceLog, store: ObjectStore): ResolvedReads {
     kept++;
   }
   keptBefore[total] = kept;
-  const segments = log.segments.map((s) => ({ ...s, firstRead: keptBefore[s.firstRead]!, endRead: keptBefore[s.endRead]! }));
+  const segments = log.segments.map((s) => ({
+    ...s,
+    firstRead: keptBefore[s.firstRead]!,
+    endRead: keptBefore[s.endRead]!,
+  }));
   return {
     packs,
     readPack: readPack.slice(0, kept),
     readObject: readObject.slice(0, kept),
     readOffset: readOffset.slice(0, kept),
     segments,
-    unknownPacks: [...unknownCounts].map(([traceId, reads]) => ({ path: log.packPaths[traceId]!, reads, reason: unknownReasons.get(traceId)! })),
+    unknownPacks: [...unknownCounts].map(([traceId, reads]) => ({
+      path: log.packPaths[traceId]!,
+      reads,
+      reason: unknownReasons.get(traceId)!,
+    })),
     badOffsets,
   };
 }

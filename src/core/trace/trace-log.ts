@@ -73,10 +73,18 @@ function isDigit(c: number): boolean {
 function hasTimestamp(bytes: Uint8Array, at: number, end: number): boolean {
   if (end - at < 16) return false;
   return (
-    isDigit(bytes[at]!) && isDigit(bytes[at + 1]!) && bytes[at + 2] === Char.Colon &&
-    isDigit(bytes[at + 3]!) && isDigit(bytes[at + 4]!) && bytes[at + 5] === Char.Colon &&
-    isDigit(bytes[at + 6]!) && isDigit(bytes[at + 7]!) && bytes[at + 8] === Char.Dot &&
-    isDigit(bytes[at + 9]!) && isDigit(bytes[at + 14]!) && bytes[at + 15] === Char.Space
+    isDigit(bytes[at]!) &&
+    isDigit(bytes[at + 1]!) &&
+    bytes[at + 2] === Char.Colon &&
+    isDigit(bytes[at + 3]!) &&
+    isDigit(bytes[at + 4]!) &&
+    bytes[at + 5] === Char.Colon &&
+    isDigit(bytes[at + 6]!) &&
+    isDigit(bytes[at + 7]!) &&
+    bytes[at + 8] === Char.Dot &&
+    isDigit(bytes[at + 9]!) &&
+    isDigit(bytes[at + 14]!) &&
+    bytes[at + 15] === Char.Space
   );
 }
 
@@ -120,7 +128,8 @@ export class TraceLogBuilder {
       this.metadata = parseRecordingHeader(this.file, Buffer.from(bytes.subarray(at, end)).toString('utf8'));
       return;
     }
-    if (this.lineNumber === 1 && bytes[at] === 35 /* # */) this.foreignHeader = Buffer.from(bytes.subarray(at, Math.min(end, at + 60))).toString('utf8');
+    if (this.lineNumber === 1 && bytes[at] === 35 /* # */)
+      this.foreignHeader = Buffer.from(bytes.subarray(at, Math.min(end, at + 60))).toString('utf8');
     let message = at;
     if (hasTimestamp(bytes, at, end)) {
       // Skip `file:line`, then the padding to column 40 (none when the prefix is longer).
@@ -138,7 +147,8 @@ export class TraceLogBuilder {
     let pos = end - 1;
     while (pos > message && isDigit(bytes[pos]!)) pos--;
     const offsetStart = pos + 1;
-    const isAccess = offsetStart < end && pos > message && bytes[pos] === Char.Space && endsWithPack(bytes, message, pos);
+    const isAccess =
+      offsetStart < end && pos > message && bytes[pos] === Char.Space && endsWithPack(bytes, message, pos);
     if (!isAccess) {
       // A bare line must be an access, or GIT_TRACE's own "trace: …" under GIT_TRACE_BARE.
       if (message === at && !startsWith(bytes, at, end, 'trace: ')) return this.malformed();
@@ -163,7 +173,8 @@ export class TraceLogBuilder {
 
   finish(bytes: number): TraceLog {
     const reads = this.readPack.length;
-    if (this.segments.length === 0) this.segments.push({ command: this.recordedCommand(), line: 1, firstRead: 0, endRead: reads });
+    if (this.segments.length === 0)
+      this.segments.push({ command: this.recordedCommand(), line: 1, firstRead: 0, endRead: reads });
     this.segments[this.segments.length - 1]!.endRead = reads;
     return {
       file: this.file,
@@ -264,7 +275,14 @@ function startsWith(bytes: Uint8Array, at: number, end: number, prefix: string):
 }
 
 function endsWithPack(bytes: Uint8Array, start: number, end: number): boolean {
-  return end - start > 5 && bytes[end - 5] === Char.Dot && bytes[end - 4] === 112 && bytes[end - 3] === 97 && bytes[end - 2] === 99 && bytes[end - 1] === 107;
+  return (
+    end - start > 5 &&
+    bytes[end - 5] === Char.Dot &&
+    bytes[end - 4] === 112 &&
+    bytes[end - 3] === 97 &&
+    bytes[end - 2] === 99 &&
+    bytes[end - 1] === 107
+  );
 }
 
 /** Streams a trace file (any size: it is read in 1 MiB chunks, never whole). */
@@ -282,7 +300,8 @@ export function parseTraceFile(file: string, onProgress?: (bytes: number, total:
     let unterminatedLine: number | undefined;
     for (;;) {
       // Only the bytes there at open time: a trace that keeps growing is not followed.
-      const got = position < total ? fs.readSync(fd, chunk, carried, Math.min(CHUNK_BYTES, total - position), position) : 0;
+      const got =
+        position < total ? fs.readSync(fd, chunk, carried, Math.min(CHUNK_BYTES, total - position), position) : 0;
       position += got;
       const filled = carried + got;
       let lineStart = 0;

@@ -20,15 +20,29 @@ export interface ChecksumReport {
  * trailing checksum over all preceding bytes (and that the idx was written for it), and every
  * entry's CRC32 against the idx. One sequential read of the pack does the hash and the CRCs.
  */
-export function verifyChecksums(files: PackFiles, given: PackIndex, byOffset: Uint32Array, onProgress?: (done: number, total: number) => void): ChecksumReport {
+export function verifyChecksums(
+  files: PackFiles,
+  given: PackIndex,
+  byOffset: Uint32Array,
+  onProgress?: (done: number, total: number) => void,
+): ChecksumReport {
   // A model's index keeps only its names: the idx checksum and the CRC32s need the whole file.
   const index = given.whole ? given : readIdxFile(files.idx, { hash: given.hash });
-  if (!index.idxChecksum.equals(given.idxChecksum)) throw fail('changed', files.idx, undefined, 'the idx changed while it was being verified');
+  if (!index.idxChecksum.equals(given.idxChecksum))
+    throw fail('changed', files.idx, undefined, 'the idx changed while it was being verified');
   const hash = index.hash;
   const idxBytes = index.bytes;
-  const idxDigest = hash.create().update(idxBytes.subarray(0, idxBytes.length - hash.size)).digest();
+  const idxDigest = hash
+    .create()
+    .update(idxBytes.subarray(0, idxBytes.length - hash.size))
+    .digest();
   if (!idxDigest.equals(index.idxChecksum)) {
-    throw fail('checksum', files.idx, idxBytes.length - hash.size, `idx checksum mismatch: the file says ${Buffer.from(index.idxChecksum).toString('hex')}, its contents hash to ${idxDigest.toString('hex')}`);
+    throw fail(
+      'checksum',
+      files.idx,
+      idxBytes.length - hash.size,
+      `idx checksum mismatch: the file says ${Buffer.from(index.idxChecksum).toString('hex')}, its contents hash to ${idxDigest.toString('hex')}`,
+    );
   }
 
   const pack = RandomAccessFile.open(files.pack);
@@ -62,9 +76,14 @@ export function verifyChecksums(files: PackFiles, given: PackIndex, byOffset: Ui
         if (from < to) crc = crc32(bytes.subarray(from - chunkStart, to - chunkStart), crc);
         if (entryEnd > chunkEnd) break;
         const expected = index.crc32(n);
-        if ((crc >>> 0) !== expected && crcProblem === undefined) {
+        if (crc >>> 0 !== expected && crcProblem === undefined) {
           // Blame the idx only once the pack's own checksum has shown the pack is sound (below).
-          crcProblem = fail('crc', files.idx, index.crcPosition(n), `CRC32 of object ${index.oidHex(n)} (pack offset ${entryStart}) is ${hex32(crc)} in the pack, the idx says ${hex32(expected)}`);
+          crcProblem = fail(
+            'crc',
+            files.idx,
+            index.crcPosition(n),
+            `CRC32 of object ${index.oidHex(n)} (pack offset ${entryStart}) is ${hex32(crc)} in the pack, the idx says ${hex32(expected)}`,
+          );
         }
         crcChecked++;
         crc = 0;
@@ -75,7 +94,12 @@ export function verifyChecksums(files: PackFiles, given: PackIndex, byOffset: Ui
     const trailer = pack.read(dataEnd, hash.size);
     const packDigest = digest.digest();
     if (!packDigest.equals(trailer)) {
-      throw fail('checksum', files.pack, dataEnd, `pack checksum mismatch: the trailer says ${trailer.toString('hex')}, the contents hash to ${packDigest.toString('hex')}`);
+      throw fail(
+        'checksum',
+        files.pack,
+        dataEnd,
+        `pack checksum mismatch: the trailer says ${trailer.toString('hex')}, the contents hash to ${packDigest.toString('hex')}`,
+      );
     }
     if (crcProblem) throw crcProblem;
     if (!trailer.equals(index.packChecksum)) {
@@ -104,11 +128,21 @@ function checkEntryBounds(files: PackFiles, index: PackIndex, byOffset: Uint32Ar
     const n = byOffset[p]!;
     const offset = offsets[n]!;
     if (offset < PACK_HEADER_BYTES || offset >= dataEnd) {
-      throw fail('bad-offset', files.idx, index.offsetPosition(n), `object ${index.oidHex(n)} has offset ${offset}, outside the pack's objects (${PACK_HEADER_BYTES}..${dataEnd})`);
+      throw fail(
+        'bad-offset',
+        files.idx,
+        index.offsetPosition(n),
+        `object ${index.oidHex(n)} has offset ${offset}, outside the pack's objects (${PACK_HEADER_BYTES}..${dataEnd})`,
+      );
     }
     if (offset <= previous) {
       const [source, at] = files.rev ? [files.rev, revEntryPosition(p)] : [files.idx, index.offsetPosition(n)];
-      throw fail('bad-offset', source, at, `object ${index.oidHex(n)} at offset ${offset} is not after the previous object in pack order (offset ${previous})`);
+      throw fail(
+        'bad-offset',
+        source,
+        at,
+        `object ${index.oidHex(n)} at offset ${offset} is not after the previous object in pack order (offset ${previous})`,
+      );
     }
     previous = offset;
   }

@@ -3,7 +3,14 @@ import { Worker } from 'node:worker_threads';
 import { fail, PackFormatError, type PackErrorCode } from '../errors.ts';
 import type { PackIndex } from '../format/idx.ts';
 import type { PackModel } from '../model/pack-model.ts';
-import type { ChecksumMessage, ChecksumTask, FullVerifyMessage, FullVerifyTask, HashMismatch, WorkerCrash } from './full-verify-protocol.ts';
+import type {
+  ChecksumMessage,
+  ChecksumTask,
+  FullVerifyMessage,
+  FullVerifyTask,
+  HashMismatch,
+  WorkerCrash,
+} from './full-verify-protocol.ts';
 
 export interface FullVerifyOptions {
   /** Path of the bundled worker (dist/verify-worker.js). */
@@ -167,7 +174,9 @@ export function checksumsInWorker(
 ): { result: Promise<{ packChecksum: string; idxChecksum: string; crcChecked: number }>; cancel: () => void } {
   // Given the parsed idx, the worker checks those very bytes: re-reading and re-parsing the idx
   // (its name-order check included) was a fifth of the worker's time on the generated pack.
-  const task: ChecksumTask = index ? { kind: 'checksums', pack: files.pack, idx: files.idx, hashName, index: index.toTransfer() } : { kind: 'checksums', pack: files.pack, idx: files.idx, hashName };
+  const task: ChecksumTask = index
+    ? { kind: 'checksums', pack: files.pack, idx: files.idx, hashName, index: index.toTransfer() }
+    : { kind: 'checksums', pack: files.pack, idx: files.idx, hashName };
   const worker = new Worker(workerScript, { workerData: task });
   const result = new Promise<{ packChecksum: string; idxChecksum: string; crcChecked: number }>((resolve, reject) => {
     worker.on('message', (message: ChecksumMessage) => {

@@ -112,7 +112,13 @@ export class FamilyResolver {
     try {
       return applyDelta(base, delta, MAX_OBJECT_BYTES);
     } catch (error) {
-      if (error instanceof DeltaError) throw fail('bad-delta', this.task.packPath, this.task.offset[n], `delta does not apply to its base: ${error.message} (at delta byte ${error.at})`);
+      if (error instanceof DeltaError)
+        throw fail(
+          'bad-delta',
+          this.task.packPath,
+          this.task.offset[n],
+          `delta does not apply to its base: ${error.message} (at delta byte ${error.at})`,
+        );
       throw error;
     }
   }
@@ -124,7 +130,12 @@ export class FamilyResolver {
     const entryBytes = diskSize[n]!;
     const declared = size[n]!;
     if (entryBytes > MAX_OBJECT_BYTES || declared > MAX_OBJECT_BYTES) {
-      throw fail('too-large', packPath, offset, `object of ${declared} bytes (${entryBytes} in the pack) is too large to verify in memory`);
+      throw fail(
+        'too-large',
+        packPath,
+        offset,
+        `object of ${declared} bytes (${entryBytes} in the pack) is too large to verify in memory`,
+      );
     }
     const entry = Buffer.allocUnsafe(entryBytes);
     let done = 0;
@@ -137,16 +148,34 @@ export class FamilyResolver {
     const compressed = entry.subarray(this.header.headerLength);
     let result: { buffer: Buffer; engine: { bytesWritten: number } };
     try {
-      result = inflateSync(compressed, { info: true, maxOutputLength: Math.max(1, declared) }) as unknown as typeof result;
+      result = inflateSync(compressed, {
+        info: true,
+        maxOutputLength: Math.max(1, declared),
+      }) as unknown as typeof result;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw fail('bad-zlib', packPath, offset, `object data does not inflate to its declared ${declared} bytes: ${reason}`);
+      throw fail(
+        'bad-zlib',
+        packPath,
+        offset,
+        `object data does not inflate to its declared ${declared} bytes: ${reason}`,
+      );
     }
     if (result.buffer.length !== declared) {
-      throw fail('bad-zlib', packPath, offset, `object inflates to ${result.buffer.length} bytes, its header declares ${declared}`);
+      throw fail(
+        'bad-zlib',
+        packPath,
+        offset,
+        `object inflates to ${result.buffer.length} bytes, its header declares ${declared}`,
+      );
     }
     if (result.engine.bytesWritten !== compressed.length) {
-      throw fail('bad-zlib', packPath, offset, `zlib stream ends after ${result.engine.bytesWritten} of the entry's ${compressed.length} bytes`);
+      throw fail(
+        'bad-zlib',
+        packPath,
+        offset,
+        `zlib stream ends after ${result.engine.bytesWritten} of the entry's ${compressed.length} bytes`,
+      );
     }
     this.inflatedBytes += declared;
     return result.buffer;

@@ -4,7 +4,14 @@ import { hashAlgorithmByName } from '../format/hash-algorithm.ts';
 import { PackIndex } from '../format/idx.ts';
 import { loadIdx, packFilesFor, packOrder } from '../model/build-pack-model.ts';
 import { verifyChecksums } from './checksums.ts';
-import type { ChecksumMessage, ChecksumTask, FullVerifyMessage, FullVerifyTask, VerifyWorkerTask, WorkerCrash } from './full-verify-protocol.ts';
+import type {
+  ChecksumMessage,
+  ChecksumTask,
+  FullVerifyMessage,
+  FullVerifyTask,
+  VerifyWorkerTask,
+  WorkerCrash,
+} from './full-verify-protocol.ts';
 import { FamilyResolver } from './resolve-family.ts';
 
 /** Worker thread entry for verify-pack: the checksum pass, or resolving families for --full. */
@@ -21,12 +28,23 @@ function resolveFamilies(task: FullVerifyTask): FullVerifyMessage {
     for (const root of task.roots) {
       resolver.resolveFamily(root);
       if (resolver.objects - sinceProgress >= 4096) {
-        parentPort!.postMessage({ kind: 'progress', objects: resolver.objects - sinceProgress } satisfies FullVerifyMessage);
+        parentPort!.postMessage({
+          kind: 'progress',
+          objects: resolver.objects - sinceProgress,
+        } satisfies FullVerifyMessage);
         sinceProgress = resolver.objects;
       }
     }
-    parentPort!.postMessage({ kind: 'progress', objects: resolver.objects - sinceProgress } satisfies FullVerifyMessage);
-    return { kind: 'done', objects: resolver.objects, inflatedBytes: resolver.inflatedBytes, mismatches: resolver.mismatches };
+    parentPort!.postMessage({
+      kind: 'progress',
+      objects: resolver.objects - sinceProgress,
+    } satisfies FullVerifyMessage);
+    return {
+      kind: 'done',
+      objects: resolver.objects,
+      inflatedBytes: resolver.inflatedBytes,
+      mismatches: resolver.mismatches,
+    };
   } catch (error) {
     return failure(error);
   } finally {
@@ -44,9 +62,17 @@ function checkSums(task: ChecksumTask): ChecksumMessage {
   }
 }
 
-function failure(error: unknown): { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string } | WorkerCrash {
-  if (error instanceof PackFormatError) return { kind: 'failed', code: error.code, file: error.file, offset: error.offset, detail: error.detail };
-  return { kind: 'crashed', message: error instanceof Error ? error.message : String(error), stack: error instanceof Error ? error.stack : undefined };
+function failure(
+  error: unknown,
+):
+  { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string } | WorkerCrash {
+  if (error instanceof PackFormatError)
+    return { kind: 'failed', code: error.code, file: error.file, offset: error.offset, detail: error.detail };
+  return {
+    kind: 'crashed',
+    message: error instanceof Error ? error.message : String(error),
+    stack: error instanceof Error ? error.stack : undefined,
+  };
 }
 
 const task = workerData as VerifyWorkerTask;

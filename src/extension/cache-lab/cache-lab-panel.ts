@@ -110,7 +110,12 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
 
   /** Points the panel at a recording (the command's argument) and replays it. */
   openRecording(file: string, segment: number | undefined, tab: CacheLabState['tab'] | undefined): void {
-    this.stateValue = { ...this.stateValue, recording: file, segment: segment ?? null, tab: tab ?? this.stateValue.tab };
+    this.stateValue = {
+      ...this.stateValue,
+      recording: file,
+      segment: segment ?? null,
+      tab: tab ?? this.stateValue.tab,
+    };
     this.allowRead(file);
     this.updateTitle();
     this.panel.reveal();
@@ -152,7 +157,10 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
   private updateTitle(): void {
     const recording = this.stateValue.recording;
     // The recording's one name (the Recordings view's, recordingName), else its file's.
-    const name = recording === null ? undefined : (this.deps.listRecordings().find((choice) => choice.file === recording)?.label ?? path.basename(recording));
+    const name =
+      recording === null
+        ? undefined
+        : (this.deps.listRecordings().find((choice) => choice.file === recording)?.label ?? path.basename(recording));
     this.panel.title = name === undefined ? 'Cache Lab' : `Cache Lab: ${name}`;
   }
 
@@ -169,7 +177,13 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
 
   private analysisRequest(): AnalysisRequest {
     const s = this.stateValue;
-    return { file: s.recording ?? '', segment: s.segment, limits: s.limits, policies: s.policies, compareRecording: s.compareRecording };
+    return {
+      file: s.recording ?? '',
+      segment: s.segment,
+      limits: s.limits,
+      policies: s.policies,
+      compareRecording: s.compareRecording,
+    };
   }
 
   protected send(message: HostToWebview): void {
@@ -194,8 +208,17 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
     switch (message.type) {
       case 'ready': {
         this.ready = true;
-        if (message.version !== CACHE_LAB_PROTOCOL_VERSION) this.deps.output.warn(`Cache Lab webview speaks protocol ${message.version}, the host ${CACHE_LAB_PROTOCOL_VERSION}.`);
-        this.send({ type: 'init', version: CACHE_LAB_PROTOCOL_VERSION, state: this.stateValue, recordings: this.deps.listRecordings(), availablePolicies: [...this.deps.availablePolicies] });
+        if (message.version !== CACHE_LAB_PROTOCOL_VERSION)
+          this.deps.output.warn(
+            `Cache Lab webview speaks protocol ${message.version}, the host ${CACHE_LAB_PROTOCOL_VERSION}.`,
+          );
+        this.send({
+          type: 'init',
+          version: CACHE_LAB_PROTOCOL_VERSION,
+          state: this.stateValue,
+          recordings: this.deps.listRecordings(),
+          availablePolicies: [...this.deps.availablePolicies],
+        });
         for (const result of this.latest.values()) this.send(result);
         for (const [runId, run] of this.runs) this.send({ type: 'runStarted', runId, jobs: run.jobs });
         if (this.autoRunPending) {
@@ -217,7 +240,14 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
         return outcome === undefined ? undefined : { type: 'runEnded', runId: message.runId, outcome };
       }
       case 'measure': {
-        const { outcome } = await this.runMeasure(message.runId, message.file, message.segment, message.limits, message.runs, undefined);
+        const { outcome } = await this.runMeasure(
+          message.runId,
+          message.file,
+          message.segment,
+          message.limits,
+          message.runs,
+          undefined,
+        );
         return { type: 'runEnded', runId: message.runId, outcome };
       }
       case 'cancel':
@@ -227,14 +257,20 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
         const file = await this.deps.chooseRecordingFile();
         if (file !== undefined) {
           this.allowRead(file);
-          this.stateValue = message.slot === 'primary' ? { ...this.stateValue, recording: file, segment: null } : { ...this.stateValue, compareRecording: file };
+          this.stateValue =
+            message.slot === 'primary'
+              ? { ...this.stateValue, recording: file, segment: null }
+              : { ...this.stateValue, compareRecording: file };
           this.updateTitle();
         }
         return { type: 'state', state: this.stateValue };
       }
       case 'copy':
         await vscode.env.clipboard.writeText(message.text);
-        vscode.window.setStatusBarMessage(`Copied the sweep table as ${message.format === 'markdown' ? 'Markdown' : 'text'}.`, 3000);
+        vscode.window.setStatusBarMessage(
+          `Copied the sweep table as ${message.format === 'markdown' ? 'Markdown' : 'text'}.`,
+          3000,
+        );
         return undefined;
     }
   }
@@ -248,34 +284,77 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
     // The time estimate calibrates by timing git on the pack (git reads the repository's config),
     // so only in a trusted workspace, as Measure for real.
     const time = vscode.workspace.isTrusted;
-    const jobs: CacheLabJob[] = time ? ['sweep', 'indexPack', 'locality', 'timeEstimate'] : ['sweep', 'indexPack', 'locality'];
+    const jobs: CacheLabJob[] = time
+      ? ['sweep', 'indexPack', 'locality', 'timeEstimate']
+      : ['sweep', 'indexPack', 'locality'];
     const sweepRequest = { limits: request.limits, policies: request.policies };
     const { outcome } = await this.withRun(runId, jobs, async (job) => {
       const segment = request.segment ?? undefined;
       // Counts first: a first calibration on a big pack takes tens of seconds, and the sweep's own
       // table, index-pack and locality do not wait for it; the time view comes last.
-      const sweep = await job('sweep', (progress) => this.request(runId, 'sweep', SweepRequest, { file: request.file, segment, ...sweepRequest, time: false }, progress));
-      if (sweep !== undefined && !time) sweep.timeError = 'No time estimate in an untrusted workspace: it calibrates by timing git on the pack.';
+      const sweep = await job('sweep', (progress) =>
+        this.request(
+          runId,
+          'sweep',
+          SweepRequest,
+          { file: request.file, segment, ...sweepRequest, time: false },
+          progress,
+        ),
+      );
+      if (sweep !== undefined && !time)
+        sweep.timeError = 'No time estimate in an untrusted workspace: it calibrates by timing git on the pack.';
       if (sweep !== undefined) {
-        this.send({ type: 'sweep', runId, request: sweepRequest, result: sweep, ...(time ? { timePending: true } : {}) });
+        this.send({
+          type: 'sweep',
+          runId,
+          request: sweepRequest,
+          result: sweep,
+          ...(time ? { timePending: true } : {}),
+        });
         this.deps.onSweep?.(request.file, segment, sweep);
       }
-      const packs = sweep?.recording.packs ?? (await job('recordingInfo', (progress) => this.request(runId, 'recordingInfo', RecordingInfoRequest, { file: request.file, segment }, progress)))?.packs ?? [];
+      const packs =
+        sweep?.recording.packs ??
+        (
+          await job('recordingInfo', (progress) =>
+            this.request(runId, 'recordingInfo', RecordingInfoRequest, { file: request.file, segment }, progress),
+          )
+        )?.packs ??
+        [];
       const indexPack = await job('indexPack', async (progress) => {
         const results: IndexPackSimResult[] = [];
-        for (const pack of packs) results.push(await this.request(runId, 'indexPack', IndexPackSimRequest, { pack: pack.path, limit: GIT_DEFAULT_LIMIT }, progress));
+        for (const pack of packs)
+          results.push(
+            await this.request(
+              runId,
+              'indexPack',
+              IndexPackSimRequest,
+              { pack: pack.path, limit: GIT_DEFAULT_LIMIT },
+              progress,
+            ),
+          );
         return results;
       });
       if (indexPack !== undefined) this.send({ type: 'indexPack', runId, results: indexPack });
       const slots: [LocalitySlot, string, number | undefined][] = [['primary', request.file, segment]];
       if (request.compareRecording !== null) slots.push(['compare', request.compareRecording, undefined]);
       for (const [slot, file, seg] of slots) {
-        const locality = await job('locality', (progress) => this.request(runId, 'locality', LocalityRequest, { file, segment: seg }, progress));
+        const locality = await job('locality', (progress) =>
+          this.request(runId, 'locality', LocalityRequest, { file, segment: seg }, progress),
+        );
         if (locality !== undefined) this.send({ type: 'locality', runId, slot, result: locality });
       }
       if (time && sweep !== undefined) {
         // replay: the recording's own reads timed on git once (kept with the calibration), for the size of the read time.
-        const timed = await job('timeEstimate', (progress) => this.request(runId, 'timeEstimate', SweepRequest, { file: request.file, segment, ...sweepRequest, time: true, replay: true }, progress));
+        const timed = await job('timeEstimate', (progress) =>
+          this.request(
+            runId,
+            'timeEstimate',
+            SweepRequest,
+            { file: request.file, segment, ...sweepRequest, time: true, replay: true },
+            progress,
+          ),
+        );
         if (timed !== undefined) this.send({ type: 'sweep', runId, request: sweepRequest, result: timed });
       }
     });
@@ -287,17 +366,33 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
    * extension tests (`api.cacheLab.measure`): `confirmed: true` skips the modal confirmation, which
    * nothing else can (no setting, no webview message).
    */
-  async measure(options: { limits?: number[]; runs?: number; confirmed?: boolean; keptHeap?: boolean } = {}): Promise<MeasureOutcome> {
+  async measure(
+    options: { limits?: number[]; runs?: number; confirmed?: boolean; keptHeap?: boolean } = {},
+  ): Promise<MeasureOutcome> {
     const state = this.stateValue;
     if (state.recording === null) return { outcome: 'failed', errors: ['no recording is open'] };
     const runId = this.newRunId();
-    const measured = await this.runMeasure(runId, state.recording, state.segment, options.limits ?? state.limits, options.runs ?? state.measureRuns, options.confirmed === true ? { keptHeap: options.keptHeap === true } : undefined);
+    const measured = await this.runMeasure(
+      runId,
+      state.recording,
+      state.segment,
+      options.limits ?? state.limits,
+      options.runs ?? state.measureRuns,
+      options.confirmed === true ? { keptHeap: options.keptHeap === true } : undefined,
+    );
     this.messages.notify({ type: 'runEnded', runId, outcome: measured.outcome });
     return measured;
   }
 
   /** Measure for real: only ever started by the webview's button, and only after the user confirms. */
-  private async runMeasure(runId: string, file: string, segment: number | null, limits: number[], runs: number, confirmed: { keptHeap: boolean } | undefined): Promise<MeasureOutcome> {
+  private async runMeasure(
+    runId: string,
+    file: string,
+    segment: number | null,
+    limits: number[],
+    runs: number,
+    confirmed: { keptHeap: boolean } | undefined,
+  ): Promise<MeasureOutcome> {
     let posted: MeasureMessage | undefined;
     const { outcome, errors } = await this.withRun(runId, ['measure'], async (job) => {
       await job('measure', async (progress) => {
@@ -312,15 +407,34 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
         if (!confirmed) {
           const origin = this.deps.listRecordings().some((choice) => choice.file === file) ? 'storage' : 'opened';
           const { message, detail } = measureConfirmation(plan, { file, origin, limits: limits.length, runs });
-          const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, MEASURE_RUN, MEASURE_WITH_KEPT_HEAP);
+          const choice = await vscode.window.showWarningMessage(
+            message,
+            { modal: true, detail },
+            MEASURE_RUN,
+            MEASURE_WITH_KEPT_HEAP,
+          );
           if (choice !== MEASURE_RUN && choice !== MEASURE_WITH_KEPT_HEAP) throw new JobCancelled();
           keptHeap = choice === MEASURE_WITH_KEPT_HEAP;
         }
         if (plan.programOptions.length > 0) await confirmProgramOptions(plan.programOptions, confirmed !== undefined);
         // The recording goes along only when its own command is what runs: the split kept is then this command's.
         const recording = plan.reconstructed ? {} : { recording: { file, ...(segment === null ? {} : { segment }) } };
-        const result = await this.request(runId, 'measure', MeasureRequest, { cwd: plan.cwd, args: plan.args, git, limits, runs, ...recording, ...(keptHeap ? { keptHeap } : {}) }, progress);
-        posted = { type: 'measure', runId, command, args: plan.args, cwd: plan.cwd, reconstructed: plan.reconstructed, result };
+        const result = await this.request(
+          runId,
+          'measure',
+          MeasureRequest,
+          { cwd: plan.cwd, args: plan.args, git, limits, runs, ...recording, ...(keptHeap ? { keptHeap } : {}) },
+          progress,
+        );
+        posted = {
+          type: 'measure',
+          runId,
+          command,
+          args: plan.args,
+          cwd: plan.cwd,
+          reconstructed: plan.reconstructed,
+          result,
+        };
         this.send(posted);
         return result;
       });
@@ -336,7 +450,12 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
   private async withRun(
     runId: string,
     jobs: CacheLabJob[],
-    body: (job: <R>(name: CacheLabJob, work: (progress: vscode.Progress<{ message?: string }>) => Promise<R>) => Promise<R | undefined>) => Promise<void>,
+    body: (
+      job: <R>(
+        name: CacheLabJob,
+        work: (progress: vscode.Progress<{ message?: string }>) => Promise<R>,
+      ) => Promise<R | undefined>,
+    ) => Promise<void>,
   ): Promise<{ outcome: RunOutcome; errors: string[] }> {
     const source = new vscode.CancellationTokenSource();
     this.runs.set(runId, { source, jobs });
@@ -344,28 +463,34 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
     let outcome: RunOutcome = 'done';
     const errors: string[] = [];
     try {
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Cache Lab' }, async (progress) => {
-        const job = async <R>(name: CacheLabJob, work: (progress: vscode.Progress<{ message?: string }>) => Promise<R>): Promise<R | undefined> => {
-          if (source.token.isCancellationRequested) throw new JobCancelled();
-          progress.report({ message: JOB_TITLES[name] });
-          try {
-            const result = await work(progress);
-            this.send({ type: 'jobEnded', runId, job: name, outcome: 'done' });
-            return result;
-          } catch (error) {
-            if (error instanceof JobCancelled || isCancellation(error) || source.token.isCancellationRequested) {
-              this.send({ type: 'jobEnded', runId, job: name, outcome: 'cancelled' });
-              throw new JobCancelled();
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'Cache Lab' },
+        async (progress) => {
+          const job = async <R>(
+            name: CacheLabJob,
+            work: (progress: vscode.Progress<{ message?: string }>) => Promise<R>,
+          ): Promise<R | undefined> => {
+            if (source.token.isCancellationRequested) throw new JobCancelled();
+            progress.report({ message: JOB_TITLES[name] });
+            try {
+              const result = await work(progress);
+              this.send({ type: 'jobEnded', runId, job: name, outcome: 'done' });
+              return result;
+            } catch (error) {
+              if (error instanceof JobCancelled || isCancellation(error) || source.token.isCancellationRequested) {
+                this.send({ type: 'jobEnded', runId, job: name, outcome: 'cancelled' });
+                throw new JobCancelled();
+              }
+              outcome = 'failed';
+              errors.push(describe(error));
+              this.deps.output.warn(`Cache Lab: ${JOB_TITLES[name]} failed: ${describe(error)}`);
+              this.send({ type: 'jobEnded', runId, job: name, outcome: 'failed', error: describe(error) });
+              return undefined;
             }
-            outcome = 'failed';
-            errors.push(describe(error));
-            this.deps.output.warn(`Cache Lab: ${JOB_TITLES[name]} failed: ${describe(error)}`);
-            this.send({ type: 'jobEnded', runId, job: name, outcome: 'failed', error: describe(error) });
-            return undefined;
-          }
-        };
-        await body(job);
-      });
+          };
+          await body(job);
+        },
+      );
     } catch (error) {
       if (error instanceof JobCancelled) outcome = 'cancelled';
       else {
@@ -402,7 +527,11 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
       progress.report({ message: `${JOB_TITLES[job]}: ${message}` });
     });
     try {
-      return await this.deps.server.request(type, { ...params, workDoneToken } as unknown as RequestParam<P>, run.source.token);
+      return await this.deps.server.request(
+        type,
+        { ...params, workDoneToken } as unknown as RequestParam<P>,
+        run.source.token,
+      );
     } finally {
       subscription.dispose();
     }
@@ -417,7 +546,10 @@ type MeasureMessage = Extract<HostToWebview, { type: 'measure' }>;
  */
 async function confirmProgramOptions(options: ProgramOption[], confirmed: boolean): Promise<void> {
   const names = options.map((o) => visibleText(o.option));
-  if (confirmed) throw new Error(`The command has options that make git run other programs (${names.join(', ')}); they are run only when allowed by name in the dialog.`);
+  if (confirmed)
+    throw new Error(
+      `The command has options that make git run other programs (${names.join(', ')}); they are run only when allowed by name in the dialog.`,
+    );
   const allow = `Allow ${names.map((name) => (name.length > 60 ? `${name.slice(0, 59)}…` : name)).join(', ')}`;
   const choice = await vscode.window.showWarningMessage(
     `This command makes git run other programs. Run it with ${names.length === 1 ? 'this option' : 'these options'}?`,

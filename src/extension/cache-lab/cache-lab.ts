@@ -5,7 +5,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import vscode = require('vscode');
-import { CACHE_LAB_VIEW_TYPE, defaultCacheLabState, type CacheLabState, type RecordingChoice } from '../../protocol/cache-lab-protocol.ts';
+import {
+  CACHE_LAB_VIEW_TYPE,
+  defaultCacheLabState,
+  type CacheLabState,
+  type RecordingChoice,
+} from '../../protocol/cache-lab-protocol.ts';
 import { PoliciesRequest, type SweepResult } from '../../protocol/server-protocol.ts';
 import { normalizeCacheLabState } from '../../presentation/cache-lab-state.ts';
 import type { Lifetime } from '../dispose.ts';
@@ -42,7 +47,10 @@ export interface CacheLabApi {
    * Measure for real on a panel's recording, as its button does; for the extension tests, which
    * pass `confirmed: true` to skip the modal confirmation (the only way to skip it).
    */
-  measure(panel: CacheLabPanel, options: { limits?: number[]; runs?: number; confirmed?: boolean; keptHeap?: boolean }): Promise<MeasureOutcome>;
+  measure(
+    panel: CacheLabPanel,
+    options: { limits?: number[]; runs?: number; confirmed?: boolean; keptHeap?: boolean },
+  ): Promise<MeasureOutcome>;
 }
 
 /** `{ file, segment?, tab? }` from the Recordings view (tab `simulation` or `sweep`, or `locality`), or a path. */
@@ -86,7 +94,16 @@ function cliRecordings(): RecordingChoice[] {
       const file = path.join(directory, name);
       try {
         const stat = fs.statSync(file);
-        return stat.isFile() ? [{ file, label: name, description: `packscope record, ${new Date(stat.mtimeMs).toLocaleString()}`, mtimeMs: stat.mtimeMs }] : [];
+        return stat.isFile()
+          ? [
+              {
+                file,
+                label: name,
+                description: `packscope record, ${new Date(stat.mtimeMs).toLocaleString()}`,
+                mtimeMs: stat.mtimeMs,
+              },
+            ]
+          : [];
       } catch {
         return [];
       }
@@ -134,8 +151,27 @@ export function registerCacheLab(deps: CacheLabDependencies): CacheLabApi {
     }
   };
 
-  const adopt = (panel: vscode.WebviewPanel, state: CacheLabState, availablePolicies: readonly string[], autoRun: boolean): CacheLabPanel => {
-    const lab = new CacheLabPanel(panel, { extensionUri: deps.context.extensionUri, server: deps.server, output: deps.output, gitLocation: deps.gitLocation, listRecordings, chooseRecordingFile, availablePolicies, ...(deps.onSweep ? { onSweep: deps.onSweep } : {}) }, state, autoRun);
+  const adopt = (
+    panel: vscode.WebviewPanel,
+    state: CacheLabState,
+    availablePolicies: readonly string[],
+    autoRun: boolean,
+  ): CacheLabPanel => {
+    const lab = new CacheLabPanel(
+      panel,
+      {
+        extensionUri: deps.context.extensionUri,
+        server: deps.server,
+        output: deps.output,
+        gitLocation: deps.gitLocation,
+        listRecordings,
+        chooseRecordingFile,
+        availablePolicies,
+        ...(deps.onSweep ? { onSweep: deps.onSweep } : {}),
+      },
+      state,
+      autoRun,
+    );
     current = lab;
     lab.onDidDispose(() => {
       if (current === lab) current = undefined;
@@ -152,7 +188,12 @@ export function registerCacheLab(deps: CacheLabDependencies): CacheLabApi {
       return current;
     }
     const availablePolicies = await offeredPolicies();
-    const state: CacheLabState = { ...defaultCacheLabState(availablePolicies), recording: target.file, segment: target.segment ?? null, tab: target.tab ?? 'sweep' };
+    const state: CacheLabState = {
+      ...defaultCacheLabState(availablePolicies),
+      recording: target.file,
+      segment: target.segment ?? null,
+      tab: target.tab ?? 'sweep',
+    };
     const panel = vscode.window.createWebviewPanel(CACHE_LAB_VIEW_TYPE, 'Cache Lab', vscode.ViewColumn.Active, {});
     return adopt(panel, state, availablePolicies, true);
   };
@@ -169,7 +210,8 @@ export function registerCacheLab(deps: CacheLabDependencies): CacheLabApi {
     }),
   );
   lifetime.register(new vscode.Disposable(() => current?.dispose()));
-  if (deps.recordings.onDidChange !== undefined) lifetime.register(deps.recordings.onDidChange(() => current?.refreshRecordings()));
+  if (deps.recordings.onDidChange !== undefined)
+    lifetime.register(deps.recordings.onDidChange(() => current?.refreshRecordings()));
 
   return {
     get panel() {
@@ -199,10 +241,16 @@ interface RecordingPickItem extends vscode.QuickPickItem {
  * The recordings the extension knows, "Choose a file…", and whatever absolute path is typed (so a
  * recording anywhere can be opened from the palette without the file dialog).
  */
-async function pickRecording(recordings: RecordingChoice[], chooseFile: () => Promise<string | undefined>): Promise<OpenTarget | undefined> {
+async function pickRecording(
+  recordings: RecordingChoice[],
+  chooseFile: () => Promise<string | undefined>,
+): Promise<OpenTarget | undefined> {
   const quickPick = vscode.window.createQuickPick<RecordingPickItem>();
   quickPick.title = 'PackScope: Open Cache Lab';
-  quickPick.placeholder = recordings.length > 0 ? 'A recording, or type the path of a recording or GIT_TRACE_PACK_ACCESS file' : 'Type the path of a recording or GIT_TRACE_PACK_ACCESS file, or choose one';
+  quickPick.placeholder =
+    recordings.length > 0
+      ? 'A recording, or type the path of a recording or GIT_TRACE_PACK_ACCESS file'
+      : 'Type the path of a recording or GIT_TRACE_PACK_ACCESS file, or choose one';
   quickPick.ignoreFocusOut = true;
   quickPick.matchOnDescription = true;
   const fixed: RecordingPickItem[] = [
@@ -217,7 +265,18 @@ async function pickRecording(recordings: RecordingChoice[], chooseFile: () => Pr
   };
   quickPick.onDidChangeValue((value) => {
     const file = typedPath(value);
-    quickPick.items = file === undefined ? fixed : [{ label: `$(file) ${file}`, description: fs.existsSync(file) ? 'open this file' : 'no such file yet', file, alwaysShow: true }, ...fixed];
+    quickPick.items =
+      file === undefined
+        ? fixed
+        : [
+            {
+              label: `$(file) ${file}`,
+              description: fs.existsSync(file) ? 'open this file' : 'no such file yet',
+              file,
+              alwaysShow: true,
+            },
+            ...fixed,
+          ];
   });
   const chosen = await new Promise<RecordingPickItem | undefined>((resolve) => {
     quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0]));
@@ -235,7 +294,12 @@ async function pickRecording(recordings: RecordingChoice[], chooseFile: () => Pr
 
 /** The part of the Recordings view's store (src/extension/recording/recording-store.ts) the Cache Lab lists. */
 interface StoredRecordingList {
-  list(): { file: string; mtimeMs: number; name: string; sidecar?: { label?: string; args?: string[]; source?: string } | undefined }[];
+  list(): {
+    file: string;
+    mtimeMs: number;
+    name: string;
+    sidecar?: { label?: string; args?: string[]; source?: string } | undefined;
+  }[];
   onDidChange: vscode.Event<void>;
 }
 
@@ -244,7 +308,12 @@ export function recordingSourceFromStore(store: StoredRecordingList): RecordingS
   return {
     list: () =>
       store.list().map(({ file, mtimeMs, name, sidecar }) => {
-        const what = sidecar?.args !== undefined ? `git ${sidecar.args.join(' ')}` : sidecar?.source === 'terminal' ? 'terminal recording' : 'recording';
+        const what =
+          sidecar?.args !== undefined
+            ? `git ${sidecar.args.join(' ')}`
+            : sidecar?.source === 'terminal'
+              ? 'terminal recording'
+              : 'recording';
         // The store's one name for it (recordingName), as the Recordings view shows it.
         return { file, label: name, description: `${what}, ${new Date(mtimeMs).toLocaleString()}` };
       }),

@@ -13,19 +13,25 @@ export const RECONSTRUCTED_NOTE = 'The command line was reconstructed from the t
  * What Measure for real runs: git's arguments and where, and the options among them that make git
  * run other programs (the user allows each by name), or why it cannot run.
  */
-export type MeasurePlan = { args: string[]; cwd: string; reconstructed: boolean; programOptions: ProgramOption[] } | { refusal: string };
+export type MeasurePlan =
+  { args: string[]; cwd: string; reconstructed: boolean; programOptions: ProgramOption[] } | { refusal: string };
 
 /** Where the recording came from, for the dialog: the extension wrote it, or the user opened a file. */
 export type RecordingOrigin = 'storage' | 'opened';
 
-export const UNTRUSTED_REFUSAL = 'This workspace is not trusted: PackScope runs no git command from a recording or trace in it (Measure for real needs a trusted workspace).';
+export const UNTRUSTED_REFUSAL =
+  'This workspace is not trusted: PackScope runs no git command from a recording or trace in it (Measure for real needs a trusted workspace).';
 
 /**
  * The checks on a plan before anything runs (issue 12, item 8): no git at all from a file in an
  * untrusted workspace (git would read the repository's own configuration, which can run programs);
  * every argument a string; the working directory inside the recording's repository.
  */
-export function checkedMeasurePlan(info: RecordingInfo, segment: number | null, workspaceTrusted: boolean): MeasurePlan {
+export function checkedMeasurePlan(
+  info: RecordingInfo,
+  segment: number | null,
+  workspaceTrusted: boolean,
+): MeasurePlan {
   if (!workspaceTrusted) return { refusal: UNTRUSTED_REFUSAL };
   if (info.args !== null && !(Array.isArray(info.args) && info.args.every((arg: unknown) => typeof arg === 'string'))) {
     return { refusal: 'The recording names git arguments that are not all strings; it is refused.' };
@@ -37,7 +43,8 @@ export function checkedMeasurePlan(info: RecordingInfo, segment: number | null, 
     const relative = path.relative(path.resolve(root), path.resolve(plan.cwd));
     return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
   });
-  if (!within) return { refusal: `The recording says git ran in ${plan.cwd}, outside its repository ${workTree}; it is refused.` };
+  if (!within)
+    return { refusal: `The recording says git ran in ${plan.cwd}, outside its repository ${workTree}; it is refused.` };
   return plan;
 }
 
@@ -52,30 +59,43 @@ export function measurePlan(info: RecordingInfo, segment: number | null): Measur
   const workTree = path.basename(info.repository) === '.git' ? path.dirname(info.repository) : info.repository;
   const cwd = info.cwd ?? workTree;
   const chosen = segment === null ? undefined : info.segments.find((s) => s.index === segment);
-  if (segment !== null && chosen === undefined) return { refusal: `The recording has no segment ${segment} (it has ${info.segments.length}).` };
+  if (segment !== null && chosen === undefined)
+    return { refusal: `The recording has no segment ${segment} (it has ${info.segments.length}).` };
   if (info.args !== null && info.args.length > 0) {
     const recorded = { args: [...info.args], cwd, reconstructed: false, programOptions: programOptions(info.args) };
-    if (chosen === undefined || info.segments.length <= 1 || chosen.command === null || chosen.command === info.command) return recorded;
+    if (chosen === undefined || info.segments.length <= 1 || chosen.command === null || chosen.command === info.command)
+      return recorded;
     const traced = argvOfTraceCommand(chosen.command);
-    if (traced !== undefined && traced.length === info.args.length && traced.every((a, i) => a === info.args![i])) return recorded;
+    if (traced !== undefined && traced.length === info.args.length && traced.every((a, i) => a === info.args![i]))
+      return recorded;
     // Another git process of the recorded command (a child it started): as GIT_TRACE printed it.
-    return traced === undefined ? { refusal: `Segment ${segment} ran \`${chosen.command}\`, which cannot be read back as git's arguments.` } : { args: traced, cwd, reconstructed: true, programOptions: programOptions(traced) };
+    return traced === undefined
+      ? { refusal: `Segment ${segment} ran \`${chosen.command}\`, which cannot be read back as git's arguments.` }
+      : { args: traced, cwd, reconstructed: true, programOptions: programOptions(traced) };
   }
   let target = chosen;
   if (target === undefined) {
     const reading = info.segments.filter((s) => s.reads > 0);
     const candidates = reading.length > 0 ? reading : info.segments;
     if (candidates.length > 1) {
-      return { refusal: `This trace holds ${candidates.length} git processes; choose one of them (a segment) to measure its command for real.` };
+      return {
+        refusal: `This trace holds ${candidates.length} git processes; choose one of them (a segment) to measure its command for real.`,
+      };
     }
     target = candidates[0];
   }
   if (target === undefined || target.command === null) {
-    const which = target === undefined || info.segments.length <= 1 ? 'This trace does not say' : `GIT_TRACE did not name segment ${target.index}, so the trace does not say`;
-    return { refusal: `${which} which git command it recorded (it was written without GIT_TRACE), so there is nothing to run for real.` };
+    const which =
+      target === undefined || info.segments.length <= 1
+        ? 'This trace does not say'
+        : `GIT_TRACE did not name segment ${target.index}, so the trace does not say`;
+    return {
+      refusal: `${which} which git command it recorded (it was written without GIT_TRACE), so there is nothing to run for real.`,
+    };
   }
   const args = argvOfTraceCommand(target.command);
-  if (args === undefined) return { refusal: `The trace names \`${target.command}\`, which cannot be read back as git's arguments.` };
+  if (args === undefined)
+    return { refusal: `The trace names \`${target.command}\`, which cannot be read back as git's arguments.` };
   return { args, cwd, reconstructed: true, programOptions: programOptions(args) };
 }
 
@@ -92,7 +112,10 @@ export function measureConfirmation(
   run: { file: string; origin: RecordingOrigin; limits: number; runs: number },
 ): { message: string; detail: string } {
   const inexact = plan.reconstructed ? ` ${RECONSTRUCTED_NOTE}` : '';
-  const origin = run.origin === 'storage' ? `Recorded by PackScope: ${visibleText(run.file)}.` : `From a file you opened, not recorded by PackScope: ${visibleText(run.file)}.`;
+  const origin =
+    run.origin === 'storage'
+      ? `Recorded by PackScope: ${visibleText(run.file)}.`
+      : `From a file you opened, not recorded by PackScope: ${visibleText(run.file)}.`;
   return {
     message: `Run \`${visibleText(gitCommandLine(plan.args))}\` for real ${run.limits * run.runs} times?`,
     detail: `${run.limits} values of core.deltaBaseCacheLimit × best of ${run.runs}, in ${visibleText(plan.cwd)}. The Cache Lab shows the wall times next to the simulated inflations. "${MEASURE_WITH_KEPT_HEAP}" runs each twice as often, half of the runs with glibc's malloc thresholds pinned (GLIBC_TUNABLES), to show how much of the time is glibc handing freed memory back to the kernel.${inexact} ${origin}`,

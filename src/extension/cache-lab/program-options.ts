@@ -15,18 +15,51 @@ export interface ProgramOption {
 const PROGRAM_KEYS: [RegExp, string][] = [
   [/^alias\./, 'an alias ("!" runs a shell command)'],
   [/^core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)$/, 'a command git runs'],
-  [/^(pager|difftool|mergetool|man|browser|filter|merge|diff|gpg|ssh|hook|trailer|sendemail|credential|protocol|url|include|includeif|submodule|safe|remote)\./, 'a command, hook, helper, transport or included configuration'],
-  [/^(sequence\.editor|web\.browser|interactive\.difffilter|uploadpack\.packobjectshook|uploadarchive\.allowunreachable)$/, 'a command git runs'],
+  [
+    /^(pager|difftool|mergetool|man|browser|filter|merge|diff|gpg|ssh|hook|trailer|sendemail|credential|protocol|url|include|includeif|submodule|safe|remote)\./,
+    'a command, hook, helper, transport or included configuration',
+  ],
+  [
+    /^(sequence\.editor|web\.browser|interactive\.difffilter|uploadpack\.packobjectshook|uploadarchive\.allowunreachable)$/,
+    'a command git runs',
+  ],
 ];
 
 /** Options after the subcommand whose value is a program to run (git-fetch(1), git-clone(1), git-push(1), git-rebase(1), git-difftool(1)). */
 const SUBCOMMAND_PROGRAM_OPTIONS = /^(--upload-pack|--receive-pack|--exec|--extcmd|--tool)(=|$)/;
 
 /** Subcommands whose job is to run commands they are given. */
-const COMMAND_RUNNERS = new Set(['bisect', 'filter-branch', 'submodule', 'difftool', 'mergetool', 'rebase', 'daemon', 'instaweb', 'web--browse', 'credential', 'send-email', 'archimport', 'cvsimport', 'svn', 'p4', 'upload-pack', 'receive-pack', 'shell']);
+const COMMAND_RUNNERS = new Set([
+  'bisect',
+  'filter-branch',
+  'submodule',
+  'difftool',
+  'mergetool',
+  'rebase',
+  'daemon',
+  'instaweb',
+  'web--browse',
+  'credential',
+  'send-email',
+  'archimport',
+  'cvsimport',
+  'svn',
+  'p4',
+  'upload-pack',
+  'receive-pack',
+  'shell',
+]);
 
 /** git's global options that take their value as the next argument (git(1)). */
-const GLOBAL_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--attr-source']);
+const GLOBAL_WITH_VALUE = new Set([
+  '-C',
+  '-c',
+  '--git-dir',
+  '--work-tree',
+  '--namespace',
+  '--config-env',
+  '--attr-source',
+]);
 
 /** Every option in git's argv (without "git") that makes git run another program, in order. */
 export function programOptions(args: readonly string[]): ProgramOption[] {
@@ -52,11 +85,13 @@ export function programOptions(args: readonly string[]): ProgramOption[] {
     }
   }
   const subcommand = args[index];
-  if (subcommand !== undefined && COMMAND_RUNNERS.has(subcommand)) found.push({ option: subcommand, why: 'a git command that runs commands it is given' });
+  if (subcommand !== undefined && COMMAND_RUNNERS.has(subcommand))
+    found.push({ option: subcommand, why: 'a git command that runs commands it is given' });
   for (const arg of args.slice(index + 1)) {
     if (arg === '--') break;
     if (SUBCOMMAND_PROGRAM_OPTIONS.test(arg)) found.push({ option: arg, why: 'a program git runs' });
   }
-  if ((subcommand === 'clone' || subcommand === 'ls-remote') && args.slice(index + 1).includes('-u')) found.push({ option: '-u', why: 'the upload-pack program git runs' });
+  if ((subcommand === 'clone' || subcommand === 'ls-remote') && args.slice(index + 1).includes('-u'))
+    found.push({ option: '-u', why: 'the upload-pack program git runs' });
   return found;
 }

@@ -12,12 +12,19 @@ import {
   type PackMapTileWanted,
   type WebviewToHost,
 } from '../../protocol/pack-map-protocol.ts';
-import { PackMapFamilyRequest, PackMapInfoRequest, PackMapObjectAtRequest, PackMapSeeksRequest, PackMapTileRequest, type PackMapInfoResult, type PackMapTileResult } from '../../protocol/server-protocol.ts';
+import {
+  PackMapFamilyRequest,
+  PackMapInfoRequest,
+  PackMapObjectAtRequest,
+  PackMapSeeksRequest,
+  PackMapTileRequest,
+  type PackMapInfoResult,
+  type PackMapTileResult,
+} from '../../protocol/server-protocol.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
 import { PACK_MAP_PAGE } from './pack-map-html.ts';
-
 
 /**
  * The server's tile with its pixels inflated: the webview gets a Uint8Array, which VS Code's
@@ -26,11 +33,18 @@ import { PACK_MAP_PAGE } from './pack-map-html.ts';
 export function binaryTile(result: PackMapTileResult): PackMapTile {
   const { rgbaDeflated, ...rest } = result;
   const bytes = inflateRawSync(Buffer.from(rgbaDeflated, 'base64'), { maxOutputLength: result.size * result.size * 4 });
-  if (bytes.byteLength !== result.size * result.size * 4) throw new Error(`tile ${result.order}/${result.tileX}/${result.tileY}: ${bytes.byteLength} bytes of RGBA for ${result.size}×${result.size} cells`);
+  if (bytes.byteLength !== result.size * result.size * 4)
+    throw new Error(
+      `tile ${result.order}/${result.tileX}/${result.tileY}: ${bytes.byteLength} bytes of RGBA for ${result.size}×${result.size} cells`,
+    );
   return { ...rest, rgba: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
 }
 
-const overlayFailed = (message: string, cancelled: boolean): HostToWebview => ({ type: 'overlayFailed', message, cancelled });
+const overlayFailed = (message: string, cancelled: boolean): HostToWebview => ({
+  type: 'overlayFailed',
+  message,
+  cancelled,
+});
 
 export interface PackMapPanelDependencies {
   extensionUri: vscode.Uri;
@@ -55,7 +69,8 @@ export interface PackMapTarget {
 
 /** The packs of a target, one per pane, in the panes' order. */
 function panesOf(target: PackMapTarget): { pack: string; role: PackMapPane['role']; held: boolean }[] {
-  if (target.after === undefined) return [{ pack: target.pack, role: target.previewPack ? 'preview' : 'pack', held: target.previewPack === true }];
+  if (target.after === undefined)
+    return [{ pack: target.pack, role: target.previewPack ? 'preview' : 'pack', held: target.previewPack === true }];
   return [
     { pack: target.pack, role: 'today', held: target.previewPack === true },
     { pack: target.after, role: 'preview', held: true },
@@ -82,13 +97,26 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
     private readonly deps: PackMapPanelDependencies,
     readonly target: PackMapTarget,
   ) {
-    super(panel, { extensionUri: deps.extensionUri, page: PACK_MAP_PAGE, output: deps.output, logName: 'Pack map', accepts: isWebviewToHost });
+    super(panel, {
+      extensionUri: deps.extensionUri,
+      page: PACK_MAP_PAGE,
+      output: deps.output,
+      logName: 'Pack map',
+      accepts: isWebviewToHost,
+    });
     this.shownEmitter = this._register(new vscode.EventEmitter<void>());
     this.onDidShow = this.shownEmitter.event;
     const panes = panesOf(target);
     this.packs = panes.map((p) => p.pack);
-    const shortName = (pack: string): string => pack.split(/[\\/]/).pop()!.replace(/^pack-([0-9a-f]{8})[0-9a-f]*\.pack$/, 'pack-$1…');
-    panel.title = target.after !== undefined ? `Pack Map: ${shortName(target.pack)} before and after repack` : `${target.previewPack ? 'Pack Map (repack preview)' : 'Pack Map'}: ${shortName(target.pack)}`;
+    const shortName = (pack: string): string =>
+      pack
+        .split(/[\\/]/)
+        .pop()!
+        .replace(/^pack-([0-9a-f]{8})[0-9a-f]*\.pack$/, 'pack-$1…');
+    panel.title =
+      target.after !== undefined
+        ? `Pack Map: ${shortName(target.pack)} before and after repack`
+        : `${target.previewPack ? 'Pack Map (repack preview)' : 'Pack Map'}: ${shortName(target.pack)}`;
     for (const pane of panes) if (pane.held) this._register(deps.holdPreviewPack(pane.pack));
     this.roles = panes.map((p) => p.role);
     this._register(new vscode.Disposable(() => this.cancelAll()));
@@ -131,7 +159,10 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
     switch (message.type) {
       case 'ready': {
         this.ready = true;
-        if (message.version !== PACK_MAP_PROTOCOL_VERSION) this.deps.output.warn(`Pack map webview speaks protocol ${message.version}, the host ${PACK_MAP_PROTOCOL_VERSION}.`);
+        if (message.version !== PACK_MAP_PROTOCOL_VERSION)
+          this.deps.output.warn(
+            `Pack map webview speaks protocol ${message.version}, the host ${PACK_MAP_PROTOCOL_VERSION}.`,
+          );
         const [today, ...beside] = await this.infoRequest;
         if (today!.status === 'rejected') {
           // Asked again on the next `ready` (a reload of the page), not the failure kept.
@@ -141,20 +172,46 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         // A preview's pack the server no longer keeps (a panel restored after the window reloaded:
         // previews live as long as their server) leaves today's pack alone, and says why.
         const gone = beside.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-        const infos = gone === undefined ? [today!.value, ...beside.map((r) => (r as PromiseFulfilledResult<PackMapInfoResult>).value)] : [today!.value];
+        const infos =
+          gone === undefined
+            ? [today!.value, ...beside.map((r) => (r as PromiseFulfilledResult<PackMapInfoResult>).value)]
+            : [today!.value];
         if (gone !== undefined) {
           this.panel.title = this.panel.title.replace(/ before and after repack$/, '');
-          this.deps.output.warn(`Pack map: the repack preview's pack ${this.packs[1]} cannot be drawn (${describe(gone.reason)}); today's pack alone.`);
+          this.deps.output.warn(
+            `Pack map: the repack preview's pack ${this.packs[1]} cannot be drawn (${describe(gone.reason)}); today's pack alone.`,
+          );
         }
         this.infos = infos;
         // The first view's tiles, asked for now rather than when the page has drawn and asks (PackMapFirstView).
         const view = message.firstView;
         const recording = this.target.recording ?? view?.recording;
-        const first = view === undefined ? [] : infos.flatMap((info, pane) => firstViewTiles({ ...view, ...(recording !== undefined ? { recording } : {}) }, info.maxOrder, pane));
+        const first =
+          view === undefined
+            ? []
+            : infos.flatMap((info, pane) =>
+                firstViewTiles({ ...view, ...(recording !== undefined ? { recording } : {}) }, info.maxOrder, pane),
+              );
         const pushing = first.map(tileKey);
-        const panes = infos.map((info, pane): PackMapPane => ({ role: infos.length === 1 ? (this.target.previewPack ? 'preview' : 'pack') : this.roles[pane]!, info }));
+        const panes = infos.map((info, pane): PackMapPane => ({
+          role: infos.length === 1 ? (this.target.previewPack ? 'preview' : 'pack') : this.roles[pane]!,
+          info,
+        }));
         // Delivered through send, so that onDidShow fires once the webview has it.
-        this.send({ type: 'show', version: PACK_MAP_PROTOCOL_VERSION, repository: this.target.repository, panes, recordings: this.deps.recordings(), ...(this.target.recording ? { recording: this.target.recording } : {}), ...(pushing.length > 0 ? { pushing } : {}), ...(gone !== undefined ? { note: `The repack preview's pack is gone (${describe(gone.reason)}): run the preview again to compare.` } : {}) });
+        this.send({
+          type: 'show',
+          version: PACK_MAP_PROTOCOL_VERSION,
+          repository: this.target.repository,
+          panes,
+          recordings: this.deps.recordings(),
+          ...(this.target.recording ? { recording: this.target.recording } : {}),
+          ...(pushing.length > 0 ? { pushing } : {}),
+          ...(gone !== undefined
+            ? {
+                note: `The repack preview's pack is gone (${describe(gone.reason)}): run the preview again to compare.`,
+              }
+            : {}),
+        });
         for (const wanted of first) void this.fetchTile(tileKey(wanted), wanted).then((reply) => this.send(reply));
         return undefined;
       }
@@ -164,19 +221,54 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         for (const key of message.keys) this.inFlight.get(key)?.cancel();
         return undefined;
       case 'objectAt': {
-        const result = await this.deps.server.request(PackMapObjectAtRequest, { pack: this.packOf(message.pane), order: message.order, x: message.x, y: message.y });
+        const result = await this.deps.server.request(PackMapObjectAtRequest, {
+          pack: this.packOf(message.pane),
+          order: message.order,
+          x: message.x,
+          y: message.y,
+        });
         return { type: 'objectAt', object: result.found ? result.object : null };
       }
       case 'family':
         // One overlay of each kind at a time: a newer request cancels the one before.
-        return this.cancellable(`overlay:family:${message.pane}`, 'family', async (token) => ({ type: 'family', family: await this.deps.server.request(PackMapFamilyRequest, { pack: this.packOf(message.pane), oid: message.oid }, token) }), overlayFailed);
+        return this.cancellable(
+          `overlay:family:${message.pane}`,
+          'family',
+          async (token) => ({
+            type: 'family',
+            family: await this.deps.server.request(
+              PackMapFamilyRequest,
+              { pack: this.packOf(message.pane), oid: message.oid },
+              token,
+            ),
+          }),
+          overlayFailed,
+        );
       case 'seeks':
-        return this.cancellable(`overlay:seeks:${message.pane}`, 'seeks', async (token) => ({ type: 'seeks', seeks: await this.deps.server.request(PackMapSeeksRequest, { pack: this.packOf(message.pane), recording: message.recording }, token) }), overlayFailed);
+        return this.cancellable(
+          `overlay:seeks:${message.pane}`,
+          'seeks',
+          async (token) => ({
+            type: 'seeks',
+            seeks: await this.deps.server.request(
+              PackMapSeeksRequest,
+              { pack: this.packOf(message.pane), recording: message.recording },
+              token,
+            ),
+          }),
+          overlayFailed,
+        );
       case 'openObject':
-        await vscode.commands.executeCommand('packscope.openObject', { oid: message.oid, repository: this.target.repository });
+        await vscode.commands.executeCommand('packscope.openObject', {
+          oid: message.oid,
+          repository: this.target.repository,
+        });
         return undefined;
       case 'revealObject':
-        await vscode.commands.executeCommand('packscope.revealObject', { oid: message.oid, repository: this.target.repository });
+        await vscode.commands.executeCommand('packscope.revealObject', {
+          oid: message.oid,
+          repository: this.target.repository,
+        });
         return undefined;
     }
   }
@@ -184,14 +276,30 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
   /** A tile from the server, as the webview's `tile` reply (or `tileFailed`), cancellable under its key. */
   private fetchTile(key: string, wanted: PackMapTileWanted): Promise<HostToWebview> {
     const { pane, ...tile } = wanted;
-    return this.cancellable(key, `tile ${key}`, async (token) => ({ type: 'tile', key, tile: binaryTile(await this.deps.server.request(PackMapTileRequest, { pack: this.packOf(pane), ...tile }, token)) }), (text, cancelled) => ({ type: 'tileFailed', key, message: text, cancelled }));
+    return this.cancellable(
+      key,
+      `tile ${key}`,
+      async (token) => ({
+        type: 'tile',
+        key,
+        tile: binaryTile(
+          await this.deps.server.request(PackMapTileRequest, { pack: this.packOf(pane), ...tile }, token),
+        ),
+      }),
+      (text, cancelled) => ({ type: 'tileFailed', key, message: text, cancelled }),
+    );
   }
 
   /**
    * A server request under `key`: a newer request of the same key cancels it, `cancelTiles` and
    * closing the panel too. A failure is answered with `failed(message, cancelled)` (logged unless cancelled).
    */
-  private async cancellable(key: string, what: string, run: (token: vscode.CancellationToken) => Promise<HostToWebview>, failed: (message: string, cancelled: boolean) => HostToWebview): Promise<HostToWebview> {
+  private async cancellable(
+    key: string,
+    what: string,
+    run: (token: vscode.CancellationToken) => Promise<HostToWebview>,
+    failed: (message: string, cancelled: boolean) => HostToWebview,
+  ): Promise<HostToWebview> {
     this.inFlight.get(key)?.cancel();
     const source = new vscode.CancellationTokenSource();
     this.inFlight.set(key, source);

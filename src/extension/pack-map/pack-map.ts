@@ -13,7 +13,11 @@ import { PackMapPanel, type PackMapTarget } from './pack-map-panel.ts';
 
 /** The Recordings view's store (src/extension/recording/recording-store.ts), as much as the map reads. */
 export interface PackMapRecordingSource {
-  list(): { file: string; mtimeMs: number; sidecar?: { label?: string; args?: string[]; source?: string } | undefined }[];
+  list(): {
+    file: string;
+    mtimeMs: number;
+    sidecar?: { label?: string; args?: string[]; source?: string } | undefined;
+  }[];
   readonly onDidChange: vscode.Event<unknown>;
 }
 
@@ -54,8 +58,19 @@ interface OpenTarget {
 function targetOf(argument: unknown): OpenTarget | undefined {
   if (typeof argument !== 'object' || argument === null) return undefined;
   const node = argument as { listing?: { pack?: unknown }; repositoryId?: unknown };
-  if (typeof node.listing?.pack === 'string') return { pack: node.listing.pack, ...(typeof node.repositoryId === 'string' ? { repository: node.repositoryId } : {}) };
-  const value = argument as { pack?: unknown; repository?: unknown; recording?: unknown; previewPack?: unknown; after?: unknown; column?: unknown };
+  if (typeof node.listing?.pack === 'string')
+    return {
+      pack: node.listing.pack,
+      ...(typeof node.repositoryId === 'string' ? { repository: node.repositoryId } : {}),
+    };
+  const value = argument as {
+    pack?: unknown;
+    repository?: unknown;
+    recording?: unknown;
+    previewPack?: unknown;
+    after?: unknown;
+    column?: unknown;
+  };
   if (typeof value.pack !== 'string' || value.pack === '') return undefined;
   return {
     pack: value.pack,
@@ -78,15 +93,36 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
       .list()
       .sort((a, b) => b.mtimeMs - a.mtimeMs)
       .map(({ file, mtimeMs, sidecar }) => {
-        const what = sidecar?.args !== undefined ? `git ${sidecar.args.join(' ')}` : sidecar?.source === 'terminal' ? 'terminal recording' : 'recording';
-        return { file, label: sidecar?.label ?? path.basename(file), description: `${what}, ${new Date(mtimeMs).toLocaleString()}` };
+        const what =
+          sidecar?.args !== undefined
+            ? `git ${sidecar.args.join(' ')}`
+            : sidecar?.source === 'terminal'
+              ? 'terminal recording'
+              : 'recording';
+        return {
+          file,
+          label: sidecar?.label ?? path.basename(file),
+          description: `${what}, ${new Date(mtimeMs).toLocaleString()}`,
+        };
       });
-  lifetime.register(deps.recordings.onDidChange(() => {
-    for (const panel of panels) panel.updateRecordings();
-  }));
+  lifetime.register(
+    deps.recordings.onDidChange(() => {
+      for (const panel of panels) panel.updateRecordings();
+    }),
+  );
 
   const adopt = (panel: vscode.WebviewPanel, target: PackMapTarget): PackMapPanel => {
-    const map = new PackMapPanel(panel, { extensionUri: deps.context.extensionUri, output: deps.output, server: deps.server, recordings, holdPreviewPack: (pack) => deps.previewPacks.hold(pack) }, target);
+    const map = new PackMapPanel(
+      panel,
+      {
+        extensionUri: deps.context.extensionUri,
+        output: deps.output,
+        server: deps.server,
+        recordings,
+        holdPreviewPack: (pack) => deps.previewPacks.hold(pack),
+      },
+      target,
+    );
     current = map;
     panels.add(map);
     map.onDidDispose(() => {
@@ -115,7 +151,8 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
   const open = async (argument?: unknown): Promise<PackMapPanel | undefined> => {
     let target = targetOf(argument);
     const opening = target;
-    if ((target?.previewPack === true || target?.after !== undefined) && target.repository === undefined) throw new Error('a repack preview pack is drawn for its repository: name it');
+    if ((target?.previewPack === true || target?.after !== undefined) && target.repository === undefined)
+      throw new Error('a repack preview pack is drawn for its repository: name it');
     if (target === undefined || target.repository === undefined) {
       const packs = await listPacks();
       if (target !== undefined) {
@@ -124,14 +161,26 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
         if (found === undefined) throw new Error(`${wanted} is not a pack of the workspace`);
         target = found;
       } else {
-        if (packs.length === 0) throw new Error('No pack in this workspace to draw (see the packscope.repositories setting; loose objects are packed by git gc).');
-        const picked = packs.length === 1 ? packs[0] : await vscode.window.showQuickPick(packs, { title: 'PackScope: Open Pack Map', placeHolder: 'The pack to draw', matchOnDescription: true });
+        if (packs.length === 0)
+          throw new Error(
+            'No pack in this workspace to draw (see the packscope.repositories setting; loose objects are packed by git gc).',
+          );
+        const picked =
+          packs.length === 1
+            ? packs[0]
+            : await vscode.window.showQuickPick(packs, {
+                title: 'PackScope: Open Pack Map',
+                placeHolder: 'The pack to draw',
+                matchOnDescription: true,
+              });
         if (picked === undefined) return undefined;
         target = picked;
       }
     }
     const column = opening?.column === 'beside' ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
-    const panel = vscode.window.createWebviewPanel(PACK_MAP_VIEW_TYPE, 'Pack Map', column, { retainContextWhenHidden: false });
+    const panel = vscode.window.createWebviewPanel(PACK_MAP_VIEW_TYPE, 'Pack Map', column, {
+      retainContextWhenHidden: false,
+    });
     return adopt(panel, {
       pack: target.pack,
       repository: target.repository!,
@@ -151,13 +200,19 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
           panel.dispose();
           return;
         }
-        adopt(panel, { pack: restored.pack, repository: restored.repository, ...(restored.after !== null ? { after: restored.after } : {}) });
+        adopt(panel, {
+          pack: restored.pack,
+          repository: restored.repository,
+          ...(restored.after !== null ? { after: restored.after } : {}),
+        });
       },
     }),
   );
-  lifetime.register(new vscode.Disposable(() => {
-    for (const panel of [...panels]) panel.dispose();
-  }));
+  lifetime.register(
+    new vscode.Disposable(() => {
+      for (const panel of [...panels]) panel.dispose();
+    }),
+  );
 
   return {
     get panel() {

@@ -27,7 +27,8 @@ export class PreviewPackHolds {
       }
       this.holders.delete(pack);
       this.server.request(ReleasePreviewPackRequest, { pack }).then(
-        ({ released }) => released && this.output.info(`Removed the repack preview pack ${pack}: nothing shows it any more.`),
+        ({ released }) =>
+          released && this.output.info(`Removed the repack preview pack ${pack}: nothing shows it any more.`),
         (error: unknown) => this.output.warn(`Repack preview pack ${pack}: release failed: ${describe(error)}`),
       );
     });

@@ -13,7 +13,14 @@ export class FactNode extends PacksNodeBase {
     description?: string,
     expanded?: boolean,
   ) {
-    super(label, expanded === undefined ? vscode.TreeItemCollapsibleState.None : expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    super(
+      label,
+      expanded === undefined
+        ? vscode.TreeItemCollapsibleState.None
+        : expanded
+          ? vscode.TreeItemCollapsibleState.Expanded
+          : vscode.TreeItemCollapsibleState.Collapsed,
+    );
     this.id = `${parent.id}/${key}`;
     if (description !== undefined) this.description = description;
     this.contextValue = 'fact';

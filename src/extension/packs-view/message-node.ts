@@ -25,5 +25,9 @@ export class MessageNode extends PacksNodeBase {
 export const RETRY_COMMAND = 'packscope.retryItem';
 
 export function retryNode(parent: PacksNode): MessageNode {
-  return new MessageNode(parent, 'cancelled', 'Cancelled: click to load again', 'info', { title: 'Load again', command: RETRY_COMMAND, arguments: [parent] });
+  return new MessageNode(parent, 'cancelled', 'Cancelled: click to load again', 'info', {
+    title: 'Load again',
+    command: RETRY_COMMAND,
+    arguments: [parent],
+  });
 }

@@ -36,15 +36,23 @@ export class ObjectFilterStore {
 /** Asks for types, then a depth range, starting from `current`. Undefined: the user cancelled. */
 export async function askForObjectFilter(current: ObjectListFilter | undefined): Promise<ObjectListFilter | undefined> {
   const picked = await vscode.window.showQuickPick(
-    OBJECT_TYPE_NAMES.map((type) => ({ label: type, picked: current?.types === undefined || current.types.includes(type) })),
-    { canPickMany: true, title: 'PackScope: Filter Objects (1 of 2): object types', placeHolder: 'The types the lists show (a delta counts as the type it rebuilds)' },
+    OBJECT_TYPE_NAMES.map((type) => ({
+      label: type,
+      picked: current?.types === undefined || current.types.includes(type),
+    })),
+    {
+      canPickMany: true,
+      title: 'PackScope: Filter Objects (1 of 2): object types',
+      placeHolder: 'The types the lists show (a delta counts as the type it rebuilds)',
+    },
   );
   if (picked === undefined) return undefined;
   const range = await vscode.window.showInputBox({
     title: 'PackScope: Filter Objects (2 of 2): delta depth',
     prompt: 'Depths to show: 3, 2-6, 5- (5 and deeper) or -6; empty for any depth',
     value: depthRangeText(current),
-    validateInput: (text) => (parseDepthRange(text) === undefined ? 'Type a depth (3) or a range (2-6, 5-, -6), or leave it empty' : undefined),
+    validateInput: (text) =>
+      parseDepthRange(text) === undefined ? 'Type a depth (3) or a range (2-6, 5-, -6), or leave it empty' : undefined,
   });
   if (range === undefined) return undefined;
   return { types: picked.map((p) => p.label as ObjectTypeName), ...parseDepthRange(range) };

@@ -31,7 +31,11 @@ export class ObjectListNode extends PagedNode {
     this.id = `${parent.id}|list:${definition.listKind}`;
     this.iconPath = new vscode.ThemeIcon(definition.icon);
     this.contextValue = `list ${definition.listKind}`;
-    this.pages = new ObjectPages(parent, definition.listKind, `${definition.title} of ${shortPackName(parent.listing.name)}`);
+    this.pages = new ObjectPages(
+      parent,
+      definition.listKind,
+      `${definition.title} of ${shortPackName(parent.listing.name)}`,
+    );
   }
 
   totalIn(summary: PackSummary): number {
@@ -46,7 +50,8 @@ export class ObjectListNode extends PagedNode {
    * the count counts and its order. A filtered list's total is only known from its first page.
    */
   showTotal(total: number): void {
-    this.description = this.filterText === undefined ? listTotalText(this.definition.listKind, total) : `filtered: ${this.filterText}`;
+    this.description =
+      this.filterText === undefined ? listTotalText(this.definition.listKind, total) : `filtered: ${this.filterText}`;
   }
 
   protected override pagesLoaded(): void {

@@ -7,4 +7,10 @@ import { LARGEST_ON_DISK_LIST } from './largest-on-disk-list.ts';
 import { MOST_USED_BASES_LIST } from './most-used-bases-list.ts';
 import type { ObjectListDefinition } from './object-list-node.ts';
 
-export const OBJECT_LISTS: readonly ObjectListDefinition[] = [FAMILIES_LIST, DEEPEST_LIST, LARGEST_LIST, LARGEST_ON_DISK_LIST, MOST_USED_BASES_LIST];
+export const OBJECT_LISTS: readonly ObjectListDefinition[] = [
+  FAMILIES_LIST,
+  DEEPEST_LIST,
+  LARGEST_LIST,
+  LARGEST_ON_DISK_LIST,
+  MOST_USED_BASES_LIST,
+];

@@ -57,7 +57,10 @@ export class ObjectNode extends PagedNode {
     if (this.presentation.expandsTo === 'children') return super.getChildren(context);
     if (this.presentation.expandsTo !== 'chain' || this.item.depth === 0) return [];
     if (this.chain !== undefined) return this.chain;
-    const result = await context.server.request(ObjectRequest, { oid: this.item.oid, repository: this.pack.repositoryId });
+    const result = await context.server.request(ObjectRequest, {
+      oid: this.item.oid,
+      repository: this.pack.repositoryId,
+    });
     if (!result.found) return [new MessageNode(this, 'not-found', result.reason, 'warning')];
     this.chain = result.object.chain.slice(1).map((link) => new ObjectNode(this, this.pack, link, CHAIN_LINK));
     return this.chain;
@@ -80,7 +83,9 @@ function withNames(description: string, item: ObjectItem): string {
 }
 
 function collapsibleFor(item: ObjectItem, presentation: ObjectPresentation): vscode.TreeItemCollapsibleState {
-  const expandable = (presentation.expandsTo === 'children' && item.children > 0) || (presentation.expandsTo === 'chain' && item.depth > 0);
+  const expandable =
+    (presentation.expandsTo === 'children' && item.children > 0) ||
+    (presentation.expandsTo === 'chain' && item.depth > 0);
   return expandable ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
 }
 
@@ -89,11 +94,18 @@ export function objectTooltip(details: ObjectDetails): vscode.MarkdownString {
   const tooltip = new vscode.MarkdownString();
   tooltip.appendMarkdown(`**${markdownText(details.type)}** ${markdownCodeSpan(details.oid)}\n\n`);
   tooltip.appendMarkdown(`stored as ${markdownText(details.inPackType)}  \n`);
-  tooltip.appendMarkdown(`size ${formatBytes(details.size)} (${formatCount(details.size)} bytes) · on disk ${formatBytes(details.diskSize)} (${formatCount(details.diskSize)} bytes)  \n`);
+  tooltip.appendMarkdown(
+    `size ${formatBytes(details.size)} (${formatCount(details.size)} bytes) · on disk ${formatBytes(details.diskSize)} (${formatCount(details.diskSize)} bytes)  \n`,
+  );
   tooltip.appendMarkdown(`offset ${formatCount(details.offset)} in ${markdownText(details.packName)}  \n`);
-  tooltip.appendMarkdown(`depth ${details.depth}${details.depth > 0 ? ` · chain root ${markdownCodeSpan(shortOid(details.root))}` : ''}  \n`);
-  tooltip.appendMarkdown(`family of ${formatCountOf(details.familySize, 'object')} · ${formatCountOf(details.children, 'delta child', 'delta children')}`);
+  tooltip.appendMarkdown(
+    `depth ${details.depth}${details.depth > 0 ? ` · chain root ${markdownCodeSpan(shortOid(details.root))}` : ''}  \n`,
+  );
+  tooltip.appendMarkdown(
+    `family of ${formatCountOf(details.familySize, 'object')} · ${formatCountOf(details.children, 'delta child', 'delta children')}`,
+  );
   // The answer is git's copy: when the object is in several packs, this says which one and where else.
-  if (details.whereabouts !== undefined) tooltip.appendMarkdown(`  \n${markdownText(whereaboutsText(details.whereabouts))}`);
+  if (details.whereabouts !== undefined)
+    tooltip.appendMarkdown(`  \n${markdownText(whereaboutsText(details.whereabouts))}`);
   return tooltip;
 }

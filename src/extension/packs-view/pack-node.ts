@@ -87,7 +87,8 @@ export class PackNode extends PacksNodeBase {
     }
     this.iconPath = new vscode.ThemeIcon('package');
     this.contextValue = 'pack';
-    if (this.collapsibleState === vscode.TreeItemCollapsibleState.None) this.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;
+    if (this.collapsibleState === vscode.TreeItemCollapsibleState.None)
+      this.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;
     const summary = this.summary;
     const layout = this.listing.layout;
     const markers = layout === undefined ? '' : packMarkersText(layout);
@@ -107,7 +108,8 @@ export class PackNode extends PacksNodeBase {
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown(`**${markdownText(name)}**${this.listing.local ? '' : ' (from an alternate)'}\n\n`);
     tooltip.appendMarkdown(`${markdownCodeSpan(this.listing.pack)}  \n`);
-    if (this.listing.packFileBytes !== undefined) tooltip.appendMarkdown(`pack file: ${formatBytes(this.listing.packFileBytes)}  \n`);
+    if (this.listing.packFileBytes !== undefined)
+      tooltip.appendMarkdown(`pack file: ${formatBytes(this.listing.packFileBytes)}  \n`);
     if (this.listing.objects !== undefined) tooltip.appendMarkdown(`objects: ${formatCount(this.listing.objects)}`);
     if (layout !== undefined) tooltip.appendMarkdown(`\n\n${packLayoutLines(layout).map(markdownText).join('  \n')}`);
     this.tooltip = tooltip;

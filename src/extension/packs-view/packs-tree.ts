@@ -62,12 +62,16 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
   showBuildProgress(key: string, text: string | undefined): void {
     if (text === undefined) this.buildProgress.delete(key);
     else this.buildProgress.set(key, text);
-    if (this.treeView !== undefined) this.treeView.message = this.buildProgress.size === 0 ? undefined : `Building: ${[...this.buildProgress.values()].join(' · ')}`;
+    if (this.treeView !== undefined)
+      this.treeView.message =
+        this.buildProgress.size === 0 ? undefined : `Building: ${[...this.buildProgress.values()].join(' · ')}`;
   }
 
   /** Shows "git was not found: …" at the top of the view (everything else works without git). */
   setGitLocation(location: GitLocation): void {
-    this.gitNotice = location.found ? undefined : new MessageNode(undefined, 'git', `git was not found: ${location.reason}`, 'warning');
+    this.gitNotice = location.found
+      ? undefined
+      : new MessageNode(undefined, 'git', `git was not found: ${location.reason}`, 'warning');
     this.changed(undefined);
   }
 
@@ -127,10 +131,18 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
     return roots;
   }
 
-  async resolveTreeItem(item: vscode.TreeItem, node: PacksNode, token: vscode.CancellationToken): Promise<vscode.TreeItem> {
+  async resolveTreeItem(
+    item: vscode.TreeItem,
+    node: PacksNode,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.TreeItem> {
     if (node.kind !== 'object' || node.tooltip !== undefined) return item;
     try {
-      const result = await this.server.request(ObjectRequest, { oid: node.item.oid, repository: node.pack.repositoryId }, token);
+      const result = await this.server.request(
+        ObjectRequest,
+        { oid: node.item.oid, repository: node.pack.repositoryId },
+        token,
+      );
       node.tooltip = result.found ? objectTooltip(result.object) : result.reason;
     } catch {
       return item; // cancelled (the pointer moved on) or the server is away: try again on the next hover

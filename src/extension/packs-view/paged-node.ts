@@ -39,7 +39,15 @@ export class ObjectPages {
     const result = await withModelProgress(context.server, `PackScope: ${this.title}`, (workDoneToken, token) =>
       context.server.request(
         ObjectListRequest,
-        { pack: this.pack.listing.pack, kind: this.kind, oid: this.oid, start, count: context.pageSize(), filter: this.kind === 'children' ? undefined : context.objectFilter(), workDoneToken },
+        {
+          pack: this.pack.listing.pack,
+          kind: this.kind,
+          oid: this.oid,
+          start,
+          count: context.pageSize(),
+          filter: this.kind === 'children' ? undefined : context.objectFilter(),
+          workDoneToken,
+        },
         token,
       ),
     );
@@ -93,12 +101,17 @@ export abstract class PagedNode extends PacksNodeBase {
         await this.pages.loadNext(context);
       } catch (error) {
         if (isCancellation(error)) return [retryNode(this.asNode())];
-        this.failure = new MessageNode(this.asNode(), 'error', describe(error), 'error', { title: 'Load again', command: RETRY_COMMAND, arguments: [this] });
+        this.failure = new MessageNode(this.asNode(), 'error', describe(error), 'error', {
+          title: 'Load again',
+          command: RETRY_COMMAND,
+          arguments: [this],
+        });
         return [this.failure];
       }
       this.pagesLoaded();
     }
-    while (this.nodes.length < this.pages.items.length) this.nodes.push(this.objectNode(this.pages.items[this.nodes.length]!));
+    while (this.nodes.length < this.pages.items.length)
+      this.nodes.push(this.objectNode(this.pages.items[this.nodes.length]!));
     if (this.pages.complete) return this.nodes;
     this.more ??= new MoreNode(this.asNode());
     this.more.render(this.pages, context.pageSize());

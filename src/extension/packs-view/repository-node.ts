@@ -16,7 +16,10 @@ export class RepositoryNode extends PacksNodeBase {
     public listing: RepositoryListing,
     expanded: boolean,
   ) {
-    super(listing.name, expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    super(
+      listing.name,
+      expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
+    );
     this.id = `repository:${listing.id}`;
     this.iconPath = new vscode.ThemeIcon('repo');
     this.contextValue = 'repository';
@@ -39,7 +42,9 @@ export class RepositoryNode extends PacksNodeBase {
     this.setLoading(this.loading);
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown(`**${markdownText(listing.name)}**\n\n`);
-    tooltip.appendMarkdown(`git directory: ${markdownCodeSpan(listing.gitDir)}  \nobject format: ${markdownText(listing.objectFormat)}  \npacks: ${listing.packs.length}`);
+    tooltip.appendMarkdown(
+      `git directory: ${markdownCodeSpan(listing.gitDir)}  \nobject format: ${markdownText(listing.objectFormat)}  \npacks: ${listing.packs.length}`,
+    );
     this.tooltip = tooltip;
     const seen = new Set<string>();
     for (const pack of listing.packs) {
@@ -67,7 +72,8 @@ export class RepositoryNode extends PacksNodeBase {
     if (this.listing.error !== undefined) children.push(new MessageNode(this, 'error', this.listing.error, 'error'));
     children.push(...this.packs.values());
     if (this.storage !== undefined) children.push(this.storage);
-    if (this.listing.packs.length === 0) children.push(new MessageNode(this, 'no-packs', 'No packs: every object is loose (git gc packs them)', 'info'));
+    if (this.listing.packs.length === 0)
+      children.push(new MessageNode(this, 'no-packs', 'No packs: every object is loose (git gc packs them)', 'info'));
     return children;
   }
 }

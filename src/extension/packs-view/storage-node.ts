@@ -29,7 +29,8 @@ export class StorageNode extends PacksNodeBase {
     }
     const parts = [`${storage.loose.count} loose`];
     for (const m of storage.midx) parts.push(`MIDX over ${m.packs.length}${m.bitmap ? ' with bitmap' : ''}`);
-    if (storage.alternates.length > 0) parts.push(`${storage.alternates.length} alternate${storage.alternates.length === 1 ? '' : 's'}`);
+    if (storage.alternates.length > 0)
+      parts.push(`${storage.alternates.length} alternate${storage.alternates.length === 1 ? '' : 's'}`);
     this.description = parts.join(' · ');
   }
 
@@ -39,7 +40,13 @@ export class StorageNode extends PacksNodeBase {
 }
 
 function factFor(parent: PacksNode, row: StorageRow): FactNode {
-  const node = new FactNode(parent, row.key, row.label, row.description, row.rows !== undefined && row.rows.length > 0 ? false : undefined);
+  const node = new FactNode(
+    parent,
+    row.key,
+    row.label,
+    row.description,
+    row.rows !== undefined && row.rows.length > 0 ? false : undefined,
+  );
   if (row.tooltip !== undefined) node.tooltip = row.tooltip;
   for (const child of row.rows ?? []) {
     const added = node.add(child.key, child.label, child.description);

@@ -30,10 +30,14 @@ async function requestSummary(context: TreeContext, pack: PackNode): Promise<Pac
   const summary = await withModelProgress(
     context.server,
     `PackScope: reading ${shortPackName(pack.listing.name)}`,
-    (workDoneToken, token) => context.server.request(PackSummaryRequest, { pack: pack.listing.pack, workDoneToken }, token),
+    (workDoneToken, token) =>
+      context.server.request(PackSummaryRequest, { pack: pack.listing.pack, workDoneToken }, token),
     // The rows the user is looking at say how far the build is, not only the view's thin bar.
     (text, detail) => {
-      context.showBuildProgress(pack.listing.pack, text === undefined ? undefined : `${shortPackName(pack.listing.name)}: ${detail ?? text}`);
+      context.showBuildProgress(
+        pack.listing.pack,
+        text === undefined ? undefined : `${shortPackName(pack.listing.name)}: ${detail ?? text}`,
+      );
       pack.setLoading(text);
       context.changed(pack);
       pack.parent.setLoading(text);
@@ -76,7 +80,9 @@ export class SummaryNode extends PacksNodeBase {
     }
     this.placeholders += 1;
     this.placeholderShown = true;
-    return [new MessageNode(this, `building:${this.placeholders}`, 'Building the model… (progress on the pack row)', 'info')];
+    return [
+      new MessageNode(this, `building:${this.placeholders}`, 'Building the model… (progress on the pack row)', 'info'),
+    ];
   }
 
   private pendingRows: Promise<PacksNode[]> | undefined;
@@ -107,7 +113,8 @@ export class SummaryNode extends PacksNodeBase {
 }
 
 function summaryRows(parent: SummaryNode, summary: PackSummary): PacksNode[] {
-  const row = (key: string, label: string, description?: string): FactNode => new FactNode(parent, key, label, description);
+  const row = (key: string, label: string, description?: string): FactNode =>
+    new FactNode(parent, key, label, description);
   const rows: PacksNode[] = [
     row('objects', `objects: ${formatCount(summary.objects)}`),
     row('commit', `commit: ${formatCount(summary.byType.commit)}`),
@@ -117,7 +124,13 @@ function summaryRows(parent: SummaryNode, summary: PackSummary): PacksNode[] {
     row('ofs', `OFS deltas: ${formatCount(summary.deltas.ofs)}`),
     row('ref', `REF deltas: ${formatCount(summary.deltas.ref)}`),
   ];
-  const depths = new FactNode(parent, 'depths', `depths: ≤ ${summary.maxDepth}`, depthHistogramDescription(summary.meanDepth), true);
+  const depths = new FactNode(
+    parent,
+    'depths',
+    `depths: ≤ ${summary.maxDepth}`,
+    depthHistogramDescription(summary.meanDepth),
+    true,
+  );
   const widest = Math.max(1, ...summary.depthHistogram);
   summary.depthHistogram.forEach((count, depth) => {
     const text = depthRowText(depth, count, summary.objects, widest);
@@ -129,8 +142,16 @@ function summaryRows(parent: SummaryNode, summary: PackSummary): PacksNode[] {
     row('on-disk', `on disk: ${formatBytes(summary.bytes.onDisk)}`, `${formatCount(summary.bytes.onDisk)} bytes`),
     row('pack-file', `pack file: ${formatBytes(summary.packFileBytes)}`, `${formatCount(summary.packFileBytes)} bytes`),
     row('families', `families: ${formatCount(summary.families)}`),
-    row('format', `format: pack v${summary.packVersion} · idx v${summary.idxVersion} · ${summary.hasRev ? 'with' : 'no'} .rev`),
-    row('model', summary.source === 'persisted' ? `model: persisted, loaded in ${summary.loadMs} ms` : `model: built in ${summary.loadMs} ms`),
+    row(
+      'format',
+      `format: pack v${summary.packVersion} · idx v${summary.idxVersion} · ${summary.hasRev ? 'with' : 'no'} .rev`,
+    ),
+    row(
+      'model',
+      summary.source === 'persisted'
+        ? `model: persisted, loaded in ${summary.loadMs} ms`
+        : `model: built in ${summary.loadMs} ms`,
+    ),
     row('checksum', `checksum: ${summary.checksum}`),
   );
   return rows;

@@ -55,11 +55,22 @@ export interface RecordingFeature {
 }
 
 /** Creates the store, the terminal recorder and the Recordings view, owned by `lifetime`. */
-export function registerRecording({ lifetime, context, server, output, gitLocation, summaries }: Dependencies): RecordingFeature {
+export function registerRecording({
+  lifetime,
+  context,
+  server,
+  output,
+  gitLocation,
+  summaries,
+}: Dependencies): RecordingFeature {
   const store = lifetime.register(new RecordingStore(recordingsDirectory(context)));
-  const recorder = lifetime.register(new TerminalRecorder(context.environmentVariableCollection, store, readRecordingSettings, output));
+  const recorder = lifetime.register(
+    new TerminalRecorder(context.environmentVariableCollection, store, readRecordingSettings, output),
+  );
   const tree = lifetime.register(new RecordingsTreeProvider(server, store, recorder, summaries));
-  const view = lifetime.register(vscode.window.createTreeView(RECORDINGS_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true }));
+  const view = lifetime.register(
+    vscode.window.createTreeView(RECORDINGS_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true }),
+  );
   lifetime.register(
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsRecordingSettings(event)) void recorder.settingsChanged();
@@ -89,7 +100,8 @@ export function registerRecording({ lifetime, context, server, output, gitLocati
     toggle: () => recorder.toggle(),
     stop: () => recorder.stop(),
     rotate: () => recorder.rotate(),
-    recordingInfo: (file, segment) => server.request(RecordingInfoRequest, segment === undefined ? { file } : { file, segment }),
+    recordingInfo: (file, segment) =>
+      server.request(RecordingInfoRequest, segment === undefined ? { file } : { file, segment }),
   };
   return { api, commands };
 }

@@ -6,7 +6,12 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import vscode = require('vscode');
-import { ListRepositoriesRequest, RecordRequest, type RecordingInfo, type RepositoryListing } from '../../protocol/server-protocol.ts';
+import {
+  ListRepositoriesRequest,
+  RecordRequest,
+  type RecordingInfo,
+  type RepositoryListing,
+} from '../../protocol/server-protocol.ts';
 import { formatLimit } from '../../common/format.ts';
 import { limitListItems, parseGitSize } from '../../common/git-size.ts';
 import { splitShellWords, UNCLOSED_QUOTE } from '../../common/shell-words.ts';
@@ -41,7 +46,10 @@ interface Dependencies {
   gitLocation: Promise<GitLocation>;
 }
 
-export async function recordGitCommand(deps: Dependencies, request: RecordCommandArgs = {}): Promise<RecordCommandResult | undefined> {
+export async function recordGitCommand(
+  deps: Dependencies,
+  request: RecordCommandArgs = {},
+): Promise<RecordCommandResult | undefined> {
   const repository = await chooseRepository(deps.server, request.repository);
   if (repository === undefined) return undefined;
   const args = request.args ?? (await chooseArguments(repository, deps.gitLocation));
@@ -49,7 +57,8 @@ export async function recordGitCommand(deps: Dependencies, request: RecordComman
   const location = await deps.gitLocation;
   if (!location.found) throw new Error(`git was not found (${location.reason}); set git.path to record a command.`);
   const { mode } = deps.settings();
-  const complete = request.complete ?? (request.args === undefined && mode === 'exact' ? await chooseCompleteness(args) : []);
+  const complete =
+    request.complete ?? (request.args === undefined && mode === 'exact' ? await chooseCompleteness(args) : []);
   if (complete === undefined) return undefined;
   deps.store.ensureDirectory();
   const output = deps.store.commandFile(args);
@@ -70,7 +79,11 @@ export async function recordGitCommand(deps: Dependencies, request: RecordComman
         if (value.kind !== 'end' && value.message !== undefined) progress.report({ message: value.message });
       });
       try {
-        return await deps.server.request(RecordRequest, { cwd, args, output, mode, git: location.path, workDoneToken, ...(complete.length > 0 ? { complete } : {}) }, token);
+        return await deps.server.request(
+          RecordRequest,
+          { cwd, args, output, mode, git: location.path, workDoneToken, ...(complete.length > 0 ? { complete } : {}) },
+          token,
+        );
       } catch (error) {
         if (token.isCancellationRequested || isCancellation(error)) return undefined;
         throw error;
@@ -115,11 +128,31 @@ async function chooseCompleteness(args: string[]): Promise<number[] | undefined>
   const commandText = `git ${args.join(' ')}`;
   const usual = [64 << 10, 1 << 20];
   const picks: CompletenessPick[] = [
-    { label: 'Record once', description: `runs ${commandText} once`, detail: 'Exact at limit 0; elsewhere each count is exact or a min–max that contains what git does.', limits: [] },
-    { label: `Complete at ${usual.map(formatLimit).join(' and ')}`, description: `runs it ${1 + usual.length} times`, detail: 'Also runs the command at those limits to find the reads the first trace hides: exact there, tighter bounds elsewhere.', limits: usual },
-    { label: 'Complete at limits…', description: 'runs it 1 + N times', detail: 'Choose the limits (for example 16k,64k,1m).', custom: true },
+    {
+      label: 'Record once',
+      description: `runs ${commandText} once`,
+      detail: 'Exact at limit 0; elsewhere each count is exact or a min–max that contains what git does.',
+      limits: [],
+    },
+    {
+      label: `Complete at ${usual.map(formatLimit).join(' and ')}`,
+      description: `runs it ${1 + usual.length} times`,
+      detail:
+        'Also runs the command at those limits to find the reads the first trace hides: exact there, tighter bounds elsewhere.',
+      limits: usual,
+    },
+    {
+      label: 'Complete at limits…',
+      description: 'runs it 1 + N times',
+      detail: 'Choose the limits (for example 16k,64k,1m).',
+      custom: true,
+    },
   ];
-  const picked = await vscode.window.showQuickPick(picks, { title: 'PackScope: Record a Git Command: how exact?', placeHolder: 'A recording at limit 0 cannot see some reads; extra runs find them', ignoreFocusOut: true });
+  const picked = await vscode.window.showQuickPick(picks, {
+    title: 'PackScope: Record a Git Command: how exact?',
+    placeHolder: 'A recording at limit 0 cannot see some reads; extra runs find them',
+    ignoreFocusOut: true,
+  });
   if (picked === undefined) return undefined;
   if (!picked.custom) return picked.limits;
   const text = await vscode.window.showInputBox({
@@ -127,7 +160,10 @@ async function chooseCompleteness(args: string[]): Promise<number[] | undefined>
     prompt: 'core.deltaBaseCacheLimit values, comma-separated; the command runs once more for each',
     placeHolder: '64k,1m,16m',
     ignoreFocusOut: true,
-    validateInput: (value) => (parseCompleteLimits(value) === undefined ? 'Sizes above 0 in bytes or with k, m, g (at most 8), comma-separated.' : undefined),
+    validateInput: (value) =>
+      parseCompleteLimits(value) === undefined
+        ? 'Sizes above 0 in bytes or with k, m, g (at most 8), comma-separated.'
+        : undefined,
   });
   return text === undefined ? undefined : parseCompleteLimits(text);
 }
@@ -135,24 +171,39 @@ async function chooseCompleteness(args: string[]): Promise<number[] | undefined>
 function parseCompleteLimits(text: string): number[] | undefined {
   const items = limitListItems(text);
   const limits = items.map(parseGitSize);
-  if (items.length === 0 || items.length > 8 || limits.some((limit) => limit === undefined || limit <= 0)) return undefined;
+  if (items.length === 0 || items.length > 8 || limits.some((limit) => limit === undefined || limit <= 0))
+    return undefined;
   return [...new Set(limits as number[])];
 }
 
-async function chooseRepository(server: ServerClient, wanted: string | undefined): Promise<RepositoryListing | undefined> {
+async function chooseRepository(
+  server: ServerClient,
+  wanted: string | undefined,
+): Promise<RepositoryListing | undefined> {
   const repositories = (await server.request(ListRepositoriesRequest, {})).repositories;
   if (wanted !== undefined) {
     const real = realpath(wanted);
-    const found = repositories.find((r) => [r.id, r.gitDir, r.workTree].some((p) => p !== undefined && (p === wanted || realpath(p) === real)))
-      ?? repositories.find((r) => r.workTree !== undefined && real.startsWith(realpath(r.workTree) + path.sep));
-    if (found === undefined) throw new Error(`${wanted} is not one of the repositories PackScope reads (see packscope.repositories).`);
+    const found =
+      repositories.find((r) =>
+        [r.id, r.gitDir, r.workTree].some((p) => p !== undefined && (p === wanted || realpath(p) === real)),
+      ) ?? repositories.find((r) => r.workTree !== undefined && real.startsWith(realpath(r.workTree) + path.sep));
+    if (found === undefined)
+      throw new Error(`${wanted} is not one of the repositories PackScope reads (see packscope.repositories).`);
     return found;
   }
   if (repositories.length === 0) throw new Error('No repository with packs was found in this workspace.');
   if (repositories.length === 1) return repositories[0];
   const picked = await vscode.window.showQuickPick(
-    repositories.map((repository) => ({ label: repository.name, description: repository.workTree ?? repository.gitDir, repository })),
-    { title: 'PackScope: Record a Git Command (1/2)', placeHolder: 'The repository to run git in', ignoreFocusOut: true },
+    repositories.map((repository) => ({
+      label: repository.name,
+      description: repository.workTree ?? repository.gitDir,
+      repository,
+    })),
+    {
+      title: 'PackScope: Record a Git Command (1/2)',
+      placeHolder: 'The repository to run git in',
+      ignoreFocusOut: true,
+    },
   );
   return picked?.repository;
 }
@@ -162,12 +213,27 @@ interface ArgumentPick extends vscode.QuickPickItem {
   special?: 'blame' | 'custom';
 }
 
-async function chooseArguments(repository: RepositoryListing, gitLocation: Promise<GitLocation>): Promise<string[] | undefined> {
+async function chooseArguments(
+  repository: RepositoryListing,
+  gitLocation: Promise<GitLocation>,
+): Promise<string[] | undefined> {
   const presets: ArgumentPick[] = [
-    { label: 'git log --raw', detail: 'Every commit and the trees it changes: commits and trees, no blobs', args: ['log', '--raw'] },
-    { label: 'git log -p', detail: 'Every commit with its patch: reads blobs, the workload of the delta-base-cache thread', args: ['log', '-p'] },
-    { label: 'git blame <file>…', detail: 'Blame one file (the active editor\'s, or one you pick)', special: 'blame' },
-    { label: 'git rev-list --objects --all', detail: 'Walks every reachable object (what a clone or repack counts)', args: ['rev-list', '--objects', '--all'] },
+    {
+      label: 'git log --raw',
+      detail: 'Every commit and the trees it changes: commits and trees, no blobs',
+      args: ['log', '--raw'],
+    },
+    {
+      label: 'git log -p',
+      detail: 'Every commit with its patch: reads blobs, the workload of the delta-base-cache thread',
+      args: ['log', '-p'],
+    },
+    { label: 'git blame <file>…', detail: "Blame one file (the active editor's, or one you pick)", special: 'blame' },
+    {
+      label: 'git rev-list --objects --all',
+      detail: 'Walks every reachable object (what a clone or repack counts)',
+      args: ['rev-list', '--objects', '--all'],
+    },
     { label: 'Custom…', detail: 'Any git arguments', special: 'custom' },
   ];
   const picked = await vscode.window.showQuickPick(presets, {
@@ -196,22 +262,35 @@ async function chooseArguments(repository: RepositoryListing, gitLocation: Promi
 }
 
 /** The active editor's file when it is in the repository's work tree, else a pick from `git ls-files`. */
-async function chooseFile(repository: RepositoryListing, gitLocation: Promise<GitLocation>): Promise<string | undefined> {
+async function chooseFile(
+  repository: RepositoryListing,
+  gitLocation: Promise<GitLocation>,
+): Promise<string | undefined> {
   const workTree = repository.workTree;
   if (workTree === undefined) throw new Error(`${repository.name} has no work tree to blame a file in.`);
   const active = vscode.window.activeTextEditor?.document.uri;
   if (active?.scheme === 'file') {
     const relative = path.relative(realpath(workTree), realpath(active.fsPath));
-    if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)) return relative.split(path.sep).join('/');
+    if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative))
+      return relative.split(path.sep).join('/');
   }
   const location = await gitLocation;
   const files = await new Promise<string[]>((resolve) => {
     if (!location.found) return resolve([]);
-    execFile(location.path, ['ls-files', '-z'], { cwd: workTree, maxBuffer: 256 << 20, windowsHide: true }, (error, stdout) => {
-      resolve(error === null ? stdout.split('\0').filter(Boolean) : []);
-    });
+    execFile(
+      location.path,
+      ['ls-files', '-z'],
+      { cwd: workTree, maxBuffer: 256 << 20, windowsHide: true },
+      (error, stdout) => {
+        resolve(error === null ? stdout.split('\0').filter(Boolean) : []);
+      },
+    );
   });
-  return vscode.window.showQuickPick(files, { title: 'PackScope: Blame Which File?', placeHolder: 'A file of the repository', ignoreFocusOut: true });
+  return vscode.window.showQuickPick(files, {
+    title: 'PackScope: Blame Which File?',
+    placeHolder: 'A file of the repository',
+    ignoreFocusOut: true,
+  });
 }
 
 function realpath(p: string): string {

@@ -7,7 +7,13 @@ import type { ServerClient } from '../server-client.ts';
 import { recordGitCommand, type RecordCommandArgs, type RecordCommandResult } from './record-command.ts';
 import { readRecordingSettings } from './recording-settings.ts';
 import type { RecordingStore } from './recording-store.ts';
-import { RecordingNode, recordedLimit, SegmentNode, type RecordingsNode, type RecordingsTreeProvider } from './recordings-tree.ts';
+import {
+  RecordingNode,
+  recordedLimit,
+  SegmentNode,
+  type RecordingsNode,
+  type RecordingsTreeProvider,
+} from './recordings-tree.ts';
 import type { TerminalRecorder } from './terminal-recorder.ts';
 
 /** The Cache Lab's command (built elsewhere); the Recordings view calls it with a CacheLabTarget. */
@@ -47,7 +53,10 @@ export class RecordingCommands {
 
   async recordCommand(argument: unknown): Promise<RecordCommandResult | undefined> {
     const { server, store, gitLocation, tree, view } = this.deps;
-    const result = await recordGitCommand({ server, store, settings: readRecordingSettings, gitLocation }, recordArgs(argument));
+    const result = await recordGitCommand(
+      { server, store, settings: readRecordingSettings, gitLocation },
+      recordArgs(argument),
+    );
     if (result !== undefined) await revealRecording(tree, view, result.file);
     return result;
   }
@@ -60,7 +69,8 @@ export class RecordingCommands {
     const argument = cacheLabTarget(target, tab);
     if (argument === undefined) throw new Error('Choose a recording in the Recordings view.');
     const commands = await vscode.commands.getCommands(true);
-    if (!commands.includes(OPEN_CACHE_LAB_COMMAND)) throw new Error('The Cache Lab is not available in this version of PackScope.');
+    if (!commands.includes(OPEN_CACHE_LAB_COMMAND))
+      throw new Error('The Cache Lab is not available in this version of PackScope.');
     return vscode.commands.executeCommand(OPEN_CACHE_LAB_COMMAND, argument);
   }
 
@@ -70,7 +80,12 @@ export class RecordingCommands {
     const label =
       typeof newName === 'string'
         ? newName
-        : await vscode.window.showInputBox({ title: 'PackScope: Rename Recording', value: recording.name, prompt: 'A name for the recording (empty: the default name)', ignoreFocusOut: true });
+        : await vscode.window.showInputBox({
+            title: 'PackScope: Rename Recording',
+            value: recording.name,
+            prompt: 'A name for the recording (empty: the default name)',
+            ignoreFocusOut: true,
+          });
     if (label === undefined) return;
     this.deps.store.rename(recording.stored.file, label);
   }
@@ -102,15 +117,26 @@ export class RecordingCommands {
       return;
     }
     await vscode.env.clipboard.writeText(recording.stored.file);
-    const open = await vscode.window.showInformationMessage(`Copied the recording's path: ${recording.stored.file}`, 'Open Folder in New Window');
-    if (open !== undefined) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(path.dirname(recording.stored.file)), { forceNewWindow: true });
+    const open = await vscode.window.showInformationMessage(
+      `Copied the recording's path: ${recording.stored.file}`,
+      'Open Folder in New Window',
+    );
+    if (open !== undefined)
+      await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(path.dirname(recording.stored.file)), {
+        forceNewWindow: true,
+      });
   }
 
   /** The node of a recording: the node itself, one of its segments, a file path or `{ file }` (commands run programmatically). */
   private async resolve(node: unknown): Promise<RecordingNode | undefined> {
     const direct = recordingOf(node);
     if (direct !== undefined) return direct;
-    const file = typeof node === 'string' ? node : typeof node === 'object' && node !== null && typeof (node as { file?: unknown }).file === 'string' ? (node as { file: string }).file : undefined;
+    const file =
+      typeof node === 'string'
+        ? node
+        : typeof node === 'object' && node !== null && typeof (node as { file?: unknown }).file === 'string'
+          ? (node as { file: string }).file
+          : undefined;
     if (file === undefined) return undefined;
     return (await this.deps.tree.recordingNodes()).find((candidate) => candidate.stored.file === file);
   }
@@ -121,7 +147,10 @@ function recordArgs(argument: unknown): RecordCommandArgs {
   const value = argument as Record<string, unknown>;
   return {
     repository: typeof value.repository === 'string' ? value.repository : undefined,
-    args: Array.isArray(value.args) && value.args.every((a) => typeof a === 'string') ? (value.args as string[]) : undefined,
+    args:
+      Array.isArray(value.args) && value.args.every((a) => typeof a === 'string')
+        ? (value.args as string[])
+        : undefined,
   };
 }
 
@@ -139,12 +168,19 @@ function recordingOf(node: unknown): RecordingNode | undefined {
 function cacheLabTarget(node: unknown, tab: CacheLabTarget['tab']): CacheLabTarget | undefined {
   const recording = recordingOf(node);
   if (recording === undefined) {
-    if (typeof node === 'object' && node !== null && typeof (node as { file?: unknown }).file === 'string') return { ...(node as CacheLabTarget), tab };
+    if (typeof node === 'object' && node !== null && typeof (node as { file?: unknown }).file === 'string')
+      return { ...(node as CacheLabTarget), tab };
     return undefined;
   }
   const { stored, info } = recording;
   const mode = info === undefined || info.mode === 'raw' ? (stored.sidecar?.mode ?? 'raw') : info.mode;
-  const target: CacheLabTarget = { file: stored.file, tab, label: recording.name, mode, recordedLimit: recordedLimit(stored, info) };
+  const target: CacheLabTarget = {
+    file: stored.file,
+    tab,
+    label: recording.name,
+    mode,
+    recordedLimit: recordedLimit(stored, info),
+  };
   if (node instanceof SegmentNode) {
     target.segment = node.segment.index;
     target.label = `${recording.name}: ${node.label as string}`;
@@ -152,8 +188,13 @@ function cacheLabTarget(node: unknown, tab: CacheLabTarget['tab']): CacheLabTarg
   return target;
 }
 
-async function revealRecording(tree: RecordingsTreeProvider, view: vscode.TreeView<RecordingsNode>, file: string): Promise<void> {
+async function revealRecording(
+  tree: RecordingsTreeProvider,
+  view: vscode.TreeView<RecordingsNode>,
+  file: string,
+): Promise<void> {
   tree.refresh();
   const node = (await tree.recordingNodes()).find((candidate) => candidate.stored.file === file);
-  if (node !== undefined && view.visible) await view.reveal(node, { select: true, focus: false }).then(undefined, () => undefined);
+  if (node !== undefined && view.visible)
+    await view.reveal(node, { select: true, focus: false }).then(undefined, () => undefined);
 }

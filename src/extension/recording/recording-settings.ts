@@ -14,7 +14,8 @@ export function readRecordingSettings(): RecordingSettings {
   const config = vscode.workspace.getConfiguration('packscope.recording');
   const mode = config.get<unknown>('mode');
   const mib = config.get<unknown>('maxFileMiB');
-  const validMib = typeof mib === 'number' && Number.isFinite(mib) && mib > 0 ? Math.min(mib, 1 << 20) : DEFAULT_MAX_FILE_MIB;
+  const validMib =
+    typeof mib === 'number' && Number.isFinite(mib) && mib > 0 ? Math.min(mib, 1 << 20) : DEFAULT_MAX_FILE_MIB;
   return {
     mode: mode === 'passive' ? 'passive' : 'exact',
     maxFileBytes: Math.round(validMib * 1024 * 1024),
@@ -28,7 +29,11 @@ export function affectsRecordingSettings(event: vscode.ConfigurationChangeEvent)
 /** A cache limit as git writes it in config: `0`, `16k`, `96m`, `1g`, or bytes. */
 export function formatGitSize(bytes: number): string {
   if (bytes === 0) return '0';
-  for (const [unit, size] of [['g', 1 << 30], ['m', 1 << 20], ['k', 1 << 10]] as const) {
+  for (const [unit, size] of [
+    ['g', 1 << 30],
+    ['m', 1 << 20],
+    ['k', 1 << 10],
+  ] as const) {
     if (bytes % size === 0) return `${bytes / size}${unit}`;
   }
   return String(bytes);

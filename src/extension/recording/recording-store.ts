@@ -61,7 +61,8 @@ export function sidecarPath(file: string): string {
 export function readSidecar(file: string): RecordingSidecar | undefined {
   try {
     const value = JSON.parse(fs.readFileSync(sidecarPath(file), 'utf8')) as Partial<RecordingSidecar>;
-    if (typeof value !== 'object' || value === null || (value.mode !== 'exact' && value.mode !== 'passive')) return undefined;
+    if (typeof value !== 'object' || value === null || (value.mode !== 'exact' && value.mode !== 'passive'))
+      return undefined;
     return value as RecordingSidecar;
   } catch {
     return undefined;
@@ -108,7 +109,13 @@ export function recordingName(stored: Pick<StoredRecording, 'file' | 'sidecar' |
 
 /** A recording name as file-name words: `git log -p` → `git-log-p` (portable characters, at most 60). */
 export function recordingFileStem(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '') || 'recording';
+  return (
+    name
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60)
+      .replace(/-+$/, '') || 'recording'
+  );
 }
 
 function processRuns(pid: number): boolean {
@@ -168,7 +175,14 @@ export class RecordingStore extends Disposable {
     while (fs.existsSync(target)) target = path.join(this.directory, `terminal-${session}-${++part}.trace`);
     fs.renameSync(live, target);
     writeSidecar(target, {
-      ...(sidecar ?? { version: SIDECAR_VERSION, source: 'terminal', mode: 'passive', recordedLimit: null, startedAt: endedAt.toISOString(), session }),
+      ...(sidecar ?? {
+        version: SIDECAR_VERSION,
+        source: 'terminal',
+        mode: 'passive',
+        recordedLimit: null,
+        startedAt: endedAt.toISOString(),
+        session,
+      }),
       part,
       endedAt: endedAt.toISOString(),
       hostPid: undefined,
@@ -206,7 +220,13 @@ export class RecordingStore extends Disposable {
         const stat = fs.statSync(file);
         if (!stat.isFile()) continue;
         const sidecar = readSidecar(file);
-        found.push({ file, sidecar, bytes: stat.size, mtimeMs: stat.mtimeMs, name: recordingName({ file, sidecar, mtimeMs: stat.mtimeMs }) });
+        found.push({
+          file,
+          sidecar,
+          bytes: stat.size,
+          mtimeMs: stat.mtimeMs,
+          name: recordingName({ file, sidecar, mtimeMs: stat.mtimeMs }),
+        });
       } catch {
         // deleted while listing
       }
@@ -221,14 +241,27 @@ export class RecordingStore extends Disposable {
       const stat = fs.statSync(live);
       if (!stat.isFile()) return undefined;
       const sidecar = readSidecar(live);
-      return { file: live, sidecar, bytes: stat.size, mtimeMs: stat.mtimeMs, name: recordingName({ file: live, sidecar, mtimeMs: stat.mtimeMs }), live: true };
+      return {
+        file: live,
+        sidecar,
+        bytes: stat.size,
+        mtimeMs: stat.mtimeMs,
+        name: recordingName({ file: live, sidecar, mtimeMs: stat.mtimeMs }),
+        live: true,
+      };
     } catch {
       return undefined; // no git command has written to it yet
     }
   }
 
   rename(file: string, label: string | undefined): void {
-    const existing = readSidecar(file) ?? { version: SIDECAR_VERSION, source: file.endsWith('.recording') ? 'command' : 'terminal', mode: 'passive', recordedLimit: null, startedAt: new Date(fs.statSync(file).mtimeMs).toISOString() };
+    const existing = readSidecar(file) ?? {
+      version: SIDECAR_VERSION,
+      source: file.endsWith('.recording') ? 'command' : 'terminal',
+      mode: 'passive',
+      recordedLimit: null,
+      startedAt: new Date(fs.statSync(file).mtimeMs).toISOString(),
+    };
     const next: RecordingSidecar = { ...existing };
     if (label === undefined || label.trim() === '') delete next.label;
     else next.label = label.trim();

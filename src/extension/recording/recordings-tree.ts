@@ -29,7 +29,13 @@ export class RecordingStatusNode extends RecordingsNode {
   readonly parent = undefined;
   /** While terminal recording is on: the git commands of the live file so far, as they come. */
   readonly liveCommands: (SegmentNode | ElsewhereNode)[] = [];
-  constructor(label: string, icon: string, command?: vscode.Command, tooltip?: string, live?: { stored: StoredRecording; info?: RecordingInfo | undefined; error?: string | undefined }) {
+  constructor(
+    label: string,
+    icon: string,
+    command?: vscode.Command,
+    tooltip?: string,
+    live?: { stored: StoredRecording; info?: RecordingInfo | undefined; error?: string | undefined },
+  ) {
     const segments = live?.info?.segments.filter((segment) => segment.reads > 0) ?? [];
     super(label, segments.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     // A new id once commands arrive: VS Code keeps an id's collapsed state, and the first command should show at once.
@@ -40,7 +46,10 @@ export class RecordingStatusNode extends RecordingsNode {
     if (tooltip !== undefined) this.tooltip = tooltip;
     if (live !== undefined) {
       const elsewhere = live.info?.elsewhere ?? [];
-      this.liveCommands = [...segments.map((segment) => new SegmentNode(this, live.stored, segment, 'liveRecordingSegment')), ...elsewhere.map((process, i) => new ElsewhereNode(this, live.info!, process, i))];
+      this.liveCommands = [
+        ...segments.map((segment) => new SegmentNode(this, live.stored, segment, 'liveRecordingSegment')),
+        ...elsewhere.map((process, i) => new ElsewhereNode(this, live.info!, process, i)),
+      ];
       const reads = segments.reduce((sum, segment) => sum + segment.reads, 0);
       this.description =
         live.info !== undefined
@@ -59,7 +68,10 @@ export class RecordingGroupNode extends RecordingsNode {
   readonly parent = undefined;
   readonly recordings: RecordingNode[] = [];
   constructor(readonly repository: string | undefined) {
-    super(repository === undefined ? 'Unknown repository' : repositoryName(repository), vscode.TreeItemCollapsibleState.Expanded);
+    super(
+      repository === undefined ? 'Unknown repository' : repositoryName(repository),
+      vscode.TreeItemCollapsibleState.Expanded,
+    );
     this.id = `group:${repository ?? ''}`;
     this.description = repository;
     this.iconPath = new vscode.ThemeIcon('repo');
@@ -84,14 +96,24 @@ export class RecordingNode extends RecordingsNode {
   ) {
     const segments = info?.segments.filter((segment) => segment.reads > 0) ?? [];
     const elsewhere = info?.elsewhere ?? [];
-    super(stored.name, segments.length + elsewhere.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    super(
+      stored.name,
+      segments.length + elsewhere.length > 0
+        ? vscode.TreeItemCollapsibleState.Collapsed
+        : vscode.TreeItemCollapsibleState.None,
+    );
     this.id = `recording:${stored.file}`;
     this.segments = segments.map((segment) => new SegmentNode(this, stored, segment));
     this.elsewhere = elsewhere.map((process, i) => new ElsewhereNode(this, info!, process, i));
-    this.iconPath = new vscode.ThemeIcon(stored.sidecar?.source === 'terminal' || stored.file.endsWith('.trace') ? 'terminal' : 'record');
+    this.iconPath = new vscode.ThemeIcon(
+      stored.sidecar?.source === 'terminal' || stored.file.endsWith('.trace') ? 'terminal' : 'record',
+    );
     this.contextValue = error === undefined ? 'recording' : 'recording unreadable';
     const simulated = simulation === undefined ? undefined : simulationSummaryText(simulation);
-    this.description = error === undefined && info !== undefined ? recordingDescription(stored, info) + (simulated ? ` · ${simulated.description}` : '') : `unreadable: ${error ?? 'no answer'}`;
+    this.description =
+      error === undefined && info !== undefined
+        ? recordingDescription(stored, info) + (simulated ? ` · ${simulated.description}` : '')
+        : `unreadable: ${error ?? 'no answer'}`;
     this.tooltip = recordingTooltip(stored, info, error, simulated?.tooltip);
     this.resourceUri = vscode.Uri.file(stored.file);
   }
@@ -212,7 +234,11 @@ export class RecordingsTreeProvider extends Disposable implements vscode.TreeDat
     if (cached !== undefined && cached.bytes === stored.bytes && cached.mtimeMs === stored.mtimeMs) return cached;
     let entry: CachedInfo;
     try {
-      entry = { bytes: stored.bytes, mtimeMs: stored.mtimeMs, info: await this.server.request(RecordingInfoRequest, { file: stored.file }) };
+      entry = {
+        bytes: stored.bytes,
+        mtimeMs: stored.mtimeMs,
+        info: await this.server.request(RecordingInfoRequest, { file: stored.file }),
+      };
     } catch (error) {
       entry = { bytes: stored.bytes, mtimeMs: stored.mtimeMs, error: describe(error) };
     }
@@ -223,7 +249,10 @@ export class RecordingsTreeProvider extends Disposable implements vscode.TreeDat
   private async build(): Promise<RecordingsNode[]> {
     this.store.adoptOrphans(this.recorder.currentTraceFile);
     const stored = this.store.list();
-    const known = new Set([...stored.map((entry) => entry.file), ...(this.recorder.currentTraceFile === undefined ? [] : [this.recorder.currentTraceFile])]);
+    const known = new Set([
+      ...stored.map((entry) => entry.file),
+      ...(this.recorder.currentTraceFile === undefined ? [] : [this.recorder.currentTraceFile]),
+    ]);
     for (const file of [...this.infos.keys()]) if (!known.has(file)) this.infos.delete(file);
     const infos = await Promise.all(stored.map((entry) => this.info(entry)));
     const groups = new Map<string, RecordingGroupNode>();
@@ -233,7 +262,9 @@ export class RecordingsTreeProvider extends Disposable implements vscode.TreeDat
       const key = repository ?? '';
       let group = groups.get(key);
       if (group === undefined) groups.set(key, (group = new RecordingGroupNode(repository)));
-      group.recordings.push(new RecordingNode(group, entry, info, error, this.summaries?.get(entry.file, entry.bytes, entry.mtimeMs)));
+      group.recordings.push(
+        new RecordingNode(group, entry, info, error, this.summaries?.get(entry.file, entry.bytes, entry.mtimeMs)),
+      );
     });
     const roots: RecordingsNode[] = [];
     if (this.recorder.isOn) {
@@ -281,13 +312,20 @@ function recordingDescription(stored: StoredRecording, info: RecordingInfo): str
   ].join(' · ');
 }
 
-function recordingTooltip(stored: StoredRecording, info: RecordingInfo | undefined, error: string | undefined, simulation: string | undefined): vscode.MarkdownString {
+function recordingTooltip(
+  stored: StoredRecording,
+  info: RecordingInfo | undefined,
+  error: string | undefined,
+  simulation: string | undefined,
+): vscode.MarkdownString {
   const text = new vscode.MarkdownString();
   const lines = [`file: ${stored.file} (${formatBytes(stored.bytes)})`];
   if (info !== undefined) {
     const commands = info.segments.length;
     const withReads = info.segments.filter((segment) => segment.reads > 0).length;
-    lines.push(`${formatCount(info.reads)} reads in ${formatCount(info.traceLines)} trace lines, ${commands} git ${commands === 1 ? 'process' : 'processes'} (${withReads} read packs)`);
+    lines.push(
+      `${formatCount(info.reads)} reads in ${formatCount(info.traceLines)} trace lines, ${commands} git ${commands === 1 ? 'process' : 'processes'} (${withReads} read packs)`,
+    );
     if (info.gitVersion) lines.push(`git ${info.gitVersion}`);
     for (const warning of info.warnings.slice(0, 5)) lines.push(`⚠ ${warning}`);
   }

@@ -51,7 +51,9 @@ export class TerminalRecorder extends Disposable {
     super();
     environment.persistent = false;
     environment.clear();
-    this.statusItem = this._register(vscode.window.createStatusBarItem('packscope.recording', vscode.StatusBarAlignment.Left, -100));
+    this.statusItem = this._register(
+      vscode.window.createStatusBarItem('packscope.recording', vscode.StatusBarAlignment.Left, -100),
+    );
     this.statusItem.name = 'PackScope Recording';
     this.statusItem.command = 'packscope.toggleRecording';
     this.updateStatus();
@@ -113,7 +115,9 @@ export class TerminalRecorder extends Disposable {
     } catch (error) {
       this.output.error(`Finishing the recording ${live} failed: ${String(error)}`);
     }
-    this.output.info(finished === undefined ? 'Recording stopped; no git command read a pack.' : `Recording stopped: ${finished}.`);
+    this.output.info(
+      finished === undefined ? 'Recording stopped; no git command read a pack.' : `Recording stopped: ${finished}.`,
+    );
     this.updateStatus();
     this.changeEmitter.fire();
     this.store.changed();
@@ -206,12 +210,16 @@ export class TerminalRecorder extends Disposable {
         `Git commands in the integrated terminals are being recorded (${this.sessionMode} mode${this.sessionMode === 'exact' ? ': core.deltaBaseCacheLimit=0' : ''}).\n\nClick to stop; the recording appears in the Recordings view.`,
       );
       this.statusItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-      this.statusItem.accessibilityInformation = { label: `PackScope is recording git commands, ${this.sessionMode} mode. Activate to stop.` };
+      this.statusItem.accessibilityInformation = {
+        label: `PackScope is recording git commands, ${this.sessionMode} mode. Activate to stop.`,
+      };
     } else {
       this.statusItem.text = '$(circle-outline) PackScope: not recording';
       this.statusItem.tooltip = `Click to record the git commands run in the integrated terminals (${this.settings().mode} mode, see packscope.recording.mode).`;
       this.statusItem.backgroundColor = undefined;
-      this.statusItem.accessibilityInformation = { label: 'PackScope is not recording. Activate to record git commands run in terminals.' };
+      this.statusItem.accessibilityInformation = {
+        label: 'PackScope is not recording. Activate to record git commands run in terminals.',
+      };
     }
   }
 }
@@ -219,7 +227,8 @@ export class TerminalRecorder extends Disposable {
 /** The environment a new terminal would start with, as far as the extension host can tell. */
 export function terminalBaseEnvironment(): Record<string, string | undefined> {
   const platform = process.platform === 'win32' ? 'windows' : process.platform === 'darwin' ? 'osx' : 'linux';
-  const configured = vscode.workspace.getConfiguration('terminal.integrated.env').get<Record<string, string | null>>(platform) ?? {};
+  const configured =
+    vscode.workspace.getConfiguration('terminal.integrated.env').get<Record<string, string | null>>(platform) ?? {};
   const base: Record<string, string | undefined> = { ...process.env };
   for (const [name, value] of Object.entries(configured)) base[name] = value === null ? undefined : String(value);
   return base;

@@ -36,7 +36,13 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
     private readonly deps: RepackPreviewPanelDependencies,
     readonly run: RepackPreviewRun,
   ) {
-    super(panel, { extensionUri: deps.extensionUri, page: REPACK_PREVIEW_PAGE, output: deps.output, logName: 'Repack preview', accepts: isWebviewToHost });
+    super(panel, {
+      extensionUri: deps.extensionUri,
+      page: REPACK_PREVIEW_PAGE,
+      output: deps.output,
+      logName: 'Repack preview',
+      accepts: isWebviewToHost,
+    });
     this.shownEmitter = this._register(new vscode.EventEmitter<void>());
     this.onDidShow = this.shownEmitter.event;
     panel.title = panelTitle(run);
@@ -49,9 +55,18 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
     const preview = this.run.result.previewPack;
     const before = this.run.currentPacks?.[0];
     const repository = this.run.repositoryId;
-    if (!preview || !before || !repository) throw new Error('This run kept no preview pack to draw (an estimate, or a run restored after a reload): run the preview again.');
+    if (!preview || !before || !repository)
+      throw new Error(
+        'This run kept no preview pack to draw (an estimate, or a run restored after a reload): run the preview again.',
+      );
     const recording = this.run.result.recordings[0]?.recording.file;
-    await vscode.commands.executeCommand('packscope.openPackMap', { pack: before, after: preview.pack, repository, ...(recording ? { recording } : {}), column: 'active' });
+    await vscode.commands.executeCommand('packscope.openPackMap', {
+      pack: before,
+      after: preview.pack,
+      repository,
+      ...(recording ? { recording } : {}),
+      column: 'active',
+    });
   }
 
   /** True once the webview has the run. */
@@ -74,7 +89,10 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
     switch (message.type) {
       case 'ready':
         this.ready = true;
-        if (message.version !== REPACK_PREVIEW_PROTOCOL_VERSION) this.deps.output.warn(`Repack preview webview speaks protocol ${message.version}, the host ${REPACK_PREVIEW_PROTOCOL_VERSION}.`);
+        if (message.version !== REPACK_PREVIEW_PROTOCOL_VERSION)
+          this.deps.output.warn(
+            `Repack preview webview speaks protocol ${message.version}, the host ${REPACK_PREVIEW_PROTOCOL_VERSION}.`,
+          );
         return { type: 'show', version: REPACK_PREVIEW_PROTOCOL_VERSION, run: this.run };
       case 'exportMarkdown': {
         const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: this.markdown });
@@ -98,7 +116,10 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
         return undefined;
       case 'openObject':
         // The same command as the Packs view's and the Pack Map's: one object document per id.
-        await vscode.commands.executeCommand('packscope.openObject', { oid: message.oid, ...(this.run.repositoryId ? { repository: this.run.repositoryId } : {}) });
+        await vscode.commands.executeCommand('packscope.openObject', {
+          oid: message.oid,
+          ...(this.run.repositoryId ? { repository: this.run.repositoryId } : {}),
+        });
         return undefined;
     }
   }

@@ -81,16 +81,49 @@ interface Preset {
  * git 2.49.0, --path-walk (for pack-objects) with 2.51.0 (their release notes).
  */
 const PRESETS: Preset[] = [
-  { label: 'git gc defaults', description: 'reuse today\'s deltas; pack.depth, pack.window (50 and 10 unless configured)', tuning: { reuseDeltas: true, extraOptions: [], estimateOnly: false } },
-  { label: 'gc --aggressive', description: '-f --depth=50 --window=250', tuning: { depth: 50, window: 250, reuseDeltas: false, extraOptions: [], estimateOnly: false } },
-  { label: '--depth=10 --window=10', description: '-f: shallow chains, a small window', tuning: { depth: 10, window: 10, reuseDeltas: false, extraOptions: [], estimateOnly: false } },
-  { label: '--depth=50 --window=250', description: '-f: git\'s depth, a wide window', tuning: { depth: 50, window: 250, reuseDeltas: false, extraOptions: [], estimateOnly: false } },
-  { label: '--depth=250 --window=250', description: '-f: deep chains, a wide window (slow)', tuning: { depth: 250, window: 250, reuseDeltas: false, extraOptions: [], estimateOnly: false } },
-  { label: '--name-hash-version=2', description: '-f with the path-aware name hash', tuning: { reuseDeltas: false, extraOptions: ['--name-hash-version=2'], estimateOnly: false }, needs: 'nameHashVersion' },
-  { label: '--path-walk', description: '-f, delta bases found by walking paths', tuning: { reuseDeltas: false, extraOptions: ['--path-walk'], estimateOnly: false }, needs: 'pathWalk' },
+  {
+    label: 'git gc defaults',
+    description: "reuse today's deltas; pack.depth, pack.window (50 and 10 unless configured)",
+    tuning: { reuseDeltas: true, extraOptions: [], estimateOnly: false },
+  },
+  {
+    label: 'gc --aggressive',
+    description: '-f --depth=50 --window=250',
+    tuning: { depth: 50, window: 250, reuseDeltas: false, extraOptions: [], estimateOnly: false },
+  },
+  {
+    label: '--depth=10 --window=10',
+    description: '-f: shallow chains, a small window',
+    tuning: { depth: 10, window: 10, reuseDeltas: false, extraOptions: [], estimateOnly: false },
+  },
+  {
+    label: '--depth=50 --window=250',
+    description: "-f: git's depth, a wide window",
+    tuning: { depth: 50, window: 250, reuseDeltas: false, extraOptions: [], estimateOnly: false },
+  },
+  {
+    label: '--depth=250 --window=250',
+    description: '-f: deep chains, a wide window (slow)',
+    tuning: { depth: 250, window: 250, reuseDeltas: false, extraOptions: [], estimateOnly: false },
+  },
+  {
+    label: '--name-hash-version=2',
+    description: '-f with the path-aware name hash',
+    tuning: { reuseDeltas: false, extraOptions: ['--name-hash-version=2'], estimateOnly: false },
+    needs: 'nameHashVersion',
+  },
+  {
+    label: '--path-walk',
+    description: '-f, delta bases found by walking paths',
+    tuning: { reuseDeltas: false, extraOptions: ['--path-walk'], estimateOnly: false },
+    needs: 'pathWalk',
+  },
 ];
 
-const MINIMUM_VERSION: Record<keyof Omit<GitCapabilities, 'version'>, string> = { nameHashVersion: '2.49', pathWalk: '2.51' };
+const MINIMUM_VERSION: Record<keyof Omit<GitCapabilities, 'version'>, string> = {
+  nameHashVersion: '2.49',
+  pathWalk: '2.51',
+};
 
 interface PresetItem extends vscode.QuickPickItem {
   tuning?: Omit<Tuning, 'threads'>;
@@ -100,9 +133,27 @@ interface PresetItem extends vscode.QuickPickItem {
 }
 
 /** `git repack` modes other than `-a -d`, offered where the installed git takes them (`git repack -h`). */
-const MODE_PRESETS: { label: string; description: string; mode: RepackMode; needs: keyof RepackModes; minimum: string }[] = [
-  { label: '--geometric=2', description: 'roll up small packs into a geometric progression: packs before and after', mode: { kind: 'geometric', factor: 2 }, needs: 'geometric', minimum: '2.32' },
-  { label: '--cruft', description: 'reachable objects in one pack, unreachable ones in a cruft pack: packs before and after', mode: { kind: 'cruft' }, needs: 'cruft', minimum: '2.37' },
+const MODE_PRESETS: {
+  label: string;
+  description: string;
+  mode: RepackMode;
+  needs: keyof RepackModes;
+  minimum: string;
+}[] = [
+  {
+    label: '--geometric=2',
+    description: 'roll up small packs into a geometric progression: packs before and after',
+    mode: { kind: 'geometric', factor: 2 },
+    needs: 'geometric',
+    minimum: '2.32',
+  },
+  {
+    label: '--cruft',
+    description: 'reachable objects in one pack, unreachable ones in a cruft pack: packs before and after',
+    mode: { kind: 'cruft' },
+    needs: 'cruft',
+    minimum: '2.37',
+  },
 ];
 
 /** `packscope.repackPreview.threads`: 0 leaves it to git (pack.threads, else one per core). */
@@ -127,7 +178,11 @@ function countOrUndefined(value: unknown): number | undefined {
 }
 
 /** `{ repository, depth?, window?, threads?, … }` (tests, scripts), a RepositoryNode of the Packs view, or nothing. */
-function parseArgument(argument: unknown): { repository?: string; programmatic?: ProgrammaticArgument; mode?: RepackMode } {
+function parseArgument(argument: unknown): {
+  repository?: string;
+  programmatic?: ProgrammaticArgument;
+  mode?: RepackMode;
+} {
   if (typeof argument !== 'object' || argument === null) return {};
   const listing = (argument as { listing?: { id?: unknown } }).listing;
   if (typeof listing?.id === 'string') return { repository: listing.id };
@@ -135,8 +190,11 @@ function parseArgument(argument: unknown): { repository?: string; programmatic?:
   if (typeof value.repository !== 'string' || value.repository === '') return {};
   // `{ repository, mode: { kind: 'cruft' } }` or `{ kind: 'geometric', factor: 2 }`: a repack of that mode (the server checks the factor).
   if (value.mode?.kind === 'cruft') return { repository: value.repository, mode: { kind: 'cruft' } };
-  if (value.mode?.kind === 'geometric' && typeof value.mode.factor === 'number') return { repository: value.repository, mode: { kind: 'geometric', factor: value.mode.factor } };
-  const hasTuning = ['depth', 'window', 'threads', 'reuseDeltas', 'extraOptions', 'estimateOnly'].some((key) => key in value);
+  if (value.mode?.kind === 'geometric' && typeof value.mode.factor === 'number')
+    return { repository: value.repository, mode: { kind: 'geometric', factor: value.mode.factor } };
+  const hasTuning = ['depth', 'window', 'threads', 'reuseDeltas', 'extraOptions', 'estimateOnly'].some(
+    (key) => key in value,
+  );
   if (!hasTuning) return { repository: value.repository };
   return {
     repository: value.repository,
@@ -146,7 +204,9 @@ function parseArgument(argument: unknown): { repository?: string; programmatic?:
       window: countOrUndefined(value.window),
       threads: countOrUndefined(value.threads),
       reuseDeltas: value.reuseDeltas === true,
-      extraOptions: Array.isArray(value.extraOptions) ? value.extraOptions.filter((o): o is string => typeof o === 'string') : [],
+      extraOptions: Array.isArray(value.extraOptions)
+        ? value.extraOptions.filter((o): o is string => typeof o === 'string')
+        : [],
       estimateOnly: value.estimateOnly === true,
       label: typeof value.label === 'string' ? value.label : undefined,
     },
@@ -171,7 +231,15 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
   const opened = lifetime.register(new vscode.EventEmitter<RepackPreviewPanel>());
 
   const adopt = (panel: vscode.WebviewPanel, run: RepackPreviewRun): RepackPreviewPanel => {
-    const preview = new RepackPreviewPanel(panel, { extensionUri: deps.context.extensionUri, output: deps.output, holdPreviewPack: (pack) => deps.previewPacks.hold(pack) }, run);
+    const preview = new RepackPreviewPanel(
+      panel,
+      {
+        extensionUri: deps.context.extensionUri,
+        output: deps.output,
+        holdPreviewPack: (pack) => deps.previewPacks.hold(pack),
+      },
+      run,
+    );
     current = preview;
     preview.onDidDispose(() => {
       if (current === preview) current = undefined;
@@ -183,11 +251,21 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
   const chooseRepository = async (): Promise<RepositoryListing | undefined> => {
     const { repositories } = await deps.server.request(ListRepositoriesRequest, {});
     const candidates = repositories.filter((r) => r.error === undefined);
-    if (candidates.length === 0) throw new Error('No Git repository found in this workspace (see the packscope.repositories setting).');
+    if (candidates.length === 0)
+      throw new Error('No Git repository found in this workspace (see the packscope.repositories setting).');
     if (candidates.length === 1) return candidates[0];
     const picked = await vscode.window.showQuickPick(
-      candidates.map((r) => ({ label: `$(repo) ${r.name}`, description: r.workTree ?? r.gitDir, detail: `${r.packs.length} pack${r.packs.length === 1 ? '' : 's'}`, repository: r })),
-      { title: 'PackScope: Preview Repack — Repository', placeHolder: 'The repository to preview a repack of', ignoreFocusOut: true },
+      candidates.map((r) => ({
+        label: `$(repo) ${r.name}`,
+        description: r.workTree ?? r.gitDir,
+        detail: `${r.packs.length} pack${r.packs.length === 1 ? '' : 's'}`,
+        repository: r,
+      })),
+      {
+        title: 'PackScope: Preview Repack — Repository',
+        placeHolder: 'The repository to preview a repack of',
+        ignoreFocusOut: true,
+      },
     );
     return picked?.repository;
   };
@@ -195,7 +273,13 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
   const listingFor = async (id: string): Promise<RepositoryListing | undefined> => {
     const { repositories } = await deps.server.request(ListRepositoriesRequest, {});
     const real = safeRealpath(id);
-    return repositories.find((r) => r.id === id || safeRealpath(r.id) === real || safeRealpath(r.gitDir) === real || (r.workTree !== undefined && safeRealpath(r.workTree) === real));
+    return repositories.find(
+      (r) =>
+        r.id === id ||
+        safeRealpath(r.id) === real ||
+        safeRealpath(r.gitDir) === real ||
+        (r.workTree !== undefined && safeRealpath(r.workTree) === real),
+    );
   };
 
   const chooseTuning = async (git: string): Promise<Tuning | { mode: RepackMode; label: string } | undefined> => {
@@ -225,10 +309,18 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       else missing.push(`${preset.label} needs git ${preset.minimum} or later`);
     }
     items.push(
-      { label: 'Quick estimate (no repack)', description: 'the write-order model: object count and layout, today\'s deltas kept', tuning: { reuseDeltas: true, extraOptions: [], estimateOnly: true } },
+      {
+        label: 'Quick estimate (no repack)',
+        description: "the write-order model: object count and layout, today's deltas kept",
+        tuning: { reuseDeltas: true, extraOptions: [], estimateOnly: true },
+      },
       { label: '$(edit) Custom…', description: 'depth, window, threads and more pack-objects options', custom: true },
     );
-    if (missing.length > 0) items.push({ label: '', kind: vscode.QuickPickItemKind.Separator }, { label: `$(info) ${missing.join('; ')}; this git is ${capabilities.version}` });
+    if (missing.length > 0)
+      items.push(
+        { label: '', kind: vscode.QuickPickItemKind.Separator },
+        { label: `$(info) ${missing.join('; ')}; this git is ${capabilities.version}` },
+      );
     const quickPick = vscode.window.createQuickPick<PresetItem>();
     quickPick.title = 'PackScope: Preview Repack';
     quickPick.placeholder = `What git repack would do, without touching the repository (git ${capabilities.version})`;
@@ -263,13 +355,22 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
     const ids = new Set([listing.id, listing.gitDir].map(safeRealpath));
     // Recordings of a git command name their repository; terminal recordings may hold any (the server keeps those that read this one's packs).
     return stored
-      .filter((r) => (r.sidecar?.repository !== undefined ? ids.has(safeRealpath(r.sidecar.repository)) : r.sidecar?.source !== 'command'))
+      .filter((r) =>
+        r.sidecar?.repository !== undefined
+          ? ids.has(safeRealpath(r.sidecar.repository))
+          : r.sidecar?.source !== 'command',
+      )
       .sort((a, b) => b.mtimeMs - a.mtimeMs)
       .slice(0, MAX_RECORDINGS)
       .map((r) => r.file);
   };
 
-  const execute = async (listing: RepositoryListing, tuning: Tuning, label: string, git: string): Promise<RepackPreviewRun | undefined> => {
+  const execute = async (
+    listing: RepositoryListing,
+    tuning: Tuning,
+    label: string,
+    git: string,
+  ): Promise<RepackPreviewRun | undefined> => {
     await deps.server.whenRunning();
     const recordings = recordingsFor(listing);
     const request: RepackPreviewRequestSummary = {
@@ -281,39 +382,44 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       extraOptions: tuning.extraOptions,
       estimateOnly: tuning.estimateOnly,
     };
-    const title = tuning.estimateOnly ? `Estimating a repack of ${listing.name}` : `Previewing a repack of ${listing.name} (${label})`;
+    const title = tuning.estimateOnly
+      ? `Estimating a repack of ${listing.name}`
+      : `Previewing a repack of ${listing.name} (${label})`;
     const started = performance.now();
     let result: RepackPreviewResult;
     try {
-      result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
-        const workDoneToken = `packscope-repack-${randomUUID()}`;
-        const subscription = deps.server.onWorkDoneProgress(workDoneToken, (value) => {
-          if (value.kind !== 'end' && value.message) progress.report({ message: value.message });
-        });
-        try {
-          return await deps.server.request(
-            RepackPreviewRequest,
-            {
-              repository: listing.id,
-              depth: tuning.depth,
-              window: tuning.window,
-              threads: tuning.threads,
-              reuseDeltas: tuning.reuseDeltas,
-              extraOptions: tuning.extraOptions,
-              git,
-              recordings,
-              estimate: true,
-              estimateOnly: tuning.estimateOnly,
-              // Kept for the Pack Map's before/after while the panel shows the run (a workspace repository's only: the map reads those).
-              keepPack: !tuning.estimateOnly && listing.packs.length > 0,
-              workDoneToken,
-            },
-            token,
-          );
-        } finally {
-          subscription.dispose();
-        }
-      });
+      result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+        async (progress, token) => {
+          const workDoneToken = `packscope-repack-${randomUUID()}`;
+          const subscription = deps.server.onWorkDoneProgress(workDoneToken, (value) => {
+            if (value.kind !== 'end' && value.message) progress.report({ message: value.message });
+          });
+          try {
+            return await deps.server.request(
+              RepackPreviewRequest,
+              {
+                repository: listing.id,
+                depth: tuning.depth,
+                window: tuning.window,
+                threads: tuning.threads,
+                reuseDeltas: tuning.reuseDeltas,
+                extraOptions: tuning.extraOptions,
+                git,
+                recordings,
+                estimate: true,
+                estimateOnly: tuning.estimateOnly,
+                // Kept for the Pack Map's before/after while the panel shows the run (a workspace repository's only: the map reads those).
+                keepPack: !tuning.estimateOnly && listing.packs.length > 0,
+                workDoneToken,
+              },
+              token,
+            );
+          } finally {
+            subscription.dispose();
+          }
+        },
+      );
     } catch (error) {
       if (isCancellation(error)) {
         deps.output.info(`Repack preview of ${listing.name} cancelled: git stopped, its temporary directory removed.`);
@@ -329,23 +435,44 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       finishedAt: new Date().toISOString(),
       requestSeconds: Math.round(performance.now() - started) / 1000,
       result,
-      currentPacks: listing.packs.filter((p) => p.error === undefined).sort((a, b) => (b.packFileBytes ?? 0) - (a.packFileBytes ?? 0)).map((p) => p.pack),
+      currentPacks: listing.packs
+        .filter((p) => p.error === undefined)
+        .sort((a, b) => (b.packFileBytes ?? 0) - (a.packFileBytes ?? 0))
+        .map((p) => p.pack),
     };
     lastRun = run;
-    deps.output.info(`Repack preview of ${listing.name} (${label}): ${result.git?.join(' ') ?? 'estimate only'} in ${run.requestSeconds.toFixed(2)} s.`);
+    deps.output.info(
+      `Repack preview of ${listing.name} (${label}): ${result.git?.join(' ') ?? 'estimate only'} in ${run.requestSeconds.toFixed(2)} s.`,
+    );
     for (const warning of result.warnings ?? []) deps.output.warn(`Repack preview: ${warning}`);
-    const panel = vscode.window.createWebviewPanel(REPACK_PREVIEW_VIEW_TYPE, 'Repack Preview', vscode.ViewColumn.Active, {});
+    const panel = vscode.window.createWebviewPanel(
+      REPACK_PREVIEW_VIEW_TYPE,
+      'Repack Preview',
+      vscode.ViewColumn.Active,
+      {},
+    );
     adopt(panel, run);
     return run;
   };
 
   /** A `--geometric=2` / `--cruft` preview: the server runs that repack against a shadow; the packs before and after open as Markdown. */
-  const executeMode = async (listing: RepositoryListing, mode: RepackMode, label: string, git: string): Promise<void> => {
+  const executeMode = async (
+    listing: RepositoryListing,
+    mode: RepackMode,
+    label: string,
+    git: string,
+  ): Promise<void> => {
     await deps.server.whenRunning();
     let document: RepackModePreviewDocument;
     try {
-      document = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Previewing git repack ${label} -d on ${listing.name}`, cancellable: true }, (_progress, token) =>
-        deps.server.request(RepackModePreviewRequest, { repository: listing.id, mode, git }, token),
+      document = await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `Previewing git repack ${label} -d on ${listing.name}`,
+          cancellable: true,
+        },
+        (_progress, token) =>
+          deps.server.request(RepackModePreviewRequest, { repository: listing.id, mode, git }, token),
       );
     } catch (error) {
       if (isCancellation(error)) {
@@ -354,14 +481,20 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       }
       throw error;
     }
-    deps.output.info(`Repack preview of ${listing.name} (${label}): ${document.before.packs.length} packs before, ${document.after.packs.length} after, in ${document.seconds.toFixed(2)} s.`);
-    const shown = await vscode.workspace.openTextDocument({ language: 'markdown', content: repackModeMarkdown(document, listing.name) });
+    deps.output.info(
+      `Repack preview of ${listing.name} (${label}): ${document.before.packs.length} packs before, ${document.after.packs.length} after, in ${document.seconds.toFixed(2)} s.`,
+    );
+    const shown = await vscode.workspace.openTextDocument({
+      language: 'markdown',
+      content: repackModeMarkdown(document, listing.name),
+    });
     await vscode.window.showTextDocument(shown, { preview: true });
   };
 
   const run = async (argument?: unknown): Promise<RepackPreviewRun | undefined> => {
     const location = await deps.gitLocation;
-    if (!location.found) throw new Error(`git was not found (${location.reason}); a repack preview runs git pack-objects.`);
+    if (!location.found)
+      throw new Error(`git was not found (${location.reason}); a repack preview runs git pack-objects.`);
     const git = location.path;
     const parsed = parseArgument(argument);
     let listing: RepositoryListing | undefined;
@@ -370,19 +503,37 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       if (listing === undefined) {
         if (!fs.existsSync(parsed.repository)) throw new Error(`${parsed.repository}: no such repository`);
         // A repository outside the workspace (a path given programmatically): the server discovers it.
-        listing = { id: parsed.repository, name: parsed.repository.split(/[\\/]/).filter(Boolean).pop() ?? parsed.repository, gitDir: parsed.repository, objectFormat: 'sha1', packs: [] };
+        listing = {
+          id: parsed.repository,
+          name: parsed.repository.split(/[\\/]/).filter(Boolean).pop() ?? parsed.repository,
+          gitDir: parsed.repository,
+          objectFormat: 'sha1',
+          packs: [],
+        };
       }
     } else {
       listing = await chooseRepository();
     }
     if (listing === undefined) return undefined;
     if (parsed.mode !== undefined) {
-      await executeMode(listing, parsed.mode, parsed.mode.kind === 'geometric' ? `--geometric=${parsed.mode.factor}` : '--cruft', git);
+      await executeMode(
+        listing,
+        parsed.mode,
+        parsed.mode.kind === 'geometric' ? `--geometric=${parsed.mode.factor}` : '--cruft',
+        git,
+      );
       return undefined;
     }
     if (parsed.programmatic !== undefined) {
       const p = parsed.programmatic;
-      const tuning: Tuning = { depth: p.depth, window: p.window, threads: p.threads ?? threadsSetting(), reuseDeltas: p.reuseDeltas ?? false, extraOptions: p.extraOptions ?? [], estimateOnly: p.estimateOnly ?? false };
+      const tuning: Tuning = {
+        depth: p.depth,
+        window: p.window,
+        threads: p.threads ?? threadsSetting(),
+        reuseDeltas: p.reuseDeltas ?? false,
+        extraOptions: p.extraOptions ?? [],
+        estimateOnly: p.estimateOnly ?? false,
+      };
       return execute(listing, tuning, p.label ?? labelOf(tuning), git);
     }
     const picked = await chooseTuning(git);
@@ -441,23 +592,58 @@ async function customTuning(defaultThreads: number | undefined): Promise<(Tuning
   const count = (name: string, max: number) => (value: string) => {
     const trimmed = value.trim();
     if (trimmed === '') return undefined;
-    if (!/^\d+$/.test(trimmed) || Number(trimmed) > max) return `${name} is a whole number from 0 to ${max}, or empty for git's default`;
+    if (!/^\d+$/.test(trimmed) || Number(trimmed) > max)
+      return `${name} is a whole number from 0 to ${max}, or empty for git's default`;
     return undefined;
   };
-  const ask = async (title: string, prompt: string, placeHolder: string, validate: (value: string) => string | undefined, value = ''): Promise<string | undefined> =>
-    vscode.window.showInputBox({ title: `PackScope: Preview Repack — ${title}`, prompt, placeHolder, value, ignoreFocusOut: true, validateInput: validate });
-  const depth = await ask('Depth (1/4)', '--depth: the longest delta chain pack-objects may build', "empty: git's pack.depth (default 50)", count('--depth', MAX_DEPTH));
+  const ask = async (
+    title: string,
+    prompt: string,
+    placeHolder: string,
+    validate: (value: string) => string | undefined,
+    value = '',
+  ): Promise<string | undefined> =>
+    vscode.window.showInputBox({
+      title: `PackScope: Preview Repack — ${title}`,
+      prompt,
+      placeHolder,
+      value,
+      ignoreFocusOut: true,
+      validateInput: validate,
+    });
+  const depth = await ask(
+    'Depth (1/4)',
+    '--depth: the longest delta chain pack-objects may build',
+    "empty: git's pack.depth (default 50)",
+    count('--depth', MAX_DEPTH),
+  );
   if (depth === undefined) return undefined;
-  const window = await ask('Window (2/4)', '--window: how many objects each object is compared with', "empty: git's pack.window (default 10)", count('--window', 100_000));
+  const window = await ask(
+    'Window (2/4)',
+    '--window: how many objects each object is compared with',
+    "empty: git's pack.window (default 10)",
+    count('--window', 100_000),
+  );
   if (window === undefined) return undefined;
-  const threads = await ask('Threads (3/4)', '--threads: delta search threads (1 makes the result reproducible)', "empty: git's pack.threads (default: one per core)", count('--threads', 1024), defaultThreads === undefined ? '' : String(defaultThreads));
+  const threads = await ask(
+    'Threads (3/4)',
+    '--threads: delta search threads (1 makes the result reproducible)',
+    "empty: git's pack.threads (default: one per core)",
+    count('--threads', 1024),
+    defaultThreads === undefined ? '' : String(defaultThreads),
+  );
   if (threads === undefined) return undefined;
-  const extra = await ask('More options (4/4)', 'More pack-objects options, e.g. --window-memory=1g --no-reuse-object (with -f unless you add --reuse-delta)', 'empty: none', (value) => {
-    const words = splitShellWords(value);
-    if (words === undefined) return UNCLOSED_QUOTE;
-    const bad = words.find((w) => !/^--?[A-Za-z0-9][A-Za-z0-9-]*(=\S*)?$/.test(w));
-    return bad === undefined ? undefined : `"${bad}" is not an option (options look like --name or --name=value)`;
-  });
+  const extra = await ask(
+    'More options (4/4)',
+    'More pack-objects options, e.g. --window-memory=1g --no-reuse-object (with -f unless you add --reuse-delta)',
+    'empty: none',
+    (value) => {
+      const words = splitShellWords(value);
+      if (words === undefined) return UNCLOSED_QUOTE;
+      const bad = words.find((w) => !/^--?[A-Za-z0-9][A-Za-z0-9-]*(=\S*)?$/.test(w));
+      return bad === undefined ? undefined : `"${bad}" is not an option (options look like --name or --name=value)`;
+    },
+  );
   if (extra === undefined) return undefined;
   const options = splitShellWords(extra) ?? [];
   const reuseDeltas = options.includes('--reuse-delta');

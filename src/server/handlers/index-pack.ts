@@ -26,7 +26,12 @@ const DEFAULT_LIMIT = 96 * 1024 * 1024;
  * around it (SHA-1 when it is in none); else a bare pack, which the simulation worker indexes. Nothing is written inside that repository: the model goes to
  * the model cache, which must be outside it.
  */
-async function indexPackModel(context: ServerContext, packPath: unknown, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<{ files: PackFiles; hashName: string; withoutIdx?: boolean }> {
+async function indexPackModel(
+  context: ServerContext,
+  packPath: unknown,
+  token: CancellationToken,
+  progress: WorkDoneProgressReporter,
+): Promise<{ files: PackFiles; hashName: string; withoutIdx?: boolean }> {
   if (typeof packPath !== 'string' || packPath === '') throw invalid('no pack given');
   let workspacePack: ReturnType<ServerContext['findPack']> | undefined;
   try {
@@ -75,7 +80,11 @@ async function indexPackModel(context: ServerContext, packPath: unknown, token: 
     progress.report(0, `indexing ${packName}`);
     await context.loader.ensure(files, hash, {
       cancelled: cancelledPromise(token),
-      onProgress: (done, total) => progress.report(percent(done, total), `indexing ${packName}: ${formatCount(done)} of ${formatCount(total)} objects`),
+      onProgress: (done, total) =>
+        progress.report(
+          percent(done, total),
+          `indexing ${packName}: ${formatCount(done)} of ${formatCount(total)} objects`,
+        ),
     });
   }
   return { files, hashName: hash.name };
@@ -86,31 +95,45 @@ export function registerIndexPackHandlers(context: ServerContext): void {
 
   connection.onRequest(IndexPackSimRequest, (params, token) =>
     context.guarded(() =>
-      withProgress(context, params.workDoneToken, 'Simulating index-pack', token, async (progress): Promise<IndexPackSimResult> => {
-        const fields = paramsObject(params);
-        const [limit] = checkLimits([fields.limit ?? DEFAULT_LIMIT], 'limit') as [number];
-        if (typeof fields.pack === 'string') requireString(fields.pack, 'pack');
-        const { files, hashName, withoutIdx } = await indexPackModel(context, fields.pack, token, progress);
-        throwIfCancelled(token);
-        progress.report(0, `simulating ${INDEX_PACK_VARIANTS.join(', ')}`);
-        const variants: IndexPackSimResult['variants'] = [];
-        let objects = 0;
-        await context.work.run('index-pack', token, () =>
-          runSimulationWorker(
-            context.bundledScript('simulation-worker.js'),
-            { kind: 'index-pack', files, hashName, cacheDir: context.loader.directory, limit, variants: INDEX_PACK_VARIANTS, ...(withoutIdx ? { withoutIdx } : {}) },
-            token,
-            (message) => {
-              if (message.kind === 'progress') progress.report(message.percentage ?? 0, message.message);
-              if (message.kind !== 'variant') return;
-              variants.push(message.result);
-              objects = message.objects;
-              progress.report(percent(variants.length, INDEX_PACK_VARIANTS.length), `${message.result.variant} done`);
-            },
-          ),
-        );
-        return { pack: files.pack, objects, limit, variants };
-      }),
+      withProgress(
+        context,
+        params.workDoneToken,
+        'Simulating index-pack',
+        token,
+        async (progress): Promise<IndexPackSimResult> => {
+          const fields = paramsObject(params);
+          const [limit] = checkLimits([fields.limit ?? DEFAULT_LIMIT], 'limit') as [number];
+          if (typeof fields.pack === 'string') requireString(fields.pack, 'pack');
+          const { files, hashName, withoutIdx } = await indexPackModel(context, fields.pack, token, progress);
+          throwIfCancelled(token);
+          progress.report(0, `simulating ${INDEX_PACK_VARIANTS.join(', ')}`);
+          const variants: IndexPackSimResult['variants'] = [];
+          let objects = 0;
+          await context.work.run('index-pack', token, () =>
+            runSimulationWorker(
+              context.bundledScript('simulation-worker.js'),
+              {
+                kind: 'index-pack',
+                files,
+                hashName,
+                cacheDir: context.loader.directory,
+                limit,
+                variants: INDEX_PACK_VARIANTS,
+                ...(withoutIdx ? { withoutIdx } : {}),
+              },
+              token,
+              (message) => {
+                if (message.kind === 'progress') progress.report(message.percentage ?? 0, message.message);
+                if (message.kind !== 'variant') return;
+                variants.push(message.result);
+                objects = message.objects;
+                progress.report(percent(variants.length, INDEX_PACK_VARIANTS.length), `${message.result.variant} done`);
+              },
+            ),
+          );
+          return { pack: files.pack, objects, limit, variants };
+        },
+      ),
     ),
   );
 }

@@ -1,7 +1,17 @@
 /** `packscope/measure`: a git command timed at several core.deltaBaseCacheLimit values. */
 import * as fs from 'node:fs';
-import { LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
-import { CALIBRATION_TUNABLES, cachedCalibration, calibrationFile, saveCalibration } from '../../core/cost/calibrate.ts';
+import {
+  LSPErrorCodes,
+  ResponseError,
+  type CancellationToken,
+  type WorkDoneProgressReporter,
+} from 'vscode-languageserver/node';
+import {
+  CALIBRATION_TUNABLES,
+  cachedCalibration,
+  calibrationFile,
+  saveCalibration,
+} from '../../core/cost/calibrate.ts';
 import { cellReadSeconds, type CellCounts, type MeasuredCommand } from '../../core/cost/cost-model.ts';
 import { fitMeasuredSplit } from '../../common/measured-split-fit.ts';
 import { sameCommand, withMeasuredCommand } from '../../core/cost/measured-split.ts';
@@ -10,7 +20,12 @@ import { sweepRecording } from '../../core/report/simulation.ts';
 import { gitVersionOf } from '../../core/git/git-probe.ts';
 import { runWithUsage, type UsageRun } from '../../core/git/child-usage.ts';
 import { formatLimit } from '../../common/format.ts';
-import { MeasureRequest, type MeasuredRuns, type MeasureParams, type MeasureResult } from '../../protocol/server-protocol.ts';
+import {
+  MeasureRequest,
+  type MeasuredRuns,
+  type MeasureParams,
+  type MeasureResult,
+} from '../../protocol/server-protocol.ts';
 import { abortSignalFor, cancelledError, throwIfCancelled } from '../cancellation.ts';
 import { calibrationInWorker } from '../calibration-worker.ts';
 import { openRecording } from '../recording-opener.ts';
@@ -23,11 +38,21 @@ import type { ServerContext } from '../server-context.ts';
  * One git run, stdout discarded, stderr kept, with its wall time, CPU time and minor page faults
  * (core/git/child-usage.ts); cancellation kills git and its children.
  */
-async function runGit(git: string, args: string[], cwd: string, keptHeap: boolean, token: CancellationToken): Promise<UsageRun> {
+async function runGit(
+  git: string,
+  args: string[],
+  cwd: string,
+  keptHeap: boolean,
+  token: CancellationToken,
+): Promise<UsageRun> {
   const controller = new AbortController();
   const subscription = token.onCancellationRequested(() => controller.abort());
   try {
-    return await runWithUsage(git, args, { env: keptHeap ? { ...process.env, GLIBC_TUNABLES: CALIBRATION_TUNABLES } : process.env, cwd, signal: controller.signal });
+    return await runWithUsage(git, args, {
+      env: keptHeap ? { ...process.env, GLIBC_TUNABLES: CALIBRATION_TUNABLES } : process.env,
+      cwd,
+      signal: controller.signal,
+    });
   } catch (error) {
     if (error instanceof Error && error.name === 'AbortError') throw cancelledError();
     throw invalid(`cannot run ${git}: ${error instanceof Error ? error.message : String(error)}`);
@@ -57,18 +82,29 @@ export function registerMeasureHandlers(context: ServerContext): void {
         let done = 0;
         const results: MeasureResult['results'] = [];
         for (const limit of limits) {
-          const runs = heaps.map((): MeasuredRuns => ({ seconds: [], bestSeconds: 0, cpuSeconds: [], minorFaults: [] }));
+          const runs = heaps.map((): MeasuredRuns => ({
+            seconds: [],
+            bestSeconds: 0,
+            cpuSeconds: [],
+            minorFaults: [],
+          }));
           for (let run = 1; run <= params.runs; run++) {
             // The two heaps in turn, run by run: a burst of other load lands on both alike.
             for (const [h, kept] of heaps.entries()) {
               throwIfCancelled(token);
-              progress.report(percent(done, total), `core.deltaBaseCacheLimit=${formatLimit(limit)}: run ${run} of ${params.runs}${kept ? ', kept heap' : ''}`);
+              progress.report(
+                percent(done, total),
+                `core.deltaBaseCacheLimit=${formatLimit(limit)}: run ${run} of ${params.runs}${kept ? ', kept heap' : ''}`,
+              );
               const args = ['-c', `core.deltaBaseCacheLimit=${limit}`, ...gitArgs];
               const result = await runGit(git, args, cwd, kept, token);
               throwIfCancelled(token);
               if (result.status !== 0) {
                 const how = result.signal ? `killed by ${result.signal}` : `exit status ${result.status}`;
-                throw new ResponseError(LSPErrorCodes.RequestFailed, `git ${args.join(' ')} failed (${how}): ${result.stderr.trim() || 'no message'}`);
+                throw new ResponseError(
+                  LSPErrorCodes.RequestFailed,
+                  `git ${args.join(' ')} failed (${how}): ${result.stderr.trim() || 'no message'}`,
+                );
               }
               runs[h]!.seconds.push(result.wallSeconds);
               runs[h]!.cpuSeconds.push(result.cpuSeconds);
@@ -83,7 +119,14 @@ export function registerMeasureHandlers(context: ServerContext): void {
         const heap = keptHeap ? { heapTunables: CALIBRATION_TUNABLES } : {};
         if (params.recording === undefined) return { gitVersion: version, results, ...heap };
         // The split kept is of the command as it runs for the user: the default heap's runs.
-        const kept = await keepMeasuredSplit(context, params.recording, { args: gitArgs, cwd, gitVersion: version, runs: params.runs, git }, results, token, progress);
+        const kept = await keepMeasuredSplit(
+          context,
+          params.recording,
+          { args: gitArgs, cwd, gitVersion: version, runs: params.runs, git },
+          results,
+          token,
+          progress,
+        );
         return { gitVersion: version, results, ...heap, kept };
       }),
     ),
@@ -105,8 +148,14 @@ async function keepMeasuredSplit(
   progress: WorkDoneProgressReporter,
 ): Promise<NonNullable<MeasureResult['kept']>> {
   try {
-    if (typeof recording !== 'object' || recording === null || typeof recording.file !== 'string') throw invalid('recording must name a file');
-    const { loaded } = await openRecording(context, { file: recording.file, ...(recording.segment === undefined ? {} : { segment: recording.segment }) }, token, progress);
+    if (typeof recording !== 'object' || recording === null || typeof recording.file !== 'string')
+      throw invalid('recording must name a file');
+    const { loaded } = await openRecording(
+      context,
+      { file: recording.file, ...(recording.segment === undefined ? {} : { segment: recording.segment }) },
+      token,
+      progress,
+    );
     const m = loaded.log.metadata;
     if (!m) return { split: null, file: null, note: 'not kept: a raw trace names no command to keep it for' };
     if (!sameCommand({ args: m.command, cwd: m.cwd }, command)) {
@@ -115,26 +164,58 @@ async function keepMeasuredSplit(
     progress.report(100, 'pricing the recording’s reads at the measured limits');
     const limits = results.map((r) => r.limit);
     const signal = abortSignalFor(token);
-    const cells = (await context.work.run('sweep', token, () => sweepRecording(loaded, ['git'], limits, { workerScript: context.bundledScript('sim-worker.js'), signal }))) as unknown as CellCounts[];
+    const cells = (await context.work.run('sweep', token, () =>
+      sweepRecording(loaded, ['git'], limits, { workerScript: context.bundledScript('sim-worker.js'), signal }),
+    )) as unknown as CellCounts[];
     throwIfCancelled(token);
     const store = loaded.store;
     const top = store.repository.workTree ?? store.repository.gitDir;
     const model = packToCalibrate(store, top);
-    const { calibration } = await cachedCalibration(model, store.modelCacheDirectory, { gitDir: gitDirFor(store, top), git: command.git, signal }, false, calibrationInWorker(context, token, progress));
+    const { calibration } = await cachedCalibration(
+      model,
+      store.modelCacheDirectory,
+      { gitDir: gitDirFor(store, top), git: command.git, signal },
+      false,
+      calibrationInWorker(context, token, progress),
+    );
     const points = results.map((r) => {
       const cell = cells.find((c) => c.policy === 'git' && c.limit === r.limit);
       if (!cell) throw new Error(`the replay lacks git's policy at ${formatLimit(r.limit)}`);
-      return { limit: r.limit, bestSeconds: r.bestSeconds, predictedReadSeconds: cellReadSeconds(cell, calibration.parameters).seconds };
+      return {
+        limit: r.limit,
+        bestSeconds: r.bestSeconds,
+        predictedReadSeconds: cellReadSeconds(cell, calibration.parameters).seconds,
+      };
     });
-    const fit = fitMeasuredSplit(points.map((p) => ({ limit: p.limit, reads: p.predictedReadSeconds, measured: p.bestSeconds })));
+    const fit = fitMeasuredSplit(
+      points.map((p) => ({ limit: p.limit, reads: p.predictedReadSeconds, measured: p.bestSeconds })),
+    );
     const split = fit ? { nonReadSeconds: fit.nonReadSeconds, readScale: fit.readScale } : null;
     // Kept under the recording's own command, as time views look it up (time-plan.ts).
-    const entry: MeasuredCommand = { args: [...m.command], cwd: m.cwd, date: new Date().toISOString(), gitVersion: command.gitVersion, runs: command.runs, points, split };
-    if (store.modelCacheDirectory === undefined) return { split, file: null, note: 'not kept: PackScope’s cache directory is off' };
-    if (split === null) return { split, file: null, note: 'not kept: the runs cannot tell reading from the rest (fewer than two limits whose predicted reads differ)' };
+    const entry: MeasuredCommand = {
+      args: [...m.command],
+      cwd: m.cwd,
+      date: new Date().toISOString(),
+      gitVersion: command.gitVersion,
+      runs: command.runs,
+      points,
+      split,
+    };
+    if (store.modelCacheDirectory === undefined)
+      return { split, file: null, note: 'not kept: PackScope’s cache directory is off' };
+    if (split === null)
+      return {
+        split,
+        file: null,
+        note: 'not kept: the runs cannot tell reading from the rest (fewer than two limits whose predicted reads differ)',
+      };
     const file = calibrationFile(store.modelCacheDirectory, calibration.key);
     saveCalibration(file, withMeasuredCommand(calibration, entry));
-    return { split, file, note: `kept with the calibration of ${model.files.pack}: time estimates of this command now start from these runs` };
+    return {
+      split,
+      file,
+      note: `kept with the calibration of ${model.files.pack}: time estimates of this command now start from these runs`,
+    };
   } catch (error) {
     throwIfCancelled(token);
     return { split: null, file: null, note: `not kept: ${error instanceof Error ? error.message : String(error)}` };

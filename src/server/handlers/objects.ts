@@ -1,7 +1,12 @@
 /** Objects by id: hovers, terminal links (resolveIds), the object and its document. */
 import type { CancellationToken, Hover, TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { ObjectContentRequest, ObjectRequest, ResolveIdsRequest, type ObjectContentResult } from '../../protocol/server-protocol.ts';
+import {
+  ObjectContentRequest,
+  ObjectRequest,
+  ResolveIdsRequest,
+  type ObjectContentResult,
+} from '../../protocol/server-protocol.ts';
 import type { ObjectContentBody } from '../object-content.ts';
 import { hexWordAt, hoverMarkdown, lookupObject, type Found } from '../object-lookup.ts';
 import { objectDetails } from '../object-views.ts';
@@ -21,13 +26,25 @@ const MAX_WORDS = 1000;
  * cancelled with the request) from the model the server's loader persisted: the server's thread
  * keeps answering hovers meanwhile.
  */
-async function readObjectContentInWorker(context: ServerContext, found: Found, shown: { maxContentBytes: number; maxInstructions: number }, token: CancellationToken): Promise<ObjectContentBody> {
+async function readObjectContentInWorker(
+  context: ServerContext,
+  found: Found,
+  shown: { maxContentBytes: number; maxInstructions: number },
+  token: CancellationToken,
+): Promise<ObjectContentBody> {
   const { model, object } = found.location;
   return context.work.run('object-content', token, async () => {
     let body: ObjectContentBody | undefined;
     const worker = startSimulationWorker(
       context.bundledScript('simulation-worker.js'),
-      { kind: 'object-content', files: model.files, hashName: found.state.repository.hash.name, cacheDir: context.loader.directory, object, ...shown },
+      {
+        kind: 'object-content',
+        files: model.files,
+        hashName: found.state.repository.hash.name,
+        cacheDir: context.loader.directory,
+        object,
+        ...shown,
+      },
       token,
       (message) => {
         if (message.kind === 'object-content') body = message.body;
@@ -59,7 +76,14 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
       if (result.kind === 'none') return { found: false as const, reason: result.reason };
       const names = context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location);
       const where = whereabouts(result.found.state.store, result.found.oid);
-      return { found: true as const, object: { ...objectDetails(result.found.location, result.found.state), ...names, ...(where ? { whereabouts: where } : {}) } };
+      return {
+        found: true as const,
+        object: {
+          ...objectDetails(result.found.location, result.found.state),
+          ...names,
+          ...(where ? { whereabouts: where } : {}),
+        },
+      };
     }),
   );
 
@@ -68,7 +92,10 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
       const fields = paramsObject(params);
       const oid = requireString(fields.oid, 'oid', MAX_OID_LENGTH);
       const repository = optionalString(fields.repository, 'repository');
-      const shown = { maxContentBytes: requireInteger(fields.maxContentBytes, 'maxContentBytes'), maxInstructions: requireInteger(fields.maxInstructions, 'maxInstructions') };
+      const shown = {
+        maxContentBytes: requireInteger(fields.maxContentBytes, 'maxContentBytes'),
+        maxInstructions: requireInteger(fields.maxInstructions, 'maxInstructions'),
+      };
       const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
       const states = context.statesFor(repository);
       for (const state of states) await context.ensureRepository(state, token, progress);
@@ -76,7 +103,10 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
       if (result.kind === 'none') return { found: false, reason: result.reason };
       const names = context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location);
       const details = { ...objectDetails(result.found.location, result.found.state), ...names };
-      return { found: true, content: { details, ...(await readObjectContentInWorker(context, result.found, shown, token)) } };
+      return {
+        found: true,
+        content: { details, ...(await readObjectContentInWorker(context, result.found, shown, token)) },
+      };
     }),
   );
 
@@ -84,7 +114,11 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
     context.guarded(() => {
       const fields = paramsObject(params);
       // More words than are looked at are cut, as before.
-      const words = stringList(Array.isArray(fields.words) ? fields.words.slice(0, MAX_WORDS) : fields.words, 'words', MAX_WORDS);
+      const words = stringList(
+        Array.isArray(fields.words) ? fields.words.slice(0, MAX_WORDS) : fields.words,
+        'words',
+        MAX_WORDS,
+      );
       const states = context.readyStates();
       if (states.length < context.registry.repositories.length) context.warmUp();
       return {
@@ -100,7 +134,12 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
   connection.onHover((params): Hover | null => {
     const document = documents.get(params.textDocument.uri);
     if (!document) return null;
-    const line = document.getText({ start: { line: params.position.line, character: 0 }, end: { line: params.position.line + 1, character: 0 } }).replace(/\r?\n$/, '');
+    const line = document
+      .getText({
+        start: { line: params.position.line, character: 0 },
+        end: { line: params.position.line + 1, character: 0 },
+      })
+      .replace(/\r?\n$/, '');
     const hit = hexWordAt(line, params.position.character);
     if (!hit) return null;
     const states = context.readyStates();
@@ -111,8 +150,18 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
       // Ready states have every model in memory: the other packs' idx are searched, nothing is built.
       const where = whereabouts(result.found.state.store, result.found.oid);
       return {
-        contents: { kind: 'markdown', value: hoverMarkdown(result.found, context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location), where) },
-        range: { start: { line: params.position.line, character: hit.start }, end: { line: params.position.line, character: hit.end } },
+        contents: {
+          kind: 'markdown',
+          value: hoverMarkdown(
+            result.found,
+            context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location),
+            where,
+          ),
+        },
+        range: {
+          start: { line: params.position.line, character: hit.start },
+          end: { line: params.position.line, character: hit.end },
+        },
       };
     } catch (error) {
       context.log(`hover on ${hit.word}: ${errorMessage(error)}`);

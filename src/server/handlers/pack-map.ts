@@ -29,7 +29,15 @@ import {
 } from '../../protocol/server-protocol.ts';
 import { objectDetails } from '../object-views.ts';
 import { openRecording } from '../recording-opener.ts';
-import { invalid, optionalInteger, optionalString, pageCacheParams, paramsObject, requireInteger, requireString } from '../request-params.ts';
+import {
+  invalid,
+  optionalInteger,
+  optionalString,
+  pageCacheParams,
+  paramsObject,
+  requireInteger,
+  requireString,
+} from '../request-params.ts';
 import { throwIfCancelled } from '../cancellation.ts';
 import { runSimulationWorker } from '../workers/simulation-worker-client.ts';
 import { nested, withProgress } from '../request-progress.ts';
@@ -38,7 +46,8 @@ import type { MapPackRef, MapWorkerReply } from '../workers/map-worker-protocol.
 import type { RepositoryState } from '../workspace-registry.ts';
 
 function requireAttribute(value: unknown): MapAttribute {
-  if (typeof value !== 'string' || !(MAP_ATTRIBUTES as readonly string[]).includes(value)) throw invalid(`attribute must be one of ${MAP_ATTRIBUTES.join(', ')}`);
+  if (typeof value !== 'string' || !(MAP_ATTRIBUTES as readonly string[]).includes(value))
+    throw invalid(`attribute must be one of ${MAP_ATTRIBUTES.join(', ')}`);
   return value as MapAttribute;
 }
 
@@ -58,7 +67,10 @@ function overlayKey(recording: string, segment: number | undefined, pack: PackLo
   return [recording, stat.size, stat.mtimeMs, stat.ino, segment ?? '', pack.files.pack, pack.mtimeMs].join('\0');
 }
 
-function expect<K extends MapWorkerReply['kind']>(reply: MapWorkerReply, kind: K): Extract<MapWorkerReply, { kind: K }> {
+function expect<K extends MapWorkerReply['kind']>(
+  reply: MapWorkerReply,
+  kind: K,
+): Extract<MapWorkerReply, { kind: K }> {
   if (reply.kind !== kind) throw new Error(`the map worker answered ${reply.kind} to ${kind}`);
   return reply as Extract<MapWorkerReply, { kind: K }>;
 }
@@ -72,10 +84,16 @@ export function registerPackMapHandlers(context: ServerContext): void {
       const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
       const { state, pack } = context.findPack(packPath);
       const { model } = await context.ensureModel(state, pack, token, progress);
-      const reply = await context.work.run('pack-map', token, () => context.packMaps.ask({ kind: 'info', pack: packRef(context, state, pack) }, token));
+      const reply = await context.work.run('pack-map', token, () =>
+        context.packMaps.ask({ kind: 'info', pack: packRef(context, state, pack) }, token),
+      );
       const { info } = expect(reply, 'info');
       const legends = {} as PackMapInfoResult['legends'];
-      for (const attribute of MAP_ATTRIBUTES) legends[attribute] = info.legends[attribute].map((entry) => ({ label: entry.label, rgb: [entry.colour[0], entry.colour[1], entry.colour[2]] }));
+      for (const attribute of MAP_ATTRIBUTES)
+        legends[attribute] = info.legends[attribute].map((entry) => ({
+          label: entry.label,
+          rgb: [entry.colour[0], entry.colour[1], entry.colour[2]],
+        }));
       return {
         pack: pack.files.pack,
         packName: path.basename(pack.files.pack),
@@ -110,9 +128,17 @@ export function registerPackMapHandlers(context: ServerContext): void {
       const size = Math.min(PACK_MAP_TILE_SIZE, 2 ** order);
       const region = { x: tileX * size, y: tileY * size, width: size, height: size };
 
-      const overlay = recording === undefined ? undefined : await ensureOverlay(context, ref, pack, recording, segment, params.workDoneToken, token);
+      const overlay =
+        recording === undefined
+          ? undefined
+          : await ensureOverlay(context, ref, pack, recording, segment, params.workDoneToken, token);
       const draw = (): Promise<MapWorkerReply> =>
-        context.work.run('pack-map', token, () => context.packMaps.ask({ kind: 'tile', pack: ref, attribute, order, region, ...(overlay ? { overlay: overlay.key } : {}) }, token));
+        context.work.run('pack-map', token, () =>
+          context.packMaps.ask(
+            { kind: 'tile', pack: ref, attribute, order, region, ...(overlay ? { overlay: overlay.key } : {}) },
+            token,
+          ),
+        );
       let reply = await draw();
       if (reply.kind === 'error' && reply.missingOverlay !== undefined && recording !== undefined) {
         // Evicted from the worker meanwhile (it keeps a few): sent again once.
@@ -127,7 +153,11 @@ export function registerPackMapHandlers(context: ServerContext): void {
         tileX,
         tileY,
         size,
-        rgbaDeflated: Buffer.from(tile.rgbaDeflated.buffer, tile.rgbaDeflated.byteOffset, tile.rgbaDeflated.byteLength).toString('base64'),
+        rgbaDeflated: Buffer.from(
+          tile.rgbaDeflated.buffer,
+          tile.rgbaDeflated.byteOffset,
+          tile.rgbaDeflated.byteLength,
+        ).toString('base64'),
         litCells: tile.litCells,
         ...(overlay ? { recordingObjects: tile.readObjects, recordingReads: overlay.reads } : {}),
       };
@@ -143,7 +173,9 @@ export function registerPackMapHandlers(context: ServerContext): void {
       const y = requireInteger(fields.y, 'y', 0, 2 ** order - 1);
       const { state, pack } = context.findPack(packPath);
       const { model } = await context.ensureModel(state, pack, token);
-      const reply = await context.work.run('pack-map', token, () => context.packMaps.ask({ kind: 'object-at', pack: packRef(context, state, pack), order, x, y }, token));
+      const reply = await context.work.run('pack-map', token, () =>
+        context.packMaps.ask({ kind: 'object-at', pack: packRef(context, state, pack), order, x, y }, token),
+      );
       const { object } = expect(reply, 'object-at');
       if (object < 0) return { found: false };
       if (object >= model.count) throw new Error(`the map worker named object ${object} of ${model.count}`);
@@ -155,7 +187,8 @@ export function registerPackMapHandlers(context: ServerContext): void {
 
 /** Object ids are hex of the repository's hash length. */
 function requireOid(value: unknown, hexLength: number): string {
-  if (typeof value !== 'string' || value.length !== hexLength || !/^[0-9a-f]+$/i.test(value)) throw invalid(`oid must be ${hexLength} hex digits`);
+  if (typeof value !== 'string' || value.length !== hexLength || !/^[0-9a-f]+$/i.test(value))
+    throw invalid(`oid must be ${hexLength} hex digits`);
   return value.toLowerCase();
 }
 
@@ -173,40 +206,58 @@ function registerPackMapOverlayHandlers(context: ServerContext): void {
       const object = model.findHex(oid);
       if (object < 0) throw invalid(`${oid} is not in ${path.basename(pack.files.pack)}`);
       const family = familyArcs(model, object);
-      return { root: model.oidHex(family.root), members: family.members, memberOffsets: family.memberOffsets, arcs: family.arcs, externalBases: family.externalBases, truncated: family.truncated };
+      return {
+        root: model.oidHex(family.root),
+        members: family.members,
+        memberOffsets: family.memberOffsets,
+        arcs: family.arcs,
+        externalBases: family.externalBases,
+        truncated: family.truncated,
+      };
     }),
   );
 
   // Percentiles and the page-cache replay walk every read: in a simulation worker, as packscope/locality.
   connection.onRequest(PackMapSeeksRequest, (params, token) =>
     context.guarded(() =>
-      withProgress(context, params.workDoneToken, 'Reading recording', token, async (progress): Promise<PackMapSeeksResult> => {
-        const fields = paramsObject(params);
-        const packPath = requireString(fields.pack, 'pack');
-        const recording = path.resolve(requireString(fields.recording, 'recording'));
-        const segment = optionalInteger(fields.segment, 'segment', 1);
-        const cache = pageCacheParams(fields);
-        const { state, pack } = context.findPack(packPath);
-        const opened = await openRecording(context, { file: recording, segment }, token, nested(progress));
-        throwIfCancelled(token);
-        let input = opened.locality.find((entry) => entry.pack === pack.files.pack);
-        if (input === undefined && context.previewPacks.get(pack.files.pack)) {
-          // A repack preview's pack: the recording's reads where the same objects lie in it.
-          const { model } = await context.ensureModel(state, pack, token);
-          input = localityInOtherPack(readsInOtherPack(opened.loaded, model), model, pack.files.pack);
-        }
-        input ??= { pack: pack.files.pack, offsets: new Float64Array(0), entryBytes: new Float64Array(0) };
-        let found: SeekPath | undefined;
-        progress.report(100, 'seek distances and page cache');
-        await context.work.run('locality', token, () =>
-          runSimulationWorker(context.bundledScript('simulation-worker.js'), { kind: 'seek-path', input, cache }, token, (message) => {
-            if (message.kind === 'seek-path') found = message.path;
-          }),
-        );
-        if (!found) throw new Error('the simulation worker sent no seek path');
-        const { reads, stride, offsets, faults, seeks, backwardSeeks, locality } = found;
-        return { reads, stride, offsets, faults, seeks, backwardSeeks, locality, pageCache: cache };
-      }),
+      withProgress(
+        context,
+        params.workDoneToken,
+        'Reading recording',
+        token,
+        async (progress): Promise<PackMapSeeksResult> => {
+          const fields = paramsObject(params);
+          const packPath = requireString(fields.pack, 'pack');
+          const recording = path.resolve(requireString(fields.recording, 'recording'));
+          const segment = optionalInteger(fields.segment, 'segment', 1);
+          const cache = pageCacheParams(fields);
+          const { state, pack } = context.findPack(packPath);
+          const opened = await openRecording(context, { file: recording, segment }, token, nested(progress));
+          throwIfCancelled(token);
+          let input = opened.locality.find((entry) => entry.pack === pack.files.pack);
+          if (input === undefined && context.previewPacks.get(pack.files.pack)) {
+            // A repack preview's pack: the recording's reads where the same objects lie in it.
+            const { model } = await context.ensureModel(state, pack, token);
+            input = localityInOtherPack(readsInOtherPack(opened.loaded, model), model, pack.files.pack);
+          }
+          input ??= { pack: pack.files.pack, offsets: new Float64Array(0), entryBytes: new Float64Array(0) };
+          let found: SeekPath | undefined;
+          progress.report(100, 'seek distances and page cache');
+          await context.work.run('locality', token, () =>
+            runSimulationWorker(
+              context.bundledScript('simulation-worker.js'),
+              { kind: 'seek-path', input, cache },
+              token,
+              (message) => {
+                if (message.kind === 'seek-path') found = message.path;
+              },
+            ),
+          );
+          if (!found) throw new Error('the simulation worker sent no seek path');
+          const { reads, stride, offsets, faults, seeks, backwardSeeks, locality } = found;
+          return { reads, stride, offsets, faults, seeks, backwardSeeks, locality, pageCache: cache };
+        },
+      ),
     ),
   );
 }
@@ -227,13 +278,17 @@ async function ensureOverlay(
   const key = overlayKey(recording, segment, pack);
   const kept = context.packMaps.overlay(key);
   if (kept) return { key, reads: kept.reads };
-  const opened = await withProgress(context, workDoneToken, 'Reading recording', token, (progress) => openRecording(context, { file: recording, segment }, token, nested(progress)));
+  const opened = await withProgress(context, workDoneToken, 'Reading recording', token, (progress) =>
+    openRecording(context, { file: recording, segment }, token, nested(progress)),
+  );
   const { model } = await context.ensureModel(context.findPack(pack.files.pack).state, pack, token);
   // A repack preview's pack (never read by a recording): the same objects' reads, matched by id.
   // Otherwise a recording that reads nothing of this pack lights nothing: every cell dimmed, 0 lit.
   const counts =
     readsPerObject(opened.loaded, pack.files.pack) ??
-    (context.previewPacks.get(pack.files.pack) ? countsInOtherPack(readsInOtherPack(opened.loaded, model), model) : new Uint32Array(model.count));
+    (context.previewPacks.get(pack.files.pack)
+      ? countsInOtherPack(readsInOtherPack(opened.loaded, model), model)
+      : new Uint32Array(model.count));
   const sent = context.packMaps.sendReads(key, ref, counts);
   return { key, reads: sent.reads };
 }

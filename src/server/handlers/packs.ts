@@ -3,7 +3,12 @@ import * as path from 'node:path';
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { isRankingName } from '../../core/model/rankings.ts';
 import { OBJECT_TYPE_NAMES, type ObjectTypeName } from '../../common/object-types.ts';
-import { ListRepositoriesRequest, ObjectListRequest, PackSummaryRequest, type ObjectListFilter } from '../../protocol/server-protocol.ts';
+import {
+  ListRepositoriesRequest,
+  ObjectListRequest,
+  PackSummaryRequest,
+  type ObjectListFilter,
+} from '../../protocol/server-protocol.ts';
 import type { ObjectNames } from '../../core/report/stats-document.ts';
 import { listChildren } from '../object-views.ts';
 import { optionalString, paramsObject, pageCount, requireInteger, requireString } from '../request-params.ts';
@@ -15,8 +20,15 @@ function objectListFilter(value: unknown): ObjectListFilter | undefined {
   const fields = paramsObject(value);
   const filter: ObjectListFilter = {};
   if (fields.types !== undefined) {
-    if (!Array.isArray(fields.types) || fields.types.length > OBJECT_TYPE_NAMES.length || !fields.types.every((t) => (OBJECT_TYPE_NAMES as readonly unknown[]).includes(t))) {
-      throw new ResponseError(ErrorCodes.InvalidParams, `filter.types must be a list of ${OBJECT_TYPE_NAMES.join(', ')}`);
+    if (
+      !Array.isArray(fields.types) ||
+      fields.types.length > OBJECT_TYPE_NAMES.length ||
+      !fields.types.every((t) => (OBJECT_TYPE_NAMES as readonly unknown[]).includes(t))
+    ) {
+      throw new ResponseError(
+        ErrorCodes.InvalidParams,
+        `filter.types must be a list of ${OBJECT_TYPE_NAMES.join(', ')}`,
+      );
     }
     filter.types = fields.types as ObjectTypeName[];
   }
@@ -25,7 +37,10 @@ function objectListFilter(value: unknown): ObjectListFilter | undefined {
     filter[end] = requireInteger(fields[end], `filter.${end}`);
   }
   if (filter.minDepth !== undefined && filter.maxDepth !== undefined && filter.minDepth > filter.maxDepth) {
-    throw new ResponseError(ErrorCodes.InvalidParams, `filter.minDepth ${filter.minDepth} is above filter.maxDepth ${filter.maxDepth}`);
+    throw new ResponseError(
+      ErrorCodes.InvalidParams,
+      `filter.minDepth ${filter.minDepth} is above filter.maxDepth ${filter.maxDepth}`,
+    );
   }
   return filter;
 }
@@ -55,7 +70,8 @@ export function registerPackHandlers(context: ServerContext): void {
     context.guarded(async () => {
       const fields = paramsObject(params);
       // The kind comes off the wire: the rankings' own table says which lists exist, before any model is built for one.
-      if (params.kind !== 'children' && !isRankingName(params.kind)) throw new ResponseError(ErrorCodes.InvalidParams, `${String(params.kind)} is not a list of objects`);
+      if (params.kind !== 'children' && !isRankingName(params.kind))
+        throw new ResponseError(ErrorCodes.InvalidParams, `${String(params.kind)} is not a list of objects`);
       const packPath = requireString(fields.pack, 'pack');
       const oid = optionalString(fields.oid, 'oid', 256);
       const start = requireInteger(fields.start, 'start');
@@ -67,7 +83,11 @@ export function registerPackHandlers(context: ServerContext): void {
       const names = (n: number): ObjectNames => context.objectPaths.namesOf(state.id, state.store, model, n);
       if (params.kind === 'children') {
         const n = model.findHex((oid ?? '').toLowerCase());
-        if (n < 0) throw new ResponseError(ErrorCodes.InvalidParams, `${params.oid} is not in ${path.basename(pack.files.pack)}`);
+        if (n < 0)
+          throw new ResponseError(
+            ErrorCodes.InvalidParams,
+            `${params.oid} is not in ${path.basename(pack.files.pack)}`,
+          );
         return listChildren(model, n, start, count, names);
       }
       return context.rankedLists.list(model, params.kind, start, count, objectListFilter(fields.filter), names);

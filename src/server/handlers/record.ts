@@ -31,15 +31,32 @@ const RECORD_PROGRESS_MS = 250;
  * the server reads (the recorded one, any workspace repository) or one made inside that directory.
  * (The caller also refuses any other enclosing repository, even one holding the directory itself.)
  */
-function checkRecordingOutput(output: string, recordingDirectory: string | undefined, workspaceRepositories: Repository[]): void {
-  if (recordingDirectory === undefined) throw invalid('the server writes recordings only into the recording directory its client names at initialization, and none was named');
-  if (!isBelow(output, recordingDirectory)) throw invalid(`${output}: recordings are written only into ${recordingDirectory}`);
+function checkRecordingOutput(
+  output: string,
+  recordingDirectory: string | undefined,
+  workspaceRepositories: Repository[],
+): void {
+  if (recordingDirectory === undefined)
+    throw invalid(
+      'the server writes recordings only into the recording directory its client names at initialization, and none was named',
+    );
+  if (!isBelow(output, recordingDirectory))
+    throw invalid(`${output}: recordings are written only into ${recordingDirectory}`);
   const realDirectory = realPathOfNearest(recordingDirectory);
   const realOutput = realPathOfNearest(output);
-  if (!isBelow(realOutput, realDirectory)) throw invalid(`${output}: recordings are written only into ${recordingDirectory} (a symbolic link leads out of it)`);
+  if (!isBelow(realOutput, realDirectory))
+    throw invalid(
+      `${output}: recordings are written only into ${recordingDirectory} (a symbolic link leads out of it)`,
+    );
   const nearest = nearestRepository(realOutput);
-  const inside = [...(nearest !== undefined && isBelow(nearest.commonDir, realDirectory) ? [nearest] : []), ...workspaceRepositories].find((repository) => repositoryRootHolding(realOutput, repository) !== undefined);
-  if (inside !== undefined) throw invalid(`${output} is inside the repository ${inside.workTree ?? inside.gitDir}; PackScope never writes inside a repository`);
+  const inside = [
+    ...(nearest !== undefined && isBelow(nearest.commonDir, realDirectory) ? [nearest] : []),
+    ...workspaceRepositories,
+  ].find((repository) => repositoryRootHolding(realOutput, repository) !== undefined);
+  if (inside !== undefined)
+    throw invalid(
+      `${output} is inside the repository ${inside.workTree ?? inside.gitDir}; PackScope never writes inside a repository`,
+    );
 }
 
 function isBelow(file: string, directory: string): boolean {
@@ -76,7 +93,12 @@ export function registerRecordHandlers(context: ServerContext): void {
         const git = trustedGit(params.git, context.settings.git);
         if (params.mode !== 'exact' && params.mode !== 'passive') throw invalid('mode must be "exact" or "passive"');
         const complete = params.complete ?? [];
-        if (!Array.isArray(complete) || complete.length > MAX_COMPLETE_LIMITS || !complete.every((limit) => Number.isSafeInteger(limit) && limit > 0)) throw invalid(`complete must be at most ${MAX_COMPLETE_LIMITS} positive whole byte counts`);
+        if (
+          !Array.isArray(complete) ||
+          complete.length > MAX_COMPLETE_LIMITS ||
+          !complete.every((limit) => Number.isSafeInteger(limit) && limit > 0)
+        )
+          throw invalid(`complete must be at most ${MAX_COMPLETE_LIMITS} positive whole byte counts`);
         if (complete.length > 0 && params.mode !== 'exact') throw invalid('complete needs mode "exact"');
         if (typeof params.output !== 'string' || params.output === '') throw invalid('no output file given');
         const cwd = path.resolve(params.cwd);
@@ -86,12 +108,18 @@ export function registerRecordHandlers(context: ServerContext): void {
         // directory (checkRecordingOutput says which), or any other, even one that holds the
         // recording directory itself (a home directory kept in git; README, "Trust and safety").
         const insideRepository = (): never => {
-          throw invalid(`${output}: the recording must be written outside the repository; PackScope never writes inside a repository`);
+          throw invalid(
+            `${output}: the recording must be written outside the repository; PackScope never writes inside a repository`,
+          );
         };
         const enclosing = enclosingRepositoryRoot(output);
         if (repositoryRootHolding(output, repository) !== undefined) insideRepository();
         if (context.recordingDirectory === undefined && enclosing !== undefined) insideRepository();
-        checkRecordingOutput(output, context.recordingDirectory, context.registry.repositories.map((state) => state.repository));
+        checkRecordingOutput(
+          output,
+          context.recordingDirectory,
+          context.registry.repositories.map((state) => state.repository),
+        );
         if (enclosing !== undefined) insideRepository();
         makeDirectories(path.dirname(output), 0o777);
         // recordGitCommand reads every pack's model (checksums, object counts): load them in workers first.
@@ -119,8 +147,11 @@ export function registerRecordHandlers(context: ServerContext): void {
         const report = (): void => {
           counter?.poll();
           const reads = counter?.reads ?? 0;
-          const inside = counter?.command !== undefined && counter.command !== commandLine ? `, in ${counter.command}` : '';
-          progress.report(`${running} ${formatCount(reads)} pack read${reads === 1 ? '' : 's'}, ${((Date.now() - started) / 1000).toFixed(1)} s${inside}`);
+          const inside =
+            counter?.command !== undefined && counter.command !== commandLine ? `, in ${counter.command}` : '';
+          progress.report(
+            `${running} ${formatCount(reads)} pack read${reads === 1 ? '' : 's'}, ${((Date.now() - started) / 1000).toFixed(1)} s${inside}`,
+          );
         };
         const timer = setInterval(report, RECORD_PROGRESS_MS);
         const subscription = token.onCancellationRequested(() => {
@@ -138,7 +169,8 @@ export function registerRecordHandlers(context: ServerContext): void {
             processGroup: true,
             ...(complete.length > 0 ? { complete } : {}),
             onRun: (run, runs, limit) => {
-              if (runs > 1) running = `run ${run} of ${runs}: ${commandLine} at core.deltaBaseCacheLimit=${formatLimit(limit)}…`;
+              if (runs > 1)
+                running = `run ${run} of ${runs}: ${commandLine} at core.deltaBaseCacheLimit=${formatLimit(limit)}…`;
               report();
             },
             onSpawn: (spawned, traceFile) => {

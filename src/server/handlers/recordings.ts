@@ -10,7 +10,13 @@ export function registerRecordingHandlers(context: ServerContext): void {
 
   connection.onRequest(RecordingInfoRequest, (params, token) =>
     context.guarded(() =>
-      withProgress(context, params.workDoneToken, 'Reading recording', token, async (progress) => (await openRecording(context, params, token, progress)).info),
+      withProgress(
+        context,
+        params.workDoneToken,
+        'Reading recording',
+        token,
+        async (progress) => (await openRecording(context, params, token, progress)).info,
+      ),
     ),
   );
 

@@ -7,7 +7,12 @@
 // options the installed git takes.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LSPErrorCodes, ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
+import {
+  LSPErrorCodes,
+  ResponseError,
+  type CancellationToken,
+  type WorkDoneProgressReporter,
+} from 'vscode-languageserver/node';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { gitSupports, gitVersionOf } from '../../core/git/git-probe.ts';
@@ -42,7 +47,8 @@ function isAbort(error: unknown): boolean {
 
 function optionalCount(value: unknown, name: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > max) throw invalid(`${name} must be an integer from 0 to ${max}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > max)
+    throw invalid(`${name} must be an integer from 0 to ${max}`);
   return value;
 }
 
@@ -50,7 +56,8 @@ function checkParams(params: RepackPreviewParams): void {
   const fields = paramsObject(params);
   if (typeof params.repository !== 'string' || params.repository === '') throw invalid('no repository given');
   requireString(fields.repository, 'repository');
-  if (!Array.isArray(params.extraOptions) || params.extraOptions.some((o) => typeof o !== 'string')) throw invalid('extraOptions must be a list of strings');
+  if (!Array.isArray(params.extraOptions) || params.extraOptions.some((o) => typeof o !== 'string'))
+    throw invalid('extraOptions must be a list of strings');
   stringList(fields.extraOptions, 'extraOptions');
   if (fields.recordings !== undefined) stringList(fields.recordings, 'recordings');
   if (fields.limits !== undefined) checkLimits(fields.limits);
@@ -61,8 +68,14 @@ function checkParams(params: RepackPreviewParams): void {
   // Only options: a path among them would be taken by pack-objects as the pack's base name.
   const notOption = params.extraOptions.find((o) => !o.startsWith('-'));
   if (notOption !== undefined) throw invalid(`"${notOption}" is not a pack-objects option (options start with -)`);
-  if (!Array.isArray(params.recordings) || params.recordings.some((r) => typeof r !== 'string')) throw invalid('recordings must be a list of files');
-  if (params.limits !== undefined && (!Array.isArray(params.limits) || params.limits.length === 0 || params.limits.some((l) => !Number.isSafeInteger(l) || l < 0))) {
+  if (!Array.isArray(params.recordings) || params.recordings.some((r) => typeof r !== 'string'))
+    throw invalid('recordings must be a list of files');
+  if (
+    params.limits !== undefined &&
+    (!Array.isArray(params.limits) ||
+      params.limits.length === 0 ||
+      params.limits.some((l) => !Number.isSafeInteger(l) || l < 0))
+  ) {
     throw invalid('limits must be a non-empty list of byte counts');
   }
 }
@@ -81,7 +94,11 @@ function repositoryOf(context: ServerContext, where: string): Repository {
 export async function gitCapabilities(git: string): Promise<GitCapabilities> {
   try {
     const version = await gitVersionOf(git);
-    return { version, nameHashVersion: await gitSupports(git, 'name-hash-version', version), pathWalk: await gitSupports(git, 'path-walk', version) };
+    return {
+      version,
+      nameHashVersion: await gitSupports(git, 'name-hash-version', version),
+      pathWalk: await gitSupports(git, 'path-walk', version),
+    };
   } catch (error) {
     if (error instanceof GitCommandError) throw new ResponseError(LSPErrorCodes.RequestFailed, error.message);
     throw error;
@@ -89,7 +106,12 @@ export async function gitCapabilities(git: string): Promise<GitCapabilities> {
 }
 
 /** Models of the repository's local packs, each built in a worker (or read from the model cache) first. */
-async function loadPacks(context: ServerContext, repository: Repository, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<ObjectStore> {
+async function loadPacks(
+  context: ServerContext,
+  repository: Repository,
+  token: CancellationToken,
+  progress: WorkDoneProgressReporter,
+): Promise<ObjectStore> {
   const store = new ObjectStore(repository, context.loader.modelStore);
   const local = store.packs.filter((p) => p.local);
   for (const [k, pack] of local.entries()) {
@@ -99,13 +121,22 @@ async function loadPacks(context: ServerContext, repository: Repository, token: 
     progress.report(0, `Indexing ${name} (${k + 1} of ${local.length})`);
     await context.loader.ensure(pack.files, repository.hash, {
       cancelled: cancelledPromise(token),
-      onProgress: (done, total) => progress.report(total === 0 ? 100 : Math.floor((100 * done) / total), `Indexing ${name}: ${formatCount(done)} of ${formatCount(total)} objects`),
+      onProgress: (done, total) =>
+        progress.report(
+          total === 0 ? 100 : Math.floor((100 * done) / total),
+          `Indexing ${name}: ${formatCount(done)} of ${formatCount(total)} objects`,
+        ),
     });
   }
   return store;
 }
 
-async function runRepackPreview(context: ServerContext, params: RepackPreviewParams, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<RepackPreviewResult> {
+async function runRepackPreview(
+  context: ServerContext,
+  params: RepackPreviewParams,
+  token: CancellationToken,
+  progress: WorkDoneProgressReporter,
+): Promise<RepackPreviewResult> {
   checkParams(params);
   optionalCount(params.depth, 'depth', MAX_DEPTH);
   optionalCount(params.window, 'window');
@@ -123,7 +154,11 @@ async function runRepackPreview(context: ServerContext, params: RepackPreviewPar
   await context.work.run('repack-preview', token, async () => {
     const worker = startSimulationWorker(
       context.bundledScript('simulation-worker.js'),
-      { kind: 'repack-preview', store: workerStoreOf(store, context.loader.directory), params: { ...params, git, recordings, workDoneToken: undefined } },
+      {
+        kind: 'repack-preview',
+        store: workerStoreOf(store, context.loader.directory),
+        params: { ...params, git, recordings, workDoneToken: undefined },
+      },
       token,
       (message) => {
         if (message.kind === 'progress') {
@@ -147,9 +182,17 @@ async function runRepackPreview(context: ServerContext, params: RepackPreviewPar
  */
 function keepPreviewPack(context: ServerContext, repository: Repository, result: RepackPreviewResult): void {
   const kept = result.previewPack!;
-  const files = { pack: kept.pack, idx: kept.pack.replace(/\.pack$/, '.idx'), ...(fs.existsSync(kept.pack.replace(/\.pack$/, '.rev')) ? { rev: kept.pack.replace(/\.pack$/, '.rev') } : {}) };
+  const files = {
+    pack: kept.pack,
+    idx: kept.pack.replace(/\.pack$/, '.idx'),
+    ...(fs.existsSync(kept.pack.replace(/\.pack$/, '.rev')) ? { rev: kept.pack.replace(/\.pack$/, '.rev') } : {}),
+  };
   const state = context.registry.repositories.find((r) => r.repository.gitDir === repository.gitDir);
-  if (!state || !path.basename(kept.directory).startsWith(TEMP_PREFIX) || path.dirname(kept.pack) !== path.join(kept.directory, 'pack')) {
+  if (
+    !state ||
+    !path.basename(kept.directory).startsWith(TEMP_PREFIX) ||
+    path.dirname(kept.pack) !== path.join(kept.directory, 'pack')
+  ) {
     fs.rmSync(kept.directory, { recursive: true, force: true });
     delete result.previewPack;
     return;
@@ -164,7 +207,8 @@ function repackModeOf(value: unknown): RepackMode {
   if (fields.kind === 'cruft') return { kind: 'cruft' };
   if (fields.kind === 'geometric') {
     const factor = fields.factor;
-    if (typeof factor !== 'number' || !Number.isSafeInteger(factor) || factor < 2 || factor > 1000) throw invalid('mode.factor must be an integer from 2 to 1000');
+    if (typeof factor !== 'number' || !Number.isSafeInteger(factor) || factor < 2 || factor > 1000)
+      throw invalid('mode.factor must be an integer from 2 to 1000');
     return { kind: 'geometric', factor };
   }
   throw invalid('mode.kind must be "geometric" or "cruft"');
@@ -175,7 +219,9 @@ export function registerRepackHandlers(context: ServerContext): void {
   const { connection } = context;
 
   connection.onRequest(ReleasePreviewPackRequest, (params) =>
-    context.guarded(() => ({ released: context.previewPacks.release(requireString(paramsObject(params).pack, 'pack')) })),
+    context.guarded(() => ({
+      released: context.previewPacks.release(requireString(paramsObject(params).pack, 'pack')),
+    })),
   );
 
   connection.onRequest(RepackPreviewRequest, (params, token) =>
@@ -191,7 +237,9 @@ export function registerRepackHandlers(context: ServerContext): void {
         }
         if (error instanceof GitCommandError) {
           // One line for the user (git's fatal:/error: lines); everything git printed goes to the log.
-          context.log(`repack preview failed: ${error.argv.join(' ')} (exit status ${error.exitStatus})\n${error.gitStderr}`);
+          context.log(
+            `repack preview failed: ${error.argv.join(' ')} (exit status ${error.exitStatus})\n${error.gitStderr}`,
+          );
           throw new ResponseError(LSPErrorCodes.RequestFailed, error.message);
         }
         throw error;
@@ -210,15 +258,28 @@ export function registerRepackHandlers(context: ServerContext): void {
       const git = trustedGit(requireString(fields.git, 'git'), context.settings.git);
       const repository = repositoryOf(context, requireString(fields.repository, 'repository'));
       const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
-      progress.begin(`Previewing git repack ${mode.kind === 'geometric' ? `--geometric=${mode.factor}` : '--cruft'} -d`, 0, undefined, true);
+      progress.begin(
+        `Previewing git repack ${mode.kind === 'geometric' ? `--geometric=${mode.factor}` : '--cruft'} -d`,
+        0,
+        undefined,
+        true,
+      );
       const controller = new AbortController();
       const subscription = token.onCancellationRequested(() => controller.abort());
       try {
-        return await previewRepackMode({ repository, mode, git, signal: controller.signal, onProgress: (p) => progress.report(p.phase) });
+        return await previewRepackMode({
+          repository,
+          mode,
+          git,
+          signal: controller.signal,
+          onProgress: (p) => progress.report(p.phase),
+        });
       } catch (error) {
         if (isAbort(error) || token.isCancellationRequested) throw cancelledError();
         if (error instanceof GitCommandError) {
-          context.log(`repack preview failed: ${error.argv.join(' ')} (exit status ${error.exitStatus})\n${error.gitStderr}`);
+          context.log(
+            `repack preview failed: ${error.argv.join(' ')} (exit status ${error.exitStatus})\n${error.gitStderr}`,
+          );
           throw new ResponseError(LSPErrorCodes.RequestFailed, error.message);
         }
         throw error;

@@ -7,7 +7,12 @@ import { sweepRecording } from '../../core/report/simulation.ts';
 import type { SimResult, PackLocalityWithQuantiles } from '../../core/report/simulation-documents.ts';
 import type { LoadedRecording } from '../../core/trace/load-recording.ts';
 import { parsePolicy } from '../../core/sim/policy-registry.ts';
-import { LocalityRequest, SweepRequest, type LocalityResult, type SweepResult } from '../../protocol/server-protocol.ts';
+import {
+  LocalityRequest,
+  SweepRequest,
+  type LocalityResult,
+  type SweepResult,
+} from '../../protocol/server-protocol.ts';
 import { abortSignalFor, throwIfCancelled } from '../cancellation.ts';
 import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import { calibrationInWorker } from '../calibration-worker.ts';
@@ -38,38 +43,58 @@ export function registerSimulationHandlers(context: ServerContext): void {
         throwIfCancelled(token);
         const total = limits.length * policies.length;
         // One thread per cell up to one per core, as the thread budget grants them (thread-budget.ts).
-        const results = await context.work.run('sweep', token, (threads) => {
-          progress.report(0, `0 of ${total} cells`);
-          return sweepRecording(loaded, policies, limits, {
-            workerScript: context.bundledScript('sim-worker.js'),
-            threads,
-            signal: abortSignalFor(token),
-            onProgress: (done, all) => progress.report(percent(done, all), `${done} of ${all} cells`),
-          });
-        }, Math.min(total, availableParallelism()));
+        const results = await context.work.run(
+          'sweep',
+          token,
+          (threads) => {
+            progress.report(0, `0 of ${total} cells`);
+            return sweepRecording(loaded, policies, limits, {
+              workerScript: context.bundledScript('sim-worker.js'),
+              threads,
+              signal: abortSignalFor(token),
+              onProgress: (done, all) => progress.report(percent(done, all), `${done} of ${all} cells`),
+            });
+          },
+          Math.min(total, availableParallelism()),
+        );
         if (fields.time !== true) return { recording: info, results };
-        return { recording: info, results, ...(await priceCells(context, loaded, params.segment, results, fields.replay === true, token, progress)) };
+        return {
+          recording: info,
+          results,
+          ...(await priceCells(context, loaded, params.segment, results, fields.replay === true, token, progress)),
+        };
       }),
     ),
   );
 
   connection.onRequest(LocalityRequest, (params, token) =>
     context.guarded(() =>
-      withProgress(context, params.workDoneToken, 'Measuring locality', token, async (progress): Promise<LocalityResult> => {
-        const { cacheMiB, readaheadKiB } = pageCacheParams(paramsObject(params));
-        const { locality: inputs, info } = await openRecording(context, params, token, progress);
-        throwIfCancelled(token);
-        const packs: PackLocalityWithQuantiles[] = [];
-        progress.report(0, 'seek distances and page cache');
-        await context.work.run('locality', token, () =>
-          runSimulationWorker(context.bundledScript('simulation-worker.js'), { kind: 'locality', packs: inputs, cache: { cacheMiB, readaheadKiB } }, token, (message) => {
-            if (message.kind !== 'locality') return;
-            packs.push(message.pack);
-            progress.report(percent(packs.length, inputs.length), `${packs.length} of ${inputs.length} packs`);
-          }),
-        );
-        return { recording: info, pageCache: { cacheMiB, readaheadKiB }, packs };
-      }),
+      withProgress(
+        context,
+        params.workDoneToken,
+        'Measuring locality',
+        token,
+        async (progress): Promise<LocalityResult> => {
+          const { cacheMiB, readaheadKiB } = pageCacheParams(paramsObject(params));
+          const { locality: inputs, info } = await openRecording(context, params, token, progress);
+          throwIfCancelled(token);
+          const packs: PackLocalityWithQuantiles[] = [];
+          progress.report(0, 'seek distances and page cache');
+          await context.work.run('locality', token, () =>
+            runSimulationWorker(
+              context.bundledScript('simulation-worker.js'),
+              { kind: 'locality', packs: inputs, cache: { cacheMiB, readaheadKiB } },
+              token,
+              (message) => {
+                if (message.kind !== 'locality') return;
+                packs.push(message.pack);
+                progress.report(percent(packs.length, inputs.length), `${packs.length} of ${inputs.length} packs`);
+              },
+            ),
+          );
+          return { recording: info, pageCache: { cacheMiB, readaheadKiB }, packs };
+        },
+      ),
     ),
   );
 }
@@ -81,13 +106,26 @@ export function registerSimulationHandlers(context: ServerContext): void {
  * A recording that cannot be priced (a raw trace, a complete recording, one segment) gives the
  * reason instead, and the counts stand.
  */
-async function priceCells(context: ServerContext, loaded: LoadedRecording, segment: number | undefined, results: SimResult[], replay: boolean, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<Pick<SweepResult, 'time' | 'timeError'>> {
+async function priceCells(
+  context: ServerContext,
+  loaded: LoadedRecording,
+  segment: number | undefined,
+  results: SimResult[],
+  replay: boolean,
+  token: CancellationToken,
+  progress: WorkDoneProgressReporter,
+): Promise<Pick<SweepResult, 'time' | 'timeError'>> {
   try {
     const git = trustedGit(undefined, context.settings.git);
     const plan = await timePlan(loaded, git, segment, undefined);
     const missing = timeLimits(plan).filter((limit) => !results.some((r) => r.policy === 'git' && r.limit === limit));
     const signal = abortSignalFor(token);
-    const extra = missing.length === 0 ? [] : await context.work.run('sweep', token, () => sweepRecording(loaded, ['git'], missing, { workerScript: context.bundledScript('sim-worker.js'), signal }));
+    const extra =
+      missing.length === 0
+        ? []
+        : await context.work.run('sweep', token, () =>
+            sweepRecording(loaded, ['git'], missing, { workerScript: context.bundledScript('sim-worker.js'), signal }),
+          );
     throwIfCancelled(token);
     progress.report(100, 'calibrating the cost model (timing git on the pack)');
     const time = await priceSweep(loaded, [...results, ...extra] as unknown as CellCounts[], plan, git, formatLimit, {
@@ -95,7 +133,8 @@ async function priceCells(context: ServerContext, loaded: LoadedRecording, segme
       run: calibrationInWorker(context, token, progress),
       // The replay, when asked for and not yet kept: git itself reads, the server waits on it.
       replay: replay ? 'missing' : 'kept',
-      onStage: (stage, done, total) => progress.report(percent(done, total), `${stage} (${done + 1} of ${total} runs of git cat-file)`),
+      onStage: (stage, done, total) =>
+        progress.report(percent(done, total), `${stage} (${done + 1} of ${total} runs of git cat-file)`),
     });
     return { time };
   } catch (error) {

@@ -93,7 +93,9 @@ export class MapWorkerClient {
     this.worker = undefined;
     this.sentOverlays.clear();
     void worker.terminate();
-    this.log(`idle: ended the map worker (thread ${worker.threadId}) and released its maps; the next map request starts another`);
+    this.log(
+      `idle: ended the map worker (thread ${worker.threadId}) and released its maps; the next map request starts another`,
+    );
     return true;
   }
 

@@ -31,7 +31,15 @@ export interface MapRegionRequest {
 
 export type MapWorkerRequest =
   | { kind: 'info'; id: number; pack: MapPackRef }
-  | { kind: 'tile'; id: number; pack: MapPackRef; attribute: MapAttribute; order: number; region: MapRegionRequest; overlay?: string }
+  | {
+      kind: 'tile';
+      id: number;
+      pack: MapPackRef;
+      attribute: MapAttribute;
+      order: number;
+      region: MapRegionRequest;
+      overlay?: string;
+    }
   | { kind: 'object-at'; id: number; pack: MapPackRef; order: number; x: number; y: number }
   /** A recording's reads of one pack (idx order), kept under `key` until `forget` or until evicted. */
   | { kind: 'reads'; key: string; pack: MapPackRef; counts: Uint32Array }

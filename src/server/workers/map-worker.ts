@@ -72,7 +72,16 @@ function info(ref: MapPackRef): MapInfoBody {
   const maxOrder = map.orderFor(1);
   const bytesPerCell: number[] = [];
   for (let order = 0; order <= MAX_MAP_ORDER; order++) bytesPerCell.push(map.bytesPerCell(order));
-  return { objects: map.objectCount, dataStart: map.dataStart, dataEnd: map.dataEnd, maxDepth: map.maxDepth, largestOnDisk: map.largestOnDisk, maxOrder, bytesPerCell, legends };
+  return {
+    objects: map.objectCount,
+    dataStart: map.dataStart,
+    dataEnd: map.dataEnd,
+    maxDepth: map.maxDepth,
+    largestOnDisk: map.largestOnDisk,
+    maxOrder,
+    bytesPerCell,
+    legends,
+  };
 }
 
 function handle(request: (typeof queue)[number]): void {
@@ -90,7 +99,12 @@ function handle(request: (typeof queue)[number]): void {
       if (request.overlay !== undefined) {
         const overlay = overlays.get(request.overlay);
         if (!overlay) {
-          post({ kind: 'error', id: request.id, message: 'the recording overlay is no longer kept', missingOverlay: request.overlay });
+          post({
+            kind: 'error',
+            id: request.id,
+            message: 'the recording overlay is no longer kept',
+            missingOverlay: request.overlay,
+          });
           return;
         }
         touch(overlays, request.overlay, overlay, MAX_OVERLAYS);
@@ -101,7 +115,13 @@ function handle(request: (typeof queue)[number]): void {
       // level 1: a few ms a tile, most of the gain of the higher levels.
       const deflated = deflateRawSync(rendered.rgba, { level: 1 });
       const bytes = new Uint8Array(deflated.buffer, deflated.byteOffset, deflated.byteLength);
-      post({ kind: 'tile', id: request.id, rgbaDeflated: bytes, litCells: rendered.litCells, readObjects: map.readObjects });
+      post({
+        kind: 'tile',
+        id: request.id,
+        rgbaDeflated: bytes,
+        litCells: rendered.litCells,
+        readObjects: map.readObjects,
+      });
       return;
     }
   }

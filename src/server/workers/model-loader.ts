@@ -5,7 +5,13 @@ import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { fail, PackFormatError, type PackErrorCode } from '../../core/errors.ts';
 import type { HashAlgorithm } from '../../core/format/hash-algorithm.ts';
-import { PARALLEL_SCAN_MIN_OBJECTS, parallelBuildFrom, type BuildOptions, type BuildStage, type ParallelBuild } from '../../core/model/build-pack-model.ts';
+import {
+  PARALLEL_SCAN_MIN_OBJECTS,
+  parallelBuildFrom,
+  type BuildOptions,
+  type BuildStage,
+  type ParallelBuild,
+} from '../../core/model/build-pack-model.ts';
 import { peekIdxObjectCount } from '../../core/format/idx.ts';
 import { ModelStore, type LoadedModel } from '../../core/model/model-store.ts';
 import type { PackFiles } from '../../core/model/pack-model.ts';
@@ -102,7 +108,8 @@ export class ModelLoader {
     if (key === undefined) throw fail('io', files.pack, undefined, 'the pack is gone (removed by git gc or repack?)');
     const ready = this.loaded.get(key);
     if (ready) return ready;
-    if (observer.bulk && !this.builds.has(key) && packSize(files.pack) <= IN_PROCESS_PACK_BYTES) return this.loadInProcess(key, files, hash, observer);
+    if (observer.bulk && !this.builds.has(key) && packSize(files.pack) <= IN_PROCESS_PACK_BYTES)
+      return this.loadInProcess(key, files, hash, observer);
     let build = this.builds.get(key);
     if (!build) {
       build = this.startBuild(key, files, hash);
@@ -129,7 +136,12 @@ export class ModelLoader {
   }
 
   /** A small pack's model, read from the model cache or built (and persisted) here, after letting waiting requests in. */
-  private async loadInProcess(key: string, files: PackFiles, hash: HashAlgorithm, observer: LoadObserver): Promise<TimedModel> {
+  private async loadInProcess(
+    key: string,
+    files: PackFiles,
+    hash: HashAlgorithm,
+    observer: LoadObserver,
+  ): Promise<TimedModel> {
     const started = performance.now();
     let cancelled = false;
     void observer.cancelled?.then(() => (cancelled = true));
@@ -146,7 +158,13 @@ export class ModelLoader {
 
   private startBuild(key: string, files: PackFiles, hash: HashAlgorithm): Build {
     const started = performance.now();
-    const build: Build = { promise: undefined as unknown as Promise<TimedModel>, observers: new Set(), worker: undefined, lastProgress: undefined, lastStage: undefined };
+    const build: Build = {
+      promise: undefined as unknown as Promise<TimedModel>,
+      observers: new Set(),
+      worker: undefined,
+      lastProgress: undefined,
+      lastStage: undefined,
+    };
     let slotAt = started;
     let releaseThread: (() => void) | undefined;
     let releaseScanThreads: (() => void) | undefined;
@@ -158,19 +176,34 @@ export class ModelLoader {
         // A big pack's scan also takes the cores free now (issue 17), never waiting for them.
         const plan = this.parallelScanFor(files);
         if (plan) {
-          const extra = this.threads === undefined ? { places: plan.workers, release: () => undefined } : this.threads.tryAcquire(plan.workers);
+          const extra =
+            this.threads === undefined
+              ? { places: plan.workers, release: () => undefined }
+              : this.threads.tryAcquire(plan.workers);
           if (extra) {
             releaseScanThreads = extra.release;
             parallel = { ...plan, workers: extra.places };
           }
         }
       })
-      .then(() => this.runWorker(build, { files, hashName: hash.name, cacheDir: this.cacheDir, requestedAt: Date.now(), ...(parallel ? { parallel } : {}) }))
+      .then(() =>
+        this.runWorker(build, {
+          files,
+          hashName: hash.name,
+          cacheDir: this.cacheDir,
+          requestedAt: Date.now(),
+          ...(parallel ? { parallel } : {}),
+        }),
+      )
       .then((done) => {
         if (this.builds.get(key) !== build) throw new LoadCancelled('cancelled');
         // The worker moved the model here, derived columns included: no scan, no file read on this thread.
         const received = performance.now();
-        const timed: TimedModel = { model: modelFromTransfer(done.model), source: done.source, loadMs: performance.now() - started };
+        const timed: TimedModel = {
+          model: modelFromTransfer(done.model),
+          source: done.source,
+          loadMs: performance.now() - started,
+        };
         this.loaded.set(key, timed);
         const t = done.timings;
         const ms = (n: number): string => `${Math.round(n)} ms`;
@@ -217,10 +250,12 @@ export class ModelLoader {
       this.running++;
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.queue.push(() => {
-      this.running++;
-      resolve();
-    }));
+    return new Promise((resolve) =>
+      this.queue.push(() => {
+        this.running++;
+        resolve();
+      }),
+    );
   }
 
   private runWorker(build: Build, task: BuildModelTask): Promise<Extract<ModelWorkerMessage, { kind: 'done' }>> {
@@ -241,12 +276,18 @@ export class ModelLoader {
           for (const observer of build.observers) observer.onProgress?.(message.done, message.total);
         } else if (message.kind === 'done') {
           settled = true;
-          if (message.rebuiltBecause) this.log(`rebuilt the persisted model of ${task.files.pack}: ${message.rebuiltBecause}`);
-          if (message.persistedFile === undefined) this.log(`could not persist the model of ${task.files.pack} in ${this.cacheDir}`);
+          if (message.rebuiltBecause)
+            this.log(`rebuilt the persisted model of ${task.files.pack}: ${message.rebuiltBecause}`);
+          if (message.persistedFile === undefined)
+            this.log(`could not persist the model of ${task.files.pack} in ${this.cacheDir}`);
           resolve(message);
         } else {
           settled = true;
-          reject(message.code ? new PackFormatError(message.code as PackErrorCode, undefined, undefined, message.message) : new Error(message.message));
+          reject(
+            message.code
+              ? new PackFormatError(message.code as PackErrorCode, undefined, undefined, message.message)
+              : new Error(message.message),
+          );
         }
       });
       worker.on('error', (error) => {
@@ -256,7 +297,11 @@ export class ModelLoader {
       worker.on('exit', (code) => {
         build.worker = undefined;
         if (settled) return;
-        reject(this.isWanted(build) ? new Error(`the model worker for ${task.files.pack} stopped unexpectedly (exit code ${code})`) : new LoadCancelled('cancelled'));
+        reject(
+          this.isWanted(build)
+            ? new Error(`the model worker for ${task.files.pack} stopped unexpectedly (exit code ${code})`)
+            : new LoadCancelled('cancelled'),
+        );
       });
     });
   }

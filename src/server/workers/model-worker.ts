@@ -66,5 +66,9 @@ function run(task: BuildModelTask): void {
 try {
   run(workerData as BuildModelTask);
 } catch (error) {
-  post(error instanceof PackFormatError ? { kind: 'error', message: error.message, code: error.code } : { kind: 'error', message: error instanceof Error ? error.message : String(error) });
+  post(
+    error instanceof PackFormatError
+      ? { kind: 'error', message: error.message, code: error.code }
+      : { kind: 'error', message: error instanceof Error ? error.message : String(error) },
+  );
 }

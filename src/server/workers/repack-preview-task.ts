@@ -26,13 +26,19 @@ export interface RepackTaskHost {
 
 /** `Compressing objects: 45% (1,234/2,741)`, `Enumerating objects: 1,234`: git's own meter, grouped digits. */
 export function progressMessage(progress: GitProgress): string {
-  if (progress.total === undefined) return `${progress.phase}: ${formatCount(progress.done)}${progress.finished ? ', done' : ''}`;
+  if (progress.total === undefined)
+    return `${progress.phase}: ${formatCount(progress.done)}${progress.finished ? ', done' : ''}`;
   const percent = progress.total === 0 ? 100 : Math.floor((100 * progress.done) / progress.total);
   return `${progress.phase}: ${percent}% (${formatCount(progress.done)}/${formatCount(progress.total)})${progress.finished ? ', done' : ''}`;
 }
 
 /** The preview, as the server answers it. */
-export async function runRepackPreviewTask(host: RepackTaskHost, repository: Repository, store: ObjectStore, params: RepackPreviewParams): Promise<RepackPreviewResult> {
+export async function runRepackPreviewTask(
+  host: RepackTaskHost,
+  repository: Repository,
+  store: ObjectStore,
+  params: RepackPreviewParams,
+): Promise<RepackPreviewResult> {
   let lastReport = 0;
   let lastPhase = '';
   const { document, keptPack } = await runRepackPreviewReport(
@@ -76,5 +82,7 @@ export async function runRepackPreviewTask(host: RepackTaskHost, repository: Rep
       keepPack: params.keepPack === true,
     },
   );
-  return keptPack ? { ...document, previewPack: { pack: keptPack.files.pack, directory: keptPack.directory } } : document;
+  return keptPack
+    ? { ...document, previewPack: { pack: keptPack.files.pack, directory: keptPack.directory } }
+    : document;
 }

@@ -4,7 +4,13 @@ import { PackFormatError } from '../../core/errors.ts';
 import type { ObjectStore } from '../../core/model/object-store.ts';
 import { GitCommandError } from '../../core/git/run-git.ts';
 import { cancelledError } from '../cancellation.ts';
-import type { SimulationTask, SimulationWorkerMessage, SimulationWorkerRequest, WorkerError, WorkerStore } from './simulation-worker-protocol.ts';
+import type {
+  SimulationTask,
+  SimulationWorkerMessage,
+  SimulationWorkerRequest,
+  WorkerError,
+  WorkerStore,
+} from './simulation-worker-protocol.ts';
 
 /** After a `cancel` message, how long the request waits for the worker to clean up before it answers anyway. */
 const CANCEL_REPLY_MS = 2_000;
@@ -111,7 +117,8 @@ export function startSimulationWorker(
   worker.on('error', (error) => settle(() => rejectFinished(error)));
   worker.on('exit', (code) => {
     exited = true;
-    if (!token.isCancellationRequested) settle(() => rejectFinished(new Error(`the simulation worker stopped unexpectedly (exit code ${code})`)), false);
+    if (!token.isCancellationRequested)
+      settle(() => rejectFinished(new Error(`the simulation worker stopped unexpectedly (exit code ${code})`)), false);
   });
   return {
     finished,
@@ -132,6 +139,11 @@ export function startSimulationWorker(
 }
 
 /** Runs one task in a simulation worker; its messages go to `onMessage` until it is done. */
-export function runSimulationWorker(script: string, task: SimulationTask, token: CancellationToken, onMessage: (message: SimulationWorkerMessage) => void): Promise<void> {
+export function runSimulationWorker(
+  script: string,
+  task: SimulationTask,
+  token: CancellationToken,
+  onMessage: (message: SimulationWorkerMessage) => void,
+): Promise<void> {
   return startSimulationWorker(script, task, token, onMessage).finished;
 }

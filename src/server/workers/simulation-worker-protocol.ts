@@ -36,7 +36,11 @@ import type { PackLocation } from '../../core/model/object-store.ts';
 import type { PackFiles } from '../../core/model/pack-model.ts';
 import type { Repository } from '../../core/model/repository.ts';
 import type { PathWalkSummary } from '../../core/report/object-paths-document.ts';
-import type { IndexPackVariant, IndexPackVariantResult, PackLocalityWithQuantiles } from '../../core/report/simulation-documents.ts';
+import type {
+  IndexPackVariant,
+  IndexPackVariantResult,
+  PackLocalityWithQuantiles,
+} from '../../core/report/simulation-documents.ts';
 import type { RecordingMetadata } from '../../core/trace/recording.ts';
 import type { TransferredRecording } from '../../core/trace/recording-transfer.ts';
 import type { RepackPreviewParams, RepackPreviewResult } from '../../protocol/server-protocol.ts';
@@ -130,7 +134,15 @@ export interface TransferredPaths {
   source: 'walked' | 'persisted';
 }
 
-export type SimulationTask = IndexPackTask | LocalityTask | SeekPathTask | OpenRecordingTask | RepackPreviewTask | ObjectContentTask | ObjectPathsTask | CalibrateTask;
+export type SimulationTask =
+  | IndexPackTask
+  | LocalityTask
+  | SeekPathTask
+  | OpenRecordingTask
+  | RepackPreviewTask
+  | ObjectContentTask
+  | ObjectPathsTask
+  | CalibrateTask;
 
 /** Messages from the server to a running worker. */
 export type SimulationWorkerRequest =

@@ -52,9 +52,15 @@ function post(message: SimulationWorkerMessage, transfer: ArrayBuffer[] = []): v
 }
 
 function workerError(error: unknown): WorkerError {
-  if (error instanceof GitCommandError) return { message: error.message, code: error.code, git: { argv: error.argv, exitStatus: error.exitStatus, gitStderr: error.gitStderr } };
+  if (error instanceof GitCommandError)
+    return {
+      message: error.message,
+      code: error.code,
+      git: { argv: error.argv, exitStatus: error.exitStatus, gitStderr: error.gitStderr },
+    };
   if (error instanceof PackFormatError) return { message: error.message, code: error.code };
-  if (error instanceof Error) return error.name === 'AbortError' ? { message: error.message, aborted: true } : { message: error.message };
+  if (error instanceof Error)
+    return error.name === 'AbortError' ? { message: error.message, aborted: true } : { message: error.message };
   return { message: String(error) };
 }
 
@@ -82,16 +88,26 @@ async function openRecording(task: OpenRecordingTask): Promise<void> {
     const now = performance.now();
     if (now - lastReport < PROGRESS_INTERVAL_MS && bytes < total) return;
     lastReport = now;
-    post({ kind: 'progress', percentage: total === 0 ? 100 : Math.min(100, Math.floor((100 * bytes) / total)), message: `reading ${name}` });
+    post({
+      kind: 'progress',
+      percentage: total === 0 ? 100 : Math.min(100, Math.floor((100 * bytes) / total)),
+      message: `reading ${name}`,
+    });
   });
-  post({ kind: 'parsed', head: { file: log.file, metadata: log.metadata, packPaths: log.packPaths, gitDirs: segmentRepositories(log) } });
+  post({
+    kind: 'parsed',
+    head: { file: log.file, metadata: log.metadata, packPaths: log.packPaths, gitDirs: segmentRepositories(log) },
+  });
   const request = await nextRequest();
   if (request.kind !== 'resolve') return;
   const loaded = resolveRecording(log, objectStoreOf(request.store), { segment: request.segment });
   // Gathered before the transfer detaches the reads' buffers here.
   const locality = localityInputs(loaded);
   const { message, transfer } = recordingForTransfer(loaded);
-  post({ kind: 'recording', recording: message, locality }, [...transfer, ...locality.flatMap((l) => [l.offsets.buffer as ArrayBuffer, l.entryBytes.buffer as ArrayBuffer])]);
+  post({ kind: 'recording', recording: message, locality }, [
+    ...transfer,
+    ...locality.flatMap((l) => [l.offsets.buffer as ArrayBuffer, l.entryBytes.buffer as ArrayBuffer]),
+  ]);
 }
 
 async function repackPreview(task: RepackPreviewTask): Promise<void> {
@@ -102,7 +118,8 @@ async function repackPreview(task: RepackPreviewTask): Promise<void> {
   const store = objectStoreOf(task.store);
   const result = await runRepackPreviewTask(
     {
-      progress: (message, percentage) => post(percentage === undefined ? { kind: 'progress', message } : { kind: 'progress', percentage, message }),
+      progress: (message, percentage) =>
+        post(percentage === undefined ? { kind: 'progress', message } : { kind: 'progress', percentage, message }),
       log: (message) => post({ kind: 'log', message }),
       signal: controller.signal,
     },
@@ -126,7 +143,12 @@ async function calibrate(task: CalibrateTask): Promise<void> {
     gitDir: task.gitDir,
     git: task.git,
     signal: controller.signal,
-    onStage: (stage, done, total) => post({ kind: 'progress', percentage: Math.floor((100 * done) / total), message: `calibrating (${stage}): ${done} of ${total} timed lists` }),
+    onStage: (stage, done, total) =>
+      post({
+        kind: 'progress',
+        percentage: Math.floor((100 * done) / total),
+        message: `calibrating (${stage}): ${done} of ${total} timed lists`,
+      }),
   });
   post({ kind: 'calibration', calibration });
 }
@@ -140,16 +162,33 @@ function objectPaths(task: ObjectPathsTask): void {
       const now = performance.now();
       if (now - lastReport < PROGRESS_INTERVAL_MS) return;
       lastReport = now;
-      post({ kind: 'progress', percentage: total === 0 ? 100 : Math.min(100, Math.floor((100 * done) / total)), message: `walking ${phase} for paths: ${done} of ${total}` });
+      post({
+        kind: 'progress',
+        percentage: total === 0 ? 100 : Math.min(100, Math.floor((100 * done) / total)),
+        message: `walking ${phase} for paths: ${done} of ${total}`,
+      });
     },
   });
-  if (loaded.rewalkedBecause) post({ kind: 'log', message: `walked the object paths of ${store.repository.commonDir} again: ${loaded.rewalkedBecause}` });
+  if (loaded.rewalkedBecause)
+    post({
+      kind: 'log',
+      message: `walked the object paths of ${store.repository.commonDir} again: ${loaded.rewalkedBecause}`,
+    });
   if (loaded.notSavedBecause) post({ kind: 'log', message: loaded.notSavedBecause });
   const { table, pathOf, summary } = loaded.paths;
-  const paths: TransferredPaths = { packs: inputs.packs.map((pack) => pack.files.pack), pathOf, parent: table.parent, start: table.start, pool: table.pool, summary, source: loaded.source };
+  const paths: TransferredPaths = {
+    packs: inputs.packs.map((pack) => pack.files.pack),
+    pathOf,
+    parent: table.parent,
+    start: table.start,
+    pool: table.pool,
+    summary,
+    source: loaded.source,
+  };
   // A persisted file's arrays are views of one buffer: it moves once.
   const buffers = new Set<ArrayBuffer>();
-  for (const view of [...pathOf, table.parent, table.start, table.pool]) if (view.buffer instanceof ArrayBuffer) buffers.add(view.buffer);
+  for (const view of [...pathOf, table.parent, table.start, table.pool])
+    if (view.buffer instanceof ArrayBuffer) buffers.add(view.buffer);
   post({ kind: 'object-paths', paths }, [...buffers]);
 }
 
@@ -171,14 +210,18 @@ async function run(task: SimulationTask): Promise<void> {
               // done runs over 2 × count: the pass that reads every object, then the one resolving deltas.
               onProgress: (done, total) => {
                 const count = total / 2;
-                const message = done <= count ? `indexing (no .idx): ${formatCount(done)} of ${formatCount(count)} objects read` : `indexing (no .idx): ${formatCount(done - count)} of ${formatCount(count)} objects resolved`;
+                const message =
+                  done <= count
+                    ? `indexing (no .idx): ${formatCount(done)} of ${formatCount(count)} objects read`
+                    : `indexing (no .idx): ${formatCount(done - count)} of ${formatCount(count)} objects resolved`;
                 post({ kind: 'progress', percentage: Math.floor((done / total) * 100), message });
               },
             }),
             hash,
           })
         : new ModelStore(task.cacheDir).load(task.files, { hash }).model;
-      for (const variant of task.variants) post({ kind: 'variant', result: indexPackVariant(model, task.limit, variant), objects: model.count });
+      for (const variant of task.variants)
+        post({ kind: 'variant', result: indexPackVariant(model, task.limit, variant), objects: model.count });
       return;
     }
     case 'open-recording':

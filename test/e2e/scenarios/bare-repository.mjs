@@ -14,7 +14,8 @@ export async function run({ helpers, log }) {
   const source = makePacksRepository(helpers, { name: 'bare-source' });
   const bare = path.join(path.dirname(source.dir), 'mirror.git');
   execFileSync('git', ['clone', '-q', '--bare', source.dir, bare], { stdio: 'ignore' });
-  for (const entry of ['HEAD', 'objects', 'refs']) if (!fs.existsSync(path.join(bare, entry))) throw new Error(`${bare} lacks ${entry}`);
+  for (const entry of ['HEAD', 'objects', 'refs'])
+    if (!fs.existsSync(path.join(bare, entry))) throw new Error(`${bare} lacks ${entry}`);
   const oid = source.git('rev-parse', 'HEAD~3:story.txt').trim();
   // The note is the test's own file in the folder it opens; PackScope writes nothing there.
   fs.writeFileSync(path.join(bare, 'notes.txt'), `An object of this mirror:\n${oid}\n`);
@@ -31,24 +32,31 @@ export async function run({ helpers, log }) {
   const input = page.locator('.quick-input-widget .quick-input-box input');
   await input.waitFor({ state: 'visible', timeout: 20_000 });
   await input.fill('notes.txt');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'notes.txt' }).first().waitFor({ timeout: 20_000 });
+  await page
+    .locator('.quick-input-list .monaco-list-row', { hasText: 'notes.txt' })
+    .first()
+    .waitFor({ timeout: 20_000 });
   await page.keyboard.press('Enter');
   const editor = page.locator('.part.editor .editor-instance .monaco-editor');
   const word = editor.locator('.view-line', { hasText: oid }).locator('span > span').first();
   await word.waitFor({ timeout: 20_000 });
 
   const hover = page.locator('.monaco-hover-content').filter({ hasText: oid });
-  const text = await waitUntil(async () => {
-    await page.keyboard.press('Escape');
-    await page.mouse.move(PARK.x, PARK.y);
-    await word.hover();
-    try {
-      await hover.waitFor({ state: 'visible', timeout: 3_000 });
-    } catch {
-      return undefined;
-    }
-    return (await hover.innerText()).replace(/\u00a0/g, ' ').replace(/\s+/g, ' ');
-  }, `a PackScope hover on ${oid} in the bare repository`, { timeout: 60_000, interval: 0 });
+  const text = await waitUntil(
+    async () => {
+      await page.keyboard.press('Escape');
+      await page.mouse.move(PARK.x, PARK.y);
+      await word.hover();
+      try {
+        await hover.waitFor({ state: 'visible', timeout: 3_000 });
+      } catch {
+        return undefined;
+      }
+      return (await hover.innerText()).replace(/\u00a0/g, ' ').replace(/\s+/g, ' ');
+    },
+    `a PackScope hover on ${oid} in the bare repository`,
+    { timeout: 60_000, interval: 0 },
+  );
   for (const wanted of [`blob ${oid}`, `(${size.toLocaleString('en-US')} bytes)`, `${source.packName} in mirror.git`]) {
     if (!text.includes(wanted)) throw new Error(`the hover lacks "${wanted}": ${text}`);
   }

@@ -12,16 +12,49 @@ export const description = 'Pack Map: opened from the palette; a hovered cell na
 
 export async function run({ helpers, log }) {
   const repo = helpers.makeGitRepository({ commits: 24, files: 4 });
-  const git = (...args) => execFileSync('git', args, { cwd: repo, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  const git = (...args) =>
+    execFileSync('git', args, {
+      cwd: repo,
+      env: gitEnv,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 << 20,
+    });
   git('repack', '-adfq');
   const packDir = path.join(repo, '.git', 'objects', 'pack');
-  const idx = path.join(packDir, fs.readdirSync(packDir).find((f) => f.endsWith('.idx')));
-  const offsets = new Map(git('verify-pack', '-v', idx).split('\n').filter((l) => /^[0-9a-f]{40} /.test(l)).map((l) => { const f = l.split(/\s+/); return [f[0], Number(f[4])]; }));
+  const idx = path.join(
+    packDir,
+    fs.readdirSync(packDir).find((f) => f.endsWith('.idx')),
+  );
+  const offsets = new Map(
+    git('verify-pack', '-v', idx)
+      .split('\n')
+      .filter((l) => /^[0-9a-f]{40} /.test(l))
+      .map((l) => {
+        const f = l.split(/\s+/);
+        return [f[0], Number(f[4])];
+      }),
+  );
 
   // startWorkbench (scripts/vscode/code-server.mjs) writes config.yaml into its outDir without
   // creating it when a stateDir is given: made here until the harness does.
-  fs.mkdirSync(path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', 'test-artifacts', 'e2e', 'pack-map', 'pack-map'), { recursive: true });
-  const { page } = await helpers.openWorkbench({ workspaceFolder: repo, userSettings: { 'workbench.colorTheme': 'Default Dark Modern' } });
+  fs.mkdirSync(
+    path.join(
+      path.dirname(new URL(import.meta.url).pathname),
+      '..',
+      '..',
+      '..',
+      'test-artifacts',
+      'e2e',
+      'pack-map',
+      'pack-map',
+    ),
+    { recursive: true },
+  );
+  const { page } = await helpers.openWorkbench({
+    workspaceFolder: repo,
+    userSettings: { 'workbench.colorTheme': 'Default Dark Modern' },
+  });
   await helpers.runCommand(page, 'PackScope: Open Pack Map');
   const panel = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
   await panel.locator('#scale[data-complete="true"]').waitFor({ timeout: 120_000 });
@@ -30,7 +63,9 @@ export async function run({ helpers, log }) {
 
   const canvas = panel.locator('#map-canvas');
   const box = await canvas.boundingBox();
-  await canvas.hover({ position: { x: Math.min(box.width, box.height) * 0.4, y: Math.min(box.width, box.height) * 0.3 } });
+  await canvas.hover({
+    position: { x: Math.min(box.width, box.height) * 0.4, y: Math.min(box.width, box.height) * 0.3 },
+  });
   const tooltip = panel.locator('#map-tooltip:not([hidden])');
   await tooltip.waitFor({ timeout: 30_000 });
   const oid = await tooltip.getAttribute('data-oid');
@@ -38,9 +73,11 @@ export async function run({ helpers, log }) {
   const type = git('cat-file', '-t', oid).trim();
   if (!text.startsWith(`${type} `)) throw new Error(`the tooltip says "${text}"; git cat-file -t ${oid} says ${type}`);
   const offset = offsets.get(oid);
-  if (offset === undefined || !text.includes(`offset ${offset.toLocaleString('en-US')}`)) throw new Error(`the tooltip says "${text}"; git verify-pack puts ${oid} at offset ${offset}`);
+  if (offset === undefined || !text.includes(`offset ${offset.toLocaleString('en-US')}`))
+    throw new Error(`the tooltip says "${text}"; git verify-pack puts ${oid} at offset ${offset}`);
   const size = Number(git('cat-file', '-s', oid).trim());
-  if (!text.includes(`(${size.toLocaleString('en-US')} bytes)`)) throw new Error(`the tooltip says "${text}"; git cat-file -s ${oid} says ${size}`);
+  if (!text.includes(`(${size.toLocaleString('en-US')} bytes)`))
+    throw new Error(`the tooltip says "${text}"; git cat-file -s ${oid} says ${size}`);
   log(`hovered: ${text} (git: ${type}, ${size} bytes, offset ${offset})`);
   await helpers.screenshot(page, 'hover');
 }

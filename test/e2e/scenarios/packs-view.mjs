@@ -5,16 +5,31 @@
 // object's context menu, from its inline action and from the palette (an abbreviated id typed in),
 // whose document shows the object's facts, its DELTA line and its content as `git cat-file -p`
 // prints it. The numbers in the comments are the steps of issue 3 (steps 3 and 5: object-hover.mjs).
-import { COUNT, activeEditorLines, clickMenuItem, expandRow, makePacksRepository, sidebarRows, treeRow, waitUntil } from '../support/packs-ui.mjs';
+import {
+  COUNT,
+  activeEditorLines,
+  clickMenuItem,
+  expandRow,
+  makePacksRepository,
+  sidebarRows,
+  treeRow,
+  waitUntil,
+} from '../support/packs-ui.mjs';
 
-export const description = 'Packs view: repository, pack, delta family children, Open Object (context menu, inline, palette) against git';
+export const description =
+  'Packs view: repository, pack, delta family children, Open Object (context menu, inline, palette) against git';
 
 const short = (oid) => oid.slice(0, 10); // the view's abbreviation (src/extension/format-units.ts shortOid)
 
 export async function run({ helpers, log }) {
   const repo = makePacksRepository(helpers);
-  log(`${repo.name}: ${repo.inPack} objects in ${repo.packName}; largest family ${short(repo.familiesBySize[0].root)} of ${repo.familiesBySize[0].members.length}`);
-  const { page, readyMs } = await helpers.openWorkbench({ workspaceFolder: repo.dir, userSettings: { 'workbench.tree.enableStickyScroll': false } });
+  log(
+    `${repo.name}: ${repo.inPack} objects in ${repo.packName}; largest family ${short(repo.familiesBySize[0].root)} of ${repo.familiesBySize[0].members.length}`,
+  );
+  const { page, readyMs } = await helpers.openWorkbench({
+    workspaceFolder: repo.dir,
+    userSettings: { 'workbench.tree.enableStickyScroll': false },
+  });
   log(`workbench ready after ${readyMs} ms`);
 
   // 1. The container, the repository (its folder name), its pack and the object count.
@@ -23,7 +38,8 @@ export async function run({ helpers, log }) {
   const repoRow = treeRow(page, repo.name);
   await expandRow(repoRow);
   const repoDescription = await repoRow.locator('.label-description').textContent();
-  if (repoDescription !== repo.dir) throw new Error(`the repository row's description is "${repoDescription}", expected its work tree ${repo.dir}`);
+  if (repoDescription !== repo.dir)
+    throw new Error(`the repository row's description is "${repoDescription}", expected its work tree ${repo.dir}`);
   const packLabel = `pack-${repo.packName.slice('pack-'.length, 'pack-'.length + 7)}…`;
   const packRow = treeRow(page, packLabel);
   await packRow.waitFor({ timeout: 30_000 });
@@ -36,7 +52,8 @@ export async function run({ helpers, log }) {
 
   // 2. The pack → "Delta families" → the largest family's root → its children, as git has them.
   await expandRow(packRow);
-  for (const label of ['Summary', 'Delta families', 'Deepest chains', 'Largest objects']) await treeRow(page, label).waitFor({ timeout: 10_000 });
+  for (const label of ['Summary', 'Delta families', 'Deepest chains', 'Largest objects'])
+    await treeRow(page, label).waitFor({ timeout: 10_000 });
   const familiesRow = treeRow(page, 'Delta families');
   await expandRow(familiesRow);
   const largest = repo.familiesBySize[0].members.length;
@@ -57,16 +74,25 @@ export async function run({ helpers, log }) {
     return again && again.label === seen.label ? again : undefined;
   }, 'the first delta family row');
   const root = largestRoots.find((oid) => first.label === `${short(oid)} ${repo.byOid.get(oid).type}`);
-  if (!root) throw new Error(`first family row is "${first.label}", expected one of git's largest families (${largest} objects): ${largestRoots.map(short).join(', ')}`);
-  if (!first.description.startsWith(`family of ${COUNT.format(largest)} `)) throw new Error(`root row description "${first.description}", expected "family of ${largest} …"`);
+  if (!root)
+    throw new Error(
+      `first family row is "${first.label}", expected one of git's largest families (${largest} objects): ${largestRoots.map(short).join(', ')}`,
+    );
+  if (!first.description.startsWith(`family of ${COUNT.format(largest)} `))
+    throw new Error(`root row description "${first.description}", expected "family of ${largest} …"`);
   // Once its first page is in, the list row shows how many families there are (as git's bases give them).
   await waitUntil(async () => {
     const rows = await sidebarRows(page);
-    return rows.find((r) => r.label === 'Delta families')?.description === `${COUNT.format(repo.familiesBySize.length)} families, largest first (objects in the family)` || undefined;
+    return (
+      rows.find((r) => r.label === 'Delta families')?.description ===
+        `${COUNT.format(repo.familiesBySize.length)} families, largest first (objects in the family)` || undefined
+    );
   }, `the "Delta families" row to show ${repo.familiesBySize.length} families`);
   const rootChildren = await checkChildren(page, repo, root);
   // The root of a chain often has one child; go one level further to a member with several.
-  const forked = rootChildren.map((oid) => repo.byOid.get(oid)).find((o) => o.children.length > 1) ?? repo.byOid.get(rootChildren[0]);
+  const forked =
+    rootChildren.map((oid) => repo.byOid.get(oid)).find((o) => o.children.length > 1) ??
+    repo.byOid.get(rootChildren[0]);
   if (forked.children.length > 0) await checkChildren(page, repo, forked.oid);
   log(`largest family ${first.label} (${first.description}): its children and theirs as in git verify-pack -v`);
   await helpers.screenshot(page, 'families');
@@ -78,7 +104,8 @@ export async function run({ helpers, log }) {
   const menuItem = page.locator('.context-view .monaco-menu .action-item', { hasText: 'Open Object…' });
   await menuItem.waitFor({ timeout: 10_000 });
   for (const other of ['Copy Object Id', 'Show Chain']) {
-    if (await page.locator('.context-view .monaco-menu .action-item', { hasText: other }).count() !== 1) throw new Error(`the object's context menu has no "${other}"`);
+    if ((await page.locator('.context-view .monaco-menu .action-item', { hasText: other }).count()) !== 1)
+      throw new Error(`the object's context menu has no "${other}"`);
   }
   await clickMenuItem(page, menuItem);
   await checkObjectDocument(page, repo, delta, log);
@@ -94,7 +121,8 @@ export async function run({ helpers, log }) {
   await page.mouse.move(1200, 16);
 
   // 4c. The palette's "PackScope: Open Object…" with an abbreviated id typed in: a whole blob, its content as git cat-file -p.
-  const blob = ['HEAD:story.txt', 'HEAD:src/values.js', 'HEAD:README.md'].map((spec) => repo.byOid.get(repo.git('rev-parse', spec).trim()))
+  const blob = ['HEAD:story.txt', 'HEAD:src/values.js', 'HEAD:README.md']
+    .map((spec) => repo.byOid.get(repo.git('rev-parse', spec).trim()))
     .find((o) => o.depth === 0 && o.type === 'blob');
   if (!blob) throw new Error('none of the candidate blobs is stored whole');
   await helpers.runCommand(page, 'PackScope: Open Object…');
@@ -142,7 +170,9 @@ async function checkChildren(page, repo, oid) {
   }, `${expected.length} child rows under ${label}`);
   const labels = shown.map((r) => r.label).sort();
   if (JSON.stringify(labels) !== JSON.stringify(expected)) {
-    throw new Error(`children of ${label}: the view shows ${labels.join(', ')}; git verify-pack -v has ${expected.join(', ')}`);
+    throw new Error(
+      `children of ${label}: the view shows ${labels.join(', ')}; git verify-pack -v has ${expected.join(', ')}`,
+    );
   }
   for (const r of shown) {
     const child = repo.byOid.get(object.children.find((c) => r.label.startsWith(short(c))));
@@ -153,7 +183,9 @@ async function checkChildren(page, repo, oid) {
     const name = pathsByOid(repo).get(child.oid);
     const tail = name ? `${kids} · ${name}` : kids;
     if (!r.description.includes(wanted) || !r.description.endsWith(tail)) {
-      throw new Error(`row ${r.label}: description "${r.description}", git says depth ${child.depth}, ${n} children${name ? `, path ${name}` : ''}`);
+      throw new Error(
+        `row ${r.label}: description "${r.description}", git says depth ${child.depth}, ${n} children${name ? `, path ${name}` : ''}`,
+      );
     }
   }
   return object.children;
@@ -166,9 +198,16 @@ async function checkObjectDocument(page, repo, object, log) {
     const l = await activeEditorLines(page);
     return l.some((line) => /^id\s+/.test(line) && line.trimEnd().endsWith(object.oid)) ? l : undefined;
   }, `an editor showing the object document of ${object.oid}`);
-  const fact = (name) => lines.find((l) => l.startsWith(`${name}  `))?.slice(name.length).trim();
+  const fact = (name) =>
+    lines
+      .find((l) => l.startsWith(`${name}  `))
+      ?.slice(name.length)
+      .trim();
   const expectFact = (name, value) => {
-    if (fact(name) !== value) throw new Error(`object document of ${object.oid}: "${name}" is "${fact(name)}", expected "${value}"\n${lines.join('\n')}`);
+    if (fact(name) !== value)
+      throw new Error(
+        `object document of ${object.oid}: "${name}" is "${fact(name)}", expected "${value}"\n${lines.join('\n')}`,
+      );
   };
   expectFact('type', object.type);
   expectFact('stored as', object.depth === 0 ? object.type : 'ofs-delta'); // git repack writes OFS deltas
@@ -176,7 +215,8 @@ async function checkObjectDocument(page, repo, object, log) {
   expectFact('depth', String(object.depth));
   expectFact('chain root', object.root);
   expectFact('children', COUNT.format(object.children.length));
-  if (!fact('size')?.startsWith(`${COUNT.format(size)} bytes`)) throw new Error(`object document: size "${fact('size')}", git cat-file -s says ${size}`);
+  if (!fact('size')?.startsWith(`${COUNT.format(size)} bytes`))
+    throw new Error(`object document: size "${fact('size')}", git cat-file -s says ${size}`);
   const tab = page.locator('.part.editor .tabs-container .tab.active');
   const tabLabel = (await tab.getAttribute('aria-label')) ?? '';
   if (!tabLabel.includes(object.oid)) throw new Error(`the active tab is "${tabLabel}", expected the object's id`);
@@ -185,18 +225,25 @@ async function checkObjectDocument(page, repo, object, log) {
     const base = repo.byOid.get(object.base);
     const baseSize = Number(repo.git('cat-file', '-s', base.oid).trim());
     deltaLine = `DELTA( BASE=${baseSize} RESULT=${size} )`;
-    if (!lines.includes(deltaLine)) throw new Error(`object document of delta ${object.oid}: no line "${deltaLine}"\n${lines.join('\n')}`);
-    if (!lines.some((l) => l.startsWith(`delta against ${base.oid} `))) throw new Error(`object document of ${object.oid}: no "delta against ${base.oid}"`);
+    if (!lines.includes(deltaLine))
+      throw new Error(`object document of delta ${object.oid}: no line "${deltaLine}"\n${lines.join('\n')}`);
+    if (!lines.some((l) => l.startsWith(`delta against ${base.oid} `)))
+      throw new Error(`object document of ${object.oid}: no "delta against ${base.oid}"`);
   }
   // The content, rebuilt from the chain for a delta: the lines in view after "content: N bytes" as git cat-file -p prints them.
   const heading = lines.findIndex((l) => l.startsWith('content: '));
   if (heading < 0) throw new Error(`object document of ${object.oid}: no "content:" line in view\n${lines.join('\n')}`);
-  if (lines[heading] !== `content: ${COUNT.format(size)} bytes`) throw new Error(`content heading "${lines[heading]}", expected "content: ${size} bytes"`);
+  if (lines[heading] !== `content: ${COUNT.format(size)} bytes`)
+    throw new Error(`content heading "${lines[heading]}", expected "content: ${size} bytes"`);
   const shown = lines.slice(heading + 1, -1); // the last line in view may be cut off at the bottom edge
   const expected = repo.git('cat-file', '-p', object.oid).split('\n').slice(0, shown.length);
   const n = Math.min(shown.length, expected.length);
   if (n < 3 || JSON.stringify(shown.slice(0, n)) !== JSON.stringify(expected.slice(0, n))) {
-    throw new Error(`object document of ${object.oid}: content shows\n${shown.slice(0, n).join('\n')}\ngit cat-file -p:\n${expected.slice(0, n).join('\n')}`);
+    throw new Error(
+      `object document of ${object.oid}: content shows\n${shown.slice(0, n).join('\n')}\ngit cat-file -p:\n${expected.slice(0, n).join('\n')}`,
+    );
   }
-  log(`object document of ${short(object.oid)} (${object.depth ? `delta, ${deltaLine}` : `whole ${object.type}`}): facts as git has them, ${n} content lines equal to git cat-file -p`);
+  log(
+    `object document of ${short(object.oid)} (${object.depth ? `delta, ${deltaLine}` : `whole ${object.type}`}): facts as git has them, ${n} content lines equal to git cat-file -p`,
+  );
 }

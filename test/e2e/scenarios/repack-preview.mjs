@@ -11,27 +11,44 @@ import path from 'node:path';
 export const description = 'Preview Repack: a preset from the palette; the panel equals git repack -adf on a copy';
 
 const gitEnv = {
-  ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'PackScope E2E', GIT_AUTHOR_EMAIL: 'e2e@packscope.invalid',
-  GIT_COMMITTER_NAME: 'PackScope E2E', GIT_COMMITTER_EMAIL: 'e2e@packscope.invalid',
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'PackScope E2E',
+  GIT_AUTHOR_EMAIL: 'e2e@packscope.invalid',
+  GIT_COMMITTER_NAME: 'PackScope E2E',
+  GIT_COMMITTER_EMAIL: 'e2e@packscope.invalid',
 };
 
 /** What `git repack -adf <options>` writes in a copy (`cp -a`) of the repository: objects and .pack bytes. */
 function realRepack(helpers, repo, options) {
   const copy = path.join(helpers.tempDir('repack-copy'), 'copy');
   execFileSync('cp', ['-a', repo, copy]);
-  const git = (...args) => execFileSync('git', args, { cwd: copy, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  const git = (...args) =>
+    execFileSync('git', args, {
+      cwd: copy,
+      env: gitEnv,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 << 20,
+    });
   git('repack', '-adfq', ...options);
   const packDir = path.join(copy, '.git', 'objects', 'pack');
   const packs = fs.readdirSync(packDir).filter((f) => f.endsWith('.pack'));
   if (packs.length !== 1) throw new Error(`git repack -adf left ${packs.length} packs`);
-  const objects = git('verify-pack', '-v', path.join(packDir, packs[0].replace(/\.pack$/, '.idx'))).split('\n').filter((l) => /^[0-9a-f]{40} /.test(l)).length;
+  const objects = git('verify-pack', '-v', path.join(packDir, packs[0].replace(/\.pack$/, '.idx')))
+    .split('\n')
+    .filter((l) => /^[0-9a-f]{40} /.test(l)).length;
   return { objects, packBytes: fs.statSync(path.join(packDir, packs[0])).size };
 }
 
 function packSnapshot(repo) {
   const dir = path.join(repo, '.git', 'objects', 'pack');
-  return fs.readdirSync(dir).sort().map((f) => `${f} ${fs.statSync(path.join(dir, f)).size}`).join('\n');
+  return fs
+    .readdirSync(dir)
+    .sort()
+    .map((f) => `${f} ${fs.statSync(path.join(dir, f)).size}`)
+    .join('\n');
 }
 
 export async function run({ helpers, log }) {
@@ -65,24 +82,35 @@ export async function run({ helpers, log }) {
   await objectsCell.waitFor({ timeout: 150_000 });
   await panel.locator('#depth-chart[data-series]').waitFor({ timeout: 30_000 });
 
-  const value = async (key, side) => Number(await panel.locator(`#summary tr[data-key="${key}"] td[data-side="${side}"]`).getAttribute('data-value'));
-  const shown = async (key, side) => (await panel.locator(`#summary tr[data-key="${key}"] td[data-side="${side}"]`).innerText()).trim();
+  const value = async (key, side) =>
+    Number(await panel.locator(`#summary tr[data-key="${key}"] td[data-side="${side}"]`).getAttribute('data-value'));
+  const shown = async (key, side) =>
+    (await panel.locator(`#summary tr[data-key="${key}"] td[data-side="${side}"]`).innerText()).trim();
   const objects = await value('objects', 'preview');
   const packBytes = await value('packBytes', 'preview');
-  if (objects !== real.objects) throw new Error(`the panel says ${objects} objects, git repack -adf wrote ${real.objects}`);
-  if (packBytes !== real.packBytes) throw new Error(`the panel says a ${packBytes}-byte pack, git repack -adf wrote ${real.packBytes} bytes`);
+  if (objects !== real.objects)
+    throw new Error(`the panel says ${objects} objects, git repack -adf wrote ${real.objects}`);
+  if (packBytes !== real.packBytes)
+    throw new Error(`the panel says a ${packBytes}-byte pack, git repack -adf wrote ${real.packBytes} bytes`);
   const objectsText = await shown('objects', 'preview');
   if (objectsText !== real.objects.toLocaleString('en-US')) throw new Error(`the objects cell reads "${objectsText}"`);
-  log(`the panel: ${objectsText} objects, ${await shown('packBytes', 'preview')} (${packBytes} bytes) — as git repack -adf on the copy`);
+  log(
+    `the panel: ${objectsText} objects, ${await shown('packBytes', 'preview')} (${packBytes} bytes) — as git repack -adf on the copy`,
+  );
   const currentObjects = await value('objects', 'current');
-  if (currentObjects !== real.objects) throw new Error(`current objects ${currentObjects}, expected ${real.objects} (no loose objects, nothing unreachable)`);
+  if (currentObjects !== real.objects)
+    throw new Error(
+      `current objects ${currentObjects}, expected ${real.objects} (no loose objects, nothing unreachable)`,
+    );
   const series = JSON.parse(await panel.locator('#depth-chart').getAttribute('data-series'));
-  if (!series.includes('current') || !series.includes('preview')) throw new Error(`the depth chart's series: ${series.join(', ')}`);
+  if (!series.includes('current') || !series.includes('preview'))
+    throw new Error(`the depth chart's series: ${series.join(', ')}`);
   const argv = await panel.locator('#git-argv').innerText();
-  if (!argv.includes('pack-objects') || !argv.includes('--depth=10') || !argv.includes('--threads=1')) throw new Error(`the git command shown: ${argv}`);
+  if (!argv.includes('pack-objects') || !argv.includes('--depth=10') || !argv.includes('--threads=1'))
+    throw new Error(`the git command shown: ${argv}`);
   const title = await page.locator('.tabs-container .tab.active').innerText();
   if (!title.includes('Repack Preview')) throw new Error(`the active editor is "${title}"`);
-  if (packSnapshot(repo) !== before) throw new Error('the repository\'s packs changed');
+  if (packSnapshot(repo) !== before) throw new Error("the repository's packs changed");
   await page.waitForTimeout(500);
   await helpers.screenshot(page, 'panel');
 
@@ -109,9 +137,13 @@ export async function run({ helpers, log }) {
     await page.locator('.quick-input-widget .quick-input-title', { hasText: step }).waitFor({ timeout: 20_000 });
     await page.keyboard.press('Enter');
   }
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'More options (4/4)' }).waitFor({ timeout: 20_000 });
+  await page
+    .locator('.quick-input-widget .quick-input-title', { hasText: 'More options (4/4)' })
+    .waitFor({ timeout: 20_000 });
   await box.fill('not-an-option');
-  await page.locator('.quick-input-widget .quick-input-message', { hasText: 'is not an option' }).waitFor({ timeout: 10_000 });
+  await page
+    .locator('.quick-input-widget .quick-input-message', { hasText: 'is not an option' })
+    .waitFor({ timeout: 10_000 });
   await box.fill('--no-such-option');
   await page.waitForTimeout(200);
   await page.keyboard.press('Enter');
@@ -120,5 +152,5 @@ export async function run({ helpers, log }) {
   log(`git failing: "${message}"`);
   await page.waitForTimeout(1000); // the progress toast fades out
   await helpers.screenshot(page, 'git-error');
-  if (packSnapshot(repo) !== before) throw new Error('the repository\'s packs changed');
+  if (packSnapshot(repo) !== before) throw new Error("the repository's packs changed");
 }

@@ -12,7 +12,8 @@ export async function run({ helpers, log }) {
   // "PACKSCOPE: PACKS" instead), so the header is only attached, not visible.
   await page.locator('.pane-header[aria-label="Packs Section"]').waitFor({ state: 'attached', timeout: 30_000 });
   const title = (await page.locator('.part.sidebar .composite.title').innerText()).trim();
-  if (!/packscope/i.test(title) || !/packs/i.test(title)) throw new Error(`side bar title is "${title}", expected PackScope: Packs`);
+  if (!/packscope/i.test(title) || !/packs/i.test(title))
+    throw new Error(`side bar title is "${title}", expected PackScope: Packs`);
   await page.locator('.part.sidebar .pane-body').first().waitFor({ state: 'visible', timeout: 10_000 });
   await helpers.screenshot(page, 'packs-view');
 }

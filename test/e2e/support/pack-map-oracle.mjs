@@ -11,18 +11,29 @@ const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/
 
 /** `git verify-pack -v` of a pack: its objects with offset and size in the pack. */
 export function verifyPack(packFile) {
-  const out = execFileSync('git', ['verify-pack', '-v', packFile.replace(/\.pack$/, '.idx')], { env: gitEnv, encoding: 'utf8', maxBuffer: 64 << 20 });
-  return out.split('\n').filter((l) => /^[0-9a-f]{40} /.test(l)).map((l) => {
-    const f = l.split(/\s+/);
-    return { oid: f[0], type: f[1], diskSize: Number(f[3]), offset: Number(f[4]) };
+  const out = execFileSync('git', ['verify-pack', '-v', packFile.replace(/\.pack$/, '.idx')], {
+    env: gitEnv,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
   });
+  return out
+    .split('\n')
+    .filter((l) => /^[0-9a-f]{40} /.test(l))
+    .map((l) => {
+      const f = l.split(/\s+/);
+      return { oid: f[0], type: f[1], diskSize: Number(f[3]), offset: Number(f[4]) };
+    });
 }
 
 /** The offsets of `packFile` the trace's lines read, in order, one per line (paths resolved from `cwd`, where git ran). */
 export function tracedReads(trace, cwd, packFile) {
   const real = fs.realpathSync(packFile);
-  return fs.readFileSync(trace, 'utf8').split('\n').map((line) => / (\S+\.pack) (\d+)$/.exec(line))
-    .filter((m) => m && fs.realpathSync(path.resolve(cwd, m[1])) === real).map((m) => Number(m[2]));
+  return fs
+    .readFileSync(trace, 'utf8')
+    .split('\n')
+    .map((line) => / (\S+\.pack) (\d+)$/.exec(line))
+    .filter((m) => m && fs.realpathSync(path.resolve(cwd, m[1])) === real)
+    .map((m) => Number(m[2]));
 }
 
 /** The distinct offsets of `packFile` the trace's lines read. */

@@ -23,13 +23,7 @@ export class BeladyCache extends CountingCache {
   /** Entries filed under times up to this one have been re-filed after their use passed. */
   private refreshedThrough = -1;
 
-  constructor(
-    capacity: number,
-    size: Float64Array,
-    base: Int32Array,
-    reads: Int32Array,
-    limit: number,
-  ) {
+  constructor(capacity: number, size: Float64Array, base: Int32Array, reads: Int32Array, limit: number) {
     super(size, limit);
     this.never = reads.length;
     this.cached = new TimeBuckets(capacity, this.never);
@@ -62,7 +56,8 @@ export class BeladyCache extends CountingCache {
    */
   private refreshPassedUses(): void {
     for (let time = this.refreshedThrough + 1; time <= this.now; time++) {
-      for (let id = this.cached.first(time); id >= 0; id = this.cached.first(time)) this.cached.set(id, this.nextUse(id));
+      for (let id = this.cached.first(time); id >= 0; id = this.cached.first(time))
+        this.cached.set(id, this.nextUse(id));
     }
     this.refreshedThrough = this.now;
   }
@@ -101,5 +96,9 @@ export const beladyPolicy: PolicyDefinition = {
   referenceBound: true,
   cacheLab: 'belady',
   sweepDefault: true,
-  make: () => onGitReadPath('furthest next use (reference bound)', (o, reads, limit) => new BeladyCache(o.count, o.size, o.base, reads, limit)),
+  make: () =>
+    onGitReadPath(
+      'furthest next use (reference bound)',
+      (o, reads, limit) => new BeladyCache(o.count, o.size, o.base, reads, limit),
+    ),
 };

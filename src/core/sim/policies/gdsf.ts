@@ -67,5 +67,6 @@ export const gdsfPolicy: PolicyDefinition = {
   help: ['GreedyDual-Size-Frequency eviction: frequency x rebuild cost / size, with ageing'],
   referenceBound: false,
   cacheLab: 'gdsf',
-  make: () => onGitReadPath('GreedyDual-Size-Frequency', (o, _r, limit) => new GdsfCache(o.count, o.size, o.depth, limit)),
+  make: () =>
+    onGitReadPath('GreedyDual-Size-Frequency', (o, _r, limit) => new GdsfCache(o.count, o.size, o.depth, limit)),
 };

@@ -103,7 +103,16 @@ export const gitLegacyPolicy: PolicyDefinition = {
   sweepDefault: true,
   make(argument) {
     const seed = argument === undefined ? DEFAULT_LEGACY_SEED : Number(argument);
-    if (!Number.isSafeInteger(seed) || seed < 0 || seed > 2 ** 48) throw fail('usage', undefined, undefined, `git-legacy seed "${argument}" must be an integer below 2^48 (e.g. 0x55d4a0c0)`);
-    return onGitReadPath(`Git ≤ 2.10: 256 slots, blob-first eviction (§3), pack address ${'0x' + seed.toString(16)}`, (o, _r, limit) => new GitLegacyCache(o.count, o.size, o.isBlob, o.pack, o.offset, limit, seed));
+    if (!Number.isSafeInteger(seed) || seed < 0 || seed > 2 ** 48)
+      throw fail(
+        'usage',
+        undefined,
+        undefined,
+        `git-legacy seed "${argument}" must be an integer below 2^48 (e.g. 0x55d4a0c0)`,
+      );
+    return onGitReadPath(
+      `Git ≤ 2.10: 256 slots, blob-first eviction (§3), pack address ${'0x' + seed.toString(16)}`,
+      (o, _r, limit) => new GitLegacyCache(o.count, o.size, o.isBlob, o.pack, o.offset, limit, seed),
+    );
   },
 };

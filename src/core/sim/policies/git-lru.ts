@@ -23,13 +23,7 @@ export class GitLruCache extends CountingCache implements BranchingCache {
   private readonly admitMax: number;
   private readonly keepOnHit: boolean;
 
-  constructor(
-    capacity: number,
-    size: Float64Array,
-    limit: number,
-    options: GitLruOptions = {},
-    list?: LruList,
-  ) {
+  constructor(capacity: number, size: Float64Array, limit: number, options: GitLruOptions = {}, list?: LruList) {
     super(size, limit);
     this.list = list ?? new LruList(capacity);
     this.admitMax = options.admitMax ?? Infinity;
@@ -42,7 +36,13 @@ export class GitLruCache extends CountingCache implements BranchingCache {
 
   /** An independent copy of this cache, counters included (hidden-reads.ts follows several states). */
   clone(): GitLruCache {
-    const copy = new GitLruCache(0, this.size, this.limit, { admitMax: this.admitMax, keepOnHit: this.keepOnHit }, this.list.copy());
+    const copy = new GitLruCache(
+      0,
+      this.size,
+      this.limit,
+      { admitMax: this.admitMax, keepOnHit: this.keepOnHit },
+      this.list.copy(),
+    );
     copy.usedBytes = this.usedBytes;
     copy.peakBytes = this.peakBytes;
     copy.evictions = this.evictions;
@@ -108,8 +108,12 @@ export const admitMaxPolicy: PolicyDefinition = {
   cacheLab: 'admit-max:1m',
   make(argument, spec) {
     const max = argument === undefined ? undefined : parseGitSize(argument);
-    if (max === undefined) throw fail('usage', undefined, undefined, `admit-max needs a size, e.g. admit-max:1m (got "${spec}")`);
-    return onGitReadPathBranching(`Git's LRU, bases over ${argument} not cached`, (o, _r, limit) => new GitLruCache(o.count, o.size, limit, { admitMax: max }));
+    if (max === undefined)
+      throw fail('usage', undefined, undefined, `admit-max needs a size, e.g. admit-max:1m (got "${spec}")`);
+    return onGitReadPathBranching(
+      `Git's LRU, bases over ${argument} not cached`,
+      (o, _r, limit) => new GitLruCache(o.count, o.size, limit, { admitMax: max }),
+    );
   },
 };
 
@@ -119,5 +123,9 @@ export const keepOnHitPolicy: PolicyDefinition = {
   help: ["Git's LRU, but a chain hit keeps the entry (refreshed) instead of detaching it"],
   referenceBound: false,
   cacheLab: 'keep-on-hit',
-  make: () => onGitReadPathBranching("Git's LRU, chain hits kept and refreshed", (o, _r, limit) => new GitLruCache(o.count, o.size, limit, { keepOnHit: true })),
+  make: () =>
+    onGitReadPathBranching(
+      "Git's LRU, chain hits kept and refreshed",
+      (o, _r, limit) => new GitLruCache(o.count, o.size, limit, { keepOnHit: true }),
+    ),
 };

@@ -60,7 +60,16 @@ export class Libgit2ObjectCache {
   private readonly maxOther: number;
   private readonly eviction: ObjectCacheEviction;
   usedBytes = 0;
-  private readonly counts: ObjectCacheCounts = { hits: 0, stores: 0, evictions: 0, evictionRuns: 0, clears: 0, evictionBucketsScanned: 0, peakBytes: 0, buckets: 0 };
+  private readonly counts: ObjectCacheCounts = {
+    hits: 0,
+    stores: 0,
+    evictions: 0,
+    evictionRuns: 0,
+    clears: 0,
+    evictionBucketsScanned: 0,
+    peakBytes: 0,
+    buckets: 0,
+  };
 
   constructor(
     private readonly objects: SimObjects,
@@ -102,7 +111,8 @@ export class Libgit2ObjectCache {
   private evict(): void {
     this.counts.evictionRuns++;
     const live = this.table.size;
-    let evictCount = this.eviction === 'scaled' ? Math.max(MIN_EVICT_COUNT, Math.floor(live / EVICT_DIVISOR)) : MIN_EVICT_COUNT;
+    let evictCount =
+      this.eviction === 'scaled' ? Math.max(MIN_EVICT_COUNT, Math.floor(live / EVICT_DIVISOR)) : MIN_EVICT_COUNT;
     if (evictCount > live) {
       this.clear();
       return;

@@ -112,11 +112,20 @@ class PackBaseCaches {
   }
 }
 
-export function replayLibgit2Reads(objects: SimObjects, reads: Int32Array, options: Libgit2ReplayOptions): Libgit2Counts {
+export function replayLibgit2Reads(
+  objects: SimObjects,
+  reads: Int32Array,
+  options: Libgit2ReplayOptions,
+): Libgit2Counts {
   const { base, size, payloadSize } = objects;
   const caches = new PackBaseCaches(objects, options.limit);
   const cached = caches.cached;
-  const objectCache = options.objectCache ? new Libgit2ObjectCache(objects, { ...options.objectCache, maxStorage: options.objectCache.maxStorage ?? options.limit }) : undefined;
+  const objectCache = options.objectCache
+    ? new Libgit2ObjectCache(objects, {
+        ...options.objectCache,
+        maxStorage: options.objectCache.maxStorage ?? options.limit,
+      })
+    : undefined;
   let deepest = 0;
   for (let id = 0; id < objects.count; id++) if (objects.depth[id]! > deepest) deepest = objects.depth[id]!;
   const stack = new Int32Array(deepest + 1);
@@ -213,10 +222,21 @@ export const libgit2Policy: PolicyDefinition = {
   // The Cache Lab shows specs as its labels: this one says which libgit2 its line is.
   cacheLab: 'libgit2:as-shipped',
   make(argument, spec) {
-    if (argument !== undefined && argument !== 'as-shipped') throw fail('usage', undefined, undefined, `libgit2 takes no argument but as-shipped (got "${spec}"; the pack cache at the limit is libgit2-pack-whatif)`);
+    if (argument !== undefined && argument !== 'as-shipped')
+      throw fail(
+        'usage',
+        undefined,
+        undefined,
+        `libgit2 takes no argument but as-shipped (got "${spec}"; the pack cache at the limit is libgit2-pack-whatif)`,
+      );
     return {
-      description: 'libgit2 as shipped: object cache on at 256m over the 16m pack cache (§4.1, §4.2); the limit does not apply',
-      run: (o, reads) => replayLibgit2Reads(o, reads, { limit: LIBGIT2_PACK_CACHE_LIMIT, objectCache: { eviction: 'scaled', maxStorage: LIBGIT2_OBJECT_CACHE_DEFAULT } }),
+      description:
+        'libgit2 as shipped: object cache on at 256m over the 16m pack cache (§4.1, §4.2); the limit does not apply',
+      run: (o, reads) =>
+        replayLibgit2Reads(o, reads, {
+          limit: LIBGIT2_PACK_CACHE_LIMIT,
+          objectCache: { eviction: 'scaled', maxStorage: LIBGIT2_OBJECT_CACHE_DEFAULT },
+        }),
     };
   },
 };
@@ -231,10 +251,14 @@ export const libgit2PackWhatIfPolicy: PolicyDefinition = {
   spec: 'libgit2-pack-whatif',
   help: [
     "what-if: libgit2's per-pack base cache (§4.2: bases over 1 MiB never cached, flush all when full)",
-    "at the limit, object cache off; libgit2 compiles in 16m, so only 16m is a libgit2 that runs",
+    'at the limit, object cache off; libgit2 compiles in 16m, so only 16m is a libgit2 that runs',
   ],
   referenceBound: false,
-  make: () => ({ description: "what-if: libgit2's per-pack base cache at the limit (libgit2 compiles in 16m), object cache off (§4.2)", run: (o, reads, limit) => replayLibgit2Reads(o, reads, { limit }) }),
+  make: () => ({
+    description:
+      "what-if: libgit2's per-pack base cache at the limit (libgit2 compiles in 16m), object cache off (§4.2)",
+    run: (o, reads, limit) => replayLibgit2Reads(o, reads, { limit }),
+  }),
 };
 
 /** The object cache at the swept limit (an application's GIT_OPT_SET_CACHE_MAX_SIZE) over the 16m pack cache. */
@@ -243,15 +267,17 @@ export const libgit2ObjectCachePolicy: PolicyDefinition = {
   spec: 'libgit2-objcache:evict8|scaled',
   help: [
     "libgit2's object cache at the limit (GIT_OPT_SET_CACHE_MAX_SIZE; §4.1: commits, trees, tags under",
-    "4 KiB; evicts 8 (before v0.99.0) or max(8, n/2048) buckets in hash order) over its 16m pack cache",
+    '4 KiB; evicts 8 (before v0.99.0) or max(8, n/2048) buckets in hash order) over its 16m pack cache',
   ],
   referenceBound: false,
   make(argument, spec) {
-    if (argument !== 'evict8' && argument !== 'scaled') throw fail('usage', undefined, undefined, `libgit2-objcache needs evict8 or scaled (got "${spec}")`);
+    if (argument !== 'evict8' && argument !== 'scaled')
+      throw fail('usage', undefined, undefined, `libgit2-objcache needs evict8 or scaled (got "${spec}")`);
     const eviction = argument;
     return {
       description: `libgit2's object cache (${eviction}, §4.1) at the limit over its 16m pack cache`,
-      run: (o, reads, limit) => replayLibgit2Reads(o, reads, { limit: LIBGIT2_PACK_CACHE_LIMIT, objectCache: { eviction, maxStorage: limit } }),
+      run: (o, reads, limit) =>
+        replayLibgit2Reads(o, reads, { limit: LIBGIT2_PACK_CACHE_LIMIT, objectCache: { eviction, maxStorage: limit } }),
     };
   },
 };

@@ -20,11 +20,7 @@ export class LruBySizeCache extends CountingCache {
   private readonly newer: Int32Array;
   private readonly cached: Uint8Array;
 
-  constructor(
-    capacity: number,
-    size: Float64Array,
-    limit: number,
-  ) {
+  constructor(capacity: number, size: Float64Array, limit: number) {
     super(size, limit);
     this.oldestOfEachSize = new IndexedMinHeap(capacity);
     this.older = new Int32Array(capacity);
@@ -90,5 +86,9 @@ export const lruBySizePolicy: PolicyDefinition = {
   spec: 'lru-by-size',
   help: ["Git's read path, but over the limit the largest cached base goes first (LRU among equals)"],
   referenceBound: false,
-  make: () => onGitReadPath("Git's read path, largest base evicted first", (o, _r, limit) => new LruBySizeCache(o.count, o.size, limit)),
+  make: () =>
+    onGitReadPath(
+      "Git's read path, largest base evicted first",
+      (o, _r, limit) => new LruBySizeCache(o.count, o.size, limit),
+    ),
 };

@@ -62,5 +62,9 @@ export const separateBlobLruPolicy: PolicyDefinition = {
   help: ['blobs and other objects in separate LRUs, blobs evicted first (benchmarked in 2016, never merged)'],
   referenceBound: false,
   cacheLab: 'separate-blob-lru',
-  make: () => onGitReadPath('separate blob LRU, blobs evicted first', (o, _r, limit) => new SeparateBlobLruCache(o.count, o.size, o.isBlob, limit)),
+  make: () =>
+    onGitReadPath(
+      'separate blob LRU, blobs evicted first',
+      (o, _r, limit) => new SeparateBlobLruCache(o.count, o.size, o.isBlob, limit),
+    ),
 };
