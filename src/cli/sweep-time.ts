@@ -1,7 +1,7 @@
 import type { CellCounts, TimeView } from '../core/cost/cost-model.ts';
 import { REPLAY_STAGE } from '../core/cost/read-replay.ts';
 import { priceSweep, type ReplayMode, type TimePlan } from '../core/cost/time-plan.ts';
-import type { SimResult } from '../core/report/simulation-documents.ts';
+import type { SimResult } from '../core/documents/simulation-documents.ts';
 import type { LoadedRecording } from '../core/trace/load-recording.ts';
 import { formatLimit, formatTable } from './output.ts';
 

@@ -9,28 +9,28 @@
 // the extension evaluates this module at load time, and the LSP type library is large.
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { WorkDoneProgressParams } from 'vscode-languageserver-protocol';
-import type { RecordingInfo } from '../core/report/recording-document.ts';
-import type { LayoutReplay, LayoutSummary, RepackPreviewDocument } from '../core/report/repack-preview-document.ts';
+import type { RecordingInfo } from '../core/documents/recording-document.ts';
+import type { LayoutReplay, LayoutSummary, RepackPreviewDocument } from '../core/documents/repack-preview-document.ts';
 import type {
   IndexPackVariantResult,
   PackLocality,
   PackLocalityWithQuantiles,
   PageCacheOptions,
   SimResult,
-} from '../core/report/simulation-documents.ts';
-import type { PackOverview } from '../core/report/stats-document.ts';
-import type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/report/repository-layout-document.ts';
-import type { PolicyDescription } from '../core/report/policy-description.ts';
+} from '../core/documents/simulation-documents.ts';
+import type { PackOverview } from '../core/documents/stats-document.ts';
+import type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/documents/repository-layout-document.ts';
+import type { PolicyDescription } from '../core/documents/policy-description.ts';
 import type { MapAttribute } from '../common/pack-map-geometry.ts';
-import type { SeekPath } from '../core/report/seek-path-document.ts';
-import type { TimeView } from '../core/report/time-view.ts';
+import type { SeekPath } from '../core/documents/seek-path-document.ts';
+import type { TimeView } from '../core/documents/time-view.ts';
 import type { ObjectTypeName } from '../common/object-types.ts';
 
-// Result shapes are declared once, in core/report (the documents the CLI prints); the server's add fields to them.
-export type { RecordingInfo, RecordingSegment } from '../core/report/recording-document.ts';
-export type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/report/repository-layout-document.ts';
-export type { RepackMode, RepackModePreviewDocument } from '../core/report/repack-mode-document.ts';
-import type { RepackMode, RepackModePreviewDocument } from '../core/report/repack-mode-document.ts';
+// Result shapes are declared once, in core/documents (the documents the CLI prints); the server's add fields to them.
+export type { RecordingInfo, RecordingSegment } from '../core/documents/recording-document.ts';
+export type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/documents/repository-layout-document.ts';
+export type { RepackMode, RepackModePreviewDocument } from '../core/documents/repack-mode-document.ts';
+import type { RepackMode, RepackModePreviewDocument } from '../core/documents/repack-mode-document.ts';
 
 /** Passed by the client in `initializationOptions` and in `packscope/configure`. */
 export interface ServerSettings {

@@ -2,8 +2,8 @@ import { PackFormatError } from '../core/errors.ts';
 import type { ObjectLocation } from '../core/model/object-store.ts';
 import { formatBytes, formatCount } from '../common/format.ts';
 import { markdownCodeSpan, markdownText } from '../common/markdown-text.ts';
-import type { ObjectNames } from '../core/report/stats-document.ts';
-import type { ObjectWhereabouts } from '../core/report/repository-layout-document.ts';
+import type { ObjectNames } from '../core/documents/stats-document.ts';
+import type { ObjectWhereabouts } from '../core/documents/repository-layout-document.ts';
 import type { RepositoryState } from './workspace-registry.ts';
 
 export interface Found {

@@ -1,8 +1,8 @@
 import { CancellationTokenSource } from 'vscode-languageserver/node';
 import type { ObjectLocation, ObjectStore } from '../core/model/object-store.ts';
 import { PathTable } from '../core/model/path-table.ts';
-import type { PathWalkSummary } from '../core/report/object-paths-document.ts';
-import type { ObjectNames } from '../core/report/stats-document.ts';
+import type { PathWalkSummary } from '../core/documents/object-paths-document.ts';
+import type { ObjectNames } from '../core/documents/stats-document.ts';
 import { objectNames } from '../core/report/stats.ts';
 import type { PackModel } from '../core/model/pack-model.ts';
 import type { ThreadBudget } from './thread-budget.ts';

@@ -10,7 +10,7 @@ import type {
   ObjectListResult,
 } from '../protocol/server-protocol.ts';
 import type { ObjectLocation } from '../core/model/object-store.ts';
-import type { ObjectNames } from '../core/report/stats-document.ts';
+import type { ObjectNames } from '../core/documents/stats-document.ts';
 
 /** Names of object `n` (its path, a commit's subject) for a list row. */
 type NameObject = (n: number) => ObjectNames;

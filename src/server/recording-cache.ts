@@ -2,7 +2,7 @@
 // a recording's info, its sweep, its locality and index-pack one after another.
 import * as fs from 'node:fs';
 import type { LocalityInput } from '../core/locality/locality.ts';
-import type { RecordingInfo } from '../core/report/recording-document.ts';
+import type { RecordingInfo } from '../core/documents/recording-document.ts';
 import type { LoadedRecording } from '../core/trace/load-recording.ts';
 
 export interface OpenedRecording {

@@ -5,7 +5,7 @@ import { peekIdxObjectCount } from '../core/format/idx.ts';
 import { ObjectStore, alternateObjectDirs, type PackLocation } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import { repositoryLayout, scanLooseObjectsAsync } from '../core/model/repository-layout.ts';
-import type { RepositoryLayout } from '../core/report/repository-layout-document.ts';
+import type { RepositoryLayout } from '../core/documents/repository-layout-document.ts';
 import { packOverview } from '../core/report/stats.ts';
 import type { PackListing, PackSummary, RepositoryListing, ServerSettings } from '../protocol/server-protocol.ts';
 import type { ModelLoader, TimedModel } from './workers/model-loader.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { StatsDocument } from '../../src/core/report/stats-document.ts';
+import type { StatsDocument } from '../../src/core/documents/stats-document.ts';
 import { GitSandbox, runCli, tempDir } from '../support/git.ts';
 import { pathsRepository, revListNames } from '../support/paths-repository.ts';
 

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { deflateSync } from 'node:zlib';
-import type { RepositoryLayout } from '../../src/core/report/repository-layout-document.ts';
+import type { RepositoryLayout } from '../../src/core/documents/repository-layout-document.ts';
 import { runCliBounded } from '../support/bounded-cli.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
 import { packscope, parseVerifyPack } from '../support/git-oracle.ts';

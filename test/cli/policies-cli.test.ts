@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { PolicyDescription } from '../../src/core/report/policy-description.ts';
+import type { PolicyDescription } from '../../src/core/documents/policy-description.ts';
 import { describePolicies, parsePolicy, POLICY_NAMES } from '../../src/core/sim/policy-registry.ts';
 import { PoliciesRequest } from '../../src/protocol/server-protocol.ts';
 import { runCli, tempDir } from '../support/git.ts';

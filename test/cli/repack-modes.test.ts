@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { RepackModePreviewDocument } from '../../src/core/report/repack-mode-document.ts';
+import type { RepackModePreviewDocument } from '../../src/core/documents/repack-mode-document.ts';
 import { directorySnapshot, GitSandbox, tempDir } from '../support/git.ts';
 import { packscope } from '../support/git-oracle.ts';
 

@@ -8,7 +8,7 @@ import { withReadReplay } from '../../src/core/cost/read-replay.ts';
 import { parseRecordingFile } from '../../src/core/trace/load-recording.ts';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import { hashAlgorithmNear } from '../../src/core/model/repository.ts';
-import type { RepackPreviewDocument } from '../../src/core/report/repack-preview-document.ts';
+import type { RepackPreviewDocument } from '../../src/core/documents/repack-preview-document.ts';
 import { GitSandbox, packStems, runCli, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import type { PackModel } from '../../src/core/model/pack-model.ts';
-import type { IndexPackVariant } from '../../src/core/report/simulation-documents.ts';
+import type { IndexPackVariant } from '../../src/core/documents/simulation-documents.ts';
 import { indexPackVariantFor, simulateIndexPack } from '../../src/core/sim/index-pack-sim.ts';
 import { writeChosenPack, type ChosenEntry } from '../support/chosen-delta-pack.ts';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';

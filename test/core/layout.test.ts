@@ -63,11 +63,11 @@ const RULES: Rule[] = [
   { folder: 'src/common/', may: ['src/common/'] },
   // The engine: Node built-ins and shared code; never the protocol, the server, the editor or the CLI.
   { folder: 'src/core/', may: ['src/core/', 'src/common/', 'node:'] },
-  // Method names, request types and message unions; result shapes come from core/report, as types.
+  // Method names, request types and message unions; result shapes come from core/documents, as types.
   {
     folder: 'src/protocol/',
     may: ['src/protocol/', 'src/common/', 'pkg:vscode-jsonrpc'],
-    typesOnly: ['src/core/report/', 'pkg:vscode-languageserver-protocol'],
+    typesOnly: ['src/core/documents/', 'pkg:vscode-languageserver-protocol'],
   },
   // What the panels show, built from the protocol's types: no Node, no VS Code, no LSP at run time.
   {

@@ -25,7 +25,7 @@ import {
 import { GitSandbox, gitEnv, packStems, runCli, tempDir } from '../support/git.ts';
 import { historyRepository } from '../support/git-oracle.ts';
 import { expectError, LspServer, type ProgressValue } from '../support/lsp-server.ts';
-import type { RecordingSummary } from '../../src/core/report/recording-document.ts';
+import type { RecordingSummary } from '../../src/core/documents/recording-document.ts';
 import { CALIBRATION_SCHEMA, readSeconds, type Calibration, type ReadReplay } from '../../src/core/cost/cost-model.ts';
 import { CALIBRATION_TUNABLES } from '../../src/core/cost/calibrate.ts';
 import { fitMeasuredSplit } from '../../src/common/measured-split-fit.ts';

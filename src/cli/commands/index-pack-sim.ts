@@ -9,7 +9,7 @@ import { cliBuildOptions } from '../open-target.ts';
 import { hashAlgorithmNear } from '../../core/model/repository.ts';
 import { parseLimits } from '../../core/sim/policy-registry.ts';
 import { INDEX_PACK_VARIANTS, indexPackSimDocument } from '../../core/report/index-pack-sim.ts';
-import type { IndexPackVariant } from '../../core/report/simulation-documents.ts';
+import type { IndexPackVariant } from '../../core/documents/simulation-documents.ts';
 import { formatLimit, formatTable, writeJson } from '../output.ts';
 import type { Progress } from '../progress.ts';
 import type { Command } from '../command.ts';

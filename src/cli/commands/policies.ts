@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { PolicyDescription } from '../../core/report/policy-description.ts';
+import type { PolicyDescription } from '../../core/documents/policy-description.ts';
 import { describePolicies } from '../../core/sim/policy-registry.ts';
 import { formatTable, writeJson } from '../output.ts';
 import type { Command } from '../command.ts';

@@ -5,7 +5,7 @@ import { discoverRepository } from '../../core/model/repository.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import { DEFAULT_PREVIEW_LIMITS } from '../../core/repack/recording-layouts.ts';
 import type { RepackPreview } from '../../core/repack/repack-preview.ts';
-import type { RepackPreviewDocument } from '../../core/report/repack-preview-document.ts';
+import type { RepackPreviewDocument } from '../../core/documents/repack-preview-document.ts';
 import { runRepackPreviewReport } from '../../core/report/repack-preview.ts';
 import { parseLimits } from '../../core/sim/policy-registry.ts';
 import { parseRecordingFile } from '../../core/trace/load-recording.ts';
@@ -16,7 +16,7 @@ import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
 import { previewRepackMode } from '../../core/repack/repack-mode-preview.ts';
-import type { RepackMode, RepackModePreviewDocument } from '../../core/report/repack-mode-document.ts';
+import type { RepackMode, RepackModePreviewDocument } from '../../core/documents/repack-mode-document.ts';
 
 const repackPreviewHelp = `usage: packscope repack-preview [--json] [--depth N] [--window N] [--threads N] [--reuse-deltas]
                                 [--recording FILE]... [--limits L,…] [--time] [--estimate-only | --no-estimate]

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { parseLimits, parsePolicy, POLICY_HELP, SWEEP_DEFAULT_POLICIES } from '../../core/sim/policy-registry.ts';
-import type { SimResult } from '../../core/report/simulation-documents.ts';
+import type { SimResult } from '../../core/documents/simulation-documents.ts';
 import { simulationDocument, sweepRecording } from '../../core/report/simulation.ts';
 import { formatSimulatedCount } from '../../common/format.ts';
 import { formatLimit, formatTable, writeJson } from '../output.ts';

@@ -7,9 +7,9 @@
  * figures are always of every read.
  */
 import { packLocality, replayPageCache, type LocalityInput, type PageCacheOptions } from '../locality/locality.ts';
-import type { SeekPath } from '../report/seek-path-document.ts';
+import type { SeekPath } from '../documents/seek-path-document.ts';
 
-export type { SeekPath } from '../report/seek-path-document.ts';
+export type { SeekPath } from '../documents/seek-path-document.ts';
 
 /** Points the server sends at most: a path is drawn as one polyline per frame. */
 export const MAX_SEEK_POINTS = 20_000;

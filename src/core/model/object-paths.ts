@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { readRepositoryTextFile } from '../format/checked-file.ts';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../format/pack-file.ts';
-import type { PathWalkSummary } from '../report/object-paths-document.ts';
+import type { PathWalkSummary } from '../documents/object-paths-document.ts';
 import { CachedObjectReader, ReadBudgetExceeded } from './cached-object-reader.ts';
 import { looseObjectFile, readLooseObject } from './loose-object.ts';
 import type { PackModel } from './pack-model.ts';

@@ -1,5 +1,5 @@
 import { TYPE_NAMES } from '../format/pack-file.ts';
-import type { CombinedStats, ObjectNames, ObjectSummary, PackStats, Totals } from '../report/stats-document.ts';
+import type { CombinedStats, ObjectNames, ObjectSummary, PackStats, Totals } from '../documents/stats-document.ts';
 import type { PackModel } from './pack-model.ts';
 import { topRanked } from './rankings.ts';
 

@@ -11,7 +11,7 @@ import type {
   PackLayout,
   PackMarker,
   RepositoryLayout,
-} from '../report/repository-layout-document.ts';
+} from '../documents/repository-layout-document.ts';
 import { alternateObjectDirs, type ObjectStore, type PackLocation } from './object-store.ts';
 
 const BITMAP_SIGNATURE = 0x4249544d; // "BITM"

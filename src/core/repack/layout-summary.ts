@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { TYPE_NAMES } from '../format/pack-file.ts';
 import { combineStats, packStats } from '../model/pack-stats.ts';
 import type { PackModel } from '../model/pack-model.ts';
-import type { LayoutSummary, SizeChange } from '../report/repack-preview-document.ts';
+import type { LayoutSummary, SizeChange } from '../documents/repack-preview-document.ts';
 
 export function summarizeLayout(models: PackModel[]): LayoutSummary {
   const stats = models.map((model) => packStats(model, 0));

@@ -3,7 +3,7 @@ import type { PackModel } from '../model/pack-model.ts';
 import { parsePolicy } from '../sim/policy-registry.ts';
 import { compactForReads, simObjectsFrom } from '../sim/sim-objects.ts';
 import { simulateSegments } from '../sim/simulate.ts';
-import type { LayoutReplay } from '../report/repack-preview-document.ts';
+import type { LayoutReplay } from '../documents/repack-preview-document.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
 
 export const DEFAULT_PREVIEW_LIMITS = [16 * 1024 * 1024, 96 * 1024 * 1024];

@@ -14,8 +14,8 @@ import type {
   RepackModePack,
   RepackModePreviewDocument,
   RepackModeSide,
-} from '../report/repack-mode-document.ts';
-import type { PackMarker } from '../report/repository-layout-document.ts';
+} from '../documents/repack-mode-document.ts';
+import type { PackMarker } from '../documents/repository-layout-document.ts';
 import { NO_LAZY_FETCH_ENVIRONMENT } from './repack-arguments.ts';
 import { createPreviewDirectory } from './preview-directory.ts';
 import { runPackObjects } from './run-pack-objects.ts';

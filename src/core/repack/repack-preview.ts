@@ -12,7 +12,7 @@ import type { GitProgress } from '../git/git-progress.ts';
 import { readEffectiveConfig } from '../git/effective-config.ts';
 import { gitVersionOf } from '../git/git-probe.ts';
 import { abortError } from '../git/run-git.ts';
-import type { CurrentLayout, LayoutSummary, SizeChange } from '../report/repack-preview-document.ts';
+import type { CurrentLayout, LayoutSummary, SizeChange } from '../documents/repack-preview-document.ts';
 import { countLooseObjects, joinByObjectId, summarizeLayout } from './layout-summary.ts';
 import {
   equivalentRepackCommand,

@@ -4,7 +4,7 @@ import { MergedNameIndex } from '../model/merged-names.ts';
 import { MERGED_INDEX_MIN_PACKS } from '../model/object-store.ts';
 import type { PackModel } from '../model/pack-model.ts';
 import type { Repository } from '../model/repository.ts';
-import type { EstimateAccuracy, LocalitySummary, WriteOrderEstimate } from '../report/repack-preview-document.ts';
+import type { EstimateAccuracy, LocalitySummary, WriteOrderEstimate } from '../documents/repack-preview-document.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
 import { DEFAULT_PAGE_CACHE } from './recording-layouts.ts';
 import { readEffectiveConfig } from '../git/effective-config.ts';

@@ -1,6 +1,10 @@
 import type { PackModel } from '../model/pack-model.ts';
 import { simulateIndexPack } from '../sim/index-pack-sim.ts';
-import type { IndexPackSimDocument, IndexPackVariant, IndexPackVariantResult } from './simulation-documents.ts';
+import type {
+  IndexPackSimDocument,
+  IndexPackVariant,
+  IndexPackVariantResult,
+} from '../documents/simulation-documents.ts';
 
 /** Every variant git-internals §2.5 tells apart, in the order the documents list them. */
 export const INDEX_PACK_VARIANTS: IndexPackVariant[] = ['v2.36', 'v2.55', 'release-when-done'];

@@ -1,5 +1,5 @@
 import type { LoadedRecording } from '../trace/load-recording.ts';
-import type { RecordingInfo, RecordingSummary } from './recording-document.ts';
+import type { RecordingInfo, RecordingSummary } from '../documents/recording-document.ts';
 
 /** `recording` of every CLI document that replays one (docs/json.md). */
 export function recordingSummary(loaded: LoadedRecording): RecordingSummary {

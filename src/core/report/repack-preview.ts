@@ -32,7 +32,7 @@ import {
 import { resolveRecording, segmentRepositories, type LoadedRecording } from '../trace/load-recording.ts';
 import type { TraceLog } from '../trace/trace-log.ts';
 import { recordingSummary } from './recording.ts';
-import type { ReadTimeNote, RecordingReplay, RepackPreviewDocument } from './repack-preview-document.ts';
+import type { ReadTimeNote, RecordingReplay, RepackPreviewDocument } from '../documents/repack-preview-document.ts';
 import { cachedCalibration, calibrationFile, calibrationKey, loadCalibration } from '../cost/calibrate.ts';
 import { readSeconds, type Calibration } from '../cost/cost-model.ts';
 import { readReplayFor } from '../cost/read-replay.ts';

@@ -3,7 +3,7 @@ import { simulateSegments, type RecordingBasis } from '../sim/simulate.ts';
 import { runSweep, type SweepOptions } from '../sim/sweep.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
 import { recordingSummary } from './recording.ts';
-import type { SimResult, SimulationDocument } from './simulation-documents.ts';
+import type { SimResult, SimulationDocument } from '../documents/simulation-documents.ts';
 
 /** Where each git process of the kept reads starts: each replays with its own empty cache (git-internals §1.2). */
 function segmentStarts(loaded: LoadedRecording): number[] {

@@ -4,7 +4,7 @@ import { readSubject } from '../model/commit-subject.ts';
 import type { ObjectPaths } from '../model/object-paths.ts';
 import { repositoryLayout } from '../model/repository-layout.ts';
 import { combineStats, packStats, type NameObject } from '../model/pack-stats.ts';
-import type { ObjectNames, PackOverview, PackStats, StatsDocument } from './stats-document.ts';
+import type { ObjectNames, PackOverview, PackStats, StatsDocument } from '../documents/stats-document.ts';
 
 /** The walk's names, for the packs it walked (`packs[i]` is `paths.pathOf[i]`'s). */
 export interface StatsPaths {

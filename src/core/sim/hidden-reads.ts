@@ -1,4 +1,4 @@
-import type { CountBounds } from '../report/simulation-documents.ts';
+import type { CountBounds } from '../documents/simulation-documents.ts';
 import type { DeltaBaseCache } from './cache-policy.ts';
 import {
   chainStack,

@@ -1,6 +1,6 @@
 import { isDeltaType, OBJ_REF_DELTA } from '../format/pack-file.ts';
 import type { PackModel } from '../model/pack-model.ts';
-import type { IndexPackCounts, IndexPackVariant } from '../report/simulation-documents.ts';
+import type { IndexPackCounts, IndexPackVariant } from '../documents/simulation-documents.ts';
 
 /**
  * `git index-pack --threads=1` on one pack: pass 1 plus the single-threaded second pass of

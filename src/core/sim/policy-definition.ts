@@ -1,7 +1,7 @@
 import type { DeltaBaseCache, SimCounts } from './cache-policy.ts';
 import { replayGitReads } from './git-read-path.ts';
 import type { BranchingCache } from './hidden-reads.ts';
-import type { PolicyDescription } from '../report/policy-description.ts';
+import type { PolicyDescription } from '../documents/policy-description.ts';
 import type { SimObjects } from './sim-objects.ts';
 
 /** One policy, ready to replay reads at a limit. `name` is the spec it was parsed from. */

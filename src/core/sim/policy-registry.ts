@@ -8,7 +8,7 @@ import { libgit2ObjectCachePolicy, libgit2PackWhatIfPolicy, libgit2Policy } from
 import { lruBySizePolicy } from './policies/lru-by-size.ts';
 import { separateBlobLruPolicy } from './policies/separate-blob-lru.ts';
 import type { PolicyDefinition, PolicyRunner } from './policy-definition.ts';
-import type { PolicyDescription } from '../report/policy-description.ts';
+import type { PolicyDescription } from '../documents/policy-description.ts';
 
 /**
  * Every cache policy, in the order the help lists them. A new policy is its file under policies/

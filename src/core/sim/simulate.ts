@@ -1,4 +1,4 @@
-import type { CellExactness, SimResult } from '../report/simulation-documents.ts';
+import type { CellExactness, SimResult } from '../documents/simulation-documents.ts';
 import type { SimCounts } from './cache-policy.ts';
 import { BOUNDED_COUNTS, boundProcess, boundsAreExact, countBounds, hiddenReadPlaces } from './hidden-reads.ts';
 import type { PolicyRunner } from './policy-definition.ts';

@@ -1,5 +1,5 @@
 import type { SimObjects } from './sim-objects.ts';
-import type { SimResult } from '../report/simulation-documents.ts';
+import type { SimResult } from '../documents/simulation-documents.ts';
 import type { RecordingBasis } from './simulate.ts';
 
 /** Messages between the sweep and its worker threads (one module per boundary). */

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SimObjects } from './sim-objects.ts';
 import { UNKNOWN_BASIS, type RecordingBasis } from './simulate.ts';
-import type { SimResult } from '../report/simulation-documents.ts';
+import type { SimResult } from '../documents/simulation-documents.ts';
 import type { SweepReply, SweepRequest, SweepWorkerData } from './sweep-protocol.ts';
 
 export interface SweepOptions {

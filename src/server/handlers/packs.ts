@@ -9,7 +9,7 @@ import {
   PackSummaryRequest,
   type ObjectListFilter,
 } from '../../protocol/server-protocol.ts';
-import type { ObjectNames } from '../../core/report/stats-document.ts';
+import type { ObjectNames } from '../../core/documents/stats-document.ts';
 import { listChildren } from '../object-views.ts';
 import { optionalString, paramsObject, pageCount, requireInteger, requireString } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';

@@ -21,7 +21,7 @@ import { trustedGit } from '../trusted-git.ts';
 import { formatCount } from '../../common/format.ts';
 import { previewRepackMode, repackModesSupported } from '../../core/repack/repack-mode-preview.ts';
 import { TEMP_PREFIX } from '../../core/repack/preview-directory.ts';
-import type { RepackMode } from '../../core/report/repack-mode-document.ts';
+import type { RepackMode } from '../../core/documents/repack-mode-document.ts';
 import {
   GitCapabilitiesRequest,
   RepackModePreviewRequest,

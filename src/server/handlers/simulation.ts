@@ -4,7 +4,7 @@ import { formatLimit } from '../../common/format.ts';
 import type { CellCounts } from '../../core/cost/cost-model.ts';
 import { priceSweep, timeLimits, timePlan } from '../../core/cost/time-plan.ts';
 import { sweepRecording } from '../../core/report/simulation.ts';
-import type { SimResult, PackLocalityWithQuantiles } from '../../core/report/simulation-documents.ts';
+import type { SimResult, PackLocalityWithQuantiles } from '../../core/documents/simulation-documents.ts';
 import type { LoadedRecording } from '../../core/trace/load-recording.ts';
 import { parsePolicy } from '../../core/sim/policy-registry.ts';
 import {

@@ -35,12 +35,12 @@ import type { SeekPath } from '../../core/map/seek-path.ts';
 import type { PackLocation } from '../../core/model/object-store.ts';
 import type { PackFiles } from '../../core/model/pack-model.ts';
 import type { Repository } from '../../core/model/repository.ts';
-import type { PathWalkSummary } from '../../core/report/object-paths-document.ts';
+import type { PathWalkSummary } from '../../core/documents/object-paths-document.ts';
 import type {
   IndexPackVariant,
   IndexPackVariantResult,
   PackLocalityWithQuantiles,
-} from '../../core/report/simulation-documents.ts';
+} from '../../core/documents/simulation-documents.ts';
 import type { RecordingMetadata } from '../../core/trace/recording.ts';
 import type { TransferredRecording } from '../../core/trace/recording-transfer.ts';
 import type { RepackPreviewParams, RepackPreviewResult } from '../../protocol/server-protocol.ts';
