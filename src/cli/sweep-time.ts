@@ -1,4 +1,5 @@
-import type { CellCounts, TimeView } from '../core/cost/cost-model.ts';
+import type { CellCounts } from '../core/cost/cost-model.ts';
+import type { TimeView } from '../core/documents/time-view-document.ts';
 import { REPLAY_STAGE } from '../core/cost/read-replay.ts';
 import { priceSweep, type ReplayMode, type TimePlan } from '../core/cost/time-plan.ts';
 import type { SimResult } from '../core/documents/simulation-documents.ts';

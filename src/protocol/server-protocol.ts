@@ -23,7 +23,7 @@ import type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/do
 import type { PolicyDescription } from '../core/documents/policy-description.ts';
 import type { MapAttribute } from '../common/pack-map-geometry.ts';
 import type { SeekPath } from '../core/documents/seek-path-document.ts';
-import type { TimeView } from '../core/documents/time-view.ts';
+import type { TimeView } from '../core/documents/time-view-document.ts';
 import type { ObjectTypeName } from '../common/object-types.ts';
 
 // Result shapes are declared once, in core/documents (the documents the CLI prints); the server's add fields to them.

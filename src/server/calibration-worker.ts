@@ -7,7 +7,7 @@
  */
 import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import type { CalibrationRun } from '../core/cost/calibrate.ts';
-import type { Calibration } from '../core/cost/cost-model.ts';
+import type { Calibration } from '../core/documents/calibration-document.ts';
 import type { ServerContext } from './server-context.ts';
 import { startSimulationWorker } from './workers/simulation-worker-client.ts';
 

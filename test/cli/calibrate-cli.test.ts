@@ -3,14 +3,13 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { calibratePack, calibrationPlan } from '../../src/core/cost/calibrate.ts';
+import { readSeconds, type CellCounts } from '../../src/core/cost/cost-model.ts';
+import type { TimeView } from '../../src/core/documents/time-view-document.ts';
 import {
   CALIBRATION_SCHEMA,
-  readSeconds,
   type Calibration,
-  type CellCounts,
   type ReadReplay,
-  type TimeView,
-} from '../../src/core/cost/cost-model.ts';
+} from '../../src/core/documents/calibration-document.ts';
 import { withMeasuredCommand } from '../../src/core/cost/measured-split.ts';
 import { READ_REPLAY_LIMIT, withReadReplay } from '../../src/core/cost/read-replay.ts';
 import { recordedOids } from '../../src/core/cost/time-plan.ts';

@@ -2,17 +2,19 @@ import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import {
   cacheHits,
-  CALIBRATION_SCHEMA,
   cellReadSeconds,
   knee,
   readSeconds,
   timeView,
+  type CellCounts,
+} from '../../src/core/cost/cost-model.ts';
+import {
+  CALIBRATION_SCHEMA,
   type Calibration,
   type CalibrationBatch,
-  type CellCounts,
   type CostParameters,
   type MeasuredCommand,
-} from '../../src/core/cost/cost-model.ts';
+} from '../../src/core/documents/calibration-document.ts';
 import { fitMeasuredSplit } from '../../src/common/measured-split-fit.ts';
 import { measuredCommandFor, MEASURED_KEPT, withMeasuredCommand } from '../../src/core/cost/measured-split.ts';
 import { nonNegativeLeastSquares } from '../../src/core/cost/fit.ts';

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { CALIBRATION_SCHEMA, timeView, type Calibration, type CellCounts } from '../../src/core/cost/cost-model.ts';
+import { timeView, type CellCounts } from '../../src/core/cost/cost-model.ts';
+import { CALIBRATION_SCHEMA, type Calibration } from '../../src/core/documents/calibration-document.ts';
 import { formatLimit } from '../../src/common/format.ts';
 import {
   faultSentence,

@@ -26,7 +26,12 @@ import { GitSandbox, gitEnv, packStems, runCli, tempDir } from '../support/git.t
 import { historyRepository } from '../support/git-oracle.ts';
 import { expectError, LspServer, type ProgressValue } from '../support/lsp-server.ts';
 import type { RecordingSummary } from '../../src/core/documents/recording-document.ts';
-import { CALIBRATION_SCHEMA, readSeconds, type Calibration, type ReadReplay } from '../../src/core/cost/cost-model.ts';
+import { readSeconds } from '../../src/core/cost/cost-model.ts';
+import {
+  CALIBRATION_SCHEMA,
+  type Calibration,
+  type ReadReplay,
+} from '../../src/core/documents/calibration-document.ts';
 import { CALIBRATION_TUNABLES } from '../../src/core/cost/calibrate.ts';
 import { fitMeasuredSplit } from '../../src/common/measured-split-fit.ts';
 

@@ -11,7 +11,8 @@ import { tsImport } from 'tsx/esm/api';
 import { SWEEP_LIMITS, SWEEP_POLICIES, sweepResult } from './fixtures.mjs';
 import { initMessage, measureMessage, openLab, outDir, send } from './harness.mjs';
 
-const { timeView, CALIBRATION_SCHEMA } = await tsImport('../../src/core/cost/cost-model.ts', import.meta.url);
+const { timeView } = await tsImport('../../src/core/cost/cost-model.ts', import.meta.url);
+const { CALIBRATION_SCHEMA } = await tsImport('../../src/core/documents/calibration-document.ts', import.meta.url);
 const { formatLimit } = await tsImport('../../src/common/format.ts', import.meta.url);
 const { faultSentence, heapSentence, measuredAgainstPredicted } = await tsImport(
   '../../src/presentation/time-view-text.ts',

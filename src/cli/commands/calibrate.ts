@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { cachedCalibration, DEFAULT_SEED } from '../../core/cost/calibrate.ts';
-import type { Calibration } from '../../core/cost/cost-model.ts';
+import type { Calibration } from '../../core/documents/calibration-document.ts';
 import { gitDirFor, packToCalibrate } from '../../core/cost/time-plan.ts';
 import { formatBytes, writeJson } from '../output.ts';
 import { openObjectStore } from '../open-target.ts';

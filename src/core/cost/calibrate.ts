@@ -10,13 +10,13 @@ import { compactForReads, simObjectsFrom, type SimObjects } from '../sim/sim-obj
 import { parsePolicy } from '../sim/policy-registry.ts';
 import { makeDirectories, writeFileAtomically, writeAll } from '../atomic-file.ts';
 import { median, nonNegativeLeastSquares } from './fit.ts';
+import { cacheHits } from './cost-model.ts';
 import {
-  cacheHits,
   CALIBRATION_SCHEMA,
   type Calibration,
   type CalibrationBatch,
   type CostParameters,
-} from './cost-model.ts';
+} from '../documents/calibration-document.ts';
 
 /**
  * Calibrates the cost model (cost-model.ts) on one pack by timing git itself.

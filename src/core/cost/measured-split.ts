@@ -11,7 +11,7 @@
  * (the webview shows it too).
  */
 import * as path from 'node:path';
-import type { Calibration, MeasuredCommand } from './cost-model.ts';
+import type { Calibration, MeasuredCommand } from '../documents/calibration-document.ts';
 
 /** How many measured commands a calibration keeps (the newest). */
 export const MEASURED_KEPT = 20;

@@ -23,7 +23,8 @@
  */
 import { timedRun } from './calibrate.ts';
 import { median } from './fit.ts';
-import { readSeconds, type Calibration, type CostParameters, type ReadReplay } from './cost-model.ts';
+import { readSeconds } from './cost-model.ts';
+import type { Calibration, CostParameters, ReadReplay } from '../documents/calibration-document.ts';
 import { keptNewest, sameCommand } from './measured-split.ts';
 import { parsePolicy } from '../sim/policy-registry.ts';
 import type { SimObjects } from '../sim/sim-objects.ts';

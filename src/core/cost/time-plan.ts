@@ -15,7 +15,8 @@ import type { LoadedRecording } from '../trace/load-recording.ts';
 import { cachedCalibration, saveCalibration, type CalibrateOptions, type CalibrationRun } from './calibrate.ts';
 import { readReplayFor, replayReads, withReadReplay } from './read-replay.ts';
 import { measuredCommandFor } from './measured-split.ts';
-import { timeView, type CellCounts, type TimeView } from './cost-model.ts';
+import { timeView, type CellCounts } from './cost-model.ts';
+import type { TimeView } from '../documents/time-view-document.ts';
 
 /** git's default core.deltaBaseCacheLimit (environment.c: 96 MiB). */
 export const GIT_DEFAULT_LIMIT = 96 << 20;

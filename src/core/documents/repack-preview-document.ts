@@ -3,7 +3,7 @@
  * which the server's packscope/repackPreview answers too. Shapes only, importing only other shapes
  * (see stats-document.ts).
  */
-import type { PackLocality } from '../locality/locality.ts';
+import type { PackLocality } from './simulation-documents.ts';
 import type { RecordingSummary } from './recording-document.ts';
 
 /** One side of a repack preview (docs/json.md, "packscope.repack-preview/1"). */

@@ -1,5 +1,5 @@
 /** A recording's reads of one pack as the Pack Map draws them (core/map/seek-path.ts makes it; packscope/packMapSeeks sends it). */
-import type { PackLocality } from '../locality/locality.ts';
+import type { PackLocality } from './simulation-documents.ts';
 
 export interface SeekPath {
   pack: string;

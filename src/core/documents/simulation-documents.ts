@@ -4,11 +4,46 @@
  * (packscope.index-pack-sim/1), docs/json.md. Shapes only, importing only other shapes (see
  * stats-document.ts).
  */
-import type { PackLocality, PageCacheOptions } from '../locality/locality.ts';
-import type { SimCounts } from '../sim/cache-policy.ts';
 import type { RecordingSummary } from './recording-document.ts';
 
-export type { PackLocality, PageCacheOptions } from '../locality/locality.ts';
+/** What one replay of reads through a delta base cache counts (every policy; src/core/sim/cache-policy.ts). */
+export interface SimCounts {
+  reads: number;
+  /** Predicted GIT_TRACE_PACK_ACCESS lines: one per unpack_entry call (§1.10). */
+  logged: number;
+  inflations: number;
+  deltaApplications: number;
+  /** Bytes produced by those inflations: whole objects' sizes and deltas' payload sizes. */
+  inflatedBytes: number;
+  /**
+   * Result bytes of the deltas applied (each delta's object size): what delta application costs in
+   * time (src/core/cost). Not bounded by hidden-reads.ts; optional for policies that do not count it.
+   */
+  appliedBytes?: number;
+  evictions: number;
+  peakCacheBytes: number;
+}
+
+export interface PageCacheOptions {
+  /** Page cache size (MiB); reads past it evict least recently used pages. */
+  cacheMiB: number;
+  /** On a fault, this many KiB from the faulting page on are read in (a fixed readahead window). */
+  readaheadKiB: number;
+}
+
+export interface PackLocality {
+  pack: string;
+  reads: number;
+  /** Distances between consecutive reads of this pack (reads − 1 of them). */
+  seeks: number;
+  percentiles: { p: number; bytes: number }[];
+  shortSeekShare: number;
+  backwardSeekShare: number;
+  pagesTouched: number;
+  /** From the lowest offset read to the end of the furthest entry read. */
+  byteSpan: number;
+  pageFaults: number;
+}
 
 /** [min, max] of each count a replay predicts: bounds that contain real Git's (src/core/sim/hidden-reads.ts). */
 export interface CountBounds {

@@ -6,30 +6,11 @@
  * Percentiles use the nearest-rank definition: P(p) is the smallest distance d such that at least
  * p% of the distances are <= d, i.e. sorted[ceil(p/100 · n) − 1] (P(0) is the minimum).
  */
+import type { PackLocality, PageCacheOptions } from '../documents/simulation-documents.ts';
+
 export const LOCALITY_PERCENTILES = [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9];
 export const SHORT_SEEK_BYTES = 2 * 1024 * 1024;
 export const PAGE_BYTES = 4096;
-
-export interface PageCacheOptions {
-  /** Page cache size (MiB); reads past it evict least recently used pages. */
-  cacheMiB: number;
-  /** On a fault, this many KiB from the faulting page on are read in (a fixed readahead window). */
-  readaheadKiB: number;
-}
-
-export interface PackLocality {
-  pack: string;
-  reads: number;
-  /** Distances between consecutive reads of this pack (reads − 1 of them). */
-  seeks: number;
-  percentiles: { p: number; bytes: number }[];
-  shortSeekShare: number;
-  backwardSeekShare: number;
-  pagesTouched: number;
-  /** From the lowest offset read to the end of the furthest entry read. */
-  byteSpan: number;
-  pageFaults: number;
-}
 
 export interface LocalityInput {
   pack: string;

@@ -6,7 +6,8 @@
  * the last kept, and a sampled point is marked as faulting when any read it stands for faulted. The
  * figures are always of every read.
  */
-import { packLocality, replayPageCache, type LocalityInput, type PageCacheOptions } from '../locality/locality.ts';
+import { packLocality, replayPageCache, type LocalityInput } from '../locality/locality.ts';
+import type { PageCacheOptions } from '../documents/simulation-documents.ts';
 import type { SeekPath } from '../documents/seek-path-document.ts';
 
 export type { SeekPath } from '../documents/seek-path-document.ts';

@@ -1,4 +1,5 @@
-import { packLocality, type PageCacheOptions } from '../locality/locality.ts';
+import { packLocality } from '../locality/locality.ts';
+import type { PageCacheOptions } from '../documents/simulation-documents.ts';
 import type { PackModel } from '../model/pack-model.ts';
 import { parsePolicy } from '../sim/policy-registry.ts';
 import { compactForReads, simObjectsFrom } from '../sim/sim-objects.ts';

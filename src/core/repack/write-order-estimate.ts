@@ -1,5 +1,6 @@
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../format/pack-file.ts';
-import { packLocality, type PackLocality, type PageCacheOptions } from '../locality/locality.ts';
+import { packLocality } from '../locality/locality.ts';
+import type { PackLocality, PageCacheOptions } from '../documents/simulation-documents.ts';
 import { MergedNameIndex } from '../model/merged-names.ts';
 import { MERGED_INDEX_MIN_PACKS } from '../model/object-store.ts';
 import type { PackModel } from '../model/pack-model.ts';

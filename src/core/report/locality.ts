@@ -1,7 +1,11 @@
-import { packLocality, percentile, type LocalityInput, type PageCacheOptions } from '../locality/locality.ts';
+import { packLocality, percentile, type LocalityInput } from '../locality/locality.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
 import { recordingSummary } from './recording.ts';
-import type { LocalityDocument, PackLocalityWithQuantiles } from '../documents/simulation-documents.ts';
+import type {
+  LocalityDocument,
+  PackLocalityWithQuantiles,
+  PageCacheOptions,
+} from '../documents/simulation-documents.ts';
 
 /** Per pack of the recording, the offsets and entry sizes of its kept reads, in recording order. */
 export function localityInputs(loaded: LoadedRecording): LocalityInput[] {

@@ -34,7 +34,8 @@ import type { TraceLog } from '../trace/trace-log.ts';
 import { recordingSummary } from './recording.ts';
 import type { ReadTimeNote, RecordingReplay, RepackPreviewDocument } from '../documents/repack-preview-document.ts';
 import { cachedCalibration, calibrationFile, calibrationKey, loadCalibration } from '../cost/calibrate.ts';
-import { readSeconds, type Calibration } from '../cost/cost-model.ts';
+import { readSeconds } from '../cost/cost-model.ts';
+import type { Calibration } from '../documents/calibration-document.ts';
 import { readReplayFor } from '../cost/read-replay.ts';
 
 /** What the caller does with the run's progress, log lines and warnings, and how it stops it. */

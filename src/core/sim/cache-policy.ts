@@ -47,20 +47,3 @@ export abstract class CountingCache implements DeltaBaseCache {
     if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
   }
 }
-
-export interface SimCounts {
-  reads: number;
-  /** Predicted GIT_TRACE_PACK_ACCESS lines: one per unpack_entry call (§1.10). */
-  logged: number;
-  inflations: number;
-  deltaApplications: number;
-  /** Bytes produced by those inflations: whole objects' sizes and deltas' payload sizes. */
-  inflatedBytes: number;
-  /**
-   * Result bytes of the deltas applied (each delta's object size): what delta application costs in
-   * time (src/core/cost). Not bounded by hidden-reads.ts; optional for policies that do not count it.
-   */
-  appliedBytes?: number;
-  evictions: number;
-  peakCacheBytes: number;
-}

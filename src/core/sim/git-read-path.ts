@@ -1,4 +1,5 @@
-import type { DeltaBaseCache, SimCounts } from './cache-policy.ts';
+import type { DeltaBaseCache } from './cache-policy.ts';
+import type { SimCounts } from '../documents/simulation-documents.ts';
 import type { SimObjects } from './sim-objects.ts';
 
 /**

@@ -1,4 +1,5 @@
-import type { DeltaBaseCache, SimCounts } from './cache-policy.ts';
+import type { DeltaBaseCache } from './cache-policy.ts';
+import type { SimCounts } from '../documents/simulation-documents.ts';
 import { replayGitReads } from './git-read-path.ts';
 import type { BranchingCache } from './hidden-reads.ts';
 import type { PolicyDescription } from '../documents/policy-description.ts';

@@ -1,5 +1,4 @@
-import type { CellExactness, SimResult } from '../documents/simulation-documents.ts';
-import type { SimCounts } from './cache-policy.ts';
+import type { CellExactness, SimCounts, SimResult } from '../documents/simulation-documents.ts';
 import { BOUNDED_COUNTS, boundProcess, boundsAreExact, countBounds, hiddenReadPlaces } from './hidden-reads.ts';
 import type { PolicyRunner } from './policy-definition.ts';
 import type { SimObjects } from './sim-objects.ts';

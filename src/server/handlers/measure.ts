@@ -12,7 +12,8 @@ import {
   calibrationFile,
   saveCalibration,
 } from '../../core/cost/calibrate.ts';
-import { cellReadSeconds, type CellCounts, type MeasuredCommand } from '../../core/cost/cost-model.ts';
+import { cellReadSeconds, type CellCounts } from '../../core/cost/cost-model.ts';
+import type { MeasuredCommand } from '../../core/documents/calibration-document.ts';
 import { fitMeasuredSplit } from '../../common/measured-split-fit.ts';
 import { sameCommand, withMeasuredCommand } from '../../core/cost/measured-split.ts';
 import { gitDirFor, packToCalibrate } from '../../core/cost/time-plan.ts';

@@ -28,9 +28,9 @@
  * Pack models are read from the model cache the server's loader persisted them in (a few percent of
  * a build), or built in the worker when they could not be persisted.
  */
-import type { Calibration } from '../../core/cost/cost-model.ts';
+import type { Calibration } from '../../core/documents/calibration-document.ts';
 import type { PackErrorCode } from '../../core/errors.ts';
-import type { LocalityInput, PageCacheOptions } from '../../core/locality/locality.ts';
+import type { LocalityInput } from '../../core/locality/locality.ts';
 import type { SeekPath } from '../../core/map/seek-path.ts';
 import type { PackLocation } from '../../core/model/object-store.ts';
 import type { PackFiles } from '../../core/model/pack-model.ts';
@@ -40,6 +40,7 @@ import type {
   IndexPackVariant,
   IndexPackVariantResult,
   PackLocalityWithQuantiles,
+  PageCacheOptions,
 } from '../../core/documents/simulation-documents.ts';
 import type { RecordingMetadata } from '../../core/trace/recording.ts';
 import type { TransferredRecording } from '../../core/trace/recording-transfer.ts';

@@ -1,5 +1,5 @@
 import { fail } from '../../errors.ts';
-import type { SimCounts } from '../cache-policy.ts';
+import type { SimCounts } from '../../documents/simulation-documents.ts';
 import type { PolicyDefinition } from '../policy-definition.ts';
 import type { SimObjects } from '../sim-objects.ts';
 import { Libgit2ObjectCache, type Libgit2ObjectCacheOptions, type ObjectCacheCounts } from './libgit2-object-cache.ts';
