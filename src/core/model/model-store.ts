@@ -11,7 +11,8 @@ import { buildPackModel, loadIdx, type BuildOptions } from './build-pack-model.t
 import { readCacheKey, readOrCreateCacheKey } from './model-cache-key.ts';
 import { refuseInsideRepository } from './outside-repository.ts';
 import { checkStoredColumns } from './stored-columns-check.ts';
-import { PackModel, type PackColumns, type PackFiles } from './pack-model.ts';
+import { PackModel, type PackFiles } from './pack-model.ts';
+import type { PackColumns } from './pack-columns.ts';
 import type { Repository } from './repository.ts';
 import { SizeColumn } from './size-column.ts';
 

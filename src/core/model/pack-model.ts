@@ -1,29 +1,8 @@
 import type { HashAlgorithm } from '../format/hash-algorithm.ts';
 import type { PackIndex } from '../format/idx.ts';
 import { isDeltaType, OBJ_OFS_DELTA, OBJ_REF_DELTA, TYPE_NAMES } from '../format/pack-file.ts';
-import type { SizeColumn } from './size-column.ts';
+import type { PackColumns, StoredDerivedColumns } from './pack-columns.ts';
 import { checkStoredDerived } from './stored-columns-check.ts';
-
-/** The columns of one pack, all indexed by object number (idx order) except `byOffset`. */
-export interface PackColumns {
-  offset: Float64Array;
-  /** Type as stored in the pack: 1–4, 6 (OFS_DELTA) or 7 (REF_DELTA). */
-  inPackType: Uint8Array;
-  /** Type after following the chain to its root: 1–4. */
-  type: Uint8Array;
-  /** Header size: the object's size, or for a delta the delta's size. */
-  size: SizeColumn;
-  /** Size of the object itself; for deltas read from the delta header (git-internals §1.8). */
-  resultSize: SizeColumn;
-  /** Bytes the entry occupies in the pack: next offset − offset. */
-  diskSize: SizeColumn;
-  /** Object number of the delta base, −1 for non-deltas. */
-  base: Int32Array;
-  /** Deltas above the root, as `git verify-pack -v` counts them. */
-  depth: Uint16Array | Uint32Array;
-  /** Object numbers in pack (offset) order. */
-  byOffset: Uint32Array;
-}
 
 export interface PackFiles {
   pack: string;
@@ -38,17 +17,6 @@ export interface DerivedColumns {
   roots: Uint32Array;
   familySizes: Uint32Array;
   offsetsInPackOrder: Float64Array;
-}
-
-/**
- * The derived columns a model file keeps beside the base column (format 3): the ones whose build
- * costs a scattered pass or a sort (issue 14: 1.5 s of a workbench reopen on git.git). Untrusted
- * until checkStoredDerived has compared them with the base column.
- */
-export interface StoredDerivedColumns {
-  childStart: Uint32Array;
-  childList: Uint32Array;
-  roots: Uint32Array;
 }
 
 export interface ObjectCounts {

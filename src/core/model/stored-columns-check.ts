@@ -1,6 +1,6 @@
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA, PACK_HEADER_BYTES } from '../format/pack-file.ts';
 import type { PackIndex } from '../format/idx.ts';
-import type { PackColumns, StoredDerivedColumns } from './pack-model.ts';
+import type { PackColumns, StoredDerivedColumns } from './pack-columns.ts';
 import type { SizeColumn } from './size-column.ts';
 
 /** The columns of a model file, before they are trusted (the offsets are the idx's own). */

@@ -23,6 +23,26 @@ export interface DeltaBaseCache {
 }
 
 /**
+ * A cache whose state can be copied and compared: what the bounds for reads a recording may hide
+ * need of a policy (hidden-reads.ts), so that they follow every state without knowing whose it is.
+ */
+export interface BranchingCache extends DeltaBaseCache {
+  /** An independent copy, counters included. */
+  clone(): BranchingCache;
+  /** The same entries in the same order: from here on both behave alike. */
+  sameState(other: BranchingCache): boolean;
+  /** Equal for caches in the same state (sameState). */
+  stateHash(): number;
+  /** The most recently added entry, or −1: at limit 0 the one entry Git's cache keeps (§1.5), where a hidden read can only hit. */
+  newest(): number;
+  /**
+   * Whether a read that takes `base` from the cache for its chain and adds it back (§1.4) leaves the
+   * state exactly as it was: hidden-reads.ts (d) then adds the read's cost without a fork.
+   */
+  reusesInPlace(base: number): boolean;
+}
+
+/**
  * The accounting every cache on Git's read path keeps the same way (§1.5): bytes held (the
  * inflated sizes of the cached bases), their peak, and evictions. A policy extends it and decides
  * only what to keep and what to evict.

@@ -1,5 +1,5 @@
 import type { CountBounds } from '../documents/simulation-documents.ts';
-import type { DeltaBaseCache } from './cache-policy.ts';
+import type { BranchingCache } from './cache-policy.ts';
 import {
   chainStack,
   COST_APPLIED,
@@ -11,7 +11,6 @@ import {
   readThroughCache,
   type ReadCost,
 } from './git-read-path.ts';
-import { GitLruCache } from './policies/git-lru.ts';
 import type { SimObjects } from './sim-objects.ts';
 
 /**
@@ -56,13 +55,6 @@ export type { CountBounds };
 
 export const BOUNDED_COUNTS = ['logged', 'inflations', 'deltaApplications', 'inflatedBytes'] as const;
 
-/** A cache whose state can be copied and compared: what the bounds need of a policy. */
-export interface BranchingCache extends DeltaBaseCache {
-  clone(): BranchingCache;
-  sameState(other: BranchingCache): boolean;
-  stateHash(): number;
-}
-
 /** The places where one process's limit-0 recording may hide reads (b). */
 export interface HiddenReadPlaces {
   /** Per read: c_r, the object a read hidden right after it would be; −1 when the cache is empty. */
@@ -77,9 +69,17 @@ export interface HiddenReadPlaces {
   consistent: boolean;
 }
 
-/** `inserted` (optional, per read): hidden reads a complete recording put back; they hit at limit 0. */
-export function hiddenReadPlaces(objects: SimObjects, reads: Int32Array, inserted?: Uint8Array): HiddenReadPlaces {
-  const cache = new GitLruCache(objects.count, objects.size, 0);
+/**
+ * `recordingCache`: a fresh cache of the policy the recording ran with (Git's own at limit 0).
+ * `inserted` (optional, per read): hidden reads a complete recording put back; they hit at limit 0.
+ */
+export function hiddenReadPlaces(
+  objects: SimObjects,
+  reads: Int32Array,
+  recordingCache: BranchingCache,
+  inserted?: Uint8Array,
+): HiddenReadPlaces {
+  const cache = recordingCache;
   const stack = chainStack(objects);
   const cost: ReadCost = new Float64Array(READ_COST_LENGTH);
   const candidate = new Int32Array(reads.length);
@@ -183,7 +183,7 @@ export function boundProcess(
 function leavesStateAsItWas(objects: SimObjects, c: number, cache: BranchingCache): boolean {
   const base = objects.base[c]!;
   if (base < 0) return true;
-  return cache instanceof GitLruCache && cache.newest() === base;
+  return cache.reusesInPlace(base);
 }
 
 /** The cost of the reads leavesStateAsItWas accepts. */

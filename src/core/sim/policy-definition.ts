@@ -1,7 +1,6 @@
-import type { DeltaBaseCache } from './cache-policy.ts';
+import type { BranchingCache, DeltaBaseCache } from './cache-policy.ts';
 import type { SimCounts } from '../documents/simulation-documents.ts';
 import { replayGitReads } from './git-read-path.ts';
-import type { BranchingCache } from './hidden-reads.ts';
 import type { PolicyDescription } from '../documents/policy-description.ts';
 import type { SimObjects } from './sim-objects.ts';
 

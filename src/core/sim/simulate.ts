@@ -1,5 +1,6 @@
 import type { CellExactness, SimCounts, SimResult } from '../documents/simulation-documents.ts';
 import { BOUNDED_COUNTS, boundProcess, boundsAreExact, countBounds, hiddenReadPlaces } from './hidden-reads.ts';
+import { GitLruCache } from './policies/git-lru.ts';
 import type { PolicyRunner } from './policy-definition.ts';
 import type { SimObjects } from './sim-objects.ts';
 
@@ -126,9 +127,11 @@ function cellExactness(
   let coarse = false;
   for (let s = 0; s < segments.length; s++) {
     const segment = segments[s]!;
+    // The recording ran with Git's own cache at limit 0: its places are that cache's (hidden-reads.ts (b)).
     const found = hiddenReadPlaces(
       objects,
       segment,
+      new GitLruCache(objects.count, objects.size, 0),
       basis.inserted?.subarray(segmentFirst[s]!, segmentFirst[s]! + segment.length),
     );
     if (!found.consistent)

@@ -29,7 +29,7 @@ export function recoverHiddenReads(
   hidden: HiddenReadCounts,
   where: string,
 ): void {
-  const { candidate } = hiddenReadPlaces(objects, recorded);
+  const { candidate } = hiddenReadPlaces(objects, recorded, new GitLruCache(objects.count, objects.size, 0));
   const cache = new GitLruCache(objects.count, objects.size, limit);
   const stack = chainStack(objects);
   const cost = new Float64Array(4);
@@ -87,7 +87,7 @@ export function withHiddenReads(
   hidden: HiddenReadCounts,
   limits: readonly number[],
 ): { reads: Int32Array; known: Uint8Array; inserted: Uint8Array } {
-  const { candidate } = hiddenReadPlaces(objects, recorded);
+  const { candidate } = hiddenReadPlaces(objects, recorded, new GitLruCache(objects.count, objects.size, 0));
   let extra = 0;
   for (const count of hidden.values()) extra += count;
   const reads = new Int32Array(recorded.length + extra);

@@ -1,7 +1,6 @@
 import { fail } from '../../errors.ts';
 import { parseGitSize } from '../../../common/git-size.ts';
-import { CountingCache } from '../cache-policy.ts';
-import type { BranchingCache } from '../hidden-reads.ts';
+import { CountingCache, type BranchingCache } from '../cache-policy.ts';
 import { LruList } from '../lru-list.ts';
 import { onGitReadPathBranching, type PolicyDefinition } from '../policy-definition.ts';
 
@@ -61,6 +60,11 @@ export class GitLruCache extends CountingCache implements BranchingCache {
   /** The most recently added entry, or −1: the one entry a limit-0 cache keeps (§1.5). */
   newest(): number {
     return this.list.newest();
+  }
+
+  /** A chain hit detaches the base and re-adds it at the most recent end: in place when it is the newest (§1.4, §1.5). */
+  reusesInPlace(base: number): boolean {
+    return this.list.newest() === base;
   }
 
   takeBase(id: number): boolean {
