@@ -9,7 +9,7 @@ import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languag
 import type { CalibrationRun } from '../core/cost/calibrate.ts';
 import type { Calibration } from '../core/documents/calibration-document.ts';
 import type { ServerContext } from './server-context.ts';
-import { startSimulationWorker } from './workers/simulation-worker-client.ts';
+import { startSimulationWorker } from './workers/task-worker-client.ts';
 
 export function calibrationInWorker(
   context: ServerContext,
@@ -20,7 +20,7 @@ export function calibrationInWorker(
     context.work.run('calibrate', token, async () => {
       let calibration: Calibration | undefined;
       const run = startSimulationWorker(
-        context.bundledScript('simulation-worker.js'),
+        context.bundledScript('task-worker.js'),
         {
           kind: 'calibrate',
           files: model.files,

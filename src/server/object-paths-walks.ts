@@ -6,8 +6,8 @@ import type { ObjectNames } from '../core/documents/stats-document.ts';
 import { objectNames } from '../core/report/stats.ts';
 import type { PackModel } from '../core/model/pack-model.ts';
 import type { ThreadBudget } from './thread-budget.ts';
-import { startSimulationWorker, workerStoreOf } from './workers/simulation-worker-client.ts';
-import type { TransferredPaths } from './workers/simulation-worker-protocol.ts';
+import { startSimulationWorker, workerStoreOf } from './workers/task-worker-client.ts';
+import type { TransferredPaths } from './workers/task-worker-protocol.ts';
 
 /** A repository's object paths as the server keeps them: per pack (by .pack path), with the walk's summary. */
 export interface StorePaths {

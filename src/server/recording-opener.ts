@@ -18,8 +18,8 @@ import { invalid, optionalInteger, optionalString, paramsObject, requireString }
 import { nested, percent } from './request-progress.ts';
 import type { ServerContext } from './server-context.ts';
 import type { OpenedRecording } from './recording-cache.ts';
-import { startSimulationWorker, workerStoreOf } from './workers/simulation-worker-client.ts';
-import type { ParsedRecordingHead } from './workers/simulation-worker-protocol.ts';
+import { startSimulationWorker, workerStoreOf } from './workers/task-worker-client.ts';
+import type { ParsedRecordingHead } from './workers/task-worker-protocol.ts';
 
 /** The repository a recording's reads belong to (see RecordingParams.repository). */
 function repositoryFor(context: ServerContext, log: ParsedRecordingHead, explicit: string | undefined): Repository {
@@ -122,7 +122,7 @@ async function openUncached(
   let transferred: TransferredRecording | undefined;
   let locality: LocalityInput[] = [];
   const worker = startSimulationWorker(
-    context.bundledScript('simulation-worker.js'),
+    context.bundledScript('task-worker.js'),
     { kind: 'open-recording', file },
     token,
     (message) => {

@@ -90,7 +90,7 @@ export class ServerState implements ServerContext {
   ]);
   /** Each repository's object paths, walked in a worker on first use (object-paths-walks.ts). */
   readonly objectPaths = new ObjectPathsWalks(
-    () => this.bundledScript('simulation-worker.js'),
+    () => this.bundledScript('task-worker.js'),
     () => this.loader.directory,
     (message) => this.log(message),
     (repository) => void this.connection.sendNotification(PacksChangedNotification, { repository }),

@@ -31,7 +31,7 @@ declare const PACKSCOPE_VERSION: string | undefined;
 function startServer(): void {
   const connection = createConnection(ProposedFeatures.all);
   const documents = new TextDocuments(TextDocument);
-  // The worker bundles (model-worker.js, simulation-worker.js, sim-worker.js) sit next to server.js.
+  // The worker bundles (model-worker.js, task-worker.js, sim-worker.js) sit next to server.js.
   const context = new ServerState(connection, __dirname);
 
   // The server must survive anything a pack or a request throws at it: report, keep serving.

@@ -14,7 +14,7 @@ import { cancelledPromise, throwIfCancelled } from '../cancellation.ts';
 import { checkLimits, invalid, paramsObject, requireString } from '../request-params.ts';
 import { nested, percent, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
-import { runSimulationWorker } from '../workers/simulation-worker-client.ts';
+import { runSimulationWorker } from '../workers/task-worker-client.ts';
 
 /** core.deltaBaseCacheLimit's default (96m), the simulated index-pack's when the request names none. */
 const DEFAULT_LIMIT = 96 * 1024 * 1024;
@@ -111,7 +111,7 @@ export function registerIndexPackHandlers(context: ServerContext): void {
           let objects = 0;
           await context.work.run('index-pack', token, () =>
             runSimulationWorker(
-              context.bundledScript('simulation-worker.js'),
+              context.bundledScript('task-worker.js'),
               {
                 kind: 'index-pack',
                 files,

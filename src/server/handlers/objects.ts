@@ -12,7 +12,7 @@ import { hexWordAt, hoverMarkdown, lookupObject, type Found } from '../object-lo
 import { objectDetails } from '../object-views.ts';
 import { optionalString, paramsObject, requireInteger, requireString, stringList } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
-import { startSimulationWorker } from '../workers/simulation-worker-client.ts';
+import { startSimulationWorker } from '../workers/task-worker-client.ts';
 import { errorMessage } from '../workspace-registry.ts';
 import { whereabouts } from '../../core/model/repository-layout.ts';
 
@@ -36,7 +36,7 @@ async function readObjectContentInWorker(
   return context.work.run('object-content', token, async () => {
     let body: ObjectContentBody | undefined;
     const worker = startSimulationWorker(
-      context.bundledScript('simulation-worker.js'),
+      context.bundledScript('task-worker.js'),
       {
         kind: 'object-content',
         files: model.files,

@@ -39,7 +39,7 @@ import {
   requireString,
 } from '../request-params.ts';
 import { throwIfCancelled } from '../cancellation.ts';
-import { runSimulationWorker } from '../workers/simulation-worker-client.ts';
+import { runSimulationWorker } from '../workers/task-worker-client.ts';
 import { nested, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
 import type { MapPackRef, MapWorkerReply } from '../workers/map-worker-protocol.ts';
@@ -245,7 +245,7 @@ function registerPackMapOverlayHandlers(context: ServerContext): void {
           progress.report(100, 'seek distances and page cache');
           await context.work.run('locality', token, () =>
             runSimulationWorker(
-              context.bundledScript('simulation-worker.js'),
+              context.bundledScript('task-worker.js'),
               { kind: 'seek-path', input, cache },
               token,
               (message) => {

@@ -36,7 +36,7 @@ import { cancelledError, cancelledPromise } from '../cancellation.ts';
 import { checkLimits, invalid, paramsObject, requireString, stringList } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
 import { LoadCancelled } from '../workers/model-loader.ts';
-import { startSimulationWorker, workerStoreOf } from '../workers/simulation-worker-client.ts';
+import { startSimulationWorker, workerStoreOf } from '../workers/task-worker-client.ts';
 
 /** pack-objects takes --depth up to 4095 (pack.depth's maximum); --window and --threads are counts. */
 const MAX_DEPTH = 4095;
@@ -153,7 +153,7 @@ async function runRepackPreview(
   let result: RepackPreviewResult | undefined;
   await context.work.run('repack-preview', token, async () => {
     const worker = startSimulationWorker(
-      context.bundledScript('simulation-worker.js'),
+      context.bundledScript('task-worker.js'),
       {
         kind: 'repack-preview',
         store: workerStoreOf(store, context.loader.directory),

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { CancellationToken } from 'vscode-languageserver/node';
 import { cancelledError } from '../cancellation.ts';
 import type { MapPackRef, MapWorkerReply, MapWorkerRequest } from './map-worker-protocol.ts';
-import { errorFromWorker } from './simulation-worker-client.ts';
+import { errorFromWorker } from './task-worker-client.ts';
 
 type Question = Exclude<MapWorkerRequest, { kind: 'reads' } | { kind: 'cancel' }>;
 type Unsent<T> = T extends unknown ? Omit<T, 'id'> : never;

@@ -12,7 +12,7 @@
 import type { MapAttribute } from '../../common/pack-map-geometry.ts';
 import type { LegendEntry } from '../../core/map/pack-map.ts';
 import type { PackFiles } from '../../core/model/pack-model.ts';
-import type { WorkerError } from './simulation-worker-protocol.ts';
+import type { WorkerError } from './task-worker-protocol.ts';
 
 /** A pack as the worker opens it: its model read from the model cache the server's loader persisted it in. */
 export interface MapPackRef {

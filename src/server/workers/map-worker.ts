@@ -14,7 +14,7 @@ import { PackMap, type LegendEntry } from '../../core/map/pack-map.ts';
 import { ModelStore } from '../../core/model/model-store.ts';
 import type { PackModel } from '../../core/model/pack-model.ts';
 import type { MapInfoBody, MapPackRef, MapWorkerReply, MapWorkerRequest } from './map-worker-protocol.ts';
-import type { WorkerError } from './simulation-worker-protocol.ts';
+import type { WorkerError } from './task-worker-protocol.ts';
 
 /** Packs kept (model and map): a view shows one, a before/after two. */
 const MAX_PACKS = 3;

@@ -1,5 +1,5 @@
 /**
- * The boundary between the server and its simulation workers (dist/simulation-worker.js, one task
+ * The boundary between the server and its simulation workers (dist/task-worker.js, one task
  * per worker): everything CPU-heavy about recordings and repack previews runs there, so that the
  * server's thread only orchestrates and answers hovers.
  *

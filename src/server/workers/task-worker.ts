@@ -1,5 +1,5 @@
 /**
- * Worker thread entry (dist/simulation-worker.js) for the server's CPU-heavy work other than sweeps
+ * Worker thread entry (dist/task-worker.js) for the server's CPU-heavy work other than sweeps
  * and model builds; the tasks and messages are those of simulation-worker-protocol.ts, one task per
  * worker. packscope/indexPackSim walks every object of the pack for each variant (about a second on a
  * 300k-object pack), packscope/locality replays a page cache over every read (a few hundred ms on
@@ -42,7 +42,7 @@ import type {
   WorkerStore,
   ObjectPathsTask,
   TransferredPaths,
-} from './simulation-worker-protocol.ts';
+} from './task-worker-protocol.ts';
 
 /** Progress messages at most this often (the server forwards them as $/progress). */
 const PROGRESS_INTERVAL_MS = 100;

@@ -10,7 +10,7 @@ import type {
   SimulationWorkerRequest,
   WorkerError,
   WorkerStore,
-} from './simulation-worker-protocol.ts';
+} from './task-worker-protocol.ts';
 
 /** After a `cancel` message, how long the request waits for the worker to clean up before it answers anyway. */
 const CANCEL_REPLY_MS = 2_000;
