@@ -1,5 +1,5 @@
 /**
- * The server's calibrations run in a simulation worker (task `calibrate`): the plan and the lists'
+ * The server's calibrations run in a task worker (task `calibrate`): the plan and the lists'
  * counts walk every object of the pack, 1.3 s of the server's thread on git.git's 849k objects
  * (measured: simObjectsFrom 0.23 s, the plan 0.53 s, the lists' replays and inputs 0.5 s), and
  * hovers must not wait that long. One at a time (work-queue.ts): two calibrations timing git side by
@@ -9,7 +9,7 @@ import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languag
 import type { CalibrationRun } from '../core/cost/calibrate.ts';
 import type { Calibration } from '../core/documents/calibration-document.ts';
 import type { ServerContext } from './server-context.ts';
-import { startSimulationWorker } from './workers/task-worker-client.ts';
+import { startTaskWorker } from './workers/task-worker-client.ts';
 
 export function calibrationInWorker(
   context: ServerContext,
@@ -19,7 +19,7 @@ export function calibrationInWorker(
   return (model, options) =>
     context.work.run('calibrate', token, async () => {
       let calibration: Calibration | undefined;
-      const run = startSimulationWorker(
+      const run = startTaskWorker(
         context.bundledScript('task-worker.js'),
         {
           kind: 'calibrate',

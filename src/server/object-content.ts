@@ -25,7 +25,7 @@ export type ObjectContentBody = Omit<ObjectContent, 'details'>;
 
 /**
  * The delta instructions and (a prefix of) the content of object `object`, rebuilt from the pack:
- * CPU and memory up to the limits above, so it runs in a simulation worker, never on the server's thread.
+ * CPU and memory up to the limits above, so it runs in a task worker, never on the server's thread.
  */
 export function readObjectContentBody(
   model: PackModel,

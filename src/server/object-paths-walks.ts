@@ -6,7 +6,7 @@ import type { ObjectNames } from '../core/documents/stats-document.ts';
 import { objectNames } from '../core/report/stats.ts';
 import type { PackModel } from '../core/model/pack-model.ts';
 import type { ThreadBudget } from './thread-budget.ts';
-import { startSimulationWorker, workerStoreOf } from './workers/task-worker-client.ts';
+import { startTaskWorker, workerStoreOf } from './workers/task-worker-client.ts';
 import type { TransferredPaths } from './workers/task-worker-protocol.ts';
 
 /** A repository's object paths as the server keeps them: per pack (by .pack path), with the walk's summary. */
@@ -23,7 +23,7 @@ interface Walk {
 }
 
 /**
- * The object paths of each repository (core/model/object-paths.ts), walked in a simulation worker
+ * The object paths of each repository (core/model/object-paths.ts), walked in a task worker
  * the first time a hover, an object or a list asks, and again when the repository's store is
  * reopened (its packs changed). Until a walk ends the previous one answers for the packs it
  * covered; nothing waits for a walk. Owned by ServerState (one per server).
@@ -87,7 +87,7 @@ export class ObjectPathsWalks {
         ? Promise.resolve({ release: () => undefined })
         : this.threads.acquire(1, source.token);
     const finished = place.then(async ({ release }) => {
-      const worker = startSimulationWorker(
+      const worker = startTaskWorker(
         this.workerScript(),
         { kind: 'object-paths', store: workerStoreOf(store, this.cacheDir()) },
         source.token,

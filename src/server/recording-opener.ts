@@ -1,6 +1,6 @@
 /**
  * Opening a recording for the recording requests (recordings, sweeps, locality, record): parsed and
- * mapped to objects in a simulation worker, over pack models the loader built, and kept while its
+ * mapped to objects in a task worker, over pack models the loader built, and kept while its
  * file and packs are unchanged.
  */
 import * as fs from 'node:fs';
@@ -18,7 +18,7 @@ import { invalid, optionalInteger, optionalString, paramsObject, requireString }
 import { nested, percent } from './request-progress.ts';
 import type { ServerContext } from './server-context.ts';
 import type { OpenedRecording } from './recording-cache.ts';
-import { startSimulationWorker, workerStoreOf } from './workers/task-worker-client.ts';
+import { startTaskWorker, workerStoreOf } from './workers/task-worker-client.ts';
 import type { ParsedRecordingHead } from './workers/task-worker-protocol.ts';
 
 /** The repository a recording's reads belong to (see RecordingParams.repository). */
@@ -77,7 +77,7 @@ function fileKey(file: string): string | undefined {
 }
 
 /**
- * Opens a recording without building anything on this thread: a simulation worker parses it; this
+ * Opens a recording without building anything on this thread: a task worker parses it; this
  * thread picks its repository and loads every pack the trace names through the loader (model
  * workers); the worker then maps the reads to objects over the same packs (their persisted models)
  * and moves the result here.
@@ -121,7 +121,7 @@ async function openUncached(
   const headParsed = new Promise<ParsedRecordingHead>((resolve) => (parsed = resolve));
   let transferred: TransferredRecording | undefined;
   let locality: LocalityInput[] = [];
-  const worker = startSimulationWorker(
+  const worker = startTaskWorker(
     context.bundledScript('task-worker.js'),
     { kind: 'open-recording', file },
     token,

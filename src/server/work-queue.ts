@@ -27,7 +27,7 @@ const PACK_MAP_IN_FLIGHT = 4;
 
 /**
  * How many jobs of each kind run at once. A sweep runs its cells on availableParallelism() threads
- * itself, so one sweep at a time keeps the simulation workers at that; an object document is one
+ * itself, so one sweep at a time keeps the task workers at that; an object document is one
  * worker, and a few may rebuild side by side. One calibration at a time: two timing git at once
  * would each time the other's load.
  */

@@ -2,7 +2,7 @@
  * The server shows what a Git developer knows an object by: a hover on a blob's id names its path
  * (the name `git rev-list --objects --all` prints), a hover on a commit its subject (`git log -1
  * --format=%s`); packscope/object and the Packs view's lists carry the same, once the repository's
- * walk (a simulation worker) has finished. Real server over stdio, real repository.
+ * walk (a task worker) has finished. Real server over stdio, real repository.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * A repack preview from start to end, as `packscope repack-preview` and the server's
- * packscope/repackPreview (in a simulation worker) run it: recordings read and mapped, pack-objects
+ * packscope/repackPreview (in a task worker) run it: recordings read and mapped, pack-objects
  * into a temporary directory outside the repository (core/repack/repack-preview.ts), the write-order
  * estimate (git-internals §5), the recordings replayed on every layout, and the
  * "packscope.repack-preview/1" document. What the two callers do differently is said by the

@@ -1,4 +1,4 @@
-/** `packscope/indexPackSim`: git index-pack's second pass simulated on a pack, every variant, in a simulation worker. */
+/** `packscope/indexPackSim`: git index-pack's second pass simulated on a pack, every variant, in a task worker. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
@@ -14,7 +14,7 @@ import { cancelledPromise, throwIfCancelled } from '../cancellation.ts';
 import { checkLimits, invalid, paramsObject, requireString } from '../request-params.ts';
 import { nested, percent, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
-import { runSimulationWorker } from '../workers/task-worker-client.ts';
+import { runTaskWorker } from '../workers/task-worker-client.ts';
 
 /** core.deltaBaseCacheLimit's default (96m), the simulated index-pack's when the request names none. */
 const DEFAULT_LIMIT = 96 * 1024 * 1024;
@@ -23,7 +23,7 @@ const DEFAULT_LIMIT = 96 * 1024 * 1024;
  * The model of the pack index-pack is simulated on, loaded through the loader (a model worker): a
  * workspace pack as every view loads it; else any real pack file (a recording's pack in a repository
  * outside the workspace) whose .idx lies next to it, read with the hash algorithm of the repository
- * around it (SHA-1 when it is in none); else a bare pack, which the simulation worker indexes. Nothing is written inside that repository: the model goes to
+ * around it (SHA-1 when it is in none); else a bare pack, which the task worker indexes. Nothing is written inside that repository: the model goes to
  * the model cache, which must be outside it.
  */
 async function indexPackModel(
@@ -72,7 +72,7 @@ async function indexPackModel(
     }
   }
   const hash = repository?.hash ?? hashAlgorithmByName('sha1')!;
-  // A bare pack (a fetch's, pack-objects --stdout's): the simulation worker indexes it from its
+  // A bare pack (a fetch's, pack-objects --stdout's): the task worker indexes it from its
   // bytes, as index-pack does; nothing is cached for it, as nothing names it again.
   if (!isFile(files.idx)) return { files, hashName: hash.name, withoutIdx: true };
   if (!context.loader.peek(files)) {
@@ -110,7 +110,7 @@ export function registerIndexPackHandlers(context: ServerContext): void {
           const variants: IndexPackSimResult['variants'] = [];
           let objects = 0;
           await context.work.run('index-pack', token, () =>
-            runSimulationWorker(
+            runTaskWorker(
               context.bundledScript('task-worker.js'),
               {
                 kind: 'index-pack',

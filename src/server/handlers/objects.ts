@@ -12,7 +12,7 @@ import { hexWordAt, hoverMarkdown, lookupObject, type Found } from '../object-lo
 import { objectDetails } from '../object-views.ts';
 import { optionalString, paramsObject, requireInteger, requireString, stringList } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
-import { startSimulationWorker } from '../workers/task-worker-client.ts';
+import { startTaskWorker } from '../workers/task-worker-client.ts';
 import { errorMessage } from '../workspace-registry.ts';
 import { whereabouts } from '../../core/model/repository-layout.ts';
 
@@ -22,7 +22,7 @@ const MAX_OID_LENGTH = 256;
 const MAX_WORDS = 1000;
 
 /**
- * The object's content and delta listing, rebuilt in a simulation worker (queued per kind,
+ * The object's content and delta listing, rebuilt in a task worker (queued per kind,
  * cancelled with the request) from the model the server's loader persisted: the server's thread
  * keeps answering hovers meanwhile.
  */
@@ -35,7 +35,7 @@ async function readObjectContentInWorker(
   const { model, object } = found.location;
   return context.work.run('object-content', token, async () => {
     let body: ObjectContentBody | undefined;
-    const worker = startSimulationWorker(
+    const worker = startTaskWorker(
       context.bundledScript('task-worker.js'),
       {
         kind: 'object-content',

@@ -1,7 +1,7 @@
 /**
  * The Pack Map's requests (issue 15): `packscope/packMapInfo`, `packscope/packMapTile`,
  * `packscope/packMapObjectAt`, and the overlays `packscope/packMapFamily` and `packscope/packMapSeeks`. This thread checks the parameters, loads the model (model workers),
- * opens a recording (simulation worker) and hands the rest to the map worker (workers/map-worker.ts),
+ * opens a recording (task worker) and hands the rest to the map worker (workers/map-worker.ts),
  * which draws tiles with the very PackMap `packscope map` draws its PNG with: a tile at order o is
  * the region of the CLI's 2^o picture at (256·tileX, 256·tileY).
  */
@@ -39,7 +39,7 @@ import {
   requireString,
 } from '../request-params.ts';
 import { throwIfCancelled } from '../cancellation.ts';
-import { runSimulationWorker } from '../workers/task-worker-client.ts';
+import { runTaskWorker } from '../workers/task-worker-client.ts';
 import { nested, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
 import type { MapPackRef, MapWorkerReply } from '../workers/map-worker-protocol.ts';
@@ -217,7 +217,7 @@ function registerPackMapOverlayHandlers(context: ServerContext): void {
     }),
   );
 
-  // Percentiles and the page-cache replay walk every read: in a simulation worker, as packscope/locality.
+  // Percentiles and the page-cache replay walk every read: in a task worker, as packscope/locality.
   connection.onRequest(PackMapSeeksRequest, (params, token) =>
     context.guarded(() =>
       withProgress(
@@ -244,7 +244,7 @@ function registerPackMapOverlayHandlers(context: ServerContext): void {
           let found: SeekPath | undefined;
           progress.report(100, 'seek distances and page cache');
           await context.work.run('locality', token, () =>
-            runSimulationWorker(
+            runTaskWorker(
               context.bundledScript('task-worker.js'),
               { kind: 'seek-path', input, cache },
               token,
@@ -253,7 +253,7 @@ function registerPackMapOverlayHandlers(context: ServerContext): void {
               },
             ),
           );
-          if (!found) throw new Error('the simulation worker sent no seek path');
+          if (!found) throw new Error('the task worker sent no seek path');
           const { reads, stride, offsets, faults, seeks, backwardSeeks, locality } = found;
           return { reads, stride, offsets, faults, seeks, backwardSeeks, locality, pageCache: cache };
         },
@@ -263,7 +263,7 @@ function registerPackMapOverlayHandlers(context: ServerContext): void {
 }
 
 /**
- * The recording's reads of the pack in the map worker: opened (simulation worker, kept by the
+ * The recording's reads of the pack in the map worker: opened (task worker, kept by the
  * recording cache) and counted per object here only when the worker does not have them yet.
  */
 async function ensureOverlay(

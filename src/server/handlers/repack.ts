@@ -36,7 +36,7 @@ import { cancelledError, cancelledPromise } from '../cancellation.ts';
 import { checkLimits, invalid, paramsObject, requireString, stringList } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
 import { LoadCancelled } from '../workers/model-loader.ts';
-import { startSimulationWorker, workerStoreOf } from '../workers/task-worker-client.ts';
+import { startTaskWorker, workerStoreOf } from '../workers/task-worker-client.ts';
 
 /** pack-objects takes --depth up to 4095 (pack.depth's maximum); --window and --threads are counts. */
 const MAX_DEPTH = 4095;
@@ -152,7 +152,7 @@ async function runRepackPreview(
   // replayed) runs in the worker; a cancel there stops git and removes the temporary directory.
   let result: RepackPreviewResult | undefined;
   await context.work.run('repack-preview', token, async () => {
-    const worker = startSimulationWorker(
+    const worker = startTaskWorker(
       context.bundledScript('task-worker.js'),
       {
         kind: 'repack-preview',

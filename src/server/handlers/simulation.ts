@@ -21,7 +21,7 @@ import { checkLimits, invalid, pageCacheParams, paramsObject, stringList } from 
 import { percent, withProgress } from '../request-progress.ts';
 import { trustedGit } from '../trusted-git.ts';
 import type { ServerContext } from '../server-context.ts';
-import { runSimulationWorker } from '../workers/task-worker-client.ts';
+import { runTaskWorker } from '../workers/task-worker-client.ts';
 
 /** Policies of one sweep: the registry has a handful; a list this long is no sweep a view asks for. */
 const MAX_POLICIES = 100;
@@ -81,7 +81,7 @@ export function registerSimulationHandlers(context: ServerContext): void {
           const packs: PackLocalityWithQuantiles[] = [];
           progress.report(0, 'seek distances and page cache');
           await context.work.run('locality', token, () =>
-            runSimulationWorker(
+            runTaskWorker(
               context.bundledScript('task-worker.js'),
               { kind: 'locality', packs: inputs, cache: { cacheMiB, readaheadKiB } },
               token,

@@ -1,5 +1,5 @@
 /**
- * The repack preview as a simulation worker runs it (simulation-worker-protocol.ts,
+ * The repack preview as a task worker runs it (task-worker-protocol.ts,
  * `repack-preview`): core/report/repack-preview.ts with the server's options, its progress as
  * $/progress messages (git's meters at most every PROGRESS_INTERVAL_MS), its log lines for the
  * server's log, and the warnings in the document. The server checked the parameters and loaded the

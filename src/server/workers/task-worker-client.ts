@@ -5,9 +5,9 @@ import type { ObjectStore } from '../../core/model/object-store.ts';
 import { GitCommandError } from '../../core/git/run-git.ts';
 import { cancelledError } from '../cancellation.ts';
 import type {
-  SimulationTask,
-  SimulationWorkerMessage,
-  SimulationWorkerRequest,
+  WorkerTask,
+  TaskWorkerMessage,
+  TaskWorkerRequest,
   WorkerError,
   WorkerStore,
 } from './task-worker-protocol.ts';
@@ -17,7 +17,7 @@ const CANCEL_REPLY_MS = 2_000;
 /** After a `cancel` message, how long the worker may take to end before it is terminated. */
 const CANCEL_TERMINATE_MS = 15_000;
 
-export interface SimulationWorkerOptions {
+export interface TaskWorkerOptions {
   /**
    * How a cancellation stops the worker: `terminate` (default) ends it at once; `message` sends
    * `cancel` and lets it stop its children and remove its files first (terminated if it takes
@@ -27,13 +27,13 @@ export interface SimulationWorkerOptions {
   log?: (message: string) => void;
 }
 
-/** One running simulation worker (one task), as the server's handlers drive it. */
-export interface SimulationWorkerRun {
+/** One running task worker (one task), as the server's handlers drive it. */
+export interface TaskWorkerRun {
   /** Resolves on the worker's `done`; rejects with its error, or RequestCancelled when the request is cancelled. */
   readonly finished: Promise<void>;
   /** Resolves once the worker's thread has ended (a terminated worker ends shortly after `finished` settles). */
   readonly exited: Promise<void>;
-  post(request: SimulationWorkerRequest): void;
+  post(request: TaskWorkerRequest): void;
   /** Ends the worker if it still runs (after an early failure on the server's side). */
   stop(): void;
 }
@@ -58,15 +58,15 @@ export function workerStoreOf(store: ObjectStore, cacheDir: string): WorkerStore
 
 /**
  * Starts `task` in a worker of `script`; its messages other than done and error go to `onMessage`.
- * A cancelled token stops the worker (see SimulationWorkerOptions.cancel).
+ * A cancelled token stops the worker (see TaskWorkerOptions.cancel).
  */
-export function startSimulationWorker(
+export function startTaskWorker(
   script: string,
-  task: SimulationTask,
+  task: WorkerTask,
   token: CancellationToken,
-  onMessage: (message: SimulationWorkerMessage) => void,
-  options: SimulationWorkerOptions = {},
-): SimulationWorkerRun {
+  onMessage: (message: TaskWorkerMessage) => void,
+  options: TaskWorkerOptions = {},
+): TaskWorkerRun {
   const worker = new Worker(script, { workerData: task });
   const threadEnded = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   let exited = false;
@@ -92,7 +92,7 @@ export function startSimulationWorker(
       settle(() => rejectFinished(cancelledError()));
       return;
     }
-    worker.postMessage({ kind: 'cancel' } satisfies SimulationWorkerRequest);
+    worker.postMessage({ kind: 'cancel' } satisfies TaskWorkerRequest);
     const reply = setTimeout(() => settle(() => rejectFinished(cancelledError()), false), CANCEL_REPLY_MS);
     const terminate = setTimeout(() => {
       if (exited) return;
@@ -108,7 +108,7 @@ export function startSimulationWorker(
   };
   const subscription = token.onCancellationRequested(cancel);
   if (token.isCancellationRequested) cancel();
-  worker.on('message', (message: SimulationWorkerMessage) => {
+  worker.on('message', (message: TaskWorkerMessage) => {
     if (settled || token.isCancellationRequested) return;
     if (message.kind === 'done') settle(resolveFinished);
     else if (message.kind === 'error') settle(() => rejectFinished(errorFromWorker(message)));
@@ -118,7 +118,7 @@ export function startSimulationWorker(
   worker.on('exit', (code) => {
     exited = true;
     if (!token.isCancellationRequested)
-      settle(() => rejectFinished(new Error(`the simulation worker stopped unexpectedly (exit code ${code})`)), false);
+      settle(() => rejectFinished(new Error(`the task worker stopped unexpectedly (exit code ${code})`)), false);
   });
   return {
     finished,
@@ -129,7 +129,7 @@ export function startSimulationWorker(
     stop: () => {
       if (options.cancel === 'message' && !exited && !settled) {
         // Never pull the rug from under a child process or a temporary directory.
-        worker.postMessage({ kind: 'cancel' } satisfies SimulationWorkerRequest);
+        worker.postMessage({ kind: 'cancel' } satisfies TaskWorkerRequest);
         settle(() => rejectFinished(cancelledError()), false);
         return;
       }
@@ -138,12 +138,12 @@ export function startSimulationWorker(
   };
 }
 
-/** Runs one task in a simulation worker; its messages go to `onMessage` until it is done. */
-export function runSimulationWorker(
+/** Runs one task in a task worker; its messages go to `onMessage` until it is done. */
+export function runTaskWorker(
   script: string,
-  task: SimulationTask,
+  task: WorkerTask,
   token: CancellationToken,
-  onMessage: (message: SimulationWorkerMessage) => void,
+  onMessage: (message: TaskWorkerMessage) => void,
 ): Promise<void> {
-  return startSimulationWorker(script, task, token, onMessage).finished;
+  return startTaskWorker(script, task, token, onMessage).finished;
 }

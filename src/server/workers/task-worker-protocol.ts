@@ -1,5 +1,5 @@
 /**
- * The boundary between the server and its simulation workers (dist/task-worker.js, one task
+ * The boundary between the server and its task workers (dist/task-worker.js, one task
  * per worker): everything CPU-heavy about recordings and repack previews runs there, so that the
  * server's thread only orchestrates and answers hovers.
  *
@@ -135,7 +135,7 @@ export interface TransferredPaths {
   source: 'walked' | 'persisted';
 }
 
-export type SimulationTask =
+export type WorkerTask =
   | IndexPackTask
   | LocalityTask
   | SeekPathTask
@@ -146,7 +146,7 @@ export type SimulationTask =
   | CalibrateTask;
 
 /** Messages from the server to a running worker. */
-export type SimulationWorkerRequest =
+export type TaskWorkerRequest =
   /** open-recording, after `parsed`: map the reads onto this store (its packs' models are persisted). */
   | { kind: 'resolve'; store: WorkerStore; segment: number | undefined }
   /** repack-preview: stop git, remove the temporary directory, end; calibrate: stop git, end. */
@@ -172,7 +172,7 @@ export interface WorkerError {
   aborted?: boolean;
 }
 
-export type SimulationWorkerMessage =
+export type TaskWorkerMessage =
   | { kind: 'variant'; result: IndexPackVariantResult; objects: number }
   | { kind: 'locality'; pack: PackLocalityWithQuantiles }
   | { kind: 'seek-path'; path: SeekPath }

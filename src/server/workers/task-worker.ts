@@ -1,6 +1,6 @@
 /**
  * Worker thread entry (dist/task-worker.js) for the server's CPU-heavy work other than sweeps
- * and model builds; the tasks and messages are those of simulation-worker-protocol.ts, one task per
+ * and model builds; the tasks and messages are those of task-worker-protocol.ts, one task per
  * worker. packscope/indexPackSim walks every object of the pack for each variant (about a second on a
  * 300k-object pack), packscope/locality replays a page cache over every read (a few hundred ms on
  * 400k reads), opening a recording parses it and maps its reads to objects (a quarter of a second for
@@ -35,9 +35,9 @@ import type {
   CalibrateTask,
   OpenRecordingTask,
   RepackPreviewTask,
-  SimulationTask,
-  SimulationWorkerMessage,
-  SimulationWorkerRequest,
+  WorkerTask,
+  TaskWorkerMessage,
+  TaskWorkerRequest,
   WorkerError,
   WorkerStore,
   ObjectPathsTask,
@@ -47,7 +47,7 @@ import type {
 /** Progress messages at most this often (the server forwards them as $/progress). */
 const PROGRESS_INTERVAL_MS = 100;
 
-function post(message: SimulationWorkerMessage, transfer: ArrayBuffer[] = []): void {
+function post(message: TaskWorkerMessage, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
 }
 
@@ -77,7 +77,7 @@ function objectStoreOf(store: WorkerStore): ObjectStore {
 }
 
 /** The next message from the server. */
-function nextRequest(): Promise<SimulationWorkerRequest> {
+function nextRequest(): Promise<TaskWorkerRequest> {
   return new Promise((resolve) => parentPort!.once('message', resolve));
 }
 
@@ -112,7 +112,7 @@ async function openRecording(task: OpenRecordingTask): Promise<void> {
 
 async function repackPreview(task: RepackPreviewTask): Promise<void> {
   const controller = new AbortController();
-  parentPort!.on('message', (request: SimulationWorkerRequest) => {
+  parentPort!.on('message', (request: TaskWorkerRequest) => {
     if (request.kind === 'cancel') controller.abort();
   });
   const store = objectStoreOf(task.store);
@@ -132,7 +132,7 @@ async function repackPreview(task: RepackPreviewTask): Promise<void> {
 
 async function calibrate(task: CalibrateTask): Promise<void> {
   const controller = new AbortController();
-  parentPort!.on('message', (request: SimulationWorkerRequest) => {
+  parentPort!.on('message', (request: TaskWorkerRequest) => {
     if (request.kind === 'cancel') controller.abort();
   });
   const hash = hashAlgorithmByName(task.hashName);
@@ -192,7 +192,7 @@ function objectPaths(task: ObjectPathsTask): void {
   post({ kind: 'object-paths', paths }, [...buffers]);
 }
 
-async function run(task: SimulationTask): Promise<void> {
+async function run(task: WorkerTask): Promise<void> {
   switch (task.kind) {
     case 'locality':
       for (const input of task.packs) post({ kind: 'locality', pack: packLocalityWithQuantiles(input, task.cache) });
@@ -242,7 +242,7 @@ async function run(task: SimulationTask): Promise<void> {
   }
 }
 
-run(workerData as SimulationTask).then(
+run(workerData as WorkerTask).then(
   () => {
     post({ kind: 'done' });
     parentPort!.close();
