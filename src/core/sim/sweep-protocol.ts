@@ -13,9 +13,11 @@ export interface SweepWorkerData {
   basis: RecordingBasis;
 }
 
-export type SweepRequest = { kind: 'cell'; cell: number; policy: string; limit: number } | { kind: 'stop' };
+/** To a sweep worker: one cell to replay, or stop (the LSP's packscope/sweep is SweepRequest, server-protocol.ts). */
+export type SweepWorkerRequest = { kind: 'cell'; cell: number; policy: string; limit: number } | { kind: 'stop' };
 
-export type SweepReply =
+/** From a sweep worker. */
+export type SweepWorkerReply =
   | { kind: 'ready' }
   | { kind: 'result'; cell: number; result: SimResult }
   | { kind: 'failed'; cell: number; message: string };

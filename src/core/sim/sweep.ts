@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { SimObjects } from './sim-objects.ts';
 import { UNKNOWN_BASIS, type RecordingBasis } from './simulate.ts';
 import type { SimResult } from '../documents/simulation-documents.ts';
-import type { SweepReply, SweepRequest, SweepWorkerData } from './sweep-protocol.ts';
+import type { SweepWorkerReply, SweepWorkerRequest, SweepWorkerData } from './sweep-protocol.ts';
 
 export interface SweepOptions {
   /** Path of the bundled worker (dist/sim-worker.js). */
@@ -64,16 +64,16 @@ export async function runSweep(
       options.signal?.addEventListener('abort', abort, { once: true });
       const dispatch = (worker: Worker): void => {
         if (next >= cells.length) {
-          worker.postMessage({ kind: 'stop' } satisfies SweepRequest);
+          worker.postMessage({ kind: 'stop' } satisfies SweepWorkerRequest);
           return;
         }
         const cell = next++;
-        worker.postMessage({ kind: 'cell', cell, ...cells[cell]! } satisfies SweepRequest);
+        worker.postMessage({ kind: 'cell', cell, ...cells[cell]! } satisfies SweepWorkerRequest);
       };
       for (let t = 0; t < threads; t++) {
         const worker = new Worker(options.workerScript, { workerData: data });
         workers.push(worker);
-        worker.on('message', (reply: SweepReply) => {
+        worker.on('message', (reply: SweepWorkerReply) => {
           if (reply.kind === 'failed') {
             reject(new Error(`${cells[reply.cell]!.policy} at ${cells[reply.cell]!.limit}: ${reply.message}`));
             return;
