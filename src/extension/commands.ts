@@ -12,7 +12,7 @@ import { PacksNodeBase, type PacksNode } from './packs-view/packs-node.ts';
 import type { PackMapApi } from './pack-map/pack-map.ts';
 import type { PacksTreeProvider } from './packs-view/packs-tree.ts';
 import type { RecordingCommands } from './recording/recording-commands.ts';
-import type { RepackPreviewApi } from './repack-preview/repack-preview.ts';
+import type { RepackPreviewApi } from './repack-preview/repack-preview-command.ts';
 import { describe, type ServerClient } from './server-client.ts';
 
 /** What the commands act on. */

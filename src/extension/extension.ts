@@ -15,7 +15,7 @@ import { registerRecording, type RecordingApi } from './recording/index.ts';
 import { recordingsDirectory } from './recording/recording-store.ts';
 import { recordingSourceFromStore, registerCacheLab, type CacheLabApi } from './cache-lab/cache-lab.ts';
 import { SimulationSummaries } from './simulation-summaries.ts';
-import { registerRepackPreview, type RepackPreviewApi } from './repack-preview/repack-preview.ts';
+import { registerRepackPreview, type RepackPreviewApi } from './repack-preview/repack-preview-command.ts';
 import { registerPackMap, type PackMapApi } from './pack-map/pack-map.ts';
 import { PreviewPackHolds } from './pack-map/preview-pack-holds.ts';
 

@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { releaseKeptPack, type KeptPreviewPack } from '../core/repack/repack-preview.ts';
+import { releaseKeptPack, type KeptPreviewPack } from '../core/repack/preview-pack.ts';
 import type { PackLocation } from '../core/model/object-store.ts';
 
 /** Preview packs kept at once (a git.git preview is ~500 MB of disk): the oldest goes first. */

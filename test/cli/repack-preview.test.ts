@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { discoverRepository } from '../../src/core/model/repository.ts';
 import { gitSupports, gitVersionOf } from '../../src/core/git/git-probe.ts';
 import { parseProgressLine, GitStderrParser, type GitProgress } from '../../src/core/git/git-progress.ts';
-import { previewRepack, TEMP_PREFIX } from '../../src/core/repack/repack-preview.ts';
+import { previewRepack, TEMP_PREFIX } from '../../src/core/repack/preview-pack.ts';
 import { computeWriteOrder } from '../../src/core/repack/write-order.ts';
 import { directorySnapshot, gitEnv, GitSandbox, projectRoot, tempDir } from '../support/git.ts';
 import { historyOnRef, historyRepository, parseVerifyPack } from '../support/git-oracle.ts';

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import { ModelStore } from '../../src/core/model/model-store.ts';
 import { discoverRepository } from '../../src/core/model/repository.ts';
-import { previewRepack, TEMP_PREFIX } from '../../src/core/repack/repack-preview.ts';
+import { previewRepack, TEMP_PREFIX } from '../../src/core/repack/preview-pack.ts';
 import { PackSummaryRequest, RecordRequest } from '../../src/protocol/server-protocol.ts';
 import { directorySnapshot, GitSandbox, gitEnv, packStems, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';

@@ -1,6 +1,6 @@
 /**
  * The repack preview as a task worker runs it (task-worker-protocol.ts,
- * `repack-preview`): core/report/repack-preview.ts with the server's options, its progress as
+ * `repack-preview`): core/report/repack-preview-report.ts with the server's options, its progress as
  * $/progress messages (git's meters at most every PROGRESS_INTERVAL_MS), its log lines for the
  * server's log, and the warnings in the document. The server checked the parameters and loaded the
  * current packs' models (persisted: read here from the model cache).
@@ -10,7 +10,7 @@ import type { ObjectStore } from '../../core/model/object-store.ts';
 import type { Repository } from '../../core/model/repository.ts';
 import type { GitProgress } from '../../core/git/git-progress.ts';
 import { DEFAULT_PREVIEW_LIMITS } from '../../core/repack/recording-layouts.ts';
-import { runRepackPreviewReport } from '../../core/report/repack-preview.ts';
+import { runRepackPreviewReport } from '../../core/report/repack-preview-report.ts';
 import { parseRecordingFile } from '../../core/trace/load-recording.ts';
 import { formatCount } from '../../common/format.ts';
 import type { RepackPreviewParams, RepackPreviewResult } from '../../protocol/server-protocol.ts';

@@ -1,7 +1,7 @@
 /**
  * A repack preview from start to end, as `packscope repack-preview` and the server's
  * packscope/repackPreview (in a task worker) run it: recordings read and mapped, pack-objects
- * into a temporary directory outside the repository (core/repack/repack-preview.ts), the write-order
+ * into a temporary directory outside the repository (core/repack/preview-pack.ts), the write-order
  * estimate (git-internals §5), the recordings replayed on every layout, and the
  * "packscope.repack-preview/1" document. What the two callers do differently is said by the
  * request's options, not by a second copy.
@@ -22,7 +22,7 @@ import {
   type KeptPreviewPack,
   type RepackPreview,
   type RepackPreviewRun,
-} from '../repack/repack-preview.ts';
+} from '../repack/preview-pack.ts';
 import { abortError } from '../git/run-git.ts';
 import {
   compareEstimateWithPreview,
