@@ -247,6 +247,44 @@ test('no feature folder imports another feature’s files', () => {
   assert.deepEqual(featureViolationsOf(tree), []);
 });
 
+/** Circles of files among `files` (strongly connected components of two or more), every import counted, types too. */
+function circlesOf(tree: Tree, files: string[]): string[][] {
+  const inside = new Set(files);
+  const next = new Map<string, string[]>(files.map((file) => [file, []]));
+  for (const edge of tree.edges)
+    if (inside.has(edge.file) && inside.has(edge.target)) next.get(edge.file)!.push(edge.target);
+  // Tarjan's algorithm.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const circles: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    for (const to of next.get(file)!) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (stack.includes(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const circle: string[] = [];
+    for (let top = stack.pop()!; ; top = stack.pop()!) {
+      circle.push(top);
+      if (top === file) break;
+    }
+    if (circle.length > 1) circles.push(circle.sort());
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return circles;
+}
+
+test('no circle of files in src/core, type imports included', () => {
+  const core = tree.files.filter((file) => file.startsWith('src/core/'));
+  assert.deepEqual(circlesOf(tree, core), []);
+});
+
 test('every entry of CORE_FLOORS names a folder or file of the tree', () => {
   for (const entry of CORE_FLOORS.flat())
     assert.ok(fs.existsSync(path.join(root, entry)), `CORE_FLOORS names ${entry}, which is not in the tree`);
@@ -293,7 +331,7 @@ test('the checker fails on wrong imports planted in a copy of the tree, naming t
         why: 'Node in a Node-free file',
       },
     ];
-    // And what the rules allow, planted beside them: these must pass.
+    // And what the rules allow, planted beside them: these must pass (the last two form a circle of types, checked below).
     const right = [
       {
         file: 'src/server/planted-types.ts',
@@ -302,6 +340,14 @@ test('the checker fails on wrong imports planted in a copy of the tree, naming t
       {
         file: 'src/core/sim/planted.ts',
         source: "import type { SimResult } from '../documents/simulation-documents.ts';\nexport type R = SimResult;\n",
+      },
+      {
+        file: 'src/core/sim/planted-a.ts',
+        source: "import type { B } from './planted-b.ts';\nexport type A = { b?: B };\n",
+      },
+      {
+        file: 'src/core/sim/planted-b.ts',
+        source: "import type { A } from './planted-a.ts';\nexport type B = { a?: A };\n",
       },
     ];
     for (const { file, source } of [...wrong, ...right]) fs.writeFileSync(path.join(copy, file), source);
@@ -312,6 +358,9 @@ test('the checker fails on wrong imports planted in a copy of the tree, naming t
       assert.ok(line.includes(why), `${line}\n  does not say: ${why}`);
     }
     assert.equal(found.length, wrong.length, `only the planted wrong imports are reported:\n${found.join('\n')}`);
+    const copied = scan(copy);
+    const coreFiles = copied.files.filter((file) => file.startsWith('src/core/'));
+    assert.deepEqual(circlesOf(copied, coreFiles), [['src/core/sim/planted-a.ts', 'src/core/sim/planted-b.ts']]);
   } finally {
     fs.rmSync(copy, { recursive: true, force: true });
   }
