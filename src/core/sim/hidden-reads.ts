@@ -70,16 +70,15 @@ export interface HiddenReadPlaces {
 }
 
 /**
- * `recordingCache`: a fresh cache of the policy the recording ran with (Git's own at limit 0).
+ * `cache`: a fresh cache of the policy the recording ran with (Git's own, at limit 0).
  * `inserted` (optional, per read): hidden reads a complete recording put back; they hit at limit 0.
  */
 export function hiddenReadPlaces(
   objects: SimObjects,
   reads: Int32Array,
-  recordingCache: BranchingCache,
+  cache: BranchingCache,
   inserted?: Uint8Array,
 ): HiddenReadPlaces {
-  const cache = recordingCache;
   const stack = chainStack(objects);
   const cost: ReadCost = new Float64Array(READ_COST_LENGTH);
   const candidate = new Int32Array(reads.length);
