@@ -1,5 +1,5 @@
 /**
- * What the Cache Lab shows of a sweep's time estimate (issue 16): the table of predicted seconds
+ * What the Cache Lab shows of a sweep's time estimate: the table of predicted seconds
  * per limit and policy with the speed-up against the user's limit, each policy's knee in words, the
  * label saying it is an estimate and what calibration it rests on, and, after Measure for real,
  * predicted against measured seconds with the error and the share of the command that is object

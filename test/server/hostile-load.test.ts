@@ -1,5 +1,5 @@
 /**
- * Issue 12, items 3 and 5: a hostile pack and a hostile client against the LSP server. A delta bomb
+ * A hostile pack and a hostile client against the LSP server. A delta bomb
  * (one blob and 200 chained deltas, built by git fast-import) must not hold up hovers, must honour
  * cancellation and must be refused past the budget of bytes rebuilt; concurrent sweeps never run
  * more workers than the pool; every request's parameters are checked.

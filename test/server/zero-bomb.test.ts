@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 3, the issue's own case: a pack of about 75 KB holding a 64 MiB blob of zeros and
+ * The zero-blob delta bomb: a pack of about 75 KB holding a 64 MiB blob of zeros and
  * 200 chained OFS_DELTAs, each copying its whole base and inserting one byte (written by
  * test/support/zero-bomb.ts, indexed by real `git index-pack`, read back by `git cat-file`). Against
  * the server: the object is found with git's size; an object document of a version whose rebuild

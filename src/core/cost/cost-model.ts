@@ -1,5 +1,5 @@
 /**
- * From counts to seconds (issue 16). The simulator counts exactly what git's read path does at a
+ * From counts to seconds. The simulator counts exactly what git's read path does at a
  * limit (src/core/sim); this module prices those counts with constants calibrated by timing git
  * itself on the user's pack (calibrate.ts), and adds the command's own, non-read time.
  *

@@ -1,5 +1,5 @@
 /**
- * A recording's own reads timed on git's read path (issue 16): `git cat-file --batch --buffer` fed
+ * A recording's own reads timed on git's read path: `git cat-file --batch --buffer` fed
  * the recorded reads in their order, at limit 0 and at READ_REPLAY_LIMIT, with the calibration's
  * malloc thresholds pinned, CPU time, the median of interleaved repeats. The same unpack_entry
  * calls in the same order through the same cache: what the command's reads cost at those limits,

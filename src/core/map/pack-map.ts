@@ -1,5 +1,5 @@
 /**
- * The Pack Map (issue 15): a pack drawn along its offsets on a Hilbert curve, every cell the same
+ * The Pack Map: a pack drawn along its offsets on a Hilbert curve, every cell the same
  * number of bytes (src/common/pack-map-geometry.ts says why), coloured by an attribute of the
  * object there, with a recording's reads as heat over it. Any rectangle of cells at any order is
  * drawn from the model's columns alone (O(log n) per cell), so a view can ask for tiles at every

@@ -18,8 +18,9 @@ import { SizeColumn } from './size-column.ts';
 const MAGIC = Buffer.from('PSMODEL\0', 'latin1');
 /**
  * Bump when the columns or their meaning change; older files are then rebuilt. 2: keyed HMAC-SHA256
- * trailer. 3: the derived child lists and roots after the columns (issue 14: rebuilding them was
- * most of a workbench reopen), checked against the base column when first used.
+ * trailer. 3: the derived child lists and roots after the columns (rebuilding them was most of a
+ * workbench reopen: bench/README.md, "Figures the comments rely on"), checked against the base
+ * column when first used.
  */
 const FORMAT_VERSION = 3;
 const MAX_HEADER_BYTES = 64 << 20;
