@@ -1,5 +1,5 @@
 /**
- * The one protocol between the extension host and the PackScope server (ARCHITECTURE.md, "Processes").
+ * The one protocol between the extension host and the PackScope server (docs/architecture.md).
  * Hovers are plain LSP `textDocument/hover`; everything else is a request or notification defined
  * here, imported by both sides. Every shape is plain JSON: object ids are lowercase hex, sizes are
  * bytes, offsets are byte offsets into the .pack file. Requests that may build a pack model accept a

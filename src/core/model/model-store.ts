@@ -54,7 +54,7 @@ export function defaultModelCacheDir(): string {
 }
 
 /**
- * PackScope never writes inside a repository (ARCHITECTURE.md, "Safety"): refuses a model cache
+ * PackScope never writes inside a repository (README.md, "Trust and safety"): refuses a model cache
  * directory that is the repository's work tree, git directory, or anything below them.
  */
 export function assertOutsideRepository(directory: string, repository: Repository): void {
@@ -85,7 +85,7 @@ export interface LoadedModel {
 }
 
 /**
- * Persists pack models keyed by the pack's trailing checksum (ARCHITECTURE.md). A file is used only
+ * Persists pack models keyed by the pack's trailing checksum (docs/architecture.md). A file is used only
  * when its own checksum, the pack checksum, the idx checksum and the pack size all match; anything
  * else (stale, truncated, corrupt, other format version) is rebuilt and overwritten.
  */
