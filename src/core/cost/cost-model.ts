@@ -10,8 +10,8 @@
  *
  * peakCacheBytes: the most the cache held. Each of its pages is memory the command touches for the
  * first time (a page fault and the kernel zeroing the page): a larger limit costs time even when it
- * saves no inflation (git.git's log --raw -n 20000: 1.27 s at 16m, 1.59 s at 96m, equal counts,
- * 22,600 more page faults; on a VM a fault costs several µs). Freed entries are reused by glibc's
+ * saves no inflation (bench/README.md, "Figures the comments rely on"; on a VM a fault costs
+ * several µs). Freed entries are reused by glibc's
  * malloc, so only the peak is new memory.
  *
  * hits: every read either is served whole from the cache (reads − logged) or walks its chain down

@@ -117,7 +117,7 @@ export class ModelStore {
         rebuiltBecause = error instanceof Error ? error.message : String(error);
       }
     }
-    // The idx just read is the build's too (it was read twice before, 40 ms on git.git's).
+    // The idx just read is the build's too (reading it twice cost a reopen tens of ms).
     const model = buildPackModel(files, { ...options, index });
     try {
       this.save(model);

@@ -231,8 +231,8 @@ export class ModelLoader {
   /**
    * The scan worker beside the model worker, for a pack big enough to split (by its idx's count).
    * One core stays with the server's own thread, which answers hovers: on 2 cores a build's model
-   * worker and a scan worker left hovers waiting for a core (the hover bench on a 10 M-object pack:
-   * p99 26 ms, one of 183 ms, while another pack built).
+   * worker and a scan worker left hovers waiting for a core (the hover bench: bench/README.md,
+   * "Figures the comments rely on").
    */
   private parallelScanFor(files: PackFiles): ParallelBuild | undefined {
     const plan = parallelBuildFrom(path.dirname(this.workerScript), availableParallelism() - 1);
