@@ -9,7 +9,7 @@
  * Costly to build: git index-pack hashes every version (200 × 64 MiB: two CPU minutes, 13 minutes
  * on a loaded 2-core machine). So `npm test` builds the same pack with 8 deltas (the blob, the
  * budget, the refusals and the cancellations are the same; only the chain is shorter), and
- * PACKSCOPE_ZERO_BOMB_DELTAS=200 builds the issue's whole case.
+ * PACKSCOPE_ZERO_BOMB_DELTAS=200 builds the whole case.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
