@@ -96,7 +96,7 @@ after(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-describe(`the issue's delta bomb: 64 MiB of zeros under ${DELTAS} deltas`, () => {
+describe(`the zero-blob delta bomb: 64 MiB of zeros under ${DELTAS} deltas`, () => {
   test(`the pack is what the issue says: under 100 KB on disk, git reads the deepest as 64 MiB + ${DELTAS} bytes`, () => {
     assert.ok(fs.statSync(`${stem}.pack`).size < 100_000, `${fs.statSync(`${stem}.pack`).size} bytes`);
     assert.equal(sandbox.gitText(repo, ['cat-file', '-s', byDepth[DELTAS]!]).trim(), String(ZERO_BLOB_BYTES + DELTAS));
