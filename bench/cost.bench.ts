@@ -1,5 +1,5 @@
 /**
- * Predicted against measured time (issue 16): each workload is recorded once (packscope record,
+ * Predicted against measured time: each workload is recorded once (packscope record,
  * limit 0, into a temporary directory: PackScope never writes inside a repository, and git.git's
  * mirror is read-only), priced by `packscope sweep --time` at limits 0, 1m, 16m and 96m, then run
  * for real, best of 3, with -c core.deltaBaseCacheLimit=L and its output to /dev/null. Prints

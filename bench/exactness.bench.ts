@@ -1,5 +1,5 @@
 /**
- * How exact a replay is against real git, on a real repository (issue 13): for each command, one
+ * How exact a replay is against real git, on a real repository: for each command, one
  * recording at core.deltaBaseCacheLimit=0 (`packscope record --exact`), then at each limit real git
  * run with GIT_TRACE_PACK_ACCESS and an LD_PRELOAD count of inflateInit_ (test/support/inflate-counter.ts),
  * against `packscope simulate --json` of the recording at that limit: trace lines real vs predicted
@@ -48,7 +48,7 @@ function git(args: string[], input?: string): string {
   return result.stdout;
 }
 
-// The commands of issue 13, on whatever history the repository has.
+// The commands bench/README.md lists ("Exactness against real git"), on whatever history the repository has.
 const head = git(['rev-parse', 'HEAD']).trim();
 const older = git(['rev-parse', 'HEAD~40']).trim();
 const all = git(['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).trim().split('\n');

@@ -55,7 +55,7 @@ import { NOISY_CORES, QUIET_CORES, otherCores, snapshot, type Snapshot } from '.
 
 const GIT_GIT_PACK = '/work/.mirror/git+git/repo/objects/pack/pack-5b31da4c48e5198d31c1572301d7159b36759c36.pack';
 const TARGET_P99_MS = 20;
-/** Issue 17: no request on the server's thread over this while a model builds. */
+/** Target: no request on the server's thread over this while a model builds. */
 const BUSY_MAX_MS = 50;
 const MAX_ATTEMPTS = 3;
 
@@ -537,7 +537,7 @@ async function measurePack(
     throw new Error(`the server counts ${first.objects} objects, the idx ${input.packOids.length}`);
   await server.stop();
 
-  // Issue 17: the Packs view's first row of a big pack within 2× the CLI's cold build. The row is
+  // Target: the Packs view's first row of a big pack within 2× the CLI's cold build. The row is
   // this summary; the CLI's cold build is `stats --no-cache --no-paths` (the model, no cache).
   log(`  CLI cold build (stats --json --no-paths --no-cache)…`);
   await waitForQuiet(options.maxWaitMs, []);
@@ -919,7 +919,7 @@ function report(results: PackResult[]): boolean {
       out.push(
         `    hovers ${queued ? 'QUEUED behind the build' : 'did not queue behind the build'}; during-build p99 ${ms(r.busy.stats.p99)} ms: ${r.busy.stats.p99 <= TARGET_P99_MS ? 'PASS' : 'MISS'} (target ≤ ${TARGET_P99_MS} ms)`,
       );
-      // Issue 17: no request on the server's thread over 50 ms while a model builds (hovers are such requests).
+      // Target: no request on the server's thread over 50 ms while a model builds (hovers are such requests).
       out.push(
         `    slowest hover during the build ${ms(r.busy.stats.max)} ms: ${r.busy.stats.max <= BUSY_MAX_MS ? 'PASS' : 'MISS'} (target: none over ${BUSY_MAX_MS} ms)`,
       );

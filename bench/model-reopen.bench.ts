@@ -1,6 +1,6 @@
 /**
- * Reopening a persisted model in the LSP server, as the workbench does after a restart (issue 14:
- * "loaded in 4204 ms" in the workbench, about 0.1 s in the CLI). Per run: a fresh server (bundled
+ * Reopening a persisted model in the LSP server, as the workbench does after a restart (slow there, quick
+ * in the CLI: bench/README.md, "Figures the comments rely on"). Per run: a fresh server (bundled
  * from src/server into .bench/model-reopen/dist, pinned for the run), one packscope/packSummary of
  * the pack, timed from the request to the answer; the server's own breakdown of the load (its log
  * line "model of … (persisted) in N ms: …") is printed beside it. In the same run, for scale: the

@@ -62,7 +62,7 @@ options:
   --commits N       commits in the generated history (default ${DEFAULT_HISTORY.commits})
   --seed N          seed of the generated history (default ${DEFAULT_HISTORY.seed})
   --scale           also generate (once; cached in .bench/) and measure the scale repositories
-                    of issue 17: one pack of about --scale-objects objects, and a monorepo-shaped
+                    (bench/README.md): one pack of about --scale-objects objects, and a monorepo-shaped
                     repository (200+ packs, cruft, geometric, .keep, .promisor, MIDX + bitmap,
                     10,000+ loose objects, an alternate) of about --monorepo-objects objects
   --scale-objects N objects of the one-pack scale repository (default 10000000; it takes tens
@@ -80,13 +80,13 @@ options:
                     than ${NOISY_CORES} of a core is repeated (at most 3 times in all), else flagged
   -h, --help        this text
 
-Targets (issue 17): (1) packscope objects time / git cat-file time < 1.0, buildPackModel in process
+Targets (bench/README.md): (1) packscope objects time / git cat-file time < 1.0, buildPackModel in process
 <= 0.3 of git's; (2) git verify-pack -v time / packscope verify-pack -v time >= 20 with identical
 output; (3) header-only scan >= 6,000,000 objects/s; (4) retained heap per object, idx name table
 excluded, <= 40 bytes; (5) reopening a persisted model < 5% of the first build+save.`;
 
 const CATFILE_FORMAT = '%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)';
-// Issue 17's targets (the end-to-end CLI keeps the first issue's < 1.0; the model build in
+// The targets of bench/README.md (the end-to-end CLI keeps its < 1.0; the model build in
 // process must reach 0.3× git's listing).
 const TARGETS = {
   catFileRatio: 1.0,

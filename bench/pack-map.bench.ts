@@ -1,5 +1,5 @@
 /**
- * The Pack Map's bars (issue 15) on a real pack, git.git's by default: first picture within 1 s of
+ * The Pack Map's bars on a real pack, git.git's by default: first picture within 1 s of
  * the model being loaded, zoom/pan frames under 16 ms at every level, the webview's memory under
  * 200 MB. Everything the map worker does is measured in process with the same code
  * (src/core/map/pack-map.ts; the worker, src/server/workers/map-worker.ts, calls only that), and the

@@ -1,5 +1,5 @@
 /**
- * The scale benchmark's repositories (issue 17), generated once and cached under .bench/ by a hash
+ * The scale benchmark's repositories, generated once and cached under .bench/ by a hash
  * of everything that shapes them (parameters, this file's and the history generator's source, the
  * git version), with progress on stderr:
  *

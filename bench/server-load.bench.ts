@@ -1,5 +1,5 @@
 /**
- * The server under load (issue 12, items 3 and 5): many concurrent sweeps, object documents of a
+ * The server under load: many concurrent sweeps, object documents of a
  * delta bomb and of ordinary objects, and a burst of cancelled object documents, all at once, while
  * an editor hovers. Reports the server's RSS (VmRSS of its process, worker threads included) idle
  * before the load, at its peak, and after the load once the server has been idle for its release

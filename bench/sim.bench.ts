@@ -7,7 +7,7 @@
  *      core, wall time (target < 5 s);
  *   3. trace parsing throughput in MB/s on a 256 MiB trace made by repeating the recording's
  *      lines (target >= 100 MB/s);
- *   4. with --scale (issue 17): the same sweep over a 5,000,000-read recording, the recording's
+ *   4. with --scale: the same sweep over a 5,000,000-read recording, the recording's
  *      reads repeated end to end over the same pack (target < 30 s on 2 cores).
  * PACKSCOPE_SIM_RECORDING=FILE npm run bench measures a recording of your own instead.
  */

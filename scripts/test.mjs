@@ -6,11 +6,13 @@
 // any test or step failed.
 //
 //   node scripts/test.mjs                   everything
-//   node scripts/test.mjs unit webview      only the named suites (setup steps always run)
+//   node scripts/test.mjs unit webview      only the named suites (setup steps always run; the
+//                                           system packages installed are those the named suites use)
 //
 // Counts come from the runners themselves: node:test suites write TAP to a file
 // (--test-reporter=tap) and, for the failure report, spec to another; the e2e runner prints
-// "e2e: PASS|FAIL <name>" per test and "e2e: N passed, M failed" at the end.
+// "e2e: PASS|FAIL <name>" per test and "e2e: N passed, M failed" at the end. The unit suite, which
+// runs for minutes, also prints a line per test file as it ends (scripts/test-file-reporter.mjs).
 // This file uses only Node's own modules: it runs before node_modules may exist.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,10 +29,13 @@ const testFiles = (dir) =>
     .sort()
     .map((f) => `${dir}/${f}`);
 
-/** Steps before the suites: any failure ends the run (nothing after them can run without them). */
-const SETUP = [
+/**
+ * Steps before the suites: any failure ends the run (nothing after them can run without them).
+ * `suites`: the names of the suites that will run; the test tools installed are theirs.
+ */
+const setupSteps = (suites) => [
   { name: 'ensure-deps', args: ['scripts/ensure-deps.mjs'] },
-  { name: 'ensure-test-tools', args: ['scripts/ensure-test-tools.mjs'] },
+  { name: 'ensure-test-tools', args: ['scripts/ensure-test-tools.mjs', ...suites] },
   { name: 'build', args: ['scripts/build.mjs'] },
   { name: 'typecheck', args: [tsc, '--noEmit', '-p', '.'] },
   { name: 'typecheck-media', args: [tsc, '--noEmit', '-p', 'media'] },
@@ -38,11 +43,15 @@ const SETUP = [
   { name: 'format-check', args: ['node_modules/prettier/bin/prettier.cjs', '--check', '.'] },
 ];
 
-/** Suites, in the order the old chain ran them. `nodeTest`: a node:test run whose TAP gives the counts. */
+/**
+ * Suites, in the order the old chain ran them. `nodeTest`: a node:test run whose TAP gives the
+ * counts; `perFile`: a line per test file as it ends.
+ */
 const SUITES = [
   {
     name: 'unit',
     nodeTest: true,
+    perFile: true,
     args: () => [
       '--import',
       'tsx',
@@ -51,6 +60,10 @@ const SUITES = [
       ...testFiles('test/core'),
       ...testFiles('test/cli'),
       ...testFiles('test/server'),
+      ...testFiles('test/presentation'),
+      ...testFiles('test/common'),
+      ...testFiles('test/extension-node'),
+      ...testFiles('test/bench'),
     ],
   },
   { name: 'webview', nodeTest: true, args: () => ['test/webview/run.mjs'] },
@@ -62,17 +75,30 @@ const SUITES = [
 const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const rel = (file) => path.relative(process.cwd(), file) || file;
 
-/** Runs `node …args` with stdout and stderr into `log`; resolves to the exit code (or signal as 1). */
-function runNode(args, log) {
+/**
+ * Runs `node …args` with stdout and stderr into `log`; resolves to the exit code (or signal as 1).
+ * With `onLine`, stdout also goes to it, a line at a time.
+ */
+function runNode(args, log, onLine) {
   return new Promise((resolve) => {
     const out = fs.openSync(log, 'w');
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', out, out], env: process.env });
+    const stdio = ['ignore', onLine ? 'pipe' : out, out];
+    const child = spawn(process.execPath, args, { cwd: root, stdio, env: process.env });
+    let partial = '';
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk) => {
+      fs.writeSync(out, chunk);
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop();
+      for (const line of lines) onLine(line);
+    });
     const forward = (signal) => child.kill(signal);
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
     child.on('close', (code, signal) => {
       process.off('SIGINT', forward);
       process.off('SIGTERM', forward);
+      if (partial) onLine(partial);
       fs.closeSync(out);
       resolve(code ?? (signal ? 1 : 0));
     });
@@ -125,8 +151,9 @@ async function main() {
   fs.rmSync(logDir, { recursive: true, force: true });
   fs.mkdirSync(logDir, { recursive: true });
   const T0 = Date.now();
+  const suites = SUITES.filter((s) => !only.length || only.includes(s.name));
 
-  for (const step of SETUP) {
+  for (const step of setupSteps(only.length ? suites.map((s) => s.name) : [])) {
     const log = path.join(logDir, `${step.name}.log`);
     const t = Date.now();
     const code = await runNode(step.args, log);
@@ -143,7 +170,7 @@ async function main() {
   let passed = 0;
   let failed = 0;
   const failedSuites = [];
-  for (const suite of SUITES.filter((s) => !only.length || only.includes(s.name))) {
+  for (const suite of suites) {
     const log = path.join(logDir, `${suite.name}.log`);
     const tap = path.join(logDir, `${suite.name}.tap`);
     const spec = path.join(logDir, `${suite.name}.spec.txt`);
@@ -153,13 +180,24 @@ async function main() {
           `--test-reporter-destination=${tap}`,
           '--test-reporter=spec',
           `--test-reporter-destination=${spec}`,
+          ...(suite.perFile
+            ? ['--test-reporter=./scripts/test-file-reporter.mjs', '--test-reporter-destination=stdout']
+            : []),
           ...suite.args(),
         ]
       : suite.args();
     const t = Date.now();
     // On a terminal, say which suite is running (the e2e suite takes minutes); a log file gets only the results.
-    if (process.stdout.isTTY) process.stdout.write(`test: ${suite.name}…\r`);
-    const code = await runNode(args, log);
+    const running = `test: ${suite.name}…\r`;
+    if (process.stdout.isTTY) process.stdout.write(running);
+    // The per-file reporter's lines ("<file>: N passed, M failed (S s)"), as each file ends.
+    const fileLine = (line) => {
+      if (!line) return;
+      if (process.stdout.isTTY) process.stdout.write('\x1b[2K');
+      console.log(`test: ${suite.name}: ${line}`);
+      if (process.stdout.isTTY) process.stdout.write(running);
+    };
+    const code = await runNode(args, log, suite.perFile ? fileLine : undefined);
     const ms = Date.now() - t;
     if (process.stdout.isTTY) process.stdout.write('\x1b[2K');
     let pass;

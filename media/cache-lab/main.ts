@@ -225,7 +225,7 @@ const measureTable = h('table', { id: 'measure-table', class: 'numbers', hidden:
 /** What ran, where; and, for a raw trace, that its command line was read back from the trace. */
 const measureCommand = h('p', { id: 'measure-command', hidden: true });
 const measureNotes = h('ul', { id: 'measure-notes', class: 'note', hidden: true });
-// Time (issue 16): the sweep's counts priced in seconds, an estimate labelled with its calibration.
+// Time: the sweep's counts priced in seconds, an estimate labelled with its calibration.
 const timeLabelText = h('p', { id: 'time-label', class: 'explanation' });
 const timeTable = h('table', { id: 'time-table', class: 'numbers', hidden: true });
 const kneeList = h('ul', { id: 'time-knees', hidden: true });

@@ -1,4 +1,4 @@
-// The Pack Map webview (issue 15): one pack along its offsets on a Hilbert curve, drawn on one
+// The Pack Map webview: one pack along its offsets on a Hilbert curve, drawn on one
 // canvas from tiles the server renders (packscope/packMapTile, through the host). Level of detail:
 // at zoom z the view asks for tiles of order base + z, so that a tile of 256 cells covers 256 to 512
 // device pixels at any zoom, keeps the tiles it has (a few hundred), and paints the coarser tiles it

@@ -135,26 +135,37 @@ function which(name) {
 }
 
 // ------------------------------------------------------------------ system packages
+/** What the VS Code harness needs from Debian: Chromium, ripgrep (VS Code's search), and native module builds. */
+export const BROWSER_AND_TOOLS = [
+  { file: CHROMIUM, pkg: 'chromium' },
+  { file: RG, pkg: 'ripgrep' },
+  { command: 'python3', pkg: 'python3' },
+  { command: 'make', pkg: 'make' },
+  { command: 'g++', pkg: 'g++' },
+];
+
 /**
- * Chromium (the browser), ripgrep (VS Code's file and text search) and python3/make/g++ (native
- * module builds) from Debian's apt, when missing. As root it installs them; otherwise it throws
- * with the command to run.
+ * Debian packages, each shown installed by a `file` or a `command` on PATH. Missing ones are
+ * installed with apt-get when `install` and root; otherwise this throws with the command to run.
  */
-export async function ensureBrowserAndTools({ log = console.log, extra = [] } = {}) {
-  const missing = [];
-  if (!fs.existsSync(CHROMIUM)) missing.push('chromium');
-  if (!fs.existsSync(RG)) missing.push('ripgrep');
-  for (const tool of ['python3', 'make', 'g++']) if (!which(tool)) missing.push(tool);
-  // Other Debian packages the tests use, each with a file that shows it is installed.
-  for (const { file, pkg } of extra) if (!fs.existsSync(file)) missing.push(pkg);
+export async function ensureDebianPackages(needs, { log = console.log, install = true } = {}) {
+  const missing = needs
+    .filter(({ file, command }) => (file ? !fs.existsSync(file) : !which(command)))
+    .map((n) => n.pkg);
   if (!missing.length) return;
   const cmd = `apt-get install -y ${missing.join(' ')}`;
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0 || !which('apt-get')) {
+  if (!install || typeof process.getuid !== 'function' || process.getuid() !== 0 || !which('apt-get')) {
+    const what = needs
+      .filter((n) => missing.includes(n.pkg))
+      .map((n) => `${n.pkg} (${n.file ?? n.command})`)
+      .join(', ');
     throw new Error(
-      `packscope: the VS Code harness needs ${missing.join(', ')} ` +
-        `(Chromium at ${CHROMIUM}, ripgrep at ${RG}, and python3/make/g++ to build code-server's native modules).\n` +
-        `Install them as root, for example:\n  sudo apt-get update && sudo ${cmd}\n` +
-        `(or point PACKSCOPE_CHROMIUM at another Chromium), then run this again.`,
+      `packscope: missing ${what}.
+` +
+        (install
+          ? `Install them as root, for example:\n  sudo apt-get update && sudo ${cmd}\n`
+          : `The setup step installs them (as root): node scripts/ensure-test-tools.mjs\n`) +
+        `(PACKSCOPE_CHROMIUM may point at another Chromium), then run this again.`,
     );
   }
   fs.mkdirSync(harnessDir(), { recursive: true });
@@ -164,9 +175,17 @@ export async function ensureBrowserAndTools({ log = console.log, extra = [] } = 
   const env = { DEBIAN_FRONTEND: 'noninteractive' };
   await run('apt-get', ['update', '-q'], { cwd: '/', env, logFile });
   await run('apt-get', ['install', '-y', '-q', ...missing], { cwd: '/', env, logFile });
-  if (!fs.existsSync(CHROMIUM) || !fs.existsSync(RG))
-    throw new Error(`apt-get finished but ${CHROMIUM} or ${RG} is missing; see ${logFile}`);
+  const still = needs.filter(({ file, command }) => (file ? !fs.existsSync(file) : !which(command)));
+  if (still.length)
+    throw new Error(
+      `apt-get finished but ${still.map((n) => n.file ?? n.command).join(', ')} is missing; see ${logFile}`,
+    );
   log(`packscope: apt-get done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+}
+
+/** The harness's Debian packages (BROWSER_AND_TOOLS) and any `extra` ones, for `npm start` and the bench. */
+export function ensureBrowserAndTools({ log = console.log, extra = [] } = {}) {
+  return ensureDebianPackages([...BROWSER_AND_TOOLS, ...extra], { log });
 }
 
 // ------------------------------------------------------------------ code-server
@@ -220,10 +239,16 @@ async function withLock(lockDir, log, fn) {
 /**
  * Installs code-server CODE_SERVER_VERSION into the cache (once; fast when done) and returns its
  * directory. The marker file is written last, so an interrupted install is redone from scratch.
+ * With `install: false` (the tests: only their setup step installs), a missing one is an error.
  */
-export async function ensureCodeServer({ log = console.log } = {}) {
+export async function ensureCodeServer({ log = console.log, install = true } = {}) {
   const dir = codeServerDir();
   if (fs.existsSync(path.join(dir, MARKER))) return dir;
+  if (!install)
+    throw new Error(
+      `packscope: code-server ${CODE_SERVER_VERSION} is not installed in ${dir}; ` +
+        'the setup step installs it: node scripts/ensure-test-tools.mjs e2e',
+    );
   const major = Number(process.versions.node.split('.')[0]);
   if (major !== 20) {
     throw new Error(
@@ -553,6 +578,11 @@ export async function startWorkbench({
 // ------------------------------------------------------------------ the browser
 /** Debian's Chromium through playwright-core, headless, with its own HOME under `outDir`. */
 export async function launchBrowser({ outDir = path.join(harnessDir(), 'browser'), headless = true } = {}) {
+  if (!fs.existsSync(CHROMIUM))
+    throw new Error(
+      `packscope: no Chromium at ${CHROMIUM}; the setup step installs it (node scripts/ensure-test-tools.mjs), ` +
+        'or PACKSCOPE_CHROMIUM names another',
+    );
   const { chromium } = await import('playwright-core');
   const home = path.join(path.resolve(outDir), 'browser-home');
   fs.mkdirSync(home, { recursive: true });

@@ -1,5 +1,5 @@
 /**
- * The split of a measured command's time (issue 16): its best times at several limits against the
+ * The split of a measured command's time: its best times at several limits against the
  * cost model's predicted read seconds there, fitted as
  *
  *   measured = nonReadSeconds + readScale · predicted reads      (least squares, both ≥ 0)

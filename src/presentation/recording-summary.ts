@@ -1,6 +1,6 @@
 /**
  * What a recording's last sweep found, in a line the Recordings view shows on the recording's row
- * (issue 14: the tree carries the cache simulations too, not only the Cache Lab): git's inflations
+ * (the tree carries the cache simulations too, not only the Cache Lab): git's inflations
  * at the limit git would use (its default 96m, or the nearest limit swept), and how far the
  * `belady` reference bound is from it there. A cell that is not exact shows its bounds or `≈`, as
  * the Cache Lab's table does. Pure: the extension stores the sweeps, the unit test reads this.

@@ -266,7 +266,7 @@ export function recordingRows(
       label: `Inflations (git policy, ${formatLimit(at.limit)} cache)`,
       values: pad(sides.map((s) => (s?.inflations[k] ? formatCount(s.inflations[k]!.inflations) : '–'))),
     });
-    // Issue 16: the same counts in seconds, when the document was priced (readTime).
+    // The same counts in seconds, when the document was priced (readTime).
     if (sides.some((s) => typeof s?.inflations[k]?.readSeconds === 'number')) {
       rows.push({
         key: `read-seconds-${at.limit}`,

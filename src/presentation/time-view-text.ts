@@ -1,5 +1,5 @@
 /**
- * What the Cache Lab shows of a sweep's time estimate (issue 16): the table of predicted seconds
+ * What the Cache Lab shows of a sweep's time estimate: the table of predicted seconds
  * per limit and policy with the speed-up against the user's limit, each policy's knee in words, the
  * label saying it is an estimate and what calibration it rests on, and, after Measure for real,
  * predicted against measured seconds with the error and the share of the command that is object
@@ -147,10 +147,10 @@ export function measuredSentences(comparison: MeasuredComparison): string[] {
 
 /**
  * What a kept heap changes (Measure for real with `keptHeap`): the best runs with glibc's malloc
- * thresholds pinned against the default's, limit by limit. On git.git's log -p -n 2000 (bench/README)
- * limit 0 took 3.30 s and 2.01 s, with 94.6k and 4.0k page faults: glibc handing freed memory back
- * and faulting it in again, which depends on the command's own heap and which the estimate (made
- * with the thresholds pinned) does not model.
+ * thresholds pinned against the default's, limit by limit. The two can differ by a third
+ * (bench/README.md, "Figures the comments rely on"): glibc handing freed memory back and faulting
+ * it in again, which depends on the command's own heap and which the estimate (made with the
+ * thresholds pinned) does not model.
  */
 export function heapSentence(results: MeasureResult['results']): string | undefined {
   const paired = results.filter((r) => r.keptHeap !== undefined);
@@ -185,8 +185,8 @@ export function faultsOfBestRun(r: MeasuredRuns): number | null {
 /**
  * The page faults of the best runs, when they differ much between limits: memory the model prices
  * only as the cache's peak. glibc's malloc hands freed memory back to the kernel and faults it in
- * again, depending on the command's own heap: on git.git, blame had 19k faults at 0 and 78k at
- * 96m, log -p 95k at 0 and 47k at 16m (bench/README). Each fault costs microseconds (more on a VM).
+ * again, depending on the command's own heap: the counts can differ several times between limits
+ * (bench/README.md, "Figures the comments rely on"). Each fault costs microseconds (more on a VM).
  */
 export function faultSentence(rows: Pick<MeasuredRow, 'limit' | 'minorFaults'>[]): string | undefined {
   const counted = rows.filter((r) => r.minorFaults !== null);

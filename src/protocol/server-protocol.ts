@@ -1,5 +1,5 @@
 /**
- * The one protocol between the extension host and the PackScope server (ARCHITECTURE.md, "Processes").
+ * The one protocol between the extension host and the PackScope server (docs/architecture.md).
  * Hovers are plain LSP `textDocument/hover`; everything else is a request or notification defined
  * here, imported by both sides. Every shape is plain JSON: object ids are lowercase hex, sizes are
  * bytes, offsets are byte offsets into the .pack file. Requests that may build a pack model accept a
@@ -270,7 +270,7 @@ export const OBJECT_ID_PATTERN = /(?<![0-9A-Za-z])[0-9a-fA-F]{7,64}(?![0-9A-Za-z
 export const OBJECT_DOCUMENT_SCHEME = 'packscope';
 
 // ---------------------------------------------------------------------------------------------
-// Recordings, simulations, locality, index-pack (issue 5). Shapes follow the CLI's JSON
+// Recordings, simulations, locality, index-pack. Shapes follow the CLI's JSON
 // (docs/json.md: packscope.sweep/1, packscope.locality/1, packscope.index-pack-sim/1) so that a
 // request and `packscope … --json` on the same recording give the same numbers.
 
@@ -294,7 +294,7 @@ export interface SweepParams extends RecordingParams {
   /** Bytes. */
   limits: number[];
   /**
-   * Also predict seconds (issue 16, as `packscope sweep --time`): the pack is calibrated by timing
+   * Also predict seconds (as `packscope sweep --time`): the pack is calibrated by timing
    * the configured git on it (cached per pack, machine and git), so the extension asks only in a
    * trusted workspace. The extra cells the estimate needs (git's policy at the user's limit and
    * the recorded one) are priced but not added to `results`.
@@ -381,7 +381,7 @@ export interface MeasureParams extends WorkDoneProgressParams {
   runs: number;
   /**
    * The recording the command is from: its reads are priced at the measured limits and the split
-   * of the command's time the runs imply is kept with the pack's calibration (issue 16), for later
+   * of the command's time the runs imply is kept with the pack's calibration, for later
    * time estimates of this command. Absent: nothing is kept.
    */
   recording?: { file: string; segment?: number };
@@ -440,7 +440,7 @@ export interface AllowReadParams {
 export const AllowReadRequest = new RequestType<AllowReadParams, { file: string }, void>('packscope/allowRead');
 
 // ---------------------------------------------------------------------------------------------
-// Repack previews (issue 6). The result is the document `packscope repack-preview --json` prints
+// Repack previews. The result is the document `packscope repack-preview --json` prints
 // (docs/json.md, packscope.repack-preview/1), so that a request and the CLI on the same repository
 // give the same numbers.
 
@@ -545,7 +545,7 @@ export interface PoliciesResult {
 export const PoliciesRequest = new RequestType<Record<string, never>, PoliciesResult, void>('packscope/policies');
 
 // ---------------------------------------------------------------------------------------------
-// The Pack Map (issue 15): a pack along its offsets on a Hilbert curve (src/common/pack-map-geometry.ts
+// The Pack Map: a pack along its offsets on a Hilbert curve (src/common/pack-map-geometry.ts
 // says why), drawn in tiles by the server's map worker at any order, as `packscope map` draws it whole.
 
 /** What a cell's colour shows (src/common/pack-map-geometry.ts). */

@@ -1,9 +1,9 @@
 /**
  * The server's calibrations run in a task worker (task `calibrate`): the plan and the lists'
- * counts walk every object of the pack, 1.3 s of the server's thread on git.git's 849k objects
- * (measured: simObjectsFrom 0.23 s, the plan 0.53 s, the lists' replays and inputs 0.5 s), and
- * hovers must not wait that long. One at a time (work-queue.ts): two calibrations timing git side by
- * side would each time the other's load. Cancelling stops git between runs and ends the worker.
+ * counts walk every object of the pack, over a second of the server's thread on git.git's
+ * (bench/README.md, "Figures the comments rely on"), and hovers must not wait that long. One at a
+ * time (work-queue.ts): two calibrations timing git side by side would each time the other's load.
+ * Cancelling stops git between runs and ends the worker.
  */
 import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import type { CalibrationRun } from '../core/cost/calibrate.ts';

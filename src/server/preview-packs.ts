@@ -1,5 +1,5 @@
 /**
- * Repack preview packs kept on disk for the Pack Map's before/after (issue 15): a preview run with
+ * Repack preview packs kept on disk for the Pack Map's before/after: a preview run with
  * `keepPack` leaves its pack in its temporary directory (never in the repository), and the server
  * holds it here, under the pack's path, until the client releases it (packscope/releasePreviewPack,
  * when no map shows it any more), a newer kept preview pushes it out (at most MAX_KEPT), or the

@@ -1,6 +1,6 @@
 /**
  * Checks of a request's parameters: the client is not trusted to send the types the protocol
- * declares (a `count` of 1e9 once ran 6.8 s on the server's thread), so every handler reads its
+ * declares (a huge `count` once held the server's thread for seconds), so every handler reads its
  * parameters through these, and what a client sent wrong comes back as InvalidParams, in one line.
  */
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';

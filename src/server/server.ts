@@ -1,5 +1,5 @@
 /**
- * The PackScope language server (ARCHITECTURE.md, "Processes"): owns every pack of every workspace
+ * The PackScope language server (docs/architecture.md, its processes): owns every pack of every workspace
  * folder, answers hovers on object ids and the requests of src/protocol/server-protocol.ts. Started
  * by the extension over IPC, or standalone with `node dist/server.js --stdio` for tools and benchmarks.
  * This file wires the connection: the state is server-state.ts's, the requests are handlers/*.ts's.

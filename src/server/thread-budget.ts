@@ -1,5 +1,5 @@
 /**
- * One bound on the worker threads the server runs at once, across every kind (issue 12, item 5):
+ * One bound on the worker threads the server runs at once, across every kind:
  * the work queues bound each kind, but sweeps, object documents and model builds each took their own
  * places and together ran about twice the cores. Every worker the server starts for a request or a
  * build takes places here first (a sweep one per thread it runs); the Pack Map's one persistent

@@ -1,6 +1,7 @@
 /**
- * The server's heavy work, one queue per kind of request with a small number running at once: 120
- * concurrent sweeps once started 247 threads and took 4.1 GB. A job waits for a free place in its
+ * The server's heavy work, one queue per kind of request with a small number running at once:
+ * unbounded, concurrent sweeps took gigabytes (bench/README.md, "Figures the comments rely on").
+ * A job waits for a free place in its
  * queue; one cancelled while it waits leaves the queue and never starts. When no job has run for
  * IDLE_RELEASE_MS, `onIdle` lets the server drop what it kept for the next request.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 14: a bad recording file says what is wrong with that file — through the CLI (`simulate`,
+ * A bad recording file says what is wrong with that file — through the CLI (`simulate`,
  * run from a directory that is no repository, as a user would) and the server's recordingInfo —
  * never "not inside a git repository". The files are cut from a real `packscope record` of a real
  * repository: truncated inside the header and inside a trace line, a wrong magic, a version from

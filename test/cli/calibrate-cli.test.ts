@@ -23,7 +23,7 @@ import { GitSandbox, packStems, runCli, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 
 /**
- * Issue 16: the calibration on a real repository made here with git. Timings vary from run to run;
+ * The calibration on a real repository made here with git. Timings vary from run to run;
  * what is asserted is the shape (the same lists for the same seed, parameters non-negative and
  * finite, costs monotone in size, an inflation that costs something) and the JSON documents. No
  * assertion on how long anything takes.

@@ -1,5 +1,5 @@
 /**
- * Issue 12, items 6, 11 and 12 through the CLI: crafted model-cache files, cache directories that
+ * Hostile input through the CLI: crafted model-cache files, cache directories that
  * are files, hang on a pseudo file system or lie in another repository, `record -o` into another
  * repository, and a trace that must be counted and copied without being read into one string.
  */

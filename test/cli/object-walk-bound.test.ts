@@ -1,6 +1,6 @@
 /**
- * `packscope object` answers promptly when no finished path walk is stored (issue 14: on git.git it
- * ran the whole `rev-list --objects --all` replay, over 120 s, before printing anything). The walk
+ * `packscope object` answers promptly when no finished path walk is stored (it once replayed the whole
+ * `rev-list --objects --all` first: bench/README.md, "Figures the comments rely on"). The walk
  * is bounded by --walk-seconds; when it stops before reaching the object, the object is printed
  * without its path and the line says how to get one; the cut-short walk is not stored; after
  * `packscope stats` has stored the full walk, `object` prints rev-list's path even with the

@@ -1,5 +1,5 @@
 /**
- * Issue 15: `packscope map`. The geometry is checked on its own (the Hilbert curve visits every
+ * `packscope map`. The geometry is checked on its own (the Hilbert curve visits every
  * cell once, each step to a neighbour); the picture against real git: every pixel decoded from the
  * PNG has the colour of the type git's `verify-pack -v` and `cat-file` give the object whose entry
  * holds the pixel's first byte, and a recording's lit pixels are exactly those over an object git's

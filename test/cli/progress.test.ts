@@ -49,6 +49,11 @@ function underPty(
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
+// The tests below need a terminal; a missing one is a failure here, not only three skips.
+test("util-linux's script is installed", () => {
+  assert.ok(hasScript, 'no `script` on PATH: node scripts/ensure-test-tools.mjs installs it (bsdutils)');
+});
+
 test(
   'stats on a terminal draws a progress line with counts and elapsed time on stderr, never on stdout',
   { skip: !hasScript && 'util-linux script is not installed' },

@@ -1,5 +1,5 @@
 /**
- * Issue 14: the README's generated figures (`<!-- figures:NAME -->` regions) are what
+ * The README's generated figures (`<!-- figures:NAME -->` regions) are what
  * scripts/readme-figures.ts makes from the current code on its seeded repository. The figures
  * depend on git only through the pack it writes, so the check runs when the installed git is the
  * one the README's figures name, and says so when it is not.

@@ -8,7 +8,7 @@ import { historyStream } from '../support/history.ts';
 import { buildInflateCounter, countingEnv, readInflateCount } from '../support/inflate-counter.ts';
 
 /**
- * Issue 4's exactness promise (git-internals §8): a recording made with --exact, replayed at any
+ * The exactness promise (git-internals §8): a recording made with --exact, replayed at any
  * limit, predicts real git's GIT_TRACE_PACK_ACCESS line count exactly, and its inflations up to a
  * difference that is the same at every limit (inflations outside unpack_entry).
  */

@@ -14,7 +14,7 @@ import { GitSandbox, packStems, runCli, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 
 /**
- * Issue 16: the repack preview's predicted read time on both layouts, on a real repository made
+ * The repack preview's predicted read time on both layouts, on a real repository made
  * here with git and a real recording of `git log -p`. The calibration is made first (small, one
  * repeat: its figures are not what is checked) and kept where the CLI looks; then every layout's
  * readSeconds must be the cost model's formula on that layout's own counts. No timed assertion.

@@ -12,7 +12,7 @@ import { directorySnapshot, gitEnv, GitSandbox, projectRoot, tempDir } from '../
 import { historyOnRef, historyRepository, parseVerifyPack } from '../support/git-oracle.ts';
 
 /**
- * Issue 6: a repack preview equals a real `git repack -adf --threads=1` with the same --depth and
+ * A repack preview equals a real `git repack -adf --threads=1` with the same --depth and
  * --window on a copy of the repository (objects, depth histogram, pack size, even the pack's
  * checksum), and leaves the repository byte for byte as it was — also when cancelled or when git
  * fails — with no temporary directory and no child process left behind.

@@ -1,5 +1,5 @@
 /**
- * `packscope stats` counts in words that agree with the number (issue 14: "plural/singular right"):
+ * `packscope stats` counts in words that agree with the number:
  * a repository of one commit with one file and an annotated tag says "1 commit, 1 tree, 1 blob,
  * 1 tag" and, its pack having no deltas, "4 families"; git's counts are the oracle.
  */

@@ -5,7 +5,7 @@ import { parsePolicy } from '../../src/core/sim/policy-registry.ts';
 import { compactForReads, type SimObjects } from '../../src/core/sim/sim-objects.ts';
 
 /**
- * Issue 16: the calibration's lists (calibrate.ts, calibrationPlan) on a hand-made pack of many
+ * The calibration's lists (calibrate.ts, calibrationPlan) on a hand-made pack of many
  * chains: cold lists of distinct objects in pack order, chains read side by side root first, and a
  * growth list whose smaller limit has 1g's counts and less cache. The plan is a pure function of the
  * objects, the seed and the cap, so no git and no timing are needed here.

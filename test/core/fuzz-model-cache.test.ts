@@ -1,5 +1,5 @@
 /**
- * Fuzzing the model cache (issue 12, item 12) with fast-check: the model files PackScope wrote for
+ * Fuzzing the model cache with fast-check: the model files PackScope wrote for
  * real packs (OFS and REF deltas, idx v1, SHA-256), damaged at random, then loaded the way every
  * command loads them. Every case must give a model equal to a fresh build of the pack, persisted or
  * rebuilt, never wrong columns, never an exception, within a time bound. Three kinds of damage:

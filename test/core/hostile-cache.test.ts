@@ -1,5 +1,5 @@
 /**
- * Issue 12, items 11 and 12: the model cache and the repack preview's temporary directory against
+ * The model cache and the repack preview's temporary directory against
  * an attacker. Crafted model files (a depth of 0xFFFFFFFF, types, bases, sizes and pack order that
  * the pack does not have) sealed with the cache's key or without it, symbolic links planted at the
  * names PackScope writes, a cache directory that is a file, a HOME that is itself a repository for
@@ -79,7 +79,7 @@ describe('crafted model-cache files', () => {
   const nonDeltas = (file: ModelFile): number[] => file.inPackType.flatMap((t, n) => (t >= 1 && t <= 4 ? [n] : []));
 
   // Sealed with the cache's own key: only the checks of every column against the idx and pack stand
-  // between these files and the output (before issue 12, the unkeyed SHA-1 let anyone do this).
+  // between these files and the output (an unkeyed SHA-1, as format 1 had, would let anyone do this).
   const keyedCases: [string, (file: ModelFile) => void][] = [
     [
       'a depth of 0xFFFFFFFF',
@@ -171,7 +171,7 @@ describe('crafted model-cache files', () => {
     const probe = new ModelStore(cacheDir);
     fs.mkdirSync(cacheDir);
     const target = probe.fileFor(buildPackModel(packFilesFor(pack)).index);
-    // The names a save used before issue 12: the target plus this process's pid.
+    // The names a save once used (format 1): the target plus this process's pid.
     fs.symlinkSync(victim, `${target}.${process.pid}.tmp`);
     fs.symlinkSync(victim, target);
     const loaded = new ModelStore(cacheDir).load(packFilesFor(pack));

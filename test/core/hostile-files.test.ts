@@ -1,5 +1,5 @@
 /**
- * Issue 12, items 1, 2 and 14: files PackScope reads from a repository, traces and recordings that
+ * Files PackScope reads from a repository, traces and recordings that
  * are FIFOs, devices, directories, links to devices, oversized, or a sparse idx of gigabytes. Each
  * case is built for real and run through the CLI in a child process with a time bound, so that a
  * regression shows as a failed test, not a hung or swapping one: every one must end at once with

@@ -1,5 +1,5 @@
 /**
- * A model keeps its idx as names only (PackIndex.namesOnly, issue 17's heap budget): the CRC32 and
+ * A model keeps its idx as names only (PackIndex.namesOnly, for the heap budget of bench/README.md): the CRC32 and
  * 32-bit offset tables are dropped. Checked on real packs written by git (idx v2 with .rev, v1,
  * SHA-256): every name, offset and lookup still agrees with `git show-index`, error positions still
  * name the idx file's bytes, the CRC32s are refused by name rather than read from the wrong bytes,

@@ -1,5 +1,5 @@
 /**
- * Issue 17's last edge: a pack of more than 2^24 objects (a 10-million-object kernel pack is under
+ * A scale edge: a pack of more than 2^24 objects (a 10-million-object kernel pack is under
  * it; a monorepo's is not). Written here without git in a few seconds: 2^24 + 6 entries of 9 to 21
  * bytes, an empty blob and an OFS_DELTA on it (a one-byte result) in turn, and an idx v2 whose names
  * are made up, sorted and spread over the fan-out (nothing here hashes contents; git's lookups do

@@ -1,5 +1,5 @@
 /**
- * Issue 15: what the Pack Map draws over the pack, against real git. A delta family's members and
+ * What the Pack Map draws over the pack, against real git. A delta family's members and
  * arcs are those `git verify-pack -v` gives (each delta joined to the base its line names, members
  * the objects whose chain ends at the same root); a recording's seek path is git's own
  * GIT_TRACE_PACK_ACCESS offsets in the order git wrote them, sampled as documented, and its figures

@@ -390,6 +390,11 @@ public class FormatDeltas {
     }
   }
 
+  // The comparison needs JGit and java; a missing one is a failure here, not only a skip.
+  test('JGit and java are installed', () => {
+    assert.ok(jgit, `no JGit at ${JGIT_JAR}, or no working java: node scripts/ensure-test-tools.mjs installs them`);
+  });
+
   test(
     'every delta of both packs, and crafted ones, print exactly as BinaryDelta.format prints them',
     { skip: jgit ? false : `no JGit at ${JGIT_JAR} (apt-get install libjgit-java)` },

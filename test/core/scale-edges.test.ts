@@ -1,5 +1,5 @@
 /**
- * Issue 17's edges for the header-only scan and the persisted model, on a sparse pack past 4 GiB
+ * The scale edges of the header-only scan and the persisted model, on a sparse pack past 4 GiB
  * (no 4 GiB written): objects declaring sizes of 5 GiB and 2^46 − 1 bytes (the longest size varint
  * the scan decodes inline: 6 continuation bytes), an OFS_DELTA across the hole, and their sizes
  * through the header-only scan (its inline decoding and its pack-order columns scattered to object

@@ -1,5 +1,5 @@
 /**
- * Issue 17's edges: a replay's pack numbers do not wrap past 65,535 packs (they were 16-bit). The
+ * Scale edges: a replay's pack numbers do not wrap past 65,535 packs (they were 16-bit). The
  * same real pack's model stands for each of 70,000 packs: object n of pack k must say pack k, and
  * the (pack, offset) keys of two packs must stay apart, as the delta base cache keys them (§1.2).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 4's sibling in the write-order estimate (git-internals §5): each object rev-list
+ * Many packs in the write-order estimate (git-internals §5): each object rev-list
  * selects is found in today's packs through one merged table of their ids over many packs
  * (locateInPacks), where trying every pack in turn made a search per pack per object. Checked on a
  * repository of 300 packs made by git (fast-import checkpoints, some objects in two packs) against git:

@@ -6,8 +6,9 @@
 //   node test/e2e/run.mjs extension-tests       only the mocha suite of test/extension/ (inside VS Code)
 //   node test/e2e/run.mjs workbench …           only the named scenarios (test/e2e/scenarios/<name>.mjs)
 //
-// First run installs Chromium/ripgrep (apt, as root) and code-server (into ~/.cache/packscope), about
-// two minutes; later runs start at once. Output is quiet: one line per test, the extension host's
+// Needs Chromium, ripgrep and code-server (in ~/.cache/packscope), which the setup step installs
+// (`node scripts/ensure-test-tools.mjs e2e`, about two minutes the first time); without them it fails
+// at once and says so. Output is quiet: one line per test, the extension host's
 // mocha output, and log paths on failure. Artifacts: test-artifacts/e2e/ (screenshots, server and
 // browser logs per scenario).
 //
@@ -23,8 +24,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
-  ensureBrowserAndTools,
+  BROWSER_AND_TOOLS,
   ensureCodeServer,
+  ensureDebianPackages,
   installSignalCleanup,
   launchBrowser,
   newWorkbenchPage,
@@ -242,8 +244,8 @@ async function main() {
   fs.mkdirSync(outRoot, { recursive: true });
 
   let t = Date.now();
-  await ensureBrowserAndTools({ log: console.log });
-  await ensureCodeServer({ log: console.log });
+  await ensureDebianPackages(BROWSER_AND_TOOLS, { install: false });
+  await ensureCodeServer({ install: false });
   const setupMs = Date.now() - t;
 
   const browser = await launchBrowser({ outDir: outRoot });

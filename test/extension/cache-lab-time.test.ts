@@ -1,4 +1,4 @@
-// The Cache Lab's time estimate inside VS Code (issue 16): opened on a recording of a repository
+// The Cache Lab's time estimate inside VS Code: opened on a recording of a repository
 // made here with the git CLI, the sweep the host posts carries a time view whose every cell is the
 // cost model's formula on that cell's own counts with the calibration the view names, labelled an
 // estimate, with the user's limit, knees and a recommendation; Measure for real then posts measured

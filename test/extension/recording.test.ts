@@ -1,4 +1,4 @@
-// Recording inside VS Code (issue 5): the terminal recording toggle and its environment variable
+// Recording inside VS Code: the terminal recording toggle and its environment variable
 // collection, a git command run in a real integrated terminal, "Record a git command…", and the
 // Recordings view — each checked against GIT_TRACE_PACK_ACCESS of the same git command run here.
 import * as assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 12, item 8, inside VS Code (test/extension/index.ts): Measure for real on a recording whose
+// Trust inside VS Code (test/extension/index.ts): Measure for real on a recording whose
 // command makes git run other programs. The recording is made with the CLI on a repository built
 // with git, then its header is rewritten as a hostile file would be: `-c alias.l=!touch … l`.
 // The workbench of the harness is trusted (--disable-workspace-trust), so the untrusted case is

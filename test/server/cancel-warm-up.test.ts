@@ -1,5 +1,5 @@
 /**
- * Cancelling the warm-up (packscope.cancelLoad → packscope/cancelLoads, issue 14 "It starts"): the
+ * Cancelling the warm-up (packscope.cancelLoad → packscope/cancelLoads): the
  * server starts warming up the repository's pack at `initialized` (in a model worker: the pack is
  * over the in-process size); a cancel sent right after stops it. Afterwards: no model is loaded or
  * persisted, the listing says the load was cancelled (`loadCancelled`), a hover does not restart

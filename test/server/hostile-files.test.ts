@@ -1,5 +1,5 @@
 /**
- * Issue 12, items 1, 2 and 14, server side: a workspace repository whose objects/info/alternates is
+ * Hostile files, server side: a workspace repository whose objects/info/alternates is
  * a FIFO or a link to /dev/zero must not hold up `initialize` (the repository is listed with the
  * error instead), and a recording that is a FIFO, a device or a directory is refused by
  * recordingInfo, sweep and locality at once, naming the file. Every request runs under a time

@@ -1,15 +1,15 @@
 /**
- * Issue 12, items 3 and 5: a hostile pack and a hostile client against the LSP server. A delta bomb
+ * A hostile pack and a hostile client against the LSP server. A delta bomb
  * (one blob and 200 chained deltas, built by git fast-import) must not hold up hovers, must honour
  * cancellation and must be refused past the budget of bytes rebuilt; concurrent sweeps never run
  * more workers than the pool; every request's parameters are checked.
  *
- * The issue's bomb is a 64 MiB blob of zeros; git's own delta search takes about 0.2 s per 4 MiB
- * version of zeros on a 2-core machine (200 versions of 64 MiB would take minutes to build), so the
- * test builds the same shape at a size git deltifies quickly: a 2 MiB blob of random bytes and 200
- * versions that each change 4 bytes, chained by fast-import (--depth=250). The deepest version
- * rebuilds 400 MiB of delta results, over the server's 256 MiB budget; the one at depth 100
- * rebuilds 200 MiB, within it.
+ * The zero-blob bomb (zero-bomb.test.ts) is a 64 MiB blob of zeros; git's own delta search takes
+ * about 0.2 s per 4 MiB version of zeros on a 2-core machine (200 versions of 64 MiB would take
+ * minutes to build), so the test builds the same shape at a size git deltifies quickly: a 2 MiB
+ * blob of random bytes and 200 versions that each change 4 bytes, chained by fast-import
+ * (--depth=250). The deepest version rebuilds 400 MiB of delta results, over the server's 256 MiB
+ * budget; the one at depth 100 rebuilds 200 MiB, within it.
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

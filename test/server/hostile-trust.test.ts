@@ -1,5 +1,5 @@
 /**
- * Issue 12, items 7 and 9: the server against a hostile repository and a hostile client. A pack whose
+ * The server against a hostile repository and a hostile client. A pack whose
  * file name is Markdown (built with git, then renamed) must not put a link, an image or a trusted
  * command into the hover; `packscope/record` and `packscope/measure` run only the configured git and
  * write recordings only into the recording directory named at initialization, never in a repository.

@@ -1,5 +1,5 @@
 /**
- * What a model load tells the user and the log (issue 14, "It starts"): $/progress names each stage
+ * What a model load tells the user and the log: $/progress names each stage
  * with git's object count ("Reading index: N objects", "Reading objects: n of N", "Resolving delta
  * chains of N objects"; "Opening the stored model: N objects" on a reopen), the server log has the
  * breakdown of the load's time, and Record a Git Command's progress shows pack reads and seconds.

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 4: a repository of many one-object packs. The server loads packs up to 256 KiB on
+ * A repository of many one-object packs. The server loads packs up to 256 KiB on
  * its own thread when it reads many in a row (model-loader.ts, loadInProcess), from the model cache
  * or built and persisted there. Checked: every object is found with git's type and size, each small
  * pack's model is persisted, and a second server reads them from the cache with the same answers.

@@ -1,7 +1,7 @@
 /**
- * The server's object answers never wait for the path walk (issue 14: on git.git the walk takes
- * minutes): the first packscope/object and packscope/objectContent of a blob, asked before any walk
- * has run, answer at once without a path (undefined: not known yet, not "none"); the walk they start
+ * The server's object answers never wait for the path walk (on a large repository the walk
+ * takes minutes: bench/README.md, "Figures the comments rely on"): the first packscope/object and
+ * packscope/objectContent of a blob, asked before any walk has run, answer at once without a path (undefined: not known yet, not "none"); the walk they start
  * runs in a worker, and a later ask has the path `git rev-list --objects --all` prints.
  */
 import * as assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The map worker lets its memory go when the server is idle (issue 15): the server ends the worker
+ * The map worker lets its memory go when the server is idle: the server ends the worker
  * thread (its models, maps, colour tables and recording overlays go with its isolate) after the
  * idle period its other caches are released after, and the next map request starts a new worker
  * that rebuilds what it needs: the same tiles, byte for byte, with and without a recording (whose

@@ -1,5 +1,5 @@
 /**
- * Issue 15, server side: the Pack Map's overlays over LSP. packMapFamily gives the family git's
+ * The Pack Map's overlays over LSP. packMapFamily gives the family git's
  * `verify-pack -v` lines make (members, and each delta joined to its base); packMapSeeks gives the
  * offsets of git's own GIT_TRACE_PACK_ACCESS lines in git's order, and the very figures
  * `packscope locality --json` prints for that pack; bad parameters are refused as InvalidParams.

@@ -1,5 +1,5 @@
 /**
- * Before and after a repack on the Pack Map (issue 15): a repack preview run with keepPack leaves
+ * Before and after a repack on the Pack Map: a repack preview run with keepPack leaves
  * its pack in the temporary directory (never in the repository) while the map shows it, and the
  * map's requests take that pack's path. The preview pack's map is checked against git's own view
  * of that very pack (`git verify-pack -v` of its idx: object count, each cell's object and

@@ -1,5 +1,5 @@
 /**
- * Issue 15, server side: the Pack Map's requests on the bundled server over LSP. Tiles are the very
+ * The Pack Map's requests on the bundled server over LSP. Tiles are the very
  * pixels `packscope map` writes for the same pack at the same order (decoded from its PNG), and
  * their colours are git's types (verify-pack -v, cat-file) of the object holding each cell's first
  * byte; packMapObjectAt names the object git lists at that offset; a recording lights exactly the

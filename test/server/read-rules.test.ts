@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 9 (reads): the server reads a file its client names only below its recording
+ * What the server reads: it reads a file its client names only below its recording
  * directory, its workspace folders and repositories, a repository an allowed recording was made in,
  * or a file the client said the user picked (packscope/allowRead; src/server/read-rules.ts). Built
  * with real git: a trace of `git log --raw` made by git itself, a "secret" file, a symbolic link out of

@@ -1,5 +1,5 @@
 /**
- * Issue 14: which repository a terminal recording belongs to. A terminal recording is a raw trace
+ * Which repository a terminal recording belongs to. A terminal recording is a raw trace
  * (no header) that may hold commands run anywhere; with the recording variables git also writes
  * GIT_TRACE_SETUP's lines, which say where each git process ran. Checked with real git processes
  * appending to one file as terminals do: the parser's per-process git directories, recordingInfo of

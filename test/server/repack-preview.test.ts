@@ -1,5 +1,5 @@
 /**
- * Issue 6, server side: `packscope/repackPreview` of the bundled server driven over LSP equals a real
+ * Repack previews, server side: `packscope/repackPreview` of the bundled server driven over LSP equals a real
  * `git repack -adf --threads=1` with the same options on a copy of the repository (objects, depth
  * histogram, .pack size) and the CLI's JSON; the repository is byte-identical afterwards, also when
  * the request is cancelled midway; git's meters arrive as $/progress; a cancel leaves no temporary

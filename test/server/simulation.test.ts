@@ -1,5 +1,5 @@
 /**
- * Issue 5, server side: the recording, sweep, locality, index-pack, record and measure requests of the
+ * Server side: the recording, sweep, locality, index-pack, record and measure requests of the
  * bundled server driven over LSP, checked against `packscope … --json` on the same recordings and
  * against git's own GIT_TRACE_PACK_ACCESS; progress, cancellation (workers really stop), a recording
  * whose repository is gone, a failing git command.

@@ -1,5 +1,5 @@
 /**
- * Issue 12, items 9 and 11, the strict rule: no recording directory and no model cache inside any
+ * The strict rule on storage: no recording directory and no model cache inside any
  * git repository, also one outside the workspace that holds the storage itself (a home directory
  * kept in git). Built with real git: HOME is a repository, the model cache its default
  * (~/.cache/packscope/models) and the recording directory below it. The server answers from models

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 5: one bound on the server's worker threads across kinds (src/server/thread-budget.ts),
+ * One bound on the server's worker threads across kinds (src/server/thread-budget.ts),
  * and the work queues and model builds taking their places from it. Counted in places held, no times:
  * jobs of every kind together never hold more than the capacity; a model build waiting goes before
  * waiting jobs (a job that opened a recording holds its worker while the packs it reads are built);

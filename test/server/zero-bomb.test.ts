@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 3, the issue's own case: a pack of about 75 KB holding a 64 MiB blob of zeros and
+ * The zero-blob delta bomb: a pack of about 75 KB holding a 64 MiB blob of zeros and
  * 200 chained OFS_DELTAs, each copying its whole base and inserting one byte (written by
  * test/support/zero-bomb.ts, indexed by real `git index-pack`, read back by `git cat-file`). Against
  * the server: the object is found with git's size; an object document of a version whose rebuild
@@ -9,7 +9,7 @@
  * Costly to build: git index-pack hashes every version (200 × 64 MiB: two CPU minutes, 13 minutes
  * on a loaded 2-core machine). So `npm test` builds the same pack with 8 deltas (the blob, the
  * budget, the refusals and the cancellations are the same; only the chain is shorter), and
- * PACKSCOPE_ZERO_BOMB_DELTAS=200 builds the issue's whole case.
+ * PACKSCOPE_ZERO_BOMB_DELTAS=200 builds the whole case.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -96,7 +96,7 @@ after(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-describe(`the issue's delta bomb: 64 MiB of zeros under ${DELTAS} deltas`, () => {
+describe(`the zero-blob delta bomb: 64 MiB of zeros under ${DELTAS} deltas`, () => {
   test(`the pack is what the issue says: under 100 KB on disk, git reads the deepest as 64 MiB + ${DELTAS} bytes`, () => {
     assert.ok(fs.statSync(`${stem}.pack`).size < 100_000, `${fs.statSync(`${stem}.pack`).size} bytes`);
     assert.equal(sandbox.gitText(repo, ['cat-file', '-s', byDepth[DELTAS]!]).trim(), String(ZERO_BLOB_BYTES + DELTAS));

@@ -1,8 +1,8 @@
 /**
  * Reads and writes PackScope model-cache files (src/core/model/model-store.ts) column by column, so
  * that tests can craft them as an attacker would: change columns, then seal the file with the cache's
- * own key (an attacker who can read it) or without it. Knows format 1 (unkeyed SHA-1 trailer, before
- * issue 12) and format 2 (HMAC-SHA256 with the key in the cache directory), so that a test crafting
+ * own key (an attacker who can read it) or without it. Knows format 1 (unkeyed SHA-1 trailer, the
+ * format before the key) and format 2 (HMAC-SHA256 with the key in the cache directory), so that a test crafting
  * a file works against both and shows what the key changed.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';

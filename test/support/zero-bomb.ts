@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 3's delta bomb exactly: a 64 MiB blob of zeros and a chain of deltas over it, each
+ * The zero-blob delta bomb: a 64 MiB blob of zeros and a chain of deltas over it, each
  * copying its whole base and inserting one byte (a pack of about 80 KB). git's own delta search
  * over 64 MiB of zeros takes minutes, so the pack's bytes are written here (git-internals §6: the
  * pack format) and real `git index-pack` makes the .idx, which also checks every object's id.

@@ -41,7 +41,7 @@ import {
 } from './harness.mjs';
 // The sweep chart's views (zoomed, relative, log, limit 0 apart): their own file, in this run.
 import './sweep-chart-views.mjs';
-// The time view (issue 16): its own file, in this run.
+// The time view: its own file, in this run.
 import './time-view.mjs';
 
 describe('Cache Lab webview', () => {

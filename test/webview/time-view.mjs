@@ -1,4 +1,4 @@
-// The Cache Lab's time view (issue 16), in real Chromium: a sweep whose result carries a time
+// The Cache Lab's time view, in real Chromium: a sweep whose result carries a time
 // estimate shows predicted seconds per limit and policy with the speed-up against the user's limit,
 // each policy's knee in words and the recommendation, labelled an estimate with its calibration;
 // after Measure for real, predicted and measured side by side with the error. The estimate sent is

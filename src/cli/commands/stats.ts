@@ -163,7 +163,7 @@ function describeLayout(layout: RepositoryLayout, lines: string[]): void {
 }
 
 function describeTotals(t: Totals, lines: string[]): void {
-  // "1 commit", not "1 commits" (issue 14: plural and singular right).
+  // "1 commit", not "1 commits": every count agrees with its noun.
   const of = (n: number, one: string, many: string): string => `${formatCount(n)} ${n === 1 ? one : many}`;
   lines.push(
     `  objects: ${formatCount(t.objects)} (${of(t.byType.commit!, 'commit', 'commits')}, ${of(t.byType.tree!, 'tree', 'trees')}, ${of(t.byType.blob!, 'blob', 'blobs')}, ${of(t.byType.tag!, 'tag', 'tags')})`,

@@ -35,15 +35,15 @@ import {
  *    `--batch-check` on the same list: two rows per list. Their difference is what the cache
  *    saved (the quantity a speed-up between two limits is made of, measured on git's own read
  *    path); each row alone is mostly delta work, applied bytes many times the inflated ones, where
- *    in the inflate rows there are none. (/3 timed only the difference, 0.00–0.07 s on git.git,
- *    with applied and inflated bytes in the same proportion in every row: five calibrations gave
- *    bDelta from 1.9e-11 to 1.0e-10 s a byte, and one gave 0.)
+ *    in the inflate rows there are none. (Timing only the difference, with applied and inflated
+ *    bytes in the same proportion in every row, left bDelta undetermined: bench/README.md,
+ *    "Figures the comments rely on".)
  *  - the growth list: chains at 1g minus at a limit with the same counts and a smaller cache:
  *    the price of the cache's peak (bCache, cost-model.ts).
  *
- * (The first calibration timed deltas apart from hits, each minus `--batch-check`: cat-file's
- * per-object work was priced as inflation, and git.git's blame came out at 11.6 s of reads for a
- * 3.95 s command.) The exact counts of each list come from the simulator's replay of that list at
+ * (Timing deltas apart from hits, each minus `--batch-check`, priced cat-file's per-object work as
+ * inflation, and a command's reads at several times the command: bench/README.md, "Figures the
+ * comments rely on".) The exact counts of each list come from the simulator's replay of that list at
  * that limit (src/core/sim), the same counts a sweep prices.
  *
  * Sampling is stratified by inflated size (deltas: by result size) in powers of four, objects
@@ -69,7 +69,8 @@ const CLASS_BOUNDS = [0, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304
 /**
  * Each list is repeated until its limit-0 run does about this much (≈0.1 s of git's CPU on a 2020s
  * machine), so the timed difference stands well above a start-up's jitter (~1 ms) and the whole
- * calibration stays near ten seconds (the first one's 96 MiB / 40,000 targets took 281 s).
+ * calibration stays near ten seconds (larger targets took minutes: bench/README.md, "Figures the
+ * comments rely on").
  */
 const TARGET_INFLATED_BYTES = 48 << 20;
 const TARGET_INFLATIONS = 20000;
@@ -187,10 +188,8 @@ export interface CalibrationList {
  * The object lists a calibration times: a function of the pack, the seed and `perClass` only.
  *
  * Every list is cold, as a command's reads are: distinct objects from across the pack, read in
- * pack order. (The second calibration repeated 32 objects hundreds of times; their bytes stayed in
- * the CPU's caches and priced git.git's reads at two thirds of their cost in git log --raw. On
- * git.git, 20,000 distinct 1–4 KiB blobs took 0.25 s in --batch beyond --batch-check, 32 of them
- * repeated to the same bytes 0.16 s.)
+ * pack order. (Objects repeated hundreds of times stay in the CPU's caches and price a command's
+ * reads too low: bench/README.md, "Figures the comments rely on".)
  *
  *  - inflate (non-deltas by inflated size): sampled until the targets, each read once; a class
  *    with too few members is read again, pass after pass.
@@ -199,8 +198,8 @@ export interface CalibrationList {
  *    walks its chain, with a cache the base just read is there.
  *  - growth: chains of every class, read at 1g and at a limit just large enough to give the same
  *    counts (found by the simulator): what is left is the price of the cache's memory, each page
- *    of it touched for the first time (a larger limit can be slower: git.git's log --raw -n 20000
- *    took 1.27 s at 16m and 1.59 s at 96m with equal inflations, and 22,600 more page faults).
+ *    of it touched for the first time (a larger limit can be slower with equal inflations:
+ *    bench/README.md, "Figures the comments rely on").
  */
 export function calibrationPlan(objects: SimObjects, seed: number, perClass: number): CalibrationList[] {
   const random = mulberry32(seed);
@@ -483,8 +482,9 @@ function runsOf(list: CalibrationList): { sides: TimedSide[]; reference: TimedSi
  * For each side, the median over `repeats` of (the side's CPU time − the reference's), all of one
  * repeat run back to back: on a shared machine the load changes from second to second, and runs
  * side by side share it, where the best of three a's and the best of three b's (the first
- * calibration's way) can come from a quiet and a busy moment: git.git's calibration at load 13
- * timed lists that save 40,000 inflations at 0.000 s. At least 0.
+ * calibration's way) can come from a quiet and a busy moment, and then time lists that save tens
+ * of thousands of inflations at nothing (bench/README.md, "Figures the comments rely on").
+ * At least 0.
  */
 async function pairedDifferences(
   git: string,
@@ -526,7 +526,8 @@ export async function timedRun(
     const env = cleanGitEnvironment();
     // cat-file's heap is small, so glibc hands every large inflate or patch_delta buffer back to the
     // kernel on free (munmap, or a trim of the heap's top) and faults it in again on the next read:
-    // git.git's blame reads fed to cat-file at limit 0 took 2.3 s of system time, blame itself 0.4 s.
+    // cat-file's system time can then be several times the command's (bench/README.md, "Figures
+    // the comments rely on").
     // A command that reads for seconds keeps a large heap and reuses that memory, so the thresholds
     // are pinned as its are in effect (glibc only; other C libraries ignore the variable).
     env.GLIBC_TUNABLES = CALIBRATION_TUNABLES;

@@ -1,5 +1,5 @@
 /**
- * From counts to seconds (issue 16). The simulator counts exactly what git's read path does at a
+ * From counts to seconds. The simulator counts exactly what git's read path does at a
  * limit (src/core/sim); this module prices those counts with constants calibrated by timing git
  * itself on the user's pack (calibrate.ts), and adds the command's own, non-read time.
  *
@@ -10,8 +10,8 @@
  *
  * peakCacheBytes: the most the cache held. Each of its pages is memory the command touches for the
  * first time (a page fault and the kernel zeroing the page): a larger limit costs time even when it
- * saves no inflation (git.git's log --raw -n 20000: 1.27 s at 16m, 1.59 s at 96m, equal counts,
- * 22,600 more page faults; on a VM a fault costs several µs). Freed entries are reused by glibc's
+ * saves no inflation (bench/README.md, "Figures the comments rely on"; on a VM a fault costs
+ * several µs). Freed entries are reused by glibc's
  * malloc, so only the peak is new memory.
  *
  * hits: every read either is served whole from the cache (reads − logged) or walks its chain down

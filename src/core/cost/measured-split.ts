@@ -1,5 +1,5 @@
 /**
- * What "Measure for real" learns about a command (issue 16): timed at several limits, its best
+ * What "Measure for real" learns about a command: timed at several limits, its best
  * times against the model's predicted read seconds there fit
  *
  *   measured = nonReadSeconds + readScale · predictedReadSeconds      (least squares, both ≥ 0)

@@ -1,15 +1,14 @@
 /**
- * A recording's own reads timed on git's read path (issue 16): `git cat-file --batch --buffer` fed
+ * A recording's own reads timed on git's read path: `git cat-file --batch --buffer` fed
  * the recorded reads in their order, at limit 0 and at READ_REPLAY_LIMIT, with the calibration's
  * malloc thresholds pinned, CPU time, the median of interleaved repeats. The same unpack_entry
  * calls in the same order through the same cache: what the command's reads cost at those limits,
  * measured, beside what the model says they cost.
  *
  * Why: the calibration's lists are objects sampled from the whole pack; a workload reads its own
- * mix (blame re-reads one file's versions, log --raw walks trees). On git.git the model priced what
- * the cache saves 0 → 1m at 1.81 s for blame and 3.08 s for log --raw; the replays of their reads
- * saved 1.30 s and 2.57 s, and the commands themselves, with the same malloc thresholds, 1.32 s and
- * 2.61 s (bench/README, 2026-12-04). The replay's ratio
+ * mix (blame re-reads one file's versions, log --raw walks trees), and the replays of their reads
+ * come far closer to the commands than the model does (bench/README.md, "Figures the comments rely
+ * on"). The replay's ratio
  *
  *   readScale = (replay(0) − replay(L)) / (model(0) − model(L))
  *
@@ -31,7 +30,7 @@ import type { SimObjects } from '../sim/sim-objects.ts';
 
 /** The cached limit the replay is timed at besides 0: cached enough for most workloads' knees, small enough that the cache's own growth (priced by bCache) stays a minor part. */
 export const READ_REPLAY_LIMIT = 16 << 20;
-/** At most this many reads are replayed (the first ones): git.git's log --raw -n 20000 reads 75,000 objects, 4 s at limit 0. */
+/** At most this many reads are replayed (the first ones): a long command's reads take seconds at limit 0. */
 export const READ_REPLAY_MAX_READS = 200_000;
 /** The stage name a replay reports progress under. */
 export const REPLAY_STAGE = 'replaying the recorded reads';

@@ -1,5 +1,5 @@
 /**
- * What a time view needs besides the counts (issue 16), for the CLI's `sweep --time` and the
+ * What a time view needs besides the counts, for the CLI's `sweep --time` and the
  * server's sweep with `time` alike: the pack to calibrate on and where git runs to time it, the
  * recorded run's time, and the user's core.deltaBaseCacheLimit.
  */

@@ -41,7 +41,7 @@ export interface SizeChange {
 export interface LayoutReplay {
   /**
    * The `git` policy's counts at each limit (git-internals §1.6); `readSeconds`: those counts priced
-   * by the cost model (issue 16, an estimate: the document's `readTime` says on which calibration),
+   * by the cost model (an estimate: the document's `readTime` says on which calibration),
    * null when there is no calibration to price them with.
    */
   inflations: {
@@ -149,7 +149,7 @@ export interface RepackPreviewDocument {
   recordings: RecordingReplay[];
   estimate: { estimate: WriteOrderEstimate; accuracy: EstimateAccuracy | null } | null;
   /**
-   * Predicted read time of the recordings on both layouts (issue 16): every layout's counts priced
+   * Predicted read time of the recordings on both layouts: every layout's counts priced
    * with the calibration of today's largest pack on this machine (git's read path costs per byte
    * and per inflation, which a repack does not change; the counts are the layout's own). Null when
    * no recording was replayed or pricing was not asked for; `calibration` null with `note` saying

@@ -22,8 +22,8 @@ export interface IdxFileLayout {
  * once into a Float64Array because packs over 4 GiB use the large-offset table (§6.2).
  *
  * A model keeps `namesOnly()`: the names and the two trailing checksums, without the CRC32 and
- * 32-bit offset tables (8 bytes per object that the decoded offsets and a re-read cover; issue 17's
- * heap budget of 40 bytes per object).
+ * 32-bit offset tables (8 bytes per object that the decoded offsets and a re-read cover; the retained
+ * heap budget of bench/README.md, "Retained heap per object").
  */
 export class PackIndex {
   /** Where the tables lie in the file (the same as in `bytes` while `bytes` is the whole file). */

@@ -9,8 +9,8 @@ import { abortError, killProcessGroup, MAX_STDERR_BYTES } from './run-git.ts';
  *
  * `--norc`, and no BASH_ENV or ENV: a non-interactive bash whose stdin is a socket (node's stdio
  * pipes are socket pairs) takes itself for an rshd child and reads ~/.bashrc when SHLVL is unset,
- * and a `times` taken after that counts whatever the user's start-up files run (pyenv's init took
- * 0.48 s of CPU a run on this project's machine, which the calibration timed as git's).
+ * and a `times` taken after that counts whatever the user's start-up files run (pyenv's init, once
+ * timed as git's: bench/README.md, 2026-12-04).
  */
 export interface UsageRun {
   status: number | null;

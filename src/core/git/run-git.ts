@@ -6,7 +6,7 @@ import { PackFormatError } from '../errors.ts';
 // goes through runGit (or probeGit, built on it), so that the environment, cancellation, the kill of git's own
 // children and the wording of git's failures are the same everywhere.
 
-/** git failed, is missing, or refused an option: carries git's own stderr (ARCHITECTURE "Safety": one clear message). */
+/** git failed, is missing, or refused an option: carries git's own stderr (README.md, "Trust and safety": one clear message). */
 export class GitCommandError extends PackFormatError {
   constructor(
     readonly argv: string[],

@@ -1,5 +1,5 @@
 /**
- * A recording over a pack it never read: a repack preview's pack (issue 15, before and after). The
+ * A recording over a pack it never read: a repack preview's pack (the Pack Map's before and after). The
  * recording's reads name objects of today's packs; the same objects, found by id in the other
  * pack, are where the same reads land in that layout (as core/repack/recording-layouts.ts replays
  * them). Reads of objects the other pack lacks are left out, and counted.

@@ -1,5 +1,5 @@
 /**
- * A delta family over the Pack Map (issue 15): every member's offset and, for each delta, the arc
+ * A delta family over the Pack Map: every member's offset and, for each delta, the arc
  * from it to its base (the base git reads first when it rebuilds the delta), so that where a
  * family lies in the file and how far its chains jump can be seen. A family is the objects sharing
  * a chain root (PackModel.rootOf, as the Packs view's families); bases in another pack (REF_DELTA

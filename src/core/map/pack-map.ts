@@ -1,5 +1,5 @@
 /**
- * The Pack Map (issue 15): a pack drawn along its offsets on a Hilbert curve, every cell the same
+ * The Pack Map: a pack drawn along its offsets on a Hilbert curve, every cell the same
  * number of bytes (src/common/pack-map-geometry.ts says why), coloured by an attribute of the
  * object there, with a recording's reads as heat over it. Any rectangle of cells at any order is
  * drawn from the model's columns alone (O(log n) per cell), so a view can ask for tiles at every
@@ -215,8 +215,8 @@ export class PackMap {
   /**
    * A tile (an aligned square of side 2^k) is one stretch of 4^k consecutive distances on the
    * Hilbert curve, so its cells are visited in file order and the objects under them found by
-   * walking forward through the pack instead of a binary search per cell (a 256×256 tile of
-   * git.git's pack: about 100 ms the per-cell way). Same colours as the general loop.
+   * walking forward through the pack instead of a binary search per cell (bench/README.md,
+   * "Figures the comments rely on"). Same colours as the general loop.
    */
   private renderAligned(
     order: number,
@@ -336,8 +336,8 @@ export class PackMap {
   /**
    * Every object's colour under `attribute`, in pack order, packed 0xRRGGBB: computed once per
    * attribute and model (shared by the model's overlay maps), so that a tile costs a lookup per
-   * cell. Computing the colour per cell made family and disk-size tiles 20–60 ms each on git.git
-   * (a root lookup, a logarithm and a ramp per cell); the table costs 4 bytes an object.
+   * cell. Computing the colour per cell (a root lookup, a logarithm and a ramp) made tiles slow
+   * (bench/README.md, "Figures the comments rely on"); the table costs 4 bytes an object.
    */
   private coloursOf(attribute: MapAttribute): Uint32Array {
     let tables = colourTables.get(this.model);

@@ -1,5 +1,5 @@
 /**
- * A recording's reads of one pack as a path over the Pack Map (issue 15): the offsets in the order
+ * A recording's reads of one pack as a path over the Pack Map: the offsets in the order
  * git read them, which seeks go backward, which reads fault in a cold page cache, and the
  * locality figures `packscope locality` prints for the same reads (packLocalityWithQuantiles, one
  * implementation). A path longer than `maxPoints` is sampled: every `stride`-th read, the first and

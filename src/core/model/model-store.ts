@@ -19,8 +19,9 @@ import { SizeColumn } from './size-column.ts';
 const MAGIC = Buffer.from('PSMODEL\0', 'latin1');
 /**
  * Bump when the columns or their meaning change; older files are then rebuilt. 2: keyed HMAC-SHA256
- * trailer. 3: the derived child lists and roots after the columns (issue 14: rebuilding them was
- * most of a workbench reopen), checked against the base column when first used.
+ * trailer. 3: the derived child lists and roots after the columns (rebuilding them was most of a
+ * workbench reopen: bench/README.md, "Figures the comments rely on"), checked against the base
+ * column when first used.
  */
 const FORMAT_VERSION = 3;
 const MAX_HEADER_BYTES = 64 << 20;
@@ -54,7 +55,7 @@ export function defaultModelCacheDir(): string {
 }
 
 /**
- * PackScope never writes inside a repository (ARCHITECTURE.md, "Safety"): refuses a model cache
+ * PackScope never writes inside a repository (README.md, "Trust and safety"): refuses a model cache
  * directory that is the repository's work tree, git directory, or anything below them.
  */
 export function assertOutsideRepository(directory: string, repository: Repository): void {
@@ -85,7 +86,7 @@ export interface LoadedModel {
 }
 
 /**
- * Persists pack models keyed by the pack's trailing checksum (ARCHITECTURE.md). A file is used only
+ * Persists pack models keyed by the pack's trailing checksum (docs/architecture.md). A file is used only
  * when its own checksum, the pack checksum, the idx checksum and the pack size all match; anything
  * else (stale, truncated, corrupt, other format version) is rebuilt and overwritten.
  */
@@ -117,7 +118,7 @@ export class ModelStore {
         rebuiltBecause = error instanceof Error ? error.message : String(error);
       }
     }
-    // The idx just read is the build's too (it was read twice before, 40 ms on git.git's).
+    // The idx just read is the build's too (reading it twice cost a reopen tens of ms).
     const model = buildPackModel(files, { ...options, index });
     try {
       this.save(model);

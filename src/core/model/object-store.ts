@@ -334,7 +334,7 @@ function listPacks(objectsDir: string, local: boolean): PackLocation[] {
   return packs;
 }
 
-/** objects/info/alternates, recursively (§ARCHITECTURE "alternates"); relative paths are relative to the objects dir. */
+/** objects/info/alternates, recursively (gitrepository-layout(5)); relative paths are relative to the objects dir. */
 export function alternateObjectDirs(objectsDir: string): string[] {
   const seen = new Set<string>([realPath(objectsDir)]);
   const found: string[] = [];

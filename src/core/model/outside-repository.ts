@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { fail } from '../errors.ts';
 import { discoverRepository, type Repository } from './repository.ts';
 
-// ARCHITECTURE "Safety": PackScope never writes inside a repository. The one test of that rule, for
+// README.md, "Trust and safety": PackScope never writes inside a repository. The one test of that rule, for
 // every place PackScope writes: the model cache, a repack preview's temporary directory, a recording.
 
 /**

@@ -27,8 +27,8 @@ export interface PackColumns {
 
 /**
  * The derived columns a model file keeps beside the base column (format 3): the ones whose build
- * costs a scattered pass or a sort (issue 14: 1.5 s of a workbench reopen on git.git). Untrusted
- * until checkStoredDerived has compared them with the base column.
+ * costs a scattered pass or a sort (most of a reopen: bench/README.md, "Figures the comments rely
+ * on"). Untrusted until checkStoredDerived has compared them with the base column.
  */
 export interface StoredDerivedColumns {
   childStart: Uint32Array;

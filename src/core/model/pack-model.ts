@@ -237,8 +237,9 @@ export class PackModel {
 
   /**
    * Counts, depth histogram and byte totals, computed once. A model worker computes them before it
-   * moves the model (model-transfer.ts): three passes over 10 million objects took 300 ms of the
-   * server's thread, a hover's wait, the first time the pack's summary was asked for.
+   * moves the model (model-transfer.ts): on a big pack the three passes would be a hover's wait on
+   * the server's thread the first time the pack's summary is asked for (bench/README.md, "Figures
+   * the comments rely on").
    */
   summaryFacts(): SummaryFacts {
     return (this.summary ??= computeSummaryFacts(this.columns, this.count));

@@ -1,6 +1,6 @@
 /**
- * One pack's scan split across threads (issue 17: "both cores are yours: a model build may split the
- * pack between workers"). The pack's positions are cut into chunks; this thread and the scan workers
+ * One pack's scan split across threads, so that a model build uses every core it may have. The
+ * pack's positions are cut into chunks; this thread and the scan workers
  * claim chunks in increasing order from a shared counter and write the same shared columns
  * (scan-range.ts), so a worker that starts late, or a core that is busy, only takes fewer chunks.
  *

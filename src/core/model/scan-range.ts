@@ -15,9 +15,9 @@ import type { RandomAccessFile } from '../format/random-access-file.ts';
 
 const WINDOW_BYTES = 8 << 20;
 /**
- * A header-only scan reads up to this much per read(2). Small reads cost a syscall each (4,700
- * reads of ~7 KiB took 45% of the scan on the generated 301k-object pack, the copy out of the page
- * cache almost nothing), so the window is large and only big entries are skipped.
+ * A header-only scan reads up to this much per read(2). Small reads cost a syscall each (nearly
+ * half the scan, the copy out of the page cache almost nothing: bench/README.md, "Figures the
+ * comments rely on"), so the window is large and only big entries are skipped.
  */
 const HEADER_SCAN_WINDOW_BYTES = 1 << 20;
 /** A header-only refill stops at an entry larger than this: its body is skipped, not read. */

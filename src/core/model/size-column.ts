@@ -1,6 +1,6 @@
 /**
  * A column of non-negative sizes: 4 bytes per object, with the rare value of 4 GiB or more kept in
- * a side map (ARCHITECTURE.md, "The pack model").
+ * a side map (the columnar pack model: docs/architecture.md, `src/core/model/`).
  */
 export class SizeColumn {
   readonly low: Uint32Array;

@@ -80,7 +80,7 @@ export interface RepackPreviewRequest extends RepackTuning {
   /** The warnings also go into the document's `warnings` (the server's); the CLI prints them on stderr only. */
   warningsInDocument: boolean;
   /**
-   * Predicted read time on both layouts (issue 16): 'cached' prices with a calibration already
+   * Predicted read time on both layouts: 'cached' prices with a calibration already
    * kept for today's largest pack and never times git (the panel: a preview must not grow by a
    * calibration's tens of seconds unasked); 'calibrate' runs one when none is kept (the CLI's
    * --time); absent or 'off': no pricing, `readTime` null.

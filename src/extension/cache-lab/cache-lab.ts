@@ -1,4 +1,4 @@
-// The Cache Lab (issue 5): what the `packscope.openCacheLab` command does (the command table calls
+// The Cache Lab: what the `packscope.openCacheLab` command does (the command table calls
 // `open`), the panel's serializer (so the panel comes back after a reload), and what the tests read
 // through `api.cacheLab`.
 import * as fs from 'node:fs';

@@ -1,4 +1,4 @@
-// What Measure for real runs for a recording (issue 5): git's arguments and working directory, from
+// What Measure for real runs for a recording: git's arguments and working directory, from
 // the recording's metadata, else read back from a raw trace's GIT_TRACE lines. Pure (no vscode), so
 // that the extension tests can check it on real recordings and traces directly.
 import * as path from 'node:path';
@@ -23,7 +23,7 @@ export const UNTRUSTED_REFUSAL =
   'This workspace is not trusted: PackScope runs no git command from a recording or trace in it (Measure for real needs a trusted workspace).';
 
 /**
- * The checks on a plan before anything runs (issue 12, item 8): no git at all from a file in an
+ * The checks on a plan before anything runs: no git at all from a file in an
  * untrusted workspace (git would read the repository's own configuration, which can run programs);
  * every argument a string; the working directory inside the recording's repository.
  */

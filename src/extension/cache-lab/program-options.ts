@@ -1,4 +1,4 @@
-// git options that make git run another program (issue 12, item 8). Measure for real runs the
+// git options that make git run another program (README, "Trust and safety"). Measure for real runs the
 // command a recording or a trace names; a file can name `-c alias.l=!sh -c … l`, `-c core.pager=…`,
 // `--upload-pack=…`. Each such option is named to the user, who must allow it by name (git-config(1),
 // git(1) OPTIONS; the keys below are those whose value git runs as a command or that change which

@@ -1,4 +1,4 @@
-// The Pack Map (issue 15): what `packscope.openPackMap` does (palette, and a pack's menu in the
+// The Pack Map: what `packscope.openPackMap` does (palette, and a pack's menu in the
 // Packs view; the command table calls `open`), the panel and its serializer, and what the tests
 // read through `api.packMap`.
 import * as path from 'node:path';

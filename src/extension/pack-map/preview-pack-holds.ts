@@ -1,4 +1,4 @@
-// Who still shows a repack preview's kept pack (issue 15, before and after): the Repack Preview
+// Who still shows a repack preview's kept pack (the Pack Map's before and after): the Repack Preview
 // panel of the run that kept it, and each Pack Map panel drawing it. The server keeps the pack in
 // its temporary directory until the last of them lets go, then removes it (packscope/releasePreviewPack).
 import vscode = require('vscode');

@@ -1,4 +1,4 @@
-// Recording inside VS Code (issue 5): the terminal recording toggle and its status bar item,
+// Recording inside VS Code: the terminal recording toggle and its status bar item,
 // "Record a git command…", and the Recordings view with its actions. `registerRecording` is called
 // once by activate; its `api` is `api.recording`, its `commands` are in the command table.
 import vscode = require('vscode');

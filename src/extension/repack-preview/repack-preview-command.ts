@@ -1,4 +1,4 @@
-// Repack previews (issue 6): what the `packscope.previewRepack` command does (palette and the Packs
+// Repack previews: what the `packscope.previewRepack` command does (palette and the Packs
 // view's repository menu; the command table calls `run`), its presets and custom form, the run under a cancellable notification, the
 // result panel and its serializer, and what the tests read through `api.repackPreview`.
 import { randomUUID } from 'node:crypto';

@@ -137,7 +137,7 @@ export function registerMeasureHandlers(context: ServerContext): void {
 /**
  * The split of the command's time its runs imply (measured = non-read + scale · predicted reads,
  * src/core/cost/measured-split.ts), kept with the calibration of the recording's largest pack so
- * that later time estimates of this command predict the whole command from it (issue 16). The
+ * that later time estimates of this command predict the whole command from it. The
  * runs stand whatever happens here: a failure is the note, not the request's error.
  */
 async function keepMeasuredSplit(

@@ -1,5 +1,5 @@
 /**
- * The Pack Map's requests (issue 15): `packscope/packMapInfo`, `packscope/packMapTile`,
+ * The Pack Map's requests: `packscope/packMapInfo`, `packscope/packMapTile`,
  * `packscope/packMapObjectAt`, and the overlays `packscope/packMapFamily` and `packscope/packMapSeeks`. This thread checks the parameters, loads the model (model workers),
  * opens a recording (task worker) and hands the rest to the map worker (workers/map-worker.ts),
  * which draws tiles with the very PackMap `packscope map` draws its PNG with: a tile at order o is

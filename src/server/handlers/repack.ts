@@ -1,4 +1,4 @@
-// Repack previews (issue 6) over LSP: `packscope/repackPreview` runs the engine of
+// Repack previews over LSP: `packscope/repackPreview` runs the engine of
 // src/core/repack (pack-objects into a temporary directory outside the repository, the preview
 // pack's model, the write-order estimate, recordings replayed on both layouts) in a simulation
 // worker (workers/repack-preview-task.ts) and answers with the very document `packscope repack-preview

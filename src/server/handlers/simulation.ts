@@ -100,7 +100,7 @@ export function registerSimulationHandlers(context: ServerContext): void {
 }
 
 /**
- * The sweep's time estimate (issue 16): git's policy at the user's limit and the recorded one is
+ * The sweep's time estimate: git's policy at the user's limit and the recorded one is
  * replayed too where the sweep lacks it (priced, not added to the results), and the pack is
  * calibrated by timing the configured git in a worker (cached; tens of seconds the first time on a large pack).
  * A recording that cannot be priced (a raw trace, a complete recording, one segment) gives the

@@ -1,5 +1,5 @@
 /**
- * The boundary between the server and its one map worker (dist/map-worker.js, issue 15): a
+ * The boundary between the server and its one map worker (dist/map-worker.js): a
  * persistent thread that keeps the PackMap (src/core/map/pack-map.ts) of each pack it was asked
  * about, and of each recording overlay it was sent, and draws tiles of them. Drawing a 256 × 256
  * tile is a Hilbert index and a binary search per cell (tens of ms on a large pack), and making a

@@ -1,5 +1,5 @@
 /**
- * Worker thread entry (dist/map-worker.js) of the Pack Map (issue 15): one persistent thread that
+ * Worker thread entry (dist/map-worker.js) of the Pack Map: one persistent thread that
  * keeps the PackMap of the packs it was asked about and of the recording overlays it was sent, and
  * answers info, tile and object-at requests (map-worker-protocol.ts). One request at a time, from
  * its own queue: lookups of one object (a hover) go before tiles, and a cancelled request that has

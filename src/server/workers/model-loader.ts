@@ -173,7 +173,7 @@ export class ModelLoader {
       .then(async () => {
         if (this.threads !== undefined) releaseThread = (await this.threads.acquire(1, undefined, true)).release;
         slotAt = performance.now();
-        // A big pack's scan also takes the cores free now (issue 17), never waiting for them.
+        // A big pack's scan also takes the cores free now, never waiting for them.
         const plan = this.parallelScanFor(files);
         if (plan) {
           const extra =
@@ -207,7 +207,8 @@ export class ModelLoader {
         this.loaded.set(key, timed);
         const t = done.timings;
         const ms = (n: number): string => `${Math.round(n)} ms`;
-        // Where a load's time goes (issue 14: a persisted model took 4.2 s in the workbench, 0.1 s in the CLI).
+        // Where a load's time goes: a reopen can be slow in the workbench and quick in the CLI
+        // (bench/README.md, "Figures the comments rely on").
         this.log(
           `model of ${path.basename(files.pack)} (${done.source}) in ${ms(timed.loadMs)}: waiting for a build slot ${ms(slotAt - started)}, ` +
             `worker start ${ms(t.workerStart)}, idx read ${ms(t.idx)}, ${done.source === 'persisted' ? `stored model read+check ${ms(t.stored)}` : `scan and chains ${ms(t.build)}`}, ` +
@@ -230,8 +231,8 @@ export class ModelLoader {
   /**
    * The scan worker beside the model worker, for a pack big enough to split (by its idx's count).
    * One core stays with the server's own thread, which answers hovers: on 2 cores a build's model
-   * worker and a scan worker left hovers waiting for a core (the hover bench on a 10 M-object pack:
-   * p99 26 ms, one of 183 ms, while another pack built).
+   * worker and a scan worker left hovers waiting for a core (the hover bench: bench/README.md,
+   * "Figures the comments rely on").
    */
   private parallelScanFor(files: PackFiles): ParallelBuild | undefined {
     const plan = parallelBuildFrom(path.dirname(this.workerScript), availableParallelism() - 1);

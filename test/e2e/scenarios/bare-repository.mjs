@@ -1,6 +1,6 @@
 // A bare repository (a mirror, a server's repository) opened alone activates PackScope: with the
 // Packs view never opened, an object id in a text file of that folder gets PackScope's hover
-// (issue 14, "It starts"). Before, activation waited for `.git` in the folder or the view.
+// (so that PackScope starts wherever a repository is). Before, activation waited for `.git` in the folder or the view.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';

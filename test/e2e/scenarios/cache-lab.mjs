@@ -104,7 +104,7 @@ async function openAndCheck({ helpers, log, theme, recording, expected }) {
   await helpers.screenshot(page, `sweep-${theme}`);
 
   // Relative to belady: each policy's line is its inflations divided by belady's at the same limit,
-  // as packscope sweep --json gives them (issue 14: differences of a few percent become visible).
+  // as packscope sweep --json gives them (so that differences of a few percent become visible).
   await lab.locator('#sweep-view').selectOption('relative-belady');
   const beladyColumn = policies.indexOf('belady');
   const relative = await waitUntil(

@@ -1,4 +1,4 @@
-// The first look at a big pack (issue 14, "It starts"): while its model is built for the first
+// The first look at a big pack: while its model is built for the first
 // time, the Packs view shows how far the build is with numbers (the pack row's "indexing 34%…", or
 // the notification's "Reading objects: n of N"), not an empty view with a thin bar; when it ends,
 // the pack row and the Summary have git's counts. The repository is made here by git fast-import

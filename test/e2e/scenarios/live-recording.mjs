@@ -1,4 +1,4 @@
-// Live terminal recording in a real workbench (issue 14): with "Toggle Recording" on, git commands
+// Live terminal recording in a real workbench: with "Toggle Recording" on, git commands
 // typed into an integrated terminal appear in the Recordings view while recording is still on —
 // each with git's own number of pack reads (GIT_TRACE_PACK_ACCESS of the same command run here) —
 // under the live recording's name, which is the name the finished recording keeps; a recording

@@ -1,4 +1,4 @@
-// Before and after a repack on the Pack Map, in a real workbench (issue 15): a recording of git log
+// Before and after a repack on the Pack Map, in a real workbench: a recording of git log
 // --raw (Record a Git Command…), a Repack Preview (the --depth=10 --window=10 preset) that replays
 // it, and the panel's "Before and after on the Pack Map": one Pack Map panel with today's pack and
 // the preview's pack side by side, the recording drawn over both. Each pane is checked against

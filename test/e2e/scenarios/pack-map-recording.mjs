@@ -1,4 +1,4 @@
-// The Pack Map from the Packs view with a recording over it, in a real workbench (issue 15): a git
+// The Pack Map from the Packs view with a recording over it, in a real workbench: a git
 // command recorded with "PackScope: Record a Git Command…" (git log --raw, recorded once), the map
 // opened from the pack row's context menu ("Open Pack Map"), the recording chosen in the map. The
 // page's distinct objects must be the distinct offsets of git's own GIT_TRACE_PACK_ACCESS lines for

@@ -1,4 +1,4 @@
-// The Pack Map in a real workbench (issue 15): "PackScope: Open Pack Map" from the command palette
+// The Pack Map in a real workbench: "PackScope: Open Pack Map" from the command palette
 // (one pack in the workspace: it opens at once), the map drawn in the webview (nested iframes),
 // a hover on a cell whose tooltip names an object that git has, with git's type and the offset
 // git's verify-pack lists for it. Screenshots of the map and of the hover.

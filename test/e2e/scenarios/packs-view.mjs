@@ -4,7 +4,7 @@
 // children (the objects whose base git reports is that root) and theirs, and "Open Object" from an
 // object's context menu, from its inline action and from the palette (an abbreviated id typed in),
 // whose document shows the object's facts, its DELTA line and its content as `git cat-file -p`
-// prints it. The numbers in the comments are the steps of issue 3 (steps 3 and 5: object-hover.mjs).
+// prints it. The numbered comments are the steps a user takes (steps 3 and 5: object-hover.mjs).
 import {
   COUNT,
   activeEditorLines,

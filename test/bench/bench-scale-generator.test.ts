@@ -1,7 +1,7 @@
 /**
  * The scale bench's generators (bench/scale.ts) at a small size: the layouts they make are what
- * issue 17 names, as git itself reports them (count-objects -v, verify-pack, multi-pack-index
- * verify, the pack directory's files), so the bench at full size measures those layouts.
+ * bench/README.md names ("Scale repositories"), as git itself reports them (count-objects -v,
+ * verify-pack, multi-pack-index verify, the pack directory's files), so the bench at full size measures those layouts.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * Issue 14: the Recordings view's line for a recording's last sweep (src/presentation/recording-summary.ts),
+ * The Recordings view's line for a recording's last sweep (src/presentation/recording-summary.ts),
  * on a real sweep: `packscope sweep --json` of a recording git wrote. The line names git's cell at
  * git's default limit (or the nearest swept) as the table shows it, and the belady distance there.
  */

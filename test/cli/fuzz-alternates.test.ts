@@ -1,5 +1,5 @@
 /**
- * Fuzzing objects/info/alternates with fast-check (issue 12, "Done when"): the repository's
+ * Fuzzing objects/info/alternates with fast-check: the repository's
  * alternates and those of the object directories it names are each absent, a regular file of
  * generated lines (paths of real object directories, relative, absolute or C-quoted, the repository
  * itself, missing ones, comments, blank and CRLF lines, NULs and junk bytes, very long lines), or a

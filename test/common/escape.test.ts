@@ -1,4 +1,4 @@
-// The one escaping of strings from repositories and files (issue 12, items 7 and 8): as visible text
+// The one escaping of strings from repositories and files (README, "Trust and safety"): as visible text
 // (dialogs), as Markdown text and as a Markdown code span (hovers, tooltips, exported documents).
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
