@@ -85,6 +85,8 @@ const WALK_LARGE_LIMIT = 1 << 30;
 /** The growth list's cache at 1g: ~32,000 pages first touched, ≈0.1 s on a VM (3–5 µs a page), well above the noise. */
 const GROWTH_TARGET_BYTES = 128 << 20;
 
+// Stays long: the calibration's stages (plan, timed lists, fit, the trace stage) in the order they run, sharing the
+// timings.
 export async function calibratePack(model: PackModel, options: CalibrateOptions): Promise<Calibration> {
   const started = performance.now();
   const git = options.git ?? 'git';

@@ -84,6 +84,8 @@ export function locateInPacks(
 
 const TYPE_CODES: Record<string, number> = { commit: OBJ_COMMIT, tree: OBJ_TREE, blob: OBJ_BLOB, tag: OBJ_TAG };
 
+// Stays long: one linear script over rev-list's output (input order, reused bases, write order, layout); the columns it
+// builds are shared by each step.
 export async function estimateWriteOrder(
   options: EstimateOptions,
 ): Promise<{ estimate: WriteOrderEstimate; layout: EstimatedLayout }> {

@@ -112,6 +112,7 @@ function cliRecordings(): RecordingChoice[] {
     .map(({ file, label, description }) => ({ file, label, description }));
 }
 
+// Stays long: its closures share the open panel between the command and the serializer, as registerPackMap's do.
 export function registerCacheLab(deps: CacheLabDependencies): CacheLabApi {
   const { lifetime } = deps;
   let current: CacheLabPanel | undefined;

@@ -82,6 +82,8 @@ function targetOf(argument: unknown): OpenTarget | undefined {
   };
 }
 
+// Stays long: its closures share the open panels between the command and the serializer; a class, as RepackPreview
+// became, would split it.
 export function registerPackMap(deps: PackMapDependencies): PackMapApi {
   const { lifetime } = deps;
   let current: PackMapPanel | undefined;
