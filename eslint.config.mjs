@@ -1,6 +1,6 @@
 // ESLint for the whole tree (`npm run lint`, run by `npm test`). Formatting is Prettier's
 // (`npm run format`); eslint-config-prettier turns off every rule that would argue with it.
-// Import cycles and unused code are errors: the layout test (test/core/layout.test.ts) says which
+// Import cycles and unused code are errors: the layout test (test/repo/layout.test.ts) says which
 // folder may import which; these rules say that no two files import each other in a loop and that
 // nothing is left behind unused.
 import js from '@eslint/js';

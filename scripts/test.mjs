@@ -64,6 +64,7 @@ const SUITES = [
       ...testFiles('test/common'),
       ...testFiles('test/extension-node'),
       ...testFiles('test/bench'),
+      ...testFiles('test/repo'),
     ],
   },
   { name: 'webview', nodeTest: true, args: () => ['test/webview/run.mjs'] },

@@ -57,6 +57,7 @@ export interface LoadCost {
   cpuMs: number;
 }
 
+// Stays long: the activation script: each registration in the order its dependencies need, read top to bottom.
 export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms: 0, cpuMs: 0 }): PackScopeApi {
   const activationStart = performance.now();
   const activationCpuStart = process.cpuUsage();

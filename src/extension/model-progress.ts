@@ -36,6 +36,7 @@ export function loadingText(value: { message?: string | undefined; percentage?: 
   return stage ? `${stage.toLowerCase()}…` : 'indexing…';
 }
 
+// Stays long: one notification's life: its progress, cancellation and the row text share the server's progress stream.
 export async function withModelProgress<R>(
   server: ServerClient,
   title: string,

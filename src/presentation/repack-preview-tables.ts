@@ -97,6 +97,7 @@ function mdTable(header: string[], rows: string[][]): string[] {
 }
 
 /** The panel's content as Markdown ("Export as Markdown"). Every string from the repository is escaped. */
+// Stays long: one Markdown document written section by section in the order it reads; each section is a few lines.
 export function repackPreviewMarkdown(run: RepackPreviewRun): string {
   const { result, request } = run;
   const estimateOnly = result.preview === null;

@@ -96,6 +96,7 @@ function paddedRange(
   return { min, max: high + span * margin };
 }
 
+// Stays long: one chart plan: the view chosen, then its series and axes, each depending on the one before.
 export function planSweepChart(
   result: SweepResult,
   limits: readonly number[],

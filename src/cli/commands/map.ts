@@ -47,6 +47,7 @@ export interface MapDocument {
   output: string;
 }
 
+// Stays long: a linear script: options, the pack, the recording, then the picture written.
 function runMap(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
     args: argv,

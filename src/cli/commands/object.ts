@@ -59,6 +59,7 @@ function link(model: PackModel, n: number): ChainLink {
   };
 }
 
+// Stays long: a linear script: options, the store, the lookup, the path walk, then the object's document printed.
 function runObject(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
     args: argv,

@@ -55,6 +55,8 @@ function defaultRecordingPath(repository: Repository, args: string[]): string {
   return path.join(base, `${path.basename(top)}-${words}-${stamp}.psrec`);
 }
 
+// Stays long: a linear script: options, the repository and output checks, git's run, then the summary in the order
+// printed.
 async function runRecord(argv: string[], progress: Progress): Promise<number> {
   const separator = argv.indexOf('--');
   if (separator < 0 || separator === argv.length - 1)

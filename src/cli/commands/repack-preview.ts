@@ -269,6 +269,7 @@ function describeMode(d: RepackModePreviewDocument): string {
   return lines.join('\n') + '\n';
 }
 
+// Stays long: the text output, section by section in the order printed.
 function describe(result: RepackPreview | undefined, document: RepackPreviewDocument, limits: number[]): string {
   const { recordings: replays, estimate } = document;
   const lines: string[] = [];

@@ -30,6 +30,7 @@ ${POLICY_HELP}
 logged, inflations, deltaApplications, inflatedBytes, evictions, peakCacheBytes, exact, bounds, …}]}
 (docs/json.md).`;
 
+// Stays long: a linear script: options, the recording, the replay, then the output in the order printed.
 function runSimulate(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({
     args: argv,

@@ -36,6 +36,7 @@ export interface VerifyPackContext {
   progress: Progress;
 }
 
+// Stays long: a linear script: options, then each pack verified and printed in turn.
 async function runVerifyPack(argv: string[], context: VerifyPackContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,

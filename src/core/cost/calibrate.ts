@@ -86,6 +86,8 @@ const WALK_LARGE_LIMIT = 1 << 30;
 /** The growth list's cache at 1g: ~32,000 pages first touched, ≈0.1 s on a VM (3–5 µs a page), well above the noise. */
 const GROWTH_TARGET_BYTES = 128 << 20;
 
+type GitPolicy = ReturnType<typeof parsePolicy>;
+
 export async function calibratePack(model: PackModel, options: CalibrateOptions): Promise<Calibration> {
   const started = performance.now();
   const git = options.git ?? 'git';
@@ -93,65 +95,16 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
   const repeats = options.repeats ?? 3;
   const perClass = options.perClass ?? Number.MAX_SAFE_INTEGER;
   const objects = simObjectsFrom([model]);
-  const diskSize = model.columns.diskSize;
   const lists = calibrationPlan(objects, seed, perClass);
   const gitPolicy = parsePolicy('git');
   const batches: CalibrationBatch[] = [];
   const total = lists.length + 1;
   for (const [i, list] of lists.entries()) {
     options.onStage?.(list.stage, i, total);
-    const compact = compactForReads(objects, list.reads);
-    const at = (limit: number): ReturnType<typeof gitPolicy.run> =>
-      gitPolicy.run(compact.objects, compact.reads, limit);
-    const input = [...list.reads].map((id) => model.oidHex(id)).join('\n') + '\n';
-    // Each timed row is one side minus the reference (see the top of this file), and so are its counts.
-    const { sides, reference } = runsOf(list);
-    const seconds = await pairedDifferences(git, options.gitDir, sides, reference, input, repeats, options.signal);
-    const countsB = reference.mode === '--batch-check' ? undefined : at(reference.limit);
-    let compressedBytes = 0;
-    for (const id of list.reads) compressedBytes += diskSize.get(id);
-    const minus = (x: number, y: number | undefined): number => x - (y ?? 0);
-    for (const [s, side] of sides.entries()) {
-      const countsA = at(side.limit);
-      batches.push({
-        stage: list.stage,
-        sizeClass:
-          list.cls < 0
-            ? [0, -1]
-            : [CLASS_BOUNDS[list.cls]!, CLASS_BOUNDS[list.cls + 1]! === Infinity ? -1 : CLASS_BOUNDS[list.cls + 1]!],
-        objects: list.ids.length,
-        reads: list.reads.length,
-        limit: side.limit,
-        against: countsB ? reference.limit : null,
-        inflations: minus(countsA.inflations, countsB?.inflations),
-        inflatedBytes: minus(countsA.inflatedBytes, countsB?.inflatedBytes),
-        compressedBytes,
-        deltaApplications: minus(countsA.deltaApplications, countsB?.deltaApplications),
-        appliedBytes: minus(countsA.appliedBytes ?? 0, countsB?.appliedBytes ?? 0),
-        hits: minus(cacheHits(countsA), countsB ? cacheHits(countsB) : undefined),
-        cacheBytes: minus(countsA.peakCacheBytes, countsB?.peakCacheBytes),
-        seconds: seconds[s]!,
-        predicted: 0,
-      });
-    }
+    batches.push(...(await timeList(model, objects, list, gitPolicy, git, repeats, options)));
   }
-  // The trace stage: the list with the most inflations, timed with and without GIT_TRACE_PACK_ACCESS.
   options.onStage?.('trace', lists.length, total);
-  const traced = lists.filter((l) => l.stage === 'walk').sort((a, b) => b.reads.length - a.reads.length)[0];
-  let cTrace = 0;
-  if (traced) {
-    const input = [...traced.reads].map((id) => model.oidHex(id)).join('\n') + '\n';
-    const traceFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-calibrate-')), 'trace');
-    try {
-      const withTrace = await timedRun(git, options.gitDir, 0, '--batch', input, repeats, traceFile, options.signal);
-      const without = await timedRun(git, options.gitDir, 0, '--batch', input, repeats, undefined, options.signal);
-      const compact = compactForReads(objects, traced.reads);
-      const logged = gitPolicy.run(compact.objects, compact.reads, 0).logged;
-      cTrace = Math.max(0, (withTrace - without) / Math.max(1, logged));
-    } finally {
-      fs.rmSync(path.dirname(traceFile), { recursive: true, force: true });
-    }
-  }
+  const cTrace = await traceCost(model, objects, lists, gitPolicy, git, repeats, options);
 
   const { parameters, perRead } = fit(batches, cTrace);
   for (const b of batches) b.predicted = batchPrediction(b, parameters, perRead);
@@ -174,6 +127,79 @@ export async function calibratePack(model: PackModel, options: CalibrateOptions)
     batches,
     seconds: (performance.now() - started) / 1000,
   };
+}
+
+/** One list timed by git (each side minus the reference) and counted by the simulator: a batch per side. */
+async function timeList(
+  model: PackModel,
+  objects: SimObjects,
+  list: CalibrationList,
+  gitPolicy: GitPolicy,
+  git: string,
+  repeats: number,
+  options: CalibrateOptions,
+): Promise<CalibrationBatch[]> {
+  const diskSize = model.columns.diskSize;
+  const batches: CalibrationBatch[] = [];
+  const compact = compactForReads(objects, list.reads);
+  const at = (limit: number): ReturnType<typeof gitPolicy.run> => gitPolicy.run(compact.objects, compact.reads, limit);
+  const input = [...list.reads].map((id) => model.oidHex(id)).join('\n') + '\n';
+  // Each timed row is one side minus the reference (see the top of this file), and so are its counts.
+  const { sides, reference } = runsOf(list);
+  const seconds = await pairedDifferences(git, options.gitDir, sides, reference, input, repeats, options.signal);
+  const countsB = reference.mode === '--batch-check' ? undefined : at(reference.limit);
+  let compressedBytes = 0;
+  for (const id of list.reads) compressedBytes += diskSize.get(id);
+  const minus = (x: number, y: number | undefined): number => x - (y ?? 0);
+  for (const [s, side] of sides.entries()) {
+    const countsA = at(side.limit);
+    batches.push({
+      stage: list.stage,
+      sizeClass:
+        list.cls < 0
+          ? [0, -1]
+          : [CLASS_BOUNDS[list.cls]!, CLASS_BOUNDS[list.cls + 1]! === Infinity ? -1 : CLASS_BOUNDS[list.cls + 1]!],
+      objects: list.ids.length,
+      reads: list.reads.length,
+      limit: side.limit,
+      against: countsB ? reference.limit : null,
+      inflations: minus(countsA.inflations, countsB?.inflations),
+      inflatedBytes: minus(countsA.inflatedBytes, countsB?.inflatedBytes),
+      compressedBytes,
+      deltaApplications: minus(countsA.deltaApplications, countsB?.deltaApplications),
+      appliedBytes: minus(countsA.appliedBytes ?? 0, countsB?.appliedBytes ?? 0),
+      hits: minus(cacheHits(countsA), countsB ? cacheHits(countsB) : undefined),
+      cacheBytes: minus(countsA.peakCacheBytes, countsB?.peakCacheBytes),
+      seconds: seconds[s]!,
+      predicted: 0,
+    });
+  }
+  return batches;
+}
+
+/** The trace stage: the walk list with the most reads (the most inflations), timed with and without GIT_TRACE_PACK_ACCESS; seconds per logged read. */
+async function traceCost(
+  model: PackModel,
+  objects: SimObjects,
+  lists: CalibrationList[],
+  gitPolicy: GitPolicy,
+  git: string,
+  repeats: number,
+  options: CalibrateOptions,
+): Promise<number> {
+  const traced = lists.filter((l) => l.stage === 'walk').sort((a, b) => b.reads.length - a.reads.length)[0];
+  if (!traced) return 0;
+  const input = [...traced.reads].map((id) => model.oidHex(id)).join('\n') + '\n';
+  const traceFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-calibrate-')), 'trace');
+  try {
+    const withTrace = await timedRun(git, options.gitDir, 0, '--batch', input, repeats, traceFile, options.signal);
+    const without = await timedRun(git, options.gitDir, 0, '--batch', input, repeats, undefined, options.signal);
+    const compact = compactForReads(objects, traced.reads);
+    const logged = gitPolicy.run(compact.objects, compact.reads, 0).logged;
+    return Math.max(0, (withTrace - without) / Math.max(1, logged));
+  } finally {
+    fs.rmSync(path.dirname(traceFile), { recursive: true, force: true });
+  }
 }
 
 export interface CalibrationList {

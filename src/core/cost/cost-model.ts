@@ -183,47 +183,11 @@ export function timeView(
     replay?.readScale ?? 1,
   );
   const fitted = recorded.measured?.split ?? null;
-  const replayBasis = replay
-    ? {
-        date: replay.date,
-        limits: replay.limits,
-        readsTimed: replay.readsTimed,
-        reads: replay.reads,
-        readScale: replay.readScale!,
-      }
-    : null;
-  // Measured runs of the command itself come first: they hold its own heap, which a replay of its reads does not.
-  const basis: TimeBasis =
-    fitted && recorded.measured
-      ? {
-          source: 'measured',
-          measured: {
-            date: recorded.measured.date,
-            runs: recorded.measured.runs,
-            limits: recorded.measured.points.map((x) => x.limit),
-            ...fitted,
-          },
-          replay: replayBasis,
-        }
-      : { source: replay ? 'replay' : 'recording', measured: null, replay: replayBasis };
+  const basis = timeBasis(recorded.measured, fitted, replay);
   const rest = fitted ? fitted.nonReadSeconds : nonRead.seconds;
   const scale = fitted ? fitted.readScale : (replay?.readScale ?? 1);
   const currentSeconds = rest + scale * readSeconds(countsOf(gitAt(current.limit)), p);
-  const priced: TimeCell[] = [];
-  for (const cell of cells) {
-    if (cell.appliedBytes === undefined) continue;
-    const read = cellReadSeconds(cell, p);
-    const readSecondsOfCell = scale * read.seconds;
-    const predictedSeconds = rest + readSecondsOfCell;
-    priced.push({
-      policy: cell.policy,
-      limit: cell.limit,
-      predictedSeconds,
-      readSeconds: readSecondsOfCell,
-      predictedSecondsBounds: read.bounds ? [rest + scale * read.bounds[0], rest + scale * read.bounds[1]] : null,
-      speedUp: currentSeconds / predictedSeconds,
-    });
-  }
+  const priced = pricedCells(cells, p, rest, scale, currentSeconds);
   const knees = [...new Set(priced.map((c) => c.policy))].map((policy) =>
     knee(priced.filter((c) => c.policy === policy)),
   );
@@ -248,6 +212,62 @@ export function timeView(
       ? recommend(gitKnee, currentSeconds, current.limit, rest, basis, format)
       : 'no recommendation: git’s policy is not in the sweep',
   };
+}
+
+/** What the time view starts from: measured runs of the command when fitted, else the replay's or the recording's own time. */
+function timeBasis(
+  measured: MeasuredCommand | undefined,
+  fitted: MeasuredCommand['split'] | null,
+  replay: ReadReplay | undefined,
+): TimeBasis {
+  const replayBasis = replay
+    ? {
+        date: replay.date,
+        limits: replay.limits,
+        readsTimed: replay.readsTimed,
+        reads: replay.reads,
+        readScale: replay.readScale!,
+      }
+    : null;
+  // Measured runs of the command itself come first: they hold its own heap, which a replay of its reads does not.
+  return fitted && measured
+    ? {
+        source: 'measured',
+        measured: {
+          date: measured.date,
+          runs: measured.runs,
+          limits: measured.points.map((x) => x.limit),
+          ...fitted,
+        },
+        replay: replayBasis,
+      }
+    : { source: replay ? 'replay' : 'recording', measured: null, replay: replayBasis };
+}
+
+/** Each cell of the sweep (those with byte counts) priced: the non-read time plus its reads, scaled. */
+function pricedCells(
+  cells: CellCounts[],
+  p: Calibration['parameters'],
+  rest: number,
+  scale: number,
+  currentSeconds: number,
+): TimeCell[] {
+  const priced: TimeCell[] = [];
+  for (const cell of cells) {
+    if (cell.appliedBytes === undefined) continue;
+    const read = cellReadSeconds(cell, p);
+    const readSecondsOfCell = scale * read.seconds;
+    const predictedSeconds = rest + readSecondsOfCell;
+    priced.push({
+      policy: cell.policy,
+      limit: cell.limit,
+      predictedSeconds,
+      readSeconds: readSecondsOfCell,
+      predictedSecondsBounds: read.bounds ? [rest + scale * read.bounds[0], rest + scale * read.bounds[1]] : null,
+      speedUp: currentSeconds / predictedSeconds,
+    });
+  }
+  return priced;
 }
 
 /** The smallest limit within KNEE_TOLERANCE of the best predicted time. */

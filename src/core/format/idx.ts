@@ -320,6 +320,8 @@ function largestIdxSize(head: Buffer, hash: HashAlgorithm | undefined): number |
   return Math.max(FANOUT_BYTES + v1Count * (hashSize + 4) + 2 * hashSize, largestV2(v2Count));
 }
 
+// Stays long: one bounds-checked read of the idx (git-internals §6.2) in file order; each check guards the reads after
+// it.
 export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions = {}): PackIndex {
   if (bytes.length < 8) throw fail('truncated', file, bytes.length, `idx is only ${bytes.length} bytes`);
   const version: 1 | 2 = bytes.readUInt32BE(0) === IDX_V2_MAGIC ? 2 : 1;

@@ -189,6 +189,8 @@ function layerEntry(layer: MidxLayer, position: number): { packId: number; offse
   return { packId, offset: word };
 }
 
+// Stays long: one bounds-checked read of a MIDX layer, chunk by chunk in file order; each check guards the reads after
+// it.
 export function parseMidxLayer(file: string, bytes: Buffer, expectedBaseLayers: number): MidxLayer {
   if (bytes.length < 12) throw fail('truncated', file, bytes.length, 'MIDX is shorter than its header');
   if (bytes.readUInt32BE(0) !== MIDX_SIGNATURE)

@@ -109,6 +109,7 @@ class PackStreamReader {
   }
 
   /** §2.1 pass 1: every entry in stream order, inflated once to find its end; non-deltas hashed. */
+  // Stays long: §2.1 pass 1 is one loop over the stream; the running offset and the pack's hash span every entry.
   firstPass(): Entries {
     const { packPath, file, hashSize, dataEnd } = this;
     const packHeader = parsePackHeader(

@@ -150,6 +150,8 @@ export function sortByOffset(offsets: Float64Array): Uint32Array {
   return order;
 }
 
+// Stays long: the model's one pass over the pack (the hot path); the columns and running state it fills are shared by
+// every step.
 function scanPack(files: PackFiles, givenIndex: PackIndex, pack: RandomAccessFile, options: BuildOptions): PackModel {
   let index = givenIndex;
   const hash = index.hash;

@@ -217,6 +217,7 @@ function align4(n: number): number {
   return (n + 3) & ~3;
 }
 
+// Stays long: one validated read of a stored model in file order; each check guards the reads after it.
 function readStoredModel(file: string, files: PackFiles, index: PackIndex, packSize: number, key: Buffer): PackModel {
   const handle = RandomAccessFile.open(file);
   let bytes: Buffer;

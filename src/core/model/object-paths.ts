@@ -103,48 +103,298 @@ export function walkObjectPaths(
   refs: RefTips,
   options: PathWalkOptions = {},
 ): ObjectPaths {
-  const started = performance.now();
-  const limits = { ...DEFAULT_PATH_WALK_LIMITS, ...options.limits };
-  const bases: number[] = [];
-  let total = 0;
-  for (const model of models) {
-    bases.push(total);
-    total += model.count;
+  return new PathWalk(models, refs, options).run();
+}
+
+/** An object the refs or the commits leave for the tree phase; a tag carries the name it gives its target. */
+interface PendingObject {
+  id: number;
+  tagName?: Buffer;
+}
+
+/** A tree being read, pre-order: its bytes, the next entry's offset, its path node and nesting. */
+interface TreeFrame {
+  content: Buffer;
+  at: number;
+  node: number;
+  depth: number;
+  id: number;
+}
+
+/**
+ * One walk's state. Objects are numbered across the packs in order (pack p's object n is
+ * `bases[p] + n`); loose objects get the numbers from `total` up as the walk meets them: they are
+ * walked through but have no pack to be named in.
+ */
+class PathWalk {
+  private readonly started = performance.now();
+  private readonly limits: PathWalkLimits;
+  private readonly bases: number[] = [];
+  private readonly total: number;
+  private readonly seen: Uint8Array;
+  private readonly pathOf: Int32Array[];
+  private readonly table: PathTableBuilder;
+  private readonly reader: CachedObjectReader;
+  private readonly problems: string[];
+  private readonly summary: PathWalkSummary;
+  /** Commits and trees in the packs, for progress. */
+  private readonly totals = { commits: 0, trees: 0 };
+  private readonly hashSize: number;
+  private readonly looseDirs: readonly string[];
+  private readonly looseIds = new Map<string, number>();
+  private readonly loose: { oidHex: string; file: string; type: number | undefined }[] = [];
+  private readonly looseSeen = new Set<number>();
+  private ticks = 0;
+  /** What the tree phase walks, in order (prepare_revision_walk's pending list, then each commit's root tree). */
+  private readonly pending: PendingObject[] = [];
+  private seq = 0;
+  private readonly heap: CommitEntry[] = [];
+  private readonly commitInfo = new Map<number, { tree: number; parents: number[] }>();
+  private readonly stack: TreeFrame[] = [];
+  /** `locate` for parseCommit, bound once per walk. */
+  private readonly locateId = (bytes: Uint8Array, at: number): number => this.locate(bytes, at);
+
+  constructor(
+    private readonly models: readonly PackModel[],
+    private readonly refs: RefTips,
+    private readonly options: PathWalkOptions,
+  ) {
+    const limits = { ...DEFAULT_PATH_WALK_LIMITS, ...options.limits };
+    this.limits = limits;
+    let total = 0;
+    for (const model of models) {
+      this.bases.push(total);
+      total += model.count;
+    }
+    this.total = total;
+    this.seen = new Uint8Array(total);
+    this.pathOf = models.map((model) => new Int32Array(model.count).fill(-1));
+    this.table = new PathTableBuilder(limits.maxPathBytes);
+    this.reader = new CachedObjectReader(models, {
+      maxObjectBytes: limits.maxObjectBytes,
+      maxRebuiltBytes: limits.maxRebuiltBytes,
+      cacheBytes: limits.cacheBytes,
+    });
+    this.problems = [...refs.problems];
+    this.summary = {
+      rule: PATH_RULE,
+      tips: refs.tips.length,
+      commits: 0,
+      trees: 0,
+      named: 0,
+      missing: 0,
+      complete: true,
+      problems: this.problems,
+      bytesRebuilt: 0,
+      elapsedMs: 0,
+    };
+    for (const model of models) {
+      const counts = model.counts().byType;
+      this.totals.commits += counts.commit!;
+      this.totals.trees += counts.tree!;
+    }
+    this.hashSize = models[0]?.hash.size ?? 20;
+    this.looseDirs = options.looseObjectDirs ?? [];
   }
-  const seen = new Uint8Array(total);
-  const pathOf = models.map((model) => new Int32Array(model.count).fill(-1));
-  const table = new PathTableBuilder(limits.maxPathBytes);
-  const reader = new CachedObjectReader(models, {
-    maxObjectBytes: limits.maxObjectBytes,
-    maxRebuiltBytes: limits.maxRebuiltBytes,
-    cacheBytes: limits.cacheBytes,
-  });
-  const problems = [...refs.problems];
-  const summary: PathWalkSummary = {
-    rule: PATH_RULE,
-    tips: refs.tips.length,
-    commits: 0,
-    trees: 0,
-    named: 0,
-    missing: 0,
-    complete: true,
-    problems,
-    bytesRebuilt: 0,
-    elapsedMs: 0,
-  };
-  const totals = { commits: 0, trees: 0 };
-  for (const model of models) {
-    const counts = model.counts().byType;
-    totals.commits += counts.commit!;
-    totals.trees += counts.tree!;
+
+  run(): ObjectPaths {
+    let stopped: string | undefined;
+    try {
+      if (this.options.signal?.aborted) throw new PathWalkCancelled('the path walk was cancelled');
+      this.peelTips();
+      this.walkCommits();
+      this.walkPending();
+    } catch (error) {
+      if (!(error instanceof ReadBudgetExceeded)) throw error;
+      stopped = error.message;
+      this.note(`the walk stopped early: it ${error.message}; the names given so far are git's`);
+    } finally {
+      this.summary.bytesRebuilt = this.reader.bytesRebuilt;
+      this.reader.close();
+    }
+    this.summary.elapsedMs = performance.now() - this.started;
+    return {
+      table: this.table.finish(),
+      pathOf: this.pathOf,
+      summary: this.summary,
+      ...(stopped === undefined ? {} : { stopped }),
+    };
   }
-  const hashSize = models[0]?.hash.size ?? 20;
-  let stopped: string | undefined;
-  const note = (message: string): void => {
-    summary.complete = false;
-    if (problems.length < MAX_PROBLEMS) problems.push(message);
-  };
-  const packOf = (id: number): number => {
+
+  /** prepare_revision_walk: each tip peeled; tags and non-commits become pending, commits the walk's start. */
+  private peelTips(): void {
+    for (const tip of this.refs.tips) {
+      let id = this.locate(Buffer.from(tip.oidHex, 'hex'), 0);
+      for (let depth = 0; id >= 0 && this.typeOf(id) === OBJ_TAG && depth < MAX_TAG_DEPTH; depth++) {
+        const content = this.read(id);
+        const tag = content ? parseTag(content, this.hashSize) : undefined;
+        if (!tag) {
+          if (content) this.note(`${this.describe(id)} is not a well-formed tag`);
+          id = -2;
+          break;
+        }
+        this.pending.push({ id, tagName: tag.name });
+        id = this.locate(tag.object, 0);
+      }
+      if (id === -2) continue;
+      if (id < 0) {
+        this.summary.missing++;
+        this.note(`${tip.name} (${tip.oidHex}) leads to an object in no pack`);
+        continue;
+      }
+      const type = this.typeOf(id);
+      if (type === OBJ_COMMIT) {
+        if (!this.isSeen(id)) {
+          this.markSeen(id);
+          this.enqueueCommit(id);
+        }
+      } else if (type === OBJ_TREE || type === OBJ_BLOB) {
+        this.pending.push({ id });
+      }
+    }
+  }
+
+  /** get_revision(): newest first; a parent goes after every queued commit of its date. */
+  private walkCommits(): void {
+    const { heap, summary } = this;
+    while (heap.length > 0) {
+      const commit = heapPop(heap);
+      summary.commits++;
+      this.checkpoint({ phase: 'commits', done: summary.commits, total: this.totals.commits });
+      const info = this.commitInfo.get(commit.id)!;
+      this.commitInfo.delete(commit.id);
+      if (info.tree >= 0) this.pending.push({ id: info.tree });
+      else {
+        summary.missing++;
+        this.note(`the root tree of ${this.describe(commit.id)} is in no pack`);
+      }
+      for (const parent of info.parents) {
+        if (this.isSeen(parent)) continue;
+        this.markSeen(parent);
+        this.enqueueCommit(parent);
+      }
+    }
+  }
+
+  private enqueueCommit(id: number): void {
+    const content = this.read(id);
+    if (!content) return;
+    const parsed = parseCommit(content, this.hashSize, this.locateId);
+    if (!parsed) {
+      this.note(`${this.describe(id)} is not a well-formed commit (no tree line)`);
+      return;
+    }
+    if (this.options.shallow?.has(this.oidHexOf(id))) parsed.parents = [];
+    this.summary.missing += parsed.missingParents;
+    if (parsed.missingParents > 0)
+      this.note(
+        `${this.describe(id)} has ${parsed.missingParents} parent${parsed.missingParents === 1 ? '' : 's'} in no pack`,
+      );
+    this.commitInfo.set(id, { tree: parsed.tree, parents: parsed.parents });
+    heapPush(this.heap, { id, date: parsed.date, seq: this.seq++ });
+  }
+
+  /** traverse_trees_and_blobs: the pending list in order, each tree pre-order. */
+  private walkPending(): void {
+    for (const item of this.pending) {
+      if (this.isSeen(item.id)) continue;
+      const type = this.typeOf(item.id);
+      if (item.tagName) {
+        this.markSeen(item.id);
+        const node = this.table.intern(0, item.tagName, 0, item.tagName.length);
+        if (node >= 0) this.name(item.id, node);
+        continue;
+      }
+      if (type === OBJ_BLOB) {
+        this.markSeen(item.id);
+        this.name(item.id, 0);
+        continue;
+      }
+      if (type !== OBJ_TREE) {
+        this.note(`${this.describe(item.id)} is named as a tree`);
+        continue;
+      }
+      this.walkTree(item.id);
+    }
+  }
+
+  /** One root tree, pre-order: each entry in tree order, a subtree entered as soon as it is met. */
+  private walkTree(root: number): void {
+    const { stack, hashSize } = this;
+    this.enterTree(root, 0, 0);
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      const { content } = frame;
+      if (frame.at >= content.length) {
+        stack.pop();
+        continue;
+      }
+      const entry = parseTreeEntry(content, frame.at, hashSize);
+      if (typeof entry === 'string') {
+        this.note(`${this.describe(frame.id)}: ${entry} at byte ${frame.at} of the tree`);
+        stack.pop();
+        continue;
+      }
+      frame.at = entry.next;
+      const kind = entry.mode & 0o170000;
+      // canon_mode: regular files and symlinks are blobs, directories trees, anything else a gitlink.
+      const isTree = kind === 0o040000;
+      if (!isTree && kind !== 0o100000 && kind !== 0o120000) continue;
+      this.visitEntry(frame, entry.oidAt, entry.nameAt, entry.nameEnd, isTree);
+    }
+  }
+
+  /** A tree's entry (not a gitlink): its object named at its path, a subtree entered, unless seen or wrong. */
+  private visitEntry(frame: TreeFrame, oidAt: number, nameAt: number, nameEnd: number, isTree: boolean): void {
+    const { content } = frame;
+    const child = this.locate(content, oidAt);
+    if (child < 0) {
+      this.summary.missing++;
+      this.note(
+        `${this.describe(frame.id)} names ${Buffer.from(content.subarray(oidAt, oidAt + this.hashSize)).toString('hex')}, which is in no pack`,
+      );
+      return;
+    }
+    if (this.isSeen(child)) return;
+    // A loose blob is not read to learn its type: it is only walked past.
+    const childType = child >= this.total && !isTree ? OBJ_BLOB : this.typeOf(child);
+    if (childType !== (isTree ? OBJ_TREE : OBJ_BLOB)) {
+      this.note(`${this.describe(frame.id)} names ${this.describe(child)} as a ${isTree ? 'tree' : 'blob'}`);
+      return;
+    }
+    const node = this.table.intern(frame.node, content, nameAt, nameEnd);
+    if (node < 0) {
+      this.note(
+        `${this.describe(frame.id)} has an entry whose path is longer than ${this.limits.maxPathBytes} bytes: not named`,
+      );
+      return;
+    }
+    if (!isTree) {
+      this.markSeen(child);
+      this.name(child, node);
+    } else if (frame.depth + 1 > this.limits.maxTreeDepth) {
+      this.note(`${this.describe(child)} is nested deeper than ${this.limits.maxTreeDepth} trees: not entered`);
+    } else {
+      this.enterTree(child, node, frame.depth + 1);
+    }
+  }
+
+  private enterTree(id: number, node: number, depth: number): void {
+    this.markSeen(id);
+    this.name(id, node);
+    this.summary.trees++;
+    this.checkpoint({ phase: 'trees', done: this.summary.trees, total: this.totals.trees });
+    const content = this.read(id);
+    if (content) this.stack.push({ content, at: 0, node, depth, id });
+  }
+
+  private note(message: string): void {
+    this.summary.complete = false;
+    if (this.problems.length < MAX_PROBLEMS) this.problems.push(message);
+  }
+
+  private packOf(id: number): number {
+    const { bases } = this;
     let low = 0;
     let high = bases.length - 1;
     while (low < high) {
@@ -153,249 +403,103 @@ export function walkObjectPaths(
       else high = mid - 1;
     }
     return low;
-  };
-  // Loose objects get the ids from `total` up; they are walked through but have no pack to be named in.
-  const looseDirs = options.looseObjectDirs ?? [];
-  const looseIds = new Map<string, number>();
-  const loose: { oidHex: string; file: string; type: number | undefined }[] = [];
-  const looseSeen = new Set<number>();
-  const isSeen = (id: number): boolean => (id < total ? seen[id] === 1 : looseSeen.has(id));
-  const markSeen = (id: number): void => {
-    if (id < total) seen[id] = 1;
-    else looseSeen.add(id);
-  };
-  const locate = (bytes: Uint8Array, at: number): number => {
+  }
+
+  private isSeen(id: number): boolean {
+    return id < this.total ? this.seen[id] === 1 : this.looseSeen.has(id);
+  }
+
+  private markSeen(id: number): void {
+    if (id < this.total) this.seen[id] = 1;
+    else this.looseSeen.add(id);
+  }
+
+  /** The id of the object whose binary id is at `bytes[at]`: in a pack, else loose, else −1. */
+  private locate(bytes: Uint8Array, at: number): number {
+    const { models, bases } = this;
     for (let p = 0; p < models.length; p++) {
       const n = models[p]!.index.find(bytes, at);
       if (n >= 0) return bases[p]! + n;
     }
-    if (looseDirs.length === 0) return -1;
-    const oidHex = Buffer.from(bytes.buffer, bytes.byteOffset + at, hashSize).toString('hex');
-    const known = looseIds.get(oidHex);
+    if (this.looseDirs.length === 0) return -1;
+    const oidHex = Buffer.from(bytes.buffer, bytes.byteOffset + at, this.hashSize).toString('hex');
+    const known = this.looseIds.get(oidHex);
     if (known !== undefined) return known;
-    const file = looseObjectFile(looseDirs, oidHex);
+    const file = looseObjectFile(this.looseDirs, oidHex);
     if (file === undefined) return -1;
-    const id = total + loose.length;
-    loose.push({ oidHex, file, type: undefined });
-    looseIds.set(oidHex, id);
+    const id = this.total + this.loose.length;
+    this.loose.push({ oidHex, file, type: undefined });
+    this.looseIds.set(oidHex, id);
     return id;
-  };
-  const readLoose = (id: number): Buffer | undefined => {
-    const object = loose[id - total]!;
+  }
+
+  private readLoose(id: number): Buffer | undefined {
+    const object = this.loose[id - this.total]!;
     try {
-      const { type, content } = readLooseObject(object.file, limits.maxObjectBytes);
+      const { type, content } = readLooseObject(object.file, this.limits.maxObjectBytes);
       object.type = type;
       return content;
     } catch (error) {
-      note(
+      this.note(
         `loose object ${object.oidHex} could not be read: ${error instanceof Error ? error.message : String(error)}`,
       );
       return undefined;
     }
-  };
-  const typeOf = (id: number): number => {
-    if (id >= total) {
-      const object = loose[id - total]!;
-      if (object.type === undefined) readLoose(id);
+  }
+
+  private typeOf(id: number): number {
+    if (id >= this.total) {
+      const object = this.loose[id - this.total]!;
+      if (object.type === undefined) this.readLoose(id);
       return object.type ?? 0;
     }
-    const p = packOf(id);
-    return models[p]!.columns.type[id - bases[p]!]!;
-  };
-  const describe = (id: number): string => {
+    const p = this.packOf(id);
+    return this.models[p]!.columns.type[id - this.bases[p]!]!;
+  }
+
+  private describe(id: number): string {
+    const { total, loose } = this;
     if (id >= total) return `loose object ${loose[id - total]!.oidHex} (${loose[id - total]!.file})`;
-    const p = packOf(id);
-    const model = models[p]!;
-    const n = id - bases[p]!;
+    const p = this.packOf(id);
+    const model = this.models[p]!;
+    const n = id - this.bases[p]!;
     return `${model.typeName(n)} ${model.oidHex(n)} (${model.files.pack} at offset ${model.columns.offset[n]})`;
-  };
-  const read = (id: number): Buffer | undefined => {
-    if (id >= total) return readLoose(id);
-    const p = packOf(id);
+  }
+
+  private oidHexOf(id: number): string {
+    if (id >= this.total) return this.loose[id - this.total]!.oidHex;
+    const p = this.packOf(id);
+    return this.models[p]!.oidHex(id - this.bases[p]!);
+  }
+
+  private read(id: number): Buffer | undefined {
+    if (id >= this.total) return this.readLoose(id);
+    const p = this.packOf(id);
     try {
-      return reader.read(p, id - bases[p]!);
+      return this.reader.read(p, id - this.bases[p]!);
     } catch (error) {
       if (error instanceof ReadBudgetExceeded) throw error;
-      note(`${describe(id)} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      this.note(`${this.describe(id)} could not be read: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     }
-  };
-  const name = (id: number, node: number): void => {
-    if (id >= total) return;
-    const p = packOf(id);
-    pathOf[p]![id - bases[p]!] = node;
-    summary.named++;
-  };
-  let ticks = 0;
-  const checkpoint = (progress: PathWalkProgress): void => {
-    if (++ticks % PROGRESS_EVERY !== 0) return;
-    if (options.signal?.aborted) throw new PathWalkCancelled('the path walk was cancelled');
-    if (performance.now() - started > limits.maxMs) throw new ReadBudgetExceeded(`took more than ${limits.maxMs} ms`);
-    options.onProgress?.(progress);
-  };
-
-  try {
-    if (options.signal?.aborted) throw new PathWalkCancelled('the path walk was cancelled');
-    // prepare_revision_walk: each tip peeled; tags and non-commits become pending, commits the walk's start.
-    const pending: { id: number; tagName?: Buffer }[] = [];
-    let seq = 0;
-    const heap: CommitEntry[] = [];
-    const commitInfo = new Map<number, { tree: number; parents: number[] }>();
-    const enqueue = (id: number): void => {
-      const content = read(id);
-      if (!content) return;
-      const parsed = parseCommit(content, hashSize, locate);
-      if (!parsed) {
-        note(`${describe(id)} is not a well-formed commit (no tree line)`);
-        return;
-      }
-      if (options.shallow?.has(oidHexOf(id))) parsed.parents = [];
-      summary.missing += parsed.missingParents;
-      if (parsed.missingParents > 0)
-        note(`${describe(id)} has ${parsed.missingParents} parent${parsed.missingParents === 1 ? '' : 's'} in no pack`);
-      commitInfo.set(id, { tree: parsed.tree, parents: parsed.parents });
-      heapPush(heap, { id, date: parsed.date, seq: seq++ });
-    };
-    const oidHexOf = (id: number): string => {
-      if (id >= total) return loose[id - total]!.oidHex;
-      const p = packOf(id);
-      return models[p]!.oidHex(id - bases[p]!);
-    };
-    for (const tip of refs.tips) {
-      let id = locate(Buffer.from(tip.oidHex, 'hex'), 0);
-      for (let depth = 0; id >= 0 && typeOf(id) === OBJ_TAG && depth < MAX_TAG_DEPTH; depth++) {
-        const content = read(id);
-        const tag = content ? parseTag(content, hashSize) : undefined;
-        if (!tag) {
-          if (content) note(`${describe(id)} is not a well-formed tag`);
-          id = -2;
-          break;
-        }
-        pending.push({ id, tagName: tag.name });
-        id = locate(tag.object, 0);
-      }
-      if (id === -2) continue;
-      if (id < 0) {
-        summary.missing++;
-        note(`${tip.name} (${tip.oidHex}) leads to an object in no pack`);
-        continue;
-      }
-      const type = typeOf(id);
-      if (type === OBJ_COMMIT) {
-        if (!isSeen(id)) {
-          markSeen(id);
-          enqueue(id);
-        }
-      } else if (type === OBJ_TREE || type === OBJ_BLOB) {
-        pending.push({ id });
-      }
-    }
-    // get_revision(): newest first; a parent goes after every queued commit of its date.
-    while (heap.length > 0) {
-      const commit = heapPop(heap);
-      summary.commits++;
-      checkpoint({ phase: 'commits', done: summary.commits, total: totals.commits });
-      const info = commitInfo.get(commit.id)!;
-      commitInfo.delete(commit.id);
-      if (info.tree >= 0) pending.push({ id: info.tree });
-      else {
-        summary.missing++;
-        note(`the root tree of ${describe(commit.id)} is in no pack`);
-      }
-      for (const parent of info.parents) {
-        if (isSeen(parent)) continue;
-        markSeen(parent);
-        enqueue(parent);
-      }
-    }
-
-    // traverse_trees_and_blobs: the pending list in order, each tree pre-order.
-    const stack: { content: Buffer; at: number; node: number; depth: number; id: number }[] = [];
-    const enterTree = (id: number, node: number, depth: number): void => {
-      markSeen(id);
-      name(id, node);
-      summary.trees++;
-      checkpoint({ phase: 'trees', done: summary.trees, total: totals.trees });
-      const content = read(id);
-      if (content) stack.push({ content, at: 0, node, depth, id });
-    };
-    for (const item of pending) {
-      if (isSeen(item.id)) continue;
-      const type = typeOf(item.id);
-      if (item.tagName) {
-        markSeen(item.id);
-        const node = table.intern(0, item.tagName, 0, item.tagName.length);
-        if (node >= 0) name(item.id, node);
-        continue;
-      }
-      if (type === OBJ_BLOB) {
-        markSeen(item.id);
-        name(item.id, 0);
-        continue;
-      }
-      if (type !== OBJ_TREE) {
-        note(`${describe(item.id)} is named as a tree`);
-        continue;
-      }
-      enterTree(item.id, 0, 0);
-      while (stack.length > 0) {
-        const frame = stack[stack.length - 1]!;
-        const { content } = frame;
-        if (frame.at >= content.length) {
-          stack.pop();
-          continue;
-        }
-        const entry = parseTreeEntry(content, frame.at, hashSize);
-        if (typeof entry === 'string') {
-          note(`${describe(frame.id)}: ${entry} at byte ${frame.at} of the tree`);
-          stack.pop();
-          continue;
-        }
-        frame.at = entry.next;
-        const kind = entry.mode & 0o170000;
-        // canon_mode: regular files and symlinks are blobs, directories trees, anything else a gitlink.
-        const isTree = kind === 0o040000;
-        if (!isTree && kind !== 0o100000 && kind !== 0o120000) continue;
-        const child = locate(content, entry.oidAt);
-        if (child < 0) {
-          summary.missing++;
-          note(
-            `${describe(frame.id)} names ${Buffer.from(content.subarray(entry.oidAt, entry.oidAt + hashSize)).toString('hex')}, which is in no pack`,
-          );
-          continue;
-        }
-        if (isSeen(child)) continue;
-        // A loose blob is not read to learn its type: it is only walked past.
-        const childType = child >= total && !isTree ? OBJ_BLOB : typeOf(child);
-        if (childType !== (isTree ? OBJ_TREE : OBJ_BLOB)) {
-          note(`${describe(frame.id)} names ${describe(child)} as a ${isTree ? 'tree' : 'blob'}`);
-          continue;
-        }
-        const node = table.intern(frame.node, content, entry.nameAt, entry.nameEnd);
-        if (node < 0) {
-          note(`${describe(frame.id)} has an entry whose path is longer than ${limits.maxPathBytes} bytes: not named`);
-          continue;
-        }
-        if (!isTree) {
-          markSeen(child);
-          name(child, node);
-        } else if (frame.depth + 1 > limits.maxTreeDepth) {
-          note(`${describe(child)} is nested deeper than ${limits.maxTreeDepth} trees: not entered`);
-        } else {
-          enterTree(child, node, frame.depth + 1);
-        }
-      }
-    }
-  } catch (error) {
-    if (!(error instanceof ReadBudgetExceeded)) throw error;
-    stopped = error.message;
-    note(`the walk stopped early: it ${error.message}; the names given so far are git's`);
-  } finally {
-    summary.bytesRebuilt = reader.bytesRebuilt;
-    reader.close();
   }
-  summary.elapsedMs = performance.now() - started;
-  return { table: table.finish(), pathOf, summary, ...(stopped === undefined ? {} : { stopped }) };
+
+  /** Gives a packed object its path node (a loose one has no pack to be named in). */
+  private name(id: number, node: number): void {
+    if (id >= this.total) return;
+    const p = this.packOf(id);
+    this.pathOf[p]![id - this.bases[p]!] = node;
+    this.summary.named++;
+  }
+
+  /** Every PROGRESS_EVERY steps: cancellation, the time bound, and progress. */
+  private checkpoint(progress: PathWalkProgress): void {
+    if (++this.ticks % PROGRESS_EVERY !== 0) return;
+    if (this.options.signal?.aborted) throw new PathWalkCancelled('the path walk was cancelled');
+    if (performance.now() - this.started > this.limits.maxMs)
+      throw new ReadBudgetExceeded(`took more than ${this.limits.maxMs} ms`);
+    this.options.onProgress?.(progress);
+  }
 }
 
 /** The path rev-list names object `n` of `model` by, when the walk reached it. */

@@ -158,6 +158,8 @@ export interface ParallelScanRun {
  * Scans every position of the pack with this thread's scanner and `workers` scan workers started
  * from `workerScript`. Throws the first error in pack order, or what `onProgress` throws.
  */
+// Stays long: one coordinator: the workers, the chunk claims and the failures share its state, which split steps would
+// pass around.
 export function scanInParallel(options: {
   workerScript: string;
   workers: number;

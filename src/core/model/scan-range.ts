@@ -137,6 +137,8 @@ export class RangeScanner {
   }
 
   /** Scans positions [from, to); `onEntries(n)` hears of every `every` entries done (and the rest at the end). */
+  // Stays long: the scanner's hot loop: columns and the window are hoisted into locals once; steps split out would take
+  // them all as arguments.
   scan(from: number, to: number, onEntries?: (entries: number) => void, every = 1 << 16): void {
     const { packFile, index, byOffset, sortedOffsets, dataEnd, wantResultSizes } = this.input;
     const { inPackTypeAt, sizeLow, resultSizeLow, basePosition } = this.output;

@@ -98,6 +98,8 @@ export { TEMP_PREFIX } from './preview-directory.ts';
  * (shadow-objects.ts), with a clean environment. The temporary directory is removed before this
  * returns or rejects, cancelled (AbortError, after the child has exited) or not.
  */
+// Stays long: one linear script (current packs, shadow, pack-objects, the preview's model) under the one try/finally
+// that owns the temporary directory.
 export async function previewRepack(options: RepackPreviewOptions): Promise<RepackPreviewRun> {
   const { repository } = options;
   const git = options.git ?? 'git';

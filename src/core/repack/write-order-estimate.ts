@@ -91,17 +91,80 @@ export async function estimateWriteOrder(
   const started = performance.now();
   const git = options.git ?? 'git';
   const { repository, current } = options;
+  const hashSize = repository.hash.size;
+  const input = await listInput(git, repository, options.signal);
+  const { oids, tagged, count } = input;
+  const { type, diskSize, where, objectIn, inputIndexOf, unpacked, catFileArgs } = await typesAndSizes(
+    git,
+    repository,
+    current,
+    input,
+    options.signal,
+  );
+  // Today's delta bases, where the base is selected too (a base left out cannot be reused).
+  const base = new Int32Array(count).fill(-1);
+  for (let i = 0; i < count; i++) {
+    const p = where[i]!;
+    if (p < 0) continue;
+    const b = current[p]!.columns.base[objectIn[i]!]!;
+    if (b >= 0) base[i] = inputIndexOf[p]![b]!;
+  }
+  const order = computeWriteOrder(count, type, base, tagged);
+  const offset = new Float64Array(count);
+  let at = 12;
+  for (const i of order) {
+    offset[i] = at;
+    at += diskSize[i]!;
+  }
+  const { histogram, depthSum } = depthHistogram(depthsOf(order, base, count));
+  const byId = Uint32Array.from({ length: count }, (_, i) => i).sort((a, b) =>
+    oids.compare(oids, a * hashSize, (a + 1) * hashSize, b * hashSize, (b + 1) * hashSize),
+  );
+  const estimate: WriteOrderEstimate = {
+    kind: 'estimate',
+    basis: "git-internals §5 write order over rev-list's walk, today's deltas and entry sizes kept (no delta search)",
+    objects: count,
+    packBytes: at + hashSize,
+    deltas: count - histogram[0]!,
+    maxDepth: histogram.length - 1,
+    meanDepth: count === 0 ? 0 : Math.round((depthSum / count) * 1000) / 1000,
+    depthHistogram: histogram,
+    families: histogram[0]!,
+    unpackedObjects: unpacked.length,
+    seconds: (performance.now() - started) / 1000,
+    git: [
+      [git, ...input.revListArgs],
+      [git, ...input.showRefArgs],
+      ...(unpacked.length > 0 ? [[git, ...catFileArgs]] : []),
+    ],
+  };
+  return { estimate, layout: { hashSize, oids, type, base, tagged, order, offset, diskSize, byId } };
+}
+
+/** What pack-objects is given: rev-list's objects in its order (§5.1), and which of them a tag names. */
+interface EstimateInput {
+  revListArgs: string[];
+  showRefArgs: string[];
+  /** The environment git runs with (a partial clone's fetches nothing). */
+  env: typeof NO_LAZY_FETCH_ENVIRONMENT | undefined;
+  count: number;
+  /** The ids in input order, raw, `hashSize` bytes each. */
+  oids: Buffer;
+  tagged: Uint8Array;
+}
+
+async function listInput(git: string, repository: Repository, signal: AbortSignal | undefined): Promise<EstimateInput> {
   const gitDir = `--git-dir=${repository.gitDir}`;
   const hashSize = repository.hash.size;
   const revListArgs = [gitDir, 'rev-list', '--objects', '--all', '--reflog', '--indexed-objects'];
   // In a partial clone the walk leaves out what pack-objects leaves out, and fetches nothing.
-  const partialClone = promisorRemotes(await readEffectiveConfig(git, repository.gitDir, options.signal)).length > 0;
+  const partialClone = promisorRemotes(await readEffectiveConfig(git, repository.gitDir, signal)).length > 0;
   if (partialClone) revListArgs.push('--exclude-promisor-objects');
   const env = partialClone ? NO_LAZY_FETCH_ENVIRONMENT : undefined;
   const showRefArgs = [gitDir, 'show-ref', '--tags', '-d'];
   const [listing, tagRefs] = await Promise.all([
-    runGitCapture(git, revListArgs, { cwd: repository.gitDir, signal: options.signal, env }),
-    runGitCapture(git, showRefArgs, { cwd: repository.gitDir, signal: options.signal, okStatuses: [1] }),
+    runGitCapture(git, revListArgs, { cwd: repository.gitDir, signal, env }),
+    runGitCapture(git, showRefArgs, { cwd: repository.gitDir, signal, okStatuses: [1] }),
   ]);
   const tagTargets = new Set(
     tagRefs
@@ -125,7 +188,30 @@ export async function estimateWriteOrder(
     oids.write(hex, i * hashSize, hashSize, 'hex');
     if (tagTargets.has(hex)) tagged[i] = 1;
   });
+  return { revListArgs, showRefArgs, env, count, oids, tagged };
+}
 
+/**
+ * Each input object's type and size on disk: from the pack that holds it (where it is found, its
+ * number there and, per pack, the input index of each object), else from `git cat-file` (unpacked).
+ */
+async function typesAndSizes(
+  git: string,
+  repository: Repository,
+  current: PackModel[],
+  input: EstimateInput,
+  signal: AbortSignal | undefined,
+): Promise<{
+  type: Uint8Array;
+  diskSize: Float64Array;
+  where: Int32Array;
+  objectIn: Int32Array;
+  inputIndexOf: Int32Array[];
+  unpacked: number[];
+  catFileArgs: string[];
+}> {
+  const { count, oids, env } = input;
+  const hashSize = repository.hash.size;
   const type = new Uint8Array(count);
   const diskSize = new Float64Array(count);
   const { where, objectIn } = locateInPacks(current, oids, hashSize);
@@ -142,12 +228,14 @@ export async function estimateWriteOrder(
     type[i] = current[p]!.columns.type[n]!;
     diskSize[i] = current[p]!.columns.diskSize.get(n);
   }
-  const catFileArgs = [gitDir, 'cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize:disk)'];
+  const catFileArgs = [
+    `--git-dir=${repository.gitDir}`,
+    'cat-file',
+    '--batch-check=%(objectname) %(objecttype) %(objectsize:disk)',
+  ];
   if (unpacked.length > 0) {
-    const input = unpacked.map((i) => oids.toString('hex', i * hashSize, (i + 1) * hashSize)).join('\n') + '\n';
-    const answer = (
-      await runGitCapture(git, catFileArgs, { cwd: repository.gitDir, input, signal: options.signal, env })
-    )
+    const batch = unpacked.map((i) => oids.toString('hex', i * hashSize, (i + 1) * hashSize)).join('\n') + '\n';
+    const answer = (await runGitCapture(git, catFileArgs, { cwd: repository.gitDir, input: batch, signal, env }))
       .toString('latin1')
       .split('\n');
     unpacked.forEach((i, k) => {
@@ -156,48 +244,20 @@ export async function estimateWriteOrder(
       diskSize[i] = Number(size ?? 0);
     });
   }
-  // Today's delta bases, where the base is selected too (a base left out cannot be reused).
-  const base = new Int32Array(count).fill(-1);
-  for (let i = 0; i < count; i++) {
-    const p = where[i]!;
-    if (p < 0) continue;
-    const b = current[p]!.columns.base[objectIn[i]!]!;
-    if (b >= 0) base[i] = inputIndexOf[p]![b]!;
-  }
-  const order = computeWriteOrder(count, type, base, tagged);
-  const offset = new Float64Array(count);
-  let at = 12;
-  for (const i of order) {
-    offset[i] = at;
-    at += diskSize[i]!;
-  }
-  const depths = depthsOf(order, base, count);
+  return { type, diskSize, where, objectIn, inputIndexOf, unpacked, catFileArgs };
+}
+
+/** How many objects sit at each delta depth (0: not a delta), and the sum of the depths. */
+function depthHistogram(depths: Uint32Array): { histogram: number[]; depthSum: number } {
   const histogram: number[] = [0];
   let depthSum = 0;
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < depths.length; i++) {
     const d = depths[i]!;
     while (histogram.length <= d) histogram.push(0);
     histogram[d]!++;
     depthSum += d;
   }
-  const byId = Uint32Array.from({ length: count }, (_, i) => i).sort((a, b) =>
-    oids.compare(oids, a * hashSize, (a + 1) * hashSize, b * hashSize, (b + 1) * hashSize),
-  );
-  const estimate: WriteOrderEstimate = {
-    kind: 'estimate',
-    basis: "git-internals §5 write order over rev-list's walk, today's deltas and entry sizes kept (no delta search)",
-    objects: count,
-    packBytes: at + hashSize,
-    deltas: count - histogram[0]!,
-    maxDepth: histogram.length - 1,
-    meanDepth: count === 0 ? 0 : Math.round((depthSum / count) * 1000) / 1000,
-    depthHistogram: histogram,
-    families: histogram[0]!,
-    unpackedObjects: unpacked.length,
-    seconds: (performance.now() - started) / 1000,
-    git: [[git, ...revListArgs], [git, ...showRefArgs], ...(unpacked.length > 0 ? [[git, ...catFileArgs]] : [])],
-  };
-  return { estimate, layout: { hashSize, oids, type, base, tagged, order, offset, diskSize, byId } };
+  return { histogram, depthSum };
 }
 
 /** Depth of each object in a forest given in an order where bases come first (the write order). */

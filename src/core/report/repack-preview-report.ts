@@ -193,6 +193,7 @@ export async function runRepackPreviewReport(
   }
 }
 
+// Stays long: one linear script building the report; its warnings and the kept pack are shared by every step.
 async function previewReport(
   host: RepackPreviewHost,
   request: RepackPreviewRequest,

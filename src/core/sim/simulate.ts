@@ -120,6 +120,19 @@ function cellExactness(
   const makeCache = runner.branchingCache;
   if (makeCache === undefined)
     return { exact: false, bounds: null, hiddenReads: null, exactness: 'no bounds for this policy' };
+  return boundedExactness(makeCache, objects, segments, segmentFirst, limit, basis, total);
+}
+
+/** A limit-0 recording's cell under a policy whose cache can branch: the bounds of hidden-reads.ts, summed over the processes. */
+function boundedExactness(
+  makeCache: NonNullable<PolicyRunner['branchingCache']>,
+  objects: SimObjects,
+  segments: Int32Array[],
+  segmentFirst: number[],
+  limit: number,
+  basis: RecordingBasis,
+  total: SimCounts,
+): CellExactness {
   const low = new Float64Array(4);
   const high = new Float64Array(4);
   let places = 0;

@@ -249,6 +249,8 @@ export function resolveRecording(
  * its own, with where no more reads can hide. Only when every trace read was mapped (the header's
  * indices count them all); otherwise the recording is replayed as a plain limit-0 one, with a warning.
  */
+// Stays long: the header's hidden reads checked, then one pass per process inserting them; the output position carries
+// from one process to the next.
 function applyHiddenReads(
   log: TraceLog,
   objects: SimObjects,

@@ -20,6 +20,8 @@ export interface ChecksumReport {
  * trailing checksum over all preceding bytes (and that the idx was written for it), and every
  * entry's CRC32 against the idx. One sequential read of the pack does the hash and the CRCs.
  */
+// Stays long: one sequential read of the pack computes its hash and every entry's CRC32 at once; the CRC state spans
+// chunks.
 export function verifyChecksums(
   files: PackFiles,
   given: PackIndex,

@@ -279,6 +279,7 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
    * Run: the sweep, index-pack for each pack the recording read, and locality (of both recordings).
    * Undefined when there is no recording to run on.
    */
+  // Stays long: one run's jobs in the order the panel shows them, sharing the run's id and cancellation.
   private async runAnalysis(runId: string, request: AnalysisRequest): Promise<RunOutcome | undefined> {
     if (request.file === '') return undefined;
     // The time estimate calibrates by timing git on the pack (git reads the repository's config),

@@ -112,6 +112,8 @@ function cliRecordings(): RecordingChoice[] {
     .map(({ file, label, description }) => ({ file, label, description }));
 }
 
+// Stays long: the panel's lifecycle (adopt, the current panel, the serializer) shares these closures; it is left
+// whole for one panel registry of the three panels to take over.
 export function registerCacheLab(deps: CacheLabDependencies): CacheLabApi {
   const { lifetime } = deps;
   let current: CacheLabPanel | undefined;

@@ -155,6 +155,7 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
     if (message.type === 'show') this.shownEmitter.fire();
   }
 
+  // Stays long: one switch over the webview's message union, a case per message.
   protected async onMessage(message: WebviewToHost): Promise<HostToWebview | undefined> {
     switch (message.type) {
       case 'ready': {

@@ -82,6 +82,8 @@ function targetOf(argument: unknown): OpenTarget | undefined {
   };
 }
 
+// Stays long: the panel's lifecycle (adopt, the current and open panels, the serializer) shares these closures;
+// it is left whole for one panel registry of the three panels to take over.
 export function registerPackMap(deps: PackMapDependencies): PackMapApi {
   const { lifetime } = deps;
   let current: PackMapPanel | undefined;

@@ -25,7 +25,7 @@ import {
 import { splitShellWords, UNCLOSED_QUOTE } from '../../common/shell-words.ts';
 import { normalizeRepackPreviewState } from '../../presentation/repack-preview-state.ts';
 import { repackModeMarkdown } from '../../presentation/repack-mode-text.ts';
-import type { Lifetime } from '../dispose.ts';
+import { Disposable, type Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import { describe, type ServerClient } from '../server-client.ts';
@@ -224,32 +224,113 @@ function labelOf(tuning: Tuning): string {
   return parts.join(' ') || 'git gc defaults';
 }
 
+/** Registers the command's machinery on `deps.lifetime`: the panel serializer, the open panel, the API. */
 export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPreviewApi {
-  const { lifetime } = deps;
-  let lastRun: RepackPreviewRun | undefined;
-  let current: RepackPreviewPanel | undefined;
-  const opened = lifetime.register(new vscode.EventEmitter<RepackPreviewPanel>());
+  return deps.lifetime.register(new RepackPreview(deps));
+}
 
-  const adopt = (panel: vscode.WebviewPanel, run: RepackPreviewRun): RepackPreviewPanel => {
+/** Repack previews: the run a command asks for, its panel while open, and the panels VS Code restores. */
+class RepackPreview extends Disposable implements RepackPreviewApi {
+  private lastRunValue: RepackPreviewRun | undefined;
+  private current: RepackPreviewPanel | undefined;
+  private readonly opened = this._register(new vscode.EventEmitter<RepackPreviewPanel>());
+  readonly onDidOpen = this.opened.event;
+
+  constructor(private readonly deps: RepackPreviewDependencies) {
+    super();
+    // After a reload VS Code recreates the panel with the webview's last setState: the run is shown
+    // again as it was (nothing is re-run; a preview costs a pack-objects).
+    this._register(
+      vscode.window.registerWebviewPanelSerializer(REPACK_PREVIEW_VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel, state: unknown) => this.restore(panel, state),
+      }),
+    );
+    this._register(new vscode.Disposable(() => this.current?.dispose()));
+  }
+
+  get lastRun(): RepackPreviewRun | undefined {
+    return this.lastRunValue;
+  }
+
+  get lastResult(): RepackPreviewResult | undefined {
+    return this.lastRunValue?.result;
+  }
+
+  get panel(): RepackPreviewPanel | undefined {
+    return this.current;
+  }
+
+  async run(argument?: unknown): Promise<RepackPreviewRun | undefined> {
+    const location = await this.deps.gitLocation;
+    if (!location.found)
+      throw new Error(`git was not found (${location.reason}); a repack preview runs git pack-objects.`);
+    const git = location.path;
+    const parsed = parseArgument(argument);
+    const listing =
+      parsed.repository !== undefined ? await this.listingOrOutside(parsed.repository) : await this.chooseRepository();
+    if (listing === undefined) return undefined;
+    if (parsed.mode !== undefined) {
+      await this.executeMode(
+        listing,
+        parsed.mode,
+        parsed.mode.kind === 'geometric' ? `--geometric=${parsed.mode.factor}` : '--cruft',
+        git,
+      );
+      return undefined;
+    }
+    if (parsed.programmatic !== undefined) {
+      const p = parsed.programmatic;
+      const tuning: Tuning = {
+        depth: p.depth,
+        window: p.window,
+        threads: p.threads ?? threadsSetting(),
+        reuseDeltas: p.reuseDeltas ?? false,
+        extraOptions: p.extraOptions ?? [],
+        estimateOnly: p.estimateOnly ?? false,
+      };
+      return this.execute(listing, tuning, p.label ?? labelOf(tuning), git);
+    }
+    const picked = await this.chooseTuning(git);
+    if (picked === undefined) return undefined;
+    if ('mode' in picked) {
+      await this.executeMode(listing, picked.mode, picked.label, git);
+      return undefined;
+    }
+    const chosen = picked as Tuning & { label?: string };
+    return this.execute(listing, chosen, chosen.label ?? labelOf(chosen), git);
+  }
+
+  private restore(panel: vscode.WebviewPanel, state: unknown): void {
+    const restored = normalizeRepackPreviewState(state).run;
+    if (restored === null) {
+      panel.dispose();
+      return;
+    }
+    // The kept preview pack went with the server that held it (a reload restarts it).
+    if (restored.result.previewPack) delete restored.result.previewPack;
+    this.adopt(panel, restored);
+  }
+
+  private adopt(panel: vscode.WebviewPanel, run: RepackPreviewRun): RepackPreviewPanel {
     const preview = new RepackPreviewPanel(
       panel,
       {
-        extensionUri: deps.context.extensionUri,
-        output: deps.output,
-        holdPreviewPack: (pack) => deps.previewPacks.hold(pack),
+        extensionUri: this.deps.context.extensionUri,
+        output: this.deps.output,
+        holdPreviewPack: (pack) => this.deps.previewPacks.hold(pack),
       },
       run,
     );
-    current = preview;
+    this.current = preview;
     preview.onDidDispose(() => {
-      if (current === preview) current = undefined;
+      if (this.current === preview) this.current = undefined;
     });
-    opened.fire(preview);
+    this.opened.fire(preview);
     return preview;
-  };
+  }
 
-  const chooseRepository = async (): Promise<RepositoryListing | undefined> => {
-    const { repositories } = await deps.server.request(ListRepositoriesRequest, {});
+  private async chooseRepository(): Promise<RepositoryListing | undefined> {
+    const { repositories } = await this.deps.server.request(ListRepositoriesRequest, {});
     const candidates = repositories.filter((r) => r.error === undefined);
     if (candidates.length === 0)
       throw new Error('No Git repository found in this workspace (see the packscope.repositories setting).');
@@ -268,10 +349,10 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       },
     );
     return picked?.repository;
-  };
+  }
 
-  const listingFor = async (id: string): Promise<RepositoryListing | undefined> => {
-    const { repositories } = await deps.server.request(ListRepositoriesRequest, {});
+  private async listingFor(id: string): Promise<RepositoryListing | undefined> {
+    const { repositories } = await this.deps.server.request(ListRepositoriesRequest, {});
     const real = safeRealpath(id);
     return repositories.find(
       (r) =>
@@ -280,15 +361,40 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
         safeRealpath(r.gitDir) === real ||
         (r.workTree !== undefined && safeRealpath(r.workTree) === real),
     );
-  };
+  }
 
-  const chooseTuning = async (git: string): Promise<Tuning | { mode: RepackMode; label: string } | undefined> => {
+  /** The server's listing of `repository`, or one made up for a repository outside the workspace. */
+  private async listingOrOutside(repository: string): Promise<RepositoryListing> {
+    const listing = await this.listingFor(repository);
+    if (listing !== undefined) return listing;
+    if (!fs.existsSync(repository)) throw new Error(`${repository}: no such repository`);
+    // A repository outside the workspace (a path given programmatically): the server discovers it.
+    return {
+      id: repository,
+      name: repository.split(/[\\/]/).filter(Boolean).pop() ?? repository,
+      gitDir: repository,
+      objectFormat: 'sha1',
+      packs: [],
+    };
+  }
+
+  private async chooseTuning(git: string): Promise<Tuning | { mode: RepackMode; label: string } | undefined> {
     let capabilities: GitCapabilities;
     try {
-      capabilities = await deps.server.request(GitCapabilitiesRequest, { git });
+      capabilities = await this.deps.server.request(GitCapabilitiesRequest, { git });
     } catch (error) {
       throw new Error(`git cannot be run (${git}): ${describe(error)}`);
     }
+    const chosen = await pickPreset(await this.presetItems(git, capabilities), capabilities.version);
+    if (chosen === undefined) return undefined;
+    if (chosen.mode !== undefined) return { mode: chosen.mode, label: chosen.label };
+    const threads = threadsSetting();
+    if (chosen.custom === true) return customTuning(threads);
+    return { ...chosen.tuning!, threads, label: chosen.label } as Tuning & { label: string };
+  }
+
+  /** The presets this git takes, the repack modes, the estimate and "Custom…"; then what this git lacks. */
+  private async presetItems(git: string, capabilities: GitCapabilities): Promise<PresetItem[]> {
     const items: PresetItem[] = [];
     const missing: string[] = [];
     for (const preset of PRESETS) {
@@ -300,9 +406,9 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
     }
     let modes: RepackModes = { geometric: false, cruft: false };
     try {
-      modes = await deps.server.request(RepackModesRequest, { git });
+      modes = await this.deps.server.request(RepackModesRequest, { git });
     } catch (error) {
-      deps.output.warn(`Repack preview: cannot tell which git repack modes ${git} takes: ${describe(error)}`);
+      this.deps.output.warn(`Repack preview: cannot tell which git repack modes ${git} takes: ${describe(error)}`);
     }
     for (const preset of MODE_PRESETS) {
       if (modes[preset.needs]) items.push({ label: preset.label, description: preset.description, mode: preset.mode });
@@ -321,35 +427,15 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
         { label: '', kind: vscode.QuickPickItemKind.Separator },
         { label: `$(info) ${missing.join('; ')}; this git is ${capabilities.version}` },
       );
-    const quickPick = vscode.window.createQuickPick<PresetItem>();
-    quickPick.title = 'PackScope: Preview Repack';
-    quickPick.placeholder = `What git repack would do, without touching the repository (git ${capabilities.version})`;
-    quickPick.ignoreFocusOut = true;
-    quickPick.matchOnDescription = true;
-    quickPick.items = items;
-    const chosen = await new Promise<PresetItem | undefined>((resolve) => {
-      quickPick.onDidAccept(() => {
-        const item = quickPick.selectedItems[0];
-        if (item !== undefined && item.tuning === undefined && item.custom !== true && item.mode === undefined) return; // the info line
-        resolve(item);
-      });
-      quickPick.onDidHide(() => resolve(undefined));
-      quickPick.show();
-    });
-    quickPick.dispose();
-    if (chosen === undefined) return undefined;
-    if (chosen.mode !== undefined) return { mode: chosen.mode, label: chosen.label };
-    const threads = threadsSetting();
-    if (chosen.custom === true) return customTuning(threads);
-    return { ...chosen.tuning!, threads, label: chosen.label } as Tuning & { label: string };
-  };
+    return items;
+  }
 
-  const recordingsFor = (listing: RepositoryListing): string[] => {
+  private recordingsFor(listing: RepositoryListing): string[] {
     let stored: ReturnType<RepackRecordingSource['list']>;
     try {
-      stored = deps.recordings.list();
+      stored = this.deps.recordings.list();
     } catch (error) {
-      deps.output.warn(`Repack preview: listing recordings failed: ${describe(error)}`);
+      this.deps.output.warn(`Repack preview: listing recordings failed: ${describe(error)}`);
       return [];
     }
     const ids = new Set([listing.id, listing.gitDir].map(safeRealpath));
@@ -363,16 +449,17 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       .sort((a, b) => b.mtimeMs - a.mtimeMs)
       .slice(0, MAX_RECORDINGS)
       .map((r) => r.file);
-  };
+  }
 
-  const execute = async (
+  /** A `-a -d` preview (or the estimate alone): the server's run under a notification, then its panel. */
+  private async execute(
     listing: RepositoryListing,
     tuning: Tuning,
     label: string,
     git: string,
-  ): Promise<RepackPreviewRun | undefined> => {
-    await deps.server.whenRunning();
-    const recordings = recordingsFor(listing);
+  ): Promise<RepackPreviewRun | undefined> {
+    await this.deps.server.whenRunning();
+    const recordings = this.recordingsFor(listing);
     const request: RepackPreviewRequestSummary = {
       label,
       depth: tuning.depth,
@@ -382,21 +469,57 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       extraOptions: tuning.extraOptions,
       estimateOnly: tuning.estimateOnly,
     };
+    const started = performance.now();
+    const result = await this.requestPreview(listing, tuning, label, git, recordings);
+    if (result === undefined) return undefined;
+    const run: RepackPreviewRun = {
+      request,
+      repositoryName: listing.name,
+      repositoryId: listing.id,
+      finishedAt: new Date().toISOString(),
+      requestSeconds: Math.round(performance.now() - started) / 1000,
+      result,
+      currentPacks: listing.packs
+        .filter((p) => p.error === undefined)
+        .sort((a, b) => (b.packFileBytes ?? 0) - (a.packFileBytes ?? 0))
+        .map((p) => p.pack),
+    };
+    this.lastRunValue = run;
+    this.deps.output.info(
+      `Repack preview of ${listing.name} (${label}): ${result.git?.join(' ') ?? 'estimate only'} in ${run.requestSeconds.toFixed(2)} s.`,
+    );
+    for (const warning of result.warnings ?? []) this.deps.output.warn(`Repack preview: ${warning}`);
+    const panel = vscode.window.createWebviewPanel(
+      REPACK_PREVIEW_VIEW_TYPE,
+      'Repack Preview',
+      vscode.ViewColumn.Active,
+      {},
+    );
+    this.adopt(panel, run);
+    return run;
+  }
+
+  /** The server's preview under a cancellable notification with its progress; undefined when cancelled. */
+  private async requestPreview(
+    listing: RepositoryListing,
+    tuning: Tuning,
+    label: string,
+    git: string,
+    recordings: string[],
+  ): Promise<RepackPreviewResult | undefined> {
     const title = tuning.estimateOnly
       ? `Estimating a repack of ${listing.name}`
       : `Previewing a repack of ${listing.name} (${label})`;
-    const started = performance.now();
-    let result: RepackPreviewResult;
     try {
-      result = await vscode.window.withProgress(
+      return await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title, cancellable: true },
         async (progress, token) => {
           const workDoneToken = `packscope-repack-${randomUUID()}`;
-          const subscription = deps.server.onWorkDoneProgress(workDoneToken, (value) => {
+          const subscription = this.deps.server.onWorkDoneProgress(workDoneToken, (value) => {
             if (value.kind !== 'end' && value.message) progress.report({ message: value.message });
           });
           try {
-            return await deps.server.request(
+            return await this.deps.server.request(
               RepackPreviewRequest,
               {
                 repository: listing.id,
@@ -422,47 +545,19 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       );
     } catch (error) {
       if (isCancellation(error)) {
-        deps.output.info(`Repack preview of ${listing.name} cancelled: git stopped, its temporary directory removed.`);
+        this.deps.output.info(
+          `Repack preview of ${listing.name} cancelled: git stopped, its temporary directory removed.`,
+        );
         vscode.window.setStatusBarMessage('Repack preview cancelled: git stopped, nothing left behind.', 5000);
         return undefined;
       }
       throw error;
     }
-    const run: RepackPreviewRun = {
-      request,
-      repositoryName: listing.name,
-      repositoryId: listing.id,
-      finishedAt: new Date().toISOString(),
-      requestSeconds: Math.round(performance.now() - started) / 1000,
-      result,
-      currentPacks: listing.packs
-        .filter((p) => p.error === undefined)
-        .sort((a, b) => (b.packFileBytes ?? 0) - (a.packFileBytes ?? 0))
-        .map((p) => p.pack),
-    };
-    lastRun = run;
-    deps.output.info(
-      `Repack preview of ${listing.name} (${label}): ${result.git?.join(' ') ?? 'estimate only'} in ${run.requestSeconds.toFixed(2)} s.`,
-    );
-    for (const warning of result.warnings ?? []) deps.output.warn(`Repack preview: ${warning}`);
-    const panel = vscode.window.createWebviewPanel(
-      REPACK_PREVIEW_VIEW_TYPE,
-      'Repack Preview',
-      vscode.ViewColumn.Active,
-      {},
-    );
-    adopt(panel, run);
-    return run;
-  };
+  }
 
   /** A `--geometric=2` / `--cruft` preview: the server runs that repack against a shadow; the packs before and after open as Markdown. */
-  const executeMode = async (
-    listing: RepositoryListing,
-    mode: RepackMode,
-    label: string,
-    git: string,
-  ): Promise<void> => {
-    await deps.server.whenRunning();
+  private async executeMode(listing: RepositoryListing, mode: RepackMode, label: string, git: string): Promise<void> {
+    await this.deps.server.whenRunning();
     let document: RepackModePreviewDocument;
     try {
       document = await vscode.window.withProgress(
@@ -472,7 +567,7 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
           cancellable: true,
         },
         (_progress, token) =>
-          deps.server.request(RepackModePreviewRequest, { repository: listing.id, mode, git }, token),
+          this.deps.server.request(RepackModePreviewRequest, { repository: listing.id, mode, git }, token),
       );
     } catch (error) {
       if (isCancellation(error)) {
@@ -481,7 +576,7 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       }
       throw error;
     }
-    deps.output.info(
+    this.deps.output.info(
       `Repack preview of ${listing.name} (${label}): ${document.before.packs.length} packs before, ${document.after.packs.length} after, in ${document.seconds.toFixed(2)} s.`,
     );
     const shown = await vscode.workspace.openTextDocument({
@@ -489,94 +584,28 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
       content: repackModeMarkdown(document, listing.name),
     });
     await vscode.window.showTextDocument(shown, { preview: true });
-  };
+  }
+}
 
-  const run = async (argument?: unknown): Promise<RepackPreviewRun | undefined> => {
-    const location = await deps.gitLocation;
-    if (!location.found)
-      throw new Error(`git was not found (${location.reason}); a repack preview runs git pack-objects.`);
-    const git = location.path;
-    const parsed = parseArgument(argument);
-    let listing: RepositoryListing | undefined;
-    if (parsed.repository !== undefined) {
-      listing = await listingFor(parsed.repository);
-      if (listing === undefined) {
-        if (!fs.existsSync(parsed.repository)) throw new Error(`${parsed.repository}: no such repository`);
-        // A repository outside the workspace (a path given programmatically): the server discovers it.
-        listing = {
-          id: parsed.repository,
-          name: parsed.repository.split(/[\\/]/).filter(Boolean).pop() ?? parsed.repository,
-          gitDir: parsed.repository,
-          objectFormat: 'sha1',
-          packs: [],
-        };
-      }
-    } else {
-      listing = await chooseRepository();
-    }
-    if (listing === undefined) return undefined;
-    if (parsed.mode !== undefined) {
-      await executeMode(
-        listing,
-        parsed.mode,
-        parsed.mode.kind === 'geometric' ? `--geometric=${parsed.mode.factor}` : '--cruft',
-        git,
-      );
-      return undefined;
-    }
-    if (parsed.programmatic !== undefined) {
-      const p = parsed.programmatic;
-      const tuning: Tuning = {
-        depth: p.depth,
-        window: p.window,
-        threads: p.threads ?? threadsSetting(),
-        reuseDeltas: p.reuseDeltas ?? false,
-        extraOptions: p.extraOptions ?? [],
-        estimateOnly: p.estimateOnly ?? false,
-      };
-      return execute(listing, tuning, p.label ?? labelOf(tuning), git);
-    }
-    const picked = await chooseTuning(git);
-    if (picked === undefined) return undefined;
-    if ('mode' in picked) {
-      await executeMode(listing, picked.mode, picked.label, git);
-      return undefined;
-    }
-    const chosen = picked as Tuning & { label?: string };
-    return execute(listing, chosen, chosen.label ?? labelOf(chosen), git);
-  };
-
-  // After a reload VS Code recreates the panel with the webview's last setState: the run is shown
-  // again as it was (nothing is re-run; a preview costs a pack-objects).
-  lifetime.register(
-    vscode.window.registerWebviewPanelSerializer(REPACK_PREVIEW_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel, state: unknown) => {
-        const restored = normalizeRepackPreviewState(state).run;
-        if (restored === null) {
-          panel.dispose();
-          return;
-        }
-        // The kept preview pack went with the server that held it (a reload restarts it).
-        if (restored.result.previewPack) delete restored.result.previewPack;
-        adopt(panel, restored);
-      },
-    }),
-  );
-  lifetime.register(new vscode.Disposable(() => current?.dispose()));
-
-  return {
-    get lastRun() {
-      return lastRun;
-    },
-    get lastResult() {
-      return lastRun?.result;
-    },
-    get panel() {
-      return current;
-    },
-    onDidOpen: opened.event,
-    run,
-  };
+/** The preset quick pick; resolves to the item accepted (not the info line), or undefined when hidden. */
+async function pickPreset(items: PresetItem[], version: string): Promise<PresetItem | undefined> {
+  const quickPick = vscode.window.createQuickPick<PresetItem>();
+  quickPick.title = 'PackScope: Preview Repack';
+  quickPick.placeholder = `What git repack would do, without touching the repository (git ${version})`;
+  quickPick.ignoreFocusOut = true;
+  quickPick.matchOnDescription = true;
+  quickPick.items = items;
+  const chosen = await new Promise<PresetItem | undefined>((resolve) => {
+    quickPick.onDidAccept(() => {
+      const item = quickPick.selectedItems[0];
+      if (item !== undefined && item.tuning === undefined && item.custom !== true && item.mode === undefined) return; // the info line
+      resolve(item);
+    });
+    quickPick.onDidHide(() => resolve(undefined));
+    quickPick.show();
+  });
+  quickPick.dispose();
+  return chosen;
 }
 
 function safeRealpath(p: string): string {

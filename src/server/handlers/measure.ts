@@ -13,7 +13,10 @@ import {
   saveCalibration,
 } from '../../core/cost/calibrate.ts';
 import { cellReadSeconds, type CellCounts } from '../../core/cost/cost-model.ts';
-import type { MeasuredCommand } from '../../core/documents/calibration-document.ts';
+import type { Calibration, MeasuredCommand } from '../../core/documents/calibration-document.ts';
+import type { PackModel } from '../../core/model/pack-model.ts';
+import type { ObjectStore } from '../../core/model/object-store.ts';
+import type { LoadedRecording } from '../../core/trace/load-recording.ts';
 import { fitMeasuredSplit } from '../../common/measured-split-fit.ts';
 import { sameCommand, withMeasuredCommand } from '../../core/cost/measured-split.ts';
 import { gitDirFor, packToCalibrate } from '../../core/cost/time-plan.ts';
@@ -162,32 +165,14 @@ async function keepMeasuredSplit(
     if (!sameCommand({ args: m.command, cwd: m.cwd }, command)) {
       return { split: null, file: null, note: 'not kept: what ran is not the recording’s own command' };
     }
-    progress.report(100, 'pricing the recording’s reads at the measured limits');
-    const limits = results.map((r) => r.limit);
-    const signal = abortSignalFor(token);
-    const cells = (await context.work.run('sweep', token, () =>
-      sweepRecording(loaded, ['git'], limits, { workerScript: context.bundledScript('sim-worker.js'), signal }),
-    )) as unknown as CellCounts[];
-    throwIfCancelled(token);
-    const store = loaded.store;
-    const top = store.repository.workTree ?? store.repository.gitDir;
-    const model = packToCalibrate(store, top);
-    const { calibration } = await cachedCalibration(
-      model,
-      store.modelCacheDirectory,
-      { gitDir: gitDirFor(store, top), git: command.git, signal },
-      false,
-      calibrationInWorker(context, token, progress),
+    const { store, model, calibration, points } = await pricedPoints(
+      context,
+      loaded,
+      command.git,
+      results,
+      token,
+      progress,
     );
-    const points = results.map((r) => {
-      const cell = cells.find((c) => c.policy === 'git' && c.limit === r.limit);
-      if (!cell) throw new Error(`the replay lacks git's policy at ${formatLimit(r.limit)}`);
-      return {
-        limit: r.limit,
-        bestSeconds: r.bestSeconds,
-        predictedReadSeconds: cellReadSeconds(cell, calibration.parameters).seconds,
-      };
-    });
     const fit = fitMeasuredSplit(
       points.map((p) => ({ limit: p.limit, reads: p.predictedReadSeconds, measured: p.bestSeconds })),
     );
@@ -221,4 +206,45 @@ async function keepMeasuredSplit(
     throwIfCancelled(token);
     return { split: null, file: null, note: `not kept: ${error instanceof Error ? error.message : String(error)}` };
   }
+}
+
+/**
+ * Each run's limit and best time beside the time the recording's reads are predicted to take at
+ * that limit: the replay at the measured limits, priced by the calibration of its largest pack.
+ */
+async function pricedPoints(
+  context: ServerContext,
+  loaded: LoadedRecording,
+  git: string,
+  results: MeasureResult['results'],
+  token: CancellationToken,
+  progress: WorkDoneProgressReporter,
+): Promise<{ store: ObjectStore; model: PackModel; calibration: Calibration; points: MeasuredCommand['points'] }> {
+  progress.report(100, 'pricing the recording’s reads at the measured limits');
+  const limits = results.map((r) => r.limit);
+  const signal = abortSignalFor(token);
+  const cells = (await context.work.run('sweep', token, () =>
+    sweepRecording(loaded, ['git'], limits, { workerScript: context.bundledScript('sim-worker.js'), signal }),
+  )) as unknown as CellCounts[];
+  throwIfCancelled(token);
+  const store = loaded.store;
+  const top = store.repository.workTree ?? store.repository.gitDir;
+  const model = packToCalibrate(store, top);
+  const { calibration } = await cachedCalibration(
+    model,
+    store.modelCacheDirectory,
+    { gitDir: gitDirFor(store, top), git, signal },
+    false,
+    calibrationInWorker(context, token, progress),
+  );
+  const points = results.map((r) => {
+    const cell = cells.find((c) => c.policy === 'git' && c.limit === r.limit);
+    if (!cell) throw new Error(`the replay lacks git's policy at ${formatLimit(r.limit)}`);
+    return {
+      limit: r.limit,
+      bestSeconds: r.bestSeconds,
+      predictedReadSeconds: cellReadSeconds(cell, calibration.parameters).seconds,
+    };
+  });
+  return { store, model, calibration, points };
 }

@@ -1,10 +1,11 @@
 /** Objects by id: hovers, terminal links (resolveIds), the object and its document. */
-import type { CancellationToken, Hover, TextDocuments } from 'vscode-languageserver/node';
+import type { CancellationToken, Hover, HoverParams, TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import {
   ObjectContentRequest,
   ObjectRequest,
   ResolveIdsRequest,
+  type ObjectContentParams,
   type ObjectContentResult,
 } from '../../protocol/server-protocol.ts';
 import type { ObjectContentBody } from '../object-content.ts';
@@ -88,26 +89,7 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
   );
 
   connection.onRequest(ObjectContentRequest, (params, token) =>
-    context.guarded(async (): Promise<ObjectContentResult> => {
-      const fields = paramsObject(params);
-      const oid = requireString(fields.oid, 'oid', MAX_OID_LENGTH);
-      const repository = optionalString(fields.repository, 'repository');
-      const shown = {
-        maxContentBytes: requireInteger(fields.maxContentBytes, 'maxContentBytes'),
-        maxInstructions: requireInteger(fields.maxInstructions, 'maxInstructions'),
-      };
-      const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
-      const states = context.statesFor(repository);
-      for (const state of states) await context.ensureRepository(state, token, progress);
-      const result = lookupObject(oid.trim(), states);
-      if (result.kind === 'none') return { found: false, reason: result.reason };
-      const names = context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location);
-      const details = { ...objectDetails(result.found.location, result.found.state), ...names };
-      return {
-        found: true,
-        content: { details, ...(await readObjectContentInWorker(context, result.found, shown, token)) },
-      };
-    }),
+    context.guarded(() => objectContent(context, params, token)),
   );
 
   connection.onRequest(ResolveIdsRequest, (params) =>
@@ -131,41 +113,74 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
     }),
   );
 
-  connection.onHover((params): Hover | null => {
-    const document = documents.get(params.textDocument.uri);
-    if (!document) return null;
-    const line = document
-      .getText({
-        start: { line: params.position.line, character: 0 },
-        end: { line: params.position.line + 1, character: 0 },
-      })
-      .replace(/\r?\n$/, '');
-    const hit = hexWordAt(line, params.position.character);
-    if (!hit) return null;
-    const states = context.readyStates();
-    if (states.length < context.registry.repositories.length) context.warmUp();
-    try {
-      const result = lookupObject(hit.word, states);
-      if (result.kind === 'none') return null;
-      // Ready states have every model in memory: the other packs' idx are searched, nothing is built.
-      const where = whereabouts(result.found.state.store, result.found.oid);
-      return {
-        contents: {
-          kind: 'markdown',
-          value: hoverMarkdown(
-            result.found,
-            context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location),
-            where,
-          ),
-        },
-        range: {
-          start: { line: params.position.line, character: hit.start },
-          end: { line: params.position.line, character: hit.end },
-        },
-      };
-    } catch (error) {
-      context.log(`hover on ${hit.word}: ${errorMessage(error)}`);
-      return null;
-    }
-  });
+  connection.onHover((params) => objectHover(context, documents, params));
+}
+
+/** A hover on a hex word: the object it names, in Markdown, when one of the ready repositories has it. */
+function objectHover(
+  context: ServerContext,
+  documents: TextDocuments<TextDocument>,
+  params: HoverParams,
+): Hover | null {
+  const document = documents.get(params.textDocument.uri);
+  if (!document) return null;
+  const line = document
+    .getText({
+      start: { line: params.position.line, character: 0 },
+      end: { line: params.position.line + 1, character: 0 },
+    })
+    .replace(/\r?\n$/, '');
+  const hit = hexWordAt(line, params.position.character);
+  if (!hit) return null;
+  const states = context.readyStates();
+  if (states.length < context.registry.repositories.length) context.warmUp();
+  try {
+    const result = lookupObject(hit.word, states);
+    if (result.kind === 'none') return null;
+    // Ready states have every model in memory: the other packs' idx are searched, nothing is built.
+    const where = whereabouts(result.found.state.store, result.found.oid);
+    return {
+      contents: {
+        kind: 'markdown',
+        value: hoverMarkdown(
+          result.found,
+          context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location),
+          where,
+        ),
+      },
+      range: {
+        start: { line: params.position.line, character: hit.start },
+        end: { line: params.position.line, character: hit.end },
+      },
+    };
+  } catch (error) {
+    context.log(`hover on ${hit.word}: ${errorMessage(error)}`);
+    return null;
+  }
+}
+
+/** `packscope/objectContent`: an object's details and its content (or delta instructions), read in a worker. */
+async function objectContent(
+  context: ServerContext,
+  params: ObjectContentParams,
+  token: CancellationToken,
+): Promise<ObjectContentResult> {
+  const fields = paramsObject(params);
+  const oid = requireString(fields.oid, 'oid', MAX_OID_LENGTH);
+  const repository = optionalString(fields.repository, 'repository');
+  const shown = {
+    maxContentBytes: requireInteger(fields.maxContentBytes, 'maxContentBytes'),
+    maxInstructions: requireInteger(fields.maxInstructions, 'maxInstructions'),
+  };
+  const progress = context.connection.window.attachWorkDoneProgress(params.workDoneToken);
+  const states = context.statesFor(repository);
+  for (const state of states) await context.ensureRepository(state, token, progress);
+  const result = lookupObject(oid.trim(), states);
+  if (result.kind === 'none') return { found: false, reason: result.reason };
+  const names = context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location);
+  const details = { ...objectDetails(result.found.location, result.found.state), ...names };
+  return {
+    found: true,
+    content: { details, ...(await readObjectContentInWorker(context, result.found, shown, token)) },
+  };
 }

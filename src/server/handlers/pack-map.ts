@@ -24,8 +24,11 @@ import {
   type PackMapFamilyResult,
   type PackMapInfoResult,
   type PackMapSeeksResult,
+  type PackMapObjectAtParams,
   type PackMapObjectAtResult,
+  type PackMapTileParams,
   type PackMapTileResult,
+  type PackParams,
 } from '../../protocol/server-protocol.ts';
 import { objectDetails } from '../object-views.ts';
 import { openRecording } from '../recording-opener.ts';
@@ -77,112 +80,130 @@ function expect<K extends MapWorkerReply['kind']>(
 
 export function registerPackMapHandlers(context: ServerContext): void {
   const { connection } = context;
-
   connection.onRequest(PackMapInfoRequest, (params, token) =>
-    context.guarded(async (): Promise<PackMapInfoResult> => {
-      const packPath = requireString(paramsObject(params).pack, 'pack');
-      const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
-      const { state, pack } = context.findPack(packPath);
-      const { model } = await context.ensureModel(state, pack, token, progress);
-      const reply = await context.work.run('pack-map', token, () =>
-        context.packMaps.ask({ kind: 'info', pack: packRef(context, state, pack) }, token),
-      );
-      const { info } = expect(reply, 'info');
-      const legends = {} as PackMapInfoResult['legends'];
-      for (const attribute of MAP_ATTRIBUTES)
-        legends[attribute] = info.legends[attribute].map((entry) => ({
-          label: entry.label,
-          rgb: [entry.colour[0], entry.colour[1], entry.colour[2]],
-        }));
-      return {
-        pack: pack.files.pack,
-        packName: path.basename(pack.files.pack),
-        objects: info.objects,
-        packBytes: model.packSize,
-        dataStart: info.dataStart,
-        dataEnd: info.dataEnd,
-        maxDepth: info.maxDepth,
-        maxOrder: info.maxOrder,
-        bytesPerCell: info.bytesPerCell,
-        legends,
-      };
-    }),
+    context.guarded(() => packMapInfo(context, params, token)),
   );
-
   connection.onRequest(PackMapTileRequest, (params, token) =>
-    context.guarded(async (): Promise<PackMapTileResult> => {
-      const fields = paramsObject(params);
-      const packPath = requireString(fields.pack, 'pack');
-      const attribute = requireAttribute(fields.attribute);
-      const order = requireInteger(fields.order, 'order', 0, MAX_MAP_ORDER);
-      const tiles = tilesPerSide(order);
-      const tileX = requireInteger(fields.tileX, 'tileX', 0, tiles - 1);
-      const tileY = requireInteger(fields.tileY, 'tileY', 0, tiles - 1);
-      const recordingFile = optionalString(fields.recording, 'recording');
-      const segment = optionalInteger(fields.segment, 'segment', 1);
-      if (segment !== undefined && recordingFile === undefined) throw invalid('segment applies to a recording');
-      const recording = recordingFile === undefined ? undefined : path.resolve(recordingFile);
-      const { state, pack } = context.findPack(packPath);
-      await context.ensureModel(state, pack, token);
-      const ref = packRef(context, state, pack);
-      const size = Math.min(PACK_MAP_TILE_SIZE, 2 ** order);
-      const region = { x: tileX * size, y: tileY * size, width: size, height: size };
-
-      const overlay =
-        recording === undefined
-          ? undefined
-          : await ensureOverlay(context, ref, pack, recording, segment, params.workDoneToken, token);
-      const draw = (): Promise<MapWorkerReply> =>
-        context.work.run('pack-map', token, () =>
-          context.packMaps.ask(
-            { kind: 'tile', pack: ref, attribute, order, region, ...(overlay ? { overlay: overlay.key } : {}) },
-            token,
-          ),
-        );
-      let reply = await draw();
-      if (reply.kind === 'error' && reply.missingOverlay !== undefined && recording !== undefined) {
-        // Evicted from the worker meanwhile (it keeps a few): sent again once.
-        context.packMaps.forgetOverlay(reply.missingOverlay);
-        await ensureOverlay(context, ref, pack, recording, segment, params.workDoneToken, token);
-        reply = await draw();
-      }
-      if (reply.kind === 'error') throw new Error(reply.message);
-      const tile = expect(reply, 'tile');
-      return {
-        order,
-        tileX,
-        tileY,
-        size,
-        rgbaDeflated: Buffer.from(
-          tile.rgbaDeflated.buffer,
-          tile.rgbaDeflated.byteOffset,
-          tile.rgbaDeflated.byteLength,
-        ).toString('base64'),
-        litCells: tile.litCells,
-        ...(overlay ? { recordingObjects: tile.readObjects, recordingReads: overlay.reads } : {}),
-      };
-    }),
+    context.guarded(() => packMapTile(context, params, token)),
   );
-
   connection.onRequest(PackMapObjectAtRequest, (params, token) =>
-    context.guarded(async (): Promise<PackMapObjectAtResult> => {
-      const fields = paramsObject(params);
-      const packPath = requireString(fields.pack, 'pack');
-      const order = requireInteger(fields.order, 'order', 0, MAX_MAP_ORDER);
-      const x = requireInteger(fields.x, 'x', 0, 2 ** order - 1);
-      const y = requireInteger(fields.y, 'y', 0, 2 ** order - 1);
-      const { state, pack } = context.findPack(packPath);
-      const { model } = await context.ensureModel(state, pack, token);
-      const reply = await context.work.run('pack-map', token, () =>
-        context.packMaps.ask({ kind: 'object-at', pack: packRef(context, state, pack), order, x, y }, token),
-      );
-      const { object } = expect(reply, 'object-at');
-      if (object < 0) return { found: false };
-      if (object >= model.count) throw new Error(`the map worker named object ${object} of ${model.count}`);
-      return { found: true, object: objectDetails({ pack, model, object }, state) };
-    }),
+    context.guarded(() => packMapObjectAt(context, params, token)),
   );
   registerPackMapOverlayHandlers(context);
+}
+
+/** `packscope/packMapInfo`: the map's size, orders and legends, from the map worker. */
+async function packMapInfo(
+  context: ServerContext,
+  params: PackParams,
+  token: CancellationToken,
+): Promise<PackMapInfoResult> {
+  const packPath = requireString(paramsObject(params).pack, 'pack');
+  const progress = context.connection.window.attachWorkDoneProgress(params.workDoneToken);
+  const { state, pack } = context.findPack(packPath);
+  const { model } = await context.ensureModel(state, pack, token, progress);
+  const reply = await context.work.run('pack-map', token, () =>
+    context.packMaps.ask({ kind: 'info', pack: packRef(context, state, pack) }, token),
+  );
+  const { info } = expect(reply, 'info');
+  const legends = {} as PackMapInfoResult['legends'];
+  for (const attribute of MAP_ATTRIBUTES)
+    legends[attribute] = info.legends[attribute].map((entry) => ({
+      label: entry.label,
+      rgb: [entry.colour[0], entry.colour[1], entry.colour[2]],
+    }));
+  return {
+    pack: pack.files.pack,
+    packName: path.basename(pack.files.pack),
+    objects: info.objects,
+    packBytes: model.packSize,
+    dataStart: info.dataStart,
+    dataEnd: info.dataEnd,
+    maxDepth: info.maxDepth,
+    maxOrder: info.maxOrder,
+    bytesPerCell: info.bytesPerCell,
+    legends,
+  };
+}
+
+/** `packscope/packMapTile`: one tile drawn by the map worker, a recording's reads over it when asked. */
+async function packMapTile(
+  context: ServerContext,
+  params: PackMapTileParams,
+  token: CancellationToken,
+): Promise<PackMapTileResult> {
+  const fields = paramsObject(params);
+  const packPath = requireString(fields.pack, 'pack');
+  const attribute = requireAttribute(fields.attribute);
+  const order = requireInteger(fields.order, 'order', 0, MAX_MAP_ORDER);
+  const tiles = tilesPerSide(order);
+  const tileX = requireInteger(fields.tileX, 'tileX', 0, tiles - 1);
+  const tileY = requireInteger(fields.tileY, 'tileY', 0, tiles - 1);
+  const recordingFile = optionalString(fields.recording, 'recording');
+  const segment = optionalInteger(fields.segment, 'segment', 1);
+  if (segment !== undefined && recordingFile === undefined) throw invalid('segment applies to a recording');
+  const recording = recordingFile === undefined ? undefined : path.resolve(recordingFile);
+  const { state, pack } = context.findPack(packPath);
+  await context.ensureModel(state, pack, token);
+  const ref = packRef(context, state, pack);
+  const size = Math.min(PACK_MAP_TILE_SIZE, 2 ** order);
+  const region = { x: tileX * size, y: tileY * size, width: size, height: size };
+
+  const overlay =
+    recording === undefined
+      ? undefined
+      : await ensureOverlay(context, ref, pack, recording, segment, params.workDoneToken, token);
+  const draw = (): Promise<MapWorkerReply> =>
+    context.work.run('pack-map', token, () =>
+      context.packMaps.ask(
+        { kind: 'tile', pack: ref, attribute, order, region, ...(overlay ? { overlay: overlay.key } : {}) },
+        token,
+      ),
+    );
+  let reply = await draw();
+  if (reply.kind === 'error' && reply.missingOverlay !== undefined && recording !== undefined) {
+    // Evicted from the worker meanwhile (it keeps a few): sent again once.
+    context.packMaps.forgetOverlay(reply.missingOverlay);
+    await ensureOverlay(context, ref, pack, recording, segment, params.workDoneToken, token);
+    reply = await draw();
+  }
+  if (reply.kind === 'error') throw new Error(reply.message);
+  const tile = expect(reply, 'tile');
+  return {
+    order,
+    tileX,
+    tileY,
+    size,
+    rgbaDeflated: Buffer.from(
+      tile.rgbaDeflated.buffer,
+      tile.rgbaDeflated.byteOffset,
+      tile.rgbaDeflated.byteLength,
+    ).toString('base64'),
+    litCells: tile.litCells,
+    ...(overlay ? { recordingObjects: tile.readObjects, recordingReads: overlay.reads } : {}),
+  };
+}
+
+/** `packscope/packMapObjectAt`: the object under a cell of the map, if any. */
+async function packMapObjectAt(
+  context: ServerContext,
+  params: PackMapObjectAtParams,
+  token: CancellationToken,
+): Promise<PackMapObjectAtResult> {
+  const fields = paramsObject(params);
+  const packPath = requireString(fields.pack, 'pack');
+  const order = requireInteger(fields.order, 'order', 0, MAX_MAP_ORDER);
+  const x = requireInteger(fields.x, 'x', 0, 2 ** order - 1);
+  const y = requireInteger(fields.y, 'y', 0, 2 ** order - 1);
+  const { state, pack } = context.findPack(packPath);
+  const { model } = await context.ensureModel(state, pack, token);
+  const reply = await context.work.run('pack-map', token, () =>
+    context.packMaps.ask({ kind: 'object-at', pack: packRef(context, state, pack), order, x, y }, token),
+  );
+  const { object } = expect(reply, 'object-at');
+  if (object < 0) return { found: false };
+  if (object >= model.count) throw new Error(`the map worker named object ${object} of ${model.count}`);
+  return { found: true, object: objectDetails({ pack, model, object }, state) };
 }
 
 /** Object ids are hex of the repository's hash length. */

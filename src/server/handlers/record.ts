@@ -1,5 +1,6 @@
 /** `packscope/record`: a git command run with GIT_TRACE_PACK_ACCESS into a recording outside the repository. */
 import type { ChildProcess } from 'node:child_process';
+import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PackFormatError } from '../../core/errors.ts';
@@ -11,7 +12,7 @@ import { discoverRepository, type Repository } from '../../core/model/repository
 import { recordGitCommand } from '../../core/trace/record-git.ts';
 import { TraceTail } from '../../core/trace/trace-tail.ts';
 import { formatCount, formatLimit } from '../../common/format.ts';
-import { RecordRequest, type RecordingInfo } from '../../protocol/server-protocol.ts';
+import { RecordRequest, type RecordParams, type RecordingInfo } from '../../protocol/server-protocol.ts';
 import { cancelledError, cancelledPromise, throwIfCancelled } from '../cancellation.ts';
 import { openRecording } from '../recording-opener.ts';
 import { invalid } from '../request-params.ts';
@@ -84,112 +85,153 @@ function nearestRepository(file: string): Repository | undefined {
 }
 
 export function registerRecordHandlers(context: ServerContext): void {
-  const { connection } = context;
-
-  connection.onRequest(RecordRequest, (params, token) =>
+  context.connection.onRequest(RecordRequest, (params, token) =>
     context.guarded(() =>
-      withProgress(context, params.workDoneToken, 'Recording', token, async (progress): Promise<RecordingInfo> => {
-        const args = checkGitArguments(params.args);
-        const git = trustedGit(params.git, context.settings.git);
-        if (params.mode !== 'exact' && params.mode !== 'passive') throw invalid('mode must be "exact" or "passive"');
-        const complete = params.complete ?? [];
-        if (
-          !Array.isArray(complete) ||
-          complete.length > MAX_COMPLETE_LIMITS ||
-          !complete.every((limit) => Number.isSafeInteger(limit) && limit > 0)
-        )
-          throw invalid(`complete must be at most ${MAX_COMPLETE_LIMITS} positive whole byte counts`);
-        if (complete.length > 0 && params.mode !== 'exact') throw invalid('complete needs mode "exact"');
-        if (typeof params.output !== 'string' || params.output === '') throw invalid('no output file given');
-        const cwd = path.resolve(params.cwd);
-        const repository = discoverRepository(cwd);
-        const output = path.resolve(params.output);
-        // Never inside a repository: the recorded one, a workspace one, one below the recording
-        // directory (checkRecordingOutput says which), or any other, even one that holds the
-        // recording directory itself (a home directory kept in git; README, "Trust and safety").
-        const insideRepository = (): never => {
-          throw invalid(
-            `${output}: the recording must be written outside the repository; PackScope never writes inside a repository`,
-          );
-        };
-        const enclosing = enclosingRepositoryRoot(output);
-        if (repositoryRootHolding(output, repository) !== undefined) insideRepository();
-        if (context.recordingDirectory === undefined && enclosing !== undefined) insideRepository();
-        checkRecordingOutput(
-          output,
-          context.recordingDirectory,
-          context.registry.repositories.map((state) => state.repository),
-        );
-        if (enclosing !== undefined) insideRepository();
-        makeDirectories(path.dirname(output), 0o777);
-        // recordGitCommand reads every pack's model (checksums, object counts): load them in workers first.
-        const state = context.registry.get(repository.commonDir);
-        let store: ObjectStore;
-        if (state) {
-          await context.ensureRepository(state, token, nested(progress));
-          store = state.store;
-        } else {
-          store = new ObjectStore(repository, context.loader.modelStore);
-          for (const pack of store.packs) {
-            throwIfCancelled(token);
-            await context.loader.ensure(pack.files, repository.hash, { cancelled: cancelledPromise(token) });
-          }
-        }
-        throwIfCancelled(token);
-        const commandLine = ['git', ...args].join(' ');
-        let running = `running ${commandLine}…`;
-        progress.report(running);
-        let child: ChildProcess | undefined;
-        let counter: TraceTail | undefined;
-        const started = Date.now();
-        // Reads so far, the time git has run and the git command it is in (an alias or a script runs
-        // others), from the trace as it grows: a bounded chunk per tick (TraceTail).
-        const report = (): void => {
-          counter?.poll();
-          const reads = counter?.reads ?? 0;
-          const inside =
-            counter?.command !== undefined && counter.command !== commandLine ? `, in ${counter.command}` : '';
-          progress.report(
-            `${running} ${formatCount(reads)} pack read${reads === 1 ? '' : 's'}, ${((Date.now() - started) / 1000).toFixed(1)} s${inside}`,
-          );
-        };
-        const timer = setInterval(report, RECORD_PROGRESS_MS);
-        const subscription = token.onCancellationRequested(() => {
-          if (child) killProcessGroup(child);
-        });
-        try {
-          await recordGitCommand({
-            git,
-            args,
-            cwd,
-            store,
-            mode: params.mode,
-            output,
-            stdio: 'ignore',
-            processGroup: true,
-            ...(complete.length > 0 ? { complete } : {}),
-            onRun: (run, runs, limit) => {
-              if (runs > 1)
-                running = `run ${run} of ${runs}: ${commandLine} at core.deltaBaseCacheLimit=${formatLimit(limit)}…`;
-              report();
-            },
-            onSpawn: (spawned, traceFile) => {
-              child = spawned;
-              counter = new TraceTail(traceFile);
-              if (token.isCancellationRequested) killProcessGroup(spawned);
-            },
-          });
-        } finally {
-          clearInterval(timer);
-          subscription.dispose();
-        }
-        if (token.isCancellationRequested) {
-          fs.rmSync(output, { force: true });
-          throw cancelledError();
-        }
-        const { info } = await openRecording(context, { file: output }, token, progress);
-        return info;
-      }),
+      withProgress(context, params.workDoneToken, 'Recording', token, (progress) =>
+        record(context, params, token, progress),
+      ),
     ),
   );
+}
+
+/** `packscope/record`: the request checked, the packs' models loaded, git run with its trace, the recording opened. */
+async function record(
+  context: ServerContext,
+  params: RecordParams,
+  token: CancellationToken,
+  progress: WorkDoneProgressReporter,
+): Promise<RecordingInfo> {
+  const { args, git, complete } = checkRecordParams(context, params);
+  const cwd = path.resolve(params.cwd);
+  const repository = discoverRepository(cwd);
+  const output = path.resolve(params.output);
+  checkOutsideRepositories(context, output, repository);
+  makeDirectories(path.dirname(output), 0o777);
+  const store = await loadedStore(context, repository, token, progress);
+  throwIfCancelled(token);
+  await runTraced(params, { git, args, cwd, store, output, complete }, token, progress);
+  if (token.isCancellationRequested) {
+    fs.rmSync(output, { force: true });
+    throw cancelledError();
+  }
+  const { info } = await openRecording(context, { file: output }, token, progress);
+  return info;
+}
+
+/** The request's git arguments, git, mode, limits and output, each refused with what is wrong. */
+function checkRecordParams(
+  context: ServerContext,
+  params: RecordParams,
+): { args: string[]; git: string; complete: number[] } {
+  const args = checkGitArguments(params.args);
+  const git = trustedGit(params.git, context.settings.git);
+  if (params.mode !== 'exact' && params.mode !== 'passive') throw invalid('mode must be "exact" or "passive"');
+  const complete = params.complete ?? [];
+  if (
+    !Array.isArray(complete) ||
+    complete.length > MAX_COMPLETE_LIMITS ||
+    !complete.every((limit) => Number.isSafeInteger(limit) && limit > 0)
+  )
+    throw invalid(`complete must be at most ${MAX_COMPLETE_LIMITS} positive whole byte counts`);
+  if (complete.length > 0 && params.mode !== 'exact') throw invalid('complete needs mode "exact"');
+  if (typeof params.output !== 'string' || params.output === '') throw invalid('no output file given');
+  return { args, git, complete };
+}
+
+/**
+ * Never inside a repository: the recorded one, a workspace one, one below the recording directory
+ * (checkRecordingOutput says which), or any other, even one that holds the recording directory
+ * itself (a home directory kept in git; README, "Trust and safety").
+ */
+function checkOutsideRepositories(context: ServerContext, output: string, repository: Repository): void {
+  const insideRepository = (): never => {
+    throw invalid(
+      `${output}: the recording must be written outside the repository; PackScope never writes inside a repository`,
+    );
+  };
+  const enclosing = enclosingRepositoryRoot(output);
+  if (repositoryRootHolding(output, repository) !== undefined) insideRepository();
+  if (context.recordingDirectory === undefined && enclosing !== undefined) insideRepository();
+  checkRecordingOutput(
+    output,
+    context.recordingDirectory,
+    context.registry.repositories.map((state) => state.repository),
+  );
+  if (enclosing !== undefined) insideRepository();
+}
+
+/** recordGitCommand reads every pack's model (checksums, object counts): they are loaded in workers first. */
+async function loadedStore(
+  context: ServerContext,
+  repository: Repository,
+  token: CancellationToken,
+  progress: WorkDoneProgressReporter,
+): Promise<ObjectStore> {
+  const state = context.registry.get(repository.commonDir);
+  if (state) {
+    await context.ensureRepository(state, token, nested(progress));
+    return state.store;
+  }
+  const store = new ObjectStore(repository, context.loader.modelStore);
+  for (const pack of store.packs) {
+    throwIfCancelled(token);
+    await context.loader.ensure(pack.files, repository.hash, { cancelled: cancelledPromise(token) });
+  }
+  return store;
+}
+
+/** git run by recordGitCommand, killed on cancellation, with the reads so far on the progress line. */
+async function runTraced(
+  params: RecordParams,
+  run: { git: string; args: string[]; cwd: string; store: ObjectStore; output: string; complete: number[] },
+  token: CancellationToken,
+  progress: WorkDoneProgressReporter,
+): Promise<void> {
+  const { complete } = run;
+  const commandLine = ['git', ...run.args].join(' ');
+  let running = `running ${commandLine}…`;
+  progress.report(running);
+  let child: ChildProcess | undefined;
+  let counter: TraceTail | undefined;
+  const started = Date.now();
+  // Reads so far, the time git has run and the git command it is in (an alias or a script runs
+  // others), from the trace as it grows: a bounded chunk per tick (TraceTail).
+  const report = (): void => {
+    counter?.poll();
+    const reads = counter?.reads ?? 0;
+    const inside = counter?.command !== undefined && counter.command !== commandLine ? `, in ${counter.command}` : '';
+    progress.report(
+      `${running} ${formatCount(reads)} pack read${reads === 1 ? '' : 's'}, ${((Date.now() - started) / 1000).toFixed(1)} s${inside}`,
+    );
+  };
+  const timer = setInterval(report, RECORD_PROGRESS_MS);
+  const subscription = token.onCancellationRequested(() => {
+    if (child) killProcessGroup(child);
+  });
+  try {
+    await recordGitCommand({
+      git: run.git,
+      args: run.args,
+      cwd: run.cwd,
+      store: run.store,
+      mode: params.mode,
+      output: run.output,
+      stdio: 'ignore',
+      processGroup: true,
+      ...(complete.length > 0 ? { complete } : {}),
+      onRun: (runNumber, runs, limit) => {
+        if (runs > 1)
+          running = `run ${runNumber} of ${runs}: ${commandLine} at core.deltaBaseCacheLimit=${formatLimit(limit)}…`;
+        report();
+      },
+      onSpawn: (spawned, traceFile) => {
+        child = spawned;
+        counter = new TraceTail(traceFile);
+        if (token.isCancellationRequested) killProcessGroup(spawned);
+      },
+    });
+  } finally {
+    clearInterval(timer);
+    subscription.dispose();
+  }
 }

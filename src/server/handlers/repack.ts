@@ -215,6 +215,7 @@ function repackModeOf(value: unknown): RepackMode {
 }
 
 /** `packscope/repackPreview`, `packscope/repackModePreview`, `packscope/repackModes` and `packscope/gitCapabilities`. */
+// Stays long: a table of four requests, each a few lines of progress, cancellation and git's error for the client.
 export function registerRepackHandlers(context: ServerContext): void {
   const { connection } = context;
 

@@ -112,6 +112,7 @@ class PackBaseCaches {
   }
 }
 
+// Stays long: the replay's hot loop, one read at a time through both caches; its counters are locals for speed.
 export function replayLibgit2Reads(
   objects: SimObjects,
   reads: Int32Array,
