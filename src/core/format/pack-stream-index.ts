@@ -1,3 +1,4 @@
+import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { constants as bufferConstants } from 'node:buffer';
 import { crc32, inflateSync } from 'node:zlib';
 import { fail, PackFormatError } from '../errors.ts';
@@ -44,7 +45,6 @@ export interface StreamIndexOptions {
 }
 
 const DEFAULT_MAX_OBJECT_BYTES = Math.min(bufferConstants.MAX_LENGTH, 2 ** 32);
-const DEFAULT_MAX_HELD_BASE_BYTES = 96 << 20;
 /** The sequential pass reads the pack through a window of this size. */
 const WINDOW_BYTES = 1 << 20;
 const PROGRESS_EVERY = 1 << 12;
@@ -104,7 +104,7 @@ class PackStreamReader {
   ) {
     this.hashSize = options.hash.size;
     this.maxObjectBytes = options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
-    this.maxHeldBaseBytes = options.maxHeldBaseBytes ?? DEFAULT_MAX_HELD_BASE_BYTES;
+    this.maxHeldBaseBytes = options.maxHeldBaseBytes ?? GIT_DEFAULT_LIMIT;
     this.dataEnd = file.size - this.hashSize;
   }
 

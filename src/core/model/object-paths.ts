@@ -1,3 +1,4 @@
+import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import * as path from 'node:path';
 import { readRepositoryTextFile } from '../format/checked-file.ts';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../format/pack-file.ts';
@@ -43,7 +44,7 @@ export const DEFAULT_PATH_WALK_LIMITS: PathWalkLimits = {
   maxRebuiltBytes: 64 * 1024 ** 3,
   maxMs: 10 * 60 * 1000,
   maxObjectBytes: 64 << 20,
-  cacheBytes: 96 << 20,
+  cacheBytes: GIT_DEFAULT_LIMIT,
   maxTreeDepth: 2048,
   maxPathBytes: 4096,
 };

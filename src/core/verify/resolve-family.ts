@@ -1,3 +1,4 @@
+import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { inflateSync } from 'node:zlib';
 import { constants as bufferConstants } from 'node:buffer';
 import { createHash } from 'node:crypto';
@@ -19,7 +20,7 @@ const MAX_OBJECT_BYTES = Math.min(bufferConstants.MAX_LENGTH, 2 ** 32);
  * (core.deltaBaseCacheLimit, 96 MiB; git-internals §2.2). Without a bound, a pack of a few KiB
  * (one long chain of deltas that each copy megabytes) held gigabytes.
  */
-const MAX_HELD_BASE_BYTES = 96 << 20;
+const MAX_HELD_BASE_BYTES = GIT_DEFAULT_LIMIT;
 
 /**
  * Resolves whole delta families the way `git index-pack --verify` does: inflate each root, apply
