@@ -1,3 +1,4 @@
+import { errorMessage } from '../common/error-message.ts';
 import { PackFormatError } from '../core/errors.ts';
 
 /** One line on stderr: "packscope: <file>: offset <n>: <what is wrong>". */
@@ -12,7 +13,7 @@ export function reportError(error: unknown): void {
   ) {
     process.stderr.write(`packscope: ${error.message}\n`);
   } else {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     process.stderr.write(
       `packscope: internal error: ${message}${process.env.PACKSCOPE_DEBUG ? `\n${error instanceof Error ? error.stack : ''}` : ' (set PACKSCOPE_DEBUG=1 for details)'}\n`,
     );

@@ -1,3 +1,4 @@
+import { errorMessage } from '../common/error-message.ts';
 import { PackFormatError } from '../core/errors.ts';
 import type { ObjectLocation } from '../core/model/object-store.ts';
 import { formatBytes, formatCount } from '../common/format.ts';
@@ -31,7 +32,7 @@ export function lookupObject(word: string, states: RepositoryState[]): Lookup {
       if (error instanceof PackFormatError && error.code === 'ambiguous')
         return { kind: 'none', reason: error.message };
       // not-found / usage (an id longer than this repository's hashes) / a pack that went away
-      reasons.push(error instanceof Error ? error.message : String(error));
+      reasons.push(errorMessage(error));
     }
   }
   return found

@@ -3,6 +3,7 @@
  * see it as their ServerContext): the settings and workspace folders, the model cache and loader,
  * the registry of repositories, the background warm-up, and the handlers' caches.
  */
+import { errorMessage } from '../common/error-message.ts';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -42,7 +43,7 @@ import { collectGarbage } from './full-gc.ts';
 import { defaultConcurrency, IDLE_RELEASE_MS, WorkQueues } from './work-queue.ts';
 import { MapWorkerClient } from './workers/map-worker-client.ts';
 import { LoadCancelled, ModelLoader, type TimedModel } from './workers/model-loader.ts';
-import { errorMessage, type RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
+import { type RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 
 function uriToPath(uri: string): string | undefined {
   try {

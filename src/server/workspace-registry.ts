@@ -1,3 +1,4 @@
+import { errorMessage } from '../common/error-message.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PackFormatError } from '../core/errors.ts';
@@ -28,10 +29,6 @@ const LAYOUT_REUSE_MS = 2000;
 
 /** Pack directories change in bursts (a repack writes .pack, .idx, .rev, then deletes old ones). */
 const WATCH_SETTLE_MS = 400;
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** One repository of the workspace, with the packs git would read from it and a watcher on them. */
 export class RepositoryState {

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import { parseArgs } from 'node:util';
 import { fail, PackFormatError } from '../../core/errors.ts';
 import { TYPE_NAMES } from '../../core/format/pack-file.ts';
@@ -134,7 +135,7 @@ function runObject(argv: string[], progress: Progress): number {
   try {
     subject = readSubject(model, object) ?? null;
   } catch (error) {
-    process.stderr.write(`packscope: warning: no subject: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`packscope: warning: no subject: ${errorMessage(error)}\n`);
   }
   // Every pack's idx is searched for copies: an object in several packs is read from one only.
   const where = store.singlePack ? undefined : whereabouts(store, self.oid);

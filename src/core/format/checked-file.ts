@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
 import { fail } from '../errors.ts';
 
@@ -100,5 +101,5 @@ export function describeIoError(error: unknown): string {
     if (code === 'EISDIR') return 'is a directory';
     return code;
   }
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { constants as bufferConstants } from 'node:buffer';
 import { crc32, inflateSync } from 'node:zlib';
@@ -379,7 +380,7 @@ class PackStreamReader {
             offset,
             `the object's zlib stream runs past the end of the pack's objects (offset ${dataEnd}): the pack is truncated`,
           );
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = errorMessage(error);
         throw fail(
           'bad-zlib',
           packPath,

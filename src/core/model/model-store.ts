@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -113,7 +114,7 @@ export class ModelStore {
         const model = readStoredModel(file, files, index, packSize, key);
         return { model, source: 'persisted' };
       } catch (error) {
-        rebuiltBecause = error instanceof Error ? error.message : String(error);
+        rebuiltBecause = errorMessage(error);
       }
     }
     // The idx just read is the build's too (it was read twice before, 40 ms on git.git's).
@@ -121,9 +122,7 @@ export class ModelStore {
     try {
       this.save(model);
     } catch (error) {
-      this.onSaveFailure?.(
-        `could not save the model of ${files.pack} in ${this.directory}: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.onSaveFailure?.(`could not save the model of ${files.pack} in ${this.directory}: ${errorMessage(error)}`);
     }
     return rebuiltBecause === undefined ? { model, source: 'built' } : { model, source: 'built', rebuiltBecause };
   }

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -91,7 +92,7 @@ export function loadOrWalkPaths(
       if (key === undefined) throw new Error('no private cache key to check the paths file with');
       return { paths: readStoredPaths(file, inputs, walkKey, key), source: 'persisted' };
     } catch (error) {
-      rewalkedBecause = error instanceof Error ? error.message : String(error);
+      rewalkedBecause = errorMessage(error);
     }
   }
   const paths = walkStorePaths(inputs, options);
@@ -106,7 +107,7 @@ export function loadOrWalkPaths(
   try {
     savePaths(directory, file, inputs, walkKey, paths);
   } catch (error) {
-    loaded.notSavedBecause = `could not save the object paths in ${directory}: ${error instanceof Error ? error.message : String(error)}`;
+    loaded.notSavedBecause = `could not save the object paths in ${directory}: ${errorMessage(error)}`;
   }
   return loaded;
 }

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import * as path from 'node:path';
 import { readRepositoryTextFile } from '../format/checked-file.ts';
@@ -188,9 +189,7 @@ export function walkObjectPaths(
       object.type = type;
       return content;
     } catch (error) {
-      note(
-        `loose object ${object.oidHex} could not be read: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      note(`loose object ${object.oidHex} could not be read: ${errorMessage(error)}`);
       return undefined;
     }
   };
@@ -217,7 +216,7 @@ export function walkObjectPaths(
       return reader.read(p, id - bases[p]!);
     } catch (error) {
       if (error instanceof ReadBudgetExceeded) throw error;
-      note(`${describe(id)} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      note(`${describe(id)} could not be read: ${errorMessage(error)}`);
       return undefined;
     }
   };

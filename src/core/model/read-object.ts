@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import { isUtf8 } from 'node:buffer';
 import { inflateSync } from 'node:zlib';
 import { fail, PackFormatError } from '../errors.ts';
@@ -414,7 +415,7 @@ function inflateEntry(
       maxOutputLength: Math.max(1, declared),
     }) as unknown as typeof result;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw fail('bad-zlib', path, offset, `entry data does not inflate to its declared ${declared} bytes: ${reason}`);
   }
   if (result.buffer.length !== declared)

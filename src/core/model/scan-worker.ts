@@ -3,6 +3,7 @@
  * positions and writes their columns into the shared arrays it was given; posts each chunk's sizes
  * of 4 GiB or more, or its error, on its port before marking the chunk finished.
  */
+import { errorMessage } from '../../common/error-message.ts';
 import { workerData } from 'node:worker_threads';
 import { fail, PackFormatError } from '../errors.ts';
 import { PackIndex } from '../format/idx.ts';
@@ -19,7 +20,7 @@ function describe(chunk: number, error: unknown): ScanWorkerMessage {
   return {
     kind: 'crashed',
     chunk,
-    message: error instanceof Error ? error.message : String(error),
+    message: errorMessage(error),
     stack: error instanceof Error ? error.stack : undefined,
   };
 }

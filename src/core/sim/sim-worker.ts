@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 import { parsePolicy } from './policy-registry.ts';
 import { simulateSegments } from './simulate.ts';
@@ -18,7 +19,7 @@ port.on('message', (request: SweepRequest) => {
     port.postMessage({
       kind: 'failed',
       cell: request.cell,
-      message: error instanceof Error ? error.message : String(error),
+      message: errorMessage(error),
     } satisfies SweepReply);
   }
 });

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { inflateSync } from 'node:zlib';
 import { constants as bufferConstants } from 'node:buffer';
@@ -154,7 +155,7 @@ export class FamilyResolver {
         maxOutputLength: Math.max(1, declared),
       }) as unknown as typeof result;
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       throw fail(
         'bad-zlib',
         packPath,

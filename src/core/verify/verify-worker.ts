@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PackFormatError } from '../errors.ts';
 import { hashAlgorithmByName } from '../format/hash-algorithm.ts';
@@ -70,7 +71,7 @@ function failure(
     return { kind: 'failed', code: error.code, file: error.file, offset: error.offset, detail: error.detail };
   return {
     kind: 'crashed',
-    message: error instanceof Error ? error.message : String(error),
+    message: errorMessage(error),
     stack: error instanceof Error ? error.stack : undefined,
   };
 }

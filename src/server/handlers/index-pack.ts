@@ -1,4 +1,5 @@
 /** `packscope/indexPackSim`: git index-pack's second pass simulated on a pack, every variant, in a simulation worker. */
+import { errorMessage } from '../../common/error-message.ts';
 import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -66,7 +67,7 @@ async function indexPackModel(
     try {
       assertOutsideRepository(context.loader.directory, repository);
     } catch (error) {
-      throw invalid(error instanceof Error ? error.message : String(error));
+      throw invalid(errorMessage(error));
     }
   }
   const hash = repository?.hash ?? hashAlgorithmByName('sha1')!;

@@ -5,6 +5,7 @@
  * its own queue: lookups of one object (a hover) go before tiles, and a cancelled request that has
  * not started is dropped, so that a view that moved on does not wait for the tiles it left.
  */
+import { errorMessage } from '../../common/error-message.ts';
 import { parentPort } from 'node:worker_threads';
 import { deflateRawSync } from 'node:zlib';
 import { MAP_ATTRIBUTES, MAX_MAP_ORDER, type MapAttribute } from '../../common/pack-map-geometry.ts';
@@ -39,7 +40,7 @@ function post(reply: MapWorkerReply, transfer: ArrayBuffer[] = []): void {
 
 function workerError(error: unknown): WorkerError {
   if (error instanceof PackFormatError) return { message: error.message, code: error.code };
-  return { message: error instanceof Error ? error.message : String(error) };
+  return { message: errorMessage(error) };
 }
 
 /** Most recently used last: a Map keeps insertion order. */

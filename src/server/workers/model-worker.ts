@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PackFormatError } from '../../core/errors.ts';
@@ -69,6 +70,6 @@ try {
   post(
     error instanceof PackFormatError
       ? { kind: 'error', message: error.message, code: error.code }
-      : { kind: 'error', message: error instanceof Error ? error.message : String(error) },
+      : { kind: 'error', message: errorMessage(error) },
   );
 }
