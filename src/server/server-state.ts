@@ -19,7 +19,7 @@ import {
   type WorkspaceFoldersChangeEvent,
 } from 'vscode-languageserver/node';
 import { fileURLToPath } from 'node:url';
-import { PackFormatError } from '../core/errors.ts';
+import { errorKind, type ErrorKind } from '../core/errors.ts';
 import { assertOutsideRepository, defaultModelCacheDir } from '../core/model/model-store.ts';
 import { enclosingRepositoryRoot } from '../core/model/outside-repository.ts';
 import { removeStalePreviewDirectories } from '../core/repack/preview-directory.ts';
@@ -53,12 +53,24 @@ function uriToPath(uri: string): string | undefined {
   }
 }
 
+/**
+ * The LSP error code of each kind of error (docs/architecture.md "Errors by kind"): what the
+ * request asked for or named is wrong, InvalidParams; a git command or a read failed on a sound
+ * request, RequestFailed; cancelled, RequestCancelled; PackScope's own bug, InternalError.
+ */
+const LSP_ERROR_CODE: Readonly<Record<ErrorKind | 'internal', number>> = {
+  usage: ErrorCodes.InvalidParams,
+  format: ErrorCodes.InvalidParams,
+  git: LSPErrorCodes.RequestFailed,
+  io: LSPErrorCodes.RequestFailed,
+  cancelled: LSPErrorCodes.RequestCancelled,
+  internal: ErrorCodes.InternalError,
+};
+
 /** Turns internal failures into LSP errors the client can show as one line. */
 function asResponseError(error: unknown): ResponseError<void> {
   if (error instanceof ResponseError) return error;
-  if (error instanceof LoadCancelled) return new ResponseError(LSPErrorCodes.RequestCancelled, error.message);
-  if (error instanceof PackFormatError) return new ResponseError(ErrorCodes.InvalidParams, error.message);
-  return new ResponseError(ErrorCodes.InternalError, errorMessage(error));
+  return new ResponseError(LSP_ERROR_CODE[errorKind(error)], errorMessage(error));
 }
 
 /**

@@ -1,7 +1,6 @@
 import { errorMessage } from '../common/error-message.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PackFormatError } from '../core/errors.ts';
 import { peekIdxObjectCount } from '../core/format/idx.ts';
 import { ObjectStore, alternateObjectDirs, type PackLocation } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
@@ -270,9 +269,7 @@ export class WorkspaceRegistry {
       try {
         add(discoverRepository(extra), undefined);
       } catch (error) {
-        problems.push(
-          `packscope.repositories: ${error instanceof PackFormatError ? error.message : errorMessage(error)}`,
-        );
+        problems.push(`packscope.repositories: ${errorMessage(error)}`);
       }
     }
     const next = new Map<string, RepositoryState>();

@@ -25,7 +25,7 @@ export interface OpenedRegularFile {
 /**
  * Opens `path` for reading without blocking and refuses anything that is not a regular file once
  * opened (the check is on the descriptor, so a link swapped between a stat and the open cannot slip
- * a device in). Throws a PackFormatError naming the file.
+ * a device in). Throws an InputOutputError naming the file.
  */
 export function openRegularFile(path: string): OpenedRegularFile {
   return openChecked(path, false)!;

@@ -2,7 +2,7 @@ import { errorMessage } from '../../common/error-message.ts';
 import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { constants as bufferConstants } from 'node:buffer';
 import { crc32, inflateSync } from 'node:zlib';
-import { fail, PackFormatError } from '../errors.ts';
+import { fail, PackScopeError } from '../errors.ts';
 import { applyDelta, DeltaError } from './delta.ts';
 import { positionOfOffset } from './sorted-offsets.ts';
 import type { HashAlgorithm } from './hash-algorithm.ts';
@@ -79,7 +79,7 @@ export function indexPackWithoutIdx(packPath: string, options: StreamIndexOption
     file.assertUnchanged();
     return index;
   } catch (error) {
-    if (error instanceof PackFormatError && error.code !== 'changed') file.assertUnchanged();
+    if (error instanceof PackScopeError && error.code !== 'changed') file.assertUnchanged();
     throw error;
   } finally {
     file.close();

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { PackFormatError } from '../errors.ts';
+import { CancelledError, PackScopeError } from '../errors.ts';
 
 // The one way PackScope runs git: every caller (pack-objects for a repack preview, the write-order
 // estimate's rev-list, the recorder, the server's measured runs, the version and option probes)
@@ -7,14 +7,16 @@ import { PackFormatError } from '../errors.ts';
 // children and the wording of git's failures are the same everywhere.
 
 /** git failed, is missing, or refused an option: carries git's own stderr (ARCHITECTURE "Safety": one clear message). */
-export class GitCommandError extends PackFormatError {
+export class GitCommandError extends PackScopeError {
+  override readonly name = 'GitCommandError';
+  readonly kind = 'git';
   constructor(
     readonly argv: string[],
     readonly exitStatus: number | null,
     readonly gitStderr: string,
     summary: string,
   ) {
-    super('io', undefined, undefined, summary);
+    super('git', undefined, undefined, summary);
   }
 }
 
@@ -22,9 +24,7 @@ export class GitCommandError extends PackFormatError {
 export function abortError(signal: AbortSignal | undefined): Error {
   const reason: unknown = signal?.reason;
   if (reason instanceof Error && reason.name === 'AbortError') return reason;
-  const error = new Error('cancelled');
-  error.name = 'AbortError';
-  return error;
+  return new CancelledError();
 }
 
 /** The inherited environment without any GIT_* variable: git then finds only what the command line names. */

@@ -1,7 +1,7 @@
 import { errorMessage } from '../../common/error-message.ts';
 import { isUtf8 } from 'node:buffer';
 import { inflateSync } from 'node:zlib';
-import { fail, PackFormatError } from '../errors.ts';
+import { fail, type PackFormatError, PackScopeError } from '../errors.ts';
 import { applyDelta, DeltaError, deltaInstructions, readDeltaSizes } from '../format/delta.ts';
 import {
   MAX_OBJECT_HEADER_BYTES,
@@ -374,7 +374,7 @@ function withPackEntries<T>(model: PackModel, n: number, limits: ReadLimits, rea
     return read({ inflate: (k) => inflateEntry(model, file, header, k, limits) });
   } catch (error) {
     // Bytes rewritten under the read explain whatever they broke better than the error they caused.
-    if (error instanceof PackFormatError && error.code !== 'changed' && error.code !== 'truncated')
+    if (error instanceof PackScopeError && error.code !== 'changed' && error.code !== 'truncated')
       file.assertUnchanged();
     throw error;
   } finally {

@@ -1,4 +1,4 @@
-import { errorMessage } from '../../common/error-message.ts';
+import { encodeWorkerError } from '../worker-error.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 import { parsePolicy } from './policy-registry.ts';
 import { simulateSegments } from './simulate.ts';
@@ -16,11 +16,7 @@ port.on('message', (request: SweepRequest) => {
     const result = simulateSegments(parsePolicy(request.policy), objects, reads, segmentStarts, request.limit, basis);
     port.postMessage({ kind: 'result', cell: request.cell, result } satisfies SweepReply);
   } catch (error) {
-    port.postMessage({
-      kind: 'failed',
-      cell: request.cell,
-      message: errorMessage(error),
-    } satisfies SweepReply);
+    port.postMessage({ kind: 'failed', cell: request.cell, error: encodeWorkerError(error) } satisfies SweepReply);
   }
 });
 port.postMessage({ kind: 'ready' } satisfies SweepReply);

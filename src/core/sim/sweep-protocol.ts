@@ -1,3 +1,4 @@
+import type { WorkerError } from '../worker-error.ts';
 import type { SimObjects } from './sim-objects.ts';
 import type { SimResult } from '../report/simulation-documents.ts';
 import type { RecordingBasis } from './simulate.ts';
@@ -18,4 +19,4 @@ export type SweepRequest = { kind: 'cell'; cell: number; policy: string; limit: 
 export type SweepReply =
   | { kind: 'ready' }
   | { kind: 'result'; cell: number; result: SimResult }
-  | { kind: 'failed'; cell: number; message: string };
+  | { kind: 'failed'; cell: number; error: WorkerError };

@@ -1,6 +1,5 @@
-import { errorMessage } from '../../common/error-message.ts';
+import { encodeWorkerError } from '../worker-error.ts';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PackFormatError } from '../errors.ts';
 import { hashAlgorithmByName } from '../format/hash-algorithm.ts';
 import { PackIndex } from '../format/idx.ts';
 import { loadIdx, packFilesFor, packOrder } from '../model/build-pack-model.ts';
@@ -11,7 +10,7 @@ import type {
   FullVerifyMessage,
   FullVerifyTask,
   VerifyWorkerTask,
-  WorkerCrash,
+  WorkerFailure,
 } from './full-verify-protocol.ts';
 import { FamilyResolver } from './resolve-family.ts';
 
@@ -63,17 +62,8 @@ function checkSums(task: ChecksumTask): ChecksumMessage {
   }
 }
 
-function failure(
-  error: unknown,
-):
-  { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string } | WorkerCrash {
-  if (error instanceof PackFormatError)
-    return { kind: 'failed', code: error.code, file: error.file, offset: error.offset, detail: error.detail };
-  return {
-    kind: 'crashed',
-    message: errorMessage(error),
-    stack: error instanceof Error ? error.stack : undefined,
-  };
+function failure(error: unknown): WorkerFailure {
+  return { kind: 'failed', error: encodeWorkerError(error) };
 }
 
 const task = workerData as VerifyWorkerTask;

@@ -1,14 +1,12 @@
+import { decodeWorkerError } from '../../core/worker-error.ts';
 import { Worker } from 'node:worker_threads';
 import type { CancellationToken } from 'vscode-languageserver/node';
-import { PackFormatError } from '../../core/errors.ts';
 import type { ObjectStore } from '../../core/model/object-store.ts';
-import { GitCommandError } from '../../core/git/run-git.ts';
 import { cancelledError } from '../cancellation.ts';
 import type {
   SimulationTask,
   SimulationWorkerMessage,
   SimulationWorkerRequest,
-  WorkerError,
   WorkerStore,
 } from './simulation-worker-protocol.ts';
 
@@ -36,18 +34,6 @@ export interface SimulationWorkerRun {
   post(request: SimulationWorkerRequest): void;
   /** Ends the worker if it still runs (after an early failure on the server's side). */
   stop(): void;
-}
-
-/** The worker's error as the error the same code threw on the server's thread. */
-export function errorFromWorker(error: WorkerError): Error {
-  if (error.aborted) {
-    const aborted = new Error(error.message);
-    aborted.name = 'AbortError';
-    return aborted;
-  }
-  if (error.git) return new GitCommandError(error.git.argv, error.git.exitStatus, error.git.gitStderr, error.message);
-  if (error.code) return new PackFormatError(error.code, undefined, undefined, error.message);
-  return new Error(error.message);
 }
 
 /** An ObjectStore as a worker rebuilds it: the same repository and pack list, models from `cacheDir`. */
@@ -111,7 +97,7 @@ export function startSimulationWorker(
   worker.on('message', (message: SimulationWorkerMessage) => {
     if (settled || token.isCancellationRequested) return;
     if (message.kind === 'done') settle(resolveFinished);
-    else if (message.kind === 'error') settle(() => rejectFinished(errorFromWorker(message)));
+    else if (message.kind === 'error') settle(() => rejectFinished(decodeWorkerError(message)));
     else onMessage(message);
   });
   worker.on('error', (error) => settle(() => rejectFinished(error)));
