@@ -20,9 +20,9 @@ import {
   readDeltaData,
   readDeltaListing,
   readObjectContent,
-  renderDelta,
   type DeltaListing,
 } from '../../src/core/model/read-object.ts';
+import { renderJGitDelta as renderDelta } from '../../src/presentation/delta-text.ts';
 import { edgeCaseStream } from '../support/git-oracle.ts';
 import { historyStream } from '../support/history.ts';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';

@@ -150,30 +150,6 @@ export function readDeltaListing(
   }
 }
 
-/**
- * The listing as JGit's `debug-show-pack-delta` prints it: BinaryDelta.format(delta, true) in
- * eclipse-jgit/jgit org.eclipse.jgit/src/org/eclipse/jgit/internal/storage/pack/BinaryDelta.java
- * (checked at master 8761509, and byte for byte against Debian's libjgit-java 4.11.9 in the tests).
- * A header line `DELTA( BASE=<n> RESULT=<n> )`, then `  COPY  (<offset>, <length>)` or
- * `  INSERT(<text>)` per instruction, every line ending in "\n" (the command's println adds one
- * more). A listing cut at maxInstructions ends with one line saying how many were left out, which
- * JGit never prints. JGit reads the copy offset into a signed int, so it would print offsets of
- * 2 GiB and more as negative numbers; here they stay exact.
- */
-export function renderDelta(listing: DeltaListing): string {
-  const lines = [`DELTA( BASE=${listing.baseSize} RESULT=${listing.resultSize} )`];
-  for (const instruction of listing.instructions) {
-    lines.push(
-      instruction.op === 'copy'
-        ? `  COPY  (${instruction.baseOffset}, ${instruction.length})`
-        : `  INSERT(${instruction.preview})`,
-    );
-  }
-  const left = listing.totalInstructions - listing.instructions.length;
-  if (left > 0) lines.push(`  ... ${left} more instruction${left === 1 ? '' : 's'}`);
-  return lines.map((line) => `${line}\n`).join('');
-}
-
 /** Bytes JGit's GitPathStyle prints as themselves (QuotedString.java, since 2aa4196f1f, 2010). */
 const PLAIN_BYTES = new Set(
   Buffer.from('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ $%&*+,-./:;=?@_^|~', 'latin1'),
