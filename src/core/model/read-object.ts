@@ -1,6 +1,5 @@
-import { errorMessage } from '../../common/error-message.ts';
+import { inflateDeclared } from '../format/inflate-entry.ts';
 import { isUtf8 } from 'node:buffer';
-import { inflateSync } from 'node:zlib';
 import { fail, type PackFormatError, PackScopeError } from '../errors.ts';
 import { applyDelta, DeltaError, deltaInstructions, readDeltaSizes } from '../format/delta.ts';
 import {
@@ -382,34 +381,7 @@ function inflateEntry(
   }
   if (declared > limits.maxObjectBytes)
     throw fail('too-large', path, offset, `entry of ${declared} bytes is over the ${limits.maxObjectBytes}-byte limit`);
-  const compressed = bytes.subarray(header.headerLength);
-  let result: { buffer: Buffer; engine: { bytesWritten: number } };
-  try {
-    // maxOutputLength: a stream that would inflate past its declared size stops there (resolve-family.ts).
-    result = inflateSync(compressed, {
-      info: true,
-      maxOutputLength: Math.max(1, declared),
-    }) as unknown as typeof result;
-  } catch (error) {
-    const reason = errorMessage(error);
-    throw fail('bad-zlib', path, offset, `entry data does not inflate to its declared ${declared} bytes: ${reason}`);
-  }
-  if (result.buffer.length !== declared)
-    throw fail(
-      'bad-zlib',
-      path,
-      offset,
-      `entry inflates to ${result.buffer.length} bytes, its header declares ${declared}`,
-    );
-  if (result.engine.bytesWritten !== compressed.length) {
-    throw fail(
-      'bad-zlib',
-      path,
-      offset,
-      `zlib stream ends after ${result.engine.bytesWritten} of the entry's ${compressed.length} bytes`,
-    );
-  }
-  return result.buffer;
+  return inflateDeclared(bytes.subarray(header.headerLength), declared, path, offset, 'entry');
 }
 
 /** The base id a REF_DELTA entry names, for the error that says it is missing. */

@@ -1,6 +1,5 @@
-import { errorMessage } from '../../common/error-message.ts';
+import { inflateDeclared } from '../format/inflate-entry.ts';
 import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
-import { inflateSync } from 'node:zlib';
 import { constants as bufferConstants } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -147,40 +146,9 @@ export class FamilyResolver {
       done += got;
     }
     readObjectHeader(packPath, entry, 0, entryBytes, offset, hashSize, this.header);
-    const compressed = entry.subarray(this.header.headerLength);
-    let result: { buffer: Buffer; engine: { bytesWritten: number } };
-    try {
-      result = inflateSync(compressed, {
-        info: true,
-        maxOutputLength: Math.max(1, declared),
-      }) as unknown as typeof result;
-    } catch (error) {
-      const reason = errorMessage(error);
-      throw fail(
-        'bad-zlib',
-        packPath,
-        offset,
-        `object data does not inflate to its declared ${declared} bytes: ${reason}`,
-      );
-    }
-    if (result.buffer.length !== declared) {
-      throw fail(
-        'bad-zlib',
-        packPath,
-        offset,
-        `object inflates to ${result.buffer.length} bytes, its header declares ${declared}`,
-      );
-    }
-    if (result.engine.bytesWritten !== compressed.length) {
-      throw fail(
-        'bad-zlib',
-        packPath,
-        offset,
-        `zlib stream ends after ${result.engine.bytesWritten} of the entry's ${compressed.length} bytes`,
-      );
-    }
+    const data = inflateDeclared(entry.subarray(this.header.headerLength), declared, packPath, offset, 'object');
     this.inflatedBytes += declared;
-    return result.buffer;
+    return data;
   }
 
   private checkHash(n: number, data: Buffer): void {
