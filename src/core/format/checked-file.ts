@@ -53,6 +53,17 @@ function openChecked(path: string, missingIsAbsent: boolean): OpenedRegularFile 
   }
 }
 
+/** Refuses a whole-file read of more than `maxBytes`, before anything is allocated. */
+export function checkFileSize(path: string, size: number, maxBytes: number): void {
+  if (size > maxBytes)
+    throw fail(
+      'too-large',
+      path,
+      undefined,
+      `file is ${size} bytes, more than the ${maxBytes}-byte limit for this kind of file`,
+    );
+}
+
 /**
  * Reads one of a repository's small text files whole, or returns undefined when there is none.
  * The size is checked against `maxBytes` before anything is allocated, and only the bytes present
@@ -63,14 +74,7 @@ export function readRepositoryTextFile(path: string, maxBytes: number): string |
   if (!opened) return undefined;
   const { fd, stat } = opened;
   try {
-    if (stat.size > maxBytes) {
-      throw fail(
-        'too-large',
-        path,
-        undefined,
-        `file is ${stat.size} bytes, more than the ${maxBytes}-byte limit for this kind of file`,
-      );
-    }
+    checkFileSize(path, stat.size, maxBytes);
     const bytes = Buffer.allocUnsafe(stat.size);
     let done = 0;
     while (done < bytes.length) {
