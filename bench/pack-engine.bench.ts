@@ -15,6 +15,7 @@
  *   /work/.mirror/git+git/repo/objects/pack/pack-5b31da4c48e5198d31c1572301d7159b36759c36.pack
  * (849,014 objects, 496 MB):  npm run bench -- <that path>
  */
+import { errorMessage } from '../src/common/error-message.ts';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -882,6 +883,6 @@ function main(): number {
 try {
   process.exitCode = main();
 } catch (error) {
-  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`bench: ${errorMessage(error)}\n`);
   process.exitCode = 1;
 }

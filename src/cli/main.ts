@@ -56,7 +56,6 @@ main(process.argv.slice(2)).then(
     process.exitCode = status;
   },
   (error: unknown) => {
-    reportError(error);
-    process.exitCode = 1;
+    process.exitCode = reportError(error);
   },
 );

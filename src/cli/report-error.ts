@@ -1,20 +1,29 @@
-import { PackFormatError } from '../core/errors.ts';
+import { errorMessage } from '../common/error-message.ts';
+import { errorKind, type ErrorKind } from '../core/errors.ts';
 
-/** One line on stderr: "packscope: <file>: offset <n>: <what is wrong>". */
-export function reportError(error: unknown): void {
-  if (error instanceof PackFormatError) {
-    process.stderr.write(`packscope: ${error.message}\n`);
-  } else if (
-    error instanceof Error &&
-    'code' in error &&
-    typeof error.code === 'string' &&
-    error.code.startsWith('ERR_PARSE_ARGS')
-  ) {
-    process.stderr.write(`packscope: ${error.message}\n`);
+/**
+ * The exit status of each kind of error (docs/architecture.md "Errors by kind"). Every kind but a
+ * cancellation exits 1, as the CLI always has (scripts and the tests test for 1); a cancelled
+ * command exits 130, as a shell reports a command stopped by Ctrl+C.
+ */
+export const EXIT_STATUS: Readonly<Record<ErrorKind | 'internal', number>> = {
+  usage: 1,
+  git: 1,
+  format: 1,
+  io: 1,
+  cancelled: 130,
+  internal: 1,
+};
+
+/** One line on stderr: "packscope: <file>: offset <n>: <what is wrong>"; returns the exit status. */
+export function reportError(error: unknown): number {
+  const kind = errorKind(error);
+  if (kind !== 'internal') {
+    process.stderr.write(`packscope: ${errorMessage(error)}\n`);
   } else {
-    const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(
-      `packscope: internal error: ${message}${process.env.PACKSCOPE_DEBUG ? `\n${error instanceof Error ? error.stack : ''}` : ' (set PACKSCOPE_DEBUG=1 for details)'}\n`,
+      `packscope: internal error: ${errorMessage(error)}${process.env.PACKSCOPE_DEBUG ? `\n${error instanceof Error ? error.stack : ''}` : ' (set PACKSCOPE_DEBUG=1 for details)'}\n`,
     );
   }
+  return EXIT_STATUS[kind];
 }

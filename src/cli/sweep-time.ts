@@ -6,7 +6,7 @@ import type { SimResult } from '../core/documents/simulation-documents.ts';
 import type { LoadedRecording } from '../core/trace/load-recording.ts';
 import { formatLimit, formatTable } from './output.ts';
 
-export { GIT_DEFAULT_LIMIT, timePlan } from '../core/cost/time-plan.ts';
+export { timePlan } from '../core/cost/time-plan.ts';
 
 /** Prices the sweep's cells with the calibration of the repository's largest pack. */
 export async function sweepTime(

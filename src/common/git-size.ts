@@ -4,6 +4,9 @@
  * take it. Pure, so that the CLI, the server and the webviews accept the same sizes.
  */
 
+/** git's default core.deltaBaseCacheLimit, 96 MiB (environment.c, DEFAULT_DELTA_BASE_CACHE_LIMIT; git-internals §1.2). */
+export const GIT_DEFAULT_LIMIT = 96 * 1024 * 1024;
+
 /** Parses `96m`, `1g`, `512k`, `1048576`; undefined when malformed or beyond 2^53. */
 export function parseGitSize(value: string): number | undefined {
   const match = /^\s*(\d+)([kmg]?)\s*$/i.exec(value);

@@ -1,6 +1,7 @@
 // Every `packscope.*` command in one table (as rust-analyzer's ctx.ts keeps `commandFactories`):
 // the ones package.json contributes and the two the Packs view's own items run. Each entry makes
 // its handler from the features `activate` built; one wrapper logs and shows what a command throws.
+import { errorMessage } from '../common/error-message.ts';
 import vscode = require('vscode');
 import type { CacheLabApi } from './cache-lab/cache-lab.ts';
 import type { Lifetime } from './dispose.ts';
@@ -13,7 +14,7 @@ import type { PackMapApi } from './pack-map/pack-map.ts';
 import type { PacksTreeProvider } from './packs-view/packs-tree.ts';
 import type { RecordingCommands } from './recording/recording-commands.ts';
 import type { RepackPreviewApi } from './repack-preview/repack-preview-command.ts';
-import { describe, type ServerClient } from './server-client.ts';
+import { type ServerClient } from './server-client.ts';
 
 /** What the commands act on. */
 export interface CommandContext {
@@ -217,7 +218,7 @@ export function registerCommands(lifetime: Lifetime, context: CommandContext): v
         try {
           return await handler(...args);
         } catch (error) {
-          const message = describe(error);
+          const message = errorMessage(error);
           context.output.error(`${id} failed: ${message}`);
           if (entry.failure === undefined) void vscode.window.showErrorMessage(`PackScope: ${message}`);
           else {

@@ -1,3 +1,4 @@
+import { errorMessage } from '../common/error-message.ts';
 import vscode = require('vscode');
 import { OBJECT_DOCUMENT_SCHEME } from '../protocol/server-protocol.ts';
 import { probeWorkspace } from './git-directory-probe.ts';
@@ -8,7 +9,7 @@ import { PACKS_VIEW_ID } from './model-progress.ts';
 import { ObjectDocumentProvider, objectDocumentUri } from './object-document.ts';
 import type { PacksNode } from './packs-view/packs-node.ts';
 import { PacksTreeProvider } from './packs-view/packs-tree.ts';
-import { describe, ServerClient } from './server-client.ts';
+import { ServerClient } from './server-client.ts';
 import { affectsServerSettings, readServerSettings, readViewSettings, type ViewSettings } from './settings.ts';
 import { ObjectIdTerminalLinkProvider } from './terminal-links.ts';
 import { registerRecording, type RecordingApi } from './recording/index.ts';
@@ -96,7 +97,7 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
     server.onPacksChanged(({ repository }) => {
       packsTree
         .refreshRepository(repository)
-        .catch((error: unknown) => output.warn(`Refreshing ${repository} failed: ${describe(error)}`));
+        .catch((error: unknown) => output.warn(`Refreshing ${repository} failed: ${errorMessage(error)}`));
     }),
   );
   lifetime.register(
@@ -160,7 +161,7 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
   const startServer = (): void => {
     server
       .whenRunning()
-      .catch((error: unknown) => output.error(`The PackScope server is not running: ${describe(error)}`));
+      .catch((error: unknown) => output.error(`The PackScope server is not running: ${errorMessage(error)}`));
   };
   const probeAndStart = (): boolean => {
     const folders = (vscode.workspace.workspaceFolders ?? [])

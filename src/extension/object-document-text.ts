@@ -1,5 +1,6 @@
 // The text of an object document (`packscope:/<oid>`), from the server's `packscope/objectContent`
 // answer. Pure: no vscode, no I/O, so that it can be read and tested on its own.
+import { deltaLines, jgitInstructionLine } from '../presentation/delta-text.ts';
 import type { DeltaInstructionItem, ObjectContent, ObjectDetails, ObjectItem } from '../protocol/server-protocol.ts';
 import { formatBytes, formatCount } from './format-units.ts';
 
@@ -172,25 +173,15 @@ export function renderChain(chain: ObjectItem[]): string[] {
   return lines;
 }
 
-/** As JGit's `debug-show-pack-delta` prints a delta (BinaryDelta.format with its header). */
+/** A line saying what the delta is, then the delta as JGit's `debug-show-pack-delta` prints it (src/presentation/delta-text.ts). */
 export function renderDelta(
   delta: NonNullable<ObjectContent['delta']>,
   tree?: { entries: TreeEntrySpan[]; hashBytes: number },
 ): string[] {
-  const lines = [
+  return [
     `delta against ${delta.base} (${formatCount(delta.deltaBytes)} delta bytes, ${formatCount(delta.totalInstructions)} instructions: ${formatCount(delta.copiedBytes)} bytes copied, ${formatCount(delta.insertedBytes)} inserted):`,
-    `DELTA( BASE=${delta.baseSize} RESULT=${delta.resultSize} )`,
+    ...deltaLines(delta, (instruction, resultAt) => renderInstruction(instruction, resultAt, tree)),
   ];
-  // Where each instruction's bytes land in the result: the listed instructions are the first ones, in order.
-  let resultAt = 0;
-  for (const instruction of delta.instructions) {
-    lines.push(...renderInstruction(instruction, resultAt, tree));
-    resultAt += instruction.length;
-  }
-  const hidden = delta.totalInstructions - delta.instructions.length;
-  // Worded as src/core/model/read-object.ts's renderDelta words it (JGit never cuts a listing).
-  if (hidden > 0) lines.push(`  ... ${hidden} more instruction${hidden === 1 ? '' : 's'}`);
-  return lines;
 }
 
 /**
@@ -204,9 +195,9 @@ export function renderInstruction(
   resultAt = 0,
   tree?: { entries: TreeEntrySpan[]; hashBytes: number },
 ): string[] {
-  if (instruction.op === 'copy') return [`  COPY  (${instruction.baseOffset}, ${instruction.length})`];
+  if (instruction.op === 'copy') return [jgitInstructionLine(instruction)];
   const data = Buffer.from(instruction.dataBase64, 'base64');
-  if (looksLikeText(data)) return [`  INSERT(${instruction.preview})`];
+  if (looksLikeText(data)) return [jgitInstructionLine(instruction)];
   const lines = [
     `  INSERT(${formatCount(data.length)} bytes, hex) ${[...data].map((b) => b.toString(16).padStart(2, '0')).join(' ')}`,
   ];

@@ -1,7 +1,8 @@
+import { errorMessage } from '../common/error-message.ts';
 import vscode = require('vscode');
 import { OBJECT_DOCUMENT_SCHEME, ObjectContentRequest } from '../protocol/server-protocol.ts';
 import { renderObjectDocument } from './object-document-text.ts';
-import { describe, type ServerClient } from './server-client.ts';
+import { type ServerClient } from './server-client.ts';
 import type { ViewSettings } from './settings.ts';
 
 /** `packscope:/<oid>?<repository id>`; without a repository the server looks in every one. */
@@ -38,7 +39,7 @@ export class ObjectDocumentProvider implements vscode.TextDocumentContentProvide
       if (!result.found) return `${oid}: ${result.reason}\n`;
       return renderObjectDocument(result.content);
     } catch (error) {
-      return `${oid}: the PackScope server could not read this object: ${describe(error)}\n`;
+      return `${oid}: the PackScope server could not read this object: ${errorMessage(error)}\n`;
     }
   }
 }

@@ -1,9 +1,10 @@
 // What the object commands (copy id, show chain, reveal, open) are about: an argument VS Code or a
 // caller passed, or an id the user types.
+import { errorMessage } from '../common/error-message.ts';
 import vscode = require('vscode');
 import { ObjectRequest, type ObjectDetails } from '../protocol/server-protocol.ts';
 import { ObjectNode } from './packs-view/object-node.ts';
-import { describe, type ServerClient } from './server-client.ts';
+import { type ServerClient } from './server-client.ts';
 
 /**
  * The object a command is about: an item of the Packs view, `{ oid, repository }` (the server's hover
@@ -33,7 +34,7 @@ export async function askForObject(server: ServerClient): Promise<ObjectDetails 
       found.set(oid, result.object);
       return undefined;
     } catch (error) {
-      return `The PackScope server could not look it up: ${describe(error)}`;
+      return `The PackScope server could not look it up: ${errorMessage(error)}`;
     }
   };
   const text = await vscode.window.showInputBox({

@@ -1,3 +1,4 @@
+import { errorMessage } from '../common/error-message.ts';
 import vscode = require('vscode');
 import type {
   LanguageClient,
@@ -148,7 +149,7 @@ export class ServerClient extends Disposable {
       return;
     }
     this.client.sendNotification(ConfigureNotification.method, settings).catch((error: unknown) => {
-      this.options.output.error(`packscope/configure failed: ${describe(error)}`);
+      this.options.output.error(`packscope/configure failed: ${errorMessage(error)}`);
     });
   }
 
@@ -156,7 +157,7 @@ export class ServerClient extends Disposable {
   cancelLoads(): void {
     if (this.client?.isRunning() !== true) return;
     this.client.sendNotification(CancelLoadsNotification.method, {}).catch((error: unknown) => {
-      this.options.output.error(`packscope/cancelLoads failed: ${describe(error)}`);
+      this.options.output.error(`packscope/cancelLoads failed: ${errorMessage(error)}`);
     });
   }
 
@@ -169,7 +170,7 @@ export class ServerClient extends Disposable {
       this.options.output.info('Restarting the PackScope server.');
       await client
         .stop()
-        .catch((error: unknown) => this.options.output.warn(`Stopping the server failed: ${describe(error)}`));
+        .catch((error: unknown) => this.options.output.warn(`Stopping the server failed: ${errorMessage(error)}`));
     }
     await this.whenRunning();
   }
@@ -207,8 +208,8 @@ export class ServerClient extends Disposable {
       this.firstStart.resolve();
       this.stateChanged.fire(true);
     } catch (error) {
-      this.options.output.error(`The PackScope server did not start: ${describe(error)}`);
-      this.scheduleRestart(`it did not start (${describe(error)})`);
+      this.options.output.error(`The PackScope server did not start: ${errorMessage(error)}`);
+      this.scheduleRestart(`it did not start (${errorMessage(error)})`);
     } finally {
       this.startInFlight = false;
     }
@@ -338,8 +339,4 @@ export class ServerClient extends Disposable {
     if (choice === showLog) this.options.output.show(true);
     if (choice === restart) await this.restart().catch(() => undefined);
   }
-}
-
-export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

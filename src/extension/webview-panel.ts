@@ -1,10 +1,10 @@
 // What both webview panels are on the host's side: the page loaded into the panel (scripts on,
 // resources only from media/ and dist/webview/, the extension's icon, the shell of webview-html.ts
 // with a fresh nonce) and the panel's ownership of its messages and listeners.
+import { errorMessage } from '../common/error-message.ts';
 import vscode = require('vscode');
 import { MessageHandler } from '../common/message-handler.ts';
 import { Disposable } from './dispose.ts';
-import { describe } from './server-client.ts';
 import { makeNonce, webviewHtml, type WebviewPage } from './webview-html.ts';
 
 export interface PanelPage extends WebviewPage {
@@ -83,7 +83,7 @@ export abstract class PanelHost<Out extends Message, In extends Message> extends
         post: (message) => this.send(message),
         handle: (message) => this.onMessage(message),
         failed: (message, error) =>
-          options.output.error(`${options.logName}: ${message.type} failed: ${describe(error)}`),
+          options.output.error(`${options.logName}: ${message.type} failed: ${errorMessage(error)}`),
       }),
     );
     this._register(

@@ -38,8 +38,8 @@ export const DEFAULT_LIMITS: readonly number[] = [
   GIB,
 ];
 
-/** core.deltaBaseCacheLimit's default (git-internals §1.6): the line the charts mark. */
-export const GIT_DEFAULT_LIMIT = 96 * MIB;
+/** core.deltaBaseCacheLimit's default: the line the charts mark. */
+export { GIT_DEFAULT_LIMIT } from '../common/git-size.ts';
 
 /** Today's Git (emphasised) and the offline reference (the sentences compare the two). */
 export const GIT_POLICY = 'git';

@@ -80,7 +80,7 @@ export interface PackListing {
   packFileBytes?: number;
   /** Present once the model is loaded (in this server, or persisted). */
   summary?: PackSummary;
-  /** Why this pack cannot be read: a PackFormatError's message, naming the file and offset. */
+  /** Why this pack cannot be read: a PackScopeError's message, naming the file and offset. */
   error?: string;
   /** Its model's background load was cancelled (packscope/cancelLoads) and no model is loaded: the next request for it loads it. */
   loadCancelled?: true;

@@ -1,4 +1,5 @@
-import { PackFormatError } from '../core/errors.ts';
+import { errorMessage } from '../common/error-message.ts';
+import { UsageError } from '../core/errors.ts';
 import type { ObjectLocation } from '../core/model/object-store.ts';
 import { formatBytes, formatCount } from '../common/format.ts';
 import { markdownCodeSpan, markdownText } from '../common/markdown-text.ts';
@@ -28,10 +29,9 @@ export function lookupObject(word: string, states: RepositoryState[]): Lookup {
       if (found && found.oid !== oid) return { kind: 'none', reason: `${word} is ambiguous: ${found.oid} and ${oid}` };
       found ??= { state, location, oid };
     } catch (error) {
-      if (error instanceof PackFormatError && error.code === 'ambiguous')
-        return { kind: 'none', reason: error.message };
+      if (error instanceof UsageError && error.code === 'ambiguous') return { kind: 'none', reason: error.message };
       // not-found / usage (an id longer than this repository's hashes) / a pack that went away
-      reasons.push(error instanceof Error ? error.message : String(error));
+      reasons.push(errorMessage(error));
     }
   }
   return found

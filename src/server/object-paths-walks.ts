@@ -1,3 +1,4 @@
+import { errorMessage } from '../common/error-message.ts';
 import { CancellationTokenSource } from 'vscode-languageserver/node';
 import type { ObjectLocation, ObjectStore } from '../core/model/object-store.ts';
 import { PathTable } from '../core/model/path-table.ts';
@@ -126,8 +127,7 @@ export class ObjectPathsWalks {
         if (this.running.get(id) !== walk) return;
         this.running.delete(id);
         this.failed.set(id, store);
-        if (!source.token.isCancellationRequested)
-          this.log(`object paths of ${id}: ${error instanceof Error ? error.message : String(error)}`);
+        if (!source.token.isCancellationRequested) this.log(`object paths of ${id}: ${errorMessage(error)}`);
       },
     );
   }

@@ -66,7 +66,7 @@ export interface ServerContext {
   warmUp(): void;
   /** Stops the warm-up's builds (their workers end); the next warm-up (a settings or pack change) starts them again. */
   cancelLoads(): void;
-  /** Runs a handler, turning PackFormatError / cancellation / anything else into one-line LSP errors. */
+  /** Runs a handler, turning each kind of error (core/errors.ts) into a one-line LSP error of its code. */
   guarded<T>(work: () => Promise<T> | T): Promise<T | ResponseError<void>>;
   /** Absolute path of a bundled script next to server.js (worker entry points). */
   bundledScript(name: string): string;

@@ -3,6 +3,7 @@
  * see it as their ServerContext): the settings and workspace folders, the model cache and loader,
  * the registry of repositories, the background warm-up, and the handlers' caches.
  */
+import { errorMessage } from '../common/error-message.ts';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -18,7 +19,7 @@ import {
   type WorkspaceFoldersChangeEvent,
 } from 'vscode-languageserver/node';
 import { fileURLToPath } from 'node:url';
-import { PackFormatError } from '../core/errors.ts';
+import { errorKind, type ErrorKind } from '../core/errors.ts';
 import { assertOutsideRepository, defaultModelCacheDir } from '../core/model/model-store.ts';
 import { enclosingRepositoryRoot } from '../core/model/outside-repository.ts';
 import { removeStalePreviewDirectories } from '../core/repack/preview-directory.ts';
@@ -42,7 +43,7 @@ import { collectGarbage } from './full-gc.ts';
 import { defaultConcurrency, IDLE_RELEASE_MS, WorkQueues } from './work-queue.ts';
 import { MapWorkerClient } from './workers/map-worker-client.ts';
 import { LoadCancelled, ModelLoader, type TimedModel } from './workers/model-loader.ts';
-import { errorMessage, type RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
+import { type RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 
 function uriToPath(uri: string): string | undefined {
   try {
@@ -52,12 +53,24 @@ function uriToPath(uri: string): string | undefined {
   }
 }
 
+/**
+ * The LSP error code of each kind of error (docs/architecture.md "Errors by kind"): what the
+ * request asked for or named is wrong, InvalidParams; a git command or a read failed on a sound
+ * request, RequestFailed; cancelled, RequestCancelled; PackScope's own bug, InternalError.
+ */
+const LSP_ERROR_CODE: Readonly<Record<ErrorKind | 'internal', number>> = {
+  usage: ErrorCodes.InvalidParams,
+  format: ErrorCodes.InvalidParams,
+  git: LSPErrorCodes.RequestFailed,
+  io: LSPErrorCodes.RequestFailed,
+  cancelled: LSPErrorCodes.RequestCancelled,
+  internal: ErrorCodes.InternalError,
+};
+
 /** Turns internal failures into LSP errors the client can show as one line. */
 function asResponseError(error: unknown): ResponseError<void> {
   if (error instanceof ResponseError) return error;
-  if (error instanceof LoadCancelled) return new ResponseError(LSPErrorCodes.RequestCancelled, error.message);
-  if (error instanceof PackFormatError) return new ResponseError(ErrorCodes.InvalidParams, error.message);
-  return new ResponseError(ErrorCodes.InternalError, errorMessage(error));
+  return new ResponseError(LSP_ERROR_CODE[errorKind(error)], errorMessage(error));
 }
 
 /**

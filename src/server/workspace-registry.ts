@@ -1,6 +1,6 @@
+import { errorMessage } from '../common/error-message.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PackFormatError } from '../core/errors.ts';
 import { peekIdxObjectCount } from '../core/format/idx.ts';
 import { ObjectStore, alternateObjectDirs, type PackLocation } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
@@ -28,10 +28,6 @@ const LAYOUT_REUSE_MS = 2000;
 
 /** Pack directories change in bursts (a repack writes .pack, .idx, .rev, then deletes old ones). */
 const WATCH_SETTLE_MS = 400;
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** One repository of the workspace, with the packs git would read from it and a watcher on them. */
 export class RepositoryState {
@@ -273,9 +269,7 @@ export class WorkspaceRegistry {
       try {
         add(discoverRepository(extra), undefined);
       } catch (error) {
-        problems.push(
-          `packscope.repositories: ${error instanceof PackFormatError ? error.message : errorMessage(error)}`,
-        );
+        problems.push(`packscope.repositories: ${errorMessage(error)}`);
       }
     }
     const next = new Map<string, RepositoryState>();

@@ -10,7 +10,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { PackFormatError, type PackErrorCode } from '../../src/core/errors.ts';
+import { InputOutputError, PackFormatError, PackScopeError, type PackErrorCode } from '../../src/core/errors.ts';
 import { loadMultiPackIndex } from '../../src/core/format/midx.ts';
 import { buildPackModel, packFilesFor, packOrder, loadIdx } from '../../src/core/model/build-pack-model.ts';
 import type { PackFiles, PackModel } from '../../src/core/model/pack-model.ts';
@@ -102,8 +102,8 @@ interface Expected {
   offset: number | number[] | null;
 }
 
-function assertPackError(error: unknown, expected: Expected): asserts error is PackFormatError {
-  assert.ok(error instanceof PackFormatError, `expected a PackFormatError, got: ${describeError(error)}`);
+function assertPackError(error: unknown, expected: Expected): asserts error is PackScopeError {
+  assert.ok(error instanceof PackScopeError, `expected a PackScopeError, got: ${describeError(error)}`);
   assert.equal(error.code, expected.code, `code of: ${error.message}`);
   assert.equal(error.file, expected.file, `file of: ${error.message}`);
   if (expected.offset === null) assert.equal(error.offset, undefined, `offset of: ${error.message}`);
@@ -141,7 +141,7 @@ function runCliAsync(args: string[], timeoutMs = 60_000): Promise<CliRun> {
   });
 }
 
-function assertCliReports(run: CliRun, error: PackFormatError, what: string): void {
+function assertCliReports(run: CliRun, error: PackScopeError, what: string): void {
   assert.doesNotMatch(run.stderr, /internal error/, `${what}: ${run.stderr}`);
   assert.doesNotMatch(run.stderr, /\n\s+at /, `${what} printed a stack trace: ${run.stderr}`);
   assert.equal(run.stderr, `packscope: ${error.message}\n`, `${what}: stderr`);
@@ -154,7 +154,7 @@ function assertCliReports(run: CliRun, error: PackFormatError, what: string): vo
  * the model build finds must stop `stats` and `objects` too (one of the two per case, in turn: they
  * share the model build, and every process costs the suite a quarter of a second).
  */
-async function assertCli(paths: PackPaths, stage: Stage, error: PackFormatError, turn: number): Promise<void> {
+async function assertCli(paths: PackPaths, stage: Stage, error: PackScopeError, turn: number): Promise<void> {
   const reader = turn % 2 === 0 ? 'stats' : 'objects';
   const [full, second] = await Promise.all([
     runCliAsync(['verify-pack', '-v', '--full', paths.pack]),
@@ -195,7 +195,7 @@ interface Damage {
 let caseNumber = 0;
 
 /** Writes the damaged files, then checks the engine stage by stage and the CLI. */
-async function check(name: string, stage: Stage, damage: Damage): Promise<PackFormatError> {
+async function check(name: string, stage: Stage, damage: Damage): Promise<PackScopeError> {
   const dir = path.join(root, 'cases', `${String(++caseNumber).padStart(2, '0')}-${name}`);
   const paths = writePackSet(dir, 'pack-damaged', damage.set);
   const files = packFilesFor(paths.pack);
@@ -1131,7 +1131,7 @@ describe('bad input: not regular files', () => {
         );
         fs.rmSync(paths[victim]);
         make(paths[victim]);
-        const expected = new PackFormatError('io', paths[victim], undefined, 'not a regular file');
+        const expected = new InputOutputError('io', paths[victim], undefined, 'not a regular file');
         // A FIFO must not make the reader wait for a writer that never comes. Were that to regress,
         // a direct call would block this test process for good, so FIFOs go through the CLI only,
         // whose runs are killed after a few seconds.
@@ -1156,7 +1156,7 @@ describe('bad input: a bug in a verify worker is not blamed on the pack', () => 
     const script = path.join(root, 'crashing-worker.js');
     fs.writeFileSync(
       script,
-      "require('node:worker_threads').parentPort.postMessage({ kind: 'crashed', message: 'boom', stack: 'Error: boom' });\n",
+      "require('node:worker_threads').parentPort.postMessage({ kind: 'failed', error: { message: 'boom', stack: 'Error: boom' } });\n",
     );
     const files = packFilesFor(`${fixtures.ofs}.pack`);
     const model = buildPackModel(files);
@@ -1165,7 +1165,7 @@ describe('bad input: a bug in a verify worker is not blamed on the pack', () => 
       () => checksumsInWorker(script, files, 'sha1').result,
     ]) {
       await assert.rejects(run(), (error) => {
-        assert.ok(error instanceof Error && !(error instanceof PackFormatError), describeError(error));
+        assert.ok(error instanceof Error && !(error instanceof PackScopeError), describeError(error));
         assert.match(error.message, /boom/);
         return true;
       });
@@ -1288,7 +1288,7 @@ describe('bad input: files that change while they are read', () => {
         () => resolveFamilies(model),
         (error) => (
           assert.ok(
-            error instanceof PackFormatError &&
+            error instanceof PackScopeError &&
               (error.code === 'changed' || error.code === 'io') &&
               error.file === files.pack,
             describeError(error),

@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { inflateSync } from 'node:zlib';
 import fc from 'fast-check';
-import { PackFormatError } from '../../src/core/errors.ts';
+import { PackScopeError } from '../../src/core/errors.ts';
 import { loadMultiPackIndex } from '../../src/core/format/midx.ts';
 import { buildPackModel, loadIdx, packFilesFor, packOrder } from '../../src/core/model/build-pack-model.ts';
 import type { PackModel } from '../../src/core/model/pack-model.ts';
@@ -590,9 +590,9 @@ function step<T>(what: string, sizes: Map<string, number>, tally: { first?: stri
   try {
     return run();
   } catch (error) {
-    if (!(error instanceof PackFormatError)) {
+    if (!(error instanceof PackScopeError)) {
       throw new Error(
-        `${what} threw something other than a PackFormatError: ${error instanceof Error ? error.stack : String(error)}`,
+        `${what} threw something other than a PackScopeError: ${error instanceof Error ? error.stack : String(error)}`,
       );
     }
     const size = error.file === undefined ? undefined : sizes.get(error.file);

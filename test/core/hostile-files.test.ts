@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
-import { PackFormatError } from '../../src/core/errors.ts';
+import { InputOutputError, PackFormatError } from '../../src/core/errors.ts';
 import { readRepositoryTextFile, SMALL_TEXT_FILE_MAX_BYTES } from '../../src/core/format/checked-file.ts';
 import { loadIdx, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import { runCliBounded, type BoundedRun } from '../support/bounded-cli.ts';
@@ -213,7 +213,7 @@ describe('hostile files: the checked reader itself', () => {
       assert.throws(
         () => readRepositoryTextFile(device, 100),
         (error) => {
-          assert.ok(error instanceof PackFormatError);
+          assert.ok(error instanceof InputOutputError);
           assert.equal(error.message, `${device}: not a regular file`);
           return true;
         },

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PackFormatError } from '../../src/core/errors.ts';
+import { UsageError } from '../../src/core/errors.ts';
 import { refuseInsideRepository, repositoryRootHolding } from '../../src/core/model/outside-repository.ts';
 import { discoverRepository } from '../../src/core/model/repository.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
@@ -32,7 +32,7 @@ test('"never inside a repository": the work tree, the git directories, below the
   assert.throws(
     () => refuseInsideRepository(path.join(work, 'x'), repository, (root) => `must be outside (${root})`),
     (error: unknown) =>
-      error instanceof PackFormatError &&
+      error instanceof UsageError &&
       error.code === 'usage' &&
       error.message === `${path.join(work, 'x')}: must be outside (${repository.workTree})`,
   );

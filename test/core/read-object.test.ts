@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { PackFormatError, type PackErrorCode } from '../../src/core/errors.ts';
+import { PackScopeError, type PackErrorCode } from '../../src/core/errors.ts';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import type { PackModel } from '../../src/core/model/pack-model.ts';
 import {
@@ -20,9 +20,9 @@ import {
   readDeltaData,
   readDeltaListing,
   readObjectContent,
-  renderDelta,
   type DeltaListing,
 } from '../../src/core/model/read-object.ts';
+import { renderJGitDelta as renderDelta } from '../../src/presentation/delta-text.ts';
 import { edgeCaseStream } from '../support/git-oracle.ts';
 import { historyStream } from '../support/history.ts';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';
@@ -202,8 +202,8 @@ function dequote(text: string): Buffer {
 
 function assertPackError(error: unknown, code: PackErrorCode, file: string, offset: number | undefined): true {
   assert.ok(
-    error instanceof PackFormatError,
-    `expected a PackFormatError, got ${error instanceof Error ? error.stack : String(error)}`,
+    error instanceof PackScopeError,
+    `expected a PackScopeError, got ${error instanceof Error ? error.stack : String(error)}`,
   );
   assert.equal(error.code, code, error.message);
   assert.equal(error.file, file, error.message);

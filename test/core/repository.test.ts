@@ -6,7 +6,7 @@ import { discoverRepository } from '../../src/core/model/repository.ts';
 import { alternateObjectDirs } from '../../src/core/model/object-store.ts';
 import { parseGitConfig } from '../../src/core/model/git-config.ts';
 import { parseGitSize } from '../../src/common/git-size.ts';
-import { PackFormatError } from '../../src/core/errors.ts';
+import { UsageError } from '../../src/core/errors.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
 
 /** What git itself says about a directory: the reference for discovery. */
@@ -79,7 +79,7 @@ test('outside any repository is a clear error', (t) => {
   const dir = tempDir(t);
   assert.throws(
     () => discoverRepository(dir),
-    (error: unknown) => error instanceof PackFormatError && error.code === 'not-a-repository',
+    (error: unknown) => error instanceof UsageError && error.code === 'not-a-repository',
   );
   assert.throws(() => discoverRepository(path.join(dir, 'missing')), /no such file or directory/);
 });

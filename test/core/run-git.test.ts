@@ -3,7 +3,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GitCommandError, MAX_STDERR_BYTES, runGit, runGitCapture } from '../../src/core/git/run-git.ts';
+import { GitCommandError } from '../../src/core/errors.ts';
+import { MAX_STDERR_BYTES, runGit, runGitCapture } from '../../src/core/git/run-git.ts';
 import { tempDir } from '../support/git.ts';
 
 function alive(pid: number): boolean {

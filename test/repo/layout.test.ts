@@ -143,7 +143,7 @@ const RULES: Rule[] = [
  */
 const CORE_FLOORS: string[][] = [
   ['src/core/documents/', 'src/core/errors.ts', 'src/core/atomic-file.ts'],
-  ['src/core/format/', 'src/core/git/', 'src/core/locality/'],
+  ['src/core/format/', 'src/core/git/', 'src/core/locality/', 'src/core/worker-error.ts'],
   ['src/core/model/'],
   ['src/core/sim/', 'src/core/verify/'],
   ['src/core/trace/'],

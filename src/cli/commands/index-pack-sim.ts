@@ -1,3 +1,4 @@
+import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -49,7 +50,7 @@ function runIndexPackSim(argv: string[], progress: Progress): number {
   });
   if (positionals.length !== 1)
     throw fail('usage', undefined, undefined, 'index-pack-sim needs one pack (see packscope index-pack-sim --help)');
-  const limits = parseLimits(values.limit ?? '96m');
+  const limits = values.limit === undefined ? [GIT_DEFAULT_LIMIT] : parseLimits(values.limit);
   if (limits.length !== 1) throw fail('usage', undefined, undefined, '--limit takes one size');
   const variants = values.variant === undefined ? INDEX_PACK_VARIANTS : [values.variant as IndexPackVariant];
   if (!INDEX_PACK_VARIANTS.includes(variants[0]!))

@@ -1,5 +1,6 @@
+import { errorMessage } from '../../common/error-message.ts';
 import { parseArgs } from 'node:util';
-import { fail, PackFormatError } from '../../core/errors.ts';
+import { fail, UsageError } from '../../core/errors.ts';
 import { TYPE_NAMES } from '../../core/format/pack-file.ts';
 import { readSubject } from '../../core/model/commit-subject.ts';
 import { storeWalkInputs } from '../../core/model/object-paths.ts';
@@ -89,7 +90,7 @@ function runObject(argv: string[], progress: Progress): number {
     // A loose object is git's answer when no pack has it: say where it is rather than "not found".
     const wanted = positionals[0]!.toLowerCase();
     const where =
-      error instanceof PackFormatError &&
+      error instanceof UsageError &&
       error.code === 'not-found' &&
       wanted.length === store.repository.hash.size * 2 &&
       !store.singlePack
@@ -135,7 +136,7 @@ function runObject(argv: string[], progress: Progress): number {
   try {
     subject = readSubject(model, object) ?? null;
   } catch (error) {
-    process.stderr.write(`packscope: warning: no subject: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`packscope: warning: no subject: ${errorMessage(error)}\n`);
   }
   // Every pack's idx is searched for copies: an object in several packs is read from one only.
   const where = store.singlePack ? undefined : whereabouts(store, self.oid);

@@ -1,3 +1,4 @@
+import { EXIT_STATUS } from '../report-error.ts';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
@@ -424,7 +425,7 @@ async function untilInterrupted(work: (signal: AbortSignal) => Promise<number>):
   } catch (error) {
     if (!(error instanceof Error && error.name === 'AbortError')) throw error;
     process.stderr.write('packscope: repack preview cancelled (git stopped, temporary directory removed)\n');
-    return 130;
+    return EXIT_STATUS.cancelled;
   } finally {
     process.removeListener('SIGINT', onInterrupt);
     process.removeListener('SIGTERM', onInterrupt);

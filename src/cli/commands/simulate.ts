@@ -1,3 +1,4 @@
+import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { parseLimits, parsePolicy, POLICY_HELP } from '../../core/sim/policy-registry.ts';
@@ -46,7 +47,7 @@ function runSimulate(argv: string[], progress: Progress): number {
   });
   if (positionals.length !== 1)
     throw fail('usage', undefined, undefined, 'simulate needs one recording (see packscope simulate --help)');
-  const limit = parseLimits(values.limit ?? '96m');
+  const limit = values.limit === undefined ? [GIT_DEFAULT_LIMIT] : parseLimits(values.limit);
   if (limit.length !== 1)
     throw fail('usage', undefined, undefined, '--limit takes one size; use `packscope sweep` for several');
   const runner = parsePolicy(values.policy ?? 'git');

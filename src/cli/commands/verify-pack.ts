@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { fail, PackFormatError } from '../../core/errors.ts';
+import { fail, PackFormatError, PackScopeError } from '../../core/errors.ts';
 import { hashAlgorithmByName, type HashAlgorithm } from '../../core/format/hash-algorithm.ts';
 import { TYPE_NAMES } from '../../core/format/pack-file.ts';
 import { buildPackModel, loadIdx, packFilesFor } from '../../core/model/build-pack-model.ts';
@@ -128,7 +128,7 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
       // builtin/verify-pack.c: "ok" only with -v; -s prints the histogram alone.
       if (verbose) process.stdout.write(`${shownName}: ok\n`);
     } catch (error) {
-      if (!(error instanceof PackFormatError)) throw error;
+      if (!(error instanceof PackScopeError)) throw error;
       held?.discard();
       reportError(error);
       if (verbose || statOnly) process.stdout.write(`${shownName}: bad\n`);

@@ -1,3 +1,4 @@
+import { CancelledError } from '../errors.ts';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -548,7 +549,7 @@ export async function timedRun(
 ): Promise<number> {
   let best = Infinity;
   for (let r = 0; r < repeats; r++) {
-    if (signal?.aborted) throw new Error('calibration cancelled');
+    if (signal?.aborted) throw new CancelledError('calibration cancelled');
     const env = cleanGitEnvironment();
     // cat-file's heap is small, so glibc hands every large inflate or patch_delta buffer back to the
     // kernel on free (munmap, or a trim of the heap's top) and faults it in again on the next read:
@@ -573,7 +574,7 @@ export async function timedRun(
         )
       ).cpuSeconds;
     } catch (error) {
-      if (error instanceof Error && error.name === 'AbortError') throw new Error('calibration cancelled');
+      if (error instanceof Error && error.name === 'AbortError') throw new CancelledError('calibration cancelled');
       throw error;
     }
     best = Math.min(best, seconds);

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseGitSize } from '../../common/git-size.ts';
+import { parseGitSize, GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { fail } from '../errors.ts';
 import { probeGit } from '../git/run-git.ts';
 import type { ObjectStore } from '../model/object-store.ts';
@@ -17,9 +17,6 @@ import { readReplayFor, replayReads, withReadReplay } from './read-replay.ts';
 import { measuredCommandFor } from './measured-split.ts';
 import { timeView, type CellCounts } from './cost-model.ts';
 import type { TimeView } from '../documents/time-view-document.ts';
-
-/** git's default core.deltaBaseCacheLimit (environment.c: 96 MiB). */
-export const GIT_DEFAULT_LIMIT = 96 << 20;
 
 /** The pack a target names, or a repository's largest (by objects): the one most reads go to. */
 export function packToCalibrate(store: ObjectStore, target: string): PackModel {

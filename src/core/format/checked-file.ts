@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
 import { fail } from '../errors.ts';
 
@@ -24,7 +25,7 @@ export interface OpenedRegularFile {
 /**
  * Opens `path` for reading without blocking and refuses anything that is not a regular file once
  * opened (the check is on the descriptor, so a link swapped between a stat and the open cannot slip
- * a device in). Throws a PackFormatError naming the file.
+ * a device in). Throws an InputOutputError naming the file.
  */
 export function openRegularFile(path: string): OpenedRegularFile {
   return openChecked(path, false)!;
@@ -52,6 +53,17 @@ function openChecked(path: string, missingIsAbsent: boolean): OpenedRegularFile 
   }
 }
 
+/** Refuses a whole-file read of more than `maxBytes`, before anything is allocated. */
+export function checkFileSize(path: string, size: number, maxBytes: number): void {
+  if (size > maxBytes)
+    throw fail(
+      'too-large',
+      path,
+      undefined,
+      `file is ${size} bytes, more than the ${maxBytes}-byte limit for this kind of file`,
+    );
+}
+
 /**
  * Reads one of a repository's small text files whole, or returns undefined when there is none.
  * The size is checked against `maxBytes` before anything is allocated, and only the bytes present
@@ -62,14 +74,7 @@ export function readRepositoryTextFile(path: string, maxBytes: number): string |
   if (!opened) return undefined;
   const { fd, stat } = opened;
   try {
-    if (stat.size > maxBytes) {
-      throw fail(
-        'too-large',
-        path,
-        undefined,
-        `file is ${stat.size} bytes, more than the ${maxBytes}-byte limit for this kind of file`,
-      );
-    }
+    checkFileSize(path, stat.size, maxBytes);
     const bytes = Buffer.allocUnsafe(stat.size);
     let done = 0;
     while (done < bytes.length) {
@@ -100,5 +105,5 @@ export function describeIoError(error: unknown): string {
     if (code === 'EISDIR') return 'is a directory';
     return code;
   }
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -1,6 +1,8 @@
+import { errorMessage } from '../../common/error-message.ts';
+import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { constants as bufferConstants } from 'node:buffer';
 import { crc32, inflateSync } from 'node:zlib';
-import { fail, PackFormatError } from '../errors.ts';
+import { fail, PackScopeError } from '../errors.ts';
 import { applyDelta, DeltaError } from './delta.ts';
 import { positionOfOffset } from './sorted-offsets.ts';
 import type { HashAlgorithm } from './hash-algorithm.ts';
@@ -44,7 +46,6 @@ export interface StreamIndexOptions {
 }
 
 const DEFAULT_MAX_OBJECT_BYTES = Math.min(bufferConstants.MAX_LENGTH, 2 ** 32);
-const DEFAULT_MAX_HELD_BASE_BYTES = 96 << 20;
 /** The sequential pass reads the pack through a window of this size. */
 const WINDOW_BYTES = 1 << 20;
 const PROGRESS_EVERY = 1 << 12;
@@ -78,7 +79,7 @@ export function indexPackWithoutIdx(packPath: string, options: StreamIndexOption
     file.assertUnchanged();
     return index;
   } catch (error) {
-    if (error instanceof PackFormatError && error.code !== 'changed') file.assertUnchanged();
+    if (error instanceof PackScopeError && error.code !== 'changed') file.assertUnchanged();
     throw error;
   } finally {
     file.close();
@@ -104,7 +105,7 @@ class PackStreamReader {
   ) {
     this.hashSize = options.hash.size;
     this.maxObjectBytes = options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
-    this.maxHeldBaseBytes = options.maxHeldBaseBytes ?? DEFAULT_MAX_HELD_BASE_BYTES;
+    this.maxHeldBaseBytes = options.maxHeldBaseBytes ?? GIT_DEFAULT_LIMIT;
     this.dataEnd = file.size - this.hashSize;
   }
 
@@ -380,7 +381,7 @@ class PackStreamReader {
             offset,
             `the object's zlib stream runs past the end of the pack's objects (offset ${dataEnd}): the pack is truncated`,
           );
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = errorMessage(error);
         throw fail(
           'bad-zlib',
           packPath,

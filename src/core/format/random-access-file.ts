@@ -1,7 +1,7 @@
 import * as buffer from 'node:buffer';
 import * as fs from 'node:fs';
 import { fail } from '../errors.ts';
-import { describeIoError, openRegularFile } from './checked-file.ts';
+import { checkFileSize, describeIoError, openRegularFile } from './checked-file.ts';
 
 /** One read(2) at most: Node refuses lengths beyond 2^31 − 1. */
 const MAX_READ_BYTES = 1 << 30;
@@ -101,14 +101,7 @@ function identityOf(stat: fs.Stats): string {
 export function readWholeFile(path: string, maxBytes: number): Buffer {
   const file = RandomAccessFile.open(path);
   try {
-    if (file.size > maxBytes) {
-      throw fail(
-        'too-large',
-        path,
-        undefined,
-        `file is ${file.size} bytes, more than the ${maxBytes}-byte limit for this kind of file`,
-      );
-    }
+    checkFileSize(path, file.size, maxBytes);
     return file.read(0, file.size);
   } finally {
     file.close();

@@ -1,4 +1,5 @@
-import { GitCommandError, probeGit } from './run-git.ts';
+import { GitCommandError } from '../errors.ts';
+import { probeGit } from './run-git.ts';
 
 /** `git --version` without the "git version " prefix; a GitCommandError when git cannot run. */
 export async function gitVersionOf(git: string): Promise<string> {

@@ -1,30 +1,16 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { PackFormatError } from '../errors.ts';
+import { CancelledError, GitCommandError } from '../errors.ts';
 
 // The one way PackScope runs git: every caller (pack-objects for a repack preview, the write-order
 // estimate's rev-list, the recorder, the server's measured runs, the version and option probes)
 // goes through runGit (or probeGit, built on it), so that the environment, cancellation, the kill of git's own
 // children and the wording of git's failures are the same everywhere.
 
-/** git failed, is missing, or refused an option: carries git's own stderr (README.md, "Trust and safety": one clear message). */
-export class GitCommandError extends PackFormatError {
-  constructor(
-    readonly argv: string[],
-    readonly exitStatus: number | null,
-    readonly gitStderr: string,
-    summary: string,
-  ) {
-    super('io', undefined, undefined, summary);
-  }
-}
-
 /** A cancelled run rejects with this (name "AbortError", as fetch and node:timers do). */
 export function abortError(signal: AbortSignal | undefined): Error {
   const reason: unknown = signal?.reason;
   if (reason instanceof Error && reason.name === 'AbortError') return reason;
-  const error = new Error('cancelled');
-  error.name = 'AbortError';
-  return error;
+  return new CancelledError();
 }
 
 /** The inherited environment without any GIT_* variable: git then finds only what the command line names. */

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { fail, PackFormatError } from '../errors.ts';
+import { fail, PackScopeError } from '../errors.ts';
 import type { HashAlgorithm } from '../format/hash-algorithm.ts';
 import { readIdxFile, type PackIndex } from '../format/idx.ts';
 import { PACK_HEADER_BYTES, parsePackHeader } from '../format/pack-file.ts';
@@ -105,7 +105,7 @@ export function buildPackModel(files: PackFiles, options: BuildOptions = {}): Pa
     return model;
   } catch (error) {
     // Bytes rewritten under the scan explain whatever they broke better than the error they caused.
-    if (error instanceof PackFormatError && error.code !== 'changed') pack.assertUnchanged();
+    if (error instanceof PackScopeError && error.code !== 'changed') pack.assertUnchanged();
     throw error;
   } finally {
     pack.close();

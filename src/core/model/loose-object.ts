@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { inflateSync } from 'node:zlib';
@@ -57,7 +58,7 @@ export function readLooseObject(file: string, maxObjectBytes: number): { type: n
       'bad-zlib',
       file,
       undefined,
-      `loose object does not inflate within ${maxObjectBytes} bytes: ${error instanceof Error ? error.message : String(error)}`,
+      `loose object does not inflate within ${maxObjectBytes} bytes: ${errorMessage(error)}`,
     );
   }
   const nul = inflated.indexOf(0, 0);

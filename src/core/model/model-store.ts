@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { sealFile, largestSealedFile, openSealedFile, type SealedFormat } from './sealed-file.ts';
+import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,17 +17,18 @@ import type { PackColumns } from './pack-columns.ts';
 import type { Repository } from './repository.ts';
 import { SizeColumn } from './size-column.ts';
 
-const MAGIC = Buffer.from('PSMODEL\0', 'latin1');
 /**
  * Bump when the columns or their meaning change; older files are then rebuilt. 2: keyed HMAC-SHA256
  * trailer. 3: the derived child lists and roots after the columns (rebuilding them was most of a
  * workbench reopen: bench/README.md, "Figures the comments rely on"), checked against the base
  * column when first used.
  */
-const FORMAT_VERSION = 3;
-const MAX_HEADER_BYTES = 64 << 20;
-const PREFIX_BYTES = 16;
-const TRAILER_BYTES = 32;
+const MODEL_FILE: SealedFormat = {
+  magic: Buffer.from('PSMODEL\0', 'latin1'),
+  version: 3,
+  maxHeaderBytes: 64 << 20,
+  what: 'model',
+};
 /**
  * Bytes per object of the columns (five 4-byte columns, the depth, two type bytes), depth at its
  * widest, then of the derived ones (child starts, roots, at most one child-list entry), plus padding.
@@ -115,7 +117,7 @@ export class ModelStore {
         const model = readStoredModel(file, files, index, packSize, key);
         return { model, source: 'persisted' };
       } catch (error) {
-        rebuiltBecause = error instanceof Error ? error.message : String(error);
+        rebuiltBecause = errorMessage(error);
       }
     }
     // The idx just read is the build's too (reading it twice cost a reopen tens of ms).
@@ -123,9 +125,7 @@ export class ModelStore {
     try {
       this.save(model);
     } catch (error) {
-      this.onSaveFailure?.(
-        `could not save the model of ${files.pack} in ${this.directory}: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.onSaveFailure?.(`could not save the model of ${files.pack} in ${this.directory}: ${errorMessage(error)}`);
     }
     return rebuiltBecause === undefined ? { model, source: 'built' } : { model, source: 'built', rebuiltBecause };
   }
@@ -185,15 +185,9 @@ function serializeModel(model: PackModel, key: Buffer): Buffer {
       diskSize: [...c.diskSize.overflow],
     },
   };
-  const headerJson = Buffer.from(JSON.stringify(header), 'utf8');
-  const prefixLength = align8(MAGIC.length + 8 + headerJson.length);
-  const prefix = Buffer.alloc(prefixLength);
-  MAGIC.copy(prefix, 0);
-  prefix.writeUInt32LE(FORMAT_VERSION, 8);
-  prefix.writeUInt32LE(headerJson.length, 12);
-  headerJson.copy(prefix, 16);
-  const parts: Uint8Array[] = [prefix];
-  let length = prefixLength;
+  const parts: Uint8Array[] = [];
+  // The body starts 8-aligned (sealed-file.ts): padding from its start is padding in the file.
+  let length = 0;
   for (const column of columnArrays(c)) {
     parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
     length += column.byteLength;
@@ -203,14 +197,7 @@ function serializeModel(model: PackModel, key: Buffer): Buffer {
   parts.push(new Uint8Array(align4(length) - length));
   for (const column of [derived.childStart, derived.roots, derived.childList])
     parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
-  const digest = createHmac('sha256', key);
-  for (const part of parts) digest.update(part);
-  parts.push(digest.digest());
-  return Buffer.concat(parts);
-}
-
-function align8(n: number): number {
-  return (n + 7) & ~7;
+  return sealFile(MODEL_FILE, header, parts, key);
 }
 
 function align4(n: number): number {
@@ -219,37 +206,11 @@ function align4(n: number): number {
 
 // Stays long: one validated read of a stored model in file order; each check guards the reads after it.
 function readStoredModel(file: string, files: PackFiles, index: PackIndex, packSize: number, key: Buffer): PackModel {
-  const handle = RandomAccessFile.open(file);
-  let bytes: Buffer;
-  try {
-    // Sized by the idx, not by the file: a crafted file cannot make this allocate more.
-    const largest =
-      PREFIX_BYTES +
-      MAX_HEADER_BYTES +
-      8 +
-      MAX_FIXED_COLUMN_BYTES +
-      index.count * MAX_COLUMN_BYTES_PER_OBJECT +
-      TRAILER_BYTES;
-    if (handle.size > largest) throw new Error('model file is larger than any model of this pack');
-    // A fresh ArrayBuffer keeps the typed views below aligned.
-    const storage = new ArrayBuffer(handle.size);
-    bytes = Buffer.from(storage);
-    handle.readInto(bytes, 0, handle.size, 0);
-  } finally {
-    handle.close();
-  }
-  if (bytes.length < PREFIX_BYTES + TRAILER_BYTES || !bytes.subarray(0, 8).equals(MAGIC))
-    throw new Error('not a PackScope model file');
-  if (bytes.readUInt32LE(8) !== FORMAT_VERSION)
-    throw new Error(`model format ${bytes.readUInt32LE(8)} is not ${FORMAT_VERSION}`);
-  const headerLength = bytes.readUInt32LE(12);
-  const end = bytes.length - TRAILER_BYTES;
-  if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength > end)
-    throw new Error('model header is truncated');
-  const digest = createHmac('sha256', key).update(bytes.subarray(0, end)).digest();
-  if (!timingSafeEqual(digest, bytes.subarray(end)))
-    throw new Error('model file checksum mismatch (corrupt or truncated)');
-  const header = parseStoredHeader(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
+  // Sized by the idx, not by the file: a crafted file cannot make this allocate more.
+  const largest = largestSealedFile(MODEL_FILE, MAX_FIXED_COLUMN_BYTES + index.count * MAX_COLUMN_BYTES_PER_OBJECT);
+  const sealed = openSealedFile(file, MODEL_FILE, key, largest, 'model file is larger than any model of this pack');
+  const { bytes, bodyEnd: end } = sealed;
+  const header = parseStoredHeader(sealed.headerText);
   const count = index.count;
   if (header.count !== count) throw new Error('model is for a different object count');
   if (header.packChecksum !== Buffer.from(index.packChecksum).toString('hex'))
@@ -263,7 +224,7 @@ function readStoredModel(file: string, files: PackFiles, index: PackIndex, packS
   if (!trailer.equals(index.packChecksum)) throw new Error('pack checksum no longer matches its idx');
   if (header.packVersion !== version) throw new Error("model pack version is not the pack header's");
 
-  let at = align8(PREFIX_BYTES + headerLength);
+  let at = sealed.bodyStart;
   // Views into the file's own buffer: no copy (the prefix is 8-aligned, columns keep alignment).
   const take = (bytesPerElement: number): number => {
     const length = count * bytesPerElement;

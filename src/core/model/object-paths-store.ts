@@ -1,8 +1,9 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { sealFile, largestSealedFile, openSealedFile, type SealedFormat } from './sealed-file.ts';
+import { errorMessage } from '../../common/error-message.ts';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeDirectories, writeAll, writeFileAtomically } from '../atomic-file.ts';
-import { RandomAccessFile } from '../format/random-access-file.ts';
 import { readCacheKey, readOrCreateCacheKey } from './model-cache-key.ts';
 import {
   PATH_RULE,
@@ -21,11 +22,12 @@ import { PathTable } from './path-table.ts';
  * used only for the walk it was made from: the same packs (checksums, in search order) and the
  * same refs, HEADs and shallow list (`walkKey`); anything else is walked again and overwritten.
  */
-const MAGIC = Buffer.from('PSPATHS\0', 'latin1');
-const FORMAT_VERSION = 1;
-const PREFIX_BYTES = 16;
-const TRAILER_BYTES = 32;
-const MAX_HEADER_BYTES = 1 << 20;
+const PATHS_FILE: SealedFormat = {
+  magic: Buffer.from('PSPATHS\0', 'latin1'),
+  version: 1,
+  maxHeaderBytes: 1 << 20,
+  what: 'paths',
+};
 /** Bytes of path components a file may hold: far beyond any real history's distinct paths. */
 const MAX_POOL_BYTES = 1 << 30;
 
@@ -91,7 +93,7 @@ export function loadOrWalkPaths(
       if (key === undefined) throw new Error('no private cache key to check the paths file with');
       return { paths: readStoredPaths(file, inputs, walkKey, key), source: 'persisted' };
     } catch (error) {
-      rewalkedBecause = error instanceof Error ? error.message : String(error);
+      rewalkedBecause = errorMessage(error);
     }
   }
   const paths = walkStorePaths(inputs, options);
@@ -106,7 +108,7 @@ export function loadOrWalkPaths(
   try {
     savePaths(directory, file, inputs, walkKey, paths);
   } catch (error) {
-    loaded.notSavedBecause = `could not save the object paths in ${directory}: ${error instanceof Error ? error.message : String(error)}`;
+    loaded.notSavedBecause = `could not save the object paths in ${directory}: ${errorMessage(error)}`;
   }
   return loaded;
 }
@@ -132,50 +134,22 @@ function savePaths(
     poolBytes: table.pool.length,
     summary: paths.summary,
   };
-  const headerJson = Buffer.from(JSON.stringify(header), 'utf8');
-  const prefix = Buffer.alloc(align8(PREFIX_BYTES + headerJson.length));
-  MAGIC.copy(prefix, 0);
-  prefix.writeUInt32LE(FORMAT_VERSION, 8);
-  prefix.writeUInt32LE(headerJson.length, 12);
-  headerJson.copy(prefix, PREFIX_BYTES);
-  const parts: Uint8Array[] = [prefix];
+  const parts: Uint8Array[] = [];
   // Four-byte arrays first, the byte pool last: every view stays aligned when read back.
   for (const column of [...paths.pathOf, table.parent, table.start])
     parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
   parts.push(table.pool);
-  const digest = createHmac('sha256', key);
-  for (const part of parts) digest.update(part);
-  parts.push(digest.digest());
-  const bytes = Buffer.concat(parts);
+  const bytes = sealFile(PATHS_FILE, header, parts, key);
   writeFileAtomically(file, 0o600, (fd) => writeAll(fd, bytes));
 }
 
 function readStoredPaths(file: string, inputs: StoreWalkInputs, walkKey: string, key: Buffer): ObjectPaths {
   const objects = inputs.models.reduce((sum, model) => sum + model.count, 0);
-  const handle = RandomAccessFile.open(file);
-  let bytes: Buffer;
-  try {
-    // Sized by the packs, not by the file: a crafted file cannot make this allocate more.
-    const largest =
-      PREFIX_BYTES + MAX_HEADER_BYTES + 8 + objects * 4 + (objects + 2) * 8 + MAX_POOL_BYTES + TRAILER_BYTES;
-    if (handle.size > largest) throw new Error('paths file is larger than any walk of these packs');
-    bytes = Buffer.from(new ArrayBuffer(handle.size));
-    handle.readInto(bytes, 0, handle.size, 0);
-  } finally {
-    handle.close();
-  }
-  if (bytes.length < PREFIX_BYTES + TRAILER_BYTES || !bytes.subarray(0, 8).equals(MAGIC))
-    throw new Error('not a PackScope paths file');
-  if (bytes.readUInt32LE(8) !== FORMAT_VERSION)
-    throw new Error(`paths format ${bytes.readUInt32LE(8)} is not ${FORMAT_VERSION}`);
-  const headerLength = bytes.readUInt32LE(12);
-  const end = bytes.length - TRAILER_BYTES;
-  if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength > end)
-    throw new Error('paths header is truncated');
-  const digest = createHmac('sha256', key).update(bytes.subarray(0, end)).digest();
-  if (!timingSafeEqual(digest, bytes.subarray(end)))
-    throw new Error('paths file checksum mismatch (corrupt or truncated)');
-  const header = parseHeader(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
+  // Sized by the packs, not by the file: a crafted file cannot make this allocate more.
+  const largest = largestSealedFile(PATHS_FILE, objects * 4 + (objects + 2) * 8 + MAX_POOL_BYTES);
+  const sealed = openSealedFile(file, PATHS_FILE, key, largest, 'paths file is larger than any walk of these packs');
+  const { bytes, bodyEnd: end } = sealed;
+  const header = parseHeader(sealed.headerText);
   if (header.walkKey !== walkKey) throw new Error('the refs or packs changed since the paths were walked');
   if (header.packs.length !== inputs.models.length) throw new Error('paths file is for other packs');
   header.packs.forEach((stored, i) => {
@@ -189,7 +163,7 @@ function readStoredPaths(file: string, inputs: StoreWalkInputs, walkKey: string,
   });
   if (header.nodes < 1 || header.nodes > objects + 1 || header.poolBytes > MAX_POOL_BYTES)
     throw new Error('paths table size out of range');
-  let at = align8(PREFIX_BYTES + headerLength);
+  let at = sealed.bodyStart;
   const take = (length: number): number => {
     if (at + length > end) throw new Error('paths arrays are truncated');
     const start = at;
@@ -245,8 +219,4 @@ function parseHeader(text: string): StoredHeader {
     throw new Error('paths header has missing or mistyped fields');
   }
   return { ...(header as StoredHeader), summary: { ...(summary as PathWalkSummary), rule: PATH_RULE } };
-}
-
-function align8(n: number): number {
-  return (n + 7) & ~7;
 }

@@ -1,3 +1,5 @@
+import { errorMessage } from '../../common/error-message.ts';
+import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import * as path from 'node:path';
 import { readRepositoryTextFile } from '../format/checked-file.ts';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../format/pack-file.ts';
@@ -43,7 +45,7 @@ export const DEFAULT_PATH_WALK_LIMITS: PathWalkLimits = {
   maxRebuiltBytes: 64 * 1024 ** 3,
   maxMs: 10 * 60 * 1000,
   maxObjectBytes: 64 << 20,
-  cacheBytes: 96 << 20,
+  cacheBytes: GIT_DEFAULT_LIMIT,
   maxTreeDepth: 2048,
   maxPathBytes: 4096,
 };
@@ -440,9 +442,7 @@ class PathWalk {
       object.type = type;
       return content;
     } catch (error) {
-      this.note(
-        `loose object ${object.oidHex} could not be read: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.note(`loose object ${object.oidHex} could not be read: ${errorMessage(error)}`);
       return undefined;
     }
   }
@@ -479,7 +479,7 @@ class PathWalk {
       return this.reader.read(p, id - this.bases[p]!);
     } catch (error) {
       if (error instanceof ReadBudgetExceeded) throw error;
-      this.note(`${this.describe(id)} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      this.note(`${this.describe(id)} could not be read: ${errorMessage(error)}`);
       return undefined;
     }
   }

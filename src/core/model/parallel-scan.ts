@@ -14,8 +14,8 @@
  * chunk, chunks are claimed in order, so the error of the lowest failed chunk is the first bad entry
  * in pack order.
  */
+import { decodeWorkerError, type WorkerError } from '../worker-error.ts';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { PackFormatError, type PackErrorCode } from '../errors.ts';
 import type { TransferredIndex } from '../format/idx.ts';
 import type { RandomAccessFile } from '../format/random-access-file.ts';
 import type { RangeScanner, ScanOutput } from './scan-range.ts';
@@ -60,15 +60,8 @@ export interface ScanWorkerTask {
 /** What a worker posts for each chunk it finishes, before marking it finished. */
 export type ScanWorkerMessage =
   | { kind: 'chunk'; chunk: number; sizeOverflow: [number, number][]; resultSizeOverflow: [number, number][] }
-  | {
-      kind: 'failed';
-      chunk: number;
-      code: string;
-      file: string | undefined;
-      offset: number | undefined;
-      detail: string;
-    }
-  | { kind: 'crashed'; chunk: number; message: string; stack: string | undefined };
+  /** The chunk's PackScopeError, or the worker's own bug. */
+  | { kind: 'failed'; chunk: number; error: WorkerError };
 
 function allocateScanControl(chunkCount: number): Int32Array {
   return new Int32Array(new SharedArrayBuffer((CHUNK_STATES + chunkCount) * 4));
@@ -188,15 +181,8 @@ export function scanInParallel(options: {
     if (message.kind === 'chunk') {
       for (const [p, value] of message.sizeOverflow) sizeOverflow.set(p, value);
       for (const [p, value] of message.resultSizeOverflow) resultSizeOverflow.set(p, value);
-    } else if (message.kind === 'failed') {
-      failures.set(
-        message.chunk,
-        new PackFormatError(message.code as PackErrorCode, message.file, message.offset, message.detail),
-      );
     } else {
-      const error = new Error(`scan worker: ${message.message}`);
-      if (message.stack) error.stack = message.stack;
-      failures.set(message.chunk, error);
+      failures.set(message.chunk, decodeWorkerError(message.error, 'scan worker'));
     }
   };
   const drain = (): void => {

@@ -1,6 +1,6 @@
+import { inflateDeclared } from '../format/inflate-entry.ts';
 import { isUtf8 } from 'node:buffer';
-import { inflateSync } from 'node:zlib';
-import { fail, PackFormatError } from '../errors.ts';
+import { fail, type PackFormatError, PackScopeError } from '../errors.ts';
 import { applyDelta, DeltaError, deltaInstructions, readDeltaSizes } from '../format/delta.ts';
 import {
   MAX_OBJECT_HEADER_BYTES,
@@ -147,30 +147,6 @@ export function readDeltaListing(
       );
     throw error;
   }
-}
-
-/**
- * The listing as JGit's `debug-show-pack-delta` prints it: BinaryDelta.format(delta, true) in
- * eclipse-jgit/jgit org.eclipse.jgit/src/org/eclipse/jgit/internal/storage/pack/BinaryDelta.java
- * (checked at master 8761509, and byte for byte against Debian's libjgit-java 4.11.9 in the tests).
- * A header line `DELTA( BASE=<n> RESULT=<n> )`, then `  COPY  (<offset>, <length>)` or
- * `  INSERT(<text>)` per instruction, every line ending in "\n" (the command's println adds one
- * more). A listing cut at maxInstructions ends with one line saying how many were left out, which
- * JGit never prints. JGit reads the copy offset into a signed int, so it would print offsets of
- * 2 GiB and more as negative numbers; here they stay exact.
- */
-export function renderDelta(listing: DeltaListing): string {
-  const lines = [`DELTA( BASE=${listing.baseSize} RESULT=${listing.resultSize} )`];
-  for (const instruction of listing.instructions) {
-    lines.push(
-      instruction.op === 'copy'
-        ? `  COPY  (${instruction.baseOffset}, ${instruction.length})`
-        : `  INSERT(${instruction.preview})`,
-    );
-  }
-  const left = listing.totalInstructions - listing.instructions.length;
-  if (left > 0) lines.push(`  ... ${left} more instruction${left === 1 ? '' : 's'}`);
-  return lines.map((line) => `${line}\n`).join('');
 }
 
 /** Bytes JGit's GitPathStyle prints as themselves (QuotedString.java, since 2aa4196f1f, 2010). */
@@ -373,7 +349,7 @@ function withPackEntries<T>(model: PackModel, n: number, limits: ReadLimits, rea
     return read({ inflate: (k) => inflateEntry(model, file, header, k, limits) });
   } catch (error) {
     // Bytes rewritten under the read explain whatever they broke better than the error they caused.
-    if (error instanceof PackFormatError && error.code !== 'changed' && error.code !== 'truncated')
+    if (error instanceof PackScopeError && error.code !== 'changed' && error.code !== 'truncated')
       file.assertUnchanged();
     throw error;
   } finally {
@@ -405,34 +381,7 @@ function inflateEntry(
   }
   if (declared > limits.maxObjectBytes)
     throw fail('too-large', path, offset, `entry of ${declared} bytes is over the ${limits.maxObjectBytes}-byte limit`);
-  const compressed = bytes.subarray(header.headerLength);
-  let result: { buffer: Buffer; engine: { bytesWritten: number } };
-  try {
-    // maxOutputLength: a stream that would inflate past its declared size stops there (resolve-family.ts).
-    result = inflateSync(compressed, {
-      info: true,
-      maxOutputLength: Math.max(1, declared),
-    }) as unknown as typeof result;
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw fail('bad-zlib', path, offset, `entry data does not inflate to its declared ${declared} bytes: ${reason}`);
-  }
-  if (result.buffer.length !== declared)
-    throw fail(
-      'bad-zlib',
-      path,
-      offset,
-      `entry inflates to ${result.buffer.length} bytes, its header declares ${declared}`,
-    );
-  if (result.engine.bytesWritten !== compressed.length) {
-    throw fail(
-      'bad-zlib',
-      path,
-      offset,
-      `zlib stream ends after ${result.engine.bytesWritten} of the entry's ${compressed.length} bytes`,
-    );
-  }
-  return result.buffer;
+  return inflateDeclared(bytes.subarray(header.headerLength), declared, path, offset, 'entry');
 }
 
 /** The base id a REF_DELTA entry names, for the error that says it is missing. */

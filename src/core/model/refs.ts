@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readRepositoryTextFile, SMALL_TEXT_FILE_MAX_BYTES } from '../format/checked-file.ts';
@@ -113,7 +114,7 @@ function readOrNote(file: string, maxBytes: number, problems: string[]): string 
   try {
     return readRepositoryTextFile(file, maxBytes);
   } catch (error) {
-    problems.push(error instanceof Error ? error.message : String(error));
+    problems.push(errorMessage(error));
     return undefined;
   }
 }

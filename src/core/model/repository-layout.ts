@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readRepositoryTextFile, SMALL_TEXT_FILE_MAX_BYTES } from '../format/checked-file.ts';
@@ -42,10 +43,6 @@ function exists(file: string): boolean {
   }
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * The entry count of a pack or MIDX `.bitmap` (its 12-byte header: "BITM", version, options,
  * entries), read through the checked reader; undefined when it is not a bitmap git would take.
@@ -85,7 +82,7 @@ function packLayout(store: ObjectStore, pack: PackLocation, searchOrder: number)
       const reason = readRepositoryTextFile(`${stem}.keep`, SMALL_TEXT_FILE_MAX_BYTES)?.trim();
       if (reason) layout.keepReason = reason;
     } catch (error) {
-      layout.keepProblem = describe(error);
+      layout.keepProblem = errorMessage(error);
     }
   }
   if (markers.includes('bitmap')) {
@@ -97,7 +94,7 @@ function packLayout(store: ObjectStore, pack: PackLocation, searchOrder: number)
     layout.idxFileBytes = fs.statSync(pack.files.idx).size;
     layout.objects = peekIdxObjectCount(pack.files.idx);
   } catch (error) {
-    layout.problem = describe(error);
+    layout.problem = errorMessage(error);
   }
   return layout;
 }
@@ -144,7 +141,7 @@ function midxLayout(objectsDir: string, midx: MultiPackIndex, present: ReadonlyS
       }
     }
   } catch (error) {
-    layout.problem = describe(error);
+    layout.problem = errorMessage(error);
   }
   return layout;
 }

@@ -3,8 +3,9 @@
  * positions and writes their columns into the shared arrays it was given; posts each chunk's sizes
  * of 4 GiB or more, or its error, on its port before marking the chunk finished.
  */
+import { encodeWorkerError } from '../worker-error.ts';
 import { workerData } from 'node:worker_threads';
-import { fail, PackFormatError } from '../errors.ts';
+import { fail } from '../errors.ts';
 import { PackIndex } from '../format/idx.ts';
 import { RandomAccessFile } from '../format/random-access-file.ts';
 import { claimAndScan, type ScanWorkerMessage, type ScanWorkerTask } from './parallel-scan.ts';
@@ -14,14 +15,7 @@ const task = workerData as ScanWorkerTask;
 const post = (message: ScanWorkerMessage): void => task.port.postMessage(message);
 
 function describe(chunk: number, error: unknown): ScanWorkerMessage {
-  if (error instanceof PackFormatError)
-    return { kind: 'failed', chunk, code: error.code, file: error.file, offset: error.offset, detail: error.detail };
-  return {
-    kind: 'crashed',
-    chunk,
-    message: error instanceof Error ? error.message : String(error),
-    stack: error instanceof Error ? error.stack : undefined,
-  };
+  return { kind: 'failed', chunk, error: encodeWorkerError(error) };
 }
 
 let pack: RandomAccessFile | undefined;

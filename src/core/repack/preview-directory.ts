@@ -1,5 +1,8 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { refuseInsideRepository } from '../model/outside-repository.ts';
+import type { Repository } from '../model/repository.ts';
 
 /** Every repack preview's temporary directory is named with this prefix (and nothing else of ours is). */
 export const TEMP_PREFIX = 'packscope-repack-';
@@ -9,10 +12,18 @@ const OWNER_FILE = 'owner.pid';
 const UNOWNED_STALE_MS = 24 * 60 * 60 * 1000;
 
 /**
- * A new preview directory under `tempRoot`, with this process's pid written in it, after removing the
- * directories that previews killed by SIGHUP or SIGKILL left behind (their `finally` never ran).
+ * A new preview directory under `tempRoot` (default: os.tmpdir()), with this process's pid written
+ * in it, after removing the directories that previews killed by SIGHUP or SIGKILL left behind
+ * (their `finally` never ran). A root inside the repository is refused before anything is made.
  */
-export function createPreviewDirectory(tempRoot: string): string {
+export function createPreviewDirectory(repository: Repository, tempRootOption: string | undefined): string {
+  const tempRoot = path.resolve(tempRootOption ?? os.tmpdir());
+  refuseInsideRepository(
+    tempRoot,
+    repository,
+    (root) =>
+      `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`,
+  );
   removeStalePreviewDirectories(tempRoot);
   const directory = fs.mkdtempSync(path.join(tempRoot, TEMP_PREFIX));
   fs.writeFileSync(path.join(directory, OWNER_FILE), `${process.pid}\n`, { flag: 'wx', mode: 0o600 });

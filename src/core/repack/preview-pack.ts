@@ -1,11 +1,9 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { fail } from '../errors.ts';
 import { buildPackModel } from '../model/build-pack-model.ts';
 import { ModelStore } from '../model/model-store.ts';
 import { ObjectStore } from '../model/object-store.ts';
-import { refuseInsideRepository } from '../model/outside-repository.ts';
 import type { PackFiles, PackModel } from '../model/pack-model.ts';
 import type { Repository } from '../model/repository.ts';
 import type { GitProgress } from '../git/git-progress.ts';
@@ -132,14 +130,7 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
       : `${repository.gitDir} is a partial clone (promisor remote ${promisors.join(', ')}): the preview covers only the objects outside its promisor packs; the ${promisorObjects} objects of its promisor packs, and the objects the clone does not have, are left out (git repack rewrites promisor packs into one promisor pack of their own, which a preview does not), and nothing is fetched`;
   if (partialClone !== '') warnings.push(partialClone);
 
-  const tempRoot = path.resolve(options.tempRoot ?? os.tmpdir());
-  refuseInsideRepository(
-    tempRoot,
-    repository,
-    (root) =>
-      `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`,
-  );
-  const temp = createPreviewDirectory(tempRoot);
+  const temp = createPreviewDirectory(repository, options.tempRoot);
   let kept = false;
   try {
     const shadow = path.join(temp, 'objects');

@@ -1,3 +1,4 @@
+import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { packLocality } from '../locality/locality.ts';
 import type { PageCacheOptions } from '../documents/simulation-documents.ts';
 import type { PackModel } from '../model/pack-model.ts';
@@ -7,7 +8,7 @@ import { simulateSegments } from '../sim/simulate.ts';
 import type { LayoutReplay } from '../documents/repack-preview-document.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
 
-export const DEFAULT_PREVIEW_LIMITS = [16 * 1024 * 1024, 96 * 1024 * 1024];
+export const DEFAULT_PREVIEW_LIMITS = [16 * 1024 * 1024, GIT_DEFAULT_LIMIT];
 export const DEFAULT_PAGE_CACHE: PageCacheOptions = { cacheMiB: 256, readaheadKiB: 128 };
 
 /** Objects, offsets and entry sizes of one layout, enough to replay reads against it. */

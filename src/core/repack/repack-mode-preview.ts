@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { fail } from '../errors.ts';
 import { peekIdxObjectCount } from '../format/idx.ts';
@@ -7,7 +6,6 @@ import type { GitProgress } from '../git/git-progress.ts';
 import { gitVersionOf } from '../git/git-probe.ts';
 import { abortError, probeGit } from '../git/run-git.ts';
 import { alternateObjectDirs } from '../model/object-store.ts';
-import { refuseInsideRepository } from '../model/outside-repository.ts';
 import type { Repository } from '../model/repository.ts';
 import type {
   RepackMode,
@@ -145,14 +143,7 @@ export async function previewRepackMode(options: RepackModePreviewOptions): Prom
     packs: packsIn(path.join(repository.objectsDir, 'pack')),
     looseObjects: looseCount(repository.objectsDir, restLength),
   };
-  const tempRoot = path.resolve(options.tempRoot ?? os.tmpdir());
-  refuseInsideRepository(
-    tempRoot,
-    repository,
-    (root) =>
-      `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`,
-  );
-  const temp = createPreviewDirectory(tempRoot);
+  const temp = createPreviewDirectory(repository, options.tempRoot);
   try {
     const shadow = path.join(temp, 'objects');
     createDeepShadow(repository.objectsDir, shadow);

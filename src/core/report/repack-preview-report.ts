@@ -6,6 +6,7 @@
  * "packscope.repack-preview/1" document. What the two callers do differently is said by the
  * request's options, not by a second copy.
  */
+import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
@@ -96,10 +97,6 @@ export interface RepackPreviewReport {
   preview: RepackPreview | undefined;
   /** With keepPack: the preview pack still on disk; the caller removes it (releaseKeptPack). */
   keptPack?: KeptPreviewPack;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Between steps: lets a cancellation in (the server's `cancel` message), and stops when it came. */

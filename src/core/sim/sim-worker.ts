@@ -1,3 +1,4 @@
+import { encodeWorkerError } from '../worker-error.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 import { parsePolicy } from './policy-registry.ts';
 import { simulateSegments } from './simulate.ts';
@@ -18,7 +19,7 @@ port.on('message', (request: SweepWorkerRequest) => {
     port.postMessage({
       kind: 'failed',
       cell: request.cell,
-      message: error instanceof Error ? error.message : String(error),
+      error: encodeWorkerError(error),
     } satisfies SweepWorkerReply);
   }
 });

@@ -1,3 +1,4 @@
+import type { WorkerError } from '../worker-error.ts';
 import type { SimObjects } from './sim-objects.ts';
 import type { SimResult } from '../documents/simulation-documents.ts';
 import type { RecordingBasis } from './simulate.ts';
@@ -20,4 +21,4 @@ export type SweepWorkerRequest = { kind: 'cell'; cell: number; policy: string; l
 export type SweepWorkerReply =
   | { kind: 'ready' }
   | { kind: 'result'; cell: number; result: SimResult }
-  | { kind: 'failed'; cell: number; message: string };
+  | { kind: 'failed'; cell: number; error: WorkerError };

@@ -75,7 +75,7 @@ export async function runSweep(
         workers.push(worker);
         worker.on('message', (reply: SweepWorkerReply) => {
           if (reply.kind === 'failed') {
-            reject(new Error(`${cells[reply.cell]!.policy} at ${cells[reply.cell]!.limit}: ${reply.message}`));
+            reject(new Error(`${cells[reply.cell]!.policy} at ${cells[reply.cell]!.limit}: ${reply.error.message}`));
             return;
           }
           if (reply.kind === 'result') {

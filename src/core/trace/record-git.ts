@@ -6,7 +6,7 @@ import { makeDirectories, writeAll, writeFileAtomically } from '../atomic-file.t
 import { gitVersionOf } from '../git/git-probe.ts';
 import { probeGit, runGit } from '../git/run-git.ts';
 import type { ObjectStore } from '../model/object-store.ts';
-import { parseGitSize } from '../../common/git-size.ts';
+import { parseGitSize, GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { applyRecordingVariables, recordingVariables } from '../../common/recording-environment.ts';
 import { fail } from '../errors.ts';
 import { simObjectsFrom } from '../sim/sim-objects.ts';
@@ -14,9 +14,6 @@ import { recoverHiddenReads } from './complete-recording.ts';
 import { recordingHeader, type RecordingMetadata } from './recording.ts';
 import { resolveReads } from './resolve-reads.ts';
 import { parseTraceFile } from './trace-log.ts';
-
-/** git-internals §1.2: DEFAULT_DELTA_BASE_CACHE_LIMIT. */
-export const DEFAULT_CACHE_LIMIT = 96 * 1024 * 1024;
 
 export interface RecordOptions {
   git: string;
@@ -66,8 +63,8 @@ export function recordingEnvironment(
 /** The limit a passive recording ran with: the repository's core.deltaBaseCacheLimit, as git resolves it. */
 export async function configuredCacheLimit(git: string, cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
   const result = await probeGit(git, ['config', '--get', 'core.deltaBaseCacheLimit'], { cwd, environment: env });
-  if (result.status !== 0) return DEFAULT_CACHE_LIMIT;
-  return parseGitSize(result.stdout.trim()) ?? DEFAULT_CACHE_LIMIT;
+  if (result.status !== 0) return GIT_DEFAULT_LIMIT;
+  return parseGitSize(result.stdout.trim()) ?? GIT_DEFAULT_LIMIT;
 }
 
 /** Runs one git command with pack-access logging on and writes the recording to `options.output`. */

@@ -1,30 +1,18 @@
 import type { ObjectStore } from '../model/object-store.ts';
-import type { SimObjects } from '../sim/sim-objects.ts';
-import type { ElsewhereProcess, LoadedRecording } from './load-recording.ts';
+import type { LoadedRecording } from './load-recording.ts';
 import type { ResolvedReads } from './resolve-reads.ts';
-import type { TraceLog, TraceSegment } from './trace-log.ts';
 
 /**
  * A LoadedRecording as plain data for postMessage, with the ArrayBuffers to transfer (moved, not
  * copied): a worker parses a recording and maps its reads onto the packs (the costly part), and the
  * thread that asked gets the result for the cost of a message. The packs are named by their index
  * in the ObjectStore's pack list, which both sides share, so the receiver pairs them with its own
- * models of the same packs.
+ * models of the same packs. A complete recording's knownPlaces and insertedReads are copied, not
+ * transferred (small next to the reads).
  */
-export interface TransferredRecording {
-  log: TraceLog;
+export type TransferredRecording = Omit<LoadedRecording, 'store' | 'resolved'> & {
   resolved: Omit<ResolvedReads, 'packs'> & { packs: { storeIndex: number; tracePath: string }[] };
-  objects: SimObjects;
-  reads: Int32Array;
-  range: { start: number; end: number };
-  segments: TraceSegment[];
-  warnings: string[];
-  elsewhere: ElsewhereProcess[];
-  /** A complete recording's (load-recording.ts): copied, not transferred (small next to the reads). */
-  knownPlaces?: Uint8Array | undefined;
-  insertedReads?: Uint8Array | undefined;
-  completeAt?: number[] | undefined;
-}
+};
 
 export function recordingForTransfer(loaded: LoadedRecording): {
   message: TransferredRecording;
@@ -46,7 +34,9 @@ export function recordingForTransfer(loaded: LoadedRecording): {
     views.push(result);
     return result;
   };
+  const { store: _, ...plain } = loaded;
   const message: TransferredRecording = {
+    ...plain,
     log: { ...loaded.log, readPack: own(loaded.log.readPack), readOffset: own(loaded.log.readOffset) },
     resolved: {
       ...resolved,
@@ -68,13 +58,6 @@ export function recordingForTransfer(loaded: LoadedRecording): {
       oidPrefix: own(objects.oidPrefix),
     },
     reads: own(loaded.reads),
-    range: loaded.range,
-    segments: loaded.segments,
-    warnings: loaded.warnings,
-    elsewhere: loaded.elsewhere,
-    knownPlaces: loaded.knownPlaces,
-    insertedReads: loaded.insertedReads,
-    completeAt: loaded.completeAt,
   };
   return { message, transfer: views.map((v) => v.buffer as ArrayBuffer) };
 }
@@ -86,18 +69,5 @@ export function recordingFromTransfer(message: TransferredRecording, store: Obje
     if (!location) throw new Error(`pack ${storeIndex} of the recording is not in the object store`);
     return { location, model: store.model(location), tracePath };
   });
-  return {
-    log: message.log,
-    store,
-    resolved: { ...message.resolved, packs },
-    objects: message.objects,
-    reads: message.reads,
-    range: message.range,
-    segments: message.segments,
-    warnings: message.warnings,
-    elsewhere: message.elsewhere,
-    knownPlaces: message.knownPlaces,
-    insertedReads: message.insertedReads,
-    completeAt: message.completeAt,
-  };
+  return { ...message, store, resolved: { ...message.resolved, packs } };
 }

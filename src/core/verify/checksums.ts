@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import { fail, PackFormatError } from '../errors.ts';
+import { fail, type PackFormatError, PackScopeError } from '../errors.ts';
 import { RandomAccessFile } from '../format/random-access-file.ts';
 import { readIdxFile, type PackIndex } from '../format/idx.ts';
 import { PACK_HEADER_BYTES } from '../format/pack-file.ts';
@@ -111,7 +111,7 @@ export function verifyChecksums(
     return { packChecksum: trailer.toString('hex'), idxChecksum: idxDigest.toString('hex'), crcChecked };
   } catch (error) {
     // A pack rewritten during the pass fails its CRCs or checksum; say what really happened.
-    if (error instanceof PackFormatError && error.code !== 'changed') pack.assertUnchanged();
+    if (error instanceof PackScopeError && error.code !== 'changed') pack.assertUnchanged();
     throw error;
   } finally {
     pack.close();

@@ -1,4 +1,5 @@
 /** Messages between the --full verifier and its worker threads (one module per boundary). */
+import type { WorkerError } from '../worker-error.ts';
 import type { TransferredIndex } from '../format/idx.ts';
 
 export interface FullVerifyTask {
@@ -19,18 +20,16 @@ export interface FullVerifyTask {
   roots: Uint32Array;
 }
 
-/** A worker's own bug (anything but a PackFormatError): the CLI must call it an internal error. */
-export interface WorkerCrash {
-  kind: 'crashed';
-  message: string;
-  stack: string | undefined;
+/** What the pass threw: a PackScopeError about the pack, or the worker's own bug (the CLI calls that an internal error). */
+export interface WorkerFailure {
+  kind: 'failed';
+  error: WorkerError;
 }
 
 export type FullVerifyMessage =
   | { kind: 'progress'; objects: number }
   | { kind: 'done'; objects: number; inflatedBytes: number; mismatches: HashMismatch[] }
-  | { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string }
-  | WorkerCrash;
+  | WorkerFailure;
 
 /** The checksum pass, run beside the model build (it needs only the idx and the pack). */
 export interface ChecksumTask {
@@ -45,9 +44,7 @@ export interface ChecksumTask {
 export type VerifyWorkerTask = FullVerifyTask | ChecksumTask;
 
 export type ChecksumMessage =
-  | { kind: 'checksums'; report: { packChecksum: string; idxChecksum: string; crcChecked: number } }
-  | { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string }
-  | WorkerCrash;
+  { kind: 'checksums'; report: { packChecksum: string; idxChecksum: string; crcChecked: number } } | WorkerFailure;
 
 /** An object that rebuilds to another id than the idx gives it. */
 export interface HashMismatch {

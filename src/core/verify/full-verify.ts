@@ -1,6 +1,7 @@
+import { decodeWorkerError, isWorkerCrash } from '../worker-error.ts';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { fail, PackFormatError, type PackErrorCode } from '../errors.ts';
+import { fail, PackFormatError } from '../errors.ts';
 import type { PackIndex } from '../format/idx.ts';
 import type { PackModel } from '../model/pack-model.ts';
 import type {
@@ -9,7 +10,7 @@ import type {
   FullVerifyMessage,
   FullVerifyTask,
   HashMismatch,
-  WorkerCrash,
+  WorkerFailure,
 } from './full-verify-protocol.ts';
 
 export interface FullVerifyOptions {
@@ -112,16 +113,15 @@ export async function verifyFull(model: PackModel, options: FullVerifyOptions): 
     ),
   );
 
-  const crash = results.find((r): r is WorkerCrash => r.kind === 'crashed');
-  if (crash) throw workerCrashError(crash);
+  const failures = results.filter((r): r is WorkerFailure => r.kind === 'failed');
+  const crash = failures.find((f) => isWorkerCrash(f.error));
+  if (crash) throw decodeWorkerError(crash.error, 'verify worker');
   let objects = 0;
   let inflatedBytes = 0;
-  const failures = results.filter((r): r is Extract<FullVerifyMessage, { kind: 'failed' }> => r.kind === 'failed');
   if (failures.length > 0) {
     // Report the failure earliest in the pack, so the result does not depend on thread timing.
-    failures.sort((a, b) => (a.offset ?? Infinity) - (b.offset ?? Infinity));
-    const first = failures[0]!;
-    throw new PackFormatError(first.code as PackErrorCode, first.file, first.offset, first.detail);
+    failures.sort((a, b) => (a.error.offset ?? Infinity) - (b.error.offset ?? Infinity));
+    throw decodeWorkerError(failures[0]!.error);
   }
   const mismatches: HashMismatch[] = [];
   for (const r of results) {
@@ -155,13 +155,6 @@ export class IdMismatchError extends PackFormatError {
   }
 }
 
-/** A bug inside a worker stays a bug (an internal error), not a complaint about the pack. */
-function workerCrashError(crash: WorkerCrash): Error {
-  const error = new Error(`verify worker: ${crash.message}`);
-  if (crash.stack) error.stack = crash.stack;
-  return error;
-}
-
 /**
  * Starts the checksum pass (verifyChecksums) in a worker thread, so that it runs while the main
  * thread builds the model; the promise settles with its report or rejects with its PackFormatError.
@@ -181,8 +174,8 @@ export function checksumsInWorker(
   const result = new Promise<{ packChecksum: string; idxChecksum: string; crcChecked: number }>((resolve, reject) => {
     worker.on('message', (message: ChecksumMessage) => {
       if (message.kind === 'checksums') resolve(message.report);
-      else if (message.kind === 'crashed') reject(workerCrashError(message));
-      else reject(new PackFormatError(message.code as PackErrorCode, message.file, message.offset, message.detail));
+      // A bug inside a worker stays a bug (an internal error), not a complaint about the pack.
+      else reject(decodeWorkerError(message.error, 'verify worker'));
     });
     worker.on('error', reject);
     worker.on('exit', (code) => {

@@ -1,4 +1,5 @@
-import { inflateSync } from 'node:zlib';
+import { inflateDeclared } from '../format/inflate-entry.ts';
+import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { constants as bufferConstants } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -19,7 +20,7 @@ const MAX_OBJECT_BYTES = Math.min(bufferConstants.MAX_LENGTH, 2 ** 32);
  * (core.deltaBaseCacheLimit, 96 MiB; git-internals §2.2). Without a bound, a pack of a few KiB
  * (one long chain of deltas that each copy megabytes) held gigabytes.
  */
-const MAX_HELD_BASE_BYTES = 96 << 20;
+const MAX_HELD_BASE_BYTES = GIT_DEFAULT_LIMIT;
 
 /**
  * Resolves whole delta families the way `git index-pack --verify` does: inflate each root, apply
@@ -145,40 +146,9 @@ export class FamilyResolver {
       done += got;
     }
     readObjectHeader(packPath, entry, 0, entryBytes, offset, hashSize, this.header);
-    const compressed = entry.subarray(this.header.headerLength);
-    let result: { buffer: Buffer; engine: { bytesWritten: number } };
-    try {
-      result = inflateSync(compressed, {
-        info: true,
-        maxOutputLength: Math.max(1, declared),
-      }) as unknown as typeof result;
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw fail(
-        'bad-zlib',
-        packPath,
-        offset,
-        `object data does not inflate to its declared ${declared} bytes: ${reason}`,
-      );
-    }
-    if (result.buffer.length !== declared) {
-      throw fail(
-        'bad-zlib',
-        packPath,
-        offset,
-        `object inflates to ${result.buffer.length} bytes, its header declares ${declared}`,
-      );
-    }
-    if (result.engine.bytesWritten !== compressed.length) {
-      throw fail(
-        'bad-zlib',
-        packPath,
-        offset,
-        `zlib stream ends after ${result.engine.bytesWritten} of the entry's ${compressed.length} bytes`,
-      );
-    }
+    const data = inflateDeclared(entry.subarray(this.header.headerLength), declared, packPath, offset, 'object');
     this.inflatedBytes += declared;
-    return result.buffer;
+    return data;
   }
 
   private checkHash(n: number, data: Buffer): void {

@@ -1,5 +1,5 @@
+import { encodeWorkerError } from '../worker-error.ts';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PackFormatError } from '../errors.ts';
 import { hashAlgorithmByName } from '../format/hash-algorithm.ts';
 import { PackIndex } from '../format/idx.ts';
 import { loadIdx, packFilesFor, packOrder } from '../model/build-pack-model.ts';
@@ -10,7 +10,7 @@ import type {
   FullVerifyMessage,
   FullVerifyTask,
   VerifyWorkerTask,
-  WorkerCrash,
+  WorkerFailure,
 } from './full-verify-protocol.ts';
 import { FamilyResolver } from './resolve-family.ts';
 
@@ -62,17 +62,8 @@ function checkSums(task: ChecksumTask): ChecksumMessage {
   }
 }
 
-function failure(
-  error: unknown,
-):
-  { kind: 'failed'; code: string; file: string | undefined; offset: number | undefined; detail: string } | WorkerCrash {
-  if (error instanceof PackFormatError)
-    return { kind: 'failed', code: error.code, file: error.file, offset: error.offset, detail: error.detail };
-  return {
-    kind: 'crashed',
-    message: error instanceof Error ? error.message : String(error),
-    stack: error instanceof Error ? error.stack : undefined,
-  };
+function failure(error: unknown): WorkerFailure {
+  return { kind: 'failed', error: encodeWorkerError(error) };
 }
 
 const task = workerData as VerifyWorkerTask;

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import vscode = require('vscode');
@@ -29,7 +30,7 @@ import { visibleText } from '../../common/visible-text.ts';
 import { normalizeCacheLabState } from '../../presentation/cache-lab-state.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
-import { describe, type ServerClient } from '../server-client.ts';
+import { type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
 import { CACHE_LAB_PAGE, CACHE_LAB_SCRIPT, CACHE_LAB_STYLES } from './cache-lab-html.ts';
 import { checkedMeasurePlan, MEASURE_RUN, MEASURE_WITH_KEPT_HEAP, measureConfirmation } from './measure-plan.ts';
@@ -139,7 +140,7 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
         await this.deps.server.request(AllowReadRequest, { file });
       } catch (error) {
         // A file that is gone: the request on it says so.
-        this.deps.output.error(`Cache Lab: ${AllowReadRequest.method} ${file} failed: ${describe(error)}`);
+        this.deps.output.error(`Cache Lab: ${AllowReadRequest.method} ${file} failed: ${errorMessage(error)}`);
       }
     });
   }
@@ -483,9 +484,9 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
                 throw new JobCancelled();
               }
               outcome = 'failed';
-              errors.push(describe(error));
-              this.deps.output.warn(`Cache Lab: ${JOB_TITLES[name]} failed: ${describe(error)}`);
-              this.send({ type: 'jobEnded', runId, job: name, outcome: 'failed', error: describe(error) });
+              errors.push(errorMessage(error));
+              this.deps.output.warn(`Cache Lab: ${JOB_TITLES[name]} failed: ${errorMessage(error)}`);
+              this.send({ type: 'jobEnded', runId, job: name, outcome: 'failed', error: errorMessage(error) });
               return undefined;
             }
           };
@@ -496,8 +497,8 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
       if (error instanceof JobCancelled) outcome = 'cancelled';
       else {
         outcome = 'failed';
-        errors.push(describe(error));
-        this.deps.output.error(`Cache Lab: ${describe(error)}`);
+        errors.push(errorMessage(error));
+        this.deps.output.error(`Cache Lab: ${errorMessage(error)}`);
       }
     } finally {
       this.runs.delete(runId);

@@ -1,6 +1,7 @@
 // The Cache Lab: what the `packscope.openCacheLab` command does (the command table calls
 // `open`), the panel's serializer (so the panel comes back after a reload), and what the tests read
 // through `api.cacheLab`.
+import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -15,7 +16,7 @@ import { PoliciesRequest, type SweepResult } from '../../protocol/server-protoco
 import { normalizeCacheLabState } from '../../presentation/cache-lab-state.ts';
 import type { Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
-import { describe, type ServerClient } from '../server-client.ts';
+import { type ServerClient } from '../server-client.ts';
 import { CacheLabPanel, type MeasureOutcome } from './cache-lab-panel.ts';
 
 /** Recordings the pickers offer (the Recordings view's store), and when that list changes. */
@@ -148,7 +149,7 @@ export function registerCacheLab(deps: CacheLabDependencies): CacheLabApi {
       const { policies } = await deps.server.request(PoliciesRequest, {});
       return policies.flatMap((policy) => (policy.cacheLab === undefined ? [] : [policy.cacheLab]));
     } catch (error) {
-      deps.output.error(`Cache Lab: ${PoliciesRequest.method} failed: ${describe(error)}`);
+      deps.output.error(`Cache Lab: ${PoliciesRequest.method} failed: ${errorMessage(error)}`);
       return [];
     }
   };
@@ -229,7 +230,7 @@ function safeList(deps: CacheLabDependencies): RecordingChoice[] {
   try {
     return deps.recordings.list();
   } catch (error) {
-    deps.output.warn(`Cache Lab: listing recordings failed: ${describe(error)}`);
+    deps.output.warn(`Cache Lab: listing recordings failed: ${errorMessage(error)}`);
     return [];
   }
 }

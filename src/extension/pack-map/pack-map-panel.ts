@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import { inflateRawSync } from 'node:zlib';
 import vscode = require('vscode');
 import {
@@ -22,7 +23,7 @@ import {
   type PackMapTileResult,
 } from '../../protocol/server-protocol.ts';
 import { isCancellation } from '../model-progress.ts';
-import { describe, type ServerClient } from '../server-client.ts';
+import { type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
 import { PACK_MAP_PAGE } from './pack-map-html.ts';
 
@@ -168,7 +169,7 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         if (today!.status === 'rejected') {
           // Asked again on the next `ready` (a reload of the page), not the failure kept.
           this.infoRequest = this.askInfos();
-          return { type: 'failed', message: describe(today!.reason) };
+          return { type: 'failed', message: errorMessage(today!.reason) };
         }
         // A preview's pack the server no longer keeps (a panel restored after the window reloaded:
         // previews live as long as their server) leaves today's pack alone, and says why.
@@ -180,7 +181,7 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         if (gone !== undefined) {
           this.panel.title = this.panel.title.replace(/ before and after repack$/, '');
           this.deps.output.warn(
-            `Pack map: the repack preview's pack ${this.packs[1]} cannot be drawn (${describe(gone.reason)}); today's pack alone.`,
+            `Pack map: the repack preview's pack ${this.packs[1]} cannot be drawn (${errorMessage(gone.reason)}); today's pack alone.`,
           );
         }
         this.infos = infos;
@@ -209,7 +210,7 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
           ...(pushing.length > 0 ? { pushing } : {}),
           ...(gone !== undefined
             ? {
-                note: `The repack preview's pack is gone (${describe(gone.reason)}): run the preview again to compare.`,
+                note: `The repack preview's pack is gone (${errorMessage(gone.reason)}): run the preview again to compare.`,
               }
             : {}),
         });
@@ -308,8 +309,8 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
       return await run(source.token);
     } catch (error) {
       const cancelled = isCancellation(error) || source.token.isCancellationRequested;
-      if (!cancelled) this.deps.output.warn(`Pack map: ${what} failed: ${describe(error)}`);
-      return failed(describe(error), cancelled);
+      if (!cancelled) this.deps.output.warn(`Pack map: ${what} failed: ${errorMessage(error)}`);
+      return failed(errorMessage(error), cancelled);
     } finally {
       if (this.inFlight.get(key) === source) this.inFlight.delete(key);
       source.dispose();

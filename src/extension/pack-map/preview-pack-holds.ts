@@ -1,9 +1,10 @@
 // Who still shows a repack preview's kept pack (the Pack Map's before and after): the Repack Preview
 // panel of the run that kept it, and each Pack Map panel drawing it. The server keeps the pack in
 // its temporary directory until the last of them lets go, then removes it (packscope/releasePreviewPack).
+import { errorMessage } from '../../common/error-message.ts';
 import vscode = require('vscode');
 import { ReleasePreviewPackRequest } from '../../protocol/server-protocol.ts';
-import { describe, type ServerClient } from '../server-client.ts';
+import { type ServerClient } from '../server-client.ts';
 
 export class PreviewPackHolds {
   private readonly holders = new Map<string, number>();
@@ -29,7 +30,7 @@ export class PreviewPackHolds {
       this.server.request(ReleasePreviewPackRequest, { pack }).then(
         ({ released }) =>
           released && this.output.info(`Removed the repack preview pack ${pack}: nothing shows it any more.`),
-        (error: unknown) => this.output.warn(`Repack preview pack ${pack}: release failed: ${describe(error)}`),
+        (error: unknown) => this.output.warn(`Repack preview pack ${pack}: release failed: ${errorMessage(error)}`),
       );
     });
   }

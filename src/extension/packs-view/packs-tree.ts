@@ -1,8 +1,9 @@
+import { errorMessage } from '../../common/error-message.ts';
 import vscode = require('vscode');
 import { ListRepositoriesRequest, ObjectRequest } from '../../protocol/server-protocol.ts';
 import { Disposable } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
-import { describe, type ServerClient } from '../server-client.ts';
+import { type ServerClient } from '../server-client.ts';
 import type { ObjectListFilter, ObjectDetails, RepositoryListing } from '../../protocol/server-protocol.ts';
 import { MessageNode } from './message-node.ts';
 import { askForObjectFilter, ObjectFilterStore } from './object-filter.ts';
@@ -200,7 +201,7 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
     try {
       await owner.loadMore(this);
     } catch (error) {
-      void vscode.window.showWarningMessage(`PackScope: ${describe(error)}`);
+      void vscode.window.showWarningMessage(`PackScope: ${errorMessage(error)}`);
     }
     this.changed(owner);
   }
@@ -249,7 +250,7 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
       listings = (await this.server.request(ListRepositoriesRequest, {})).repositories;
       this.listError = undefined;
     } catch (error) {
-      this.listError = describe(error);
+      this.listError = errorMessage(error);
       this.listed = undefined; // the next look at the view asks again
       return;
     }

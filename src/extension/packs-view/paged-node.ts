@@ -1,6 +1,6 @@
+import { errorMessage } from '../../common/error-message.ts';
 import { ObjectListRequest, type ObjectItem, type ObjectListKind } from '../../protocol/server-protocol.ts';
 import { isCancellation, withModelProgress } from '../model-progress.ts';
-import { describe } from '../server-client.ts';
 import { MessageNode, retryNode, RETRY_COMMAND } from './message-node.ts';
 import { MoreNode } from './more-node.ts';
 import type { ObjectListNode } from './object-list-node.ts';
@@ -101,7 +101,7 @@ export abstract class PagedNode extends PacksNodeBase {
         await this.pages.loadNext(context);
       } catch (error) {
         if (isCancellation(error)) return [retryNode(this.asNode())];
-        this.failure = new MessageNode(this.asNode(), 'error', describe(error), 'error', {
+        this.failure = new MessageNode(this.asNode(), 'error', errorMessage(error), 'error', {
           title: 'Load again',
           command: RETRY_COMMAND,
           arguments: [this],

@@ -1,8 +1,8 @@
+import { errorMessage } from '../../common/error-message.ts';
 import vscode = require('vscode');
 import { PackSummaryRequest, type PackSummary } from '../../protocol/server-protocol.ts';
 import { formatBytes, formatCount, shortPackName } from '../format-units.ts';
 import { isCancellation, withModelProgress } from '../model-progress.ts';
-import { describe } from '../server-client.ts';
 import { depthHistogramDescription, depthRowText } from '../../presentation/packs-view-text.ts';
 import { FactNode } from './fact-node.ts';
 import { MessageNode, retryNode } from './message-node.ts';
@@ -105,7 +105,7 @@ export class SummaryNode extends PacksNodeBase {
       return this.rows;
     } catch (error) {
       if (isCancellation(error)) return (this.ended = [retryNode(this)]);
-      this.parent.setFailure(describe(error));
+      this.parent.setFailure(errorMessage(error));
       context.changed(this.parent);
       return (this.ended = []);
     }

@@ -25,16 +25,3 @@ export function readRecordingSettings(): RecordingSettings {
 export function affectsRecordingSettings(event: vscode.ConfigurationChangeEvent): boolean {
   return event.affectsConfiguration('packscope.recording');
 }
-
-/** A cache limit as git writes it in config: `0`, `16k`, `96m`, `1g`, or bytes. */
-export function formatGitSize(bytes: number): string {
-  if (bytes === 0) return '0';
-  for (const [unit, size] of [
-    ['g', 1 << 30],
-    ['m', 1 << 20],
-    ['k', 1 << 10],
-  ] as const) {
-    if (bytes % size === 0) return `${bytes / size}${unit}`;
-  }
-  return String(bytes);
-}

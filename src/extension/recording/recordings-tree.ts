@@ -1,13 +1,14 @@
 // The Recordings view: repository → recording → git command (segment). Facts come from the server
 // (RecordingInfoRequest, cached per file size and time); names and modes from the sidecars.
+import { errorMessage } from '../../common/error-message.ts';
+import { formatLimit } from '../../common/format.ts';
 import * as path from 'node:path';
 import vscode = require('vscode');
 import { RecordingInfoRequest, type RecordingInfo, type RecordingSegment } from '../../protocol/server-protocol.ts';
 import { markdownText } from '../../common/markdown-text.ts';
 import { formatBytes, formatCount } from '../format-units.ts';
-import { describe, type ServerClient } from '../server-client.ts';
+import { type ServerClient } from '../server-client.ts';
 import type { RecordingStore, StoredRecording } from './recording-store.ts';
-import { formatGitSize } from './recording-settings.ts';
 import type { TerminalRecorder } from './terminal-recorder.ts';
 import { Disposable } from '../dispose.ts';
 import { simulationSummaryText, type SimulationSummary } from '../../presentation/recording-summary.ts';
@@ -240,7 +241,7 @@ export class RecordingsTreeProvider extends Disposable implements vscode.TreeDat
         info: await this.server.request(RecordingInfoRequest, { file: stored.file }),
       };
     } catch (error) {
-      entry = { bytes: stored.bytes, mtimeMs: stored.mtimeMs, error: describe(error) };
+      entry = { bytes: stored.bytes, mtimeMs: stored.mtimeMs, error: errorMessage(error) };
     }
     this.infos.set(stored.file, entry);
     return entry;
@@ -307,7 +308,7 @@ function recordingDescription(stored: StoredRecording, info: RecordingInfo): str
   return [
     `${formatCount(info.reads)} reads`,
     `${formatCount(info.packs.length)} ${info.packs.length === 1 ? 'pack' : 'packs'}`,
-    limit === null ? "repository's own limit" : `limit ${formatGitSize(limit)}`,
+    limit === null ? "repository's own limit" : `limit ${formatLimit(limit)}`,
     recordingMode(stored, info),
   ].join(' · ');
 }

@@ -1,6 +1,7 @@
 // Repack previews: what the `packscope.previewRepack` command does (palette and the Packs
 // view's repository menu; the command table calls `run`), its presets and custom form, the run under a cancellable notification, the
 // result panel and its serializer, and what the tests read through `api.repackPreview`.
+import { errorMessage } from '../../common/error-message.ts';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import vscode = require('vscode');
@@ -28,7 +29,7 @@ import { repackModeMarkdown } from '../../presentation/repack-mode-text.ts';
 import { Disposable, type Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
-import { describe, type ServerClient } from '../server-client.ts';
+import { type ServerClient } from '../server-client.ts';
 import { RepackPreviewPanel } from './repack-preview-panel.ts';
 
 /** Recordings the preview replays: the Recordings view's store (src/extension/recording/recording-store.ts). */
@@ -383,7 +384,7 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
     try {
       capabilities = await this.deps.server.request(GitCapabilitiesRequest, { git });
     } catch (error) {
-      throw new Error(`git cannot be run (${git}): ${describe(error)}`);
+      throw new Error(`git cannot be run (${git}): ${errorMessage(error)}`);
     }
     const chosen = await pickPreset(await this.presetItems(git, capabilities), capabilities.version);
     if (chosen === undefined) return undefined;
@@ -408,7 +409,7 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
     try {
       modes = await this.deps.server.request(RepackModesRequest, { git });
     } catch (error) {
-      this.deps.output.warn(`Repack preview: cannot tell which git repack modes ${git} takes: ${describe(error)}`);
+      this.deps.output.warn(`Repack preview: cannot tell which git repack modes ${git} takes: ${errorMessage(error)}`);
     }
     for (const preset of MODE_PRESETS) {
       if (modes[preset.needs]) items.push({ label: preset.label, description: preset.description, mode: preset.mode });
@@ -435,7 +436,7 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
     try {
       stored = this.deps.recordings.list();
     } catch (error) {
-      this.deps.output.warn(`Repack preview: listing recordings failed: ${describe(error)}`);
+      this.deps.output.warn(`Repack preview: listing recordings failed: ${errorMessage(error)}`);
       return [];
     }
     const ids = new Set([listing.id, listing.gitDir].map(safeRealpath));

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message.ts';
 import vscode = require('vscode');
 import {
   isWebviewToHost,
@@ -111,7 +112,7 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
         try {
           await this.openPackMaps();
         } catch (error) {
-          void vscode.window.showErrorMessage(error instanceof Error ? error.message : String(error));
+          void vscode.window.showErrorMessage(errorMessage(error));
         }
         return undefined;
       case 'openObject':

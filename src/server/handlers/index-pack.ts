@@ -1,4 +1,6 @@
 /** `packscope/indexPackSim`: git index-pack's second pass simulated on a pack, every variant, in a task worker. */
+import { errorMessage } from '../../common/error-message.ts';
+import { GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ResponseError, type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
@@ -15,9 +17,6 @@ import { checkLimits, invalid, paramsObject, requireString } from '../request-pa
 import { nested, percent, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
 import { runTaskWorker } from '../workers/task-worker-client.ts';
-
-/** core.deltaBaseCacheLimit's default (96m), the simulated index-pack's when the request names none. */
-const DEFAULT_LIMIT = 96 * 1024 * 1024;
 
 /**
  * The model of the pack index-pack is simulated on, loaded through the loader (a model worker): a
@@ -68,7 +67,7 @@ async function indexPackModel(
     try {
       assertOutsideRepository(context.loader.directory, repository);
     } catch (error) {
-      throw invalid(error instanceof Error ? error.message : String(error));
+      throw invalid(errorMessage(error));
     }
   }
   const hash = repository?.hash ?? hashAlgorithmByName('sha1')!;
@@ -102,7 +101,7 @@ export function registerIndexPackHandlers(context: ServerContext): void {
         token,
         async (progress): Promise<IndexPackSimResult> => {
           const fields = paramsObject(params);
-          const [limit] = checkLimits([fields.limit ?? DEFAULT_LIMIT], 'limit') as [number];
+          const [limit] = checkLimits([fields.limit ?? GIT_DEFAULT_LIMIT], 'limit') as [number];
           if (typeof fields.pack === 'string') requireString(fields.pack, 'pack');
           const { files, hashName, withoutIdx } = await indexPackModel(context, fields.pack, token, progress);
           throwIfCancelled(token);

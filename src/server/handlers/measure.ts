@@ -1,4 +1,5 @@
 /** `packscope/measure`: a git command timed at several core.deltaBaseCacheLimit values. */
+import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
 import {
   LSPErrorCodes,
@@ -59,7 +60,7 @@ async function runGit(
     });
   } catch (error) {
     if (error instanceof Error && error.name === 'AbortError') throw cancelledError();
-    throw invalid(`cannot run ${git}: ${error instanceof Error ? error.message : String(error)}`);
+    throw invalid(`cannot run ${git}: ${errorMessage(error)}`);
   } finally {
     subscription.dispose();
   }
@@ -204,7 +205,7 @@ async function keepMeasuredSplit(
     };
   } catch (error) {
     throwIfCancelled(token);
-    return { split: null, file: null, note: `not kept: ${error instanceof Error ? error.message : String(error)}` };
+    return { split: null, file: null, note: `not kept: ${errorMessage(error)}` };
   }
 }
 

@@ -1,4 +1,5 @@
 /** Objects by id: hovers, terminal links (resolveIds), the object and its document. */
+import { errorMessage } from '../../common/error-message.ts';
 import type { CancellationToken, Hover, HoverParams, TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import {
@@ -14,7 +15,6 @@ import { objectDetails } from '../object-views.ts';
 import { optionalString, paramsObject, requireInteger, requireString, stringList } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
 import { startTaskWorker } from '../workers/task-worker-client.ts';
-import { errorMessage } from '../workspace-registry.ts';
 import { whereabouts } from '../../core/model/repository-layout.ts';
 
 /** Object ids and prefixes: a SHA-256 id is 64 hex digits; anything much longer is no id. */

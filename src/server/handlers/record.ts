@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PackFormatError } from '../../core/errors.ts';
+import { UsageError } from '../../core/errors.ts';
 import { killProcessGroup } from '../../core/git/run-git.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import { makeDirectories } from '../../core/atomic-file.ts';
@@ -79,7 +79,7 @@ function nearestRepository(file: string): Repository | undefined {
   try {
     return discoverRepository(probe);
   } catch (error) {
-    if (error instanceof PackFormatError && error.code === 'not-a-repository') return undefined;
+    if (error instanceof UsageError && error.code === 'not-a-repository') return undefined;
     throw error;
   }
 }

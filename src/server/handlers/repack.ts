@@ -5,18 +5,13 @@
 // --json` prints; this thread checks the request, loads the current packs' models (model workers),
 // forwards progress and cancels. `packscope/gitCapabilities` says which of the newer pack-objects
 // options the installed git takes.
+import { errorKind, GitCommandError } from '../../core/errors.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  LSPErrorCodes,
-  ResponseError,
-  type CancellationToken,
-  type WorkDoneProgressReporter,
-} from 'vscode-languageserver/node';
+import { type CancellationToken, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { gitSupports, gitVersionOf } from '../../core/git/git-probe.ts';
-import { GitCommandError } from '../../core/git/run-git.ts';
 import { trustedGit } from '../trusted-git.ts';
 import { formatCount } from '../../common/format.ts';
 import { previewRepackMode, repackModesSupported } from '../../core/repack/repack-mode-preview.ts';
@@ -35,14 +30,23 @@ import {
 import { cancelledError, cancelledPromise } from '../cancellation.ts';
 import { checkLimits, invalid, paramsObject, requireString, stringList } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
-import { LoadCancelled } from '../workers/model-loader.ts';
 import { startTaskWorker, workerStoreOf } from '../workers/task-worker-client.ts';
 
 /** pack-objects takes --depth up to 4095 (pack.depth's maximum); --window and --threads are counts. */
 const MAX_DEPTH = 4095;
 
+/**
+ * A failed git command answers the user in one line (git's fatal:/error: lines, as the kind's
+ * RequestFailed: core/errors.ts); everything git printed goes to the log.
+ */
+function logGitFailure(context: ServerContext, error: unknown): void {
+  if (error instanceof GitCommandError)
+    context.log(`repack preview failed: ${error.argv.join(' ')} (exit status ${error.exitStatus})\n${error.gitStderr}`);
+}
+
+/** A cancelled model load (LoadCancelled) or a stopped git (an AbortError). */
 function isAbort(error: unknown): boolean {
-  return error instanceof LoadCancelled || (error instanceof Error && error.name === 'AbortError');
+  return errorKind(error) === 'cancelled';
 }
 
 function optionalCount(value: unknown, name: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
@@ -92,17 +96,13 @@ function repositoryOf(context: ServerContext, where: string): Repository {
 
 /** The installed git's version and whether its pack-objects takes the newer options (git-probe.ts caches the option list per git and version). */
 export async function gitCapabilities(git: string): Promise<GitCapabilities> {
-  try {
-    const version = await gitVersionOf(git);
-    return {
-      version,
-      nameHashVersion: await gitSupports(git, 'name-hash-version', version),
-      pathWalk: await gitSupports(git, 'path-walk', version),
-    };
-  } catch (error) {
-    if (error instanceof GitCommandError) throw new ResponseError(LSPErrorCodes.RequestFailed, error.message);
-    throw error;
-  }
+  // A git that cannot run is a GitCommandError: RequestFailed, by its kind (core/errors.ts).
+  const version = await gitVersionOf(git);
+  return {
+    version,
+    nameHashVersion: await gitSupports(git, 'name-hash-version', version),
+    pathWalk: await gitSupports(git, 'path-walk', version),
+  };
 }
 
 /** Models of the repository's local packs, each built in a worker (or read from the model cache) first. */
@@ -236,13 +236,7 @@ export function registerRepackHandlers(context: ServerContext): void {
           context.log('repack preview cancelled: git stopped, temporary directory removed');
           throw cancelledError();
         }
-        if (error instanceof GitCommandError) {
-          // One line for the user (git's fatal:/error: lines); everything git printed goes to the log.
-          context.log(
-            `repack preview failed: ${error.argv.join(' ')} (exit status ${error.exitStatus})\n${error.gitStderr}`,
-          );
-          throw new ResponseError(LSPErrorCodes.RequestFailed, error.message);
-        }
+        logGitFailure(context, error);
         throw error;
       } finally {
         progress.done();
@@ -277,12 +271,7 @@ export function registerRepackHandlers(context: ServerContext): void {
         });
       } catch (error) {
         if (isAbort(error) || token.isCancellationRequested) throw cancelledError();
-        if (error instanceof GitCommandError) {
-          context.log(
-            `repack preview failed: ${error.argv.join(' ')} (exit status ${error.exitStatus})\n${error.gitStderr}`,
-          );
-          throw new ResponseError(LSPErrorCodes.RequestFailed, error.message);
-        }
+        logGitFailure(context, error);
         throw error;
       } finally {
         subscription.dispose();

@@ -1,4 +1,5 @@
 /** `packscope/sweep` and `packscope/locality`: a recording replayed over policies and limits, and its seek locality. */
+import { errorMessage } from '../../common/error-message.ts';
 import { availableParallelism } from 'node:os';
 import { formatLimit } from '../../common/format.ts';
 import type { CellCounts } from '../../core/cost/cost-model.ts';
@@ -139,6 +140,6 @@ async function priceCells(
     return { time };
   } catch (error) {
     throwIfCancelled(token);
-    return { timeError: error instanceof Error ? error.message : String(error) };
+    return { timeError: errorMessage(error) };
   }
 }

@@ -1,8 +1,8 @@
+import { decodeWorkerError } from '../../core/worker-error.ts';
 import { Worker } from 'node:worker_threads';
 import type { CancellationToken } from 'vscode-languageserver/node';
 import { cancelledError } from '../cancellation.ts';
 import type { MapPackRef, MapWorkerReply, MapWorkerRequest } from './map-worker-protocol.ts';
-import { errorFromWorker } from './task-worker-client.ts';
 
 type Question = Exclude<MapWorkerRequest, { kind: 'reads' } | { kind: 'cancel' }>;
 type Unsent<T> = T extends unknown ? Omit<T, 'id'> : never;
@@ -68,7 +68,7 @@ export class MapWorkerClient {
       this.pending.set(id, {
         resolve: (reply) => {
           subscription.dispose();
-          if (reply.kind === 'error' && reply.missingOverlay === undefined) reject(errorFromWorker(reply));
+          if (reply.kind === 'error' && reply.missingOverlay === undefined) reject(decodeWorkerError(reply));
           else if (reply.kind === 'cancelled') reject(cancelledError());
           else resolve(reply);
         },

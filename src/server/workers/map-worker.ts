@@ -5,16 +5,15 @@
  * its own queue: lookups of one object (a hover) go before tiles, and a cancelled request that has
  * not started is dropped, so that a view that moved on does not wait for the tiles it left.
  */
+import { encodeWorkerError } from '../../core/worker-error.ts';
 import { parentPort } from 'node:worker_threads';
 import { deflateRawSync } from 'node:zlib';
 import { MAP_ATTRIBUTES, MAX_MAP_ORDER, type MapAttribute } from '../../common/pack-map-geometry.ts';
-import { PackFormatError } from '../../core/errors.ts';
 import { hashAlgorithmByName } from '../../core/format/hash-algorithm.ts';
 import { PackMap, type LegendEntry } from '../../core/map/pack-map.ts';
 import { ModelStore } from '../../core/model/model-store.ts';
 import type { PackModel } from '../../core/model/pack-model.ts';
 import type { MapInfoBody, MapPackRef, MapWorkerReply, MapWorkerRequest } from './map-worker-protocol.ts';
-import type { WorkerError } from './task-worker-protocol.ts';
 
 /** Packs kept (model and map): a view shows one, a before/after two. */
 const MAX_PACKS = 3;
@@ -35,11 +34,6 @@ let pumping = false;
 
 function post(reply: MapWorkerReply, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(reply, transfer);
-}
-
-function workerError(error: unknown): WorkerError {
-  if (error instanceof PackFormatError) return { message: error.message, code: error.code };
-  return { message: error instanceof Error ? error.message : String(error) };
 }
 
 /** Most recently used last: a Map keeps insertion order. */
@@ -144,7 +138,7 @@ function pump(): void {
     try {
       handle(request);
     } catch (error) {
-      post({ kind: 'error', id: request.id, ...workerError(error) });
+      post({ kind: 'error', id: request.id, ...encodeWorkerError(error) });
     }
     if (queue.length > 0) pump();
   });

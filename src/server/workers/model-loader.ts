@@ -1,9 +1,10 @@
+import { decodeWorkerError } from '../../core/worker-error.ts';
 import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import { fail, PackFormatError, type PackErrorCode } from '../../core/errors.ts';
+import { CancelledError, fail } from '../../core/errors.ts';
 import type { HashAlgorithm } from '../../core/format/hash-algorithm.ts';
 import {
   PARALLEL_SCAN_MIN_OBJECTS,
@@ -29,7 +30,7 @@ export interface LoadObserver {
   bulk?: boolean;
 }
 
-export class LoadCancelled extends Error {
+export class LoadCancelled extends CancelledError {
   override readonly name = 'LoadCancelled';
 }
 
@@ -284,11 +285,7 @@ export class ModelLoader {
           resolve(message);
         } else {
           settled = true;
-          reject(
-            message.code
-              ? new PackFormatError(message.code as PackErrorCode, undefined, undefined, message.message)
-              : new Error(message.message),
-          );
+          reject(decodeWorkerError(message));
         }
       });
       worker.on('error', (error) => {

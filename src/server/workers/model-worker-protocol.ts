@@ -3,6 +3,7 @@
  * model (or reads it from the model cache), persists it, computes its derived columns, and moves the
  * whole model to the server thread: nothing CPU-heavy runs on the thread that answers hovers.
  */
+import type { WorkerError } from '../../core/worker-error.ts';
 import type { TransferredModel } from '../../core/model/model-transfer.ts';
 import type { PackFiles } from '../../core/model/pack-model.ts';
 import type { BuildStage, ParallelBuild } from '../../core/model/build-pack-model.ts';
@@ -45,4 +46,4 @@ export type ModelWorkerMessage =
       model: TransferredModel;
       timings: LoadTimings;
     }
-  | { kind: 'error'; message: string; code?: string };
+  | ({ kind: 'error' } & WorkerError);

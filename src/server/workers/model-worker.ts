@@ -1,6 +1,6 @@
+import { encodeWorkerError } from '../../core/worker-error.ts';
 import * as fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PackFormatError } from '../../core/errors.ts';
 import { hashAlgorithmByName } from '../../core/format/hash-algorithm.ts';
 import { ModelStore } from '../../core/model/model-store.ts';
 import { modelForTransfer } from '../../core/model/model-transfer.ts';
@@ -66,9 +66,5 @@ function run(task: BuildModelTask): void {
 try {
   run(workerData as BuildModelTask);
 } catch (error) {
-  post(
-    error instanceof PackFormatError
-      ? { kind: 'error', message: error.message, code: error.code }
-      : { kind: 'error', message: error instanceof Error ? error.message : String(error) },
-  );
+  post({ kind: 'error', ...encodeWorkerError(error) });
 }

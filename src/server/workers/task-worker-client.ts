@@ -1,16 +1,9 @@
+import { decodeWorkerError } from '../../core/worker-error.ts';
 import { Worker } from 'node:worker_threads';
 import type { CancellationToken } from 'vscode-languageserver/node';
-import { PackFormatError } from '../../core/errors.ts';
 import type { ObjectStore } from '../../core/model/object-store.ts';
-import { GitCommandError } from '../../core/git/run-git.ts';
 import { cancelledError } from '../cancellation.ts';
-import type {
-  WorkerTask,
-  TaskWorkerMessage,
-  TaskWorkerRequest,
-  WorkerError,
-  WorkerStore,
-} from './task-worker-protocol.ts';
+import type { WorkerTask, TaskWorkerMessage, TaskWorkerRequest, WorkerStore } from './task-worker-protocol.ts';
 
 /** After a `cancel` message, how long the request waits for the worker to clean up before it answers anyway. */
 const CANCEL_REPLY_MS = 2_000;
@@ -36,18 +29,6 @@ export interface TaskWorkerRun {
   post(request: TaskWorkerRequest): void;
   /** Ends the worker if it still runs (after an early failure on the server's side). */
   stop(): void;
-}
-
-/** The worker's error as the error the same code threw on the server's thread. */
-export function errorFromWorker(error: WorkerError): Error {
-  if (error.aborted) {
-    const aborted = new Error(error.message);
-    aborted.name = 'AbortError';
-    return aborted;
-  }
-  if (error.git) return new GitCommandError(error.git.argv, error.git.exitStatus, error.git.gitStderr, error.message);
-  if (error.code) return new PackFormatError(error.code, undefined, undefined, error.message);
-  return new Error(error.message);
 }
 
 /** An ObjectStore as a worker rebuilds it: the same repository and pack list, models from `cacheDir`. */
@@ -111,7 +92,7 @@ export function startTaskWorker(
   worker.on('message', (message: TaskWorkerMessage) => {
     if (settled || token.isCancellationRequested) return;
     if (message.kind === 'done') settle(resolveFinished);
-    else if (message.kind === 'error') settle(() => rejectFinished(errorFromWorker(message)));
+    else if (message.kind === 'error') settle(() => rejectFinished(decodeWorkerError(message)));
     else onMessage(message);
   });
   worker.on('error', (error) => settle(() => rejectFinished(error)));

@@ -29,7 +29,7 @@
  * a build), or built in the worker when they could not be persisted.
  */
 import type { Calibration } from '../../core/documents/calibration-document.ts';
-import type { PackErrorCode } from '../../core/errors.ts';
+import type { WorkerError } from '../../core/worker-error.ts';
 import type { LocalityInput } from '../../core/locality/locality.ts';
 import type { SeekPath } from '../../core/map/seek-path.ts';
 import type { PackLocation } from '../../core/model/object-store.ts';
@@ -162,15 +162,7 @@ export interface ParsedRecordingHead {
 }
 
 /** A failure, with what the server needs to report it as the same error the in-thread code threw. */
-export interface WorkerError {
-  message: string;
-  /** PackFormatError's code. */
-  code?: PackErrorCode;
-  /** GitCommandError's details (git's argv, exit status and everything it printed). */
-  git?: { argv: string[]; exitStatus: number | null; gitStderr: string };
-  /** The work was cancelled (an AbortError). */
-  aborted?: boolean;
-}
+export type { WorkerError };
 
 export type TaskWorkerMessage =
   | { kind: 'variant'; result: IndexPackVariantResult; objects: number }

@@ -10,8 +10,8 @@ delta results: none of it may hold up hovers on the server's thread.
  * Models are opened from the model cache the server's loader persisted them in (a few percent of a
  * build; built here if they could not be persisted).
  */
+import { encodeWorkerError } from '../../core/worker-error.ts';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PackFormatError } from '../../core/errors.ts';
 import { hashAlgorithmByName } from '../../core/format/hash-algorithm.ts';
 import { indexPackWithoutIdx } from '../../core/format/pack-stream-index.ts';
 import { formatCount } from '../../common/format.ts';
@@ -21,7 +21,6 @@ import { loadOrWalkPaths } from '../../core/model/object-paths-store.ts';
 import { storeWalkInputs } from '../../core/model/object-paths.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import type { Repository } from '../../core/model/repository.ts';
-import { GitCommandError } from '../../core/git/run-git.ts';
 import { indexPackVariant } from '../../core/report/index-pack-sim.ts';
 import { localityInputs, packLocalityWithQuantiles } from '../../core/report/locality.ts';
 import { seekPath } from '../../core/map/seek-path.ts';
@@ -38,7 +37,6 @@ import type {
   WorkerTask,
   TaskWorkerMessage,
   TaskWorkerRequest,
-  WorkerError,
   WorkerStore,
   ObjectPathsTask,
   TransferredPaths,
@@ -49,19 +47,6 @@ const PROGRESS_INTERVAL_MS = 100;
 
 function post(message: TaskWorkerMessage, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
-}
-
-function workerError(error: unknown): WorkerError {
-  if (error instanceof GitCommandError)
-    return {
-      message: error.message,
-      code: error.code,
-      git: { argv: error.argv, exitStatus: error.exitStatus, gitStderr: error.gitStderr },
-    };
-  if (error instanceof PackFormatError) return { message: error.message, code: error.code };
-  if (error instanceof Error)
-    return error.name === 'AbortError' ? { message: error.message, aborted: true } : { message: error.message };
-  return { message: String(error) };
 }
 
 function repositoryOf(store: WorkerStore): Repository {
@@ -248,7 +233,7 @@ run(workerData as WorkerTask).then(
     parentPort!.close();
   },
   (error: unknown) => {
-    post({ kind: 'error', ...workerError(error) });
+    post({ kind: 'error', ...encodeWorkerError(error) });
     parentPort!.close();
   },
 );
