@@ -3,6 +3,7 @@ import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { readFileSync, readdirSync, existsSync, rmSync } from 'node:fs';
+import { tsImport } from 'tsx/esm/api';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const watch = process.argv.includes('--watch');
@@ -72,15 +73,15 @@ const allOptions = [
   ...(extensionTestOptions ? [extensionTestOptions] : []),
 ];
 
-// --- Webviews: the Cache Lab's and the Repack Preview's front ends (media/*/main.ts, Chart.js bundled in) for the
-// browser, each one self-contained script loaded under its panel's nonce CSP (no eval, no chunks).
+// --- Webviews: each panel's front end (its `entry` in the table of panels, src/extension/webview-panels.ts,
+// Chart.js bundled in) for the browser, one self-contained script, dist/webview/<script>, loaded under its
+// panel's nonce CSP (no eval, no chunks).
+const { WEBVIEW_PANELS } = await tsImport('../src/extension/webview-panels.ts', import.meta.url);
 allOptions.push({
   absWorkingDir: root,
-  entryPoints: {
-    'cache-lab': 'media/cache-lab/main.ts',
-    'repack-preview': 'media/repack-preview/main.ts',
-    'pack-map': 'media/pack-map/main.ts',
-  },
+  entryPoints: Object.fromEntries(
+    Object.values(WEBVIEW_PANELS).map((panel) => [panel.script.replace(/\.js$/, ''), panel.entry]),
+  ),
   outdir: 'dist/webview',
   bundle: true,
   platform: 'browser',

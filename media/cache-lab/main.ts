@@ -25,7 +25,6 @@ import type {
 import { normalizeCacheLabState, sweepPlaceholder } from '../../src/presentation/cache-lab-state.ts';
 import { formatBytes, formatCount, formatExactBytes, formatLimit, formatShare } from '../../src/common/format.ts';
 import { parseLimitList } from '../../src/common/git-size.ts';
-import { MessageHandler } from '../../src/common/message-handler.ts';
 import {
   gitVersusReferenceSentences,
   metricWords,
@@ -49,33 +48,15 @@ import {
 } from '../../src/presentation/time-view-text.ts';
 import { distanceChart, indexPackChart, measureChart, policyLabel, sweepChart, zeroLimitChart } from './charts.ts';
 import { baseName, h, replaceChildren } from '../common/dom.ts';
+import { startWebview } from '../common/start-webview.ts';
 import { readThemeColours, watchTheme } from '../common/theme.ts';
 
-interface VsCodeApi {
-  postMessage(message: unknown): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
-
-const host = new MessageHandler<WebviewToHost, HostToWebview, CacheLabReplies>({
-  post: (message) => vscode.postMessage(message),
-  handle: (message) => {
-    onHostMessage(message);
-    return undefined;
-  },
-  failed: (_message, error) => console.error(error),
-});
-
-function post(message: WebviewToHost): void {
-  host.notify(message);
-}
+const webview = startWebview<WebviewToHost, HostToWebview, CacheLabReplies>((message) => onHostMessage(message));
+const { host, post } = webview;
 
 // ------------------------------------------------------------------------------------------ state
 
-let state: CacheLabState = normalizeCacheLabState(vscode.getState());
+let state: CacheLabState = normalizeCacheLabState(webview.savedState);
 let recordings: RecordingChoice[] = [];
 
 /** What the host sent last; drawn again on a theme change or a change of metric. */
@@ -101,7 +82,7 @@ let runCounter = 0;
 const newRunId = (): string => `run-${Date.now().toString(36)}-${++runCounter}`;
 
 function saveState(): void {
-  vscode.setState(state);
+  webview.saveState(state);
   post({ type: 'stateChanged', state });
 }
 
@@ -1186,7 +1167,7 @@ function onHostMessage(message: HostToWebview): void {
         );
       state = { ...normalizeCacheLabState(message.state), offeredPolicies: message.availablePolicies };
       recordings = message.recordings;
-      vscode.setState(state);
+      webview.saveState(state);
       syncControls();
       renderAll();
       break;
@@ -1267,7 +1248,7 @@ function onHostMessage(message: HostToWebview): void {
 /** The state the host chose (a recording picked with the file dialog). */
 function applyHostState(message: Extract<HostToWebview, { type: 'state' }>): void {
   state = normalizeCacheLabState(message.state);
-  vscode.setState(state);
+  webview.saveState(state);
   syncControls();
 }
 
@@ -1281,12 +1262,6 @@ function onRunEnded(message: Extract<HostToWebview, { type: 'runEnded' }>): void
   } else statusText.textContent = words;
   updateRunning();
 }
-
-window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  const data = event.data;
-  if (typeof data !== 'object' || data === null || typeof (data as { type?: unknown }).type !== 'string') return;
-  void host.receive(data as HostToWebview);
-});
 
 watchTheme(() => renderAll());
 

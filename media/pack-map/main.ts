@@ -10,7 +10,6 @@
 // the page's, so that both panes always show the same place in the same colours. A panel of one
 // pack is the one-pane case of this same code.
 import { formatBytes, formatCount } from '../../src/common/format.ts';
-import { MessageHandler } from '../../src/common/message-handler.ts';
 import { heatColour, hilbertPoint, MAP_ATTRIBUTES, type MapAttribute } from '../../src/common/pack-map-geometry.ts';
 import { MAX_ZOOM, normalizeCamera, normalizePackMapState } from '../../src/presentation/pack-map-state.ts';
 import {
@@ -34,14 +33,8 @@ import type {
   PackMapSeeksResult,
 } from '../../src/protocol/server-protocol.ts';
 import { h, replaceChildren } from '../common/dom.ts';
+import { startWebview } from '../common/start-webview.ts';
 import { readThemeColours, watchTheme } from '../common/theme.ts';
-
-interface VsCodeApi {
-  postMessage(message: unknown): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
 
 /** Cells per side of a tile (server-protocol.ts PACK_MAP_TILE_SIZE; a map of order < 8 is one tile). */
 const TILE_CELLS = 256;
@@ -60,25 +53,19 @@ const ATTRIBUTE_LABELS: Record<MapAttribute, string> = {
 /** How a pane names its pack to the reader (none for a panel of one pack). */
 const ROLE_LABELS: Record<PackMapPaneRole, string> = { pack: '', today: 'today', preview: 'after repack preview' };
 
-const vscode = acquireVsCodeApi();
-const host = new MessageHandler<WebviewToHost, HostToWebview, PackMapReplies>({
-  post: (message) => vscode.postMessage(message),
-  handle: (message) => {
-    if (message.type === 'show') show(message);
-    else if (message.type === 'recordings') setRecordings(message.recordings);
-    // A first-view tile the host fetched without being asked (show's `pushing`).
-    else if (message.type === 'tile' || message.type === 'tileFailed')
-      void acceptTile(message.key, message).finally(() => {
-        inFlight.delete(message.key);
-        requestDraw();
-      });
-    return undefined;
-  },
-  failed: (_message, error) => console.error(error),
+const webview = startWebview<WebviewToHost, HostToWebview, PackMapReplies>((message) => {
+  if (message.type === 'show') show(message);
+  else if (message.type === 'recordings') setRecordings(message.recordings);
+  // A first-view tile the host fetched without being asked (show's `pushing`).
+  else if (message.type === 'tile' || message.type === 'tileFailed')
+    void acceptTile(message.key, message).finally(() => {
+      inFlight.delete(message.key);
+      requestDraw();
+    });
 });
-window.addEventListener('message', (event: MessageEvent) => void host.receive(event.data as HostToWebview));
+const { host } = webview;
 
-let state: PackMapState = normalizePackMapState(vscode.getState());
+let state: PackMapState = normalizePackMapState(webview.savedState);
 let recordings: PackMapRecordingChoice[] = [];
 
 interface CachedTile {
@@ -283,7 +270,7 @@ function layout(): void {
 }
 
 function saveState(): void {
-  vscode.setState(state);
+  webview.saveState(state);
 }
 
 function setRecordings(next: PackMapRecordingChoice[]): void {

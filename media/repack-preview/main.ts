@@ -20,7 +20,6 @@ import {
   histogramRows,
   recordingRows,
 } from '../../src/presentation/repack-preview-tables.ts';
-import { MessageHandler } from '../../src/common/message-handler.ts';
 import { normalizeRepackPreviewState } from '../../src/presentation/repack-preview-state.ts';
 import {
   REPACK_PREVIEW_PROTOCOL_VERSION,
@@ -31,30 +30,18 @@ import {
   type WebviewToHost,
 } from '../../src/protocol/repack-preview-protocol.ts';
 import { baseName, h, objectLink, replaceChildren } from '../common/dom.ts';
+import { startWebview } from '../common/start-webview.ts';
 import { readThemeColours, watchTheme, type ThemeColours } from '../common/theme.ts';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip);
 
-interface VsCodeApi {
-  postMessage(message: unknown): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
-const host = new MessageHandler<WebviewToHost, HostToWebview, RepackPreviewReplies>({
-  post: (message) => vscode.postMessage(message),
-  handle: (message) => {
-    // A `show` that answers no request of this page: the answer to the page before a reload.
-    if (message.type === 'show') show(message);
-    return undefined;
-  },
-  failed: (_message, error) => console.error(error),
+const webview = startWebview<WebviewToHost, HostToWebview, RepackPreviewReplies>((message) => {
+  // A `show` that answers no request of this page: the answer to the page before a reload.
+  if (message.type === 'show') show(message);
 });
-const post = (message: WebviewToHost): void => host.notify(message);
+const { host, post } = webview;
 
-let state: RepackPreviewState = normalizeRepackPreviewState(vscode.getState());
+let state: RepackPreviewState = normalizeRepackPreviewState(webview.savedState);
 let chart: Chart<'bar', number[], string> | undefined;
 let logScale = false;
 
@@ -581,16 +568,9 @@ function render(): void {
 
 function show(message: HostToWebview): void {
   state = normalizeRepackPreviewState({ run: message.run });
-  vscode.setState(state);
+  webview.saveState(state);
   render();
 }
-
-window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  const message = event.data;
-  if (typeof message !== 'object' || message === null || typeof (message as { type?: unknown }).type !== 'string')
-    return;
-  void host.receive(message as HostToWebview);
-});
 
 watchTheme(() => drawChart());
 render();

@@ -1,5 +1,5 @@
 /**
- * The one HTML shell of PackScope's webviews (the Cache Lab, the Repack Preview): the bundled
+ * The one HTML shell of PackScope's webviews (each row of webview-panels.ts): the bundled
  * script (dist/webview/<name>.js) and the stylesheets under a nonce-based content security policy.
  * Nothing remote, no inline script or style without the nonce. Pure (no vscode import), so the
  * webview unit tests (test/webview/run.mjs) load the very same page.

@@ -1,21 +1,15 @@
-// What both webview panels are on the host's side: the page loaded into the panel (scripts on,
-// resources only from media/ and dist/webview/, the extension's icon, the shell of webview-html.ts
-// with a fresh nonce) and the panel's ownership of its messages and listeners.
-import { errorMessage } from '../common/error-message.ts';
+// What every webview panel is on the host's side: the page loaded into the panel (its row of
+// webview-panels.ts; scripts on, resources only from media/ and dist/webview/, the extension's icon,
+// the shell of webview-html.ts with a fresh nonce) and the panel's ownership of its messages and listeners.
 import vscode = require('vscode');
+import { errorMessage } from '../common/error-message.ts';
 import { MessageHandler } from '../common/message-handler.ts';
 import { Disposable } from './dispose.ts';
-import { makeNonce, webviewHtml, type WebviewPage } from './webview-html.ts';
-
-export interface PanelPage extends WebviewPage {
-  /** The bundle in dist/webview/. */
-  script: string;
-  /** Stylesheets, each as path segments under the extension's folder. */
-  styles: string[][];
-}
+import { makeNonce, webviewHtml } from './webview-html.ts';
+import type { WebviewPanelDefinition } from './webview-panels.ts';
 
 /** Called once the panel listens to its webview's messages: the page posts `ready` as soon as it runs. */
-function loadPanelPage(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, page: PanelPage): void {
+function loadPanelPage(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, page: WebviewPanelDefinition): void {
   const webview = panel.webview;
   webview.options = {
     enableScripts: true,
@@ -44,7 +38,7 @@ const MAX_POSTED = 500;
 
 export interface PanelHostOptions<In> {
   extensionUri: vscode.Uri;
-  page: PanelPage;
+  page: WebviewPanelDefinition;
   output: vscode.LogOutputChannel;
   /** How the log names the panel: `Cache Lab: run failed: …`. */
   logName: string;

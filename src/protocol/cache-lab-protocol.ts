@@ -18,9 +18,6 @@ import type {
 
 export const CACHE_LAB_PROTOCOL_VERSION = 1;
 
-/** The WebviewPanel's viewType, also the serializer's (`onWebviewPanel:packscope.cacheLab`). */
-export const CACHE_LAB_VIEW_TYPE = 'packscope.cacheLab';
-
 const KIB = 1024;
 const MIB = 1024 * KIB;
 const GIB = 1024 * MIB;

@@ -19,9 +19,6 @@ import type {
 
 export const PACK_MAP_PROTOCOL_VERSION = 1;
 
-/** The WebviewPanel's viewType, also the serializer's (`onWebviewPanel:packscope.packMap`). */
-export const PACK_MAP_VIEW_TYPE = 'packscope.packMap';
-
 /** Tile requests the webview keeps in flight at most; the rest wait there, nearest the centre first. */
 export const PACK_MAP_TILES_IN_FLIGHT = 6;
 

@@ -10,9 +10,6 @@ import type { RepackPreviewResult } from './server-protocol.ts';
 
 export const REPACK_PREVIEW_PROTOCOL_VERSION = 1;
 
-/** The WebviewPanel's viewType, also the serializer's (`onWebviewPanel:packscope.repackPreview`). */
-export const REPACK_PREVIEW_VIEW_TYPE = 'packscope.repackPreview';
-
 /** What the user asked for, as the panel names it. */
 export interface RepackPreviewRequestSummary {
   /** The preset's label or "Custom": `--depth=10 --window=10`, `gc --aggressive`, … */

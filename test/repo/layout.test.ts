@@ -9,6 +9,7 @@ import { builtinModules } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { WEBVIEW_PANELS } from '../../src/extension/webview-panels.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 
@@ -73,11 +74,8 @@ interface Rule {
   typesOnly?: string[];
 }
 
-const WEBVIEW_PROTOCOLS = [
-  'src/protocol/cache-lab-protocol.ts',
-  'src/protocol/repack-preview-protocol.ts',
-  'src/protocol/pack-map-protocol.ts',
-];
+/** Each webview panel's message protocol, from the table of panels (src/extension/webview-panels.ts). */
+const WEBVIEW_PROTOCOLS: string[] = Object.values(WEBVIEW_PANELS).map((panel) => panel.protocol);
 
 // Longest folder first: a file follows the most specific rule.
 const RULES: Rule[] = [

@@ -26,8 +26,11 @@ if (!fs.existsSync(bundle))
 fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
 
-const { cacheLabHtml } = await tsImport('../../src/extension/cache-lab/cache-lab-html.ts', import.meta.url);
-export const { contentSecurityPolicy } = await tsImport('../../src/extension/webview-html.ts', import.meta.url);
+const { WEBVIEW_PANELS } = await tsImport('../../src/extension/webview-panels.ts', import.meta.url);
+export const { contentSecurityPolicy, webviewHtml } = await tsImport(
+  '../../src/extension/webview-html.ts',
+  import.meta.url,
+);
 export const protocol = await tsImport('../../src/protocol/cache-lab-protocol.ts', import.meta.url);
 export const { gitCommandLine } = await tsImport('../../src/common/shell-words.ts', import.meta.url);
 export const { CACHE_LAB_POLICIES } = await tsImport('../../src/core/sim/policy-registry.ts', import.meta.url);
@@ -156,11 +159,11 @@ export async function openLab({ theme = 'dark', initialState } = {}) {
     if (m.type() === 'error') errors.push(m.text());
   });
   const nonce = 'TestNonce0123456789abcdefABCDEF';
-  const html = cacheLabHtml({
+  const html = webviewHtml(WEBVIEW_PANELS.cacheLab, {
     cspSource: ORIGIN,
     nonce,
     scriptUri: `${ORIGIN}/dist/webview/cache-lab.js`,
-    styleUri: `${ORIGIN}/media/cache-lab/cache-lab.css`,
+    styleUris: WEBVIEW_PANELS.cacheLab.styles.map((parts) => `${ORIGIN}/${parts.join('/')}`),
   }).replace('<head>', `<head>\n${stubScript(nonce, initialState)}`);
   await servePage(page, { origin: ORIGIN, root, html });
   await page.goto(`${ORIGIN}/index.html`);

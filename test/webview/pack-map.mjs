@@ -37,7 +37,8 @@ execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdi
 fs.mkdirSync(outDir, { recursive: true });
 
 const { webviewHtml, contentSecurityPolicy } = await tsImport('../../src/extension/webview-html.ts', import.meta.url);
-const { PACK_MAP_PAGE } = await tsImport('../../src/extension/pack-map/pack-map-html.ts', import.meta.url);
+const { WEBVIEW_PANELS } = await tsImport('../../src/extension/webview-panels.ts', import.meta.url);
+const PACK_MAP_PAGE = WEBVIEW_PANELS.packMap;
 const protocol = await tsImport('../../src/protocol/pack-map-protocol.ts', import.meta.url);
 const { PackMap } = await tsImport('../../src/core/map/pack-map.ts', import.meta.url);
 const { MAP_ATTRIBUTES, MAX_MAP_ORDER } = await tsImport('../../src/common/pack-map-geometry.ts', import.meta.url);

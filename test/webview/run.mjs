@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Webview unit tests for the Cache Lab, in a real Chromium (Debian's, through playwright-core, as
 // scripts/vscode/code-server.mjs launchBrowser): the bundled dist/webview/cache-lab.js runs in the
-// page the host builds (cacheLabHtml, same CSP and nonce rule), with a stub acquireVsCodeApi.
+// page the host builds (webviewHtml with the table's Cache Lab row, same CSP and nonce rule), with a stub acquireVsCodeApi.
 //
 //   node test/webview/run.mjs
 //

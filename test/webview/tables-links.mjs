@@ -20,10 +20,8 @@ import { localityResult } from './fixtures.mjs';
 import { browserContext, openLab, outDir, root, send, setTheme } from './harness.mjs';
 
 const { webviewHtml } = await tsImport('../../src/extension/webview-html.ts', import.meta.url);
-const { REPACK_PREVIEW_PAGE } = await tsImport(
-  '../../src/extension/repack-preview/repack-preview-html.ts',
-  import.meta.url,
-);
+const { WEBVIEW_PANELS } = await tsImport('../../src/extension/webview-panels.ts', import.meta.url);
+const REPACK_PREVIEW_PAGE = WEBVIEW_PANELS.repackPreview;
 const repackProtocol = await tsImport('../../src/protocol/repack-preview-protocol.ts', import.meta.url);
 const { formatBytes, formatCount } = await tsImport('../../src/common/format.ts', import.meta.url);
 const { recordingRows } = await tsImport('../../src/presentation/repack-preview-tables.ts', import.meta.url);

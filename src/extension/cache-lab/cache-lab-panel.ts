@@ -32,7 +32,7 @@ import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import { type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
-import { CACHE_LAB_PAGE, CACHE_LAB_SCRIPT, CACHE_LAB_STYLES } from './cache-lab-html.ts';
+import { WEBVIEW_PANELS } from '../webview-panels.ts';
 import { checkedMeasurePlan, MEASURE_RUN, MEASURE_WITH_KEPT_HEAP, measureConfirmation } from './measure-plan.ts';
 import type { ProgramOption } from './program-options.ts';
 
@@ -83,7 +83,7 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
   ) {
     super(panel, {
       extensionUri: deps.extensionUri,
-      page: { ...CACHE_LAB_PAGE, script: CACHE_LAB_SCRIPT, styles: CACHE_LAB_STYLES },
+      page: WEBVIEW_PANELS.cacheLab,
       output: deps.output,
       logName: 'Cache Lab',
       accepts: isWebviewToHost,

@@ -6,17 +6,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import vscode = require('vscode');
-import {
-  CACHE_LAB_VIEW_TYPE,
-  defaultCacheLabState,
-  type CacheLabState,
-  type RecordingChoice,
-} from '../../protocol/cache-lab-protocol.ts';
+import { defaultCacheLabState, type CacheLabState, type RecordingChoice } from '../../protocol/cache-lab-protocol.ts';
 import { PoliciesRequest, type SweepResult } from '../../protocol/server-protocol.ts';
 import { normalizeCacheLabState } from '../../presentation/cache-lab-state.ts';
 import type { Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
+import { PanelRegistry } from '../panel-registry.ts';
 import { type ServerClient } from '../server-client.ts';
+import { WEBVIEW_PANELS } from '../webview-panels.ts';
 import { CacheLabPanel, type MeasureOutcome } from './cache-lab-panel.ts';
 
 /** Recordings the pickers offer (the Recordings view's store), and when that list changes. */
@@ -116,10 +113,6 @@ function cliRecordings(): RecordingChoice[] {
 // Stays long: the panel's lifecycle (adopt, the current panel, the serializer) shares these closures; it is left
 // whole for one panel registry of the three panels to take over.
 export function registerCacheLab(deps: CacheLabDependencies): CacheLabApi {
-  const { lifetime } = deps;
-  let current: CacheLabPanel | undefined;
-  const opened = lifetime.register(new vscode.EventEmitter<CacheLabPanel>());
-
   const listRecordings = (): RecordingChoice[] => {
     const seen = new Set<string>();
     const all: RecordingChoice[] = [];
@@ -175,17 +168,25 @@ export function registerCacheLab(deps: CacheLabDependencies): CacheLabApi {
       state,
       autoRun,
     );
-    current = lab;
-    lab.onDidDispose(() => {
-      if (current === lab) current = undefined;
-    });
-    opened.fire(lab);
-    return lab;
+    return registry.adopt(lab);
   };
+
+  // After a reload VS Code recreates the panel and hands back the webview's last setState; the
+  // sweep is replayed from it (cheap, and never Measure, which only the user's button starts).
+  const registry: PanelRegistry<CacheLabPanel> = new PanelRegistry({
+    lifetime: deps.lifetime,
+    definition: WEBVIEW_PANELS.cacheLab,
+    restore: async (panel, state) => {
+      registry.current?.dispose();
+      const availablePolicies = await offeredPolicies();
+      return adopt(panel, normalizeCacheLabState(state, availablePolicies), availablePolicies, true);
+    },
+  });
 
   const open = async (argument?: unknown): Promise<CacheLabPanel | undefined> => {
     const target = openTarget(argument) ?? (await pickRecording(listRecordings(), chooseRecordingFile));
     if (target === undefined) return undefined;
+    const current = registry.current;
     if (current !== undefined) {
       current.openRecording(target.file, target.segment, target.tab);
       return current;
@@ -197,30 +198,17 @@ export function registerCacheLab(deps: CacheLabDependencies): CacheLabApi {
       segment: target.segment ?? null,
       tab: target.tab ?? 'sweep',
     };
-    const panel = vscode.window.createWebviewPanel(CACHE_LAB_VIEW_TYPE, 'Cache Lab', vscode.ViewColumn.Active, {});
-    return adopt(panel, state, availablePolicies, true);
+    return adopt(registry.createPanel(vscode.ViewColumn.Active), state, availablePolicies, true);
   };
 
-  // After a reload VS Code recreates the panel and hands back the webview's last setState; the
-  // sweep is replayed from it (cheap, and never Measure, which only the user's button starts).
-  lifetime.register(
-    vscode.window.registerWebviewPanelSerializer(CACHE_LAB_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel, state: unknown) => {
-        current?.dispose();
-        const availablePolicies = await offeredPolicies();
-        adopt(panel, normalizeCacheLabState(state, availablePolicies), availablePolicies, true);
-      },
-    }),
-  );
-  lifetime.register(new vscode.Disposable(() => current?.dispose()));
   if (deps.recordings.onDidChange !== undefined)
-    lifetime.register(deps.recordings.onDidChange(() => current?.refreshRecordings()));
+    deps.lifetime.register(deps.recordings.onDidChange(() => registry.current?.refreshRecordings()));
 
   return {
     get panel() {
-      return current;
+      return registry.current;
     },
-    onDidOpen: opened.event,
+    onDidOpen: registry.onDidOpen,
     open,
     measure: (panel, options) => panel.measure(options),
   };

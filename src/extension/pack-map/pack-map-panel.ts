@@ -25,7 +25,7 @@ import {
 import { isCancellation } from '../model-progress.ts';
 import { type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
-import { PACK_MAP_PAGE } from './pack-map-html.ts';
+import { WEBVIEW_PANELS } from '../webview-panels.ts';
 
 /**
  * The server's tile with its pixels inflated: the webview gets a Uint8Array, which VS Code's
@@ -100,7 +100,7 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
   ) {
     super(panel, {
       extensionUri: deps.extensionUri,
-      page: PACK_MAP_PAGE,
+      page: WEBVIEW_PANELS.packMap,
       output: deps.output,
       logName: 'Pack map',
       accepts: isWebviewToHost,

@@ -3,12 +3,14 @@
 // read through `api.packMap`.
 import * as path from 'node:path';
 import vscode = require('vscode');
-import { PACK_MAP_VIEW_TYPE, type PackMapRecordingChoice } from '../../protocol/pack-map-protocol.ts';
+import type { PackMapRecordingChoice } from '../../protocol/pack-map-protocol.ts';
 import { ListRepositoriesRequest } from '../../protocol/server-protocol.ts';
 import { normalizePackMapState } from '../../presentation/pack-map-state.ts';
 import type { Lifetime } from '../dispose.ts';
 import { formatBytes, formatCount } from '../format-units.ts';
+import { PanelRegistry } from '../panel-registry.ts';
 import type { ServerClient } from '../server-client.ts';
+import { WEBVIEW_PANELS } from '../webview-panels.ts';
 import { PackMapPanel, type PackMapTarget } from './pack-map-panel.ts';
 
 /** The Recordings view's store (src/extension/recording/recording-store.ts), as much as the map reads. */
@@ -86,9 +88,21 @@ function targetOf(argument: unknown): OpenTarget | undefined {
 // it is left whole for one panel registry of the three panels to take over.
 export function registerPackMap(deps: PackMapDependencies): PackMapApi {
   const { lifetime } = deps;
-  let current: PackMapPanel | undefined;
-  const panels = new Set<PackMapPanel>();
-  const opened = lifetime.register(new vscode.EventEmitter<PackMapPanel>());
+  // After a reload VS Code recreates the panel with the webview's last setState: the same pack (and
+  // the preview's beside it), attribute, recording and view (the webview restores the camera itself).
+  const registry: PanelRegistry<PackMapPanel> = new PanelRegistry({
+    lifetime,
+    definition: WEBVIEW_PANELS.packMap,
+    restore: (panel, state) => {
+      const restored = normalizePackMapState(state);
+      if (restored.pack === null || restored.repository === null) return undefined;
+      return adopt(panel, {
+        pack: restored.pack,
+        repository: restored.repository,
+        ...(restored.after !== null ? { after: restored.after } : {}),
+      });
+    },
+  });
 
   const recordings = (): PackMapRecordingChoice[] =>
     deps.recordings
@@ -109,7 +123,7 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
       });
   lifetime.register(
     deps.recordings.onDidChange(() => {
-      for (const panel of panels) panel.updateRecordings();
+      for (const panel of registry.panels) panel.updateRecordings();
     }),
   );
 
@@ -125,14 +139,7 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
       },
       target,
     );
-    current = map;
-    panels.add(map);
-    map.onDidDispose(() => {
-      panels.delete(map);
-      if (current === map) current = undefined;
-    });
-    opened.fire(map);
-    return map;
+    return registry.adopt(map);
   };
 
   /** The repository of a pack, and every workspace pack for the quick pick. */
@@ -180,10 +187,7 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
       }
     }
     const column = opening?.column === 'beside' ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
-    const panel = vscode.window.createWebviewPanel(PACK_MAP_VIEW_TYPE, 'Pack Map', column, {
-      retainContextWhenHidden: false,
-    });
-    return adopt(panel, {
+    return adopt(registry.createPanel(column, { retainContextWhenHidden: false }), {
       pack: target.pack,
       repository: target.repository!,
       ...(opening?.recording ? { recording: opening.recording } : {}),
@@ -192,35 +196,11 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
     });
   };
 
-  // After a reload VS Code recreates the panel with the webview's last setState: the same pack (and
-  // the preview's beside it), attribute, recording and view (the webview restores the camera itself).
-  lifetime.register(
-    vscode.window.registerWebviewPanelSerializer(PACK_MAP_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel, state: unknown) => {
-        const restored = normalizePackMapState(state);
-        if (restored.pack === null || restored.repository === null) {
-          panel.dispose();
-          return;
-        }
-        adopt(panel, {
-          pack: restored.pack,
-          repository: restored.repository,
-          ...(restored.after !== null ? { after: restored.after } : {}),
-        });
-      },
-    }),
-  );
-  lifetime.register(
-    new vscode.Disposable(() => {
-      for (const panel of [...panels]) panel.dispose();
-    }),
-  );
-
   return {
     get panel() {
-      return current;
+      return registry.current;
     },
-    onDidOpen: opened.event,
+    onDidOpen: registry.onDidOpen,
     open,
   };
 }

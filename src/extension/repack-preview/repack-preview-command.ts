@@ -1,15 +1,11 @@
 // Repack previews: what the `packscope.previewRepack` command does (palette and the Packs
 // view's repository menu; the command table calls `run`), its presets and custom form, the run under a cancellable notification, the
-// result panel and its serializer, and what the tests read through `api.repackPreview`.
+// result panel (its serializer is the panel registry's), and what the tests read through `api.repackPreview`.
 import { errorMessage } from '../../common/error-message.ts';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import vscode = require('vscode');
-import {
-  REPACK_PREVIEW_VIEW_TYPE,
-  type RepackPreviewRequestSummary,
-  type RepackPreviewRun,
-} from '../../protocol/repack-preview-protocol.ts';
+import type { RepackPreviewRequestSummary, RepackPreviewRun } from '../../protocol/repack-preview-protocol.ts';
 import {
   GitCapabilitiesRequest,
   ListRepositoriesRequest,
@@ -29,7 +25,9 @@ import { repackModeMarkdown } from '../../presentation/repack-mode-text.ts';
 import { Disposable, type Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
+import { PanelRegistry } from '../panel-registry.ts';
 import { type ServerClient } from '../server-client.ts';
+import { WEBVIEW_PANELS } from '../webview-panels.ts';
 import { RepackPreviewPanel } from './repack-preview-panel.ts';
 
 /** Recordings the preview replays: the Recordings view's store (src/extension/recording/recording-store.ts). */
@@ -233,20 +231,19 @@ export function registerRepackPreview(deps: RepackPreviewDependencies): RepackPr
 /** Repack previews: the run a command asks for, its panel while open, and the panels VS Code restores. */
 class RepackPreview extends Disposable implements RepackPreviewApi {
   private lastRunValue: RepackPreviewRun | undefined;
-  private current: RepackPreviewPanel | undefined;
-  private readonly opened = this._register(new vscode.EventEmitter<RepackPreviewPanel>());
-  readonly onDidOpen = this.opened.event;
+  private readonly registry: PanelRegistry<RepackPreviewPanel>;
+  readonly onDidOpen: vscode.Event<RepackPreviewPanel>;
 
   constructor(private readonly deps: RepackPreviewDependencies) {
     super();
     // After a reload VS Code recreates the panel with the webview's last setState: the run is shown
     // again as it was (nothing is re-run; a preview costs a pack-objects).
-    this._register(
-      vscode.window.registerWebviewPanelSerializer(REPACK_PREVIEW_VIEW_TYPE, {
-        deserializeWebviewPanel: async (panel, state: unknown) => this.restore(panel, state),
-      }),
-    );
-    this._register(new vscode.Disposable(() => this.current?.dispose()));
+    this.registry = new PanelRegistry({
+      lifetime: deps.lifetime,
+      definition: WEBVIEW_PANELS.repackPreview,
+      restore: (panel, state) => this.restore(panel, state),
+    });
+    this.onDidOpen = this.registry.onDidOpen;
   }
 
   get lastRun(): RepackPreviewRun | undefined {
@@ -258,7 +255,7 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
   }
 
   get panel(): RepackPreviewPanel | undefined {
-    return this.current;
+    return this.registry.current;
   }
 
   async run(argument?: unknown): Promise<RepackPreviewRun | undefined> {
@@ -301,15 +298,12 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
     return this.execute(listing, chosen, chosen.label ?? labelOf(chosen), git);
   }
 
-  private restore(panel: vscode.WebviewPanel, state: unknown): void {
+  private restore(panel: vscode.WebviewPanel, state: unknown): RepackPreviewPanel | undefined {
     const restored = normalizeRepackPreviewState(state).run;
-    if (restored === null) {
-      panel.dispose();
-      return;
-    }
+    if (restored === null) return undefined;
     // The kept preview pack went with the server that held it (a reload restarts it).
     if (restored.result.previewPack) delete restored.result.previewPack;
-    this.adopt(panel, restored);
+    return this.adopt(panel, restored);
   }
 
   private adopt(panel: vscode.WebviewPanel, run: RepackPreviewRun): RepackPreviewPanel {
@@ -322,12 +316,7 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
       },
       run,
     );
-    this.current = preview;
-    preview.onDidDispose(() => {
-      if (this.current === preview) this.current = undefined;
-    });
-    this.opened.fire(preview);
-    return preview;
+    return this.registry.adopt(preview);
   }
 
   private async chooseRepository(): Promise<RepositoryListing | undefined> {
@@ -490,13 +479,7 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
       `Repack preview of ${listing.name} (${label}): ${result.git?.join(' ') ?? 'estimate only'} in ${run.requestSeconds.toFixed(2)} s.`,
     );
     for (const warning of result.warnings ?? []) this.deps.output.warn(`Repack preview: ${warning}`);
-    const panel = vscode.window.createWebviewPanel(
-      REPACK_PREVIEW_VIEW_TYPE,
-      'Repack Preview',
-      vscode.ViewColumn.Active,
-      {},
-    );
-    this.adopt(panel, run);
+    this.adopt(this.registry.createPanel(vscode.ViewColumn.Active), run);
     return run;
   }
 

@@ -9,7 +9,7 @@ import {
 } from '../../protocol/repack-preview-protocol.ts';
 import { equivalentCommand, repackPreviewMarkdown } from '../../presentation/repack-preview-tables.ts';
 import { PanelHost } from '../webview-panel.ts';
-import { REPACK_PREVIEW_PAGE } from './repack-preview-html.ts';
+import { WEBVIEW_PANELS } from '../webview-panels.ts';
 
 export interface RepackPreviewPanelDependencies {
   extensionUri: vscode.Uri;
@@ -39,7 +39,7 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
   ) {
     super(panel, {
       extensionUri: deps.extensionUri,
-      page: REPACK_PREVIEW_PAGE,
+      page: WEBVIEW_PANELS.repackPreview,
       output: deps.output,
       logName: 'Repack preview',
       accepts: isWebviewToHost,
