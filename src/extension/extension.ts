@@ -19,7 +19,6 @@ import { SimulationSummaries } from './simulation-summaries.ts';
 import { registerRepackPreview, type RepackPreviewApi } from './repack-preview/repack-preview-command.ts';
 import { registerPackMap, type PackMapApi } from './pack-map/pack-map.ts';
 import { PreviewPackHolds } from './pack-map/preview-pack-holds.ts';
-import { registerHello } from './hello/hello.ts';
 
 /** What `activate` returns: `vscode.extensions.getExtension('packscope.packscope').exports`. */
 export interface PackScopeApi {
@@ -145,7 +144,6 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
     previewPacks,
   });
   const packMap = registerPackMap({ lifetime, context, server, output, recordings: recording.api.store, previewPacks });
-  registerHello(lifetime, context, output);
   registerCommands(lifetime, {
     server,
     packsTree,

@@ -53,16 +53,6 @@ export const WEBVIEW_PANELS = {
     styles: [SHARED_STYLE, ['media', 'pack-map', 'pack-map.css']],
     protocol: 'src/protocol/pack-map-protocol.ts',
   },
-  hello: {
-    viewType: 'packscope.hello',
-    title: 'Hello',
-    rootId: 'hello',
-    loadingText: 'Loading…',
-    entry: 'media/hello/main.ts',
-    script: 'hello.js',
-    styles: [SHARED_STYLE],
-    protocol: 'src/protocol/hello-protocol.ts',
-  },
 } as const satisfies Record<string, WebviewPanelDefinition>;
 
 export type WebviewPanelName = keyof typeof WEBVIEW_PANELS;
