@@ -1,0 +1,287 @@
+// Hover, click and keys: the object under the pointer (a tooltip, the object panel), dragging and
+// zooming the one camera, and the toolbar's controls.
+import { formatBytes, formatCount } from '../../src/common/format.ts';
+import { type MapAttribute } from '../../src/common/pack-map-geometry.ts';
+import { type WebviewToHost } from '../../src/protocol/pack-map-protocol.ts';
+import { h, replaceChildren } from '../common/dom.ts';
+import { watchTheme } from '../common/theme.ts';
+import { animateTo, drawOrder, panBy, scale, setCamera, toUnit, zoomAround, zoomBy } from './camera.ts';
+import { resize } from './draw.ts';
+import { drawLegend } from './legend.ts';
+import { play, playButton, setSeekStep, showFamily, showSeeks, stopPlaying } from './overlays.ts';
+import {
+  type Pane,
+  ROLE_LABELS,
+  attributeSelect,
+  button,
+  comparing,
+  host,
+  objectPanel,
+  post,
+  recordingSelect,
+  requestDraw,
+  saveState,
+  seekScrubber,
+  seeksToggle,
+  state,
+  refreshColours,
+} from './page.ts';
+
+export function cellAt(pane: Pane, px: number, py: number): { order: number; x: number; y: number } | undefined {
+  const [u, v] = toUnit(pane, px, py);
+  if (u < 0 || v < 0 || u >= 1 || v >= 1) return undefined;
+  const order = drawOrder(pane);
+  return { order, x: Math.floor(u * 2 ** order), y: Math.floor(v * 2 ** order) };
+}
+
+export function hoverAt(pane: Pane, px: number, py: number): void {
+  const cell = cellAt(pane, px, py);
+  const { hovered } = pane;
+  if (!cell) {
+    pane.hovered = undefined;
+    pane.tooltip.hidden = true;
+    requestDraw();
+    return;
+  }
+  if (hovered && hovered.order === cell.order && hovered.x === cell.x && hovered.y === cell.y) {
+    placeTooltip(pane, px, py);
+    return;
+  }
+  pane.hoverRequest = { ...cell, at: [px, py] };
+  void lookUp(pane);
+}
+
+/** One lookup at a time per pane; the latest position wins. */
+export async function lookUp(pane: Pane): Promise<void> {
+  if (pane.hoverBusy || !pane.hoverRequest) return;
+  pane.hoverBusy = true;
+  const asked = pane.hoverRequest;
+  pane.hoverRequest = undefined;
+  try {
+    const reply = await host.request({
+      type: 'objectAt',
+      pane: pane.index,
+      order: asked.order,
+      x: asked.x,
+      y: asked.y,
+    });
+    pane.hovered = { ...asked, object: reply.object };
+    showTooltip(pane);
+    requestDraw();
+  } finally {
+    pane.hoverBusy = false;
+    if (pane.hoverRequest) void lookUp(pane);
+  }
+}
+
+export function showTooltip(pane: Pane): void {
+  const { hovered, tooltip } = pane;
+  const object = hovered?.object;
+  if (!hovered || !object) {
+    tooltip.hidden = true;
+    return;
+  }
+  const stored = object.inPackType === object.type ? 'whole' : object.inPackType;
+  const role = ROLE_LABELS[pane.role];
+  const lines = [
+    h(
+      'div',
+      { class: 'tip-title' },
+      h('strong', {}, object.type),
+      ` ${formatBytes(object.size)} (${formatCount(object.size)} bytes)`,
+    ),
+    h(
+      'div',
+      {},
+      `${formatBytes(object.diskSize)} in the ${role === '' ? 'pack' : `${role} pack`}, stored ${stored}${object.depth > 0 ? `, depth ${object.depth}` : ''}`,
+    ),
+    h('div', {}, `offset ${formatCount(object.offset)}; family of ${formatCount(object.familySize)}`),
+    h('div', { class: 'oid' }, object.oid),
+  ];
+  replaceChildren(tooltip, ...lines);
+  tooltip.dataset.oid = object.oid;
+  tooltip.dataset.offset = String(object.offset);
+  tooltip.hidden = false;
+  placeTooltip(pane, hovered.at[0], hovered.at[1]);
+  const at = (message: 'openObject' | 'revealObject'): WebviewToHost => ({
+    type: message,
+    pane: pane.index,
+    oid: object.oid,
+  });
+  replaceChildren(
+    objectPanel,
+    h(
+      'p',
+      {},
+      role === '' ? null : h('span', { class: 'role' }, `${role}: `),
+      h('strong', {}, `${object.type} `),
+      h('code', {}, object.oid.slice(0, 12)),
+      ` at offset ${formatCount(object.offset)}`,
+    ),
+    h(
+      'div',
+      { class: 'buttons' },
+      button('open-object', 'Open object', 'Open the object document (Enter)', () => post(at('openObject'))),
+      button('reveal-object', 'Reveal in Packs view', 'Reveal it in the Packs view (Shift+Enter)', () =>
+        post(at('revealObject')),
+      ),
+      button(
+        'show-family',
+        'Draw family',
+        `Draw its delta family over the map${comparing() ? 's' : ''}, each delta joined to its base (F)`,
+        () => void showFamily(object.oid),
+      ),
+    ),
+  );
+}
+
+export function placeTooltip(pane: Pane, px: number, py: number): void {
+  const { tooltip } = pane;
+  const width = tooltip.offsetWidth;
+  const height = tooltip.offsetHeight;
+  const x = px + 16 + width > pane.cssWidth ? Math.max(0, px - 16 - width) : px + 16;
+  const y = py + 16 + height > pane.cssHeight ? Math.max(0, py - 16 - height) : py + 16;
+  tooltip.style.transform = `translate(${Math.round(x)}px, ${Math.round(y)}px)`;
+}
+
+export function openHovered(pane: Pane, reveal: boolean): void {
+  const object = pane.hovered?.object;
+  if (object) post({ type: reveal ? 'revealObject' : 'openObject', pane: pane.index, oid: object.oid });
+}
+
+export let drag:
+  { pane: Pane; id: number; x: number; y: number; centerX: number; centerY: number; moved: boolean } | undefined;
+
+/** A pane's pointer and keys: each moves the one camera, so both maps follow. */
+export function listenPane(pane: Pane): void {
+  const { canvas } = pane;
+  canvas.addEventListener('pointerdown', (event) => {
+    canvas.setPointerCapture(event.pointerId);
+    drag = {
+      pane,
+      id: event.pointerId,
+      x: event.offsetX,
+      y: event.offsetY,
+      centerX: state.camera.centerX,
+      centerY: state.camera.centerY,
+      moved: false,
+    };
+  });
+  canvas.addEventListener('pointermove', (event) => {
+    if (drag && drag.pane === pane && drag.id === event.pointerId) {
+      const dx = event.offsetX - drag.x;
+      const dy = event.offsetY - drag.y;
+      if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
+      if (drag.moved) {
+        const s = scale(pane);
+        setCamera({ ...state.camera, centerX: drag.centerX - dx / s, centerY: drag.centerY - dy / s });
+        pane.tooltip.hidden = true;
+        return;
+      }
+    }
+    hoverAt(pane, event.offsetX, event.offsetY);
+  });
+  canvas.addEventListener('pointerup', (event) => {
+    const wasClick = drag !== undefined && drag.pane === pane && !drag.moved;
+    drag = undefined;
+    if (!wasClick) return;
+    const cell = cellAt(pane, event.offsetX, event.offsetY);
+    const { hovered } = pane;
+    if (cell && hovered && hovered.order === cell.order && hovered.x === cell.x && hovered.y === cell.y)
+      openHovered(pane, event.shiftKey);
+  });
+  canvas.addEventListener('pointerleave', () => {
+    if (!drag) pane.tooltip.hidden = true;
+  });
+  canvas.addEventListener(
+    'wheel',
+    (event) => {
+      event.preventDefault();
+      const lines = event.deltaMode === 1 ? 16 : event.deltaMode === 2 ? pane.cssHeight : 1;
+      zoomAround(pane, state.camera.zoom - event.deltaY * lines * 0.002, event.offsetX, event.offsetY);
+    },
+    { passive: false },
+  );
+  canvas.addEventListener('keydown', (event) => {
+    const step = Math.min(pane.cssWidth, pane.cssHeight) / 8;
+    let handled = true;
+    switch (event.key) {
+      case 'ArrowLeft':
+        panBy(pane, -step, 0);
+        break;
+      case 'ArrowRight':
+        panBy(pane, step, 0);
+        break;
+      case 'ArrowUp':
+        panBy(pane, 0, -step);
+        break;
+      case 'ArrowDown':
+        panBy(pane, 0, step);
+        break;
+      case '+':
+      case '=':
+        zoomBy(1);
+        break;
+      case '-':
+      case '_':
+        zoomBy(-1);
+        break;
+      case '0':
+      case 'Home':
+        animateTo({ zoom: 0, centerX: 0.5, centerY: 0.5 });
+        break;
+      case 'Enter':
+        openHovered(pane, event.shiftKey);
+        break;
+      case 'f':
+      case 'F':
+        if (pane.hovered?.object) void showFamily(pane.hovered.object.oid);
+        break;
+      case 'Escape':
+        void showFamily(null);
+        break;
+      case 'p':
+      case 'P':
+        play();
+        break;
+      default:
+        handled = false;
+    }
+    if (!handled) return;
+    event.preventDefault();
+    // With keys, the object under the centre is the one shown (and opened by Enter).
+    if (['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', '+', '=', '-', '_', '0', 'Home'].includes(event.key))
+      setTimeout(() => hoverAt(pane, pane.cssWidth / 2, pane.cssHeight / 2), 160);
+  });
+  new ResizeObserver(() => resize()).observe(pane.viewport);
+}
+
+export function listen(): void {
+  attributeSelect.addEventListener('change', () => {
+    state.attribute = attributeSelect.value as MapAttribute;
+    saveState();
+    drawLegend();
+    requestDraw();
+  });
+  recordingSelect.addEventListener('change', () => {
+    state.recording = recordingSelect.value === '' ? null : recordingSelect.value;
+    saveState();
+    drawLegend();
+    void showSeeks();
+    requestDraw();
+  });
+  seeksToggle.addEventListener('change', () => {
+    state.seeks = seeksToggle.checked;
+    saveState();
+    void showSeeks();
+  });
+  seekScrubber.addEventListener('input', () => {
+    stopPlaying();
+    playButton.textContent = 'Play';
+    setSeekStep(Number(seekScrubber.value));
+  });
+  watchTheme(() => {
+    refreshColours();
+    requestDraw();
+  });
+}
