@@ -814,7 +814,8 @@ describe('Pack Map webview', () => {
     // The recording's seek path: every read, git's order, packscope locality's figures.
     await page.locator('#recording').selectOption(traceFile);
     await page.locator('#seeks').check();
-    await page.locator('#seek-stats').waitFor();
+    // Visible at once with "Reading the recording's seeks…"; the figures come with the server's reply.
+    await page.locator('#seek-stats[data-reads]').waitFor();
     const stats = await page.evaluate(() => ({
       ...document.getElementById('seek-stats').dataset,
       text: document.getElementById('seek-stats').textContent,
