@@ -64,7 +64,7 @@ export abstract class PanelHost<Out extends Message, In extends Message> extends
 
   constructor(
     readonly panel: vscode.WebviewPanel,
-    options: PanelHostOptions<In>,
+    private readonly options: PanelHostOptions<In>,
   ) {
     super();
     this._register(panel);
@@ -87,6 +87,18 @@ export abstract class PanelHost<Out extends Message, In extends Message> extends
     );
     this._register(panel.onDidDispose(() => this.dispose()));
     loadPanelPage(panel, options.extensionUri, options.page);
+  }
+
+  /**
+   * The page posted `ready` with its protocol version: from now on messages are delivered. A page
+   * of another version (an old webview restored after an update) is still served, and the log says so.
+   */
+  protected pageReady(pageVersion: number, hostVersion: number): void {
+    this.ready = true;
+    if (pageVersion !== hostVersion)
+      this.options.output.warn(
+        `${this.options.logName} webview speaks protocol ${pageVersion}, the host ${hostVersion}.`,
+      );
   }
 
   /** A message from the webview; what it returns answers the webview's request. */

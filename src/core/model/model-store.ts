@@ -257,27 +257,9 @@ function readStoredModel(file: string, files: PackFiles, index: PackIndex, packS
   if (!Number.isInteger(listLength) || listLength > count) throw new Error('model child list has the wrong length');
   const childList = takeWords(listLength);
   if (at !== end) throw new Error('model file has trailing bytes');
-  const inPackOrder = checkStoredColumns(index, packSize, {
-    inPackType,
-    type,
-    size,
-    resultSize,
-    diskSize,
-    base,
-    depth,
-    byOffset,
-  });
-  const columns: PackColumns = {
-    offset: index.offsets,
-    inPackType,
-    type,
-    size,
-    resultSize,
-    diskSize,
-    base,
-    depth,
-    byOffset,
-  };
+  const stored = { inPackType, type, size, resultSize, diskSize, base, depth, byOffset };
+  const inPackOrder = checkStoredColumns(index, packSize, stored);
+  const columns: PackColumns = { offset: index.offsets, ...stored };
   const model = new PackModel(files, index, index.hash, header.packVersion, packSize, columns);
   model.offerStoredDerived({ childStart, childList, roots }, inPackOrder);
   return model;

@@ -208,11 +208,7 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
   protected async onMessage(message: WebviewToHost): Promise<HostToWebview | undefined> {
     switch (message.type) {
       case 'ready': {
-        this.ready = true;
-        if (message.version !== CACHE_LAB_PROTOCOL_VERSION)
-          this.deps.output.warn(
-            `Cache Lab webview speaks protocol ${message.version}, the host ${CACHE_LAB_PROTOCOL_VERSION}.`,
-          );
+        this.pageReady(message.version, CACHE_LAB_PROTOCOL_VERSION);
         this.send({
           type: 'init',
           version: CACHE_LAB_PROTOCOL_VERSION,

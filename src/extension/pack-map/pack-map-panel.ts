@@ -160,11 +160,7 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
   protected async onMessage(message: WebviewToHost): Promise<HostToWebview | undefined> {
     switch (message.type) {
       case 'ready': {
-        this.ready = true;
-        if (message.version !== PACK_MAP_PROTOCOL_VERSION)
-          this.deps.output.warn(
-            `Pack map webview speaks protocol ${message.version}, the host ${PACK_MAP_PROTOCOL_VERSION}.`,
-          );
+        this.pageReady(message.version, PACK_MAP_PROTOCOL_VERSION);
         const [today, ...beside] = await this.infoRequest;
         if (today!.status === 'rejected') {
           // Asked again on the next `ready` (a reload of the page), not the failure kept.

@@ -34,7 +34,7 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
 
   constructor(
     panel: vscode.WebviewPanel,
-    private readonly deps: RepackPreviewPanelDependencies,
+    deps: RepackPreviewPanelDependencies,
     readonly run: RepackPreviewRun,
   ) {
     super(panel, {
@@ -89,11 +89,7 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
   protected async onMessage(message: WebviewToHost): Promise<HostToWebview | undefined> {
     switch (message.type) {
       case 'ready':
-        this.ready = true;
-        if (message.version !== REPACK_PREVIEW_PROTOCOL_VERSION)
-          this.deps.output.warn(
-            `Repack preview webview speaks protocol ${message.version}, the host ${REPACK_PREVIEW_PROTOCOL_VERSION}.`,
-          );
+        this.pageReady(message.version, REPACK_PREVIEW_PROTOCOL_VERSION);
         return { type: 'show', version: REPACK_PREVIEW_PROTOCOL_VERSION, run: this.run };
       case 'exportMarkdown': {
         const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: this.markdown });
