@@ -110,43 +110,9 @@ function cliRecordings(): RecordingChoice[] {
     .map(({ file, label, description }) => ({ file, label, description }));
 }
 
-// Stays long: the panel's lifecycle (adopt, the current panel, the serializer) shares these closures; it is left
-// whole for one panel registry of the three panels to take over.
 export function registerCacheLab(deps: CacheLabDependencies): CacheLabApi {
-  const listRecordings = (): RecordingChoice[] => {
-    const seen = new Set<string>();
-    const all: RecordingChoice[] = [];
-    for (const choice of [...safeList(deps), ...cliRecordings()]) {
-      if (seen.has(choice.file)) continue;
-      seen.add(choice.file);
-      all.push(choice);
-    }
-    return all;
-  };
-
-  const chooseRecordingFile = async (): Promise<string | undefined> => {
-    const picked = await vscode.window.showOpenDialog({
-      title: 'PackScope: Choose a Recording',
-      canSelectFiles: true,
-      canSelectFolders: false,
-      canSelectMany: false,
-      openLabel: 'Open in Cache Lab',
-      filters: { 'Recordings and traces': ['recording', 'psrec', 'trace', 'log', 'txt'], 'All files': ['*'] },
-    });
-    return picked?.[0]?.fsPath;
-  };
-
-  /** The policies the server's table offers to the Cache Lab; none when the server cannot say. */
-  const offeredPolicies = async (): Promise<string[]> => {
-    try {
-      const { policies } = await deps.server.request(PoliciesRequest, {});
-      return policies.flatMap((policy) => (policy.cacheLab === undefined ? [] : [policy.cacheLab]));
-    } catch (error) {
-      deps.output.error(`Cache Lab: ${PoliciesRequest.method} failed: ${errorMessage(error)}`);
-      return [];
-    }
-  };
-
+  const listRecordings = (): RecordingChoice[] => recordingChoices(deps);
+  const offeredPolicies = (): Promise<string[]> => policiesOffered(deps);
   const adopt = (
     panel: vscode.WebviewPanel,
     state: CacheLabState,
@@ -310,4 +276,40 @@ export function recordingSourceFromStore(store: StoredRecordingList): RecordingS
       }),
     onDidChange: store.onDidChange,
   };
+}
+
+/** Every recording the pickers offer, each file once: the Recordings view's, then the CLI's. */
+function recordingChoices(deps: CacheLabDependencies): RecordingChoice[] {
+  const seen = new Set<string>();
+  const all: RecordingChoice[] = [];
+  for (const choice of [...safeList(deps), ...cliRecordings()]) {
+    if (seen.has(choice.file)) continue;
+    seen.add(choice.file);
+    all.push(choice);
+  }
+  return all;
+}
+
+/** A recording or trace file chosen in the file dialog. */
+async function chooseRecordingFile(): Promise<string | undefined> {
+  const picked = await vscode.window.showOpenDialog({
+    title: 'PackScope: Choose a Recording',
+    canSelectFiles: true,
+    canSelectFolders: false,
+    canSelectMany: false,
+    openLabel: 'Open in Cache Lab',
+    filters: { 'Recordings and traces': ['recording', 'psrec', 'trace', 'log', 'txt'], 'All files': ['*'] },
+  });
+  return picked?.[0]?.fsPath;
+}
+
+/** The policies the server's table offers to the Cache Lab; none when the server cannot say. */
+async function policiesOffered(deps: CacheLabDependencies): Promise<string[]> {
+  try {
+    const { policies } = await deps.server.request(PoliciesRequest, {});
+    return policies.flatMap((policy) => (policy.cacheLab === undefined ? [] : [policy.cacheLab]));
+  } catch (error) {
+    deps.output.error(`Cache Lab: ${PoliciesRequest.method} failed: ${errorMessage(error)}`);
+    return [];
+  }
 }

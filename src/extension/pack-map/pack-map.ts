@@ -84,8 +84,6 @@ function targetOf(argument: unknown): OpenTarget | undefined {
   };
 }
 
-// Stays long: the panel's lifecycle (adopt, the current and open panels, the serializer) shares these closures;
-// it is left whole for one panel registry of the three panels to take over.
 export function registerPackMap(deps: PackMapDependencies): PackMapApi {
   const { lifetime } = deps;
   // After a reload VS Code recreates the panel with the webview's last setState: the same pack (and
@@ -104,23 +102,7 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
     },
   });
 
-  const recordings = (): PackMapRecordingChoice[] =>
-    deps.recordings
-      .list()
-      .sort((a, b) => b.mtimeMs - a.mtimeMs)
-      .map(({ file, mtimeMs, sidecar }) => {
-        const what =
-          sidecar?.args !== undefined
-            ? `git ${sidecar.args.join(' ')}`
-            : sidecar?.source === 'terminal'
-              ? 'terminal recording'
-              : 'recording';
-        return {
-          file,
-          label: sidecar?.label ?? path.basename(file),
-          description: `${what}, ${new Date(mtimeMs).toLocaleString()}`,
-        };
-      });
+  const recordings = (): PackMapRecordingChoice[] => recordingChoices(deps.recordings);
   lifetime.register(
     deps.recordings.onDidChange(() => {
       for (const panel of registry.panels) panel.updateRecordings();
@@ -142,49 +124,15 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
     return registry.adopt(map);
   };
 
-  /** The repository of a pack, and every workspace pack for the quick pick. */
-  const listPacks = async (): Promise<{ pack: string; repository: string; label: string; description: string }[]> => {
-    const { repositories } = await deps.server.request(ListRepositoriesRequest, {});
-    return repositories.flatMap((r) =>
-      r.packs
-        .filter((p) => p.error === undefined)
-        .map((p) => ({
-          pack: p.pack,
-          repository: r.id,
-          label: `$(package) ${p.name}`,
-          description: `${r.name}: ${p.objects === undefined ? '' : `${formatCount(p.objects)} objects`}${p.packFileBytes === undefined ? '' : `, ${formatBytes(p.packFileBytes)}`}`,
-        })),
-    );
-  };
-
   const open = async (argument?: unknown): Promise<PackMapPanel | undefined> => {
     let target = targetOf(argument);
     const opening = target;
     if ((target?.previewPack === true || target?.after !== undefined) && target.repository === undefined)
       throw new Error('a repack preview pack is drawn for its repository: name it');
     if (target === undefined || target.repository === undefined) {
-      const packs = await listPacks();
-      if (target !== undefined) {
-        const wanted = target.pack;
-        const found = packs.find((p) => p.pack === wanted);
-        if (found === undefined) throw new Error(`${wanted} is not a pack of the workspace`);
-        target = found;
-      } else {
-        if (packs.length === 0)
-          throw new Error(
-            'No pack in this workspace to draw (see the packscope.repositories setting; loose objects are packed by git gc).',
-          );
-        const picked =
-          packs.length === 1
-            ? packs[0]
-            : await vscode.window.showQuickPick(packs, {
-                title: 'PackScope: Open Pack Map',
-                placeHolder: 'The pack to draw',
-                matchOnDescription: true,
-              });
-        if (picked === undefined) return undefined;
-        target = picked;
-      }
+      const resolved = await resolvePack(deps.server, target);
+      if (resolved === undefined) return undefined;
+      target = resolved;
     }
     const column = opening?.column === 'beside' ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
     return adopt(registry.createPanel(column, { retainContextWhenHidden: false }), {
@@ -203,4 +151,68 @@ export function registerPackMap(deps: PackMapDependencies): PackMapApi {
     onDidOpen: registry.onDidOpen,
     open,
   };
+}
+
+/** The recordings the map offers, newest first, each described by the command it recorded. */
+function recordingChoices(source: PackMapDependencies['recordings']): PackMapRecordingChoice[] {
+  return source
+    .list()
+    .sort((a, b) => b.mtimeMs - a.mtimeMs)
+    .map(({ file, mtimeMs, sidecar }) => {
+      const what =
+        sidecar?.args !== undefined
+          ? `git ${sidecar.args.join(' ')}`
+          : sidecar?.source === 'terminal'
+            ? 'terminal recording'
+            : 'recording';
+      return {
+        file,
+        label: sidecar?.label ?? path.basename(file),
+        description: `${what}, ${new Date(mtimeMs).toLocaleString()}`,
+      };
+    });
+}
+
+/** The repository of a pack, and every workspace pack for the quick pick. */
+async function listPacks(
+  server: ServerClient,
+): Promise<{ pack: string; repository: string; label: string; description: string }[]> {
+  const { repositories } = await server.request(ListRepositoriesRequest, {});
+  return repositories.flatMap((r) =>
+    r.packs
+      .filter((p) => p.error === undefined)
+      .map((p) => ({
+        pack: p.pack,
+        repository: r.id,
+        label: `$(package) ${p.name}`,
+        description: `${r.name}: ${p.objects === undefined ? '' : `${formatCount(p.objects)} objects`}${p.packFileBytes === undefined ? '' : `, ${formatBytes(p.packFileBytes)}`}`,
+      })),
+  );
+}
+
+/** The pack a command names (or the one the user picks) with its repository, from the server's listing; undefined when the pick is dismissed. */
+async function resolvePack(
+  server: ServerClient,
+  target: OpenTarget | undefined,
+): Promise<{ pack: string; repository: string } | undefined> {
+  const packs = await listPacks(server);
+  if (target !== undefined) {
+    const wanted = target.pack;
+    const found = packs.find((p) => p.pack === wanted);
+    if (found === undefined) throw new Error(`${wanted} is not a pack of the workspace`);
+    return found;
+  }
+  if (packs.length === 0)
+    throw new Error(
+      'No pack in this workspace to draw (see the packscope.repositories setting; loose objects are packed by git gc).',
+    );
+  const picked =
+    packs.length === 1
+      ? packs[0]
+      : await vscode.window.showQuickPick(packs, {
+          title: 'PackScope: Open Pack Map',
+          placeHolder: 'The pack to draw',
+          matchOnDescription: true,
+        });
+  return picked;
 }
