@@ -218,6 +218,7 @@ function sweepYAxis(plan: SweepChartPlan, metric: CacheLabMetric, colours: Theme
   };
 }
 
+// Stays long: one Chart.js configuration, its datasets and then its axes, which depend on the datasets' range.
 export function sweepChart(
   canvas: HTMLCanvasElement,
   input: SweepChartInput,

@@ -1,6 +1,6 @@
 // The Locality tab: seek statistics of one recording or two, and the distance chart.
 import { formatBytes, formatCount, formatExactBytes, formatShare } from '../../src/common/format.ts';
-import { type LocalityResult } from '../../src/protocol/server-protocol.ts';
+import type { LocalityResult } from '../../src/protocol/server-protocol.ts';
 import { baseName, h, replaceChildren } from '../common/dom.ts';
 import { readThemeColours } from '../common/theme.ts';
 import { replaceChart } from './chart-slots.ts';
@@ -81,6 +81,31 @@ export function renderLocality(): void {
       ),
     ),
   );
+  renderPercentiles(columns, headRow);
+  const series = columns
+    .filter((c) => Array.isArray(c.pack.distanceQuantiles) && c.pack.distanceQuantiles.length > 0)
+    .map((c) => ({ label: c.heading, quantiles: c.pack.distanceQuantiles }));
+  distanceCanvas.setAttribute(
+    'aria-label',
+    `Cumulative distribution of seek distances (log scale) for ${series.map((s) => s.label).join(' and ')}; a dotted line marks 2 MiB. The tables have the numbers.`,
+  );
+  replaceChildren(
+    distanceAlt,
+    columns
+      .map(
+        (c) =>
+          `${c.heading}: ${formatShare(c.pack.shortSeekShare)} of seeks under 2 MiB, ${formatShare(c.pack.backwardSeekShare)} backward.`,
+      )
+      .join(' '),
+  );
+  replaceChart(
+    'distance',
+    series.length === 0 ? undefined : () => distanceChart(distanceCanvas, series, readThemeColours()),
+  );
+}
+
+/** The seek-distance percentiles, a column per pack under the same header as the reads and seeks. */
+function renderPercentiles(columns: LocalityColumn[], headRow: HTMLTableRowElement): void {
   const percentiles = columns[0]!.pack.percentiles.map((p) => p.p);
   replaceChildren(
     percentileTable,
@@ -108,24 +133,4 @@ export function renderLocality(): void {
     ),
   );
   percentileTable.querySelector('thead th')!.textContent = 'percentile';
-  const series = columns
-    .filter((c) => Array.isArray(c.pack.distanceQuantiles) && c.pack.distanceQuantiles.length > 0)
-    .map((c) => ({ label: c.heading, quantiles: c.pack.distanceQuantiles }));
-  distanceCanvas.setAttribute(
-    'aria-label',
-    `Cumulative distribution of seek distances (log scale) for ${series.map((s) => s.label).join(' and ')}; a dotted line marks 2 MiB. The tables have the numbers.`,
-  );
-  replaceChildren(
-    distanceAlt,
-    columns
-      .map(
-        (c) =>
-          `${c.heading}: ${formatShare(c.pack.shortSeekShare)} of seeks under 2 MiB, ${formatShare(c.pack.backwardSeekShare)} backward.`,
-      )
-      .join(' '),
-  );
-  replaceChart(
-    'distance',
-    series.length === 0 ? undefined : () => distanceChart(distanceCanvas, series, readThemeColours()),
-  );
 }

@@ -7,7 +7,9 @@ import {
   heapSentence,
   measuredAgainstPredicted,
   measuredSentences,
+  type MeasuredComparison,
 } from '../../src/presentation/time-view-text.ts';
+import type { SimCell } from '../../src/protocol/server-protocol.ts';
 import { GIT_POLICY } from '../../src/protocol/cache-lab-protocol.ts';
 import { h, replaceChildren } from '../common/dom.ts';
 import { readThemeColours } from '../common/theme.ts';
@@ -16,32 +18,15 @@ import { measureChart } from './charts.ts';
 import { measureCanvas, measureCommand, measureFigure, measureNotes, measureTable } from './layout.ts';
 import { received } from './page.ts';
 
+type Measure = NonNullable<typeof received.measure>;
+
 export function renderMeasure(): void {
   const measure = received.measure;
   measureFigure.hidden = measure === undefined;
   measureTable.hidden = measure === undefined;
   measureCommand.hidden = measure === undefined;
   measureNotes.hidden = measure === undefined;
-  if (measure === undefined) replaceChildren(measureCommand);
-  else {
-    replaceChildren(
-      measureCommand,
-      'Ran ',
-      h('code', {}, measure.command),
-      measure.cwd === undefined ? '' : ` in ${measure.cwd}`,
-      '.',
-    );
-    if (measure.reconstructed === true) {
-      measureCommand.append(
-        h('br'),
-        h(
-          'span',
-          { class: 'warning', id: 'measure-reconstructed' },
-          '⚠ The command line was reconstructed from the trace (it has no recording metadata) and may be inexact.',
-        ),
-      );
-    }
-  }
+  renderCommandLine(measure);
   if (measure === undefined) {
     replaceChart('measure', undefined);
     return;
@@ -54,10 +39,49 @@ export function renderMeasure(): void {
   const measured = measure.result.results.map((r) => r.bestSeconds);
   const time = received.sweep?.result.time;
   const comparison = time === undefined ? undefined : measuredAgainstPredicted(time, measure.result);
+  renderNotes(measure, comparison);
+  renderTable(measure, simulatedCells, comparison);
+  measureCanvas.setAttribute(
+    'aria-label',
+    `Chart with two vertical axes: simulated inflations of Git's LRU (left) and measured best wall time in seconds (right) against the cache limit (log scale). The table below has the same numbers.`,
+  );
+  replaceChildren(
+    document.getElementById('measure-chart-alt')!,
+    `Measured ${measure.command} at ${limits.length} limits; see the table for the numbers.`,
+  );
+  replaceChart('measure', () => measureChart(measureCanvas, { limits, simulated, measured }, readThemeColours()));
+}
+
+/** The command that ran, where, and whether its line was rebuilt from a bare trace. */
+function renderCommandLine(measure: Measure | undefined): void {
+  if (measure === undefined) {
+    replaceChildren(measureCommand);
+    return;
+  }
+  replaceChildren(
+    measureCommand,
+    'Ran ',
+    h('code', {}, measure.command),
+    measure.cwd === undefined ? '' : ` in ${measure.cwd}`,
+    '.',
+  );
+  if (measure.reconstructed === true) {
+    measureCommand.append(
+      h('br'),
+      h(
+        'span',
+        { class: 'warning', id: 'measure-reconstructed' },
+        '⚠ The command line was reconstructed from the trace (it has no recording metadata) and may be inexact.',
+      ),
+    );
+  }
+}
+
+/** What the measured times say against the prediction, the page faults, the heap and the kept split. */
+function renderNotes(measure: Measure, comparison: MeasuredComparison | undefined): void {
   const faults = faultSentence(
     measure.result.results.map((r) => ({ limit: r.limit, minorFaults: faultsOfBestRun(r) })),
   );
-  const keptHeap = measure.result.results.some((r) => r.keptHeap !== undefined);
   measureNotes.hidden = false;
   replaceChildren(
     measureNotes,
@@ -72,6 +96,15 @@ export function renderMeasure(): void {
     ),
     ...(measure.result.kept ? [h('li', {}, `The split of this command's time: ${measure.result.kept.note}.`)] : []),
   );
+}
+
+// Stays long: one table built as the DOM it is, a column per figure in the order the header names them.
+function renderTable(
+  measure: Measure,
+  simulatedCells: (SimCell | undefined)[],
+  comparison: MeasuredComparison | undefined,
+): void {
+  const keptHeap = measure.result.results.some((r) => r.keptHeap !== undefined);
   replaceChildren(
     measureTable,
     h(
@@ -105,7 +138,7 @@ export function renderMeasure(): void {
           h('th', { scope: 'row' }, formatLimit(r.limit)),
           h(
             'td',
-            { 'data-value': simulated[i] ?? undefined },
+            { 'data-value': simulatedCells[i]?.inflations ?? undefined },
             simulatedCells[i] === undefined ? '—' : sweepCellText(simulatedCells[i]!, 'inflations', formatCount),
           ),
           h('td', { 'data-value': r.bestSeconds }, r.bestSeconds.toFixed(3)),
@@ -142,13 +175,4 @@ export function renderMeasure(): void {
       ),
     ),
   );
-  measureCanvas.setAttribute(
-    'aria-label',
-    `Chart with two vertical axes: simulated inflations of Git's LRU (left) and measured best wall time in seconds (right) against the cache limit (log scale). The table below has the same numbers.`,
-  );
-  replaceChildren(
-    document.getElementById('measure-chart-alt')!,
-    `Measured ${measure.command} at ${limits.length} limits; see the table for the numbers.`,
-  );
-  replaceChart('measure', () => measureChart(measureCanvas, { limits, simulated, measured }, readThemeColours()));
 }

@@ -26,6 +26,7 @@ export const JOB_WORDS: Record<CacheLabJob, string> = {
   measure: 'Measuring for real',
 };
 
+// Stays long: one switch over the host's message union, a case per message.
 export function onHostMessage(message: HostToWebview): void {
   switch (message.type) {
     case 'init':

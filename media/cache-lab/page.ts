@@ -10,12 +10,12 @@ import {
   type RecordingChoice,
   type WebviewToHost,
 } from '../../src/protocol/cache-lab-protocol.ts';
-import {
-  type IndexPackSimResult,
-  type LocalityResult,
-  type MeasureResult,
-  type RecordingInfo,
-  type SweepResult,
+import type {
+  IndexPackSimResult,
+  LocalityResult,
+  MeasureResult,
+  RecordingInfo,
+  SweepResult,
 } from '../../src/protocol/server-protocol.ts';
 import { startWebview } from '../common/start-webview.ts';
 

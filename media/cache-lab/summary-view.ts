@@ -1,5 +1,5 @@
 import { formatCount, formatLimit } from '../../src/common/format.ts';
-import { type RecordingInfo } from '../../src/protocol/server-protocol.ts';
+import type { RecordingInfo } from '../../src/protocol/server-protocol.ts';
 import { baseName, h, replaceChildren } from '../common/dom.ts';
 import { recordingSummary } from './layout.ts';
 import { currentSweepPlaceholder, received } from './page.ts';

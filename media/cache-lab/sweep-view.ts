@@ -15,7 +15,7 @@ import {
   GIT_POLICY,
   REFERENCE_POLICY,
 } from '../../src/protocol/cache-lab-protocol.ts';
-import { type SweepResult } from '../../src/protocol/server-protocol.ts';
+import type { SweepResult } from '../../src/protocol/server-protocol.ts';
 import { h, replaceChildren } from '../common/dom.ts';
 import { readThemeColours } from '../common/theme.ts';
 import { replaceChart } from './chart-slots.ts';
@@ -59,7 +59,27 @@ export function renderSweep(): void {
   const metric = state.metric;
   const title = sweepTableTitle(result, metric);
 
-  // The table: rows = limits, columns = policies, as the delta-base-cache thread lays them out.
+  renderSweepTable(result, limits, policies, metric, title);
+
+  const sentences = gitVersusReferenceSentences(result, limits, metric);
+  replaceChildren(
+    referenceList,
+    ...(sentences.length > 0
+      ? sentences.map((s) => h('li', {}, s))
+      : [h('li', {}, `Select both “${GIT_POLICY}” and “${REFERENCE_POLICY}” to compare them.`)]),
+  );
+
+  renderSweepChart(result, limits, policies, metric, title);
+}
+
+/** The table: rows = limits, columns = policies, as the delta-base-cache thread lays them out. */
+function renderSweepTable(
+  result: SweepResult,
+  limits: number[],
+  policies: string[],
+  metric: CacheLabState['metric'],
+  title: string,
+): void {
   const head = h(
     'tr',
     {},
@@ -121,16 +141,6 @@ export function renderSweep(): void {
         ]
       : []),
   );
-
-  const sentences = gitVersusReferenceSentences(result, limits, metric);
-  replaceChildren(
-    referenceList,
-    ...(sentences.length > 0
-      ? sentences.map((s) => h('li', {}, s))
-      : [h('li', {}, `Select both “${GIT_POLICY}” and “${REFERENCE_POLICY}” to compare them.`)]),
-  );
-
-  renderSweepChart(result, limits, policies, metric, title);
 }
 
 export const VIEW_WORDS: Record<CacheLabState['sweepView'], string> = {

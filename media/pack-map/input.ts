@@ -152,6 +152,7 @@ export function openHovered(pane: Pane, reveal: boolean): void {
 export let drag:
   { pane: Pane; id: number; x: number; y: number; centerX: number; centerY: number; moved: boolean } | undefined;
 
+// Stays long: one listener per input event of the canvas (pointer, wheel, keys), each a few lines.
 /** A pane's pointer and keys: each moves the one camera, so both maps follow. */
 export function listenPane(pane: Pane): void {
   const { canvas } = pane;

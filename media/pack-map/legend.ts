@@ -1,6 +1,6 @@
 // The legend of the attribute drawn: what each colour means, for one pack or both.
 import { heatColour } from '../../src/common/pack-map-geometry.ts';
-import { type PackMapInfoResult } from '../../src/protocol/server-protocol.ts';
+import type { PackMapInfoResult } from '../../src/protocol/server-protocol.ts';
 import { h, replaceChildren } from '../common/dom.ts';
 import { ROLE_LABELS, legendList, panes, state } from './page.ts';
 

@@ -1,7 +1,7 @@
 // Overlays drawn over the map: a delta family's arcs (F) and a recording's seek path, played in order.
 import { formatBytes, formatCount } from '../../src/common/format.ts';
 import { hilbertPoint } from '../../src/common/pack-map-geometry.ts';
-import { type PackMapInfoResult } from '../../src/protocol/server-protocol.ts';
+import type { PackMapInfoResult } from '../../src/protocol/server-protocol.ts';
 import { h, replaceChildren } from '../common/dom.ts';
 import { drawOrder, scale, toScreen } from './camera.ts';
 import {

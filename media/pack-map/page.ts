@@ -12,11 +12,11 @@ import {
   type PackMapTileWanted,
   type WebviewToHost,
 } from '../../src/protocol/pack-map-protocol.ts';
-import {
-  type ObjectDetails,
-  type PackMapFamilyResult,
-  type PackMapInfoResult,
-  type PackMapSeeksResult,
+import type {
+  ObjectDetails,
+  PackMapFamilyResult,
+  PackMapInfoResult,
+  PackMapSeeksResult,
 } from '../../src/protocol/server-protocol.ts';
 import { h, replaceChildren } from '../common/dom.ts';
 import { startWebview } from '../common/start-webview.ts';
