@@ -10,8 +10,17 @@ import * as path from 'node:path';
 const EXCLUSIVE_CREATE =
   fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
 
-/** Writes `target` through a fresh temporary file beside it; `write` fills the open descriptor. */
-export function writeFileAtomically(target: string, mode: number, write: (fd: number) => void): void {
+/**
+ * Writes `target` through a fresh temporary file beside it; `write` fills the open descriptor.
+ * With `replace: false` an existing `target` (even one that appeared after the caller looked) is
+ * left alone and the call fails with EEXIST: the file is linked into place, which never replaces.
+ */
+export function writeFileAtomically(
+  target: string,
+  mode: number,
+  write: (fd: number) => void,
+  { replace = true }: { replace?: boolean } = {},
+): void {
   const temporary = `${target}.${randomBytes(12).toString('hex')}.tmp`;
   const fd = fs.openSync(temporary, EXCLUSIVE_CREATE, mode);
   try {
@@ -21,7 +30,11 @@ export function writeFileAtomically(target: string, mode: number, write: (fd: nu
     } finally {
       fs.closeSync(fd);
     }
-    fs.renameSync(temporary, target);
+    if (replace) fs.renameSync(temporary, target);
+    else {
+      fs.linkSync(temporary, target);
+      fs.rmSync(temporary, { force: true });
+    }
   } catch (error) {
     // Only this call created the file, so removing it cannot remove anyone else's.
     fs.rmSync(temporary, { force: true });

@@ -585,6 +585,13 @@ export interface PackMapTileParams extends WorkDoneProgressParams {
   /** A recording drawn over the map as heat (RecordingParams.file), and one git process of it. */
   recording?: string;
   segment?: number;
+  /**
+   * The view that wants the tile: `id` names a pane of a client (any string, unique to it) and
+   * `generation` grows when that pane shows another view. A request of an older generation than
+   * one the server has since been sent for the same id is dropped before it is drawn
+   * (RequestCancelled): a view that moved on does not wait for the tiles it left.
+   */
+  view?: { id: string; generation: number };
 }
 
 export interface PackMapTileResult {

@@ -13,6 +13,7 @@ import type { ReadRules } from './read-rules.ts';
 import type { RecordingCache } from './recording-cache.ts';
 import type { WorkQueues } from './work-queue.ts';
 import type { MapWorkerClient } from './workers/map-worker-client.ts';
+import type { TileViews } from './tile-views.ts';
 import type { ModelLoader, TimedModel } from './workers/model-loader.ts';
 import type { RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 
@@ -43,6 +44,8 @@ export interface ServerContext {
   readonly work: WorkQueues;
   /** The Pack Map's worker, which keeps the maps it drew (workers/map-worker.ts). */
   readonly packMaps: MapWorkerClient;
+  /** Pack Map tile requests of views a newer view of the same pane superseded. */
+  readonly tileViews: TileViews;
   log(message: string): void;
   /** The model of one pack, built in a worker when needed, with $/progress and cancellation. */
   ensureModel(

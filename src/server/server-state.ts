@@ -42,6 +42,7 @@ import type { ServerContext } from './server-context.ts';
 import { collectGarbage } from './full-gc.ts';
 import { defaultConcurrency, IDLE_RELEASE_MS, WorkQueues } from './work-queue.ts';
 import { MapWorkerClient } from './workers/map-worker-client.ts';
+import { TileViews } from './tile-views.ts';
 import { LoadCancelled, ModelLoader, type TimedModel } from './workers/model-loader.ts';
 import { type RepositoryState, WorkspaceRegistry } from './workspace-registry.ts';
 
@@ -112,6 +113,7 @@ export class ServerState implements ServerContext {
   // Idle: what was kept for the next request goes (the workers of the queued work have ended).
   readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory(), idleReleaseMs(), this.threads);
   readonly packMaps: MapWorkerClient;
+  readonly tileViews = new TileViews();
   /** The client tells of folders added and removed (workspace/didChangeWorkspaceFolders). */
   clientSendsFolderChanges = false;
   private workspaceFolders: string[] = [];

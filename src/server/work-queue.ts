@@ -18,13 +18,22 @@ export type WorkKind =
   | 'object-content'
   | 'repack-preview'
   | 'pack-map'
+  | 'pack-map-tile'
   | 'calibrate';
 
 /**
- * Pack Map requests handed to its one worker at a time: a few, so that the next tile is waiting
+ * Pack Map tiles handed to its one worker at a time: a few, so that the next tile is waiting
  * there when one ends, and few enough that a cancelled view's tiles mostly never leave this queue.
+ * Tiles queue apart from the map's other requests (a hover's object-at, a pack's info): in one
+ * queue, 50,000 tiles asked for ahead of a hover kept it waiting 5.6 s; apart, the worker takes
+ * the hover before its next tile (map-worker.ts).
  */
-const PACK_MAP_IN_FLIGHT = 4;
+const PACK_MAP_TILES_IN_FLIGHT = 4;
+/** The map's hovers and infos handed to the worker at once: each is one lookup there. */
+const PACK_MAP_LOOKUPS_IN_FLIGHT = 2;
+
+/** Kinds whose work runs in the one persistent map worker, outside the thread budget. */
+const MAP_WORKER_KINDS: ReadonlySet<WorkKind> = new Set(['pack-map', 'pack-map-tile']);
 
 /**
  * How many jobs of each kind run at once. A sweep runs its cells on availableParallelism() threads
@@ -41,7 +50,8 @@ export function defaultConcurrency(): Record<WorkKind, number> {
     'open-recording': 1,
     'object-content': cores,
     'repack-preview': 1,
-    'pack-map': PACK_MAP_IN_FLIGHT,
+    'pack-map': PACK_MAP_LOOKUPS_IN_FLIGHT,
+    'pack-map-tile': PACK_MAP_TILES_IN_FLIGHT,
     calibrate: 1,
   };
 }
@@ -82,7 +92,7 @@ export class WorkQueues {
     this.clearIdle();
     await this.placeFor(kind, token);
     try {
-      if (this.threads === undefined || kind === 'pack-map') return await job(threads);
+      if (this.threads === undefined || MAP_WORKER_KINDS.has(kind)) return await job(threads);
       const { places, release } = await this.threads.acquire(threads, token);
       try {
         return await job(places);

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { peekIdxObjectCount } from '../core/format/idx.ts';
 import { ObjectStore, alternateObjectDirs, type PackLocation } from '../core/model/object-store.ts';
-import { discoverRepository, type Repository } from '../core/model/repository.ts';
+import { discoverRepository, isOutsideAnyRepository, type Repository } from '../core/model/repository.ts';
 import { repositoryLayout, scanLooseObjectsAsync } from '../core/model/repository-layout.ts';
 import type { RepositoryLayout } from '../core/documents/repository-layout-document.ts';
 import { packOverview } from '../core/report/stats.ts';
@@ -230,6 +230,12 @@ export class WorkspaceRegistry {
   private states = new Map<string, RepositoryState>();
   /** Problems found while discovering (a path in the settings that is not a repository, …). */
   problems: string[] = [];
+  /**
+   * Repositories found that could not be opened (a `.git` file or a `commondir` naming a FIFO, a
+   * device, a path not there): listed as rows with their error, as the CLI words it, so that the
+   * Packs view says why a repository it was expected to show is not there.
+   */
+  unopened: RepositoryListing[] = [];
 
   constructor(
     private readonly loader: ModelLoader,
@@ -247,6 +253,21 @@ export class WorkspaceRegistry {
   discover(workspaceFolders: string[], settings: ServerSettings): void {
     const found = new Map<string, { repository: Repository; folder: string | undefined }>();
     const problems: string[] = [];
+    const unopened = new Map<string, RepositoryListing>();
+    const refused = (dir: string, folder: string | undefined, error: unknown): void => {
+      const where = path.resolve(dir);
+      if (unopened.has(where)) return;
+      const listing: RepositoryListing = {
+        id: where,
+        name: path.basename(where),
+        gitDir: path.join(where, '.git'),
+        objectFormat: 'unknown',
+        packs: [],
+        error: errorMessage(error),
+      };
+      if (folder !== undefined) listing.workspaceFolder = folder;
+      unopened.set(where, listing);
+    };
     const add = (repository: Repository, folder: string | undefined): void => {
       const id = repository.commonDir;
       if (!found.has(id)) found.set(id, { repository, folder });
@@ -254,14 +275,17 @@ export class WorkspaceRegistry {
     for (const folder of workspaceFolders) {
       try {
         add(discoverRepository(folder), folder);
-      } catch {
-        // The folder itself is not in a repository; repositories below it may be.
+      } catch (error) {
+        // A folder in no repository is common (repositories below it may be); one whose repository
+        // is broken is not.
+        if (!isOutsideAnyRepository(error)) refused(folder, folder, error);
       }
       for (const candidate of repositoriesBelow(folder, settings.scanDepth)) {
         try {
           add(discoverRepository(candidate), folder);
         } catch (error) {
           problems.push(errorMessage(error));
+          refused(candidate, folder, error);
         }
       }
     }
@@ -270,6 +294,7 @@ export class WorkspaceRegistry {
         add(discoverRepository(extra), undefined);
       } catch (error) {
         problems.push(`packscope.repositories: ${errorMessage(error)}`);
+        refused(extra, undefined, error);
       }
     }
     const next = new Map<string, RepositoryState>();
@@ -285,6 +310,7 @@ export class WorkspaceRegistry {
     for (const [id, state] of this.states) if (!next.has(id)) state.dispose();
     this.states = next;
     this.problems = problems;
+    this.unopened = [...unopened.values()];
     const live = new Set<string>();
     for (const state of next.values()) for (const pack of state.store.packs) live.add(pack.files.pack);
     this.loader.forgetExcept(live);

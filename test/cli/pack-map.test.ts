@@ -6,11 +6,12 @@
  * GIT_TRACE_PACK_ACCESS lines name.
  */
 import * as assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hilbertIndex, hilbertPoint, TYPE_COLOURS } from '../../src/common/pack-map-geometry.ts';
-import { GitSandbox, runCli, tempDir } from '../support/git.ts';
+import { cliPath, GitSandbox, projectRoot, runCli, tempDir } from '../support/git.ts';
 import {
   historyRepository,
   onlyPackStem,
@@ -163,5 +164,80 @@ describe('packscope map', () => {
     assert.match(attribute.stderr, /--attribute must be one of type, depth, family, disk-size/);
     const size = runCli(['map', '--size', '100', '-o', path.join(root, 'x.png'), repo]);
     assert.match(size.stderr, /power of two/);
+  });
+
+  test('never writes through a symbolic link: the link and the file it names stay as they were', () => {
+    const dir = path.join(root, 'link-out');
+    fs.mkdirSync(dir, { recursive: true });
+    const victim = path.join(dir, 'victim.txt');
+    fs.writeFileSync(victim, 'keep me\n');
+    const link = path.join(dir, 'map.png');
+    fs.symlinkSync(victim, link);
+    const result = runCli(['map', '--size', '16', '-o', link, repo]);
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stderr, /map\.png: is a symbolic link; map writes only to a regular file or a new name/);
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'keep me\n');
+    assert.equal(fs.readlinkSync(link), victim);
+    // --force replaces regular files only: a link is still refused.
+    const forced = runCli(['map', '--force', '--size', '16', '-o', link, repo]);
+    assert.equal(forced.status, 1, forced.stderr);
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'keep me\n');
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['map.png', 'victim.txt']);
+  });
+
+  test('refuses a FIFO (and does not block on it), a directory, and a link to a device', async () => {
+    const dir = path.join(root, 'fifo-out');
+    fs.mkdirSync(dir, { recursive: true });
+    const fifo = path.join(dir, 'map.png');
+    const made = spawnSync('mkfifo', [fifo]);
+    assert.equal(made.status, 0, made.stderr.toString());
+    // Run asynchronously with a timer: a CLI that opened the FIFO for writing would wait for a
+    // reader for ever, and the test is to fail then, not to hang.
+    const child = spawn(process.execPath, [cliPath, 'map', '--size', '16', '-o', fifo, repo], {
+      cwd: projectRoot,
+      env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const status = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    clearTimeout(timer);
+    assert.equal(status, 1, `the CLI did not end on its own (a FIFO blocks a writer): ${stderr}`);
+    assert.match(stderr, /map\.png: is a FIFO, not a regular file/);
+    assert.ok(fs.lstatSync(fifo).isFIFO());
+
+    const directory = path.join(dir, 'dir.png');
+    fs.mkdirSync(directory);
+    const onDirectory = runCli(['map', '--force', '--size', '16', '-o', directory, repo]);
+    assert.equal(onDirectory.status, 1, onDirectory.stderr);
+    assert.match(onDirectory.stderr, /dir\.png: is a directory, not a regular file/);
+
+    const device = path.join(dir, 'null.png');
+    fs.symlinkSync('/dev/null', device);
+    const onDevice = runCli(['map', '--force', '--size', '16', '-o', device, repo]);
+    assert.match(onDevice.stderr, /null\.png: is a symbolic link/);
+  });
+
+  test('an existing file is replaced only with --force, through a new file renamed over it', () => {
+    const dir = path.join(root, 'force-out');
+    fs.mkdirSync(dir, { recursive: true });
+    const output = path.join(dir, 'map.png');
+    fs.writeFileSync(output, 'an older picture\n');
+    const refused = runCli(['map', '--size', '16', '-o', output, repo]);
+    assert.equal(refused.status, 1, refused.stderr);
+    assert.match(refused.stderr, /map\.png: exists; --force replaces it/);
+    assert.equal(fs.readFileSync(output, 'utf8'), 'an older picture\n');
+
+    // A hard link to the old file shows the new one was renamed into place, not written into it.
+    const otherName = path.join(dir, 'other-name.png');
+    fs.linkSync(output, otherName);
+    const forced = runCli(['map', '--force', '--size', '16', '-o', output, repo]);
+    assert.equal(forced.status, 0, forced.stderr);
+    assert.equal(fs.readFileSync(otherName, 'utf8'), 'an older picture\n');
+    const { width, height } = decodePng(output);
+    assert.deepEqual([width, height], [16, 16]);
+    assert.notEqual(fs.statSync(output).ino, fs.statSync(otherName).ino);
+    // No temporary file is left beside it.
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['map.png', 'other-name.png']);
   });
 });

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MAP_ATTRIBUTES, type MapAttribute, type Rgb } from '../../common/pack-map-geometry.ts';
+import { makeDirectories, writeAll, writeFileAtomically } from '../../core/atomic-file.ts';
 import { fail } from '../../core/errors.ts';
 import { PackMap, readsPerObject, type LegendEntry } from '../../core/map/pack-map.ts';
 import { encodePng } from '../../core/map/png.ts';
@@ -15,7 +16,7 @@ import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
 
 const mapHelp = `usage: packscope map [--attribute type|depth|family|disk-size] [--recording R [--segment N]]
-                    [--size PIXELS] [--pack NAME] [--json] -o FILE.png|FILE.svg [path]
+                    [--size PIXELS] [--pack NAME] [--json] [--force] -o FILE.png|FILE.svg [path]
 
 Draws one pack along its offsets: the pack's bytes laid on a Hilbert curve filling a square, every
 pixel the same number of bytes, so that distance in the picture is distance in the file (a seek of
@@ -31,7 +32,9 @@ with several packs, --pack names one (a file name or a unique part of it), else 
 drawn. --size is the side in pixels, a power of two from 16 to 4096 (default 1024). A .svg
 output holds the same picture with its legend and caption; a .png is the picture alone (its legend
 is printed). --json prints the "packscope.map/1" document (docs/json.md) instead of the legend.
-The output is never written inside a repository.`;
+The output is never written inside a repository. An existing output is replaced only with
+--force, and only when it is a regular file: a symbolic link, a FIFO, a device or a directory is
+refused. The picture is written to a new file beside the output and renamed over it.`;
 
 export interface MapDocument {
   schema: 'packscope.map/1';
@@ -60,6 +63,7 @@ function runMap(argv: string[], progress: Progress): number {
       pack: { type: 'string' },
       json: { type: 'boolean' },
       output: { type: 'string', short: 'o' },
+      force: { type: 'boolean' },
       ...cacheOptionSpec,
     },
   });
@@ -85,6 +89,7 @@ function runMap(argv: string[], progress: Progress): number {
     outputPath,
     (root) => `is inside the repository ${root}; PackScope never writes inside a repository`,
   );
+  refuseExistingOutput(outputPath, values.force === true);
 
   const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values), progress);
   const pack = choosePack(store.packs, values.pack, store.repository.objectsDir);
@@ -118,8 +123,15 @@ function runMap(argv: string[], progress: Progress): number {
   }
   const png = encodePng(size, size, picture.rgba);
   const caption = `${path.basename(pack.files.pack)}: ${formatCount(model.count)} objects, ${formatBytes(model.packSize)}; ${size}×${size} pixels of ${bytesPerPixelText(map.bytesPerCell(order))} each, along a Hilbert curve from the top left; colour: ${attribute}`;
-  fs.mkdirSync(path.dirname(outputPath), { recursive: true });
-  fs.writeFileSync(outputPath, format === 'png' ? png : svgOf(png, size, legend, caption, recording));
+  const bytes = format === 'png' ? png : Buffer.from(svgOf(png, size, legend, caption, recording));
+  makeDirectories(path.dirname(outputPath), 0o755);
+  try {
+    writeFileAtomically(outputPath, 0o644, (fd) => writeAll(fd, bytes), { replace: values.force === true });
+  } catch (error) {
+    // Made while the map was drawn: left as it is, as one there from the start would have been.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') refuseExistingOutput(outputPath, false);
+    throw error;
+  }
   const document: MapDocument = {
     schema: 'packscope.map/1',
     pack: pack.files.pack,
@@ -144,6 +156,34 @@ function runMap(argv: string[], progress: Progress): number {
     );
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
+}
+
+/**
+ * An existing output: a symbolic link would be followed to a file somewhere else, a FIFO would
+ * block the write for ever and a device would take the bytes, so anything but a regular file is
+ * refused; a regular file is replaced only when asked (--force).
+ */
+function refuseExistingOutput(outputPath: string, force: boolean): void {
+  const stat = fs.lstatSync(outputPath, { throwIfNoEntry: false });
+  if (stat === undefined) return;
+  if (stat.isSymbolicLink())
+    throw fail('usage', outputPath, undefined, 'is a symbolic link; map writes only to a regular file or a new name');
+  if (!stat.isFile())
+    throw fail(
+      'usage',
+      outputPath,
+      undefined,
+      `is ${fileKind(stat)}, not a regular file; map writes only to a regular file or a new name`,
+    );
+  if (!force) throw fail('usage', outputPath, undefined, 'exists; --force replaces it');
+}
+
+function fileKind(stat: fs.Stats): string {
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  return 'a special file';
 }
 
 function choosePack(packs: PackLocation[], wanted: string | undefined, objectsDir: string): PackLocation {

@@ -99,9 +99,12 @@ function runObjects(argv: string[], progress: Progress): number {
     lookup,
   );
   out.flush();
+  // What the words claim is what test/cli/corrupt-midx.test.ts checks against git on such a file:
+  // the listing of every object says missing, while a lookup by id trusts the entry (git 2.39.5's
+  // cat-file -e and rev-list --objects name an object whose offset the MIDX has wrong).
   for (const fault of midxFaults.values())
     process.stderr.write(
-      `packscope: warning: ${fault.message} (git multi-pack-index verify reports it; git cat-file prints such objects as missing, and so does this list)\n`,
+      `packscope: warning: ${fault.message} (git multi-pack-index verify reports it; git cat-file --batch-all-objects --batch-check prints such an object as missing, and so does this list; git commands that look it up by id follow the multi-pack-index's entry and may still find it, as git cat-file -e and git rev-list --objects do when only its offset is wrong)\n`,
     );
   return 0;
 }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fail } from '../errors.ts';
+import { fail, PackScopeError } from '../errors.ts';
 import { CONFIG_FILE_MAX_BYTES, readRepositoryTextFile, SMALL_TEXT_FILE_MAX_BYTES } from '../format/checked-file.ts';
 import { hashAlgorithmByName, type HashAlgorithm } from '../format/hash-algorithm.ts';
 import { parseGitConfig } from './git-config.ts';
@@ -42,6 +42,19 @@ function looksLikeGitDir(dir: string): boolean {
   return isDirectory(path.join(common, 'objects')) && isDirectory(path.join(common, 'refs'));
 }
 
+/**
+ * A git directory with its HEAD whose `commondir` names no git directory (a FIFO, a device, a path
+ * not there): named, rather than passed over for a parent's repository.
+ */
+function refuseBrokenCommonDir(gitDir: string): void {
+  if (!isFile(path.join(gitDir, 'HEAD'))) return;
+  const file = path.join(gitDir, 'commondir');
+  if (!fs.existsSync(file)) return;
+  const common = readCommonDir(gitDir);
+  if (!isDirectory(path.join(common, 'objects')) || !isDirectory(path.join(common, 'refs')))
+    throw fail('not-a-repository', file, undefined, `names ${common}: ${describeNonGitDir(common)}`);
+}
+
 function readCommonDir(gitDir: string): string {
   const file = path.join(gitDir, 'commondir');
   const value = readRepositoryTextFile(file, SMALL_TEXT_FILE_MAX_BYTES)?.trim();
@@ -56,6 +69,33 @@ function readGitFile(file: string): string {
   return path.resolve(path.dirname(file), match[1]!);
 }
 
+/** What a `.git` file or a `commondir` names when that is no git directory, in the CLI's words. */
+function describeNonGitDir(target: string): string {
+  const stat = fs.statSync(target, { throwIfNoEntry: false });
+  if (stat === undefined) return 'no such file or directory';
+  if (stat.isDirectory()) return 'a directory without HEAD, objects and refs, not a git directory';
+  return `${fileKind(stat)}, not a git directory`;
+}
+
+function fileKind(stat: fs.Stats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isDirectory()) return 'a directory';
+  return 'a regular file';
+}
+
+const NOT_INSIDE = 'not inside a git repository';
+
+/**
+ * Whether `error` says only that `start` lies in no repository (a workspace folder that is none),
+ * rather than that a repository is there and one of its files is wrong (a `.git` file or a
+ * `commondir` that names a FIFO, say): the second is worth showing, the first is not.
+ */
+export function isOutsideAnyRepository(error: unknown): boolean {
+  return error instanceof PackScopeError && error.code === 'not-a-repository' && error.detail === NOT_INSIDE;
+}
+
 /** Finds the repository containing `start` (a file or directory), like `git rev-parse`. */
 export function discoverRepository(start: string): Repository {
   let dir = path.resolve(start);
@@ -63,10 +103,26 @@ export function discoverRepository(start: string): Repository {
   if (!isDirectory(dir)) dir = path.dirname(dir);
   for (;;) {
     const dotGit = path.join(dir, '.git');
-    if (isDirectory(dotGit) && looksLikeGitDir(dotGit)) return openRepository(dotGit, dir);
-    if (isFile(dotGit)) {
+    const dotGitStat = fs.statSync(dotGit, { throwIfNoEntry: false });
+    if (dotGitStat?.isDirectory()) {
+      if (looksLikeGitDir(dotGit)) return openRepository(dotGit, dir);
+      refuseBrokenCommonDir(dotGit);
+    } else if (dotGitStat?.isFile()) {
       const gitDir = readGitFile(dotGit);
       if (looksLikeGitDir(gitDir)) return openRepository(gitDir, dir);
+      refuseBrokenCommonDir(gitDir);
+      // git stops here too ("not a git repository: <gitdir>") rather than look further up: the
+      // .git file says where this repository is, so a parent's would be the wrong one.
+      throw fail('not-a-repository', dotGit, undefined, `gitdir ${gitDir}: ${describeNonGitDir(gitDir)}`);
+    } else if (dotGitStat !== undefined) {
+      // git passes over such a .git (its setup code marks that as wanting a fix) and may then use a
+      // parent's repository: this one is named instead, so that what is wrong is said.
+      throw fail(
+        'not-a-repository',
+        dotGit,
+        undefined,
+        `${fileKind(dotGitStat)}, neither a git directory nor a .git file`,
+      );
     }
     if (looksLikeGitDir(dir)) {
       // Inside a git directory itself: bare, or the .git of a work tree.
@@ -74,7 +130,7 @@ export function discoverRepository(start: string): Repository {
       return openRepository(dir, workTree);
     }
     const parent = path.dirname(dir);
-    if (parent === dir) throw fail('not-a-repository', path.resolve(start), undefined, 'not inside a git repository');
+    if (parent === dir) throw fail('not-a-repository', path.resolve(start), undefined, NOT_INSIDE);
     dir = parent;
   }
 }

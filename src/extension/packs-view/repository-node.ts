@@ -72,7 +72,8 @@ export class RepositoryNode extends PacksNodeBase {
     if (this.listing.error !== undefined) children.push(new MessageNode(this, 'error', this.listing.error, 'error'));
     children.push(...this.packs.values());
     if (this.storage !== undefined) children.push(this.storage);
-    if (this.listing.packs.length === 0)
+    // A repository that could not be opened has no packs to speak of: its error says why.
+    if (this.listing.packs.length === 0 && (this.listing.error === undefined || this.listing.storage !== undefined))
       children.push(new MessageNode(this, 'no-packs', 'No packs: every object is loose (git gc packs them)', 'info'));
     return children;
   }

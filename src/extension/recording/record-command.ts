@@ -18,7 +18,8 @@ import { splitShellWords, UNCLOSED_QUOTE } from '../../common/shell-words.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import type { ServerClient, WorkDoneValue } from '../server-client.ts';
-import { SIDECAR_VERSION, writeSidecar, type RecordingStore } from './recording-store.ts';
+import { SIDECAR_VERSION, writeSidecar } from './recording-sidecar.ts';
+import type { RecordingStore } from './recording-store.ts';
 import type { RecordingSettings } from './recording-settings.ts';
 
 /** `packscope.recordCommand`'s optional argument (tests and other commands skip the questions with it). */

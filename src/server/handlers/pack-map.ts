@@ -143,6 +143,46 @@ async function packMapTile(
   const segment = optionalInteger(fields.segment, 'segment', 1);
   if (segment !== undefined && recordingFile === undefined) throw invalid('segment applies to a recording');
   const recording = recordingFile === undefined ? undefined : path.resolve(recordingFile);
+  const view = fields.view === undefined || fields.view === null ? undefined : paramsObject(fields.view);
+  if (view === undefined)
+    return drawTile(context, params, token, { packPath, attribute, order, tileX, tileY, recording, segment });
+  const entered = context.tileViews.enter(
+    requireString(view.id, 'view.id', 200),
+    requireInteger(view.generation, 'view.generation'),
+    token,
+  );
+  try {
+    return await drawTile(context, params, entered.token, {
+      packPath,
+      attribute,
+      order,
+      tileX,
+      tileY,
+      recording,
+      segment,
+    });
+  } finally {
+    entered.done();
+  }
+}
+
+interface TileWanted {
+  packPath: string;
+  attribute: MapAttribute;
+  order: number;
+  tileX: number;
+  tileY: number;
+  recording: string | undefined;
+  segment: number | undefined;
+}
+
+async function drawTile(
+  context: ServerContext,
+  params: PackMapTileParams,
+  token: CancellationToken,
+  { packPath, attribute, order, tileX, tileY, recording, segment }: TileWanted,
+): Promise<PackMapTileResult> {
+  throwIfCancelled(token);
   const { state, pack } = context.findPack(packPath);
   await context.ensureModel(state, pack, token);
   const ref = packRef(context, state, pack);
@@ -154,7 +194,7 @@ async function packMapTile(
       ? undefined
       : await ensureOverlay(context, ref, pack, recording, segment, params.workDoneToken, token);
   const draw = (): Promise<MapWorkerReply> =>
-    context.work.run('pack-map', token, () =>
+    context.work.run('pack-map-tile', token, () =>
       context.packMaps.ask(
         { kind: 'tile', pack: ref, attribute, order, region, ...(overlay ? { overlay: overlay.key } : {}) },
         token,

@@ -52,7 +52,9 @@ export function registerPackHandlers(context: ServerContext): void {
     context.guarded(async () => {
       // The storage scans (loose objects, marker files) first, off this thread where they can be.
       await Promise.all(context.registry.repositories.map((state) => state.prepareListing()));
-      return { repositories: context.registry.repositories.map((state) => state.listing()) };
+      return {
+        repositories: [...context.registry.repositories.map((state) => state.listing()), ...context.registry.unopened],
+      };
     }),
   );
 
