@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { RecordingInfo } from '../../protocol/server-protocol.ts';
 import { argvOfTraceCommand, gitCommandLine } from '../../common/shell-words.ts';
 import { visibleText } from '../../common/visible-text.ts';
+import { measuredCommandRefusal } from '../../common/measured-command.ts';
 import { programOptions, type ProgramOption } from './program-options.ts';
 
 export const RECONSTRUCTED_NOTE = 'The command line was reconstructed from the trace and may be inexact.';
@@ -25,7 +26,8 @@ export const UNTRUSTED_REFUSAL =
 /**
  * The checks on a plan before anything runs: no git at all from a file in an
  * untrusted workspace (git would read the repository's own configuration, which can run programs);
- * every argument a string; the working directory inside the recording's repository.
+ * every argument a string; only a command that reads (src/common/measured-command.ts); the working
+ * directory inside the recording's repository.
  */
 export function checkedMeasurePlan(
   info: RecordingInfo,
@@ -38,6 +40,9 @@ export function checkedMeasurePlan(
   }
   const plan = measurePlan(info, segment);
   if ('refusal' in plan) return plan;
+  // The server refuses the same commands; refused here, the reason shows where the user clicked.
+  const refusal = measuredCommandRefusal(plan.args);
+  if (refusal !== undefined) return { refusal };
   const workTree = path.basename(info.repository) === '.git' ? path.dirname(info.repository) : info.repository;
   const within = [workTree, info.repository].some((root) => {
     const relative = path.relative(path.resolve(root), path.resolve(plan.cwd));
@@ -117,7 +122,7 @@ export function measureConfirmation(
       ? `Recorded by PackScope: ${visibleText(run.file)}.`
       : `From a file you opened, not recorded by PackScope: ${visibleText(run.file)}.`;
   return {
-    message: `Run \`${visibleText(gitCommandLine(plan.args))}\` for real ${run.limits * run.runs} times?`,
-    detail: `${run.limits} values of core.deltaBaseCacheLimit × best of ${run.runs}, in ${visibleText(plan.cwd)}. The Cache Lab shows the wall times next to the simulated inflations. "${MEASURE_WITH_KEPT_HEAP}" runs each twice as often, half of the runs with glibc's malloc thresholds pinned (GLIBC_TUNABLES), to show how much of the time is glibc handing freed memory back to the kernel.${inexact} ${origin}`,
+    message: `Run \`${visibleText(gitCommandLine(['-c', 'core.deltaBaseCacheLimit=N', ...plan.args]))}\` for real ${run.limits * run.runs} times?`,
+    detail: `Exactly that argv, N each of ${run.limits} values of core.deltaBaseCacheLimit × best of ${run.runs}, in ${visibleText(plan.cwd)}, with the repository's configured programs (hooks, fsmonitor, textconv, filters, pager) switched off. The Cache Lab shows the wall times next to the simulated inflations. "${MEASURE_WITH_KEPT_HEAP}" runs each twice as often, half of the runs with glibc's malloc thresholds pinned (GLIBC_TUNABLES), to show how much of the time is glibc handing freed memory back to the kernel.${inexact} ${origin}`,
   };
 }
