@@ -83,24 +83,47 @@ function missingBlob(world: World, clone: string): string {
   return missing.slice(1);
 }
 
-/** A commit with a signature header, for the commands that check one. */
-function signedCommit(world: World): string {
+/** A commit whose signature header is of the kind `armor` names (PGP, SSH or X.509), for the commands that check one. */
+function signedCommit(world: World, armor: string): string {
   const tree = world.sandbox.gitText(world.repo, ['rev-parse', 'HEAD^{tree}']).trim();
-  const parent = world.sandbox.gitText(world.repo, ['rev-parse', 'HEAD']).trim();
   const body = [
     `tree ${tree}`,
-    `parent ${parent}`,
     'author A <a@example.com> 1700000000 +0000',
     'committer A <a@example.com> 1700000000 +0000',
-    'gpgsig -----BEGIN PGP SIGNATURE-----',
+    `gpgsig -----BEGIN ${armor}-----`,
     ' ',
     ' iQEzBAABCAAdFiEE',
-    ' -----END PGP SIGNATURE-----',
+    ` -----END ${armor}-----`,
     '',
     'signed',
     '',
   ].join('\n');
   return world.sandbox.gitText(world.repo, ['hash-object', '-t', 'commit', '-w', '--stdin'], { input: body }).trim();
+}
+
+/** An executable that leaves the marker, for the keys git runs as a program rather than through the shell. */
+function markingProgram(world: World): string {
+  const program = path.join(world.root, 'marking-program');
+  fs.writeFileSync(program, `#!/bin/sh\n${world.marking('exit 1')}\n`, { mode: 0o755 });
+  return program;
+}
+
+/** A hook of the repository's own that leaves the marker. */
+function hook(world: World, name: string): void {
+  fs.writeFileSync(path.join(world.repo, '.git', 'hooks', name), `#!/bin/sh\n${world.marking()}\n`, { mode: 0o755 });
+}
+
+/** `count` loose blobs, written by git. */
+function looseObjects(world: World, count: number): void {
+  const input = Array.from({ length: count }, (_, i) => `blob ${i}`).join('\n');
+  const dir = path.join(world.root, 'blobs');
+  fs.mkdirSync(dir, { recursive: true });
+  const files = input.split('\n').map((content, i) => {
+    const file = path.join(dir, String(i));
+    fs.writeFileSync(file, content);
+    return file;
+  });
+  world.sandbox.git(world.repo, ['hash-object', '-w', '--stdin-paths'], { input: files.join('\n') });
 }
 
 const CASES: Record<string, Case> = {
@@ -171,74 +194,60 @@ const CASES: Record<string, Case> = {
     },
   },
   'gpg.program': {
+    // git runs gpg.program itself (no shell), so the marker is an executable's path.
     run: async (w) => {
-      config(w, 'gpg.program', w.marking('false'));
-      await w.git(['log', '-1', '--format=%G?', signedCommit(w)], { stdout: 'ignore' });
+      config(w, 'gpg.program', markingProgram(w));
+      const signed = signedCommit(w, 'PGP SIGNATURE');
+      await w.git(['log', '-1', '--format=%G?', signed], { stdout: 'ignore' });
+      await w.git(['log', '-1', '--show-signature', signed], { stdout: 'ignore' });
     },
   },
   'gpg.ssh.program': {
     run: async (w) => {
-      config(w, 'gpg.format', 'ssh');
-      config(w, 'gpg.ssh.program', w.marking('false'));
-      config(w, 'gpg.ssh.allowedSignersFile', path.join(w.root, 'allowed'));
+      config(w, 'gpg.ssh.program', markingProgram(w));
       fs.writeFileSync(path.join(w.root, 'allowed'), '');
-      const tree = w.sandbox.gitText(w.repo, ['rev-parse', 'HEAD^{tree}']).trim();
-      const body = `tree ${tree}\nauthor A <a@e> 1 +0000\ncommitter A <a@e> 1 +0000\ngpgsig -----BEGIN SSH SIGNATURE-----\n U1NIU0lH\n -----END SSH SIGNATURE-----\n\nsigned\n`;
-      const commit = w.sandbox.gitText(w.repo, ['hash-object', '-t', 'commit', '-w', '--stdin'], { input: body });
-      await w.git(['log', '-1', '--format=%G?', commit.trim()], { stdout: 'ignore' });
+      config(w, 'gpg.ssh.allowedSignersFile', path.join(w.root, 'allowed'));
+      await w.git(['log', '-1', '--show-signature', signedCommit(w, 'SSH SIGNATURE')], { stdout: 'ignore' });
     },
   },
   'gpg.x509.program': {
     run: async (w) => {
-      config(w, 'gpg.x509.program', w.marking('false'));
-      const tree = w.sandbox.gitText(w.repo, ['rev-parse', 'HEAD^{tree}']).trim();
-      const body = `tree ${tree}\nauthor A <a@e> 1 +0000\ncommitter A <a@e> 1 +0000\ngpgsig -----BEGIN SIGNED MESSAGE-----\n MIIB\n -----END SIGNED MESSAGE-----\n\nsigned\n`;
-      const commit = w.sandbox.gitText(w.repo, ['hash-object', '-t', 'commit', '-w', '--stdin'], { input: body });
-      await w.git(['log', '-1', '--format=%G?', commit.trim()], { stdout: 'ignore' });
+      config(w, 'gpg.x509.program', markingProgram(w));
+      await w.git(['log', '-1', '--show-signature', signedCommit(w, 'SIGNED MESSAGE')], { stdout: 'ignore' });
     },
   },
   'gpg.ssh.defaultKeyCommand': {
-    // Only signing asks for the key; a signing run through the runner starts no command either.
+    // Asked for the key when signing in the SSH format without user.signingKey.
     run: async (w) => {
       config(w, 'gpg.format', 'ssh');
-      config(w, 'gpg.ssh.defaultKeyCommand', w.marking('false'));
-      config(w, 'commit.gpgSign', 'true');
-      await w.git(['commit-tree', '-m', 'x', '-S', 'HEAD^{tree}'], { stdout: 'ignore' });
+      config(w, 'gpg.ssh.defaultKeyCommand', markingProgram(w));
+      await w.git(['commit-tree', '-S', '-m', 'signed', 'HEAD^{tree}'], { stdout: 'ignore' });
     },
   },
   'log.showSignature': {
     run: async (w) => {
       config(w, 'log.showSignature', 'true');
-      config(w, 'gpg.program', w.marking('false'));
-      await w.git(['log', '-1', signedCommit(w)], { stdout: 'ignore' });
+      config(w, 'gpg.program', markingProgram(w));
+      await w.git(['log', '-1', signedCommit(w, 'PGP SIGNATURE')], { stdout: 'ignore' });
     },
   },
   'gc.auto': {
-    // A commit through the runner (PackScope makes none) would start `gc --auto`, whose pre-auto-gc hook leaves the marker.
+    // Enough loose objects for `gc --auto` at gc.auto=1; gc would start the repository's pre-auto-gc hook.
     run: async (w) => {
       config(w, 'gc.auto', '1');
-      config(w, 'maintenance.auto', 'false');
-      for (let i = 0; i < 3; i++) w.sandbox.git(w.repo, ['commit', '-q', '--allow-empty', '-m', `loose ${i}`]);
-      const hooks = path.join(w.repo, '.git', 'hooks');
-      fs.writeFileSync(path.join(hooks, 'pre-auto-gc'), `#!/bin/sh\n${w.marking()}\n`, { mode: 0o755 });
-      config(w, 'core.hooksPath', hooks);
-      const run = await w.git(['gc', '--auto'], { stdout: 'ignore' });
-      assert.equal(run.status, 0, run.stderr);
-      assert.equal(fs.readdirSync(path.join(w.repo, '.git', 'objects', 'pack')).length, 0, 'gc --auto packed nothing');
+      looseObjects(w, 2000);
+      hook(w, 'pre-auto-gc');
+      await w.git(['gc', '--auto'], { stdout: 'ignore' });
     },
   },
   'maintenance.auto': {
+    // A commit starts `maintenance run --auto` after its work, and with it gc --auto and its hook.
     run: async (w) => {
       config(w, 'maintenance.auto', 'true');
       config(w, 'gc.auto', '1');
-      for (let i = 0; i < 3; i++) w.sandbox.git(w.repo, ['commit', '-q', '--allow-empty', '-m', `loose ${i}`]);
-      const run = await w.git(['maintenance', 'run', '--auto', '--quiet']);
-      assert.equal(run.status, 0, run.stderr);
-      assert.equal(
-        fs.readdirSync(path.join(w.repo, '.git', 'objects', 'pack')).length,
-        0,
-        'maintenance packed nothing',
-      );
+      looseObjects(w, 2000);
+      hook(w, 'pre-auto-gc');
+      await w.git(['commit', '-q', '--allow-empty', '-m', 'one more'], { stdout: 'ignore' });
     },
   },
   GIT_OPTIONAL_LOCKS: {
