@@ -430,6 +430,20 @@ export const RecordRequest = new RequestType<RecordParams, RecordingInfo, void>(
 export const MeasureRequest = new RequestType<MeasureParams, MeasureResult, void>('packscope/measure');
 
 /**
+ * The files git tracks in a workspace repository's work tree (`git ls-files`), for choosing a file
+ * to blame. The server runs it, through the runner that keeps the repository's configuration from
+ * running anything (reading the index would start its fsmonitor hook).
+ */
+export interface TrackedFilesParams {
+  /** A workspace repository's id. */
+  repository: string;
+  git: string;
+}
+export const TrackedFilesRequest = new RequestType<TrackedFilesParams, { files: string[] }, void>(
+  'packscope/trackedFiles',
+);
+
+/**
  * The user picked this file (an open dialog, a quick pick, a command's argument): the server may read
  * it as a recording, a trace or a pack although it lies outside the places it reads by itself
  * (README "Trust and safety"; src/server/read-rules.ts). Answers the absolute path allowed.

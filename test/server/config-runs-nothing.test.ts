@@ -8,7 +8,13 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { MeasureRequest, RepackModePreviewRequest, RepackPreviewRequest } from '../../src/protocol/server-protocol.ts';
+import {
+  ListRepositoriesRequest,
+  MeasureRequest,
+  RepackModePreviewRequest,
+  RepackPreviewRequest,
+  TrackedFilesRequest,
+} from '../../src/protocol/server-protocol.ts';
 import { gitEnv, GitSandbox, runCli, tempDir } from '../support/git.ts';
 import { LspServer, expectError } from '../support/lsp-server.ts';
 
@@ -84,6 +90,19 @@ describe('a repository’s configured programs never run', () => {
       await server.connection.sendRequest(RepackModePreviewRequest, { repository: repo, mode, git: 'git' });
       assertNoMarker(`the ${mode.kind} preview`);
     }
+  });
+
+  test('the files to blame come from the server’s ls-files, which reads the index without the fsmonitor', async () => {
+    const { repositories } = await server.connection.sendRequest(ListRepositoriesRequest, {});
+    const listing = repositories.find((r) => r.workTree === repo);
+    assert.ok(listing, JSON.stringify(repositories));
+    const { files } = await server.connection.sendRequest(TrackedFilesRequest, { repository: listing.id, git: 'git' });
+    assert.deepEqual(files, ['file.txt']);
+    assertNoMarker('ls-files');
+    await expectError(
+      server.connection.sendRequest(TrackedFilesRequest, { repository: other + '-elsewhere', git: 'git' }),
+      (error) => assert.match(error.message, /not a workspace repository/),
+    );
   });
 
   test('Measure for real of commands that reach a textconv, a filter and the index', async () => {
