@@ -49,6 +49,12 @@ export interface ServerSettings {
    * refused, and its file name must be `git` (or `git.exe`). The extension sends the git it located.
    */
   git: string;
+  /**
+   * False in Restricted Mode (VS Code's workspace trust): the server then runs no git on the
+   * workspace's repositories (repack previews, Measure for real, time estimates, recordings), each
+   * refused with the reason. A client that does not say (the CLI's tests) counts as trusted.
+   */
+  workspaceTrusted: boolean;
 }
 
 export const DEFAULT_SERVER_SETTINGS: ServerSettings = {
@@ -58,6 +64,7 @@ export const DEFAULT_SERVER_SETTINGS: ServerSettings = {
   persistModels: true,
   hoverIndexLimit: 5_000_000,
   git: 'git',
+  workspaceTrusted: true,
 };
 
 export interface InitializationOptions {

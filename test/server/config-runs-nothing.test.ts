@@ -9,10 +9,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
+  AllowReadRequest,
   ListRepositoriesRequest,
   MeasureRequest,
   RepackModePreviewRequest,
   RepackPreviewRequest,
+  RecordRequest,
+  SweepRequest,
   TrackedFilesRequest,
 } from '../../src/protocol/server-protocol.ts';
 import { gitEnv, GitSandbox, runCli, tempDir } from '../support/git.ts';
@@ -213,5 +216,94 @@ describe('Measure for real re-runs only commands that read', () => {
       assert.equal(result.results.length, 1, JSON.stringify(args));
     }
     assertNoMarker('Measure of reading commands');
+  });
+});
+
+describe('a server told that the workspace is untrusted runs no git on it', () => {
+  let untrusted: LspServer;
+  let recording: string;
+
+  before(async () => {
+    recording = path.join(root, 'other-log.psrec');
+    const recorded = runCli(['record', '--exact', '-o', recording, '-C', other, '--', 'log', '--raw'], {
+      env: gitEnv(sandbox.home) as Record<string, string>,
+    });
+    assert.equal(recorded.status, 0, recorded.stderr);
+    untrusted = await LspServer.start({
+      workspaceFolders: [path.dirname(repo)],
+      settings: { modelCacheDirectory: path.join(root, 'untrusted-models'), workspaceTrusted: false },
+      env: gitEnv(sandbox.home),
+      recordingDirectory: path.join(root, 'untrusted-recordings'),
+    });
+    await untrusted.connection.sendRequest(AllowReadRequest, { file: recording });
+  });
+
+  after(async () => {
+    await untrusted?.stop();
+  });
+
+  test('repack previews (the estimate too), Measure for real, recording, ls-files: refused with the reason', async () => {
+    const refusal = /This workspace is not trusted: PackScope runs no git in it/;
+    for (const estimateOnly of [false, true]) {
+      await expectError(
+        untrusted.connection.sendRequest(RepackPreviewRequest, {
+          repository: repo,
+          extraOptions: [],
+          git: 'git',
+          recordings: [],
+          estimate: true,
+          estimateOnly,
+        }),
+        (error) => assert.match(error.message, refusal),
+      );
+    }
+    await expectError(
+      untrusted.connection.sendRequest(RepackModePreviewRequest, {
+        repository: repo,
+        mode: { kind: 'cruft' },
+        git: 'git',
+      }),
+      (error) => assert.match(error.message, refusal),
+    );
+    await expectError(
+      untrusted.connection.sendRequest(MeasureRequest, {
+        cwd: repo,
+        args: ['log', '-1'],
+        git: 'git',
+        limits: [0],
+        runs: 1,
+      }),
+      (error) => assert.match(error.message, refusal),
+    );
+    await expectError(
+      untrusted.connection.sendRequest(RecordRequest, {
+        cwd: repo,
+        args: ['status'],
+        output: path.join(root, 'untrusted-recordings', 'status.psrec'),
+        mode: 'exact',
+        git: 'git',
+      }),
+      (error) => assert.match(error.message, refusal),
+    );
+    const { repositories } = await untrusted.connection.sendRequest(ListRepositoriesRequest, {});
+    const listing = repositories.find((r) => r.workTree === repo);
+    assert.ok(listing, JSON.stringify(repositories));
+    await expectError(
+      untrusted.connection.sendRequest(TrackedFilesRequest, { repository: listing.id, git: 'git' }),
+      (error) => assert.match(error.message, refusal),
+    );
+    assertNoMarker('an untrusted workspace');
+  });
+
+  test('a sweep still counts, and says why it has no time estimate', async () => {
+    const sweep = await untrusted.connection.sendRequest(SweepRequest, {
+      file: recording,
+      policies: ['git'],
+      limits: [0, 16 << 20],
+      time: true,
+    });
+    assert.ok(sweep.results.length > 0);
+    assert.equal(sweep.time, undefined);
+    assert.match(sweep.timeError ?? '', /not trusted: PackScope runs no git in it, so no time estimate/);
   });
 });

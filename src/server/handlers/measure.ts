@@ -38,7 +38,7 @@ import { calibrationInWorker } from '../calibration-worker.ts';
 import { openRecording } from '../recording-opener.ts';
 import { checkLimits, invalid } from '../request-params.ts';
 import { percent, withProgress } from '../request-progress.ts';
-import { checkGitArguments, trustedGit } from '../trusted-git.ts';
+import { checkGitArguments, gitForWorkspace } from '../trusted-git.ts';
 import type { ServerContext } from '../server-context.ts';
 
 /**
@@ -104,7 +104,7 @@ export function registerMeasureHandlers(context: ServerContext): void {
         // A recording names the command, and a recording is hostile: only commands that read run.
         const refusal = measuredCommandRefusal(gitArgs);
         if (refusal !== undefined) throw invalid(refusal);
-        const git = trustedGit(params.git, context.settings.git);
+        const git = gitForWorkspace(params.git, context.settings, 'Measure for real');
         const limits = checkLimits(params.limits);
         if (limits.length === 0) throw invalid('no limits given');
         if (!Number.isInteger(params.runs) || params.runs < 1) throw invalid('runs must be a positive integer');

@@ -21,7 +21,7 @@ import {
 import { abortSignalFor, cancelledError, cancelledPromise, throwIfCancelled } from '../cancellation.ts';
 import { openRecording } from '../recording-opener.ts';
 import { invalid, paramsObject, requireString } from '../request-params.ts';
-import { checkGitArguments, trustedGit } from '../trusted-git.ts';
+import { checkGitArguments, gitForWorkspace } from '../trusted-git.ts';
 import { nested, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
 
@@ -94,7 +94,7 @@ export function registerRecordHandlers(context: ServerContext): void {
     context.guarded(async () => {
       const fields = paramsObject(params);
       requireString(fields.repository, 'repository');
-      const git = trustedGit(params.git, context.settings.git);
+      const git = gitForWorkspace(params.git, context.settings, 'list of tracked files');
       // A workspace repository only: the request names no path of its own to run git in.
       const workTree = context.registry.get(params.repository)?.repository.workTree;
       if (workTree === undefined) throw invalid(`${params.repository}: not a workspace repository with a work tree`);
@@ -141,7 +141,7 @@ function checkRecordParams(
   params: RecordParams,
 ): { args: string[]; git: string; complete: number[] } {
   const args = checkGitArguments(params.args);
-  const git = trustedGit(params.git, context.settings.git);
+  const git = gitForWorkspace(params.git, context.settings, 'recording');
   if (params.mode !== 'exact' && params.mode !== 'passive') throw invalid('mode must be "exact" or "passive"');
   const complete = params.complete ?? [];
   if (
