@@ -101,10 +101,10 @@ export function registerMeasureHandlers(context: ServerContext): void {
     context.guarded(() =>
       withProgress(context, params.workDoneToken, 'Measuring git', token, async (progress): Promise<MeasureResult> => {
         const gitArgs = checkGitArguments(params.args);
+        const git = gitForWorkspace(params.git, context.settings, 'Measure for real');
         // A recording names the command, and a recording is hostile: only commands that read run.
         const refusal = measuredCommandRefusal(gitArgs);
         if (refusal !== undefined) throw invalid(refusal);
-        const git = gitForWorkspace(params.git, context.settings, 'Measure for real');
         const limits = checkLimits(params.limits);
         if (limits.length === 0) throw invalid('no limits given');
         if (!Number.isInteger(params.runs) || params.runs < 1) throw invalid('runs must be a positive integer');
