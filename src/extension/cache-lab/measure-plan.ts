@@ -6,16 +6,14 @@ import type { RecordingInfo } from '../../protocol/server-protocol.ts';
 import { argvOfTraceCommand, gitCommandLine } from '../../common/shell-words.ts';
 import { visibleText } from '../../common/visible-text.ts';
 import { measuredCommandRefusal } from '../../common/measured-command.ts';
-import { programOptions, type ProgramOption } from './program-options.ts';
 
 export const RECONSTRUCTED_NOTE = 'The command line was reconstructed from the trace and may be inexact.';
 
 /**
- * What Measure for real runs: git's arguments and where, and the options among them that make git
- * run other programs (the user allows each by name), or why it cannot run.
+ * What Measure for real runs: git's arguments and where, or why it cannot run (a command that does
+ * more than read is refused outright, src/common/measured-command.ts: there is no option to allow).
  */
-export type MeasurePlan =
-  { args: string[]; cwd: string; reconstructed: boolean; programOptions: ProgramOption[] } | { refusal: string };
+export type MeasurePlan = { args: string[]; cwd: string; reconstructed: boolean } | { refusal: string };
 
 /** Where the recording came from, for the dialog: the extension wrote it, or the user opened a file. */
 export type RecordingOrigin = 'storage' | 'opened';
@@ -67,7 +65,7 @@ export function measurePlan(info: RecordingInfo, segment: number | null): Measur
   if (segment !== null && chosen === undefined)
     return { refusal: `The recording has no segment ${segment} (it has ${info.segments.length}).` };
   if (info.args !== null && info.args.length > 0) {
-    const recorded = { args: [...info.args], cwd, reconstructed: false, programOptions: programOptions(info.args) };
+    const recorded = { args: [...info.args], cwd, reconstructed: false };
     if (chosen === undefined || info.segments.length <= 1 || chosen.command === null || chosen.command === info.command)
       return recorded;
     const traced = argvOfTraceCommand(chosen.command);
@@ -76,7 +74,7 @@ export function measurePlan(info: RecordingInfo, segment: number | null): Measur
     // Another git process of the recorded command (a child it started): as GIT_TRACE printed it.
     return traced === undefined
       ? { refusal: `Segment ${segment} ran \`${chosen.command}\`, which cannot be read back as git's arguments.` }
-      : { args: traced, cwd, reconstructed: true, programOptions: programOptions(traced) };
+      : { args: traced, cwd, reconstructed: true };
   }
   let target = chosen;
   if (target === undefined) {
@@ -101,7 +99,7 @@ export function measurePlan(info: RecordingInfo, segment: number | null): Measur
   const args = argvOfTraceCommand(target.command);
   if (args === undefined)
     return { refusal: `The trace names \`${target.command}\`, which cannot be read back as git's arguments.` };
-  return { args, cwd, reconstructed: true, programOptions: programOptions(args) };
+  return { args, cwd, reconstructed: true };
 }
 
 /**
