@@ -266,6 +266,8 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
   }
 
   async run(argument?: unknown): Promise<RepackPreviewRun | undefined> {
+    // Refused before any question: every choice that follows would run git on the repository.
+    if (!vscode.workspace.isTrusted) throw new Error(UNTRUSTED_REPACK_REFUSAL);
     const location = await this.deps.gitLocation;
     if (!location.found)
       throw new Error(`git was not found (${location.reason}); a repack preview runs git pack-objects.`);
