@@ -423,6 +423,8 @@ function folderQuery(folder) {
  *   (code-server's CLI rejects that option; the workbench URL's `payload` carries it, see url()).
  * - `userSettings`: merged over the harness's quiet defaults.
  * - `preserveUserData`: keep an existing settings.json and the user data (npm start).
+ * - `workspaceTrust`: VS Code's workspace trust on, without its start-up question, so that the
+ *   folder opens in Restricted Mode (the harness turns trust off otherwise).
  *
  * Returns { url(payload?), base, port, remoteUri(path), stop(), dir, logFile, pid, startedAt, listenMs }.
  */
@@ -436,6 +438,7 @@ export async function startWorkbench({
   stateDir,
   port,
   preserveUserData = false,
+  workspaceTrust = false,
   codeServer = codeServerDir(),
   env = {},
   log = () => {},
@@ -468,7 +471,8 @@ export async function startWorkbench({
           'extensions.autoCheckUpdates': false,
           'extensions.autoUpdate': false,
           'update.mode': 'none',
-          'security.workspace.trust.enabled': false,
+          'security.workspace.trust.enabled': workspaceTrust,
+          ...(workspaceTrust ? { 'security.workspace.trust.startupPrompt': 'never' } : {}),
           // DOM renderer: with the default, VS Code 1.100 draws the terminal on a canvas (no text in the DOM).
           'terminal.integrated.gpuAcceleration': 'off',
           ...userSettings,
@@ -507,7 +511,7 @@ export async function startWorkbench({
       exts,
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
+      ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       '--ignore-last-opened',
     ],

@@ -100,6 +100,8 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
         .catch((error: unknown) => output.warn(`Refreshing ${repository} failed: ${errorMessage(error)}`));
     }),
   );
+  // Restricted Mode reaches the server as a setting (it refuses to run git then); granting trust lifts it.
+  lifetime.register(vscode.workspace.onDidGrantWorkspaceTrust(() => server.configure(readServerSettings(locatedGit))));
   lifetime.register(
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!event.affectsConfiguration('packscope')) return;

@@ -30,6 +30,7 @@ export function readServerSettings(git: string): ServerSettings {
       Number.MAX_SAFE_INTEGER,
     ),
     git,
+    workspaceTrusted: vscode.workspace.isTrusted,
   };
 }
 

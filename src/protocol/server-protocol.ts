@@ -49,6 +49,12 @@ export interface ServerSettings {
    * refused, and its file name must be `git` (or `git.exe`). The extension sends the git it located.
    */
   git: string;
+  /**
+   * False in Restricted Mode (VS Code's workspace trust): the server then runs no git on the
+   * workspace's repositories (repack previews, Measure for real, time estimates, recordings), each
+   * refused with the reason. A client that does not say (the CLI's tests) counts as trusted.
+   */
+  workspaceTrusted: boolean;
 }
 
 export const DEFAULT_SERVER_SETTINGS: ServerSettings = {
@@ -58,6 +64,7 @@ export const DEFAULT_SERVER_SETTINGS: ServerSettings = {
   persistModels: true,
   hoverIndexLimit: 5_000_000,
   git: 'git',
+  workspaceTrusted: true,
 };
 
 export interface InitializationOptions {
@@ -428,6 +435,20 @@ export const IndexPackSimRequest = new RequestType<IndexPackSimParams, IndexPack
 );
 export const RecordRequest = new RequestType<RecordParams, RecordingInfo, void>('packscope/record');
 export const MeasureRequest = new RequestType<MeasureParams, MeasureResult, void>('packscope/measure');
+
+/**
+ * The files git tracks in a workspace repository's work tree (`git ls-files`), for choosing a file
+ * to blame. The server runs it, through the runner that keeps the repository's configuration from
+ * running anything (reading the index would start its fsmonitor hook).
+ */
+export interface TrackedFilesParams {
+  /** A workspace repository's id. */
+  repository: string;
+  git: string;
+}
+export const TrackedFilesRequest = new RequestType<TrackedFilesParams, { files: string[] }, void>(
+  'packscope/trackedFiles',
+);
 
 /**
  * The user picked this file (an open dialog, a quick pick, a command's argument): the server may read

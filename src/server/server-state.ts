@@ -188,6 +188,7 @@ export class ServerState implements ServerContext {
     const onlyGitChanged = (Object.keys(DEFAULT_SERVER_SETTINGS) as (keyof ServerSettings)[]).every(
       (key) =>
         key === 'git' ||
+        key === 'workspaceTrusted' ||
         JSON.stringify(next[key] ?? DEFAULT_SERVER_SETTINGS[key]) === JSON.stringify(this.settings[key]),
     );
     this.settings = { ...DEFAULT_SERVER_SETTINGS, ...next };

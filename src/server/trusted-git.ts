@@ -2,6 +2,7 @@
 // the git the extension located), never an executable a request names. A request's `git` is only
 // a check that client and server agree.
 import * as path from 'node:path';
+import type { ServerSettings } from '../protocol/server-protocol.ts';
 import { invalid } from './request-params.ts';
 
 const GIT_FILE_NAMES = new Set(['git', 'git.exe']);
@@ -28,4 +29,16 @@ export function checkGitArguments(args: unknown): string[] {
   if (!args.every((arg): arg is string => typeof arg === 'string'))
     throw invalid('every git argument must be a string');
   return args;
+}
+
+/**
+ * The git to run on a workspace repository for `what`: none in an untrusted workspace (a repository's
+ * configuration is the workspace's, and Restricted Mode runs nothing), else trustedGit's.
+ */
+export function gitForWorkspace(requested: unknown, settings: ServerSettings, what: string): string {
+  if (!settings.workspaceTrusted)
+    throw invalid(
+      `This workspace is not trusted: PackScope runs no git in it, so no ${what} (trust the workspace first).`,
+    );
+  return trustedGit(requested, settings.git);
 }

@@ -31,7 +31,7 @@ describe('childUsage', () => {
           '-e',
           'const a = []; for (let i = 0; i < 64; i++) a.push(Buffer.alloc(1 << 20, 1)); let s = 0; for (let i = 0; i < 3e7; i++) s += i; console.log(s, a.length)',
         ],
-        env,
+        { environment: env },
         'input\n',
       );
       assert.equal(
@@ -51,7 +51,7 @@ describe('childUsage', () => {
 
   test('a failing command is an error with its status', async () => {
     await assert.rejects(
-      childUsage(process.execPath, ['-e', 'process.exit(3)'], { PATH: process.env.PATH }, undefined),
+      childUsage(process.execPath, ['-e', 'process.exit(3)'], { environment: { PATH: process.env.PATH } }, undefined),
       /status 3/,
     );
   });
@@ -60,7 +60,7 @@ describe('childUsage', () => {
     const run = await runWithUsage(
       process.execPath,
       ['-e', 'process.stderr.write("git said no\\n"); process.exit(2)'],
-      { env: { PATH: process.env.PATH } },
+      { environment: { PATH: process.env.PATH } },
     );
     assert.equal(run.status, 2);
     assert.equal(run.stderr, 'git said no\n');
@@ -76,7 +76,7 @@ describe('childUsage', () => {
         '-e',
         'require("node:child_process").spawn(process.execPath, ["-e", "setTimeout(() => {}, 600000)"], { stdio: "inherit" }); setTimeout(() => {}, 600000)',
       ],
-      { env: { PATH: process.env.PATH }, signal: controller.signal },
+      { environment: { PATH: process.env.PATH }, signal: controller.signal },
     );
     setTimeout(() => controller.abort(), 300);
     await assert.rejects(pending, (error: Error) => error.name === 'AbortError');

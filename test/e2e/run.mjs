@@ -119,6 +119,7 @@ function makeHelpers(scenario, result, browser) {
      * and, when the extension is installed, until the PackScope activity-bar entry is there.
      * - installExtension (default true): the checkout "installed" in the extensions dir (symlink).
      * - developmentPath: load the checkout the --extensionDevelopmentPath way (URL payload) instead.
+     * - workspaceTrust: workspace trust on, the folder opened in Restricted Mode.
      * Everything opened here is closed and stopped after the scenario, failed or not.
      */
     async openWorkbench({
@@ -128,11 +129,13 @@ function makeHelpers(scenario, result, browser) {
       developmentPath = false,
       userSettings,
       payload,
+      workspaceTrust,
     } = {}) {
       const workbench = await startWorkbench({
         name,
         workspaceFolder,
         userSettings,
+        workspaceTrust,
         outDir: path.join(outRoot, scenario, name),
         stateDir: tempDir(`${scenario}-state`),
         installExtensionFrom: installExtension && !developmentPath ? root : undefined,

@@ -1,6 +1,7 @@
 // Trust inside VS Code (test/extension/index.ts): Measure for real on a recording whose
 // command makes git run other programs. The recording is made with the CLI on a repository built
-// with git, then its header is rewritten as a hostile file would be: `-c alias.l=!touch … l`.
+// with git, then its header is rewritten as a hostile file would be: `-c alias.l=!touch … l`, which
+// is refused before any dialog.
 // The workbench of the harness is trusted (--disable-workspace-trust), so the untrusted case is
 // checked on the plan function the panel calls.
 import * as assert from 'node:assert/strict';
@@ -15,7 +16,6 @@ import {
   measureConfirmation,
   UNTRUSTED_REFUSAL,
 } from '../../src/extension/cache-lab/measure-plan.ts';
-import { programOptions } from '../../src/extension/cache-lab/program-options.ts';
 import { RecordingInfoRequest } from '../../src/protocol/server-protocol.ts';
 import {
   activatePackScope,
@@ -83,42 +83,8 @@ describe('Trust: Measure for real on a hostile recording', function () {
     if (temp !== undefined) fs.rmSync(temp, { recursive: true, force: true });
   });
 
-  it('names every option that makes git run a program, and none of an ordinary command', () => {
-    const flagged: string[][] = [
-      ['-c', 'alias.l=!touch x', 'l', 'log', '--raw'],
-      ['-c', 'core.pager=sh -c x', 'log'],
-      ['-c', 'Core.Editor=x', 'log'],
-      ['-c', 'core.sshCommand=x', 'log'],
-      ['-c', 'core.fsmonitor=x', 'status'],
-      ['-c', 'core.hooksPath=/tmp', 'log'],
-      ['-c', 'pager.log=x', 'log'],
-      ['-c', 'credential.helper=!x', 'log'],
-      ['-c', 'protocol.ext.allow=always', 'log'],
-      ['-c', 'include.path=/tmp/x', 'log'],
-      ['--config-env=core.pager=EVIL', 'log'],
-      ['--config-env', 'core.pager=EVIL', 'log'],
-      ['--exec-path=/tmp/evil', 'log'],
-      ['fetch', '--upload-pack=touch x', 'origin'],
-      ['ls-remote', '-u', 'touch x', 'origin'],
-      ['bisect', 'run', 'touch', 'x'],
-    ];
-    for (const args of flagged) assert.ok(programOptions(args).length > 0, `flagged: ${JSON.stringify(args)}`);
-    assert.deepEqual(
-      programOptions(['-c', 'alias.l=!touch x', 'l']).map((o) => o.option),
-      ['-c alias.l=!touch x'],
-    );
-    for (const args of [
-      ['log', '--raw'],
-      ['-c', 'core.deltaBaseCacheLimit=0', 'log', '-p'],
-      ['-C', 'sub', 'cat-file', '--batch-all-objects', '--batch-check'],
-      ['log', '-u', '--', '-c'],
-      ['log', '--format=%H %s'],
-    ]) {
-      assert.deepEqual(programOptions(args), [], JSON.stringify(args));
-    }
-  });
-
-  it('an alias that runs the shell is named and, without the second dialog, not run', async () => {
+  // What the allow-list refuses is checked option by option in test/common/measured-command.test.ts.
+  it('an alias that runs the shell is refused before any dialog, naming it, and not run', async () => {
     const marker = path.join(temp, 'alias-ran');
     const hostile = rewrittenRecording(recording, path.join(temp, 'alias.psrec'), (header) => {
       header.command = ['-c', `alias.l=!touch ${marker}`, 'l', 'log', '--raw'];
@@ -126,13 +92,8 @@ describe('Trust: Measure for real on a hostile recording', function () {
     await pickedByUser(api, hostile);
     const info = await api.server.request(RecordingInfoRequest, { file: hostile });
     const plan = checkedMeasurePlan(info, null, true);
-    assert.ok(!('refusal' in plan), JSON.stringify(plan));
-    assert.deepEqual(
-      plan.programOptions.map((o) => o.option),
-      [`-c alias.l=!touch ${marker}`],
-    );
-    const confirmation = measureConfirmation(plan, { file: hostile, origin: 'opened', limits: 1, runs: 1 });
-    assert.match(confirmation.detail, /From a file you opened, not recorded by PackScope/);
+    assert.ok('refusal' in plan, JSON.stringify(plan));
+    assert.match(plan.refusal, /it refuses "-c alias\.l=!touch /);
 
     await vscode.commands.executeCommand('packscope.openCacheLab', { file: hostile });
     const panel = await until<CacheLabPanel>(
@@ -142,7 +103,10 @@ describe('Trust: Measure for real on a hostile recording', function () {
     );
     const refused = await api.cacheLab.measure(panel, { limits: [0], runs: 1, confirmed: true });
     assert.equal(refused.outcome, 'failed');
-    assert.match(refused.errors.join('\n'), /make git run other programs \(-c alias\.l=!touch/);
+    assert.match(
+      refused.errors.join('\n'),
+      /Measure for real re-runs only git commands that read; it refuses "-c alias\.l=!touch/,
+    );
     assert.equal(refused.message, undefined);
     assert.ok(!fs.existsSync(marker), 'the alias did not run');
   });

@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cleanGitEnvironment } from '../git/run-git.ts';
 import { childUsage } from '../git/child-usage.ts';
 import { gitVersionOf } from '../git/git-probe.ts';
 import type { PackModel } from '../model/pack-model.ts';
@@ -550,7 +549,7 @@ export async function timedRun(
   let best = Infinity;
   for (let r = 0; r < repeats; r++) {
     if (signal?.aborted) throw new CancelledError('calibration cancelled');
-    const env = cleanGitEnvironment();
+    const env: NodeJS.ProcessEnv = {};
     // cat-file's heap is small, so glibc hands every large inflate or patch_delta buffer back to the
     // kernel on free (munmap, or a trim of the heap's top) and faults it in again on the next read:
     // cat-file's system time can then be several times the command's (bench/README.md, "Figures
@@ -558,8 +557,8 @@ export async function timedRun(
     // A command that reads for seconds keeps a large heap and reuses that memory, so the thresholds
     // are pinned as its are in effect (glibc only; other C libraries ignore the variable).
     env.GLIBC_TUNABLES = CALIBRATION_TUNABLES;
+    // The clean environment holds no GIT_* variable: only this run's trace, when asked.
     if (traceFile) env.GIT_TRACE_PACK_ACCESS = traceFile;
-    else delete env.GIT_TRACE_PACK_ACCESS;
     // --buffer: without it cat-file flushes after every object, a write(2) per read that a command does not make.
     let seconds: number;
     try {
@@ -567,7 +566,7 @@ export async function timedRun(
         await childUsage(
           git,
           ['--git-dir', gitDir, '-c', `core.deltaBaseCacheLimit=${limit}`, 'cat-file', mode, '--buffer'],
-          env,
+          { environment: 'clean', env },
           input,
           undefined,
           signal,

@@ -1,5 +1,11 @@
 import { spawn } from 'node:child_process';
-import { abortError, killProcessGroup, MAX_STDERR_BYTES } from './run-git.ts';
+import {
+  abortError,
+  gitEnvironment,
+  killProcessGroup,
+  MAX_STDERR_BYTES,
+  type GitEnvironmentOptions,
+} from './run-git.ts';
 
 /**
  * A command run for its cost: wall time, CPU time (user + system) and minor page faults. Node
@@ -24,9 +30,11 @@ export interface UsageRun {
   minorFaults: number | null;
 }
 
-export interface UsageOptions {
-  env: NodeJS.ProcessEnv;
-  cwd?: string | undefined;
+/**
+ * The environment as runGit builds it (run-git.ts): the same table of no-programs.ts applies to a
+ * timed git, so that its configuration runs nothing either.
+ */
+export interface UsageOptions extends GitEnvironmentOptions {
   /** Written to the command's stdin; without it stdin is /dev/null. */
   input?: string | undefined;
   /** Stops the command and its children (SIGTERM to its process group, SIGKILL after 2 s); the run then rejects with an AbortError. */
@@ -42,7 +50,7 @@ export function runWithUsage(command: string, args: string[], options: UsageOpti
       reject(abortError(options.signal));
       return;
     }
-    const env: NodeJS.ProcessEnv = { ...options.env };
+    const env = gitEnvironment(options);
     delete env.BASH_ENV;
     delete env.ENV;
     const started = performance.now();
@@ -111,12 +119,12 @@ export interface ChildUsage {
 export async function childUsage(
   command: string,
   args: string[],
-  env: NodeJS.ProcessEnv,
+  environment: GitEnvironmentOptions,
   input: string | undefined,
   cwd?: string,
   signal?: AbortSignal,
 ): Promise<ChildUsage> {
-  const run = await runWithUsage(command, args, { env, cwd, input, signal });
+  const run = await runWithUsage(command, args, { ...environment, cwd, input, signal });
   if (run.status !== 0 || run.cpuSeconds === null) {
     throw new Error(
       `${command} ${args.join(' ')} failed (${run.signal ? `killed by ${run.signal}` : `status ${run.status}`}): ${run.stderr.trim() || 'no message'}`,

@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { CancelledError, GitCommandError } from '../errors.ts';
+import { withoutPrograms } from './no-programs.ts';
 
 // The one way PackScope runs git: every caller (pack-objects for a repack preview, the write-order
 // estimate's rev-list, the recorder, the server's measured runs, the version and option probes)
 // goes through runGit (or probeGit, built on it), so that the environment, cancellation, the kill of git's own
-// children and the wording of git's failures are the same everywhere.
+// children and the wording of git's failures are the same everywhere. The environment always carries
+// the table of no-programs.ts, so that a repository's configuration cannot make git run a program or
+// reach the network; only the recorder's run of the user's own command opts out.
 
 /** A cancelled run rejects with this (name "AbortError", as fetch and node:timers do). */
 export function abortError(signal: AbortSignal | undefined): Error {
@@ -43,6 +46,18 @@ export interface GitEnvironmentOptions {
   environment?: 'clean' | 'inherited' | NodeJS.ProcessEnv | undefined;
   /** Variables set on top of that environment. */
   env?: NodeJS.ProcessEnv | undefined;
+  /**
+   * 'none' (the default): no-programs.ts's table applied on top of everything, so that nothing the
+   * repository configures runs. 'configured': git as the user runs it, for the recorder's run of the
+   * command the user typed (and asked to be recorded as it runs).
+   */
+  programs?: 'none' | 'configured' | undefined;
+  /**
+   * The keys of the repository's configuration (`git config --list`), so that the table's per-driver
+   * rows (`diff.<driver>.textconv`) are overridden too: needed by commands that reach drivers (log -p,
+   * diff, cat-file --filters), which PackScope's own runs are not.
+   */
+  configuredKeys?: Iterable<string> | undefined;
 }
 
 export interface GitRunOptions extends GitEnvironmentOptions {
@@ -72,10 +87,14 @@ export interface GitRun {
   seconds: number;
 }
 
-function environmentOf(options: GitEnvironmentOptions): NodeJS.ProcessEnv {
+/** The environment git runs with (runGit's, and runWithUsage's for a timed git). */
+export function gitEnvironment(options: GitEnvironmentOptions): NodeJS.ProcessEnv {
   const environment = options.environment ?? 'clean';
-  if (environment === 'clean') return { ...cleanGitEnvironment(), ...options.env, LC_ALL: 'C' };
-  return { ...(environment === 'inherited' ? process.env : environment), ...options.env };
+  const env =
+    environment === 'clean'
+      ? { ...cleanGitEnvironment(), ...options.env, LC_ALL: 'C' }
+      : { ...(environment === 'inherited' ? process.env : environment), ...options.env };
+  return options.programs === 'configured' ? env : withoutPrograms(env, options.configuredKeys);
 }
 
 function cannotRun(argv: string[], message: string): GitCommandError {
@@ -129,7 +148,7 @@ export function runGit(git: string, args: string[], options: GitRunOptions = {})
     const started = performance.now();
     const child = spawn(git, args, {
       cwd: options.cwd,
-      env: environmentOf(options),
+      env: gitEnvironment(options),
       stdio,
       detached: options.processGroup === true,
     });

@@ -14,7 +14,6 @@ import type { CurrentLayout, LayoutSummary, SizeChange } from '../documents/repa
 import { countLooseObjects, joinByObjectId, summarizeLayout } from './layout-summary.ts';
 import {
   equivalentRepackCommand,
-  NO_LAZY_FETCH_ENVIRONMENT,
   promisorRemotes,
   repackPackObjectsArguments,
   type RepackTuning,
@@ -141,11 +140,8 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
       `--git-dir=${repository.gitDir}`,
       ...repackPackObjectsArguments(repository, config, options, path.join(outDir, 'pack')),
     ];
-    // A preview never fetches: in a partial clone, a missing object stays missing.
-    const env: Record<string, string> = {
-      GIT_OBJECT_DIRECTORY: shadow,
-      ...(promisors.length > 0 ? NO_LAZY_FETCH_ENVIRONMENT : {}),
-    };
+    // A preview never fetches: the runner's table (no-programs.ts) keeps a missing object missing.
+    const env: Record<string, string> = { GIT_OBJECT_DIRECTORY: shadow };
     const started = performance.now();
     const { stdout } = await runPackObjects({
       git,

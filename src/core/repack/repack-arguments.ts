@@ -35,18 +35,6 @@ export function promisorRemotes(config: Map<string, string>): string[] {
 }
 
 /**
- * What keeps pack-objects (and any git it starts) from fetching a promisor's missing objects:
- * GIT_NO_LAZY_FETCH (git 2.39.4 and later; earlier ones ignore it), and every transport refused
- * (`protocol.allow=never` through GIT_CONFIG_COUNT, git 2.31 and later) for those that ignore it.
- */
-export const NO_LAZY_FETCH_ENVIRONMENT: Readonly<Record<string, string>> = {
-  GIT_NO_LAZY_FETCH: '1',
-  GIT_CONFIG_COUNT: '1',
-  GIT_CONFIG_KEY_0: 'protocol.allow',
-  GIT_CONFIG_VALUE_0: 'never',
-};
-
-/**
  * The pack-objects arguments `git repack -a -d [-f]` passes, in its order, for the repository's
  * effective configuration (`config`, as git resolves it: readEffectiveConfig) (git 2.39 builtin/repack.c
  * prepare_pack_objects and cmd_repack, confirmed with GIT_TRACE=1 git repack -adf):

@@ -14,7 +14,6 @@ import type {
   RepackModeSide,
 } from '../documents/repack-mode-document.ts';
 import type { PackMarker } from '../documents/repository-layout-document.ts';
-import { NO_LAZY_FETCH_ENVIRONMENT } from './repack-arguments.ts';
 import { createPreviewDirectory } from './preview-directory.ts';
 import { runPackObjects } from './run-pack-objects.ts';
 
@@ -150,7 +149,8 @@ export async function previewRepackMode(options: RepackModePreviewOptions): Prom
     if (options.signal?.aborted) throw abortError(options.signal);
     // -n: no update-server-info; the packs are what it previews.
     const args = [`--git-dir=${repository.gitDir}`, 'repack', ...repackModeArguments(mode), '-n'];
-    const env: Record<string, string> = { GIT_OBJECT_DIRECTORY: shadow, ...NO_LAZY_FETCH_ENVIRONMENT };
+    // The runner keeps a partial clone from fetching (no-programs.ts): a missing object stays missing.
+    const env: Record<string, string> = { GIT_OBJECT_DIRECTORY: shadow };
     const started = performance.now();
     await runPackObjects({ git, args, env, cwd: temp, signal: options.signal, onProgress: options.onProgress });
     const seconds = (performance.now() - started) / 1000;

@@ -10,7 +10,7 @@ import type { LoadedRecording } from '../trace/load-recording.ts';
 import { DEFAULT_PAGE_CACHE } from './recording-layouts.ts';
 import { readEffectiveConfig } from '../git/effective-config.ts';
 import { runGitCapture } from '../git/run-git.ts';
-import { NO_LAZY_FETCH_ENVIRONMENT, promisorRemotes } from './repack-arguments.ts';
+import { promisorRemotes } from './repack-arguments.ts';
 import { computeWriteOrder } from './write-order.ts';
 
 /** The estimated layout: the selection's ids in input order and where each would be written. */
@@ -145,8 +145,6 @@ export async function estimateWriteOrder(
 interface EstimateInput {
   revListArgs: string[];
   showRefArgs: string[];
-  /** The environment git runs with (a partial clone's fetches nothing). */
-  env: typeof NO_LAZY_FETCH_ENVIRONMENT | undefined;
   count: number;
   /** The ids in input order, raw, `hashSize` bytes each. */
   oids: Buffer;
@@ -157,13 +155,13 @@ async function listInput(git: string, repository: Repository, signal: AbortSigna
   const gitDir = `--git-dir=${repository.gitDir}`;
   const hashSize = repository.hash.size;
   const revListArgs = [gitDir, 'rev-list', '--objects', '--all', '--reflog', '--indexed-objects'];
-  // In a partial clone the walk leaves out what pack-objects leaves out, and fetches nothing.
+  // In a partial clone the walk leaves out what pack-objects leaves out (and, as every git the runner
+  // starts, fetches nothing: no-programs.ts).
   const partialClone = promisorRemotes(await readEffectiveConfig(git, repository.gitDir, signal)).length > 0;
   if (partialClone) revListArgs.push('--exclude-promisor-objects');
-  const env = partialClone ? NO_LAZY_FETCH_ENVIRONMENT : undefined;
   const showRefArgs = [gitDir, 'show-ref', '--tags', '-d'];
   const [listing, tagRefs] = await Promise.all([
-    runGitCapture(git, revListArgs, { cwd: repository.gitDir, signal, env }),
+    runGitCapture(git, revListArgs, { cwd: repository.gitDir, signal }),
     runGitCapture(git, showRefArgs, { cwd: repository.gitDir, signal, okStatuses: [1] }),
   ]);
   const tagTargets = new Set(
@@ -188,7 +186,7 @@ async function listInput(git: string, repository: Repository, signal: AbortSigna
     oids.write(hex, i * hashSize, hashSize, 'hex');
     if (tagTargets.has(hex)) tagged[i] = 1;
   });
-  return { revListArgs, showRefArgs, env, count, oids, tagged };
+  return { revListArgs, showRefArgs, count, oids, tagged };
 }
 
 /**
@@ -210,7 +208,7 @@ async function typesAndSizes(
   unpacked: number[];
   catFileArgs: string[];
 }> {
-  const { count, oids, env } = input;
+  const { count, oids } = input;
   const hashSize = repository.hash.size;
   const type = new Uint8Array(count);
   const diskSize = new Float64Array(count);
@@ -235,7 +233,7 @@ async function typesAndSizes(
   ];
   if (unpacked.length > 0) {
     const batch = unpacked.map((i) => oids.toString('hex', i * hashSize, (i + 1) * hashSize)).join('\n') + '\n';
-    const answer = (await runGitCapture(git, catFileArgs, { cwd: repository.gitDir, input: batch, signal, env }))
+    const answer = (await runGitCapture(git, catFileArgs, { cwd: repository.gitDir, input: batch, signal }))
       .toString('latin1')
       .split('\n');
     unpacked.forEach((i, k) => {

@@ -146,6 +146,8 @@ async function runRecordedCommand(
       stderr: stdio,
       signal: options.signal,
       processGroup: options.processGroup,
+      // The command the user typed, run as their own git runs it: they asked for it to be recorded.
+      programs: 'configured',
       onSpawn: (child) => options.onSpawn?.(child, traceFile),
     });
     return { status: run.status, signal: run.signal };

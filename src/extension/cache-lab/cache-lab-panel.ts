@@ -26,7 +26,6 @@ import {
   type SweepResult,
 } from '../../protocol/server-protocol.ts';
 import { gitCommandLine } from '../../common/shell-words.ts';
-import { visibleText } from '../../common/visible-text.ts';
 import { normalizeCacheLabState } from '../../presentation/cache-lab-state.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
@@ -34,7 +33,6 @@ import { type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
 import { WEBVIEW_PANELS } from '../webview-panels.ts';
 import { checkedMeasurePlan, MEASURE_RUN, MEASURE_WITH_KEPT_HEAP, measureConfirmation } from './measure-plan.ts';
-import type { ProgramOption } from './program-options.ts';
 
 export interface CacheLabPanelDependencies {
   extensionUri: vscode.Uri;
@@ -414,7 +412,6 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
           if (choice !== MEASURE_RUN && choice !== MEASURE_WITH_KEPT_HEAP) throw new JobCancelled();
           keptHeap = choice === MEASURE_WITH_KEPT_HEAP;
         }
-        if (plan.programOptions.length > 0) await confirmProgramOptions(plan.programOptions, confirmed !== undefined);
         // The recording goes along only when its own command is what runs: the split kept is then this command's.
         const recording = plan.reconstructed ? {} : { recording: { file, ...(segment === null ? {} : { segment }) } };
         const result = await this.request(
@@ -538,24 +535,6 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
 
 type MeasureMessage = Extract<HostToWebview, { type: 'measure' }>;
 
-/**
- * The second, explicit dialog for options that make git run other programs: each is named, and the
- * button names them too. Without a dialog (`confirmed`, the extension tests) they are refused.
- */
-async function confirmProgramOptions(options: ProgramOption[], confirmed: boolean): Promise<void> {
-  const names = options.map((o) => visibleText(o.option));
-  if (confirmed)
-    throw new Error(
-      `The command has options that make git run other programs (${names.join(', ')}); they are run only when allowed by name in the dialog.`,
-    );
-  const allow = `Allow ${names.map((name) => (name.length > 60 ? `${name.slice(0, 59)}…` : name)).join(', ')}`;
-  const choice = await vscode.window.showWarningMessage(
-    `This command makes git run other programs. Run it with ${names.length === 1 ? 'this option' : 'these options'}?`,
-    { modal: true, detail: options.map((o, i) => `${names[i]}: ${o.why}`).join('\n') },
-    allow,
-  );
-  if (choice !== allow) throw new JobCancelled();
-}
 type RunOutcome = Extract<HostToWebview, { type: 'runEnded' }>['outcome'];
 
 /** How a Measure for real ended: the message posted to the webview when it ran, else why not. */

@@ -5,16 +5,15 @@ import * as path from 'node:path';
 import type { RecordingInfo } from '../../protocol/server-protocol.ts';
 import { argvOfTraceCommand, gitCommandLine } from '../../common/shell-words.ts';
 import { visibleText } from '../../common/visible-text.ts';
-import { programOptions, type ProgramOption } from './program-options.ts';
+import { measuredCommandRefusal } from '../../common/measured-command.ts';
 
 export const RECONSTRUCTED_NOTE = 'The command line was reconstructed from the trace and may be inexact.';
 
 /**
- * What Measure for real runs: git's arguments and where, and the options among them that make git
- * run other programs (the user allows each by name), or why it cannot run.
+ * What Measure for real runs: git's arguments and where, or why it cannot run (a command that does
+ * more than read is refused outright, src/common/measured-command.ts: there is no option to allow).
  */
-export type MeasurePlan =
-  { args: string[]; cwd: string; reconstructed: boolean; programOptions: ProgramOption[] } | { refusal: string };
+export type MeasurePlan = { args: string[]; cwd: string; reconstructed: boolean } | { refusal: string };
 
 /** Where the recording came from, for the dialog: the extension wrote it, or the user opened a file. */
 export type RecordingOrigin = 'storage' | 'opened';
@@ -25,7 +24,8 @@ export const UNTRUSTED_REFUSAL =
 /**
  * The checks on a plan before anything runs: no git at all from a file in an
  * untrusted workspace (git would read the repository's own configuration, which can run programs);
- * every argument a string; the working directory inside the recording's repository.
+ * every argument a string; only a command that reads (src/common/measured-command.ts); the working
+ * directory inside the recording's repository.
  */
 export function checkedMeasurePlan(
   info: RecordingInfo,
@@ -38,6 +38,9 @@ export function checkedMeasurePlan(
   }
   const plan = measurePlan(info, segment);
   if ('refusal' in plan) return plan;
+  // The server refuses the same commands; refused here, the reason shows where the user clicked.
+  const refusal = measuredCommandRefusal(plan.args);
+  if (refusal !== undefined) return { refusal };
   const workTree = path.basename(info.repository) === '.git' ? path.dirname(info.repository) : info.repository;
   const within = [workTree, info.repository].some((root) => {
     const relative = path.relative(path.resolve(root), path.resolve(plan.cwd));
@@ -62,7 +65,7 @@ export function measurePlan(info: RecordingInfo, segment: number | null): Measur
   if (segment !== null && chosen === undefined)
     return { refusal: `The recording has no segment ${segment} (it has ${info.segments.length}).` };
   if (info.args !== null && info.args.length > 0) {
-    const recorded = { args: [...info.args], cwd, reconstructed: false, programOptions: programOptions(info.args) };
+    const recorded = { args: [...info.args], cwd, reconstructed: false };
     if (chosen === undefined || info.segments.length <= 1 || chosen.command === null || chosen.command === info.command)
       return recorded;
     const traced = argvOfTraceCommand(chosen.command);
@@ -71,7 +74,7 @@ export function measurePlan(info: RecordingInfo, segment: number | null): Measur
     // Another git process of the recorded command (a child it started): as GIT_TRACE printed it.
     return traced === undefined
       ? { refusal: `Segment ${segment} ran \`${chosen.command}\`, which cannot be read back as git's arguments.` }
-      : { args: traced, cwd, reconstructed: true, programOptions: programOptions(traced) };
+      : { args: traced, cwd, reconstructed: true };
   }
   let target = chosen;
   if (target === undefined) {
@@ -96,7 +99,7 @@ export function measurePlan(info: RecordingInfo, segment: number | null): Measur
   const args = argvOfTraceCommand(target.command);
   if (args === undefined)
     return { refusal: `The trace names \`${target.command}\`, which cannot be read back as git's arguments.` };
-  return { args, cwd, reconstructed: true, programOptions: programOptions(args) };
+  return { args, cwd, reconstructed: true };
 }
 
 /**
@@ -117,7 +120,7 @@ export function measureConfirmation(
       ? `Recorded by PackScope: ${visibleText(run.file)}.`
       : `From a file you opened, not recorded by PackScope: ${visibleText(run.file)}.`;
   return {
-    message: `Run \`${visibleText(gitCommandLine(plan.args))}\` for real ${run.limits * run.runs} times?`,
-    detail: `${run.limits} values of core.deltaBaseCacheLimit × best of ${run.runs}, in ${visibleText(plan.cwd)}. The Cache Lab shows the wall times next to the simulated inflations. "${MEASURE_WITH_KEPT_HEAP}" runs each twice as often, half of the runs with glibc's malloc thresholds pinned (GLIBC_TUNABLES), to show how much of the time is glibc handing freed memory back to the kernel.${inexact} ${origin}`,
+    message: `Run \`${visibleText(gitCommandLine(['-c', 'core.deltaBaseCacheLimit=N', ...plan.args]))}\` for real ${run.limits * run.runs} times?`,
+    detail: `Exactly that argv, N each of ${run.limits} values of core.deltaBaseCacheLimit × best of ${run.runs}, in ${visibleText(plan.cwd)}, with the repository's configured programs (hooks, fsmonitor, textconv, filters, pager) switched off. The Cache Lab shows the wall times next to the simulated inflations. "${MEASURE_WITH_KEPT_HEAP}" runs each twice as often, half of the runs with glibc's malloc thresholds pinned (GLIBC_TUNABLES), to show how much of the time is glibc handing freed memory back to the kernel.${inexact} ${origin}`,
   };
 }

@@ -1,7 +1,6 @@
 // "Record a git command…": repository, then git's arguments (presets or custom), then the server's
 // RecordRequest with a cancellable notification. The recording is written into the extension's
 // storage by the server; the extension adds a sidecar and the Recordings view shows it.
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -9,6 +8,7 @@ import vscode = require('vscode');
 import {
   ListRepositoriesRequest,
   RecordRequest,
+  TrackedFilesRequest,
   type RecordingInfo,
   type RepositoryListing,
 } from '../../protocol/server-protocol.ts';
@@ -53,7 +53,7 @@ export async function recordGitCommand(
 ): Promise<RecordCommandResult | undefined> {
   const repository = await chooseRepository(deps.server, request.repository);
   if (repository === undefined) return undefined;
-  const args = request.args ?? (await chooseArguments(repository, deps.gitLocation));
+  const args = request.args ?? (await chooseArguments(deps.server, repository, deps.gitLocation));
   if (args === undefined || args.length === 0) return undefined;
   const location = await deps.gitLocation;
   if (!location.found) throw new Error(`git was not found (${location.reason}); set git.path to record a command.`);
@@ -215,6 +215,7 @@ interface ArgumentPick extends vscode.QuickPickItem {
 }
 
 async function chooseArguments(
+  server: ServerClient,
   repository: RepositoryListing,
   gitLocation: Promise<GitLocation>,
 ): Promise<string[] | undefined> {
@@ -245,7 +246,7 @@ async function chooseArguments(
   if (picked === undefined) return undefined;
   if (picked.args !== undefined) return picked.args;
   if (picked.special === 'blame') {
-    const file = await chooseFile(repository, gitLocation);
+    const file = await chooseFile(server, repository, gitLocation);
     return file === undefined ? undefined : ['blame', '--', file];
   }
   const text = await vscode.window.showInputBox({
@@ -264,6 +265,7 @@ async function chooseArguments(
 
 /** The active editor's file when it is in the repository's work tree, else a pick from `git ls-files`. */
 async function chooseFile(
+  server: ServerClient,
   repository: RepositoryListing,
   gitLocation: Promise<GitLocation>,
 ): Promise<string | undefined> {
@@ -276,17 +278,14 @@ async function chooseFile(
       return relative.split(path.sep).join('/');
   }
   const location = await gitLocation;
-  const files = await new Promise<string[]>((resolve) => {
-    if (!location.found) return resolve([]);
-    execFile(
-      location.path,
-      ['ls-files', '-z'],
-      { cwd: workTree, maxBuffer: 256 << 20, windowsHide: true },
-      (error, stdout) => {
-        resolve(error === null ? stdout.split('\0').filter(Boolean) : []);
-      },
-    );
-  });
+  // The server runs ls-files, through the runner that keeps the repository's configuration (its
+  // fsmonitor hook, read with the index) from running anything.
+  const files = location.found
+    ? await server
+        .request(TrackedFilesRequest, { repository: repository.id, git: location.path })
+        .then((result) => result.files)
+        .catch(() => [])
+    : [];
   return vscode.window.showQuickPick(files, {
     title: 'PackScope: Blame Which File?',
     placeHolder: 'A file of the repository',

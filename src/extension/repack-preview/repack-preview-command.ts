@@ -66,6 +66,13 @@ const MAX_DEPTH = 4095;
 /** What a preset or the custom form chooses: the request summary's fields but its label. */
 type Tuning = Omit<RepackPreviewRequestSummary, 'label'>;
 
+/**
+ * Every repack preview runs git in the repository (pack-objects, repack, and the estimate's rev-list
+ * and cat-file), and in Restricted Mode PackScope runs no git on the workspace's repositories.
+ */
+export const UNTRUSTED_REPACK_REFUSAL =
+  'This workspace is not trusted: PackScope runs no git in it, and a repack preview runs git on the repository (trust the workspace to preview a repack).';
+
 interface Preset {
   label: string;
   description: string;
@@ -259,6 +266,8 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
   }
 
   async run(argument?: unknown): Promise<RepackPreviewRun | undefined> {
+    // Refused before any question: every choice that follows would run git on the repository.
+    if (!vscode.workspace.isTrusted) throw new Error(UNTRUSTED_REPACK_REFUSAL);
     const location = await this.deps.gitLocation;
     if (!location.found)
       throw new Error(`git was not found (${location.reason}); a repack preview runs git pack-objects.`);
@@ -491,6 +500,7 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
     git: string,
     recordings: string[],
   ): Promise<RepackPreviewResult | undefined> {
+    if (!vscode.workspace.isTrusted) throw new Error(UNTRUSTED_REPACK_REFUSAL);
     const title = tuning.estimateOnly
       ? `Estimating a repack of ${listing.name}`
       : `Previewing a repack of ${listing.name} (${label})`;
@@ -541,6 +551,7 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
 
   /** A `--geometric=2` / `--cruft` preview: the server runs that repack against a shadow; the packs before and after open as Markdown. */
   private async executeMode(listing: RepositoryListing, mode: RepackMode, label: string, git: string): Promise<void> {
+    if (!vscode.workspace.isTrusted) throw new Error(UNTRUSTED_REPACK_REFUSAL);
     await this.deps.server.whenRunning();
     let document: RepackModePreviewDocument;
     try {

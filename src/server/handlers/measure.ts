@@ -24,6 +24,8 @@ import { gitDirFor, packToCalibrate } from '../../core/cost/time-plan.ts';
 import { sweepRecording } from '../../core/report/simulation.ts';
 import { gitVersionOf } from '../../core/git/git-probe.ts';
 import { runWithUsage, type UsageRun } from '../../core/git/child-usage.ts';
+import { probeGit } from '../../core/git/run-git.ts';
+import { measuredCommandRefusal } from '../../common/measured-command.ts';
 import { formatLimit } from '../../common/format.ts';
 import {
   MeasureRequest,
@@ -36,7 +38,7 @@ import { calibrationInWorker } from '../calibration-worker.ts';
 import { openRecording } from '../recording-opener.ts';
 import { checkLimits, invalid } from '../request-params.ts';
 import { percent, withProgress } from '../request-progress.ts';
-import { checkGitArguments, trustedGit } from '../trusted-git.ts';
+import { checkGitArguments, gitForWorkspace } from '../trusted-git.ts';
 import type { ServerContext } from '../server-context.ts';
 
 /**
@@ -48,13 +50,19 @@ async function runGit(
   args: string[],
   cwd: string,
   keptHeap: boolean,
+  configuredKeys: string[],
   token: CancellationToken,
 ): Promise<UsageRun> {
   const controller = new AbortController();
   const subscription = token.onCancellationRequested(() => controller.abort());
   try {
+    // The user's own environment, as their git would run; the runner adds the table that keeps the
+    // repository's configuration from running a program (core/git/no-programs.ts), every driver the
+    // repository configures included.
     return await runWithUsage(git, args, {
-      env: keptHeap ? { ...process.env, GLIBC_TUNABLES: CALIBRATION_TUNABLES } : process.env,
+      environment: 'inherited',
+      env: keptHeap ? { GLIBC_TUNABLES: CALIBRATION_TUNABLES } : undefined,
+      configuredKeys,
       cwd,
       signal: controller.signal,
     });
@@ -66,6 +74,26 @@ async function runGit(
   }
 }
 
+/**
+ * The keys the repository's own configuration files set (scope local or worktree, with what they
+ * include), read with the runner's table applied (reading configuration runs nothing): the drivers
+ * among them are overridden for the measured runs. Drivers of the user's global and system files
+ * stay: the user configured those.
+ */
+async function repositoryConfigKeys(git: string, cwd: string): Promise<string[]> {
+  const run = await probeGit(git, ['config', '--list', '-z', '--name-only', '--show-scope'], {
+    cwd,
+    environment: 'inherited',
+  });
+  if (run.status !== 0)
+    throw invalid(`cannot read the configuration in ${cwd}: ${run.stderr.trim() || 'git printed nothing'}`);
+  const fields = run.stdout.split('\0');
+  const keys: string[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2)
+    if (fields[i] === 'local' || fields[i] === 'worktree') keys.push(fields[i + 1]!);
+  return keys;
+}
+
 export function registerMeasureHandlers(context: ServerContext): void {
   const { connection } = context;
 
@@ -73,7 +101,10 @@ export function registerMeasureHandlers(context: ServerContext): void {
     context.guarded(() =>
       withProgress(context, params.workDoneToken, 'Measuring git', token, async (progress): Promise<MeasureResult> => {
         const gitArgs = checkGitArguments(params.args);
-        const git = trustedGit(params.git, context.settings.git);
+        const git = gitForWorkspace(params.git, context.settings, 'Measure for real');
+        // A recording names the command, and a recording is hostile: only commands that read run.
+        const refusal = measuredCommandRefusal(gitArgs);
+        if (refusal !== undefined) throw invalid(refusal);
         const limits = checkLimits(params.limits);
         if (limits.length === 0) throw invalid('no limits given');
         if (!Number.isInteger(params.runs) || params.runs < 1) throw invalid('runs must be a positive integer');
@@ -81,6 +112,7 @@ export function registerMeasureHandlers(context: ServerContext): void {
         const cwd = context.readRules.check(params.cwd, 'working directory');
         if (!fs.existsSync(cwd)) throw invalid(`${cwd}: no such directory`);
         const version = await gitVersionOf(git);
+        const configuredKeys = await repositoryConfigKeys(git, cwd);
         const keptHeap = params.keptHeap === true;
         const heaps = keptHeap ? [false, true] : [false];
         const total = limits.length * params.runs * heaps.length;
@@ -102,7 +134,7 @@ export function registerMeasureHandlers(context: ServerContext): void {
                 `core.deltaBaseCacheLimit=${formatLimit(limit)}: run ${run} of ${params.runs}${kept ? ', kept heap' : ''}`,
               );
               const args = ['-c', `core.deltaBaseCacheLimit=${limit}`, ...gitArgs];
-              const result = await runGit(git, args, cwd, kept, token);
+              const result = await runGit(git, args, cwd, kept, configuredKeys, token);
               throwIfCancelled(token);
               if (result.status !== 0) {
                 const how = result.signal ? `killed by ${result.signal}` : `exit status ${result.status}`;

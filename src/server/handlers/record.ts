@@ -4,7 +4,7 @@ import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languag
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { UsageError } from '../../core/errors.ts';
-import { killProcessGroup } from '../../core/git/run-git.ts';
+import { killProcessGroup, runGitCapture } from '../../core/git/run-git.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import { makeDirectories } from '../../core/atomic-file.ts';
 import { enclosingRepositoryRoot, repositoryRootHolding } from '../../core/model/outside-repository.ts';
@@ -12,11 +12,16 @@ import { discoverRepository, type Repository } from '../../core/model/repository
 import { recordGitCommand } from '../../core/trace/record-git.ts';
 import { TraceTail } from '../../core/trace/trace-tail.ts';
 import { formatCount, formatLimit } from '../../common/format.ts';
-import { RecordRequest, type RecordParams, type RecordingInfo } from '../../protocol/server-protocol.ts';
-import { cancelledError, cancelledPromise, throwIfCancelled } from '../cancellation.ts';
+import {
+  RecordRequest,
+  TrackedFilesRequest,
+  type RecordParams,
+  type RecordingInfo,
+} from '../../protocol/server-protocol.ts';
+import { abortSignalFor, cancelledError, cancelledPromise, throwIfCancelled } from '../cancellation.ts';
 import { openRecording } from '../recording-opener.ts';
-import { invalid } from '../request-params.ts';
-import { checkGitArguments, trustedGit } from '../trusted-git.ts';
+import { invalid, paramsObject, requireString } from '../request-params.ts';
+import { checkGitArguments, gitForWorkspace } from '../trusted-git.ts';
 import { nested, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
 
@@ -85,6 +90,18 @@ function nearestRepository(file: string): Repository | undefined {
 }
 
 export function registerRecordHandlers(context: ServerContext): void {
+  context.connection.onRequest(TrackedFilesRequest, (params, token) =>
+    context.guarded(async () => {
+      const fields = paramsObject(params);
+      requireString(fields.repository, 'repository');
+      const git = gitForWorkspace(params.git, context.settings, 'list of tracked files');
+      // A workspace repository only: the request names no path of its own to run git in.
+      const workTree = context.registry.get(params.repository)?.repository.workTree;
+      if (workTree === undefined) throw invalid(`${params.repository}: not a workspace repository with a work tree`);
+      const stdout = await runGitCapture(git, ['ls-files', '-z'], { cwd: workTree, signal: abortSignalFor(token) });
+      return { files: stdout.toString('utf8').split('\0').filter(Boolean) };
+    }),
+  );
   context.connection.onRequest(RecordRequest, (params, token) =>
     context.guarded(() =>
       withProgress(context, params.workDoneToken, 'Recording', token, (progress) =>
@@ -124,7 +141,7 @@ function checkRecordParams(
   params: RecordParams,
 ): { args: string[]; git: string; complete: number[] } {
   const args = checkGitArguments(params.args);
-  const git = trustedGit(params.git, context.settings.git);
+  const git = gitForWorkspace(params.git, context.settings, 'recording');
   if (params.mode !== 'exact' && params.mode !== 'passive') throw invalid('mode must be "exact" or "passive"');
   const complete = params.complete ?? [];
   if (

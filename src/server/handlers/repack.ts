@@ -12,7 +12,7 @@ import { type CancellationToken, type WorkDoneProgressReporter } from 'vscode-la
 import { ObjectStore } from '../../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { gitSupports, gitVersionOf } from '../../core/git/git-probe.ts';
-import { trustedGit } from '../trusted-git.ts';
+import { gitForWorkspace, trustedGit } from '../trusted-git.ts';
 import { formatCount } from '../../common/format.ts';
 import { previewRepackMode, repackModesSupported } from '../../core/repack/repack-mode-preview.ts';
 import { TEMP_PREFIX } from '../../core/repack/preview-directory.ts';
@@ -142,7 +142,7 @@ async function runRepackPreview(
   optionalCount(params.window, 'window');
   optionalCount(params.threads, 'threads');
   // The worker runs the configured git only (trusted-git.ts): a request naming another is refused.
-  const git = trustedGit(params.git, context.settings.git);
+  const git = gitForWorkspace(params.git, context.settings, 'repack preview');
   const repository = repositoryOf(context, params.repository);
   // The worker reads each recording named: each must be one the read rules allow.
   const recordings = params.recordings.map((file) => context.readRules.check(file, 'recording or trace'));
@@ -250,7 +250,7 @@ export function registerRepackHandlers(context: ServerContext): void {
     context.guarded(async () => {
       const fields = paramsObject(params);
       const mode = repackModeOf(fields.mode);
-      const git = trustedGit(requireString(fields.git, 'git'), context.settings.git);
+      const git = gitForWorkspace(requireString(fields.git, 'git'), context.settings, 'repack preview');
       const repository = repositoryOf(context, requireString(fields.repository, 'repository'));
       const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
       progress.begin(

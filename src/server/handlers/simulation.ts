@@ -20,7 +20,7 @@ import { calibrationInWorker } from '../calibration-worker.ts';
 import { openRecording } from '../recording-opener.ts';
 import { checkLimits, invalid, pageCacheParams, paramsObject, stringList } from '../request-params.ts';
 import { percent, withProgress } from '../request-progress.ts';
-import { trustedGit } from '../trusted-git.ts';
+import { gitForWorkspace } from '../trusted-git.ts';
 import type { ServerContext } from '../server-context.ts';
 import { runTaskWorker } from '../workers/task-worker-client.ts';
 
@@ -117,7 +117,7 @@ async function priceCells(
   progress: WorkDoneProgressReporter,
 ): Promise<Pick<SweepResult, 'time' | 'timeError'>> {
   try {
-    const git = trustedGit(undefined, context.settings.git);
+    const git = gitForWorkspace(undefined, context.settings, 'time estimate (it times git on the pack)');
     const plan = await timePlan(loaded, git, segment, undefined);
     const missing = timeLimits(plan).filter((limit) => !results.some((r) => r.policy === 'git' && r.limit === limit));
     const signal = abortSignalFor(token);
