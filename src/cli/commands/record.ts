@@ -32,7 +32,10 @@ exit status. git's own output goes to the terminal; the exit status is git's.
            runs 1 + N times, the extra runs without output; stdin, when not a terminal, is read
            once and given to every run), finds the reads the limit-0 trace hides from those runs,
            and stores them in the header: the replay is then exact at each of LIMITS and its bounds
-           narrower elsewhere. The command must read the same objects every time.
+           narrower elsewhere. The runs are aligned with every reading kept until it fails; where
+           more than one reading explains them all, those places are named in the header and
+           bounded instead of chosen (the replay is then exact at LIMITS only where the bounds
+           meet). The command must read the same objects every time.
 --passive  keeps your own limit: a replay is exact only at that limit.
 -o FILE    where to write the recording (default: ~/.cache/packscope/recordings/, or
            PACKSCOPE_RECORDINGS_DIR). PackScope never writes inside the repository.`;
@@ -139,7 +142,10 @@ async function runRecord(argv: string[], progress: Progress): Promise<number> {
     : await record();
   const lines = fs.existsSync(output) ? countAccessLines(output) : 0;
   const completeness = metadata.completeAt
-    ? `; complete at ${metadata.completeAt.map(formatLimit).join(', ')}: ${(metadata.hiddenReads ?? []).reduce((sum, [, count]) => sum + count, 0)} hidden reads found`
+    ? `; complete at ${metadata.completeAt.map(formatLimit).join(', ')}: ${(metadata.hiddenReads ?? []).reduce((sum, [, count]) => sum + count, 0)} hidden reads found` +
+      (metadata.ambiguousReads
+        ? `, ${metadata.ambiguousReads.length} ${metadata.ambiguousReads.length === 1 ? 'place' : 'places'} where the runs allow more than one reading (bounded, not chosen)`
+        : '')
     : '';
   process.stderr.write(
     `packscope: recorded ${lines} pack reads of \`git ${gitArgs.join(' ')}\` (${metadata.mode}, core.deltaBaseCacheLimit=${formatLimit(metadata.cacheLimit)}${completeness}) to ${output}\n`,

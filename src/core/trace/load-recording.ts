@@ -33,8 +33,13 @@ export interface LoadedRecording {
   knownPlaces?: Uint8Array | undefined;
   /** Per kept read: 1 for a hidden read a complete recording found (a cache hit at limit 0). */
   insertedReads?: Uint8Array | undefined;
-  /** The limits a complete recording is exact at (its header's completeAt), when its hidden reads were applied. */
+  /**
+   * The limits a complete recording is exact at (its header's completeAt), when its hidden reads
+   * were applied and none of the kept reads' places is ambiguous.
+   */
   completeAt?: number[] | undefined;
+  /** Places of the kept reads whose hidden reads more than one reading of the runs explains (left open, bounded). */
+  ambiguousPlaces?: number | undefined;
 }
 
 /** A git process a trace holds that ran in another repository than the recording's. */
@@ -222,11 +227,19 @@ export function resolveRecording(
     segments = [{ ...chosen, firstRead: 0, endRead: chosen.endRead - chosen.firstRead }];
   }
   const compact = compactForReads(objects, all.subarray(range.start, range.end));
+  // Ambiguous places (complete-recording.ts) are bounded, not known: the replay is then exact at
+  // the complete limits only if the bounds meet, so completeAt is not claimed for the kept reads.
+  const ambiguousPlaces = complete
+    ? options.segment !== undefined
+      ? (complete.ambiguousPerSegment[options.segment - 1] ?? 0)
+      : complete.ambiguousPerSegment.reduce((sum, n) => sum + n, 0)
+    : 0;
   const extras = complete
     ? {
         knownPlaces: complete.known.slice(range.start, range.end),
         insertedReads: complete.inserted.slice(range.start, range.end),
-        completeAt: log.metadata?.completeAt,
+        completeAt: ambiguousPlaces > 0 ? undefined : log.metadata?.completeAt,
+        ambiguousPlaces,
       }
     : {};
   return {
@@ -257,7 +270,15 @@ function applyHiddenReads(
   global: Int32Array,
   segments: TraceSegment[],
   warnings: string[],
-): { reads: Int32Array; known: Uint8Array; inserted: Uint8Array; segments: TraceSegment[] } | undefined {
+):
+  | {
+      reads: Int32Array;
+      known: Uint8Array;
+      inserted: Uint8Array;
+      segments: TraceSegment[];
+      ambiguousPerSegment: number[];
+    }
+  | undefined {
   const metadata = log.metadata;
   if (!metadata?.completeAt || !metadata.hiddenReads) return undefined;
   if (global.length !== log.readPack.length) {
@@ -285,7 +306,19 @@ function applyHiddenReads(
       );
     byRead.set(after!, count!);
   }
+  const ambiguous = new Set<number>();
+  for (const after of metadata.ambiguousReads ?? []) {
+    if (!Number.isSafeInteger(after) || after < 0 || after >= global.length)
+      throw fail(
+        'bad-header',
+        log.file,
+        0,
+        `recording header: ambiguous read ${JSON.stringify(after)} is not a read index within the trace`,
+      );
+    ambiguous.add(after);
+  }
   const parts: { reads: Int32Array; known: Uint8Array; inserted: Uint8Array }[] = [];
+  const ambiguousIn: number[] = [];
   const out: TraceSegment[] = [];
   let at = 0;
   const spans =
@@ -294,13 +327,18 @@ function applyHiddenReads(
     const hidden = new Map<number, number>();
     for (const [after, count] of byRead)
       if (after >= segment.firstRead && after < segment.endRead) hidden.set(after - segment.firstRead, count);
+    const open = new Set<number>();
+    for (const after of ambiguous)
+      if (after >= segment.firstRead && after < segment.endRead) open.add(after - segment.firstRead);
     const part = withHiddenReads(
       objects,
       global.subarray(segment.firstRead, segment.endRead),
       hidden,
       metadata.completeAt,
+      open,
     );
     parts.push(part);
+    ambiguousIn.push(open.size);
     out.push({ ...segment, firstRead: at, endRead: at + part.reads.length });
     at += part.reads.length;
   }
@@ -330,5 +368,6 @@ function applyHiddenReads(
       (n) => new Uint8Array(n),
     ),
     segments: out,
+    ambiguousPerSegment: ambiguousIn,
   };
 }

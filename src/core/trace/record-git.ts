@@ -10,7 +10,7 @@ import { parseGitSize, GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { applyRecordingVariables, recordingVariables } from '../../common/recording-environment.ts';
 import { fail } from '../errors.ts';
 import { simObjectsFrom } from '../sim/sim-objects.ts';
-import { recoverHiddenReads } from './complete-recording.ts';
+import { alignHiddenReads, type LimitTrace } from './complete-recording.ts';
 import { recordingHeader, type RecordingMetadata } from './recording.ts';
 import { resolveReads } from './resolve-reads.ts';
 import { parseTraceFile } from './trace-log.ts';
@@ -86,7 +86,7 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
       throw fail('usage', undefined, undefined, '--complete needs an exact recording (limit 0)');
     options.onRun?.(1, 1 + complete.length, cacheLimit);
     const { status, signal } = await runRecordedCommand(options, env, traceFile);
-    let completion: Pick<RecordingMetadata, 'completeAt' | 'hiddenReads'> = {};
+    let completion: Pick<RecordingMetadata, 'completeAt' | 'hiddenReads' | 'ambiguousReads'> = {};
     if (complete.length > 0 && status === 0 && signal === null) {
       const traces: { limit: number; file: string }[] = [];
       for (const [i, limit] of complete.entries()) {
@@ -106,7 +106,12 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
           );
         traces.push({ limit, file });
       }
-      completion = { completeAt: complete, hiddenReads: findHiddenReads(store, traceFile, traces) };
+      const found = findHiddenReads(store, traceFile, traces);
+      completion = {
+        completeAt: complete,
+        hiddenReads: found.hiddenReads,
+        ...(found.ambiguousReads.length > 0 ? { ambiguousReads: found.ambiguousReads } : {}),
+      };
     }
     const metadata: RecordingMetadata = {
       version: 1,
@@ -157,14 +162,15 @@ async function runRecordedCommand(
 
 /**
  * The hidden reads of the limit-0 trace that the runs at other limits show, as [trace read index,
- * count] (complete-recording.ts). Every read of every trace must map to the repository's packs, and
- * the traces must have the same git processes.
+ * count], and the places where more than one reading explains them (complete-recording.ts). Every
+ * read of every trace must map to the repository's packs, and the traces must have the same git
+ * processes. Each process is aligned with all the limits at once.
  */
 function findHiddenReads(
   store: ObjectStore,
   zeroTrace: string,
   traces: { limit: number; file: string }[],
-): [number, number][] {
+): { hiddenReads: [number, number][]; ambiguousReads: number[] } {
   const objects = simObjectsFrom(store.packs.map((pack) => store.model(pack)));
   const load = (
     file: string,
@@ -187,8 +193,7 @@ function findHiddenReads(
     return { reads, segments };
   };
   const zero = load(zeroTrace, 0);
-  const hidden = zero.segments.map(() => new Map<number, number>());
-  for (const { limit, file } of traces) {
+  const others = traces.map(({ limit, file }) => {
     const other = load(file, limit);
     if (other.segments.length !== zero.segments.length)
       throw fail(
@@ -197,24 +202,26 @@ function findHiddenReads(
         undefined,
         `the run at core.deltaBaseCacheLimit=${limit} ran ${other.segments.length} git processes, the run at 0 ${zero.segments.length}`,
       );
-    zero.segments.forEach((segment, s) => {
-      const theirs = other.segments[s]!;
-      recoverHiddenReads(
-        objects,
-        zero.reads.subarray(segment.firstRead, segment.endRead),
-        other.reads.subarray(theirs.firstRead, theirs.endRead),
-        limit,
-        hidden[s]!,
-        file,
-      );
-    });
-  }
-  const found: [number, number][] = [];
-  zero.segments.forEach((segment, s) => {
-    for (const [after, count] of [...hidden[s]!].sort((a, b) => a[0] - b[0]))
-      found.push([segment.firstRead + after, count]);
+    return { limit, file, ...other };
   });
-  return found;
+  const hiddenReads: [number, number][] = [];
+  const ambiguousReads: number[] = [];
+  zero.segments.forEach((segment, s) => {
+    const atLimits: LimitTrace[] = others.map((other) => ({
+      limit: other.limit,
+      reads: other.reads.subarray(other.segments[s]!.firstRead, other.segments[s]!.endRead),
+    }));
+    const alignment = alignHiddenReads(
+      objects,
+      zero.reads.subarray(segment.firstRead, segment.endRead),
+      atLimits,
+      others.length === 1 ? others[0]!.file : zeroTrace,
+    );
+    for (const [after, count] of [...alignment.hidden].sort((a, b) => a[0] - b[0]))
+      hiddenReads.push([segment.firstRead + after, count]);
+    for (const place of alignment.ambiguous) ambiguousReads.push(segment.firstRead + place);
+  });
+  return { hiddenReads, ambiguousReads };
 }
 
 /** Header line, then the trace copied as git wrote it, a chunk at a time (traces can be larger than any string). */

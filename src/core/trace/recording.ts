@@ -41,6 +41,12 @@ export interface RecordingMetadata {
    * limit-0 cache holds right after the read-index-th trace read (src/core/sim/hidden-reads.ts).
    */
   hiddenReads?: [number, number][];
+  /**
+   * Trace read indices whose places more than one reading of the runs explains (hidden reads there
+   * differ between readings): their hidden reads are left out and the replay bounds them instead.
+   * Absent when the runs allow one reading only.
+   */
+  ambiguousReads?: number[];
   startedAt: string;
   endedAt: string;
   exitStatus: number | null;
