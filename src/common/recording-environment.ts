@@ -31,6 +31,10 @@ export interface RecordingVariables {
  * - GIT_TRACE_SETUP: the same file, unless the user already points it elsewhere; its
  *   `setup: git_common_dir:` and `setup: cwd:` lines say which repository each git process ran in
  *   (a terminal recording may hold commands of several repositories, and none has a header);
+ * - GIT_TRACE_PERFORMANCE: the same file, unless the user already points it elsewhere; each git
+ *   process writes `performance: <seconds> s: git command: git …` as it exits, with its arguments as
+ *   given (`-c` options included): the command time a raw trace otherwise lacks, and the one place a
+ *   `-c core.deltaBaseCacheLimit=…` that overrides exact mode shows;
  * - exact mode: core.deltaBaseCacheLimit=0 through GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n /
  *   GIT_CONFIG_VALUE_n (git ≥ 2.31), appended after the entries the user already passes that way
  *   (n = the user's GIT_CONFIG_COUNT, which becomes n + 1).
@@ -45,6 +49,7 @@ export function recordingVariables(
   const set: [string, string][] = [['GIT_TRACE_PACK_ACCESS', traceFile]];
   if (!base.GIT_TRACE) set.push(['GIT_TRACE', traceFile]);
   if (!base.GIT_TRACE_SETUP) set.push(['GIT_TRACE_SETUP', traceFile]);
+  if (!base.GIT_TRACE_PERFORMANCE) set.push(['GIT_TRACE_PERFORMANCE', traceFile]);
   if (mode === 'exact') {
     const existing = Number(base.GIT_CONFIG_COUNT ?? '0');
     const count = Number.isInteger(existing) && existing >= 0 ? existing : 0;

@@ -10,6 +10,11 @@ export interface RecordingSummary {
   repository: string;
   mode: 'exact' | 'passive' | 'raw';
   recordedLimit: number | null;
+  /**
+   * Where recordedLimit comes from: the recording's header, or, for a raw trace recorded in the
+   * extension's terminals in exact mode, the environment PackScope set there (the trace's sidecar).
+   */
+  recordedLimitFrom: 'header' | 'terminal environment' | null;
   /** The recorded command as one line (`git log --raw`); arguments with spaces cannot be told apart in it (RecordingInfo's `args` can). */
   command: string | null;
   traceLines: number;

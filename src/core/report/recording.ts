@@ -6,8 +6,13 @@ export function recordingSummary(loaded: LoadedRecording): RecordingSummary {
   return {
     file: loaded.log.file,
     repository: loaded.store.repository.gitDir,
-    mode: loaded.log.metadata?.mode ?? 'raw',
-    recordedLimit: loaded.log.metadata?.cacheLimit ?? null,
+    mode: loaded.log.metadata?.mode ?? (loaded.environmentLimit !== undefined ? 'exact' : 'raw'),
+    recordedLimit: loaded.log.metadata?.cacheLimit ?? loaded.environmentLimit ?? null,
+    recordedLimitFrom: loaded.log.metadata
+      ? 'header'
+      : loaded.environmentLimit !== undefined
+        ? 'terminal environment'
+        : null,
     command: loaded.log.metadata ? ['git', ...loaded.log.metadata.command].join(' ') : null,
     traceLines: loaded.log.readPack.length,
     reads: loaded.reads.length,
@@ -25,6 +30,7 @@ export function recordingInfo(loaded: LoadedRecording, segment: number | undefin
     repository: summary.repository,
     mode: summary.mode,
     recordedLimit: summary.recordedLimit,
+    recordedLimitFrom: summary.recordedLimitFrom,
     command: summary.command,
     args: metadata ? [...metadata.command] : null,
     cwd: metadata?.cwd ?? null,

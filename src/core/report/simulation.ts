@@ -19,7 +19,7 @@ export function recordingBasis(loaded: LoadedRecording): RecordingBasis {
   const metadata = loaded.log.metadata;
   // completeAt only once load-recording.ts has inserted the hidden reads it found.
   return {
-    recordedLimit: metadata?.cacheLimit,
+    recordedLimit: metadata?.cacheLimit ?? loaded.environmentLimit,
     completeAt: loaded.completeAt,
     known: loaded.knownPlaces,
     inserted: loaded.insertedReads,

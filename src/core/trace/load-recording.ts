@@ -7,6 +7,7 @@ import { compactForReads, simObjectsFrom, type SimObjects } from '../sim/sim-obj
 import { withHiddenReads } from './complete-recording.ts';
 import { resolveReads, type ResolvedReads } from './resolve-reads.ts';
 import { parseTraceFile, type TraceLog, type TraceSegment } from './trace-log.ts';
+import { sidecarPath, terminalRecordingLimit } from '../../common/recording-sidecar.ts';
 
 /**
  * A parsed recording (or raw GIT_TRACE_PACK_ACCESS file) mapped onto a repository's objects: what
@@ -38,6 +39,12 @@ export interface LoadedRecording {
    * were applied and none of the kept reads' places is ambiguous.
    */
   completeAt?: number[] | undefined;
+  /**
+   * A raw terminal trace made in exact mode: the limit every one of its git processes ran with, from
+   * the environment PackScope set in the terminals (its sidecar says so; terminalEnvironmentLimit).
+   * Undefined for recordings with a header (theirs says it) and for other raw traces.
+   */
+  environmentLimit?: number | undefined;
   /** Places of the kept reads whose hidden reads more than one reading of the runs explains (left open, bounded). */
   ambiguousPlaces?: number | undefined;
 }
@@ -190,6 +197,7 @@ export function resolveRecording(
       `${leftOut.reads} reads of ${leftOut.processes} git ${leftOut.processes === 1 ? 'process' : 'processes'} in other repositories left out (${leftOut.gitDirs.slice(0, 3).join(', ')}${leftOut.gitDirs.length > 3 ? ', …' : ''})`,
     );
   }
+  const environmentLimit = terminalEnvironmentLimit(log, warnings);
   const empty = noReadsWarning(log);
   if (empty !== undefined) warnings.push(empty);
   const cut = unterminatedLineWarning(log);
@@ -253,7 +261,50 @@ export function resolveRecording(
     warnings,
     elsewhere: leftOut.each,
     ...extras,
+    ...(environmentLimit !== undefined ? { environmentLimit } : {}),
   };
+}
+
+/** Largest sidecar read: the extension writes a few hundred bytes. */
+const MAX_SIDECAR_BYTES = 64 << 10;
+
+/**
+ * The limit a raw trace's git processes ran with, when the extension's terminal recording made it in
+ * exact mode (its sidecar, `<file>.json`, says so): every git started in those terminals had
+ * core.deltaBaseCacheLimit=0 through GIT_CONFIG_COUNT. Only `-c` on a command's own line (or a
+ * GIT_CONFIG_PARAMETERS of the user's) overrides that; GIT_TRACE_PERFORMANCE's exit line shows the
+ * `-c` options, so a process given `-c core.deltaBaseCacheLimit` makes the limit unknown, with a warning.
+ */
+function terminalEnvironmentLimit(log: TraceLog, warnings: string[]): number | undefined {
+  if (log.metadata !== undefined) return undefined;
+  const limit = terminalRecordingLimit(readSidecar(log.file));
+  if (limit === undefined) return undefined;
+  const overridden = log.segments.filter((segment) => {
+    if (segment.givenCommand === undefined || segment.command === undefined) return false;
+    const options = segment.givenCommand.slice(
+      0,
+      segment.givenCommand.length - (segment.command.length - 'git'.length),
+    );
+    return /deltabasecachelimit/i.test(options) || /--config-env/.test(options);
+  });
+  if (overridden.length > 0) {
+    warnings.push(
+      `${overridden.length} git ${overridden.length === 1 ? 'process was' : 'processes were'} given their own core.deltaBaseCacheLimit (${overridden[0]!.givenCommand}): the limit this terminal recording ran with is unknown, so it is replayed as a raw trace`,
+    );
+    return undefined;
+  }
+  return limit;
+}
+
+function readSidecar(file: string): unknown {
+  try {
+    const sidecar = sidecarPath(file);
+    const stat = fs.statSync(sidecar);
+    if (!stat.isFile() || stat.size > MAX_SIDECAR_BYTES) return undefined;
+    return JSON.parse(fs.readFileSync(sidecar, 'utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -16,30 +16,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import vscode = require('vscode');
-import type { RecordingMode } from '../../common/recording-environment.ts';
+import { SIDECAR_VERSION, sidecarPath, type RecordingSidecar } from '../../common/recording-sidecar.ts';
 import { Disposable } from '../dispose.ts';
 
-export const SIDECAR_VERSION = 1;
-
-export interface RecordingSidecar {
-  version: number;
-  source: 'terminal' | 'command';
-  mode: RecordingMode;
-  /** core.deltaBaseCacheLimit the git commands ran with, in bytes; null when unknown (passive terminal recordings: each repository's own). */
-  recordedLimit: number | null;
-  startedAt: string;
-  endedAt?: string;
-  /** The name the user gave it (Rename); absent: a name made from the command or the time. */
-  label?: string;
-  /** Terminal recordings: the recording session and the part (1 + the number of rotations before it). */
-  session?: string;
-  part?: number;
-  /** Live files: the extension host recording into it (its file is not adopted while that process runs). */
-  hostPid?: number;
-  /** "Record a git command…": the repository (its id, the git directory) and git's arguments. */
-  repository?: string;
-  args?: string[];
-}
+export { SIDECAR_VERSION, sidecarPath, type RecordingSidecar } from '../../common/recording-sidecar.ts';
 
 export interface StoredRecording {
   file: string;
@@ -53,10 +33,6 @@ export interface StoredRecording {
 }
 
 const LIVE_PREFIX = 'live-';
-
-export function sidecarPath(file: string): string {
-  return `${file}.json`;
-}
 
 export function readSidecar(file: string): RecordingSidecar | undefined {
   try {
