@@ -13,6 +13,10 @@ export function recordingSummary(loaded: LoadedRecording): RecordingSummary {
       : loaded.environmentLimit !== undefined
         ? 'terminal environment'
         : null,
+    singleThreaded: loaded.log.metadata?.singleThreaded ?? null,
+    check: loaded.log.metadata?.check
+      ? { identical: loaded.log.metadata.check.identical, lines: loaded.log.metadata.check.lines }
+      : null,
     command: loaded.log.metadata ? ['git', ...loaded.log.metadata.command].join(' ') : null,
     traceLines: loaded.log.readPack.length,
     reads: loaded.reads.length,
@@ -31,6 +35,8 @@ export function recordingInfo(loaded: LoadedRecording, segment: number | undefin
     mode: summary.mode,
     recordedLimit: summary.recordedLimit,
     recordedLimitFrom: summary.recordedLimitFrom,
+    singleThreaded: summary.singleThreaded,
+    check: summary.check,
     command: summary.command,
     args: metadata ? [...metadata.command] : null,
     cwd: metadata?.cwd ?? null,

@@ -8,6 +8,7 @@ import { probeGit, runGit } from '../git/run-git.ts';
 import type { ObjectStore } from '../model/object-store.ts';
 import { parseGitSize, GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { applyRecordingVariables, recordingVariables } from '../../common/recording-environment.ts';
+import { threadedReader } from '../../common/threaded-readers.ts';
 import { fail } from '../errors.ts';
 import { simObjectsFrom } from '../sim/sim-objects.ts';
 import { alignHiddenReads, type LimitTrace } from './complete-recording.ts';
@@ -39,8 +40,18 @@ export interface RecordOptions {
   complete?: number[];
   /** Written to git's stdin on every run (a complete recording runs the command 1 + N times). */
   input?: string;
-  /** Called as each run starts: run 1 is the recording at limit 0, runs 2… the complete limits. */
+  /** Called as each run starts: run 1 is the recording at limit 0, then the check's run, then the complete limits. */
   onRun?: (run: number, runs: number, limit: number) => void;
+  /**
+   * `--check`: run the command a second time, as the first, and compare the traces (is it
+   * deterministic?). Done anyway for a command known to read in threads (threaded-readers.ts).
+   */
+  check?: boolean;
+  /**
+   * A command known to read in threads is recorded single-threaded (its config, e.g. grep.threads=1,
+   * for it and every git it starts) unless this is 'as-is'; the recording says so.
+   */
+  threads?: 'single' | 'as-is';
 }
 
 /**
@@ -56,8 +67,9 @@ export function recordingEnvironment(
   traceFile: string,
   mode: 'exact' | 'passive',
   exactLimit = 0,
+  extraConfig: readonly { key: string; value: string }[] = [],
 ): NodeJS.ProcessEnv {
-  return applyRecordingVariables(base, recordingVariables(base, traceFile, mode, exactLimit));
+  return applyRecordingVariables(base, recordingVariables(base, traceFile, mode, exactLimit, extraConfig));
 }
 
 /** The limit a passive recording ran with: the repository's core.deltaBaseCacheLimit, as git resolves it. */
@@ -74,7 +86,13 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
   const traceFile = path.join(scratch, 'pack-access.trace');
   try {
     const version = await gitVersionOf(options.git);
-    const env = recordingEnvironment(process.env, traceFile, options.mode);
+    const threaded = threadedReader(options.args);
+    const single =
+      threaded !== undefined && !threaded.explicitThreads && options.threads !== 'as-is'
+        ? threaded.singleThread
+        : undefined;
+    const extraConfig = single ? [single] : [];
+    const env = recordingEnvironment(process.env, traceFile, options.mode, 0, extraConfig);
     const cacheLimit = options.mode === 'exact' ? 0 : await configuredCacheLimit(options.git, options.cwd, process.env);
     const packs = store.packs.map((pack) => {
       const model = store.model(pack);
@@ -84,17 +102,30 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
     const complete = [...new Set(options.complete ?? [])].filter((limit) => limit !== 0);
     if (complete.length > 0 && options.mode !== 'exact')
       throw fail('usage', undefined, undefined, '--complete needs an exact recording (limit 0)');
-    options.onRun?.(1, 1 + complete.length, cacheLimit);
+    const checking = options.check === true || threaded?.rerunReadsAlike === true;
+    const runs = 1 + (checking ? 1 : 0) + complete.length;
+    options.onRun?.(1, runs, cacheLimit);
     const { status, signal } = await runRecordedCommand(options, env, traceFile);
+    let checked: Pick<RecordingMetadata, 'check'> = {};
+    if (checking && signal === null) {
+      options.onRun?.(2, runs, cacheLimit);
+      const file = path.join(scratch, 'pack-access-check.trace');
+      const again = await runRecordedCommand(
+        { ...options, stdio: 'ignore' },
+        recordingEnvironment(process.env, file, options.mode, 0, extraConfig),
+        file,
+      );
+      checked = { check: compareRuns(traceFile, file, again.status === status && again.signal === null) };
+    }
     let completion: Pick<RecordingMetadata, 'completeAt' | 'hiddenReads' | 'ambiguousReads'> = {};
     if (complete.length > 0 && status === 0 && signal === null) {
       const traces: { limit: number; file: string }[] = [];
       for (const [i, limit] of complete.entries()) {
-        options.onRun?.(i + 2, 1 + complete.length, limit);
+        options.onRun?.(runs - complete.length + i + 1, runs, limit);
         const file = path.join(scratch, `pack-access-${i + 1}.trace`);
         const again = await runRecordedCommand(
           { ...options, stdio: 'ignore' },
-          recordingEnvironment(process.env, file, 'exact', limit),
+          recordingEnvironment(process.env, file, 'exact', limit, extraConfig),
           file,
         );
         if (again.status !== status || again.signal !== null)
@@ -126,6 +157,8 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
       endedAt: new Date().toISOString(),
       exitStatus: status,
       signal,
+      ...(single ? { singleThreaded: `${single.key}=${single.value}` } : {}),
+      ...checked,
       ...completion,
     };
     writeRecording(options.output, metadata, traceFile);
@@ -222,6 +255,25 @@ function findHiddenReads(
     for (const place of alignment.ambiguous) ambiguousReads.push(segment.firstRead + place);
   });
   return { hiddenReads, ambiguousReads };
+}
+
+/**
+ * `record --check`: the two runs' pack reads compared line for line (pack path and offset; the
+ * timestamps differ anyway). `sameExit`: the second run ended as the first.
+ */
+function compareRuns(first: string, second: string, sameExit: boolean): NonNullable<RecordingMetadata['check']> {
+  const reads = (file: string): string[] => {
+    if (!fs.existsSync(file)) return [];
+    const log = parseTraceFile(file);
+    return Array.from(log.readPack, (pack, i) => `${log.packPaths[pack]} ${log.readOffset[i]}`);
+  };
+  const a = reads(first);
+  const b = reads(second);
+  let firstDifference = 0;
+  while (firstDifference < a.length && firstDifference < b.length && a[firstDifference] === b[firstDifference])
+    firstDifference++;
+  const identical = sameExit && a.length === b.length && firstDifference === a.length;
+  return { identical, lines: [a.length, b.length], ...(identical ? {} : { firstDifference }) };
 }
 
 /** Header line, then the trace copied as git wrote it, a chunk at a time (traces can be larger than any string). */

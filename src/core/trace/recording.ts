@@ -47,6 +47,19 @@ export interface RecordingMetadata {
    * Absent when the runs allow one reading only.
    */
   ambiguousReads?: number[];
+  /**
+   * The config `record` gave the command so that it reads in one thread (`grep.threads=1`): it
+   * reads in threads by default (src/common/threaded-readers.ts), and a run with threads reads in
+   * another order. Absent when the command was recorded as it runs.
+   */
+  singleThreaded?: string;
+  /**
+   * `record --check` (automatic for a command known to read in threads): the command ran twice at
+   * the recorded limit; `identical` when both runs read the same objects in the same order (and
+   * ended alike), `lines` each run's pack reads, `firstDifference` the first read (0-based) where
+   * they part.
+   */
+  check?: { identical: boolean; lines: [number, number]; firstDifference?: number };
   startedAt: string;
   endedAt: string;
   exitStatus: number | null;
