@@ -86,12 +86,7 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
   const traceFile = path.join(scratch, 'pack-access.trace');
   try {
     const version = await gitVersionOf(options.git);
-    const threaded = threadedReader(options.args);
-    const single =
-      threaded !== undefined && !threaded.explicitThreads && options.threads !== 'as-is'
-        ? threaded.singleThread
-        : undefined;
-    const extraConfig = single ? [single] : [];
+    const { threaded, single, extraConfig } = threadSettings(options);
     const env = recordingEnvironment(process.env, traceFile, options.mode, 0, extraConfig);
     const cacheLimit = options.mode === 'exact' ? 0 : await configuredCacheLimit(options.git, options.cwd, process.env);
     const packs = store.packs.map((pack) => {
@@ -109,13 +104,7 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
     let checked: Pick<RecordingMetadata, 'check'> = {};
     if (checking && signal === null) {
       options.onRun?.(2, runs, cacheLimit);
-      const file = path.join(scratch, 'pack-access-check.trace');
-      const again = await runRecordedCommand(
-        { ...options, stdio: 'ignore' },
-        recordingEnvironment(process.env, file, options.mode, 0, extraConfig),
-        file,
-      );
-      checked = { check: compareRuns(traceFile, file, again.status === status && again.signal === null) };
+      checked = { check: await checkRun(options, scratch, traceFile, status, extraConfig) };
     }
     let completion: Pick<RecordingMetadata, 'completeAt' | 'hiddenReads' | 'ambiguousReads'> = {};
     if (complete.length > 0 && status === 0 && signal === null) {
@@ -166,6 +155,23 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * A command known to read in threads (threaded-readers.ts) runs with the config that makes it read
+ * in one, unless asked to run as it is or its own --threads says otherwise.
+ */
+function threadSettings(options: RecordOptions): {
+  threaded: ReturnType<typeof threadedReader>;
+  single: { key: string; value: string } | undefined;
+  extraConfig: { key: string; value: string }[];
+} {
+  const threaded = threadedReader(options.args);
+  const single =
+    threaded !== undefined && !threaded.explicitThreads && options.threads !== 'as-is'
+      ? threaded.singleThread
+      : undefined;
+  return { threaded, single, extraConfig: single ? [single] : [] };
 }
 
 /** git's exit; a stop through `options.signal` counts as git killed by SIGTERM (the recording is kept). */
@@ -255,6 +261,23 @@ function findHiddenReads(
     for (const place of alignment.ambiguous) ambiguousReads.push(segment.firstRead + place);
   });
   return { hiddenReads, ambiguousReads };
+}
+
+/** `record --check`: the command once more, as the first run, its trace compared with the first's. */
+async function checkRun(
+  options: RecordOptions,
+  scratch: string,
+  firstTrace: string,
+  firstStatus: number | null,
+  extraConfig: readonly { key: string; value: string }[],
+): Promise<NonNullable<RecordingMetadata['check']>> {
+  const file = path.join(scratch, 'pack-access-check.trace');
+  const again = await runRecordedCommand(
+    { ...options, stdio: 'ignore' },
+    recordingEnvironment(process.env, file, options.mode, 0, extraConfig),
+    file,
+  );
+  return compareRuns(firstTrace, file, again.status === firstStatus && again.signal === null);
 }
 
 /**
