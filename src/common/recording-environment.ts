@@ -31,6 +31,10 @@ export interface RecordingVariables {
  * - GIT_TRACE_SETUP: the same file, unless the user already points it elsewhere; its
  *   `setup: git_common_dir:` and `setup: cwd:` lines say which repository each git process ran in
  *   (a terminal recording may hold commands of several repositories, and none has a header);
+ * - GIT_TRACE_PERFORMANCE: the same file, unless the user already points it elsewhere; each git
+ *   process writes `performance: <seconds> s: git command: git …` as it exits, with its arguments as
+ *   given (`-c` options included): the command time a raw trace otherwise lacks, and the one place a
+ *   `-c core.deltaBaseCacheLimit=…` that overrides exact mode shows;
  * - exact mode: core.deltaBaseCacheLimit=0 through GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n /
  *   GIT_CONFIG_VALUE_n (git ≥ 2.31), appended after the entries the user already passes that way
  *   (n = the user's GIT_CONFIG_COUNT, which becomes n + 1).
@@ -41,19 +45,28 @@ export function recordingVariables(
   mode: RecordingMode,
   /** The limit exact mode forces: 0, or another limit for the extra runs of a complete recording (§8.1). */
   exactLimit = EXACT_RECORDING_LIMIT,
+  /** More config for the recorded commands, after the limit (`record` makes a threaded reader read in one thread: threaded-readers.ts). */
+  extraConfig: readonly { key: string; value: string }[] = [],
 ): RecordingVariables {
   const set: [string, string][] = [['GIT_TRACE_PACK_ACCESS', traceFile]];
   if (!base.GIT_TRACE) set.push(['GIT_TRACE', traceFile]);
   if (!base.GIT_TRACE_SETUP) set.push(['GIT_TRACE_SETUP', traceFile]);
-  if (mode === 'exact') {
+  if (!base.GIT_TRACE_PERFORMANCE) set.push(['GIT_TRACE_PERFORMANCE', traceFile]);
+  const config: { key: string; value: string }[] = [];
+  if (mode === 'exact')
+    config.push({
+      key: EXACT_RECORDING_CONFIG.key,
+      value: exactLimit === EXACT_RECORDING_LIMIT ? EXACT_RECORDING_CONFIG.value : String(exactLimit),
+    });
+  config.push(...extraConfig);
+  if (config.length > 0) {
     const existing = Number(base.GIT_CONFIG_COUNT ?? '0');
     const count = Number.isInteger(existing) && existing >= 0 ? existing : 0;
-    set.push(['GIT_CONFIG_COUNT', String(count + 1)]);
-    set.push([`GIT_CONFIG_KEY_${count}`, EXACT_RECORDING_CONFIG.key]);
-    set.push([
-      `GIT_CONFIG_VALUE_${count}`,
-      exactLimit === EXACT_RECORDING_LIMIT ? EXACT_RECORDING_CONFIG.value : String(exactLimit),
-    ]);
+    set.push(['GIT_CONFIG_COUNT', String(count + config.length)]);
+    config.forEach(({ key, value }, i) => {
+      set.push([`GIT_CONFIG_KEY_${count + i}`, key]);
+      set.push([`GIT_CONFIG_VALUE_${count + i}`, value]);
+    });
   }
   const unset = base.GIT_TRACE_BARE === undefined ? [] : ['GIT_TRACE_BARE'];
   return { set, unset };

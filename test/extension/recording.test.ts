@@ -144,6 +144,7 @@ describe('Recording: terminal recording, Record a Git Command, the Recordings vi
     const expected = new Map<string, string>([['GIT_TRACE_PACK_ACCESS', live]]);
     if (!process.env.GIT_TRACE) expected.set('GIT_TRACE', live);
     if (!process.env.GIT_TRACE_SETUP) expected.set('GIT_TRACE_SETUP', live);
+    if (!process.env.GIT_TRACE_PERFORMANCE) expected.set('GIT_TRACE_PERFORMANCE', live);
     expected.set('GIT_CONFIG_COUNT', String(userCount + 1));
     expected.set(`GIT_CONFIG_KEY_${userCount}`, 'core.deltaBaseCacheLimit');
     expected.set(`GIT_CONFIG_VALUE_${userCount}`, '0');

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { threadedReader } from '../../common/threaded-readers.ts';
 import { fail } from '../../core/errors.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import { refuseInsideAnyRepository, refuseInsideRepository } from '../../core/model/outside-repository.ts';
@@ -16,7 +17,7 @@ import type { Command } from '../command.ts';
 import type { Progress } from '../progress.ts';
 import { TraceTail } from '../../core/trace/trace-tail.ts';
 
-const recordHelp = `usage: packscope record [--exact [--complete=LIMITS] | --passive] [-o FILE] [-C DIR] [--git PATH] -- <git arguments…>
+const recordHelp = `usage: packscope record [--exact [--complete=LIMITS] | --passive] [--check] [--threads-as-is] [-o FILE] [-C DIR] [--git PATH] -- <git arguments…>
 
 Runs one git command in the repository at DIR (default: the current directory) with
 GIT_TRACE_PACK_ACCESS (and GIT_TRACE, unless you set it, to split the log per git process) pointed
@@ -32,7 +33,22 @@ exit status. git's own output goes to the terminal; the exit status is git's.
            runs 1 + N times, the extra runs without output; stdin, when not a terminal, is read
            once and given to every run), finds the reads the limit-0 trace hides from those runs,
            and stores them in the header: the replay is then exact at each of LIMITS and its bounds
-           narrower elsewhere. The command must read the same objects every time.
+           narrower elsewhere. The runs are aligned with every reading kept until it fails; where
+           more than one reading explains them all, those places are named in the header and
+           bounded instead of chosen (the replay is then exact at LIMITS only where the bounds
+           meet). The command must read the same objects every time.
+--check    runs the command a second time, as the first (output discarded, stdin given again when
+           not a terminal), and compares the two traces: a command whose reads differ run to run
+           is never called exact. Done anyway for commands known to read in threads that leave
+           the repository as they found it (grep, pack-objects, index-pack). The
+           command must leave the repository as it found it (a second checkout, commit or fetch
+           reads other objects: the check then says the runs differ).
+--threads-as-is  records a command known to read in threads (grep over objects; pack-objects,
+           repack, gc; index-pack and the fetch, clone, pull that run it) as it runs. By default
+           it is recorded single-threaded (grep.threads=1 or pack.threads=1 through
+           GIT_CONFIG_COUNT, for it and every git it starts), which repeats read for read, and
+           every number of its replays says so; with threads its reads differ run to run, so no
+           replay of it is exact. A --threads=N of your own on the command line wins over both.
 --passive  keeps your own limit: a replay is exact only at that limit.
 -o FILE    where to write the recording (default: ~/.cache/packscope/recordings/, or
            PACKSCOPE_RECORDINGS_DIR). PackScope never writes inside the repository.`;
@@ -73,6 +89,8 @@ async function runRecord(argv: string[], progress: Progress): Promise<number> {
       exact: { type: 'boolean' },
       passive: { type: 'boolean' },
       complete: { type: 'string' },
+      check: { type: 'boolean' },
+      'threads-as-is': { type: 'boolean' },
       output: { type: 'string', short: 'o' },
       C: { type: 'string', short: 'C' },
       git: { type: 'string' },
@@ -99,7 +117,9 @@ async function runRecord(argv: string[], progress: Progress): Promise<number> {
   const complete = values.complete === undefined ? undefined : parseLimits(values.complete);
   if (complete && values.passive)
     throw fail('usage', undefined, undefined, '--complete needs an exact recording (not --passive)');
-  const input = complete && !process.stdin.isTTY ? readStdin() : undefined;
+  const threaded = threadedReader(gitArgs);
+  const runsAgain = complete !== undefined || values.check === true || threaded?.rerunReadsAlike === true;
+  const input = runsAgain && !process.stdin.isTTY ? readStdin() : undefined;
   // While git runs: pack reads so far (the trace, tailed a bounded chunk per tick) and the command
   // it is in. Not when git's output is the terminal too: a pager or git's own lines would be drawn over.
   let tail: TraceTail | undefined;
@@ -114,7 +134,9 @@ async function runRecord(argv: string[], progress: Progress): Promise<number> {
       output,
       ...(complete ? { complete } : {}),
       ...(input !== undefined ? { input } : {}),
-      onRun: complete
+      ...(values.check ? { check: true } : {}),
+      ...(values['threads-as-is'] ? { threads: 'as-is' as const } : {}),
+      onRun: runsAgain
         ? (run, runs, limit) =>
             process.stderr.write(
               `packscope: run ${run} of ${runs}: git ${gitArgs.join(' ')} at core.deltaBaseCacheLimit=${formatLimit(limit)}\n`,
@@ -139,8 +161,25 @@ async function runRecord(argv: string[], progress: Progress): Promise<number> {
     : await record();
   const lines = fs.existsSync(output) ? countAccessLines(output) : 0;
   const completeness = metadata.completeAt
-    ? `; complete at ${metadata.completeAt.map(formatLimit).join(', ')}: ${(metadata.hiddenReads ?? []).reduce((sum, [, count]) => sum + count, 0)} hidden reads found`
+    ? `; complete at ${metadata.completeAt.map(formatLimit).join(', ')}: ${(metadata.hiddenReads ?? []).reduce((sum, [, count]) => sum + count, 0)} hidden reads found` +
+      (metadata.ambiguousReads
+        ? `, ${metadata.ambiguousReads.length} ${metadata.ambiguousReads.length === 1 ? 'place' : 'places'} where the runs allow more than one reading (bounded, not chosen)`
+        : '')
     : '';
+  if (metadata.singleThreaded !== undefined)
+    process.stderr.write(
+      `packscope: recorded single-threaded (${metadata.singleThreaded}): ${threaded?.reads ?? 'the command reads in threads'} by default, in an order that differs run to run; its replays are of the single-threaded command\n`,
+    );
+  else if (threaded !== undefined)
+    process.stderr.write(
+      `packscope: warning: ${threaded.reads}${threaded.explicitThreads ? ' (--threads on its command line)' : ''}: its reads differ run to run, so no replay of this recording is exact\n`,
+    );
+  if (metadata.check)
+    process.stderr.write(
+      metadata.check.identical
+        ? `packscope: checked: a second run read the same ${metadata.check.lines[0]} objects in the same order\n`
+        : `packscope: warning: not deterministic: a second run read differently (${metadata.check.lines[0]} and ${metadata.check.lines[1]} pack reads${metadata.check.firstDifference !== undefined ? `, parting at read ${metadata.check.firstDifference + 1}` : ''}); no replay of this recording is called exact\n`,
+    );
   process.stderr.write(
     `packscope: recorded ${lines} pack reads of \`git ${gitArgs.join(' ')}\` (${metadata.mode}, core.deltaBaseCacheLimit=${formatLimit(metadata.cacheLimit)}${completeness}) to ${output}\n`,
   );

@@ -12,6 +12,7 @@ import type { ObjectStore } from '../model/object-store.ts';
 import type { PackModel } from '../model/pack-model.ts';
 import { discoverRepository } from '../model/repository.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
+import type { TraceSegment } from '../trace/trace-log.ts';
 import { cachedCalibration, saveCalibration, type CalibrateOptions, type CalibrationRun } from './calibrate.ts';
 import { readReplayFor, replayReads, withReadReplay } from './read-replay.ts';
 import { measuredCommandFor } from './measured-split.ts';
@@ -60,12 +61,14 @@ export async function timePlan(
   measuredSeconds: number | undefined,
 ): Promise<TimePlan> {
   const m = loaded.log.metadata;
+  if (!m && loaded.environmentLimit !== undefined)
+    return terminalTimePlan(loaded, loaded.environmentLimit, git, segment, measuredSeconds);
   if (!m)
     throw fail(
       'usage',
       loaded.log.file,
       undefined,
-      'a time estimate needs a recording (packscope record): a raw trace has no command time to split into reads and the rest',
+      'a time estimate needs a recording (packscope record) or a terminal recording made in exact mode: the limit this raw trace ran with is unknown',
     );
   if (m.completeAt && m.completeAt.length > 0 && measuredSeconds === undefined)
     throw fail(
@@ -84,13 +87,74 @@ export async function timePlan(
   const recordedSeconds = measuredSeconds ?? (Date.parse(m.endedAt) - Date.parse(m.startedAt)) / 1000;
   if (!(recordedSeconds > 0))
     throw fail('bad-header', loaded.log.file, 0, 'the recording has no usable start and end times');
-  const probe = await probeGit(git, ['config', '--get', 'core.deltaBaseCacheLimit'], { cwd: m.cwd });
-  const configured = probe.status === 0 ? parseGitSize(probe.stdout.trim()) : undefined;
-  const current =
-    configured !== undefined
-      ? { limit: configured, source: 'git config core.deltaBaseCacheLimit' }
-      : { limit: GIT_DEFAULT_LIMIT, source: 'git’s default (unset)' };
+  const current = await currentLimit(git, m.cwd);
   return { recordedSeconds, recordedLimit: m.cacheLimit, traced: measuredSeconds === undefined, current };
+}
+
+/** The limit the user's git runs with in `cwd`, and where it comes from. */
+async function currentLimit(git: string, cwd: string): Promise<TimePlan['current']> {
+  const probe = await probeGit(git, ['config', '--get', 'core.deltaBaseCacheLimit'], { cwd });
+  const configured = probe.status === 0 ? parseGitSize(probe.stdout.trim()) : undefined;
+  return configured !== undefined
+    ? { limit: configured, source: 'git config core.deltaBaseCacheLimit' }
+    : { limit: GIT_DEFAULT_LIMIT, source: 'git’s default (unset)' };
+}
+
+/**
+ * A terminal recording made in exact mode has no header: its command time is what its git
+ * processes' GIT_TRACE_PERFORMANCE exit lines say (recording-environment.ts), each process the
+ * interval that ends at its line's timestamp and lasts its seconds; the time is the length of their
+ * union (a child runs inside its parent's time, terminals run side by side). Every process that read
+ * the packs needs its line: otherwise the estimate says which are missing instead of guessing.
+ */
+async function terminalTimePlan(
+  loaded: LoadedRecording,
+  recordedLimit: number,
+  git: string,
+  segment: number | undefined,
+  measuredSeconds: number | undefined,
+): Promise<TimePlan> {
+  if (segment !== undefined)
+    throw fail(
+      'usage',
+      loaded.log.file,
+      undefined,
+      'a time estimate predicts the whole command: it cannot keep one segment',
+    );
+  const untimed = loaded.segments.filter((s) => s.endRead > s.firstRead && s.seconds === undefined);
+  if (untimed.length > 0 && measuredSeconds === undefined)
+    throw fail(
+      'usage',
+      loaded.log.file,
+      undefined,
+      `a time estimate needs each git process's time: ${untimed.length} of the ${loaded.segments.length} git processes of this terminal recording that read the packs have no GIT_TRACE_PERFORMANCE exit line (${untimed[0]!.command ?? 'a git process'}${untimed.length > 1 ? ', …' : ''}: recorded before PackScope set GIT_TRACE_PERFORMANCE, with GIT_TRACE_PERFORMANCE pointed elsewhere, or still running)`,
+    );
+  const recordedSeconds = measuredSeconds ?? unionSeconds(loaded.segments);
+  if (!(recordedSeconds > 0))
+    throw fail('usage', loaded.log.file, undefined, 'the terminal recording has no usable process times');
+  const repository = loaded.store.repository;
+  const current = await currentLimit(git, repository.workTree ?? repository.gitDir);
+  return { recordedSeconds, recordedLimit, traced: measuredSeconds === undefined, current };
+}
+
+/** The length of the union of the processes' [exit − seconds, exit] intervals; processes without a timestamp add their seconds. */
+function unionSeconds(segments: readonly TraceSegment[]): number {
+  const intervals: [number, number][] = [];
+  let loose = 0;
+  for (const s of segments) {
+    if (s.seconds === undefined) continue;
+    if (s.exitTime === undefined) loose += s.seconds;
+    else intervals.push([s.exitTime - s.seconds, s.exitTime]);
+  }
+  intervals.sort((a, b) => a[0] - b[0]);
+  let total = loose;
+  let end = -Infinity;
+  for (const [from, to] of intervals) {
+    if (to <= end) continue;
+    total += to - Math.max(from, end);
+    end = to;
+  }
+  return total;
 }
 
 /** The limits a time view's sweep must hold for git's policy: the user's and the recorded one. */

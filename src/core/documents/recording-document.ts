@@ -10,6 +10,15 @@ export interface RecordingSummary {
   repository: string;
   mode: 'exact' | 'passive' | 'raw';
   recordedLimit: number | null;
+  /**
+   * Where recordedLimit comes from: the recording's header, or, for a raw trace recorded in the
+   * extension's terminals in exact mode, the environment PackScope set there (the trace's sidecar).
+   */
+  recordedLimitFrom: 'header' | 'terminal environment' | null;
+  /** The config `record` gave a command that reads in threads so that it read in one (`grep.threads=1`); null when none. */
+  singleThreaded: string | null;
+  /** `record --check`: whether a second run read the same objects in the same order, and each run's pack reads; null when not checked. */
+  check: { identical: boolean; lines: [number, number] } | null;
   /** The recorded command as one line (`git log --raw`); arguments with spaces cannot be told apart in it (RecordingInfo's `args` can). */
   command: string | null;
   traceLines: number;

@@ -6,8 +6,17 @@ export function recordingSummary(loaded: LoadedRecording): RecordingSummary {
   return {
     file: loaded.log.file,
     repository: loaded.store.repository.gitDir,
-    mode: loaded.log.metadata?.mode ?? 'raw',
-    recordedLimit: loaded.log.metadata?.cacheLimit ?? null,
+    mode: loaded.log.metadata?.mode ?? (loaded.environmentLimit !== undefined ? 'exact' : 'raw'),
+    recordedLimit: loaded.log.metadata?.cacheLimit ?? loaded.environmentLimit ?? null,
+    recordedLimitFrom: loaded.log.metadata
+      ? 'header'
+      : loaded.environmentLimit !== undefined
+        ? 'terminal environment'
+        : null,
+    singleThreaded: loaded.log.metadata?.singleThreaded ?? null,
+    check: loaded.log.metadata?.check
+      ? { identical: loaded.log.metadata.check.identical, lines: loaded.log.metadata.check.lines }
+      : null,
     command: loaded.log.metadata ? ['git', ...loaded.log.metadata.command].join(' ') : null,
     traceLines: loaded.log.readPack.length,
     reads: loaded.reads.length,
@@ -25,6 +34,9 @@ export function recordingInfo(loaded: LoadedRecording, segment: number | undefin
     repository: summary.repository,
     mode: summary.mode,
     recordedLimit: summary.recordedLimit,
+    recordedLimitFrom: summary.recordedLimitFrom,
+    singleThreaded: summary.singleThreaded,
+    check: summary.check,
     command: summary.command,
     args: metadata ? [...metadata.command] : null,
     cwd: metadata?.cwd ?? null,

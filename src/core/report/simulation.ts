@@ -1,3 +1,5 @@
+import { splitShellWords } from '../../common/shell-words.ts';
+import { readsInThreads } from '../../common/threaded-readers.ts';
 import type { PolicyRunner } from '../sim/policy-definition.ts';
 import { simulateSegments, type RecordingBasis } from '../sim/simulate.ts';
 import { runSweep, type SweepOptions } from '../sim/sweep.ts';
@@ -19,11 +21,41 @@ export function recordingBasis(loaded: LoadedRecording): RecordingBasis {
   const metadata = loaded.log.metadata;
   // completeAt only once load-recording.ts has inserted the hidden reads it found.
   return {
-    recordedLimit: metadata?.cacheLimit,
+    recordedLimit: metadata?.cacheLimit ?? loaded.environmentLimit,
     completeAt: loaded.completeAt,
     known: loaded.knownPlaces,
     inserted: loaded.insertedReads,
+    notDeterministic: notDeterministic(loaded),
+    singleThreaded: metadata?.singleThreaded,
   };
+}
+
+/**
+ * Why the recording's command reads differently run to run, if it does: two runs of `record
+ * --check` differed, or a git process of it is known to read in threads and was not made to read
+ * in one (src/common/threaded-readers.ts; a raw trace's processes by their command lines).
+ */
+function notDeterministic(loaded: LoadedRecording): string | undefined {
+  const metadata = loaded.log.metadata;
+  const check = metadata?.check;
+  if (check && !check.identical)
+    return `not deterministic: two runs of the command read differently (${check.lines[0]} and ${check.lines[1]} pack reads${check.firstDifference !== undefined ? `, parting at read ${check.firstDifference + 1}` : ''}), so no replay is exact for another run`;
+  if (metadata) {
+    if (metadata.singleThreaded !== undefined) return undefined;
+    const reader = readsInThreads(metadata.command);
+    return reader ? threadedText(reader.reads, reader.singleThread) : undefined;
+  }
+  for (const segment of loaded.segments) {
+    const words = splitShellWords(segment.givenCommand ?? segment.command ?? '');
+    if (!words || words[0] !== 'git') continue;
+    const reader = readsInThreads(words.slice(1));
+    if (reader) return threadedText(`${reader.reads} (${segment.command})`, reader.singleThread);
+  }
+  return undefined;
+}
+
+function threadedText(reads: string, single: { key: string; value: string }): string {
+  return `not deterministic: ${reads}, so its reads differ run to run and no replay is exact for another run (packscope record runs it with ${single.key}=${single.value})`;
 }
 
 /** One policy at one limit over a recording's reads (`packscope simulate`). */

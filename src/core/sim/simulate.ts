@@ -17,6 +17,14 @@ export interface RecordingBasis {
   known?: Uint8Array | undefined;
   /** Per read: 1 for a hidden read a complete recording found and inserted (a hit at limit 0). */
   inserted?: Uint8Array | undefined;
+  /**
+   * Why no cell is exact for another run of the command: it reads in threads, or two runs of it
+   * read differently (src/common/threaded-readers.ts, `record --check`). Then no cell is exact and
+   * none has bounds: a recording of one run bounds nothing about the next.
+   */
+  notDeterministic?: string | undefined;
+  /** The config that made the recorded command read in one thread (`grep.threads=1`): said beside every cell. */
+  singleThreaded?: string | undefined;
 }
 
 /** A raw trace or a bare list of reads: nothing known about what git ran with. */
@@ -65,7 +73,7 @@ export function simulateSegments(
     segmentFirst.push(starts[i]!);
     total = accumulate(total, runner.run(objects, segment, limit)) as SimCounts;
   }
-  const exactness = cellExactness(runner, objects, segments, segmentFirst, limit, basis, total);
+  const exactness = withThreadNote(cellExactness(runner, objects, segments, segmentFirst, limit, basis, total), basis);
   return {
     policy: runner.name,
     limit,
@@ -73,6 +81,15 @@ export function simulateSegments(
     ...total,
     ...exactness,
     seconds: (performance.now() - started) / 1000,
+  };
+}
+
+/** A single-threaded recording's cells say so: the command as the user runs it reads in threads. */
+function withThreadNote(cell: CellExactness, basis: RecordingBasis): CellExactness {
+  if (basis.singleThreaded === undefined || basis.notDeterministic !== undefined) return cell;
+  return {
+    ...cell,
+    exactness: `${cell.exactness}; for the command run single-threaded (${basis.singleThreaded}), as recorded: with threads it reads in another order`,
   };
 }
 
@@ -100,6 +117,8 @@ function cellExactness(
     deltaApplications: [total.deltaApplications, total.deltaApplications],
     inflatedBytes: [total.inflatedBytes, total.inflatedBytes],
   });
+  if (basis.notDeterministic !== undefined)
+    return { exact: false, bounds: null, hiddenReads: null, exactness: basis.notDeterministic };
   if (runner.name === 'git' && (basis.recordedLimit === limit || basis.completeAt?.includes(limit) === true)) {
     return {
       exact: true,
@@ -152,7 +171,8 @@ function boundedExactness(
         exact: false,
         bounds: null,
         hiddenReads: null,
-        exactness: 'a recorded read is a cache hit at limit 0: not a limit-0 recording of these packs',
+        exactness:
+          'a recorded read is a cache hit in a limit-0 replay: not a limit-0 recording of these packs made by git processes that read in one thread',
       };
     const known = basis.known?.subarray(segmentFirst[s]!, segmentFirst[s]! + segment.length);
     const bounded = boundProcess(objects, segment, found, () => makeCache(objects, segment, limit), known);

@@ -7,6 +7,7 @@ import { compactForReads, simObjectsFrom, type SimObjects } from '../sim/sim-obj
 import { withHiddenReads } from './complete-recording.ts';
 import { resolveReads, type ResolvedReads } from './resolve-reads.ts';
 import { parseTraceFile, type TraceLog, type TraceSegment } from './trace-log.ts';
+import { sidecarPath, terminalRecordingLimit } from '../../common/recording-sidecar.ts';
 
 /**
  * A parsed recording (or raw GIT_TRACE_PACK_ACCESS file) mapped onto a repository's objects: what
@@ -33,8 +34,19 @@ export interface LoadedRecording {
   knownPlaces?: Uint8Array | undefined;
   /** Per kept read: 1 for a hidden read a complete recording found (a cache hit at limit 0). */
   insertedReads?: Uint8Array | undefined;
-  /** The limits a complete recording is exact at (its header's completeAt), when its hidden reads were applied. */
+  /**
+   * The limits a complete recording is exact at (its header's completeAt), when its hidden reads
+   * were applied and none of the kept reads' places is ambiguous.
+   */
   completeAt?: number[] | undefined;
+  /**
+   * A raw terminal trace made in exact mode: the limit every one of its git processes ran with, from
+   * the environment PackScope set in the terminals (its sidecar says so; terminalEnvironmentLimit).
+   * Undefined for recordings with a header (theirs says it) and for other raw traces.
+   */
+  environmentLimit?: number | undefined;
+  /** Places of the kept reads whose hidden reads more than one reading of the runs explains (left open, bounded). */
+  ambiguousPlaces?: number | undefined;
 }
 
 /** A git process a trace holds that ran in another repository than the recording's. */
@@ -185,6 +197,7 @@ export function resolveRecording(
       `${leftOut.reads} reads of ${leftOut.processes} git ${leftOut.processes === 1 ? 'process' : 'processes'} in other repositories left out (${leftOut.gitDirs.slice(0, 3).join(', ')}${leftOut.gitDirs.length > 3 ? ', …' : ''})`,
     );
   }
+  const environmentLimit = terminalEnvironmentLimit(log, warnings);
   const empty = noReadsWarning(log);
   if (empty !== undefined) warnings.push(empty);
   const cut = unterminatedLineWarning(log);
@@ -222,11 +235,19 @@ export function resolveRecording(
     segments = [{ ...chosen, firstRead: 0, endRead: chosen.endRead - chosen.firstRead }];
   }
   const compact = compactForReads(objects, all.subarray(range.start, range.end));
+  // Ambiguous places (complete-recording.ts) are bounded, not known: the replay is then exact at
+  // the complete limits only if the bounds meet, so completeAt is not claimed for the kept reads.
+  const ambiguousPlaces = complete
+    ? options.segment !== undefined
+      ? (complete.ambiguousPerSegment[options.segment - 1] ?? 0)
+      : complete.ambiguousPerSegment.reduce((sum, n) => sum + n, 0)
+    : 0;
   const extras = complete
     ? {
         knownPlaces: complete.known.slice(range.start, range.end),
         insertedReads: complete.inserted.slice(range.start, range.end),
-        completeAt: log.metadata?.completeAt,
+        completeAt: ambiguousPlaces > 0 ? undefined : log.metadata?.completeAt,
+        ambiguousPlaces,
       }
     : {};
   return {
@@ -240,7 +261,50 @@ export function resolveRecording(
     warnings,
     elsewhere: leftOut.each,
     ...extras,
+    ...(environmentLimit !== undefined ? { environmentLimit } : {}),
   };
+}
+
+/** Largest sidecar read: the extension writes a few hundred bytes. */
+const MAX_SIDECAR_BYTES = 64 << 10;
+
+/**
+ * The limit a raw trace's git processes ran with, when the extension's terminal recording made it in
+ * exact mode (its sidecar, `<file>.json`, says so): every git started in those terminals had
+ * core.deltaBaseCacheLimit=0 through GIT_CONFIG_COUNT. Only `-c` on a command's own line (or a
+ * GIT_CONFIG_PARAMETERS of the user's) overrides that; GIT_TRACE_PERFORMANCE's exit line shows the
+ * `-c` options, so a process given `-c core.deltaBaseCacheLimit` makes the limit unknown, with a warning.
+ */
+function terminalEnvironmentLimit(log: TraceLog, warnings: string[]): number | undefined {
+  if (log.metadata !== undefined) return undefined;
+  const limit = terminalRecordingLimit(readSidecar(log.file));
+  if (limit === undefined) return undefined;
+  const overridden = log.segments.filter((segment) => {
+    if (segment.givenCommand === undefined || segment.command === undefined) return false;
+    const options = segment.givenCommand.slice(
+      0,
+      segment.givenCommand.length - (segment.command.length - 'git'.length),
+    );
+    return /deltabasecachelimit/i.test(options) || /--config-env/.test(options);
+  });
+  if (overridden.length > 0) {
+    warnings.push(
+      `${overridden.length} git ${overridden.length === 1 ? 'process was' : 'processes were'} given their own core.deltaBaseCacheLimit (${overridden[0]!.givenCommand}): the limit this terminal recording ran with is unknown, so it is replayed as a raw trace`,
+    );
+    return undefined;
+  }
+  return limit;
+}
+
+function readSidecar(file: string): unknown {
+  try {
+    const sidecar = sidecarPath(file);
+    const stat = fs.statSync(sidecar);
+    if (!stat.isFile() || stat.size > MAX_SIDECAR_BYTES) return undefined;
+    return JSON.parse(fs.readFileSync(sidecar, 'utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -257,7 +321,15 @@ function applyHiddenReads(
   global: Int32Array,
   segments: TraceSegment[],
   warnings: string[],
-): { reads: Int32Array; known: Uint8Array; inserted: Uint8Array; segments: TraceSegment[] } | undefined {
+):
+  | {
+      reads: Int32Array;
+      known: Uint8Array;
+      inserted: Uint8Array;
+      segments: TraceSegment[];
+      ambiguousPerSegment: number[];
+    }
+  | undefined {
   const metadata = log.metadata;
   if (!metadata?.completeAt || !metadata.hiddenReads) return undefined;
   if (global.length !== log.readPack.length) {
@@ -285,7 +357,19 @@ function applyHiddenReads(
       );
     byRead.set(after!, count!);
   }
+  const ambiguous = new Set<number>();
+  for (const after of metadata.ambiguousReads ?? []) {
+    if (!Number.isSafeInteger(after) || after < 0 || after >= global.length)
+      throw fail(
+        'bad-header',
+        log.file,
+        0,
+        `recording header: ambiguous read ${JSON.stringify(after)} is not a read index within the trace`,
+      );
+    ambiguous.add(after);
+  }
   const parts: { reads: Int32Array; known: Uint8Array; inserted: Uint8Array }[] = [];
+  const ambiguousIn: number[] = [];
   const out: TraceSegment[] = [];
   let at = 0;
   const spans =
@@ -294,13 +378,18 @@ function applyHiddenReads(
     const hidden = new Map<number, number>();
     for (const [after, count] of byRead)
       if (after >= segment.firstRead && after < segment.endRead) hidden.set(after - segment.firstRead, count);
+    const open = new Set<number>();
+    for (const after of ambiguous)
+      if (after >= segment.firstRead && after < segment.endRead) open.add(after - segment.firstRead);
     const part = withHiddenReads(
       objects,
       global.subarray(segment.firstRead, segment.endRead),
       hidden,
       metadata.completeAt,
+      open,
     );
     parts.push(part);
+    ambiguousIn.push(open.size);
     out.push({ ...segment, firstRead: at, endRead: at + part.reads.length });
     at += part.reads.length;
   }
@@ -330,5 +419,6 @@ function applyHiddenReads(
       (n) => new Uint8Array(n),
     ),
     segments: out,
+    ambiguousPerSegment: ambiguousIn,
   };
 }

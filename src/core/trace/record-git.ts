@@ -8,9 +8,10 @@ import { probeGit, runGit } from '../git/run-git.ts';
 import type { ObjectStore } from '../model/object-store.ts';
 import { parseGitSize, GIT_DEFAULT_LIMIT } from '../../common/git-size.ts';
 import { applyRecordingVariables, recordingVariables } from '../../common/recording-environment.ts';
+import { threadedReader } from '../../common/threaded-readers.ts';
 import { fail } from '../errors.ts';
 import { simObjectsFrom } from '../sim/sim-objects.ts';
-import { recoverHiddenReads } from './complete-recording.ts';
+import { alignHiddenReads, type LimitTrace } from './complete-recording.ts';
 import { recordingHeader, type RecordingMetadata } from './recording.ts';
 import { resolveReads } from './resolve-reads.ts';
 import { parseTraceFile } from './trace-log.ts';
@@ -39,8 +40,18 @@ export interface RecordOptions {
   complete?: number[];
   /** Written to git's stdin on every run (a complete recording runs the command 1 + N times). */
   input?: string;
-  /** Called as each run starts: run 1 is the recording at limit 0, runs 2… the complete limits. */
+  /** Called as each run starts: run 1 is the recording at limit 0, then the check's run, then the complete limits. */
   onRun?: (run: number, runs: number, limit: number) => void;
+  /**
+   * `--check`: run the command a second time, as the first, and compare the traces (is it
+   * deterministic?). Done anyway for a command known to read in threads (threaded-readers.ts).
+   */
+  check?: boolean;
+  /**
+   * A command known to read in threads is recorded single-threaded (its config, e.g. grep.threads=1,
+   * for it and every git it starts) unless this is 'as-is'; the recording says so.
+   */
+  threads?: 'single' | 'as-is';
 }
 
 /**
@@ -56,8 +67,9 @@ export function recordingEnvironment(
   traceFile: string,
   mode: 'exact' | 'passive',
   exactLimit = 0,
+  extraConfig: readonly { key: string; value: string }[] = [],
 ): NodeJS.ProcessEnv {
-  return applyRecordingVariables(base, recordingVariables(base, traceFile, mode, exactLimit));
+  return applyRecordingVariables(base, recordingVariables(base, traceFile, mode, exactLimit, extraConfig));
 }
 
 /** The limit a passive recording ran with: the repository's core.deltaBaseCacheLimit, as git resolves it. */
@@ -74,7 +86,8 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
   const traceFile = path.join(scratch, 'pack-access.trace');
   try {
     const version = await gitVersionOf(options.git);
-    const env = recordingEnvironment(process.env, traceFile, options.mode);
+    const { threaded, single, extraConfig } = threadSettings(options);
+    const env = recordingEnvironment(process.env, traceFile, options.mode, 0, extraConfig);
     const cacheLimit = options.mode === 'exact' ? 0 : await configuredCacheLimit(options.git, options.cwd, process.env);
     const packs = store.packs.map((pack) => {
       const model = store.model(pack);
@@ -84,17 +97,24 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
     const complete = [...new Set(options.complete ?? [])].filter((limit) => limit !== 0);
     if (complete.length > 0 && options.mode !== 'exact')
       throw fail('usage', undefined, undefined, '--complete needs an exact recording (limit 0)');
-    options.onRun?.(1, 1 + complete.length, cacheLimit);
+    const checking = options.check === true || threaded?.rerunReadsAlike === true;
+    const runs = 1 + (checking ? 1 : 0) + complete.length;
+    options.onRun?.(1, runs, cacheLimit);
     const { status, signal } = await runRecordedCommand(options, env, traceFile);
-    let completion: Pick<RecordingMetadata, 'completeAt' | 'hiddenReads'> = {};
+    let checked: Pick<RecordingMetadata, 'check'> = {};
+    if (checking && signal === null) {
+      options.onRun?.(2, runs, cacheLimit);
+      checked = { check: await checkRun(options, scratch, traceFile, status, extraConfig) };
+    }
+    let completion: Pick<RecordingMetadata, 'completeAt' | 'hiddenReads' | 'ambiguousReads'> = {};
     if (complete.length > 0 && status === 0 && signal === null) {
       const traces: { limit: number; file: string }[] = [];
       for (const [i, limit] of complete.entries()) {
-        options.onRun?.(i + 2, 1 + complete.length, limit);
+        options.onRun?.(runs - complete.length + i + 1, runs, limit);
         const file = path.join(scratch, `pack-access-${i + 1}.trace`);
         const again = await runRecordedCommand(
           { ...options, stdio: 'ignore' },
-          recordingEnvironment(process.env, file, 'exact', limit),
+          recordingEnvironment(process.env, file, 'exact', limit, extraConfig),
           file,
         );
         if (again.status !== status || again.signal !== null)
@@ -106,7 +126,12 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
           );
         traces.push({ limit, file });
       }
-      completion = { completeAt: complete, hiddenReads: findHiddenReads(store, traceFile, traces) };
+      const found = findHiddenReads(store, traceFile, traces);
+      completion = {
+        completeAt: complete,
+        hiddenReads: found.hiddenReads,
+        ...(found.ambiguousReads.length > 0 ? { ambiguousReads: found.ambiguousReads } : {}),
+      };
     }
     const metadata: RecordingMetadata = {
       version: 1,
@@ -121,6 +146,8 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
       endedAt: new Date().toISOString(),
       exitStatus: status,
       signal,
+      ...(single ? { singleThreaded: `${single.key}=${single.value}` } : {}),
+      ...checked,
       ...completion,
     };
     writeRecording(options.output, metadata, traceFile);
@@ -128,6 +155,23 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * A command known to read in threads (threaded-readers.ts) runs with the config that makes it read
+ * in one, unless asked to run as it is or its own --threads says otherwise.
+ */
+function threadSettings(options: RecordOptions): {
+  threaded: ReturnType<typeof threadedReader>;
+  single: { key: string; value: string } | undefined;
+  extraConfig: { key: string; value: string }[];
+} {
+  const threaded = threadedReader(options.args);
+  const single =
+    threaded !== undefined && !threaded.explicitThreads && options.threads !== 'as-is'
+      ? threaded.singleThread
+      : undefined;
+  return { threaded, single, extraConfig: single ? [single] : [] };
 }
 
 /** git's exit; a stop through `options.signal` counts as git killed by SIGTERM (the recording is kept). */
@@ -159,14 +203,15 @@ async function runRecordedCommand(
 
 /**
  * The hidden reads of the limit-0 trace that the runs at other limits show, as [trace read index,
- * count] (complete-recording.ts). Every read of every trace must map to the repository's packs, and
- * the traces must have the same git processes.
+ * count], and the places where more than one reading explains them (complete-recording.ts). Every
+ * read of every trace must map to the repository's packs, and the traces must have the same git
+ * processes. Each process is aligned with all the limits at once.
  */
 function findHiddenReads(
   store: ObjectStore,
   zeroTrace: string,
   traces: { limit: number; file: string }[],
-): [number, number][] {
+): { hiddenReads: [number, number][]; ambiguousReads: number[] } {
   const objects = simObjectsFrom(store.packs.map((pack) => store.model(pack)));
   const load = (
     file: string,
@@ -189,8 +234,7 @@ function findHiddenReads(
     return { reads, segments };
   };
   const zero = load(zeroTrace, 0);
-  const hidden = zero.segments.map(() => new Map<number, number>());
-  for (const { limit, file } of traces) {
+  const others = traces.map(({ limit, file }) => {
     const other = load(file, limit);
     if (other.segments.length !== zero.segments.length)
       throw fail(
@@ -199,24 +243,62 @@ function findHiddenReads(
         undefined,
         `the run at core.deltaBaseCacheLimit=${limit} ran ${other.segments.length} git processes, the run at 0 ${zero.segments.length}`,
       );
-    zero.segments.forEach((segment, s) => {
-      const theirs = other.segments[s]!;
-      recoverHiddenReads(
-        objects,
-        zero.reads.subarray(segment.firstRead, segment.endRead),
-        other.reads.subarray(theirs.firstRead, theirs.endRead),
-        limit,
-        hidden[s]!,
-        file,
-      );
-    });
-  }
-  const found: [number, number][] = [];
-  zero.segments.forEach((segment, s) => {
-    for (const [after, count] of [...hidden[s]!].sort((a, b) => a[0] - b[0]))
-      found.push([segment.firstRead + after, count]);
+    return { limit, file, ...other };
   });
-  return found;
+  const hiddenReads: [number, number][] = [];
+  const ambiguousReads: number[] = [];
+  zero.segments.forEach((segment, s) => {
+    const atLimits: LimitTrace[] = others.map((other) => ({
+      limit: other.limit,
+      reads: other.reads.subarray(other.segments[s]!.firstRead, other.segments[s]!.endRead),
+    }));
+    const alignment = alignHiddenReads(
+      objects,
+      zero.reads.subarray(segment.firstRead, segment.endRead),
+      atLimits,
+      others.length === 1 ? others[0]!.file : zeroTrace,
+    );
+    for (const [after, count] of [...alignment.hidden].sort((a, b) => a[0] - b[0]))
+      hiddenReads.push([segment.firstRead + after, count]);
+    for (const place of alignment.ambiguous) ambiguousReads.push(segment.firstRead + place);
+  });
+  return { hiddenReads, ambiguousReads };
+}
+
+/** `record --check`: the command once more, as the first run, its trace compared with the first's. */
+async function checkRun(
+  options: RecordOptions,
+  scratch: string,
+  firstTrace: string,
+  firstStatus: number | null,
+  extraConfig: readonly { key: string; value: string }[],
+): Promise<NonNullable<RecordingMetadata['check']>> {
+  const file = path.join(scratch, 'pack-access-check.trace');
+  const again = await runRecordedCommand(
+    { ...options, stdio: 'ignore' },
+    recordingEnvironment(process.env, file, options.mode, 0, extraConfig),
+    file,
+  );
+  return compareRuns(firstTrace, file, again.status === firstStatus && again.signal === null);
+}
+
+/**
+ * `record --check`: the two runs' pack reads compared line for line (pack path and offset; the
+ * timestamps differ anyway). `sameExit`: the second run ended as the first.
+ */
+function compareRuns(first: string, second: string, sameExit: boolean): NonNullable<RecordingMetadata['check']> {
+  const reads = (file: string): string[] => {
+    if (!fs.existsSync(file)) return [];
+    const log = parseTraceFile(file);
+    return Array.from(log.readPack, (pack, i) => `${log.packPaths[pack]} ${log.readOffset[i]}`);
+  };
+  const a = reads(first);
+  const b = reads(second);
+  let firstDifference = 0;
+  while (firstDifference < a.length && firstDifference < b.length && a[firstDifference] === b[firstDifference])
+    firstDifference++;
+  const identical = sameExit && a.length === b.length && firstDifference === a.length;
+  return { identical, lines: [a.length, b.length], ...(identical ? {} : { firstDifference }) };
 }
 
 /** Header line, then the trace copied as git wrote it, a chunk at a time (traces can be larger than any string). */

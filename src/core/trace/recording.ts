@@ -41,6 +41,25 @@ export interface RecordingMetadata {
    * limit-0 cache holds right after the read-index-th trace read (src/core/sim/hidden-reads.ts).
    */
   hiddenReads?: [number, number][];
+  /**
+   * Trace read indices whose places more than one reading of the runs explains (hidden reads there
+   * differ between readings): their hidden reads are left out and the replay bounds them instead.
+   * Absent when the runs allow one reading only.
+   */
+  ambiguousReads?: number[];
+  /**
+   * The config `record` gave the command so that it reads in one thread (`grep.threads=1`): it
+   * reads in threads by default (src/common/threaded-readers.ts), and a run with threads reads in
+   * another order. Absent when the command was recorded as it runs.
+   */
+  singleThreaded?: string;
+  /**
+   * `record --check` (automatic for a command known to read in threads): the command ran twice at
+   * the recorded limit; `identical` when both runs read the same objects in the same order (and
+   * ended alike), `lines` each run's pack reads, `firstDifference` the first read (0-based) where
+   * they part.
+   */
+  check?: { identical: boolean; lines: [number, number]; firstDifference?: number };
   startedAt: string;
   endedAt: string;
   exitStatus: number | null;

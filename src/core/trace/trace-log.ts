@@ -26,6 +26,15 @@ export interface TraceSegment {
    * line; undefined when the trace has none (GIT_TRACE_SETUP was not set, or git found no repository).
    */
   gitDir?: string;
+  /**
+   * The process's own time in seconds, from GIT_TRACE_PERFORMANCE's `performance: <s> s: git
+   * command: git …` line, which git writes as it exits; undefined when the trace has none for it.
+   */
+  seconds?: number;
+  /** That line's command: git's arguments as given, options before the command (`-c …`) included. */
+  givenCommand?: string;
+  /** When that line was written, in seconds after local midnight (its timestamp); absent in bare traces. */
+  exitTime?: number;
 }
 
 export interface TraceLog {
@@ -88,6 +97,14 @@ function hasTimestamp(bytes: Uint8Array, at: number, end: number): boolean {
   );
 }
 
+/** `HH:MM:SS.uuuuuu` as seconds after midnight (hasTimestamp has checked the digits). */
+function timestampSeconds(bytes: Uint8Array, at: number): number {
+  const two = (i: number): number => (bytes[at + i]! - Char.Zero) * 10 + (bytes[at + i + 1]! - Char.Zero);
+  let micros = 0;
+  for (let i = 9; i < 15; i++) micros = micros * 10 + (bytes[at + i]! - Char.Zero);
+  return two(0) * 3600 + two(3) * 60 + two(6) + micros / 1e6;
+}
+
 /** Builds a TraceLog line by line; `parseTraceFile` feeds it a file in chunks. */
 export class TraceLogBuilder {
   private readonly packIds = new Map<string, number>();
@@ -106,6 +123,8 @@ export class TraceLogBuilder {
   /** GIT_TRACE_SETUP's lines of the git process about to start a segment. */
   private setupCommonDir: string | undefined;
   private setupGitDir: string | undefined;
+  /** The timestamp of the line being read, in seconds after local midnight; undefined for a bare line. */
+  private lineTime: number | undefined;
 
   constructor(private readonly file: string) {}
 
@@ -131,7 +150,9 @@ export class TraceLogBuilder {
     if (this.lineNumber === 1 && bytes[at] === 35 /* # */)
       this.foreignHeader = Buffer.from(bytes.subarray(at, Math.min(end, at + 60))).toString('utf8');
     let message = at;
+    this.lineTime = undefined;
     if (hasTimestamp(bytes, at, end)) {
+      this.lineTime = timestampSeconds(bytes, at);
       // Skip `file:line`, then the padding to column 40 (none when the prefix is longer).
       let pos = at + 16;
       while (pos < end && bytes[pos] !== Char.Colon && bytes[pos] !== Char.Space) pos++;
@@ -229,7 +250,29 @@ export class TraceLogBuilder {
     const command = /^trace: (?:built-in|exec): (git .*)$/.exec(text);
     if (command) return this.startSegment(command[1]);
     const setup = /^setup: (git_common_dir|cwd): (.*)$/.exec(text);
-    if (setup) this.setupLine(setup[1]!, setup[2]!);
+    if (setup) return this.setupLine(setup[1]!, setup[2]!);
+    const performance = /^performance: (\d+(?:\.\d+)?) s: git command: (git(?: .*)?)$/.exec(text);
+    if (performance) this.performanceLine(Number(performance[1]), performance[2]!);
+  }
+
+  /**
+   * A process exits: its time goes to the newest segment of the same command still without one.
+   * GIT_TRACE prints the command without the options before it (`git -c x=y log` starts segment
+   * `git log`), so the exiting command matches when it ends with the segment's words. Processes of
+   * several terminals interleave, so the match is by command, not by position.
+   */
+  private performanceLine(seconds: number, given: string): void {
+    for (let i = this.segments.length - 1, looked = 0; i >= 0 && looked < 256; i--, looked++) {
+      const segment = this.segments[i]!;
+      if (segment.seconds !== undefined || segment.command === undefined) continue;
+      const words = segment.command.slice('git'.length);
+      if (given === segment.command || (words !== '' && given.endsWith(words))) {
+        segment.seconds = seconds;
+        segment.givenCommand = given;
+        if (this.lineTime !== undefined) segment.exitTime = this.lineTime;
+        return;
+      }
+    }
   }
 
   /**
