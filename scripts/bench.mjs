@@ -28,6 +28,7 @@ const benches = [
   ['pack engine', 'bench/pack-engine.bench.ts', args],
   ['many packs', 'bench/many-packs.bench.ts', []],
   ['server load', 'bench/server-load.bench.ts', []],
+  ['map flood', 'bench/pack-map-flood.bench.ts', []],
   ['pack map', 'bench/pack-map.bench.ts', []],
 ];
 

@@ -40,7 +40,6 @@ import {
   panes,
   recordingSelect,
   replaceState,
-  requestDraw,
   root,
   saveState,
   seekPanel,
@@ -49,17 +48,14 @@ import {
   state,
   statusText,
 } from './page.ts';
-import { acceptTile, inFlight, tiles } from './tiles.ts';
+import { acceptTile, expectPushed, settlePushed } from './tiles.ts';
 
 onHostMessage((message) => {
   if (message.type === 'show') show(message);
   else if (message.type === 'recordings') setRecordings(message.recordings);
   // A first-view tile the host fetched without being asked (show's `pushing`).
   else if (message.type === 'tile' || message.type === 'tileFailed')
-    void acceptTile(message.key, message).finally(() => {
-      inFlight.delete(message.key);
-      requestDraw();
-    });
+    void acceptTile(message.key, message).finally(() => settlePushed(message.key));
 });
 paintWith(draw);
 
@@ -176,7 +172,7 @@ function show({
   note,
 }: Extract<HostToWebview, { type: 'show' }>): void {
   // Tiles on their way unasked: not asked for again (pumpTiles cancels those the view no longer wants).
-  for (const key of pushing) if (!tiles.has(key)) inFlight.add(key);
+  expectPushed(pushing);
   const pack = shown[0]!.info.pack;
   const after = shown[1]?.info.pack ?? null;
   if (state.pack !== pack || state.after !== after)

@@ -26,8 +26,24 @@ export interface CachedTile {
 }
 /** Every pane's tiles (their keys name the pane): one budget for the page. */
 export const tiles = new Map<string, CachedTile>();
-/** Keys of tile requests sent and not answered. */
-export const inFlight = new Set<string>();
+/** A tile request sent and not answered: its pane, and the pane's view (generation) it was asked for. */
+export interface Pending {
+  pane: number;
+  generation: number;
+}
+/**
+ * Tile requests sent and not answered, by key. An entry is removed only by its own request's
+ * answer (or by cancelling it): a cancelled request's late answer must not remove the entry of
+ * the request that asked for the same tile again, or the page asks a third time, the host cancels
+ * the second (a newer request of a key cancels the older), and so on while the tile stays wanted.
+ */
+export const inFlight = new Map<string, Pending>();
+/**
+ * Each pane's view as the tile requests name it (PackMapTileWanted's `generation`), from 0: the
+ * first view, whose tiles the host may push with `show`.
+ */
+const generations: number[] = [];
+const generationOf = (pane: number): number => generations[pane] ?? 0;
 
 export function tileUnit(order: number): number {
   return Math.min(1, TILE_CELLS / 2 ** order);
@@ -97,13 +113,37 @@ export function decodeTile(tile: PackMapTile): ImageData {
 
 export async function fetchTile(wantedOne: PackMapTileWanted): Promise<void> {
   const key = tileKey(wantedOne);
-  inFlight.add(key);
+  const pending: Pending = { pane: wantedOne.pane, generation: generationOf(wantedOne.pane) };
+  inFlight.set(key, pending);
   try {
-    await acceptTile(key, await host.request({ type: 'tile', key, wanted: wantedOne }));
+    await acceptTile(key, await host.request({ type: 'tile', key, wanted: wantedOne, generation: pending.generation }));
   } finally {
-    inFlight.delete(key);
-    requestDraw();
+    settle(key, pending);
   }
+}
+
+/** The request behind `pending` answered: the tile's key is free to be asked again (if still wanted). */
+function settle(key: string, pending: Pending): void {
+  if (inFlight.get(key) === pending) inFlight.delete(key);
+  requestDraw();
+}
+
+/** The host's pushed tiles (`show`'s `pushing`, the first view: generation 0), and what settles each. */
+const pushed = new Map<string, Pending>();
+export function expectPushed(keys: string[]): void {
+  for (const key of keys) {
+    if (tiles.has(key)) continue;
+    // The key ends with the pane (tileKey).
+    const pending: Pending = { pane: Number(key.slice(key.lastIndexOf('|') + 1)), generation: 0 };
+    inFlight.set(key, pending);
+    pushed.set(key, pending);
+  }
+}
+export function settlePushed(key: string): void {
+  const pending = pushed.get(key);
+  pushed.delete(key);
+  if (pending) settle(key, pending);
+  else requestDraw();
 }
 
 /** Keeps a tile that came (asked for or pushed), or says why it did not. */
@@ -132,7 +172,8 @@ export function pumpTiles(): void {
   const longest = Math.max(...panes.map((p) => p.wanted.length));
   for (let i = 0; i < longest; i++) for (const pane of panes) if (i < pane.wanted.length) all.push(pane.wanted[i]!);
   const wantedKeys = new Set(all.map(tileKey));
-  const stale = [...inFlight].filter((key) => !wantedKeys.has(key));
+  supersede(wantedKeys);
+  const stale = [...inFlight.keys()].filter((key) => !wantedKeys.has(key));
   if (stale.length > 0) {
     host.notify({ type: 'cancelTiles', keys: stale });
     for (const key of stale) inFlight.delete(key);
@@ -143,6 +184,20 @@ export function pumpTiles(): void {
     if (inFlight.has(key) || tiles.has(key)) continue;
     void fetchTile(next);
   }
+}
+
+/**
+ * A pane's view is superseded when it waits for tiles and none of them is wanted any more: another
+ * colouring, recording or order, or a camera moved so far that everything still coming is out of
+ * view. Then the pane's next requests name a newer generation, and the server drops whatever of
+ * the older ones still waits (a tile asked for again later is asked under the newer one). A small
+ * pan that keeps one tile still coming in view supersedes nothing, so no tile the view shows is
+ * dropped by a generation: those out of view are cancelled one by one (`cancelTiles`).
+ */
+function supersede(wantedKeys: Set<string>): void {
+  const waiting = new Map<number, boolean>();
+  for (const [key, { pane }] of inFlight) waiting.set(pane, (waiting.get(pane) ?? false) || wantedKeys.has(key));
+  for (const [pane, stillWanted] of waiting) if (!stillWanted) generations[pane] = generationOf(pane) + 1;
 }
 
 export function drawTileAt(pane: Pane, tile: CachedTile, order: number, tileX: number, tileY: number): void {

@@ -141,8 +141,13 @@ export type HostToWebview =
 export type WebviewToHost =
   /** A request: answered with `show` (or `failed`). `pack` is the state's, after a reload. */
   | { type: 'ready'; version: number; firstView?: PackMapFirstView }
-  /** A request: answered with `tile` or `tileFailed`. `key` names it in `cancelTiles`. */
-  | { type: 'tile'; key: string; wanted: PackMapTileWanted }
+  /**
+   * A request: answered with `tile` or `tileFailed`. `key` names it in `cancelTiles`. `generation`:
+   * the pane's view as the page counts it, from 0 (the first view, and the tiles pushed with `show`)
+   * each time the page loads; a tile of an older generation than one the page has since asked
+   * with is superseded, and the server may drop it (answered `tileFailed`, cancelled).
+   */
+  | { type: 'tile'; key: string; wanted: PackMapTileWanted; generation: number }
   /** The view moved on: these tiles are no longer wanted (their requests are cancelled). */
   | { type: 'cancelTiles'; keys: string[] }
   /** A request: answered with `objectAt`: the object at a cell of `pane`'s pack. */
@@ -194,6 +199,7 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
       const wanted = message.wanted as Record<string, unknown> | null | undefined;
       return (
         isText(message.key) &&
+        isCount(message.generation) &&
         typeof wanted === 'object' &&
         wanted !== null &&
         isPane(wanted.pane) &&

@@ -24,12 +24,12 @@ export type WorkKind =
 /**
  * Pack Map tiles handed to its one worker at a time: a few, so that the next tile is waiting
  * there when one ends, and few enough that a cancelled view's tiles mostly never leave this queue.
- * Tiles queue apart from the map's other requests (a hover's object-at, a pack's info): in one
- * queue, 50,000 tiles asked for ahead of a hover kept it waiting 5.6 s; apart, the worker takes
- * the hover before its next tile (map-worker.ts).
+ * Tiles queue apart from the map's other requests (a pack's info): in one queue, 50,000 tiles
+ * asked for ahead of a hover kept it waiting 5.6 s. (The map's hovers no longer reach the worker:
+ * the server's thread looks the object up in its model, handlers/pack-map.ts.)
  */
 const PACK_MAP_TILES_IN_FLIGHT = 4;
-/** The map's hovers and infos handed to the worker at once: each is one lookup there. */
+/** The map's infos handed to the worker at once: each is one lookup there once it has the map. */
 const PACK_MAP_LOOKUPS_IN_FLIGHT = 2;
 
 /** Kinds whose work runs in the one persistent map worker, outside the thread budget. */

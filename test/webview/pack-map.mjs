@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { servePage } from './serve-page.mjs';
@@ -46,6 +47,10 @@ const { buildPackModel } = await tsImport('../../src/core/model/build-pack-model
 const { hashAlgorithmByName } = await tsImport('../../src/core/format/hash-algorithm.ts', import.meta.url);
 const { familyArcs } = await tsImport('../../src/core/map/family-arcs.ts', import.meta.url);
 const { seekPath } = await tsImport('../../src/core/map/seek-path.ts', import.meta.url);
+// The host's view of each tile request and the server's dropping of superseded ones, as they run there.
+const { PackMapTileViews } = await tsImport('../../src/extension/pack-map/tile-views.ts', import.meta.url);
+const { TileViews } = await tsImport('../../src/server/tile-views.ts', import.meta.url);
+const { CancellationTokenSource } = createRequire(import.meta.url)('vscode-languageserver/node');
 
 const THEMES = {
   dark: {
@@ -293,8 +298,16 @@ async function deliverBinaryTile({ message, rgbaDeflated }) {
   window.postMessage(message, '*');
 }
 
-/** Opens the page; the returned host answers its requests (tiles may be held back with `hold`). */
-async function openMap({ theme = 'dark', initialState = null, push = false, compare = false } = {}) {
+/**
+ * Opens the page; the returned host answers its requests (tiles may be held back with `hold`).
+ * `serve`: tiles are answered as the panel host and the server answer them (pack-map-panel.ts,
+ * handlers/pack-map.ts): each request names its pane's view (the host's PackMapTileViews), waits
+ * in a queue drawn one tile every `host.serveMs` (Infinity: none), and is dropped, answered `tileFailed` cancelled,
+ * when `cancelTiles` names it, when the page asks for the same key again, or when a newer view
+ * of its pane supersedes it (the server's TileViews). `host.served` lists what was drawn and
+ * dropped, in order.
+ */
+async function openMap({ theme = 'dark', initialState = null, push = false, compare = false, serve = false } = {}) {
   // Today's pack alone, or today's and the preview's (the Repack Preview's before/after).
   const shown = compare
     ? [
@@ -327,17 +340,48 @@ window.acquireVsCodeApi = () => ({
 </script>`,
   );
   const hostState = { posted: [], held: [], hold: false, tileRequests: [], cancelled: [] };
+  const tileViews = new PackMapTileViews();
+  const serverViews = new TileViews();
+  Object.assign(hostState, { serveMs: 0, queue: [], served: [], byKey: new Map() });
+  /** A tile request as the host sends it to the server; `inReplyTo` undefined for a pushed tile. */
+  const enqueue = (key, wanted, generation, inReplyTo) => {
+    hostState.byKey.get(key)?.cancel();
+    const source = new CancellationTokenSource();
+    hostState.byKey.set(key, source);
+    const view = tileViews.view(wanted.pane, generation);
+    const entered = serverViews.enter(view.id, view.generation, source.token);
+    hostState.queue.push({ key, wanted, view, entered, source, inReplyTo });
+    if (!draining) void drain();
+  };
+  let draining = false;
+  const drain = async () => {
+    draining = true;
+    while (hostState.queue.length > 0) {
+      const next = hostState.queue[0];
+      // Drawn `serveMs` after it reached the head (Infinity holds it), dropped as soon as it is cancelled.
+      const reached = Date.now();
+      while (!next.entered.token.isCancellationRequested && Date.now() - reached < hostState.serveMs)
+        await new Promise((r) => setTimeout(r, 5));
+      hostState.queue.shift();
+      const dropped = next.entered.token.isCancellationRequested;
+      next.entered.done();
+      if (hostState.byKey.get(next.key) === next.source) hostState.byKey.delete(next.key);
+      hostState.served.push({ key: next.key, view: next.view, attribute: next.wanted.attribute, dropped });
+      const answered = { type: 'tileFailed', key: next.key, message: 'cancelled', cancelled: true };
+      if (next.inReplyTo !== undefined) answered.inReplyTo = next.inReplyTo;
+      if (dropped) await reply(answered);
+      else await hostState.answer({ key: next.key, wanted: next.wanted, messageId: next.inReplyTo });
+    }
+    draining = false;
+  };
   const reply = (message) => page.evaluate((m) => window.postMessage(m, '*'), message).catch(() => {});
   // A tile goes as the extension delivers it: the server's deflated base64 (the JSON leg, here CDP's),
   // inflated by the host, posted to the page as a Uint8Array (VS Code's postMessage keeps it binary).
   hostState.answer = (message) => {
     const { rgbaDeflated, ...tile } = tileReply(message.wanted);
-    return page
-      .evaluate(deliverBinaryTile, {
-        message: { type: 'tile', key: message.key, tile, inReplyTo: message.messageId },
-        rgbaDeflated,
-      })
-      .catch(() => {});
+    const answered = { type: 'tile', key: message.key, tile };
+    if (message.messageId !== undefined) answered.inReplyTo = message.messageId;
+    return page.evaluate(deliverBinaryTile, { message: answered, rgbaDeflated }).catch(() => {});
   };
   hostState.release = async () => {
     for (const m of hostState.held.splice(0)) await hostState.answer(m);
@@ -346,6 +390,7 @@ window.acquireVsCodeApi = () => ({
     hostState.posted.push(message);
     switch (message.type) {
       case 'ready':
+        tileViews.pageLoaded();
         if (push && message.firstView) {
           // As the panel host does (pack-map-panel.ts): show names the first view's tiles, then they come unasked.
           const first = shown.flatMap((pane, i) => protocol.firstViewTiles(message.firstView, pane.info.maxOrder, i));
@@ -359,7 +404,9 @@ window.acquireVsCodeApi = () => ({
             pushing: hostState.pushed,
             inReplyTo: message.messageId,
           });
-          for (const wanted of first) await hostState.answer({ key: protocol.tileKey(wanted), wanted });
+          for (const wanted of first)
+            if (serve) enqueue(protocol.tileKey(wanted), wanted, 0);
+            else await hostState.answer({ key: protocol.tileKey(wanted), wanted });
           return undefined;
         }
         return reply({
@@ -371,11 +418,14 @@ window.acquireVsCodeApi = () => ({
           inReplyTo: message.messageId,
         });
       case 'tile':
+        assert.ok(protocol.isWebviewToHost(message), JSON.stringify(message));
         hostState.tileRequests.push(message);
+        if (serve) return enqueue(message.key, message.wanted, message.generation, message.messageId);
         if (hostState.hold) return void hostState.held.push(message);
         return hostState.answer(message);
       case 'cancelTiles':
         hostState.cancelled.push(...message.keys);
+        for (const key of message.keys) hostState.byKey.get(key)?.cancel();
         return undefined;
       case 'objectAt': {
         const n = PANES[message.pane].baseMap.objectAtCell(message.order, message.x, message.y);
@@ -437,6 +487,33 @@ window.acquireVsCodeApi = () => ({
 
 /** An element id of pane `pane` (the first pane's ids are a single map's; the second's end in -1). */
 const paneId = (base, pane = 0) => (pane === 0 ? base : `${base}-${pane}`);
+
+/** Polls `condition` (of this process: the host's queue) until it holds, or fails naming `what`. */
+async function until(condition, what, ms = 15_000) {
+  const end = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > end) assert.fail(`waited ${ms} ms for: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Tile requests of a serving host that wait in its queue and are not dropped. */
+const waitingTiles = (host) => host.queue.filter((q) => !q.entered.token.isCancellationRequested);
+
+/** Keys of the tiles of pane 0 the page shows at `order` for camera `cam` (media/pack-map/tiles.ts visibleTiles). */
+function visibleTileKeys(box, cam, order, attribute) {
+  const s = Math.min(box.width, box.height) * 2 ** cam.zoom;
+  const unit = Math.min(1, 256 / 2 ** order);
+  const last = Math.max(1, 2 ** order / 256) - 1;
+  const at = (px, center, side) => center + (px - side / 2) / s;
+  const range = (from, to) => [Math.max(0, Math.floor(from / unit)), Math.min(last, Math.floor(to / unit))];
+  const [x0, x1] = range(at(0, cam.centerX, box.width), at(box.width, cam.centerX, box.width));
+  const [y0, y1] = range(at(0, cam.centerY, box.height), at(box.height, cam.centerY, box.height));
+  const keys = [];
+  for (let tileY = y0; tileY <= y1; tileY++)
+    for (let tileX = x0; tileX <= x1; tileX++) keys.push(protocol.tileKey({ pane: 0, attribute, order, tileX, tileY }));
+  return keys;
+}
 
 /** Waits until the view (every pane of it) has every tile of its order drawn. */
 async function settled(page) {
@@ -713,6 +790,91 @@ describe('Pack Map webview', () => {
     host.hold = false;
     await host.release();
     await settled(page);
+    await page.close();
+  });
+
+  it('a colouring changed while tiles wait supersedes them: none of the old colouring is drawn after, every tile in view arrives, also after changing back', async () => {
+    const { page, host, errors } = await openMap({ serve: true, push: true });
+    await settled(page);
+    // No tile drawn: the view's tiles wait in the queue while the colouring changes.
+    host.serveMs = Infinity;
+    for (let i = 0; i < 5; i++) await page.locator('#zoom-in').click();
+    await page.waitForFunction(() => window.__states.at(-1).camera.zoom === 5);
+    await until(() => waitingTiles(host).length >= 3, 'tiles of the zoomed view wait');
+    const typeGeneration = Math.max(...host.tileRequests.map((m) => m.generation));
+    await page.locator('#attribute').selectOption('depth');
+    await until(() => waitingTiles(host).some((q) => q.wanted.attribute === 'depth'), 'depth tiles wait');
+    const depthRequests = host.tileRequests.filter((m) => m.wanted.attribute === 'depth');
+    assert.ok(
+      depthRequests.every((m) => m.generation > typeGeneration),
+      `another colouring is a newer view: ${depthRequests.map((m) => m.generation)} after ${typeGeneration}`,
+    );
+    // Back while depth tiles wait: the type tiles dropped meanwhile are asked for again, under a newer view still.
+    const servedAtBack = host.served.length;
+    const requestsAtBack = host.tileRequests.length;
+    await page.locator('#attribute').selectOption('type');
+    await until(() => host.tileRequests.length > requestsAtBack, 'the first colouring asked for again');
+    host.serveMs = 20;
+    await settled(page);
+    const depthGeneration = Math.max(...depthRequests.map((m) => m.generation));
+    const again = host.tileRequests.slice(requestsAtBack);
+    assert.ok(
+      again.length > 0 && again.every((m) => m.wanted.attribute === 'type' && m.generation > depthGeneration),
+      `asked again: ${again.map((m) => `${m.key} (${m.generation})`).join(', ')}; depth up to ${depthGeneration}`,
+    );
+    const afterBack = host.served.slice(servedAtBack);
+    assert.ok(
+      afterBack.some((t) => t.attribute === 'depth' && t.dropped),
+      'the depth tiles still waiting were dropped',
+    );
+    assert.deepEqual(
+      afterBack.filter((t) => t.attribute === 'depth' && !t.dropped).map((t) => t.key),
+      [],
+      'no tile of the colouring left was drawn after it was left',
+    );
+    // Every tile of the view came (settled), in the colouring shown: the canvas is the engine's cells.
+    const { checked } = await checkPixels(page, 'type');
+    assert.ok(checked >= 20, `checked ${checked} pixels`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('a small pan keeps the view: the tiles still in view that wait are neither cancelled nor dropped', async () => {
+    const { page, host, errors } = await openMap({ serve: true });
+    await settled(page);
+    // No tile drawn while the view pans: the tiles it asked for wait.
+    host.serveMs = Infinity;
+    for (let i = 0; i < 5; i++) await page.locator('#zoom-in').click();
+    await page.waitForFunction(() => window.__states.at(-1).camera.zoom === 5);
+    await page.waitForFunction(() => document.getElementById('scale').dataset.moving === 'false');
+    await until(() => waitingTiles(host).length >= 4, 'tiles of the zoomed view wait');
+    const generation = host.tileRequests.at(-1).generation;
+    const waitingBefore = waitingTiles(host).map((q) => q.key);
+    const box = await canvasBox(page);
+    await page.mouse.move(box.left + 300, box.top + 300);
+    await page.mouse.down();
+    await page.mouse.move(box.left + 280, box.top + 290, { steps: 4 });
+    await page.mouse.up();
+    await new Promise((r) => setTimeout(r, 300));
+    const order = Number(await page.evaluate(() => document.getElementById('scale').dataset.order));
+    const inView = new Set(visibleTileKeys(box, await camera(page), order, 'type'));
+    const stillInView = waitingBefore.filter((key) => inView.has(key));
+    assert.ok(stillInView.length > 0, 'a tile that waited is still in view');
+    host.serveMs = 0;
+    await settled(page);
+    const dropped = new Set(host.served.filter((t) => t.dropped).map((t) => t.key));
+    assert.deepEqual(
+      stillInView.filter((key) => host.cancelled.includes(key) || dropped.has(key)),
+      [],
+      'no tile still in view was given up',
+    );
+    assert.ok(
+      host.tileRequests.every((m) => m.generation <= generation),
+      `the pan is the same view: generations ${[...new Set(host.tileRequests.map((m) => m.generation))]}, ${generation} before it`,
+    );
+    const { checked } = await checkPixels(page, 'type');
+    assert.ok(checked >= 20, `checked ${checked} pixels`);
+    assert.deepEqual(errors, []);
     await page.close();
   });
 

@@ -51,6 +51,30 @@ export interface MapRegion {
 }
 
 /** One pack's map: the model's offsets in pack order and, when a recording is drawn, its reads per object. */
+/**
+ * The object number (idx order) at the cell (x, y) of `model`'s map at `order`: the one holding the
+ * cell's first byte; −1 past the pack's end. A binary search over the model's own columns, with no
+ * PackMap: a hover's lookup where the model is and the map is not (the server's thread answers the
+ * map's hovers itself rather than wait behind the tile its map worker is drawing).
+ */
+export function objectAtCell(model: PackModel, order: number, x: number, y: number): number {
+  const dataEnd = model.packSize - model.hash.size;
+  const span = dataEnd - PACK_HEADER_BYTES;
+  const d = hilbertIndex(checkOrder(order), x, y);
+  // As PackMap.cellBytes: the cell's first byte.
+  const start = PACK_HEADER_BYTES + Math.floor((d * span) / 4 ** order);
+  if (start >= dataEnd || model.count === 0) return -1;
+  const { byOffset, offset } = model.columns;
+  let low = 0;
+  let high = model.count - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if (offset[byOffset[middle]!]! <= start) low = middle;
+    else high = middle - 1;
+  }
+  return byOffset[low]!;
+}
+
 export class PackMap {
   /** Offsets of the objects in pack order (ascending). */
   private readonly offsets: Float64Array;
@@ -147,9 +171,7 @@ export class PackMap {
 
   /** The object number (idx order) at the cell (x, y) of the map at `order`: the one holding the cell's first byte; −1 past the pack's end. */
   objectAtCell(order: number, x: number, y: number): number {
-    const [start] = this.cellBytes(checkOrder(order), hilbertIndex(order, x, y));
-    if (start >= this.dataEnd || this.model.count === 0) return -1;
-    return this.byOffset[this.positionAt(start)]!;
+    return objectAtCell(this.model, order, x, y);
   }
 
   /** The cell of the map at `order` that holds the first byte of object `n` (idx order). */

@@ -26,6 +26,7 @@ import { isCancellation } from '../model-progress.ts';
 import { type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
 import { WEBVIEW_PANELS } from '../webview-panels.ts';
+import { PackMapTileViews } from './tile-views.ts';
 
 /**
  * The server's tile with its pixels inflated: the webview gets a Uint8Array, which VS Code's
@@ -85,6 +86,8 @@ function panesOf(target: PackMapTarget): { pack: string; role: PackMapPane['role
  */
 export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
   private readonly inFlight = new Map<string, vscode.CancellationTokenSource>();
+  /** The view each tile request names, so that the server drops the tiles of a view the page left. */
+  private readonly tileViews = new PackMapTileViews();
   /** The packs drawn, one per pane. */
   readonly packs: readonly string[];
   /** Each pane's pack info, once the webview has been sent it. */
@@ -161,6 +164,7 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
     switch (message.type) {
       case 'ready': {
         this.pageReady(message.version, PACK_MAP_PROTOCOL_VERSION);
+        this.tileViews.pageLoaded();
         const [today, ...beside] = await this.infoRequest;
         if (today!.status === 'rejected') {
           // Asked again on the next `ready` (a reload of the page), not the failure kept.
@@ -210,11 +214,12 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
               }
             : {}),
         });
-        for (const wanted of first) void this.fetchTile(tileKey(wanted), wanted).then((reply) => this.send(reply));
+        // Pushed as the page's generation 0: the view it opens on.
+        for (const wanted of first) void this.fetchTile(tileKey(wanted), wanted, 0).then((reply) => this.send(reply));
         return undefined;
       }
       case 'tile':
-        return this.fetchTile(message.key, message.wanted);
+        return this.fetchTile(message.key, message.wanted, message.generation);
       case 'cancelTiles':
         for (const key of message.keys) this.inFlight.get(key)?.cancel();
         return undefined;
@@ -272,8 +277,9 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
   }
 
   /** A tile from the server, as the webview's `tile` reply (or `tileFailed`), cancellable under its key. */
-  private fetchTile(key: string, wanted: PackMapTileWanted): Promise<HostToWebview> {
+  private fetchTile(key: string, wanted: PackMapTileWanted, generation: number): Promise<HostToWebview> {
     const { pane, ...tile } = wanted;
+    const view = this.tileViews.view(pane, generation);
     return this.cancellable(
       key,
       `tile ${key}`,
@@ -281,7 +287,7 @@ export class PackMapPanel extends PanelHost<HostToWebview, WebviewToHost> {
         type: 'tile',
         key,
         tile: binaryTile(
-          await this.deps.server.request(PackMapTileRequest, { pack: this.packOf(pane), ...tile }, token),
+          await this.deps.server.request(PackMapTileRequest, { pack: this.packOf(pane), ...tile, view }, token),
         ),
       }),
       (text, cancelled) => ({ type: 'tileFailed', key, message: text, cancelled }),

@@ -40,7 +40,6 @@ export type MapWorkerRequest =
       region: MapRegionRequest;
       overlay?: string;
     }
-  | { kind: 'object-at'; id: number; pack: MapPackRef; order: number; x: number; y: number }
   /** A recording's reads of one pack (idx order), kept under `key` until `forget` or until evicted. */
   | { kind: 'reads'; key: string; pack: MapPackRef; counts: Uint32Array }
   | { kind: 'cancel'; id: number };
@@ -61,8 +60,6 @@ export type MapWorkerReply =
   | { kind: 'info'; id: number; info: MapInfoBody }
   /** The tile's row-major RGBA, raw-deflated (PackMapTileResult.rgbaDeflated). */
   | { kind: 'tile'; id: number; rgbaDeflated: Uint8Array; litCells: number; readObjects: number }
-  /** The object (idx order) at the cell; −1 past the pack's end. */
-  | { kind: 'object-at'; id: number; object: number }
   | { kind: 'cancelled'; id: number }
   /** An overlay key the worker no longer has (evicted): the server sends the reads again. */
   | ({ kind: 'error'; id: number; missingOverlay?: string } & WorkerError);

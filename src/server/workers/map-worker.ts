@@ -1,8 +1,9 @@
 /**
  * Worker thread entry (dist/map-worker.js) of the Pack Map: one persistent thread that
  * keeps the PackMap of the packs it was asked about and of the recording overlays it was sent, and
- * answers info, tile and object-at requests (map-worker-protocol.ts). One request at a time, from
- * its own queue: lookups of one object (a hover) go before tiles, and a cancelled request that has
+ * answers info and tile requests (map-worker-protocol.ts; the map's hovers are answered on the
+ * server's thread, handlers/pack-map.ts). One request at a time, from its own queue: an info goes
+ * before tiles, and a cancelled request that has
  * not started is dropped, so that a view that moved on does not wait for the tiles it left.
  */
 import { encodeWorkerError } from '../../core/worker-error.ts';
@@ -83,11 +84,6 @@ function handle(request: (typeof queue)[number]): void {
     case 'info':
       post({ kind: 'info', id: request.id, info: info(request.pack) });
       return;
-    case 'object-at': {
-      const { map } = keptPack(request.pack);
-      post({ kind: 'object-at', id: request.id, object: map.objectAtCell(request.order, request.x, request.y) });
-      return;
-    }
     case 'tile': {
       let map = keptPack(request.pack).map;
       if (request.overlay !== undefined) {
@@ -121,7 +117,7 @@ function handle(request: (typeof queue)[number]): void {
   }
 }
 
-/** The next request: a hover's lookup or an info first, else the oldest tile. */
+/** The next request: an info first, else the oldest tile. */
 function takeNext(): (typeof queue)[number] | undefined {
   const urgent = queue.findIndex((r) => r.kind !== 'tile');
   return queue.splice(urgent >= 0 ? urgent : 0, 1)[0];
