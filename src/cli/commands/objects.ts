@@ -99,14 +99,19 @@ function runObjects(argv: string[], progress: Progress): number {
     lookup,
   );
   out.flush();
+  warnOfMidxFaults(midxFaults.values());
+  return 0;
+}
+
+/** One warning per broken multi-pack-index entry the listing met, saying what git does with it. */
+function warnOfMidxFaults(faults: Iterable<PackFormatError>): void {
   // What the words claim is what test/cli/corrupt-midx.test.ts checks against git on such a file:
   // the listing of every object says missing, while a lookup by id trusts the entry (git 2.39.5's
   // cat-file -e and rev-list --objects name an object whose offset the MIDX has wrong).
-  for (const fault of midxFaults.values())
+  for (const fault of faults)
     process.stderr.write(
       `packscope: warning: ${fault.message} (git multi-pack-index verify reports it; git cat-file --batch-all-objects --batch-check prints such an object as missing, and so does this list; git commands that look it up by id follow the multi-pack-index's entry and may still find it, as git cat-file -e and git rev-list --objects do when only its offset is wrong)\n`,
     );
-  return 0;
 }
 
 export const objectsCommand: Command = {
