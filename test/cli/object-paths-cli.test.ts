@@ -98,6 +98,35 @@ describe('packscope object', () => {
 });
 
 describe('packscope stats', () => {
+  test('with no stored walk, the text prints the report first and then the names, each as rev-list prints it', () => {
+    const fresh = path.join(root, 'fresh-cache');
+    const result = runCli(['stats', '--top', '8', '--cache-dir', fresh, repo]);
+    assert.equal(result.status, 0, result.stderr);
+    const text = result.stdout.toString('utf8');
+    const heading = text.indexOf('names of the objects listed');
+    assert.ok(heading > text.indexOf('deepest objects:'), text);
+    const section = text.slice(heading).split('\n').slice(1);
+    let checked = 0;
+    for (const line of section) {
+      const match = /^ {2}([0-9a-f]{40}) +(tree|blob|tag|commit) +(.*)$/.exec(line);
+      if (!match) continue;
+      const [, oid, type, name] = match;
+      if (type === 'commit')
+        assert.equal(name, JSON.stringify(sandbox.gitText(repo, ['log', '-1', '--format=%s', oid!]).trim()));
+      // An annotated tag shows its subject, as in the lists.
+      else if (type === 'tag') assert.match(name!, /^".*"$/);
+      else assert.equal(name === '(root tree)' ? '' : latin1(name!), names.get(oid!), oid);
+      checked++;
+    }
+    assert.ok(checked >= 8, `${checked} names checked`);
+    // The lists above the names carry none: they were printed before the walk.
+    const listed = text.slice(0, heading);
+    for (const line of section) {
+      const match = /^ {2}([0-9a-f]{40}) +(tree|blob) +(.+)$/.exec(line);
+      if (match && match[3] !== '(root tree)') assert.ok(!listed.includes(`${match[3]}\n`), match[3]);
+    }
+  });
+
   test("every object in the lists carries rev-list's name or a commit's subject, in --json and in the text", () => {
     const json = cli(['stats', '--json', '--top', '8']);
     assert.equal(json.status, 0, json.stderr);

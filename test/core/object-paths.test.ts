@@ -192,6 +192,52 @@ describe('the persisted walk', () => {
   });
 });
 
+describe('trees compared with the tree walked before at their path', () => {
+  test('entries changed in place, added, removed and moved between versions are named as git names them', (t) => {
+    const dir = tempDir(t, 'packscope-paths-versions-');
+    const box = new GitSandbox(dir);
+    const repo = box.init('versions');
+    // Each commit rewrites a few files of wide directories (same-length and longer names), adds one,
+    // deletes one and moves one across directories: the walk skips the entries equal to the tree
+    // before and must still name every new object at git's path. Two branches share the history.
+    const lines: string[] = [];
+    let mark = 1;
+    for (let c = 0; c < 60; c++) {
+      lines.push(`commit refs/heads/${c % 7 === 3 ? 'side' : 'main'}`, `mark :${mark++}`);
+      lines.push(`committer A <a@example.com> ${1_700_000_000 + c * 60 + (c % 5 === 0 ? 0 : c)} +0000`);
+      lines.push('data 3', `c${String(c).padStart(2, '0')}`);
+      if (c === 0)
+        for (let f = 0; f < 40; f++)
+          for (const d of ['a', 'b/c', 'b/d'])
+            lines.push(
+              `M 100644 inline ${d}/f${String(f).padStart(2, '0')}`,
+              `data 6`,
+              `${d[0]}${f}-0\n`.slice(0, 5) + '\n',
+            );
+      else {
+        const d = ['a', 'b/c', 'b/d'][c % 3]!;
+        for (const f of [c % 40, (c * 7) % 40])
+          lines.push(
+            `M 100644 inline ${d}/f${String(f).padStart(2, '0')}`,
+            `data 8`,
+            `v${String(c).padStart(3, '0')}-${f % 10}\n`.slice(0, 7) + '\n',
+          );
+        lines.push(`M 100644 inline ${d}/new-${c}.txt`, 'data 4', `n${c % 100}`.padEnd(3, '.') + '\n');
+        lines.push(`D ${['a', 'b/c', 'b/d'][(c + 1) % 3]}/f${String((c * 3) % 40).padStart(2, '0')}`);
+        if (c % 4 === 0) lines.push(`R ${d}/new-${c}.txt ${['a', 'b/c', 'b/d'][(c + 2) % 3]}/moved-${c}.txt`);
+      }
+      lines.push('');
+    }
+    lines.push('done');
+    box.fastImport(repo, Buffer.from(lines.join('\n') + '\n'));
+    box.git(repo, ['repack', '-adq']);
+    const inputs = storeWalkInputs(openStore(repo));
+    const paths = walkStorePaths(inputs);
+    assert.deepEqual(paths.summary.problems, []);
+    assert.ok(assertSameAsRevList(repo, inputs, paths) > 300);
+  });
+});
+
 describe('hostile trees', () => {
   test('a malformed tree, a path over the cap and nesting over the cap are reported by object id; the rest is named', (t) => {
     const dir = tempDir(t, 'packscope-paths-hostile-');

@@ -2,7 +2,16 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
 import { storeWalkInputs } from '../../core/model/object-paths.ts';
-import type { FamilySummary, ObjectNames, ObjectSummary, Totals } from '../../core/documents/stats-document.ts';
+import { loadStoredPaths } from '../../core/model/object-paths-store.ts';
+import type { ObjectStore, PackLocation } from '../../core/model/object-store.ts';
+import type {
+  FamilySummary,
+  ObjectNames,
+  ObjectSummary,
+  PackStats,
+  StatsDocument,
+  Totals,
+} from '../../core/documents/stats-document.ts';
 import type { PackLayout, RepositoryLayout } from '../../core/documents/repository-layout-document.ts';
 import { statsDocument } from '../../core/report/stats.ts';
 import { formatBytes, formatCount, formatTable, writeJson } from '../output.ts';
@@ -19,7 +28,8 @@ Statistics of every pack of the repository at [path] (default: the current direc
 inflated and on-disk bytes, the number of delta families and the largest ones, and the largest and
 deepest objects (--top of each, default 10), each with its path (the name \`git rev-list --objects
 --all\` prints; see \`packscope object --help\`) or a commit's subject. Per pack, then in total.
---no-paths skips the walk that finds the paths.
+--no-paths skips the walk that finds the paths. When no walk is stored yet, the report is printed
+at once and the names of the listed objects follow it when the walk ends (--json waits for them).
 
 First, for a repository, its storage: the packs by kind (cruft with .mtimes, promisor, normal) and
 marker files (.keep, .bitmap, .rev), each multi-pack-index with the packs it covers, its preferred
@@ -44,28 +54,57 @@ function runStats(argv: string[], progress: Progress): number {
   if (!Number.isInteger(top) || top < 0)
     throw fail('usage', undefined, undefined, '--top needs a non-negative integer');
   const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values), progress);
-  let walked;
-  if (!values['no-paths'] && top > 0 && store.packs.length > 0) {
-    const inputs = storeWalkInputs(store);
-    walked = { packs: inputs.packs, paths: walkWithProgress(inputs, store, progress) };
+  const measure = (pack: PackLocation, work: () => PackStats): PackStats =>
+    progress.track(`Reading ${path.basename(pack.files.pack)}`, work);
+  const inputs = !values['no-paths'] && top > 0 && store.packs.length > 0 ? storeWalkInputs(store) : undefined;
+  const stored = inputs && loadStoredPaths(inputs, store.repository.commonDir, store.modelCacheDirectory);
+  if (inputs && !stored && !values.json) {
+    // The walk takes long on a large history (a minute once on git/git): everything else is
+    // printed first, and the names of the listed objects when the walk has them.
+    const early = statsDocument(store, top, measure, undefined);
+    process.stdout.write(describeStats(early, store));
+    const paths = walkWithProgress(inputs, store, progress);
+    const named = statsDocument(store, top, measure, { packs: inputs.packs, paths });
+    process.stdout.write(describeNames(named));
+    return 0;
   }
-  const document = statsDocument(
-    store,
-    top,
-    (pack, work) => progress.track(`Reading ${path.basename(pack.files.pack)}`, work),
-    walked,
-  );
+  const walked = inputs && { packs: inputs.packs, paths: stored ?? walkWithProgress(inputs, store, progress) };
+  const document = statsDocument(store, top, measure, walked);
   if (values.json) {
     writeJson(document);
     return 0;
   }
+  process.stdout.write(describeStats(document, store));
+  return 0;
+}
+
+/** The names a walk gave the objects listed: each once, in the order the lists first show it. */
+function describeNames(document: StatsDocument): string {
+  const lines = ['', 'names of the objects listed (paths as `git rev-list --objects --all` prints them):'];
+  const done = new Set<string>();
+  const rows: string[][] = [];
+  for (const p of document.packs)
+    for (const o of [...p.largestFamilies, ...p.largestObjects, ...p.largestOnDisk, ...p.deepestObjects]) {
+      const oid = 'root' in o ? o.root : o.oid;
+      const name = nameOf(o);
+      if (done.has(oid) || name === '') continue;
+      done.add(oid);
+      rows.push([`  ${oid}`, o.type, name]);
+    }
+  lines.push(...formatTable(rows));
+  if (document.pathWalk && !document.pathWalk.complete)
+    for (const problem of document.pathWalk.problems) lines.push(`  walk: ${problem}`);
+  return lines.join('\n') + '\n';
+}
+
+/** The text report of a stats document (names in the lists when the document has them). */
+function describeStats(document: StatsDocument, store: ObjectStore): string {
   const { packs, total, layout } = document;
   const lines: string[] = [];
   if (layout) describeLayout(layout, lines);
   if (packs.length === 0) {
     lines.push(`No packs in ${store.repository.objectsDir} (its objects are loose; \`git gc\` packs them).`);
-    process.stdout.write(lines.join('\n') + '\n');
-    return 0;
+    return lines.join('\n') + '\n';
   }
   for (const [i, p] of packs.entries()) {
     lines.push(`${p.pack}`);
@@ -98,8 +137,7 @@ function runStats(argv: string[], progress: Progress): number {
     lines.push(`total (${packs.length} packs)`);
     describeTotals(total, lines);
   }
-  process.stdout.write(lines.join('\n').trimEnd() + '\n');
-  return 0;
+  return lines.join('\n').trimEnd() + '\n';
 }
 
 /** `kind normal · .keep ("reason") · .bitmap (3 commits) · in the multi-pack-index · searched 2nd`. */

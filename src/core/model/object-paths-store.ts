@@ -73,6 +73,25 @@ export function walkKeyOf(inputs: StoreWalkInputs): string {
   return digest.digest('hex');
 }
 
+/** The paths stored for this very walk in `directory`, when a sound file is there; never walks. */
+export function loadStoredPaths(
+  inputs: StoreWalkInputs,
+  commonDir: string,
+  directory: string | undefined,
+): ObjectPaths | undefined {
+  if (directory === undefined) return undefined;
+  const file = pathsFileFor(directory, commonDir);
+  if (!fs.existsSync(file)) return undefined;
+  const key = readCacheKey(directory);
+  if (key === undefined) return undefined;
+  try {
+    return readStoredPaths(file, inputs, walkKeyOf(inputs), key);
+  } catch {
+    // Walked again (and the file replaced) by loadOrWalkPaths, which says why.
+    return undefined;
+  }
+}
+
 /**
  * The paths of the store's objects: read from `directory` when a file of this very walk is there
  * and sound, otherwise walked (walkStorePaths) and saved there. `directory` undefined: walked only.

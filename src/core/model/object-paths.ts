@@ -6,6 +6,7 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../format/pack-file.ts'
 import type { PathWalkSummary } from '../documents/object-paths-document.ts';
 import { CachedObjectReader, ReadBudgetExceeded } from './cached-object-reader.ts';
 import { looseObjectFile, readLooseObject } from './loose-object.ts';
+import { OidLookup } from './oid-lookup.ts';
 import type { PackModel } from './pack-model.ts';
 import { type PathTable, PathTableBuilder } from './path-table.ts';
 import { alternateObjectDirs, type ObjectStore, type PackLocation } from './object-store.ts';
@@ -121,7 +122,15 @@ interface TreeFrame {
   node: number;
   depth: number;
   id: number;
+  /** The last tree walked cleanly at the same path (sameAsBefore), and where its entries line up with `at`. */
+  before: Buffer | undefined;
+  beforeAt: number;
+  /** No entry of this tree was left unnamed (missing, mistyped, too deep or too long). */
+  clean: boolean;
 }
+
+/** Bytes of earlier trees kept to compare the next version of their path with. */
+const BEFORE_TREES_MAX_BYTES = 32 << 20;
 
 /**
  * One walk's state. Objects are numbered across the packs in order (pack p's object n is
@@ -137,6 +146,7 @@ class PathWalk {
   private readonly pathOf: Int32Array[];
   private readonly table: PathTableBuilder;
   private readonly reader: CachedObjectReader;
+  private readonly lookup: OidLookup;
   private readonly problems: string[];
   private readonly summary: PathWalkSummary;
   /** Commits and trees in the packs, for progress. */
@@ -153,6 +163,9 @@ class PathWalk {
   private readonly heap: CommitEntry[] = [];
   private readonly commitInfo = new Map<number, { tree: number; parents: number[] }>();
   private readonly stack: TreeFrame[] = [];
+  /** Per path node, the last tree walked there without a problem (sameAsBefore). */
+  private readonly treeBefore = new Map<number, Buffer>();
+  private treeBeforeBytes = 0;
   /** `locate` for parseCommit, bound once per walk. */
   private readonly locateId = (bytes: Uint8Array, at: number): number => this.locate(bytes, at);
 
@@ -172,6 +185,7 @@ class PathWalk {
     this.seen = new Uint8Array(total);
     this.pathOf = models.map((model) => new Int32Array(model.count).fill(-1));
     this.table = new PathTableBuilder(limits.maxPathBytes);
+    this.lookup = new OidLookup(models);
     this.reader = new CachedObjectReader(models, {
       maxObjectBytes: limits.maxObjectBytes,
       maxRebuiltBytes: limits.maxRebuiltBytes,
@@ -320,37 +334,94 @@ class PathWalk {
     }
   }
 
-  /** One root tree, pre-order: each entry in tree order, a subtree entered as soon as it is met. */
+  /**
+   * One root tree, pre-order: each entry in tree order, a subtree entered as soon as it is met. The
+   * loop over entries is the walk's hot path (tens of millions of entries on git/git, most of them
+   * objects already seen): it reads each entry in place, with no string or buffer per entry, and
+   * looks its id up by hash; only an entry not seen before leaves the loop (visitEntry).
+   */
   private walkTree(root: number): void {
-    const { stack, hashSize } = this;
+    const { stack, hashSize, seen, lookup } = this;
     this.enterTree(root, 0, 0);
     while (stack.length > 0) {
       const frame = stack[stack.length - 1]!;
       const { content } = frame;
-      if (frame.at >= content.length) {
-        stack.pop();
-        continue;
+      const end = content.length;
+      let at = frame.at;
+      let problem: string | undefined;
+      const depth = stack.length;
+      while (at < end) {
+        if (frame.before !== undefined) {
+          at = skipSameAsBefore(frame, at, hashSize);
+          if (at >= end) break;
+        }
+        // `<octal mode> <name>\0<id>`, every part bounds-checked against the tree's end.
+        let mode = 0;
+        let i = at;
+        for (; i < end; i++) {
+          const c = content[i]!;
+          if (c === 0x20) break;
+          if (c < 0x30 || c > 0x37 || i - at >= 7) break;
+          mode = mode * 8 + (c - 0x30);
+        }
+        if (i === at || i >= end || content[i] !== 0x20) {
+          problem = 'malformed mode';
+          break;
+        }
+        const nameAt = i + 1;
+        let nameEnd = nameAt;
+        while (nameEnd < end && content[nameEnd] !== 0) nameEnd++;
+        if (nameEnd >= end) {
+          problem = 'entry name runs past the end';
+          break;
+        }
+        if (nameEnd === nameAt) {
+          problem = 'empty entry name';
+          break;
+        }
+        const oidAt = nameEnd + 1;
+        if (oidAt + hashSize > end) {
+          problem = 'entry id runs past the end';
+          break;
+        }
+        at = oidAt + hashSize;
+        if (frame.before !== undefined)
+          frame.beforeAt = realign(frame.before, frame.beforeAt, content, nameAt, nameEnd, hashSize);
+        const kind = mode & 0o170000;
+        // canon_mode: regular files and symlinks are blobs, directories trees, anything else a gitlink.
+        const isTree = kind === 0o040000;
+        if (!isTree && kind !== 0o100000 && kind !== 0o120000) continue;
+        let child = lookup.find(content, oidAt);
+        if (child >= 0 && seen[child] === 1) continue;
+        if (child < 0) child = this.locateLoose(content, oidAt);
+        frame.at = at;
+        this.visitEntry(frame, child, oidAt, nameAt, nameEnd, isTree);
+        // A subtree entered is read first; this tree resumes at `frame.at` afterwards.
+        if (stack.length !== depth) break;
       }
-      const entry = parseTreeEntry(content, frame.at, hashSize);
-      if (typeof entry === 'string') {
-        this.note(`${this.describe(frame.id)}: ${entry} at byte ${frame.at} of the tree`);
+      if (problem !== undefined) {
+        this.note(`${this.describe(frame.id)}: ${problem} at byte ${at} of the tree`);
         stack.pop();
-        continue;
+      } else if (stack.length === depth) {
+        frame.at = at;
+        stack.pop();
+        this.finishTree(frame);
       }
-      frame.at = entry.next;
-      const kind = entry.mode & 0o170000;
-      // canon_mode: regular files and symlinks are blobs, directories trees, anything else a gitlink.
-      const isTree = kind === 0o040000;
-      if (!isTree && kind !== 0o100000 && kind !== 0o120000) continue;
-      this.visitEntry(frame, entry.oidAt, entry.nameAt, entry.nameEnd, isTree);
     }
   }
 
-  /** A tree's entry (not a gitlink): its object named at its path, a subtree entered, unless seen or wrong. */
-  private visitEntry(frame: TreeFrame, oidAt: number, nameAt: number, nameEnd: number, isTree: boolean): void {
+  /** A tree's entry (not a gitlink) whose object was not seen in the packs: named at its path, a subtree entered, unless wrong. */
+  private visitEntry(
+    frame: TreeFrame,
+    child: number,
+    oidAt: number,
+    nameAt: number,
+    nameEnd: number,
+    isTree: boolean,
+  ): void {
     const { content } = frame;
-    const child = this.locate(content, oidAt);
     if (child < 0) {
+      frame.clean = false;
       this.summary.missing++;
       this.note(
         `${this.describe(frame.id)} names ${Buffer.from(content.subarray(oidAt, oidAt + this.hashSize)).toString('hex')}, which is in no pack`,
@@ -361,11 +432,13 @@ class PathWalk {
     // A loose blob is not read to learn its type: it is only walked past.
     const childType = child >= this.total && !isTree ? OBJ_BLOB : this.typeOf(child);
     if (childType !== (isTree ? OBJ_TREE : OBJ_BLOB)) {
+      frame.clean = false;
       this.note(`${this.describe(frame.id)} names ${this.describe(child)} as a ${isTree ? 'tree' : 'blob'}`);
       return;
     }
     const node = this.table.intern(frame.node, content, nameAt, nameEnd);
     if (node < 0) {
+      frame.clean = false;
       this.note(
         `${this.describe(frame.id)} has an entry whose path is longer than ${this.limits.maxPathBytes} bytes: not named`,
       );
@@ -375,6 +448,7 @@ class PathWalk {
       this.markSeen(child);
       this.name(child, node);
     } else if (frame.depth + 1 > this.limits.maxTreeDepth) {
+      frame.clean = false;
       this.note(`${this.describe(child)} is nested deeper than ${this.limits.maxTreeDepth} trees: not entered`);
     } else {
       this.enterTree(child, node, frame.depth + 1);
@@ -387,7 +461,20 @@ class PathWalk {
     this.summary.trees++;
     this.checkpoint({ phase: 'trees', done: this.summary.trees, total: this.totals.trees });
     const content = this.read(id);
-    if (content) this.stack.push({ content, at: 0, node, depth, id });
+    if (content) {
+      const before = this.treeBefore.get(node);
+      this.stack.push({ content, at: 0, node, depth, id, before, beforeAt: 0, clean: true });
+    }
+  }
+
+  /** A tree whose every entry is now seen: the next tree at its path compares its entries with it. */
+  private finishTree(frame: TreeFrame): void {
+    if (!frame.clean) return;
+    const old = this.treeBefore.get(frame.node);
+    const bytes = this.treeBeforeBytes - (old?.length ?? 0) + frame.content.length;
+    if (bytes > BEFORE_TREES_MAX_BYTES) return;
+    this.treeBefore.set(frame.node, frame.content);
+    this.treeBeforeBytes = bytes;
   }
 
   private note(message: string): void {
@@ -418,11 +505,12 @@ class PathWalk {
 
   /** The id of the object whose binary id is at `bytes[at]`: in a pack, else loose, else −1. */
   private locate(bytes: Uint8Array, at: number): number {
-    const { models, bases } = this;
-    for (let p = 0; p < models.length; p++) {
-      const n = models[p]!.index.find(bytes, at);
-      if (n >= 0) return bases[p]! + n;
-    }
+    const id = this.lookup.find(bytes, at);
+    return id >= 0 ? id : this.locateLoose(bytes, at);
+  }
+
+  /** The id of a loose object (numbered from `total` as met), or −1. */
+  private locateLoose(bytes: Uint8Array, at: number): number {
     if (this.looseDirs.length === 0) return -1;
     const oidHex = Buffer.from(bytes.buffer, bytes.byteOffset + at, this.hashSize).toString('hex');
     const known = this.looseIds.get(oidHex);
@@ -573,26 +661,62 @@ function parseTag(content: Buffer, hashSize: number): { object: Buffer; name: Bu
   return { object: Buffer.from(hex, 'hex'), name: content.subarray(tagLine + 4, tagEnd) };
 }
 
-/** One tree entry (`<octal mode> <name>\0<id>`), bounds-checked; a string says what is wrong. */
-function parseTreeEntry(
-  content: Buffer,
-  at: number,
-  hashSize: number,
-): { mode: number; nameAt: number; nameEnd: number; oidAt: number; next: number } | string {
-  let mode = 0;
-  let i = at;
-  for (; i < content.length && content[i] !== 0x20; i++) {
-    const c = content[i]!;
-    if (c < 0x30 || c > 0x37 || i - at >= 7) return 'malformed mode';
-    mode = mode * 8 + (c - 0x30);
+/**
+ * Skips the entries from `at` that are byte for byte the entries of the tree walked before at the
+ * same path, from `frame.beforeAt` (a commit changes a few entries of each tree it touches; the
+ * rest are the objects the tree before named). Every entry of that tree was seen once it was
+ * walked (finishTree keeps only such trees), and seen stays seen, so skipping them is what looking
+ * each one up would have decided, for a compare of bytes that are in cache instead of a lookup.
+ * Both offsets are entry starts, so an entry equal to the one before parses the same. Returns
+ * where the first entry that differs starts.
+ */
+function skipSameAsBefore(frame: TreeFrame, at: number, hashSize: number): number {
+  const before = frame.before!;
+  const { content } = frame;
+  const end = content.length;
+  const beforeEnd = before.length;
+  let from = frame.beforeAt;
+  while (at < end && from < beforeEnd) {
+    // The entry before ends `hashSize` bytes after its first NUL (it parsed when it was walked).
+    let k = 0;
+    while (from + k < beforeEnd && before[from + k] !== 0 && content[at + k] === before[from + k]) k++;
+    if (from + k >= beforeEnd || before[from + k] !== 0 || content[at + k] !== 0) break;
+    const entryLength = k + 1 + hashSize;
+    if (at + entryLength > end || from + entryLength > beforeEnd) break;
+    for (k++; k < entryLength && content[at + k] === before[from + k]; k++);
+    if (k < entryLength) break;
+    at += entryLength;
+    from += entryLength;
   }
-  if (i === at || i >= content.length) return 'malformed mode';
-  const nameAt = i + 1;
-  const nameEnd = content.indexOf(0, nameAt);
-  if (nameEnd < 0) return 'entry name runs past the end';
-  if (nameEnd === nameAt) return 'empty entry name';
-  if (nameEnd + 1 + hashSize > content.length) return 'entry id runs past the end';
-  return { mode, nameAt, nameEnd, oidAt: nameEnd + 1, next: nameEnd + 1 + hashSize };
+  frame.beforeAt = from;
+  return at;
+}
+
+/**
+ * After an entry that differs from the tree before: where that tree's entries line up again, by
+ * name (an entry changed in place is stepped over, one removed since is passed, one added waits).
+ * A wrong guess costs only speed: skipSameAsBefore skips nothing that is not equal.
+ */
+function realign(
+  before: Buffer,
+  beforeAt: number,
+  content: Buffer,
+  nameAt: number,
+  nameEnd: number,
+  hashSize: number,
+): number {
+  let at = beforeAt;
+  while (at < before.length) {
+    const space = before.indexOf(0x20, at);
+    const nul = space < 0 ? -1 : before.indexOf(0, space + 1);
+    if (nul < 0 || nul + 1 + hashSize > before.length) return before.length;
+    // > 0: the tree before has this name later (an entry added); 0: the same name; < 0: one removed.
+    const order = before.compare(content, nameAt, nameEnd, space + 1, nul);
+    if (order > 0) return at;
+    at = nul + 1 + hashSize;
+    if (order === 0) return at;
+  }
+  return at;
 }
 
 function heapPush(heap: CommitEntry[], entry: CommitEntry): void {

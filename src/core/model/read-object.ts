@@ -1,4 +1,4 @@
-import { inflateDeclared } from '../format/inflate-entry.ts';
+import { inflateDeclared, Inflater } from '../format/inflate-entry.ts';
 import { isUtf8 } from 'node:buffer';
 import { fail, type PackFormatError, PackScopeError } from '../errors.ts';
 import { applyDelta, DeltaError, deltaInstructions, readDeltaSizes } from '../format/delta.ts';
@@ -321,8 +321,10 @@ export function openPackEntries(model: PackModel, limits: ReadLimits): OpenPackE
     );
   }
   const header = new ObjectHeader();
+  // Many reads in a row: one zlib stream and one buffer for the compressed bytes serve them all.
+  const reuse: EntryReuse = { inflater: new Inflater(), scratch: Buffer.allocUnsafe(64 * 1024) };
   return {
-    inflate: (k) => inflateEntry(model, file, header, k, limits),
+    inflate: (k) => inflateEntry(model, file, header, k, limits, reuse),
     applyDelta: (k, base, payload) => applyDeltaOf(model, k, base, payload, limits),
     close: () => file.close(),
   };
@@ -357,6 +359,12 @@ function withPackEntries<T>(model: PackModel, n: number, limits: ReadLimits, rea
   }
 }
 
+/** What an open pack's reads share: the reused inflate and the buffer the entries are read into. */
+interface EntryReuse {
+  inflater: Inflater;
+  scratch: Buffer;
+}
+
 /** Reads entry `k` (its bytes only), checks its header against the model and inflates it to exactly its declared size. */
 function inflateEntry(
   model: PackModel,
@@ -364,11 +372,26 @@ function inflateEntry(
   header: ObjectHeader,
   k: number,
   limits: ReadLimits,
+  reuse?: EntryReuse,
 ): Buffer {
   const path = model.files.pack;
   const offset = model.columns.offset[k]!;
   const entryBytes = model.columns.diskSize.get(k);
-  const bytes = file.read(offset, entryBytes);
+  let bytes: Buffer;
+  if (reuse) {
+    // Checked before the buffer grows to it, as read() checks before it allocates.
+    if (entryBytes > maxEntryBytes(limits.maxObjectBytes))
+      throw fail(
+        'too-large',
+        path,
+        offset,
+        `entry of ${entryBytes} bytes in the pack is more than ${limits.maxObjectBytes} bytes can compress to`,
+      );
+    if (reuse.scratch.length < entryBytes)
+      reuse.scratch = Buffer.allocUnsafe(Math.max(entryBytes, reuse.scratch.length * 2));
+    file.readInto(reuse.scratch, 0, entryBytes, offset);
+    bytes = reuse.scratch.subarray(0, entryBytes);
+  } else bytes = file.read(offset, entryBytes);
   readObjectHeader(path, bytes, 0, entryBytes, offset, model.hash.size, header);
   const declared = header.size;
   if (header.type !== model.columns.inPackType[k] || declared !== model.columns.size.get(k)) {
@@ -381,7 +404,10 @@ function inflateEntry(
   }
   if (declared > limits.maxObjectBytes)
     throw fail('too-large', path, offset, `entry of ${declared} bytes is over the ${limits.maxObjectBytes}-byte limit`);
-  return inflateDeclared(bytes.subarray(header.headerLength), declared, path, offset, 'entry');
+  const compressed = bytes.subarray(header.headerLength);
+  return reuse
+    ? reuse.inflater.inflate(compressed, declared, path, offset, 'entry')
+    : inflateDeclared(compressed, declared, path, offset, 'entry');
 }
 
 /** The base id a REF_DELTA entry names, for the error that says it is missing. */
