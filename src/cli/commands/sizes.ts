@@ -22,7 +22,7 @@ import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
 
 const sizesHelp = `usage: packscope sizes [--json] [--top N] [--count per-path|per-blob]
-                       [--filter-repo-report DIR [--force]] [--no-cache | --cache-dir DIR] [path]
+                       [--filter-repo-report DIR [--force]] [--git PATH] [--no-cache | --cache-dir DIR] [path]
 
 Where the bytes of the history of the repository at [path] (default: the current directory) go:
 per path, per directory and per extension, the inflated ("unpacked") and on-disk ("packed") bytes
@@ -41,6 +41,7 @@ only read); the sizes come from the packs (and loose files).
                    also write filter-repo's path-, directories- and extensions- all- and
                    deleted-sizes.txt files into DIR (created; never inside a repository; existing
                    files are refused unless --force)
+--git PATH         the git executable (default: git on PATH)
 
 --json prints the "packscope.sizes/1" document described in docs/json.md.`;
 
@@ -54,6 +55,7 @@ async function runSizes(argv: string[], progress: Progress): Promise<number> {
       count: { type: 'string' },
       'filter-repo-report': { type: 'string' },
       force: { type: 'boolean' },
+      git: { type: 'string' },
       ...cacheOptionSpec,
     },
   });
@@ -76,7 +78,7 @@ async function runSizes(argv: string[], progress: Progress): Promise<number> {
   const sizes = await progress.activity(
     'Reading the history',
     () => `${formatCount(commits)} commits`,
-    () => historySizes(store, { count, onCommit: (n) => (commits = n) }),
+    () => historySizes(store, { git: values.git ?? 'git', count, onCommit: (n) => (commits = n) }),
   );
   if (sizes.missingBlobs.length > 0)
     process.stderr.write(
