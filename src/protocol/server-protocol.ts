@@ -19,6 +19,7 @@ import type {
   SimResult,
 } from '../core/documents/simulation-documents.ts';
 import type { PackOverview } from '../core/documents/stats-document.ts';
+import type { SizesDocument } from '../core/documents/sizes-document.ts';
 import type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/documents/repository-layout-document.ts';
 import type { PolicyDescription } from '../core/documents/policy-description.ts';
 import type { MapAttribute } from '../common/pack-map-geometry.ts';
@@ -513,6 +514,20 @@ export const RepackPreviewRequest = new RequestType<RepackPreviewParams, RepackP
 );
 
 /** Which `git repack` modes the installed git takes (`git repack -h`): `--geometric` (2.32), `--cruft` (2.37). */
+/** packscope/sizes: where the bytes of a workspace repository's history go (`packscope sizes --json`). */
+export interface SizesParams extends WorkDoneProgressParams {
+  /** The repository's id (a workspace repository). */
+  repository: string;
+  /** Commits listed (default 10). */
+  top?: number;
+  /** Rows kept of each of paths, directories and extensions, from the largest (default: every row). */
+  rows?: number;
+  /** `per-path` (default, filter-repo's) or `per-blob`. */
+  count?: SizesDocument['count'];
+}
+
+export const SizesRequest = new RequestType<SizesParams, SizesDocument, void>('packscope/sizes');
+
 export interface RepackModes {
   geometric: boolean;
   cruft: boolean;
