@@ -31,6 +31,7 @@ import type { ObjectTypeName } from '../common/object-types.ts';
 export type { RecordingInfo, RecordingSegment } from '../core/documents/recording-document.ts';
 export type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/documents/repository-layout-document.ts';
 export type { RepackMode, RepackModePreviewDocument } from '../core/documents/repack-mode-document.ts';
+export type { SizesCommit, SizesDocument, SizesRow } from '../core/documents/sizes-document.ts';
 import type { RepackMode, RepackModePreviewDocument } from '../core/documents/repack-mode-document.ts';
 
 /** Passed by the client in `initializationOptions` and in `packscope/configure`. */
@@ -520,7 +521,11 @@ export interface SizesParams extends WorkDoneProgressParams {
   repository: string;
   /** Commits listed (default 10). */
   top?: number;
-  /** Rows kept of each of paths, directories and extensions, from the largest (default: every row). */
+  /**
+   * Rows kept of paths and of extensions: the `rows` largest, and the `rows` largest of those
+   * deleted, in the document's order (default: every row). Directories are always complete: a
+   * view builds its tree of them.
+   */
   rows?: number;
   /** `per-path` (default, filter-repo's) or `per-blob`. */
   count?: SizesDocument['count'];

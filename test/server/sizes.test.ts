@@ -2,7 +2,7 @@
  * packscope/sizes over LSP: the document of `packscope sizes --json` for a workspace repository,
  * computed in a task worker, whose rows equal what `git filter-repo --analyze` wrote for the same
  * repository (a clone the test made, so that both read the same packs); `rows` keeps the largest
- * rows of each list; a count it does not know and a repository outside the workspace are refused.
+ * paths and extensions (directories stay whole: a view's tree); a count it does not know and a repository outside the workspace are refused.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -75,7 +75,7 @@ function filterRepoRows(file: string, empty: string): string[] {
 const ours = (rows: SizesRow[]): string[] =>
   rows.map((r) => `${r.inflated} ${r.disk} ${r.deleted ?? '<present>'} ${r.path}`);
 
-test("the document's rows are filter-repo's; rows keeps the largest", async () => {
+test("the document's rows are filter-repo's; rows keeps the largest paths and extensions", async () => {
   const listing = await server.connection.sendRequest(ListRepositoriesRequest, {});
   const id = listing.repositories.find((r) => 'id' in r)!.id as string;
   const document = await server.connection.sendRequest(SizesRequest, { repository: id });
@@ -94,8 +94,13 @@ test("the document's rows are filter-repo's; rows keeps the largest", async () =
       sandbox.gitText(clone, ['log', '-1', '--date=short', '--format=%s %cd', c.commit]).trim(),
     );
   const two = await server.connection.sendRequest(SizesRequest, { repository: id, rows: 2, top: 1 });
-  assert.deepEqual(two.directories, document.directories.slice(0, 2));
-  assert.deepEqual(two.paths, document.paths.slice(0, 2));
+  assert.deepEqual(two.directories, document.directories, 'directories stay complete');
+  const kept = (rows: SizesRow[]): SizesRow[] => {
+    const deleted = rows.filter((r) => r.deleted !== null).slice(0, 2);
+    return rows.filter((r, i) => i < 2 || deleted.includes(r));
+  };
+  assert.deepEqual(two.paths, kept(document.paths), 'the two largest paths, and the two largest deleted');
+  assert.deepEqual(two.extensions, kept(document.extensions));
   assert.equal(two.commits.length, 1);
   await expectError(
     server.connection.sendRequest(SizesRequest, { repository: id, count: 'per-byte' as 'per-blob' }),

@@ -146,7 +146,7 @@ export interface SizesTask {
   git: string;
   count: SizesDocument['count'];
   top: number;
-  /** Rows kept of each list; undefined: every row. */
+  /** Rows kept of paths and extensions: the largest, and the largest deleted (directories stay complete); undefined: every row. */
   rows: number | undefined;
 }
 

@@ -159,9 +159,16 @@ async function sizes(task: SizesTask): Promise<void> {
     },
   });
   const document = sizesDocument(store, history, task.top);
-  if (task.rows !== undefined)
-    for (const list of ['paths', 'directories', 'extensions'] as const)
-      document[list] = document[list].slice(0, task.rows);
+  if (task.rows !== undefined) {
+    const rows = task.rows;
+    for (const list of ['paths', 'extensions'] as const) {
+      const kept = new Set([
+        ...document[list].slice(0, rows),
+        ...document[list].filter((r) => r.deleted !== null).slice(0, rows),
+      ]);
+      document[list] = document[list].filter((row) => kept.has(row));
+    }
+  }
   post({ kind: 'sizes', document });
 }
 
