@@ -68,9 +68,10 @@ function analyze(
   source: string,
   name: string,
   prepare?: (clone: string) => void,
+  cloneOptions: string[] = ['--no-local'],
 ): { clone: string; expected: Map<string, Buffer> } {
   const clone = path.join(root, name);
-  sandbox.git(root, ['clone', '-q', '--no-local', source, clone]);
+  sandbox.git(root, ['clone', '-q', ...cloneOptions, source, clone]);
   prepare?.(clone);
   sandbox.git(clone, ['filter-repo', '--analyze']);
   const analysis = path.join(clone, '.git', 'filter-repo', 'analysis');
@@ -346,6 +347,16 @@ describe('packscope sizes against git filter-repo --analyze', () => {
       );
     });
     assertSameAsFilterRepo(clone, expected, 'layered');
+  });
+
+  test('a shallow clone: commits whose parents are cut off start the history', () => {
+    const { clone, expected } = analyze(`file://${shapes}`, 'shallow-clone', undefined, [
+      '--depth',
+      '4',
+      '--no-single-branch',
+    ]);
+    assert.ok(fs.existsSync(path.join(clone, '.git', 'shallow')));
+    assertSameAsFilterRepo(clone, expected, 'shallow');
   });
 
   for (const seed of [1, 2, 3]) {
