@@ -198,6 +198,7 @@ export async function readPathHistory(
     if (failure !== undefined) throw failure;
     throw error;
   });
+  if (failure !== undefined) throw failure;
   if (run.status !== 0) throw gitFailure(run);
   reader.end();
 }
