@@ -8,7 +8,8 @@
 // The unit suite: JGit with a JDK, whose BinaryDelta.format is the reference for object documents'
 // delta listings (test/core/read-object.test.ts); python3-pygit2, a real libgit2 whose reads the
 // libgit2 policies are checked against (test/core/libgit2-real.test.ts); util-linux's `script`, a
-// terminal for the progress line (test/cli/progress.test.ts). The webview suites: Chromium. The e2e
+// terminal for the progress line (test/cli/progress.test.ts); git-filter-repo, whose `--analyze`
+// report files `packscope sizes` must equal (test/cli/exact-sizes.test.ts). The webview suites: Chromium. The e2e
 // suite: Chromium, ripgrep and native-module tools for the real VS Code workbench, and code-server.
 import { BROWSER_AND_TOOLS, CHROMIUM, ensureCodeServer, ensureDebianPackages } from './vscode/code-server.mjs';
 
@@ -17,6 +18,7 @@ const UNIT = [
   { file: '/usr/bin/javac', pkg: 'openjdk-17-jdk-headless' },
   { file: '/usr/lib/python3/dist-packages/pygit2/__init__.py', pkg: 'python3-pygit2' },
   { command: 'script', pkg: 'bsdutils' },
+  { file: '/usr/bin/git-filter-repo', pkg: 'git-filter-repo' },
 ];
 const BROWSER = [{ file: CHROMIUM, pkg: 'chromium' }];
 const NEEDS = { unit: UNIT, webview: BROWSER, 'pack-map': BROWSER, 'tables-links': BROWSER, e2e: BROWSER_AND_TOOLS };

@@ -19,6 +19,7 @@ import type {
   SimResult,
 } from '../core/documents/simulation-documents.ts';
 import type { PackOverview } from '../core/documents/stats-document.ts';
+import type { SizesDocument } from '../core/documents/sizes-document.ts';
 import type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/documents/repository-layout-document.ts';
 import type { PolicyDescription } from '../core/documents/policy-description.ts';
 import type { MapAttribute } from '../common/pack-map-geometry.ts';
@@ -30,6 +31,7 @@ import type { ObjectTypeName } from '../common/object-types.ts';
 export type { RecordingInfo, RecordingSegment } from '../core/documents/recording-document.ts';
 export type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/documents/repository-layout-document.ts';
 export type { RepackMode, RepackModePreviewDocument } from '../core/documents/repack-mode-document.ts';
+export type { SizesCommit, SizesDocument, SizesRow } from '../core/documents/sizes-document.ts';
 import type { RepackMode, RepackModePreviewDocument } from '../core/documents/repack-mode-document.ts';
 
 /** Passed by the client in `initializationOptions` and in `packscope/configure`. */
@@ -534,6 +536,24 @@ export const RepackPreviewRequest = new RequestType<RepackPreviewParams, RepackP
 );
 
 /** Which `git repack` modes the installed git takes (`git repack -h`): `--geometric` (2.32), `--cruft` (2.37). */
+/** packscope/sizes: where the bytes of a workspace repository's history go (`packscope sizes --json`). */
+export interface SizesParams extends WorkDoneProgressParams {
+  /** The repository's id (a workspace repository). */
+  repository: string;
+  /** Commits listed (default 10). */
+  top?: number;
+  /**
+   * Rows kept of paths and of extensions: the `rows` largest, and the `rows` largest of those
+   * deleted, in the document's order (default: every row). Directories are always complete: a
+   * view builds its tree of them.
+   */
+  rows?: number;
+  /** `per-path` (default, filter-repo's) or `per-blob`. */
+  count?: SizesDocument['count'];
+}
+
+export const SizesRequest = new RequestType<SizesParams, SizesDocument, void>('packscope/sizes');
+
 export interface RepackModes {
   geometric: boolean;
   cruft: boolean;

@@ -23,6 +23,7 @@ import { registerRecordHandlers } from './handlers/record.ts';
 import { registerRecordingHandlers } from './handlers/recordings.ts';
 import { registerRepackHandlers } from './handlers/repack.ts';
 import { registerSimulationHandlers } from './handlers/simulation.ts';
+import { registerSizesHandlers } from './handlers/sizes.ts';
 import { ServerState } from './server-state.ts';
 
 /** Replaced by the bundler with package.json's version. */
@@ -76,6 +77,7 @@ function startServer(): void {
   registerRepackHandlers(context);
   registerPolicyHandlers(context);
   registerPackMapHandlers(context);
+  registerSizesHandlers(context);
 
   connection.onShutdown(() => context.shutdown());
 

@@ -19,7 +19,8 @@ export type WorkKind =
   | 'repack-preview'
   | 'pack-map'
   | 'pack-map-tile'
-  | 'calibrate';
+  | 'calibrate'
+  | 'sizes';
 
 /**
  * Pack Map tiles handed to its one worker at a time: a few, so that the next tile is waiting
@@ -39,7 +40,8 @@ const MAP_WORKER_KINDS: ReadonlySet<WorkKind> = new Set(['pack-map', 'pack-map-t
  * How many jobs of each kind run at once. A sweep runs its cells on availableParallelism() threads
  * itself, so one sweep at a time keeps the task workers at that; an object document is one
  * worker, and a few may rebuild side by side. One calibration at a time: two timing git at once
- * would each time the other's load.
+ * would each time the other's load. One history's sizes at a time: each is a git diff-tree over the
+ * whole history.
  */
 export function defaultConcurrency(): Record<WorkKind, number> {
   const cores = Math.max(1, availableParallelism());
@@ -53,6 +55,7 @@ export function defaultConcurrency(): Record<WorkKind, number> {
     'pack-map': PACK_MAP_LOOKUPS_IN_FLIGHT,
     'pack-map-tile': PACK_MAP_TILES_IN_FLIGHT,
     calibrate: 1,
+    sizes: 1,
   };
 }
 

@@ -9,6 +9,7 @@ import { policiesCommand } from './policies.ts';
 import { recordCommand } from './record.ts';
 import { repackPreviewCommand } from './repack-preview.ts';
 import { simulateCommand } from './simulate.ts';
+import { sizesCommand } from './sizes.ts';
 import { statsCommand } from './stats.ts';
 import { sweepCommand } from './sweep.ts';
 import { verifyPackCommand } from './verify-pack.ts';
@@ -21,6 +22,7 @@ import { verifyPackCommand } from './verify-pack.ts';
 export const COMMANDS: readonly Command[] = [
   verifyPackCommand,
   statsCommand,
+  sizesCommand,
   objectCommand,
   objectsCommand,
   recordCommand,

@@ -67,6 +67,11 @@ export interface GitRunOptions extends GitEnvironmentOptions {
   /** 'capture' (the default) keeps what git prints; 'inherit' shares this process's terminal. */
   stdout?: 'capture' | 'ignore' | 'inherit' | undefined;
   stderr?: 'capture' | 'ignore' | 'inherit' | undefined;
+  /**
+   * Every stdout chunk as it arrives, kept nowhere else (GitRun.stdout is then empty): an output
+   * that is read as it comes (a history's diffs) never has to fit in memory whole.
+   */
+  onStdout?: ((chunk: Buffer) => void) | undefined;
   /** Every stderr chunk as it arrives (git's progress meters), besides the capped copy in GitRun.stderr. */
   onStderr?: ((chunk: string) => void) | undefined;
   /** Stops git (SIGTERM, then SIGKILL after a grace period); the run rejects with an AbortError once git has exited. */
@@ -171,7 +176,7 @@ export function runGit(git: string, args: string[], options: GitRunOptions = {})
       if (killTimer) clearTimeout(killTimer);
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => (options.onStdout ? options.onStdout(chunk) : out.push(chunk)));
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       options.onStderr?.(chunk);
       if (err.length < MAX_STDERR_BYTES) err += chunk;

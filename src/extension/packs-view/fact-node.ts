@@ -26,8 +26,9 @@ export class FactNode extends PacksNodeBase {
     this.contextValue = 'fact';
   }
 
-  add(key: string, label: string, description?: string): FactNode {
-    const row = new FactNode(this, key, label, description);
+  /** A row below this one; `expanded` (true or false) makes it a row with rows of its own. */
+  add(key: string, label: string, description?: string, expanded?: boolean): FactNode {
+    const row = new FactNode(this, key, label, description, expanded);
     this.rows.push(row);
     return row;
   }

@@ -13,6 +13,7 @@ import type { ObjectNode } from './object-node.ts';
 import type { PackNode } from './pack-node.ts';
 import type { RepositoryNode } from './repository-node.ts';
 import type { RevealedNode } from './revealed-node.ts';
+import type { SizesNode } from './sizes-node.ts';
 import type { StorageNode } from './storage-node.ts';
 import type { SummaryNode } from './summary-node.ts';
 
@@ -26,6 +27,7 @@ export type PacksNode =
   | MoreNode
   | RevealedNode
   | StorageNode
+  | SizesNode
   | MessageNode;
 
 /** What nodes need from the provider that owns them. */

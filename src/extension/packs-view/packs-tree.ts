@@ -207,7 +207,8 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
   }
 
   retry(node: PacksNode): void {
-    if (node.kind === 'object' || node.kind === 'objectList' || node.kind === 'summary') node.reload();
+    if (node.kind === 'object' || node.kind === 'objectList' || node.kind === 'summary' || node.kind === 'sizes')
+      node.reload();
     this.changed(node);
   }
 

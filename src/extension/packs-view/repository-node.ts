@@ -4,6 +4,7 @@ import { markdownCodeSpan, markdownText } from '../../common/markdown-text.ts';
 import { MessageNode } from './message-node.ts';
 import { PackNode } from './pack-node.ts';
 import { PacksNodeBase, type PacksNode } from './packs-node.ts';
+import { SizesNode } from './sizes-node.ts';
 import { StorageNode } from './storage-node.ts';
 
 export class RepositoryNode extends PacksNodeBase {
@@ -11,6 +12,8 @@ export class RepositoryNode extends PacksNodeBase {
   readonly parent = undefined;
   private readonly packs = new Map<string, PackNode>();
   private storage: StorageNode | undefined;
+  /** Made once: it keeps the sizes it read until its packs change or a retry. */
+  private readonly sizes: SizesNode;
 
   constructor(
     public listing: RepositoryListing,
@@ -23,6 +26,7 @@ export class RepositoryNode extends PacksNodeBase {
     this.id = `repository:${listing.id}`;
     this.iconPath = new vscode.ThemeIcon('repo');
     this.contextValue = 'repository';
+    this.sizes = new SizesNode(this);
     this.update(listing);
   }
 
@@ -46,6 +50,9 @@ export class RepositoryNode extends PacksNodeBase {
       `git directory: ${markdownCodeSpan(listing.gitDir)}  \nobject format: ${markdownText(listing.objectFormat)}  \npacks: ${listing.packs.length}`,
     );
     this.tooltip = tooltip;
+    // New or removed packs: the history the sizes read may have changed (a fetch, a gc).
+    if (listing.packs.length !== this.packs.size || listing.packs.some((p) => !this.packs.has(p.pack)))
+      this.sizes.reload();
     const seen = new Set<string>();
     for (const pack of listing.packs) {
       seen.add(pack.pack);
@@ -72,6 +79,7 @@ export class RepositoryNode extends PacksNodeBase {
     if (this.listing.error !== undefined) children.push(new MessageNode(this, 'error', this.listing.error, 'error'));
     children.push(...this.packs.values());
     if (this.storage !== undefined) children.push(this.storage);
+    if (this.listing.error === undefined) children.push(this.sizes);
     // A repository that could not be opened has no packs to speak of: its error says why.
     if (this.listing.packs.length === 0 && (this.listing.error === undefined || this.listing.storage !== undefined))
       children.push(new MessageNode(this, 'no-packs', 'No packs: every object is loose (git gc packs them)', 'info'));

@@ -21,6 +21,9 @@
  *                   plan and the lists' counts walk every object of the pack (over a second on
  *                   git.git's, seconds on larger ones); answers with the calibration (`calibration`),
  *                   which the server keeps. A `cancel` message stops git and ends it.
+ *   sizes           where the bytes of the history go (core/report/sizes.ts): git's rev-list and
+ *                   diff-tree read and parsed here, every blob sized from the store; answers with
+ *                   the document (`sizes`). A `cancel` message stops git and ends it.
  *   object-paths    name every tree, blob and tag of a store as `git rev-list --objects --all` does
  *                   (core/model/object-paths.ts), read from the model cache or walked and saved
  *                   there; answers with the table and per-pack columns, buffers transferred.
@@ -29,6 +32,7 @@
  * a build), or built in the worker when they could not be persisted.
  */
 import type { Calibration } from '../../core/documents/calibration-document.ts';
+import type { SizesDocument } from '../../core/documents/sizes-document.ts';
 import type { WorkerError } from '../../core/worker-error.ts';
 import type { LocalityInput } from '../../core/locality/locality.ts';
 import type { SeekPath } from '../../core/map/seek-path.ts';
@@ -135,6 +139,17 @@ export interface TransferredPaths {
   source: 'walked' | 'persisted';
 }
 
+export interface SizesTask {
+  kind: 'sizes';
+  store: WorkerStore;
+  /** The git the server trusts (trusted-git.ts). */
+  git: string;
+  count: SizesDocument['count'];
+  top: number;
+  /** Rows kept of paths and extensions: the largest, and the largest deleted (directories stay complete); undefined: every row. */
+  rows: number | undefined;
+}
+
 export type WorkerTask =
   | IndexPackTask
   | LocalityTask
@@ -143,7 +158,8 @@ export type WorkerTask =
   | RepackPreviewTask
   | ObjectContentTask
   | ObjectPathsTask
-  | CalibrateTask;
+  | CalibrateTask
+  | SizesTask;
 
 /** Messages from the server to a running worker. */
 export type TaskWorkerRequest =
@@ -179,5 +195,6 @@ export type TaskWorkerMessage =
   | { kind: 'object-content'; body: ObjectContentBody }
   | { kind: 'object-paths'; paths: TransferredPaths }
   | { kind: 'calibration'; calibration: Calibration }
+  | { kind: 'sizes'; document: SizesDocument }
   | { kind: 'done' }
   | ({ kind: 'error' } & WorkerError);

@@ -30,8 +30,10 @@ import type { TraceLog } from '../../core/trace/trace-log.ts';
 import { readObjectContentBody } from '../object-content.ts';
 import { runRepackPreviewTask } from './repack-preview-task.ts';
 import { calibratePack } from '../../core/cost/calibrate.ts';
+import { historySizes, sizesDocument } from '../../core/report/sizes.ts';
 import type {
   CalibrateTask,
+  SizesTask,
   OpenRecordingTask,
   RepackPreviewTask,
   WorkerTask,
@@ -138,6 +140,38 @@ async function calibrate(task: CalibrateTask): Promise<void> {
   post({ kind: 'calibration', calibration });
 }
 
+async function sizes(task: SizesTask): Promise<void> {
+  const controller = new AbortController();
+  parentPort!.on('message', (request: TaskWorkerRequest) => {
+    if (request.kind === 'cancel') controller.abort();
+  });
+  const store = objectStoreOf(task.store);
+  let lastReport = 0;
+  const history = await historySizes(store, {
+    git: task.git,
+    count: task.count,
+    signal: controller.signal,
+    onCommit: (commits) => {
+      const now = performance.now();
+      if (now - lastReport < PROGRESS_INTERVAL_MS) return;
+      lastReport = now;
+      post({ kind: 'progress', message: `reading the history: ${formatCount(commits)} commits` });
+    },
+  });
+  const document = sizesDocument(store, history, task.top);
+  if (task.rows !== undefined) {
+    const rows = task.rows;
+    for (const list of ['paths', 'extensions'] as const) {
+      const kept = new Set([
+        ...document[list].slice(0, rows),
+        ...document[list].filter((r) => r.deleted !== null).slice(0, rows),
+      ]);
+      document[list] = document[list].filter((row) => kept.has(row));
+    }
+  }
+  post({ kind: 'sizes', document });
+}
+
 function objectPaths(task: ObjectPathsTask): void {
   const store = objectStoreOf(task.store);
   const inputs = storeWalkInputs(store);
@@ -217,6 +251,8 @@ async function run(task: WorkerTask): Promise<void> {
       return objectPaths(task);
     case 'calibrate':
       return calibrate(task);
+    case 'sizes':
+      return sizes(task);
     case 'object-content': {
       const hash = hashAlgorithmByName(task.hashName);
       if (!hash) throw new Error(`unknown object format ${task.hashName}`);
