@@ -15,6 +15,7 @@ import {
   RepackModePreviewRequest,
   RepackPreviewRequest,
   RecordRequest,
+  SizesRequest,
   SweepRequest,
   TrackedFilesRequest,
 } from '../../src/protocol/server-protocol.ts';
@@ -242,7 +243,7 @@ describe('a server told that the workspace is untrusted runs no git on it', () =
     await untrusted?.stop();
   });
 
-  test('repack previews (the estimate too), Measure for real, recording, ls-files: refused with the reason', async () => {
+  test('repack previews (the estimate too), Measure for real, recording, ls-files, sizes: refused with the reason', async () => {
     const refusal = /This workspace is not trusted: PackScope runs no git in it/;
     for (const estimateOnly of [false, true]) {
       await expectError(
@@ -291,6 +292,10 @@ describe('a server told that the workspace is untrusted runs no git on it', () =
     await expectError(
       untrusted.connection.sendRequest(TrackedFilesRequest, { repository: listing.id, git: 'git' }),
       (error) => assert.match(error.message, refusal),
+    );
+    // The history's sizes come from git's rev-list and diff-tree: not in Restricted Mode either.
+    await expectError(untrusted.connection.sendRequest(SizesRequest, { repository: listing.id }), (error) =>
+      assert.match(error.message, refusal),
     );
     assertNoMarker('an untrusted workspace');
   });

@@ -4,7 +4,7 @@ import type { SizesDocument } from '../../core/documents/sizes-document.ts';
 import { SizesRequest } from '../../protocol/server-protocol.ts';
 import { invalid, paramsObject, requireInteger, requireString } from '../request-params.ts';
 import type { ServerContext } from '../server-context.ts';
-import { trustedGit } from '../trusted-git.ts';
+import { gitForWorkspace } from '../trusted-git.ts';
 import { startTaskWorker, workerStoreOf } from '../workers/task-worker-client.ts';
 
 /** Commits a request may ask to be listed: each costs a subject read on the worker's thread. */
@@ -25,7 +25,7 @@ export function registerSizesHandlers(context: ServerContext): void {
       const progress = connection.window.attachWorkDoneProgress(params.workDoneToken);
       // The worker reads the models the loader persisted; git runs there, the configured one only.
       await context.ensureRepository(state!, token, progress);
-      const git = trustedGit(undefined, context.settings.git);
+      const git = gitForWorkspace(undefined, context.settings, 'sizes of the history (git lists its changes)');
       let document: SizesDocument | undefined;
       await context.work.run('sizes', token, async () => {
         const worker = startTaskWorker(
