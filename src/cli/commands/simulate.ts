@@ -5,6 +5,7 @@ import { parseLimits, parsePolicy, POLICY_HELP } from '../../core/sim/policy-reg
 import { simulateRecording, simulationDocument } from '../../core/report/simulation.ts';
 import { formatSimulatedCount } from '../../common/format.ts';
 import { formatLimit, writeJson } from '../output.ts';
+import { completionAdviceLines } from '../completion-advice.ts';
 import { loadRecording } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
@@ -116,6 +117,7 @@ function runSimulate(argv: string[], progress: Progress): number {
   } else if (!recorded) {
     lines.push('note: a raw trace: no bounds (record with packscope record --exact to get them)');
   }
+  lines.push(...completionAdviceLines(loaded, [result]));
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
 }

@@ -5,6 +5,7 @@ import type { SimResult } from '../../core/documents/simulation-documents.ts';
 import { simulationDocument, sweepRecording } from '../../core/report/simulation.ts';
 import { formatSimulatedCount } from '../../common/format.ts';
 import { formatLimit, formatTable, writeJson } from '../output.ts';
+import { completionAdviceLines } from '../completion-advice.ts';
 import { loadRecording } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
@@ -112,7 +113,9 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
     );
     return 0;
   }
-  process.stdout.write(sweepTable(results, policies, limits, metric).join('\n') + '\n');
+  process.stdout.write(
+    [...sweepTable(results, policies, limits, metric), ...completionAdviceLines(loaded, results)].join('\n') + '\n',
+  );
   if (time) process.stdout.write('\n' + timeTable(time, policies, limits).join('\n') + '\n');
   return 0;
 }

@@ -1,9 +1,11 @@
-import { splitShellWords } from '../../common/shell-words.ts';
+import { formatLimit } from '../../common/format.ts';
+import { shellQuote, splitShellWords } from '../../common/shell-words.ts';
 import { readsInThreads } from '../../common/threaded-readers.ts';
 import type { PolicyRunner } from '../sim/policy-definition.ts';
 import { simulateSegments, type RecordingBasis } from '../sim/simulate.ts';
 import { runSweep, type SweepOptions } from '../sim/sweep.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
+import type { RecordingMetadata } from '../trace/recording.ts';
 import { recordingSummary } from './recording.ts';
 import type { SimResult, SimulationDocument } from '../documents/simulation-documents.ts';
 
@@ -88,4 +90,39 @@ export function simulationDocument(
   results: SimResult[],
 ): SimulationDocument {
   return { schema, recording: recordingSummary(loaded), results };
+}
+
+/** A bound wider than this share of its cell's value says too little to act on: complete the recording there. */
+export const WIDE_BOUND_SHARE = 0.01;
+
+/**
+ * The limits at which a cell of `results` is bounded more widely than WIDE_BOUND_SHARE (in
+ * inflations, the count the cache decides), and the `packscope record` command that makes them
+ * exact: the recording's own command run again at those limits (`--complete`, git-internals §8.1).
+ * Undefined when no cell is that wide, or when the recording cannot say which command it made
+ * (a raw trace: then `record` is the way, and `command` is undefined).
+ */
+export function completionAdvice(
+  metadata: RecordingMetadata | undefined,
+  results: readonly SimResult[],
+): { limits: number[]; command: string | undefined } | undefined {
+  const wide = new Set<number>();
+  for (const cell of results) {
+    if (cell.exact || cell.bounds === null) continue;
+    const [low, high] = cell.bounds.inflations;
+    if (high - low > WIDE_BOUND_SHARE * Math.max(1, cell.inflations)) wide.add(cell.limit);
+  }
+  if (wide.size === 0) return undefined;
+  const limits = [...wide].sort((a, b) => a - b);
+  if (metadata === undefined || metadata.mode !== 'exact') return { limits, command: undefined };
+  const complete = [...new Set([...(metadata.completeAt ?? []), ...limits])].sort((a, b) => a - b);
+  const command = [
+    'packscope record',
+    `--complete=${complete.map(formatLimit).join(',')}`,
+    '-C',
+    shellQuote(metadata.cwd),
+    '--',
+    ...metadata.command.map(shellQuote),
+  ].join(' ');
+  return { limits, command };
 }
