@@ -100,6 +100,7 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
         .catch((error: unknown) => output.warn(`Refreshing ${repository} failed: ${errorMessage(error)}`));
     }),
   );
+  lifetime.register(server.onLoadProgress((params) => packsTree.showBackgroundLoad(params)));
   lifetime.register(
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!event.affectsConfiguration('packscope')) return;

@@ -27,6 +27,7 @@ import type { PackLocation } from '../core/model/object-store.ts';
 import { formatCount } from '../common/format.ts';
 import {
   DEFAULT_SERVER_SETTINGS,
+  LoadProgressNotification,
   PacksChangedNotification,
   type InitializationOptions,
   type ServerSettings,
@@ -82,6 +83,9 @@ function idleReleaseMs(): number {
   const value = Number(process.env.PACKSCOPE_IDLE_RELEASE_MS);
   return Number.isFinite(value) && value >= 50 ? value : IDLE_RELEASE_MS;
 }
+
+/** A background build's row is told how far it is at most this often (the client's own rows redraw as often). */
+const LOAD_PROGRESS_MS = 400;
 
 export class ServerState implements ServerContext {
   settings: ServerSettings = { ...DEFAULT_SERVER_SETTINGS };
@@ -267,6 +271,8 @@ export class ServerState implements ServerContext {
     token?: CancellationToken,
     progress?: WorkDoneProgressReporter,
     bulk = false,
+    /** Told the objects read of the idx's count as the build goes (the warm-up's rows). */
+    onObjects?: (done: number, total: number) => void,
   ): Promise<TimedModel> {
     const name = path.basename(pack.files.pack);
     const ready = this.loader.peek(pack.files);
@@ -278,11 +284,13 @@ export class ServerState implements ServerContext {
         ...(cancelled ? { cancelled } : {}),
         bulk,
         onStage: (message) => progress?.report(message),
-        onProgress: (done, total) =>
+        onProgress: (done, total) => {
+          onObjects?.(done, total);
           progress?.report(
             total === 0 ? 100 : Math.floor((100 * done) / total),
             `Reading objects: ${formatCount(done)} of ${formatCount(total)}`,
-          ),
+          );
+        },
       });
       state.cancelledLoads.delete(pack.files.pack);
       return model;
@@ -356,6 +364,45 @@ export class ServerState implements ServerContext {
     this.warmUpCancel.cancel();
   }
 
+  /**
+   * A background build's progress for the pack's row: kept for the listings, and sent as
+   * packscope/loadProgress at most every LOAD_PROGRESS_MS (VS Code redraws a row only after 200 ms
+   * without a change). Packs that load without a report (small ones, on this thread) send nothing.
+   */
+  private backgroundProgress(
+    state: RepositoryState,
+    pack: PackLocation,
+  ): { report: (done: number, total: number) => void; end: () => void } {
+    const repository = state.id;
+    const packPath = pack.files.pack;
+    let sentAt: number | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const send = (): void => {
+      timer = undefined;
+      sentAt = Date.now();
+      const loading = state.backgroundLoads.get(packPath);
+      void this.connection.sendNotification(LoadProgressNotification, {
+        repository,
+        pack: packPath,
+        ...(loading === undefined ? {} : { loading: { ...loading } }),
+      });
+    };
+    return {
+      report: (done, total) => {
+        state.backgroundLoads.set(packPath, { done, total });
+        if (timer !== undefined) return;
+        const wait = sentAt === undefined ? 0 : Math.max(0, sentAt + LOAD_PROGRESS_MS - Date.now());
+        if (wait === 0) send();
+        else timer = setTimeout(send, wait);
+      },
+      end: () => {
+        clearTimeout(timer);
+        state.backgroundLoads.delete(packPath);
+        if (sentAt !== undefined) send();
+      },
+    };
+  }
+
   warmUp(): void {
     if (this.warmingUp) return;
     const pending: { state: RepositoryState; pack: PackLocation }[] = [];
@@ -374,7 +421,10 @@ export class ServerState implements ServerContext {
         } catch {
           continue;
         }
-        if (objects <= this.settings.hoverIndexLimit) pending.push({ state, pack });
+        if (objects <= this.settings.hoverIndexLimit) {
+          pending.push({ state, pack });
+          state.backgroundLoads.set(pack.files.pack, { done: 0, total: objects, waiting: true });
+        }
       }
     }
     if (pending.length === 0) return;
@@ -385,11 +435,17 @@ export class ServerState implements ServerContext {
       try {
         for (const { state, pack } of pending) {
           if (cancel.token.isCancellationRequested) break;
+          // Under way now, no longer waiting its turn (a listing from now on says so).
+          const queued = state.backgroundLoads.get(pack.files.pack);
+          if (queued !== undefined) state.backgroundLoads.set(pack.files.pack, { done: 0, total: queued.total });
+          const progress = this.backgroundProgress(state, pack);
           try {
-            await this.ensureModel(state, pack, cancel.token, undefined, true);
+            await this.ensureModel(state, pack, cancel.token, undefined, true, progress.report);
           } catch (error) {
             if (error instanceof LoadCancelled) break;
             this.log(`${pack.files.pack}: ${errorMessage(error)}`);
+          } finally {
+            progress.end();
           }
           changed.add(state);
         }
@@ -405,6 +461,7 @@ export class ServerState implements ServerContext {
           );
         }
       } finally {
+        for (const { state, pack } of pending) state.backgroundLoads.delete(pack.files.pack);
         this.warmingUp = false;
         if (this.warmUpCancel === cancel) this.warmUpCancel = undefined;
         cancel.dispose();
