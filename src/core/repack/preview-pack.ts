@@ -15,6 +15,7 @@ import { countLooseObjects, joinByObjectId, summarizeLayout } from './layout-sum
 import {
   equivalentRepackCommand,
   NO_LAZY_FETCH_ENVIRONMENT,
+  PROMISOR_PACK_MEANING,
   promisorRemotes,
   repackPackObjectsArguments,
   type RepackTuning,
@@ -104,6 +105,21 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
   const version = await gitVersionOf(git);
   const store = options.store ?? new ObjectStore(repository, new ModelStore(undefined));
   const local = store.packs.filter((p) => p.local);
+  // As git reads it (includes, includeIf, config.worktree): a promisor remote named only in an
+  // included file still makes this a partial clone.
+  const config = await readEffectiveConfig(git, repository.gitDir, options.signal);
+  const promisors = promisorRemotes(config);
+  const promisorPacks = local.filter((pack) => fs.existsSync(pack.files.pack.replace(/\.pack$/, '.promisor'))).length;
+  // Promisor packs with no promisor remote configured: git repack -a -d reads every object they
+  // refer to and stops at the first one missing ("fatal: unable to read …") after its walk; said
+  // here before any work, with what would make it a partial clone again.
+  if (promisors.length === 0 && promisorPacks > 0)
+    throw fail(
+      'usage',
+      repository.gitDir,
+      undefined,
+      `no repack preview: ${promisorPacks} of its ${local.length} packs ${promisorPacks === 1 ? 'is a promisor pack' : 'are promisor packs'} (${PROMISOR_PACK_MEANING}), but its configuration names no promisor remote, so git repack -a -d would read every object they refer to and stop at the first one missing; \`git config remote.origin.promisor true\` makes it a partial clone again, whose preview leaves promisor objects out as git repack does`,
+    );
   const currentModels = local.map((pack, k) => {
     options.onProgress?.({ phase: 'Reading current packs', done: k, total: local.length, finished: false });
     return store.model(pack);
@@ -114,10 +130,6 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
     looseObjects: countLooseObjects(repository.objectsDir, repository.hash.size * 2),
   };
   if (options.signal?.aborted) throw abortError(options.signal);
-  // As git reads it (includes, includeIf, config.worktree): a promisor remote named only in an
-  // included file still makes this a partial clone.
-  const config = await readEffectiveConfig(git, repository.gitDir, options.signal);
-  const promisors = promisorRemotes(config);
   const promisorObjects = local.reduce(
     (sum, pack, k) =>
       sum + (fs.existsSync(pack.files.pack.replace(/\.pack$/, '.promisor')) ? currentModels[k]!.count : 0),
@@ -127,7 +139,7 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
   const partialClone =
     promisors.length === 0
       ? ''
-      : `${repository.gitDir} is a partial clone (promisor remote ${promisors.join(', ')}): the preview covers only the objects outside its promisor packs; the ${promisorObjects} objects of its promisor packs, and the objects the clone does not have, are left out (git repack rewrites promisor packs into one promisor pack of their own, which a preview does not), and nothing is fetched`;
+      : `${repository.gitDir} is a partial clone (promisor remote ${promisors.join(', ')}): the preview covers only the objects outside its promisor packs, as git repack's pack-objects --exclude-promisor-objects does (${PROMISOR_PACK_MEANING}); the ${promisorObjects} objects of its promisor packs, and the objects the clone does not have, are left out (git repack rewrites promisor packs into one promisor pack of their own, which a preview does not), and nothing is fetched`;
   if (partialClone !== '') warnings.push(partialClone);
 
   const temp = createPreviewDirectory(repository, options.tempRoot);
@@ -142,10 +154,7 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
       ...repackPackObjectsArguments(repository, config, options, path.join(outDir, 'pack')),
     ];
     // A preview never fetches: in a partial clone, a missing object stays missing.
-    const env: Record<string, string> = {
-      GIT_OBJECT_DIRECTORY: shadow,
-      ...(promisors.length > 0 ? NO_LAZY_FETCH_ENVIRONMENT : {}),
-    };
+    const env: Record<string, string> = { GIT_OBJECT_DIRECTORY: shadow, ...NO_LAZY_FETCH_ENVIRONMENT };
     const started = performance.now();
     const { stdout } = await runPackObjects({
       git,

@@ -160,7 +160,9 @@ async function listInput(git: string, repository: Repository, signal: AbortSigna
   // In a partial clone the walk leaves out what pack-objects leaves out, and fetches nothing.
   const partialClone = promisorRemotes(await readEffectiveConfig(git, repository.gitDir, signal)).length > 0;
   if (partialClone) revListArgs.push('--exclude-promisor-objects');
-  const env = partialClone ? NO_LAZY_FETCH_ENVIRONMENT : undefined;
+  // Never a fetch, partial clone or not: a repository whose promisor remote is no longer named
+  // still had git fetch the missing objects into it (the preview only reads).
+  const env = NO_LAZY_FETCH_ENVIRONMENT;
   const showRefArgs = [gitDir, 'show-ref', '--tags', '-d'];
   const [listing, tagRefs] = await Promise.all([
     runGitCapture(git, revListArgs, { cwd: repository.gitDir, signal, env }),
