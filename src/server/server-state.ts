@@ -23,6 +23,7 @@ import { errorKind, type ErrorKind } from '../core/errors.ts';
 import { assertOutsideRepository, defaultModelCacheDir } from '../core/model/model-store.ts';
 import { enclosingRepositoryRoot } from '../core/model/outside-repository.ts';
 import { removeStalePreviewDirectories } from '../core/repack/preview-directory.ts';
+import { createOwnedTempDirectory, removeStaleOwnedDirectories } from '../core/model/owned-temp-directory.ts';
 import type { PackLocation } from '../core/model/object-store.ts';
 import { formatCount } from '../common/format.ts';
 import {
@@ -83,6 +84,9 @@ function idleReleaseMs(): number {
   const value = Number(process.env.PACKSCOPE_IDLE_RELEASE_MS);
   return Number.isFinite(value) && value >= 50 ? value : IDLE_RELEASE_MS;
 }
+
+/** The private model cache (persisting off, or the cache refused): one per server, removed at shutdown or by the next server. */
+const PRIVATE_CACHE_PREFIX = 'packscope-server-models-';
 
 /** A background build's row is told how far it is at most this often (the client's own rows redraw as often). */
 const LOAD_PROGRESS_MS = 400;
@@ -168,9 +172,12 @@ export class ServerState implements ServerContext {
       if (root) this.workspaceFolders.push(root);
     }
     this.clientSendsFolderChanges = params.capabilities.workspace?.workspaceFolders === true;
-    // Previews of an earlier server killed mid-run (HUP, KILL) left their directories behind.
+    // Previews and private model caches of an earlier server killed mid-run (HUP, KILL, or a
+    // client gone without shutdown) left their directories behind.
     for (const removed of removeStalePreviewDirectories(os.tmpdir()))
       this.log(`removed the stale repack preview directory ${removed}`);
+    for (const removed of removeStaleOwnedDirectories(os.tmpdir(), PRIVATE_CACHE_PREFIX))
+      this.log(`removed the stale private model cache ${removed}`);
     this.startRegistry();
   }
 
@@ -209,13 +216,19 @@ export class ServerState implements ServerContext {
     this.registry?.dispose();
     this.packMaps.dispose();
     this.previewPacks.releaseAll();
+    this.removePrivateCache();
+  }
+
+  /** The private model cache goes with the server: at shutdown, and at exit when the client left without one. */
+  removePrivateCache(): void {
     if (this.privateCacheDir) fs.rmSync(this.privateCacheDir, { recursive: true, force: true });
+    this.privateCacheDir = undefined;
   }
 
   /** The model cache: the setting, else the default; a private temporary one when persisting is off. */
   private modelCacheDirFor(current: ServerSettings): string {
     if (!current.persistModels) {
-      this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
+      this.privateCacheDir ??= createOwnedTempDirectory(os.tmpdir(), PRIVATE_CACHE_PREFIX);
       return this.privateCacheDir;
     }
     return current.modelCacheDirectory.trim() === ''
@@ -245,7 +258,7 @@ export class ServerState implements ServerContext {
         void this.connection.window.showWarningMessage(
           `PackScope: ${errorMessage(error)}. Models are kept in a temporary directory for this session.`,
         );
-        this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
+        this.privateCacheDir ??= createOwnedTempDirectory(os.tmpdir(), PRIVATE_CACHE_PREFIX);
         if (cacheDir !== this.privateCacheDir) return this.startRegistry(this.privateCacheDir);
       }
     }
@@ -255,7 +268,7 @@ export class ServerState implements ServerContext {
       this.log(
         `warning: the model cache ${cacheDir} is inside the repository ${enclosing}; PackScope never writes inside a repository, so models are kept in a temporary directory for this session`,
       );
-      this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
+      this.privateCacheDir ??= createOwnedTempDirectory(os.tmpdir(), PRIVATE_CACHE_PREFIX);
       return this.startRegistry(this.privateCacheDir);
     }
     for (const problem of this.registry.problems) this.log(problem);
