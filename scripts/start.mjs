@@ -13,6 +13,7 @@
 // Environment: PACKSCOPE_PORT (default 8484, or a free port when 8484 is taken),
 // PACKSCOPE_HARNESS_DIR (cache directory).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -37,6 +38,15 @@ function usage() {
       '  --check   start, check that the workbench answers, print the URL and stop (also PACKSCOPE_START_SMOKE=1)\n' +
       'Environment: PACKSCOPE_PORT (default 8484 when free), PACKSCOPE_HARNESS_DIR (cache directory).',
   );
+}
+
+/** The model cache of the user who runs npm start, as src/core/model/model-store.ts's defaultModelCacheDir finds it. */
+function userModelCacheDir() {
+  if (process.env.PACKSCOPE_CACHE_DIR) return path.resolve(process.env.PACKSCOPE_CACHE_DIR);
+  const base = process.env.XDG_CACHE_HOME
+    ? path.resolve(process.env.XDG_CACHE_HOME)
+    : path.join(os.homedir(), '.cache');
+  return path.join(base, 'packscope', 'models');
 }
 
 async function main() {
@@ -100,6 +110,9 @@ async function main() {
       outDir,
       port,
       preserveUserData: !check,
+      // The workbench runs with a HOME and XDG directories of its own; its PackScope keeps models
+      // where the CLI and an installed extension do (README: ~/.cache/packscope/models), not in them.
+      env: { PACKSCOPE_CACHE_DIR: userModelCacheDir() },
     });
   } catch (e) {
     if (check) fs.rmSync(outDir, { recursive: true, force: true });

@@ -20,6 +20,11 @@ export interface Command {
   help: string;
   /** What follows `--` is another program's arguments (git's): a `--help` there is not this command's. */
   forwardsAfterDoubleDash?: boolean;
+  /**
+   * Options other commands have that this one does not, with why: said after "has no option …"
+   * (verify-pack keeps no model cache, so --no-cache means nothing to it).
+   */
+  optionNotes?: Readonly<Record<string, string>>;
   /** Returns the exit status. */
   run(argv: string[], context: CommandContext): number | Promise<number>;
 }

@@ -4,12 +4,14 @@ import { fail } from '../core/errors.ts';
 import { ObjectStore as Store } from '../core/model/object-store.ts';
 import { discoverRepository } from '../core/model/repository.ts';
 import {
+  firstRepositoryOf,
   noReadsWarning,
   parseRecordingFile,
+  recordingRepositoryPlaces,
   resolveRecording,
+  segmentRepositories,
   type LoadedRecording,
 } from '../core/trace/load-recording.ts';
-import type { TraceLog } from '../core/trace/trace-log.ts';
 import { modelStoreFor, type CacheOptions } from './open-target.ts';
 import type { Progress } from './progress.ts';
 
@@ -18,6 +20,8 @@ export type { LoadedRecording } from '../core/trace/load-recording.ts';
 export interface LoadOptions extends CacheOptions {
   /** -C DIR: where the repository is (default: the recording's own, else the current directory). */
   repository?: string | undefined;
+  /** Where a raw trace without a header that names none of its repositories is read (default: the current directory). */
+  defaultRepository?: string | undefined;
   /** 1-based segment number to keep (all segments when undefined). */
   segment?: number | undefined;
 }
@@ -32,10 +36,17 @@ export function loadRecording(file: string, options: LoadOptions, progress: Prog
   const log = progress.track(`Parsing ${path.basename(file)}`, (onProgress) => parseRecordingFile(file, onProgress));
   const empty = noReadsWarning(log);
   if (empty !== undefined) warn(empty);
-  const where = options.repository ?? log.metadata?.cwd ?? rawTraceRepository(log) ?? process.cwd();
+  // The repository it was recorded in, as the server opens it (recordingRepositoryPlaces).
+  const { places } = recordingRepositoryPlaces({
+    metadata: log.metadata,
+    gitDirs: segmentRepositories(log),
+    packPaths: log.packPaths,
+  });
+  const where = options.repository ?? log.metadata?.cwd ?? options.defaultRepository ?? process.cwd();
   let repository: ReturnType<typeof discoverRepository>;
   try {
-    repository = discoverRepository(where);
+    repository =
+      (options.repository === undefined ? firstRepositoryOf(places) : undefined) ?? discoverRepository(where);
   } catch (error) {
     if (options.repository === undefined && log.metadata) {
       throw fail(
@@ -60,14 +71,6 @@ export function loadRecording(file: string, options: LoadOptions, progress: Prog
   // The empty-file warning was printed above, before looking for the repository.
   for (const message of empty === undefined ? loaded.warnings : loaded.warnings.slice(1)) warn(message);
   return loaded;
-}
-
-/** A raw trace's repository: the one an absolute pack path it reads lies in (git prints absolute paths for alternates and `-C`), else undefined. */
-function rawTraceRepository(log: TraceLog): string | undefined {
-  for (const tracePath of log.packPaths) {
-    if (path.isAbsolute(tracePath) && fs.existsSync(path.dirname(tracePath))) return path.dirname(tracePath);
-  }
-  return undefined;
 }
 
 function warn(message: string): void {

@@ -3,6 +3,7 @@ import type { Command } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import { Progress } from './progress.ts';
 import { reportError } from './report-error.ts';
+import { usageErrorFromParseArgs } from './usage-errors.ts';
 
 declare const PACKSCOPE_VERSION: string;
 
@@ -42,7 +43,14 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${command.help}\n`);
     return 0;
   }
-  return command.run(rest, { progress: Progress.forStderr(), workerScript: (script) => path.join(__dirname, script) });
+  try {
+    return await command.run(rest, {
+      progress: Progress.forStderr(),
+      workerScript: (script) => path.join(__dirname, script),
+    });
+  } catch (error) {
+    throw usageErrorFromParseArgs(command, error) ?? error;
+  }
 }
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

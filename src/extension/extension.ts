@@ -102,6 +102,7 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
   );
   // Restricted Mode reaches the server as a setting (it refuses to run git then); granting trust lifts it.
   lifetime.register(vscode.workspace.onDidGrantWorkspaceTrust(() => server.configure(readServerSettings(locatedGit))));
+  lifetime.register(server.onLoadProgress((params) => packsTree.showBackgroundLoad(params)));
   lifetime.register(
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!event.affectsConfiguration('packscope')) return;

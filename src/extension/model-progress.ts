@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import vscode = require('vscode');
+import type { PackLoading } from '../protocol/server-protocol.ts';
+import { formatCount } from './format-units.ts';
 import type { ServerClient, WorkDoneValue } from './server-client.ts';
 
 /** After this long a request that builds a pack model also gets a cancellable notification. */
@@ -17,8 +19,25 @@ export const PACKS_VIEW_ID = 'packscope.packs';
 /** Loads under way: `packscope.cancelLoad` cancels them (the server then stops the worker build). */
 const activeLoads = new Set<vscode.CancellationTokenSource>();
 
+/** Packs the server builds in the background (the warm-up): Cancel Loading stops them too. */
+let backgroundLoads = 0;
+
 function setLoadingContext(): void {
-  void vscode.commands.executeCommand('setContext', 'packscope.loading', activeLoads.size > 0);
+  void vscode.commands.executeCommand('setContext', 'packscope.loading', activeLoads.size > 0 || backgroundLoads > 0);
+}
+
+/** How many packs the server's warm-up is building or has queued (the Packs view counts them from its rows). */
+export function setBackgroundLoads(count: number): void {
+  if (count === backgroundLoads) return;
+  backgroundLoads = count;
+  setLoadingContext();
+}
+
+/** A background build's row text: "indexing 120,000 of 849,014 objects", or that it waits its turn. */
+export function backgroundLoadingText(loading: PackLoading): string {
+  return loading.waiting === true
+    ? `waiting to index ${formatCount(loading.total)} objects`
+    : `indexing ${formatCount(loading.done)} of ${formatCount(loading.total)} objects`;
 }
 
 /** Cancels every model load under way; returns how many there were. */
@@ -28,8 +47,13 @@ export function cancelModelLoads(): number {
   return count;
 }
 
-/** The short text a row shows while its model loads: "indexing 34%…", or the stage while there is no percentage. */
+/**
+ * The short text a row shows while its model loads: "indexing 120,000 of 849,014 objects" while the
+ * server counts objects, else "indexing 34%…", or the stage while there is no percentage.
+ */
 export function loadingText(value: { message?: string | undefined; percentage?: number | undefined }): string {
+  const counts = /^Reading objects: ([\d,]+) of ([\d,]+)$/.exec(value.message ?? '');
+  if (counts !== null) return `indexing ${counts[1]} of ${counts[2]} objects`;
   if (value.percentage !== undefined && value.percentage > 0)
     return `indexing ${Math.min(100, Math.floor(value.percentage))}%…`;
   const stage = value.message?.replace(/:.*$/, '').replace(/…$/, '');

@@ -15,9 +15,11 @@ import type { RequestParam, RequestType } from 'vscode-languageserver-protocol';
 import {
   CancelLoadsNotification,
   ConfigureNotification,
+  LoadProgressNotification,
   OBJECT_DOCUMENT_SCHEME,
   PacksChangedNotification,
   type InitializationOptions,
+  type LoadProgressParams,
   type PacksChangedParams,
   type ServerSettings,
 } from '../protocol/server-protocol.ts';
@@ -94,11 +96,14 @@ export class ServerClient extends Disposable {
   private crashNotified = false;
   private readonly backoff = new RestartBackoff();
   private readonly packsChanged = this._register(new vscode.EventEmitter<PacksChangedParams>());
+  private readonly loadProgress = this._register(new vscode.EventEmitter<LoadProgressParams>());
   private readonly stateChanged = this._register(new vscode.EventEmitter<boolean>());
   private readonly firstStart = deferred();
 
   /** Server → client `packscope/packsChanged`. */
   readonly onPacksChanged = this.packsChanged.event;
+  /** Server → client `packscope/loadProgress`: how far a background (warm-up) build is. */
+  readonly onLoadProgress = this.loadProgress.event;
   /** Fires true when the server is running, false when it stopped. */
   readonly onDidChangeRunning = this.stateChanged.event;
   /** Settles when the server has started for the first time (rejects when it never could). */
@@ -250,6 +255,11 @@ export class ServerClient extends Disposable {
     lifetime.register(
       client.onNotification(PacksChangedNotification.method, (params: PacksChangedParams) =>
         this.packsChanged.fire(params),
+      ),
+    );
+    lifetime.register(
+      client.onNotification(LoadProgressNotification.method, (params: LoadProgressParams) =>
+        this.loadProgress.fire(params),
       ),
     );
     lifetime.register(

@@ -6,6 +6,13 @@
 import { formatBytes, formatCount, formatCountOf } from '../common/format.ts';
 import type { ObjectWhereabouts, PackLayout, RepositoryListing } from '../protocol/server-protocol.ts';
 
+/**
+ * What a promisor pack is and what it means for a repack preview: the pack row's tooltip says it
+ * (the row itself only says "promisor").
+ */
+export const PROMISOR_MEANING =
+  'fetched from a promisor remote of a partial clone: objects it refers to may be missing here, and git fetches them when it needs them; a repack preview leaves its objects out, as git repack does, and fetches nothing';
+
 /** The start of a pack's description: `cruft · .keep · .bitmap · in MIDX` (empty for a plain pack nothing marks). */
 export function packMarkersText(layout: PackLayout): string {
   const parts: string[] = [];
@@ -23,7 +30,7 @@ export function packMarkersText(layout: PackLayout): string {
 /** The tooltip's lines about a pack's kind, markers and where git's search finds it. */
 export function packLayoutLines(layout: PackLayout): string[] {
   const lines = [
-    `kind: ${layout.kind}${layout.kind === 'cruft' ? ' (unreachable objects, with their mtimes in .mtimes)' : layout.kind === 'promisor' ? ' (from a promisor remote: objects it refers to may be missing)' : ''}`,
+    `kind: ${layout.kind}${layout.kind === 'cruft' ? ' (unreachable objects, with their mtimes in .mtimes)' : layout.kind === 'promisor' ? ` (${PROMISOR_MEANING})` : ''}`,
   ];
   if (layout.markers.length > 0) lines.push(`marker files: ${layout.markers.map((m) => `.${m}`).join(', ')}`);
   if (layout.keepReason !== undefined) lines.push(`kept: ${layout.keepReason}`);

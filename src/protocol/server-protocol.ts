@@ -93,6 +93,8 @@ export interface PackListing {
   error?: string;
   /** Its model's background load was cancelled (packscope/cancelLoads) and no model is loaded: the next request for it loads it. */
   loadCancelled?: true;
+  /** Its model is being built in the background (the warm-up) or waits its turn there: shown on the row from the first listing. */
+  loading?: PackLoading;
   /** Its kind, marker files, MIDX coverage and place in git's search order. */
   layout?: PackLayout;
 }
@@ -257,6 +259,21 @@ export interface PacksChangedParams {
   repository: string;
 }
 
+/** How far a background build of a pack's model is: objects read of the idx's count; `waiting` while it waits its turn. */
+export interface PackLoading {
+  done: number;
+  total: number;
+  waiting?: true;
+}
+
+/** Server → client: a background build's progress (`loading`), or its end (no `loading`); what a request builds reports through its own `$/progress`. */
+export interface LoadProgressParams {
+  repository: string;
+  /** The .pack file's path, as in PackListing.pack. */
+  pack: string;
+  loading?: PackLoading;
+}
+
 export const ListRepositoriesRequest = new RequestType<Record<string, never>, ListRepositoriesResult, void>(
   'packscope/listRepositories',
 );
@@ -269,6 +286,7 @@ export const ObjectContentRequest = new RequestType<ObjectContentParams, ObjectC
 export const ResolveIdsRequest = new RequestType<ResolveIdsParams, ResolveIdsResult, void>('packscope/resolveIds');
 export const ConfigureNotification = new NotificationType<ServerSettings>('packscope/configure');
 export const PacksChangedNotification = new NotificationType<PacksChangedParams>('packscope/packsChanged');
+export const LoadProgressNotification = new NotificationType<LoadProgressParams>('packscope/loadProgress');
 /** `packscope.cancelLoad`: stops the model builds no request asked for (the background warm-up); requests are cancelled by their own tokens. */
 export const CancelLoadsNotification = new NotificationType<Record<string, never>>('packscope/cancelLoads');
 

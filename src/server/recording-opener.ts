@@ -10,6 +10,7 @@ import type { LocalityInput } from '../core/locality/locality.ts';
 import { ObjectStore } from '../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../core/model/repository.ts';
 import { recordingInfo } from '../core/report/recording.ts';
+import { firstRepositoryOf, recordingRepositoryPlaces } from '../core/trace/load-recording.ts';
 import { recordingFromTransfer, type TransferredRecording } from '../core/trace/recording-transfer.ts';
 import { formatCount } from '../common/format.ts';
 import type { RecordingParams } from '../protocol/server-protocol.ts';
@@ -26,36 +27,12 @@ function repositoryFor(context: ServerContext, log: ParsedRecordingHead, explici
   const file = log.file;
   // The repository a client names is read as the read rules allow (read-rules.ts).
   if (explicit !== undefined) return discoverRepository(context.readRules.check(explicit, 'repository'));
-  const metadata = log.metadata;
-  if (metadata) {
-    for (const where of [metadata.cwd, metadata.gitDir]) {
-      if (typeof where !== 'string' || !fs.existsSync(where)) continue;
-      try {
-        return discoverRepository(where);
-      } catch {
-        // try the next
-      }
-    }
-    throw invalid(`${file}: the repository it was recorded in (${metadata.cwd}) is gone`);
-  }
-  // A raw trace: the repository its git processes ran in (GIT_TRACE_SETUP, terminal recordings),
-  // else one an absolute pack path lies in, else a workspace pack of that name.
-  for (const gitDir of log.gitDirs ?? []) {
-    if (!fs.existsSync(gitDir)) continue;
-    try {
-      return discoverRepository(gitDir);
-    } catch {
-      // gone or no longer a repository: try the next
-    }
-  }
+  const { places, fromHeader } = recordingRepositoryPlaces(log);
+  const found = firstRepositoryOf(places);
+  if (found) return found;
+  if (fromHeader) throw invalid(`${file}: the repository it was recorded in (${log.metadata?.cwd}) is gone`);
+  // Else a workspace pack of the name a relative pack path has.
   for (const tracePath of log.packPaths) {
-    if (path.isAbsolute(tracePath) && fs.existsSync(tracePath)) {
-      try {
-        return discoverRepository(path.dirname(tracePath));
-      } catch {
-        // not in a repository
-      }
-    }
     const name = path.basename(tracePath);
     const state = context.registry.repositories.find((s) =>
       s.store.packs.some((p) => path.basename(p.files.pack) === name),

@@ -23,10 +23,12 @@ import { errorKind, type ErrorKind } from '../core/errors.ts';
 import { assertOutsideRepository, defaultModelCacheDir } from '../core/model/model-store.ts';
 import { enclosingRepositoryRoot } from '../core/model/outside-repository.ts';
 import { removeStalePreviewDirectories } from '../core/repack/preview-directory.ts';
+import { createOwnedTempDirectory, removeStaleOwnedDirectories } from '../core/model/owned-temp-directory.ts';
 import type { PackLocation } from '../core/model/object-store.ts';
 import { formatCount } from '../common/format.ts';
 import {
   DEFAULT_SERVER_SETTINGS,
+  LoadProgressNotification,
   PacksChangedNotification,
   type InitializationOptions,
   type ServerSettings,
@@ -82,6 +84,12 @@ function idleReleaseMs(): number {
   const value = Number(process.env.PACKSCOPE_IDLE_RELEASE_MS);
   return Number.isFinite(value) && value >= 50 ? value : IDLE_RELEASE_MS;
 }
+
+/** The private model cache (persisting off, or the cache refused): one per server, removed at shutdown or by the next server. */
+const PRIVATE_CACHE_PREFIX = 'packscope-server-models-';
+
+/** A background build's row is told how far it is at most this often (the client's own rows redraw as often). */
+const LOAD_PROGRESS_MS = 400;
 
 export class ServerState implements ServerContext {
   settings: ServerSettings = { ...DEFAULT_SERVER_SETTINGS };
@@ -164,9 +172,12 @@ export class ServerState implements ServerContext {
       if (root) this.workspaceFolders.push(root);
     }
     this.clientSendsFolderChanges = params.capabilities.workspace?.workspaceFolders === true;
-    // Previews of an earlier server killed mid-run (HUP, KILL) left their directories behind.
+    // Previews and private model caches of an earlier server killed mid-run (HUP, KILL, or a
+    // client gone without shutdown) left their directories behind.
     for (const removed of removeStalePreviewDirectories(os.tmpdir()))
       this.log(`removed the stale repack preview directory ${removed}`);
+    for (const removed of removeStaleOwnedDirectories(os.tmpdir(), PRIVATE_CACHE_PREFIX))
+      this.log(`removed the stale private model cache ${removed}`);
     this.startRegistry();
   }
 
@@ -206,13 +217,19 @@ export class ServerState implements ServerContext {
     this.registry?.dispose();
     this.packMaps.dispose();
     this.previewPacks.releaseAll();
+    this.removePrivateCache();
+  }
+
+  /** The private model cache goes with the server: at shutdown, and at exit when the client left without one. */
+  removePrivateCache(): void {
     if (this.privateCacheDir) fs.rmSync(this.privateCacheDir, { recursive: true, force: true });
+    this.privateCacheDir = undefined;
   }
 
   /** The model cache: the setting, else the default; a private temporary one when persisting is off. */
   private modelCacheDirFor(current: ServerSettings): string {
     if (!current.persistModels) {
-      this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
+      this.privateCacheDir ??= createOwnedTempDirectory(os.tmpdir(), PRIVATE_CACHE_PREFIX);
       return this.privateCacheDir;
     }
     return current.modelCacheDirectory.trim() === ''
@@ -242,7 +259,7 @@ export class ServerState implements ServerContext {
         void this.connection.window.showWarningMessage(
           `PackScope: ${errorMessage(error)}. Models are kept in a temporary directory for this session.`,
         );
-        this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
+        this.privateCacheDir ??= createOwnedTempDirectory(os.tmpdir(), PRIVATE_CACHE_PREFIX);
         if (cacheDir !== this.privateCacheDir) return this.startRegistry(this.privateCacheDir);
       }
     }
@@ -252,7 +269,7 @@ export class ServerState implements ServerContext {
       this.log(
         `warning: the model cache ${cacheDir} is inside the repository ${enclosing}; PackScope never writes inside a repository, so models are kept in a temporary directory for this session`,
       );
-      this.privateCacheDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-server-models-'));
+      this.privateCacheDir ??= createOwnedTempDirectory(os.tmpdir(), PRIVATE_CACHE_PREFIX);
       return this.startRegistry(this.privateCacheDir);
     }
     for (const problem of this.registry.problems) this.log(problem);
@@ -268,6 +285,8 @@ export class ServerState implements ServerContext {
     token?: CancellationToken,
     progress?: WorkDoneProgressReporter,
     bulk = false,
+    /** Told the objects read of the idx's count as the build goes (the warm-up's rows). */
+    onObjects?: (done: number, total: number) => void,
   ): Promise<TimedModel> {
     const name = path.basename(pack.files.pack);
     const ready = this.loader.peek(pack.files);
@@ -279,11 +298,13 @@ export class ServerState implements ServerContext {
         ...(cancelled ? { cancelled } : {}),
         bulk,
         onStage: (message) => progress?.report(message),
-        onProgress: (done, total) =>
+        onProgress: (done, total) => {
+          onObjects?.(done, total);
           progress?.report(
             total === 0 ? 100 : Math.floor((100 * done) / total),
             `Reading objects: ${formatCount(done)} of ${formatCount(total)}`,
-          ),
+          );
+        },
       });
       state.cancelledLoads.delete(pack.files.pack);
       return model;
@@ -357,6 +378,45 @@ export class ServerState implements ServerContext {
     this.warmUpCancel.cancel();
   }
 
+  /**
+   * A background build's progress for the pack's row: kept for the listings, and sent as
+   * packscope/loadProgress at most every LOAD_PROGRESS_MS (VS Code redraws a row only after 200 ms
+   * without a change). Packs that load without a report (small ones, on this thread) send nothing.
+   */
+  private backgroundProgress(
+    state: RepositoryState,
+    pack: PackLocation,
+  ): { report: (done: number, total: number) => void; end: () => void } {
+    const repository = state.id;
+    const packPath = pack.files.pack;
+    let sentAt: number | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const send = (): void => {
+      timer = undefined;
+      sentAt = Date.now();
+      const loading = state.backgroundLoads.get(packPath);
+      void this.connection.sendNotification(LoadProgressNotification, {
+        repository,
+        pack: packPath,
+        ...(loading === undefined ? {} : { loading: { ...loading } }),
+      });
+    };
+    return {
+      report: (done, total) => {
+        state.backgroundLoads.set(packPath, { done, total });
+        if (timer !== undefined) return;
+        const wait = sentAt === undefined ? 0 : Math.max(0, sentAt + LOAD_PROGRESS_MS - Date.now());
+        if (wait === 0) send();
+        else timer = setTimeout(send, wait);
+      },
+      end: () => {
+        clearTimeout(timer);
+        state.backgroundLoads.delete(packPath);
+        if (sentAt !== undefined) send();
+      },
+    };
+  }
+
   warmUp(): void {
     if (this.warmingUp) return;
     const pending: { state: RepositoryState; pack: PackLocation }[] = [];
@@ -375,7 +435,10 @@ export class ServerState implements ServerContext {
         } catch {
           continue;
         }
-        if (objects <= this.settings.hoverIndexLimit) pending.push({ state, pack });
+        if (objects <= this.settings.hoverIndexLimit) {
+          pending.push({ state, pack });
+          state.backgroundLoads.set(pack.files.pack, { done: 0, total: objects, waiting: true });
+        }
       }
     }
     if (pending.length === 0) return;
@@ -386,11 +449,17 @@ export class ServerState implements ServerContext {
       try {
         for (const { state, pack } of pending) {
           if (cancel.token.isCancellationRequested) break;
+          // Under way now, no longer waiting its turn (a listing from now on says so).
+          const queued = state.backgroundLoads.get(pack.files.pack);
+          if (queued !== undefined) state.backgroundLoads.set(pack.files.pack, { done: 0, total: queued.total });
+          const progress = this.backgroundProgress(state, pack);
           try {
-            await this.ensureModel(state, pack, cancel.token, undefined, true);
+            await this.ensureModel(state, pack, cancel.token, undefined, true, progress.report);
           } catch (error) {
             if (error instanceof LoadCancelled) break;
             this.log(`${pack.files.pack}: ${errorMessage(error)}`);
+          } finally {
+            progress.end();
           }
           changed.add(state);
         }
@@ -406,6 +475,7 @@ export class ServerState implements ServerContext {
           );
         }
       } finally {
+        for (const { state, pack } of pending) state.backgroundLoads.delete(pack.files.pack);
         this.warmingUp = false;
         if (this.warmUpCancel === cancel) this.warmUpCancel = undefined;
         cancel.dispose();

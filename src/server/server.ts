@@ -80,6 +80,8 @@ function startServer(): void {
   registerSizesHandlers(context);
 
   connection.onShutdown(() => context.shutdown());
+  // A client that went away without shutdown (killed, or its pipe closed) ends this process too.
+  process.on('exit', () => context.removePrivateCache());
 
   documents.listen(connection);
   connection.listen();

@@ -7,7 +7,13 @@ import { discoverRepository, isOutsideAnyRepository, type Repository } from '../
 import { repositoryLayout, scanLooseObjectsAsync } from '../core/model/repository-layout.ts';
 import type { RepositoryLayout } from '../core/documents/repository-layout-document.ts';
 import { packOverview } from '../core/report/stats.ts';
-import type { PackListing, PackSummary, RepositoryListing, ServerSettings } from '../protocol/server-protocol.ts';
+import type {
+  PackListing,
+  PackLoading,
+  PackSummary,
+  RepositoryListing,
+  ServerSettings,
+} from '../protocol/server-protocol.ts';
 import type { ModelLoader, TimedModel } from './workers/model-loader.ts';
 
 /** Directories never worth descending into while looking for repositories. */
@@ -42,6 +48,8 @@ export class RepositoryState {
    * their model was had: listed as such, and not warmed up again until a request loads them.
    */
   readonly cancelledLoads = new Set<string>();
+  /** Packs the warm-up is building or will build, with how far it is: the first listing already shows it on the row. */
+  readonly backgroundLoads = new Map<string, PackLoading>();
   /** Why the pack directories could not be listed (a damaged multi-pack-index, alternates loop…). */
   error: string | undefined;
 
@@ -129,6 +137,10 @@ export class RepositoryState {
     const loaded = this.loader.peek(pack.files);
     if (loaded) entry.summary = this.summaryOf(pack, loaded);
     else if (this.cancelledLoads.has(pack.files.pack)) entry.loadCancelled = true;
+    else {
+      const loading = this.backgroundLoads.get(pack.files.pack);
+      if (loading !== undefined) entry.loading = { ...loading };
+    }
     return entry;
   }
 

@@ -137,8 +137,16 @@ describe('a bad recording through the CLI', () => {
   });
 
   test('a raw trace whose packs name no repository asks for -C instead of blaming the current directory', () => {
+    const lines = fs.readFileSync(good, 'utf8').split('\n').slice(1);
+    // With git's GIT_TRACE setup lines a raw trace names the repository its processes ran in, and is
+    // read there (as the server reads it); without them, nothing names one.
+    const traced = path.join(outside, 'raw-with-setup.trace');
+    fs.writeFileSync(traced, lines.join('\n'));
+    assert.ok(lines.some((line) => / setup: git_dir: /.test(line)));
+    const found = cli(['simulate', '--no-cache', traced]);
+    assert.equal(found.status, 0, found.stderr);
     const file = path.join(outside, 'raw.trace');
-    fs.writeFileSync(file, fs.readFileSync(good, 'utf8').split('\n').slice(1).join('\n'));
+    fs.writeFileSync(file, lines.filter((line) => !/ setup: /.test(line)).join('\n'));
     const run = cli(['simulate', '--no-cache', file]);
     assert.equal(run.status, 1);
     assert.match(

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { GitSandbox, tempDir } from '../support/git.ts';
-import { packscope } from '../support/git-oracle.ts';
+import { packscope, runGit } from '../support/git-oracle.ts';
 
 let root: string;
 let sandbox: GitSandbox;
@@ -39,6 +39,12 @@ function partialClone(name: string): { clone: string; fetched: string } {
   fs.writeFileSync(wrapper, `#!/bin/sh\necho "$@" >> '${fetched}'\nexec git-upload-pack "$@"\n`, { mode: 0o755 });
   sandbox.git(clone, ['config', 'remote.origin.uploadpack', wrapper]);
   return { clone, fetched };
+}
+
+/** `git config --unset`, where the clone has the key at all (which a clone sets depends on git's version). */
+function unsetConfig(repo: string, key: string): void {
+  const run = runGit(sandbox, repo, ['config', '--unset', key]);
+  assert.ok(run.status === 0 || run.status === 5, `git config --unset ${key}: ${run.stderr}`);
 }
 
 function packFiles(repo: string): string[] {
@@ -88,4 +94,80 @@ test('a plain blob:none clone: the preview says that every object is in a promis
   assert.doesNotMatch(result.stderr, /wrote no pack/);
   assert.equal(fs.existsSync(fetched), false);
   assert.deepEqual(packFiles(clone), before);
+});
+
+test('a clone whose only promisor setting is remote.origin.partialCloneFilter: promisor objects are left out and nothing is fetched, by the preview or its estimate', () => {
+  const { clone, fetched } = partialClone('filter-only');
+  // git makes a promisor remote of a remote with a filter alone (promisor-remote.c).
+  for (const key of ['remote.origin.promisor', 'extensions.partialClone']) unsetConfig(clone, key);
+  assert.equal(sandbox.gitText(clone, ['config', 'remote.origin.partialclonefilter']).trim(), 'blob:none');
+  fs.writeFileSync(path.join(clone, 'local'), 'made here\n');
+  sandbox.git(clone, ['add', 'local']);
+  sandbox.git(clone, ['commit', '-q', '-m', 'local']);
+  sandbox.git(clone, ['repack', '-q', '-d']);
+  const before = packFiles(clone);
+  // The write-order estimate runs too (rev-list and cat-file of the repository itself).
+  const result = packscope(['repack-preview', '--json', '.'], clone, path.join(root, 'cache'));
+  assert.equal(result.status, 0, result.stderr);
+  const document = JSON.parse(result.stdout) as { git: string[]; preview: { objects: number } };
+  assert.ok(document.git.includes('--exclude-promisor-objects'), document.git.join(' '));
+  // What git's own pack-objects --exclude-promisor-objects packs: the local commit, its tree and blob.
+  const outside = sandbox
+    .gitText(clone, ['rev-list', '--objects', '--all', '--exclude-promisor-objects'], {
+      env: { GIT_NO_LAZY_FETCH: '1' },
+    })
+    .trim()
+    .split('\n').length;
+  assert.equal(document.preview.objects, outside);
+  assert.equal(fs.existsSync(fetched), false, 'nothing fetched');
+  assert.deepEqual(packFiles(clone), before, 'no pack written into the repository');
+});
+
+test('promisor packs with no promisor remote configured: the preview refuses at once and says why, as git repack would fail', () => {
+  const { clone, fetched } = partialClone('no-remote');
+  for (const key of ['remote.origin.promisor', 'extensions.partialClone', 'remote.origin.partialCloneFilter'])
+    unsetConfig(clone, key);
+  assert.equal(runGit(sandbox, clone, ['config', '--get-regexp', 'promisor|partialclone']).stdout, '');
+  const before = packFiles(clone);
+  const result = packscope(['repack-preview', '.'], clone, path.join(root, 'cache'));
+  assert.equal(result.status, 1);
+  assert.equal(
+    result.stderr,
+    `packscope: ${path.join(clone, '.git')}: no repack preview: 1 of its 1 packs is a promisor pack (a promisor pack holds objects fetched from a promisor remote of a partial clone; the objects they refer to may be missing here, and git fetches them when it needs them), but its configuration names no promisor remote, so git repack -a -d would read every object they refer to and stop at the first one missing; \`git config remote.origin.promisor true\` makes it a partial clone again, whose preview leaves promisor objects out as git repack does\n`,
+  );
+  // git itself: its repack stops at a missing object, as said.
+  const copy = path.join(root, 'no-remote-copy');
+  fs.cpSync(clone, copy, { recursive: true });
+  const git = runGit(sandbox, copy, ['repack', '-a', '-d']);
+  assert.match(git.stderr, /^fatal: unable to read [0-9a-f]{40}$/m);
+  assert.equal(fs.existsSync(fetched), false);
+  assert.deepEqual(packFiles(clone), before);
+});
+
+test('--geometric in a partial clone: git 2.39 refuses it, and the preview says why before git’s words', () => {
+  const { clone, fetched } = partialClone('geometric');
+  fs.writeFileSync(path.join(clone, 'local'), 'made here\n');
+  sandbox.git(clone, ['add', 'local']);
+  sandbox.git(clone, ['commit', '-q', '-m', 'local']);
+  sandbox.git(clone, ['repack', '-q', '-d']);
+  const version = sandbox
+    .gitText(clone, ['version'])
+    .trim()
+    .replace(/^git version /, '');
+  // git's own repack on a copy: what it prints is what the preview quotes.
+  const copy = path.join(root, 'geometric-copy');
+  fs.cpSync(clone, copy, { recursive: true });
+  const git = runGit(sandbox, copy, ['-c', 'protocol.allow=never', 'repack', '--geometric=2', '-d']);
+  if (git.status === 0) return; // a git that repacks a partial clone geometrically: nothing to explain
+  const words = git.stderr.split('\n').filter((line) => line.startsWith('fatal: '));
+  assert.deepEqual(words, ['fatal: cannot use internal rev list with --stdin-packs']);
+  const promisorPacks = packFiles(clone).filter((name) => name.endsWith('.promisor')).length;
+  assert.ok(promisorPacks > 0);
+  const result = packscope(['repack-preview', '--geometric', '2', '.'], clone, path.join(root, 'cache'));
+  assert.equal(result.status, 1);
+  assert.equal(
+    result.stderr,
+    `packscope: no preview: git ${version}'s repack --geometric cannot run in a repository with promisor packs (${promisorPacks} here; a promisor pack holds objects fetched from a promisor remote of a partial clone; the objects they refer to may be missing here, and git fetches them when it needs them): it asks pack-objects for --stdin-packs and --exclude-promisor-objects together, which pack-objects refuses, so \`git repack --geometric=2 -d\` fails here the same way (git says: ${words[0]})\n`,
+  );
+  assert.equal(fs.existsSync(fetched), false);
 });

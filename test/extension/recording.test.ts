@@ -253,6 +253,36 @@ describe('Recording: terminal recording, Record a Git Command, the Recordings vi
       await vscode.commands.executeCommand('packscope.recordings.delete', { file }, { confirmed: true });
   });
 
+  it('leaves no live file at stop; a late writer’s trace becomes the session’s next part, in its mode', async () => {
+    await recording().toggle();
+    const live = recording().currentTraceFile!;
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    recording().environment.forEach((name, mutator) => (env[name] = mutator.value));
+    runGit(repo, ['log', '--raw'], env);
+    const first = await recording().stop();
+    assert.ok(first !== undefined, listing());
+    const lives = (): string[] => fs.readdirSync(recording().directory).filter((name) => name.startsWith('live-'));
+    assert.deepEqual(lives(), [], `a live file beside the finished recording: ${listing()}`);
+    // A terminal that kept the variables after the stop: git writes the live path again.
+    runGit(repo, ['rev-list', '--objects', '--all'], env);
+    assert.deepEqual(lives(), [path.basename(live)]);
+    const second = first.replace(/-1\.trace$/, '-2.trace');
+    assert.notEqual(second, first);
+    await until('the late part in the Recordings view', () => nodeFor(second));
+    assert.deepEqual(lives(), [], listing());
+    const sidecar = (file: string): { mode: string; part?: number; session?: string } =>
+      JSON.parse(fs.readFileSync(`${file}.json`, 'utf8')) as { mode: string; part?: number; session?: string };
+    assert.equal(sidecar(second).mode, sidecar(first).mode);
+    assert.equal(sidecar(second).session, sidecar(first).session);
+    assert.equal(sidecar(second).part, 2);
+    assert.equal(
+      packReads(second).total,
+      referenceReads(repo, ['rev-list', '--objects', '--all'], sidecar(first).mode as 'exact' | 'passive'),
+    );
+    for (const file of [first, second])
+      await vscode.commands.executeCommand('packscope.recordings.delete', { file }, { confirmed: true });
+  });
+
   it('records a git command through packscope.recordCommand, lists it, renames and deletes it', async () => {
     const args = ['log', '-p'];
     const result = await vscode.commands.executeCommand<RecordCommandResult | undefined>('packscope.recordCommand', {

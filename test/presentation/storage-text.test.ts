@@ -105,3 +105,10 @@ test('where git reads an object: the answering pack, through the MIDX or not, an
     'git reads it from pack-a.pack',
   );
 });
+
+test('a promisor pack’s tooltip says what promisor means, for git and for a repack preview', () => {
+  assert.equal(
+    packLayoutLines(pack({ kind: 'promisor', markers: ['promisor'] }))[0],
+    'kind: promisor (fetched from a promisor remote of a partial clone: objects it refers to may be missing here, and git fetches them when it needs them; a repack preview leaves its objects out, as git repack does, and fetches nothing)',
+  );
+});

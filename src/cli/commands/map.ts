@@ -99,7 +99,9 @@ function runMap(argv: string[], progress: Progress): number {
   if (values.recording !== undefined) {
     const loaded = loadRecording(
       values.recording,
-      { ...cacheOptions(values), repository: store.repository.gitDir, segment },
+      // Its reads are mapped in the repository it was recorded in (a --shared clone reads this
+      // pack through alternates), as the editor's Pack Map does; the drawn one is for a raw trace.
+      { ...cacheOptions(values), defaultRepository: store.repository.gitDir, segment },
       progress,
     );
     reads = readsPerObject(loaded, pack.files.pack);

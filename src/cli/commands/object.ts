@@ -12,17 +12,23 @@ import { openObjectStore } from '../open-target.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
 import { withoutTiming } from '../../core/report/stats.ts';
+import { resolveRevision } from '../../core/git/rev-parse.ts';
 import { whereabouts } from '../../core/model/repository-layout.ts';
+
+/** What `object` looks up itself: an id or a prefix of one (git's shortest is 4 digits). */
+const HEX_PREFIX = /^[0-9a-fA-F]{4,64}$/;
 
 /** How long `object` walks for a path when none is stored: a prompt answer, not git.git's minutes. */
 const DEFAULT_WALK_SECONDS = 2;
 
-const objectHelp = `usage: packscope object [--json] [--no-paths] [--walk-seconds S] [--no-cache | --cache-dir DIR] <oid-or-unique-prefix> [path]
+const objectHelp = `usage: packscope object [--json] [--no-paths] [--walk-seconds S] [--git PATH] [--no-cache | --cache-dir DIR] <object> [path]
 
 One packed object of the repository at [path] (default: the current directory): its type, sizes,
 pack and offset, delta depth, the chain down to its root (ids, types, sizes), the number of its
-direct delta children and the size of its family (all objects sharing its root). A prefix needs
-at least 4 hex digits and must be unique across the repository's packs.
+direct delta children and the size of its family (all objects sharing its root). <object> is an
+id, a prefix of one (at least 4 hex digits, unique across the repository's packs), or any name
+\`git rev-parse --verify\` takes (HEAD:Makefile, v2.40.0^{tree}, main~3), which git resolves
+(it only reads the repository; --git PATH names the git, default git on PATH).
 
 A tree's or blob's path (a tag's name) is the name \`git rev-list --objects --all\` prints for it:
 PackScope replays that walk over the repository's commits and trees once and keeps the result
@@ -61,7 +67,7 @@ function link(model: PackModel, n: number): ChainLink {
 }
 
 // Stays long: a linear script: options, the store, the lookup, the path walk, then the object's document printed.
-function runObject(argv: string[], progress: Progress): number {
+async function runObject(argv: string[], progress: Progress): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -69,6 +75,7 @@ function runObject(argv: string[], progress: Progress): number {
       json: { type: 'boolean' },
       'no-paths': { type: 'boolean' },
       'walk-seconds': { type: 'string' },
+      git: { type: 'string' },
       ...cacheOptionSpec,
     },
   });
@@ -81,14 +88,23 @@ function runObject(argv: string[], progress: Progress): number {
       `--walk-seconds needs a number of seconds, 0 or more (got ${values['walk-seconds']})`,
     );
   if (positionals.length < 1 || positionals.length > 2)
-    throw fail('usage', undefined, undefined, 'object needs an object id (or unique prefix) and optionally a path');
+    throw fail(
+      'usage',
+      undefined,
+      undefined,
+      'object needs an object id (a unique prefix, or a name git gives it) and optionally a path',
+    );
   const store = openObjectStore(positionals[1] ?? '.', cacheOptions(values), progress);
+  // Hex digits are an id or its prefix, looked up in the packs; anything else is a name git resolves.
+  const named = positionals[0]!;
+  const wanted = HEX_PREFIX.test(named)
+    ? named.toLowerCase()
+    : await resolveRevision(values.git ?? 'git', store.repository, named);
   let resolved;
   try {
-    resolved = store.resolve(positionals[0]!);
+    resolved = store.resolve(wanted);
   } catch (error) {
     // A loose object is git's answer when no pack has it: say where it is rather than "not found".
-    const wanted = positionals[0]!.toLowerCase();
     const where =
       error instanceof UsageError &&
       error.code === 'not-found' &&
@@ -101,7 +117,7 @@ function runObject(argv: string[], progress: Progress): number {
         'not-found',
         where.answeredBy.loose,
         undefined,
-        `object ${wanted} is loose, in no pack: git reads it from this file (PackScope models packed objects only)`,
+        `object ${wanted}${HEX_PREFIX.test(named) ? '' : ` (${named})`} is loose, in no pack: git reads it from this file (PackScope models packed objects only)`,
       );
     throw error;
   }

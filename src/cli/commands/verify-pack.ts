@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fail, PackFormatError, PackScopeError } from '../../core/errors.ts';
@@ -6,19 +7,20 @@ import { TYPE_NAMES } from '../../core/format/pack-file.ts';
 import { buildPackModel, loadIdx, packFilesFor } from '../../core/model/build-pack-model.ts';
 import { cliBuildOptions } from '../open-target.ts';
 import type { PackModel } from '../../core/model/pack-model.ts';
-import { hashAlgorithmNear } from '../../core/model/repository.ts';
+import { discoverRepository, hashAlgorithmNear } from '../../core/model/repository.ts';
 import { checksumsInWorker, IdMismatchError, verifyFull } from '../../core/verify/full-verify.ts';
 import { AsciiWriter } from '../ascii-writer.ts';
 import { reportError } from '../report-error.ts';
 import type { Progress } from '../progress.ts';
 import type { Command } from '../command.ts';
 
-const verifyPackHelp = `usage: packscope verify-pack [-v | -s] [--full] [--threads N] [--object-format sha1|sha256] <pack>...
+const verifyPackHelp = `usage: packscope verify-pack [-v | -s] [--full] [--threads N] [--object-format sha1|sha256] <pack|repository>...
 
 Checks packs and prints what \`git verify-pack\` prints, byte for byte: with -v one line per
 object in pack order ("<oid> <type> <size> <size-in-pack> <offset> [<depth> <base-oid>]"), the
 chain-length histogram and "<pack>.pack: ok"; with -s only the histogram and the ok line; with
-neither, nothing unless something is wrong. <pack> may name the .pack, the .idx, or neither.
+neither, nothing unless something is wrong. <pack> may name the .pack, the .idx, or neither; or a
+repository (any directory in one): each of its own packs, in name order, named as above.
 
 What "ok" verifies here:
   default   the idx checksum, the pack's trailing checksum over all its bytes, that the idx was
@@ -64,14 +66,18 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
   const verbose = (values.verbose ?? false) && !statOnly;
 
   let status = 0;
+  const shownNames: string[] = [];
   for (const argument of positionals) {
-    // git's verify-pack names the pack as given, with .idx (or nothing) turned into .pack.
+    try {
+      shownNames.push(...packNamesOf(argument));
+    } catch (error) {
+      if (!(error instanceof PackScopeError)) throw error;
+      reportError(error);
+      status = 1;
+    }
+  }
+  for (const shownName of shownNames) {
     let held: HeldOutput | undefined;
-    const shownName = argument.endsWith('.idx')
-      ? `${argument.slice(0, -4)}.pack`
-      : argument.endsWith('.pack')
-        ? argument
-        : `${argument}.pack`;
     try {
       const files = packFilesFor(path.resolve(shownName));
       const hash = forcedHash ?? hashAlgorithmNear(files.pack);
@@ -136,6 +142,38 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
     }
   }
   return status;
+}
+
+/**
+ * The packs an argument names, as git's verify-pack would print them: a pack as given, with .idx
+ * (or nothing) turned into .pack; a directory is a repository (any directory in one), whose own
+ * packs are checked one by one in name order, each named by the directory given and the path
+ * below it (as `git verify-pack repo/.git/objects/pack/pack-….idx` names it).
+ */
+function packNamesOf(argument: string): string[] {
+  if (!fs.statSync(argument, { throwIfNoEntry: false })?.isDirectory())
+    return [
+      argument.endsWith('.idx')
+        ? `${argument.slice(0, -4)}.pack`
+        : argument.endsWith('.pack')
+          ? argument
+          : `${argument}.pack`,
+    ];
+  const repository = discoverRepository(argument);
+  const packDir = path.join(repository.objectsDir, 'pack');
+  // A new repository has no pack directory yet: no packs, as with an empty one.
+  const packs = (fs.existsSync(packDir) ? fs.readdirSync(packDir) : []).filter((name) => name.endsWith('.pack')).sort();
+  if (packs.length === 0)
+    throw fail(
+      'not-found',
+      packDir,
+      undefined,
+      `the repository at ${argument} has no packs to verify (its objects are loose; git gc packs them)`,
+    );
+  const relative = path.relative(path.resolve(argument), packDir);
+  return packs.map((name) =>
+    path.isAbsolute(relative) ? path.join(relative, name) : path.join(argument, relative, name),
+  );
 }
 
 /** Problems git finds only when it compares the idx it rebuilt with the one on disk. */
@@ -239,4 +277,8 @@ export const verifyPackCommand: Command = {
   help: verifyPackHelp,
   run: (argv, { progress, workerScript }) =>
     runVerifyPack(argv, { workerScript: workerScript('verify-worker.js'), progress }),
+  optionNotes: {
+    '--no-cache': 'it keeps no pack model (every run reads the packs anew, as git does)',
+    '--cache-dir': 'it keeps no pack model (every run reads the packs anew, as git does)',
+  },
 };

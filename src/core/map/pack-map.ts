@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 /**
  * The Pack Map: a pack drawn along its offsets on a Hilbert curve, every cell the same
  * number of bytes (src/common/pack-map-geometry.ts says why), coloured by an attribute of the
@@ -432,10 +433,23 @@ function checkOrder(order: number): number {
 /** Reads per object (idx order) of `pack` in the recording's kept range. */
 export function readsPerObject(loaded: LoadedRecording, pack: string): Uint32Array | undefined {
   const { resolved } = loaded;
-  const k = resolved.packs.findIndex((p) => p.location.files.pack === pack);
+  // The same file by another path (an alternates line through a symbolic link) is the same pack.
+  let k = resolved.packs.findIndex((p) => p.location.files.pack === pack);
+  if (k < 0) {
+    const real = realpathOr(pack);
+    k = resolved.packs.findIndex((p) => realpathOr(p.location.files.pack) === real);
+  }
   if (k < 0) return undefined;
   const counts = new Uint32Array(resolved.packs[k]!.model.count);
   for (let i = loaded.range.start; i < loaded.range.end; i++)
     if (resolved.readPack[i] === k) counts[resolved.readObject[i]!]!++;
   return counts;
+}
+
+function realpathOr(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
 }

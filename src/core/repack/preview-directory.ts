@@ -1,15 +1,11 @@
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { refuseInsideRepository } from '../model/outside-repository.ts';
 import type { Repository } from '../model/repository.ts';
+import { createOwnedTempDirectory, removeStaleOwnedDirectories } from '../model/owned-temp-directory.ts';
 
 /** Every repack preview's temporary directory is named with this prefix (and nothing else of ours is). */
 export const TEMP_PREFIX = 'packscope-repack-';
-/** The file inside a preview directory that names the process that made it. */
-const OWNER_FILE = 'owner.pid';
-/** A preview directory without a readable owner is left alone until it is this old (a preview in its first moments has none yet). */
-const UNOWNED_STALE_MS = 24 * 60 * 60 * 1000;
 
 /**
  * A new preview directory under `tempRoot` (default: os.tmpdir()), with this process's pid written
@@ -25,9 +21,7 @@ export function createPreviewDirectory(repository: Repository, tempRootOption: s
       `the temporary directory for a repack preview must be outside the repository (${root}); set TMPDIR elsewhere`,
   );
   removeStalePreviewDirectories(tempRoot);
-  const directory = fs.mkdtempSync(path.join(tempRoot, TEMP_PREFIX));
-  fs.writeFileSync(path.join(directory, OWNER_FILE), `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-  return directory;
+  return createOwnedTempDirectory(tempRoot, TEMP_PREFIX);
 }
 
 /**
@@ -37,64 +31,5 @@ export function createPreviewDirectory(repository: Repository, tempRootOption: s
  * unlinks links and never descends into or deletes what they point to.
  */
 export function removeStalePreviewDirectories(tempRoot: string, now = Date.now()): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(tempRoot);
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  for (const name of names) {
-    if (!name.startsWith(TEMP_PREFIX)) continue;
-    const directory = path.join(tempRoot, name);
-    let stat: fs.Stats;
-    try {
-      stat = fs.lstatSync(directory);
-    } catch {
-      continue;
-    }
-    if (!stat.isDirectory() || (process.getuid && stat.uid !== process.getuid())) continue;
-    const owner = ownerOf(directory);
-    const stale =
-      owner === undefined ? now - stat.mtimeMs > UNOWNED_STALE_MS : owner !== process.pid && !isRunning(owner);
-    if (!stale) continue;
-    try {
-      fs.rmSync(directory, { recursive: true, force: true });
-      removed.push(directory);
-    } catch {
-      // Someone else's cleanup raced this one, or a file in it is not ours: leave it.
-    }
-  }
-  return removed;
-}
-
-function ownerOf(directory: string): number | undefined {
-  let text: string;
-  try {
-    const fd = fs.openSync(
-      path.join(directory, OWNER_FILE),
-      fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0),
-    );
-    try {
-      if (!fs.fstatSync(fd).isFile()) return undefined;
-      const buffer = Buffer.alloc(32);
-      text = buffer.toString('latin1', 0, fs.readSync(fd, buffer, 0, buffer.length, 0));
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return undefined;
-  }
-  const pid = Number(text.trim());
-  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-/** Signal 0 tests for the process without touching it; EPERM means it exists under another user. */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return removeStaleOwnedDirectories(tempRoot, TEMP_PREFIX, now);
 }

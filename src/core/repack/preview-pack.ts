@@ -14,6 +14,7 @@ import type { CurrentLayout, LayoutSummary, SizeChange } from '../documents/repa
 import { countLooseObjects, joinByObjectId, summarizeLayout } from './layout-summary.ts';
 import {
   equivalentRepackCommand,
+  PROMISOR_PACK_MEANING,
   promisorRemotes,
   repackPackObjectsArguments,
   type RepackTuning,
@@ -103,6 +104,21 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
   const version = await gitVersionOf(git);
   const store = options.store ?? new ObjectStore(repository, new ModelStore(undefined));
   const local = store.packs.filter((p) => p.local);
+  // As git reads it (includes, includeIf, config.worktree): a promisor remote named only in an
+  // included file still makes this a partial clone.
+  const config = await readEffectiveConfig(git, repository.gitDir, options.signal);
+  const promisors = promisorRemotes(config);
+  const promisorPacks = local.filter((pack) => fs.existsSync(pack.files.pack.replace(/\.pack$/, '.promisor'))).length;
+  // Promisor packs with no promisor remote configured: git repack -a -d reads every object they
+  // refer to and stops at the first one missing ("fatal: unable to read …") after its walk; said
+  // here before any work, with what would make it a partial clone again.
+  if (promisors.length === 0 && promisorPacks > 0)
+    throw fail(
+      'usage',
+      repository.gitDir,
+      undefined,
+      `no repack preview: ${promisorPacks} of its ${local.length} packs ${promisorPacks === 1 ? 'is a promisor pack' : 'are promisor packs'} (${PROMISOR_PACK_MEANING}), but its configuration names no promisor remote, so git repack -a -d would read every object they refer to and stop at the first one missing; \`git config remote.origin.promisor true\` makes it a partial clone again, whose preview leaves promisor objects out as git repack does`,
+    );
   const currentModels = local.map((pack, k) => {
     options.onProgress?.({ phase: 'Reading current packs', done: k, total: local.length, finished: false });
     return store.model(pack);
@@ -113,10 +129,6 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
     looseObjects: countLooseObjects(repository.objectsDir, repository.hash.size * 2),
   };
   if (options.signal?.aborted) throw abortError(options.signal);
-  // As git reads it (includes, includeIf, config.worktree): a promisor remote named only in an
-  // included file still makes this a partial clone.
-  const config = await readEffectiveConfig(git, repository.gitDir, options.signal);
-  const promisors = promisorRemotes(config);
   const promisorObjects = local.reduce(
     (sum, pack, k) =>
       sum + (fs.existsSync(pack.files.pack.replace(/\.pack$/, '.promisor')) ? currentModels[k]!.count : 0),
@@ -126,7 +138,7 @@ export async function previewRepack(options: RepackPreviewOptions): Promise<Repa
   const partialClone =
     promisors.length === 0
       ? ''
-      : `${repository.gitDir} is a partial clone (promisor remote ${promisors.join(', ')}): the preview covers only the objects outside its promisor packs; the ${promisorObjects} objects of its promisor packs, and the objects the clone does not have, are left out (git repack rewrites promisor packs into one promisor pack of their own, which a preview does not), and nothing is fetched`;
+      : `${repository.gitDir} is a partial clone (promisor remote ${promisors.join(', ')}): the preview covers only the objects outside its promisor packs, as git repack's pack-objects --exclude-promisor-objects does (${PROMISOR_PACK_MEANING}); the ${promisorObjects} objects of its promisor packs, and the objects the clone does not have, are left out (git repack rewrites promisor packs into one promisor pack of their own, which a preview does not), and nothing is fetched`;
   if (partialClone !== '') warnings.push(partialClone);
 
   const temp = createPreviewDirectory(repository, options.tempRoot);

@@ -22,17 +22,29 @@ function configBool(config: Map<string, string>, key: string): boolean | undefin
   return /^-?\d+$/.test(value) ? Number(value) !== 0 : undefined;
 }
 
-/** The promisor remotes a configuration names (`extensions.partialClone`, `remote.<name>.promisor`), as git's promisor-remote.c finds them. */
+/**
+ * The promisor remotes a configuration names, as git's promisor-remote.c finds them:
+ * `extensions.partialClone`, `remote.<name>.promisor`, and `remote.<name>.partialCloneFilter`
+ * (git makes a promisor remote of a remote with a filter alone: a clone whose other two were
+ * removed still fetched missing objects lazily, and pack-objects without
+ * --exclude-promisor-objects fetched them into a preview).
+ */
 export function promisorRemotes(config: Map<string, string>): string[] {
   const remotes = new Set<string>();
   const partialClone = config.get('extensions.partialclone');
   if (partialClone !== undefined && partialClone !== '') remotes.add(partialClone);
   for (const key of config.keys()) {
-    const match = /^remote\.(.*)\.promisor$/.exec(key);
-    if (match && configBool(config, key)) remotes.add(match[1]!);
+    const promisor = /^remote\.(.*)\.promisor$/.exec(key);
+    if (promisor && configBool(config, key)) remotes.add(promisor[1]!);
+    const filter = /^remote\.(.*)\.partialclonefilter$/.exec(key);
+    if (filter) remotes.add(filter[1]!);
   }
   return [...remotes];
 }
+
+/** What a promisor pack is, in the words the previews and the Packs view use. */
+export const PROMISOR_PACK_MEANING =
+  'a promisor pack holds objects fetched from a promisor remote of a partial clone; the objects they refer to may be missing here, and git fetches them when it needs them';
 
 /**
  * The pack-objects arguments `git repack -a -d [-f]` passes, in its order, for the repository's

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fail } from '../errors.ts';
+import { fail, GitCommandError } from '../errors.ts';
 import { peekIdxObjectCount } from '../format/idx.ts';
 import type { GitProgress } from '../git/git-progress.ts';
 import { gitVersionOf } from '../git/git-probe.ts';
-import { abortError, probeGit } from '../git/run-git.ts';
+import { abortError, gitMessage, probeGit } from '../git/run-git.ts';
 import { alternateObjectDirs } from '../model/object-store.ts';
 import type { Repository } from '../model/repository.ts';
 import type {
@@ -14,6 +14,7 @@ import type {
   RepackModeSide,
 } from '../documents/repack-mode-document.ts';
 import type { PackMarker } from '../documents/repository-layout-document.ts';
+import { PROMISOR_PACK_MEANING } from './repack-arguments.ts';
 import { createPreviewDirectory } from './preview-directory.ts';
 import { runPackObjects } from './run-pack-objects.ts';
 
@@ -107,6 +108,30 @@ function looseCount(objectsDir: string, restLength: number): number {
   return count;
 }
 
+/**
+ * git 2.39's `repack --geometric` in a repository with promisor packs gives pack-objects
+ * --stdin-packs and --exclude-promisor-objects together, which pack-objects refuses ("cannot use
+ * internal rev list with --stdin-packs"): the real repack fails the same way. Said as such, with
+ * git's words after ours, rather than git's words alone.
+ */
+function geometricInPartialClone(
+  error: unknown,
+  mode: RepackMode,
+  version: string,
+  before: RepackModeSide,
+): GitCommandError | undefined {
+  if (!(error instanceof GitCommandError) || mode.kind !== 'geometric') return undefined;
+  if (!/cannot use internal rev list with --stdin-packs/.test(error.gitStderr)) return undefined;
+  const promisorPacks = before.packs.filter((pack) => pack.kind === 'promisor').length;
+  if (promisorPacks === 0) return undefined;
+  return new GitCommandError(
+    error.argv,
+    error.exitStatus,
+    error.gitStderr,
+    `no preview: git ${version}'s repack --geometric cannot run in a repository with promisor packs (${promisorPacks} here; ${PROMISOR_PACK_MEANING}): it asks pack-objects for --stdin-packs and --exclude-promisor-objects together, which pack-objects refuses, so \`git repack --geometric=${mode.factor} -d\` fails here the same way (git says: ${gitMessage(error.gitStderr.split('\n').filter(Boolean))})`,
+  );
+}
+
 export interface RepackModePreviewOptions {
   repository: Repository;
   mode: RepackMode;
@@ -152,7 +177,11 @@ export async function previewRepackMode(options: RepackModePreviewOptions): Prom
     // The runner keeps a partial clone from fetching (no-programs.ts): a missing object stays missing.
     const env: Record<string, string> = { GIT_OBJECT_DIRECTORY: shadow };
     const started = performance.now();
-    await runPackObjects({ git, args, env, cwd: temp, signal: options.signal, onProgress: options.onProgress });
+    try {
+      await runPackObjects({ git, args, env, cwd: temp, signal: options.signal, onProgress: options.onProgress });
+    } catch (error) {
+      throw geometricInPartialClone(error, mode, version, before) ?? error;
+    }
     const seconds = (performance.now() - started) / 1000;
     const afterPacks = packsIn(path.join(shadow, 'pack'));
     const isLink = (name: string): boolean => fs.lstatSync(path.join(shadow, 'pack', name)).isSymbolicLink();

@@ -1,8 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fail } from '../errors.ts';
-import { RECORDING_MAGIC, RECORDING_VERSION } from './recording.ts';
+import { RECORDING_MAGIC, RECORDING_VERSION, type RecordingMetadata } from './recording.ts';
 import type { ObjectStore } from '../model/object-store.ts';
+import { discoverRepository, type Repository } from '../model/repository.ts';
 import { compactForReads, simObjectsFrom, type SimObjects } from '../sim/sim-objects.ts';
 import { withHiddenReads } from './complete-recording.ts';
 import { resolveReads, type ResolvedReads } from './resolve-reads.ts';
@@ -171,6 +172,44 @@ function realpathOr(file: string): string {
   } catch {
     return path.resolve(file);
   }
+}
+
+/**
+ * Where to look for the repository a recording's reads belong to, best first: the one it was
+ * recorded in (its header's cwd and git directory) when it has a header; else the git directories
+ * its processes ran in (GIT_TRACE_SETUP), then those absolute pack paths lie in. Its reads are
+ * mapped over that repository's packs, its alternates' included: a recording made in a `--shared`
+ * clone reads the origin's pack file through alternates, and those are that pack's reads. The CLI
+ * and the server both open recordings so (loadRecording, recording-opener.ts).
+ */
+export function recordingRepositoryPlaces(head: {
+  metadata: RecordingMetadata | undefined;
+  gitDirs: readonly string[];
+  packPaths: readonly string[];
+}): { places: string[]; fromHeader: boolean } {
+  const { metadata } = head;
+  if (metadata)
+    return {
+      places: [metadata.cwd, metadata.gitDir].filter((where): where is string => typeof where === 'string'),
+      fromHeader: true,
+    };
+  const packDirs = head.packPaths
+    .filter((tracePath) => path.isAbsolute(tracePath))
+    .map((tracePath) => path.dirname(tracePath));
+  return { places: [...head.gitDirs, ...packDirs], fromHeader: false };
+}
+
+/** The first of `places` that exists and is in a repository, opened; undefined when none is. */
+export function firstRepositoryOf(places: readonly string[]): Repository | undefined {
+  for (const where of places) {
+    if (!fs.existsSync(where)) continue;
+    try {
+      return discoverRepository(where);
+    } catch {
+      // gone or no longer a repository: try the next
+    }
+  }
+  return undefined;
 }
 
 /** Parses a recording or raw trace and refuses a file that is neither (checkRecordingFile). */

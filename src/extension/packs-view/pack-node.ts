@@ -1,5 +1,6 @@
 import vscode = require('vscode');
-import type { ObjectDetails, PackListing, PackSummary } from '../../protocol/server-protocol.ts';
+import type { ObjectDetails, PackListing, PackLoading, PackSummary } from '../../protocol/server-protocol.ts';
+import { backgroundLoadingText } from '../model-progress.ts';
 import { markdownCodeSpan, markdownText } from '../../common/markdown-text.ts';
 import { formatCountOf } from '../../common/format.ts';
 import { packLayoutLines, packMarkersText } from '../../presentation/storage-text.ts';
@@ -44,6 +45,7 @@ export class PackNode extends PacksNodeBase {
   update(listing: PackListing): void {
     this.listing = listing;
     this.summary = listing.summary ?? this.summary;
+    this.background = listing.loading;
     this.failure = undefined;
     this.render();
   }
@@ -56,8 +58,21 @@ export class PackNode extends PacksNodeBase {
   /** "indexing 34%…" while the model loads; undefined otherwise. */
   private loading: string | undefined;
 
+  /** A request of the view (the Summary, a list) is building this pack's model now. */
+  get requestLoading(): boolean {
+    return this.loading !== undefined;
+  }
+
   setLoading(text: string | undefined): void {
     this.loading = text;
+    this.render();
+  }
+
+  /** How far the server's background build (the warm-up) of this pack is; undefined when none is under way. */
+  background: PackLoading | undefined;
+
+  setBackgroundLoad(loading: PackLoading | undefined): void {
+    this.background = loading;
     this.render();
   }
 
@@ -86,7 +101,9 @@ export class PackNode extends PacksNodeBase {
       return;
     }
     this.iconPath = new vscode.ThemeIcon('package');
-    this.contextValue = 'pack';
+    // A pack whose model is being built has its own Cancel beside it (package.json's menus).
+    this.contextValue =
+      this.summary === undefined && (this.loading ?? this.background) !== undefined ? 'pack loading' : 'pack';
     if (this.collapsibleState === vscode.TreeItemCollapsibleState.None)
       this.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;
     const summary = this.summary;
@@ -100,8 +117,20 @@ export class PackNode extends PacksNodeBase {
     } else {
       const objects = this.listing.objects === undefined ? '' : formatCountOf(this.listing.objects, 'object');
       // A cancelled warm-up says so (expanding the pack loads it), rather than looking never tried.
-      const state = this.loading ?? (this.listing.loadCancelled ? 'load cancelled: expand to load' : undefined);
-      this.description = state === undefined ? objects : objects === '' ? state : `${state} · ${objects}`;
+      const state =
+        this.loading ??
+        (this.background !== undefined
+          ? backgroundLoadingText(this.background)
+          : this.listing.loadCancelled
+            ? 'load cancelled: expand to load'
+            : undefined);
+      // "indexing n of N objects" says the count already (the row is narrow).
+      this.description =
+        state === undefined
+          ? objects
+          : objects === '' || this.background !== undefined
+            ? state
+            : `${state} · ${objects}`;
     }
     // Kind and markers first: they tell a cruft or kept pack apart before any model is built.
     if (markers !== '') this.description = this.description === '' ? markers : `${markers} · ${this.description}`;

@@ -4,7 +4,14 @@ import { ListRepositoriesRequest, ObjectRequest } from '../../protocol/server-pr
 import { Disposable } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { type ServerClient } from '../server-client.ts';
-import type { ObjectListFilter, ObjectDetails, RepositoryListing } from '../../protocol/server-protocol.ts';
+import type {
+  LoadProgressParams,
+  ObjectListFilter,
+  ObjectDetails,
+  RepositoryListing,
+} from '../../protocol/server-protocol.ts';
+import { shortPackName } from '../format-units.ts';
+import { backgroundLoadingText, setBackgroundLoads } from '../model-progress.ts';
 import { MessageNode } from './message-node.ts';
 import { askForObjectFilter, ObjectFilterStore } from './object-filter.ts';
 import { objectTooltip, type ObjectNode } from './object-node.ts';
@@ -66,6 +73,42 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
     if (this.treeView !== undefined)
       this.treeView.message =
         this.buildProgress.size === 0 ? undefined : `Building: ${[...this.buildProgress.values()].join(' · ')}`;
+  }
+
+  /**
+   * `packscope/loadProgress`: the server's background build of a pack (the warm-up) goes on or ended.
+   * The pack's row and its repository's say how far it is, the view's message line too, and Cancel
+   * Loading is offered while any is under way.
+   */
+  showBackgroundLoad({ repository, pack, loading }: LoadProgressParams): void {
+    const repositoryNode = this.repositories.get(repository);
+    const packNode = repositoryNode?.packNode(pack);
+    if (repositoryNode === undefined || packNode === undefined) return;
+    packNode.setBackgroundLoad(loading);
+    this.changed(packNode);
+    repositoryNode.describe();
+    this.changed(repositoryNode);
+    this.showBackgroundLoads();
+  }
+
+  /** The view's message line and Cancel Loading for the packs being built in the background, as the rows say. */
+  private showBackgroundLoads(): void {
+    let count = 0;
+    for (const repository of this.repositories.values()) {
+      for (const pack of repository.packNodes()) {
+        const loading = pack.summary === undefined ? pack.background : undefined;
+        if (loading !== undefined) count += 1;
+        // Waiting packs are said on their rows; the message line names those being built, once
+        // (a request that joined the same build says it already).
+        this.showBuildProgress(
+          `background|${pack.listing.pack}`,
+          loading === undefined || loading.waiting === true || pack.requestLoading
+            ? undefined
+            : `${shortPackName(pack.listing.name)}: ${backgroundLoadingText(loading)}`,
+        );
+      }
+    }
+    setBackgroundLoads(count);
   }
 
   /** Shows "git was not found: …" at the top of the view (everything else works without git). */
@@ -266,7 +309,10 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
       }
     }
     this.repositories = next;
+    // The empty view's "no repository was found" is for a listing that found none, never for one not yet had.
+    void vscode.commands.executeCommand('setContext', 'packscope.noRepositoryFound', listings.length === 0);
     // New packs' lists take the filter too (they are made without one).
     this.applyFilter();
+    this.showBackgroundLoads();
   }
 }

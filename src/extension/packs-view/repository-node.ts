@@ -1,6 +1,7 @@
 import vscode = require('vscode');
 import type { RepositoryListing } from '../../protocol/server-protocol.ts';
 import { markdownCodeSpan, markdownText } from '../../common/markdown-text.ts';
+import { backgroundLoadingText } from '../model-progress.ts';
 import { MessageNode } from './message-node.ts';
 import { PackNode } from './pack-node.ts';
 import { PacksNodeBase, type PacksNode } from './packs-node.ts';
@@ -35,7 +36,14 @@ export class RepositoryNode extends PacksNodeBase {
 
   setLoading(text: string | undefined): void {
     this.loading = text;
+    this.describe();
+  }
+
+  /** The path, after what a load of one of its packs is doing (a request's, else the warm-up's). */
+  describe(): void {
     const where = this.listing.workTree ?? this.listing.gitDir;
+    const background = this.packNodes().find((pack) => pack.background !== undefined)?.background;
+    const text = this.loading ?? (background === undefined ? undefined : backgroundLoadingText(background));
     this.description = text === undefined ? where : `${text} · ${where}`;
   }
 
@@ -43,7 +51,6 @@ export class RepositoryNode extends PacksNodeBase {
   update(listing: RepositoryListing): void {
     this.listing = listing;
     this.label = listing.name;
-    this.setLoading(this.loading);
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown(`**${markdownText(listing.name)}**\n\n`);
     tooltip.appendMarkdown(
@@ -61,6 +68,7 @@ export class RepositoryNode extends PacksNodeBase {
       else existing.update(pack);
     }
     for (const path of [...this.packs.keys()]) if (!seen.has(path)) this.packs.delete(path);
+    this.describe();
     if (listing.storage === undefined) this.storage = undefined;
     else if (this.storage === undefined) this.storage = new StorageNode(this);
     else this.storage.update();

@@ -15,6 +15,7 @@ import {
 import { formatLimit } from '../../common/format.ts';
 import { limitListItems, parseGitSize } from '../../common/git-size.ts';
 import { splitShellWords, UNCLOSED_QUOTE } from '../../common/shell-words.ts';
+import { logPreset, type RepositorySize } from '../../presentation/record-presets.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import type { ServerClient, WorkDoneValue } from '../server-client.ts';
@@ -219,17 +220,11 @@ async function chooseArguments(
   repository: RepositoryListing,
   gitLocation: Promise<GitLocation>,
 ): Promise<string[] | undefined> {
+  // Bounded by -n on a big repository (record-presets.ts), chosen from what its packs hold.
+  const size = repositorySize(repository);
   const presets: ArgumentPick[] = [
-    {
-      label: 'git log --raw',
-      detail: 'Every commit and the trees it changes: commits and trees, no blobs',
-      args: ['log', '--raw'],
-    },
-    {
-      label: 'git log -p',
-      detail: 'Every commit with its patch: reads blobs, the workload of the delta-base-cache thread',
-      args: ['log', '-p'],
-    },
+    logPreset('raw', size),
+    logPreset('patch', size),
     { label: 'git blame <file>…', detail: "Blame one file (the active editor's, or one you pick)", special: 'blame' },
     {
       label: 'git rev-list --objects --all',
@@ -261,6 +256,17 @@ async function chooseArguments(
     },
   });
   return text === undefined ? undefined : (splitShellWords(text.replace(/^\s*git\s+/, '')) ?? []);
+}
+
+/** The objects of the repository's packs, and its commits when every pack's summary is there. */
+function repositorySize(repository: RepositoryListing): RepositorySize {
+  let objects = 0;
+  let commits: number | undefined = 0;
+  for (const pack of repository.packs) {
+    objects += pack.objects ?? 0;
+    commits = pack.summary === undefined || commits === undefined ? undefined : commits + pack.summary.byType.commit;
+  }
+  return { objects, commits };
 }
 
 /** The active editor's file when it is in the repository's work tree, else a pick from `git ls-files`. */

@@ -120,12 +120,14 @@ export class RecordingStore extends Disposable {
   /**
    * Turns a live terminal trace into a finished recording: renames it (and its sidecar) to
    * `terminal-<session>-<part>.trace`. Returns the new file, or undefined when git wrote nothing.
-   * The live sidecar stays, so that a late writer (a terminal VS Code did not relaunch) still has one.
+   * A live file without its sidecar (a late writer, a terminal VS Code did not relaunch, after the
+   * stop removed it) takes its session's settings from the session's last finished part.
    */
   finishLive(live: string, endedAt = new Date()): string | undefined {
-    const sidecar = readSidecar(live);
     if (!fs.existsSync(live)) return undefined;
-    const session = sidecar?.session ?? path.basename(live, '.trace').slice(LIVE_PREFIX.length);
+    const liveSession = path.basename(live, '.trace').slice(LIVE_PREFIX.length);
+    const sidecar = readSidecar(live) ?? this.lastPartSidecar(liveSession);
+    const session = sidecar?.session ?? liveSession;
     let part = sidecar?.part ?? 1;
     let target = path.join(this.directory, `terminal-${session}-${part}.trace`);
     while (fs.existsSync(target)) target = path.join(this.directory, `terminal-${session}-${++part}.trace`);
@@ -148,18 +150,46 @@ export class RecordingStore extends Disposable {
   }
 
   /**
+   * What a stopped session leaves of its live file: its sidecar (the trace itself was renamed, or
+   * git never wrote it). A stale `live-….trace.json` beside the finished recording said that
+   * recording was still going on.
+   */
+  removeLive(live: string): void {
+    if (!fs.existsSync(live)) fs.rmSync(sidecarPath(live), { force: true });
+  }
+
+  /** The sidecar of a session's finished part with the highest number, if any. */
+  private lastPartSidecar(session: string): RecordingSidecar | undefined {
+    let last: RecordingSidecar | undefined;
+    const prefix = `terminal-${session}-`;
+    for (const name of this.names()) {
+      if (!name.startsWith(prefix) || !name.endsWith('.trace')) continue;
+      const sidecar = readSidecar(path.join(this.directory, name));
+      if (sidecar !== undefined && (last === undefined || (sidecar.part ?? 1) > (last.part ?? 1))) last = sidecar;
+    }
+    return last;
+  }
+
+  /**
    * Live files of sessions that are not running (a window reload, or a terminal that kept the
-   * variables after recording stopped) become recordings too: nothing git wrote is lost.
+   * variables after recording stopped) become recordings too: nothing git wrote is lost. A live
+   * sidecar whose trace git never wrote goes with them.
    */
   adoptOrphans(currentLive: string | undefined): void {
+    const lives = new Set<string>();
     for (const name of this.names()) {
-      if (!name.startsWith(LIVE_PREFIX) || !name.endsWith('.trace')) continue;
+      if (!name.startsWith(LIVE_PREFIX)) continue;
+      if (name.endsWith('.trace')) lives.add(name);
+      else if (name.endsWith('.trace.json')) lives.add(name.slice(0, -'.json'.length));
+    }
+    for (const name of lives) {
       const file = path.join(this.directory, name);
       if (file === currentLive) continue;
       const owner = readSidecar(file)?.hostPid;
       if (owner !== undefined && owner !== process.pid && processRuns(owner)) continue; // another window's recording
       try {
         this.finishLive(file);
+        this.removeLive(file);
       } catch {
         // another window of the same profile is finishing it at the same moment
       }

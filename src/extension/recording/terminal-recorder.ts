@@ -113,6 +113,7 @@ export class TerminalRecorder extends Disposable {
     let finished: string | undefined;
     try {
       finished = this.store.finishLive(live);
+      this.store.removeLive(live);
     } catch (error) {
       this.output.error(`Finishing the recording ${live} failed: ${String(error)}`);
     }

@@ -1,17 +1,17 @@
-// The first look at a big pack: while its model is built for the first
-// time, the Packs view shows how far the build is with numbers (the pack row's "indexing 34%…", or
-// the notification's "Reading objects: n of N"), not an empty view with a thin bar; when it ends,
-// the pack row and the Summary have git's counts. The repository is made here by git fast-import
-// of a generated stream (about 800,000 small blobs, a commit and its trees: a few seconds of
-// fast-import; commits made one by one took minutes), so the build takes seconds. The warm-up is off
-// (hover.indexLimit 0) and the model cache is new, so the build is the one the Summary asks for.
+// The first look at a big pack, as a new user has it: the warm-up on (the default), a new model
+// cache. From the moment the Packs view is open it shows the repository and its pack, the pack row
+// saying "indexing n of N objects" with a Cancel beside it, and never "No Git repository … was
+// found" while the build is under way; when the build ends, the pack row and the Summary have git's
+// counts. The repository is made here by git fast-import of a generated stream (about 800,000 small
+// blobs, a commit and its trees: a few seconds of fast-import; commits made one by one took
+// minutes), so the build takes seconds.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { COUNT, expandRow, sidebarRows, treeRow, waitUntil } from '../support/packs-ui.mjs';
+import { COUNT, PACKS_ROWS, expandRow, sidebarRows, treeRow, waitUntil } from '../support/packs-ui.mjs';
 
 export const description =
-  "First build of a big pack: the Packs view shows the progress with numbers, then git's counts";
+  'First build of a big pack with the warm-up on: the Packs view lists the pack at once with the build\'s numbers and Cancel, never "nothing found", then git\'s counts';
 
 // Big enough that the build takes seconds even after the header scan got fast (250,000 took 1.4 s).
 const BLOBS = 800_000;
@@ -40,6 +40,10 @@ function generatedStream() {
   return parts.join('');
 }
 
+/** What an empty Packs view says when a listing found no repository (package.json's viewsWelcome). */
+const NOTHING_FOUND = /No Git repository with packs was found/;
+
+// Stays long: a linear script: the repository, the workbench, what the view showed during the build, then after it.
 export async function run({ helpers, log }) {
   const dir = path.join(helpers.tempDir('first-build'), 'big-first-build');
   fs.mkdirSync(dir);
@@ -73,71 +77,99 @@ export async function run({ helpers, log }) {
     byType[type]++;
   log(`${packName}: ${inPack} objects (${JSON.stringify(byType)}), made in ${Date.now() - made} ms`);
 
+  // The warm-up as shipped: no packscope.hover.indexLimit here (the default takes this pack).
   const { page, readyMs } = await helpers.openWorkbench({
     workspaceFolder: dir,
     userSettings: {
-      'packscope.hover.indexLimit': 0,
       'packscope.modelCacheDirectory': helpers.tempDir('first-build-models'),
       'workbench.tree.enableStickyScroll': false,
     },
   });
   log(`workbench ready after ${readyMs} ms`);
+
+  // Every text the side bar and notifications show from now on, as the page draws it (a poll could
+  // fall between two short-lived states), with whether a Cancel was on screen while a row said it
+  // was indexing. Installed before the view opens: its very first state counts.
+  await page.evaluate((rowsSelector) => {
+    const state = (window.__packscope = { seen: [], indexingStates: 0, cancelShown: 0, missing: [] });
+    const record = () => {
+      for (const el of document.querySelectorAll(
+        '.part.sidebar .monaco-list-row .label-description, .part.sidebar .tree-explorer-viewlet-tree-view .message, .part.sidebar .welcome-view-content, .notifications-toasts .notification-list-item-message',
+      )) {
+        const text = (el.textContent ?? '').trim();
+        if (text !== '' && !state.seen.includes(text)) state.seen.push(text);
+      }
+      // Pack rows (level 2; the repository's row says it too, the pack's Cancel is on the pack's).
+      const indexing = [...document.querySelectorAll(rowsSelector)].filter(
+        (row) =>
+          row.getAttribute('aria-level') === '2' &&
+          /^(indexing|waiting to index)/.test(row.querySelector('.label-description')?.textContent ?? ''),
+      );
+      if (indexing.length === 0) return;
+      state.indexingStates++;
+      if (indexing.every((row) => row.querySelector('.action-label[aria-label^="Cancel Loading"]')))
+        state.cancelShown++;
+      else state.missing.push(indexing.map((row) => row.getAttribute('aria-label')).join(' | '));
+    };
+    new MutationObserver(record).observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+    });
+  }, PACKS_ROWS);
+  const opened = Date.now();
   await helpers.openViewContainer(page, 'PackScope');
   await page.locator('.pane-header[aria-label="Packs Section"]').waitFor({ state: 'attached', timeout: 30_000 });
-  await expandRow(treeRow(page, 'big-first-build'));
   const packLabel = `pack-${packName.slice('pack-'.length, 'pack-'.length + 7)}…`;
   const packRow = treeRow(page, packLabel);
   await packRow.waitFor({ timeout: 30_000 });
-  await expandRow(packRow);
+  log(`the pack row was there ${Date.now() - opened} ms after the view opened`);
 
-  // Every text the rows and notifications show from now on, as the page draws it (a poll could
-  // fall between two short-lived states).
-  await page.evaluate(() => {
-    const seen = (window.__packscopeSeen = []);
-    const record = () => {
-      for (const el of document.querySelectorAll(
-        '.part.sidebar .monaco-list-row .label-description, .part.sidebar .tree-explorer-viewlet-tree-view .message, .notifications-toasts .notification-list-item-message',
-      )) {
-        const text = (el.textContent ?? '').trim();
-        if (text !== '' && seen[seen.length - 1] !== text && !seen.includes(text)) seen.push(text);
-      }
-    };
-    new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true });
-  });
-  const started = Date.now();
-  const summaryRow = treeRow(page, 'Summary');
-  await summaryRow.locator('.monaco-tl-twistie').click();
-  // A screenshot while it builds: the row's percentage (or the stage) is on screen.
-  // A screenshot while it builds, if the poll catches it (the checks below read what the page drew).
+  // A screenshot of the first build, with the pointer on the row so that its inline Cancel shows.
   const during = await waitUntil(
     async () => {
       const d = await packRow.locator('.label-description').textContent();
-      return d && /indexing|reading|resolving/.test(d) ? d : undefined;
+      return d && /^(indexing|waiting to index)/.test(d) ? d : undefined;
     },
     'the pack row to say it is building',
     { timeout: 10_000, interval: 50 },
   ).catch(() => undefined);
-  if (during !== undefined) await helpers.screenshot(page, 'building');
+  if (during !== undefined) {
+    await packRow.hover().catch(() => undefined);
+    await helpers.screenshot(page, 'first-build');
+  }
   log(`during the build: pack row "${during ?? '(the poll missed it)'}"`);
 
-  const countsRow = `objects: ${COUNT.format(inPack)}`;
-  await treeRow(page, countsRow).waitFor({ timeout: 120_000 });
-  const buildMs = Date.now() - started;
-  const seen = await page.evaluate(() => window.__packscopeSeen);
-  if (!seen.some((t) => /^indexing|^reading|^resolving/.test(t)))
-    throw new Error(`the pack row never said it was building; texts seen: ${seen.join(' | ')}`);
-  const numbered = seen.filter((t) => /indexing \d+%…/.test(t) || /Reading objects: [\d,]+ of [\d,]+/.test(t));
-  log(`build took ${buildMs} ms; progress texts: ${numbered.join(' | ') || '(none)'}`);
+  // The warm-up's model gives the row its numbers once the build ends.
+  await waitUntil(
+    async () => {
+      const d = await packRow.locator('.label-description').textContent();
+      return d?.includes('inflated') ? d : undefined;
+    },
+    'the pack row to show the built model',
+    { timeout: 120_000, interval: 100 },
+  );
+  const buildMs = Date.now() - opened;
+  const { seen, indexingStates, cancelShown, missing } = await page.evaluate(() => window.__packscope);
+  log(`build seen for ${buildMs} ms after the view opened; texts: ${seen.join(' | ')}`);
+  const nothingFound = seen.filter((t) => NOTHING_FOUND.test(t));
+  if (nothingFound.length > 0)
+    throw new Error(`the Packs view said "${nothingFound[0]}" while the repository's pack was being indexed`);
+  const numbered = seen.filter((t) => /^indexing [\d,]+ of [\d,]+ objects/.test(t));
   if (numbered.length === 0)
+    throw new Error(`the pack row never said how far the build was with numbers; texts seen: ${seen.join(' | ')}`);
+  for (const t of numbered) {
+    const total = /of ([\d,]+) objects/.exec(t)?.[1];
+    if (total !== COUNT.format(inPack)) throw new Error(`"${t}" counts ${total} objects, git ${inPack}`);
+  }
+  // Cancel was on every pack row the page showed indexing (the view's title has one too).
+  if (indexingStates === 0 || cancelShown !== indexingStates)
     throw new Error(
-      `no progress with numbers was shown during the ${buildMs} ms build; texts seen: ${seen.join(' | ')}`,
+      `the pack row had its Cancel Loading in ${cancelShown} of ${indexingStates} states it said it was indexing; without: ${missing.join(' / ')}`,
     );
-  const totals = numbered.map((t) => /of ([\d,]+)/.exec(t)?.[1]).filter(Boolean);
-  for (const total of totals)
-    if (total !== COUNT.format(inPack)) throw new Error(`a progress line counts ${total} objects, git ${inPack}`);
-  // The view's own message line says which pack and how far, and is gone once the build ends.
-  const messageLines = seen.filter((t) => /^Building: pack-/.test(t));
-  if (!messageLines.some((t) => /Reading objects: [\d,]+ of [\d,]+/.test(t)))
+  // The view's own message line said which pack and how far, and is gone once the build ends.
+  if (!seen.some((t) => /^Building: pack-[0-9a-f]{7}…: indexing [\d,]+ of [\d,]+ objects/.test(t)))
     throw new Error(`the Packs view's message line never said how far the build was; texts seen: ${seen.join(' | ')}`);
   const messageNow = await page.evaluate(
     () => document.querySelector('.part.sidebar .tree-explorer-viewlet-tree-view .message')?.textContent ?? '',
@@ -145,6 +177,9 @@ export async function run({ helpers, log }) {
   if (/Building:/.test(messageNow)) throw new Error(`the Packs view still says "${messageNow}" after the build`);
 
   // The final rows: git's counts.
+  await expandRow(packRow);
+  await treeRow(page, 'Summary').locator('.monaco-tl-twistie').click();
+  await treeRow(page, `objects: ${COUNT.format(inPack)}`).waitFor({ timeout: 60_000 });
   const rows = await sidebarRows(page);
   for (const [type, count] of Object.entries(byType)) {
     if (!rows.some((r) => r.label === `${type}: ${COUNT.format(count)}`))
