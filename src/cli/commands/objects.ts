@@ -25,7 +25,6 @@ const EMPTY_TREE: Record<string, string> = {
   sha256: '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321',
 };
 
-// Stays long: a hot loop whose state lives in locals: git's lookup order (MIDX first, then packs by last use) over every object.
 function runObjects(argv: string[], progress: Progress): number {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...cacheOptionSpec } });
   if (positionals.length > 1) throw fail('usage', undefined, undefined, 'objects takes at most one path');
