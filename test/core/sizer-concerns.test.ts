@@ -10,6 +10,8 @@
  * tag chains from `cat-file tag`. The same figures are checked as made (fast-import's pack and loose objects), after `repack -d`, and all in one pack of deltas.
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
 import type { ConcernKey, ConcernsDocument } from '../../src/core/documents/concerns-document.ts';
 import { ModelStore } from '../../src/core/model/model-store.ts';
@@ -325,5 +327,33 @@ describe("git-sizer's figures against git's commands", () => {
     assert.equal(concernStars(30, false), '*'.repeat(30));
     assert.equal(concernStars(30.5, false), '!'.repeat(30));
     assert.equal(concernStars(0, true), '!'.repeat(30));
+  });
+});
+
+describe('untrusted trees and commits', () => {
+  test('a malformed tree and a commit without a tree line are named in the problems, the rest still counted', () => {
+    const repo = sandbox.init('hostile');
+    const git = (args: string[], input?: string | Buffer): string =>
+      sandbox.gitText(repo, args, input === undefined ? {} : { input }).trim();
+    const blob = git(['hash-object', '-w', '--stdin'], 'fine\n');
+    // An entry whose name runs to the end of the tree: no NUL, no id.
+    const broken = git(['hash-object', '-w', '-t', 'tree', '--literally', '--stdin'], '100644 no-terminator');
+    const tree = git(['mktree', '--missing'], `100644 blob ${blob}\tfine\n040000 tree ${broken}\tbroken\n`);
+    const commit = git(['commit-tree', '-m', 'root', tree]);
+    const headless = git(['hash-object', '-w', '-t', 'commit', '--literally', '--stdin'], 'author nobody\n\nno tree\n');
+    git(['update-ref', 'refs/heads/main', commit]);
+    // git's update-ref refuses to point a ref at it: the ref file is written as another tool could.
+    fs.writeFileSync(path.join(repo, '.git', 'refs', 'heads', 'headless'), `${headless}\n`);
+    const document = concerns(repo);
+    assert.equal(document.complete, false);
+    assert.equal(document.problems.length, 2, document.problems.join('\n'));
+    assert.match(document.problems.join('\n'), new RegExp(`${broken}.*malformed entry at byte 0`));
+    assert.match(document.problems.join('\n'), new RegExp(`${headless}.*not a well-formed commit`));
+    // git's rev-list stops at the malformed tree; this count goes on with what it can read: the
+    // blob, both trees (the broken one has no entry to count), the one well-formed commit.
+    assert.equal(value(document, 'uniqueBlobCount'), 1);
+    assert.equal(value(document, 'uniqueTreeCount'), 2);
+    assert.equal(value(document, 'uniqueCommitCount'), 1);
+    assert.equal(value(document, 'maxCheckoutBlobCount'), 1);
   });
 });
