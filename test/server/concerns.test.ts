@@ -92,6 +92,24 @@ test("an untrusted workspace's figures: git's counts, the CLI's document", async
   const cli = runCli(['stats', '--concerns', '--json', '--no-paths', '--no-cache', repo]);
   assert.equal(cli.status, 0, cli.stderr);
   assert.deepEqual((JSON.parse(cli.stdout.toString()) as StatsDocument).concerns, document);
+  // The text report: every row, and its stars when it reaches level 1 (git-sizer's table: a depth
+  // of 2 is level 2 / 1.001, one star).
+  const text = runCli(['stats', '--concerns', '--no-paths', '--no-cache', repo]);
+  assert.equal(text.status, 0, text.stderr);
+  const lines = text.stdout.toString().split('\n');
+  for (const m of document.metrics)
+    assert.ok(
+      lines.some((l) => l.trim().startsWith(`${m.name} `)),
+      m.name,
+    );
+  assert.ok(
+    lines.some((l) => /^ +Maximum tag depth +2 +\* +[0-9a-f]{40}$/.test(l)),
+    lines.join('\n'),
+  );
+  const pack = fs.readdirSync(path.join(repo, '.git', 'objects', 'pack')).find((f) => f.endsWith('.pack'))!;
+  const single = runCli(['stats', '--concerns', path.join(repo, '.git', 'objects', 'pack', pack)]);
+  assert.equal(single.status, 1);
+  assert.match(single.stderr, /--concerns needs a repository/);
   await expectError(
     server.connection.sendRequest(ConcernsRequest, { repository: path.join(root, 'elsewhere') }),
     (error) => assert.equal(error.code, ErrorCodes.InvalidParams),

@@ -65,6 +65,9 @@ function runStats(argv: string[], progress: Progress): number {
   if (!Number.isInteger(top) || top < 0)
     throw fail('usage', undefined, undefined, '--top needs a non-negative integer');
   const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values), progress);
+  // git-sizer's figures are about what a repository's refs reach: one pack file has no refs.
+  if (values.concerns && store.singlePack)
+    throw fail('usage', undefined, undefined, '--concerns needs a repository, not a single .pack or .idx file');
   const measure = (pack: PackLocation, work: () => PackStats): PackStats =>
     progress.track(`Reading ${path.basename(pack.files.pack)}`, work);
   const inputs = !values['no-paths'] && top > 0 && store.packs.length > 0 ? storeWalkInputs(store) : undefined;
