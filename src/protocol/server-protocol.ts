@@ -20,6 +20,7 @@ import type {
 } from '../core/documents/simulation-documents.ts';
 import type { PackOverview } from '../core/documents/stats-document.ts';
 import type { SizesDocument } from '../core/documents/sizes-document.ts';
+import type { ConcernsDocument } from '../core/documents/concerns-document.ts';
 import type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/documents/repository-layout-document.ts';
 import type { PolicyDescription } from '../core/documents/policy-description.ts';
 import type { MapAttribute } from '../common/pack-map-geometry.ts';
@@ -32,6 +33,7 @@ export type { RecordingInfo, RecordingSegment } from '../core/documents/recordin
 export type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/documents/repository-layout-document.ts';
 export type { RepackMode, RepackModePreviewDocument } from '../core/documents/repack-mode-document.ts';
 export type { SizesCommit, SizesDocument, SizesRow } from '../core/documents/sizes-document.ts';
+export type { ConcernMetric, ConcernRefGroup, ConcernsDocument } from '../core/documents/concerns-document.ts';
 import type { RepackMode, RepackModePreviewDocument } from '../core/documents/repack-mode-document.ts';
 
 /** Passed by the client in `initializationOptions` and in `packscope/configure`. */
@@ -571,6 +573,17 @@ export interface SizesParams extends WorkDoneProgressParams {
 }
 
 export const SizesRequest = new RequestType<SizesParams, SizesDocument, void>('packscope/sizes');
+
+/**
+ * packscope/concerns: git-sizer's figures and levels of concern for a workspace repository (the
+ * `concerns` of `packscope stats --concerns --json`), read from its packs and loose files without git.
+ */
+export interface ConcernsParams extends WorkDoneProgressParams {
+  /** The repository's id (a workspace repository). */
+  repository: string;
+}
+
+export const ConcernsRequest = new RequestType<ConcernsParams, ConcernsDocument, void>('packscope/concerns');
 
 export interface RepackModes {
   geometric: boolean;

@@ -24,6 +24,7 @@ import { registerRecordingHandlers } from './handlers/recordings.ts';
 import { registerRepackHandlers } from './handlers/repack.ts';
 import { registerSimulationHandlers } from './handlers/simulation.ts';
 import { registerSizesHandlers } from './handlers/sizes.ts';
+import { registerConcernsHandlers } from './handlers/concerns.ts';
 import { ServerState } from './server-state.ts';
 
 /** Replaced by the bundler with package.json's version. */
@@ -78,6 +79,7 @@ function startServer(): void {
   registerPolicyHandlers(context);
   registerPackMapHandlers(context);
   registerSizesHandlers(context);
+  registerConcernsHandlers(context);
 
   connection.onShutdown(() => context.shutdown());
   // A client that went away without shutdown (killed, or its pipe closed) ends this process too.

@@ -20,7 +20,8 @@ export type WorkKind =
   | 'pack-map'
   | 'pack-map-tile'
   | 'calibrate'
-  | 'sizes';
+  | 'sizes'
+  | 'concerns';
 
 /**
  * Pack Map tiles handed to its one worker at a time: a few, so that the next tile is waiting
@@ -41,7 +42,7 @@ const MAP_WORKER_KINDS: ReadonlySet<WorkKind> = new Set(['pack-map', 'pack-map-t
  * itself, so one sweep at a time keeps the task workers at that; an object document is one
  * worker, and a few may rebuild side by side. One calibration at a time: two timing git at once
  * would each time the other's load. One history's sizes at a time: each is a git diff-tree over the
- * whole history.
+ * whole history. One count of git-sizer's figures at a time: each reads every tree the refs reach.
  */
 export function defaultConcurrency(): Record<WorkKind, number> {
   const cores = Math.max(1, availableParallelism());
@@ -56,6 +57,7 @@ export function defaultConcurrency(): Record<WorkKind, number> {
     'pack-map-tile': PACK_MAP_TILES_IN_FLIGHT,
     calibrate: 1,
     sizes: 1,
+    concerns: 1,
   };
 }
 

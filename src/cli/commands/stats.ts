@@ -14,6 +14,8 @@ import type {
 } from '../../core/documents/stats-document.ts';
 import type { PackLayout, RepositoryLayout } from '../../core/documents/repository-layout-document.ts';
 import { statsDocument } from '../../core/report/stats.ts';
+import { concernsDocument } from '../../core/report/concerns.ts';
+import type { ConcernsDocument } from '../../core/documents/concerns-document.ts';
 import { formatBytes, formatCount, formatTable, writeJson } from '../output.ts';
 import { openObjectStore } from '../open-target.ts';
 import type { Progress } from '../progress.ts';
@@ -21,7 +23,7 @@ import { walkWithProgress } from '../walk-paths.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
 
-const statsHelp = `usage: packscope stats [--json] [--top N] [--no-paths] [--no-cache | --cache-dir DIR] [path]
+const statsHelp = `usage: packscope stats [--json] [--top N] [--no-paths] [--concerns] [--no-cache | --cache-dir DIR] [path]
 
 Statistics of every pack of the repository at [path] (default: the current directory), or of one
 .pack/.idx file: objects by type, OFS and REF deltas, the depth histogram, maximum and mean depth,
@@ -36,6 +38,14 @@ marker files (.keep, .bitmap, .rev), each multi-pack-index with the packs it cov
 pack, bitmap and reverse index, the loose objects and garbage as \`git count-objects -v\` counts
 them, and the alternates; each pack then says its kind, markers and where git's search finds it.
 
+--concerns adds git-sizer's figures, by git-sizer's definitions, each with its level of concern (a
+star per multiple of git-sizer's reference value): the objects reachable from the refs (commits,
+trees, blobs, annotated tags: count and total size; references by kind), the biggest objects
+(largest commit, most parents, most tree entries, largest blob), the history's structure (longest
+chain of parents, of annotated tags) and the biggest checkouts (directories, path depth and length,
+files and their total size, symlinks, submodules, the largest over every tree). Read from the
+packs and loose files, without git; it reads every tree the refs reach once.
+
 --json prints the "packscope.stats/1" document described in docs/json.md.`;
 
 function runStats(argv: string[], progress: Progress): number {
@@ -46,6 +56,7 @@ function runStats(argv: string[], progress: Progress): number {
       json: { type: 'boolean' },
       top: { type: 'string' },
       'no-paths': { type: 'boolean' },
+      concerns: { type: 'boolean' },
       ...cacheOptionSpec,
     },
   });
@@ -54,6 +65,9 @@ function runStats(argv: string[], progress: Progress): number {
   if (!Number.isInteger(top) || top < 0)
     throw fail('usage', undefined, undefined, '--top needs a non-negative integer');
   const store = openObjectStore(positionals[0] ?? '.', cacheOptions(values), progress);
+  // git-sizer's figures are about what a repository's refs reach: one pack file has no refs.
+  if (values.concerns && store.singlePack)
+    throw fail('usage', undefined, undefined, '--concerns needs a repository, not a single .pack or .idx file');
   const measure = (pack: PackLocation, work: () => PackStats): PackStats =>
     progress.track(`Reading ${path.basename(pack.files.pack)}`, work);
   const inputs = !values['no-paths'] && top > 0 && store.packs.length > 0 ? storeWalkInputs(store) : undefined;
@@ -66,16 +80,44 @@ function runStats(argv: string[], progress: Progress): number {
     const paths = walkWithProgress(inputs, store, progress);
     const named = statsDocument(store, top, measure, { packs: inputs.packs, paths });
     process.stdout.write(describeNames(named));
+    if (values.concerns) process.stdout.write(describeConcerns(measureConcerns(store, progress)));
     return 0;
   }
   const walked = inputs && { packs: inputs.packs, paths: stored ?? walkWithProgress(inputs, store, progress) };
   const document = statsDocument(store, top, measure, walked);
+  if (values.concerns) document.concerns = measureConcerns(store, progress);
   if (values.json) {
     writeJson(document);
     return 0;
   }
   process.stdout.write(describeStats(document, store));
+  if (document.concerns) process.stdout.write(describeConcerns(document.concerns));
   return 0;
+}
+
+function measureConcerns(store: ObjectStore, progress: Progress): ConcernsDocument {
+  return progress.track("Measuring git-sizer's figures", () =>
+    concernsDocument(storeWalkInputs(store), store.repository.hash.size),
+  );
+}
+
+/** git-sizer's table: every row (git-sizer's default shows those at level 1 or more), its level as stars. */
+function describeConcerns(concerns: ConcernsDocument): string {
+  const lines = ['', "git-sizer's concerns (objects reachable from the refs under refs/):"];
+  const rows: string[][] = [];
+  let section = '';
+  for (const m of concerns.metrics) {
+    if (m.section !== section) {
+      section = m.section;
+      rows.push([`  ${section}`, '', '', '']);
+    }
+    rows.push([`    ${m.name}`, m.unit === 'B' ? formatBytes(m.value) : formatCount(m.value), m.stars, m.object ?? '']);
+    if (m.key === 'referenceCount')
+      for (const g of concerns.refGroups) rows.push([`      ${g.name}`, formatCount(g.count), '', '']);
+  }
+  lines.push(...formatTable(rows).map((line) => line.trimEnd()));
+  if (!concerns.complete) for (const problem of concerns.problems) lines.push(`  not counted: ${problem}`);
+  return lines.join('\n') + '\n';
 }
 
 /** The names a walk gave the objects listed: each once, in the order the lists first show it. */

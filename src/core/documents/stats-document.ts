@@ -4,6 +4,7 @@
  * these files, without Node's types.
  */
 
+import type { ConcernsDocument } from './concerns-document.ts';
 import type { PathWalkSummary } from './object-paths-document.ts';
 import type { RepositoryLayout } from './repository-layout-document.ts';
 
@@ -75,6 +76,8 @@ export interface StatsDocument {
   layout?: RepositoryLayout;
   /** The walk that named the objects of the lists; absent with --no-paths. */
   pathWalk?: Omit<PathWalkSummary, 'elapsedMs'>;
+  /** git-sizer's figures and levels of concern; present with --concerns. */
+  concerns?: ConcernsDocument;
 }
 
 /**

@@ -43,6 +43,14 @@ export class ObjectSizeReader {
 
 /** A loose object's sizes: its declared size from the header, and the file's size (git's disk size for it). */
 function looseSizes(file: string): ObjectSizes | undefined {
+  const header = looseObjectHeader(file);
+  return header ? { inflated: header.size, disk: header.fileBytes } : undefined;
+}
+
+/** A loose object's type and declared size from its header, read from the file's first bytes only; undefined when malformed. */
+export function looseObjectHeader(
+  file: string,
+): { type: 'commit' | 'tree' | 'blob' | 'tag'; size: number; fileBytes: number } | undefined {
   const { fd, stat } = openRegularFile(file);
   const head = Buffer.alloc(Math.min(LOOSE_HEAD_BYTES, stat.size));
   try {
@@ -63,7 +71,8 @@ function looseSizes(file: string): ObjectSizes | undefined {
     return undefined;
   }
   const nul = inflated.indexOf(0);
-  const header =
-    nul < 0 ? undefined : /^(?:commit|tree|blob|tag) (\d{1,20})$/.exec(inflated.toString('latin1', 0, nul));
-  return header ? { inflated: Number(header[1]), disk: stat.size } : undefined;
+  const header = nul < 0 ? undefined : /^(commit|tree|blob|tag) (\d{1,20})$/.exec(inflated.toString('latin1', 0, nul));
+  return header
+    ? { type: header[1] as 'commit' | 'tree' | 'blob' | 'tag', size: Number(header[2]), fileBytes: stat.size }
+    : undefined;
 }

@@ -5,6 +5,7 @@
 import vscode = require('vscode');
 import type { ObjectListFilter } from '../../protocol/server-protocol.ts';
 import type { ServerClient } from '../server-client.ts';
+import type { ConcernsNode } from './concerns-node.ts';
 import type { FactNode } from './fact-node.ts';
 import type { MessageNode } from './message-node.ts';
 import type { MoreNode } from './more-node.ts';
@@ -28,6 +29,7 @@ export type PacksNode =
   | RevealedNode
   | StorageNode
   | SizesNode
+  | ConcernsNode
   | MessageNode;
 
 /** What nodes need from the provider that owns them. */

@@ -250,7 +250,13 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
   }
 
   retry(node: PacksNode): void {
-    if (node.kind === 'object' || node.kind === 'objectList' || node.kind === 'summary' || node.kind === 'sizes')
+    if (
+      node.kind === 'object' ||
+      node.kind === 'objectList' ||
+      node.kind === 'summary' ||
+      node.kind === 'sizes' ||
+      node.kind === 'concerns'
+    )
       node.reload();
     this.changed(node);
   }

@@ -2,6 +2,7 @@ import vscode = require('vscode');
 import type { RepositoryListing } from '../../protocol/server-protocol.ts';
 import { markdownCodeSpan, markdownText } from '../../common/markdown-text.ts';
 import { backgroundLoadingText } from '../model-progress.ts';
+import { ConcernsNode } from './concerns-node.ts';
 import { MessageNode } from './message-node.ts';
 import { PackNode } from './pack-node.ts';
 import { PacksNodeBase, type PacksNode } from './packs-node.ts';
@@ -15,6 +16,8 @@ export class RepositoryNode extends PacksNodeBase {
   private storage: StorageNode | undefined;
   /** Made once: it keeps the sizes it read until its packs change or a retry. */
   private readonly sizes: SizesNode;
+  /** Made once, as the sizes: it keeps git-sizer's figures until the packs change or a retry. */
+  private readonly concerns: ConcernsNode;
 
   constructor(
     public listing: RepositoryListing,
@@ -28,6 +31,7 @@ export class RepositoryNode extends PacksNodeBase {
     this.iconPath = new vscode.ThemeIcon('repo');
     this.contextValue = 'repository';
     this.sizes = new SizesNode(this);
+    this.concerns = new ConcernsNode(this);
     this.update(listing);
   }
 
@@ -58,8 +62,10 @@ export class RepositoryNode extends PacksNodeBase {
     );
     this.tooltip = tooltip;
     // New or removed packs: the history the sizes read may have changed (a fetch, a gc).
-    if (listing.packs.length !== this.packs.size || listing.packs.some((p) => !this.packs.has(p.pack)))
+    if (listing.packs.length !== this.packs.size || listing.packs.some((p) => !this.packs.has(p.pack))) {
       this.sizes.reload();
+      this.concerns.reload();
+    }
     const seen = new Set<string>();
     for (const pack of listing.packs) {
       seen.add(pack.pack);
@@ -87,7 +93,7 @@ export class RepositoryNode extends PacksNodeBase {
     if (this.listing.error !== undefined) children.push(new MessageNode(this, 'error', this.listing.error, 'error'));
     children.push(...this.packs.values());
     if (this.storage !== undefined) children.push(this.storage);
-    if (this.listing.error === undefined) children.push(this.sizes);
+    if (this.listing.error === undefined) children.push(this.sizes, this.concerns);
     // A repository that could not be opened has no packs to speak of: its error says why.
     if (this.listing.packs.length === 0 && (this.listing.error === undefined || this.listing.storage !== undefined))
       children.push(new MessageNode(this, 'no-packs', 'No packs: every object is loose (git gc packs them)', 'info'));

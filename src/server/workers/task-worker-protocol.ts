@@ -24,6 +24,9 @@
  *   sizes           where the bytes of the history go (core/report/sizes.ts): git's rev-list and
  *                   diff-tree read and parsed here, every blob sized from the store; answers with
  *                   the document (`sizes`). A `cancel` message stops git and ends it.
+ *   concerns        git-sizer's figures (core/report/concerns.ts): every commit, tree and tag the
+ *                   refs reach read from the store, no git; answers with the document (`concerns`).
+ *                   It writes nothing: a cancelled request terminates it.
  *   object-paths    name every tree, blob and tag of a store as `git rev-list --objects --all` does
  *                   (core/model/object-paths.ts), read from the model cache or walked and saved
  *                   there; answers with the table and per-pack columns, buffers transferred.
@@ -33,6 +36,7 @@
  */
 import type { Calibration } from '../../core/documents/calibration-document.ts';
 import type { SizesDocument } from '../../core/documents/sizes-document.ts';
+import type { ConcernsDocument } from '../../core/documents/concerns-document.ts';
 import type { WorkerError } from '../../core/worker-error.ts';
 import type { LocalityInput } from '../../core/locality/locality.ts';
 import type { SeekPath } from '../../core/map/seek-path.ts';
@@ -150,6 +154,11 @@ export interface SizesTask {
   rows: number | undefined;
 }
 
+export interface ConcernsTask {
+  kind: 'concerns';
+  store: WorkerStore;
+}
+
 export type WorkerTask =
   | IndexPackTask
   | LocalityTask
@@ -159,7 +168,8 @@ export type WorkerTask =
   | ObjectContentTask
   | ObjectPathsTask
   | CalibrateTask
-  | SizesTask;
+  | SizesTask
+  | ConcernsTask;
 
 /** Messages from the server to a running worker. */
 export type TaskWorkerRequest =
@@ -196,5 +206,6 @@ export type TaskWorkerMessage =
   | { kind: 'object-paths'; paths: TransferredPaths }
   | { kind: 'calibration'; calibration: Calibration }
   | { kind: 'sizes'; document: SizesDocument }
+  | { kind: 'concerns'; document: ConcernsDocument }
   | { kind: 'done' }
   | ({ kind: 'error' } & WorkerError);

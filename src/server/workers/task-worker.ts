@@ -31,8 +31,10 @@ import { readObjectContentBody } from '../object-content.ts';
 import { runRepackPreviewTask } from './repack-preview-task.ts';
 import { calibratePack } from '../../core/cost/calibrate.ts';
 import { historySizes, sizesDocument } from '../../core/report/sizes.ts';
+import { concernsDocument } from '../../core/report/concerns.ts';
 import type {
   CalibrateTask,
+  ConcernsTask,
   SizesTask,
   OpenRecordingTask,
   RepackPreviewTask,
@@ -172,6 +174,16 @@ async function sizes(task: SizesTask): Promise<void> {
   post({ kind: 'sizes', document });
 }
 
+/** One synchronous pass that writes nothing: a cancelled request terminates the worker. */
+function concerns(task: ConcernsTask): void {
+  const store = objectStoreOf(task.store);
+  post({ kind: 'progress', message: 'reading every commit, tree and tag the refs reach' });
+  post({
+    kind: 'concerns',
+    document: concernsDocument(storeWalkInputs(store), store.repository.hash.size),
+  });
+}
+
 function objectPaths(task: ObjectPathsTask): void {
   const store = objectStoreOf(task.store);
   const inputs = storeWalkInputs(store);
@@ -253,6 +265,8 @@ async function run(task: WorkerTask): Promise<void> {
       return calibrate(task);
     case 'sizes':
       return sizes(task);
+    case 'concerns':
+      return concerns(task);
     case 'object-content': {
       const hash = hashAlgorithmByName(task.hashName);
       if (!hash) throw new Error(`unknown object format ${task.hashName}`);
