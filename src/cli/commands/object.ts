@@ -61,7 +61,7 @@ function link(model: PackModel, n: number): ChainLink {
 }
 
 // Stays long: a linear script: options, the store, the lookup, the path walk, then the object's document printed.
-function runObject(argv: string[], progress: Progress): number {
+async function runObject(argv: string[], progress: Progress): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -113,7 +113,7 @@ function runObject(argv: string[], progress: Progress): number {
   let walkGaveUp: WalkGaveUp | undefined;
   if (!values['no-paths'] && (self.type === 'tree' || self.type === 'blob' || self.type === 'tag')) {
     const inputs = storeWalkInputs(store);
-    const paths = walkWithProgress(
+    const paths = await walkWithProgress(
       inputs,
       store,
       progress,

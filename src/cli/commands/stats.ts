@@ -38,7 +38,7 @@ them, and the alternates; each pack then says its kind, markers and where git's 
 
 --json prints the "packscope.stats/1" document described in docs/json.md.`;
 
-function runStats(argv: string[], progress: Progress): number {
+async function runStats(argv: string[], progress: Progress): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -63,12 +63,12 @@ function runStats(argv: string[], progress: Progress): number {
     // printed first, and the names of the listed objects when the walk has them.
     const early = statsDocument(store, top, measure, undefined);
     process.stdout.write(describeStats(early, store));
-    const paths = walkWithProgress(inputs, store, progress);
+    const paths = await walkWithProgress(inputs, store, progress);
     const named = statsDocument(store, top, measure, { packs: inputs.packs, paths });
     process.stdout.write(describeNames(named));
     return 0;
   }
-  const walked = inputs && { packs: inputs.packs, paths: stored ?? walkWithProgress(inputs, store, progress) };
+  const walked = inputs && { packs: inputs.packs, paths: stored ?? (await walkWithProgress(inputs, store, progress)) };
   const document = statsDocument(store, top, measure, walked);
   if (values.json) {
     writeJson(document);

@@ -67,6 +67,11 @@ export interface GitRunOptions extends GitEnvironmentOptions {
   /** 'capture' (the default) keeps what git prints; 'inherit' shares this process's terminal. */
   stdout?: 'capture' | 'ignore' | 'inherit' | undefined;
   stderr?: 'capture' | 'ignore' | 'inherit' | undefined;
+  /**
+   * Every stdout chunk as it arrives, instead of keeping it in GitRun.stdout (then empty): a listing
+   * of a million lines is parsed as it streams, never held whole.
+   */
+  onStdout?: ((chunk: Buffer) => void) | undefined;
   /** Every stderr chunk as it arrives (git's progress meters), besides the capped copy in GitRun.stderr. */
   onStderr?: ((chunk: string) => void) | undefined;
   /** Stops git (SIGTERM, then SIGKILL after a grace period); the run rejects with an AbortError once git has exited. */
@@ -156,6 +161,7 @@ export function runGit(git: string, args: string[], options: GitRunOptions = {})
     const out: Buffer[] = [];
     let err = '';
     let aborted = false;
+    let failure: unknown;
     let killTimer: NodeJS.Timeout | undefined;
     const stop = (signal: NodeJS.Signals): void => {
       if (options.processGroup) killProcessGroup(child, signal);
@@ -171,7 +177,22 @@ export function runGit(git: string, args: string[], options: GitRunOptions = {})
       if (killTimer) clearTimeout(killTimer);
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+    const onStdout = options.onStdout;
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (aborted) return;
+      if (!onStdout) {
+        out.push(chunk);
+        return;
+      }
+      try {
+        onStdout(chunk);
+      } catch (error) {
+        // The caller cannot use the rest (it found output it cannot parse): git is stopped, and the
+        // run rejects with the caller's error once git has exited.
+        failure ??= error;
+        onAbort();
+      }
+    });
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       options.onStderr?.(chunk);
       if (err.length < MAX_STDERR_BYTES) err += chunk;
@@ -188,6 +209,10 @@ export function runGit(git: string, args: string[], options: GitRunOptions = {})
     });
     child.on('close', (status, signal) => {
       settle();
+      if (failure !== undefined) {
+        reject(failure instanceof Error ? failure : new Error(String(failure)));
+        return;
+      }
       if (aborted) {
         reject(abortError(options.signal));
         return;
