@@ -133,6 +133,13 @@ export function killProcessGroup(child: ChildProcess, signal: NodeJS.Signals = '
   }
 }
 
+function stdioOf(options: GitRunOptions): StdioOptions {
+  const stdin = options.input !== undefined ? 'pipe' : (options.stdin ?? 'ignore');
+  const stdout = options.stdout === 'capture' || options.stdout === undefined ? 'pipe' : options.stdout;
+  const stderr = options.stderr === 'capture' || options.stderr === undefined ? 'pipe' : options.stderr;
+  return [stdin, stdout, stderr];
+}
+
 /**
  * Runs git and resolves when it has exited and its output is closed, whatever its exit status.
  * Rejects with a GitCommandError when git cannot be started, and with an AbortError after git has
@@ -146,10 +153,7 @@ export function runGit(git: string, args: string[], options: GitRunOptions = {})
       reject(abortError(options.signal));
       return;
     }
-    const stdin = options.input !== undefined ? 'pipe' : (options.stdin ?? 'ignore');
-    const stdout = options.stdout === 'capture' || options.stdout === undefined ? 'pipe' : options.stdout;
-    const stderr = options.stderr === 'capture' || options.stderr === undefined ? 'pipe' : options.stderr;
-    const stdio: StdioOptions = [stdin, stdout, stderr];
+    const stdio = stdioOf(options);
     const started = performance.now();
     const child = spawn(git, args, {
       cwd: options.cwd,
@@ -177,13 +181,9 @@ export function runGit(git: string, args: string[], options: GitRunOptions = {})
       if (killTimer) clearTimeout(killTimer);
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    const onStdout = options.onStdout;
+    const onStdout = options.onStdout ?? ((chunk: Buffer) => out.push(chunk));
     child.stdout?.on('data', (chunk: Buffer) => {
       if (aborted) return;
-      if (!onStdout) {
-        out.push(chunk);
-        return;
-      }
       try {
         onStdout(chunk);
       } catch (error) {
