@@ -127,7 +127,7 @@ export class ObjectPathsWalks {
         });
         const s = result.summary;
         this.log(
-          `object paths of ${id}: ${result.source === 'persisted' ? 'read from the model cache' : s.namesFrom === 'git rev-list' ? `named by git rev-list (${s.commits} commits, ${s.trees} trees)` : `walked ${s.commits} commits and ${s.trees} trees`}, ${s.named} objects named in ${Math.round(performance.now() - started)} ms${s.complete ? '' : ` (incomplete: ${s.problems[0] ?? 'stopped'})`}`,
+          `object paths of ${id}: ${result.source === 'persisted' ? 'read from the model cache' : `walked ${s.commits} commits and ${s.trees} trees`}, ${s.named} objects named in ${Math.round(performance.now() - started)} ms${s.namesFrom === 'git rev-list' && result.source !== 'persisted' ? ' by git rev-list' : ''}${s.complete ? '' : ` (incomplete: ${s.problems[0] ?? 'stopped'})`}`,
         );
         this.onWalked(id);
       },
