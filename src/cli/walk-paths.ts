@@ -4,15 +4,14 @@ import type { ObjectStore } from '../core/model/object-store.ts';
 import type { Progress } from './progress.ts';
 
 /**
- * Who names the objects when no stored walk answers: git (`git rev-list --objects --all`, the
- * same names at about a quarter of the walk's CPU) when it may, else the walk. PACKSCOPE_NAMES_FROM
- * `walk` or `git` picks one (the bench compares the two); git is never asked for one pack file
- * opened on its own, nor when a pack could not be read (git would name through objects the walk
- * cannot see).
+ * Who names the objects when no stored names answer: git (`git rev-list --objects --all`, the same
+ * names at about a third of the walk's CPU) when it may, else the walk. PACKSCOPE_NAMES_FROM=walk
+ * makes the walk name them (the bench compares the two). git is never asked for one pack file
+ * opened on its own, nor when a pack could not be read: git would name through objects the walk
+ * cannot see.
  */
 function namesFromGit(inputs: StoreWalkInputs, store: ObjectStore): boolean {
-  const chosen = process.env.PACKSCOPE_NAMES_FROM;
-  if (chosen === 'walk') return false;
+  if (process.env.PACKSCOPE_NAMES_FROM === 'walk') return false;
   return !store.singlePack && inputs.packs.length === store.packs.length;
 }
 

@@ -80,7 +80,8 @@ async function runStats(argv: string[], progress: Progress): Promise<number> {
 
 /** The names a walk gave the objects listed: each once, in the order the lists first show it. */
 function describeNames(document: StatsDocument): string {
-  const lines = ['', 'names of the objects listed (paths as `git rev-list --objects --all` prints them):'];
+  const by = document.pathWalk?.namesFrom === 'git rev-list' ? 'git rev-list named them' : 'the walk named them';
+  const lines = ['', `names of the objects listed (paths as \`git rev-list --objects --all\` prints them; ${by}):`];
   const done = new Set<string>();
   const rows: string[][] = [];
   for (const p of document.packs)
