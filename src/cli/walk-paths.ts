@@ -28,21 +28,33 @@ export async function walkWithProgress(
   bound?: { maxMs: number },
 ): Promise<ObjectPaths> {
   const repository = store.repository;
+  const useGit = namesFromGit(inputs, store);
+  // While git runs, Ctrl+C (or SIGTERM) stops it and the command exits as cancelled; the walk runs
+  // on this thread, where a listener would only run once the walk ended, so it keeps the default.
   const controller = new AbortController();
   const onInterrupt = (): void => controller.abort();
-  process.once('SIGINT', onInterrupt);
-  process.once('SIGTERM', onInterrupt);
+  const restore = (): void => {
+    process.removeListener('SIGINT', onInterrupt);
+    process.removeListener('SIGTERM', onInterrupt);
+  };
+  if (useGit) {
+    process.once('SIGINT', onInterrupt);
+    process.once('SIGTERM', onInterrupt);
+  }
   try {
     const loaded = await progress.trackAsync(
       bound ? `Naming objects by their paths (at most ${bound.maxMs / 1000} s)` : 'Naming objects by their paths',
       (onProgress) =>
         loadOrNamePaths(inputs, repository.commonDir, store.modelCacheDirectory, {
           onProgress: (step) => onProgress(step.done, step.total),
-          signal: controller.signal,
           // A bounded walk that gave up is not saved: the next full walk (`stats`) is the store's.
           ...(bound ? { limits: { maxMs: bound.maxMs }, saveStopped: false } : {}),
-          ...(namesFromGit(inputs, store)
-            ? { git: { git: 'git', gitDir: repository.gitDir, commonDir: repository.commonDir } }
+          ...(useGit
+            ? {
+                git: { git: 'git', gitDir: repository.gitDir, commonDir: repository.commonDir },
+                signal: controller.signal,
+                beforeWalk: restore,
+              }
             : {}),
         }),
     );
@@ -51,7 +63,6 @@ export async function walkWithProgress(
     if (loaded.notSavedBecause) process.stderr.write(`packscope: warning: ${loaded.notSavedBecause}\n`);
     return loaded.paths;
   } finally {
-    process.removeListener('SIGINT', onInterrupt);
-    process.removeListener('SIGTERM', onInterrupt);
+    restore();
   }
 }

@@ -93,17 +93,19 @@ export class ObjectPathsWalks {
       this.threads === undefined
         ? Promise.resolve({ release: () => undefined })
         : this.threads.acquire(1, source.token);
+    const git = this.git();
     const finished = place.then(async ({ release }) => {
       const worker = startTaskWorker(
         this.workerScript(),
-        { kind: 'object-paths', store: workerStoreOf(store, this.cacheDir()), ...gitOf(this.git()) },
+        { kind: 'object-paths', store: workerStoreOf(store, this.cacheDir()), ...gitOf(git) },
         source.token,
         (message) => {
           if (message.kind === 'object-paths') result = message.paths;
           else if (message.kind === 'log') this.log(message.message);
         },
-        // git is stopped by the worker (its process group), so a cancel is a message, not a terminate.
-        { cancel: 'message' },
+        // A worker running git stops it (its process group) on a `cancel` message; a walk runs on
+        // the worker's thread, which reads no message meanwhile, so it is terminated at once.
+        { cancel: git === undefined ? 'terminate' : 'message' },
       );
       try {
         await worker.finished;

@@ -151,6 +151,18 @@ describe('names from git rev-list', () => {
     assert.deepEqual(namesOf(damaged.inputs, loaded.paths), walked);
   });
 
+  test('a replace ref changes nothing: git reads the commits as stored, as the walk does', async () => {
+    const replaced = path.join(root, 'replaced');
+    sandbox.git(root, ['clone', '-q', '--mirror', repo, replaced]);
+    const head = sandbox.gitText(replaced, ['rev-parse', 'main~5']).trim();
+    const other = sandbox.gitText(replaced, ['rev-parse', 'main~40']).trim();
+    sandbox.git(replaced, ['replace', head, other]);
+    const { inputs, repository } = open(replaced);
+    assert.ok(inputs.refs.tips.some((tip) => tip.name === `refs/replace/${head}`));
+    const fromGit = await nameObjectsByGit(inputs, gitOptions(repository));
+    assert.deepEqual(namesOf(inputs, fromGit), namesOf(inputs, walkStorePaths(inputs)));
+  });
+
   test('are stored as the walk’s are, and read back', async (t) => {
     const cache = tempDir(t, 'packscope-git-names-store-');
     const { inputs, repository } = open(repo);

@@ -66,9 +66,11 @@ export async function loadOrNamePaths(
   options: Omit<PathWalkOptions, 'shallow' | 'looseObjectDirs'> & {
     saveStopped?: boolean;
     git?: Omit<GitNamesOptions, 'signal'> | undefined;
+    /** Called when git is done with and the walk is to name them (the CLI gives Ctrl+C back to the default). */
+    beforeWalk?: () => void;
   } = {},
 ): Promise<LoadedPaths> {
-  const { git, ...walkOptions } = options;
+  const { git, beforeWalk, ...walkOptions } = options;
   if (git === undefined) return loadOrWalkPaths(inputs, commonDir, directory, walkOptions);
   const stored = loadStoredPaths(inputs, commonDir, directory);
   if (stored) return { paths: stored, source: 'persisted' };
@@ -83,6 +85,7 @@ export async function loadOrNamePaths(
   } catch (error) {
     if (options.signal?.aborted) throw error;
     const walkedBecause = error instanceof GitNamesUnusable ? error.message : errorMessage(error);
+    beforeWalk?.();
     return { ...loadOrWalkPaths(inputs, commonDir, directory, walkOptions), walkedBecause };
   }
   const loaded: LoadedPaths = { paths, source: 'walked' };
