@@ -71,6 +71,8 @@ describe('names from git rev-list', () => {
     assert.deepEqual(ours, namesOf(inputs, walked));
     assert.equal(fromGit.summary.named, walked.summary.named);
     assert.equal(fromGit.summary.commits, walked.summary.commits);
+    assert.equal(fromGit.summary.trees, walked.summary.trees, 'loose trees counted too');
+    assert.equal(fromGit.summary.tips, walked.summary.tips);
     const git = revListNames(sandbox, repo);
     let named = 0;
     for (const [oid, name] of ours) {

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { OBJ_COMMIT, OBJ_TREE } from '../format/pack-file.ts';
 import { runGit, gitFailure } from '../git/run-git.ts';
 import { DEFAULT_PATH_WALK_LIMITS, PATH_RULE, type ObjectPaths, type StoreWalkInputs } from './object-paths.ts';
+import { looseObjectFile, readLooseObjectType } from './loose-object.ts';
 import { OidLookup } from './oid-lookup.ts';
 import { PathTableBuilder } from './path-table.ts';
 
@@ -179,8 +180,12 @@ class RevListParser {
       this.commits++;
       return;
     }
-    // A loose object (in no pack) is walked through by git, as by the walk, but has no pack to be named in.
-    if (object < 0) return;
+    // A loose object (in no pack) is walked through by git, as by the walk, but has no pack to be
+    // named in; a loose tree is counted as the walk counts the trees it entered.
+    if (object < 0) {
+      if (this.isLooseTree(bytes.toString('latin1', from, idEnd))) this.trees++;
+      return;
+    }
     const pack = this.packOf(object);
     const n = object - this.bases[pack]!;
     const model = this.inputs.models[pack]!;
@@ -227,6 +232,16 @@ class RevListParser {
     }
     bytes.copy(last, 0, from, end);
     return node;
+  }
+
+  private isLooseTree(oidHex: string): boolean {
+    const file = looseObjectFile(this.inputs.looseObjectDirs, oidHex);
+    try {
+      return file !== undefined && readLooseObjectType(file) === OBJ_TREE;
+    } catch {
+      // git read it; a file that cannot be read now is only not counted
+      return false;
+    }
   }
 
   private packOf(id: number): number {
