@@ -75,16 +75,20 @@ export async function loadOrNamePaths(
   const stored = loadStoredPaths(inputs, commonDir, directory);
   if (stored) return { paths: stored, source: 'persisted' };
   let paths: ObjectPaths;
+  let timeout: AbortSignal | undefined;
   try {
     // A caller's time bound (`packscope object`) holds for git too; past it, the walk names what it can in its own bound.
     const maxMs = options.limits?.maxMs;
-    const signals = [options.signal, maxMs === undefined ? undefined : AbortSignal.timeout(maxMs)].filter(
-      (signal): signal is AbortSignal => signal !== undefined,
-    );
+    timeout = maxMs === undefined ? undefined : AbortSignal.timeout(maxMs);
+    const signals = [options.signal, timeout].filter((signal): signal is AbortSignal => signal !== undefined);
     paths = await nameObjectsByGit(inputs, { ...git, signal: AbortSignal.any(signals) });
   } catch (error) {
     if (options.signal?.aborted) throw error;
-    const walkedBecause = error instanceof GitNamesUnusable ? error.message : errorMessage(error);
+    const walkedBecause = timeout?.aborted
+      ? `git rev-list took more than ${options.limits?.maxMs} ms`
+      : error instanceof GitNamesUnusable
+        ? error.message
+        : errorMessage(error);
     beforeWalk?.();
     return { ...loadOrWalkPaths(inputs, commonDir, directory, walkOptions), walkedBecause };
   }
