@@ -177,6 +177,42 @@ describe('names from git rev-list', () => {
     assert.deepEqual(namesOf(inputs, again.paths), namesOf(inputs, first.paths));
   });
 
+  test('output that is not rev-list’s is refused with its offset, and git is stopped', async (t) => {
+    const dir = tempDir(t, 'packscope-git-names-fake-');
+    const { inputs, repository } = open(repo);
+    const fake = (name: string, script: string): string => {
+      const file = path.join(dir, name, 'git');
+      fs.mkdirSync(path.dirname(file));
+      fs.writeFileSync(file, `#!/bin/sh\n${script}\n`, { mode: 0o755 });
+      return file;
+    };
+    const commit = sandbox.gitText(repo, ['rev-parse', 'main~1']).trim(); // packed (main is loose)
+    const cases: [string, string, RegExp][] = [
+      ['upper', `echo ${commit.toUpperCase()}`, /offset 0 of its output: an object id is not lower-case hex/],
+      ['short', `echo ${commit}; echo ${commit.slice(0, 39)}`, /offset 41 of its output: a line is not `<id> <path>`/],
+      ['tab', `printf '${commit}\\tpath\\n'`, /offset 0 of its output: a line is not `<id> <path>`/],
+      ['unended', `printf '${commit}'`, /offset 0 of its output: the last line has no newline/],
+      ['commit-path', `echo ${commit} a/path`, /offset 0 of its output: commit [0-9a-f]{40} is printed with a path/],
+      [
+        'long',
+        `printf '${commit} '; head -c 70000 /dev/zero | tr '\\0' a; echo`,
+        /a line longer than any path git names/,
+      ],
+      // Printed without end: the parser's refusal must stop it.
+      ['endless', `while :; do echo ${commit.toUpperCase()}; done`, /an object id is not lower-case hex/],
+    ];
+    for (const [name, script, expected] of cases)
+      await assert.rejects(
+        nameObjectsByGit(inputs, gitOptions(repository, fake(name, script))),
+        (error: Error) => {
+          assert.equal(error.name, 'GitNamesUnusable', `${name}: ${error.message}`);
+          assert.match(error.message, expected, name);
+          return true;
+        },
+        `${name}: no rejection`,
+      );
+  });
+
   test('a cancellation stops git: no git process is left', async (t) => {
     // A stand-in for git that records its process id and then waits: the run must kill it.
     const dir = tempDir(t, 'packscope-git-names-slow-');
