@@ -10,6 +10,10 @@ import type { ThreadBudget } from './thread-budget.ts';
 import { startTaskWorker, workerStoreOf } from './workers/task-worker-client.ts';
 import type { TransferredPaths } from './workers/task-worker-protocol.ts';
 
+function gitOf(git: string | undefined): { git?: string } {
+  return git === undefined ? {} : { git };
+}
+
 /** A repository's object paths as the server keeps them: per pack (by .pack path), with the walk's summary. */
 export interface StorePaths {
   store: ObjectStore;
@@ -43,6 +47,8 @@ export class ObjectPathsWalks {
     private readonly onWalked: (repositoryId: string) => void = () => undefined,
     /** The server's bound on worker threads (thread-budget.ts): a walk takes one place while its worker runs. */
     private readonly threads?: ThreadBudget,
+    /** The git that may name the objects now (gitForWorkspace's), undefined when none may run: then the walk names them. */
+    private readonly git: () => string | undefined = () => undefined,
   ) {}
 
   /** The paths known for `store` (of repository `id`), starting a walk when they are missing or stale. */
@@ -87,15 +93,19 @@ export class ObjectPathsWalks {
       this.threads === undefined
         ? Promise.resolve({ release: () => undefined })
         : this.threads.acquire(1, source.token);
+    const git = this.git();
     const finished = place.then(async ({ release }) => {
       const worker = startTaskWorker(
         this.workerScript(),
-        { kind: 'object-paths', store: workerStoreOf(store, this.cacheDir()) },
+        { kind: 'object-paths', store: workerStoreOf(store, this.cacheDir()), ...gitOf(git) },
         source.token,
         (message) => {
           if (message.kind === 'object-paths') result = message.paths;
           else if (message.kind === 'log') this.log(message.message);
         },
+        // A worker running git stops it (its process group) on a `cancel` message; a walk runs on
+        // the worker's thread, which reads no message meanwhile, so it is terminated at once.
+        { cancel: git === undefined ? 'terminate' : 'message' },
       );
       try {
         await worker.finished;
@@ -119,7 +129,7 @@ export class ObjectPathsWalks {
         });
         const s = result.summary;
         this.log(
-          `object paths of ${id}: ${result.source === 'persisted' ? 'read from the model cache' : `walked ${s.commits} commits and ${s.trees} trees`}, ${s.named} objects named in ${Math.round(performance.now() - started)} ms${s.complete ? '' : ` (incomplete: ${s.problems[0] ?? 'stopped'})`}`,
+          `object paths of ${id}: ${result.source === 'persisted' ? 'read from the model cache' : `walked ${s.commits} commits and ${s.trees} trees`}, ${s.named} objects named in ${Math.round(performance.now() - started)} ms${s.namesFrom === 'git rev-list' && result.source !== 'persisted' ? ' by git rev-list' : ''}${s.complete ? '' : ` (incomplete: ${s.problems[0] ?? 'stopped'})`}`,
         );
         this.onWalked(id);
       },

@@ -34,6 +34,7 @@ import {
   type ServerSettings,
 } from '../protocol/server-protocol.ts';
 import { cancelledPromise } from './cancellation.ts';
+import { gitForWorkspace } from './trusted-git.ts';
 import { RankedLists } from './object-views.ts';
 import { ObjectPathsWalks } from './object-paths-walks.ts';
 import { PreviewPacks } from './preview-packs.ts';
@@ -117,6 +118,7 @@ export class ServerState implements ServerContext {
     (message) => this.log(message),
     (repository) => void this.connection.sendNotification(PacksChangedNotification, { repository }),
     this.threads,
+    () => this.gitForObjectNames(),
   );
   // Idle: what was kept for the next request goes (the workers of the queued work have ended).
   readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory(), idleReleaseMs(), this.threads);
@@ -136,6 +138,18 @@ export class ServerState implements ServerContext {
     private readonly bundleDirectory: string,
   ) {
     this.packMaps = new MapWorkerClient(this.bundledScript('map-worker.js'), (message) => this.log(message));
+  }
+
+  /**
+   * The git that names objects by path (`git rev-list --objects --all`, about a quarter of the
+   * walk's CPU): the workspace's trusted git, none in Restricted Mode (the walk names them then).
+   */
+  gitForObjectNames(): string | undefined {
+    try {
+      return gitForWorkspace(undefined, this.settings, 'object names from git');
+    } catch {
+      return undefined;
+    }
   }
 
   log(message: string): void {

@@ -129,7 +129,7 @@ async function runObject(argv: string[], progress: Progress): Promise<number> {
   let walkGaveUp: WalkGaveUp | undefined;
   if (!values['no-paths'] && (self.type === 'tree' || self.type === 'blob' || self.type === 'tag')) {
     const inputs = storeWalkInputs(store);
-    const paths = walkWithProgress(
+    const paths = await walkWithProgress(
       inputs,
       store,
       progress,

@@ -48,7 +48,7 @@ packs and loose files, without git; it reads every tree the refs reach once.
 
 --json prints the "packscope.stats/1" document described in docs/json.md.`;
 
-function runStats(argv: string[], progress: Progress): number {
+async function runStats(argv: string[], progress: Progress): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -77,13 +77,13 @@ function runStats(argv: string[], progress: Progress): number {
     // printed first, and the names of the listed objects when the walk has them.
     const early = statsDocument(store, top, measure, undefined);
     process.stdout.write(describeStats(early, store));
-    const paths = walkWithProgress(inputs, store, progress);
+    const paths = await walkWithProgress(inputs, store, progress);
     const named = statsDocument(store, top, measure, { packs: inputs.packs, paths });
     process.stdout.write(describeNames(named));
     if (values.concerns) process.stdout.write(describeConcerns(measureConcerns(store, progress)));
     return 0;
   }
-  const walked = inputs && { packs: inputs.packs, paths: stored ?? walkWithProgress(inputs, store, progress) };
+  const walked = inputs && { packs: inputs.packs, paths: stored ?? (await walkWithProgress(inputs, store, progress)) };
   const document = statsDocument(store, top, measure, walked);
   if (values.concerns) document.concerns = measureConcerns(store, progress);
   if (values.json) {
@@ -122,7 +122,8 @@ function describeConcerns(concerns: ConcernsDocument): string {
 
 /** The names a walk gave the objects listed: each once, in the order the lists first show it. */
 function describeNames(document: StatsDocument): string {
-  const lines = ['', 'names of the objects listed (paths as `git rev-list --objects --all` prints them):'];
+  const by = document.pathWalk?.namesFrom === 'git rev-list' ? 'git rev-list named them' : 'the walk named them';
+  const lines = ['', `names of the objects listed (paths as \`git rev-list --objects --all\` prints them; ${by}):`];
   const done = new Set<string>();
   const rows: string[][] = [];
   for (const p of document.packs)

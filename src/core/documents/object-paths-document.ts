@@ -20,4 +20,10 @@ export interface PathWalkSummary {
   /** Bytes inflated or rebuilt by deltas during the walk. */
   bytesRebuilt: number;
   elapsedMs: number;
+  /**
+   * Who named the objects: `git rev-list` (its output parsed; then nothing was rebuilt, and the
+   * counts are of what it listed) or PackScope's own `walk`. Absent in a walk stored before
+   * the field was added (it was a walk).
+   */
+  namesFrom?: 'git rev-list' | 'walk';
 }

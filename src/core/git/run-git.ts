@@ -68,8 +68,8 @@ export interface GitRunOptions extends GitEnvironmentOptions {
   stdout?: 'capture' | 'ignore' | 'inherit' | undefined;
   stderr?: 'capture' | 'ignore' | 'inherit' | undefined;
   /**
-   * Every stdout chunk as it arrives, kept nowhere else (GitRun.stdout is then empty): an output
-   * that is read as it comes (a history's diffs) never has to fit in memory whole.
+   * Every stdout chunk as it arrives, instead of keeping it in GitRun.stdout (then empty): an output
+   * read as it comes (a listing of a million lines, a history's diffs) never has to fit in memory whole.
    */
   onStdout?: ((chunk: Buffer) => void) | undefined;
   /** Every stderr chunk as it arrives (git's progress meters), besides the capped copy in GitRun.stderr. */
@@ -133,6 +133,13 @@ export function killProcessGroup(child: ChildProcess, signal: NodeJS.Signals = '
   }
 }
 
+function stdioOf(options: GitRunOptions): StdioOptions {
+  const stdin = options.input !== undefined ? 'pipe' : (options.stdin ?? 'ignore');
+  const stdout = options.stdout === 'capture' || options.stdout === undefined ? 'pipe' : options.stdout;
+  const stderr = options.stderr === 'capture' || options.stderr === undefined ? 'pipe' : options.stderr;
+  return [stdin, stdout, stderr];
+}
+
 /**
  * Runs git and resolves when it has exited and its output is closed, whatever its exit status.
  * Rejects with a GitCommandError when git cannot be started, and with an AbortError after git has
@@ -146,10 +153,7 @@ export function runGit(git: string, args: string[], options: GitRunOptions = {})
       reject(abortError(options.signal));
       return;
     }
-    const stdin = options.input !== undefined ? 'pipe' : (options.stdin ?? 'ignore');
-    const stdout = options.stdout === 'capture' || options.stdout === undefined ? 'pipe' : options.stdout;
-    const stderr = options.stderr === 'capture' || options.stderr === undefined ? 'pipe' : options.stderr;
-    const stdio: StdioOptions = [stdin, stdout, stderr];
+    const stdio = stdioOf(options);
     const started = performance.now();
     const child = spawn(git, args, {
       cwd: options.cwd,
@@ -161,6 +165,7 @@ export function runGit(git: string, args: string[], options: GitRunOptions = {})
     const out: Buffer[] = [];
     let err = '';
     let aborted = false;
+    let failure: unknown;
     let killTimer: NodeJS.Timeout | undefined;
     const stop = (signal: NodeJS.Signals): void => {
       if (options.processGroup) killProcessGroup(child, signal);
@@ -176,7 +181,18 @@ export function runGit(git: string, args: string[], options: GitRunOptions = {})
       if (killTimer) clearTimeout(killTimer);
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout?.on('data', (chunk: Buffer) => (options.onStdout ? options.onStdout(chunk) : out.push(chunk)));
+    const onStdout = options.onStdout ?? ((chunk: Buffer) => out.push(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (aborted) return;
+      try {
+        onStdout(chunk);
+      } catch (error) {
+        // The caller cannot use the rest (it found output it cannot parse): git is stopped, and the
+        // run rejects with the caller's error once git has exited.
+        failure ??= error;
+        onAbort();
+      }
+    });
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       options.onStderr?.(chunk);
       if (err.length < MAX_STDERR_BYTES) err += chunk;
@@ -193,6 +209,10 @@ export function runGit(git: string, args: string[], options: GitRunOptions = {})
     });
     child.on('close', (status, signal) => {
       settle();
+      if (failure !== undefined) {
+        reject(failure instanceof Error ? failure : new Error(String(failure)));
+        return;
+      }
       if (aborted) {
         reject(abortError(options.signal));
         return;

@@ -1,7 +1,7 @@
 import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { inflateSync } from 'node:zlib';
+import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import { fail } from '../errors.ts';
 import { openRegularFile } from '../format/checked-file.ts';
 
@@ -20,6 +20,33 @@ export function looseObjectFile(objectsDirs: readonly string[], oidHex: string):
     }
   }
   return undefined;
+}
+
+/** Compressed bytes read to learn a loose object's type: its header inflates from far fewer. */
+const LOOSE_HEADER_READ_BYTES = 256;
+
+/**
+ * A loose object's type from its header alone (the first bytes inflated, as `git cat-file -t`
+ * does), or undefined when the file does not start as a loose object: no content is read.
+ */
+export function readLooseObjectType(file: string): number | undefined {
+  const { fd } = openRegularFile(file);
+  const head = Buffer.alloc(LOOSE_HEADER_READ_BYTES);
+  let got: number;
+  try {
+    got = fs.readSync(fd, head, 0, head.length, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  let inflated: Buffer;
+  try {
+    inflated = inflateSync(head.subarray(0, got), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+  } catch {
+    return undefined;
+  }
+  const space = inflated.indexOf(0x20);
+  if (space < 0 || space > MAX_LOOSE_HEADER_BYTES) return undefined;
+  return LOOSE_TYPES[inflated.toString('latin1', 0, space)];
 }
 
 /**

@@ -203,6 +203,7 @@ class PathWalk {
       problems: this.problems,
       bytesRebuilt: 0,
       elapsedMs: 0,
+      namesFrom: 'walk',
     };
     for (const model of models) {
       const counts = model.counts().byType;

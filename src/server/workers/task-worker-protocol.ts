@@ -130,6 +130,8 @@ export interface CalibrateTask {
 export interface ObjectPathsTask {
   kind: 'object-paths';
   store: WorkerStore;
+  /** The git that may name the objects (`git rev-list --objects --all`); absent: the walk names them (an untrusted workspace runs no git). */
+  git?: string;
 }
 
 /** A store's object paths as plain data: `pathOf[i]` belongs to the pack at `packs[i]` (its .pack path). */

@@ -17,7 +17,7 @@ import { indexPackWithoutIdx } from '../../core/format/pack-stream-index.ts';
 import { formatCount } from '../../common/format.ts';
 import { buildPackModel } from '../../core/model/build-pack-model.ts';
 import { ModelStore } from '../../core/model/model-store.ts';
-import { loadOrWalkPaths } from '../../core/model/object-paths-store.ts';
+import { loadOrNamePaths } from '../../core/model/object-paths-store.ts';
 import { storeWalkInputs } from '../../core/model/object-paths.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import type { Repository } from '../../core/model/repository.ts';
@@ -184,11 +184,23 @@ function concerns(task: ConcernsTask): void {
   });
 }
 
-function objectPaths(task: ObjectPathsTask): void {
+async function objectPaths(task: ObjectPathsTask): Promise<void> {
+  // A cancellation stops git (and its process group) before the worker ends.
+  const controller = new AbortController();
+  parentPort!.on('message', (request: TaskWorkerRequest) => {
+    if (request.kind === 'cancel') controller.abort();
+  });
   const store = objectStoreOf(task.store);
   const inputs = storeWalkInputs(store);
+  const { repository } = store;
   let lastReport = 0;
-  const loaded = loadOrWalkPaths(inputs, store.repository.commonDir, task.store.cacheDir, {
+  const loaded = await loadOrNamePaths(inputs, repository.commonDir, task.store.cacheDir, {
+    signal: controller.signal,
+    // Git names them when the server may run it and every pack is read (else git would name
+    // through objects the walk cannot see).
+    ...(task.git !== undefined && inputs.packs.length === store.packs.length
+      ? { git: { git: task.git, gitDir: repository.gitDir, commonDir: repository.commonDir } }
+      : {}),
     onProgress: ({ phase, done, total }) => {
       const now = performance.now();
       if (now - lastReport < PROGRESS_INTERVAL_MS) return;
@@ -204,6 +216,11 @@ function objectPaths(task: ObjectPathsTask): void {
     post({
       kind: 'log',
       message: `walked the object paths of ${store.repository.commonDir} again: ${loaded.rewalkedBecause}`,
+    });
+  if (loaded.walkedBecause)
+    post({
+      kind: 'log',
+      message: `git did not name the objects of ${repository.commonDir}, the walk did: ${loaded.walkedBecause}`,
     });
   if (loaded.notSavedBecause) post({ kind: 'log', message: loaded.notSavedBecause });
   const { table, pathOf, summary } = loaded.paths;
