@@ -15,8 +15,12 @@ export function seconds(s: number): string {
   return s >= 100 ? `${s.toFixed(0)} s` : s >= 10 ? `${s.toFixed(1)} s` : `${s.toFixed(2)} s`;
 }
 
-/** The cell's words: `1.23 s ×1.45`, with the bounds when the counts have bounds that differ. */
+/**
+ * The cell's words: `1.23 s ×1.45`, with the bounds when the counts have bounds that differ; what
+ * it needs instead when it rests on bounds too wide to read (`needs completion at 64k`).
+ */
 export function timeCellText(cell: TimeView['cells'][number]): string {
+  if (cell.needs) return `needs completion at ${cell.needs.limits.map(formatLimit).join(', ')}`;
   const b = cell.predictedSecondsBounds;
   const range = b && b[1] - b[0] > 0.005 ? ` (${b[0].toFixed(2)}–${b[1].toFixed(2)})` : '';
   return `${seconds(cell.predictedSeconds)}${range} ×${cell.speedUp.toFixed(2)}`;
@@ -61,6 +65,7 @@ export function timeLabel(time: TimeView): string {
 /** One sentence per policy: where its curve flattens. */
 export function kneeSentences(time: TimeView, label: (policy: string) => string): string[] {
   return time.knees.map((k) => {
+    if (k.needs) return `${label(k.policy)}: no knee, it ${k.needs.sentence}.`;
     const limits = time.cells.filter((c) => c.policy === k.policy).map((c) => c.limit);
     const largest = Math.max(...limits);
     if (k.limit === largest)
