@@ -26,7 +26,8 @@ export interface BoundedCell {
 
 /** Whether `cell` has bounds wider than `share` of its inflations; exact cells and cells without bounds are not. */
 export function boundWiderThan(cell: BoundedCell, share: number): boolean {
-  if (cell.exact || cell.bounds === null) return false;
+  // `!bounds`, not `=== null`: a hand-made cell (an older document's, a test's) may lack the field.
+  if (cell.exact || !cell.bounds) return false;
   const [low, high] = cell.bounds.inflations;
   return high - low > share * Math.max(1, cell.inflations);
 }

@@ -173,8 +173,10 @@ function completedOutput(context: ServerContext, original: string, complete: num
     throw invalid(
       'the server writes recordings only into the recording directory its client names at initialization, and none was named',
     );
-  const stem = path.basename(original).replace(/\.[^.]*$/, '');
-  const name = `${stem}.complete-${complete.map(formatLimit).join('-')}.psrec`;
+  // The original's extension: the extension's store lists its own kind of file (`.recording`).
+  const extension = path.extname(original) || '.recording';
+  const stem = path.basename(original, extension).replace(/\.complete-[^.]*$/, '');
+  const name = `${stem}.complete-${complete.map(formatLimit).join('-')}${extension}`;
   return path.join(isBelow(path.resolve(original), path.resolve(directory)) ? path.dirname(original) : directory, name);
 }
 
