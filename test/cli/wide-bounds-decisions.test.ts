@@ -10,7 +10,7 @@ import { timeView, type CellCounts } from '../../src/core/cost/cost-model.ts';
 import { CALIBRATION_SCHEMA, type Calibration } from '../../src/core/documents/calibration-document.ts';
 import { DECIDING_BOUND_SHARE, limitsWiderThan } from '../../src/common/bound-width.ts';
 import { formatLimit } from '../../src/common/format.ts';
-import { kneeSentences, timeCellText } from '../../src/presentation/time-view-text.ts';
+import { kneeSentences, measuredAgainstPredicted, timeCellText } from '../../src/presentation/time-view-text.ts';
 import { timeTable } from '../../src/cli/sweep-time.ts';
 
 /**
@@ -143,6 +143,21 @@ describe('decisions on wide bounds, on a real blame recording', () => {
       assert.deepEqual(cell.needs?.limits ?? [], isWide ? [cell.limit] : [], `${formatLimit(cell.limit)}`);
       assert.equal(timeCellText(cell).startsWith('needs completion at '), isWide);
     }
+    // Measure for real beside it: the wide limit is neither compared nor fitted.
+    const run = (limit: number, bestSeconds: number) => ({
+      limit,
+      seconds: [bestSeconds],
+      bestSeconds,
+      cpuSeconds: [null],
+      minorFaults: [null],
+    });
+    const measured = measuredAgainstPredicted(before, {
+      gitVersion: '2',
+      results: [run(0, 3), run(wide[0]!, 2.5), run(YOURS, 2)],
+    });
+    const wideRow = measured.rows[1]!;
+    assert.deepEqual([wideRow.predicted, wideRow.error, wideRow.needs?.limits], [null, null, [wide[0]]]);
+    assert.ok(measured.rows[0]!.predicted !== null && measured.rows[2]!.predicted !== null);
     const printed = timeTable(before, ['git'], LIMITS).join('\n');
     assert.match(printed, new RegExp(`\\n${formatLimit(wide[0]!)}\\s+needs completion at ${formatLimit(wide[0]!)}\\n`));
     assert.match(printed, /recommendation: no recommendation: it needs the recording completed at /);

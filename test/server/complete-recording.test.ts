@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   CompleteRecordingRequest,
+  MeasureRequest,
   RecordRequest,
   SweepRequest,
   type SweepResult,
@@ -127,6 +128,24 @@ test('completes a wide limit-0 recording at its wide limits, beside it, with pro
     assert.equal(cell.logged, real.lines, line);
     assert.equal(cell.inflations, real.inflations - outside, line);
   }
+});
+
+test('Measure for real keeps no split of the command’s time that rests on wide bounds, and says what it needs', async () => {
+  const original = path.join(recordings, 'blame.psrec');
+  const wide = limitsWiderThan(await sweep(original), WIDE_BOUND_SHARE);
+  const result = await server.connection.sendRequest(MeasureRequest, {
+    cwd: repo,
+    args: ARGS,
+    git: 'git',
+    limits: [0, wide.at(-1)!],
+    runs: 1,
+    recording: { file: original },
+  });
+  assert.equal(result.kept?.file, null);
+  assert.match(
+    result.kept?.note ?? '',
+    /^not kept: the split of this command's time needs the recording completed at \d+k: bounds [\d,]+–[\d,]+ inflations at \d+k are too wide/,
+  );
 });
 
 test('a terminal recording and a passive one are refused with what completion needs', async () => {
