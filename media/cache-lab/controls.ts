@@ -17,6 +17,9 @@ import {
   copyTextButton,
   errorBox,
   limitsInput,
+  completeButton,
+  completeCancelButton,
+  completionStatus,
   measureButton,
   measureCancelButton,
   measureRunsInput,
@@ -44,7 +47,9 @@ import {
   state,
   sweepRuns,
   webview,
+  type RunKind,
 } from './page.ts';
+import { currentCompletionOffer } from './completion-view.ts';
 import { renderSweep } from './sweep-view.ts';
 import { selectTab } from './tabs.ts';
 
@@ -219,10 +224,20 @@ measureButton.addEventListener('click', () => {
     .then(onRunEnded);
   updateRunning();
 });
+completeCancelButton.addEventListener('click', () => cancelRuns('complete'));
+completeButton.addEventListener('click', () => {
+  const offer = currentCompletionOffer();
+  if (state.recording === null || offer?.kind !== 'action') return;
+  const runId = newRunId();
+  runs.set(runId, 'complete');
+  completionStatus.textContent = 'Completing the recording…';
+  void host.request({ type: 'complete', runId, file: state.recording, limits: offer.limits }).then(onRunEnded);
+  updateRunning();
+});
 copyTextButton.addEventListener('click', () => copyTable('text'));
 copyMarkdownButton.addEventListener('click', () => copyTable('markdown'));
 
-export function cancelRuns(kind: 'analysis' | 'measure'): void {
+export function cancelRuns(kind: RunKind): void {
   for (const [runId, k] of runs) if (k === kind) post({ type: 'cancel', runId });
 }
 
@@ -243,6 +258,8 @@ export function updateRunning(): void {
   runButton.disabled = kinds.has('analysis');
   measureCancelButton.disabled = !kinds.has('measure');
   measureButton.disabled = kinds.has('measure');
+  completeCancelButton.disabled = !kinds.has('complete');
+  completeButton.disabled = kinds.has('complete');
   if (runs.size === 0) progressBar.hidden = true;
 }
 
@@ -260,6 +277,8 @@ export function onRunEnded(message: Extract<HostToWebview, { type: 'runEnded' }>
   const words = message.outcome === 'done' ? 'Done.' : message.outcome === 'cancelled' ? 'Cancelled.' : 'Failed.';
   if (kind === 'measure') {
     if (message.outcome !== 'failed') measureStatus.textContent = words;
+  } else if (kind === 'complete') {
+    if (message.outcome !== 'failed') completionStatus.textContent = words;
   } else statusText.textContent = words;
   updateRunning();
 }

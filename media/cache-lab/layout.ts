@@ -126,6 +126,22 @@ export const measureTable = h('table', { id: 'measure-table', class: 'numbers', 
 /** What ran, where; and, for a raw trace, that its command line was read back from the trace. */
 export const measureCommand = h('p', { id: 'measure-command', hidden: true });
 export const measureNotes = h('ul', { id: 'measure-notes', class: 'note', hidden: true });
+/** Under a sweep with bounds wider than 1%: complete the recording there (one action, progress, Cancel), or what completion needs. */
+export const completionText = h('p', { id: 'completion-text', class: 'note' });
+export const completeButton = h('button', { id: 'complete', type: 'button' }, 'Complete…');
+export const completeCancelButton = h(
+  'button',
+  { id: 'complete-cancel', type: 'button', class: 'secondary', disabled: true },
+  'Cancel',
+);
+export const completionStatus = h('p', { id: 'completion-status', role: 'status', 'aria-live': 'polite' });
+export const completionBox = h(
+  'div',
+  { id: 'completion', hidden: true },
+  completionText,
+  h('div', { class: 'row' }, completeButton, completeCancelButton),
+  completionStatus,
+);
 // Time: the sweep's counts priced in seconds, an estimate labelled with its calibration.
 export const timeLabelText = h('p', { id: 'time-label', class: 'explanation' });
 export const timeTable = h('table', { id: 'time-table', class: 'numbers', hidden: true });
@@ -153,6 +169,7 @@ replaceChildren(
   ),
   h('div', { class: 'table-actions' }, copyTextButton, copyMarkdownButton),
   sweepTable,
+  completionBox,
   h('h3', {}, 'Time (estimate)'),
   timeLabelText,
   timeTable,

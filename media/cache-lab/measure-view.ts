@@ -145,7 +145,11 @@ function renderTable(
           h(
             'td',
             { class: 'predicted', 'data-value': comparison?.rows[i]?.predicted ?? undefined },
-            comparison?.rows[i]?.predicted == null ? '—' : comparison.rows[i]!.predicted!.toFixed(3),
+            comparison?.rows[i]?.needs
+              ? `needs completion at ${comparison.rows[i]!.needs!.limits.map(formatLimit).join(', ')}`
+              : comparison?.rows[i]?.predicted == null
+                ? '—'
+                : comparison.rows[i]!.predicted!.toFixed(3),
           ),
           h(
             'td',

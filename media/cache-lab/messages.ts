@@ -7,10 +7,10 @@ import {
 } from '../../src/protocol/cache-lab-protocol.ts';
 import { applyHostState, onRunEnded, showError, syncControls, updateRunning } from './controls.ts';
 import { renderIndexPack } from './index-pack-view.ts';
-import { measureStatus, progressBar, statusText } from './layout.ts';
+import { completionStatus, measureStatus, progressBar, statusText } from './layout.ts';
 import { renderLocality } from './locality-view.ts';
 import { renderMeasure } from './measure-view.ts';
-import { received, replaceRecordings, replaceState, runs, state, sweepRuns, webview } from './page.ts';
+import { received, replaceRecordings, replaceState, runs, state, sweepRuns, webview, type RunKind } from './page.ts';
 import { renderSummary } from './summary-view.ts';
 import { renderSweep } from './sweep-view.ts';
 import { renderAll } from './views.ts';
@@ -24,6 +24,7 @@ export const JOB_WORDS: Record<CacheLabJob, string> = {
   locality: 'Measuring locality',
   timeEstimate: 'Estimating time',
   measure: 'Measuring for real',
+  complete: 'Completing the recording',
 };
 
 // Stays long: one switch over the host's message union, a case per message.
@@ -48,7 +49,7 @@ export function onHostMessage(message: HostToWebview): void {
       applyHostState(message);
       break;
     case 'runStarted':
-      if (!runs.has(message.runId)) runs.set(message.runId, message.jobs.includes('measure') ? 'measure' : 'analysis');
+      if (!runs.has(message.runId)) runs.set(message.runId, runKind(message.jobs));
       if (message.jobs.includes('sweep') && !sweepRuns.has(message.runId)) {
         sweepRuns.set(message.runId, undefined);
         if (received.sweep === undefined) renderSweep();
@@ -57,8 +58,7 @@ export function onHostMessage(message: HostToWebview): void {
       break;
     case 'progress': {
       const text = `${JOB_WORDS[message.job]}${message.message ? `: ${message.message}` : '…'}`;
-      if (message.job === 'measure') measureStatus.textContent = text;
-      else statusText.textContent = text;
+      jobStatus(message.job).textContent = text;
       progressBar.hidden = message.percentage === undefined;
       if (message.percentage !== undefined) progressBar.value = message.percentage;
       if (message.job === 'sweep' && sweepRuns.has(message.runId)) {
@@ -103,7 +103,7 @@ export function onHostMessage(message: HostToWebview): void {
       if (message.job === 'sweep' && sweepRuns.delete(message.runId) && received.sweep === undefined) renderSweep();
       if (message.outcome === 'failed') {
         const text = `${JOB_WORDS[message.job]} failed: ${message.error ?? 'unknown error'}`;
-        if (message.job === 'measure') measureStatus.textContent = text;
+        if (message.job === 'measure' || message.job === 'complete') jobStatus(message.job).textContent = text;
         else showError(text);
       }
       break;
@@ -112,4 +112,13 @@ export function onHostMessage(message: HostToWebview): void {
       onRunEnded(message);
       break;
   }
+}
+
+function runKind(jobs: CacheLabJob[]): RunKind {
+  return jobs.includes('measure') ? 'measure' : jobs.includes('complete') ? 'complete' : 'analysis';
+}
+
+/** Where a job's progress is written: beside its own button for Measure for real and completion. */
+function jobStatus(job: CacheLabJob): HTMLElement {
+  return job === 'measure' ? measureStatus : job === 'complete' ? completionStatus : statusText;
 }

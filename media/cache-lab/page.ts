@@ -47,8 +47,9 @@ export const received: {
   measure?: { command: string; cwd?: string; reconstructed?: boolean; result: MeasureResult };
 } = { locality: {} };
 
-/** Runs under way: analysis (the Run button) or measure. */
-export const runs = new Map<string, 'analysis' | 'measure'>();
+/** Runs under way: analysis (the Run button), measure, or completing the recording. */
+export type RunKind = 'analysis' | 'measure' | 'complete';
+export const runs = new Map<string, RunKind>();
 /** Runs under way whose jobs include a sweep, with the sweep's last progress message. */
 export const sweepRuns = new Map<string, string | undefined>();
 

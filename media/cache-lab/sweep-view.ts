@@ -34,9 +34,11 @@ import {
 import { currentSweepPlaceholder, received, state } from './page.ts';
 import { renderSummary } from './summary-view.ts';
 import { renderTime } from './time-view.ts';
+import { renderCompletion } from './completion-view.ts';
 
 export function renderSweep(): void {
   renderSummary();
+  renderCompletion();
   const sweep = received.sweep;
   copyTextButton.disabled = sweep === undefined;
   copyMarkdownButton.disabled = sweep === undefined;

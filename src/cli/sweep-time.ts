@@ -29,6 +29,7 @@ export function timeTable(view: TimeView, policies: string[], limits: number[]):
   const cell = (policy: string, limit: number): string => {
     const c = view.cells.find((x) => x.policy === policy && x.limit === limit);
     if (!c) return '–';
+    if (c.needs) return `needs completion at ${c.needs.limits.map(formatLimit).join(',')}`;
     const range =
       c.predictedSecondsBounds && c.predictedSecondsBounds[1] - c.predictedSecondsBounds[0] > 0.005
         ? ` (${c.predictedSecondsBounds[0].toFixed(2)}–${c.predictedSecondsBounds[1].toFixed(2)})`
@@ -41,7 +42,7 @@ export function timeTable(view: TimeView, policies: string[], limits: number[]):
   return [
     `predicted seconds of the whole command (estimate), ×speed-up against your ${formatLimit(view.currentLimit)} (${view.currentLimitSource})`,
     ...formatTable([['limit', ...shown], ...rows]),
-    `knee (smallest limit within 2% of the best): ${view.knees.map((k) => `${k.policy} ${formatLimit(k.limit)}`).join(', ')}`,
+    `knee (smallest limit within 2% of the best): ${view.knees.map((k) => `${k.policy} ${k.needs ? `none, it ${k.needs.sentence}` : formatLimit(k.limit)}`).join('; ')}`,
     `non-read time ${n.seconds.toFixed(2)}s = recorded ${n.recordedSeconds.toFixed(2)}s at ${formatLimit(n.recordedLimit)} − trace ${n.traceSeconds.toFixed(2)}s − reads ${n.readSecondsAtRecordedLimit.toFixed(2)}s${n.clamped ? ' (clamped at 0: the model over-prices these reads)' : ''}`,
     ...(view.basis.replay && !view.basis.measured
       ? [

@@ -15,8 +15,12 @@ export function seconds(s: number): string {
   return s >= 100 ? `${s.toFixed(0)} s` : s >= 10 ? `${s.toFixed(1)} s` : `${s.toFixed(2)} s`;
 }
 
-/** The cell's words: `1.23 s ×1.45`, with the bounds when the counts have bounds that differ. */
+/**
+ * The cell's words: `1.23 s ×1.45`, with the bounds when the counts have bounds that differ; what
+ * it needs instead when it rests on bounds too wide to read (`needs completion at 64k`).
+ */
 export function timeCellText(cell: TimeView['cells'][number]): string {
+  if (cell.needs) return `needs completion at ${cell.needs.limits.map(formatLimit).join(', ')}`;
   const b = cell.predictedSecondsBounds;
   const range = b && b[1] - b[0] > 0.005 ? ` (${b[0].toFixed(2)}–${b[1].toFixed(2)})` : '';
   return `${seconds(cell.predictedSeconds)}${range} ×${cell.speedUp.toFixed(2)}`;
@@ -61,6 +65,7 @@ export function timeLabel(time: TimeView): string {
 /** One sentence per policy: where its curve flattens. */
 export function kneeSentences(time: TimeView, label: (policy: string) => string): string[] {
   return time.knees.map((k) => {
+    if (k.needs) return `${label(k.policy)}: no knee, it ${k.needs.sentence}.`;
     const limits = time.cells.filter((c) => c.policy === k.policy).map((c) => c.limit);
     const largest = Math.max(...limits);
     if (k.limit === largest)
@@ -72,8 +77,10 @@ export function kneeSentences(time: TimeView, label: (policy: string) => string)
 export interface MeasuredRow {
   limit: number;
   measured: number;
-  /** Git's policy's predicted seconds at that limit; null when the sweep did not price it. */
+  /** Git's policy's predicted seconds at that limit; null when the sweep did not price it, or when the estimate `needs` a completed recording. */
   predicted: number | null;
+  /** Set when the estimate at that limit rests on bounds too wide to compare (TimeCell's `needs`). */
+  needs: TimeView['cells'][number]['needs'];
   /** predicted / measured − 1. */
   error: number | null;
   /** Speed-ups against the first measured limit. */
@@ -99,8 +106,12 @@ export interface MeasuredComparison {
 
 /** Predicted against measured (best of N wall times), limit by limit, and the split the runs imply. */
 export function measuredAgainstPredicted(time: TimeView, measure: MeasureResult, policy = 'git'): MeasuredComparison {
+  // A cell whose estimate needs a completed recording is neither compared nor fitted: its error
+  // would be the bounds' width, not the model's.
   const cellAt = (limit: number): TimeView['cells'][number] | undefined =>
-    time.cells.find((c) => c.policy === policy && c.limit === limit);
+    time.cells.find((c) => c.policy === policy && c.limit === limit && !c.needs);
+  const needsAt = (limit: number): TimeView['cells'][number]['needs'] =>
+    time.cells.find((c) => c.policy === policy && c.limit === limit)?.needs ?? null;
   const first = measure.results[0];
   const firstPredicted = first === undefined ? undefined : cellAt(first.limit)?.predictedSeconds;
   const rows = measure.results.map((r): MeasuredRow => {
@@ -110,6 +121,7 @@ export function measuredAgainstPredicted(time: TimeView, measure: MeasureResult,
       limit: r.limit,
       measured: r.bestSeconds,
       predicted,
+      needs: needsAt(r.limit),
       error: predicted === null ? null : predicted / r.bestSeconds - 1,
       predictedSpeedUp: predicted === null || firstPredicted === undefined ? null : firstPredicted / predicted,
       measuredSpeedUp: first!.bestSeconds / r.bestSeconds,

@@ -47,7 +47,9 @@ export type CacheLabMetric = 'inflations' | 'inflatedBytes';
 /** How the sweep chart's y axis shows the metric (src/presentation/sweep-chart-views.ts). */
 export type SweepChartView = 'zoomed' | 'relative-belady' | 'relative-git' | 'log' | 'linear';
 /** `timeEstimate`: the sweep again with its time view, after the other jobs (a first calibration times git for tens of seconds). */
-export type CacheLabJob = 'recordingInfo' | 'sweep' | 'indexPack' | 'locality' | 'timeEstimate' | 'measure';
+/** `complete`: the recording completed at the limits its bounds are wide at (CompleteRecordingRequest), then swept again. */
+export type CacheLabJob =
+  'recordingInfo' | 'sweep' | 'indexPack' | 'locality' | 'timeEstimate' | 'measure' | 'complete';
 /** The Locality tab shows one recording, or two side by side. */
 export type LocalitySlot = 'primary' | 'compare';
 
@@ -163,6 +165,11 @@ export type WebviewToHost =
   | { type: 'run'; runId: string; request: AnalysisRequest }
   /** A request, answered like `run`. */
   | { type: 'measure'; runId: string; file: string; segment: number | null; limits: number[]; runs: number }
+  /**
+   * A request, answered like `run`: complete the recording at `limits` (the host asks first), then
+   * point the panel at the completed recording (a `state`) and run it.
+   */
+  | { type: 'complete'; runId: string; file: string; limits: number[] }
   | { type: 'cancel'; runId: string }
   /** A request: the host shows the file picker and answers with the `state` (unchanged when none was chosen). */
   | { type: 'browseRecording'; slot: LocalitySlot }
@@ -176,6 +183,7 @@ export type WebviewToHost =
 export interface CacheLabReplies {
   run: 'runEnded';
   measure: 'runEnded';
+  complete: 'runEnded';
   browseRecording: 'state';
 }
 
@@ -184,6 +192,6 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
   const type = (value as { type: unknown }).type;
   return (
     typeof type === 'string' &&
-    ['ready', 'stateChanged', 'run', 'measure', 'cancel', 'browseRecording', 'copy'].includes(type)
+    ['ready', 'stateChanged', 'run', 'measure', 'complete', 'cancel', 'browseRecording', 'copy'].includes(type)
   );
 }

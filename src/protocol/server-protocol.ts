@@ -400,6 +400,21 @@ export interface RecordParams extends WorkDoneProgressParams {
   complete?: number[];
 }
 
+/**
+ * Complete an exact recording at more limits (`packscope record --complete`, git-internals §8.1):
+ * its own command run again in its own cwd, at limit 0 and at each limit (with those it was
+ * completed at before), into a new recording beside it in the recording directory (the original
+ * is kept). Its replay is then exact at those limits.
+ */
+export interface CompleteRecordingParams extends WorkDoneProgressParams {
+  /** A recording made by `packscope record` or `packscope/record` in exact mode (a header with the command). */
+  file: string;
+  /** Limits (bytes) to complete it at. */
+  limits: number[];
+  /** The git executable. */
+  git: string;
+}
+
 export interface MeasureParams extends WorkDoneProgressParams {
   cwd: string;
   args: string[];
@@ -457,6 +472,10 @@ export const IndexPackSimRequest = new RequestType<IndexPackSimParams, IndexPack
 );
 export const RecordRequest = new RequestType<RecordParams, RecordingInfo, void>('packscope/record');
 export const MeasureRequest = new RequestType<MeasureParams, MeasureResult, void>('packscope/measure');
+/** The completed recording (a new file, `file` in the result), opened. */
+export const CompleteRecordingRequest = new RequestType<CompleteRecordingParams, RecordingInfo, void>(
+  'packscope/completeRecording',
+);
 
 /**
  * The files git tracks in a workspace repository's work tree (`git ls-files`), for choosing a file

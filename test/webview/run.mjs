@@ -43,6 +43,8 @@ import {
 import './sweep-chart-views.mjs';
 // The time view: its own file, in this run.
 import './time-view.mjs';
+// The offer to complete a recording whose bounds are wide: its own file, in this run.
+import './completion.mjs';
 
 describe('Cache Lab webview', () => {
   it('posts ready with the protocol version, under the CSP, without errors', async () => {

@@ -26,6 +26,7 @@
  * It is an estimate: every number it gives carries the calibration it rests on.
  */
 
+import { neededCompletion, type NeededCompletion } from '../../common/bound-width.ts';
 import type { Calibration, CostParameters, MeasuredCommand, ReadReplay } from '../documents/calibration-document.ts';
 import type { NonReadTime, TimeBasis, TimeCell, TimeView } from '../documents/time-view-document.ts';
 
@@ -187,10 +188,18 @@ export function timeView(
   const rest = fitted ? fitted.nonReadSeconds : nonRead.seconds;
   const scale = fitted ? fitted.readScale : (replay?.readScale ?? 1);
   const currentSeconds = rest + scale * readSeconds(countsOf(gitAt(current.limit)), p);
-  const priced = pricedCells(cells, p, rest, scale, currentSeconds);
-  const knees = [...new Set(priced.map((c) => c.policy))].map((policy) =>
-    knee(priced.filter((c) => c.policy === policy)),
-  );
+  // Every estimate rests on the recorded limit's cell (the non-read time) and every speed-up on the
+  // user's limit's: a figure whose cells are bounded too widely says what it needs instead.
+  const shared = [gitAt(recorded.limit), gitAt(current.limit)];
+  const needs = (restsOn: CellCounts[]): NeededCompletion | null => neededCompletion([...restsOn, ...shared]) ?? null;
+  const priced = pricedCells(cells, p, rest, scale, currentSeconds).map((c) => ({
+    ...c,
+    needs: needs(cells.filter((x) => x.policy === c.policy && x.limit === c.limit)),
+  }));
+  const knees = [...new Set(priced.map((c) => c.policy))].map((policy) => ({
+    ...knee(priced.filter((c) => c.policy === policy)),
+    needs: needs(cells.filter((c) => c.policy === policy && c.appliedBytes !== undefined)),
+  }));
   const gitKnee = knees.find((k) => k.policy === 'git');
   return {
     estimate: true,
@@ -208,9 +217,11 @@ export function timeView(
     currentSeconds,
     cells: priced,
     knees,
-    recommendation: gitKnee
-      ? recommend(gitKnee, currentSeconds, current.limit, rest, basis, format)
-      : 'no recommendation: git’s policy is not in the sweep',
+    recommendation: !gitKnee
+      ? 'no recommendation: git’s policy is not in the sweep'
+      : gitKnee.needs
+        ? `no recommendation: it ${gitKnee.needs.sentence}`
+        : recommend(gitKnee, currentSeconds, current.limit, rest, basis, format),
   };
 }
 
@@ -251,8 +262,8 @@ function pricedCells(
   rest: number,
   scale: number,
   currentSeconds: number,
-): TimeCell[] {
-  const priced: TimeCell[] = [];
+): Omit<TimeCell, 'needs'>[] {
+  const priced: Omit<TimeCell, 'needs'>[] = [];
   for (const cell of cells) {
     if (cell.appliedBytes === undefined) continue;
     const read = cellReadSeconds(cell, p);

@@ -3,6 +3,7 @@
  * priced by the cost model (core/cost/cost-model.ts builds it). Shapes only, importing only other
  * shapes (see stats-document.ts).
  */
+import type { NeededCompletion } from '../../common/bound-width.ts';
 import type { Calibration, CostParameters } from './calibration-document.ts';
 
 /** The recorded command's time that is not object reading (diffing, output, start-up). */
@@ -41,6 +42,12 @@ export interface TimeCell {
   predictedSecondsBounds: [number, number] | null;
   /** Predicted time at the user's current limit (git's policy) over this cell's. */
   speedUp: number;
+  /**
+   * Set when the estimate rests on a cell bounded wider than 5% of its inflations (this cell, the
+   * recorded limit's or the user's limit's, src/common/bound-width.ts): the numbers above are then
+   * not to be read, and this says at which limits to complete the recording instead. Null otherwise.
+   */
+  needs: NeededCompletion | null;
 }
 
 export interface TimeView {
@@ -59,6 +66,7 @@ export interface TimeView {
   currentSeconds: number;
   cells: TimeCell[];
   /** Per policy: the smallest limit whose predicted time is within 2% of the policy's best. */
-  knees: { policy: string; limit: number; seconds: number; bestSeconds: number }[];
+  knees: { policy: string; limit: number; seconds: number; bestSeconds: number; needs: NeededCompletion | null }[];
+  /** In words; when git's knee `needs` a completed recording, says so instead of recommending. */
   recommendation: string;
 }

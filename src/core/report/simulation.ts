@@ -1,3 +1,4 @@
+import { limitsWiderThan, WIDE_BOUND_SHARE } from '../../common/bound-width.ts';
 import { formatLimit } from '../../common/format.ts';
 import { shellQuote, splitShellWords } from '../../common/shell-words.ts';
 import { readsInThreads } from '../../common/threaded-readers.ts';
@@ -92,8 +93,7 @@ export function simulationDocument(
   return { schema, recording: recordingSummary(loaded), results };
 }
 
-/** A bound wider than this share of its cell's value says too little to act on: complete the recording there. */
-export const WIDE_BOUND_SHARE = 0.01;
+export { WIDE_BOUND_SHARE } from '../../common/bound-width.ts';
 
 /**
  * The limits at which a cell of `results` is bounded more widely than WIDE_BOUND_SHARE (in
@@ -106,14 +106,8 @@ export function completionAdvice(
   metadata: RecordingMetadata | undefined,
   results: readonly SimResult[],
 ): { limits: number[]; command: string | undefined } | undefined {
-  const wide = new Set<number>();
-  for (const cell of results) {
-    if (cell.exact || cell.bounds === null) continue;
-    const [low, high] = cell.bounds.inflations;
-    if (high - low > WIDE_BOUND_SHARE * Math.max(1, cell.inflations)) wide.add(cell.limit);
-  }
-  if (wide.size === 0) return undefined;
-  const limits = [...wide].sort((a, b) => a - b);
+  const limits = limitsWiderThan(results, WIDE_BOUND_SHARE);
+  if (limits.length === 0) return undefined;
   if (metadata === undefined || metadata.mode !== 'exact') return { limits, command: undefined };
   const complete = [...new Set([...(metadata.completeAt ?? []), ...limits])].sort((a, b) => a - b);
   const command = [

@@ -17,6 +17,7 @@ import {
 } from '../../protocol/cache-lab-protocol.ts';
 import {
   AllowReadRequest,
+  CompleteRecordingRequest,
   IndexPackSimRequest,
   LocalityRequest,
   MeasureRequest,
@@ -25,6 +26,7 @@ import {
   type IndexPackSimResult,
   type SweepResult,
 } from '../../protocol/server-protocol.ts';
+import { formatLimit } from '../../common/format.ts';
 import { gitCommandLine } from '../../common/shell-words.ts';
 import { normalizeCacheLabState } from '../../presentation/cache-lab-state.ts';
 import type { GitLocation } from '../git-locator.ts';
@@ -55,7 +57,11 @@ const JOB_TITLES: Record<CacheLabJob, string> = {
   locality: 'measuring locality',
   timeEstimate: 'estimating time',
   measure: 'measuring for real',
+  complete: 'completing the recording',
 };
+
+/** The modal's one button that starts a completion. */
+const COMPLETE_RUN = 'Complete';
 
 class JobCancelled extends Error {}
 
@@ -243,6 +249,10 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
           message.runs,
           undefined,
         );
+        return { type: 'runEnded', runId: message.runId, outcome };
+      }
+      case 'complete': {
+        const outcome = await this.runComplete(message.runId, message.file, message.limits);
         return { type: 'runEnded', runId: message.runId, outcome };
       }
       case 'cancel':
@@ -435,6 +445,44 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
       });
     });
     return { outcome, errors, ...(posted ? { message: posted } : {}) };
+  }
+
+  /**
+   * Completes the recording at `limits` (packscope/completeRecording: its own command run again,
+   * asked first since it runs git), then points the panel at the completed recording and runs it:
+   * its cells are exact at those limits.
+   */
+  private async runComplete(runId: string, file: string, limits: number[]): Promise<RunOutcome> {
+    let completed: string | undefined;
+    const { outcome } = await this.withRun(runId, ['complete'], async (job) => {
+      await job('complete', async (progress) => {
+        const info = await this.request(runId, 'complete', RecordingInfoRequest, { file }, progress);
+        if (info.args === null || info.cwd === null)
+          throw new Error('a terminal recording has no single command to run again: completion needs packscope record');
+        const at = limits.map(formatLimit).join(', ');
+        const choice = await vscode.window.showWarningMessage(
+          `Complete the recording at ${at}?`,
+          {
+            modal: true,
+            detail: `This runs ${gitCommandLine(info.args)} ${limits.length + 1} times in ${info.cwd} (at core.deltaBaseCacheLimit 0 and ${at}) and writes the completed recording beside this one.`,
+          },
+          COMPLETE_RUN,
+        );
+        if (choice !== COMPLETE_RUN) throw new JobCancelled();
+        const location = await this.deps.gitLocation;
+        const git = location.found ? location.path : 'git';
+        completed = (await this.request(runId, 'complete', CompleteRecordingRequest, { file, limits, git }, progress))
+          .file;
+      });
+    });
+    if (completed !== undefined) {
+      this.stateValue = { ...this.stateValue, recording: completed, segment: null };
+      this.updateTitle();
+      this.send({ type: 'state', state: this.stateValue });
+      this.refreshRecordings();
+      await this.runFromHost();
+    }
+    return outcome;
   }
 
   /**

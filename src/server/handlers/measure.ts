@@ -1,4 +1,5 @@
 /** `packscope/measure`: a git command timed at several core.deltaBaseCacheLimit values. */
+import { neededCompletion } from '../../common/bound-width.ts';
 import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
 import {
@@ -260,6 +261,10 @@ async function pricedPoints(
     sweepRecording(loaded, ['git'], limits, { workerScript: context.bundledScript('sim-worker.js'), signal }),
   )) as unknown as CellCounts[];
   throwIfCancelled(token);
+  // Every later time estimate of this command would start from the split: it rests on no cell
+  // bounded too widely (and no calibration is run for one that would not be kept).
+  const needs = neededCompletion(cells);
+  if (needs !== undefined) throw new Error(`the split of this command's time ${needs.sentence}`);
   const store = loaded.store;
   const top = store.repository.workTree ?? store.repository.gitDir;
   const model = packToCalibrate(store, top);

@@ -13,8 +13,10 @@ import { recordGitCommand } from '../../core/trace/record-git.ts';
 import { TraceTail } from '../../core/trace/trace-tail.ts';
 import { formatCount, formatLimit } from '../../common/format.ts';
 import {
+  CompleteRecordingRequest,
   RecordRequest,
   TrackedFilesRequest,
+  type CompleteRecordingParams,
   type RecordParams,
   type RecordingInfo,
 } from '../../protocol/server-protocol.ts';
@@ -109,6 +111,73 @@ export function registerRecordHandlers(context: ServerContext): void {
       ),
     ),
   );
+  context.connection.onRequest(CompleteRecordingRequest, (params, token) =>
+    context.guarded(() =>
+      withProgress(context, params.workDoneToken, 'Completing the recording', token, (progress) =>
+        completeRecording(context, params, token, progress),
+      ),
+    ),
+  );
+}
+
+/**
+ * `packscope/completeRecording`: the recording's own command, cwd and exact mode from its header,
+ * run again through `record` (so through gitForWorkspace, the no-programs runner and the same
+ * output checks) at the limits it was completed at before and the new ones, into a new file beside
+ * it: the original stays as it was, for a replay that compares the two.
+ */
+async function completeRecording(
+  context: ServerContext,
+  params: CompleteRecordingParams,
+  token: CancellationToken,
+  progress: WorkDoneProgressReporter,
+): Promise<RecordingInfo> {
+  const fields = paramsObject(params);
+  const file = requireString(fields.file, 'file');
+  const limits = params.limits;
+  if (!Array.isArray(limits) || limits.length === 0)
+    throw invalid('limits must name at least one limit to complete the recording at');
+  // Restricted Mode runs no git: refused before the recording is even opened.
+  gitForWorkspace(params.git, context.settings, 'completing a recording');
+  const { loaded } = await openRecording(context, { file }, token, nested(progress));
+  const metadata = loaded.log.metadata;
+  if (metadata === undefined)
+    throw invalid(
+      `${file}: a terminal recording or raw trace has no single command to run again; completion needs a recording made by packscope record (or Record a Git Command…)`,
+    );
+  if (metadata.mode !== 'exact')
+    throw invalid(`${file}: completion needs a recording made in exact mode (limit 0); this one is ${metadata.mode}`);
+  const complete = [...new Set([...(metadata.completeAt ?? []), ...limits])].sort((a, b) => a - b);
+  return record(
+    context,
+    {
+      cwd: metadata.cwd,
+      args: metadata.command,
+      output: completedOutput(context, loaded.log.file, complete),
+      mode: 'exact',
+      git: params.git,
+      complete,
+    },
+    token,
+    progress,
+  );
+}
+
+/**
+ * Beside the original when it is in the recording directory, else in that directory (a recording
+ * opened from elsewhere may lie in a repository); `record` checks the place either way.
+ */
+function completedOutput(context: ServerContext, original: string, complete: number[]): string {
+  const directory = context.recordingDirectory;
+  if (directory === undefined)
+    throw invalid(
+      'the server writes recordings only into the recording directory its client names at initialization, and none was named',
+    );
+  // The original's extension: the extension's store lists its own kind of file (`.recording`).
+  const extension = path.extname(original) || '.recording';
+  const stem = path.basename(original, extension).replace(/\.complete-[^.]*$/, '');
+  const name = `${stem}.complete-${complete.map(formatLimit).join('-')}${extension}`;
+  return path.join(isBelow(path.resolve(original), path.resolve(directory)) ? path.dirname(original) : directory, name);
 }
 
 /** `packscope/record`: the request checked, the packs' models loaded, git run with its trace, the recording opened. */
