@@ -3,7 +3,7 @@
 // calls; the counts must equal the model's predicted inflations (git-internals §4, §8.2).
 import { test, type TestContext } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
@@ -15,7 +15,7 @@ import {
   type Libgit2Counts,
 } from '../../src/core/sim/policies/libgit2.ts';
 import { simObjectsFrom, type SimObjects } from '../../src/core/sim/sim-objects.ts';
-import { GitSandbox, packStems, projectRoot, tempDir } from '../support/git.ts';
+import { cliPath, GitSandbox, packStems, projectRoot, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 import { buildInflateCounter, countingEnv, readInflateCount } from '../support/inflate-counter.ts';
 import { SeededRandom } from '../support/seeded-random.ts';
@@ -332,4 +332,55 @@ test('libgit2 object cache through git_object_lookup and git_odb_read against re
     twoStoresMatter > 0,
     'somewhere git_object_lookup and git_odb_read differ, or the test would not tell them apart',
   );
+
+  // The synthetic reads as a read list for `packscope simulate --reads`: object ids and `<pack>
+  // <offset>` lines mixed, a comment and a blank line; the CLI's counts equal real libgit2's.
+  const synthetic = lists[2]![1];
+  const pack = `${packStems(subject.objectsDir)[0]!}.pack`;
+  const readList = path.join(subject.sandbox.root, 'reads.txt');
+  const lines = Array.from(synthetic, (id, r) =>
+    r % 3 === 0 ? `${pack} ${subject.objects.offset[id]!}` : subject.model.oidHex(id),
+  );
+  fs.writeFileSync(readList, `# reads no git command made\n\n${lines.join('\n')}\n`);
+  const cells: [string, number, ReadCall][] = [
+    ['libgit2-objcache:scaled:lookup', 64 * 1024, 'lookup'],
+    ['libgit2-objcache:scaled', MIB, 'repo-odb'],
+  ];
+  for (const [spec, size, call] of cells) {
+    const args: string[] = [
+      'simulate',
+      '--json',
+      '--policy',
+      spec,
+      '--limit',
+      String(size),
+      '-C',
+      subject.repo,
+      '--reads',
+      readList,
+    ];
+    const cli: SpawnSyncReturns<string> = spawnSync(process.execPath, [cliPath, ...args], {
+      env: {
+        ...process.env,
+        PACKSCOPE_NO_PROGRESS: '1',
+        PACKSCOPE_CACHE_DIR: path.join(subject.sandbox.root, 'cache'),
+      },
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
+    assert.equal(cli.status, 0, cli.stderr);
+    const document = JSON.parse(cli.stdout) as {
+      recording: { mode: string };
+      results: { reads: number; inflations: number; exact: boolean }[];
+    };
+    const cell = document.results[0]!;
+    assert.equal(document.recording.mode, 'read-list');
+    assert.equal(cell.reads, synthetic.length);
+    assert.equal(cell.exact, true, 'a read list hides no read');
+    assert.equal(
+      cell.inflations,
+      libgit2Inflations(subject, synthetic, size, call),
+      `simulate --reads ${spec} at ${size}`,
+    );
+  }
 });
