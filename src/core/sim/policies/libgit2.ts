@@ -244,7 +244,7 @@ export const LIBGIT2_OBJECT_CACHE_DEFAULT = 256 * 1024 * 1024;
  */
 export const libgit2Policy: PolicyDefinition = {
   name: 'libgit2',
-  spec: 'libgit2[:as-shipped|:lookup]',
+  spec: 'libgit2[:as-shipped|lookup]',
   help: [
     'libgit2 as shipped: its object cache on at 256m (§4.1, max(8, n/2048) eviction) over its 16m',
     'per-pack base cache (§4.2, a compile-time constant); the limit does not apply (a flat line);',
