@@ -16,7 +16,10 @@ import { Libgit2ObjectCache, type Libgit2ObjectCacheOptions, type ObjectCacheCou
  *   otherwise: the bottom is either a cache hit (used IN PLACE: it stays cached, no re-add) or the
  *   root, inflated once; then per delta, innermost first: the current base, unless it came from
  *   the cache, is offered to the cache (BEFORE the delta is inflated and applied), then 1 inflation
- *   + 1 delta application. The final result is never cached. Then the object cache may store it.
+ *   + 1 delta application. The final result is never cached. Then the object cache may store it:
+ *   git_odb_read stores the raw object; git_object_lookup stores the raw object and then the parsed
+ *   one, each store checking the cap first (§4.1), and serves a cached raw object without a pack
+ *   read (it parses it and stores the parsed object).
  *
  * `logged` has no trace to match in libgit2 (there is no GIT_TRACE_PACK_ACCESS). Here it counts the
  * reads that did unpack work: reads served neither by the object cache nor by a pack-cache hit on
