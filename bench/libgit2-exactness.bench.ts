@@ -38,7 +38,11 @@ const cli = path.join(projectRoot, 'dist', 'cli.js');
 const reader = path.join(projectRoot, 'test', 'support', 'pygit2-read.py');
 const shim = buildInflateCounter(work);
 
-function run(command: string, args: string[], options: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): string {
+function run(
+  command: string,
+  args: string[],
+  options: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
+): string {
   const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 30, ...options });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')}: ${result.stderr}`);
   return result.stdout;
