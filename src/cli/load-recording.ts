@@ -12,6 +12,7 @@ import {
   segmentRepositories,
   type LoadedRecording,
 } from '../core/trace/load-recording.ts';
+import { parseReadList } from '../core/trace/read-list.ts';
 import { modelStoreFor, type CacheOptions } from './open-target.ts';
 import type { Progress } from './progress.ts';
 
@@ -71,6 +72,21 @@ export function loadRecording(file: string, options: LoadOptions, progress: Prog
   // The empty-file warning was printed above, before looking for the repository.
   for (const message of empty === undefined ? loaded.warnings : loaded.warnings.slice(1)) warn(message);
   return loaded;
+}
+
+/**
+ * Reads a read list (`simulate --reads`, src/core/trace/read-list.ts) in the repository of -C DIR or
+ * the current directory: every line must be a read of it, or the load fails naming the line.
+ */
+export function loadReadList(file: string, options: LoadOptions, progress: Progress): LoadedRecording {
+  if (!fs.existsSync(file)) throw fail('io', file, undefined, 'no such read list');
+  const repository = discoverRepository(options.repository ?? process.cwd());
+  const store = new Store(repository, modelStoreFor(options, repository));
+  const log = progress.track(`Reading ${path.basename(file)}`, () => parseReadList(file, store));
+  if (log.readPack.length === 0) throw fail('truncated', file, undefined, 'the read list lists no reads');
+  const loaded = progress.track('Reading packs', () => resolveRecording(log, store, { segment: options.segment }));
+  for (const message of loaded.warnings) warn(message);
+  return { ...loaded, readList: true };
 }
 
 function warn(message: string): void {

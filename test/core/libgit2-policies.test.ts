@@ -318,8 +318,8 @@ test('libgit2 object cache: evict before inserting, only once over the cap; the 
   assert.equal(result.evictions, 8);
   assert.equal(result.evictionBucketsScanned, 9, 'buckets 0–8 looked at');
   assert.equal(cache.usedBytes, 3 + 1);
-  for (const id of [5, 6, 7, 11]) assert.ok(cache.lookup(id), `id ${id} kept`);
-  for (const id of [0, 1, 2, 3, 4, 8, 9, 10]) assert.equal(cache.lookup(id), false, `id ${id} evicted`);
+  for (const id of [5, 6, 7, 11]) assert.ok(cache.lookupRaw(id), `id ${id} kept`);
+  for (const id of [0, 1, 2, 3, 4, 8, 9, 10]) assert.equal(cache.lookupRaw(id), false, `id ${id} evicted`);
   assert.equal(result.buckets, 16);
 });
 
@@ -333,7 +333,7 @@ test('libgit2 object cache: fewer live entries than evict_count clears the whole
   assert.equal(result.evictions, 3);
   assert.equal(result.evictionBucketsScanned, 4);
   assert.equal(cache.usedBytes, 2);
-  assert.ok(cache.lookup(3) && cache.lookup(4));
+  assert.ok(cache.lookupRaw(3) && cache.lookupRaw(4));
 });
 
 test('libgit2 object cache: evict8 vs scaled (max(8, n/2048)), and scans growing over empty buckets', () => {
@@ -407,4 +407,43 @@ test('simObjectsFrom fills oidPrefix from the idx; the libgit2 replay runs over 
   });
   assert.ok(withObjects.objectCache!.hits > 0 && withObjects.objectCache!.evictionRuns > 0);
   assert.ok(withObjects.inflations < replayLibgit2Reads(objects, twice, { limit: 64 * 1024 }).inflations);
+});
+
+test('libgit2 object cache: raw and parsed entries, as git_odb_read and git_object_lookup store and find them', () => {
+  const objects = smallTrees(12, (i) => 2 * i);
+  const cache = new Libgit2ObjectCache(objects, { eviction: 'evict8', maxStorage: 100 });
+  cache.storeAs(0, 'raw');
+  assert.equal(cache.lookupAny(0), 'raw', 'git_cache_get_any sees a raw entry');
+  cache.storeAs(0, 'parsed');
+  assert.equal(cache.usedBytes, 1, 'the parsed object takes the raw entry’s place and bytes');
+  assert.equal(cache.result().replacements, 1);
+  assert.equal(cache.lookupRaw(0), false, 'git_cache_get_raw does not see a parsed entry');
+  cache.storeAs(0, 'raw');
+  assert.equal(cache.lookupAny(0), 'parsed', 'a raw store where the parsed object is leaves it');
+  assert.equal(cache.usedBytes, 1);
+});
+
+test('libgit2 object cache through git_object_lookup: two stores per miss, each checking the cap first', () => {
+  // Hashes 2i, cap 10, evict 8 (the layout of the eviction test above): reads 0..11, then 10.
+  // git_odb_read: the raw store of 11 finds 11 bytes over the cap and evicts 0 8 1 9 2 10 3 4;
+  // 10 is gone when read again. git_object_lookup: the parsed store of 10, right after its raw
+  // store took the total to 11, evicts the same eight, 10 among them, and then stores 10 again:
+  // it is there when read again.
+  const objects = smallTrees(12, (i) => 2 * i);
+  const reads = Int32Array.from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 10]);
+  const run = (readCall: 'odb-read' | 'object-lookup'): Libgit2Counts =>
+    replayLibgit2Reads(objects, reads, {
+      limit: 16 << 20,
+      objectCache: { eviction: 'evict8', maxStorage: 10 },
+      readCall,
+    });
+  const odbRead = run('odb-read');
+  const lookup = run('object-lookup');
+  assert.equal(odbRead.objectCache!.evictionRuns, 1);
+  assert.equal(lookup.objectCache!.evictionRuns, 1);
+  assert.equal(odbRead.objectCache!.hits, 0);
+  assert.equal(lookup.objectCache!.hits, 1, 'the last read of 10 is served by the object cache');
+  assert.equal(lookup.objectCache!.stores, 13, '12 raw stores, and 10 again after its eviction');
+  assert.equal(lookup.objectCache!.replacements, 11, 'every parsed store but the one after the eviction');
+  assert.equal(lookup.inflations, odbRead.inflations - 1);
 });

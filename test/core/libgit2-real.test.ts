@@ -3,7 +3,7 @@
 // calls; the counts must equal the model's predicted inflations (git-internals §4, §8.2).
 import { test, type TestContext } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
@@ -15,7 +15,7 @@ import {
   type Libgit2Counts,
 } from '../../src/core/sim/policies/libgit2.ts';
 import { simObjectsFrom, type SimObjects } from '../../src/core/sim/sim-objects.ts';
-import { GitSandbox, packStems, projectRoot, tempDir } from '../support/git.ts';
+import { cliPath, GitSandbox, packStems, projectRoot, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 import { buildInflateCounter, countingEnv, readInflateCount } from '../support/inflate-counter.ts';
 import { SeededRandom } from '../support/seeded-random.ts';
@@ -79,11 +79,20 @@ function recordReads(subject: Subject, args: string[]): Int32Array {
   });
 }
 
-/** pygit2's Odb.read over `reads` in order with the object cache `off` or at `cache` bytes: its inflateInit count. */
-function libgit2Inflations(subject: Subject, reads: Int32Array, cache: 'off' | number): number {
+/**
+ * How pygit2 reads each object (pygit2-read.py): `odb` Odb(objects).read and `repo-odb`
+ * Repository.odb.read are git_odb_read, `lookup` Repository[id] is git_object_lookup.
+ */
+type ReadCall = 'odb' | 'repo-odb' | 'lookup';
+
+/**
+ * pygit2's reads of `reads` in order through `call` (default Odb.read) with the object cache `off`
+ * or at `cache` bytes: its inflateInit count.
+ */
+function libgit2Inflations(subject: Subject, reads: Int32Array, cache: 'off' | number, call: ReadCall = 'odb'): number {
   const counts = path.join(subject.sandbox.root, `count-${process.hrtime.bigint()}`);
   const run = (ids: Int32Array): string => {
-    const result = spawnSync(PYTHON, [READER, subject.objectsDir, String(cache)], {
+    const result = spawnSync(PYTHON, [READER, subject.objectsDir, String(cache), call], {
       input: Array.from(ids, (id) => subject.model.oidHex(id)).join('\n') + '\n',
       env: { ...process.env, ...countingEnv(subject.shim, counts) },
       encoding: 'utf8',
@@ -244,4 +253,134 @@ test('libgit2 object cache eviction is max(8, n/2048), not 8: told apart on a ca
     }).inflations,
     scaled.inflations,
   );
+});
+
+/**
+ * `commits` commits of a 2.5 KB message, each changing one of 60 files in one directory (a tree
+ * of about 3.7 KB) and one of 16 files in a second one: commits and trees just under the object
+ * cache's 4 KiB admission limit (§4.1), so that caps of 8m and 20m fill and evict.
+ */
+function wideTreeHistory(commits: number): (sandbox: GitSandbox, repo: string) => void {
+  return (sandbox, repo) => {
+    const random = new SeededRandom(41);
+    const message = wordText(random, 2500).join('\n');
+    const chunks: string[] = [];
+    for (let c = 0; c < commits; c++) {
+      const wide = `wide/file-with-a-longer-name-${random.int(60)}.txt`;
+      const narrow = `narrow/n-${random.int(16)}.txt`;
+      const files =
+        c === 0 ? Array.from({ length: 60 }, (_, k) => `wide/file-with-a-longer-name-${k}.txt`) : [wide, narrow];
+      const text = `commit ${c}\n${message.slice(0, 2400 + random.int(100))}\n`;
+      chunks.push(
+        `commit refs/heads/main\nmark :${c + 1}\ncommitter C O Mitter <c@example.com> ${1700000000 + c} +0000\ndata ${Buffer.byteLength(text)}\n${text}\n${c > 0 ? `from :${c}\n` : ''}`,
+      );
+      for (const file of files) {
+        const content = `${file} ${c} ${random.int(1e9)}\n`;
+        chunks.push(`M 100644 inline ${file}\ndata ${content.length}\n${content}\n`);
+      }
+      chunks.push('\n');
+    }
+    chunks.push('done\n');
+    sandbox.fastImport(repo, Buffer.from(chunks.join('')));
+  };
+}
+
+/** Reads no git command made: `count` reads of the pack's objects, a seeded mix of repeats and jumps. */
+function syntheticReads(subject: Subject, count: number, seed: number): Int32Array {
+  const random = new SeededRandom(seed);
+  const total = subject.objects.count;
+  const reads = new Int32Array(count);
+  let at = random.int(total);
+  for (let r = 0; r < count; r++) {
+    // Mostly near the last read (a walk), sometimes anywhere (a jump), sometimes a recent read again.
+    const roll = random.int(10);
+    if (roll < 6) at = (at + 1 + random.int(8)) % total;
+    else if (roll < 8) at = random.int(total);
+    else if (r > 0) at = reads[Math.max(0, r - 1 - random.int(Math.min(r, 200)))]!;
+    reads[r] = at;
+  }
+  return reads;
+}
+
+test('libgit2 object cache through git_object_lookup and git_odb_read against real libgit2: caps 64k to 256m on three read lists', (t) => {
+  const subject = subjectOf(t, wideTreeHistory(4000));
+  if (subject === undefined) return;
+  const walk = recordReads(subject, ['rev-list', '--objects', '--all']);
+  const lists: [string, Int32Array][] = [
+    ['rev-list --objects --all, twice', Int32Array.from([...walk, ...walk])],
+    ['log --raw -r', recordReads(subject, ['log', '--raw', '-r', '--format=%H'])],
+    ['synthetic reads', syntheticReads(subject, 40000, 7)],
+  ];
+  // Cells where one store per read (git_odb_read's) would mispredict git_object_lookup: the cause.
+  let twoStoresMatter = 0;
+  for (const [list, reads] of lists)
+    for (const size of [64 * 1024, MIB, 8 * MIB, 20 * MIB, 256 * MIB]) {
+      const lookup = predicted(subject, 'libgit2-objcache:scaled:lookup', reads, size);
+      const odbRead = predicted(subject, 'libgit2-objcache:scaled', reads, size);
+      const realLookup = libgit2Inflations(subject, reads, size, 'lookup');
+      const realOdbRead = libgit2Inflations(subject, reads, size, 'repo-odb');
+      t.diagnostic(
+        `${list} at ${size}: lookup real ${realLookup} predicted ${lookup.inflations} (runs ${lookup.objectCache!.evictionRuns}); odb real ${realOdbRead} predicted ${odbRead.inflations}`,
+      );
+      assert.equal(realLookup, lookup.inflations, `${list}, git_object_lookup, object cache at ${size}`);
+      assert.equal(realOdbRead, odbRead.inflations, `${list}, git_odb_read, object cache at ${size}`);
+      if (lookup.inflations !== odbRead.inflations) twoStoresMatter++;
+      if (size === 20 * MIB && list !== 'synthetic reads')
+        assert.ok(lookup.objectCache!.evictionRuns > 0, `${list} at 20m: the object cache evicts`);
+    }
+  assert.ok(
+    twoStoresMatter > 0,
+    'somewhere git_object_lookup and git_odb_read differ, or the test would not tell them apart',
+  );
+
+  // The synthetic reads as a read list for `packscope simulate --reads`: object ids and `<pack>
+  // <offset>` lines mixed, a comment and a blank line; the CLI's counts equal real libgit2's.
+  const synthetic = lists[2]![1];
+  const pack = `${packStems(subject.objectsDir)[0]!}.pack`;
+  const readList = path.join(subject.sandbox.root, 'reads.txt');
+  const lines = Array.from(synthetic, (id, r) =>
+    r % 3 === 0 ? `${pack} ${subject.objects.offset[id]!}` : subject.model.oidHex(id),
+  );
+  fs.writeFileSync(readList, `# reads no git command made\n\n${lines.join('\n')}\n`);
+  const cells: [string, number, ReadCall][] = [
+    ['libgit2-objcache:scaled:lookup', 64 * 1024, 'lookup'],
+    ['libgit2-objcache:scaled', MIB, 'repo-odb'],
+  ];
+  for (const [spec, size, call] of cells) {
+    const args: string[] = [
+      'simulate',
+      '--json',
+      '--policy',
+      spec,
+      '--limit',
+      String(size),
+      '-C',
+      subject.repo,
+      '--reads',
+      readList,
+    ];
+    const cli: SpawnSyncReturns<string> = spawnSync(process.execPath, [cliPath, ...args], {
+      env: {
+        ...process.env,
+        PACKSCOPE_NO_PROGRESS: '1',
+        PACKSCOPE_CACHE_DIR: path.join(subject.sandbox.root, 'cache'),
+      },
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
+    assert.equal(cli.status, 0, cli.stderr);
+    const document = JSON.parse(cli.stdout) as {
+      recording: { mode: string };
+      results: { reads: number; inflations: number; exact: boolean }[];
+    };
+    const cell = document.results[0]!;
+    assert.equal(document.recording.mode, 'read-list');
+    assert.equal(cell.reads, synthetic.length);
+    assert.equal(cell.exact, true, 'a read list hides no read');
+    assert.equal(
+      cell.inflations,
+      libgit2Inflations(subject, synthetic, size, call),
+      `simulate --reads ${spec} at ${size}`,
+    );
+  }
 });

@@ -6,12 +6,13 @@ import { simulateRecording, simulationDocument } from '../../core/report/simulat
 import { formatSimulatedCount } from '../../common/format.ts';
 import { formatLimit, writeJson } from '../output.ts';
 import { completionAdviceLines } from '../completion-advice.ts';
-import { loadRecording } from '../load-recording.ts';
+import { loadReadList, loadRecording } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
 
 const simulateHelp = `usage: packscope simulate [--json] [--limit L] [--policy P] [--segment N] [-C DIR] <recording>
+       packscope simulate [--json] [--limit L] [--policy P] [-C DIR] --reads FILE
 
 Replays the reads of a recording (or a raw GIT_TRACE_PACK_ACCESS file) through Git's read path and
 a delta base cache policy at one cache limit (default: 96m, git's default), and prints what Git
@@ -25,6 +26,13 @@ the limit it was made with.
 
 -C DIR       the repository (default: the one the recording names, else the current directory)
 --segment N  replay only the N-th git command of the recording
+--reads FILE replay a read list instead of a recording: reads no git command made, in order, one
+             a line, each a full object id or \`<pack> <offset>\` (the pack by file name, the offset
+             of an object's start); blank lines and lines starting with # are skipped. Every read
+             is listed, hits included, so the replay is exact at every limit (for the libgit2
+             policies, as libgit2 reads them: git_odb_read, or git_object_lookup with :lookup).
+             Lines are at most 4128 bytes; a line that is not a read of the repository (-C DIR,
+             else the current directory) stops the replay with the file and the line.
 
 ${POLICY_HELP}
 
@@ -42,18 +50,32 @@ function runSimulate(argv: string[], progress: Progress): number {
       limit: { type: 'string' },
       policy: { type: 'string' },
       segment: { type: 'string' },
+      reads: { type: 'string' },
       C: { type: 'string', short: 'C' },
       ...cacheOptionSpec,
     },
   });
-  if (positionals.length !== 1)
-    throw fail('usage', undefined, undefined, 'simulate needs one recording (see packscope simulate --help)');
+  if (values.reads !== undefined && positionals.length !== 0)
+    throw fail('usage', undefined, undefined, 'simulate takes a recording or --reads FILE, not both');
+  if (values.reads !== undefined && values.segment !== undefined)
+    throw fail('usage', undefined, undefined, '--segment needs a recording: a read list is one sequence of reads');
+  if (values.reads === undefined && positionals.length !== 1)
+    throw fail(
+      'usage',
+      undefined,
+      undefined,
+      'simulate needs one recording or --reads FILE (see packscope simulate --help)',
+    );
   const limit = values.limit === undefined ? [GIT_DEFAULT_LIMIT] : parseLimits(values.limit);
   if (limit.length !== 1)
     throw fail('usage', undefined, undefined, '--limit takes one size; use `packscope sweep` for several');
   const runner = parsePolicy(values.policy ?? 'git');
   const segment = values.segment === undefined ? undefined : Number(values.segment);
-  const loaded = loadRecording(positionals[0]!, { ...cacheOptions(values), repository: values.C, segment }, progress);
+  const options = { ...cacheOptions(values), repository: values.C, segment };
+  const loaded =
+    values.reads !== undefined
+      ? loadReadList(values.reads, options, progress)
+      : loadRecording(positionals[0]!, options, progress);
   const result = simulateRecording(loaded, runner, limit[0]!);
   if (values.json) {
     writeJson(simulationDocument('packscope.simulate/1', loaded, [result]));
@@ -64,7 +86,9 @@ function runSimulate(argv: string[], progress: Progress): number {
   const lines = [
     `policy              ${result.policy}${result.referenceBound ? ' (reference bound)' : ''}`,
     `limit               ${formatLimit(result.limit)}`,
-    `reads               ${result.reads} in ${loaded.segments.length} git process${loaded.segments.length === 1 ? '' : 'es'}`,
+    loaded.readList
+      ? `reads               ${result.reads} (a read list)`
+      : `reads               ${result.reads} in ${loaded.segments.length} git process${loaded.segments.length === 1 ? '' : 'es'}`,
     `logged              ${shown('logged')} (predicted GIT_TRACE_PACK_ACCESS lines)`,
     `inflations          ${shown('inflations')}`,
     `delta applications  ${shown('deltaApplications')}`,
@@ -114,7 +138,7 @@ function runSimulate(argv: string[], progress: Progress): number {
     lines.push(
       `note: a passive recording (made at ${formatLimit(recorded.cacheLimit)}) is exact only at that limit; record with --exact`,
     );
-  } else if (!recorded) {
+  } else if (!recorded && !loaded.readList) {
     lines.push('note: a raw trace: no bounds (record with packscope record --exact to get them)');
   }
   lines.push(...completionAdviceLines(loaded, [result]));

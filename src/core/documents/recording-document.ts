@@ -8,7 +8,8 @@
 export interface RecordingSummary {
   file: string;
   repository: string;
-  mode: 'exact' | 'passive' | 'raw';
+  /** `read-list`: a list of reads given to `simulate --reads`, not made by git; every read is in it. */
+  mode: 'exact' | 'passive' | 'raw' | 'read-list';
   recordedLimit: number | null;
   /**
    * Where recordedLimit comes from: the recording's header, or, for a raw trace recorded in the
@@ -36,7 +37,9 @@ export interface RecordingSegment {
 }
 
 /** The server's description of a recording: the summary with its segments listed, plus what the Recordings view shows. */
-export interface RecordingInfo extends Omit<RecordingSummary, 'segments'> {
+export interface RecordingInfo extends Omit<RecordingSummary, 'segments' | 'mode'> {
+  /** The server opens recordings and traces, never read lists. */
+  mode: Exclude<RecordingSummary['mode'], 'read-list'>;
   /** git's arguments, without "git", exactly as recorded (the recording's metadata); null for a raw trace. */
   args: string[] | null;
   /** Where git ran (the recording's metadata); null for a raw trace. */

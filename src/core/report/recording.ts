@@ -6,7 +6,9 @@ export function recordingSummary(loaded: LoadedRecording): RecordingSummary {
   return {
     file: loaded.log.file,
     repository: loaded.store.repository.gitDir,
-    mode: loaded.log.metadata?.mode ?? (loaded.environmentLimit !== undefined ? 'exact' : 'raw'),
+    mode: loaded.readList
+      ? 'read-list'
+      : (loaded.log.metadata?.mode ?? (loaded.environmentLimit !== undefined ? 'exact' : 'raw')),
     recordedLimit: loaded.log.metadata?.cacheLimit ?? loaded.environmentLimit ?? null,
     recordedLimitFrom: loaded.log.metadata
       ? 'header'
@@ -29,6 +31,8 @@ export function recordingSummary(loaded: LoadedRecording): RecordingSummary {
 export function recordingInfo(loaded: LoadedRecording, segment: number | undefined): RecordingInfo {
   const summary = recordingSummary(loaded);
   const metadata = loaded.log.metadata;
+  // Read lists come from the CLI's `simulate --reads` only; the server loads recordings.
+  if (summary.mode === 'read-list') throw new Error('recordingInfo: a read list is not a recording');
   return {
     file: summary.file,
     repository: summary.repository,

@@ -30,6 +30,7 @@ export function recordingBasis(loaded: LoadedRecording): RecordingBasis {
     inserted: loaded.insertedReads,
     notDeterministic: notDeterministic(loaded),
     singleThreaded: metadata?.singleThreaded,
+    readList: loaded.readList,
   };
 }
 

@@ -25,6 +25,8 @@ export interface RecordingBasis {
   notDeterministic?: string | undefined;
   /** The config that made the recorded command read in one thread (`grep.threads=1`): said beside every cell. */
   singleThreaded?: string | undefined;
+  /** The reads are a read list (`simulate --reads`): every read, hits included, so nothing is hidden at any limit. */
+  readList?: boolean | undefined;
 }
 
 /** A raw trace or a bare list of reads: nothing known about what git ran with. */
@@ -119,6 +121,9 @@ function cellExactness(
   });
   if (basis.notDeterministic !== undefined)
     return { exact: false, bounds: null, hiddenReads: null, exactness: basis.notDeterministic };
+  // A trace lists the reads that missed; a read list lists every read, so the replay is the reads.
+  if (basis.readList === true)
+    return { exact: true, bounds: point(), hiddenReads: null, exactness: 'a read list: every read is listed' };
   if (runner.name === 'git' && (basis.recordedLimit === limit || basis.completeAt?.includes(limit) === true)) {
     return {
       exact: true,

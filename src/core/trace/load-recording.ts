@@ -48,6 +48,8 @@ export interface LoadedRecording {
   environmentLimit?: number | undefined;
   /** Places of the kept reads whose hidden reads more than one reading of the runs explains (left open, bounded). */
   ambiguousPlaces?: number | undefined;
+  /** A read list (read-list.ts): every read is listed, hits included, so none is hidden. */
+  readList?: boolean | undefined;
 }
 
 /** A git process a trace holds that ran in another repository than the recording's. */

@@ -13,12 +13,20 @@ import type { SimObjects } from '../sim-objects.ts';
  *   `evict8`: 8 (libgit2 before v0.99.0); `scaled`: max(8, live/2048) (PR #5172, v0.99.0+). In
  *   both, when evict_count exceeds the live entries the whole cache is cleared (the "do not loop
  *   forever" guard).
- * - A hit (`git_cache_get_raw`) changes nothing: no reordering.
+ * - A hit changes nothing: no reordering.
+ * - Each entry is either a raw object (what `git_odb_read` stores) or a parsed one (what
+ *   `git_object_lookup` stores after it). A raw lookup (`git_cache_get_raw`) does not see a parsed
+ *   entry; `git_cache_get_any` sees both. Storing a parsed object where its raw one is replaces the
+ *   entry in place (same bucket, same bytes); storing a raw one where the parsed one is does
+ *   nothing. Every store, either kind, first runs the eviction check.
  *
  * Simplification: the key is the simulator's object id. The same OID stored in two packs is two
  * keys here, one key in libgit2 (the caller can dedupe reads to one copy when that matters).
  */
 export type ObjectCacheEviction = 'evict8' | 'scaled';
+
+/** What an entry holds (libgit2's GIT_CACHE_STORE_RAW and GIT_CACHE_STORE_PARSED). */
+export type CachedKind = 'raw' | 'parsed';
 
 export interface Libgit2ObjectCacheOptions {
   eviction: ObjectCacheEviction;
@@ -35,6 +43,8 @@ export interface ObjectCacheCounts {
   hits: number;
   /** Objects inserted. */
   stores: number;
+  /** Raw entries replaced in place by their parsed object (git_object_lookup after git_odb_read). */
+  replacements: number;
   /** Objects removed by evictions (clears included). */
   evictions: number;
   /** cache_evict_entries calls. */
@@ -55,6 +65,8 @@ const EVICT_DIVISOR = 2048;
 
 export class Libgit2ObjectCache {
   private readonly table: OidHashTable;
+  /** Per object id: 1 when its entry holds the parsed object (meaningful while it is in the table). */
+  private readonly parsed: Uint8Array;
   private readonly maxStorage: number;
   private readonly maxBlob: number;
   private readonly maxOther: number;
@@ -63,6 +75,7 @@ export class Libgit2ObjectCache {
   private readonly counts: ObjectCacheCounts = {
     hits: 0,
     stores: 0,
+    replacements: 0,
     evictions: 0,
     evictionRuns: 0,
     clears: 0,
@@ -76,6 +89,7 @@ export class Libgit2ObjectCache {
     options: Libgit2ObjectCacheOptions & { maxStorage: number },
   ) {
     this.table = new OidHashTable(objects.oidPrefix);
+    this.parsed = new Uint8Array(objects.count);
     this.maxStorage = options.maxStorage;
     const limits = options.maxObjectSize ?? DEFAULT_MAX_OBJECT_SIZE;
     this.maxBlob = limits.blob;
@@ -83,21 +97,48 @@ export class Libgit2ObjectCache {
     this.eviction = options.eviction;
   }
 
-  /** git_cache_get_raw: true on a hit (the read is served; nothing else changes). */
-  lookup(id: number): boolean {
-    if (!this.table.has(id)) return false;
+  /** git_cache_get_raw: true on a hit (a raw entry; the read is served, nothing else changes). */
+  lookupRaw(id: number): boolean {
+    if (!this.table.has(id) || this.parsed[id] === 1) return false;
     this.counts.hits++;
     return true;
   }
 
+  /**
+   * git_cache_get_any: the kind of the entry, or undefined. Only a parsed entry serves a
+   * git_object_lookup by itself (a raw one is parsed and stored again), so only it counts as a hit.
+   */
+  lookupAny(id: number): CachedKind | undefined {
+    if (!this.table.has(id)) return undefined;
+    if (this.parsed[id] === 1) {
+      this.counts.hits++;
+      return 'parsed';
+    }
+    return 'raw';
+  }
+
   /** git_cache_store_raw after a backend read (§4.1 "Store"). */
   store(id: number): void {
+    this.storeAs(id, 'raw');
+  }
+
+  /** cache_store for either kind (§4.1 "Store"). */
+  storeAs(id: number, kind: CachedKind): void {
     const size = this.objects.size[id]!;
     // cache_should_store: strictly below the type's maximum.
     if (!(size < (this.objects.isBlob[id] ? this.maxBlob : this.maxOther))) return;
-    // §4.1: "if (current_storage > max_storage) evict" before the insertion.
+    // §4.1: "if (current_storage > max_storage) evict" before the insertion, for either kind.
     if (this.usedBytes > this.maxStorage) this.evict();
-    if (!this.table.put(id)) return;
+    const parsed = kind === 'parsed' ? 1 : 0;
+    if (!this.table.put(id)) {
+      // Present: a parsed object takes its raw entry's place; anything else leaves the entry.
+      if (parsed === 1 && this.parsed[id] === 0) {
+        this.parsed[id] = 1;
+        this.counts.replacements++;
+      }
+      return;
+    }
+    this.parsed[id] = parsed;
     this.counts.stores++;
     this.usedBytes += size;
     if (this.usedBytes > this.counts.peakBytes) this.counts.peakBytes = this.usedBytes;

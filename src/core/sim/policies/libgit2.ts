@@ -16,7 +16,10 @@ import { Libgit2ObjectCache, type Libgit2ObjectCacheOptions, type ObjectCacheCou
  *   otherwise: the bottom is either a cache hit (used IN PLACE: it stays cached, no re-add) or the
  *   root, inflated once; then per delta, innermost first: the current base, unless it came from
  *   the cache, is offered to the cache (BEFORE the delta is inflated and applied), then 1 inflation
- *   + 1 delta application. The final result is never cached. Then the object cache may store it.
+ *   + 1 delta application. The final result is never cached. Then the object cache may store it:
+ *   git_odb_read stores the raw object; git_object_lookup stores the raw object and then the parsed
+ *   one, each store checking the cap first (§4.1), and serves a cached raw object without a pack
+ *   read (it parses it and stores the parsed object).
  *
  * `logged` has no trace to match in libgit2 (there is no GIT_TRACE_PACK_ACCESS). Here it counts the
  * reads that did unpack work: reads served neither by the object cache nor by a pack-cache hit on
@@ -28,11 +31,20 @@ export const LIBGIT2_PACK_CACHE_LIMIT = 16 * 1024 * 1024;
 /** §4.2 GIT_PACK_CACHE_SIZE_LIMIT: bases with len > 1 MiB are never cached. */
 export const LIBGIT2_MAX_CACHED_BASE = 1024 * 1024;
 
+/**
+ * Which libgit2 call makes each read (§4.1): `git_odb_read` keeps the raw object;
+ * `git_object_lookup` looks for any entry, reads through `git_odb_read` on a miss and then keeps
+ * the parsed object too: two stores per miss, each of which may evict first.
+ */
+export type Libgit2ReadCall = 'odb-read' | 'object-lookup';
+
 export interface Libgit2ReplayOptions {
   /** Per-pack delta base cache limit (libgit2 compiles in 16 MiB; only the what-if policy varies it). */
   limit: number;
   /** Put the ODB object cache in front; its storage cap defaults to `limit`. */
   objectCache?: Libgit2ObjectCacheOptions;
+  /** Default `odb-read`; only the object cache tells the two apart. */
+  readCall?: Libgit2ReadCall;
 }
 
 /**
@@ -112,6 +124,13 @@ class PackBaseCaches {
   }
 }
 
+/** After a pack read: git_odb_read stores the raw object; git_object_lookup then stores the parsed one. */
+function storeRead(objectCache: Libgit2ObjectCache | undefined, id: number, lookup: boolean): void {
+  if (objectCache === undefined) return;
+  objectCache.storeAs(id, 'raw');
+  if (lookup) objectCache.storeAs(id, 'parsed');
+}
+
 // Stays long: the replay's hot loop, one read at a time through both caches; its counters are locals for speed.
 export function replayLibgit2Reads(
   objects: SimObjects,
@@ -127,6 +146,7 @@ export function replayLibgit2Reads(
         maxStorage: options.objectCache.maxStorage ?? options.limit,
       })
     : undefined;
+  const lookup = options.readCall === 'object-lookup';
   let deepest = 0;
   for (let id = 0; id < objects.count; id++) if (objects.depth[id]! > deepest) deepest = objects.depth[id]!;
   const stack = new Int32Array(deepest + 1);
@@ -139,7 +159,20 @@ export function replayLibgit2Reads(
 
   for (let r = 0; r < reads.length; r++) {
     const id = reads[r]!;
-    if (objectCache?.lookup(id)) continue;
+    if (objectCache !== undefined) {
+      if (!lookup) {
+        if (objectCache.lookupRaw(id)) continue;
+      } else {
+        const kind = objectCache.lookupAny(id);
+        if (kind === 'parsed') continue;
+        if (kind === 'raw') {
+          // git_object_lookup found the raw object (a git_odb_read's): it parses that, no pack read.
+          objectCache.storeAs(id, 'parsed');
+          continue;
+        }
+        // A miss: git_odb_read's own raw lookup cannot find it either, so the pack is read below.
+      }
+    }
     // pack_dependency_chain: cache_get at every level, the requested object included.
     let depth = 0;
     let current = id;
@@ -157,7 +190,7 @@ export function replayLibgit2Reads(
     if (fromCache && depth === 0) {
       // §4.2 step 2: the requested object itself was cached: copy it, nothing else.
       packCacheTopHits++;
-      objectCache?.store(id);
+      storeRead(objectCache, id, lookup);
       continue;
     }
     logged++;
@@ -179,7 +212,7 @@ export function replayLibgit2Reads(
       baseId = delta;
       baseFromCache = false;
     }
-    objectCache?.store(id);
+    storeRead(objectCache, id, lookup);
   }
 
   const objectCounts = objectCache?.result();
@@ -214,29 +247,31 @@ export const LIBGIT2_OBJECT_CACHE_DEFAULT = 256 * 1024 * 1024;
  */
 export const libgit2Policy: PolicyDefinition = {
   name: 'libgit2',
-  spec: 'libgit2[:as-shipped]',
+  spec: 'libgit2[:as-shipped|lookup]',
   help: [
     'libgit2 as shipped: its object cache on at 256m (§4.1, max(8, n/2048) eviction) over its 16m',
-    'per-pack base cache (§4.2, a compile-time constant); the limit does not apply (a flat line)',
+    'per-pack base cache (§4.2, a compile-time constant); the limit does not apply (a flat line);',
+    ':lookup reads through git_object_lookup (raw, then parsed, stored) instead of git_odb_read',
   ],
   referenceBound: false,
   // The Cache Lab shows specs as its labels: this one says which libgit2 its line is.
   cacheLab: 'libgit2:as-shipped',
   make(argument, spec) {
-    if (argument !== undefined && argument !== 'as-shipped')
+    if (argument !== undefined && argument !== 'as-shipped' && argument !== 'lookup')
       throw fail(
         'usage',
         undefined,
         undefined,
-        `libgit2 takes no argument but as-shipped (got "${spec}"; the pack cache at the limit is libgit2-pack-whatif)`,
+        `libgit2 takes no argument but as-shipped or lookup (got "${spec}"; the pack cache at the limit is libgit2-pack-whatif)`,
       );
+    const readCall: Libgit2ReadCall = argument === 'lookup' ? 'object-lookup' : 'odb-read';
     return {
-      description:
-        'libgit2 as shipped: object cache on at 256m over the 16m pack cache (§4.1, §4.2); the limit does not apply',
+      description: `libgit2 as shipped, read through ${readCall === 'object-lookup' ? 'git_object_lookup' : 'git_odb_read'}: object cache on at 256m over the 16m pack cache (§4.1, §4.2); the limit does not apply`,
       run: (o, reads) =>
         replayLibgit2Reads(o, reads, {
           limit: LIBGIT2_PACK_CACHE_LIMIT,
           objectCache: { eviction: 'scaled', maxStorage: LIBGIT2_OBJECT_CACHE_DEFAULT },
+          readCall,
         }),
     };
   },
@@ -265,20 +300,31 @@ export const libgit2PackWhatIfPolicy: PolicyDefinition = {
 /** The object cache at the swept limit (an application's GIT_OPT_SET_CACHE_MAX_SIZE) over the 16m pack cache. */
 export const libgit2ObjectCachePolicy: PolicyDefinition = {
   name: 'libgit2-objcache',
-  spec: 'libgit2-objcache:evict8|scaled',
+  spec: 'libgit2-objcache:evict8|scaled[:lookup]',
   help: [
     "libgit2's object cache at the limit (GIT_OPT_SET_CACHE_MAX_SIZE; §4.1: commits, trees, tags under",
-    '4 KiB; evicts 8 (before v0.99.0) or max(8, n/2048) buckets in hash order) over its 16m pack cache',
+    '4 KiB; evicts 8 (before v0.99.0) or max(8, n/2048) buckets in hash order) over its 16m pack cache;',
+    'reads through git_odb_read, or with :lookup through git_object_lookup (raw, then parsed, stored)',
   ],
   referenceBound: false,
   make(argument, spec) {
-    if (argument !== 'evict8' && argument !== 'scaled')
-      throw fail('usage', undefined, undefined, `libgit2-objcache needs evict8 or scaled (got "${spec}")`);
-    const eviction = argument;
+    const [eviction, call, ...rest] = (argument ?? '').split(':');
+    if ((eviction !== 'evict8' && eviction !== 'scaled') || (call !== undefined && call !== 'lookup') || rest.length)
+      throw fail(
+        'usage',
+        undefined,
+        undefined,
+        `libgit2-objcache needs evict8 or scaled, then optionally :lookup (got "${spec}")`,
+      );
+    const readCall: Libgit2ReadCall = call === 'lookup' ? 'object-lookup' : 'odb-read';
     return {
-      description: `libgit2's object cache (${eviction}, §4.1) at the limit over its 16m pack cache`,
+      description: `libgit2's object cache (${eviction}, §4.1) at the limit over its 16m pack cache, read through ${readCall === 'object-lookup' ? 'git_object_lookup' : 'git_odb_read'}`,
       run: (o, reads, limit) =>
-        replayLibgit2Reads(o, reads, { limit: LIBGIT2_PACK_CACHE_LIMIT, objectCache: { eviction, maxStorage: limit } }),
+        replayLibgit2Reads(o, reads, {
+          limit: LIBGIT2_PACK_CACHE_LIMIT,
+          objectCache: { eviction, maxStorage: limit },
+          readCall,
+        }),
     };
   },
 };
