@@ -151,7 +151,10 @@ async function runVerifyPack(argv: string[], context: VerifyPackContext): Promis
  * below it (as `git verify-pack repo/.git/objects/pack/pack-….idx` names it).
  */
 function packNamesOf(argument: string): string[] {
-  if (!fs.statSync(argument, { throwIfNoEntry: false })?.isDirectory())
+  // A name ending in .pack or .idx is a pack whatever it is on disk: a directory so named is a pack
+  // that is not a regular file, as the pack reader says, not a repository to look for.
+  const namesAPack = argument.endsWith('.pack') || argument.endsWith('.idx');
+  if (namesAPack || !fs.statSync(argument, { throwIfNoEntry: false })?.isDirectory())
     return [
       argument.endsWith('.idx')
         ? `${argument.slice(0, -4)}.pack`
