@@ -3,6 +3,7 @@ import { formatBytes, formatCount } from '../../src/common/format.ts';
 import { tileKey } from '../../src/protocol/pack-map-protocol.ts';
 import { animation, drawOrder, scale, toScreen } from './camera.ts';
 import { drawFamily, drawSeeks } from './overlays.ts';
+import { bytesInView, drawMapMarks, drawRuler, mapMarks } from './ruler.ts';
 import { type Pane, colours, frameText, panes, recordings, requestDraw, state } from './page.ts';
 import { cached, drawStandIn, drawTileAt, pumpTiles, visibleTiles } from './tiles.ts';
 
@@ -80,6 +81,10 @@ export function drawPane(pane: Pane): void {
   }
   drawFamily(pane);
   drawSeeks(pane);
+  const inView = bytesInView(pane);
+  const marks = mapMarks(pane, order, inView);
+  drawMapMarks(pane, marks);
+  drawRuler(pane, order, inView, marks);
   const { scaleText, recordingStats } = pane;
   const bytes = info.bytesPerCell[order] ?? 0;
   const cellPx = scale(pane) / 2 ** order;

@@ -87,6 +87,9 @@ export interface Pane {
   tooltip: HTMLElement;
   summary: HTMLElement;
   scaleText: HTMLElement;
+  /** The offset ruler under the map, and its marks over the map (ruler.ts). */
+  ruler: HTMLElement;
+  marks: HTMLElement;
   recordingStats: HTMLElement;
   /** The recording's locality in this pack (`packscope locality`'s figures). */
   seekStats: HTMLElement;
