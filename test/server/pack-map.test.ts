@@ -140,6 +140,8 @@ describe('the Pack Map over LSP', () => {
     assert.equal(info.dataStart, 12);
     assert.equal(info.dataEnd, packBytes - 20);
     assert.equal(info.maxDepth, Math.max(...entries.map((e) => e.depth)));
+    // The top of the size scale: the largest entry git stored.
+    assert.equal(info.largestOnDisk, Math.max(...entries.map((e) => e.diskSize)));
     assert.ok(
       4 ** info.maxOrder >= packBytes - 32 && 4 ** (info.maxOrder - 1) < packBytes - 32,
       `order ${info.maxOrder}: cells of at most one byte`,
