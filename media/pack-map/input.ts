@@ -26,6 +26,7 @@ import {
   seeksToggle,
   state,
   refreshColours,
+  onStaleHover,
 } from './page.ts';
 
 export function cellAt(pane: Pane, px: number, py: number): { order: number; x: number; y: number } | undefined {
@@ -308,6 +309,11 @@ function onPageKey(event: KeyboardEvent): void {
   const pane = panes.find((p) => p.canvas === target) ?? (lastPane && panes.includes(lastPane) ? lastPane : panes[0]);
   if (pane) keyOn(pane, event);
 }
+
+onStaleHover((pane) => {
+  const at = pane.hovered?.at;
+  if (at && !pane.hoverBusy && !pane.hoverRequest) hoverAt(pane, at[0], at[1]);
+});
 
 export function listen(): void {
   document.addEventListener('keydown', onPageKey);

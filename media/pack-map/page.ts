@@ -162,6 +162,16 @@ export function setRecordings(next: PackMapRecordingChoice[]): void {
   recordingSelect.value = state.recording ?? '';
 }
 
+export let staleHover: (pane: Pane) => void = () => undefined;
+/**
+ * What a frame does when the tooltip names a cell of another order than the one drawn (input.ts:
+ * looks up the cell under the same point again): a zoom by buttons or keys changes the order under
+ * a pointer that did not move.
+ */
+export function onStaleHover(handler: (pane: Pane) => void): void {
+  staleHover = handler;
+}
+
 export let painter: () => void = () => undefined;
 /** What a frame paints (main.ts: draw). */
 export function paintWith(paint: () => void): void {
