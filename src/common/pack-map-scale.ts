@@ -95,8 +95,7 @@ export function sizeScaleStops(largest: number): SizeScaleStop[] {
   const sizes: number[] = [];
   for (let bytes = 16; bytes < largest; bytes *= 16) sizes.push(bytes);
   // The largest object, unless a round stop sits too close to it to label both.
-  const last = sizes.at(-1);
-  if (last !== undefined && sizeScalePosition(last, largest) > 0.85) sizes.pop();
+  while (sizes.length > 1 && sizeScalePosition(sizes.at(-1)!, largest) > 0.7) sizes.pop();
   sizes.push(Math.max(16, largest));
   return sizes.map((bytes) => ({
     bytes,
