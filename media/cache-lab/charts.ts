@@ -43,6 +43,16 @@ const drawnPoints = {
       chart.getDatasetMeta(i).data.map((element) => [Math.round(element.x * 10) / 10, Math.round(element.y * 10) / 10]),
     );
     chart.canvas.dataset.points = JSON.stringify(points);
+    // The tick labels each axis drew (after Chart.js skipped those it found no room for), with their
+    // pixel: a bar without a label beside it is a bar nobody can name.
+    chart.canvas.dataset.ticks = JSON.stringify(
+      Object.fromEntries(
+        Object.entries(chart.scales).map(([id, scale]) => [
+          id,
+          scale.ticks.map((tick, i) => [String(tick.label), Math.round(scale.getPixelForTick(i) * 10) / 10]),
+        ]),
+      ),
+    );
   },
 };
 
@@ -355,10 +365,17 @@ export function zeroLimitChart(
           ticks: { color: colours.foreground, callback: (v) => metricTick(metric, Number(v)) },
           title: { display: true, text: `${metricWords(metric)} at limit 0 (no cache)`, color: colours.foreground },
         },
-        y: { grid: { display: false }, ticks: { color: colours.foreground } },
+        // Every bar named: Chart.js skips category labels it finds crowded (8 bars showed 4 names);
+        // the box grows with the bars instead (zeroBoxHeight).
+        y: { grid: { display: false }, ticks: { color: colours.foreground, autoSkip: false } },
       },
     },
   });
+}
+
+/** The limit-0 panel's height in CSS pixels: room for a labelled bar per policy under the title and axis. */
+export function zeroBoxHeight(bars: number): number {
+  return Math.max(150, 70 + bars * 20);
 }
 
 export function indexPackChart(

@@ -19,7 +19,7 @@ import type { SweepResult } from '../../src/protocol/server-protocol.ts';
 import { h, replaceChildren } from '../common/dom.ts';
 import { readThemeColours } from '../common/theme.ts';
 import { replaceChart } from './chart-slots.ts';
-import { policyLabel, sweepChart, zeroLimitChart } from './charts.ts';
+import { policyLabel, sweepChart, zeroBoxHeight, zeroLimitChart } from './charts.ts';
 import {
   copyMarkdownButton,
   copyTextButton,
@@ -201,6 +201,8 @@ export function renderSweepChart(
       'aria-label',
       `Bar chart: ${metricWords(metric)} at limit 0 (no cache), one bar per policy: ${zero.map((z) => `${z.policy} ${z.value}`).join(', ')}.`,
     );
+    // Through the CSSOM: inline style attributes would need 'unsafe-inline' under the CSP.
+    zeroBox.style.height = `${zeroBoxHeight(zero.length)}px`;
     replaceChart('sweep-zero', () => zeroLimitChart(zeroCanvas, zero, metric, readThemeColours()));
   }
 }

@@ -3,7 +3,8 @@ import { formatBytes, formatCount } from '../../src/common/format.ts';
 import { tileKey } from '../../src/protocol/pack-map-protocol.ts';
 import { animation, drawOrder, scale, toScreen } from './camera.ts';
 import { drawFamily, drawSeeks } from './overlays.ts';
-import { type Pane, colours, frameText, panes, recordings, requestDraw, state } from './page.ts';
+import { bytesInView, drawMapMarks, drawRuler, mapMarks } from './ruler.ts';
+import { type Pane, colours, frameText, panes, recordings, requestDraw, staleHover, state } from './page.ts';
 import { cached, drawStandIn, drawTileAt, pumpTiles, visibleTiles } from './tiles.ts';
 
 export const FRAME_SAMPLES = 120;
@@ -70,6 +71,7 @@ export function drawPane(pane: Pane): void {
   context2d.lineWidth = 1;
   context2d.strokeRect(mx - 0.5, my - 0.5, scale(pane) + 1, scale(pane) + 1);
   const { hovered } = pane;
+  if (hovered && hovered.order !== order && !pane.tooltip.hidden) staleHover(pane);
   if (hovered && hovered.order === order) {
     const cell = scale(pane) / 2 ** order;
     const [hx, hy] = toScreen(pane, hovered.x / 2 ** order, hovered.y / 2 ** order);
@@ -80,6 +82,10 @@ export function drawPane(pane: Pane): void {
   }
   drawFamily(pane);
   drawSeeks(pane);
+  const inView = bytesInView(pane);
+  const marks = mapMarks(pane, order, inView);
+  drawMapMarks(pane, marks);
+  drawRuler(pane, order, inView, marks);
   const { scaleText, recordingStats } = pane;
   const bytes = info.bytesPerCell[order] ?? 0;
   const cellPx = scale(pane) / 2 ** order;

@@ -1,7 +1,7 @@
 // Hover, click and keys: the object under the pointer (a tooltip, the object panel), dragging and
 // zooming the one camera, and the toolbar's controls.
 import { formatBytes, formatCount } from '../../src/common/format.ts';
-import { type MapAttribute } from '../../src/common/pack-map-geometry.ts';
+import { hilbertIndex, type MapAttribute } from '../../src/common/pack-map-geometry.ts';
 import { type WebviewToHost } from '../../src/protocol/pack-map-protocol.ts';
 import { h, replaceChildren } from '../common/dom.ts';
 import { watchTheme } from '../common/theme.ts';
@@ -17,6 +17,7 @@ import {
   comparing,
   host,
   objectPanel,
+  panes,
   post,
   recordingSelect,
   requestDraw,
@@ -25,6 +26,7 @@ import {
   seeksToggle,
   state,
   refreshColours,
+  onStaleHover,
 } from './page.ts';
 
 export function cellAt(pane: Pane, px: number, py: number): { order: number; x: number; y: number } | undefined {
@@ -96,11 +98,16 @@ export function showTooltip(pane: Pane): void {
       `${formatBytes(object.diskSize)} in the ${role === '' ? 'pack' : `${role} pack`}, stored ${stored}${object.depth > 0 ? `, depth ${object.depth}` : ''}`,
     ),
     h('div', {}, `offset ${formatCount(object.offset)}; family of ${formatCount(object.familySize)}`),
+    cellLine(pane, hovered),
     h('div', { class: 'oid' }, object.oid),
   ];
   replaceChildren(tooltip, ...lines);
   tooltip.dataset.oid = object.oid;
   tooltip.dataset.offset = String(object.offset);
+  tooltip.dataset.order = String(hovered.order);
+  tooltip.dataset.cell = `${hovered.x},${hovered.y}`;
+  // Where the pointer was, as the page saw it (whole CSS pixels): the cell is read from it.
+  tooltip.dataset.at = hovered.at.join(',');
   tooltip.hidden = false;
   placeTooltip(pane, hovered.at[0], hovered.at[1]);
   const at = (message: 'openObject' | 'revealObject'): WebviewToHost => ({
@@ -132,6 +139,24 @@ export function showTooltip(pane: Pane): void {
         () => void showFamily(object.oid),
       ),
     ),
+  );
+}
+
+/** The bytes of the pack the hovered cell covers (PackMap.cellBytes' rule): the scale at the pointer. */
+function cellLine(pane: Pane, hovered: { order: number; x: number; y: number }): HTMLElement | null {
+  const info = pane.info;
+  if (!info) return null;
+  const cells = 4 ** hovered.order;
+  const span = info.dataEnd - info.dataStart;
+  const d = hilbertIndex(hovered.order, hovered.x, hovered.y);
+  const start = info.dataStart + Math.floor((d * span) / cells);
+  const end = Math.min(info.dataEnd, info.dataStart + Math.floor(((d + 1) * span) / cells));
+  return h(
+    'div',
+    { class: 'tip-cell', 'data-start': start, 'data-end': end },
+    end - start <= 1
+      ? `this cell: byte ${formatCount(start)} (a cell of ${(span / cells).toFixed(2)} bytes)`
+      : `this cell: bytes ${formatCount(start)} to ${formatCount(end - 1)} (${formatCount(end - start)})`,
   );
 }
 
@@ -200,64 +225,98 @@ export function listenPane(pane: Pane): void {
       event.preventDefault();
       const lines = event.deltaMode === 1 ? 16 : event.deltaMode === 2 ? pane.cssHeight : 1;
       zoomAround(pane, state.camera.zoom - event.deltaY * lines * 0.002, event.offsetX, event.offsetY);
+      // The cell under the pointer is another one now (another order, or the same order moved):
+      // the tooltip names what is under the pointer, not what was before the zoom.
+      hoverAt(pane, event.offsetX, event.offsetY);
+      lastPane = pane;
     },
     { passive: false },
   );
-  canvas.addEventListener('keydown', (event) => {
-    const step = Math.min(pane.cssWidth, pane.cssHeight) / 8;
-    let handled = true;
-    switch (event.key) {
-      case 'ArrowLeft':
-        panBy(pane, -step, 0);
-        break;
-      case 'ArrowRight':
-        panBy(pane, step, 0);
-        break;
-      case 'ArrowUp':
-        panBy(pane, 0, -step);
-        break;
-      case 'ArrowDown':
-        panBy(pane, 0, step);
-        break;
-      case '+':
-      case '=':
-        zoomBy(1);
-        break;
-      case '-':
-      case '_':
-        zoomBy(-1);
-        break;
-      case '0':
-      case 'Home':
-        animateTo({ zoom: 0, centerX: 0.5, centerY: 0.5 });
-        break;
-      case 'Enter':
-        openHovered(pane, event.shiftKey);
-        break;
-      case 'f':
-      case 'F':
-        if (pane.hovered?.object) void showFamily(pane.hovered.object.oid);
-        break;
-      case 'Escape':
-        void showFamily(null);
-        break;
-      case 'p':
-      case 'P':
-        play();
-        break;
-      default:
-        handled = false;
-    }
-    if (!handled) return;
-    event.preventDefault();
-    // With keys, the object under the centre is the one shown (and opened by Enter).
-    if (['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', '+', '=', '-', '_', '0', 'Home'].includes(event.key))
-      setTimeout(() => hoverAt(pane, pane.cssWidth / 2, pane.cssHeight / 2), 160);
-  });
+  canvas.addEventListener('pointerenter', () => (lastPane = pane));
+  canvas.addEventListener('focus', () => (lastPane = pane));
   new ResizeObserver(() => resize()).observe(pane.viewport);
 }
 
+// Stays long: a switch over the keys the map answers, each a line.
+/** A key for `pane`; true when the map answered it. */
+function keyOn(pane: Pane, event: KeyboardEvent): boolean {
+  const step = Math.min(pane.cssWidth, pane.cssHeight) / 8;
+  let handled = true;
+  switch (event.key) {
+    case 'ArrowLeft':
+      panBy(pane, -step, 0);
+      break;
+    case 'ArrowRight':
+      panBy(pane, step, 0);
+      break;
+    case 'ArrowUp':
+      panBy(pane, 0, -step);
+      break;
+    case 'ArrowDown':
+      panBy(pane, 0, step);
+      break;
+    case '+':
+    case '=':
+      zoomBy(1);
+      break;
+    case '-':
+    case '_':
+      zoomBy(-1);
+      break;
+    case '0':
+    case 'Home':
+      animateTo({ zoom: 0, centerX: 0.5, centerY: 0.5 });
+      break;
+    case 'Enter':
+      openHovered(pane, event.shiftKey);
+      break;
+    case 'f':
+    case 'F':
+      if (pane.hovered?.object) void showFamily(pane.hovered.object.oid);
+      break;
+    case 'Escape':
+      void showFamily(null);
+      break;
+    case 'p':
+    case 'P':
+      play();
+      break;
+    default:
+      handled = false;
+  }
+  if (!handled) return false;
+  event.preventDefault();
+  // With keys, the object under the centre is the one shown (and opened by Enter).
+  if (['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', '+', '=', '-', '_', '0', 'Home'].includes(event.key))
+    setTimeout(() => hoverAt(pane, pane.cssWidth / 2, pane.cssHeight / 2), 160);
+  return true;
+}
+
+/** The pane keys act on: the one last hovered or focused (the first, before any). */
+let lastPane: Pane | undefined;
+
+/**
+ * Keys answered wherever the focus is within the page: after a click on a button (Zoom in, Draw
+ * family) the focus stays on it, and F or + did nothing until the map was clicked again. Not in a
+ * field that takes the key itself (a select, the scrubber, a checkbox), nor Enter or Space on a
+ * button (they press it).
+ */
+function onPageKey(event: KeyboardEvent): void {
+  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target instanceof Element ? event.target : null;
+  if (target?.closest('input, select, textarea, [contenteditable]')) return;
+  if (target?.closest('button, a') && (event.key === 'Enter' || event.key === ' ')) return;
+  const pane = panes.find((p) => p.canvas === target) ?? (lastPane && panes.includes(lastPane) ? lastPane : panes[0]);
+  if (pane) keyOn(pane, event);
+}
+
+onStaleHover((pane) => {
+  const at = pane.hovered?.at;
+  if (at && !pane.hoverBusy && !pane.hoverRequest) hoverAt(pane, at[0], at[1]);
+});
+
 export function listen(): void {
+  document.addEventListener('keydown', onPageKey);
   attributeSelect.addEventListener('change', () => {
     state.attribute = attributeSelect.value as MapAttribute;
     saveState();

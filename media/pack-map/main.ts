@@ -68,7 +68,8 @@ function createPane(index: number): Pane {
     'aria-label': 'Pack map',
   });
   const tooltip = h('div', { id: paneId('map-tooltip', index), class: 'map-tooltip', role: 'tooltip', hidden: true });
-  const viewport = h('div', { id: paneId('viewport', index), class: 'viewport' }, canvas, tooltip);
+  const marks = h('div', { id: paneId('map-marks', index), class: 'map-marks', 'aria-hidden': 'true' });
+  const viewport = h('div', { id: paneId('viewport', index), class: 'viewport' }, canvas, marks, tooltip);
   const pane: Pane = {
     index,
     role: 'pack',
@@ -80,6 +81,8 @@ function createPane(index: number): Pane {
     tooltip,
     summary: h('p', { id: paneId('summary', index), class: 'summary' }),
     scaleText: h('p', { id: paneId('scale', index), class: 'scale', 'aria-live': 'polite' }),
+    marks,
+    ruler: h('div', { id: paneId('ruler', index), class: 'ruler', role: 'group', 'aria-label': 'Pack offsets' }),
     recordingStats: h('p', { id: paneId('recording-stats', index), class: 'recording-stats', 'aria-live': 'polite' }),
     seekStats: h('p', { id: paneId('seek-stats', index), class: 'seek-stats', hidden: true }),
     familyText: h('p', { id: paneId('family-text', index), class: 'family-text' }),
@@ -110,6 +113,7 @@ function layout(): void {
       pane.section,
       comparing() ? h('div', { class: 'pane-caption' }, pane.summary, pane.recordingStats, pane.seekStats) : null,
       pane.viewport,
+      pane.ruler,
       comparing() ? pane.scaleText : null,
     );
   }

@@ -87,6 +87,9 @@ export interface Pane {
   tooltip: HTMLElement;
   summary: HTMLElement;
   scaleText: HTMLElement;
+  /** The offset ruler under the map, and its marks over the map (ruler.ts). */
+  ruler: HTMLElement;
+  marks: HTMLElement;
   recordingStats: HTMLElement;
   /** The recording's locality in this pack (`packscope locality`'s figures). */
   seekStats: HTMLElement;
@@ -157,6 +160,16 @@ export function setRecordings(next: PackMapRecordingChoice[]): void {
   replaceChildren(recordingSelect, ...options);
   if (state.recording !== null && !next.some((r) => r.file === state.recording)) state.recording = null;
   recordingSelect.value = state.recording ?? '';
+}
+
+export let staleHover: (pane: Pane) => void = () => undefined;
+/**
+ * What a frame does when the tooltip names a cell of another order than the one drawn (input.ts:
+ * looks up the cell under the same point again): a zoom by buttons or keys changes the order under
+ * a pointer that did not move.
+ */
+export function onStaleHover(handler: (pane: Pane) => void): void {
+  staleHover = handler;
 }
 
 export let painter: () => void = () => undefined;

@@ -39,6 +39,14 @@ interface CommandEntry {
 }
 
 const commandFactories: Record<string, CommandEntry> = {
+  'packscope.toggleDepthScale': {
+    make: () => async () => {
+      // A user setting, so that every pack's histogram (and the next window's) draws the same way.
+      const config = vscode.workspace.getConfiguration('packscope');
+      const next = config.get<unknown>('view.depthScale') === 'log' ? 'linear' : 'log';
+      await config.update('view.depthScale', next, vscode.ConfigurationTarget.Global);
+    },
+  },
   'packscope.refresh': {
     make:
       ({ packsTree }) =>

@@ -107,6 +107,8 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!event.affectsConfiguration('packscope')) return;
       viewSettings = readViewSettings();
+      // The histogram's bars are drawn when the Summary is built: built again at the new scale.
+      if (event.affectsConfiguration('packscope.view.depthScale')) void packsTree.refreshAll();
       if (affectsServerSettings(event)) {
         server.configure(readServerSettings(locatedGit));
         void packsTree.refreshAll();

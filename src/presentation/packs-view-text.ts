@@ -71,24 +71,45 @@ export function logBar(count: number, widest: number): string {
   return '█'.repeat(Math.floor(eighths / 8)) + EIGHTHS[eighths % 8]!;
 }
 
-/** One row of the depth histogram: label and description. */
+/**
+ * A histogram bar on a linear scale, in eighths of a character cell: lengths in proportion to the
+ * counts, so that 33.9% is 24 times as long as 1.4% (on the log scale it was 1.5 times); any
+ * non-zero count shows at least an eighth.
+ */
+export function linearBar(count: number, widest: number): string {
+  if (count <= 0 || widest <= 0) return '';
+  const eighths = Math.max(1, Math.round((BAR_CELLS * 8 * count) / widest));
+  return '█'.repeat(Math.floor(eighths / 8)) + EIGHTHS[eighths % 8]!;
+}
+
+/** How the depth histogram's bars are scaled (the setting packscope.view.depthScale). */
+export type DepthScale = 'linear' | 'log';
+
+/**
+ * One row of the depth histogram: the bar and the share it stands for in the label, the depth and
+ * its count in the description. The bar leads the row so that every bar starts at the same place
+ * (after a label of varying width, as the description is, the bars were ragged), and the share is
+ * printed beside it, so that the picture can be read as a number.
+ */
 export function depthRowText(
   depth: number,
   count: number,
   total: number,
   widest: number,
+  scale: DepthScale = 'linear',
 ): { label: string; description: string } {
   const share = total > 0 ? (100 * count) / total : 0;
-  const percent = count === 0 ? '' : share >= 0.1 ? ` ${share.toFixed(1)}%` : ' <0.1%';
+  const percent = count === 0 ? '0%' : share >= 0.1 ? `${share.toFixed(1)}%` : '<0.1%';
+  const bar = scale === 'log' ? logBar(count, widest) : linearBar(count, widest);
   return {
-    label: `depth ${depth}: ${formatCountOf(count, 'object')}`,
-    description: `${logBar(count, widest)}${percent}`,
+    label: bar === '' ? percent : `${bar} ${percent}`,
+    description: `depth ${depth}: ${formatCountOf(count, 'object')}`,
   };
 }
 
 /** The histogram row's own description: what the bars measure. */
-export function depthHistogramDescription(meanDepth: number): string {
-  return `mean ${meanDepth.toFixed(2)} · bars: log scale`;
+export function depthHistogramDescription(meanDepth: number, scale: DepthScale = 'linear'): string {
+  return `mean ${meanDepth.toFixed(2)} · bars: ${scale === 'log' ? 'log scale (lengths by log(1 + count))' : 'linear scale'}`;
 }
 
 /** The filter as the view's rows and title say it: `blob, tree · depth 2–6`; undefined when it keeps everything. */

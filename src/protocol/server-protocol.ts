@@ -659,6 +659,8 @@ export interface PackMapInfoResult {
   dataStart: number;
   dataEnd: number;
   maxDepth: number;
+  /** The largest object's bytes on disk: the top of the size colouring's scale. */
+  largestOnDisk: number;
   /** The deepest order worth drawing (its cells hold at most one byte each). */
   maxOrder: number;
   /** Bytes one cell covers at each order 0 … 15. */

@@ -72,6 +72,51 @@ function pixelBytes(d: number, order: number): [number, number] {
   return [12 + Math.floor((d * span) / 4 ** order), 12 + Math.floor(((d + 1) * span) / 4 ** order)];
 }
 
+/** The pixel at `order` whose bytes hold `offset` (pixelBytes' rule, inverted by search). */
+function pixelOf(offset: number, order: number): number {
+  let low = 0;
+  let high = 4 ** order - 1;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (pixelBytes(middle, order)[0] <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+/** The ruler's round offsets between start and end: multiples of the power of two that gives at most 6. */
+function rulerTicks(start: number, end: number): number[] {
+  let step = 1;
+  while ((end - start) / step > 6) step *= 2;
+  const ticks: number[] = [];
+  for (let offset = Math.ceil(start / step) * step; offset < end; offset += step)
+    if (offset - start > step / 3 && end - offset > step / 3) ticks.push(offset);
+  return ticks;
+}
+
+const dark = (rgb: number[]): boolean => rgb[0]! < 60 && rgb[1]! < 60 && rgb[2]! < 60;
+
+/** The first row at or below `from` whose pixels satisfy `test`. */
+function findRow(
+  image: ReturnType<typeof decodePng>,
+  from: number,
+  test: (row: number[][]) => boolean,
+): number | undefined {
+  for (let y = from; y < image.height; y++)
+    if (test(Array.from({ length: image.width }, (_, x) => image.pixel(x, y)))) return y;
+  return undefined;
+}
+
+/** What a mark says (src/common/pack-map-scale.ts): start and end exact, a tick in the ruler step's unit. */
+function markLabel(offset: number, kind: 'start' | 'tick' | 'end', start: number, end: number): string {
+  if (kind !== 'tick') return `${kind} ${offset.toLocaleString('en-US')}`;
+  let step = 1;
+  while ((end - start) / step > 6) step *= 2;
+  if (step >= 1 << 20 && offset % (1 << 20) === 0) return `${(offset / (1 << 20)).toLocaleString('en-US')} MiB`;
+  if (step >= 1024 && offset % 1024 === 0) return `${(offset / 1024).toLocaleString('en-US')} KiB`;
+  return `${offset.toLocaleString('en-US')} B`;
+}
+
 describe('the Hilbert curve', () => {
   test('visits every cell once, each step to a neighbour, and hilbertIndex inverts hilbertPoint', () => {
     for (let order = 1; order <= 7; order++) {
@@ -99,7 +144,8 @@ describe('the Hilbert curve', () => {
 describe('packscope map', () => {
   test("every pixel has the colour of git's type for the object holding its first byte", () => {
     const output = path.join(root, 'out', 'types.png');
-    const result = runCli(['map', '--json', '--size', '64', '-o', output, repo]);
+    // The map alone (no scales drawn over it): every pixel is a cell.
+    const result = runCli(['map', '--json', '--no-scales', '--size', '64', '-o', output, repo]);
     assert.equal(result.status, 0, result.stderr);
     const document = JSON.parse(result.stdout.toString());
     assert.equal(document.schema, 'packscope.map/1');
@@ -153,6 +199,127 @@ describe('packscope map', () => {
     assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     assert.match(svg, /<text [^>]*>commit \(60\)<\/text>/);
     assert.match(svg, /href="data:image\/png;base64,/);
+  });
+
+  test("the PNG carries its scales: the map as --no-scales draws it, git's offsets marked on it and on a ruler below, the legend", () => {
+    const bare = path.join(root, 'out', 'scales-bare.png');
+    const output = path.join(root, 'out', 'scales.png');
+    assert.equal(runCli(['map', '--no-scales', '--size', '128', '-o', bare, repo]).status, 0);
+    const result = runCli(['map', '--json', '--size', '128', '-o', output, repo]);
+    assert.equal(result.status, 0, result.stderr);
+    const document = JSON.parse(result.stdout.toString());
+    const map = decodePng(bare);
+    const image = decodePng(output);
+    // Room below the map for the ruler, the caption and the legend; wide enough for their words.
+    assert.ok(image.width >= 128 && image.height >= 128 + 100, `${image.width}×${image.height}`);
+    // The start: git's first entry; the end: the checksum's first byte.
+    const start = Math.min(...entries.map((e) => e.offset));
+    const end = packBytes - 20;
+    assert.equal(start, 12);
+    const marks = [start, ...rulerTicks(start, end), end];
+    // The map's pixels are the bare map's, but where a mark's ring or label is drawn over it.
+    const order = 7;
+    // Each mark's ring, and its label's box: beside the ring (left of it near the right edge), under it at the top edge.
+    const boxes = marks.flatMap((offset, i) => {
+      const [px, py] = hilbertPoint(order, pixelOf(Math.min(offset, end - 1), order));
+      const width =
+        markLabel(offset, i === 0 ? 'start' : i === marks.length - 1 ? 'end' : 'tick', start, end).length * 7;
+      const [mx, my] = [px + 0.5, py + 0.5];
+      const tx = mx + 8 + width > 128 ? mx - 8 - width : mx + 8;
+      const ty = my < 13 ? my + 6 : Math.min(128 - 14, my - 6.5);
+      return [
+        [px - 7, py - 7, px + 7, py + 7],
+        [Math.floor(tx) - 3, Math.floor(ty) - 2, Math.ceil(tx + width) + 3, Math.ceil(ty) + 14],
+      ];
+    });
+    const covered = (x: number, y: number): boolean =>
+      boxes.some(([x0, y0, x1, y1]) => x >= x0! && x <= x1! && y >= y0! && y <= y1!);
+    let same = 0;
+    for (let y = 0; y < 128; y++)
+      for (let x = 0; x < 128; x++) {
+        if (covered(x, y)) continue;
+        assert.deepEqual(image.pixel(x, y), map.pixel(x, y), `pixel (${x}, ${y})`);
+        same++;
+      }
+    assert.ok(same > 128 * 128 * 0.5, `${same} pixels compared`);
+    // Each mark is a dark ring around the pixel holding its offset, as git lays bytes: the pixel whose bytes hold it.
+    for (const offset of marks) {
+      const d = pixelOf(Math.min(offset, end - 1), order);
+      const [from, to] = pixelBytes(d, order);
+      assert.ok(from <= Math.min(offset, end - 1) && Math.min(offset, end - 1) < to);
+      const [mx, my] = hilbertPoint(order, d);
+      // Radius 3 for a tick, 4.5 for the start and end.
+      const ring = [-4, -3, 3, 4].flatMap((dx) => [
+        [mx + dx, my],
+        [mx, my + dx],
+      ]);
+      assert.ok(
+        ring.some(([x, y]) => x! >= 0 && y! >= 0 && x! < 128 && y! < 128 && dark(image.pixel(x!, y!))),
+        `a ring at (${mx}, ${my}) for offset ${offset}`,
+      );
+    }
+    // The ruler below the map: a dark line across, a tick at each mark's place on it.
+    const rulerY = findRow(image, 128, (row) => row.filter(dark).length > image.width * 0.9);
+    assert.ok(rulerY !== undefined, 'a ruler line under the map');
+    for (const offset of marks) {
+      const x = Math.round(8 + ((offset - start) / (end - start)) * (image.width - 17));
+      assert.ok(dark(image.pixel(x, rulerY! - 2)) || dark(image.pixel(x - 1, rulerY! - 2)), `ruler tick at ${offset}`);
+    }
+    // The legend: a swatch of each colour, below the ruler.
+    for (const entry of document.legend as { label: string; rgb: number[] }[]) {
+      assert.ok(
+        findRow(
+          image,
+          rulerY! + 1,
+          (row) => row.slice(0, 60).filter((p) => p.join() === entry.rgb.join()).length >= 10,
+        ) !== undefined,
+        `a swatch of ${entry.label}`,
+      );
+    }
+    // And the words, as the PNG's description.
+    const words = image.text.Description!;
+    for (const entry of document.legend as { label: string }[]) assert.ok(words.includes(entry.label), words);
+    assert.match(words, new RegExp(`offsets marked: start 12, .*end ${end.toLocaleString('en-US')}`));
+    assert.match(words, /128x128|128×128/);
+  });
+
+  test('the SVG carries the ruler (start, end, round offsets between), the marks on the map, the legend and the size scale', () => {
+    const output = path.join(root, 'out', 'sizes.svg');
+    const result = runCli(['map', '--attribute', 'disk-size', '--size', '64', '-o', output, repo]);
+    assert.equal(result.status, 0, result.stderr);
+    const svg = fs.readFileSync(output, 'utf8');
+    const start = 12;
+    const end = packBytes - 20;
+    const ruler = [
+      ...svg.matchAll(/<text class="ruler-(start|tick|end)" data-offset="(\d+)"[^>]*>([^<]*)<\/text>/g),
+    ].map((m) => [m[1], Number(m[2]), m[3]] as const);
+    assert.deepEqual(ruler[0], ['start', start, 'start 12']);
+    assert.deepEqual(ruler.at(-1), ['end', end, `end ${end.toLocaleString('en-US')}`]);
+    const ticks = ruler.filter(([kind]) => kind === 'tick');
+    assert.deepEqual(
+      ticks.map(([, offset]) => offset),
+      rulerTicks(start, end),
+    );
+    for (const [, offset, label] of ticks) {
+      const [, value, unit] = /^([\d,]+) (B|KiB|MiB)$/.exec(label)!;
+      assert.equal(Number(value!.replaceAll(',', '')) * { B: 1, KiB: 1024, MiB: 1 << 20 }[unit as 'B']!, offset);
+    }
+    // On the map: a ring per mark at the centre of the pixel holding its offset.
+    const rings = [...svg.matchAll(/<circle class="mark-(\w+)" data-offset="(\d+)" cx="([\d.]+)" cy="([\d.]+)"/g)];
+    assert.equal(rings.length, ruler.length);
+    for (const [, , offset, cx, cy] of rings) {
+      const at = Math.min(Number(offset), end - 1);
+      const d = hilbertIndex(6, Number(cx) - 0.5, Number(cy) - 0.5);
+      const [from, to] = pixelBytes(d, 6);
+      assert.ok(from <= at && at < to, `offset ${at} in pixel ${cx},${cy}: ${from}..${to}`);
+    }
+    // The legend and the size scale, up to the largest object git stored.
+    assert.match(svg, /<text [^>]*>16 B on disk<\/text>/);
+    const largest = Math.max(...entries.map((e) => e.diskSize));
+    const stops = [...svg.matchAll(/<text class="size-stop" data-bytes="(\d+)"/g)].map((m) => Number(m[1]));
+    assert.equal(stops[0], 16);
+    assert.equal(stops.at(-1), largest);
+    assert.match(svg, /pixels of [\d.]+ (B|bytes) each/);
   });
 
   test('refuses an output inside a repository, an unknown attribute, a size not a power of two', () => {
@@ -231,7 +398,7 @@ describe('packscope map', () => {
     // A hard link to the old file shows the new one was renamed into place, not written into it.
     const otherName = path.join(dir, 'other-name.png');
     fs.linkSync(output, otherName);
-    const forced = runCli(['map', '--force', '--size', '16', '-o', output, repo]);
+    const forced = runCli(['map', '--force', '--no-scales', '--size', '16', '-o', output, repo]);
     assert.equal(forced.status, 0, forced.stderr);
     assert.equal(fs.readFileSync(otherName, 'utf8'), 'an older picture\n');
     const { width, height } = decodePng(output);

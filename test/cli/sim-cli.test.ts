@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { formatBytes } from '../../src/common/format.ts';
 import { recordingEnvironment } from '../../src/core/trace/record-git.ts';
 import { cliPath, GitSandbox, gitEnv, packStems, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
@@ -215,6 +216,23 @@ describe('record, simulate, sweep and locality from the command line', () => {
     const backward = offsets.slice(1).filter((o, i) => o < offsets[i]!).length;
     assert.equal(pack.backwardSeekShare, backward / distances.length);
     assert.equal(pack.pack, `${packStems(path.join(repo, '.git', 'objects'))[0]}.pack`);
+
+    // The text prints each distance in binary units (the JSON's exact bytes, as formatBytes reads them).
+    const text = packscope(['locality', file]);
+    assert.equal(text.status, 0, text.stderr);
+    const rows = text.stdout.split('\n').filter((l) => /^\s+[\d.]+%\s/.test(l) && !/reads|seeks/.test(l));
+    assert.equal(rows.length, pack.percentiles.length, text.stdout);
+    (pack.percentiles as { p: number; bytes: number }[]).forEach(({ p, bytes }, i) => {
+      assert.match(rows[i]!, new RegExp(`^\\s+${p}%\\s+${formatBytes(bytes).replace('.', '\\.')}$`), rows[i]);
+    });
+    assert.ok(
+      pack.percentiles.some((q: { bytes: number }) => q.bytes >= 1024),
+      'some distance is over 1 KiB, so the units are tried',
+    );
+    assert.ok(
+      rows.some((r) => /KiB|MiB/.test(r)),
+      text.stdout,
+    );
   });
 
   test('index-pack-sim prints the three variants; v2.55 never does more work than v2.36', () => {

@@ -265,7 +265,7 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     const depths = rows.find((row) => labelOf(row).startsWith('depths: '));
     assert.ok(depths);
     const histogram = (await children(depths))
-      .map((row) => /^depth (\d+): ([\d,]+) objects?$/.exec(labelOf(row)))
+      .map((row) => /^depth (\d+): ([\d,]+) objects?$/.exec(String(row.description)))
       .map((m) => (m === null ? NaN : count(m[2]!)));
     assert.deepEqual(histogram, pack.histogram);
     const maxDepth = pack.histogram.length - 1;

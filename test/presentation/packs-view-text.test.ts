@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { formatCountOf } from '../../src/common/format.ts';
 import {
   chainEndText,
+  depthHistogramDescription,
   depthRowText,
   familyMemberText,
   listTotalText,
@@ -76,11 +77,37 @@ test('depth histogram bars resolve the tail on a log scale', () => {
       cells(bars[d]!) - cells(bars[d + 1]!) >= 8,
       `depth ${d} (${histogram[d]}) against ${d + 1} (${histogram[d + 1]}): ${bars[d]} / ${bars[d + 1]}`,
     );
-  assert.deepEqual(depthRowText(9, 90, 675112, widest), {
-    label: 'depth 9: 90 objects',
-    description: `${bars[9]} <0.1%`,
+  // The log scale is the user's choice (packscope.view.depthScale); the bar leads the label, the share beside it.
+  assert.deepEqual(depthRowText(9, 90, 675112, widest, 'log'), {
+    label: `${bars[9]} <0.1%`,
+    description: 'depth 9: 90 objects',
   });
-  assert.deepEqual(depthRowText(11, 1, 675112, widest).label, 'depth 11: 1 object');
-  assert.equal(depthRowText(0, 305112, 675112, widest).description, `${'█'.repeat(16)} 45.2%`);
-  assert.equal(depthRowText(12, 0, 675112, widest).description, '');
+  assert.deepEqual(depthRowText(11, 1, 675112, widest, 'log').description, 'depth 11: 1 object');
+  assert.equal(depthRowText(0, 305112, 675112, widest, 'log').label, `${'█'.repeat(16)} 45.2%`);
+  assert.equal(depthRowText(12, 0, 675112, widest, 'log').label, '0%');
+  assert.equal(depthHistogramDescription(1.5, 'log'), 'mean 1.50 · bars: log scale (lengths by log(1 + count))');
+});
+
+test('depth histogram bars are linear by default: lengths in proportion to the shares, each share printed beside its bar, every bar at the start of its row', () => {
+  // The issue's pack: 33.9% at one depth and 1.4% at another looked 1.5 times as long on the log scale.
+  const total = 100_000;
+  const histogram = [33_900, 25_000, 20_000, 12_000, 7_700, 1_400];
+  const widest = Math.max(...histogram);
+  const cells = (bar: string): number =>
+    [...bar].reduce((sum, ch) => sum + (ch === '█' ? 8 : ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'].indexOf(ch)), 0);
+  const rows = histogram.map((n, d) => depthRowText(d, n, total, widest));
+  const logRows = histogram.map((n, d) => depthRowText(d, n, total, widest, 'log'));
+  const barOf = (label: string): string => /^([█▏▎▍▌▋▊▉]*)/.exec(label)![1]!;
+  const ratio = cells(barOf(rows[0]!.label)) / cells(barOf(rows[5]!.label));
+  assert.ok(Math.abs(ratio - 33.9 / 1.4) / (33.9 / 1.4) < 0.2, `linear: ${ratio.toFixed(1)} times as long`);
+  assert.ok(cells(barOf(logRows[0]!.label)) / cells(barOf(logRows[5]!.label)) < 2, 'the log scale as the issue saw it');
+  rows.forEach((row, d) => {
+    const share = ((100 * histogram[d]!) / total).toFixed(1);
+    // Bar first (every row's bar starts at the row's start), its share beside it, the depth and count after.
+    assert.match(row.label, new RegExp(`^[█▏▎▍▌▋▊▉]+ ${share.replace('.', '\\.')}%$`), row.label);
+    assert.equal(row.description, `depth ${d}: ${histogram[d]!.toLocaleString('en-US')} objects`);
+    assert.equal(cells(barOf(row.label)), Math.max(1, Math.round((128 * histogram[d]!) / widest)));
+  });
+  assert.equal(depthRowText(6, 0, total, widest).label, '0%');
+  assert.equal(depthHistogramDescription(2.25), 'mean 2.25 · bars: linear scale');
 });

@@ -140,6 +140,8 @@ describe('the Pack Map over LSP', () => {
     assert.equal(info.dataStart, 12);
     assert.equal(info.dataEnd, packBytes - 20);
     assert.equal(info.maxDepth, Math.max(...entries.map((e) => e.depth)));
+    // The top of the size scale: the largest entry git stored.
+    assert.equal(info.largestOnDisk, Math.max(...entries.map((e) => e.diskSize)));
     assert.ok(
       4 ** info.maxOrder >= packBytes - 32 && 4 ** (info.maxOrder - 1) < packBytes - 32,
       `order ${info.maxOrder}: cells of at most one byte`,
@@ -154,7 +156,7 @@ describe('the Pack Map over LSP', () => {
   for (const order of [6, 9]) {
     test(`tiles at order ${order} are the pixels of packscope map --size ${2 ** order}, and git's types`, async () => {
       const output = path.join(root, 'out', `types-${order}.png`);
-      const result = runCli(['map', '--size', String(2 ** order), '-o', output, repo], {
+      const result = runCli(['map', '--no-scales', '--size', String(2 ** order), '-o', output, repo], {
         env: { ...gitEnv(sandbox.home), PACKSCOPE_CACHE_DIR: path.join(root, 'cli-cache') },
       });
       assert.equal(result.status, 0, result.stderr.toString());
@@ -196,7 +198,7 @@ describe('the Pack Map over LSP', () => {
     const lines = fs.readFileSync(trace, 'utf8').trim().split('\n');
     const distinct = new Set(lines.map((line) => Number(/ (\d+)$/.exec(line)![1]))).size;
     const output = path.join(root, 'out', 'heat.png');
-    const result = runCli(['map', '--json', '--size', '512', '--recording', trace, '-o', output, repo], {
+    const result = runCli(['map', '--json', '--no-scales', '--size', '512', '--recording', trace, '-o', output, repo], {
       env: { ...gitEnv(sandbox.home), PACKSCOPE_CACHE_DIR: path.join(root, 'cli-cache') },
     });
     assert.equal(result.status, 0, result.stderr.toString());

@@ -8,7 +8,10 @@ export function decodePng(file: string): {
   width: number;
   height: number;
   pixel: (x: number, y: number) => [number, number, number];
+  /** The tEXt chunks: keyword → text. */
+  text: Record<string, string>;
 } {
+  const text: Record<string, string> = {};
   const bytes = fs.readFileSync(file);
   assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'PNG signature');
   let at = 8;
@@ -24,6 +27,10 @@ export function decodePng(file: string): {
       height = body.readUInt32BE(4);
       assert.deepEqual([...body.subarray(8, 13)], [8, 2, 0, 0, 0], '8-bit RGB, no interlace');
     } else if (type === 'IDAT') data.push(body);
+    else if (type === 'tEXt') {
+      const nul = body.indexOf(0);
+      text[body.toString('latin1', 0, nul)] = body.toString('latin1', nul + 1);
+    }
     at += 12 + length;
   }
   const raw = inflateSync(Buffer.concat(data));
@@ -33,6 +40,7 @@ export function decodePng(file: string): {
   return {
     width,
     height,
+    text,
     pixel: (x, y) => [raw[y * stride + 1 + x * 3]!, raw[y * stride + 2 + x * 3]!, raw[y * stride + 3 + x * 3]!],
   };
 }

@@ -42,7 +42,10 @@ const { WEBVIEW_PANELS } = await tsImport('../../src/extension/webview-panels.ts
 const PACK_MAP_PAGE = WEBVIEW_PANELS.packMap;
 const protocol = await tsImport('../../src/protocol/pack-map-protocol.ts', import.meta.url);
 const { PackMap } = await tsImport('../../src/core/map/pack-map.ts', import.meta.url);
-const { MAP_ATTRIBUTES, MAX_MAP_ORDER } = await tsImport('../../src/common/pack-map-geometry.ts', import.meta.url);
+const { MAP_ATTRIBUTES, MAX_MAP_ORDER, hilbertIndex } = await tsImport(
+  '../../src/common/pack-map-geometry.ts',
+  import.meta.url,
+);
 const { buildPackModel } = await tsImport('../../src/core/model/build-pack-model.ts', import.meta.url);
 const { hashAlgorithmByName } = await tsImport('../../src/core/format/hash-algorithm.ts', import.meta.url);
 const { familyArcs } = await tsImport('../../src/core/map/family-arcs.ts', import.meta.url);
@@ -212,6 +215,7 @@ function infoOf({ files, model, baseMap } = PANES[0]) {
     dataStart: baseMap.dataStart,
     dataEnd: baseMap.dataEnd,
     maxDepth: baseMap.maxDepth,
+    largestOnDisk: baseMap.largestOnDisk,
     maxOrder: baseMap.orderFor(1),
     bytesPerCell: Array.from({ length: MAX_MAP_ORDER + 1 }, (_, o) => baseMap.bytesPerCell(o)),
     legends,
@@ -1158,6 +1162,214 @@ describe('Pack Map webview', () => {
     assert.equal(saved.pack, files.pack);
     assert.equal(saved.after, afterFiles.pack);
     assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it("marks the engine's offsets: the ruler's start, end and ticks, and the same offsets on the map where the curve passes them", async () => {
+    const { page, errors } = await openMap();
+    await settled(page);
+    const span = baseMap.dataEnd - baseMap.dataStart;
+    // The ruler under the map: the whole pack, start at the first object's byte, end at the checksum's.
+    const ruler = await page.locator('#ruler .ruler-mark').evaluateAll((marks) =>
+      marks.map((m) => ({
+        kind: m.dataset.kind,
+        offset: Number(m.dataset.offset),
+        left: parseFloat(m.style.left),
+        label: m.textContent,
+      })),
+    );
+    assert.equal(ruler[0].kind, 'start');
+    assert.equal(ruler[0].offset, baseMap.dataStart);
+    assert.equal(ruler[0].offset, model.columns.offset[model.columns.byOffset[0]], 'the first object starts the map');
+    assert.equal(ruler.at(-1).kind, 'end');
+    assert.equal(ruler.at(-1).offset, fs.statSync(files.pack).size - 20, "the end: the pack's checksum's first byte");
+    assert.equal(ruler.at(-1).offset, baseMap.dataEnd);
+    assert.equal(ruler[0].label, `start ${baseMap.dataStart}`);
+    assert.equal(ruler.at(-1).label, `end ${baseMap.dataEnd.toLocaleString('en-US')}`);
+    const ticks = ruler.filter((m) => m.kind === 'tick');
+    assert.ok(ticks.length >= 2, JSON.stringify(ruler));
+    const step = ticks[1].offset - ticks[0].offset;
+    for (const [i, mark] of ruler.entries()) {
+      assert.ok(Math.abs(mark.left - ((mark.offset - baseMap.dataStart) / span) * 100) < 0.01, JSON.stringify(mark));
+      if (mark.kind !== 'tick') continue;
+      assert.equal(mark.offset % step, 0, 'ticks at round offsets');
+      if (i > 1 && ruler[i - 1].kind === 'tick') assert.equal(mark.offset - ruler[i - 1].offset, step);
+      // Its label is its offset, exactly.
+      const [, value, unit] = /^([\d,]+) (B|KiB|MiB)$/.exec(mark.label);
+      assert.equal(Number(value.replaceAll(',', '')) * { B: 1, KiB: 1024, MiB: 1 << 20 }[unit], mark.offset);
+    }
+    // What a cell holds, at the order drawn: the engine's bytes per cell.
+    const order0 = Number(await page.locator('#ruler').getAttribute('data-order'));
+    assert.equal(
+      Number(await page.locator('#ruler').getAttribute('data-bytes-per-cell')),
+      baseMap.bytesPerCell(order0),
+    );
+    // The whole pack in view: one shaded stretch from start to end.
+    const shaded = await page
+      .locator('#ruler .ruler-view')
+      .evaluateAll((s) => s.map((e) => [Number(e.dataset.start), Number(e.dataset.end)]));
+    assert.deepEqual(shaded, [[baseMap.dataStart, baseMap.dataEnd]]);
+    const whole = JSON.parse(await page.locator('#ruler').getAttribute('data-marks'));
+    assert.deepEqual(
+      [whole[0].kind, whole.at(-1).kind],
+      ['start', 'end'],
+      'the whole map shows where the curve starts and ends',
+    );
+    await page.screenshot({ path: path.join(outDir, 'pack-map-ruler-whole.png') });
+
+    // Zoomed in (cells several pixels wide): every mark on the map sits on the cell holding its offset,
+    // as the engine lays bytes into cells; hovering the mark names that cell and its object.
+    for (let i = 0; i < 4; i++) await page.locator('#zoom-in').click();
+    await page.locator('#map-canvas').focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowLeft');
+    await settled(page);
+    const box = await canvasBox(page);
+    const marks = JSON.parse(await page.locator('#ruler').getAttribute('data-marks'));
+    assert.ok(marks.length >= 2, JSON.stringify(marks));
+    const order = Number(await page.locator('#ruler').getAttribute('data-order'));
+    const shownMarks = await page
+      .locator('#map-marks .map-mark')
+      .evaluateAll((m) => m.map((e) => [e.dataset.kind, Number(e.dataset.offset), e.textContent]));
+    assert.deepEqual(
+      shownMarks.map(([kind, offset]) => [kind, offset]),
+      marks.map((m) => [m.kind, m.offset]),
+    );
+    for (const mark of marks) {
+      assert.equal(mark.order, order);
+      const at = mark.kind === 'end' ? baseMap.dataEnd - 1 : mark.offset;
+      await page.mouse.move(box.left + mark.x, box.top + mark.y);
+      await page.waitForFunction(
+        ([x, y]) => {
+          const tip = document.getElementById('map-tooltip');
+          const cell = tip.dataset.cell?.split(',').map(Number);
+          return !tip.hidden && cell && tip.dataset.order !== undefined && cell.length === 2 && x >= 0 && y >= 0;
+        },
+        [mark.x, mark.y],
+      );
+      const [cx, cy] = (await page.locator('#map-tooltip').getAttribute('data-cell')).split(',').map(Number);
+      const cam = await camera(page);
+      const expected = cellUnder(box, cam, order, mark.x, mark.y);
+      assert.deepEqual([cx, cy], [expected.x, expected.y], `mark ${mark.offset}: hovered the cell under it`);
+      const [start, end] = baseMap.cellBytes(order, hilbertIndex(order, cx, cy));
+      assert.ok(start <= at && (at < end || start === end), `offset ${at} in cell ${cx},${cy}: bytes ${start}..${end}`);
+      const n = baseMap.objectAtCell(order, cx, cy);
+      assert.equal(await page.locator('#map-tooltip').getAttribute('data-oid'), model.oidHex(n));
+    }
+    await page.mouse.move(box.left + 5, box.top + 5);
+    await page.screenshot({ path: path.join(outDir, 'pack-map-ruler.png') });
+    // The canvas holds the map's cells alone: the marks are above it.
+    const { checked } = await checkPixels(page, 'type');
+    assert.ok(checked >= 20, `checked ${checked}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('shows the size colouring as a scale: the ramp from 16 B to the largest object, sizes where they fall', async () => {
+    const { page } = await openMap();
+    await settled(page);
+    await page.locator('#attribute').selectOption('disk-size');
+    await page.locator('#legend .size-scale').waitFor();
+    const ticks = await page
+      .locator('#legend .size-tick')
+      .evaluateAll((t) => t.map((e) => [Number(e.dataset.bytes), Number(e.dataset.at), parseFloat(e.style.left)]));
+    assert.equal(ticks[0][0], 16);
+    assert.equal(ticks.at(-1)[0], baseMap.largestOnDisk);
+    assert.equal(ticks[0][1], 0);
+    assert.equal(ticks.at(-1)[1], 1);
+    const low = Math.log2(16);
+    const high = Math.log2(baseMap.largestOnDisk);
+    for (const [bytes, at, left] of ticks) {
+      assert.ok(Math.abs(at - (Math.log2(bytes) - low) / (high - low)) < 1e-3, `${bytes} at ${at}`);
+      assert.ok(Math.abs(left - at * 100) < 0.01);
+    }
+    // The ramp's colours are the map's: its ends are the engine's colours of 16 B and the largest object.
+    const ends = await page.locator('#legend .size-scale canvas').evaluate((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, 1).data;
+      return [[...d.slice(0, 3)], [...d.slice(d.length - 4, d.length - 1)]];
+    });
+    const { diskSizeColour } = await tsImport('../../src/common/pack-map-geometry.ts', import.meta.url);
+    assert.deepEqual(ends, [
+      [...diskSizeColour(16, baseMap.largestOnDisk)],
+      [...diskSizeColour(baseMap.largestOnDisk, baseMap.largestOnDisk)],
+    ]);
+    await page.screenshot({ path: path.join(outDir, 'pack-map-size-scale.png') });
+    await page.close();
+  });
+
+  it('refreshes the tooltip after a wheel zoom: it names the cell under the pointer at the new order', async () => {
+    const { page } = await openMap();
+    await settled(page);
+    // One step in: the order drawn is still above the deepest (the wheel has a deeper one to go to).
+    await page.locator('#zoom-in').click();
+    await settled(page);
+    assert.ok(Number(await page.evaluate(() => document.getElementById('scale').dataset.order)) < info.maxOrder);
+    const box = await canvasBox(page);
+    const point = { x: box.width / 2 + 53, y: box.height / 2 + 31 };
+    await page.mouse.move(box.left + point.x, box.top + point.y);
+    await page.locator('#map-tooltip:not([hidden])').waitFor();
+    const before = {
+      order: await page.locator('#map-tooltip').getAttribute('data-order'),
+      cell: await page.locator('#map-tooltip').getAttribute('data-cell'),
+      text: await page.locator('#map-tooltip').textContent(),
+    };
+    // One whole zoom step by the wheel: the order drawn is one deeper, the cell under the pointer another.
+    await page.mouse.wheel(0, -500);
+    await settled(page);
+    const order = Number(await page.evaluate(() => document.getElementById('scale').dataset.order));
+    assert.equal(order, Number(before.order) + 1);
+    await page.waitForFunction((o) => document.getElementById('map-tooltip').dataset.order === String(o), order);
+    const cam = await camera(page);
+    // The pointer as the page saw it (rounded to whole CSS pixels), the cell under it at the new camera.
+    const [ax, ay] = (await page.locator('#map-tooltip').getAttribute('data-at')).split(',').map(Number);
+    assert.ok(Math.abs(ax - point.x) <= 1 && Math.abs(ay - point.y) <= 1, `${ax},${ay}`);
+    const cell = cellUnder(box, cam, order, ax, ay);
+    assert.equal(await page.locator('#map-tooltip').getAttribute('data-cell'), `${cell.x},${cell.y}`);
+    assert.notEqual(await page.locator('#map-tooltip').getAttribute('data-cell'), before.cell);
+    const text = await page.locator('#map-tooltip').textContent();
+    assert.notEqual(text, before.text, 'the tooltip changed with the zoom');
+    const [start] = baseMap.cellBytes(order, hilbertIndex(order, cell.x, cell.y));
+    assert.match(text, new RegExp(`this cell: bytes? ${start.toLocaleString('en-US')}`));
+    assert.ok(text.includes(model.oidHex(baseMap.objectAtCell(order, cell.x, cell.y))), text);
+    await page.close();
+  });
+
+  it('answers keys whatever has focus in the page (F with a button focused), but not in a select', async () => {
+    const { page, host } = await openMap();
+    await settled(page);
+    for (let i = 0; i < 4; i++) await page.locator('#zoom-in').click();
+    await settled(page);
+    const box = await canvasBox(page);
+    await page.mouse.move(box.left + box.width / 2 - 40, box.top + box.height / 2 + 12);
+    await page.locator('#map-tooltip:not([hidden])').waitFor();
+    const oid = await page.locator('#map-tooltip').getAttribute('data-oid');
+    // The focus on a toolbar button, as after clicking it; the pointer still over the map.
+    await page.locator('#zoom-reset').focus();
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'zoom-reset');
+    await page.keyboard.press('f');
+    await until(
+      () => host.posted.some((m) => m.type === 'family' && m.oid === oid),
+      `a family request for ${oid} after F`,
+    );
+    await page.locator('#family-panel #clear-family').waitFor();
+    // + with the object panel's button focused zooms, as on the map.
+    const zoom = (await camera(page)).zoom;
+    await page.locator('#open-object').focus();
+    await page.keyboard.press('+');
+    await page.waitForFunction((z) => window.__states.at(-1).camera.zoom === z + 1, zoom);
+    await settled(page);
+    // Enter on a focused button presses the button (Open object), and nothing else.
+    const opened = host.posted.filter((m) => m.type === 'openObject').length;
+    await page.keyboard.press('Enter');
+    await until(() => host.posted.filter((m) => m.type === 'openObject').length === opened + 1, 'Open object pressed');
+    // A select keeps its keys: + and F there neither zoom nor draw.
+    const families = host.posted.filter((m) => m.type === 'family').length;
+    const zoomNow = (await camera(page)).zoom;
+    await page.locator('#attribute').focus();
+    await page.keyboard.press('+');
+    await page.keyboard.press('f');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await camera(page)).zoom, zoomNow);
+    assert.equal(host.posted.filter((m) => m.type === 'family').length, families);
     await page.close();
   });
 

@@ -164,6 +164,39 @@ describe('Cache Lab sweep chart views', () => {
     await page.close();
   });
 
+  it('labels every bar of the limit-0 panel, eight policies as four', async () => {
+    const EIGHT = [
+      'git',
+      'git-legacy',
+      'gdsf',
+      'libgit2',
+      'libgit2-objcache',
+      'lru-by-size',
+      'separate-blob-lru',
+      'belady',
+    ];
+    const { page } = await openWithSweep({}, EIGHT);
+    await page.locator('#zero-box').waitFor({ state: 'visible' });
+    await page.waitForFunction(() => document.querySelector('#zero-chart')?.dataset.ticks !== undefined);
+    const { bars, ticks } = await page
+      .locator('#zero-chart')
+      .evaluate((c) => ({ bars: JSON.parse(c.dataset.points)[0], ticks: JSON.parse(c.dataset.ticks).y }));
+    assert.equal(bars.length, EIGHT.length);
+    assert.deepEqual(
+      ticks.map(([label]) => label),
+      EIGHT,
+      'a name per bar',
+    );
+    // Each name level with its bar (horizontal bars: the bar's y is its category's).
+    bars.forEach(([, y], i) =>
+      assert.ok(Math.abs(ticks[i][1] - y) < 1, `bar ${i} at ${y}, its label at ${ticks[i][1]}`),
+    );
+    // Bars far enough apart for a line of text each.
+    for (let i = 1; i < bars.length; i++) assert.ok(bars[i][1] - bars[i - 1][1] >= 14, JSON.stringify(bars));
+    await page.locator('#zero-box').screenshot({ path: path.join(outDir, 'sweep-zero-eight-policies.png') });
+    await page.close();
+  });
+
   it('a relative view without its reference policy says so and shows the zoomed view', async () => {
     const { page } = await openWithSweep({ sweepView: 'relative-belady' }, ['git', 'libgit2']);
     const chart = await drawn(page);

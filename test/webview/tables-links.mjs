@@ -201,6 +201,61 @@ describe('Repack Preview tables', () => {
     await page.close();
   });
 
+  it("draws the depth histogram linear by default, each bar's share of git's objects printed above it, log on request", async () => {
+    const { page, errors } = await openRepackPreview();
+    const chart = page.locator('#depth-chart');
+    await chart.scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.querySelector('#depth-chart')?.dataset.shares !== undefined);
+    assert.equal(await chart.getAttribute('data-scale'), 'linear');
+    assert.equal(await page.locator('#log-scale').isChecked(), false);
+    // The shares printed are each layout's counts over its objects: git's pack today and the preview's repack.
+    const layouts = {
+      current: result.current.depthHistogram,
+      preview: result.preview.depthHistogram,
+      ...(result.estimate ? { "estimate (today's deltas)": result.estimate.estimate.depthHistogram } : {}),
+    };
+    const expected = (label, depth) => {
+      const histogram = layouts[label];
+      const share = (100 * histogram[depth]) / histogram.reduce((a, b) => a + b, 0);
+      return share >= 0.1 ? `${share.toFixed(1)}%` : '<0.1%';
+    };
+    const shares = JSON.parse(await chart.getAttribute('data-shares'));
+    assert.ok(shares.length >= 4, JSON.stringify(shares));
+    for (const [label, depth, text] of shares) assert.equal(text, expected(label, depth), `${label} depth ${depth}`);
+    // Every bar of today's pack (depth 0 … 2, repacked with --depth=2 by the test) has its share.
+    assert.deepEqual(
+      shares.filter(([label]) => label === 'current').map(([, depth]) => depth),
+      layouts.current.flatMap((n, d) => (n > 0 ? [d] : [])),
+    );
+    // Linear: the bars' tops lie on one line through the counts (the label sits 2 px above each top): for
+    // any three bars of a layout, the pixels between tops are in proportion to the counts between them.
+    for (const label of ['current', 'preview']) {
+      const bars = shares.filter(([l]) => l === label).map(([, depth, , , y]) => [layouts[label][depth], y]);
+      assert.ok(bars.length >= 2, `${label}: ${JSON.stringify(bars)}`);
+      const [c0, y0] = bars[0];
+      const [c1, y1] = bars.find(([c]) => c !== c0) ?? bars[1];
+      const perObject = (y1 - y0) / (c1 - c0);
+      for (const [c, y] of bars)
+        assert.ok(
+          Math.abs(y0 + (c - c0) * perObject - y) <= 1.5,
+          `${label}: ${c} objects at ${y} (${JSON.stringify(bars)})`,
+        );
+    }
+    await page.locator('#depth-title').scrollIntoViewIfNeeded();
+    await page.locator('#depth-chart').screenshot({ path: path.join(outDir, 'repack-preview-histogram-linear.png') });
+    await page.locator('#log-scale').check();
+    await page.waitForFunction(() => document.querySelector('#depth-chart')?.dataset.scale === 'logarithmic');
+    const logShares = JSON.parse(await chart.getAttribute('data-shares'));
+    assert.deepEqual(
+      logShares.map(([label, depth, text]) => [label, depth, text]),
+      shares.map(([label, depth, text]) => [label, depth, text]),
+      'the same shares on either scale',
+    );
+    await page.locator('#depth-chart').screenshot({ path: path.join(outDir, 'repack-preview-histogram-log.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   it('shows the repository name as text, never markup, under the CSP', async () => {
     const { page, errors } = await openRepackPreview();
     assert.equal(await page.locator('h1').textContent(), `Repack preview: ${HOSTILE_NAME}`);

@@ -2,9 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MAP_ATTRIBUTES, type MapAttribute, type Rgb } from '../../common/pack-map-geometry.ts';
+import { markLabel, rulerMarks, sizeScaleRamp, sizeScaleStops } from '../../common/pack-map-scale.ts';
 import { makeDirectories, writeAll, writeFileAtomically } from '../../core/atomic-file.ts';
 import { fail } from '../../core/errors.ts';
-import { PackMap, readsPerObject, type LegendEntry } from '../../core/map/pack-map.ts';
+import { PackMap, readsPerObject } from '../../core/map/pack-map.ts';
+import { marksOnMap, pictureWithScales, type MapScales } from '../../core/map/picture.ts';
 import { encodePng } from '../../core/map/png.ts';
 import { refuseInsideAnyRepository } from '../../core/model/outside-repository.ts';
 import type { PackLocation } from '../../core/model/object-store.ts';
@@ -16,7 +18,7 @@ import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
 
 const mapHelp = `usage: packscope map [--attribute type|depth|family|disk-size] [--recording R [--segment N]]
-                    [--size PIXELS] [--pack NAME] [--json] [--force] -o FILE.png|FILE.svg [path]
+                    [--size PIXELS] [--pack NAME] [--no-scales] [--json] [--force] -o FILE.png|FILE.svg [path]
 
 Draws one pack along its offsets: the pack's bytes laid on a Hilbert curve filling a square, every
 pixel the same number of bytes, so that distance in the picture is distance in the file (a seek of
@@ -30,8 +32,11 @@ heat; the rest dimmed) and prints how many objects were read and how many pixels
 [path] is a .pack or .idx file, or a repository (default: the current directory); in a repository
 with several packs, --pack names one (a file name or a unique part of it), else the largest is
 drawn. --size is the side in pixels, a power of two from 16 to 4096 (default 1024). A .svg
-output holds the same picture with its legend and caption; a .png is the picture alone (its legend
-is printed). --json prints the "packscope.map/1" document (docs/json.md) instead of the legend.
+or .png output holds the picture with its scales: the pack's offsets marked where the curve passes
+them (start, end and round offsets between), an offset ruler under it (the curve unrolled), the
+caption with the bytes a pixel holds, the legend and, for disk-size, the size scale; the .svg as
+text, the .png drawn in (and its words as the PNG's Description). The legend is also printed.
+--no-scales writes the map alone, one pixel a cell and nothing over it, for a program to read. --json prints the "packscope.map/1" document (docs/json.md) instead of the legend.
 The output is never written inside a repository. An existing output is replaced only with
 --force, and only when it is a regular file: a symbolic link, a FIFO, a device or a directory is
 refused. The picture is written to a new file beside the output and renamed over it.`;
@@ -64,6 +69,7 @@ function runMap(argv: string[], progress: Progress): number {
       json: { type: 'boolean' },
       output: { type: 'string', short: 'o' },
       force: { type: 'boolean' },
+      'no-scales': { type: 'boolean' },
       ...cacheOptionSpec,
     },
   });
@@ -123,9 +129,26 @@ function runMap(argv: string[], progress: Progress): number {
     recording.distinctObjects = map.readObjects;
     recording.litPixels = picture.litCells;
   }
-  const png = encodePng(size, size, picture.rgba);
   const caption = `${path.basename(pack.files.pack)}: ${formatCount(model.count)} objects, ${formatBytes(model.packSize)}; ${size}×${size} pixels of ${bytesPerPixelText(map.bytesPerCell(order))} each, along a Hilbert curve from the top left; colour: ${attribute}`;
-  const bytes = format === 'png' ? png : Buffer.from(svgOf(png, size, legend, caption, recording));
+  const scales: MapScales = {
+    size,
+    order,
+    dataStart: map.dataStart,
+    dataEnd: map.dataEnd,
+    caption: `${caption}. Ruler: pack offsets along the curve, start to end.`,
+    legend,
+    ...(attribute === 'disk-size' ? { largestOnDisk: map.largestOnDisk } : {}),
+    ...(recording ? { recording: recordingLine(recording) } : {}),
+  };
+  const bare = encodePng(size, size, picture.rgba);
+  const bytes =
+    values['no-scales'] === true
+      ? format === 'png'
+        ? bare
+        : Buffer.from(bareSvg(bare, size))
+      : format === 'png'
+        ? pngOf(picture.rgba, scales)
+        : Buffer.from(svgOf(bare, scales));
   makeDirectories(path.dirname(outputPath), 0o755);
   try {
     writeFileAtomically(outputPath, 0o644, (fd) => writeAll(fd, bytes), { replace: values.force === true });
@@ -222,37 +245,108 @@ function escapeXml(text: string): string {
   return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The picture (as an embedded PNG, pixels kept sharp) with its caption and legend as text. */
-function svgOf(
-  png: Buffer,
-  size: number,
-  legend: LegendEntry[],
-  caption: string,
-  recording: MapDocument['recording'],
-): string {
-  const shown = legend.filter((entry) => entry.label !== '' || legend.length <= 4);
-  const rowHeight = 18;
-  const legendHeight = (shown.length + (recording ? 1 : 0)) * rowHeight + 40;
-  const height = size + legendHeight;
-  const rows = shown.map((entry, i) => {
-    const y = size + 30 + i * rowHeight;
-    return `<rect x="8" y="${y - 11}" width="12" height="12" fill="${rgbHex(entry.colour)}"/><text x="26" y="${y}">${escapeXml(entry.label)}</text>`;
+/** The map alone as an SVG: the PNG embedded, pixels kept sharp. */
+function bareSvg(png: Buffer, size: number): string {
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 ${size} ${size}"><image x="0" y="0" width="${size}" height="${size}" style="image-rendering:pixelated" href="data:image/png;base64,${png.toString('base64')}"/></svg>\n`;
+}
+
+function recordingLine(recording: NonNullable<MapDocument['recording']>): string {
+  return `recording ${path.basename(recording.file)}: ${formatCount(recording.reads)} reads of ${formatCount(recording.distinctObjects)} objects (lit: red to white, most read)`;
+}
+
+/** The PNG: the map with its scales drawn in (picture.ts), and their words as its description (tEXt). */
+function pngOf(mapRgba: Uint8Array, scales: MapScales): Buffer {
+  const picture = pictureWithScales(mapRgba, scales);
+  const words = [
+    scales.caption,
+    ...scales.legend.filter((entry) => entry.label !== '').map((entry) => `${rgbHex(entry.colour)} ${entry.label}`),
+    `offsets marked: ${rulerMarks(scales.dataStart, scales.dataEnd)
+      .map((mark) => markLabel(mark))
+      .join(', ')}`,
+    ...(scales.recording === undefined ? [] : [scales.recording]),
+  ];
+  // tEXt is Latin-1: the caption's × is; anything beyond it becomes '?'.
+  return encodePng(picture.width, picture.height, picture.rgba, {
+    Title: 'PackScope pack map',
+    Description: words.join('\n').replace(/[^\n\x20-\xff]/g, '?'),
   });
-  if (recording) {
-    const y = size + 30 + shown.length * rowHeight;
-    rows.push(
-      `<text x="8" y="${y}">${escapeXml(`recording ${path.basename(recording.file)}: ${formatCount(recording.reads)} reads of ${formatCount(recording.distinctObjects)} objects (lit: red to white, most read)`)}</text>`,
+}
+
+// Stays long: a linear script that writes the SVG's parts in order (map, marks, ruler, words, legend, size scale).
+/** The picture (as an embedded PNG, pixels kept sharp) with its marks, ruler, caption, legend and size scale as text. */
+function svgOf(png: Buffer, scales: MapScales): string {
+  const { size, legend } = scales;
+  const width = Math.max(size, 480);
+  const rowHeight = 18;
+  const rows = legend.filter((entry) => entry.label !== '' || legend.length <= 4);
+  const rulerTop = size + 10;
+  const captionY = rulerTop + 40;
+  const legendTop = captionY + 16;
+  const sizeTop = legendTop + rows.length * rowHeight + 4;
+  const recordingY = sizeTop + (scales.largestOnDisk === undefined ? 0 : 40) + 12;
+  const height = recordingY + (scales.recording === undefined ? 0 : rowHeight) + 8;
+  const span = scales.dataEnd - scales.dataStart;
+  const rx = (offset: number): number => 8 + ((offset - scales.dataStart) / span) * (width - 16);
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<image x="0" y="0" width="${size}" height="${size}" style="image-rendering:pixelated" href="data:image/png;base64,${png.toString('base64')}"/>`,
+    '<g class="map-marks" fill="none">',
+  ];
+  for (const mark of marksOnMap(scales)) {
+    const label = escapeXml(markLabel(mark));
+    const anchor = mark.x > size - 90 ? 'end' : 'start';
+    const tx = anchor === 'end' ? mark.x - 8 : mark.x + 8;
+    parts.push(
+      `<circle cx="${mark.x}" cy="${mark.y}" r="${mark.kind === 'tick' ? 3 : 4.5}" stroke="#ffffff" stroke-width="3"/><circle class="mark-${mark.kind}" data-offset="${mark.offset}" cx="${mark.x}" cy="${mark.y}" r="${mark.kind === 'tick' ? 3 : 4.5}" stroke="#202020" stroke-width="1.5"/>`,
+      `<text x="${tx}" y="${Math.max(12, Math.min(size - 4, mark.y + 4))}" text-anchor="${anchor}" fill="#202020" stroke="#ffffff" stroke-width="3" paint-order="stroke">${label}</text>`,
     );
   }
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${height}" viewBox="0 0 ${size} ${height}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${size}" height="${height}" fill="#ffffff"/>`,
-    `<image x="0" y="0" width="${size}" height="${size}" style="image-rendering:pixelated" href="data:image/png;base64,${png.toString('base64')}"/>`,
-    `<text x="8" y="${size + 14}">${escapeXml(caption)}</text>`,
-    ...rows,
-    '</svg>',
-    '',
-  ].join('\n');
+  parts.push(
+    '</g>',
+    '<g class="ruler">',
+    `<line x1="8" y1="${rulerTop}" x2="${width - 8}" y2="${rulerTop}" stroke="#202020"/>`,
+  );
+  for (const mark of rulerMarks(scales.dataStart, scales.dataEnd)) {
+    const x = rx(mark.offset);
+    const anchor = mark.kind === 'start' ? 'start' : mark.kind === 'end' ? 'end' : 'middle';
+    parts.push(
+      `<line x1="${x}" y1="${rulerTop - 4}" x2="${x}" y2="${rulerTop + 4}" stroke="#202020" stroke-width="${mark.kind === 'tick' ? 1 : 2}"/>`,
+      `<text class="ruler-${mark.kind}" data-offset="${mark.offset}" x="${x}" y="${rulerTop + 18}" text-anchor="${anchor}">${escapeXml(markLabel(mark))}</text>`,
+    );
+  }
+  parts.push(
+    `<text x="8" y="${rulerTop + 32}" font-size="11" fill="#606060">pack offsets along the curve, from the top-left corner, start to end</text>`,
+    '</g>',
+    `<text x="8" y="${captionY}">${escapeXml(scales.caption)}</text>`,
+  );
+  rows.forEach((entry, i) => {
+    const y = legendTop + 14 + i * rowHeight;
+    parts.push(
+      `<rect x="8" y="${y - 11}" width="12" height="12" fill="${rgbHex(entry.colour)}"/><text x="26" y="${y}">${escapeXml(entry.label)}</text>`,
+    );
+  });
+  if (scales.largestOnDisk !== undefined) {
+    const barWidth = Math.min(width - 16, 320);
+    const ramp = sizeScaleRamp(scales.largestOnDisk, 64);
+    parts.push('<g class="size-scale">');
+    ramp.forEach((colour, i) =>
+      parts.push(
+        `<rect x="${8 + (i * barWidth) / ramp.length}" y="${sizeTop}" width="${barWidth / ramp.length + 0.5}" height="10" fill="${rgbHex(colour)}"/>`,
+      ),
+    );
+    for (const stop of sizeScaleStops(scales.largestOnDisk)) {
+      const x = 8 + stop.at * barWidth;
+      const anchor = stop.at === 0 ? 'start' : stop.at === 1 ? 'end' : 'middle';
+      parts.push(
+        `<text class="size-stop" data-bytes="${stop.bytes}" x="${x}" y="${sizeTop + 24}" text-anchor="${anchor}">${escapeXml(formatBytes(stop.bytes, 'compact'))}</text>`,
+      );
+    }
+    parts.push('</g>');
+  }
+  if (scales.recording !== undefined) parts.push(`<text x="8" y="${recordingY}">${escapeXml(scales.recording)}</text>`);
+  parts.push('</svg>', '');
+  return parts.join('\n');
 }
 
 export const mapCommand: Command = {

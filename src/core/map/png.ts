@@ -6,8 +6,12 @@ import { crc32, deflateSync } from 'node:zlib';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-/** A PNG of `width` × `height` pixels from row-major RGBA (alpha is dropped: the map is opaque). */
-export function encodePng(width: number, height: number, rgba: Uint8Array): Buffer {
+/**
+ * A PNG of `width` × `height` pixels from row-major RGBA (alpha is dropped: the map is opaque).
+ * `text`: tEXt chunks (keyword → Latin-1 text, §11.3.4.3), the words of the picture for a program
+ * or a viewer that shows an image's description.
+ */
+export function encodePng(width: number, height: number, rgba: Uint8Array, text: Record<string, string> = {}): Buffer {
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1)
     throw new Error(`a PNG of ${width}×${height} pixels`);
   if (rgba.length !== width * height * 4) throw new Error(`${rgba.length} bytes of RGBA for ${width}×${height} pixels`);
@@ -32,6 +36,9 @@ export function encodePng(width: number, height: number, rgba: Uint8Array): Buff
   return Buffer.concat([
     SIGNATURE,
     chunk('IHDR', header),
+    ...Object.entries(text).map(([keyword, words]) =>
+      chunk('tEXt', Buffer.concat([Buffer.from(keyword, 'latin1'), Buffer.from([0]), Buffer.from(words, 'latin1')])),
+    ),
     chunk('IDAT', deflateSync(raw, { level: 6 })),
     chunk('IEND', Buffer.alloc(0)),
   ]);

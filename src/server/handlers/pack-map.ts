@@ -120,6 +120,7 @@ async function packMapInfo(
     dataStart: info.dataStart,
     dataEnd: info.dataEnd,
     maxDepth: info.maxDepth,
+    largestOnDisk: info.largestOnDisk,
     maxOrder: info.maxOrder,
     bytesPerCell: info.bytesPerCell,
     legends,
