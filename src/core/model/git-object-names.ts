@@ -6,6 +6,7 @@ import { DEFAULT_PATH_WALK_LIMITS, PATH_RULE, type ObjectPaths, type StoreWalkIn
 import { looseObjectFile, readLooseObjectType } from './loose-object.ts';
 import { OidLookup } from './oid-lookup.ts';
 import { PathTableBuilder } from './path-table.ts';
+import { packOfNumber } from './pack-numbering.ts';
 
 /**
  * The same names as walkObjectPaths, from git itself: `git rev-list --objects --all` prints each
@@ -245,15 +246,7 @@ class RevListParser {
   }
 
   private packOf(id: number): number {
-    const { bases } = this;
-    let low = 0;
-    let high = bases.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >>> 1;
-      if (bases[mid]! <= id) low = mid;
-      else high = mid - 1;
-    }
-    return low;
+    return packOfNumber(this.bases, id);
   }
 
   private unusable(offset: number, what: string): never {

@@ -11,6 +11,7 @@ import type { PackModel } from './pack-model.ts';
 import { type PathTable, PathTableBuilder } from './path-table.ts';
 import { alternateObjectDirs, type ObjectStore, type PackLocation } from './object-store.ts';
 import { readRefTips, type RefTips } from './refs.ts';
+import { packOfNumber } from './pack-numbering.ts';
 
 /**
  * Which name an object gets: the one `git rev-list --objects --all` prints for it, i.e. the path at
@@ -484,15 +485,7 @@ class PathWalk {
   }
 
   private packOf(id: number): number {
-    const { bases } = this;
-    let low = 0;
-    let high = bases.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >>> 1;
-      if (bases[mid]! <= id) low = mid;
-      else high = mid - 1;
-    }
-    return low;
+    return packOfNumber(this.bases, id);
   }
 
   private isSeen(id: number): boolean {

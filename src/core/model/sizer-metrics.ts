@@ -8,6 +8,7 @@ import { looseObjectFile, readLooseObject } from './loose-object.ts';
 import type { StoreWalkInputs } from './object-paths.ts';
 import { OidLookup } from './oid-lookup.ts';
 import type { PackModel } from './pack-model.ts';
+import { packOfNumber } from './pack-numbering.ts';
 
 /**
  * git-sizer's figures (sizes/graph.go, sizes/sizes.go), by its definitions:
@@ -479,15 +480,7 @@ class SizerWalk {
   }
 
   private packOf(id: number): number {
-    const { bases } = this;
-    let low = 0;
-    let high = bases.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >>> 1;
-      if (bases[mid]! <= id) low = mid;
-      else high = mid - 1;
-    }
-    return low;
+    return packOfNumber(this.bases, id);
   }
 
   private stateOf(id: number): number {
