@@ -1,4 +1,3 @@
-import { errorMessage } from '../../common/error-message.ts';
 import vscode = require('vscode');
 import { SizesRequest, type SizesDocument } from '../../protocol/server-protocol.ts';
 import {
@@ -9,11 +8,11 @@ import {
   type DirectoryEntry,
   type SizesRowText,
 } from '../../presentation/sizes-text.ts';
-import { isCancellation, withModelProgress } from '../model-progress.ts';
+import type { ServerClient } from '../server-client.ts';
 import { FactNode } from './fact-node.ts';
-import { MessageNode, retryNode } from './message-node.ts';
-import { PacksNodeBase, type PacksNode, type TreeContext } from './packs-node.ts';
+import type { PacksNode } from './packs-node.ts';
 import type { RepositoryNode } from './repository-node.ts';
+import { RequestedDocumentNode } from './requested-document-node.ts';
 
 /** Paths, extensions and commits listed under each heading (the directories are a tree of their own). */
 const LISTED_ROWS = 20;
@@ -24,15 +23,11 @@ const LISTED_ROWS = 20;
  * by git filter-repo --analyze's rules (packscope/sizes). Asked for when first expanded: it reads
  * the whole history with git, seconds on a large one.
  */
-export class SizesNode extends PacksNodeBase {
+export class SizesNode extends RequestedDocumentNode<SizesDocument> {
   readonly kind = 'sizes';
-  private rows: PacksNode[] | undefined;
-  private pending: Promise<PacksNode[]> | undefined;
-  /** What the last load ended with when it gave no rows (the retry line, or the error), until a retry. */
-  private ended: PacksNode[] | undefined;
 
-  constructor(readonly parent: RepositoryNode) {
-    super('Where the bytes go', vscode.TreeItemCollapsibleState.Collapsed);
+  constructor(parent: RepositoryNode) {
+    super(parent, 'Where the bytes go');
     this.id = `${parent.id}|sizes`;
     this.iconPath = new vscode.ThemeIcon('pie-chart');
     this.contextValue = 'sizes';
@@ -41,41 +36,32 @@ export class SizesNode extends PacksNodeBase {
       "Bytes of the repository's history per directory, path, extension and commit, as git filter-repo --analyze counts them: a blob once at each path it was at, on disk (its pack entry) and inflated.";
   }
 
-  /** "Load again" (and a changed repository): the next ask reads the history anew. */
-  reload(): void {
-    this.rows = undefined;
-    this.ended = undefined;
+  protected progressTitle(): string {
+    return `PackScope: where the bytes go in ${this.parent.listing.name}`;
   }
 
-  override getChildren(context: TreeContext): Promise<PacksNode[]> | PacksNode[] {
-    if (this.rows !== undefined) return this.rows;
-    if (this.ended !== undefined) return this.ended;
-    // A second ask while the first waits (a refresh of the repository row) gets the same answer.
-    this.pending ??= this.load(context).finally(() => (this.pending = undefined));
-    return this.pending;
+  protected request(
+    server: ServerClient,
+    workDoneToken: string,
+    token: vscode.CancellationToken,
+  ): Promise<SizesDocument> {
+    return server.request(
+      SizesRequest,
+      { repository: this.parent.listing.id, rows: LISTED_ROWS, top: LISTED_ROWS, workDoneToken },
+      token,
+    );
   }
 
-  private async load(context: TreeContext): Promise<PacksNode[]> {
-    try {
-      const document = await withModelProgress(
-        context.server,
-        `PackScope: where the bytes go in ${this.parent.listing.name}`,
-        (workDoneToken, token) =>
-          context.server.request(
-            SizesRequest,
-            { repository: this.parent.listing.id, rows: LISTED_ROWS, top: LISTED_ROWS, workDoneToken },
-            token,
-          ),
-      );
-      this.description = sizesSummary(document);
-      context.changed(this);
-      // No ids below: an ask VS Code abandoned may have registered rows already (as the Summary's).
-      this.rows = sizesRows(this, document).map((row) => (row instanceof FactNode ? row.withoutIds() : row));
-      return this.rows;
-    } catch (error) {
-      if (isCancellation(error)) return (this.ended = [retryNode(this)]);
-      return (this.ended = [new MessageNode(this, 'error', errorMessage(error), 'error')]);
-    }
+  protected summary(document: SizesDocument): string {
+    return sizesSummary(document);
+  }
+
+  protected asNode(): PacksNode {
+    return this;
+  }
+
+  protected rowsOf(document: SizesDocument): PacksNode[] {
+    return sizesRows(this, document);
   }
 }
 
