@@ -166,6 +166,9 @@ class RevListParser {
 
   /** `<hex id>` (a commit) or `<hex id> <path>` (anything else), bytes[from, end). */
   private line(bytes: Buffer, from: number, end: number): void {
+    // Checked here too, not only on a carried part: a long line that arrives whole in one chunk is
+    // refused for its length as one split across chunks is, whatever the pipe's chunk sizes were.
+    if (end - from > MAX_LINE_BYTES) this.unusable(this.offset, 'a line longer than any path git names');
     const { hashSize, id } = this;
     const idEnd = from + hashSize * 2;
     if (idEnd > end || (idEnd < end && bytes[idEnd] !== SPACE))
