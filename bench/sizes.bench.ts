@@ -18,6 +18,12 @@
  *
  *   node --import tsx bench/sizes.bench.ts [--runs N] [--keep] <repository>
  *
+ * Both tools get the history from the same git pipeline, `git rev-list --topo-order --reverse --all
+ * | git diff-tree --stdin … -M -t -c --raw --combined-all-paths`, and its rename detection is most
+ * of either's time. The bench times that pipeline alone too (output to /dev/null): the floor
+ * neither tool can go below while git diffs the history. --profile adds a `--cpu-prof` summary of
+ * PackScope's cold run (self time per function, the idle share being the wait for git).
+ *
  * The machine is shared: wall times are rough; compare CPU, and run twice.
  */
 import { spawnSync } from 'node:child_process';
@@ -25,21 +31,25 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { profileNode } from './cpu-profile.ts';
 import { projectRoot } from './generate.ts';
 import { otherCores, snapshot } from './quiet.ts';
 
-const help = `usage: node --import tsx bench/sizes.bench.ts [--runs N] [--keep] <repository>
+const help = `usage: node --import tsx bench/sizes.bench.ts [--runs N] [--keep] [--profile] <repository>
 
 packscope sizes --filter-repo-report (cold: fresh cache; warm: the stored model) against git
 filter-repo --analyze (in a throwaway repository borrowing the objects) on the same repository: the
 six size reports compared byte for byte (lines compared, the first line that differs), CPU (user +
-sys of the process tree), wall, and the ratios PackScope / filter-repo. --keep leaves the
-temporary directory (the reports) in place. The machine is shared: wall times are rough.`;
+sys of the process tree), wall, and the ratios PackScope / filter-repo; also the git rev-list |
+diff-tree pipeline both run, alone. --keep leaves the temporary directory (the reports) in place;
+--profile adds a --cpu-prof summary of PackScope's cold run. The machine is shared: wall times are
+rough.`;
 
 const { values, positionals } = parseArgs({
   options: {
     runs: { type: 'string', default: '1' },
     keep: { type: 'boolean' },
+    profile: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
   allowPositionals: true,
@@ -91,6 +101,11 @@ interface Run {
   /** Cores' worth of CPU other processes used meanwhile. */
   others: number;
 }
+
+/** The history both tools read, as both ask git for it (filter-repo's RepoAnalyze.gather_data, src/core/git/path-history.ts). */
+const PIPELINE =
+  `git --git-dir="$1" rev-list --topo-order --reverse --all | git --git-dir="$1" diff-tree --stdin --always --root ` +
+  `--format=%H%n%P%n%cd --date=short -M -t -c --raw --combined-all-paths`;
 
 function timed(command: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Run {
   const from = snapshot();
@@ -159,10 +174,12 @@ try {
       });
     const cold = sizes('cold');
     const warm = sizes('warm');
+    const pipeline = timed(['sh', '-c', PIPELINE, 'sh', gitDir]);
     process.stdout.write(
       line('git filter-repo', filterRepo) +
         line('packscope cold', cold) +
         line('packscope warm', warm) +
+        line('git diff-tree pipeline', pipeline) +
         ratio('ratio cold', cold, filterRepo) +
         ratio('ratio warm', warm, filterRepo),
     );
@@ -180,6 +197,18 @@ try {
           `${different.length === 0 ? 'all equal' : `${different.length} different`}\n` +
           different.map((text) => `${text}\n`).join(''),
       );
+    }
+  }
+  if (values.profile) {
+    const cache = path.join(work, 'cache-profile');
+    process.env.PACKSCOPE_CACHE_DIR = cache;
+    const out = path.join(work, 'profile-report');
+    for (const thread of profileNode([cli, 'sizes', '--filter-repo-report', out, repository], projectRoot)) {
+      process.stdout.write(`profile of packscope cold, ${thread.totalMs.toFixed(0)} ms on this thread:\n`);
+      for (const f of thread.top)
+        process.stdout.write(
+          `  ${f.selfMs.toFixed(0).padStart(7)} ms ${f.percent.toFixed(1).padStart(5)}%  ${f.name} ${f.where}\n`,
+        );
     }
   }
 } finally {
