@@ -268,14 +268,19 @@ function tally(rules: HistoryRules, reader: ObjectSizeReader, count: SizesCount)
     let first = true;
     for (const name of names) {
       // Under per-blob, later paths of the same blob are listed but weigh nothing.
-      const [i, d] = first || count === 'per-path' ? [inflated, disk] : [0, 0];
+      const weighs = first || count === 'per-path';
       first = false;
-      total.inflated += i;
-      total.disk += d;
-      paths.add(name, i, d);
-      extensions.add(extensionOf(name), i, d);
-      for (const directory of directoriesOf(name)) directories.add(directory, i, d);
+      paths.add(name, weighs ? inflated : 0, weighs ? disk : 0);
     }
+  }
+  // A directory's and an extension's sizes are sums over their paths, so each distinct path is
+  // added to them once, with its own sums, and not once per blob at it: on libgit2's history that
+  // halves the names split into directories and extensions (55k blob-path pairs, 30k paths).
+  for (const [name, sizes] of paths.sizes) {
+    total.inflated += sizes.inflated;
+    total.disk += sizes.disk;
+    extensions.add(extensionOf(name), sizes.inflated, sizes.disk);
+    for (const directory of directoriesOf(name)) directories.add(directory, sizes.inflated, sizes.disk);
   }
   const extensionDeleted = new Map<string, string | undefined>();
   for (const name of paths.sizes.keys()) {
