@@ -2,7 +2,8 @@
 // command that makes them exact, ready to paste.
 import { formatLimit } from '../common/format.ts';
 import type { SimResult } from '../core/documents/simulation-documents.ts';
-import { completionAdvice, WIDE_BOUND_SHARE } from '../core/report/simulation.ts';
+import { WIDE_BOUND_SHARE } from '../common/bound-width.ts';
+import { completionAdvice } from '../core/report/simulation.ts';
 import type { LoadedRecording } from '../core/trace/load-recording.ts';
 
 export function completionAdviceLines(loaded: LoadedRecording, results: readonly SimResult[]): string[] {

@@ -94,8 +94,6 @@ export function simulationDocument(
   return { schema, recording: recordingSummary(loaded), results };
 }
 
-export { WIDE_BOUND_SHARE } from '../../common/bound-width.ts';
-
 /**
  * The limits at which a cell of `results` is bounded more widely than WIDE_BOUND_SHARE (in
  * inflations, the count the cache decides), and the `packscope record` command that makes them
