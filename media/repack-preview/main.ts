@@ -15,6 +15,7 @@ import {
 import { formatBytes, formatCount, formatPercentChange, formatShare } from '../../src/common/format.ts';
 import {
   comparisonRows,
+  estimateChange,
   equivalentCommand,
   formatValue,
   histogramRows,
@@ -152,7 +153,7 @@ function summarySection(run: RepackPreviewRun): HTMLElement {
               'data-value': r.estimate ?? '',
               class: 'estimate',
             }),
-            cell(plain ? '' : formatPercentChange(r.current, r.estimate, 'typographic'), { class: 'estimate' }),
+            cell(estimateChange(r), { class: 'estimate', 'data-side': 'estimate-change' }),
           ]
         : []),
     );

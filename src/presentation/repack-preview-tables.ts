@@ -54,6 +54,34 @@ export function comparisonRows(result: RepackPreviewResult): ComparisonRow[] {
   }));
 }
 
+/**
+ * The estimate's change column. The write-order model (git-internals §5) runs on today's delta
+ * bases, so where it gives today's figure it predicted nothing: a "0.0%" there read as a forecast
+ * that a repack changes nothing (the real `gc --aggressive` was 38% smaller). Such a cell says
+ * "as today" and why; a figure the estimate does move (objects and bytes, when loose objects are
+ * packed or unreachable ones left out) keeps its percentage.
+ */
+export function estimateChange(row: ComparisonRow): string {
+  if (row.estimate === null || row.current === null) return '';
+  if (row.estimate === row.current)
+    return KEPT_BY_ESTIMATE.has(row.key) ? "as today (today's deltas kept)" : 'as today';
+  if (row.format === 'depth' || row.format === 'mean') return '';
+  return formatPercentChange(row.current, row.estimate, 'typographic');
+}
+
+/** Figures the estimate takes from today's deltas rather than predicting. */
+const KEPT_BY_ESTIMATE: ReadonlySet<ComparisonRow['key']> = new Set(['deltas', 'families', 'maxDepth', 'meanDepth']);
+
+/**
+ * The write-order estimate's line in the preset picker: what it can tell, which is where objects
+ * would sit and so what a recorded command's reads would seek, not what a repack saves.
+ */
+export function writeOrderEstimateDescription(recordings: number): string {
+  return recordings > 0
+    ? `no repack: where today's objects would be written and how the reads of ${formatCount(recordings)} recording${recordings === 1 ? '' : 's'} would seek; sizes and deltas stay today's`
+    : "no repack: where today's objects would be written; sizes and deltas stay today's, so it says most beside a recording (PackScope: Record a Git Command…)";
+}
+
 export function formatValue(value: number | null, format: ValueFormat): string {
   if (value === null) return '–';
   switch (format) {
@@ -153,14 +181,7 @@ export function repackPreviewMarkdown(run: RepackPreviewRun): string {
                 ? ''
                 : formatPercentChange(r.current, r.preview, 'typographic'),
             ]),
-        ...(hasEstimate
-          ? [
-              formatValue(r.estimate, r.format),
-              r.format === 'depth' || r.format === 'mean'
-                ? ''
-                : formatPercentChange(r.current, r.estimate, 'typographic'),
-            ]
-          : []),
+        ...(hasEstimate ? [formatValue(r.estimate, r.format), estimateChange(r)] : []),
       ]),
     ),
     '',

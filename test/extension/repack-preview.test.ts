@@ -141,6 +141,10 @@ describe('Preview Repack', function () {
     );
     assert.match(panel.panel.title, /^Repack Estimate: /);
     assert.match(panel.markdown, /\*\*Estimate\.\*\*/);
+    // The deltas are today's by construction: the row says so instead of a "0.0%" forecast.
+    const deltasRow = panel.markdown.split('\n').find((line) => line.startsWith('| Deltas |'));
+    assert.ok(deltasRow, panel.markdown.slice(0, 1200));
+    assert.match(deltasRow, /as today \(today's deltas kept\) \|$/);
     panel.dispose();
   });
 

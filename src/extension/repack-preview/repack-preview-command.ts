@@ -22,6 +22,7 @@ import {
 import { splitShellWords, UNCLOSED_QUOTE } from '../../common/shell-words.ts';
 import { normalizeRepackPreviewState } from '../../presentation/repack-preview-state.ts';
 import { repackModeMarkdown } from '../../presentation/repack-mode-text.ts';
+import { writeOrderEstimateDescription } from '../../presentation/repack-preview-tables.ts';
 import { Disposable, type Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
@@ -297,7 +298,7 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
       };
       return this.execute(listing, tuning, p.label ?? labelOf(tuning), git);
     }
-    const picked = await this.chooseTuning(git);
+    const picked = await this.chooseTuning(git, this.recordingsFor(listing).length);
     if (picked === undefined) return undefined;
     if ('mode' in picked) {
       await this.executeMode(listing, picked.mode, picked.label, git);
@@ -377,14 +378,17 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
     };
   }
 
-  private async chooseTuning(git: string): Promise<Tuning | { mode: RepackMode; label: string } | undefined> {
+  private async chooseTuning(
+    git: string,
+    recordings: number,
+  ): Promise<Tuning | { mode: RepackMode; label: string } | undefined> {
     let capabilities: GitCapabilities;
     try {
       capabilities = await this.deps.server.request(GitCapabilitiesRequest, { git });
     } catch (error) {
       throw new Error(`git cannot be run (${git}): ${errorMessage(error)}`);
     }
-    const chosen = await pickPreset(await this.presetItems(git, capabilities), capabilities.version);
+    const chosen = await pickPreset(await this.presetItems(git, capabilities, recordings), capabilities.version);
     if (chosen === undefined) return undefined;
     if (chosen.mode !== undefined) return { mode: chosen.mode, label: chosen.label };
     const threads = threadsSetting();
@@ -392,8 +396,12 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
     return { ...chosen.tuning!, threads, label: chosen.label } as Tuning & { label: string };
   }
 
-  /** The presets this git takes, the repack modes, the estimate and "Custom…"; then what this git lacks. */
-  private async presetItems(git: string, capabilities: GitCapabilities): Promise<PresetItem[]> {
+  /**
+   * The presets this git takes, the repack modes and "Custom…"; then the estimate, apart, as what it
+   * is (a write order, not a repack); then what this git lacks. `recordings`: how many recordings
+   * of this repository the estimate would replay, which decides whether it has anything to say.
+   */
+  private async presetItems(git: string, capabilities: GitCapabilities, recordings: number): Promise<PresetItem[]> {
     const items: PresetItem[] = [];
     const missing: string[] = [];
     for (const preset of PRESETS) {
@@ -414,12 +422,13 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
       else missing.push(`${preset.label} needs git ${preset.minimum} or later`);
     }
     items.push(
+      { label: '$(edit) Custom…', description: 'depth, window, threads and more pack-objects options', custom: true },
+      { label: 'Estimates', kind: vscode.QuickPickItemKind.Separator },
       {
-        label: 'Quick estimate (no repack)',
-        description: "the write-order model: object count and layout, today's deltas kept",
+        label: 'Write-order estimate (no repack)',
+        description: writeOrderEstimateDescription(recordings),
         tuning: { reuseDeltas: true, extraOptions: [], estimateOnly: true },
       },
-      { label: '$(edit) Custom…', description: 'depth, window, threads and more pack-objects options', custom: true },
     );
     if (missing.length > 0)
       items.push(

@@ -68,7 +68,7 @@ export async function run({ helpers, log }) {
   // One repository in the workspace: the presets come at once.
   const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
   await rows.filter({ hasText: 'gc --aggressive' }).first().waitFor({ timeout: 60_000 });
-  await rows.filter({ hasText: 'Quick estimate' }).first().waitFor({ timeout: 5_000 });
+  await rows.filter({ hasText: 'Write-order estimate' }).first().waitFor({ timeout: 5_000 });
   const labels = await rows.allInnerTexts();
   log(`presets: ${labels.map((l) => l.split('\n')[0]).join(' | ')}`);
   await helpers.screenshot(page, 'presets');

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  estimateChange,
+  writeOrderEstimateDescription,
+  type ComparisonRow,
+} from '../../src/presentation/repack-preview-tables.ts';
+
+const row = (key: ComparisonRow['key'], current: number, estimate: number): ComparisonRow => ({
+  key,
+  label: key,
+  format: key === 'packBytes' ? 'bytes' : key === 'maxDepth' ? 'depth' : key === 'meanDepth' ? 'mean' : 'count',
+  current,
+  preview: null,
+  estimate,
+});
+
+describe('the write-order estimate says what it predicted and what it kept', () => {
+  it('a figure taken from today\'s deltas reads "as today", never 0.0%', () => {
+    for (const key of ['deltas', 'families', 'maxDepth', 'meanDepth'] as const)
+      assert.equal(estimateChange(row(key, 50, 50)), "as today (today's deltas kept)", key);
+  });
+  it('a figure the estimate moves keeps its percentage; an unmoved one says "as today"', () => {
+    assert.equal(estimateChange(row('objects', 1000, 1100)), '+10.0%');
+    assert.equal(estimateChange(row('packBytes', 2000, 2000)), 'as today');
+    // Depths have no percentage even when they move (a depth of 3 against 4 is not "−25%").
+    assert.equal(estimateChange(row('maxDepth', 4, 3)), '');
+  });
+  it('the picker line says what it needs to tell anything', () => {
+    assert.match(writeOrderEstimateDescription(0), /says most beside a recording/);
+    assert.match(writeOrderEstimateDescription(2), /reads of 2 recordings would seek/);
+    assert.match(writeOrderEstimateDescription(1), /reads of 1 recording would seek/);
+  });
+});
