@@ -180,7 +180,16 @@ interface Cell {
   width?: number;
   /** real git inside both bounds (inflations less the command's constant). */
   inBounds?: boolean;
-  completed?: { predictedLines: number; predictedInflations: number; exact: boolean; equal: boolean };
+  completed?: {
+    predictedLines: number;
+    predictedInflations: number;
+    exact: boolean;
+    equal: boolean;
+    /** Where more than one reading explains the runs, the completed replay bounds those places (record --help). */
+    linesBounds?: [number, number];
+    width?: number;
+    inBounds?: boolean;
+  };
   /** Inflations outside unpack_entry (real − predicted at limit 0), added to every prediction of the command. */
   constant: number;
 }
@@ -280,6 +289,17 @@ function measureCommand(command: Command): Cell[] {
         exact: simulated.exact === true,
         equal,
       };
+      if (simulated.bounds) {
+        const [lines, inflations] = [simulated.bounds.logged, simulated.bounds.inflations];
+        const realCore = cell.realInflations - constant;
+        cell.completed.linesBounds = lines;
+        cell.completed.width = Math.max(width(lines, simulated.logged), width(inflations, simulated.inflations));
+        cell.completed.inBounds =
+          cell.realLines >= lines[0] &&
+          cell.realLines <= lines[1] &&
+          realCore >= inflations[0] &&
+          realCore <= inflations[1];
+      }
       log(
         `  ${cell.limit} completed: lines ${simulated.logged}${simulated.exact ? ' exact' : ''}, ${equal ? 'equal' : 'DIFFERENT'}`,
       );
@@ -313,7 +333,12 @@ if (values.out) fs.writeFileSync(values.out, `${JSON.stringify(document, null, 2
 const count = (n: number): string => n.toLocaleString('en-US');
 /** One cell's verdict, in the words of bench/README's tables. */
 function verdict(c: Cell): string {
-  if (c.completed) return c.completed.exact && c.completed.equal ? 'completed, exact' : 'completed, DIFFERENT';
+  if (c.completed) {
+    if (c.completed.exact) return c.completed.equal ? 'completed, exact' : 'completed, exact claimed, DIFFERENT';
+    if (c.completed.inBounds)
+      return `completed, ${c.completed.equal ? 'prediction equal' : 'prediction off'}, bounds hold, ${(100 * c.completed.width!).toFixed(3)}% wide`;
+    return 'completed, OUTSIDE bounds';
+  }
   if (c.exact)
     return c.predictedLines === c.realLines && c.predictedInflations + c.constant === c.realInflations
       ? 'exact'
@@ -321,15 +346,28 @@ function verdict(c: Cell): string {
   if (c.inBounds === undefined) return 'no bounds';
   return c.inBounds ? `bounds hold, ${(100 * c.width!).toFixed(2)}% wide` : 'OUTSIDE bounds';
 }
-const header = ['command', 'limit', 'real lines', 'predicted', 'bounds', 'real infl.', 'predicted', 'verdict'];
+const header = [
+  'command',
+  'limit',
+  'real lines',
+  'predicted',
+  'bounds',
+  'completed',
+  'real infl.',
+  'predicted',
+  'verdict',
+];
 const rows = cells.map((c) => [
   c.command,
   c.limit,
   count(c.realLines),
-  count(c.completed?.predictedLines ?? c.predictedLines),
+  count(c.predictedLines),
   c.linesBounds ? c.linesBounds.map(count).join('–') : '',
+  c.completed
+    ? `${count(c.completed.predictedLines)}${c.completed.linesBounds && !c.completed.exact ? ` (${c.completed.linesBounds.map(count).join('–')})` : ''}`
+    : '',
   count(c.realInflations),
-  count(c.completed?.predictedInflations ?? c.predictedInflations),
+  count((c.completed?.predictedInflations ?? c.predictedInflations) + c.constant),
   verdict(c),
 ]);
 if (values.markdown) {
