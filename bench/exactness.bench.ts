@@ -316,8 +316,23 @@ if (values.list) {
   process.exit(0);
 }
 const cells: Cell[] = [];
+/**
+ * Commands git itself could not run here, with git's words: a fetched mirror may lack a few
+ * objects (it came from a partial clone), and a command that reaches one fails at every limit.
+ * The others still run; the table names the skipped ones.
+ */
+const skipped: { command: string; reason: string }[] = [];
 try {
-  for (const command of commands) cells.push(...measureCommand(command));
+  for (const command of commands) {
+    try {
+      cells.push(...measureCommand(command));
+    } catch (error) {
+      const reason = (error instanceof Error ? error.message : String(error)).match(/fatal: [^\n]*/)?.[0];
+      if (!reason) throw error;
+      skipped.push({ command: command.name, reason });
+      log(`  skipped: ${reason}`);
+    }
+  }
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
 }
@@ -327,6 +342,7 @@ const document = {
   gitVersion,
   commands: commands.map((c) => ({ name: c.name, args: c.args, ...(c.note ? { note: c.note } : {}) })),
   cells,
+  skipped,
 };
 if (values.out) fs.writeFileSync(values.out, `${JSON.stringify(document, null, 2)}\n`);
 
@@ -380,5 +396,6 @@ if (values.markdown) {
     `${gitVersion}, ${repo}\n${all.map((r) => r.map((v, i) => v.padEnd(widths[i]!)).join('  ')).join('\n')}\n`,
   );
 }
+for (const s of skipped) process.stdout.write(`\n${s.command}: skipped, git failed: ${s.reason}\n`);
 const bad = cells.filter((c) => /DIFFERENT|OUTSIDE/.test(verdict(c)));
 log(`${cells.length} cells, ${cells.filter((c) => verdict(c).includes('exact')).length} exact, ${bad.length} wrong`);
