@@ -155,6 +155,7 @@ function commandsOfThisRepository(): Command[] {
     },
     { name: 'diff-stat-releases', args: ['diff', '--stat', oldTag, newTag] },
     { name: 'diff-tree-p', args: ['diff-tree', '-r', '-p', older, head] },
+    { name: 'show-stat-range', args: ['show', '--stat', `${older}..${head}`] },
     { name: 'cat-file-batch', args: ['cat-file', '--batch'], input: randomIds },
   ];
 }
