@@ -70,6 +70,7 @@ const SUITES = [
   { name: 'webview', nodeTest: true, args: () => ['test/webview/run.mjs'] },
   { name: 'pack-map', nodeTest: true, args: () => ['test/webview/pack-map.mjs'] },
   { name: 'tables-links', nodeTest: true, args: () => ['test/webview/tables-links.mjs'] },
+  { name: 'bytes-treemap', nodeTest: true, args: () => ['test/webview/bytes-treemap.mjs'] },
   { name: 'e2e', nodeTest: false, args: () => ['test/e2e/run.mjs'] },
 ];
 

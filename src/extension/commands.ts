@@ -11,6 +11,7 @@ import { askForObject, objectTarget } from './object-target.ts';
 import { RETRY_COMMAND } from './packs-view/message-node.ts';
 import { PacksNodeBase, type PacksNode } from './packs-view/packs-node.ts';
 import type { PackMapApi } from './pack-map/pack-map.ts';
+import type { BytesTreemapApi } from './bytes-treemap/bytes-treemap.ts';
 import type { PacksTreeProvider } from './packs-view/packs-tree.ts';
 import type { RecordingCommands } from './recording/recording-commands.ts';
 import type { RepackPreviewApi } from './repack-preview/repack-preview-command.ts';
@@ -25,6 +26,7 @@ export interface CommandContext {
   cacheLab: CacheLabApi;
   repackPreview: RepackPreviewApi;
   packMap: PackMapApi;
+  bytesTreemap: BytesTreemapApi;
 }
 
 type CommandHandler = (...args: unknown[]) => unknown;
@@ -158,6 +160,14 @@ const commandFactories: Record<string, CommandEntry> = {
       ({ packMap }) =>
       async (argument) => {
         await packMap.open(argument);
+      },
+  },
+  /** Argument: a repository row, its "Where the bytes go" row, `{ repository }`, or nothing (a pick). */
+  'packscope.showBytesTreemap': {
+    make:
+      ({ bytesTreemap }) =>
+      async (argument) => {
+        await bytesTreemap.open(argument);
       },
   },
   'packscope.toggleRecording': {

@@ -18,6 +18,7 @@ import { recordingSourceFromStore, registerCacheLab, type CacheLabApi } from './
 import { SimulationSummaries } from './simulation-summaries.ts';
 import { registerRepackPreview, type RepackPreviewApi } from './repack-preview/repack-preview-command.ts';
 import { registerPackMap, type PackMapApi } from './pack-map/pack-map.ts';
+import { registerBytesTreemap, type BytesTreemapApi } from './bytes-treemap/bytes-treemap.ts';
 import { PreviewPackHolds } from './pack-map/preview-pack-holds.ts';
 
 /** What `activate` returns: `vscode.extensions.getExtension('packscope.packscope').exports`. */
@@ -47,6 +48,7 @@ export interface PackScopeApi {
   readonly repackPreview: RepackPreviewApi;
   /** The Pack Map (src/extension/pack-map): its open panel and what it was sent. */
   readonly packMap: PackMapApi;
+  readonly bytesTreemap: BytesTreemapApi;
   objectDocumentUri(oid: string, repository?: string): vscode.Uri;
 }
 
@@ -149,6 +151,7 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
     previewPacks,
   });
   const packMap = registerPackMap({ lifetime, context, server, output, recordings: recording.api.store, previewPacks });
+  const bytesTreemap = registerBytesTreemap({ lifetime, context, server, output });
   registerCommands(lifetime, {
     server,
     packsTree,
@@ -157,6 +160,7 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
     cacheLab,
     repackPreview,
     packMap,
+    bytesTreemap,
   });
 
   // Started right after activation rather than inside it: hovers and terminal links need a server soon.
@@ -215,6 +219,7 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
     cacheLab,
     repackPreview,
     packMap,
+    bytesTreemap,
     objectDocumentUri,
   };
 }

@@ -53,6 +53,16 @@ export const WEBVIEW_PANELS = {
     styles: [SHARED_STYLE, ['media', 'pack-map', 'pack-map.css']],
     protocol: 'src/protocol/pack-map-protocol.ts',
   },
+  bytesTreemap: {
+    viewType: 'packscope.bytesTreemap',
+    title: 'Where the Bytes Go',
+    rootId: 'bytes-treemap',
+    loadingText: 'Reading where the bytes of the history go…',
+    entry: 'media/bytes-treemap/main.ts',
+    script: 'bytes-treemap.js',
+    styles: [SHARED_STYLE, ['media', 'bytes-treemap', 'bytes-treemap.css']],
+    protocol: 'src/protocol/bytes-treemap-protocol.ts',
+  },
 } as const satisfies Record<string, WebviewPanelDefinition>;
 
 export type WebviewPanelName = keyof typeof WEBVIEW_PANELS;

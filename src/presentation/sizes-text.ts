@@ -6,7 +6,7 @@
  */
 import { formatBytes, formatCount } from '../common/format.ts';
 import { visibleText } from '../common/visible-text.ts';
-import type { SizesCommit, SizesDocument, SizesRow } from '../protocol/server-protocol.ts';
+import type { PathBlob, SizesCommit, SizesDocument, SizesRow } from '../protocol/server-protocol.ts';
 
 /** At most this many subdirectories under one directory; the rest are counted on one line. */
 export const MAX_DIRECTORY_CHILDREN = 50;
@@ -96,4 +96,32 @@ export function directoryTree(document: Pick<SizesDocument, 'directories'>): Dir
 /** The node's own one-line description once loaded: `4.6 MiB on disk over 8,463 commits`. */
 export function sizesSummary(document: SizesDocument): string {
   return `${formatBytes(document.total.disk)} on disk · ${formatBytes(document.total.inflated)} inflated · ${formatCount(document.history.commits)} commits`;
+}
+
+/** How a blob is stored, for a row's description: `depth 3` (a delta 3 links from its whole base), `whole`, `loose`. */
+export function blobStorageText(blob: PathBlob): string {
+  if (blob.stored === 'missing') return 'missing (no pack or loose file has it)';
+  if (blob.stored === 'loose') return 'loose';
+  return blob.depth === 0 ? 'whole (depth 0)' : `depth ${blob.depth}`;
+}
+
+/** A blob at a path: its short id and the date it first came, its sizes and delta depth, its commit in the tooltip. */
+export function pathBlobText(blob: PathBlob): SizesRowText {
+  return {
+    key: blob.oid,
+    label: `${blob.oid.slice(0, 10)} · ${blob.date}`,
+    description: `${formatBytes(blob.disk)} on disk · ${formatBytes(blob.inflated)} inflated · ${blobStorageText(blob)}`,
+    tooltip: [
+      `blob ${blob.oid}`,
+      `on disk: ${formatCount(blob.disk)} bytes · inflated: ${formatCount(blob.inflated)} bytes`,
+      blobStorageText(blob),
+      `first in commit ${blob.commit} (${blob.date})`,
+      'Click to open the object and its delta chain.',
+    ].join('\n'),
+  };
+}
+
+/** The line under a path's blobs when some are not listed: `… 1,234 more blobs (50 of 1,284 listed)`. */
+export function moreBlobsText(listed: number, total: number): string {
+  return `… ${formatCount(total - listed)} more blob${total - listed === 1 ? '' : 's'} (${formatCount(listed)} of ${formatCount(total)} listed, newest first)`;
 }

@@ -589,9 +589,54 @@ export interface SizesParams extends WorkDoneProgressParams {
   rows?: number;
   /** `per-path` (default, filter-repo's) or `per-blob`. */
   count?: SizesDocument['count'];
+  /**
+   * Answer from the server's last walk of the repository when its packs have not changed since
+   * (the treemap after the Packs view's rows); without it the history is read again.
+   */
+  reuse?: boolean;
 }
 
 export const SizesRequest = new RequestType<SizesParams, SizesDocument, void>('packscope/sizes');
+
+/**
+ * packscope/pathBlobs: every blob that was ever at one path of a workspace repository's history
+ * (the sizes walk's pairing of blobs with paths; the history is read first if no walk of the
+ * repository's current packs is kept), newest first, a page at a time.
+ */
+export interface PathBlobsParams extends WorkDoneProgressParams {
+  repository: string;
+  /** A path as the sizes document names it. */
+  path: string;
+  /** The first blob listed (default 0). */
+  start?: number;
+  /** Blobs listed at most (default 100, at most 1000). */
+  count?: number;
+}
+
+/** One blob at a path. */
+export interface PathBlob {
+  oid: string;
+  /** Where git reads it: a pack, a loose file, or nowhere (a partial clone's missing blob). */
+  stored: 'packed' | 'loose' | 'missing';
+  /** Its size inflated and on disk (`cat-file`'s `%(objectsize)`, `%(objectsize:disk)`); 0 when missing. */
+  inflated: number;
+  disk: number;
+  /** Its delta depth in its pack (0: whole); null unless packed. */
+  depth: number | null;
+  /** The commit whose diff showed it first in the history, and its committer date (`YYYY-MM-DD`). */
+  commit: string;
+  date: string;
+}
+
+export interface PathBlobsResult {
+  path: string;
+  /** Blobs ever at the path (0 when the history never had it). */
+  total: number;
+  /** The page asked for, newest first. */
+  blobs: PathBlob[];
+}
+
+export const PathBlobsRequest = new RequestType<PathBlobsParams, PathBlobsResult, void>('packscope/pathBlobs');
 
 /**
  * packscope/concerns: git-sizer's figures and levels of concern for a workspace repository (the

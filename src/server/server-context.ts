@@ -11,6 +11,7 @@ import type { RankedLists } from './object-views.ts';
 import type { PreviewPacks } from './preview-packs.ts';
 import type { ReadRules } from './read-rules.ts';
 import type { RecordingCache } from './recording-cache.ts';
+import type { SizesWalks } from './sizes-walks.ts';
 import type { WorkQueues } from './work-queue.ts';
 import type { MapWorkerClient } from './workers/map-worker-client.ts';
 import type { TileViews } from './tile-views.ts';
@@ -40,6 +41,8 @@ export interface ServerContext {
   readonly previewPacks: PreviewPacks;
   /** Each repository's object paths (object-paths-walks.ts). */
   readonly objectPaths: ObjectPathsWalks;
+  /** Each repository's last sizes walk (sizes-walks.ts): packscope/pathBlobs answers from it. */
+  readonly sizesWalks: SizesWalks;
   /** The heavy work of requests, queued per kind with a few running at once (work-queue.ts). */
   readonly work: WorkQueues;
   /** The Pack Map's worker, which keeps the maps it drew (workers/map-worker.ts). */

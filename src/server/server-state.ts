@@ -36,6 +36,7 @@ import {
 import { cancelledPromise } from './cancellation.ts';
 import { gitForWorkspace } from './trusted-git.ts';
 import { RankedLists } from './object-views.ts';
+import { SizesWalks } from './sizes-walks.ts';
 import { ObjectPathsWalks } from './object-paths-walks.ts';
 import { PreviewPacks } from './preview-packs.ts';
 import { ReadRules } from './read-rules.ts';
@@ -120,6 +121,8 @@ export class ServerState implements ServerContext {
     this.threads,
     () => this.gitForObjectNames(),
   );
+  /** Each repository's last sizes walk: its document and blobs by path (sizes-walks.ts). */
+  readonly sizesWalks = new SizesWalks();
   // Idle: what was kept for the next request goes (the workers of the queued work have ended).
   readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory(), idleReleaseMs(), this.threads);
   readonly packMaps: MapWorkerClient;

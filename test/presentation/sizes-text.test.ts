@@ -3,7 +3,7 @@
  * document of a repository the test makes with git: the directory tree holds every directory once,
  * under its parent, each level in the document's order (most on-disk bytes first); a level over
  * MAX_DIRECTORY_CHILDREN says how many it leaves out; rows read their sizes and deletion dates,
- * names with control characters escaped.
+ * names with control characters escaped; a path's blob rows read their sizes, storage and commit.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -17,6 +17,8 @@ import type { SizesDocument } from '../../src/core/documents/sizes-document.ts';
 import {
   directoryTree,
   MAX_DIRECTORY_CHILDREN,
+  moreBlobsText,
+  pathBlobText,
   sizesCommitText,
   sizesRowText,
   type DirectoryEntry,
@@ -100,4 +102,23 @@ test('rows say on-disk and inflated bytes and the deletion date; commits their s
     document.commits.map((c) => sizesCommitText(c).label),
     ['first'],
   );
+});
+
+test("a path's blob rows: sizes, how each is stored, its first commit; the line for the blobs not listed", () => {
+  const blob = {
+    oid: 'ab'.repeat(20),
+    commit: 'cd'.repeat(20),
+    date: '2024-05-06',
+    inflated: 2_000_000,
+    disk: 12_345,
+  };
+  const delta = pathBlobText({ ...blob, stored: 'packed', depth: 3 });
+  assert.equal(delta.label, `${'ab'.repeat(5)} · 2024-05-06`);
+  assert.equal(delta.description, '12.1 KiB on disk · 1.9 MiB inflated · depth 3');
+  assert.match(delta.tooltip, new RegExp(`first in commit ${blob.commit} \\(2024-05-06\\)`));
+  assert.match(pathBlobText({ ...blob, stored: 'packed', depth: 0 }).description, / · whole \(depth 0\)$/);
+  assert.match(pathBlobText({ ...blob, stored: 'loose', depth: null }).description, / · loose$/);
+  assert.match(pathBlobText({ ...blob, stored: 'missing', depth: null, inflated: 0, disk: 0 }).description, /missing/);
+  assert.equal(moreBlobsText(50, 1284), '… 1,234 more blobs (50 of 1,284 listed, newest first)');
+  assert.equal(moreBlobsText(50, 51), '… 1 more blob (50 of 51 listed, newest first)');
 });

@@ -62,6 +62,21 @@ export interface HistorySizes {
   extensions: SizeRow[];
   /** Every commit that added a blob, most on-disk bytes first (then in history order). */
   commitsAdding: CommitAdded[];
+  /** The walk's pairing of blobs with paths, as it was read (path-blobs.ts indexes it by path). */
+  pairs: BlobPathPairs;
+}
+
+/**
+ * Which blobs were at which paths: the walk's own maps, handed out as they are (no copy), so that
+ * the CLI pays nothing for them and a view can ask for the blobs of one path.
+ */
+export interface BlobPathPairs {
+  /** Blob id → the paths (latin1 bytes) it was at, first seen first; the blobs in the order first seen. */
+  readonly pathsOf: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Blob id → its index in `commits`: the commit whose diff showed it first. */
+  readonly firstCommit: ReadonlyMap<string, number>;
+  /** The commits read, in the analysed order (`rev-list --topo-order --reverse --all`). */
+  readonly commits: readonly { oid: string; date: string }[];
 }
 
 export interface HistorySizesOptions {
@@ -305,5 +320,6 @@ function tally(rules: HistoryRules, reader: ObjectSizeReader, count: SizesCount)
     directories: directories.rows((name) => rules.treeDeletions.get(name)),
     extensions: extensions.rows((name) => extensionDeleted.get(name)),
     commitsAdding: [...added].sort(([a, x], [b, y]) => y.disk - x.disk || a - b).map(([, commit]) => commit),
+    pairs: { pathsOf: rules.names, firstCommit: rules.firstCommit, commits: rules.commits },
   };
 }

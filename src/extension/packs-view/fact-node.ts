@@ -4,7 +4,7 @@ import { PacksNodeBase, type PacksNode } from './packs-node.ts';
 /** A fact row (`commit: 12`, `depth 3: 40 ▇▇`), possibly with rows below it. */
 export class FactNode extends PacksNodeBase {
   readonly kind = 'fact';
-  private readonly rows: FactNode[] = [];
+  private readonly rows: PacksNode[] = [];
 
   constructor(
     readonly parent: PacksNode,
@@ -33,6 +33,12 @@ export class FactNode extends PacksNodeBase {
     return row;
   }
 
+  /** A row of another kind below this one (a path of "Where the bytes go", which expands to its blobs). */
+  adopt<N extends PacksNode>(row: N): N {
+    this.rows.push(row);
+    return row;
+  }
+
   override getChildren(): PacksNode[] {
     return this.rows;
   }
@@ -43,7 +49,10 @@ export class FactNode extends PacksNodeBase {
    */
   withoutIds(): this {
     this.id = undefined;
-    for (const row of this.rows) row.withoutIds();
+    for (const row of this.rows) {
+      if (row instanceof FactNode) row.withoutIds();
+      else row.id = undefined;
+    }
     return this;
   }
 }

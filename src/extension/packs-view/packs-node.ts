@@ -12,9 +12,11 @@ import type { MoreNode } from './more-node.ts';
 import type { ObjectListNode } from './object-list-node.ts';
 import type { ObjectNode } from './object-node.ts';
 import type { PackNode } from './pack-node.ts';
+import type { PathBlobNode } from './path-blob-node.ts';
 import type { RepositoryNode } from './repository-node.ts';
 import type { RevealedNode } from './revealed-node.ts';
 import type { SizesNode } from './sizes-node.ts';
+import type { SizesPathNode } from './sizes-path-node.ts';
 import type { StorageNode } from './storage-node.ts';
 import type { SummaryNode } from './summary-node.ts';
 
@@ -29,6 +31,8 @@ export type PacksNode =
   | RevealedNode
   | StorageNode
   | SizesNode
+  | SizesPathNode
+  | PathBlobNode
   | ConcernsNode
   | MessageNode;
 

@@ -1,5 +1,5 @@
 import vscode = require('vscode');
-import { SizesRequest, type SizesDocument } from '../../protocol/server-protocol.ts';
+import { SizesRequest, type SizesDocument, type SizesRow } from '../../protocol/server-protocol.ts';
 import {
   directoryTree,
   sizesCommitText,
@@ -13,6 +13,7 @@ import { FactNode } from './fact-node.ts';
 import type { PacksNode } from './packs-node.ts';
 import type { RepositoryNode } from './repository-node.ts';
 import { RequestedDocumentNode } from './requested-document-node.ts';
+import { SizesPathNode } from './sizes-path-node.ts';
 
 /** Paths, extensions and commits listed under each heading (the directories are a tree of their own). */
 const LISTED_ROWS = 20;
@@ -71,22 +72,20 @@ function sizesRows(parent: SizesNode, document: SizesDocument): PacksNode[] {
     for (const row of rows) node.add(row.key, row.label, row.description).tooltip = row.tooltip;
     return node;
   };
+  // A path's row expands to the blobs that were at it.
+  const paths = (key: string, label: string, rows: SizesRow[]): FactNode => {
+    const node = new FactNode(parent, key, label, undefined, rows.length > 0 ? false : undefined);
+    for (const row of rows) node.adopt(new SizesPathNode(node, parent.parent.listing.id, row.path, sizesRowText(row)));
+    return node;
+  };
   const directories = new FactNode(parent, 'directories', 'Directories', 'largest on disk first', true);
   addDirectories(directories, directoryTree(document));
   // The largest paths come first in `paths`; the largest deleted ones were kept besides them.
   const deleted = document.paths.filter((r) => r.deleted !== null).slice(0, LISTED_ROWS);
   return [
     directories,
-    group(
-      'paths',
-      'Largest paths',
-      document.paths.slice(0, LISTED_ROWS).map((r) => sizesRowText(r)),
-    ),
-    group(
-      'deleted',
-      'Deleted paths still in history',
-      deleted.map((r) => sizesRowText(r)),
-    ),
+    paths('paths', 'Largest paths', document.paths.slice(0, LISTED_ROWS)),
+    paths('deleted', 'Deleted paths still in history', deleted),
     group(
       'extensions',
       'Extensions',

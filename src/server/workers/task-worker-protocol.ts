@@ -23,7 +23,8 @@
  *                   which the server keeps. A `cancel` message stops git and ends it.
  *   sizes           where the bytes of the history go (core/report/sizes.ts): git's rev-list and
  *                   diff-tree read and parsed here, every blob sized from the store; answers with
- *                   the document (`sizes`). A `cancel` message stops git and ends it.
+ *                   the whole document and the blobs by path (`sizes`). A `cancel` message stops
+ *                   git and ends it.
  *   concerns        git-sizer's figures (core/report/concerns.ts): every commit, tree and tag the
  *                   refs reach read from the store, no git; answers with the document (`concerns`).
  *                   It writes nothing: a cancelled request terminates it.
@@ -36,6 +37,7 @@
  */
 import type { Calibration } from '../../core/documents/calibration-document.ts';
 import type { SizesDocument } from '../../core/documents/sizes-document.ts';
+import type { PathBlobIndex } from '../../core/report/path-blobs.ts';
 import type { ConcernsDocument } from '../../core/documents/concerns-document.ts';
 import type { WorkerError } from '../../core/worker-error.ts';
 import type { LocalityInput } from '../../core/locality/locality.ts';
@@ -152,8 +154,6 @@ export interface SizesTask {
   git: string;
   count: SizesDocument['count'];
   top: number;
-  /** Rows kept of paths and extensions: the largest, and the largest deleted (directories stay complete); undefined: every row. */
-  rows: number | undefined;
 }
 
 export interface ConcernsTask {
@@ -207,7 +207,8 @@ export type TaskWorkerMessage =
   | { kind: 'object-content'; body: ObjectContentBody }
   | { kind: 'object-paths'; paths: TransferredPaths }
   | { kind: 'calibration'; calibration: Calibration }
-  | { kind: 'sizes'; document: SizesDocument }
+  /** Every row (the server keeps the document and trims it per request) and the blobs by path, buffers transferred. */
+  | { kind: 'sizes'; document: SizesDocument; blobs: PathBlobIndex }
   | { kind: 'concerns'; document: ConcernsDocument }
   | { kind: 'done' }
   | ({ kind: 'error' } & WorkerError);

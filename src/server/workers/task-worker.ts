@@ -31,6 +31,7 @@ import { readObjectContentBody } from '../object-content.ts';
 import { runRepackPreviewTask } from './repack-preview-task.ts';
 import { calibratePack } from '../../core/cost/calibrate.ts';
 import { historySizes, sizesDocument } from '../../core/report/sizes.ts';
+import { pathBlobIndex } from '../../core/report/path-blobs.ts';
 import { concernsDocument } from '../../core/report/concerns.ts';
 import type {
   CalibrateTask,
@@ -161,17 +162,14 @@ async function sizes(task: SizesTask): Promise<void> {
     },
   });
   const document = sizesDocument(store, history, task.top);
-  if (task.rows !== undefined) {
-    const rows = task.rows;
-    for (const list of ['paths', 'extensions'] as const) {
-      const kept = new Set([
-        ...document[list].slice(0, rows),
-        ...document[list].filter((r) => r.deleted !== null).slice(0, rows),
-      ]);
-      document[list] = document[list].filter((row) => kept.has(row));
-    }
-  }
-  post({ kind: 'sizes', document });
+  const blobs = pathBlobIndex(history.pairs, store.repository.hash.size);
+  post({ kind: 'sizes', document, blobs }, [
+    blobs.start.buffer as ArrayBuffer,
+    blobs.blobs.buffer as ArrayBuffer,
+    blobs.blobIds.buffer as ArrayBuffer,
+    blobs.blobCommit.buffer as ArrayBuffer,
+    blobs.commitIds.buffer as ArrayBuffer,
+  ]);
 }
 
 /** One synchronous pass that writes nothing: a cancelled request terminates the worker. */
