@@ -328,7 +328,7 @@ try {
     try {
       cells.push(...measureCommand(command));
     } catch (error) {
-      const reason = (error instanceof Error ? error.message : String(error)).match(/fatal: [^\n]*/)?.[0];
+      const reason = (error instanceof Error ? error.message : String(error)).match(/(?:fatal|error): [^\n]*/)?.[0];
       if (!reason) throw error;
       skipped.push({ command: command.name, reason });
       log(`  skipped: ${reason}`);
