@@ -117,6 +117,17 @@ function busiestDirectory(): string {
   return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '.';
 }
 
+/** The largest blob at HEAD and its directory (binary history: a picture, an archive, a font). */
+function largestBlobAtHead(): { file: string; dir: string } {
+  let best = { file: '', size: -1 };
+  for (const line of git(['ls-tree', '-r', '-l', 'HEAD']).split('\n')) {
+    const match = /^\d+ blob [0-9a-f]+ +(\d+)\t(.*)$/.exec(line);
+    if (match && Number(match[1]) > best.size) best = { file: match[2]!, size: Number(match[1]) };
+  }
+  const slash = best.file.lastIndexOf('/');
+  return { file: best.file, dir: slash > 0 ? best.file.slice(0, slash + 1) : '.' };
+}
+
 function commandsOfThisRepository(): Command[] {
   const head = git(['rev-parse', 'HEAD']).trim();
   const commits = Number(git(['rev-list', '--count', 'HEAD']).trim());
@@ -129,6 +140,7 @@ function commandsOfThisRepository(): Command[] {
   const file = hottestTextFile();
   const word = frequentWord(file);
   const dir = busiestDirectory();
+  const largest = largestBlobAtHead();
   const all = git(['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).trim().split('\n');
   let seed = 13;
   const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -156,6 +168,8 @@ function commandsOfThisRepository(): Command[] {
     { name: 'diff-stat-releases', args: ['diff', '--stat', oldTag, newTag] },
     { name: 'diff-tree-p', args: ['diff-tree', '-r', '-p', older, head] },
     { name: 'show-stat-range', args: ['show', '--stat', `${older}..${head}`] },
+    { name: 'log-p-largest-dir', args: ['log', '-p', '-n', '200', '--', largest.dir] },
+    { name: 'log-raw-largest', args: ['log', '--raw', '-p', '--', largest.file] },
     { name: 'cat-file-batch', args: ['cat-file', '--batch'], input: randomIds },
   ];
 }
