@@ -44,14 +44,16 @@ class StampSums {
  *   chain adds its bases innermost first, so e_1 is stamped last), so "y is newer than x" in a run
  *   implies hi(y) > lo(x), and lo(y) > hi(x) implies y is newer than x in every run with both.
  * - N(x), the bytes of the entries newer than x, is then at most Nhi(x) = Σ size(y) over may y ≠ x
- *   with hi(y) > lo(x), and at least Nlo(x) = Σ size(y) over must y with lo(y) > hi(x).
+ *   with hi(y) > lo(x), and, in every run that holds x, at least Nlo(x) = Σ size(y) over may y that
+ *   every run added at a stamp after hi(x): newer than x, such a y leaves only after x does.
  *
  * Two facts of §1.5 decide what leaves: (E) an add evicts x exactly when size(x) + N(x) > L just
  * after it (oldest first, so x goes iff the total is still over L once only x and newer remain); and
  * (I) so in every state every entry but the last one added has size(x) + N(x) ≤ L (N grows only by
  * adds, and each add checked it). Hence a must entry stays must while size + Nhi ≤ L (checked after
  * every read; a read's adds come after its takes, so N only grows during them); a may entry with
- * size + Nlo > L and Nlo > 0 (something definitely newer, so not the last added) is in no run.
+ * size + Nlo > L and Nlo > 0 (something surely newer, so not the last added) is in no run, and then
+ * neither is any entry every run added before that one's sure add.
  * Each read's cost is bounded by where its chain can stop: at the first may base at the least, at
  * the first must base (or the root) at the most, and nothing when the read may be a top-level hit
  * or may not happen at all (a hidden read).
@@ -65,9 +67,17 @@ export class CacheEnvelope {
   private readonly members: Int32Array;
   private readonly memberAt: Int32Array;
   private memberCount = 0;
-  /** may entries' sizes at hi (for Nhi); must entries' sizes at lo (for Nlo). */
+  /**
+   * A stamp at which every run added x (0: none known). Entries added after x in every run stay
+   * cached while x is (they are newer: eviction takes x first; a take is re-added), so they count
+   * toward N(x) whether or not they are must.
+   */
+  private readonly added: Float64Array;
+  /** may entries' sizes at hi (for Nhi); at `added`, where known (for Nlo). */
   private readonly hiSums: StampSums;
-  private readonly loSums: StampSums;
+  private readonly addedSums: StampSums;
+  /** Every entry last added before this stamp in every run is in no run: one added after it in every run has left them all. */
+  private goneBefore = 0;
   private readonly stampCapacity: number;
   private clock = 0;
   /** Bytes of every add made in some run: N of any entry grows by at most this between two checks. */
@@ -94,12 +104,13 @@ export class CacheEnvelope {
     this.must = new Uint8Array(n);
     this.lo = new Float64Array(n);
     this.hi = new Float64Array(n);
+    this.added = new Float64Array(n);
     this.members = new Int32Array(n);
     this.memberAt = new Int32Array(n).fill(-1);
-    // Live stamps are at most 2 per entry; compaction renumbers them, leaving ≥ n + 4096 free.
-    this.stampCapacity = 3 * n + 4096;
+    // Live stamps are at most 3 per entry (and goneBefore); compaction renumbers them, leaving ≥ n + 4096 free.
+    this.stampCapacity = 4 * n + 4097;
     this.hiSums = new StampSums(this.stampCapacity);
-    this.loSums = new StampSums(this.stampCapacity);
+    this.addedSums = new StampSums(this.stampCapacity);
     this.deadlines = new IndexedMinHeap(n);
     this.chain = new Int32Array(maxChain + 1);
     this.touched = new Int32Array(maxChain + 1);
@@ -145,9 +156,9 @@ export class CacheEnvelope {
       if (size[x]! > this.shape.admitMax) continue;
       const stamp = this.nextStamp();
       this.addedBytes += size[x]!;
-      if (i <= bottom) this.place(x, stamp, stamp, true);
-      else if (this.may[x] === 1) this.place(x, this.lo[x]!, stamp, this.must[x] === 1);
-      else this.place(x, stamp, stamp, false);
+      if (i <= bottom) this.place(x, stamp, stamp, true, stamp);
+      else if (this.may[x] === 1) this.place(x, this.lo[x]!, stamp, this.must[x] === 1, this.added[x]!);
+      else this.place(x, stamp, stamp, false, 0);
       this.touched[touchedCount++] = x;
       last = x;
       lastDefinite = i <= bottom;
@@ -177,19 +188,20 @@ export class CacheEnvelope {
     return ++this.clock;
   }
 
-  /** Puts x in the envelope with stamps [lo, hi], must or may only, replacing what it had. */
-  private place(x: number, lo: number, hi: number, must: boolean): void {
+  /** Puts x in the envelope with stamps [lo, hi] (and `added`), must or may only, replacing what it had. */
+  private place(x: number, lo: number, hi: number, must: boolean, added: number): void {
     if (this.may[x] === 1) this.forget(x);
     const bytes = this.objects.size[x]!;
     this.may[x] = 1;
     this.lo[x] = lo;
     this.hi[x] = hi;
+    this.added[x] = added;
     this.memberAt[x] = this.memberCount;
     this.members[this.memberCount++] = x;
     this.hiSums.add(hi, bytes);
+    if (added > 0) this.addedSums.add(added, bytes);
     if (must) {
       this.must[x] = 1;
-      this.loSums.add(lo, bytes);
       if (lo !== hi) this.inexact++;
       this.deadlines.set(x, -Infinity);
     } else {
@@ -201,6 +213,7 @@ export class CacheEnvelope {
   private forget(x: number): void {
     const bytes = this.objects.size[x]!;
     this.hiSums.add(this.hi[x]!, -bytes);
+    if (this.added[x]! > 0) this.addedSums.add(this.added[x]!, -bytes);
     if (this.must[x] === 1) this.dropMust(x);
     else this.mayOnly--;
     this.may[x] = 0;
@@ -213,7 +226,6 @@ export class CacheEnvelope {
 
   private dropMust(x: number): void {
     this.must[x] = 0;
-    this.loSums.add(this.lo[x]!, -this.objects.size[x]!);
     if (this.lo[x] !== this.hi[x]) this.inexact--;
     this.deadlines.remove(x);
   }
@@ -263,10 +275,18 @@ export class CacheEnvelope {
     return false;
   }
 
-  /** (I): a may-only entry with size + Nlo > L and something definitely newer is in no run's cache. */
+  /**
+   * A may-only entry is in no run when it was last added before goneBefore, or by (I) when the
+   * entries added after it in every run (Nlo) are not empty and size + Nlo > L. Either way, every
+   * entry last added before its `added` is then in no run either.
+   */
   private dropIfGone(x: number): void {
-    const newer = this.loSums.after(this.hi[x]!);
-    if (newer > 0 && this.objects.size[x]! + newer > this.shape.limit) this.forget(x);
+    if (this.hi[x]! >= this.goneBefore) {
+      const newer = this.addedSums.after(this.hi[x]!);
+      if (newer === 0 || this.objects.size[x]! + newer <= this.shape.limit) return;
+    }
+    if (this.added[x]! > this.goneBefore) this.goneBefore = this.added[x]!;
+    this.forget(x);
   }
 
   /** Drops may-only entries gone since they were last touched (dropping late only widens, never unsound). */
@@ -280,23 +300,29 @@ export class CacheEnvelope {
 
   /** Renumbers the live stamps 1, 2, … in their order, so that the sums stay within their capacity. */
   private compactStamps(): void {
-    const live = new Float64Array(2 * this.memberCount);
+    const live = new Float64Array(3 * this.memberCount + 1);
     for (let i = 0; i < this.memberCount; i++) {
-      live[2 * i] = this.lo[this.members[i]!]!;
-      live[2 * i + 1] = this.hi[this.members[i]!]!;
+      const x = this.members[i]!;
+      live[3 * i] = this.lo[x]!;
+      live[3 * i + 1] = this.hi[x]!;
+      live[3 * i + 2] = this.added[x]!;
     }
+    live[3 * this.memberCount] = this.goneBefore;
     live.sort();
-    const renumbered = new Map<number, number>();
-    for (const stamp of live) if (!renumbered.has(stamp)) renumbered.set(stamp, renumbered.size + 1);
+    // 0 stays 0: "no stamp" for `added` and goneBefore.
+    const renumbered = new Map<number, number>([[0, 0]]);
+    for (const stamp of live) if (!renumbered.has(stamp)) renumbered.set(stamp, renumbered.size);
     this.hiSums.clear();
-    this.loSums.clear();
+    this.addedSums.clear();
     for (let i = 0; i < this.memberCount; i++) {
       const x = this.members[i]!;
       this.lo[x] = renumbered.get(this.lo[x]!)!;
       this.hi[x] = renumbered.get(this.hi[x]!)!;
+      this.added[x] = renumbered.get(this.added[x]!)!;
       this.hiSums.add(this.hi[x]!, this.objects.size[x]!);
-      if (this.must[x] === 1) this.loSums.add(this.lo[x]!, this.objects.size[x]!);
+      if (this.added[x]! > 0) this.addedSums.add(this.added[x]!, this.objects.size[x]!);
     }
+    this.goneBefore = renumbered.get(this.goneBefore)!;
     this.clock = renumbered.size;
   }
 }
