@@ -17,7 +17,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import vscode = require('vscode');
 import { Disposable } from '../dispose.ts';
-import { readSidecar, SIDECAR_VERSION, sidecarPath, writeSidecar, type RecordingSidecar } from './recording-sidecar.ts';
+import {
+  readSidecar,
+  SIDECAR_VERSION,
+  sidecarPath,
+  writeSidecar,
+  type RecordingSidecar,
+} from '../recording-sidecar.ts';
 
 export interface StoredRecording {
   file: string;
