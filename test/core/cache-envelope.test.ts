@@ -242,3 +242,69 @@ test('every run of the exact model lies inside the envelope: random chains, size
     }
   }
 });
+
+test('the bounds of a whole process hold every choice of hidden reads, however often the envelope takes over and hands back', () => {
+  // End to end through boundProcess (hidden-reads.ts): each place hides a read of its candidate or
+  // not, and every one of the 2^places runs, replayed by the exact model, must lie inside the bounds,
+  // with states followed one by one (48: the bounds are then the runs' own extremes, §8.1 (d)), with
+  // the envelope throughout (0) and switching back and forth (1, 2).
+  for (let seed = 1; seed <= 400; seed++) {
+    const random = seededRandom(seed * 7919);
+    const n = 14;
+    const base = new Int32Array(n);
+    const size = new Float64Array(n);
+    const payloadSize = new Float64Array(n);
+    const depth = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      base[i] = i === 0 || random() < 0.3 ? -1 : Math.max(0, i - 1 - Math.floor(random() * Math.min(i, 4)));
+      size[i] = [100, 400, 1500, 2500][Math.floor(random() * 4)]!;
+      payloadSize[i] = 1 + Math.floor(random() * 50);
+      depth[i] = base[i]! < 0 ? 0 : depth[base[i]!]! + 1;
+    }
+    const objects = { count: n, base, size, payloadSize, depth } as unknown as SimObjects;
+    const reads = Int32Array.from({ length: 12 }, () => Math.floor(random() * n));
+    const limit = [500, 2000, 3000, 5000][seed % 4]!;
+    const places = hiddenReadPlaces(objects, reads, new GitLruCache(n, size, 0));
+    const open = [...places.candidate.keys()].filter((r) => places.candidate[r]! >= 0);
+    const stack = chainStack(objects);
+    const cost = new Float64Array(READ_COST_LENGTH);
+    const runLow = [Infinity, Infinity, Infinity, Infinity];
+    const runHigh = [-Infinity, -Infinity, -Infinity, -Infinity];
+    for (let choice = 0; choice < 1 << open.length; choice++) {
+      const cache = new GitLruCache(n, size, limit);
+      const total = [0, 0, 0, 0];
+      const read = (id: number): void => {
+        readThroughCache(objects, id, cache, stack, cost);
+        for (let k = 0; k < 4; k++) total[k]! += cost[k]!;
+      };
+      for (let r = 0; r < reads.length; r++) {
+        read(reads[r]!);
+        const at = open.indexOf(r);
+        if (at >= 0 && (choice >> at) & 1) read(places.candidate[r]!);
+      }
+      for (let k = 0; k < 4; k++) {
+        runLow[k] = Math.min(runLow[k]!, total[k]!);
+        runHigh[k] = Math.max(runHigh[k]!, total[k]!);
+      }
+    }
+    for (const maxStates of [0, 1, 2, MAX_STATES]) {
+      const { low, high } = boundProcess(
+        objects,
+        reads,
+        places,
+        () => new GitLruCache(n, size, limit),
+        undefined,
+        maxStates,
+      );
+      for (let k = 0; k < 4; k++) {
+        const where = `seed ${seed}, limit ${limit}, maxStates ${maxStates}, count ${k}`;
+        assert.ok(
+          low[k]! <= runLow[k]! && runHigh[k]! <= high[k]!,
+          `${where}: runs ${runLow[k]}–${runHigh[k]} in ${low[k]}–${high[k]}`,
+        );
+        if (maxStates === MAX_STATES)
+          assert.deepEqual([low[k], high[k]], [runLow[k], runHigh[k]], `${where}: the runs' own extremes`);
+      }
+    }
+  }
+});
