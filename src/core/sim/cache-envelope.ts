@@ -63,7 +63,7 @@ export class CacheEnvelope {
   private readonly must: Uint8Array;
   private readonly lo: Float64Array;
   private readonly hi: Float64Array;
-  /** Every may entry, for sweeps and for rebuilding one cache when the state is known. */
+  /** Every may entry, for renumbering stamps and for rebuilding one cache when the state is known. */
   private readonly members: Int32Array;
   private readonly memberAt: Int32Array;
   private memberCount = 0;
@@ -90,9 +90,15 @@ export class CacheEnvelope {
   /** The entry every run added last, or −1: (I) keeps it even when it alone exceeds the limit. */
   private newest = -1;
   private readonly chain: Int32Array;
-  private readonly touched: Int32Array;
-  private readonly demoted: Int32Array;
-  private readsSinceSweep = 0;
+  /**
+   * Bytes of every add all runs made: Nlo of any entry grows by at most this between two checks
+   * (only such adds count toward it), so a may-only entry is checked again only once it may be gone.
+   */
+  private definiteBytes = 0;
+  /** may-only entries keyed by the definiteBytes at which they may first be gone (docs/git-internals.md §8.3, 4). */
+  private readonly dropChecks: IndexedMinHeap;
+  /** may-only entries keyed by hi: those under goneBefore are gone. */
+  private readonly byHi: IndexedMinHeap;
 
   constructor(
     private readonly objects: SimObjects,
@@ -113,8 +119,8 @@ export class CacheEnvelope {
     this.addedSums = new StampSums(this.stampCapacity);
     this.deadlines = new IndexedMinHeap(n);
     this.chain = new Int32Array(maxChain + 1);
-    this.touched = new Int32Array(maxChain + 1);
-    this.demoted = new Int32Array(n);
+    this.dropChecks = new IndexedMinHeap(n);
+    this.byHi = new IndexedMinHeap(n);
   }
 
   /**
@@ -148,7 +154,6 @@ export class CacheEnvelope {
     // Every run that misses adds e_stop … e_1; the stop is at least firstMay (or the root) and at most firstMust (or the root).
     const top = firstMust >= 1 ? firstMust : depth;
     const bottom = noop ? 0 : firstMay >= 1 ? firstMay : depth;
-    let touchedCount = 0;
     let last = -1;
     let lastDefinite = false;
     for (let i = top; i >= 1; i--) {
@@ -156,10 +161,11 @@ export class CacheEnvelope {
       if (size[x]! > this.shape.admitMax) continue;
       const stamp = this.nextStamp();
       this.addedBytes += size[x]!;
-      if (i <= bottom) this.place(x, stamp, stamp, true, stamp);
-      else if (this.may[x] === 1) this.place(x, this.lo[x]!, stamp, this.must[x] === 1, this.added[x]!);
+      if (i <= bottom) {
+        this.place(x, stamp, stamp, true, stamp);
+        this.definiteBytes += size[x]!;
+      } else if (this.may[x] === 1) this.place(x, this.lo[x]!, stamp, this.must[x] === 1, this.added[x]!);
       else this.place(x, stamp, stamp, false, 0);
-      this.touched[touchedCount++] = x;
       last = x;
       lastDefinite = i <= bottom;
     }
@@ -168,7 +174,7 @@ export class CacheEnvelope {
       this.newest = lastDefinite ? last : -1;
       if (before >= 0 && before !== this.newest && this.must[before] === 1) this.deadlines.set(before, -Infinity);
     }
-    this.settle(touchedCount);
+    this.settle();
     return true;
   }
 
@@ -205,7 +211,7 @@ export class CacheEnvelope {
       if (lo !== hi) this.inexact++;
       this.deadlines.set(x, -Infinity);
     } else {
-      this.mayOnly++;
+      this.becomeMayOnly(x);
     }
   }
 
@@ -215,7 +221,11 @@ export class CacheEnvelope {
     this.hiSums.add(this.hi[x]!, -bytes);
     if (this.added[x]! > 0) this.addedSums.add(this.added[x]!, -bytes);
     if (this.must[x] === 1) this.dropMust(x);
-    else this.mayOnly--;
+    else {
+      this.mayOnly--;
+      this.dropChecks.remove(x);
+      this.byHi.remove(x);
+    }
     this.may[x] = 0;
     const at = this.memberAt[x]!;
     const moved = this.members[--this.memberCount]!;
@@ -231,28 +241,37 @@ export class CacheEnvelope {
   }
 
   /**
-   * After a read's adds: must entries whose deadline passed are checked, then the demoted and the
-   * touched may-only ones are dropped when gone. Every check comes before any drop: an entry newer
-   * than x that this read evicted still counted toward N(x) when x was checked (E).
+   * After a read's adds: must entries whose deadline passed are checked first, then may-only ones
+   * that may be gone. Every check comes before any drop: an entry newer than x that this read
+   * evicted still counted toward N(x) when x was checked (E).
    */
-  private settle(touchedCount: number): void {
-    let demotedCount = 0;
+  private settle(): void {
     for (let top = this.deadlines.peek(); top >= 0; top = this.deadlines.peek()) {
       if (this.deadlines.keyOf(top) >= this.addedBytes) break;
       if (this.keepsMust(top)) continue;
       this.dropMust(top);
-      this.mayOnly++;
-      this.demoted[demotedCount++] = top;
+      this.becomeMayOnly(top);
     }
-    for (let i = 0; i < demotedCount; i++) {
-      const x = this.demoted[i]!;
-      if (this.may[x] === 1 && this.must[x] === 0) this.dropIfGone(x);
+    for (;;) {
+      const old = this.byHi.peek();
+      if (old >= 0 && this.byHi.keyOf(old) < this.goneBefore) {
+        this.gone(old);
+        continue;
+      }
+      const due = this.dropChecks.peek();
+      if (due >= 0 && this.dropChecks.keyOf(due) < this.definiteBytes) {
+        this.checkGone(due);
+        continue;
+      }
+      break;
     }
-    for (let i = 0; i < touchedCount; i++) {
-      const x = this.touched[i]!;
-      if (this.may[x] === 1 && this.must[x] === 0) this.dropIfGone(x);
-    }
-    if (++this.readsSinceSweep >= SWEEP_EVERY && this.mayOnly > 0) this.sweep();
+  }
+
+  /** x is may only from now: checked at the next settle, and by its hi against goneBefore. */
+  private becomeMayOnly(x: number): void {
+    this.mayOnly++;
+    this.dropChecks.set(x, -Infinity);
+    this.byHi.set(x, this.hi[x]!);
   }
 
   /**
@@ -276,26 +295,20 @@ export class CacheEnvelope {
   }
 
   /**
-   * A may-only entry is in no run when it was last added before goneBefore, or by (I) when the
-   * entries added after it in every run (Nlo) are not empty and size + Nlo > L. Either way, every
-   * entry last added before its `added` is then in no run either.
+   * A may-only entry is in no run by (I) when the entries added after it in every run (Nlo) are not
+   * empty and size + Nlo > L; else it is checked again once the sure adds since may have made it so.
    */
-  private dropIfGone(x: number): void {
-    if (this.hi[x]! >= this.goneBefore) {
-      const newer = this.addedSums.after(this.hi[x]!);
-      if (newer === 0 || this.objects.size[x]! + newer <= this.shape.limit) return;
-    }
-    if (this.added[x]! > this.goneBefore) this.goneBefore = this.added[x]!;
-    this.forget(x);
+  private checkGone(x: number): void {
+    const newer = this.addedSums.after(this.hi[x]!);
+    const threshold = Math.max(this.shape.limit - this.objects.size[x]!, 0);
+    if (newer > threshold) this.gone(x);
+    else this.dropChecks.set(x, this.definiteBytes + threshold - newer);
   }
 
-  /** Drops may-only entries gone since they were last touched (dropping late only widens, never unsound). */
-  private sweep(): void {
-    this.readsSinceSweep = 0;
-    for (let i = this.memberCount - 1; i >= 0; i--) {
-      const x = this.members[i]!;
-      if (this.must[x] === 0) this.dropIfGone(x);
-    }
+  /** x is in no run; nor then is any entry every run last added before x's sure add (docs/git-internals.md §8.3, 4). */
+  private gone(x: number): void {
+    if (this.added[x]! > this.goneBefore) this.goneBefore = this.added[x]!;
+    this.forget(x);
   }
 
   /** Renumbers the live stamps 1, 2, … in their order, so that the sums stay within their capacity. */
@@ -321,14 +334,12 @@ export class CacheEnvelope {
       this.added[x] = renumbered.get(this.added[x]!)!;
       this.hiSums.add(this.hi[x]!, this.objects.size[x]!);
       if (this.added[x]! > 0) this.addedSums.add(this.added[x]!, this.objects.size[x]!);
+      if (this.must[x] === 0) this.byHi.set(x, this.hi[x]!);
     }
     this.goneBefore = renumbered.get(this.goneBefore)!;
     this.clock = renumbered.size;
   }
 }
-
-/** Reads between sweeps of the may-only entries. */
-const SWEEP_EVERY = 128;
 
 /**
  * Adds the cost of a read that stops at chain[stop] (a cached base: `stop` inflations and delta
