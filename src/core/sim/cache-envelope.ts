@@ -50,10 +50,11 @@ class StampSums {
  * Two facts of §1.5 decide what leaves: (E) an add evicts x exactly when size(x) + N(x) > L just
  * after it (oldest first, so x goes iff the total is still over L once only x and newer remain); and
  * (I) so in every state every entry but the last one added has size(x) + N(x) ≤ L (N grows only by
- * adds, and each add checked it). Hence a must entry stays must while size + Nhi ≤ L (checked after
- * every read; a read's adds come after its takes, so N only grows during them); a may entry with
- * size + Nlo > L and Nlo > 0 (something surely newer, so not the last added) is in no run, and then
- * neither is any entry every run added before that one's sure add.
+ * adds, and each add checked it). Hence a must entry stays must while size + Nhi ≤ L (checked at
+ * the end of a read once the bytes added since its last check could exceed its slack; a read's
+ * adds come after its takes, so N only grows during them); a may entry with size + Nlo > L and
+ * Nlo > 0 (something surely newer, so not the last added) is in no run, and then neither is any
+ * entry whose last add, in every run, came before that one's sure add (hi below it).
  * Each read's cost is bounded by where its chain can stop: at the first may base at the least, at
  * the first must base (or the root) at the most, and nothing when the read may be a top-level hit
  * or may not happen at all (a hidden read).
