@@ -135,16 +135,26 @@ export function boundProcess(
   const cost: ReadCost = new Float64Array(READ_COST_LENGTH);
   const first = makeCache();
   const shape = first.lruShape?.();
-  const envelope = shape === undefined ? undefined : new CacheEnvelope(objects, shape, stack.length);
-  // The envelope follows every read from the start, so that it covers every state when it takes over.
+  // The envelope is started (or brought up to date) when it takes over: it then goes through every
+  // read and place since the start (or since it last handed over), so that it covers every state.
+  let envelope: CacheEnvelope | undefined;
+  let envelopeAt = 0;
   const ignored = new Float64Array(4);
   const envLow = new Float64Array(4);
   const envHigh = new Float64Array(4);
+  const throughEnvelope = (r: number, low: Float64Array, high: Float64Array): void => {
+    envelope!.read(reads[r]!, false, low, high);
+    const c = places.candidate[r]!;
+    if (c >= 0 && known?.[r] !== 1 && envelope!.read(c, true, low, high) && low === envLow) placesThatMiss++;
+    envelopeAt = r + 1;
+  };
   let branches: Branch[] | undefined = [{ cache: first, low: new Float64Array(4), high: new Float64Array(4) }];
   let placesThatMiss = 0;
   let coarse = false;
   for (let r = 0; r < reads.length; r++) {
-    if (branches !== undefined) {
+    if (branches === undefined) {
+      throughEnvelope(r, envLow, envHigh);
+    } else {
       for (const branch of branches) {
         readThroughCache(objects, reads[r]!, branch.cache, stack, cost);
         for (let k = 0; k < 4; k++) {
@@ -152,19 +162,8 @@ export function boundProcess(
           branch.high[k]! += cost[k]!;
         }
       }
-    }
-    envelope?.read(
-      reads[r]!,
-      false,
-      branches === undefined ? envLow : ignored,
-      branches === undefined ? envHigh : ignored,
-    );
-    const c = places.candidate[r]!;
-    if (c >= 0 && known?.[r] !== 1) {
-      if (branches === undefined) {
-        if (envelope!.read(c, true, envLow, envHigh)) placesThatMiss++;
-      } else {
-        envelope?.read(c, true, ignored, ignored);
+      const c = places.candidate[r]!;
+      if (c >= 0 && known?.[r] !== 1) {
         const fork = forkAtPlace(objects, branches, c, stack, cost);
         if (fork.missed) placesThatMiss++;
         if (fork.forked || (branches.length > 1 && r % MERGE_EVERY === 0)) branches = merged(branches);
@@ -173,10 +172,12 @@ export function boundProcess(
     if (branches !== undefined && branches.length > maxStates) {
       coarse = true;
       const { low, high } = extremes(branches);
-      if (envelope === undefined) {
+      if (shape === undefined) {
         coarseRest(objects, reads, places, r + 1, high, known);
         return { low, high, placesThatMiss, coarse };
       }
+      envelope ??= new CacheEnvelope(objects, shape, stack.length);
+      while (envelopeAt <= r) throughEnvelope(envelopeAt, ignored, ignored);
       envLow.set(low);
       envHigh.set(high);
       branches = undefined;
