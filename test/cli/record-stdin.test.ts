@@ -67,7 +67,7 @@ test('record keeps the input of cat-file --batch; the completion simulate prints
     bytes: Buffer.byteLength(input),
     sha256: createHash('sha256').update(input).digest('hex'),
   });
-  assert.equal(keptInput(recording, header.input!), input);
+  assert.equal(keptInput(recording, header.input!).toString(), input);
 
   const bounded = runCli(['simulate', recording, '--limit', '4390'], { env });
   assert.equal(bounded.status, 0, bounded.stderr);
@@ -109,6 +109,30 @@ test('record keeps the input of cat-file --batch; the completion simulate prints
   const locality = runCli(['locality', path.join(completedDir, completed)], { env });
   assert.equal(locality.status, 0, locality.stderr);
   assert.match(locality.stdout.toString(), /^ {2}3 reads, /m);
+});
+
+test('the input is given to git and kept byte for byte, binary or not', (t) => {
+  const root = tempDir(t);
+  const sandbox = new GitSandbox(root);
+  const repo = sandbox.init('repo');
+  // Not text in any encoding: every byte value, twice.
+  const bytes = Buffer.from([
+    ...Array.from({ length: 256 }, (_, i) => i),
+    ...Array.from({ length: 256 }, (_, i) => 255 - i),
+  ]);
+  const recording = path.join(root, 'hash.psrec');
+  const spawned = spawnSync(
+    process.execPath,
+    [path.resolve('dist/cli.js'), 'record', '-o', recording, '-C', repo, '--', 'hash-object', '--stdin'],
+    {
+      input: bytes,
+      env: { ...process.env, ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1' },
+    },
+  );
+  assert.equal(spawned.status, 0, spawned.stderr.toString());
+  const direct = sandbox.git(repo, ['hash-object', '--stdin'], { input: bytes }).toString();
+  assert.equal(spawned.stdout.toString(), direct, 'git hashed the very bytes given');
+  assert.deepEqual(fs.readFileSync(`${recording}.input`), bytes, 'and they are kept as given');
 });
 
 test('a kept input that is missing or changed is refused by name, never given to the command', (t) => {

@@ -198,7 +198,8 @@ async function runRecord(argv: string[], progress: Progress): Promise<number> {
 /** Largest stdin a recording keeps (beside it) to give to every run. */
 const MAX_STDIN_BYTES = 256 << 20;
 
-function readStdin(): string {
+/** stdin read in full, as bytes: what a command reads may be binary (a pack for index-pack --stdin). */
+function readStdin(): Buffer {
   const chunks: Buffer[] = [];
   let total = 0;
   const chunk = Buffer.allocUnsafe(1 << 16);
@@ -222,7 +223,7 @@ function readStdin(): string {
       );
     chunks.push(Buffer.from(chunk.subarray(0, got)));
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 export const recordCommand: Command = {

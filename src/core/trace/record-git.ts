@@ -43,7 +43,7 @@ export interface RecordOptions {
    * Written to git's stdin on every run (a complete recording runs the command 1 + N times), and
    * kept beside the recording (`inputPath`), so that it can be completed later.
    */
-  input?: string;
+  input?: Buffer;
   /** Called as each run starts: run 1 is the recording at limit 0, then the check's run, then the complete limits. */
   onRun?: (run: number, runs: number, limit: number) => void;
   /**
@@ -307,8 +307,7 @@ function compareRuns(first: string, second: string, sameExit: boolean): NonNulla
 }
 
 /** The input written beside the recording before the recording itself, so that no recording names a missing input. */
-function keepInput(output: string, input: string): { bytes: number; sha256: string } {
-  const bytes = Buffer.from(input, 'utf8');
+function keepInput(output: string, bytes: Buffer): { bytes: number; sha256: string } {
   makeDirectories(path.dirname(output), 0o777);
   writeFileAtomically(inputPath(output), 0o644, (fd) => writeAll(fd, bytes));
   return { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
@@ -318,7 +317,7 @@ function keepInput(output: string, input: string): { bytes: number; sha256: stri
  * The input a recording kept (its header's `input`), read back to give its command again: refused
  * when the file is missing or is not the input the header describes (size and SHA-256).
  */
-export function keptInput(recording: string, kept: { bytes: number; sha256: string }): string {
+export function keptInput(recording: string, kept: { bytes: number; sha256: string }): Buffer {
   const file = inputPath(recording);
   let bytes: Buffer;
   try {
@@ -343,7 +342,7 @@ export function keptInput(recording: string, kept: { bytes: number; sha256: stri
       undefined,
       `not the standard input this recording's command read (its SHA-256 differs)`,
     );
-  return bytes.toString('utf8');
+  return bytes;
 }
 
 /** Header line, then the trace copied as git wrote it, a chunk at a time (traces can be larger than any string). */

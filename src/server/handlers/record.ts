@@ -189,7 +189,7 @@ async function record(
   params: RecordParams,
   token: CancellationToken,
   progress: WorkDoneProgressReporter,
-  input?: string,
+  input?: Buffer,
 ): Promise<RecordingInfo> {
   const { args, git, complete } = checkRecordParams(context, params);
   const cwd = path.resolve(params.cwd);
@@ -280,7 +280,7 @@ async function runTraced(
     store: ObjectStore;
     output: string;
     complete: number[];
-    input: string | undefined;
+    input: Buffer | undefined;
   },
   token: CancellationToken,
   progress: WorkDoneProgressReporter,
