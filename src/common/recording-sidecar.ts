@@ -40,6 +40,14 @@ export function sidecarPath(file: string): string {
 }
 
 /**
+ * Where a recording keeps the standard input its command read (its header's `input`): beside it,
+ * as its sidecar is, so that whatever deletes a recording deletes it too.
+ */
+export function inputPath(file: string): string {
+  return `${file}.input`;
+}
+
+/**
  * The limit every git process of a terminal recording ran with, when its sidecar says the recording
  * was made in exact mode: the terminals' environment then held core.deltaBaseCacheLimit=0 through
  * GIT_CONFIG_COUNT (recording-environment.ts) for every git started in them. Undefined otherwise

@@ -6,7 +6,8 @@ import type { PolicyRunner } from '../sim/policy-definition.ts';
 import { simulateSegments, type RecordingBasis } from '../sim/simulate.ts';
 import { runSweep, type SweepOptions } from '../sim/sweep.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
-import { inputPath, type RecordingMetadata } from '../trace/recording.ts';
+import { inputPath } from '../../common/recording-sidecar.ts';
+import type { RecordingMetadata } from '../trace/recording.ts';
 import { recordingSummary } from './recording.ts';
 import type { SimResult, SimulationDocument } from '../documents/simulation-documents.ts';
 

@@ -13,7 +13,8 @@ import { threadedReader } from '../../common/threaded-readers.ts';
 import { fail } from '../errors.ts';
 import { simObjectsFrom } from '../sim/sim-objects.ts';
 import { alignHiddenReads, type LimitTrace } from './complete-recording.ts';
-import { inputPath, recordingHeader, type RecordingMetadata } from './recording.ts';
+import { inputPath } from '../../common/recording-sidecar.ts';
+import { recordingHeader, type RecordingMetadata } from './recording.ts';
 import { resolveReads } from './resolve-reads.ts';
 import { parseTraceFile } from './trace-log.ts';
 

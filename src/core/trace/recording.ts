@@ -62,7 +62,8 @@ export interface RecordingMetadata {
   check?: { identical: boolean; lines: [number, number]; firstDifference?: number };
   /**
    * The standard input git was given (a command that reads its work from it, e.g. `cat-file
-   * --batch`: src/common/standard-input.ts), kept beside the recording in `inputPath(file)`, so
+   * --batch`: src/common/standard-input.ts), kept beside the recording in `inputPath(file)`
+   * (src/common/recording-sidecar.ts), so
    * that completing it later runs the command on the same input; its size and SHA-256 tell a
    * changed or missing file from it. Absent when git read no input of `record`'s.
    */
@@ -71,11 +72,6 @@ export interface RecordingMetadata {
   endedAt: string;
   exitStatus: number | null;
   signal: string | null;
-}
-
-/** Where a recording keeps the standard input its command read (metadata `input`). */
-export function inputPath(recording: string): string {
-  return `${recording}.input`;
 }
 
 export function recordingHeader(metadata: RecordingMetadata): string {

@@ -24,6 +24,7 @@ import {
   writeSidecar,
   type RecordingSidecar,
 } from '../recording-sidecar.ts';
+import { inputPath } from '../../common/recording-sidecar.ts';
 
 export interface StoredRecording {
   file: string;
@@ -264,6 +265,7 @@ export class RecordingStore extends Disposable {
   delete(file: string): void {
     fs.rmSync(file, { force: true });
     fs.rmSync(sidecarPath(file), { force: true });
+    fs.rmSync(inputPath(file), { force: true });
     this.changed();
   }
 
