@@ -7,7 +7,7 @@ import { completionAdvice } from '../core/report/simulation.ts';
 import type { LoadedRecording } from '../core/trace/load-recording.ts';
 
 export function completionAdviceLines(loaded: LoadedRecording, results: readonly SimResult[]): string[] {
-  const advice = completionAdvice(loaded.log.metadata, results);
+  const advice = completionAdvice(loaded.log.metadata, results, loaded.log.file);
   if (advice === undefined) return [];
   const where = advice.limits.map(formatLimit).join(', ');
   const wide = `bounds wider than ${WIDE_BOUND_SHARE * 100}% of the count at ${where}`;

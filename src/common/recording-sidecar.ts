@@ -26,10 +26,25 @@ export interface RecordingSidecar {
   /** "Record a git command…": the repository (its id, the git directory) and git's arguments. */
   repository?: string;
   args?: string[];
+  /**
+   * A completed recording (the Cache Lab's Complete, or the command record-command.ts runs with
+   * limits): the limits it was completed at, as its header says, so that the Recordings view and
+   * the Cache Lab name them without opening the file. The header stays what replays trust: it
+   * holds the hidden reads that make those cells exact.
+   */
+  completeAt?: number[];
 }
 
 export function sidecarPath(file: string): string {
   return `${file}.json`;
+}
+
+/**
+ * Where a recording keeps the standard input its command read (its header's `input`): beside it,
+ * as its sidecar is, so that whatever deletes a recording deletes it too.
+ */
+export function inputPath(file: string): string {
+  return `${file}.input`;
 }
 
 /**

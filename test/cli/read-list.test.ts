@@ -1,4 +1,4 @@
-// `packscope simulate --reads FILE`: a read list (src/core/trace/read-list.ts) is replayed as given,
+// `packscope simulate --reads FILE` and `sweep --reads FILE`: a read list (src/core/trace/read-list.ts) is replayed as given,
 // read for read the same as a trace of the same `<pack> <offset>` lines, and a line that is not a
 // read of the repository stops it with the file and the line.
 import { before, describe, test } from 'node:test';
@@ -109,6 +109,62 @@ describe('simulate --reads: a read list', () => {
     };
     assert.equal(json.recording.mode, 'read-list');
     assert.equal(json.recording.reads, ids.length);
+  });
+
+  test('sweep --reads: every cell as simulate --reads gives it, exact, and git cat-file fed the same ids logs what the git cells say', () => {
+    const byId = listFile('sweep-ids.txt', `${ids.join('\n')}\n`);
+    const limits = [0, 64 << 10, 16 << 20];
+    const policies = ['git', 'libgit2:lookup'];
+    const run = packscope([
+      'sweep',
+      '--json',
+      '--threads',
+      '1',
+      '--limits',
+      limits.join(','),
+      '--policies',
+      policies.join(','),
+      '--reads',
+      byId,
+    ]);
+    assert.equal(run.status, 0, run.stderr);
+    const swept = JSON.parse(run.stdout) as {
+      schema: string;
+      recording: { mode: string };
+      results: (Cell & { limit: number })[];
+    };
+    assert.equal(swept.schema, 'packscope.sweep/1');
+    assert.equal(swept.recording.mode, 'read-list');
+    for (const limit of limits) {
+      for (const policy of policies) {
+        const cellOf = swept.results.find((c) => c.limit === limit && c.policy === policy)!;
+        const alone = cell(
+          packscope(['simulate', '--json', '--policy', policy, '--limit', String(limit), '--reads', byId]),
+        );
+        assert.deepEqual({ ...cellOf, seconds: 0 }, { ...alone, seconds: 0 }, `${policy} at ${limit}`);
+        assert.equal(cellOf.exact, true);
+      }
+      const trace = path.join(sandbox.root, `sweep-real-${limit}.trace`);
+      sandbox.git(repo, ['-c', `core.deltaBaseCacheLimit=${limit}`, 'cat-file', '--batch=%(objectname)'], {
+        input: `${ids.join('\n')}\n`,
+        env: { GIT_TRACE_PACK_ACCESS: trace, GIT_TRACE_BARE: '1' },
+      });
+      const lines = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean).length;
+      const git = swept.results.find((c) => c.limit === limit && c.policy === 'git')!;
+      assert.equal(git.logged, lines, `git at ${limit}: trace lines`);
+    }
+    const text = packscope(['sweep', '--limits', '0,16m', '--policies', 'git', '--reads', byId]);
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, new RegExp(`^inflations over ${ids.length} reads \\(a read list\\)$`, 'm'));
+    for (const [args, message] of [
+      [['--reads', byId, byId], /a recording or --reads FILE, not both/],
+      [['--segment', '1', '--reads', byId], /--segment needs a recording/],
+      [['--time', '--reads', byId], /--time needs a recording: a read list was made by no git command/],
+    ] as [string[], RegExp][]) {
+      const refused = packscope(['sweep', ...args]);
+      assert.equal(refused.status, 1, args.join(' '));
+      assert.match(refused.stderr, message);
+    }
   });
 
   test('a line that is not a read of the repository stops the replay with the file and the line', () => {

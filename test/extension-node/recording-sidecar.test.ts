@@ -14,7 +14,7 @@ import {
   sidecarPath,
   writeSidecar,
   type RecordingSidecar,
-} from '../../src/extension/recording/recording-sidecar.ts';
+} from '../../src/extension/recording-sidecar.ts';
 import { tempDir } from '../support/git.ts';
 
 const SIDECAR: RecordingSidecar = {

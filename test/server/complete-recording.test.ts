@@ -18,7 +18,8 @@ import {
   type SweepResult,
 } from '../../src/protocol/server-protocol.ts';
 import { limitsWiderThan, WIDE_BOUND_SHARE } from '../../src/common/bound-width.ts';
-import { GitSandbox, gitEnv, tempDir } from '../support/git.ts';
+import { GitSandbox, gitEnv, runCli, tempDir } from '../support/git.ts';
+import { blobId, writeChosenPack, type ChosenEntry } from '../support/chosen-delta-pack.ts';
 import { longHistory } from '../support/long-history.ts';
 import { buildInflateCounter, countingEnv, readInflateCount } from '../support/inflate-counter.ts';
 import { expectError, LspServer } from '../support/lsp-server.ts';
@@ -148,6 +149,53 @@ test('Measure for real keeps no split of the command’s time that rests on wide
   );
 });
 
+test('a recording of cat-file --batch is completed on the input it kept: exact where it was bounded, as git', async () => {
+  // git-internals §8.1's minimal case (Z→Y→X, G1→G; read Z G1 Y X): at 4,390 bytes the read of X
+  // that limit 0 hides misses.
+  const text = (seed: string): Buffer => Buffer.from(seed.repeat(100).slice(0, 2000));
+  const X = text('the base of a chain ');
+  const G = text('another family root ');
+  const entries: ChosenEntry[] = [
+    { content: X },
+    { base: 0, content: Buffer.concat([X.subarray(0, 1990), Buffer.from('Y!Y!Y!Y!Y!')]) },
+    { content: G },
+  ];
+  entries.push({ base: 1, content: Buffer.concat([entries[1]!.content.subarray(0, 1990), Buffer.from('Z:Z:Z:Z:Z:')]) });
+  entries.push({ base: 2, content: Buffer.concat([G.subarray(0, 1990), Buffer.from('G1G1G1G1G1')]) });
+  const batchRepo = sandbox.init('batch');
+  const packDir = path.join(batchRepo, '.git', 'objects', 'pack');
+  fs.writeFileSync(path.join(packDir, 'pack-test.pack'), writeChosenPack(entries));
+  sandbox.git(packDir, ['index-pack', 'pack-test.pack']);
+  const [x, y, , z, g1] = entries.map((entry) => blobId(entry.content).toString('hex'));
+  const input = [z, g1, y, x].join('\n') + '\n';
+  const args = ['cat-file', '--batch=%(objectname)'];
+  const original = path.join(recordings, 'batch.psrec');
+  const recorded = runCli(['record', '-o', original, '-C', batchRepo, '--', ...args], {
+    env: gitEnv(sandbox.home) as Record<string, string>,
+    input,
+  });
+  assert.equal(recorded.status, 0, recorded.stderr);
+
+  const info = await server.connection.sendRequest(CompleteRecordingRequest, {
+    file: original,
+    limits: [4390],
+    git: 'git',
+  });
+  assert.deepEqual(info.completeAt, [4390]);
+  assert.equal(fs.readFileSync(`${info.file}.input`, 'utf8'), input, 'the completed recording keeps the input too');
+  const [cell] = (
+    await server.connection.sendRequest(SweepRequest, { file: info.file, policies: ['git'], limits: [4390] })
+  ).results;
+  const trace = path.join(root, `batch-${process.hrtime.bigint()}.trace`);
+  sandbox.git(batchRepo, ['-c', 'core.deltaBaseCacheLimit=4390', ...args], {
+    input,
+    env: { GIT_TRACE_PACK_ACCESS: trace },
+  });
+  const real = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean).length;
+  assert.equal(real, 3, 'git at 4390 logs Z G1 X');
+  assert.deepEqual({ exact: cell!.exact, logged: cell!.logged }, { exact: true, logged: real });
+});
+
 test('a terminal recording and a passive one are refused with what completion needs', async () => {
   const trace = path.join(recordings, 'terminal.trace');
   sandbox.git(repo, ['-c', 'core.deltaBaseCacheLimit=0', 'log', '-p', '-n', '5'], {
@@ -175,7 +223,7 @@ test('a terminal recording and a passive one are refused with what completion ne
   );
   const completed = fs.readdirSync(recordings).filter((name) => name.includes('.complete-'));
   assert.ok(
-    completed.every((name) => name.startsWith('blame.')),
+    completed.every((name) => name.startsWith('blame.') || name.startsWith('batch.')),
     `nothing written for a refused one: ${completed.join(', ')}`,
   );
 });

@@ -139,6 +139,7 @@ function assertSameRecording(info: RecordingInfo, cli: RecordingSummary): void {
     gitVersion: _v,
     startedAt: _s,
     exitStatus: _e,
+    completeAt: _k,
     warnings: _w,
     args: _a,
     cwd: _c,
@@ -161,6 +162,7 @@ describe('packscope/recordingInfo', () => {
     assert.deepEqual(info.args, ['log', '--raw']);
     assert.equal(info.cwd, repo);
     assert.equal(info.exitStatus, 0);
+    assert.equal(info.completeAt, null, 'not a complete recording');
     assert.equal(
       info.gitVersion,
       sandbox

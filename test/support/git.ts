@@ -90,9 +90,13 @@ export interface CliResult {
 }
 
 /** Runs the bundled packscope CLI (dist/cli.js, built by `npm test` before the tests run). */
-export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliResult {
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
+): CliResult {
   const result: SpawnSyncReturns<Buffer> = spawnSync(process.execPath, [cliPath, ...args], {
     cwd: options.cwd ?? projectRoot,
+    ...(options.input !== undefined ? { input: options.input } : {}),
     env: { ...process.env, PACKSCOPE_NO_PROGRESS: '1', ...options.env },
     maxBuffer: 1 << 30,
     timeout: 120_000,

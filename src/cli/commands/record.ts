@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { readsStandardInput } from '../../common/standard-input.ts';
 import { threadedReader } from '../../common/threaded-readers.ts';
 import { fail } from '../../core/errors.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
@@ -49,6 +50,11 @@ exit status. git's own output goes to the terminal; the exit status is git's.
            GIT_CONFIG_COUNT, for it and every git it starts), which repeats read for read, and
            every number of its replays says so; with threads its reads differ run to run, so no
            replay of it is exact. A --threads=N of your own on the command line wins over both.
+Standard input: a command that reads its work from it (cat-file --batch, --stdin, pack-objects;
+           with --exact) is given stdin read in full first, and the input is kept beside the
+           recording (FILE.input, its size and SHA-256 in the header), so that completing the
+           recording later (the Cache Lab, or the command simulate and sweep print) runs the
+           command on the same input.
 --passive  keeps your own limit: a replay is exact only at that limit.
 -o FILE    where to write the recording (default: ~/.cache/packscope/recordings/, or
            PACKSCOPE_RECORDINGS_DIR). PackScope never writes inside the repository.`;
@@ -119,7 +125,9 @@ async function runRecord(argv: string[], progress: Progress): Promise<number> {
     throw fail('usage', undefined, undefined, '--complete needs an exact recording (not --passive)');
   const threaded = threadedReader(gitArgs);
   const runsAgain = complete !== undefined || values.check === true || threaded?.rerunReadsAlike === true;
-  const input = runsAgain && !process.stdin.isTTY ? readStdin() : undefined;
+  // Input that runs again, or that completing an exact recording later will need (kept beside it).
+  const keepsInput = runsAgain || (!values.passive && readsStandardInput(gitArgs));
+  const input = keepsInput && !process.stdin.isTTY ? readStdin() : undefined;
   // While git runs: pack reads so far (the trace, tailed a bounded chunk per tick) and the command
   // it is in. Not when git's output is the terminal too: a pager or git's own lines would be drawn over.
   let tail: TraceTail | undefined;
@@ -187,10 +195,11 @@ async function runRecord(argv: string[], progress: Progress): Promise<number> {
   return metadata.exitStatus ?? 1;
 }
 
-/** Largest stdin a complete recording keeps to give to every run. */
+/** Largest stdin a recording keeps (beside it) to give to every run. */
 const MAX_STDIN_BYTES = 256 << 20;
 
-function readStdin(): string {
+/** stdin read in full, as bytes: what a command reads may be binary (a pack for index-pack --stdin). */
+function readStdin(): Buffer {
   const chunks: Buffer[] = [];
   let total = 0;
   const chunk = Buffer.allocUnsafe(1 << 16);
@@ -210,11 +219,11 @@ function readStdin(): string {
         'usage',
         undefined,
         undefined,
-        `stdin is over ${MAX_STDIN_BYTES >> 20} MiB: too large to give to every run of --complete`,
+        `stdin is over ${MAX_STDIN_BYTES >> 20} MiB: too large to keep with the recording and give to every run`,
       );
     chunks.push(Buffer.from(chunk.subarray(0, got)));
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 export const recordCommand: Command = {

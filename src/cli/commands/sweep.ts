@@ -6,7 +6,7 @@ import { simulationDocument, sweepRecording } from '../../core/report/simulation
 import { formatSimulatedCount } from '../../common/format.ts';
 import { formatLimit, formatTable, writeJson } from '../output.ts';
 import { completionAdviceLines } from '../completion-advice.ts';
-import { loadRecording } from '../load-recording.ts';
+import { loadReadList, loadRecording } from '../load-recording.ts';
 import type { Progress } from '../progress.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
@@ -17,6 +17,7 @@ type Metric = (typeof METRICS)[number];
 
 const sweepHelp = `usage: packscope sweep [--json] [--limits L,…] [--policies P,…] [--metric M] [--threads N]
                       [--segment N] [--time [--replay|--no-replay] [--git PATH] [--recorded-seconds S]] [-C DIR] <recording>
+       packscope sweep [--json] [--limits L,…] [--policies P,…] [--metric M] [--threads N] [-C DIR] --reads FILE
 
 Replays a recording through every policy at every limit (cells run in worker threads) and prints
 one row per limit and one column per policy, like the tables of the delta-base-cache thread.
@@ -24,6 +25,11 @@ Defaults: --limits 0,1m,4m,16m,32m,64m,96m,256m  --policies ${SWEEP_DEFAULT_POLI
 --metric (the number in each cell): ${METRICS.join(', ')} (default inflations).
 
 ${POLICY_HELP}
+
+--reads FILE sweeps a read list instead of a recording, as \`simulate --reads\` takes it (one object
+id or \`<pack> <offset>\` a line, reads no git command made, in the repository of -C DIR or the
+current directory): every read is listed, hits included, so every cell is exact. No --segment (a
+read list is one sequence) and no --time (no git command ran, so there is no command time).
 
 A cell that is not exact shows min–max (bounds that contain what git does; git-internals §8.1) or,
 without bounds, ≈n.
@@ -61,12 +67,12 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
       'no-replay': { type: 'boolean' },
       'recorded-seconds': { type: 'string' },
       git: { type: 'string' },
+      reads: { type: 'string' },
       C: { type: 'string', short: 'C' },
       ...cacheOptionSpec,
     },
   });
-  if (positionals.length !== 1)
-    throw fail('usage', undefined, undefined, 'sweep needs one recording (see packscope sweep --help)');
+  checkSource(values, positionals);
   let limits = parseLimits(values.limits ?? '0,1m,4m,16m,32m,64m,96m,256m');
   let policies = (values.policies ?? SWEEP_DEFAULT_POLICIES.join(','))
     .split(',')
@@ -79,12 +85,12 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
   const threads = values.threads === undefined ? undefined : Number(values.threads);
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1))
     throw fail('usage', undefined, undefined, '--threads needs a positive integer');
-  if ((values.replay || values['no-replay']) && !values.time)
-    throw fail('usage', undefined, undefined, '--replay and --no-replay need --time');
-  if (values.replay && values['no-replay'])
-    throw fail('usage', undefined, undefined, '--replay and --no-replay contradict each other');
   const segment = values.segment === undefined ? undefined : Number(values.segment);
-  const loaded = loadRecording(positionals[0]!, { ...cacheOptions(values), repository: values.C, segment }, progress);
+  const options = { ...cacheOptions(values), repository: values.C, segment };
+  const loaded =
+    values.reads !== undefined
+      ? loadReadList(values.reads, options, progress)
+      : loadRecording(positionals[0]!, options, progress);
   const git = values.git ?? 'git';
   const measured = values['recorded-seconds'] === undefined ? undefined : Number(values['recorded-seconds']);
   if (measured !== undefined && !(measured > 0))
@@ -114,13 +120,54 @@ async function runSweepCommand(argv: string[], progress: Progress, workerScript:
     return 0;
   }
   process.stdout.write(
-    [...sweepTable(results, policies, limits, metric), ...completionAdviceLines(loaded, results)].join('\n') + '\n',
+    [
+      ...sweepTable(results, policies, limits, metric, loaded.readList === true),
+      ...completionAdviceLines(loaded, results),
+    ].join('\n') + '\n',
   );
   if (time) process.stdout.write('\n' + timeTable(time, policies, limits).join('\n') + '\n');
   return 0;
 }
 
-function sweepTable(results: SimResult[], policies: string[], limits: number[], metric: Metric): string[] {
+/** One recording, or a read list (`--reads`) with no option that needs a recording; --replay only with --time. */
+function checkSource(
+  values: { reads?: string; segment?: string; time?: boolean; replay?: boolean; 'no-replay'?: boolean },
+  positionals: string[],
+): void {
+  if ((values.replay || values['no-replay']) && !values.time)
+    throw fail('usage', undefined, undefined, '--replay and --no-replay need --time');
+  if (values.replay && values['no-replay'])
+    throw fail('usage', undefined, undefined, '--replay and --no-replay contradict each other');
+  if (values.reads === undefined) {
+    if (positionals.length !== 1)
+      throw fail(
+        'usage',
+        undefined,
+        undefined,
+        'sweep needs one recording or --reads FILE (see packscope sweep --help)',
+      );
+    return;
+  }
+  if (positionals.length !== 0)
+    throw fail('usage', undefined, undefined, 'sweep takes a recording or --reads FILE, not both');
+  if (values.segment !== undefined)
+    throw fail('usage', undefined, undefined, '--segment needs a recording: a read list is one sequence of reads');
+  if (values.time)
+    throw fail(
+      'usage',
+      undefined,
+      undefined,
+      '--time needs a recording: a read list was made by no git command, so there is no command time to split',
+    );
+}
+
+function sweepTable(
+  results: SimResult[],
+  policies: string[],
+  limits: number[],
+  metric: Metric,
+  readList: boolean,
+): string[] {
   const header = ['limit', ...policies];
   const cellText = (cell: SimResult): string => {
     const bounded =
@@ -133,7 +180,11 @@ function sweepTable(results: SimResult[], policies: string[], limits: number[], 
   ]);
   const reads = results[0]?.reads ?? 0;
   const notes = sweepNotes(results);
-  return [`${metric} over ${reads} reads`, ...formatTable([header, ...rows]), ...notes];
+  return [
+    `${metric} over ${reads} reads${readList ? ' (a read list)' : ''}`,
+    ...formatTable([header, ...rows]),
+    ...notes,
+  ];
 }
 
 /** What a range and a ≈ in the table mean, when it has any (git-internals §8.1). */

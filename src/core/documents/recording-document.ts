@@ -47,6 +47,8 @@ export interface RecordingInfo extends Omit<RecordingSummary, 'segments' | 'mode
   gitVersion: string | null;
   startedAt: string | null;
   exitStatus: number | null;
+  /** The limits `record --complete` made it exact at (the header's completeAt); null when none. */
+  completeAt: number[] | null;
   segments: RecordingSegment[];
   /** What was left out and why (unknown packs, bad offsets, malformed lines): never silent. */
   warnings: string[];

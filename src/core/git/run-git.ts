@@ -62,7 +62,7 @@ export interface GitEnvironmentOptions {
 
 export interface GitRunOptions extends GitEnvironmentOptions {
   /** Written to git's stdin, which is then closed; without it stdin is /dev/null (or the terminal with `stdin: 'inherit'`). */
-  input?: string | undefined;
+  input?: string | Buffer | undefined;
   stdin?: 'ignore' | 'inherit' | undefined;
   /** 'capture' (the default) keeps what git prints; 'inherit' shares this process's terminal. */
   stdout?: 'capture' | 'ignore' | 'inherit' | undefined;

@@ -47,6 +47,7 @@ export function recordingInfo(loaded: LoadedRecording, segment: number | undefin
     gitVersion: metadata?.gitVersion ?? null,
     startedAt: metadata?.startedAt ?? null,
     exitStatus: metadata?.exitStatus ?? null,
+    completeAt: metadata?.completeAt ? [...metadata.completeAt] : null,
     traceLines: summary.traceLines,
     reads: summary.reads,
     segments: loaded.segments.map((s, i) => ({

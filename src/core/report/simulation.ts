@@ -6,6 +6,7 @@ import type { PolicyRunner } from '../sim/policy-definition.ts';
 import { simulateSegments, type RecordingBasis } from '../sim/simulate.ts';
 import { runSweep, type SweepOptions } from '../sim/sweep.ts';
 import type { LoadedRecording } from '../trace/load-recording.ts';
+import { inputPath } from '../../common/recording-sidecar.ts';
 import type { RecordingMetadata } from '../trace/recording.ts';
 import { recordingSummary } from './recording.ts';
 import type { SimResult, SimulationDocument } from '../documents/simulation-documents.ts';
@@ -99,11 +100,13 @@ export function simulationDocument(
  * inflations, the count the cache decides), and the `packscope record` command that makes them
  * exact: the recording's own command run again at those limits (`--complete`, git-internals §8.1).
  * Undefined when no cell is that wide, or when the recording cannot say which command it made
- * (a raw trace: then `record` is the way, and `command` is undefined).
+ * (a raw trace: then `record` is the way, and `command` is undefined). `file`: the recording, whose
+ * kept input (when its command read one) the command is given again.
  */
 export function completionAdvice(
   metadata: RecordingMetadata | undefined,
   results: readonly SimResult[],
+  file?: string,
 ): { limits: number[]; command: string | undefined } | undefined {
   const limits = limitsWiderThan(results, WIDE_BOUND_SHARE);
   if (limits.length === 0) return undefined;
@@ -116,6 +119,8 @@ export function completionAdvice(
     shellQuote(metadata.cwd),
     '--',
     ...metadata.command.map(shellQuote),
+    // The input the command read, kept beside the recording (record-git.ts).
+    ...(metadata.input !== undefined && file !== undefined ? ['<', shellQuote(inputPath(file))] : []),
   ].join(' ');
   return { limits, command };
 }

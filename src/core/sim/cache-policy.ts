@@ -23,6 +23,16 @@ export interface DeltaBaseCache {
 }
 
 /**
+ * A cache that is Git's LRU in shape (git-internals §1.3–1.5): counted in inflated bytes, the oldest
+ * evicted while the total exceeds `limit`, the new entry always kept, a chain hit moving the base to
+ * the newest end; bases over `admitMax` are never added (Infinity in Git itself).
+ */
+export interface LruShape {
+  limit: number;
+  admitMax: number;
+}
+
+/**
  * A cache whose state can be copied and compared: what the bounds for reads a recording may hide
  * need of a policy (hidden-reads.ts), so that they follow every state without knowing whose it is.
  */
@@ -40,6 +50,12 @@ export interface BranchingCache extends DeltaBaseCache {
    * state exactly as it was: hidden-reads.ts (d) then adds the read's cost without a fork.
    */
   reusesInPlace(base: number): boolean;
+  /**
+   * When the cache is Git's LRU in shape (§1.5: evict the oldest while over the limit, keep the new
+   * entry): its limit, so that the bounds can follow every state at once when there are too many to
+   * follow one by one (cache-envelope.ts). Without it they widen to whole chains instead.
+   */
+  lruShape?(): LruShape;
 }
 
 /**

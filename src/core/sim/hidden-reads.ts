@@ -12,6 +12,7 @@ import {
   type ReadCost,
 } from './git-read-path.ts';
 import type { SimObjects } from './sim-objects.ts';
+import { CacheEnvelope } from './cache-envelope.ts';
 
 /**
  * Bounds on what real Git does at a limit L, from a recording made at limit 0 (git-internals §8,
@@ -45,9 +46,11 @@ import type { SimObjects } from './sim-objects.ts';
  *     states are then exactly the extremes over every choice of places: the tightest bounds the
  *     recording allows. A hidden read that leaves the state as it was (c_r not a delta, or its base
  *     already the newest entry) only widens the counts.
- * (e) Past MAX_STATES distinct states the rest of that process is bounded coarsely, and soundly:
- *     every later read, recorded or hidden, costs between nothing (a hit) and its whole chain (one
- *     line, depth + 1 inflations, depth delta applications, every entry's inflated bytes).
+ * (e) Past MAX_STATES distinct states an envelope of them all takes over (cache-envelope.ts,
+ *     docs/git-internals.md §8.3: what every state may and must hold, and in what order), adding each
+ *     read's least and greatest cost; when it pins one state again, that state is followed exactly.
+ *     For a policy not of Git's LRU shape the rest of the process is bounded coarsely: every later
+ *     read, recorded or hidden, costs between nothing (a hit) and its whole chain.
  * Each git process has its own cache (§1.2), so processes are bounded one by one and summed.
  */
 
@@ -93,7 +96,7 @@ export function hiddenReadPlaces(
   return { candidate, places, consistent };
 }
 
-/** Distinct cache states followed before the coarse bound (e) takes over. */
+/** Distinct cache states followed before the envelope (or the coarse bound) of (e) takes over. */
 export const MAX_STATES = 48;
 /** How often (in reads) states that became equal without a fork are merged. */
 const MERGE_EVERY = 512;
@@ -109,69 +112,119 @@ export interface ProcessBounds {
   high: Float64Array;
   /** Places where some state missed c_r: where the recording's blind spot mattered at this limit. */
   placesThatMiss: number;
-  /** The coarse bound (e) was needed. */
+  /** (e) was needed: the envelope or the coarse bound. */
   coarse: boolean;
 }
 
 /**
  * Bounds (a)–(e) for one process's reads at the limit `makeCache` builds its caches with. `known`
  * (optional, per read) marks places whose hidden reads are already in `reads` (a complete
- * recording, recording.ts): there nothing more can hide.
+ * recording, recording.ts): there nothing more can hide. `maxStates`: states followed one by one
+ * before the envelope takes over (tests set 0 to follow the envelope nearly throughout).
  */
+// Stays long: one pass over the reads that switches between following states one by one and the envelope (e); the two share the counts and the place logic.
 export function boundProcess(
   objects: SimObjects,
   reads: Int32Array,
   places: HiddenReadPlaces,
   makeCache: () => BranchingCache,
   known?: Uint8Array,
+  maxStates = MAX_STATES,
 ): ProcessBounds {
   const stack = chainStack(objects);
   const cost: ReadCost = new Float64Array(READ_COST_LENGTH);
-  let branches: Branch[] = [{ cache: makeCache(), low: new Float64Array(4), high: new Float64Array(4) }];
-  let placesThatMiss = 0;
-  for (let r = 0; r < reads.length; r++) {
-    for (const branch of branches) {
-      readThroughCache(objects, reads[r]!, branch.cache, stack, cost);
-      for (let k = 0; k < 4; k++) {
-        branch.low[k]! += cost[k]!;
-        branch.high[k]! += cost[k]!;
-      }
-    }
+  const first = makeCache();
+  const shape = first.lruShape?.();
+  // The envelope is started (or brought up to date) when it takes over: it then goes through every
+  // read and place since the start (or since it last handed over), so that it covers every state.
+  let envelope: CacheEnvelope | undefined;
+  let envelopeAt = 0;
+  const ignored = new Float64Array(4);
+  const envLow = new Float64Array(4);
+  const envHigh = new Float64Array(4);
+  const throughEnvelope = (r: number, low: Float64Array, high: Float64Array): void => {
+    envelope!.read(reads[r]!, false, low, high);
     const c = places.candidate[r]!;
-    if (c < 0 || known?.[r] === 1) continue;
-    let forked = false;
-    let missed = false;
-    const count = branches.length;
-    for (let b = 0; b < count; b++) {
-      const branch = branches[b]!;
-      if (branch.cache.serveTopLevel(c)) continue;
-      missed = true;
-      if (leavesStateAsItWas(objects, c, branch.cache)) {
-        readCostUnchanged(objects, c, cost);
-        for (let k = 0; k < 4; k++) branch.high[k]! += cost[k]!;
-        continue;
+    if (c >= 0 && known?.[r] !== 1 && envelope!.read(c, true, low, high) && low === envLow) placesThatMiss++;
+    envelopeAt = r + 1;
+  };
+  let branches: Branch[] | undefined = [{ cache: first, low: new Float64Array(4), high: new Float64Array(4) }];
+  let placesThatMiss = 0;
+  let coarse = false;
+  for (let r = 0; r < reads.length; r++) {
+    if (branches === undefined) {
+      throughEnvelope(r, envLow, envHigh);
+    } else {
+      for (const branch of branches) {
+        readThroughCache(objects, reads[r]!, branch.cache, stack, cost);
+        for (let k = 0; k < 4; k++) {
+          branch.low[k]! += cost[k]!;
+          branch.high[k]! += cost[k]!;
+        }
       }
-      const cache = branch.cache.clone();
-      readThroughCache(objects, c, cache, stack, cost);
-      const low = branch.low.slice();
-      const high = branch.high.slice();
-      for (let k = 0; k < 4; k++) {
-        low[k]! += cost[k]!;
-        high[k]! += cost[k]!;
+      const c = places.candidate[r]!;
+      if (c >= 0 && known?.[r] !== 1) {
+        const fork = forkAtPlace(objects, branches, c, stack, cost);
+        if (fork.missed) placesThatMiss++;
+        if (fork.forked || (branches.length > 1 && r % MERGE_EVERY === 0)) branches = merged(branches);
       }
-      branches.push({ cache, low, high });
-      forked = true;
     }
-    if (missed) placesThatMiss++;
-    if (forked || (branches.length > 1 && r % MERGE_EVERY === 0)) branches = merged(branches);
-    if (branches.length > MAX_STATES) {
+    if (branches !== undefined && branches.length > maxStates) {
+      coarse = true;
       const { low, high } = extremes(branches);
-      coarseRest(objects, reads, places, r + 1, high, known);
-      return { low, high, placesThatMiss, coarse: true };
+      if (shape === undefined) {
+        coarseRest(objects, reads, places, r + 1, high, known);
+        return { low, high, placesThatMiss, coarse };
+      }
+      envelope ??= new CacheEnvelope(objects, shape, stack.length);
+      while (envelopeAt <= r) throughEnvelope(envelopeAt, ignored, ignored);
+      envLow.set(low);
+      envHigh.set(high);
+      branches = undefined;
+    }
+    if (branches === undefined && envelope!.determined()) {
+      // Every run's cache is the same again: follow it exactly from here.
+      const cache = makeCache();
+      for (const id of envelope!.entriesOldestFirst()) cache.add(id);
+      branches = [{ cache, low: envLow.slice(), high: envHigh.slice() }];
     }
   }
-  const { low, high } = extremes(branches);
-  return { low, high, placesThatMiss, coarse: false };
+  const { low, high } = branches === undefined ? { low: envLow, high: envHigh } : extremes(branches);
+  return { low, high, placesThatMiss, coarse };
+}
+
+/** (c), (d) at one place, for every state followed: a state that misses c_r forks (or adds c_r's cost in place). */
+function forkAtPlace(
+  objects: SimObjects,
+  branches: Branch[],
+  c: number,
+  stack: Int32Array,
+  cost: ReadCost,
+): { missed: boolean; forked: boolean } {
+  let forked = false;
+  let missed = false;
+  const count = branches.length;
+  for (let b = 0; b < count; b++) {
+    const branch = branches[b]!;
+    if (branch.cache.serveTopLevel(c)) continue;
+    missed = true;
+    if (leavesStateAsItWas(objects, c, branch.cache)) {
+      readCostUnchanged(objects, c, cost);
+      for (let k = 0; k < 4; k++) branch.high[k]! += cost[k]!;
+      continue;
+    }
+    const cache = branch.cache.clone();
+    readThroughCache(objects, c, cache, stack, cost);
+    const low = branch.low.slice();
+    const high = branch.high.slice();
+    for (let k = 0; k < 4; k++) {
+      low[k]! += cost[k]!;
+      high[k]! += cost[k]!;
+    }
+    branches.push({ cache, low, high });
+    forked = true;
+  }
+  return { missed, forked };
 }
 
 /**
@@ -232,7 +285,7 @@ function extremes(branches: Branch[]): { low: Float64Array; high: Float64Array }
   return { low, high };
 }
 
-/** (e): from read `from` on, every read and every open place adds its whole chain to the maximum. */
+/** (e) for a policy without an envelope: from read `from` on, every read and every open place adds its whole chain to the maximum. */
 function coarseRest(
   objects: SimObjects,
   reads: Int32Array,

@@ -202,7 +202,7 @@ function boundedExactness(
     exactness: exact
       ? 'every read the recording may hide is a cache hit at this limit'
       : coarse
-        ? 'bounded (widened: too many cache states to follow)'
+        ? 'bounded (too many cache states to follow one by one: an envelope of them, docs/git-internals.md §8.3)'
         : 'bounded: the recording may hide reads that miss at this limit',
   };
 }

@@ -23,7 +23,11 @@ export interface LoadedRecording {
   objects: SimObjects;
   /** The kept reads, as ids of `objects`. */
   reads: Int32Array;
-  /** The kept reads' range in `resolved`'s per-read arrays (all of them unless a segment is chosen). */
+  /**
+   * The kept reads' range in `resolved`'s per-read arrays (all of them unless a segment is chosen):
+   * the trace's reads only, never the hidden reads a complete recording inserts (git made those as
+   * cache hits, with no pack access; they are in `reads`, not in `resolved`).
+   */
   range: { start: number; end: number };
   /** Segments with read indices relative to `reads`. */
   segments: TraceSegment[];
@@ -297,7 +301,7 @@ export function resolveRecording(
     resolved,
     objects: compact.objects,
     reads: compact.reads,
-    range,
+    range: traceRangeOf(resolved.segments, options.segment, global.length),
     segments,
     warnings,
     elsewhere: leftOut.each,
@@ -346,6 +350,16 @@ function readSidecar(file: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** The kept reads' range among the trace's (resolved's arrays): the chosen segment's, else all `total`. */
+function traceRangeOf(
+  segments: readonly TraceSegment[],
+  segment: number | undefined,
+  total: number,
+): { start: number; end: number } {
+  const chosen = segment === undefined ? undefined : segments[segment - 1];
+  return chosen === undefined ? { start: 0, end: total } : { start: chosen.firstRead, end: chosen.endRead };
 }
 
 /**

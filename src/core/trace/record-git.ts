@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,6 +13,7 @@ import { threadedReader } from '../../common/threaded-readers.ts';
 import { fail } from '../errors.ts';
 import { simObjectsFrom } from '../sim/sim-objects.ts';
 import { alignHiddenReads, type LimitTrace } from './complete-recording.ts';
+import { inputPath } from '../../common/recording-sidecar.ts';
 import { recordingHeader, type RecordingMetadata } from './recording.ts';
 import { resolveReads } from './resolve-reads.ts';
 import { parseTraceFile } from './trace-log.ts';
@@ -38,8 +40,11 @@ export interface RecordOptions {
    * limit and store the reads the limit-0 trace hides (complete-recording.ts, git-internals §8.1).
    */
   complete?: number[];
-  /** Written to git's stdin on every run (a complete recording runs the command 1 + N times). */
-  input?: string;
+  /**
+   * Written to git's stdin on every run (a complete recording runs the command 1 + N times), and
+   * kept beside the recording (`inputPath`), so that it can be completed later.
+   */
+  input?: Buffer;
   /** Called as each run starts: run 1 is the recording at limit 0, then the check's run, then the complete limits. */
   onRun?: (run: number, runs: number, limit: number) => void;
   /**
@@ -149,6 +154,7 @@ export async function recordGitCommand(options: RecordOptions): Promise<Recordin
       ...(single ? { singleThreaded: `${single.key}=${single.value}` } : {}),
       ...checked,
       ...completion,
+      ...(options.input !== undefined ? { input: keepInput(options.output, options.input) } : {}),
     };
     writeRecording(options.output, metadata, traceFile);
     return metadata;
@@ -299,6 +305,45 @@ function compareRuns(first: string, second: string, sameExit: boolean): NonNulla
     firstDifference++;
   const identical = sameExit && a.length === b.length && firstDifference === a.length;
   return { identical, lines: [a.length, b.length], ...(identical ? {} : { firstDifference }) };
+}
+
+/** The input written beside the recording before the recording itself, so that no recording names a missing input. */
+function keepInput(output: string, bytes: Buffer): { bytes: number; sha256: string } {
+  makeDirectories(path.dirname(output), 0o777);
+  writeFileAtomically(inputPath(output), 0o644, (fd) => writeAll(fd, bytes));
+  return { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/**
+ * The input a recording kept (its header's `input`), read back to give its command again: refused
+ * when the file is missing or is not the input the header describes (size and SHA-256).
+ */
+export function keptInput(recording: string, kept: { bytes: number; sha256: string }): Buffer {
+  const file = inputPath(recording);
+  let bytes: Buffer;
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile() || stat.size !== kept.bytes) throw new Error('size');
+    bytes = fs.readFileSync(file);
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw fail(
+      missing ? 'not-found' : 'changed',
+      file,
+      undefined,
+      missing
+        ? "the standard input this recording's command read is not beside it: completing it needs that input"
+        : `not the ${kept.bytes}-byte standard input this recording's command read`,
+    );
+  }
+  if (createHash('sha256').update(bytes).digest('hex') !== kept.sha256)
+    throw fail(
+      'changed',
+      file,
+      undefined,
+      `not the standard input this recording's command read (its SHA-256 differs)`,
+    );
+  return bytes;
 }
 
 /** Header line, then the trace copied as git wrote it, a chunk at a time (traces can be larger than any string). */

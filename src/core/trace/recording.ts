@@ -60,6 +60,14 @@ export interface RecordingMetadata {
    * they part.
    */
   check?: { identical: boolean; lines: [number, number]; firstDifference?: number };
+  /**
+   * The standard input git was given (a command that reads its work from it, e.g. `cat-file
+   * --batch`: src/common/standard-input.ts), kept beside the recording in `inputPath(file)`
+   * (src/common/recording-sidecar.ts), so
+   * that completing it later runs the command on the same input; its size and SHA-256 tell a
+   * changed or missing file from it. Absent when git read no input of `record`'s.
+   */
+  input?: { bytes: number; sha256: string };
   startedAt: string;
   endedAt: string;
   exitStatus: number | null;

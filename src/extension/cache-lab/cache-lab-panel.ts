@@ -33,6 +33,7 @@ import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import { type ServerClient } from '../server-client.ts';
 import { PanelHost } from '../webview-panel.ts';
+import { readSidecar, SIDECAR_VERSION, writeSidecar } from '../recording-sidecar.ts';
 import { WEBVIEW_PANELS } from '../webview-panels.ts';
 import { checkedMeasurePlan, MEASURE_RUN, MEASURE_WITH_KEPT_HEAP, measureConfirmation } from './measure-plan.ts';
 
@@ -471,8 +472,20 @@ export class CacheLabPanel extends PanelHost<HostToWebview, WebviewToHost> {
         if (choice !== COMPLETE_RUN) throw new JobCancelled();
         const location = await this.deps.gitLocation;
         const git = location.found ? location.path : 'git';
-        completed = (await this.request(runId, 'complete', CompleteRecordingRequest, { file, limits, git }, progress))
-          .file;
+        const done = await this.request(runId, 'complete', CompleteRecordingRequest, { file, limits, git }, progress);
+        completed = done.file;
+        // The original's sidecar (its name, repository, command) carried over, with the limits it is now complete at.
+        writeSidecar(done.file, {
+          ...(readSidecar(file) ?? {
+            version: SIDECAR_VERSION,
+            source: 'command',
+            mode: 'exact',
+            recordedLimit: done.recordedLimit,
+            startedAt: done.startedAt ?? new Date().toISOString(),
+            args: info.args,
+          }),
+          ...(done.completeAt !== null ? { completeAt: done.completeAt } : {}),
+        });
       });
     });
     if (completed !== undefined) {

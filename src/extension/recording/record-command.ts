@@ -19,7 +19,7 @@ import { logPreset, type RepositorySize } from '../../presentation/record-preset
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
 import type { ServerClient, WorkDoneValue } from '../server-client.ts';
-import { SIDECAR_VERSION, writeSidecar } from './recording-sidecar.ts';
+import { SIDECAR_VERSION, writeSidecar } from '../recording-sidecar.ts';
 import type { RecordingStore } from './recording-store.ts';
 import type { RecordingSettings } from './recording-settings.ts';
 
@@ -108,6 +108,7 @@ export async function recordGitCommand(
     endedAt: new Date().toISOString(),
     repository: repository.id,
     args,
+    ...(info.completeAt !== null ? { completeAt: info.completeAt } : {}),
   });
   deps.store.changed();
   const status = info.exitStatus !== null && info.exitStatus !== 0 ? ` (git exited with ${info.exitStatus})` : '';

@@ -17,7 +17,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import vscode = require('vscode');
 import { Disposable } from '../dispose.ts';
-import { readSidecar, SIDECAR_VERSION, sidecarPath, writeSidecar, type RecordingSidecar } from './recording-sidecar.ts';
+import {
+  readSidecar,
+  SIDECAR_VERSION,
+  sidecarPath,
+  writeSidecar,
+  type RecordingSidecar,
+} from '../recording-sidecar.ts';
+import { inputPath } from '../../common/recording-sidecar.ts';
 
 export interface StoredRecording {
   file: string;
@@ -258,6 +265,7 @@ export class RecordingStore extends Disposable {
   delete(file: string): void {
     fs.rmSync(file, { force: true });
     fs.rmSync(sidecarPath(file), { force: true });
+    fs.rmSync(inputPath(file), { force: true });
     this.changed();
   }
 

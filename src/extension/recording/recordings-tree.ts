@@ -310,6 +310,7 @@ function recordingDescription(stored: StoredRecording, info: RecordingInfo): str
     `${formatCount(info.packs.length)} ${info.packs.length === 1 ? 'pack' : 'packs'}`,
     limit === null ? "repository's own limit" : `limit ${formatLimit(limit)}`,
     recordingMode(stored, info),
+    ...(info.completeAt !== null ? [`complete at ${info.completeAt.map(formatLimit).join(', ')}`] : []),
   ].join(' · ');
 }
 

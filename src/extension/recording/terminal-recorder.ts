@@ -22,7 +22,7 @@ import * as fs from 'node:fs';
 import vscode = require('vscode');
 import { EXACT_RECORDING_LIMIT, recordingVariables, type RecordingMode } from '../../common/recording-environment.ts';
 import { formatBytes } from '../format-units.ts';
-import { SIDECAR_VERSION, writeSidecar } from './recording-sidecar.ts';
+import { SIDECAR_VERSION, writeSidecar } from '../recording-sidecar.ts';
 import { timestampName, type RecordingStore } from './recording-store.ts';
 import type { RecordingSettings } from './recording-settings.ts';
 import { Disposable } from '../dispose.ts';

@@ -9,7 +9,7 @@ import { ObjectStore } from '../../core/model/object-store.ts';
 import { makeDirectories } from '../../core/atomic-file.ts';
 import { enclosingRepositoryRoot, repositoryRootHolding } from '../../core/model/outside-repository.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
-import { recordGitCommand } from '../../core/trace/record-git.ts';
+import { keptInput, recordGitCommand } from '../../core/trace/record-git.ts';
 import { TraceTail } from '../../core/trace/trace-tail.ts';
 import { formatCount, formatLimit } from '../../common/format.ts';
 import {
@@ -148,6 +148,8 @@ async function completeRecording(
   if (metadata.mode !== 'exact')
     throw invalid(`${file}: completion needs a recording made in exact mode (limit 0); this one is ${metadata.mode}`);
   const complete = [...new Set([...(metadata.completeAt ?? []), ...limits])].sort((a, b) => a - b);
+  // A command that read standard input (cat-file --batch) is given the input it kept, on every run.
+  const input = metadata.input === undefined ? undefined : keptInput(loaded.log.file, metadata.input);
   return record(
     context,
     {
@@ -160,6 +162,7 @@ async function completeRecording(
     },
     token,
     progress,
+    input,
   );
 }
 
@@ -186,6 +189,7 @@ async function record(
   params: RecordParams,
   token: CancellationToken,
   progress: WorkDoneProgressReporter,
+  input?: Buffer,
 ): Promise<RecordingInfo> {
   const { args, git, complete } = checkRecordParams(context, params);
   const cwd = path.resolve(params.cwd);
@@ -195,7 +199,7 @@ async function record(
   makeDirectories(path.dirname(output), 0o777);
   const store = await loadedStore(context, repository, token, progress);
   throwIfCancelled(token);
-  await runTraced(params, { git, args, cwd, store, output, complete }, token, progress);
+  await runTraced(params, { git, args, cwd, store, output, complete, input }, token, progress);
   if (token.isCancellationRequested) {
     fs.rmSync(output, { force: true });
     throw cancelledError();
@@ -269,7 +273,15 @@ async function loadedStore(
 /** git run by recordGitCommand, killed on cancellation, with the reads so far on the progress line. */
 async function runTraced(
   params: RecordParams,
-  run: { git: string; args: string[]; cwd: string; store: ObjectStore; output: string; complete: number[] },
+  run: {
+    git: string;
+    args: string[];
+    cwd: string;
+    store: ObjectStore;
+    output: string;
+    complete: number[];
+    input: Buffer | undefined;
+  },
   token: CancellationToken,
   progress: WorkDoneProgressReporter,
 ): Promise<void> {
@@ -305,6 +317,7 @@ async function runTraced(
       stdio: 'ignore',
       processGroup: true,
       ...(complete.length > 0 ? { complete } : {}),
+      ...(run.input !== undefined ? { input: run.input } : {}),
       onRun: (runNumber, runs, limit) => {
         if (runs > 1)
           running = `run ${runNumber} of ${runs}: ${commandLine} at core.deltaBaseCacheLimit=${formatLimit(limit)}…`;

@@ -1,6 +1,6 @@
 import { fail } from '../../errors.ts';
 import { parseGitSize } from '../../../common/git-size.ts';
-import { CountingCache, type BranchingCache } from '../cache-policy.ts';
+import { CountingCache, type BranchingCache, type LruShape } from '../cache-policy.ts';
 import { LruList } from '../lru-list.ts';
 import { onGitReadPathBranching, type PolicyDefinition } from '../policy-definition.ts';
 
@@ -65,6 +65,15 @@ export class GitLruCache extends CountingCache implements BranchingCache {
   /** A chain hit detaches the base and re-adds it at the most recent end: in place when it is the newest (§1.4, §1.5). */
   reusesInPlace(base: number): boolean {
     return this.list.newest() === base;
+  }
+
+  /**
+   * An LRU of `limit` bytes on Git's read path. keep-on-hit moves a chain hit to the newest end as
+   * Git's detach and re-add does, at the same point of the read and with the same total (§1.4), so
+   * its states are Git's.
+   */
+  lruShape(): LruShape {
+    return { limit: this.limit, admitMax: this.admitMax };
   }
 
   takeBase(id: number): boolean {
