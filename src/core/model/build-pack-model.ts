@@ -121,9 +121,19 @@ export function packOrder(files: PackFiles, index: PackIndex, ignoreRev: boolean
   return sortByOffset(index.offsets);
 }
 
-/** LSD radix sort of object numbers by offset: 3 passes of 11 bits when every offset fits in 32 bits. */
+/**
+ * Below this many objects an insertion sort is cheaper than the radix sort's three passes over its
+ * 2,048 buckets: on 3,000 one-object packs those passes were 6% of `objects`' profile.
+ */
+const INSERTION_SORT_MAX = 32;
+
+/**
+ * LSD radix sort of object numbers by offset: 3 passes of 11 bits when every offset fits in 32 bits.
+ * Equal offsets (a hostile idx; the caller rejects them) keep ascending object numbers either way.
+ */
 export function sortByOffset(offsets: Float64Array): Uint32Array {
   const count = offsets.length;
+  if (count <= INSERTION_SORT_MAX) return insertionSortByOffset(offsets);
   let max = 0;
   for (let n = 0; n < count; n++) if (offsets[n]! > max) max = offsets[n]!;
   let order = new Uint32Array(count);
@@ -146,6 +156,18 @@ export function sortByOffset(offsets: Float64Array): Uint32Array {
       scratch[buckets[(keys[n]! >>> shift) & 2047]!++] = n;
     }
     [order, scratch] = [scratch, order];
+  }
+  return order;
+}
+
+/** sortByOffset for a few objects: stable, so ties stay in object-number order as in the radix sort. */
+function insertionSortByOffset(offsets: Float64Array): Uint32Array {
+  const order = new Uint32Array(offsets.length);
+  for (let i = 0; i < offsets.length; i++) {
+    const key = offsets[i]!;
+    let j = i;
+    for (; j > 0 && offsets[order[j - 1]!]! > key; j--) order[j] = order[j - 1]!;
+    order[j] = i;
   }
   return order;
 }

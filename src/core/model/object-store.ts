@@ -312,6 +312,7 @@ function listPacks(objectsDir: string, local: boolean): PackLocation[] {
     return [];
   }
   const packs: PackLocation[] = [];
+  const listed = new Set(names);
   for (const name of names) {
     if (!name.endsWith('.idx')) continue;
     const stem = path.join(packDir, name.slice(0, -4));
@@ -324,7 +325,13 @@ function listPacks(objectsDir: string, local: boolean): PackLocation[] {
     }
     const rev = `${stem}.rev`;
     packs.push({
-      files: { pack, idx: `${stem}.idx`, rev: fs.existsSync(rev) ? rev : undefined },
+      // The listing says which stems have a .rev: a stat only for those (3,000 packs without one
+      // paid 3,000 failed stats). existsSync still decides (a dangling link is no .rev).
+      files: {
+        pack,
+        idx: `${stem}.idx`,
+        rev: listed.has(`${name.slice(0, -4)}.rev`) && fs.existsSync(rev) ? rev : undefined,
+      },
       objectsDir,
       local,
       mtimeMs,

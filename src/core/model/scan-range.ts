@@ -110,7 +110,11 @@ export class RangeScanner {
   readonly resultSizeOverflow = new Map<number, number>();
   private readonly window: PackWindow;
   private readonly entry = new ObjectHeader();
-  private readonly inflater = new InflateHead(DELTA_HEADER_BYTES);
+  /**
+   * Made at the first delta whose result size is read: its tables are a dozen typed arrays, and
+   * 3,000 one-object packs (no delta) made 3,000 of them for nothing.
+   */
+  private inflater: InflateHead | undefined;
   private positionOfColumn: Uint32Array | undefined;
 
   constructor(
@@ -283,7 +287,7 @@ export class RangeScanner {
     headerLength: number,
   ): number {
     const { packFile } = this.input;
-    const inflater = this.inflater;
+    const inflater = (this.inflater ??= new InflateHead(DELTA_HEADER_BYTES));
     let status = inflater.run(bytes, dataAt, Math.min(availableEnd, dataAt + compressedBytes), DELTA_HEADER_BYTES);
     if (status === InflateHeadStatus.NeedInput && compressedBytes > availableEnd - dataAt) {
       // Rare: the header lies beyond the first few KiB of compressed data. Read the whole entry.

@@ -1,6 +1,6 @@
 import type { WorkerError } from '../worker-error.ts';
 import type { SimObjects } from './sim-objects.ts';
-import type { SimResult } from '../documents/simulation-documents.ts';
+import type { SimCounts, SimResult } from '../documents/simulation-documents.ts';
 import type { RecordingBasis } from './simulate.ts';
 
 /** Messages between the sweep and its worker threads (one module per boundary). */
@@ -14,11 +14,21 @@ export interface SweepWorkerData {
   basis: RecordingBasis;
 }
 
-/** To a sweep worker: one cell to replay, or stop (the LSP's packscope/sweep is SweepRequest, server-protocol.ts). */
-export type SweepWorkerRequest = { kind: 'cell'; cell: number; policy: string; limit: number } | { kind: 'stop' };
+/**
+ * To a sweep worker (the LSP's packscope/sweep is SweepRequest, server-protocol.ts):
+ * - `cell`: replay one (policy, limit) cell; with `keepSegments`, send back each process's counts
+ *   too, so that other limits can reuse the replay (sweep.ts, LIMIT_REUSE);
+ * - `reuse`: a cell whose counts are another limit's replay (`segments`, one per non-empty
+ *   process, in order): only its exactness and bounds are computed, at this cell's limit;
+ * - `stop`.
+ */
+export type SweepWorkerRequest =
+  | { kind: 'cell'; cell: number; policy: string; limit: number; keepSegments: boolean }
+  | { kind: 'reuse'; cell: number; policy: string; limit: number; segments: SimCounts[] }
+  | { kind: 'stop' };
 
-/** From a sweep worker. */
+/** From a sweep worker. `segments`: each process's counts, when the request kept them. */
 export type SweepWorkerReply =
   | { kind: 'ready' }
-  | { kind: 'result'; cell: number; result: SimResult }
+  | { kind: 'result'; cell: number; result: SimResult; segments?: SimCounts[] | undefined }
   | { kind: 'failed'; cell: number; error: WorkerError };

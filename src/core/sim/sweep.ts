@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SimObjects } from './sim-objects.ts';
 import { UNKNOWN_BASIS, type RecordingBasis } from './simulate.ts';
-import type { SimResult } from '../documents/simulation-documents.ts';
+import type { SimCounts, SimResult } from '../documents/simulation-documents.ts';
 import type { SweepWorkerReply, SweepWorkerRequest, SweepWorkerData } from './sweep-protocol.ts';
 
 export interface SweepOptions {
@@ -11,6 +11,10 @@ export interface SweepOptions {
   threads?: number;
   onProgress?: (done: number, total: number) => void;
   signal?: AbortSignal;
+  /** false: replay every cell, even where another limit's replay answers it (LIMIT_REUSE); tests compare both. */
+  reuseLimits?: boolean;
+  /** A cell answered by the replay at another limit (`from`) instead of its own. */
+  onReuse?: (policy: string, limit: number, from: number) => void;
 }
 
 function shared<T extends Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array>(array: T): T {
@@ -37,8 +41,119 @@ export function shareSimObjects(objects: SimObjects): SimObjects {
 }
 
 /**
+ * How a policy's counts depend on the limit, where that lets one replay answer several limits. An
+ * explicit opt-in per policy (by name, every argument included), each checked against its code in
+ * src/core/sim/policies/ and by test/core/sweep-limit-reuse.test.ts (reused cells equal fresh ones
+ * on real recordings):
+ * - `evicts-over`: the replay's only use of the limit is "evict while the bytes held exceed it",
+ *   after an add, with the peak noted after every add (CountingCache.notePeak). In a replay with no
+ *   eviction every such test found nothing to evict, so the entries held, and with them every
+ *   count, never depended on the limit: at any limit ≥ that replay's peak each test is false too
+ *   (the bytes tested are at most the peak), and the replay there is the same, step by step. It is
+ *   not true of a policy that refuses an entry by comparing it with the limit (libgit2-pack-whatif:
+ *   `len > limit`), nor of one whose limit sizes something else (libgit2-objcache's storage cap).
+ *   git, admit-max and keep-on-hit (git-lru.ts: admit-max's test is against its own SIZE),
+ *   separate-blob-lru, gdsf (its ageing moves only on an eviction), lru-by-size, belady (it re-files
+ *   entries by next use when over the limit, which orders victims only: the entries held, hence
+ *   the counts, are the same). git-legacy would qualify (its slot collisions count as evictions),
+ *   but with 256 slots a replay without a collision is too rare to gain or to test: not opted in.
+ * - `ignored`: the replay never reads the limit (libgit2 as shipped: its sizes are compiled in), so
+ *   one replay is every limit's.
+ * Exactness and bounds still depend on the limit, so a reused cell computes them at its own limit.
+ */
+export type LimitReuse = 'evicts-over' | 'ignored';
+export const LIMIT_REUSE: ReadonlyMap<string, LimitReuse> = new Map<string, LimitReuse>([
+  ['git', 'evicts-over'],
+  ['admit-max', 'evicts-over'],
+  ['keep-on-hit', 'evicts-over'],
+  ['separate-blob-lru', 'evicts-over'],
+  ['gdsf', 'evicts-over'],
+  ['lru-by-size', 'evicts-over'],
+  ['belady', 'evicts-over'],
+  ['libgit2', 'ignored'],
+]);
+
+/** What a policy spec (`name[:argument]`) has opted into, if anything. */
+export function limitReuseOf(spec: string): LimitReuse | undefined {
+  return LIMIT_REUSE.get(spec.split(':', 1)[0]!);
+}
+
+/** Whether a replay at one limit (its result `from`) is the replay at `limit` (LIMIT_REUSE). */
+function answers(reuse: LimitReuse | undefined, from: SimResult, limit: number): boolean {
+  if (reuse === 'ignored') return true;
+  return reuse === 'evicts-over' && from.evictions === 0 && limit >= from.peakCacheBytes;
+}
+
+interface SweepCell {
+  policy: string;
+  limit: number;
+  reuse: LimitReuse | undefined;
+}
+
+/**
+ * The order cells are handed out: each policy's largest limit first (its replay is the one that can
+ * answer the others, LIMIT_REUSE), then every policy's next largest, and so on. Indices into `cells`.
+ */
+function dispatchOrder(cells: SweepCell[]): number[] {
+  const byPolicy = new Map<string, number[]>();
+  cells.forEach((cell, index) => byPolicy.set(cell.policy, [...(byPolicy.get(cell.policy) ?? []), index]));
+  const columns = [...byPolicy.values()].map((indices) => indices.sort((a, b) => cells[b]!.limit - cells[a]!.limit));
+  const order: number[] = [];
+  for (let rank = 0; order.length < cells.length; rank++)
+    for (const column of columns) if (rank < column.length) order.push(column[rank]!);
+  return order;
+}
+
+/**
+ * Which cell a free worker gets next: first cells already answered by another limit's replay (only
+ * their exactness is left), then cells in dispatchOrder. A replay that comes back answers the
+ * cells of its policy not yet handed out at the limits LIMIT_REUSE allows.
+ */
+class CellQueue {
+  /** Cells not yet handed out, in dispatchOrder; a cell leaves when handed out or answered. */
+  private readonly waiting: Set<number>;
+  /** Cells answered by another limit's replay, waiting for a worker to compute their exactness. */
+  private readonly reused: { cell: number; segments: SimCounts[] }[] = [];
+
+  constructor(
+    private readonly cells: SweepCell[],
+    private readonly onReuse: SweepOptions['onReuse'],
+  ) {
+    this.waiting = new Set(dispatchOrder(cells));
+  }
+
+  /** The next request for a free worker: a reused cell, a cell to replay, or stop. */
+  next(): SweepWorkerRequest {
+    const answered = this.reused.shift();
+    if (answered !== undefined) {
+      const { policy, limit } = this.cells[answered.cell]!;
+      return { kind: 'reuse', cell: answered.cell, policy, limit, segments: answered.segments };
+    }
+    const [cell] = this.waiting;
+    if (cell === undefined) return { kind: 'stop' };
+    this.waiting.delete(cell);
+    const { policy, limit, reuse } = this.cells[cell]!;
+    return { kind: 'cell', cell, policy, limit, keepSegments: reuse !== undefined };
+  }
+
+  /** A replay of `cell` came back with each process's counts: the waiting cells it answers. */
+  replayed(cell: number, result: SimResult, segments: SimCounts[]): void {
+    const { policy, reuse, limit: from } = this.cells[cell]!;
+    for (const other of this.waiting) {
+      const { policy: otherPolicy, limit } = this.cells[other]!;
+      if (otherPolicy !== policy || !answers(reuse, result, limit)) continue;
+      this.waiting.delete(other);
+      this.reused.push({ cell: other, segments });
+      this.onReuse?.(policy, limit, from);
+    }
+  }
+}
+
+/**
  * Every policy at every limit over the same reads, cells handed to worker threads as they become
- * free (a Belady cell costs several LRU cells). Results come back in (limit, policy) order.
+ * free (a Belady cell costs several LRU cells). A policy that opted into LIMIT_REUSE gets each
+ * limit its replay answers (same counts) without a replay of its own; `reuseLimits: false` replays
+ * every cell. Results come back in (limit, policy) order.
  */
 export async function runSweep(
   objects: SimObjects,
@@ -49,11 +164,17 @@ export async function runSweep(
   options: SweepOptions,
   basis: RecordingBasis = UNKNOWN_BASIS,
 ): Promise<SimResult[]> {
-  const cells = limits.flatMap((limit) => policies.map((policy) => ({ policy, limit })));
+  const cells: SweepCell[] = limits.flatMap((limit) =>
+    policies.map((policy) => ({
+      policy,
+      limit,
+      reuse: options.reuseLimits === false ? undefined : limitReuseOf(policy),
+    })),
+  );
   const results: SimResult[] = new Array(cells.length);
   const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), cells.length));
   const data: SweepWorkerData = { objects: shareSimObjects(objects), reads: shared(reads), segmentStarts, basis };
-  let next = 0;
+  const queue = new CellQueue(cells, options.onReuse);
   let done = 0;
   const workers: Worker[] = [];
   try {
@@ -62,14 +183,6 @@ export async function runSweep(
       const abort = (): void => reject(new Error('sweep cancelled'));
       if (options.signal?.aborted) return abort();
       options.signal?.addEventListener('abort', abort, { once: true });
-      const dispatch = (worker: Worker): void => {
-        if (next >= cells.length) {
-          worker.postMessage({ kind: 'stop' } satisfies SweepWorkerRequest);
-          return;
-        }
-        const cell = next++;
-        worker.postMessage({ kind: 'cell', cell, ...cells[cell]! } satisfies SweepWorkerRequest);
-      };
       for (let t = 0; t < threads; t++) {
         const worker = new Worker(options.workerScript, { workerData: data });
         workers.push(worker);
@@ -80,11 +193,12 @@ export async function runSweep(
           }
           if (reply.kind === 'result') {
             results[reply.cell] = reply.result;
+            if (reply.segments !== undefined) queue.replayed(reply.cell, reply.result, reply.segments);
             done++;
             options.onProgress?.(done, cells.length);
             if (done === cells.length) resolve();
           }
-          dispatch(worker);
+          worker.postMessage(queue.next());
         });
         worker.on('error', reject);
       }
