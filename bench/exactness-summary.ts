@@ -1,0 +1,100 @@
+/**
+ * The summary bench/README.md prints of exactness runs: one line per run (repository × git), then
+ * each run's table. Reads the JSON documents `bench/exactness.bench.ts --out FILE` wrote.
+ *
+ *   node --import tsx bench/exactness-summary.ts RUN.json [RUN.json …] [--tables]
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+
+interface Cell {
+  command: string;
+  limit: string;
+  realLines: number;
+  realInflations: number;
+  predictedLines: number;
+  predictedInflations: number;
+  linesBounds?: [number, number];
+  exact?: boolean;
+  width?: number;
+  inBounds?: boolean;
+  constant: number;
+  completed?: {
+    predictedLines: number;
+    predictedInflations: number;
+    exact: boolean;
+    equal: boolean;
+    linesBounds?: [number, number];
+    width?: number;
+    inBounds?: boolean;
+  };
+}
+interface Run {
+  repo: string;
+  gitVersion: string;
+  commands: { name: string; args: string[]; note?: string }[];
+  cells: Cell[];
+  skipped?: { command: string; reason: string }[];
+}
+
+const { values, positionals } = parseArgs({ options: { tables: { type: 'boolean' } }, allowPositionals: true });
+const count = (n: number): string => n.toLocaleString('en-US');
+const percent = (share: number): string => `${(100 * share).toFixed(share < 0.001 ? 3 : 2)}%`;
+
+/** What one cell is, as the README's tables say it; `wrong` when real git is not what it claims. */
+function judge(c: Cell): { words: string; kind: 'exact' | 'completed' | 'bounded' | 'none' | 'wrong' } {
+  if (c.completed) {
+    if (c.completed.exact)
+      return c.completed.equal
+        ? { words: 'completed, exact', kind: 'completed' }
+        : { words: 'completed, exact claimed, DIFFERENT', kind: 'wrong' };
+    if (c.completed.inBounds)
+      return { words: `completed, bounds hold, ${percent(c.completed.width!)} wide`, kind: 'completed' };
+    return { words: 'completed, OUTSIDE bounds', kind: 'wrong' };
+  }
+  if (c.exact)
+    return c.predictedLines === c.realLines && c.predictedInflations + c.constant === c.realInflations
+      ? { words: 'exact', kind: 'exact' }
+      : { words: 'exact claimed, DIFFERENT', kind: 'wrong' };
+  if (c.inBounds === undefined) return { words: 'no bounds', kind: 'none' };
+  return c.inBounds
+    ? { words: `bounds hold, ${percent(c.width!)} wide`, kind: 'bounded' }
+    : { words: 'OUTSIDE bounds', kind: 'wrong' };
+}
+
+const runs = positionals.map((file) => JSON.parse(fs.readFileSync(file, 'utf8')) as Run);
+process.stdout.write(
+  '| repository | git | commands (skipped) | cells | exact | completed | bounds hold (widest) | no bounds | wrong |\n|---|---|---|---|---|---|---|---|---|\n',
+);
+for (const run of runs) {
+  const kinds = run.cells.map(judge);
+  const n = (kind: string): number => kinds.filter((k) => k.kind === kind).length;
+  const widest = Math.max(0, ...run.cells.filter((c) => judge(c).kind === 'bounded').map((c) => c.width ?? 0));
+  const skipped = run.skipped?.length ?? 0;
+  process.stdout.write(
+    `| ${path.basename(run.repo)} | ${run.gitVersion.replace('git version ', '')} | ${run.commands.length - skipped}${skipped ? ` (${skipped})` : ''} | ${run.cells.length} | ${n('exact')} | ${n('completed')} | ${n('bounded')}${n('bounded') ? ` (${percent(widest)})` : ''} | ${n('none')} | ${n('wrong')} |\n`,
+  );
+}
+if (values.tables)
+  for (const run of runs) {
+    process.stdout.write(`\n### ${path.basename(run.repo)}, ${run.gitVersion}\n\n`);
+    for (const command of run.commands)
+      process.stdout.write(
+        `- ${command.name}: \`git ${command.args.join(' ')}\`${command.note ? ` (${command.note})` : ''}\n`,
+      );
+    for (const s of run.skipped ?? []) process.stdout.write(`- ${s.command} skipped: git failed: \`${s.reason}\`\n`);
+    process.stdout.write(
+      '\n| command | limit | real lines | predicted | bounds | completed | real infl. | predicted infl. | verdict |\n|---|---|---|---|---|---|---|---|---|\n',
+    );
+    for (const c of run.cells) {
+      const bounds = c.linesBounds ? c.linesBounds.map(count).join('–') : '';
+      const completed = c.completed
+        ? `${count(c.completed.predictedLines)}${c.completed.linesBounds && !c.completed.exact ? ` (${c.completed.linesBounds.map(count).join('–')})` : ''}`
+        : '';
+      const inflations = (c.completed?.predictedInflations ?? c.predictedInflations) + c.constant;
+      process.stdout.write(
+        `| ${c.command} | ${c.limit} | ${count(c.realLines)} | ${count(c.predictedLines)} | ${bounds} | ${completed} | ${count(c.realInflations)} | ${count(inflations)} | ${judge(c).words} |\n`,
+      );
+    }
+  }
