@@ -19,6 +19,7 @@ import type {
   SimResult,
 } from '../core/documents/simulation-documents.ts';
 import type { PackOverview } from '../core/documents/stats-document.ts';
+import type { IntroducedBy } from '../core/documents/object-paths-document.ts';
 import type { SizesDocument } from '../core/documents/sizes-document.ts';
 import type { ConcernsDocument } from '../core/documents/concerns-document.ts';
 import type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/documents/repository-layout-document.ts';
@@ -153,6 +154,13 @@ export interface ObjectItem {
   path?: string | null;
   /** A commit's or tag's subject (`git log -1 --format=%s`). */
   subject?: string;
+  /** The repository's walk has not finished: the path is not known yet (shown as "resolving names…"). */
+  namesPending?: true;
+  /**
+   * For a blob or tree with a path, in packscope/object and packscope/objectContent: the commit that
+   * first introduced it there (src/core/git/introducing-commit.ts), `resolving` while git looks.
+   */
+  introducedBy?: IntroducedBy;
 }
 
 export type ObjectListKind = 'families' | 'deepest' | 'largest' | 'largestOnDisk' | 'mostUsedBases' | 'children';

@@ -16,6 +16,14 @@ import { optionalString, paramsObject, requireInteger, requireString, stringList
 import type { ServerContext } from '../server-context.ts';
 import { startTaskWorker } from '../workers/task-worker-client.ts';
 import { whereabouts } from '../../core/model/repository-layout.ts';
+import type { ObjectNames } from '../../core/documents/stats-document.ts';
+
+/** How long a hover waits for git to name the commit that introduced a blob or tree (then: "resolving names…"). */
+const HOVER_WAIT_MS = 1500;
+/** packscope/object (a Packs view tooltip, Go to Object) waits this long for it. */
+const OBJECT_WAIT_MS = 3000;
+/** An object document waits this long (it waits for the content anyway); it asks again while resolving. */
+const DOCUMENT_WAIT_MS = 10_000;
 
 /** Object ids and prefixes: a SHA-256 id is 64 hex digits; anything much longer is no id. */
 const MAX_OID_LENGTH = 256;
@@ -62,6 +70,18 @@ async function readObjectContentInWorker(
   });
 }
 
+/**
+ * The names of a found object; for a blob or tree with a path, the commit that introduced it there
+ * too, waited for at most `waitMs` (git looks once per object; a later ask gets the answer).
+ */
+async function namesWithIntroducer(context: ServerContext, found: Found, waitMs: number): Promise<ObjectNames> {
+  const names = context.objectPaths.namesAt(found.state.id, found.state.store, found.location);
+  const type = found.location.model.typeName(found.location.object);
+  if ((type === 'blob' || type === 'tree') && typeof names.path === 'string')
+    names.introducedBy = await context.introducingCommits.within(found.state.store, found.oid, names.path, waitMs);
+  return names;
+}
+
 export function registerObjectHandlers(context: ServerContext, documents: TextDocuments<TextDocument>): void {
   const { connection } = context;
 
@@ -75,7 +95,7 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
       for (const state of states) await context.ensureRepository(state, token, progress);
       const result = lookupObject(oid.trim(), states);
       if (result.kind === 'none') return { found: false as const, reason: result.reason };
-      const names = context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location);
+      const names = await namesWithIntroducer(context, result.found, OBJECT_WAIT_MS);
       const where = whereabouts(result.found.state.store, result.found.oid);
       return {
         found: true as const,
@@ -117,11 +137,11 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
 }
 
 /** A hover on a hex word: the object it names, in Markdown, when one of the ready repositories has it. */
-function objectHover(
+async function objectHover(
   context: ServerContext,
   documents: TextDocuments<TextDocument>,
   params: HoverParams,
-): Hover | null {
+): Promise<Hover | null> {
   const document = documents.get(params.textDocument.uri);
   if (!document) return null;
   const line = document
@@ -142,11 +162,7 @@ function objectHover(
     return {
       contents: {
         kind: 'markdown',
-        value: hoverMarkdown(
-          result.found,
-          context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location),
-          where,
-        ),
+        value: hoverMarkdown(result.found, await namesWithIntroducer(context, result.found, HOVER_WAIT_MS), where),
       },
       range: {
         start: { line: params.position.line, character: hit.start },
@@ -177,7 +193,7 @@ async function objectContent(
   for (const state of states) await context.ensureRepository(state, token, progress);
   const result = lookupObject(oid.trim(), states);
   if (result.kind === 'none') return { found: false, reason: result.reason };
-  const names = context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location);
+  const names = await namesWithIntroducer(context, result.found, DOCUMENT_WAIT_MS);
   const details = { ...objectDetails(result.found.location, result.found.state), ...names };
   return {
     found: true,
