@@ -197,6 +197,16 @@ export interface ObjectParams extends WorkDoneProgressParams {
   repository?: string;
 }
 
+/** "Go to Object…": an id, a prefix, or (in a trusted workspace) any name `git rev-parse --verify` takes. */
+export interface ResolveNameParams {
+  name: string;
+  /** Restricts it to one repository (its id); else every repository of the workspace. */
+  repository?: string;
+}
+
+/** The object the name resolves to and its repository, or why none (unknown, ambiguous, not allowed here). */
+export type ResolveNameResult = { found: true; oid: string; repository: string } | { found: false; reason: string };
+
 export interface ObjectDetails extends ObjectItem {
   repository: string;
   repositoryName: string;
@@ -294,6 +304,7 @@ export const ObjectContentRequest = new RequestType<ObjectContentParams, ObjectC
   'packscope/objectContent',
 );
 export const ResolveIdsRequest = new RequestType<ResolveIdsParams, ResolveIdsResult, void>('packscope/resolveIds');
+export const ResolveNameRequest = new RequestType<ResolveNameParams, ResolveNameResult, void>('packscope/resolveName');
 export const ConfigureNotification = new NotificationType<ServerSettings>('packscope/configure');
 export const PacksChangedNotification = new NotificationType<PacksChangedParams>('packscope/packsChanged');
 export const LoadProgressNotification = new NotificationType<LoadProgressParams>('packscope/loadProgress');

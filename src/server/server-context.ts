@@ -43,6 +43,8 @@ export interface ServerContext {
   readonly objectPaths: ObjectPathsWalks;
   /** Each blob's or tree's introducing commit, asked of git on demand (introducing-commits.ts). */
   readonly introducingCommits: IntroducingCommits;
+  /** The workspace's trusted git, undefined in Restricted Mode (no git runs there). */
+  gitForObjectNames(): string | undefined;
   /** The heavy work of requests, queued per kind with a few running at once (work-queue.ts). */
   readonly work: WorkQueues;
   /** The Pack Map's worker, which keeps the maps it drew (workers/map-worker.ts). */

@@ -531,6 +531,40 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     assert.equal(dump.length, Math.ceil(3000 / 16) + 2, 'rows, the end offset, and the final newline');
   });
 
+  it('Go to Object… opens the object a rev-parse name gives, with its path and the commit that introduced it', async () => {
+    const oid = git(repo, 'rev-parse', 'HEAD~3:notes.txt').trim();
+    await vscode.commands.executeCommand('packscope.goToObject', 'HEAD~3:notes.txt');
+    const editor = await until('the object document of HEAD~3:notes.txt', () =>
+      vscode.window.activeTextEditor?.document.uri.path === `/${oid}` ? vscode.window.activeTextEditor : undefined,
+    );
+    // git's answer: the last commit git log --find-object lists adding the blob at notes.txt.
+    const raw = git(
+      repo,
+      'log',
+      '--all',
+      `--find-object=${oid}`,
+      '--no-renames',
+      '--diff-merges=separate',
+      '--format=commit %H %s',
+      '--raw',
+      '--no-abbrev',
+    );
+    let commit = '';
+    let introduced = '';
+    for (const line of raw.split('\n')) {
+      if (line.startsWith('commit ')) commit = line.slice(7);
+      if (line.startsWith(':') && line.split(' ')[3] === oid && line.endsWith('\tnotes.txt')) introduced = commit;
+    }
+    assert.ok(introduced !== '');
+    // The document asks again while git looks; the answer arrives within seconds.
+    const text = await until('the introducing commit in the document', () => {
+      const current = editor.document.getText();
+      return /^introduced by {2}[0-9a-f]{40}/m.test(current) ? current : undefined;
+    });
+    assert.match(text, /^path {2,}notes\.txt$/m);
+    assert.ok(text.includes(`\nintroduced by  ${introduced}\n`), text.slice(0, 800));
+  });
+
   it('reveals an object under its pack: the chain root first, the object selected', async () => {
     const repository = (await until('the repository', repositoryNode)).listing.id;
     const delta = [...pack.objects].filter((o) => o.depth >= 2).sort((a, b) => b.depth - a.depth)[0]!;

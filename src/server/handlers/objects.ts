@@ -6,6 +6,9 @@ import {
   ObjectContentRequest,
   ObjectRequest,
   ResolveIdsRequest,
+  ResolveNameRequest,
+  type ResolveNameParams,
+  type ResolveNameResult,
   type ObjectContentParams,
   type ObjectContentResult,
 } from '../../protocol/server-protocol.ts';
@@ -17,6 +20,8 @@ import type { ServerContext } from '../server-context.ts';
 import { startTaskWorker } from '../workers/task-worker-client.ts';
 import { whereabouts } from '../../core/model/repository-layout.ts';
 import type { ObjectNames } from '../../core/documents/stats-document.ts';
+import { resolveRevision } from '../../core/git/rev-parse.ts';
+import { errorKind } from '../../core/errors.ts';
 
 /** How long a hover waits for git to name the commit that introduced a blob or tree (then: "resolving names…"). */
 const HOVER_WAIT_MS = 1500;
@@ -25,6 +30,8 @@ const OBJECT_WAIT_MS = 3000;
 /** An object document waits this long (it waits for the content anyway); it asks again while resolving. */
 const DOCUMENT_WAIT_MS = 10_000;
 
+/** A revision name longer than this is no name a person typed. */
+const MAX_NAME_LENGTH = 4096;
 /** Object ids and prefixes: a SHA-256 id is 64 hex digits; anything much longer is no id. */
 const MAX_OID_LENGTH = 256;
 /** resolveIds looks at this many words of one request. */
@@ -133,6 +140,10 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
     }),
   );
 
+  connection.onRequest(ResolveNameRequest, (params, token) =>
+    context.guarded(() => resolveName(context, params, token)),
+  );
+
   connection.onHover((params) => objectHover(context, documents, params));
 }
 
@@ -199,4 +210,63 @@ async function objectContent(
     found: true,
     content: { details, ...(await readObjectContentInWorker(context, result.found, shown, token)) },
   };
+}
+
+/** What "Go to Object…" accepts as an id or a prefix (git's shortest abbreviation is 4 digits). */
+const HEX_NAME = /^[0-9a-fA-F]{4,64}$/;
+
+/**
+ * `packscope/resolveName`: hex digits are looked up in the packs; any other name is resolved by
+ * `git rev-parse --verify` (read-only, rev-parse.ts) in each repository, only in a trusted
+ * workspace. A name two repositories resolve to different objects is ambiguous, as a prefix is.
+ */
+async function resolveName(
+  context: ServerContext,
+  params: ResolveNameParams,
+  token: CancellationToken,
+): Promise<ResolveNameResult> {
+  const fields = paramsObject(params);
+  const name = requireString(fields.name, 'name', MAX_NAME_LENGTH).trim();
+  const repository = optionalString(fields.repository, 'repository');
+  const states = context.statesFor(repository);
+  if (states.length === 0) return { found: false, reason: 'no repository with packs is open in this workspace' };
+  if (HEX_NAME.test(name)) {
+    for (const state of states) await context.ensureRepository(state, token);
+    const result = lookupObject(name.toLowerCase(), states);
+    return result.kind === 'found'
+      ? { found: true, oid: result.found.oid, repository: result.found.state.id }
+      : { found: false, reason: result.reason };
+  }
+  const git = context.gitForObjectNames();
+  if (git === undefined)
+    return {
+      found: false,
+      reason: `"${name}" is not an object id: this workspace is not trusted, so PackScope runs no git to resolve names like HEAD:Makefile; give 4 to 64 hex digits, or trust the workspace`,
+    };
+  const controller = new AbortController();
+  const cancel = token.onCancellationRequested(() => controller.abort());
+  try {
+    const answers: { oid: string; repository: string }[] = [];
+    const reasons: string[] = [];
+    for (const state of states) {
+      try {
+        answers.push({
+          oid: await resolveRevision(git, state.repository, name, controller.signal),
+          repository: state.id,
+        });
+      } catch (error) {
+        if (errorKind(error) === 'cancelled') throw error;
+        reasons.push(errorMessage(error));
+      }
+    }
+    const oids = new Set(answers.map((answer) => answer.oid));
+    if (oids.size > 1)
+      return {
+        found: false,
+        reason: `"${name}" is ambiguous: it names ${[...oids].join(' and ')} in different repositories of the workspace`,
+      };
+    return answers[0] !== undefined ? { found: true, ...answers[0] } : { found: false, reason: reasons[0]! };
+  } finally {
+    cancel.dispose();
+  }
 }
