@@ -14,6 +14,7 @@ import {
 } from 'chart.js';
 import { formatBytes, formatCount, formatPercentChange, formatShare } from '../../src/common/format.ts';
 import {
+  changePath,
   comparisonRows,
   equivalentCommand,
   formatValue,
@@ -336,6 +337,13 @@ function drawChart(): void {
   canvas.dataset.colours = JSON.stringify(datasets.map((d) => String(d.backgroundColor ?? '')));
 }
 
+/** The object's path beside its id; "resolving names…" until the host has it. */
+function pathCellOf(run: RepackPreviewRun, oid: string): HTMLElement {
+  const path = changePath(run, oid);
+  if (path === undefined) return h('td', { class: 'path' });
+  return path.code ? h('td', { class: 'path' }, h('code', {}, path.text)) : h('td', { class: 'path note' }, path.text);
+}
+
 function largestChangesSection(run: RepackPreviewRun): HTMLElement | null {
   const changes = run.result.largestChanges;
   if (run.result.preview === null) return null;
@@ -364,7 +372,9 @@ function largestChangesSection(run: RepackPreviewRun): HTMLElement | null {
         h(
           'tr',
           {},
-          ...['Object', 'Type', 'Current', 'Preview', 'Change', 'Depth'].map((t) => h('th', { scope: 'col' }, t)),
+          ...['Object', 'Path', 'Type', 'Current', 'Preview', 'Change', 'Depth'].map((t) =>
+            h('th', { scope: 'col', class: t === 'Path' ? 'path' : undefined }, t),
+          ),
         ),
       ),
       h(
@@ -379,6 +389,7 @@ function largestChangesSection(run: RepackPreviewRun): HTMLElement | null {
               { scope: 'row', class: 'oid' },
               objectLink(c.oid, c.oid.slice(0, 12), (oid) => post({ type: 'openObject', oid })),
             ),
+            pathCellOf(run, c.oid),
             cell(c.type),
             cell(formatBytes(c.currentDiskSize)),
             cell(formatBytes(c.previewDiskSize)),

@@ -197,6 +197,18 @@ export interface ObjectParams extends WorkDoneProgressParams {
   repository?: string;
 }
 
+/** The names of objects given by full id (the repack preview's tables): paths once the repository's walk has them. */
+export interface ObjectNamesParams {
+  repository: string;
+  /** Full ids; at most 1,000. */
+  oids: string[];
+}
+
+/** One entry per id asked, in order: `path` as ObjectItem's, `namesPending` while the walk runs. */
+export interface ObjectNamesResult {
+  names: { oid: string; path?: string | null; namesPending?: true }[];
+}
+
 /** "Go to Object…": an id, a prefix, or (in a trusted workspace) any name `git rev-parse --verify` takes. */
 export interface ResolveNameParams {
   name: string;
@@ -304,6 +316,7 @@ export const ObjectContentRequest = new RequestType<ObjectContentParams, ObjectC
   'packscope/objectContent',
 );
 export const ResolveIdsRequest = new RequestType<ResolveIdsParams, ResolveIdsResult, void>('packscope/resolveIds');
+export const ObjectNamesRequest = new RequestType<ObjectNamesParams, ObjectNamesResult, void>('packscope/objectNames');
 export const ResolveNameRequest = new RequestType<ResolveNameParams, ResolveNameResult, void>('packscope/resolveName');
 export const ConfigureNotification = new NotificationType<ServerSettings>('packscope/configure');
 export const PacksChangedNotification = new NotificationType<PacksChangedParams>('packscope/packsChanged');

@@ -80,6 +80,20 @@ export class ObjectPathsWalks {
     return this.namesOf(id, store, location.model, location.object);
   }
 
+  /**
+   * Names of an object given by its id (a repack preview's tables, a preview pack's object on the
+   * Pack Map): as named in the pack of `store` git reads it from; none when no pack of it has it.
+   */
+  namesOfId(id: string, store: ObjectStore, oid: string): ObjectNames {
+    let location: ObjectLocation;
+    try {
+      location = store.resolve(oid);
+    } catch {
+      return {};
+    }
+    return this.namesAt(id, store, location);
+  }
+
   /** Stops every walk (server shutdown, a workspace folder removed). */
   dispose(): void {
     for (const walk of this.running.values()) walk.source.cancel();

@@ -15,7 +15,12 @@ import {
   type Hover,
   type MarkupContent,
 } from 'vscode-languageserver-protocol/node';
-import { ListRepositoriesRequest, ObjectListRequest, ObjectRequest } from '../../src/protocol/server-protocol.ts';
+import {
+  ListRepositoriesRequest,
+  ObjectListRequest,
+  ObjectNamesRequest,
+  ObjectRequest,
+} from '../../src/protocol/server-protocol.ts';
 import { gitEnv, GitSandbox, tempDir } from '../support/git.ts';
 import { LspServer } from '../support/lsp-server.ts';
 import { pathsRepository, revListNames } from '../support/paths-repository.ts';
@@ -108,6 +113,25 @@ describe('hovers, objects and lists name objects', () => {
           item.oid,
         );
     }
+  });
+
+  test("packscope/objectNames (the repack preview's tables) gives rev-list's paths by id", async () => {
+    const names = revListNames(sandbox, repo);
+    const blob = sandbox.gitText(repo, ['rev-parse', 'main:renamed/same.txt']).trim();
+    const tree = sandbox.gitText(repo, ['rev-parse', 'main:deep/a/b']).trim();
+    const commit = sandbox.gitText(repo, ['rev-parse', 'main~1']).trim();
+    const repository = path.join(repo, '.git');
+    let answer = await server.connection.sendRequest(ObjectNamesRequest, { repository, oids: [blob, tree, commit] });
+    for (let i = 0; i < 300 && answer.names.some((name) => name.namesPending); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await server.connection.sendRequest(ObjectNamesRequest, { repository, oids: [blob, tree, commit] });
+    }
+    assert.deepEqual(
+      answer.names.map((name) =>
+        name.path === undefined ? undefined : Buffer.from(name.path ?? '', 'utf8').toString('latin1'),
+      ),
+      [names.get(blob), names.get(tree), undefined],
+    );
   });
 
   test("a blob's hover, its object and its document name the commit that introduced it at its path, as git log --find-object does", async () => {

@@ -6,6 +6,7 @@ import {
   ObjectContentRequest,
   ObjectRequest,
   ResolveIdsRequest,
+  ObjectNamesRequest,
   ResolveNameRequest,
   type ResolveNameParams,
   type ResolveNameResult,
@@ -135,6 +136,28 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
           if (!/^[0-9a-fA-F]{7,64}$/.test(word)) return null;
           const result = lookupObject(word.toLowerCase(), states);
           return result.kind === 'found' ? result.found.oid : null;
+        }),
+      };
+    }),
+  );
+
+  connection.onRequest(ObjectNamesRequest, (params, token) =>
+    context.guarded(async () => {
+      const fields = paramsObject(params);
+      const repository = requireString(fields.repository, 'repository');
+      const oids = stringList(fields.oids, 'oids', MAX_WORDS);
+      const [state] = context.statesFor(repository);
+      await context.ensureRepository(state!, token);
+      return {
+        names: oids.map((oid) => {
+          const id = oid.toLowerCase();
+          if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id)) return { oid };
+          const names = context.objectPaths.namesOfId(state!.id, state!.store, id);
+          return {
+            oid: id,
+            ...(names.path === undefined ? {} : { path: names.path }),
+            ...(names.namesPending ? { namesPending: true as const } : {}),
+          };
         }),
       };
     }),
