@@ -96,8 +96,6 @@ function mdTable(header: string[], rows: string[][]): string[] {
   ];
 }
 
-/** The panel's content as Markdown ("Export as Markdown"). Every string from the repository is escaped. */
-// Stays long: one Markdown document written section by section in the order it reads; each section is a few lines.
 /**
  * The path an object of the tables goes by (the name `git rev-list --objects --all` gives it), as
  * the host learnt it: "resolving names…" until the repository's walk has named it (or while the
@@ -117,6 +115,8 @@ function pathCell(path: { text: string; code: boolean } | undefined): string {
   return path.code ? markdownCodeSpan(path.text) : markdownText(path.text);
 }
 
+/** The panel's content as Markdown ("Export as Markdown"). Every string from the repository is escaped. */
+// Stays long: one Markdown document written section by section in the order it reads; each section is a few lines.
 export function repackPreviewMarkdown(run: RepackPreviewRun): string {
   const { result, request } = run;
   const estimateOnly = result.preview === null;
