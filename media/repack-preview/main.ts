@@ -26,6 +26,7 @@ import {
   REPACK_PREVIEW_PROTOCOL_VERSION,
   type HostToWebview,
   type RepackPreviewReplies,
+  type RepackPreviewObjectName,
   type RepackPreviewRun,
   type RepackPreviewState,
   type WebviewToHost,
@@ -88,6 +89,7 @@ Chart.register(BarController, BarElement, CategoryScale, LinearScale, Logarithmi
 const webview = startWebview<WebviewToHost, HostToWebview, RepackPreviewReplies>((message) => {
   // A `show` that answers no request of this page: the answer to the page before a reload.
   if (message.type === 'show') show(message);
+  else if (message.type === 'names') showNames(message.names);
 });
 const { host, post } = webview;
 
@@ -637,7 +639,19 @@ function render(): void {
   drawChart();
 }
 
-function show(message: HostToWebview): void {
+/** The objects' paths arrived: each path cell of the largest changes is replaced, the rest of the page stays. */
+function showNames(names: Record<string, RepackPreviewObjectName>): void {
+  const run = state.run;
+  if (run === null) return;
+  run.names = names;
+  webview.saveState(state);
+  for (const row of document.querySelectorAll<HTMLTableRowElement>('#largest-changes tbody tr[data-oid]')) {
+    const cell = row.querySelector('td.path');
+    if (cell !== null) cell.replaceWith(pathCellOf(run, row.dataset.oid ?? ''));
+  }
+}
+
+function show(message: Extract<HostToWebview, { type: 'show' }>): void {
   state = normalizeRepackPreviewState({ run: message.run });
   webview.saveState(state);
   render();

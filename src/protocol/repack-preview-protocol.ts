@@ -54,7 +54,10 @@ export interface RepackPreviewState {
   run: RepackPreviewRun | null;
 }
 
-export type HostToWebview = { type: 'show'; version: number; run: RepackPreviewRun };
+export type HostToWebview =
+  | { type: 'show'; version: number; run: RepackPreviewRun }
+  /** The objects' paths arrived (or changed): the page updates its path cells in place, nothing else. */
+  | { type: 'names'; names: Record<string, RepackPreviewObjectName> };
 
 export type WebviewToHost =
   /** A request: the host answers with `show`. */

@@ -276,7 +276,9 @@ describe('Repack Preview tables', () => {
       result.largestChanges.map((c) => [c.oid, revList.get(c.oid) === undefined ? {} : { path: revList.get(c.oid) }]),
     );
     const named = { ...run, names };
-    await send(page, { type: 'show', version: repackProtocol.REPACK_PREVIEW_PROTOCOL_VERSION, run: named });
+    // The host's `names` message: the path cells change in place, the rest of the page stays (the chart too).
+    const chartBefore = await page.locator('#depth-chart').elementHandle();
+    await send(page, { type: 'names', names });
     await page.waitForFunction(
       () => !document.querySelector('#largest-changes td.path')?.textContent?.includes('resolving'),
     );
@@ -291,6 +293,7 @@ describe('Repack Preview tables', () => {
       if (path) withPath++;
     }
     assert.ok(withPath > 0, 'some changed object is a blob or tree with a path');
+    assert.ok(await chartBefore.evaluate((el) => el.isConnected), 'the chart was not drawn again');
     const markdown = repackPreviewMarkdown(named);
     assert.match(markdown, /^\| Object \| Path \| Type \|/m);
     for (const change of result.largestChanges) {

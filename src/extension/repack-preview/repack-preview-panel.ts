@@ -61,7 +61,7 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
   }
 
   /**
-   * The paths of the objects the tables name: asked of the server, shown (a new `show`) once they
+   * The paths of the objects the tables name: asked of the server, shown (a `names` message) once they
    * change, and asked again while the repository's walk has not named them ("resolving names…").
    */
   private async learnNames(deps: RepackPreviewPanelDependencies, attempt: number): Promise<void> {
@@ -84,7 +84,8 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
       };
     if (JSON.stringify(byOid) !== JSON.stringify(this.run.names ?? {})) {
       this.run.names = byOid;
-      if (this.shown) this.send({ type: 'show', version: REPACK_PREVIEW_PROTOCOL_VERSION, run: this.run });
+      // Only the path cells change: the page is not drawn again (its scroll, focus and open details stay).
+      if (this.shown) this.send({ type: 'names', names: byOid });
     }
     if (names.some((name) => name.namesPending) && attempt < MAX_NAMES_RETRIES) {
       const timer = setTimeout(() => void this.learnNames(deps, attempt + 1), NAMES_RETRY_MS);
