@@ -154,7 +154,9 @@ function summaryRows(parent: SummaryNode, summary: PackSummary): PacksNode[] {
   const widest = Math.max(1, ...summary.depthHistogram);
   summary.depthHistogram.forEach((count, depth) => {
     const text = depthRowText(depth, count, summary.objects, widest, scale);
-    depths.add(`depth:${depth}`, text.label, text.description);
+    // In a narrow sidebar the longest bars push the depth and count past the edge: the hover says it all.
+    depths.add(`depth:${depth}`, text.label, text.description).tooltip =
+      `${text.description}: ${text.label.split(' ').pop()} of the pack's ${formatCount(summary.objects)} objects`;
   });
   rows.push(
     depths,

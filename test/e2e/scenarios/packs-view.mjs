@@ -199,6 +199,25 @@ async function checkDepthHistogram(page, repo, helpers, log, packRow) {
   log(`depth histogram (linear): ${bars.map((b) => `${b.description} ${b.label}`).join(' | ')}`);
   await page.mouse.move(1200, 16);
   await helpers.screenshot(page, 'depth-histogram-linear');
+  // The widest bar pushes its row's depth and count past a narrow sidebar's edge: its hover says them.
+  const n0 = counts[0] ?? 0;
+  const widestRow = page
+    .locator(PACKS_ROWS)
+    .filter({ has: page.locator('.label-description', { hasText: /^depth 0: / }) });
+  await widestRow.hover();
+  const hoverText = await page
+    .locator('.monaco-hover, .workbench-hover', { hasText: "of the pack's" })
+    .first()
+    .innerText({ timeout: 10_000 });
+  const share0 = `${((100 * n0) / repo.objects.length).toFixed(1)}%`;
+  if (
+    !hoverText.includes(
+      `depth 0: ${COUNT.format(n0)} object${n0 === 1 ? '' : 's'}: ${share0} of the pack's ${COUNT.format(repo.objects.length)} objects`,
+    )
+  )
+    throw new Error(`depth 0's hover says "${hoverText}"`);
+  await helpers.screenshot(page, 'depth-histogram-hover');
+  await page.mouse.move(1200, 16);
   // The row's own switch: log scale, said in the row's description.
   await depthsRow.hover();
   await depthsRow.locator('.actions .action-label[aria-label^="Depth Histogram: Switch"]').click();
