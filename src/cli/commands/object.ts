@@ -14,7 +14,7 @@ import type { Command } from '../command.ts';
 import { withoutTiming } from '../../core/report/stats.ts';
 import { resolveRevision } from '../../core/git/rev-parse.ts';
 import { whereabouts } from '../../core/model/repository-layout.ts';
-import { findIntroducingCommit, INTRODUCING_RULE } from '../../core/git/introducing-commit.ts';
+import { findIntroducingCommit } from '../../core/git/introducing-commit.ts';
 import type { IntroducedBy } from '../../core/documents/object-paths-document.ts';
 import type { ObjectStore } from '../../core/model/object-store.ts';
 
@@ -38,9 +38,10 @@ PackScope replays that walk over the repository's commits and trees once and kee
 in the model cache until a ref or pack changes. A commit's or tag's subject is \`git log -1
 --format=%s\`'s. --no-paths skips the walk.
 
-A blob's or tree's introducing commit is ${INTRODUCING_RULE} (one \`git log\` limited to the path:
-seconds on git.git).
-
+A blob's or tree's introducing commit ("introduced", --json introducedBy) is the oldest commit
+that adds the object at its path: the last one \`git log --all --find-object=<oid> --no-renames
+--diff-merges=separate\` lists with the object added there. One \`git log\` limited to that
+path finds it (seconds on git.git; docs/git-internals.md §9); --no-paths skips it too.
 
 When no finished walk is stored, \`object\` walks for at most --walk-seconds (default ${DEFAULT_WALK_SECONDS};
 0: no bound) and, if the walk did not reach the object by then, prints it without its path and
