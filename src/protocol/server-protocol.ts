@@ -195,6 +195,12 @@ export interface ObjectParams extends WorkDoneProgressParams {
   oid: string;
   /** Restricts the lookup to one repository (its id); else every repository of the workspace. */
   repository?: string;
+  /**
+   * Also the commit that introduced a blob or tree at its path (`introducedBy`: git reads the
+   * history along the path, seconds on a large one; the answer waits a moment for it, then says
+   * `resolving`). Only where it is shown (a tooltip): not for a chain or an id being typed.
+   */
+  introducedBy?: boolean;
 }
 
 /** The names of objects given by full id (the repack preview's tables): paths once the repository's walk has them. */

@@ -344,6 +344,37 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     assert.ok(tooltip instanceof vscode.MarkdownString);
     assert.match(tooltip.value, new RegExp(`\\*\\*${largest.item.type}\\*\\* \`${largest.item.oid}\``));
     assert.match(tooltip.value, new RegExp(`offset ${COUNT.format(largest.item.offset)} in ${packName}`));
+    // Its path and the commit that introduced it there: a tooltip still resolving is asked again on the next hover.
+    const path = git(repo, 'rev-list', '--objects', '--all')
+      .split('\n')
+      .find((line) => line.startsWith(`${largest.item.oid} `))!
+      .slice(41);
+    const raw = git(
+      repo,
+      'log',
+      '--all',
+      `--find-object=${largest.item.oid}`,
+      '--no-renames',
+      '--diff-merges=separate',
+      '--format=commit %H',
+      '--raw',
+      '--no-abbrev',
+    );
+    let commit = '';
+    let introduced = '';
+    for (const line of raw.split('\n')) {
+      if (line.startsWith('commit ')) commit = line.slice(7);
+      if (line.startsWith(':') && line.split(' ')[3] === largest.item.oid && line.endsWith(`\t${path}`))
+        introduced = commit;
+    }
+    let lastTooltip = '';
+    const resolvedNames = await until('the tooltip with its introducing commit', async () => {
+      const again = await tree().resolveTreeItem(largest, largest, new vscode.CancellationTokenSource().token);
+      lastTooltip = (again.tooltip as vscode.MarkdownString).value;
+      return lastTooltip.includes('introduced by `') ? lastTooltip : undefined;
+    }).catch((error: unknown) => assert.fail(`${String(error)}; the tooltip was:\n${lastTooltip}`));
+    assert.ok(resolvedNames.includes(`path \`${path}\``), resolvedNames);
+    assert.ok(resolvedNames.includes(`introduced by \`${introduced.slice(0, 10)}\``), resolvedNames);
   });
 
   it('lists the most-used bases, most delta children first, each expanding to its children', async () => {

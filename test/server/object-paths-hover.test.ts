@@ -141,15 +141,19 @@ describe('hovers, objects and lists name objects', () => {
     const subject = sandbox.gitText(repo, ['log', '-1', '--format=%s', expected]).trim();
     const markdown = await hoverUntil(blob, (value) => value.includes('introduced by `'));
     assert.ok(markdown.includes(`introduced by \`${expected.slice(0, 12)}\` ${subject}`), markdown);
-    const found = await server.connection.sendRequest(ObjectRequest, { oid: blob });
+    const found = await server.connection.sendRequest(ObjectRequest, { oid: blob, introducedBy: true });
     assert.ok(found.found);
     assert.deepEqual(found.object.introducedBy, { commit: expected, subject });
+    // Not asked for (a chain, an id being typed): no git runs for it, none is said.
+    const plain = await server.connection.sendRequest(ObjectRequest, { oid: blob });
+    assert.ok(plain.found);
+    assert.equal(plain.object.introducedBy, undefined);
     // A tree too (git log --find-object implies -t).
     const tree = sandbox.gitText(repo, ['rev-parse', 'main:deep/a']).trim();
     const treeExpected = lastAddingCommit(tree, 'deep/a');
     let treeFound;
     for (let i = 0; i < 100; i++) {
-      treeFound = await server.connection.sendRequest(ObjectRequest, { oid: tree });
+      treeFound = await server.connection.sendRequest(ObjectRequest, { oid: tree, introducedBy: true });
       if (treeFound.found && treeFound.object.introducedBy?.resolving !== true) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

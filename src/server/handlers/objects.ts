@@ -26,8 +26,8 @@ import { errorKind } from '../../core/errors.ts';
 
 /** How long a hover waits for git to name the commit that introduced a blob or tree (then: "resolving names…"). */
 const HOVER_WAIT_MS = 1500;
-/** packscope/object (a Packs view tooltip, Go to Object) waits this long for it. */
-const OBJECT_WAIT_MS = 3000;
+/** packscope/object with `introducedBy` (a Packs view tooltip) waits this long for it, as a hover does. */
+const OBJECT_WAIT_MS = 1500;
 /** An object document waits this long (it waits for the content anyway); it asks again while resolving. */
 const DOCUMENT_WAIT_MS = 10_000;
 
@@ -103,7 +103,10 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
       for (const state of states) await context.ensureRepository(state, token, progress);
       const result = lookupObject(oid.trim(), states);
       if (result.kind === 'none') return { found: false as const, reason: result.reason };
-      const names = await namesWithIntroducer(context, result.found, OBJECT_WAIT_MS);
+      const names =
+        fields.introducedBy === true
+          ? await namesWithIntroducer(context, result.found, OBJECT_WAIT_MS)
+          : context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location);
       const where = whereabouts(result.found.state.store, result.found.oid);
       return {
         found: true as const,
