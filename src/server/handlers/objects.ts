@@ -8,6 +8,8 @@ import {
   ResolveIdsRequest,
   ObjectNamesRequest,
   ResolveNameRequest,
+  type ObjectNamesParams,
+  type ObjectNamesResult,
   type ResolveNameParams,
   type ResolveNameResult,
   type ObjectContentParams,
@@ -145,25 +147,7 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
   );
 
   connection.onRequest(ObjectNamesRequest, (params, token) =>
-    context.guarded(async () => {
-      const fields = paramsObject(params);
-      const repository = requireString(fields.repository, 'repository');
-      const oids = stringList(fields.oids, 'oids', MAX_WORDS);
-      const [state] = context.statesFor(repository);
-      await context.ensureRepository(state!, token);
-      return {
-        names: oids.map((oid) => {
-          const id = oid.toLowerCase();
-          if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id)) return { oid };
-          const names = context.objectPaths.namesOfId(state!.id, state!.store, id);
-          return {
-            oid: id,
-            ...(names.path === undefined ? {} : { path: names.path }),
-            ...(names.namesPending ? { namesPending: true as const } : {}),
-          };
-        }),
-      };
-    }),
+    context.guarded(() => objectNames(context, params, token)),
   );
 
   connection.onRequest(ResolveNameRequest, (params, token) =>
@@ -295,4 +279,29 @@ async function resolveName(
   } finally {
     cancel.dispose();
   }
+}
+
+/** `packscope/objectNames`: the paths of objects given by full id (the repack preview's tables). */
+async function objectNames(
+  context: ServerContext,
+  params: ObjectNamesParams,
+  token: CancellationToken,
+): Promise<ObjectNamesResult> {
+  const fields = paramsObject(params);
+  const repository = requireString(fields.repository, 'repository');
+  const oids = stringList(fields.oids, 'oids', MAX_WORDS);
+  const [state] = context.statesFor(repository);
+  await context.ensureRepository(state!, token);
+  return {
+    names: oids.map((oid) => {
+      const id = oid.toLowerCase();
+      if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id)) return { oid };
+      const names = context.objectPaths.namesOfId(state!.id, state!.store, id);
+      return {
+        oid: id,
+        ...(names.path === undefined ? {} : { path: names.path }),
+        ...(names.namesPending ? { namesPending: true as const } : {}),
+      };
+    }),
+  };
 }
