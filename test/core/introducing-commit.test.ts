@@ -65,7 +65,7 @@ before(() => {
   generated = pathsRepository(sandbox, 'generated', 60);
 });
 
-after(() => (process.env.KEEP ? console.log(root) : fs.rmSync(root, { recursive: true, force: true })));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
 
 /** Each commit's `oid<TAB>path` entries (`git ls-tree -r -t`, its root tree as the empty path) and its parents. */
 const listings = new Map<string, { entries: Set<string>; parents: string[] }>();
