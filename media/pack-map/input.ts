@@ -3,6 +3,7 @@
 import { formatBytes, formatCount } from '../../src/common/format.ts';
 import { hilbertIndex, type MapAttribute } from '../../src/common/pack-map-geometry.ts';
 import { type WebviewToHost } from '../../src/protocol/pack-map-protocol.ts';
+import type { ObjectDetails } from '../../src/protocol/server-protocol.ts';
 import { h, replaceChildren } from '../common/dom.ts';
 import { watchTheme } from '../common/theme.ts';
 import { animateTo, drawOrder, panBy, scale, setCamera, toUnit, zoomAround, zoomBy } from './camera.ts';
@@ -76,6 +77,17 @@ export async function lookUp(pane: Pane): Promise<void> {
   }
 }
 
+/** The object's path beside its id (a commit's subject), "resolving names…" while the repository's walk runs. */
+function pathLine(object: ObjectDetails): HTMLElement[] {
+  const label = object.type === 'tag' ? 'tag name' : 'path';
+  if (object.subject !== undefined) return [h('div', { class: 'tip-name' }, object.subject)];
+  if (object.path === '') return [h('div', { class: 'tip-name' }, 'a root tree')];
+  if (typeof object.path === 'string') return [h('div', { class: 'tip-name' }, `${label} ${object.path}`)];
+  if (object.path === null) return [h('div', { class: 'tip-name' }, 'no ref reaches it')];
+  if (object.namesPending) return [h('div', { class: 'tip-name pending' }, `${label}: resolving names…`)];
+  return [];
+}
+
 export function showTooltip(pane: Pane): void {
   const { hovered, tooltip } = pane;
   const object = hovered?.object;
@@ -100,6 +112,7 @@ export function showTooltip(pane: Pane): void {
     h('div', {}, `offset ${formatCount(object.offset)}; family of ${formatCount(object.familySize)}`),
     cellLine(pane, hovered),
     h('div', { class: 'oid' }, object.oid),
+    ...pathLine(object),
   ];
   replaceChildren(tooltip, ...lines);
   tooltip.dataset.oid = object.oid;

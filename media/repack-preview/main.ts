@@ -14,6 +14,7 @@ import {
 } from 'chart.js';
 import { formatBytes, formatCount, formatPercentChange, formatShare } from '../../src/common/format.ts';
 import {
+  changePath,
   comparisonRows,
   estimateChange,
   equivalentCommand,
@@ -26,6 +27,7 @@ import {
   REPACK_PREVIEW_PROTOCOL_VERSION,
   type HostToWebview,
   type RepackPreviewReplies,
+  type RepackPreviewObjectName,
   type RepackPreviewRun,
   type RepackPreviewState,
   type WebviewToHost,
@@ -88,6 +90,7 @@ Chart.register(BarController, BarElement, CategoryScale, LinearScale, Logarithmi
 const webview = startWebview<WebviewToHost, HostToWebview, RepackPreviewReplies>((message) => {
   // A `show` that answers no request of this page: the answer to the page before a reload.
   if (message.type === 'show') show(message);
+  else if (message.type === 'names') showNames(message.names);
 });
 const { host, post } = webview;
 
@@ -337,6 +340,13 @@ function drawChart(): void {
   canvas.dataset.colours = JSON.stringify(datasets.map((d) => String(d.backgroundColor ?? '')));
 }
 
+/** The object's path beside its id; "resolving names…" until the host has it. */
+function pathCellOf(run: RepackPreviewRun, oid: string): HTMLElement {
+  const path = changePath(run, oid);
+  if (path === undefined) return h('td', { class: 'path' });
+  return path.code ? h('td', { class: 'path' }, h('code', {}, path.text)) : h('td', { class: 'path note' }, path.text);
+}
+
 function largestChangesSection(run: RepackPreviewRun): HTMLElement | null {
   const changes = run.result.largestChanges;
   if (run.result.preview === null) return null;
@@ -365,7 +375,9 @@ function largestChangesSection(run: RepackPreviewRun): HTMLElement | null {
         h(
           'tr',
           {},
-          ...['Object', 'Type', 'Current', 'Preview', 'Change', 'Depth'].map((t) => h('th', { scope: 'col' }, t)),
+          ...['Object', 'Path', 'Type', 'Current', 'Preview', 'Change', 'Depth'].map((t) =>
+            h('th', { scope: 'col', class: t === 'Path' ? 'path' : undefined }, t),
+          ),
         ),
       ),
       h(
@@ -380,6 +392,7 @@ function largestChangesSection(run: RepackPreviewRun): HTMLElement | null {
               { scope: 'row', class: 'oid' },
               objectLink(c.oid, c.oid.slice(0, 12), (oid) => post({ type: 'openObject', oid })),
             ),
+            pathCellOf(run, c.oid),
             cell(c.type),
             cell(formatBytes(c.currentDiskSize)),
             cell(formatBytes(c.previewDiskSize)),
@@ -627,7 +640,19 @@ function render(): void {
   drawChart();
 }
 
-function show(message: HostToWebview): void {
+/** The objects' paths arrived: each path cell of the largest changes is replaced, the rest of the page stays. */
+function showNames(names: Record<string, RepackPreviewObjectName>): void {
+  const run = state.run;
+  if (run === null) return;
+  run.names = names;
+  webview.saveState(state);
+  for (const row of document.querySelectorAll<HTMLTableRowElement>('#largest-changes tbody tr[data-oid]')) {
+    const cell = row.querySelector('td.path');
+    if (cell !== null) cell.replaceWith(pathCellOf(run, row.dataset.oid ?? ''));
+  }
+}
+
+function show(message: Extract<HostToWebview, { type: 'show' }>): void {
   state = normalizeRepackPreviewState({ run: message.run });
   webview.saveState(state);
   render();

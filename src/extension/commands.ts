@@ -7,7 +7,8 @@ import type { CacheLabApi } from './cache-lab/cache-lab.ts';
 import type { Lifetime } from './dispose.ts';
 import { cancelModelLoads } from './model-progress.ts';
 import { openObjectDocument } from './object-document.ts';
-import { askForObject, objectTarget } from './object-target.ts';
+import { askForObject, askForObjectName, objectTarget } from './object-target.ts';
+import { ResolveNameRequest } from '../protocol/server-protocol.ts';
 import { RETRY_COMMAND } from './packs-view/message-node.ts';
 import { PacksNodeBase, type PacksNode } from './packs-view/packs-node.ts';
 import type { PackMapApi } from './pack-map/pack-map.ts';
@@ -88,6 +89,20 @@ const commandFactories: Record<string, CommandEntry> = {
         if (object !== undefined) return openObjectDocument(object.oid, object.repository);
         const details = await askForObject(server);
         return details === undefined ? undefined : openObjectDocument(details.oid, details.repository);
+      },
+  },
+  'packscope.goToObject': {
+    make:
+      ({ server }) =>
+      async (name) => {
+        // A name passed as the argument (a test, a keybinding's args) skips the input box.
+        if (typeof name === 'string') {
+          const result = await server.request(ResolveNameRequest, { name });
+          if (!result.found) throw new Error(result.reason);
+          return openObjectDocument(result.oid, result.repository);
+        }
+        const object = await askForObjectName(server);
+        return object === undefined ? undefined : openObjectDocument(object.oid, object.repository);
       },
   },
   /** Optional argument: the filter itself ({ types, minDepth, maxDepth }); none asks for it. */

@@ -91,7 +91,7 @@ export function activate(context: vscode.ExtensionContext, load: LoadCost = { ms
     vscode.window.createTreeView(PACKS_VIEW_ID, { treeDataProvider: packsTree, showCollapseAll: true }),
   );
   packsTree.attach(packsView);
-  const objectDocuments = new ObjectDocumentProvider(server, () => viewSettings);
+  const objectDocuments = lifetime.register(new ObjectDocumentProvider(server, () => viewSettings));
   const terminalLinks = new ObjectIdTerminalLinkProvider(server, () => viewSettings.terminalLinksEnabled);
   lifetime.register(vscode.workspace.registerTextDocumentContentProvider(OBJECT_DOCUMENT_SCHEME, objectDocuments));
   lifetime.register(vscode.window.registerTerminalLinkProvider(terminalLinks));

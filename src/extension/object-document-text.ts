@@ -137,6 +137,15 @@ function namesFacts(details: ObjectDetails): [string, string][] {
   if (details.path === '') facts.push(['path', '(a root tree)']);
   else if (details.path) facts.push([details.type === 'tag' ? 'tag name' : 'path', details.path]);
   else if (details.path === null) facts.push(['path', 'none: no ref reaches it']);
+  else if (details.namesPending) facts.push([details.type === 'tag' ? 'tag name' : 'path', 'resolving names…']);
+  const introduced = details.introducedBy;
+  if (introduced?.commit)
+    facts.push([
+      'introduced by',
+      `${introduced.commit}${introduced.subject === undefined ? '' : ` ${introduced.subject}`}`,
+    ]);
+  else if (introduced?.resolving) facts.push(['introduced by', 'resolving names…']);
+  else if (introduced?.reason !== undefined) facts.push(['introduced by', `unknown: ${introduced.reason}`]);
   return facts;
 }
 

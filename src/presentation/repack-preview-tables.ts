@@ -124,6 +124,25 @@ function mdTable(header: string[], rows: string[][]): string[] {
   ];
 }
 
+/**
+ * The path an object of the tables goes by (the name `git rev-list --objects --all` gives it), as
+ * the host learnt it: "resolving names…" until the repository's walk has named it (or while the
+ * host has not asked yet), `undefined` when there is none to say (a run restored without a repository).
+ */
+export function changePath(run: RepackPreviewRun, oid: string): { text: string; code: boolean } | undefined {
+  const name = run.names?.[oid];
+  if (name === undefined) return run.repositoryId === undefined ? undefined : { text: 'resolving names…', code: false };
+  if (name.path === '') return { text: '(root tree)', code: false };
+  if (typeof name.path === 'string') return { text: name.path, code: true };
+  if (name.path === null) return { text: '(no ref reaches it)', code: false };
+  return name.namesPending ? { text: 'resolving names…', code: false } : undefined;
+}
+
+function pathCell(path: { text: string; code: boolean } | undefined): string {
+  if (path === undefined) return '';
+  return path.code ? markdownCodeSpan(path.text) : markdownText(path.text);
+}
+
 /** The panel's content as Markdown ("Export as Markdown"). Every string from the repository is escaped. */
 // Stays long: one Markdown document written section by section in the order it reads; each section is a few lines.
 export function repackPreviewMarkdown(run: RepackPreviewRun): string {
@@ -212,9 +231,10 @@ export function repackPreviewMarkdown(run: RepackPreviewRun): string {
     lines.push('## Largest changes on disk', '');
     lines.push(
       ...mdTable(
-        ['Object', 'Type', 'Current', 'Preview', 'Change', 'Depth'],
+        ['Object', 'Path', 'Type', 'Current', 'Preview', 'Change', 'Depth'],
         result.largestChanges.map((c) => [
           markdownCodeSpan(c.oid),
+          pathCell(changePath(run, c.oid)),
           markdownText(c.type),
           formatBytes(c.currentDiskSize),
           formatBytes(c.previewDiskSize),

@@ -36,6 +36,17 @@ export interface RepackPreviewRun {
   result: RepackPreviewResult;
   /** Today's packs of the repository (.pack paths, largest first): the Pack Map's "before". */
   currentPacks?: string[];
+  /**
+   * The paths of the objects the tables name (largest changes), by id, as the host learnt them from
+   * the server (`namesPending` while the repository's walk runs). Absent until asked.
+   */
+  names?: Record<string, RepackPreviewObjectName>;
+}
+
+/** An object's path as packscope/objectNames gives it. */
+export interface RepackPreviewObjectName {
+  path?: string | null;
+  namesPending?: true;
 }
 
 export interface RepackPreviewState {
@@ -43,7 +54,10 @@ export interface RepackPreviewState {
   run: RepackPreviewRun | null;
 }
 
-export type HostToWebview = { type: 'show'; version: number; run: RepackPreviewRun };
+export type HostToWebview =
+  | { type: 'show'; version: number; run: RepackPreviewRun }
+  /** The objects' paths arrived (or changed): the page updates its path cells in place, nothing else. */
+  | { type: 'names'; names: Record<string, RepackPreviewObjectName> };
 
 export type WebviewToHost =
   /** A request: the host answers with `show`. */

@@ -19,6 +19,7 @@ import type {
   SimResult,
 } from '../core/documents/simulation-documents.ts';
 import type { PackOverview } from '../core/documents/stats-document.ts';
+import type { IntroducedBy } from '../core/documents/object-paths-document.ts';
 import type { SizesDocument } from '../core/documents/sizes-document.ts';
 import type { ConcernsDocument } from '../core/documents/concerns-document.ts';
 import type { ObjectWhereabouts, PackLayout, RepositoryLayout } from '../core/documents/repository-layout-document.ts';
@@ -153,6 +154,13 @@ export interface ObjectItem {
   path?: string | null;
   /** A commit's or tag's subject (`git log -1 --format=%s`). */
   subject?: string;
+  /** The repository's walk has not finished: the path is not known yet (shown as "resolving names…"). */
+  namesPending?: true;
+  /**
+   * For a blob or tree with a path, in packscope/object and packscope/objectContent: the commit that
+   * first introduced it there (src/core/git/introducing-commit.ts), `resolving` while git looks.
+   */
+  introducedBy?: IntroducedBy;
 }
 
 export type ObjectListKind = 'families' | 'deepest' | 'largest' | 'largestOnDisk' | 'mostUsedBases' | 'children';
@@ -187,7 +195,35 @@ export interface ObjectParams extends WorkDoneProgressParams {
   oid: string;
   /** Restricts the lookup to one repository (its id); else every repository of the workspace. */
   repository?: string;
+  /**
+   * Also the commit that introduced a blob or tree at its path (`introducedBy`: git reads the
+   * history along the path, seconds on a large one; the answer waits a moment for it, then says
+   * `resolving`). Only where it is shown (a tooltip): not for a chain or an id being typed.
+   */
+  introducedBy?: boolean;
 }
+
+/** The names of objects given by full id (the repack preview's tables): paths once the repository's walk has them. */
+export interface ObjectNamesParams {
+  repository: string;
+  /** Full ids; at most 1,000. */
+  oids: string[];
+}
+
+/** One entry per id asked, in order: `path` as ObjectItem's, `namesPending` while the walk runs. */
+export interface ObjectNamesResult {
+  names: { oid: string; path?: string | null; namesPending?: true }[];
+}
+
+/** "Go to Object…": an id, a prefix, or (in a trusted workspace) any name `git rev-parse --verify` takes. */
+export interface ResolveNameParams {
+  name: string;
+  /** Restricts it to one repository (its id); else every repository of the workspace. */
+  repository?: string;
+}
+
+/** The object the name resolves to and its repository, or why none (unknown, ambiguous, not allowed here). */
+export type ResolveNameResult = { found: true; oid: string; repository: string } | { found: false; reason: string };
 
 export interface ObjectDetails extends ObjectItem {
   repository: string;
@@ -286,6 +322,8 @@ export const ObjectContentRequest = new RequestType<ObjectContentParams, ObjectC
   'packscope/objectContent',
 );
 export const ResolveIdsRequest = new RequestType<ResolveIdsParams, ResolveIdsResult, void>('packscope/resolveIds');
+export const ObjectNamesRequest = new RequestType<ObjectNamesParams, ObjectNamesResult, void>('packscope/objectNames');
+export const ResolveNameRequest = new RequestType<ResolveNameParams, ResolveNameResult, void>('packscope/resolveName');
 export const ConfigureNotification = new NotificationType<ServerSettings>('packscope/configure');
 export const PacksChangedNotification = new NotificationType<PacksChangedParams>('packscope/packsChanged');
 export const LoadProgressNotification = new NotificationType<LoadProgressParams>('packscope/loadProgress');

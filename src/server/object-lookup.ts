@@ -40,12 +40,22 @@ export function lookupObject(word: string, states: RepositoryState[]): Lookup {
 }
 
 /** The subject and path lines of a hover (none when unknown); the path is rev-list's name for the object. */
-function namesMarkdown(type: string, names: ObjectNames): string[] {
+function namesMarkdown(type: string, names: ObjectNames, repository: string): string[] {
   const lines: string[] = [];
   if (names.subject !== undefined) lines.push(markdownText(names.subject), '');
   if (names.path === '') lines.push('a root tree (`git rev-list --objects` names it by the empty path)', '');
   else if (names.path) lines.push(`${type === 'tag' ? 'tag name' : 'path'} ${markdownCodeSpan(names.path)}`, '');
   else if (names.path === null) lines.push('no ref reaches it (`git rev-list --objects --all` does not list it)', '');
+  else if (names.namesPending) lines.push(`${type === 'tag' ? 'tag name' : 'path'} *resolving names…*`, '');
+  const introduced = names.introducedBy;
+  if (introduced?.commit)
+    lines.push(
+      `introduced by \`${introduced.commit.slice(0, 12)}\`${introduced.subject === undefined ? '' : ` ${markdownText(introduced.subject)}`} ([open](${commandLink('packscope.openObject', introduced.commit, repository)}))`,
+      '',
+    );
+  else if (introduced?.resolving) lines.push('introduced by *resolving names…* (hover again)', '');
+  else if (introduced?.reason !== undefined)
+    lines.push(`introduced by: unknown (${markdownText(introduced.reason)})`, '');
   return lines;
 }
 
@@ -114,7 +124,7 @@ export function hoverMarkdown(found: Found, names: ObjectNames = {}, where?: Obj
   const lines = [
     `**${type}** \`${found.oid}\``,
     '',
-    ...namesMarkdown(type, names),
+    ...namesMarkdown(type, names, found.state.id),
     `${formatBytes(c.resultSize.get(object))} (${formatCount(c.resultSize.get(object))} bytes) · ${formatBytes(c.diskSize.get(object))} in the pack, stored ${inPack}`,
     '',
     `${markdownCodeSpan(packName)} in *${markdownText(found.state.name)}* at offset ${formatCount(c.offset[object]!)}`,

@@ -61,7 +61,7 @@ export class ObjectPathsWalks {
 
   /** Names of object `n` of `model`: its path from the walk (when there is one) and a commit's or tag's subject. */
   namesOf(id: string, store: ObjectStore, model: PackModel, n: number): ObjectNames {
-    return objectNames(model, n, () => {
+    const names = objectNames(model, n, () => {
       const paths = this.pathsFor(id, store);
       const column = paths?.byPack.get(model.files.pack);
       // No finished walk for this pack yet: no path to say (undefined), not "none" (null).
@@ -69,11 +69,29 @@ export class ObjectPathsWalks {
       const node = column[n]!;
       return node < 0 ? null : paths.table.path(node);
     });
+    // A walk under way will name it: "resolving names…" rather than nothing (a failed walk says nothing).
+    if (model.typeName(n) !== 'commit' && names.path === undefined && this.failed.get(id) !== store)
+      names.namesPending = true;
+    return names;
   }
 
   /** The names of a located object (hover, object document). */
   namesAt(id: string, store: ObjectStore, location: ObjectLocation): ObjectNames {
     return this.namesOf(id, store, location.model, location.object);
+  }
+
+  /**
+   * Names of an object given by its id (a repack preview's tables, a preview pack's object on the
+   * Pack Map): as named in the pack of `store` git reads it from; none when no pack of it has it.
+   */
+  namesOfId(id: string, store: ObjectStore, oid: string): ObjectNames {
+    let location: ObjectLocation;
+    try {
+      location = store.resolve(oid);
+    } catch {
+      return {};
+    }
+    return this.namesAt(id, store, location);
   }
 
   /** Stops every walk (server shutdown, a workspace folder removed). */

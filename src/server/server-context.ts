@@ -7,6 +7,7 @@ import type {
 import type { PackLocation } from '../core/model/object-store.ts';
 import type { ServerSettings } from '../protocol/server-protocol.ts';
 import type { ObjectPathsWalks } from './object-paths-walks.ts';
+import type { IntroducingCommits } from './introducing-commits.ts';
 import type { RankedLists } from './object-views.ts';
 import type { PreviewPacks } from './preview-packs.ts';
 import type { ReadRules } from './read-rules.ts';
@@ -43,6 +44,10 @@ export interface ServerContext {
   readonly objectPaths: ObjectPathsWalks;
   /** Each repository's last sizes walk (sizes-walks.ts): packscope/pathBlobs answers from it. */
   readonly sizesWalks: SizesWalks;
+  /** Each blob's or tree's introducing commit, asked of git on demand (introducing-commits.ts). */
+  readonly introducingCommits: IntroducingCommits;
+  /** The workspace's trusted git, undefined in Restricted Mode (no git runs there). */
+  gitForObjectNames(): string | undefined;
   /** The heavy work of requests, queued per kind with a few running at once (work-queue.ts). */
   readonly work: WorkQueues;
   /** The Pack Map's worker, which keeps the maps it drew (workers/map-worker.ts). */

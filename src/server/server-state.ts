@@ -38,6 +38,8 @@ import { gitForWorkspace } from './trusted-git.ts';
 import { RankedLists } from './object-views.ts';
 import { SizesWalks } from './sizes-walks.ts';
 import { ObjectPathsWalks } from './object-paths-walks.ts';
+import { IntroducingCommits } from './introducing-commits.ts';
+import { readSubject } from '../core/model/commit-subject.ts';
 import { PreviewPacks } from './preview-packs.ts';
 import { ReadRules } from './read-rules.ts';
 import { defaultThreadBudget, ThreadBudget } from './thread-budget.ts';
@@ -123,6 +125,20 @@ export class ServerState implements ServerContext {
   );
   /** Each repository's last sizes walk: its document and blobs by path (sizes-walks.ts). */
   readonly sizesWalks = new SizesWalks();
+  /** Which commit introduced a blob or tree under its path, asked of git per object (introducing-commits.ts). */
+  readonly introducingCommits = new IntroducingCommits(
+    () => this.gitForObjectNames(),
+    (message) => this.log(message),
+    (store, commit) => {
+      try {
+        const location = store.resolve(commit);
+        return readSubject(location.model, location.object);
+      } catch {
+        // A commit in no pack (loose) or too large to read keeps its id alone.
+        return undefined;
+      }
+    },
+  );
   // Idle: what was kept for the next request goes (the workers of the queued work have ended).
   readonly work = new WorkQueues(defaultConcurrency(), () => this.releaseIdleMemory(), idleReleaseMs(), this.threads);
   readonly packMaps: MapWorkerClient;
@@ -231,6 +247,7 @@ export class ServerState implements ServerContext {
 
   shutdown(): void {
     this.objectPaths.dispose();
+    this.introducingCommits.dispose();
     this.registry?.dispose();
     this.packMaps.dispose();
     this.previewPacks.releaseAll();

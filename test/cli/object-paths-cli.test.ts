@@ -37,6 +37,43 @@ function latin1(text: string): string {
 }
 
 describe('packscope object', () => {
+  test("a blob's and a tree's introducing commit: git log --find-object's last commit adding it at the path, in the text and in --json", () => {
+    for (const [name, file] of [
+      ['main:renamed/same.txt', 'renamed/same.txt'],
+      ['main:deep/a', 'deep/a'],
+    ] as const) {
+      const oid = sandbox.gitText(repo, ['rev-parse', name]).trim();
+      // git's answer: the last commit it lists whose change has the object as the new side at that path.
+      const listed = sandbox.gitText(repo, [
+        'log',
+        '--all',
+        `--find-object=${oid}`,
+        '--no-renames',
+        '--diff-merges=separate',
+        '--format=commit %H',
+        '--raw',
+        '--no-abbrev',
+      ]);
+      let commit: string | null = null;
+      let expected: string | null = null;
+      for (const line of listed.split('\n')) {
+        if (line.startsWith('commit ')) commit = line.slice(7);
+        const [header, changed] = line.split('\t');
+        const [, , before, after] = (header ?? '').split(' ');
+        if (line.startsWith(':') && after === oid && before !== oid && changed === file) expected = commit;
+      }
+      assert.ok(expected, `git lists a commit adding ${oid} at ${file}`);
+      const subject = sandbox.gitText(repo, ['log', '-1', '--format=%s', expected]).trim();
+      const json = cli(['object', '--json', '--walk-seconds', '0', name]);
+      assert.equal(json.status, 0, json.stderr);
+      assert.deepEqual(JSON.parse(json.stdout).introducedBy, { commit: expected, subject });
+      const text = cli(['object', '--walk-seconds', '0', name]);
+      assert.match(text.stdout, new RegExp(`^introduced ${expected} ${escape(subject)}$`, 'm'), text.stdout);
+    }
+    const commitJson = JSON.parse(cli(['object', '--json', 'main~1']).stdout);
+    assert.equal(commitJson.introducedBy, null, 'a commit has none');
+  });
+
   test('a blob, a tree and a tag: path (name) as rev-list prints it, in the text and in --json', () => {
     const blob = sandbox.gitText(repo, ['rev-parse', 'main:naïve/ünïcode file.txt']).trim();
     const tree = sandbox.gitText(repo, ['rev-parse', 'main~1:deep/a']).trim();

@@ -327,13 +327,54 @@ describe('Packs view, hovers, terminal links and object documents', function () 
 
     const largest = (await children(await childByLabel(node, 'Largest objects')))[0] as ObjectNode;
     assert.equal(largest.item.size, Math.max(...sizes.values()));
-    assert.match(String(largest.description), / inflated · .+ on disk$/);
+    // Then its path (git rev-list --objects --all's name), or "resolving names…" while the repository's walk runs.
+    const named = / inflated · .+ on disk(?: · (.+))?$/.exec(String(largest.description));
+    assert.ok(named, String(largest.description));
+    if (named[1] !== undefined && named[1] !== 'resolving names…')
+      assert.equal(
+        named[1],
+        git(repo, 'rev-list', '--objects', '--all')
+          .split('\n')
+          .find((line) => line.startsWith(`${largest.item.oid} `))
+          ?.slice(41),
+      );
 
     const resolved = await tree().resolveTreeItem(largest, largest, new vscode.CancellationTokenSource().token);
     const tooltip = resolved.tooltip;
     assert.ok(tooltip instanceof vscode.MarkdownString);
     assert.match(tooltip.value, new RegExp(`\\*\\*${largest.item.type}\\*\\* \`${largest.item.oid}\``));
     assert.match(tooltip.value, new RegExp(`offset ${COUNT.format(largest.item.offset)} in ${packName}`));
+    // Its path and the commit that introduced it there: a tooltip still resolving is asked again on the next hover.
+    const path = git(repo, 'rev-list', '--objects', '--all')
+      .split('\n')
+      .find((line) => line.startsWith(`${largest.item.oid} `))!
+      .slice(41);
+    const raw = git(
+      repo,
+      'log',
+      '--all',
+      `--find-object=${largest.item.oid}`,
+      '--no-renames',
+      '--diff-merges=separate',
+      '--format=commit %H',
+      '--raw',
+      '--no-abbrev',
+    );
+    let commit = '';
+    let introduced = '';
+    for (const line of raw.split('\n')) {
+      if (line.startsWith('commit ')) commit = line.slice(7);
+      if (line.startsWith(':') && line.split(' ')[3] === largest.item.oid && line.endsWith(`\t${path}`))
+        introduced = commit;
+    }
+    let lastTooltip = '';
+    const resolvedNames = await until('the tooltip with its introducing commit', async () => {
+      const again = await tree().resolveTreeItem(largest, largest, new vscode.CancellationTokenSource().token);
+      lastTooltip = (again.tooltip as vscode.MarkdownString).value;
+      return lastTooltip.includes('introduced by `') ? lastTooltip : undefined;
+    }).catch((error: unknown) => assert.fail(`${String(error)}; the tooltip was:\n${lastTooltip}`));
+    assert.ok(resolvedNames.includes(`path \`${path}\``), resolvedNames);
+    assert.ok(resolvedNames.includes(`introduced by \`${introduced.slice(0, 10)}\``), resolvedNames);
   });
 
   it('lists the most-used bases, most delta children first, each expanding to its children', async () => {
@@ -529,6 +570,40 @@ describe('Packs view, hovers, terminal links and object documents', function () 
     const dump = contentOf(binaryDocument).split('\n');
     assert.equal(dump[0], `00000000  ${hex(0)}  ${hex(8)}  |${ascii}|`);
     assert.equal(dump.length, Math.ceil(3000 / 16) + 2, 'rows, the end offset, and the final newline');
+  });
+
+  it('Go to Object… opens the object a rev-parse name gives, with its path and the commit that introduced it', async () => {
+    const oid = git(repo, 'rev-parse', 'HEAD~3:notes.txt').trim();
+    await vscode.commands.executeCommand('packscope.goToObject', 'HEAD~3:notes.txt');
+    const editor = await until('the object document of HEAD~3:notes.txt', () =>
+      vscode.window.activeTextEditor?.document.uri.path === `/${oid}` ? vscode.window.activeTextEditor : undefined,
+    );
+    // git's answer: the last commit git log --find-object lists adding the blob at notes.txt.
+    const raw = git(
+      repo,
+      'log',
+      '--all',
+      `--find-object=${oid}`,
+      '--no-renames',
+      '--diff-merges=separate',
+      '--format=commit %H %s',
+      '--raw',
+      '--no-abbrev',
+    );
+    let commit = '';
+    let introduced = '';
+    for (const line of raw.split('\n')) {
+      if (line.startsWith('commit ')) commit = line.slice(7);
+      if (line.startsWith(':') && line.split(' ')[3] === oid && line.endsWith('\tnotes.txt')) introduced = commit;
+    }
+    assert.ok(introduced !== '');
+    // The document asks again while git looks; the answer arrives within seconds.
+    const text = await until('the introducing commit in the document', () => {
+      const current = editor.document.getText();
+      return /^introduced by {2}[0-9a-f]{40}/m.test(current) ? current : undefined;
+    });
+    assert.match(text, /^path {2,}notes\.txt$/m);
+    assert.ok(text.includes(`\nintroduced by  ${introduced}\n`), text.slice(0, 800));
   });
 
   it('reveals an object under its pack: the chain root first, the object selected', async () => {

@@ -46,7 +46,7 @@ async function pathHover(server: LspServer, oid: string): Promise<string> {
       position: { line: 0, character: 8 },
     })) as Hover | null;
     last = hover ? (hover.contents as MarkupContent).value : '';
-    if (last.includes('path ')) return last;
+    if (last.includes('path `')) return last;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   assert.fail(`no path in the hover on ${oid} in 30 s; the last was:\n${last}\nserver log:\n${server.log.join('\n')}`);

@@ -15,7 +15,12 @@ import {
   type Hover,
   type MarkupContent,
 } from 'vscode-languageserver-protocol/node';
-import { ListRepositoriesRequest, ObjectListRequest, ObjectRequest } from '../../src/protocol/server-protocol.ts';
+import {
+  ListRepositoriesRequest,
+  ObjectListRequest,
+  ObjectNamesRequest,
+  ObjectRequest,
+} from '../../src/protocol/server-protocol.ts';
 import { gitEnv, GitSandbox, tempDir } from '../support/git.ts';
 import { LspServer } from '../support/lsp-server.ts';
 import { pathsRepository, revListNames } from '../support/paths-repository.ts';
@@ -70,7 +75,7 @@ describe('hovers, objects and lists name objects', () => {
     const blob = sandbox.gitText(repo, ['rev-parse', 'main:renamed/same.txt']).trim();
     const expected = Buffer.from(names.get(blob)!, 'latin1').toString('utf8');
     assert.ok(expected.length > 0);
-    const markdown = await hoverUntil(blob, (value) => value.includes('path '));
+    const markdown = await hoverUntil(blob, (value) => value.includes('path `'));
     assert.ok(markdown.includes(`path \`${expected}\``), markdown);
     assert.ok(
       server.log.some((line) => /object paths of .*: walked \d+ commits and \d+ trees, \d+ objects named/.test(line)),
@@ -109,4 +114,78 @@ describe('hovers, objects and lists name objects', () => {
         );
     }
   });
+
+  test("packscope/objectNames (the repack preview's tables) gives rev-list's paths by id", async () => {
+    const names = revListNames(sandbox, repo);
+    const blob = sandbox.gitText(repo, ['rev-parse', 'main:renamed/same.txt']).trim();
+    const tree = sandbox.gitText(repo, ['rev-parse', 'main:deep/a/b']).trim();
+    const commit = sandbox.gitText(repo, ['rev-parse', 'main~1']).trim();
+    const repository = path.join(repo, '.git');
+    let answer = await server.connection.sendRequest(ObjectNamesRequest, { repository, oids: [blob, tree, commit] });
+    for (let i = 0; i < 300 && answer.names.some((name) => name.namesPending); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await server.connection.sendRequest(ObjectNamesRequest, { repository, oids: [blob, tree, commit] });
+    }
+    assert.deepEqual(
+      answer.names.map((name) =>
+        name.path === undefined ? undefined : Buffer.from(name.path ?? '', 'utf8').toString('latin1'),
+      ),
+      [names.get(blob), names.get(tree), undefined],
+    );
+  });
+
+  test("a blob's hover, its object and its document name the commit that introduced it at its path, as git log --find-object does", async () => {
+    const blob = sandbox.gitText(repo, ['rev-parse', 'main:renamed/same.txt']).trim();
+    const expected = lastAddingCommit(blob, 'renamed/same.txt');
+    assert.ok(expected);
+    const subject = sandbox.gitText(repo, ['log', '-1', '--format=%s', expected]).trim();
+    const markdown = await hoverUntil(blob, (value) => value.includes('introduced by `'));
+    assert.ok(markdown.includes(`introduced by \`${expected.slice(0, 12)}\` ${subject}`), markdown);
+    const found = await server.connection.sendRequest(ObjectRequest, { oid: blob, introducedBy: true });
+    assert.ok(found.found);
+    assert.deepEqual(found.object.introducedBy, { commit: expected, subject });
+    // Not asked for (a chain, an id being typed): no git runs for it, none is said.
+    const plain = await server.connection.sendRequest(ObjectRequest, { oid: blob });
+    assert.ok(plain.found);
+    assert.equal(plain.object.introducedBy, undefined);
+    // A tree too (git log --find-object implies -t).
+    const tree = sandbox.gitText(repo, ['rev-parse', 'main:deep/a']).trim();
+    const treeExpected = lastAddingCommit(tree, 'deep/a');
+    let treeFound;
+    for (let i = 0; i < 100; i++) {
+      treeFound = await server.connection.sendRequest(ObjectRequest, { oid: tree, introducedBy: true });
+      if (treeFound.found && treeFound.object.introducedBy?.resolving !== true) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(treeFound?.found);
+    assert.equal(treeFound.object.introducedBy?.commit, treeExpected);
+  });
 });
+
+/**
+ * git's answer: the last commit `git log --all --find-object` lists (merges diffed against each
+ * parent, renames off) whose raw change has `oid` as the new side at `file`.
+ */
+function lastAddingCommit(oid: string, file: string): string | null {
+  const output = sandbox.gitText(repo, [
+    '-c',
+    'core.quotePath=false',
+    'log',
+    '--all',
+    `--find-object=${oid}`,
+    '--no-renames',
+    '--diff-merges=separate',
+    '--format=commit %H',
+    '--raw',
+    '--no-abbrev',
+  ]);
+  let commit: string | null = null;
+  let last: string | null = null;
+  for (const line of output.split('\n')) {
+    if (line.startsWith('commit ')) commit = line.slice(7);
+    const [header, changed] = line.split('\t');
+    const [, , before, after] = (header ?? '').split(' ');
+    if (line.startsWith(':') && after === oid && before !== oid && changed === file) last = commit;
+  }
+  return last;
+}

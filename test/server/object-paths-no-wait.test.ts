@@ -45,6 +45,8 @@ test("the first object and object document answer without waiting for the walk; 
   assert.ok(first.found, JSON.stringify(first));
   assert.equal(first.object.oid, blob);
   assert.equal(first.object.path, undefined, 'no path before the walk has ended');
+  // …and says so: the editor shows "resolving names…", not nothing.
+  assert.equal(first.object.namesPending, true, 'a walk under way is said to be resolving');
   const document = await server.connection.sendRequest(ObjectContentRequest, {
     oid: blob,
     maxContentBytes: 1 << 16,

@@ -250,6 +250,36 @@ describe('the Pack Map over LSP', () => {
     );
   });
 
+  test("packMapObjectAt gives the object's path beside its id: git rev-list --objects --all's name once the walk has ended", async () => {
+    const names = new Map(
+      sandbox
+        .gitText(repo, ['rev-list', '--objects', '--all'])
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => [line.slice(0, 40), line.length > 40 ? line.slice(41) : undefined] as const),
+    );
+    const order = 9;
+    let named = 0;
+    for (let i = 0; i < 64; i++) {
+      const x = (i * 53) % 512;
+      const y = (i * 29 + 3) % 512;
+      let answer = await server.connection.sendRequest(PackMapObjectAtRequest, { pack, order, x, y });
+      // Until the repository's walk has ended the answer says so ("resolving names…" in the tooltip).
+      for (let wait = 0; wait < 300 && answer.found && answer.object.namesPending; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        answer = await server.connection.sendRequest(PackMapObjectAtRequest, { pack, order, x, y });
+      }
+      assert.ok(answer.found);
+      const { oid, type, path: objectPath } = answer.object;
+      if (type === 'commit') assert.equal(objectPath, undefined);
+      else {
+        assert.equal(objectPath, names.get(oid) ?? null, oid);
+        if (objectPath) named++;
+      }
+    }
+    assert.ok(named > 0, 'some cell holds a blob or tree with a path');
+  });
+
   test('cancelled tile requests answer RequestCancelled; the server goes on drawing', async () => {
     const order = 13;
     const reference = await tile({ attribute: 'depth', order, tileX: 5, tileY: 7 });

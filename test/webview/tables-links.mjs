@@ -24,7 +24,10 @@ const { WEBVIEW_PANELS } = await tsImport('../../src/extension/webview-panels.ts
 const REPACK_PREVIEW_PAGE = WEBVIEW_PANELS.repackPreview;
 const repackProtocol = await tsImport('../../src/protocol/repack-preview-protocol.ts', import.meta.url);
 const { formatBytes, formatCount } = await tsImport('../../src/common/format.ts', import.meta.url);
-const { recordingRows } = await tsImport('../../src/presentation/repack-preview-tables.ts', import.meta.url);
+const { recordingRows, repackPreviewMarkdown } = await tsImport(
+  '../../src/presentation/repack-preview-tables.ts',
+  import.meta.url,
+);
 
 const ORIGIN = 'https://repack-preview.webview.test';
 const NONCE = 'TestNonce0123456789abcdefABCDEF';
@@ -252,6 +255,53 @@ describe('Repack Preview tables', () => {
       'the same shares on either scale',
     );
     await page.locator('#depth-chart').screenshot({ path: path.join(outDir, 'repack-preview-histogram-log.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('names each changed object by its path beside its id (git rev-list --objects --all), "resolving names…" until the host has it, in the Markdown too', async () => {
+    const { page, errors } = await openRepackPreview();
+    const rows = page.locator('#largest-changes tbody tr');
+    // The host has not sent names yet: every row says so rather than showing nothing.
+    for (const text of await rows.locator('td.path').allTextContents()) assert.equal(text, 'resolving names…');
+    assert.match(repackPreviewMarkdown(run), /\| resolving names… \|/);
+    // git's names, as the server's walk gives them (bytes, here ASCII); a commit has no path.
+    const revList = new Map(
+      git('rev-list', '--objects', '--all')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => [line.slice(0, 40), line.length > 40 ? line.slice(41) : undefined]),
+    );
+    const names = Object.fromEntries(
+      result.largestChanges.map((c) => [c.oid, revList.get(c.oid) === undefined ? {} : { path: revList.get(c.oid) }]),
+    );
+    const named = { ...run, names };
+    // The host's `names` message: the path cells change in place, the rest of the page stays (the chart too).
+    const chartBefore = await page.locator('#depth-chart').elementHandle();
+    await send(page, { type: 'names', names });
+    await page.waitForFunction(
+      () => !document.querySelector('#largest-changes td.path')?.textContent?.includes('resolving'),
+    );
+    const shown = await rows.evaluateAll((trs) =>
+      trs.map((tr) => [tr.dataset.oid, tr.querySelector('td.path').textContent]),
+    );
+    assert.equal(shown.length, result.largestChanges.length);
+    let withPath = 0;
+    for (const [oid, text] of shown) {
+      const path = revList.get(oid);
+      assert.equal(text, path === undefined ? '' : path === '' ? '(root tree)' : path, oid);
+      if (path) withPath++;
+    }
+    assert.ok(withPath > 0, 'some changed object is a blob or tree with a path');
+    assert.ok(await chartBefore.evaluate((el) => el.isConnected), 'the chart was not drawn again');
+    const markdown = repackPreviewMarkdown(named);
+    assert.match(markdown, /^\| Object \| Path \| Type \|/m);
+    for (const change of result.largestChanges) {
+      const path = revList.get(change.oid);
+      if (path) assert.ok(markdown.includes(`| \`${change.oid}\` | \`${path}\` |`), `${change.oid} ${path}`);
+    }
+    await rows.first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(outDir, 'tables-links-repack-preview-paths.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -14,6 +14,9 @@ import type { Command } from '../command.ts';
 import { withoutTiming } from '../../core/report/stats.ts';
 import { resolveRevision } from '../../core/git/rev-parse.ts';
 import { whereabouts } from '../../core/model/repository-layout.ts';
+import { findIntroducingCommit } from '../../core/git/introducing-commit.ts';
+import type { IntroducedBy } from '../../core/documents/object-paths-document.ts';
+import type { ObjectStore } from '../../core/model/object-store.ts';
 
 /** What `object` looks up itself: an id or a prefix of one (git's shortest is 4 digits). */
 const HEX_PREFIX = /^[0-9a-fA-F]{4,64}$/;
@@ -34,6 +37,11 @@ A tree's or blob's path (a tag's name) is the name \`git rev-list --objects --al
 PackScope replays that walk over the repository's commits and trees once and keeps the result
 in the model cache until a ref or pack changes. A commit's or tag's subject is \`git log -1
 --format=%s\`'s. --no-paths skips the walk.
+
+A blob's or tree's introducing commit ("introduced", --json introducedBy) is the oldest commit
+that adds the object at its path: the last one \`git log --all --find-object=<oid> --no-renames
+--diff-merges=separate\` lists with the object added there. One \`git log\` limited to that
+path finds it (seconds on git.git; docs/git-internals.md §9); --no-paths skips it too.
 
 When no finished walk is stored, \`object\` walks for at most --walk-seconds (default ${DEFAULT_WALK_SECONDS};
 0: no bound) and, if the walk did not reach the object by then, prints it without its path and
@@ -148,6 +156,10 @@ async function runObject(argv: string[], progress: Progress): Promise<number> {
         totalTrees: sumOf(inputs.models, 'tree'),
       };
   }
+  const introducedBy =
+    path !== null && (self.type === 'tree' || self.type === 'blob') && !store.singlePack
+      ? await introducingCommitOf(store, self.oid, path, values.git ?? 'git')
+      : null;
   let subject: string | null = null;
   try {
     subject = readSubject(model, object) ?? null;
@@ -171,6 +183,7 @@ async function runObject(argv: string[], progress: Progress): Promise<number> {
     children: model.children(object).length,
     familySize: model.familySize(object),
     path,
+    introducedBy,
     subject,
     pathWalk,
   };
@@ -191,6 +204,7 @@ async function runObject(argv: string[], progress: Progress): Promise<number> {
       : [
           `${self.type === 'tag' ? 'name' : 'path'}      ${walkGaveUp ? describeGaveUp(walkGaveUp) : describePath(path, self.type, pathWalk.complete)}`,
         ]),
+    ...(introducedBy === null ? [] : [`introduced ${describeIntroducedBy(introducedBy)}`]),
     `size      ${self.size} bytes (${formatBytes(self.size)}); ${self.diskSize} bytes in the pack`,
     `pack      ${report.pack} (${report.viaMidx ? 'git finds it through the multi-pack-index' : 'the first pack git searches that has it'})`,
     ...report.alsoInPacks.map((other) => `also in   ${other} (not read: git stops at the pack above)`),
@@ -214,6 +228,35 @@ async function runObject(argv: string[], progress: Progress): Promise<number> {
   lines.push(...formatTable([['  #', 'oid', 'type', 'stored', 'size', 'payload', 'disk', 'offset'], ...rows]));
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
+}
+
+/** The commit that introduced the object at its path (INTRODUCING_RULE), or why none is known. */
+async function introducingCommitOf(store: ObjectStore, oid: string, path: string, git: string): Promise<IntroducedBy> {
+  const repository = store.repository;
+  try {
+    const commit = await findIntroducingCommit(oid, path, {
+      git,
+      gitDir: repository.gitDir,
+      cwd: repository.workTree ?? repository.gitDir,
+    });
+    if (commit === null)
+      return { commit: null, reason: `no commit of the history adds it at ${path === '' ? 'the root' : path}` };
+    let subject: string | undefined;
+    try {
+      const location = store.resolve(commit);
+      subject = readSubject(location.model, location.object);
+    } catch {
+      // A loose commit, or one too large to read: its id alone.
+    }
+    return { commit, ...(subject === undefined ? {} : { subject }) };
+  } catch (error) {
+    return { commit: null, reason: errorMessage(error) };
+  }
+}
+
+function describeIntroducedBy(introduced: IntroducedBy): string {
+  if (introduced.commit === null) return `unknown (${introduced.reason ?? 'no reason given'})`;
+  return introduced.subject === undefined ? introduced.commit : `${introduced.commit} ${introduced.subject}`;
 }
 
 interface WalkGaveUp {

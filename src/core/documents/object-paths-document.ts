@@ -27,3 +27,19 @@ export interface PathWalkSummary {
    */
   namesFrom?: 'git rev-list' | 'walk';
 }
+
+/**
+ * The commit that introduced a blob or tree under its path (INTRODUCING_RULE,
+ * src/core/git/introducing-commit.ts): `introducedBy` of `packscope object --json` and of the
+ * server's objects (docs/json.md).
+ */
+export interface IntroducedBy {
+  /** The commit's id; null when none was found, git could not be asked, or (the server) while git looks. */
+  commit: string | null;
+  /** Its subject (`git log -1 --format=%s`), when the commit is in a pack. */
+  subject?: string;
+  /** The server only: git is still looking ("resolving names…"); ask again. */
+  resolving?: true;
+  /** Why there is no commit: no commit adds it there, git may not run here, or git failed or took too long. */
+  reason?: string;
+}

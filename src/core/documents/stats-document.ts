@@ -5,7 +5,7 @@
  */
 
 import type { ConcernsDocument } from './concerns-document.ts';
-import type { PathWalkSummary } from './object-paths-document.ts';
+import type { IntroducedBy, PathWalkSummary } from './object-paths-document.ts';
 import type { RepositoryLayout } from './repository-layout-document.ts';
 
 /** What names an object for a person: its path (trees, blobs; a tag's name) and a commit's or tag's subject. */
@@ -14,6 +14,10 @@ export interface ObjectNames {
   path?: string | null;
   /** A commit's or tag's subject (`git log -1 --format=%s`). */
   subject?: string;
+  /** The server only: the repository's walk has not finished, so the path is not known yet ("resolving names…"). */
+  namesPending?: true;
+  /** A blob's or tree's introducing commit, where it was asked for (an object or its document, a hover). */
+  introducedBy?: IntroducedBy;
 }
 
 export interface ObjectSummary extends ObjectNames {

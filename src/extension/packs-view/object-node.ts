@@ -79,6 +79,7 @@ export class ObjectNode extends PagedNode {
 function withNames(description: string, item: ObjectItem): string {
   if (item.subject !== undefined) return `${description} · ${item.subject}`;
   if (item.path) return `${description} · ${item.path}`;
+  if (item.path === undefined && item.namesPending) return `${description} · resolving names…`;
   return item.path === '' ? `${description} · root tree` : description;
 }
 
@@ -93,6 +94,7 @@ function collapsibleFor(item: ObjectItem, presentation: ObjectPresentation): vsc
 export function objectTooltip(details: ObjectDetails): vscode.MarkdownString {
   const tooltip = new vscode.MarkdownString();
   tooltip.appendMarkdown(`**${markdownText(details.type)}** ${markdownCodeSpan(details.oid)}\n\n`);
+  for (const line of namesLines(details)) tooltip.appendMarkdown(`${line}  \n`);
   tooltip.appendMarkdown(`stored as ${markdownText(details.inPackType)}  \n`);
   tooltip.appendMarkdown(
     `size ${formatBytes(details.size)} (${formatCount(details.size)} bytes) · on disk ${formatBytes(details.diskSize)} (${formatCount(details.diskSize)} bytes)  \n`,
@@ -108,4 +110,23 @@ export function objectTooltip(details: ObjectDetails): vscode.MarkdownString {
   if (details.whereabouts !== undefined)
     tooltip.appendMarkdown(`  \n${markdownText(whereaboutsText(details.whereabouts))}`);
   return tooltip;
+}
+
+/** The tooltip's path and introducing-commit lines (Markdown), "resolving names…" while the server looks. */
+function namesLines(details: ObjectDetails): string[] {
+  const lines: string[] = [];
+  const label = details.type === 'tag' ? 'tag name' : 'path';
+  if (details.subject !== undefined) lines.push(markdownText(details.subject));
+  if (details.path === '') lines.push('a root tree');
+  else if (details.path) lines.push(`${label} ${markdownCodeSpan(details.path)}`);
+  else if (details.path === null) lines.push('no ref reaches it');
+  else if (details.namesPending) lines.push(`${label} *resolving names…*`);
+  const introduced = details.introducedBy;
+  if (introduced?.commit)
+    lines.push(
+      `introduced by ${markdownCodeSpan(shortOid(introduced.commit))}${introduced.subject === undefined ? '' : ` ${markdownText(introduced.subject)}`}`,
+    );
+  else if (introduced?.resolving) lines.push('introduced by *resolving names…*');
+  else if (introduced?.reason !== undefined) lines.push(`introduced by: unknown (${markdownText(introduced.reason)})`);
+  return lines;
 }

@@ -27,6 +27,9 @@ const EXPANDED_REPOSITORIES = 3;
  * The Packs view: repositories → packs → summary and object lists, all fed by server requests and
  * paged (`packscope.view.pageSize` items at a time).
  */
+/** How long a tooltip that says "resolving names…" stays before its row asks again. */
+const TOOLTIP_RETRY_MS = 2000;
+
 export class PacksTreeProvider extends Disposable implements vscode.TreeDataProvider<PacksNode>, TreeContext {
   private readonly changeEmitter = this._register(new vscode.EventEmitter<PacksNode | undefined>());
   readonly onDidChangeTreeData = this.changeEmitter.event;
@@ -175,23 +178,38 @@ export class PacksTreeProvider extends Disposable implements vscode.TreeDataProv
     return roots;
   }
 
+  /** Object rows whose tooltip is complete (names known): not asked again. */
+  private readonly finalTooltips = new WeakSet<PacksNode>();
+
   async resolveTreeItem(
     item: vscode.TreeItem,
     node: PacksNode,
     token: vscode.CancellationToken,
   ): Promise<vscode.TreeItem> {
-    if (node.kind !== 'object' || node.tooltip !== undefined) return item;
+    if (node.kind !== 'object' || this.finalTooltips.has(node)) return item;
     try {
       const result = await this.server.request(
         ObjectRequest,
-        { oid: node.item.oid, repository: node.pack.repositoryId },
+        { oid: node.item.oid, repository: node.pack.repositoryId, introducedBy: true },
         token,
       );
-      node.tooltip = result.found ? objectTooltip(result.object) : result.reason;
+      const tooltip = result.found ? objectTooltip(result.object) : result.reason;
+      item.tooltip = tooltip;
+      // A tooltip still resolving names is shown, not kept: a moment later the row is drawn again
+      // without it, so that the next hover asks anew (VS Code resolves a row's tooltip once per drawing).
+      const resolving = result.found && (result.object.namesPending || result.object.introducedBy?.resolving);
+      if (!resolving) this.finalTooltips.add(node);
+      else {
+        const timer = setTimeout(() => {
+          if (this.finalTooltips.has(node)) return;
+          node.tooltip = undefined;
+          this.changed(node);
+        }, TOOLTIP_RETRY_MS);
+        this._register({ dispose: () => clearTimeout(timer) });
+      }
     } catch {
       return item; // cancelled (the pointer moved on) or the server is away: try again on the next hover
     }
-    item.tooltip = node.tooltip;
     return item;
   }
 

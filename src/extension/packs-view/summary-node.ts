@@ -61,6 +61,10 @@ export class SummaryNode extends PacksNodeBase {
   }
 
   override async getChildren(context: TreeContext): Promise<PacksNode[]> {
+    // The scale switch (packscope.toggleDepthScale) refreshes the view with this node kept: rows
+    // drawn on the other scale are drawn again from the summary they came from.
+    if (this.rows !== undefined && this.shown !== undefined && this.shown.scale !== depthScale())
+      this.rows = this.rowsOf(this.shown.summary);
     if (this.rows !== undefined) return this.rows;
     if (this.ended !== undefined) return this.ended;
     // A build takes seconds on a big pack, and its progress text refreshes the pack's subtree, so VS
@@ -85,6 +89,14 @@ export class SummaryNode extends PacksNodeBase {
     ];
   }
 
+  /** The summary the rows show and the depth scale they were drawn on. */
+  private shown: { summary: PackSummary; scale: DepthScale } | undefined;
+
+  private rowsOf(summary: PackSummary): PacksNode[] {
+    this.shown = { summary, scale: depthScale() };
+    return summaryRows(this, summary).map((row) => (row instanceof FactNode ? row.withoutIds() : row));
+  }
+
   private pendingRows: Promise<PacksNode[]> | undefined;
   private placeholders = 0;
   private placeholderShown = false;
@@ -101,7 +113,7 @@ export class SummaryNode extends PacksNodeBase {
       const summary = await loadSummary(context, this.parent);
       // The rows have no ids: an ask VS Code abandoned (a refresh of the pack while the model was
       // built) may have registered them already, and then every later ask was refused.
-      this.rows = summaryRows(this, summary).map((row) => (row instanceof FactNode ? row.withoutIds() : row));
+      this.rows = this.rowsOf(summary);
       return this.rows;
     } catch (error) {
       if (isCancellation(error)) return (this.ended = [retryNode(this)]);
@@ -142,7 +154,9 @@ function summaryRows(parent: SummaryNode, summary: PackSummary): PacksNode[] {
   const widest = Math.max(1, ...summary.depthHistogram);
   summary.depthHistogram.forEach((count, depth) => {
     const text = depthRowText(depth, count, summary.objects, widest, scale);
-    depths.add(`depth:${depth}`, text.label, text.description);
+    // In a narrow sidebar the longest bars push the depth and count past the edge: the hover says it all.
+    depths.add(`depth:${depth}`, text.label, text.description).tooltip =
+      `${text.description}: ${text.label.split(' ').pop()} of the pack's ${formatCount(summary.objects)} objects`;
   });
   rows.push(
     depths,

@@ -18,6 +18,7 @@ import {
   type RepackModes,
   type RepackPreviewResult,
   type RepositoryListing,
+  ObjectNamesRequest,
 } from '../../protocol/server-protocol.ts';
 import { splitShellWords, UNCLOSED_QUOTE } from '../../common/shell-words.ts';
 import { normalizeRepackPreviewState } from '../../presentation/repack-preview-state.ts';
@@ -323,6 +324,8 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
         extensionUri: this.deps.context.extensionUri,
         output: this.deps.output,
         holdPreviewPack: (pack) => this.deps.previewPacks.hold(pack),
+        objectNames: async (repository, oids) =>
+          (await this.deps.server.request(ObjectNamesRequest, { repository, oids })).names,
       },
       run,
     );

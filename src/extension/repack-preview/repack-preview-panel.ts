@@ -4,11 +4,13 @@ import {
   isWebviewToHost,
   REPACK_PREVIEW_PROTOCOL_VERSION,
   type HostToWebview,
+  type RepackPreviewObjectName,
   type RepackPreviewRun,
   type WebviewToHost,
 } from '../../protocol/repack-preview-protocol.ts';
 import { equivalentCommand, repackPreviewMarkdown } from '../../presentation/repack-preview-tables.ts';
 import { PanelHost } from '../webview-panel.ts';
+import type { ObjectNamesResult } from '../../protocol/server-protocol.ts';
 import { WEBVIEW_PANELS } from '../webview-panels.ts';
 
 export interface RepackPreviewPanelDependencies {
@@ -16,7 +18,13 @@ export interface RepackPreviewPanelDependencies {
   output: vscode.LogOutputChannel;
   /** Keeps the run's preview pack on the server while the panel lives (pack-map/preview-pack-holds.ts). */
   holdPreviewPack(pack: string): vscode.Disposable;
+  /** The paths of objects by id (packscope/objectNames); undefined when the repository is not open. */
+  objectNames(repository: string, oids: string[]): Promise<ObjectNamesResult['names'] | undefined>;
 }
+
+/** While names are still resolving the host asks again this often, at most this many times. */
+const NAMES_RETRY_MS = 2000;
+const MAX_NAMES_RETRIES = 150;
 
 export function panelTitle(run: RepackPreviewRun): string {
   return `${run.result.preview === null ? 'Repack Estimate' : 'Repack Preview'}: ${run.repositoryName} (${run.request.label})`;
@@ -49,6 +57,40 @@ export class RepackPreviewPanel extends PanelHost<HostToWebview, WebviewToHost> 
     panel.title = panelTitle(run);
     // The preview's pack stays on disk while this panel (or a map of it) shows the run.
     if (run.result.previewPack) this._register(deps.holdPreviewPack(run.result.previewPack.pack));
+    void this.learnNames(deps, 0);
+  }
+
+  /**
+   * The paths of the objects the tables name: asked of the server, shown (a `names` message) once they
+   * change, and asked again while the repository's walk has not named them ("resolving names…").
+   */
+  private async learnNames(deps: RepackPreviewPanelDependencies, attempt: number): Promise<void> {
+    const repository = this.run.repositoryId;
+    const oids = this.run.result.largestChanges.map((c) => c.oid);
+    if (repository === undefined || oids.length === 0 || this.isDisposed) return;
+    let names;
+    try {
+      names = await deps.objectNames(repository, oids);
+    } catch (error) {
+      deps.output.warn(`Repack preview: the objects' paths could not be read: ${errorMessage(error)}`);
+      return;
+    }
+    if (names === undefined || this.isDisposed) return;
+    const byOid: Record<string, RepackPreviewObjectName> = {};
+    for (const name of names)
+      byOid[name.oid] = {
+        ...(name.path === undefined ? {} : { path: name.path }),
+        ...(name.namesPending ? { namesPending: true as const } : {}),
+      };
+    if (JSON.stringify(byOid) !== JSON.stringify(this.run.names ?? {})) {
+      this.run.names = byOid;
+      // Only the path cells change: the page is not drawn again (its scroll, focus and open details stay).
+      if (this.shown) this.send({ type: 'names', names: byOid });
+    }
+    if (names.some((name) => name.namesPending) && attempt < MAX_NAMES_RETRIES) {
+      const timer = setTimeout(() => void this.learnNames(deps, attempt + 1), NAMES_RETRY_MS);
+      this._register({ dispose: () => clearTimeout(timer) });
+    }
   }
 
   /** Today's largest pack and the preview's side by side in one Pack Map panel, the run's first recording over both. */

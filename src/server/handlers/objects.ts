@@ -6,6 +6,12 @@ import {
   ObjectContentRequest,
   ObjectRequest,
   ResolveIdsRequest,
+  ObjectNamesRequest,
+  ResolveNameRequest,
+  type ObjectNamesParams,
+  type ObjectNamesResult,
+  type ResolveNameParams,
+  type ResolveNameResult,
   type ObjectContentParams,
   type ObjectContentResult,
 } from '../../protocol/server-protocol.ts';
@@ -16,7 +22,19 @@ import { optionalString, paramsObject, requireInteger, requireString, stringList
 import type { ServerContext } from '../server-context.ts';
 import { startTaskWorker } from '../workers/task-worker-client.ts';
 import { whereabouts } from '../../core/model/repository-layout.ts';
+import type { ObjectNames } from '../../core/documents/stats-document.ts';
+import { resolveRevision } from '../../core/git/rev-parse.ts';
+import { errorKind } from '../../core/errors.ts';
 
+/** How long a hover waits for git to name the commit that introduced a blob or tree (then: "resolving names…"). */
+const HOVER_WAIT_MS = 1500;
+/** packscope/object with `introducedBy` (a Packs view tooltip) waits this long for it, as a hover does. */
+const OBJECT_WAIT_MS = 1500;
+/** An object document waits this long (it waits for the content anyway); it asks again while resolving. */
+const DOCUMENT_WAIT_MS = 10_000;
+
+/** A revision name longer than this is no name a person typed. */
+const MAX_NAME_LENGTH = 4096;
 /** Object ids and prefixes: a SHA-256 id is 64 hex digits; anything much longer is no id. */
 const MAX_OID_LENGTH = 256;
 /** resolveIds looks at this many words of one request. */
@@ -62,6 +80,18 @@ async function readObjectContentInWorker(
   });
 }
 
+/**
+ * The names of a found object; for a blob or tree with a path, the commit that introduced it there
+ * too, waited for at most `waitMs` (git looks once per object; a later ask gets the answer).
+ */
+async function namesWithIntroducer(context: ServerContext, found: Found, waitMs: number): Promise<ObjectNames> {
+  const names = context.objectPaths.namesAt(found.state.id, found.state.store, found.location);
+  const type = found.location.model.typeName(found.location.object);
+  if ((type === 'blob' || type === 'tree') && typeof names.path === 'string')
+    names.introducedBy = await context.introducingCommits.within(found.state.store, found.oid, names.path, waitMs);
+  return names;
+}
+
 export function registerObjectHandlers(context: ServerContext, documents: TextDocuments<TextDocument>): void {
   const { connection } = context;
 
@@ -75,7 +105,10 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
       for (const state of states) await context.ensureRepository(state, token, progress);
       const result = lookupObject(oid.trim(), states);
       if (result.kind === 'none') return { found: false as const, reason: result.reason };
-      const names = context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location);
+      const names =
+        fields.introducedBy === true
+          ? await namesWithIntroducer(context, result.found, OBJECT_WAIT_MS)
+          : context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location);
       const where = whereabouts(result.found.state.store, result.found.oid);
       return {
         found: true as const,
@@ -113,15 +146,23 @@ export function registerObjectHandlers(context: ServerContext, documents: TextDo
     }),
   );
 
+  connection.onRequest(ObjectNamesRequest, (params, token) =>
+    context.guarded(() => objectNames(context, params, token)),
+  );
+
+  connection.onRequest(ResolveNameRequest, (params, token) =>
+    context.guarded(() => resolveName(context, params, token)),
+  );
+
   connection.onHover((params) => objectHover(context, documents, params));
 }
 
 /** A hover on a hex word: the object it names, in Markdown, when one of the ready repositories has it. */
-function objectHover(
+async function objectHover(
   context: ServerContext,
   documents: TextDocuments<TextDocument>,
   params: HoverParams,
-): Hover | null {
+): Promise<Hover | null> {
   const document = documents.get(params.textDocument.uri);
   if (!document) return null;
   const line = document
@@ -142,11 +183,7 @@ function objectHover(
     return {
       contents: {
         kind: 'markdown',
-        value: hoverMarkdown(
-          result.found,
-          context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location),
-          where,
-        ),
+        value: hoverMarkdown(result.found, await namesWithIntroducer(context, result.found, HOVER_WAIT_MS), where),
       },
       range: {
         start: { line: params.position.line, character: hit.start },
@@ -177,10 +214,94 @@ async function objectContent(
   for (const state of states) await context.ensureRepository(state, token, progress);
   const result = lookupObject(oid.trim(), states);
   if (result.kind === 'none') return { found: false, reason: result.reason };
-  const names = context.objectPaths.namesAt(result.found.state.id, result.found.state.store, result.found.location);
+  const names = await namesWithIntroducer(context, result.found, DOCUMENT_WAIT_MS);
   const details = { ...objectDetails(result.found.location, result.found.state), ...names };
   return {
     found: true,
     content: { details, ...(await readObjectContentInWorker(context, result.found, shown, token)) },
+  };
+}
+
+/** What "Go to Object…" accepts as an id or a prefix (git's shortest abbreviation is 4 digits). */
+const HEX_NAME = /^[0-9a-fA-F]{4,64}$/;
+
+/**
+ * `packscope/resolveName`: hex digits are looked up in the packs; any other name is resolved by
+ * `git rev-parse --verify` (read-only, rev-parse.ts) in each repository, only in a trusted
+ * workspace. A name two repositories resolve to different objects is ambiguous, as a prefix is.
+ */
+async function resolveName(
+  context: ServerContext,
+  params: ResolveNameParams,
+  token: CancellationToken,
+): Promise<ResolveNameResult> {
+  const fields = paramsObject(params);
+  const name = requireString(fields.name, 'name', MAX_NAME_LENGTH).trim();
+  const repository = optionalString(fields.repository, 'repository');
+  const states = context.statesFor(repository);
+  if (states.length === 0) return { found: false, reason: 'no repository with packs is open in this workspace' };
+  if (HEX_NAME.test(name)) {
+    for (const state of states) await context.ensureRepository(state, token);
+    const result = lookupObject(name.toLowerCase(), states);
+    return result.kind === 'found'
+      ? { found: true, oid: result.found.oid, repository: result.found.state.id }
+      : { found: false, reason: result.reason };
+  }
+  const git = context.gitForObjectNames();
+  if (git === undefined)
+    return {
+      found: false,
+      reason: `"${name}" is not an object id: this workspace is not trusted, so PackScope runs no git to resolve names like HEAD:Makefile; give 4 to 64 hex digits, or trust the workspace`,
+    };
+  const controller = new AbortController();
+  const cancel = token.onCancellationRequested(() => controller.abort());
+  try {
+    const answers: { oid: string; repository: string }[] = [];
+    const reasons: string[] = [];
+    for (const state of states) {
+      try {
+        answers.push({
+          oid: await resolveRevision(git, state.repository, name, controller.signal),
+          repository: state.id,
+        });
+      } catch (error) {
+        if (errorKind(error) === 'cancelled') throw error;
+        reasons.push(errorMessage(error));
+      }
+    }
+    const oids = new Set(answers.map((answer) => answer.oid));
+    if (oids.size > 1)
+      return {
+        found: false,
+        reason: `"${name}" is ambiguous: it names ${[...oids].join(' and ')} in different repositories of the workspace`,
+      };
+    return answers[0] !== undefined ? { found: true, ...answers[0] } : { found: false, reason: reasons[0]! };
+  } finally {
+    cancel.dispose();
+  }
+}
+
+/** `packscope/objectNames`: the paths of objects given by full id (the repack preview's tables). */
+async function objectNames(
+  context: ServerContext,
+  params: ObjectNamesParams,
+  token: CancellationToken,
+): Promise<ObjectNamesResult> {
+  const fields = paramsObject(params);
+  const repository = requireString(fields.repository, 'repository');
+  const oids = stringList(fields.oids, 'oids', MAX_WORDS);
+  const [state] = context.statesFor(repository);
+  await context.ensureRepository(state!, token);
+  return {
+    names: oids.map((oid) => {
+      const id = oid.toLowerCase();
+      if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id)) return { oid };
+      const names = context.objectPaths.namesOfId(state!.id, state!.store, id);
+      return {
+        oid: id,
+        ...(names.path === undefined ? {} : { path: names.path }),
+        ...(names.namesPending ? { namesPending: true as const } : {}),
+      };
+    }),
   };
 }

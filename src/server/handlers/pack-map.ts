@@ -244,7 +244,11 @@ async function packMapObjectAt(
   const object = objectAtCell(model, order, x, y);
   if (object < 0) return { found: false };
   if (object >= model.count) throw new Error(`the map worker named object ${object} of ${model.count}`);
-  return { found: true, object: objectDetails({ pack, model, object }, state) };
+  // The path beside the id: a pack of the repository names it directly, a preview's pack by its id.
+  const names = state.store.packs.includes(pack)
+    ? context.objectPaths.namesOf(state.id, state.store, model, object)
+    : context.objectPaths.namesOfId(state.id, state.store, model.oidHex(object));
+  return { found: true, object: { ...objectDetails({ pack, model, object }, state), ...names } };
 }
 
 /** Object ids are hex of the repository's hash length. */

@@ -135,11 +135,23 @@ export async function run({ helpers, log }) {
     'the pack row to say it is building',
     { timeout: 10_000, interval: 50 },
   ).catch(() => undefined);
+  // The picture shows the build under way: a count past 0 when the build reports one in time (its
+  // steps are 262,144 objects), else what the row said first.
+  const counted = await waitUntil(
+    async () => {
+      const d = await packRow.locator('.label-description').textContent();
+      return d && /^indexing [1-9][\d,]* of /.test(d) ? d : undefined;
+    },
+    'the pack row to count objects past 0',
+    { timeout: 10_000, interval: 50 },
+  ).catch(() => undefined);
   if (during !== undefined) {
     await packRow.hover().catch(() => undefined);
     await helpers.screenshot(page, 'first-build');
   }
-  log(`during the build: pack row "${during ?? '(the poll missed it)'}"`);
+  log(
+    `during the build: pack row "${during ?? '(the poll missed it)'}"${counted ? `, then "${counted}" (screenshot)` : ''}`,
+  );
 
   // The warm-up's model gives the row its numbers once the build ends.
   await waitUntil(

@@ -1,7 +1,8 @@
 // Hovers on object ids in a text file of the workspace, in a real workbench with PackScope
 // installed: a word that names an object gets a hover with its type, size and pack (as git has
 // them); a hex word that names nothing gets no PackScope hover; the hover's "Reveal in Packs view"
-// link shows the object in the Packs view, selected, under "Revealed: …".
+// link shows the object in the Packs view, selected, under "Revealed: …". The hover names the blob's
+// path and the commit that introduced it there, as git log --find-object does.
 import fs from 'node:fs';
 import path from 'node:path';
 import { COUNT, makePacksRepository, settleAnimations, sidebarRows, treeRow, waitUntil } from '../support/packs-ui.mjs';
@@ -62,6 +63,26 @@ export async function run({ helpers, log }) {
   // 3a. Hover the id: the PackScope hover. The server answers hovers only once the pack's model is
   // loaded (it loads it in the background at start), so an early hover may get nothing: hover again.
   const hover = page.locator('.monaco-hover-content').filter({ hasText: target.oid });
+  // git's answer: the last commit git log --find-object lists adding the blob at story.txt.
+  let introducing = '';
+  let listed = '';
+  for (const line of repo
+    .git(
+      'log',
+      '--all',
+      `--find-object=${target.oid}`,
+      '--no-renames',
+      '--diff-merges=separate',
+      '--format=commit %H %s',
+      '--raw',
+      '--no-abbrev',
+    )
+    .split('\n')) {
+    if (line.startsWith('commit ')) listed = line.slice(7);
+    if (line.startsWith(':') && line.split(' ')[3] === target.oid && line.endsWith('\tstory.txt')) introducing = listed;
+  }
+  if (introducing === '') throw new Error(`git log --find-object lists no commit adding ${target.oid} at story.txt`);
+  let seenResolving = false;
   const hoverText = await waitUntil(
     async () => {
       await page.keyboard.press('Escape');
@@ -72,10 +93,13 @@ export async function run({ helpers, log }) {
       } catch {
         return undefined;
       }
-      return (await hover.innerText()).replace(/\u00a0/g, ' ');
+      const text = (await hover.innerText()).replace(/\u00a0/g, ' ');
+      // The path and the introducing commit come once the walk and git have answered ("resolving names…" before).
+      if (text.includes('resolving names')) seenResolving = true;
+      return text.includes('introduced by ') && !text.includes('resolving names') ? text : undefined;
     },
-    `a PackScope hover on ${target.oid}`,
-    { timeout: 30_000, interval: 0 },
+    `a PackScope hover on ${target.oid} with its path and introducing commit`,
+    { timeout: 60_000, interval: 0 },
   );
   const wanted = [
     `blob ${target.oid}`,
@@ -86,13 +110,15 @@ export async function run({ helpers, log }) {
       ? 'Not a delta'
       : `Delta depth ${target.depth}: chain of ${target.depth + 1} down to root ${target.root.slice(0, 12)} (blob)`,
     `${COUNT.format(target.children.length)} direct delta ${target.children.length === 1 ? 'child' : 'children'}`,
+    'path story.txt',
+    `introduced by ${introducing.slice(0, 12)} ${introducing.slice(41)}`,
     'Reveal in Packs view',
     'Open object',
   ];
   const flat = hoverText.replace(/\s+/g, ' ');
   for (const w of wanted)
     if (!flat.includes(w)) throw new Error(`the hover on ${target.oid} lacks "${w}":\n${hoverText}`);
-  log(`hover on the id: ${flat}`);
+  log(`hover on the id: ${flat}${seenResolving ? ' (an earlier hover said "resolving names…")' : ''}`);
   await settleAnimations(page);
   await helpers.screenshot(page, 'hover-on-object');
 

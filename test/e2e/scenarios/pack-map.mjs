@@ -1,7 +1,8 @@
 // The Pack Map in a real workbench: "PackScope: Open Pack Map" from the command palette
 // (one pack in the workspace: it opens at once), the map drawn in the webview (nested iframes),
 // a hover on a cell whose tooltip names an object that git has, with git's type and the offset
-// git's verify-pack lists for it. Screenshots of the map and of the hover.
+// git's verify-pack lists for it, and a blob's tooltip with its path (git rev-list --objects --all's
+// name) beside its id. Screenshots of the map with its offset ruler and of the hovers.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -59,6 +60,12 @@ export async function run({ helpers, log }) {
   const panel = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
   await panel.locator('#scale[data-complete="true"]').waitFor({ timeout: 120_000 });
   log(`map drawn: ${await panel.locator('#scale').innerText()}`);
+  // The offset ruler: the first object after the 12-byte header, the last byte before the 20-byte trailer.
+  const packBytes = fs.statSync(idx.replace(/\.idx$/, '.pack')).size;
+  const rulerText = (await panel.locator('#ruler').innerText()).replace(/\s+/g, ' ');
+  if (!rulerText.includes('start 12 ') || !rulerText.includes(`end ${(packBytes - 20).toLocaleString('en-US')} `))
+    throw new Error(`the ruler says "${rulerText}"; the pack's objects run from 12 to ${packBytes - 20}`);
+  log(`ruler: ${rulerText} (the pack file is ${packBytes} bytes)`);
   await helpers.screenshot(page, 'map');
 
   const canvas = panel.locator('#map-canvas');
@@ -80,4 +87,32 @@ export async function run({ helpers, log }) {
     throw new Error(`the tooltip says "${text}"; git cat-file -s ${oid} says ${size}`);
   log(`hovered: ${text} (git: ${type}, ${size} bytes, offset ${offset})`);
   await helpers.screenshot(page, 'hover');
+
+  // A blob's tooltip names its path beside its id (git rev-list --objects --all's name), once the
+  // repository's walk has it ("resolving names…" before). Cells along a diagonal, until one holds a blob.
+  const names = new Map(
+    git('rev-list', '--objects', '--all')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => [line.slice(0, 40), line.slice(41)]),
+  );
+  const side = Math.min(box.width, box.height);
+  let named;
+  for (let attempt = 0; attempt < 120 && named === undefined; attempt++) {
+    const at = 0.05 + ((attempt * 0.37) % 0.9);
+    await page.mouse.move(box.x + side * at, box.y + side * (1 - at));
+    await page.waitForTimeout(250);
+    if (!(await tooltip.isVisible())) continue;
+    const hoveredOid = await tooltip.getAttribute('data-oid');
+    if (git('cat-file', '-t', hoveredOid).trim() !== 'blob') continue;
+    const tip = (await tooltip.innerText()).replace(/\s+/g, ' ');
+    if (tip.includes('resolving names')) continue;
+    named = { oid: hoveredOid, tip };
+  }
+  if (named === undefined) throw new Error('no hovered cell held a blob with its path within 120 tries');
+  const expected = names.get(named.oid);
+  if (!named.tip.includes(`${named.oid} path ${expected}`))
+    throw new Error(`the tooltip says "${named.tip}"; git rev-list --objects --all names ${named.oid} "${expected}"`);
+  log(`hovered a blob: ${named.tip}`);
+  await helpers.screenshot(page, 'hover-path');
 }

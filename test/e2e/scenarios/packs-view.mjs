@@ -7,6 +7,7 @@
 // prints it. The numbered comments are the steps a user takes (steps 3 and 5: object-hover.mjs).
 import {
   COUNT,
+  PACKS_ROWS,
   activeEditorLines,
   clickMenuItem,
   expandRow,
@@ -134,6 +135,109 @@ export async function run({ helpers, log }) {
   await checkObjectDocument(page, repo, blob, log);
   await page.mouse.move(1200, 16);
   await helpers.screenshot(page, 'open-object-palette');
+
+  await checkDepthHistogram(page, repo, helpers, log, packRow);
+}
+
+/**
+ * Issue 30, item 5: the Summary's depth histogram. Each depth's row leads with its bar (so that every
+ * bar starts at the same x) and prints its share of the pack's objects beside it; the counts are
+ * git verify-pack -v's; linear by default (a bar's length in proportion to its count), log by the
+ * row's own switch. Screenshots of both.
+ */
+async function checkDepthHistogram(page, repo, helpers, log, packRow) {
+  // The lists opened above are folded so that the Summary's rows are in view.
+  for (const label of ['Delta families', /^Revealed: /])
+    if (
+      (await treeRow(page, label).count()) > 0 &&
+      (await treeRow(page, label).getAttribute('aria-expanded')) === 'true'
+    )
+      await treeRow(page, label).locator('.monaco-tl-twistie').click();
+  // The Recordings section folded, so that the Packs section has room for every depth's row.
+  const recordings = page.locator('.part.sidebar .pane-header[aria-label="Recordings Section"]');
+  if ((await recordings.getAttribute('aria-expanded')) === 'true') await recordings.click();
+  await packRow.scrollIntoViewIfNeeded();
+  await expandRow(treeRow(page, 'Summary'));
+  const depthsRow = treeRow(page, /^depths: ≤ \d+$/);
+  await expandRow(depthsRow);
+  const counts = [];
+  for (const o of repo.objects) counts[o.depth] = (counts[o.depth] ?? 0) + 1;
+  const bars = await waitUntil(async () => {
+    const rows = await page.locator(PACKS_ROWS).evaluateAll((els) =>
+      els
+        .map((r) => ({
+          label: r.querySelector('.label-name')?.textContent ?? '',
+          description: r.querySelector('.label-description')?.textContent ?? '',
+          left: r.querySelector('.label-name')?.getBoundingClientRect().left ?? NaN,
+          width: r.querySelector('.label-name')?.getBoundingClientRect().width ?? NaN,
+          index: Number(r.getAttribute('data-index')),
+        }))
+        .filter((r) => /^depth \d+: /.test(r.description))
+        .sort((a, b) => a.index - b.index),
+    );
+    return rows.length === counts.length ? rows : undefined;
+  }, `${counts.length} depth rows under the Summary`);
+  const lefts = new Set(bars.map((b) => Math.round(b.left)));
+  if (lefts.size !== 1) throw new Error(`the bars start at different x: ${[...lefts].join(', ')}`);
+  const widest = Math.max(...counts.map((n) => n ?? 0));
+  for (const [depth, row] of bars.entries()) {
+    const n = counts[depth] ?? 0;
+    const share = (100 * n) / repo.objects.length;
+    const percent = n === 0 ? '0%' : share >= 0.1 ? `${share.toFixed(1)}%` : '<0.1%';
+    if (row.description !== `depth ${depth}: ${COUNT.format(n)} object${n === 1 ? '' : 's'}`)
+      throw new Error(`depth ${depth}'s row says "${row.description}"; git verify-pack -v counts ${n}`);
+    if (!row.label.endsWith(` ${percent}`) && row.label !== percent)
+      throw new Error(`depth ${depth}'s bar "${row.label}" does not print its share ${percent}`);
+    // Linear: a bar's eighths of a cell are in proportion to its count (the widest is 16 cells).
+    const eighths = [...row.label.replace(/ \S+$/, '')].reduce(
+      (sum, c) => sum + (c === '█' ? 8 : ' ▏▎▍▌▋▊▉'.indexOf(c)),
+      0,
+    );
+    const wanted = n === 0 ? 0 : Math.max(1, Math.round((16 * 8 * n) / widest));
+    if (eighths !== wanted) throw new Error(`depth ${depth}'s bar is ${eighths} eighths; linear wants ${wanted}`);
+  }
+  log(`depth histogram (linear): ${bars.map((b) => `${b.description} ${b.label}`).join(' | ')}`);
+  await page.mouse.move(1200, 16);
+  await helpers.screenshot(page, 'depth-histogram-linear');
+  // The widest bar pushes its row's depth and count past a narrow sidebar's edge: its hover says them.
+  const n0 = counts[0] ?? 0;
+  const widestRow = page
+    .locator(PACKS_ROWS)
+    .filter({ has: page.locator('.label-description', { hasText: /^depth 0: / }) });
+  await widestRow.hover();
+  const hoverText = await page
+    .locator('.monaco-hover, .workbench-hover', { hasText: "of the pack's" })
+    .first()
+    .innerText({ timeout: 10_000 });
+  const share0 = `${((100 * n0) / repo.objects.length).toFixed(1)}%`;
+  if (
+    !hoverText.includes(
+      `depth 0: ${COUNT.format(n0)} object${n0 === 1 ? '' : 's'}: ${share0} of the pack's ${COUNT.format(repo.objects.length)} objects`,
+    )
+  )
+    throw new Error(`depth 0's hover says "${hoverText}"`);
+  await helpers.screenshot(page, 'depth-histogram-hover');
+  await page.mouse.move(1200, 16);
+  // The row's own switch: log scale, said in the row's description.
+  await depthsRow.hover();
+  await depthsRow.locator('.actions .action-label[aria-label^="Depth Histogram: Switch"]').click();
+  let said = '';
+  await waitUntil(
+    async () => {
+      said = (await sidebarRows(page)).find((r) => /^depths: /.test(r.label))?.description ?? '';
+      return said.includes('log scale') || undefined;
+    },
+    'the histogram row to say "log scale"',
+    { timeout: 30_000 },
+  ).catch((error) => {
+    throw new Error(`${error.message}; it says "${said}"`);
+  });
+  // The rows are new ones after the refresh: expanded again if the view folded them.
+  const again = treeRow(page, /^depths: ≤ \d+$/);
+  await expandRow(again);
+  await page.mouse.move(1200, 16);
+  await helpers.screenshot(page, 'depth-histogram-log');
+  log(`depth histogram switched to log: ${said}`);
 }
 
 /** Expands the row of `oid` (a member of an expanded family) and checks its child rows against git's. */

@@ -114,6 +114,29 @@ export async function run({ helpers, log }) {
   await page.waitForTimeout(500);
   await helpers.screenshot(page, 'panel');
 
+  // The largest changes name each object's path beside its id once the repository's walk has named
+  // them ("resolving names…" before), as git rev-list --objects --all does.
+  const revList = new Map(
+    execFileSync('git', ['rev-list', '--objects', '--all'], { cwd: repo, env: gitEnv, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => [line.slice(0, 40), line.length > 40 ? line.slice(41) : undefined]),
+  );
+  const pathCells = await waitUntilPaths(panel);
+  let named = 0;
+  for (const [oid, text] of pathCells) {
+    const name = revList.get(oid);
+    const expected = name === undefined ? '' : name === '' ? '(root tree)' : name;
+    if (text !== expected)
+      throw new Error(`the largest changes give ${oid} the path "${text}"; git rev-list says "${expected}"`);
+    if (name) named++;
+  }
+  if (named === 0) throw new Error('no changed object has a path to show');
+  log(`largest changes: ${named} of ${pathCells.length} rows name a path, as git rev-list --objects --all does`);
+  await panel.locator('#largest-changes').scrollIntoViewIfNeeded();
+  await page.waitForTimeout(300);
+  await helpers.screenshot(page, 'largest-changes-paths');
+
   await panel.locator('#largest-changes, #recordings-title, #command-title').last().scrollIntoViewIfNeeded();
   await page.waitForTimeout(300);
   await helpers.screenshot(page, 'panel-lower');
@@ -153,4 +176,17 @@ export async function run({ helpers, log }) {
   await page.waitForTimeout(1000); // the progress toast fades out
   await helpers.screenshot(page, 'git-error');
   if (packSnapshot(repo) !== before) throw new Error("the repository's packs changed");
+}
+
+/** The largest changes' [id, path cell] pairs once no cell says "resolving names…" (at most 60 s). */
+async function waitUntilPaths(panel) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const cells = await panel
+      .locator('#largest-changes tbody tr')
+      .evaluateAll((rows) => rows.map((row) => [row.dataset.oid, row.querySelector('td.path')?.textContent ?? '']));
+    if (cells.length > 0 && cells.every(([, text]) => text !== 'resolving names…')) return cells;
+    if (Date.now() > deadline) throw new Error(`the largest changes still resolve names: ${JSON.stringify(cells)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
