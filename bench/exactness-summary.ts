@@ -38,7 +38,10 @@ interface Run {
   skipped?: { command: string; reason: string }[];
 }
 
-const { values, positionals } = parseArgs({ options: { tables: { type: 'boolean' } }, allowPositionals: true });
+const { values, positionals } = parseArgs({
+  options: { tables: { type: 'boolean' }, grid: { type: 'boolean' } },
+  allowPositionals: true,
+});
 const count = (n: number): string => n.toLocaleString('en-US');
 const percent = (share: number): string => `${(100 * share).toFixed(share < 0.001 ? 3 : 2)}%`;
 
@@ -76,6 +79,32 @@ for (const run of runs) {
     `| ${path.basename(run.repo)} | ${run.gitVersion.replace('git version ', '')} | ${run.commands.length - skipped}${skipped ? ` (${skipped})` : ''} | ${run.cells.length} | ${n('exact')} | ${n('completed')} | ${n('bounded')}${n('bounded') ? ` (${percent(widest)})` : ''} | ${n('none')} | ${n('wrong')} |\n`,
   );
 }
+/** One cell of a grid: exact, completed (exact, or its last bounded places' width), a bound's width, or what is wrong. */
+function gridCell(c: Cell | undefined): string {
+  if (!c) return '–';
+  const { kind } = judge(c);
+  if (kind === 'wrong') return `**${judge(c).words}**`;
+  if (kind === 'exact') return 'exact';
+  if (kind === 'completed') return c.completed!.exact ? 'completed' : `completed, ${percent(c.completed!.width!)} wide`;
+  if (kind === 'bounded') return `${percent(c.width!)} wide`;
+  return 'no bounds';
+}
+if (values.grid)
+  for (const run of runs) {
+    const limits = [...new Set(run.cells.map((c) => c.limit))];
+    process.stdout.write(
+      `\n${path.basename(run.repo)}, ${run.gitVersion}\n\n| command | ${limits.join(' | ')} |\n|---|${limits.map(() => '---').join('|')}|\n`,
+    );
+    for (const command of run.commands) {
+      const skipped = run.skipped?.find((s) => s.command === command.name);
+      const cells = limits.map((limit) =>
+        gridCell(run.cells.find((c) => c.command === command.name && c.limit === limit)),
+      );
+      process.stdout.write(
+        `| ${command.name} | ${skipped ? `skipped: git failed (\`${skipped.reason.slice(0, 60)}\`)${' |'.repeat(limits.length - 1)}` : cells.join(' | ')} |\n`,
+      );
+    }
+  }
 if (values.tables)
   for (const run of runs) {
     process.stdout.write(`\n### ${path.basename(run.repo)}, ${run.gitVersion}\n\n`);
