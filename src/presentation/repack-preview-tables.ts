@@ -73,13 +73,18 @@ export function estimateChange(row: ComparisonRow): string {
 const KEPT_BY_ESTIMATE: ReadonlySet<ComparisonRow['key']> = new Set(['deltas', 'families', 'maxDepth', 'meanDepth']);
 
 /**
- * The write-order estimate's line in the preset picker: what it can tell, which is where objects
- * would sit and so what a recorded command's reads would seek, not what a repack saves.
+ * The write-order estimate's entry in the preset picker (a description beside the label, a detail
+ * line under it): what it can tell, which is where objects would sit and so what a recorded
+ * command's reads would seek, not what a repack saves.
  */
-export function writeOrderEstimateDescription(recordings: number): string {
-  return recordings > 0
-    ? `no repack: where today's objects would be written and how the reads of ${formatCount(recordings)} recording${recordings === 1 ? '' : 's'} would seek; sizes and deltas stay today's`
-    : "no repack: where today's objects would be written; sizes and deltas stay today's, so it says most beside a recording (PackScope: Record a Git Command…)";
+export function writeOrderEstimateText(recordings: number): { description: string; detail: string } {
+  return {
+    description: "where today's objects would be written; sizes and deltas stay today's",
+    detail:
+      recordings > 0
+        ? `Replays ${formatCount(recordings)} recording${recordings === 1 ? '' : 's'} of this repository on that order: how far their reads would seek.`
+        : 'Says most beside a recording of this repository (PackScope: Record a Git Command…): how far its reads would seek.',
+  };
 }
 
 export function formatValue(value: number | null, format: ValueFormat): string {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   estimateChange,
-  writeOrderEstimateDescription,
+  writeOrderEstimateText,
   type ComparisonRow,
 } from '../../src/presentation/repack-preview-tables.ts';
 
@@ -27,8 +27,9 @@ describe('the write-order estimate says what it predicted and what it kept', () 
     assert.equal(estimateChange(row('maxDepth', 4, 3)), '');
   });
   it('the picker line says what it needs to tell anything', () => {
-    assert.match(writeOrderEstimateDescription(0), /says most beside a recording/);
-    assert.match(writeOrderEstimateDescription(2), /reads of 2 recordings would seek/);
-    assert.match(writeOrderEstimateDescription(1), /reads of 1 recording would seek/);
+    assert.match(writeOrderEstimateText(0).detail, /^Says most beside a recording/);
+    assert.match(writeOrderEstimateText(2).detail, /^Replays 2 recordings of this repository/);
+    assert.match(writeOrderEstimateText(1).detail, /^Replays 1 recording of this repository/);
+    assert.match(writeOrderEstimateText(1).description, /sizes and deltas stay today's/);
   });
 });

@@ -23,7 +23,7 @@ import {
 import { splitShellWords, UNCLOSED_QUOTE } from '../../common/shell-words.ts';
 import { normalizeRepackPreviewState } from '../../presentation/repack-preview-state.ts';
 import { repackModeMarkdown } from '../../presentation/repack-mode-text.ts';
-import { writeOrderEstimateDescription } from '../../presentation/repack-preview-tables.ts';
+import { writeOrderEstimateText } from '../../presentation/repack-preview-tables.ts';
 import { Disposable, type Lifetime } from '../dispose.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
@@ -429,7 +429,7 @@ class RepackPreview extends Disposable implements RepackPreviewApi {
       { label: 'Estimates', kind: vscode.QuickPickItemKind.Separator },
       {
         label: 'Write-order estimate (no repack)',
-        description: writeOrderEstimateDescription(recordings),
+        ...writeOrderEstimateText(recordings),
         tuning: { reuseDeltas: true, extraOptions: [], estimateOnly: true },
       },
     );
