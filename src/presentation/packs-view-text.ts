@@ -55,8 +55,8 @@ export function mostUsedBaseText(item: ObjectItem): string {
   return `${deltaChildren(item.children)} · depth ${item.depth} · ${formatBytes(item.size)} inflated`;
 }
 
-/** Widest bar, in character cells. */
-const BAR_CELLS = 16;
+/** Widest bar, in character cells: at 16 the widest row pushed its depth and count past a default-width side bar. */
+const BAR_CELLS = 10;
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
 
 /**

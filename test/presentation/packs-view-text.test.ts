@@ -68,7 +68,7 @@ test('depth histogram bars resolve the tail on a log scale', () => {
   const bars = histogram.map((n) => logBar(n, widest));
   const cells = (bar: string): number =>
     [...bar].reduce((sum, ch) => sum + (ch === '█' ? 8 : ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'].indexOf(ch)), 0);
-  assert.equal(cells(bars[0]!), 128, 'the widest row is the full 16 cells');
+  assert.equal(cells(bars[0]!), 80, 'the widest row is the full 10 cells');
   assert.equal(bars[12], '', 'no bar for no object');
   assert.ok(cells(bars[11]!) >= 1, 'a single object still shows');
   // Every step of ten in the tail is a visibly different bar (on the old linear scale 9,000 to 1 were all one block).
@@ -83,7 +83,7 @@ test('depth histogram bars resolve the tail on a log scale', () => {
     description: 'depth 9: 90 objects',
   });
   assert.deepEqual(depthRowText(11, 1, 675112, widest, 'log').description, 'depth 11: 1 object');
-  assert.equal(depthRowText(0, 305112, 675112, widest, 'log').label, `${'█'.repeat(16)} 45.2%`);
+  assert.equal(depthRowText(0, 305112, 675112, widest, 'log').label, `${'█'.repeat(10)} 45.2%`);
   assert.equal(depthRowText(12, 0, 675112, widest, 'log').label, '0%');
   assert.equal(depthHistogramDescription(1.5, 'log'), 'mean 1.50 · bars: log scale (lengths by log(1 + count))');
 });
@@ -106,7 +106,7 @@ test('depth histogram bars are linear by default: lengths in proportion to the s
     // Bar first (every row's bar starts at the row's start), its share beside it, the depth and count after.
     assert.match(row.label, new RegExp(`^[█▏▎▍▌▋▊▉]+ ${share.replace('.', '\\.')}%$`), row.label);
     assert.equal(row.description, `depth ${d}: ${histogram[d]!.toLocaleString('en-US')} objects`);
-    assert.equal(cells(barOf(row.label)), Math.max(1, Math.round((128 * histogram[d]!) / widest)));
+    assert.equal(cells(barOf(row.label)), Math.max(1, Math.round((80 * histogram[d]!) / widest)));
   });
   assert.equal(depthRowText(6, 0, total, widest).label, '0%');
   assert.equal(depthHistogramDescription(2.25), 'mean 2.25 · bars: linear scale');

@@ -188,12 +188,12 @@ async function checkDepthHistogram(page, repo, helpers, log, packRow) {
       throw new Error(`depth ${depth}'s row says "${row.description}"; git verify-pack -v counts ${n}`);
     if (!row.label.endsWith(` ${percent}`) && row.label !== percent)
       throw new Error(`depth ${depth}'s bar "${row.label}" does not print its share ${percent}`);
-    // Linear: a bar's eighths of a cell are in proportion to its count (the widest is 16 cells).
+    // Linear: a bar's eighths of a cell are in proportion to its count (the widest is 10 cells).
     const eighths = [...row.label.replace(/ \S+$/, '')].reduce(
       (sum, c) => sum + (c === '█' ? 8 : ' ▏▎▍▌▋▊▉'.indexOf(c)),
       0,
     );
-    const wanted = n === 0 ? 0 : Math.max(1, Math.round((16 * 8 * n) / widest));
+    const wanted = n === 0 ? 0 : Math.max(1, Math.round((10 * 8 * n) / widest));
     if (eighths !== wanted) throw new Error(`depth ${depth}'s bar is ${eighths} eighths; linear wants ${wanted}`);
   }
   log(`depth histogram (linear): ${bars.map((b) => `${b.description} ${b.label}`).join(' | ')}`);
