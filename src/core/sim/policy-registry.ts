@@ -1,5 +1,6 @@
 import { fail } from '../errors.ts';
 import { limitListItems, parseGitSize } from '../../common/git-size.ts';
+import { admitReusedPolicy } from './policies/admit-reused.ts';
 import { beladyPolicy } from './policies/belady.ts';
 import { gdsfPolicy } from './policies/gdsf.ts';
 import { gitLegacyPolicy } from './policies/git-legacy.ts';
@@ -21,6 +22,7 @@ export const POLICIES: readonly PolicyDefinition[] = [
   separateBlobLruPolicy,
   admitMaxPolicy,
   keepOnHitPolicy,
+  admitReusedPolicy,
   gdsfPolicy,
   lruBySizePolicy,
   libgit2Policy,
