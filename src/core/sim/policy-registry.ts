@@ -76,7 +76,14 @@ export function parsePolicy(spec: string): PolicyRunner {
       `unknown policy "${spec}" (known: ${POLICY_NAMES.join(', ')}; see packscope simulate --help)`,
     );
   const { description, run, branchingCache } = policy.make(argument, spec);
-  return { name: spec, description, referenceBound: policy.referenceBound, run, branchingCache };
+  return {
+    name: spec,
+    description,
+    referenceBound: policy.referenceBound,
+    checkedAgainst: policy.checkedAgainst,
+    run,
+    branchingCache,
+  };
 }
 
 /** Parses `0,1m,16m,96m` into bytes. */
