@@ -102,6 +102,8 @@ interface Predicted {
 interface Cell {
   repo: string;
   command: string;
+  /** The git arguments the command ran with. */
+  args: string;
   policy: string;
   build: string;
   limit: string;
@@ -351,6 +353,7 @@ function measureLegacy(run: RepoRun, builds: LegacyBuilds, command: Command): Ce
     const cell: Cell = {
       repo: path.basename(run.repo),
       command: command.name,
+      args: command.args.join(' '),
       policy: `git-legacy:0x${real.seed.toString(16)}`,
       build: builds.label,
       limit: limit.text,
@@ -425,6 +428,7 @@ function measureCommand(run: RepoRun, command: Command): Cell[] {
       const cell: Cell = {
         repo: path.basename(run.repo),
         command: command.name,
+      args: command.args.join(' '),
         policy,
         build: build.label,
         limit: limit.text,

@@ -53,6 +53,7 @@ export const admitReusedPolicy: PolicyDefinition = {
   spec: 'admit-reused',
   help: ["Git's LRU, but a base is cached only when offered a second time (a doorkeeper)"],
   referenceBound: false,
+  checkedAgainst: 'git 2.55.0 + admit-reused.patch',
   make: () =>
     onGitReadPath(
       "Git's LRU, bases cached from their second offer",

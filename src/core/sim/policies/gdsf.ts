@@ -71,6 +71,7 @@ export const gdsfPolicy: PolicyDefinition = {
   spec: 'gdsf',
   help: ['GreedyDual-Size-Frequency eviction: frequency x rebuild cost / size, with ageing'],
   referenceBound: false,
+  checkedAgainst: 'git 2.55.0 + gdsf.patch',
   cacheLab: 'gdsf',
   make: () =>
     onGitReadPath('GreedyDual-Size-Frequency', (o, _r, limit) => new GdsfCache(o.count, o.size, o.depth, limit)),

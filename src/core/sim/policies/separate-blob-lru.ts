@@ -61,6 +61,7 @@ export const separateBlobLruPolicy: PolicyDefinition = {
   spec: 'separate-blob-lru',
   help: ['blobs and other objects in separate LRUs, blobs evicted first (benchmarked in 2016, never merged)'],
   referenceBound: false,
+  checkedAgainst: 'git 2.55.0 + separate-blob-lru.patch',
   cacheLab: 'separate-blob-lru',
   make: () =>
     onGitReadPath(
