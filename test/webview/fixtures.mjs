@@ -82,6 +82,8 @@ export function sweepResult(info = recordingInfo()) {
         policy,
         limit,
         referenceBound: policy === 'belady',
+        // As the policy table labels it (docs/policies.md); libgit2 and belady are what-ifs.
+        checkedAgainst: policy === 'gdsf' ? 'git 2.55.0 + gdsf.patch' : null,
         reads: 215237,
         logged: 215237,
         inflations,
