@@ -428,7 +428,7 @@ function measureCommand(run: RepoRun, command: Command): Cell[] {
       const cell: Cell = {
         repo: path.basename(run.repo),
         command: command.name,
-      args: command.args.join(' '),
+        args: command.args.join(' '),
         policy,
         build: build.label,
         limit: limit.text,
