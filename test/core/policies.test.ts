@@ -187,6 +187,26 @@ test('gdsf: among equal priorities the entry added first goes, as bench/git-patc
   );
 });
 
+test('keep-on-hit replays as git on the read path of §1.6 (git-internals §9): random chains, reads and limits', () => {
+  let seed = 7;
+  const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  for (let trial = 0; trial < 200; trial++) {
+    const count = 3 + random(30);
+    const objects = objectsOf(
+      Array.from({ length: count }, (_, id) => ({
+        base: id > 0 && random(3) > 0 ? random(id) : -1,
+        size: 1 + random(3000),
+        blob: random(2) === 0,
+      })),
+    );
+    const reads = Int32Array.from({ length: 5 + random(60) }, () => random(count));
+    const limit = [0, 1000, 2500, 6000, 20000][random(5)]!;
+    const git = replayGitReads(objects, reads, new GitLruCache(count, objects.size, limit));
+    const kept = replayGitReads(objects, reads, new GitLruCache(count, objects.size, limit, { keepOnHit: true }));
+    assert.deepEqual(kept, git, `trial ${trial}`);
+  }
+});
+
 test('admit-reused: a base is cached from its second offer on (bench/git-patches/admit-reused.patch)', () => {
   // A1 read twice, then A: the first read offers A (marked, not cached), the second caches it.
   const readsOf = (reads: number[]) => {
