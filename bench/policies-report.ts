@@ -78,9 +78,14 @@ function report(files: string[]): string {
       const mine = cells.filter((c) => c.repo === repo && c.command === command && c.cpuSeconds === undefined);
       const limits = [...new Set(mine.map((c) => c.limit))];
       const exact = mine.filter((c) => c.exact).length;
-      out.push(`#### ${repo}: ${command}`, '');
-      out.push(`Inflations / trace lines of real git; ${exact} of ${mine.length} cells equal to the replay.`, '');
-      out.push(...countTable(mine, limits));
+      out.push(`#### ${repo}: ${command}`);
+      if (mine.length > 0)
+        out.push(
+          '',
+          `Inflations / trace lines of real git; ${exact} of ${mine.length} cells equal to the replay.`,
+          '',
+          ...countTable(mine, limits),
+        );
       out.push(...timeTable(cells.filter((c) => c.repo === repo && c.command === command)), '');
     }
   }
