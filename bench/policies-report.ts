@@ -22,6 +22,7 @@ interface Cell {
   cpuRuns?: number;
   load?: string;
   predictedSeconds?: number;
+  stockBounds?: { lines: [number, number]; inflations: [number, number]; exact: boolean; inBounds: boolean };
 }
 
 const count = (n: number): string => n.toLocaleString('en-US');
@@ -70,12 +71,29 @@ function timeTable(cells: Cell[]): string[] {
   return out;
 }
 
+/** --bounds: per policy, how many real runs lie in the bounds of today's limit-0 recording. */
+function boundsLines(cells: Cell[]): string[] {
+  const bounded = cells.filter((c) => c.stockBounds !== undefined);
+  if (bounded.length === 0) return [];
+  const policies = [...new Set(bounded.map((c) => c.policy))];
+  const parts = policies.map((policy) => {
+    const mine = bounded.filter((c) => c.policy === policy);
+    const inside = mine.filter((c) => c.stockBounds!.inBounds).length;
+    const exact = mine.filter((c) => c.stockBounds!.exact).length;
+    return `${policy} ${inside} of ${mine.length} inside (${exact} exact)`;
+  });
+  return ['', `Real runs inside the bounds of today's limit-0 recording (\`record --exact\`): ${parts.join('; ')}.`];
+}
+
 function report(files: string[]): string {
   const cells = files.flatMap((file) => (JSON.parse(fs.readFileSync(file, 'utf8')) as { cells: Cell[] }).cells);
   const out: string[] = [];
   for (const repo of [...new Set(cells.map((c) => c.repo))]) {
     for (const command of [...new Set(cells.filter((c) => c.repo === repo).map((c) => c.command))]) {
-      const mine = cells.filter((c) => c.repo === repo && c.command === command && c.cpuSeconds === undefined);
+      // The counts of the full run; the timed and the --bounds runs counted their cells again.
+      const mine = cells.filter(
+        (c) => c.repo === repo && c.command === command && c.cpuSeconds === undefined && c.stockBounds === undefined,
+      );
       const limits = [...new Set(mine.map((c) => c.limit))];
       const exact = mine.filter((c) => c.exact).length;
       out.push(`#### ${repo}: ${command}`);
@@ -86,7 +104,8 @@ function report(files: string[]): string {
           '',
           ...countTable(mine, limits),
         );
-      out.push(...timeTable(cells.filter((c) => c.repo === repo && c.command === command)), '');
+      const ofCommand = cells.filter((c) => c.repo === repo && c.command === command);
+      out.push(...boundsLines(ofCommand), ...timeTable(ofCommand), '');
     }
   }
   return out.join('\n');

@@ -15,11 +15,14 @@
  *
  *   node --import tsx bench/policies.bench.ts --repo DIR [--repo DIR …] [--source GIT_GIT_REPO]
  *        [--policies git,admit-max:1m,…] [--limits 0,64k,1m,16m,96m,512m] [--only NAME,…]
- *        [--runs N] [--time-limits 0,16m,96m] [--out FILE.json] [--markdown FILE.md]
+ *        [--runs N] [--time-limits 0,16m,96m] [--bounds] [--out FILE.json] [--markdown FILE.md]
  *
  * --runs N (default 0: no timing) times each build at --time-limits: the command's CPU seconds
  * (user + system, of git and its children, without tracing or the inflate counter), best of N,
  * with the load average beside each, and `sweep --time`'s predicted seconds for the same cells.
+ * --bounds also records each command the way a user does (today's git, `record --exact`, limit 0)
+ * and checks every real run of a policy whose cache can branch against the bounds that recording
+ * gives (hidden-reads.ts): the bounds are sound for that policy only if real git lies inside.
  * Not part of `npm run bench`: it runs git a few hundred times per repository.
  */
 import { spawnSync } from 'node:child_process';
@@ -47,6 +50,7 @@ const { values } = parseArgs({
     'time-limits': { type: 'string', default: '0,16m,96m' },
     out: { type: 'string' },
     markdown: { type: 'string' },
+    bounds: { type: 'boolean' },
   },
 });
 
@@ -117,6 +121,11 @@ interface Cell {
   cpuRuns?: number;
   load?: string;
   predictedSeconds?: number;
+  /**
+   * --bounds: the cell as a limit-0 recording of today's git bounds it (hidden-reads.ts), for a
+   * policy whose cache can branch: whether this build's real counts lie inside.
+   */
+  stockBounds?: { lines: [number, number]; inflations: [number, number]; exact: boolean; inBounds: boolean };
 }
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -451,7 +460,70 @@ function measureCommand(run: RepoRun, command: Command): Cell[] {
       );
     }
   }
+  if (values.bounds) withStockBounds(run, command, cells);
   return cells;
+}
+
+interface BoundedResult extends SweepResult {
+  exact: boolean;
+  bounds: { logged: [number, number]; inflations: [number, number] } | null;
+}
+
+/**
+ * --bounds: the command recorded by today's git at limit 0 (`record --exact`, the recording a user
+ * makes), swept under every policy with bounds, and each real run of this bench checked against
+ * them: the inflations less the command's constant (git's real count at 0 less that replay's).
+ */
+function withStockBounds(run: RepoRun, command: Command, cells: Cell[]): void {
+  const stock = path.join(work, `${path.basename(run.repo)}-${command.name}-stock.psrec`);
+  const gitPath = path.join(run.builds.get('git')!.dir, 'bin', 'git');
+  const recorded = spawnSync(
+    process.execPath,
+    [
+      cli,
+      'record',
+      '--exact',
+      '-o',
+      stock,
+      '-C',
+      run.repo,
+      '--cache-dir',
+      cacheDir,
+      '--git',
+      gitPath,
+      '--',
+      ...command.args,
+    ],
+    { env: baseEnv, maxBuffer: 1 << 30, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  if (recorded.status !== 0) throw new Error(`record ${command.name}: ${recorded.stderr.toString()}`);
+  const swept = sweep(
+    stock,
+    policies,
+    run.limits.map((l) => l.bytes),
+  ) as BoundedResult[];
+  const gitAtZero = swept.find((r) => r.policy === 'git' && r.limit === 0)!;
+  const realAtZero = cells.find((c) => c.policy === 'git' && c.limit === run.limits[0]!.text)!;
+  const constant = realAtZero.realInflations - gitAtZero.inflations;
+  for (const cell of cells) {
+    const bytes = run.limits.find((l) => l.text === cell.limit)!.bytes;
+    const r = swept.find((x) => x.policy === cell.policy && x.limit === bytes)!;
+    if (r.bounds === null) continue;
+    const inflations = cell.realInflations - constant;
+    cell.stockBounds = {
+      lines: r.bounds.logged,
+      inflations: r.bounds.inflations,
+      exact: r.exact,
+      inBounds:
+        cell.realLines >= r.bounds.logged[0] &&
+        cell.realLines <= r.bounds.logged[1] &&
+        inflations >= r.bounds.inflations[0] &&
+        inflations <= r.bounds.inflations[1],
+    };
+    log(
+      `  ${cell.policy} ${cell.limit} from today's limit-0 recording: lines ${r.bounds.logged.join('–')}, inflations ${r.bounds.inflations.join('–')}${r.exact ? ' (exact)' : ''}: ${cell.stockBounds.inBounds ? 'real inside' : 'real OUTSIDE'}`,
+    );
+  }
 }
 
 function bestCpu(gitPath: string, repo: string, args: string[], runs: number): number {
@@ -526,6 +598,11 @@ function main(): void {
   if (values.markdown) fs.writeFileSync(values.markdown, markdownTables(cells));
   const wrong = cells.filter((c) => !c.exact);
   log(`${cells.length} cells, ${cells.length - wrong.length} exact, ${wrong.length} different`);
+  const bounded = cells.filter((c) => c.stockBounds !== undefined);
+  if (bounded.length > 0)
+    log(
+      `${bounded.length} cells bounded by today's limit-0 recording: ${bounded.filter((c) => c.stockBounds!.inBounds).length} inside, ${bounded.filter((c) => c.stockBounds!.exact).length} of them exact`,
+    );
 }
 
 /** One table per repository and command: a row per policy and limit, real beside predicted. */

@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import type { DeltaBaseCache } from '../../src/core/sim/cache-policy.ts';
 import { replayGitReads } from '../../src/core/sim/git-read-path.ts';
 import { parseLimits, parsePolicy } from '../../src/core/sim/policy-registry.ts';
+import { simulateSegments } from '../../src/core/sim/simulate.ts';
 import { AdmitReusedCache } from '../../src/core/sim/policies/admit-reused.ts';
 import { BeladyCache } from '../../src/core/sim/policies/belady.ts';
 import { GdsfCache } from '../../src/core/sim/policies/gdsf.ts';
@@ -205,6 +206,60 @@ test('keep-on-hit replays as git on the read path of §1.6 (git-internals §9): 
     const kept = replayGitReads(objects, reads, new GitLruCache(count, objects.size, limit, { keepOnHit: true }));
     assert.deepEqual(kept, git, `trial ${trial}`);
   }
+});
+
+test('the bounds of a limit-0 recording contain every policy with a branching cache, separate-blob-lru included: random histories, hidden reads at most one per place', () => {
+  let seed = 11;
+  const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  const specs = ['git', 'admit-max:1500', 'keep-on-hit', 'separate-blob-lru'];
+  let bounded = 0;
+  for (let trial = 0; trial < 150; trial++) {
+    const count = 4 + random(25);
+    const objects = objectsOf(
+      Array.from({ length: count }, (_, id) => ({
+        base: id > 0 && random(3) > 0 ? random(id) : -1,
+        size: 1 + random(3000),
+        blob: random(2) === 0,
+      })),
+    );
+    // Every read the command makes: random reads, and after some of them a read of the one entry git's
+    // cache keeps at limit 0 (its newest), which a limit-0 trace cannot show (git-internals §8.1).
+    const all: number[] = [];
+    const atZero = new GitLruCache(count, objects.size, 0);
+    const recorded: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const read = random(count);
+      // A read the limit-0 cache serves would hide too; one hidden read per place is what the maximum assumes.
+      if (atZero.serveTopLevel(read)) continue;
+      all.push(read);
+      recorded.push(read);
+      assert.equal(replayGitReads(objects, Int32Array.from([read]), atZero).logged, 1);
+      const newest = atZero.newest();
+      if (newest >= 0 && random(3) === 0) {
+        all.push(newest);
+        assert.equal(replayGitReads(objects, Int32Array.from([newest]), atZero).logged, 0, 'a hit at limit 0');
+      }
+    }
+    const reads = Int32Array.from(recorded);
+    for (const spec of specs) {
+      const runner = parsePolicy(spec);
+      assert.ok(runner.branchingCache, `${spec} has bounds`);
+      for (const limit of [0, 1000, 2500, 6000, 20000]) {
+        const truth = runner.run(objects, Int32Array.from(all), limit);
+        const cell = simulateSegments(runner, objects, reads, [0], limit, { recordedLimit: 0 });
+        assert.ok(cell.bounds, `${spec} at ${limit}: bounds`);
+        for (const key of ['logged', 'inflations', 'deltaApplications', 'inflatedBytes'] as const) {
+          const [low, high] = cell.bounds[key];
+          assert.ok(
+            low <= truth[key] && truth[key] <= high,
+            `trial ${trial}, ${spec} at ${limit}: ${key} ${truth[key]} outside ${low}–${high}`,
+          );
+        }
+        bounded++;
+      }
+    }
+  }
+  assert.equal(bounded, 150 * 4 * 5);
 });
 
 test('admit-reused: a base is cached from its second offer on (bench/git-patches/admit-reused.patch)', () => {
