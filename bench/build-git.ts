@@ -64,6 +64,33 @@ function run(command: string, args: string[], cwd: string, what: string): void {
     throw new Error(`${what}: ${command} ${args.join(' ')} exited ${result.status}\n${result.stderr.slice(-4000)}`);
 }
 
+/**
+ * The tag built once, unpatched, kept with its object files under `.bench/git/<tag>[+cflags].tree/`:
+ * a patched build copies it (mtimes kept), applies its patches and runs make install, so only the
+ * patched files and what depends on the install prefix are compiled again (a minute, not five).
+ */
+export function builtTree(request: GitBuildRequest, log: (line: string) => void, jobs: string): string {
+  const stamp = buildStamp({ ...request, patches: [] });
+  const base = gitBuildDirectory({ ...request, patches: [] });
+  const tree = `${base}.tree`;
+  const stampFile = path.join(tree, 'packscope-tree-stamp');
+  if (fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === stamp.text) return tree;
+  fs.rmSync(tree, { recursive: true, force: true });
+  fs.mkdirSync(tree, { recursive: true });
+  log(`build-git: extracting ${request.tag} from ${request.source} into ${tree}`);
+  const archive = `${tree}.tar`;
+  run('git', ['--git-dir', request.source, 'archive', '--format=tar', '-o', archive, request.tag], tree, 'archive');
+  run('tar', ['-xf', archive, '-C', tree], tree, 'extract');
+  fs.rmSync(archive);
+  log(`build-git: make -j${jobs} all in ${tree} (minutes, once per tag)`);
+  run('make', [`-j${jobs}`, ...MAKE_FLAGS, ...cflagsOf(request), 'all'], tree, 'make');
+  fs.writeFileSync(stampFile, stamp.text);
+  return tree;
+}
+
+const cflagsOf = (request: GitBuildRequest): string[] =>
+  request.extraCflags ? [`CFLAGS=-g -O2 -Wall ${request.extraCflags}`] : [];
+
 /** Builds (or finds) the requested git; returns its install directory (bin/git inside). */
 export function buildGit(request: GitBuildRequest): string {
   const log = request.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
@@ -72,23 +99,19 @@ export function buildGit(request: GitBuildRequest): string {
   const stampFile = path.join(installDir, 'packscope-build-stamp');
   if (fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === stamp.text) return installDir;
 
+  const jobs = String(Math.max(1, os.availableParallelism()));
+  const base = builtTree(request, log, jobs);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-git-build-'));
   try {
     const tree = path.join(work, 'src');
-    fs.mkdirSync(tree);
-    log(`build-git: extracting ${request.tag} from ${request.source}`);
-    const archive = path.join(work, 'src.tar');
-    run('git', ['--git-dir', request.source, 'archive', '--format=tar', '-o', archive, request.tag], work, 'archive');
-    run('tar', ['-xf', archive, '-C', tree], work, 'extract');
+    run('cp', ['-a', base, tree], work, 'copy the built tree');
     for (const patch of request.patches ?? []) {
       log(`build-git: applying ${path.basename(patch)}`);
       run('git', ['apply', '--whitespace=nowarn', path.resolve(patch)], tree, `patch ${patch}`);
     }
     fs.rmSync(installDir, { recursive: true, force: true });
-    const jobs = String(Math.max(1, os.availableParallelism()));
-    const cflags = request.extraCflags ? [`CFLAGS=-g -O2 -Wall ${request.extraCflags}`] : [];
-    log(`build-git: make -j${jobs} install into ${installDir} (minutes)`);
-    run('make', [`-j${jobs}`, `prefix=${installDir}`, ...MAKE_FLAGS, ...cflags, 'install'], tree, 'make');
+    log(`build-git: make -j${jobs} install into ${installDir}`);
+    run('make', [`-j${jobs}`, `prefix=${installDir}`, ...MAKE_FLAGS, ...cflagsOf(request), 'install'], tree, 'make');
     fs.writeFileSync(stampFile, stamp.text);
     return installDir;
   } finally {

@@ -29,6 +29,7 @@ import { parseArgs } from 'node:util';
 import { parseGitSize } from '../src/common/git-size.ts';
 import { buildInflateCounter, countingEnv, readInflateCount } from '../test/support/inflate-counter.ts';
 import { benchModelCacheRoot, projectRoot } from './generate.ts';
+import { busiestDirectory, frequentWord, hottestTextFile } from './repo-commands.ts';
 
 const { values } = parseArgs({
   options: {
@@ -83,40 +84,6 @@ interface Command {
   note?: string;
 }
 
-/** The text file at HEAD that the most of the last 3,000 commits changed (blame, log -L, --follow). */
-function hottestTextFile(): string {
-  const counts = new Map<string, number>();
-  for (const line of git(['log', '--format=', '--name-only', '-n', '3000', 'HEAD']).split('\n'))
-    if (line) counts.set(line, (counts.get(line) ?? 0) + 1);
-  const atHead = new Set(git(['ls-tree', '-r', '--name-only', 'HEAD']).split('\n'));
-  for (const [file] of [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
-    if (!atHead.has(file)) continue;
-    const head = spawnSync(gitPath, ['cat-file', 'blob', `HEAD:${file}`], { cwd: repo, env, maxBuffer: 1 << 30 });
-    if (head.status === 0 && !head.stdout.subarray(0, 8000).includes(0) && head.stdout.length > 2000) return file;
-  }
-  throw new Error('no text file at HEAD among the last 3,000 commits');
-}
-
-/** The most frequent identifier of 8 or more characters in the file (log -S, grep). */
-function frequentWord(file: string): string {
-  const counts = new Map<string, number>();
-  for (const word of git(['cat-file', 'blob', `HEAD:${file}`]).match(/[A-Za-z_][A-Za-z0-9_]{7,}/g) ?? [])
-    counts.set(word, (counts.get(word) ?? 0) + 1);
-  const best = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
-  if (!best) throw new Error(`no identifier of 8 characters in ${file}`);
-  return best[0];
-}
-
-/** The top-level directory the last 3,000 commits changed most (log -p -- DIR). */
-function busiestDirectory(): string {
-  const counts = new Map<string, number>();
-  for (const line of git(['log', '--format=', '--name-only', '-n', '3000', 'HEAD']).split('\n')) {
-    const slash = line.indexOf('/');
-    if (slash > 0) counts.set(line.slice(0, slash + 1), (counts.get(line.slice(0, slash + 1)) ?? 0) + 1);
-  }
-  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '.';
-}
-
 /** The largest blob at HEAD and its directory (binary history: a picture, an archive, a font). */
 function largestBlobAtHead(): { file: string; dir: string } {
   let best = { file: '', size: -1 };
@@ -137,9 +104,9 @@ function commandsOfThisRepository(): Command[] {
     .split('\n')
     .filter((tag) => tag && !/rc/i.test(tag));
   const [newTag, oldTag] = tags.length >= 6 ? [tags[0]!, tags[5]!] : [head, back(2000)];
-  const file = hottestTextFile();
-  const word = frequentWord(file);
-  const dir = busiestDirectory();
+  const file = hottestTextFile(git, gitPath, repo, env);
+  const word = frequentWord(git, file);
+  const dir = busiestDirectory(git);
   const largest = largestBlobAtHead();
   const all = git(['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).trim().split('\n');
   let seed = 13;

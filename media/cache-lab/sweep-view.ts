@@ -1,5 +1,6 @@
 // The Sweep tab's sweep: the chart (by view), the table and its notes, the reference sentences.
 import { formatCount, formatLimit } from '../../src/common/format.ts';
+import { checkedSuffix } from '../../src/common/checked-policies.ts';
 import { planSweepChart, viewReference } from '../../src/presentation/sweep-chart-views.ts';
 import {
   gitVersusReferenceSentences,
@@ -86,7 +87,16 @@ function renderSweepTable(
     'tr',
     {},
     h('th', { scope: 'col' }, 'limit'),
-    ...policies.map((p) => h('th', { scope: 'col', class: classFor(p), 'data-policy': p, title: policyLabel(p) }, p)),
+    ...policies.map((p) => {
+      // A policy checked against a real build of git says which (docs/policies.md); the others are what-ifs.
+      const build = result.results.find((cell) => cell.policy === p)?.checkedAgainst;
+      return h(
+        'th',
+        { scope: 'col', class: classFor(p), 'data-policy': p, title: policyLabel(p) + checkedSuffix(build) },
+        p,
+        build ? h('span', { class: 'note', 'data-checked': build }, ' ✓') : null,
+      );
+    }),
   );
   const body = limits.map((limit) =>
     h(

@@ -6,6 +6,7 @@
 import { GIT_POLICY, REFERENCE_POLICY, type CacheLabMetric } from '../protocol/cache-lab-protocol.ts';
 import { formatLimit, formatSimulatedCount } from '../common/format.ts';
 import { markdownText } from '../common/markdown-text.ts';
+import { checkedAgainstNote } from '../common/checked-policies.ts';
 import type { SimCell, SweepResult } from '../protocol/server-protocol.ts';
 
 /** The cell of `results` for (policy, limit), as the server orders them or not. */
@@ -45,7 +46,10 @@ export function sweepCellText(cell: SimCell, metric: CacheLabMetric, show: (n: n
   return formatSimulatedCount(cell[metric], cell.exact === true, cell.bounds?.[metric], show);
 }
 
-/** The footnotes a table with inexact cells needs: what `min–max` and `≈` mean there. */
+/**
+ * The footnotes a table needs: what `min–max` and `≈` mean there when it has inexact cells, and
+ * which of its policies were checked against a real build of git.
+ */
 export function sweepTableNotes(result: SweepResult): string[] {
   const notes: string[] = [];
   if (result.results.some((cell) => cell.exact !== true && cell.bounds))
@@ -54,6 +58,8 @@ export function sweepTableNotes(result: SweepResult): string[] {
     );
   const unbounded = result.results.find((cell) => cell.exact !== true && !cell.bounds);
   if (unbounded) notes.push(`≈: not exact and no bounds (${unbounded.exactness ?? 'unknown'})`);
+  const checked = checkedAgainstNote(result.results);
+  if (checked) notes.push(checked);
   return notes;
 }
 

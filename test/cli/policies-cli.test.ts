@@ -52,19 +52,29 @@ function concreteSpecs(shown: string): string[] {
   });
 }
 
-test('policies lists every spec, whether it is a reference bound, and its help; every spec parses', () => {
+test('policies lists every spec, whether it is a reference bound, the build it was checked against, and its help; every spec parses', () => {
   const cli = runCli(['policies']);
   assert.equal(cli.status, 0, cli.stderr);
   const [header = '', ...lines] = cli.stdout.toString('utf8').trimEnd().split('\n');
   const boundColumn = header.indexOf('reference bound');
-  const helpColumn = header.indexOf('help', boundColumn);
-  assert.ok(header.startsWith('spec ') && boundColumn > 0 && helpColumn > boundColumn, header);
-  const shown: { spec: string; referenceBound: string; help: string[] }[] = [];
+  const checkedColumn = header.indexOf('checked against', boundColumn);
+  const helpColumn = header.indexOf('help', checkedColumn);
+  assert.ok(
+    header.startsWith('spec ') && boundColumn > 0 && checkedColumn > boundColumn && helpColumn > checkedColumn,
+    header,
+  );
+  const shown: { spec: string; referenceBound: string; checkedAgainst: string; help: string[] }[] = [];
   for (const line of lines) {
     const spec = line.slice(0, boundColumn).trim();
     const help = line.slice(helpColumn);
     if (spec === '') shown.at(-1)!.help.push(help);
-    else shown.push({ spec, referenceBound: line.slice(boundColumn, helpColumn).trim(), help: [help] });
+    else
+      shown.push({
+        spec,
+        referenceBound: line.slice(boundColumn, checkedColumn).trim(),
+        checkedAgainst: line.slice(checkedColumn, helpColumn).trim(),
+        help: [help],
+      });
   }
   assert.deepEqual(
     shown.map((row) => row.spec),
@@ -75,6 +85,7 @@ test('policies lists every spec, whether it is a reference bound, and its help; 
     describePolicies().map((policy) => ({
       spec: policy.spec,
       referenceBound: policy.referenceBound ? 'yes' : 'no',
+      checkedAgainst: policy.checkedAgainst ?? '',
       help: policy.help,
     })),
   );

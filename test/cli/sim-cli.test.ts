@@ -165,11 +165,15 @@ describe('record, simulate, sweep and locality from the command line', () => {
     }
     const table = packscope(['sweep', '--limits', limits.join(','), '--policies', 'git,belady', file!]);
     // git at 0 (the recording's own limit) is exact; elsewhere a git cell may be a range; belady has
-    // no bounds, so its cells are marked ≈ (git-internals §8.1), and notes say what the marks mean.
+    // no bounds, so its cells are marked ≈ (git-internals §8.1), and notes say what the marks mean;
+    // git was checked against a real build (docs/policies.md), belady is not a build, and the last note says so.
     assert.match(
       table.stdout,
-      /^inflations over \d+ reads\nlimit +git +belady\n0 +\d+ +≈\d+\n8k +\d+(–\d+)? +≈\d+\n96m +\d+(–\d+)? +≈\d+\n(min–max: not exact; the bounds contain what git does .*\n)?≈: not exact and no bounds \(no bounds for this policy\)\n$/,
+      /^inflations over \d+ reads\nlimit +git +belady\n0 +\d+ +≈\d+\n8k +\d+(–\d+)? +≈\d+\n96m +\d+(–\d+)? +≈\d+\n(min–max: not exact; the bounds contain what git does .*\n)?≈: not exact and no bounds \(no bounds for this policy\)\nchecked against real builds of git \(docs\/policies\.md\): git: git 2\.55\.0\n$/,
     );
+    const gdsf = packscope(['simulate', '--limit', '8k', '--policy', 'gdsf', file!]);
+    assert.match(gdsf.stdout, /^policy +gdsf \(checked against git 2\.55\.0 \+ gdsf\.patch\)$/m);
+    assert.match(packscope(['simulate', '--policy', 'belady', file!]).stdout, /^policy +belady \(reference bound\)$/m);
   });
 
   test('a raw trace with -C: lines of unknown packs and malformed lines are reported, not fatal', () => {

@@ -3,6 +3,8 @@ import * as assert from 'node:assert/strict';
 import type { DeltaBaseCache } from '../../src/core/sim/cache-policy.ts';
 import { replayGitReads } from '../../src/core/sim/git-read-path.ts';
 import { parseLimits, parsePolicy } from '../../src/core/sim/policy-registry.ts';
+import { simulateSegments } from '../../src/core/sim/simulate.ts';
+import { AdmitReusedCache } from '../../src/core/sim/policies/admit-reused.ts';
 import { BeladyCache } from '../../src/core/sim/policies/belady.ts';
 import { GdsfCache } from '../../src/core/sim/policies/gdsf.ts';
 import { GitLegacyCache, legacySlot } from '../../src/core/sim/policies/git-legacy.ts';
@@ -168,6 +170,116 @@ test('gdsf: a large base goes before a small one that LRU would evict for being 
   assert.ok(!lru.serveTopLevel(0) && lru.serveTopLevel(1) && lru.serveTopLevel(2), 'LRU evicts the oldest, Y');
 });
 
+test('gdsf: among equal priorities the entry added first goes, as bench/git-patches/gdsf.patch walks its list', () => {
+  // Five 1000-byte roots P, Q, R, S, T of depth 0, each with one delta. At 4000 bytes, reading
+  // P1 Q1 R1 S1 caches P, Q, R, S, all at priority 1/1000. Reading P1 again takes P out (a chain
+  // hit) and puts it back at 2/1000. T1's T then evicts one of Q, R, S, equal: the first added, Q.
+  // (Without the order a heap would take S, which moved to its top when P was taken out.)
+  const objects = objectsOf([
+    ...Array.from({ length: 5 }, () => ({ base: -1, size: 1000 })),
+    ...Array.from({ length: 5 }, (_, i) => ({ base: i, size: 1000 })),
+  ]);
+  const [P, Q, R, S, T] = [0, 1, 2, 3, 4];
+  const gdsf = new GdsfCache(objects.count, objects.size, objects.depth, 4000);
+  replayGitReads(objects, Int32Array.from([P + 5, Q + 5, R + 5, S + 5, P + 5, T + 5]), gdsf);
+  assert.deepEqual(
+    [P, Q, R, S, T].map((id) => gdsf.serveTopLevel(id)),
+    [true, false, true, true, true],
+  );
+});
+
+test('keep-on-hit replays as git on the read path of §1.6 (git-internals §10): random chains, reads and limits', () => {
+  let seed = 7;
+  const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  for (let trial = 0; trial < 200; trial++) {
+    const count = 3 + random(30);
+    const objects = objectsOf(
+      Array.from({ length: count }, (_, id) => ({
+        base: id > 0 && random(3) > 0 ? random(id) : -1,
+        size: 1 + random(3000),
+        blob: random(2) === 0,
+      })),
+    );
+    const reads = Int32Array.from({ length: 5 + random(60) }, () => random(count));
+    const limit = [0, 1000, 2500, 6000, 20000][random(5)]!;
+    const git = replayGitReads(objects, reads, new GitLruCache(count, objects.size, limit));
+    const kept = replayGitReads(objects, reads, new GitLruCache(count, objects.size, limit, { keepOnHit: true }));
+    assert.deepEqual(kept, git, `trial ${trial}`);
+  }
+});
+
+test('the bounds of a limit-0 recording contain every policy with a branching cache, separate-blob-lru included: random histories, hidden reads at most one per place', () => {
+  let seed = 11;
+  const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  const specs = ['git', 'admit-max:1500', 'keep-on-hit', 'separate-blob-lru'];
+  let bounded = 0;
+  for (let trial = 0; trial < 150; trial++) {
+    const count = 4 + random(25);
+    const objects = objectsOf(
+      Array.from({ length: count }, (_, id) => ({
+        base: id > 0 && random(3) > 0 ? random(id) : -1,
+        size: 1 + random(3000),
+        blob: random(2) === 0,
+      })),
+    );
+    // Every read the command makes: random reads, and after some of them a read of the one entry git's
+    // cache keeps at limit 0 (its newest), which a limit-0 trace cannot show (git-internals §8.1).
+    const all: number[] = [];
+    const atZero = new GitLruCache(count, objects.size, 0);
+    const recorded: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const read = random(count);
+      // A read the limit-0 cache serves would hide too; one hidden read per place is what the maximum assumes.
+      if (atZero.serveTopLevel(read)) continue;
+      all.push(read);
+      recorded.push(read);
+      assert.equal(replayGitReads(objects, Int32Array.from([read]), atZero).logged, 1);
+      const newest = atZero.newest();
+      if (newest >= 0 && random(3) === 0) {
+        all.push(newest);
+        assert.equal(replayGitReads(objects, Int32Array.from([newest]), atZero).logged, 0, 'a hit at limit 0');
+      }
+    }
+    const reads = Int32Array.from(recorded);
+    for (const spec of specs) {
+      const runner = parsePolicy(spec);
+      assert.ok(runner.branchingCache, `${spec} has bounds`);
+      for (const limit of [0, 1000, 2500, 6000, 20000]) {
+        const truth = runner.run(objects, Int32Array.from(all), limit);
+        const cell = simulateSegments(runner, objects, reads, [0], limit, { recordedLimit: 0 });
+        assert.ok(cell.bounds, `${spec} at ${limit}: bounds`);
+        for (const key of ['logged', 'inflations', 'deltaApplications', 'inflatedBytes'] as const) {
+          const [low, high] = cell.bounds[key];
+          assert.ok(
+            low <= truth[key] && truth[key] <= high,
+            `trial ${trial}, ${spec} at ${limit}: ${key} ${truth[key]} outside ${low}–${high}`,
+          );
+        }
+        bounded++;
+      }
+    }
+  }
+  assert.equal(bounded, 150 * 4 * 5);
+});
+
+test('admit-reused: a base is cached from its second offer on (bench/git-patches/admit-reused.patch)', () => {
+  // A1 read twice, then A: the first read offers A (marked, not cached), the second caches it.
+  const readsOf = (reads: number[]) => {
+    const logged: number[] = [];
+    const array = Int32Array.from(reads);
+    const counts = replayGitReads(spec, array, new AdmitReusedCache(spec.count, spec.size, 96 << 20), {
+      onLogged: (r) => logged.push(reads[r]!),
+    });
+    return { logged, inflations: counts.inflations };
+  };
+  assert.deepEqual(readsOf([A1, A]), { logged: [A1, A], inflations: 3 });
+  assert.deepEqual(readsOf([A1, A1, A]), { logged: [A1, A1], inflations: 4 });
+  // A2 offers A then A1; read again, both are offered a second time and cached; A is then a hit.
+  assert.deepEqual(readsOf([A2, A2, A, A1]), { logged: [A2, A2], inflations: 6 });
+  const row = parsePolicy('admit-reused').run(spec, Int32Array.from([A1, A1, A]), 96 << 20);
+  assert.deepEqual([row.logged, row.inflations], [2, 4]);
+});
+
 test('lru-by-size: over the limit the largest base goes first, the oldest among equals', () => {
   // Bases S (500 bytes), Y, Z, W (1000 each); S1, Y1, Z1, W1 are one delta on each.
   const sized = objectsOf([
@@ -244,6 +356,7 @@ test('policy specs and limits parse, and bad ones are clear errors', () => {
     'separate-blob-lru',
     'admit-max:1m',
     'keep-on-hit',
+    'admit-reused',
     'gdsf',
     'belady',
   ]) {

@@ -78,6 +78,15 @@ describe('Cache Lab webview', () => {
     // Real table semantics for screen readers.
     assert.equal(await page.locator('#sweep-table thead th[scope=col]').count(), SWEEP_POLICIES.length + 1);
     assert.equal(await page.locator('#sweep-table tbody th[scope=row]').count(), SWEEP_LIMITS.length);
+    // A policy checked against a real build of git says so: a ✓ in its header, the build in the tooltip and the footnote.
+    const gdsfHead = page.locator('#sweep-table thead th[data-policy="gdsf"]');
+    assert.equal(await gdsfHead.locator('[data-checked]').getAttribute('data-checked'), 'git 2.55.0 + gdsf.patch');
+    assert.match((await gdsfHead.getAttribute('title')) ?? '', /checked against git 2\.55\.0 \+ gdsf\.patch/);
+    assert.equal(await page.locator('#sweep-table thead th[data-policy="belady"] [data-checked]').count(), 0);
+    assert.match(
+      (await page.locator('#sweep-table tfoot').textContent()) ?? '',
+      /checked against real builds of git \(docs\/policies\.md\): gdsf: git 2\.55\.0 \+ gdsf\.patch/,
+    );
 
     const canvas = page.locator('#sweep-chart');
     const series = JSON.parse(await canvas.getAttribute('data-series'));

@@ -7,8 +7,9 @@ import type { Command } from '../command.ts';
 const policiesHelp = `usage: packscope policies [--json]
 
 Lists the delta base cache policies that simulate and sweep replay: for each, its spec as --policy
-and --policies take it, whether it is a reference bound rather than something Git could run, and
-what it does. In a spec, [:X] is an optional argument, a word in capitals stands for a value
+and --policies take it, whether it is a reference bound rather than something Git could run, the
+real build of git it was checked against (docs/policies.md; empty: a what-if only the model has
+run), and what it does. In a spec, [:X] is an optional argument, a word in capitals stands for a value
 (SIZE: bytes, or k, m, g suffixes) and a|b are the choices.
 
 --json prints the "packscope.policies/1" document described in docs/json.md: the rows the
@@ -20,10 +21,13 @@ interface PoliciesDocument {
   policies: PolicyDescription[];
 }
 
-/** One row per help line; a policy's further help lines leave the spec and bound cells empty. */
+/** One row per help line; a policy's further help lines leave the spec, bound and build cells empty. */
 function policyRows(policy: PolicyDescription): string[][] {
   const [first = '', ...rest] = policy.help;
-  return [[policy.spec, policy.referenceBound ? 'yes' : 'no', first], ...rest.map((line) => ['', '', line])];
+  return [
+    [policy.spec, policy.referenceBound ? 'yes' : 'no', policy.checkedAgainst ?? '', first],
+    ...rest.map((line) => ['', '', '', line]),
+  ];
 }
 
 function runPolicies(argv: string[]): number {
@@ -34,7 +38,7 @@ function runPolicies(argv: string[]): number {
     writeJson(document);
     return 0;
   }
-  const rows = [['spec', 'reference bound', 'help'], ...policies.flatMap(policyRows)];
+  const rows = [['spec', 'reference bound', 'checked against', 'help'], ...policies.flatMap(policyRows)];
   process.stdout.write(`${formatTable(rows).join('\n')}\n`);
   return 0;
 }

@@ -4,6 +4,7 @@ import { fail } from '../../core/errors.ts';
 import { parseLimits, parsePolicy, POLICY_HELP } from '../../core/sim/policy-registry.ts';
 import { simulateRecording, simulationDocument } from '../../core/report/simulation.ts';
 import { formatSimulatedCount } from '../../common/format.ts';
+import { checkedSuffix } from '../../common/checked-policies.ts';
 import { formatLimit, writeJson } from '../output.ts';
 import { completionAdviceLines } from '../completion-advice.ts';
 import { loadReadList, loadRecording } from '../load-recording.ts';
@@ -84,7 +85,7 @@ function runSimulate(argv: string[], progress: Progress): number {
   const shown = (key: 'logged' | 'inflations' | 'deltaApplications' | 'inflatedBytes'): string =>
     formatSimulatedCount(result[key], result.exact, result.bounds?.[key]);
   const lines = [
-    `policy              ${result.policy}${result.referenceBound ? ' (reference bound)' : ''}`,
+    `policy              ${result.policy}${result.referenceBound ? ' (reference bound)' : ''}${checkedSuffix(result.checkedAgainst)}`,
     `limit               ${formatLimit(result.limit)}`,
     loaded.readList
       ? `reads               ${result.reads} (a read list)`
@@ -101,6 +102,7 @@ function runSimulate(argv: string[], progress: Progress): number {
     'policy',
     'limit',
     'referenceBound',
+    'checkedAgainst',
     'reads',
     'logged',
     'inflations',

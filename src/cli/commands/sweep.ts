@@ -4,6 +4,7 @@ import { parseLimits, parsePolicy, POLICY_HELP, SWEEP_DEFAULT_POLICIES } from '.
 import type { SimResult } from '../../core/documents/simulation-documents.ts';
 import { simulationDocument, sweepRecording } from '../../core/report/simulation.ts';
 import { formatSimulatedCount } from '../../common/format.ts';
+import { checkedAgainstNote } from '../../common/checked-policies.ts';
 import { formatLimit, formatTable, writeJson } from '../output.ts';
 import { completionAdviceLines } from '../completion-advice.ts';
 import { loadReadList, loadRecording } from '../load-recording.ts';
@@ -196,6 +197,8 @@ function sweepNotes(results: SimResult[]): string[] {
     );
   const unbounded = results.find((cell) => !cell.exact && !cell.bounds);
   if (unbounded) notes.push(`≈: not exact and no bounds (${unbounded.exactness})`);
+  const checked = checkedAgainstNote(results);
+  if (checked) notes.push(checked);
   return notes;
 }
 

@@ -13,6 +13,13 @@ export interface PolicyDescription {
   help: string[];
   /** A reference bound rather than something Git could run. */
   referenceBound: boolean;
+  /**
+   * The real build of git this policy was checked against, e.g. `git 2.55.0 + admit-max.patch`
+   * (bench/git-patches/, docs/policies.md): every cell of bench/policies.bench.ts, on two real
+   * repositories, four commands and six limits, equal to that build's trace lines and inflations.
+   * Absent: a what-if no program has run, its numbers the model's alone.
+   */
+  checkedAgainst?: string;
   /** The spec the Cache Lab offers as a checkbox (and selects by default); absent: not offered. */
   cacheLab?: string;
   /** One of `packscope sweep`'s default --policies. */

@@ -74,6 +74,8 @@ export interface SimResult extends SimCounts, CellExactness {
   /** Cache limit in bytes. */
   limit: number;
   referenceBound: boolean;
+  /** The real build of git the policy was checked against (PolicyDescription.checkedAgainst), or null; simulate always sets it, older documents may lack it. */
+  checkedAgainst?: string | null;
   /** Wall time of the replay itself. */
   seconds: number;
   [extra: string]: unknown;

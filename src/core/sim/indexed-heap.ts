@@ -1,11 +1,14 @@
 /**
  * A binary min-heap of ids with a position index, so an id's key can be changed or the id removed
  * in place: the heap holds exactly the cached entries, with no stale copies to skip. Used by the
- * size-aware (GDSF) and offline (Belady) policies, which re-key entries on every use.
+ * size-aware (GDSF) and offline (Belady) policies, which re-key entries on every use. Equal keys
+ * are ordered by a second key when one is given (GDSF: the order entries were added, as its patch
+ * to git breaks ties); with none they come out in whatever order the heap holds them.
  */
 export class IndexedMinHeap {
   private readonly heap: Int32Array;
   private readonly keys: Float64Array;
+  private readonly ties: Float64Array;
   /** Position of each id in `heap`, −1 when absent. */
   private readonly position: Int32Array;
   size = 0;
@@ -13,6 +16,7 @@ export class IndexedMinHeap {
   constructor(capacity: number) {
     this.heap = new Int32Array(capacity);
     this.keys = new Float64Array(capacity);
+    this.ties = new Float64Array(capacity);
     this.position = new Int32Array(capacity).fill(-1);
   }
 
@@ -20,10 +24,11 @@ export class IndexedMinHeap {
     return this.position[id]! >= 0;
   }
 
-  /** Inserts `id`, or moves it to `key` when present. */
-  set(id: number, key: number): void {
+  /** Inserts `id`, or moves it to `key` when present; among equal keys the smaller `tie` comes first. */
+  set(id: number, key: number, tie = 0): void {
     const at = this.position[id]!;
     this.keys[id] = key;
+    this.ties[id] = tie;
     if (at < 0) {
       const i = this.size++;
       this.heap[i] = id;
@@ -44,6 +49,10 @@ export class IndexedMinHeap {
     return this.keys[id]!;
   }
 
+  tieOf(id: number): number {
+    return this.ties[id]!;
+  }
+
   remove(id: number): void {
     const at = this.position[id]!;
     if (at < 0) return;
@@ -57,14 +66,19 @@ export class IndexedMinHeap {
     this.down(this.position[moved]!);
   }
 
+  /** Whether id `a` comes out before id `b`. */
+  private before(a: number, b: number): boolean {
+    const { keys, ties } = this;
+    return keys[a]! < keys[b]! || (keys[a] === keys[b] && ties[a]! < ties[b]!);
+  }
+
   private up(i: number): void {
-    const { heap, keys, position } = this;
+    const { heap, position } = this;
     const id = heap[i]!;
-    const key = keys[id]!;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       const parentId = heap[parent]!;
-      if (keys[parentId]! <= key) break;
+      if (!this.before(id, parentId)) break;
       heap[i] = parentId;
       position[parentId] = i;
       i = parent;
@@ -74,16 +88,15 @@ export class IndexedMinHeap {
   }
 
   private down(i: number): void {
-    const { heap, keys, position } = this;
+    const { heap, position } = this;
     const size = this.size;
     const id = heap[i]!;
-    const key = keys[id]!;
     for (;;) {
       let child = 2 * i + 1;
       if (child >= size) break;
-      if (child + 1 < size && keys[heap[child + 1]!]! < keys[heap[child]!]!) child++;
+      if (child + 1 < size && this.before(heap[child + 1]!, heap[child]!)) child++;
       const childId = heap[child]!;
-      if (keys[childId]! >= key) break;
+      if (!this.before(childId, id)) break;
       heap[i] = childId;
       position[childId] = i;
       i = child;

@@ -11,6 +11,8 @@ export interface PolicyRunner {
   description: string;
   /** A reference bound rather than something Git could run. */
   referenceBound: boolean;
+  /** PolicyDescription.checkedAgainst: the real build the policy was checked against, if any. */
+  checkedAgainst: string | undefined;
   run(objects: SimObjects, reads: Int32Array, limit: number): SimCounts;
   /**
    * A fresh cache whose state can be copied and compared, when the policy has one: what the bounds

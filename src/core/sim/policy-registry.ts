@@ -1,5 +1,6 @@
 import { fail } from '../errors.ts';
 import { limitListItems, parseGitSize } from '../../common/git-size.ts';
+import { admitReusedPolicy } from './policies/admit-reused.ts';
 import { beladyPolicy } from './policies/belady.ts';
 import { gdsfPolicy } from './policies/gdsf.ts';
 import { gitLegacyPolicy } from './policies/git-legacy.ts';
@@ -21,6 +22,7 @@ export const POLICIES: readonly PolicyDefinition[] = [
   separateBlobLruPolicy,
   admitMaxPolicy,
   keepOnHitPolicy,
+  admitReusedPolicy,
   gdsfPolicy,
   lruBySizePolicy,
   libgit2Policy,
@@ -74,7 +76,14 @@ export function parsePolicy(spec: string): PolicyRunner {
       `unknown policy "${spec}" (known: ${POLICY_NAMES.join(', ')}; see packscope simulate --help)`,
     );
   const { description, run, branchingCache } = policy.make(argument, spec);
-  return { name: spec, description, referenceBound: policy.referenceBound, run, branchingCache };
+  return {
+    name: spec,
+    description,
+    referenceBound: policy.referenceBound,
+    checkedAgainst: policy.checkedAgainst,
+    run,
+    branchingCache,
+  };
 }
 
 /** Parses `0,1m,16m,96m` into bytes. */

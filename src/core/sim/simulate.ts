@@ -80,6 +80,7 @@ export function simulateSegments(
     policy: runner.name,
     limit,
     referenceBound: runner.referenceBound,
+    checkedAgainst: runner.checkedAgainst ?? null,
     ...total,
     ...exactness,
     seconds: (performance.now() - started) / 1000,

@@ -7,12 +7,17 @@ import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
  * thread listed but never measured. Git's read path and accounting; eviction takes the entry with
  * the lowest priority H = L + frequency × cost / size, where cost is the inflations needed to
  * rebuild the base (its depth + 1) and L rises to the H of each evicted entry (ageing). Frequency
- * counts uses of an id over the whole run, across detach and re-add.
+ * counts uses of an id over the whole run, across detach and re-add: a hit of either lookup counts
+ * one, and a first add makes it one. Among equal H the entry added first goes (a top-level hit
+ * re-keys an entry but keeps its place): the rule of bench/git-patches/gdsf.patch, which
+ * git-internals §10 spells out.
  */
 export class GdsfCache extends CountingCache {
   private readonly cached: IndexedMinHeap;
   private readonly frequency: Uint32Array;
   private inflation = 0;
+  /** Adds so far: an entry's place among equal priorities. */
+  private added = 0;
 
   constructor(
     capacity: number,
@@ -28,7 +33,7 @@ export class GdsfCache extends CountingCache {
   serveTopLevel(id: number): boolean {
     if (!this.cached.has(id)) return false;
     this.frequency[id]!++;
-    this.cached.set(id, this.priority(id));
+    this.cached.set(id, this.priority(id), this.cached.tieOf(id));
     return true;
   }
 
@@ -51,7 +56,7 @@ export class GdsfCache extends CountingCache {
       this.usedBytes -= this.size[victim]!;
       this.evictions++;
     }
-    this.cached.set(id, this.priority(id));
+    this.cached.set(id, this.priority(id), this.added++);
     this.notePeak();
   }
 
@@ -66,6 +71,7 @@ export const gdsfPolicy: PolicyDefinition = {
   spec: 'gdsf',
   help: ['GreedyDual-Size-Frequency eviction: frequency x rebuild cost / size, with ageing'],
   referenceBound: false,
+  checkedAgainst: 'git 2.55.0 + gdsf.patch',
   cacheLab: 'gdsf',
   make: () =>
     onGitReadPath('GreedyDual-Size-Frequency', (o, _r, limit) => new GdsfCache(o.count, o.size, o.depth, limit)),

@@ -99,6 +99,7 @@ export const gitLegacyPolicy: PolicyDefinition = {
   spec: 'git-legacy[:SEED]',
   help: ['Git v1.5.1–v2.10: 256 direct-mapped slots, blob-first two-pass eviction (§3); SEED = assumed pack address'],
   referenceBound: false,
+  checkedAgainst: 'git 2.9.5, SEED its run’s pack address',
   cacheLab: 'git-legacy',
   sweepDefault: true,
   make(argument) {

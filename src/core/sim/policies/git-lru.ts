@@ -108,6 +108,7 @@ export const gitPolicy: PolicyDefinition = {
   spec: 'git',
   help: ["Git's delta base cache today: one LRU, evict oldest while over the limit (git-internals §1.6)"],
   referenceBound: false,
+  checkedAgainst: 'git 2.55.0',
   cacheLab: 'git',
   sweepDefault: true,
   make: () => onGitReadPathBranching("Git's LRU (§1.6)", (o, _r, limit) => new GitLruCache(o.count, o.size, limit)),
@@ -118,6 +119,7 @@ export const admitMaxPolicy: PolicyDefinition = {
   spec: 'admit-max:SIZE',
   help: ["Git's LRU, but bases larger than SIZE (e.g. 1m) are not cached"],
   referenceBound: false,
+  checkedAgainst: 'git 2.55.0 + admit-max.patch',
   cacheLab: 'admit-max:1m',
   make(argument, spec) {
     const max = argument === undefined ? undefined : parseGitSize(argument);
@@ -135,6 +137,7 @@ export const keepOnHitPolicy: PolicyDefinition = {
   spec: 'keep-on-hit',
   help: ["Git's LRU, but a chain hit keeps the entry (refreshed) instead of detaching it"],
   referenceBound: false,
+  checkedAgainst: 'git 2.55.0 + keep-on-hit.patch',
   cacheLab: 'keep-on-hit',
   make: () =>
     onGitReadPathBranching(

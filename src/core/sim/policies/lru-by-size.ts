@@ -86,6 +86,7 @@ export const lruBySizePolicy: PolicyDefinition = {
   spec: 'lru-by-size',
   help: ["Git's read path, but over the limit the largest cached base goes first (LRU among equals)"],
   referenceBound: false,
+  checkedAgainst: 'git 2.55.0 + lru-by-size.patch',
   make: () =>
     onGitReadPath(
       "Git's read path, largest base evicted first",
