@@ -22,7 +22,9 @@ export async function run({ helpers, log }) {
   log(`notification: ${message}`);
   if (!/a repack preview runs git on the repository/.test(message))
     throw new Error(`the notification does not say why: ${message}`);
-  const presets = await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Write-order estimate' }).count();
+  const presets = await page
+    .locator('.quick-input-widget .monaco-list-row', { hasText: 'Write-order estimate' })
+    .count();
   if (presets !== 0) throw new Error('the presets were offered although nothing may run');
   await helpers.screenshot(page, 'refused');
 
