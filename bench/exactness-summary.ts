@@ -89,9 +89,19 @@ function gridCell(c: Cell | undefined): string {
   if (kind === 'bounded') return `${percent(c.width!)} wide`;
   return 'no bounds';
 }
+let listed = '';
 if (values.grid)
   for (const run of runs) {
     const limits = [...new Set(run.cells.map((c) => c.limit))];
+    if (run.repo !== listed) {
+      // Each repository's commands once (they are chosen from its history, so each has its own).
+      listed = run.repo;
+      process.stdout.write(`\n${path.basename(run.repo)}'s commands:\n\n`);
+      for (const command of run.commands)
+        process.stdout.write(
+          `- ${command.name}: \`git ${command.args.map((a) => (/^[0-9a-f]{40}$/.test(a) ? a.slice(0, 10) : a)).join(' ')}\`${command.note ? ` (${command.note})` : ''}\n`,
+        );
+    }
     process.stdout.write(
       `\n${path.basename(run.repo)}, ${run.gitVersion}\n\n| command | ${limits.join(' | ')} |\n|---|${limits.map(() => '---').join('|')}|\n`,
     );
