@@ -2,8 +2,9 @@
  * Reads and writes PackScope model-cache files (src/core/model/model-store.ts) column by column, so
  * that tests can craft them as an attacker would: change columns, then seal the file with the cache's
  * own key (an attacker who can read it) or without it. Knows format 1 (unkeyed SHA-1 trailer, the
- * format before the key) and format 2 (HMAC-SHA256 with the key in the cache directory), so that a test crafting
- * a file works against both and shows what the key changed.
+ * format before the key) and format 2 and later (HMAC-SHA256 with the key in the cache directory; 3 adds the derived
+ * columns, 4 the family sizes), so that a test crafting a file works against each and shows what
+ * the key changed.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -31,6 +32,8 @@ export interface ModelFile {
   /** Format 3 and later: the derived columns after the others, 4-byte aligned. */
   childStart?: number[];
   roots?: number[];
+  /** Format 4 and later: between the roots and the child list. */
+  familySizes?: number[];
   childList?: number[];
 }
 
@@ -84,6 +87,7 @@ export function readModelFile(bytes: Buffer): ModelFile {
     };
     file.childStart = words(count + 1);
     file.roots = words(count);
+    if (version >= 4) file.familySizes = words(count);
     file.childList = words((bytes.length - trailerBytes(version) - at) / 4);
   }
   if (at + trailerBytes(version) !== bytes.length) throw new Error('test helper: unexpected model file layout');
@@ -129,6 +133,7 @@ export function writeModelFile(
     Buffer.alloc(((body.length + 3) & ~3) - body.length),
     column(file.childStart, 4),
     column(file.roots, 4),
+    ...(file.familySizes === undefined ? [] : [column(file.familySizes, 4)]),
     column(file.childList, 4),
   ]);
   const whole = Buffer.concat([body, derived]);

@@ -10,6 +10,8 @@ import { RandomAccessFile } from '../format/random-access-file.ts';
 
 const PREFIX_BYTES = 16;
 const TRAILER_BYTES = 32;
+/** Small enough to stay in a core's L2 cache between the read and the HMAC. */
+const DIGEST_CHUNK_BYTES = 256 << 10;
 
 export interface SealedFormat {
   /** 8 bytes: `PSMODEL\0`, `PSPATHS\0`. */
@@ -62,24 +64,24 @@ export function openSealedFile(
   tooLarge: string,
 ): OpenedSealedFile {
   const handle = RandomAccessFile.open(file);
+  const { what } = format;
   let bytes: Buffer;
+  let digest: Buffer;
   try {
     if (handle.size > largest) throw new Error(tooLarge);
+    if (handle.size < PREFIX_BYTES + TRAILER_BYTES) throw new Error(`not a PackScope ${what} file`);
     bytes = Buffer.from(new ArrayBuffer(handle.size));
-    handle.readInto(bytes, 0, handle.size, 0);
+    digest = readAndDigest(handle, bytes, key);
   } finally {
     handle.close();
   }
-  const { what } = format;
-  if (bytes.length < PREFIX_BYTES + TRAILER_BYTES || !bytes.subarray(0, 8).equals(format.magic))
-    throw new Error(`not a PackScope ${what} file`);
+  if (!bytes.subarray(0, 8).equals(format.magic)) throw new Error(`not a PackScope ${what} file`);
   if (bytes.readUInt32LE(8) !== format.version)
     throw new Error(`${what} format ${bytes.readUInt32LE(8)} is not ${format.version}`);
   const headerLength = bytes.readUInt32LE(12);
   const bodyEnd = bytes.length - TRAILER_BYTES;
   if (headerLength > format.maxHeaderBytes || PREFIX_BYTES + headerLength > bodyEnd)
     throw new Error(`${what} header is truncated`);
-  const digest = createHmac('sha256', key).update(bytes.subarray(0, bodyEnd)).digest();
   if (!timingSafeEqual(digest, bytes.subarray(bodyEnd)))
     throw new Error(`${what} file checksum mismatch (corrupt or truncated)`);
   return {
@@ -88,6 +90,23 @@ export function openSealedFile(
     bodyStart: align8(PREFIX_BYTES + headerLength),
     bodyEnd,
   };
+}
+
+/**
+ * Reads the whole file into `bytes` a chunk at a time and feeds each chunk to the HMAC while it is
+ * still in the CPU's caches: read whole and then hashed, a 33 MB model of git.git went through
+ * memory twice, and the seal was the largest part of a reopen (bench/README.md, "Persisted reopen").
+ * Returns the tag of everything before the trailer.
+ */
+function readAndDigest(handle: RandomAccessFile, bytes: Buffer, key: Buffer): Buffer {
+  const hmac = createHmac('sha256', key);
+  const bodyEnd = bytes.length - TRAILER_BYTES;
+  for (let at = 0; at < bytes.length; at += DIGEST_CHUNK_BYTES) {
+    const length = Math.min(DIGEST_CHUNK_BYTES, bytes.length - at);
+    handle.readInto(bytes, at, length, at);
+    if (at < bodyEnd) hmac.update(bytes.subarray(at, Math.min(at + length, bodyEnd)));
+  }
+  return hmac.digest();
 }
 
 function align8(n: number): number {
