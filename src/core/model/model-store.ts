@@ -23,14 +23,15 @@ import { SizeColumn } from './size-column.ts';
  * trailer. 3: the derived child lists and roots after the columns (rebuilding them was most of a
  * workbench reopen: bench/README.md, "Figures the comments rely on"). 4: family sizes after the
  * roots, the summary and the heads of `stats`' rankings in the header, the pack's and idx's sizes
- * and modification times; a sealed file's values are no longer re-checked column by column
- * (docs/security.md, "The model cache's threat model").
+ * and modification times, sealed by GMAC (sealed-file.ts); a sealed file's values are no longer
+ * re-checked column by column (docs/security.md, "The model cache's threat model").
  */
 const MODEL_FILE: SealedFormat = {
   magic: Buffer.from('PSMODEL\0', 'latin1'),
   version: 4,
   maxHeaderBytes: 64 << 20,
   what: 'model',
+  seal: 'gmac-aes-256',
 };
 /**
  * Bytes per object of the columns (five 4-byte columns, the depth, two type bytes), depth at its
