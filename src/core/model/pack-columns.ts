@@ -1,6 +1,6 @@
 /**
- * The columns of a pack model as they are stored and checked: below the model (pack-model.ts) and
- * its stored-column check (stored-columns-check.ts), which both read them.
+ * The columns of a pack model as they are stored: below the model (pack-model.ts) and the shape
+ * check of a stored model (stored-columns-check.ts), which both read them.
  */
 import type { SizeColumn } from './size-column.ts';
 
