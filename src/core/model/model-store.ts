@@ -41,7 +41,7 @@ const MODEL_FILE: SealedFormat = {
 const MAX_COLUMN_BYTES_PER_OBJECT = 5 * 4 + 4 + 2 + 4 * 4;
 const MAX_FIXED_COLUMN_BYTES = 4 + 4;
 
-export interface StoredHeader {
+interface StoredHeader {
   packChecksum: string;
   idxChecksum: string;
   packSize: number;
