@@ -1,3 +1,4 @@
+import { constants } from 'node:buffer';
 import { fail } from '../errors.ts';
 import { SHA1, SHA256, type HashAlgorithm } from './hash-algorithm.ts';
 import { RandomAccessFile } from './random-access-file.ts';
@@ -5,6 +6,7 @@ import { RandomAccessFile } from './random-access-file.ts';
 /** git-internals §6.2: `ff 74 4f 63`, the v2+ idx signature. */
 const IDX_V2_MAGIC = 0xff744f63;
 const FANOUT_BYTES = 256 * 4;
+const MAX_LENGTH = constants.MAX_LENGTH;
 
 /**
  * Where an idx file keeps its name and CRC32 tables: positions in the file itself, for error
@@ -411,6 +413,8 @@ export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions =
  */
 function readIdxNamesOnly(handle: RandomAccessFile, options: ParseIdxOptions): PackIndex | undefined {
   const file = handle.path;
+  // A file larger than a Buffer can hold gets the whole read's own refusal, by name.
+  if (handle.size > MAX_LENGTH) return undefined;
   const headBytes = handle.read(0, Math.min(handle.size, 8 + FANOUT_BYTES));
   if (headBytes.length < 8 || headBytes.readUInt32BE(0) !== IDX_V2_MAGIC) return undefined;
   const head = parseIdxHead(file, headBytes, handle.size, options);
