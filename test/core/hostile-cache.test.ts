@@ -1,7 +1,7 @@
 /**
  * The model cache and the repack preview's temporary directory against
- * an attacker (docs/security.md, "The model cache's threat model"). Crafted model files (a depth of
- * 0xFFFFFFFF, types, bases, sizes and pack order that the pack does not have) sealed without the
+ * an attacker (docs/security.md, "The model cache's threat model"). Crafted model files (depths,
+ * types, bases, sizes and pack order that the pack does not have) sealed without the
  * cache's key (refused by the seal) or with it (the key holder: read as written, and nothing hangs),
  * files of the wrong shape sealed with the key (refused), a pack and idx touched since the model
  * was built, symbolic links planted at the names PackScope writes, a cache directory that is a
@@ -84,13 +84,7 @@ describe('crafted model-cache files', () => {
 
   // Values no pack has, in every column the old column-by-column checks covered.
   const valueCases: [string, (file: ModelFile) => void][] = [
-    [
-      'a depth of 0xFFFFFFFF',
-      (file) => {
-        file.header.depthBytes = 4;
-        file.depth[deltas(file)[0]!] = 0xffffffff;
-      },
-    ],
+    ['a depth of 0xFFFF, more than the objects', (file) => void (file.depth[deltas(file)[0]!] = 0xffff)],
     ['a type out of range', (file) => void (file.type[nonDeltas(file)[0]!] = 9)],
     ['an in-pack type out of range', (file) => void (file.inPackType[nonDeltas(file)[0]!] = 5)],
     [
@@ -156,6 +150,13 @@ describe('crafted model-cache files', () => {
   const shapeCases: [string, (file: ModelFile) => void][] = [
     ['an object count that is not the idx’s', (file) => void (file.header.count += 1)],
     ['a depth column 1 byte wide', (file) => void ((file.header as { depthBytes: number }).depthBytes = 1)],
+    [
+      'a depth of 0xFFFFFFFF, in a column 4 bytes wide though the summary’s deepest fits in 2',
+      (file) => {
+        file.header.depthBytes = 4;
+        file.depth[deltas(file)[0]!] = 0xffffffff;
+      },
+    ],
     ['a size overflow entry for an object that has none', (file) => void (file.header.overflow.size = [[0, 2 ** 40]])],
     [
       'an overflow map that is not pairs',

@@ -25,6 +25,11 @@ export function checkStoredShape(
       if (!Number.isSafeInteger(value) || value < 0xffffffff) throw new Error('model size overflow value out of range');
     }
   checkSummary(summary, count);
+  // A build stores depths in 2 bytes whenever the deepest fits (resolveChains); the histogram's
+  // length says how deep that is, so another width is not a build's.
+  const maxDepth = (summary as SummaryFacts).depthHistogram.length - 1;
+  if ((columns.depth.BYTES_PER_ELEMENT === 2) !== maxDepth <= 0xffff)
+    throw new Error('model depth column has the wrong width');
   checkRankings(rankings, count);
 }
 
