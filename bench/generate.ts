@@ -23,9 +23,21 @@ export const benchModelCacheRoot = path.join(
   `packscope-bench-models-${createHash('sha1').update(projectRoot).digest('hex').slice(0, 12)}`,
 );
 
+/**
+ * Commits of the generated history: 26,000, or PACKSCOPE_BENCH_COMMITS (`npm run bench -- --quick`
+ * sets a small one, so that every bench checks its figures in minutes).
+ */
+function historyCommits(): number {
+  const wanted = process.env.PACKSCOPE_BENCH_COMMITS;
+  if (wanted === undefined || wanted === '') return 26_000;
+  const commits = Number(wanted);
+  if (!Number.isInteger(commits) || commits < 1) throw new Error('PACKSCOPE_BENCH_COMMITS needs a positive integer');
+  return commits;
+}
+
 /** About 11.7 objects per commit (60% trees, 30% blobs, 10% commits): 26,000 commits give ≈ 300,000 objects. */
 export const DEFAULT_HISTORY: BenchHistoryOptions = {
-  commits: 26_000,
+  commits: historyCommits(),
   seed: 20240601,
   dirs: 16,
   subdirs: 8,

@@ -12,6 +12,7 @@
  * PACKSCOPE_SIM_RECORDING=FILE npm run bench measures a recording of your own instead.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadRecording } from '../src/cli/load-recording.ts';
@@ -20,6 +21,7 @@ import { parsePolicy } from '../src/core/sim/policy-registry.ts';
 import { runSweep } from '../src/core/sim/sweep.ts';
 import { parseTraceFile } from '../src/core/trace/trace-log.ts';
 import { benchDir, DEFAULT_HISTORY, generatedPack, generatedRecording, projectRoot } from './generate.ts';
+import { recordFigures } from './results.ts';
 
 const SWEEP_READS = 250_000;
 const SWEEP_LIMITS = [0, 1 << 20, 4 << 20, 16 << 20, 32 << 20, 64 << 20, 96 << 20, 256 << 20];
@@ -139,6 +141,16 @@ async function main(): Promise<void> {
       pass: parseRate >= 100,
     },
   };
+  if (scaleSweep)
+    recordFigures('sim', [
+      {
+        target: 'sweep-5m',
+        subject: `${path.basename(recording)}, repeated to ${scaleSweep.reads} reads`,
+        value: `${scaleSweep.seconds.toFixed(1)} s`,
+        met: scaleSweep.pass,
+        note: `8 limits x 8 policies (${SWEEP_POLICIES.join(', ')}) in worker threads on ${os.availableParallelism()} cores`,
+      },
+    ]);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     return;

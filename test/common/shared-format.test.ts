@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { formatLimit, formatPercentChange, formatSignedPercent } from '../../src/common/format.ts';
+import { formatCount, formatLimit, formatPercentChange, formatSignedPercent } from '../../src/common/format.ts';
 import { parseGitSize, parseLimitList } from '../../src/common/git-size.ts';
 
 test('limits in git size suffixes, read back by the one size parser', () => {
@@ -38,4 +38,13 @@ test("percent changes: the CLI's ascii text and the views' typographic text", ()
   );
   assert.equal(formatPercentChange(null, 5, 'typographic'), '–');
   assert.equal(formatSignedPercent(-0.8, 'ascii'), '-0.8%');
+});
+
+test('counts grouped without Intl are exactly what Intl.NumberFormat en-US prints', () => {
+  const intl = new Intl.NumberFormat('en-US');
+  const counts = [
+    0, -0, 1, 9, 10, 999, 1000, 1001, 12_345, 849_014, 999_999, 1_000_000, 10_000_000, -1, -1000, -849_014,
+  ];
+  for (const n of [...counts, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1.5, 2 ** 60, NaN, Infinity])
+    assert.equal(formatCount(n), intl.format(n), String(n));
 });

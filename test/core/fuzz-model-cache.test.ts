@@ -5,11 +5,13 @@
  * rebuilt, never wrong columns, never an exception, within a time bound. Three kinds of damage:
  *
  * - bytes changed, cut or added, the file's own trailer kept (disk errors, a truncated write);
- * - any column or header field changed and the file sealed by someone without the cache's key;
- * - columns changed and the file sealed WITH the key (a writer that has it, or a bug in ours): then
- *   only the checks against the idx and pack stand, so these are the damages those checks promise
- *   to catch (depths, types, bases out of range or in a cycle, pack order, disk sizes, overflow
- *   maps, header fields); a delta's header size, or OFS for REF, no cheap check can see.
+ * - any column or header field changed and the file sealed by someone without the cache's key:
+ *   the seal refuses every one;
+ * - columns or header fields changed and the file sealed WITH the key (a writer that has it, or a
+ *   bug in ours). The key holder runs code as the user already, so a sealed file's values are not
+ *   re-checked column by column (docs/security.md, "The model cache's threat model"): such a file
+ *   is read as written, and must not crash or hang what reads it; what a reopen still checks (the
+ *   header, the shape, the pack's and idx's identity) must refuse the rest.
  *
  * Reproduce a failure with the seed it prints: PACKSCOPE_FUZZ_SEED=<seed> (and
  * PACKSCOPE_FUZZ_RUNS=<n> to run more or fewer cases per property).
@@ -21,7 +23,8 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import { ModelStore } from '../../src/core/model/model-store.ts';
-import type { PackFiles } from '../../src/core/model/pack-model.ts';
+import type { PackFiles, PackModel } from '../../src/core/model/pack-model.ts';
+import { objectSummary, packStats } from '../../src/core/model/pack-stats.ts';
 import { buildFixturePacks, buildSha256Pack } from '../support/fixture-packs.ts';
 import { tempDir } from '../support/git.ts';
 import {
@@ -38,8 +41,6 @@ import {
 const SEED = Number(process.env.PACKSCOPE_FUZZ_SEED ?? 20261202);
 const RUNS = Number(process.env.PACKSCOPE_FUZZ_RUNS ?? 150);
 const CASE_TIME_LIMIT_MS = 2000;
-const OBJ_OFS_DELTA = 6;
-const OBJ_REF_DELTA = 7;
 
 interface Source {
   name: string;
@@ -184,18 +185,13 @@ function damageColumn(file: ModelFile, damage: ColumnDamage): ModelFile {
   return copy;
 }
 
-/** Whether `damage` changed nothing a fresh build has (then the file may be used). */
-function unchanged(source: Source, damaged: ModelFile): boolean {
-  const { pristine } = source;
-  return (
-    damaged.header.depthBytes === pristine.header.depthBytes &&
-    COLUMNS.every((c) => damaged[c].every((v, n) => v === pristine[c][n]))
-  );
-}
-
 const HEADER_FIELDS = [
   'count',
   'packSize',
+  'packMtimeMs',
+  'idxSize',
+  'idxMtimeMs',
+  'summary',
   'packVersion',
   'hash',
   'packChecksum',
@@ -238,31 +234,29 @@ describe('model-cache files, damaged at random', () => {
     );
   });
 
-  test('columns the checks cover, changed and sealed with the key: rebuilt unless nothing changed', () => {
+  test('any column changed and sealed with the key: read as written, never a crash or a hang', () => {
     fc.assert(
       fc.property(sourceIndex, columnDamage, (k, damage) => {
         const source = sources[k % sources.length]!;
-        const { pristine } = source;
-        const n = damage.object % pristine.header.count;
-        const isDelta = (t: number): boolean => t === OBJ_OFS_DELTA || t === OBJ_REF_DELTA;
-        // Out of what the checks promise: a delta's header size, a delta's result size, OFS for
-        // REF, or a delta moved onto another base at the same depth (only the key tells those).
-        if (damage.column === 'size' || (damage.column === 'resultSize' && isDelta(pristine.inPackType[n]!))) return;
-        if (damage.column === 'inPackType' && isDelta(pristine.inPackType[n]!) && isDelta(damage.value & 0xff)) return;
-        if (
-          damage.column === 'base' &&
-          (damage.value | 0) >= 0 &&
-          (damage.value | 0) < pristine.header.count &&
-          (damage.value | 0) !== n &&
-          !isDescendant(pristine, damage.value | 0, n)
-        )
+        const damaged = damageColumn(source.pristine, damage);
+        const bytes = writeModelFile(damaged, sealWithCacheKey(source.cacheDir, damaged.version));
+        // Depths 4 bytes wide when the deepest fits in 2 is a shape no build writes: refused.
+        if (damaged.header.depthBytes !== source.pristine.header.depthBytes) {
+          loadAndCheck(source, bytes, true);
           return;
-        const damaged = damageColumn(pristine, damage);
-        loadAndCheck(
-          source,
-          writeModelFile(damaged, sealWithCacheKey(source.cacheDir, damaged.version)),
-          !unchanged(source, damaged),
-        );
+        }
+        fs.writeFileSync(modelFileIn(source.cacheDir), bytes);
+        const started = performance.now();
+        const loaded = new ModelStore(source.cacheDir).load(source.files);
+        assert.equal(loaded.source, 'persisted', `${source.name}: ${loaded.rebuiltBecause ?? ''}`);
+        const n = damage.object % damaged.header.count;
+        const column = loaded.model.columns[damage.column];
+        const read = 'low' in column ? column.low[n] : column[n];
+        assert.equal(read, damaged[damage.column][n], `${source.name}: ${damage.column} not read as written`);
+        readEverything(loaded.model, n);
+        const elapsed = performance.now() - started;
+        assert.ok(elapsed < CASE_TIME_LIMIT_MS, `${source.name}: load and reads took ${elapsed.toFixed(0)} ms`);
+        tally.persisted++;
       }),
       { seed: SEED, numRuns: RUNS * sources.length },
     );
@@ -348,7 +342,7 @@ function damageDerived(file: ModelFile, damage: DerivedDamage): ModelFile {
   return copy;
 }
 
-describe('model-cache files (format 3): the stored derived columns, damaged and sealed with the key', () => {
+describe('model-cache files (format 4): the stored derived columns, damaged and sealed with the key', () => {
   test("the pristine file's derived columns are used as stored", () => {
     for (const source of sources) {
       fs.writeFileSync(modelFileIn(source.cacheDir), source.pristineBytes);
@@ -360,53 +354,51 @@ describe('model-cache files (format 3): the stored derived columns, damaged and 
     }
   });
 
-  test('child lists or roots changed: never a model other than a fresh build; refused unless nothing changed', () => {
+  test('child lists or roots changed: read as written when their lengths hold, else refused; never a crash or a hang', () => {
     fc.assert(
       fc.property(sourceIndex, derivedDamage, (k, damage) => {
         const source = sources[k % sources.length]!;
         const damaged = damageDerived(source.pristine, damage);
-        const same = (['childStart', 'roots', 'childList'] as const).every(
-          (c) => JSON.stringify(damaged[c]) === JSON.stringify(source.pristine[c]),
-        );
+        // The child list's length, and its end in childStart, must be the deltas the summary counts.
+        const count = source.pristine.header.count;
+        const lengthChanged =
+          damaged.childList!.length !== source.pristine.childList!.length ||
+          damaged.childStart![count] !== source.pristine.childStart![count];
         fs.writeFileSync(
           modelFileIn(source.cacheDir),
           writeModelFile(damaged, sealWithCacheKey(source.cacheDir, damaged.version)),
         );
         const started = performance.now();
         const loaded = new ModelStore(source.cacheDir).load(source.files);
-        // The snapshot asks for the derived columns: they are checked (and refused or used) here.
-        const snapshot = modelSnapshot(loaded.model);
+        if (lengthChanged) {
+          assert.equal(loaded.source, 'built', `${source.name}: a child list of another length was used`);
+          assert.deepEqual(modelSnapshot(loaded.model), source.reference, source.name);
+          tally.rebuilt++;
+        } else {
+          assert.equal(loaded.source, 'persisted', `${source.name}: ${loaded.rebuiltBecause ?? ''}`);
+          assert.equal(loaded.model.derivedSource, 'stored', source.name);
+          for (let n = 0; n < loaded.model.count; n++) readEverything(loaded.model, n);
+          tally.persisted++;
+        }
         const elapsed = performance.now() - started;
-        assert.ok(elapsed < CASE_TIME_LIMIT_MS, `${source.name}: load took ${elapsed.toFixed(0)} ms`);
-        assert.deepEqual(
-          snapshot,
-          source.reference,
-          `${source.name}: derived columns differ from a fresh build (${JSON.stringify(loaded.model.derivedSource)})`,
-        );
-        const verdict = loaded.model.derivedSource;
-        if (same) assert.equal(verdict, 'stored', source.name);
-        else
-          assert.ok(
-            typeof verdict === 'object' || loaded.source === 'built',
-            `${source.name}: damaged derived columns were used (${JSON.stringify(damage)})`,
-          );
-        if (loaded.source === 'built') tally.rebuilt++;
-        else tally.persisted++;
+        assert.ok(elapsed < CASE_TIME_LIMIT_MS, `${source.name}: load and reads took ${elapsed.toFixed(0)} ms`);
       }),
       { seed: SEED, numRuns: RUNS * sources.length },
     );
   });
 });
 
-/** The file's bytes; a depth width no layout has is written over depths laid out as before. */
+/** What the CLI and the server read of a model and one object: none of it may throw or loop. */
+function readEverything(model: PackModel, n: number): void {
+  packStats(model, 10);
+  objectSummary(model, n);
+  assert.ok(model.chain(n).length <= model.count, 'a chain longer than the objects');
+  model.children(n);
+  model.rootOf(n);
+  model.familySize(n);
+}
+
 function laidOut(file: ModelFile, seal: (body: Buffer) => Buffer): Buffer {
   const width = file.header.depthBytes;
   return writeModelFile(file, seal, width === 2 || width === 4 ? width : 2);
-}
-
-/** Whether `candidate`'s chain passes through `object` (so making it `object`'s base closes a cycle). */
-function isDescendant(file: ModelFile, candidate: number, object: number): boolean {
-  for (let at = candidate, steps = 0; at >= 0 && steps <= file.header.count; at = file.base[at]!, steps++)
-    if (at === object) return true;
-  return false;
 }

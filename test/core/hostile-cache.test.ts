@@ -1,9 +1,12 @@
 /**
  * The model cache and the repack preview's temporary directory against
- * an attacker. Crafted model files (a depth of 0xFFFFFFFF, types, bases, sizes and pack order that
- * the pack does not have) sealed with the cache's key or without it, symbolic links planted at the
- * names PackScope writes, a cache directory that is a file, a HOME that is itself a repository for
- * the server, and preview directories left behind by a killed preview.
+ * an attacker (docs/security.md, "The model cache's threat model"). Crafted model files (depths,
+ * types, bases, sizes and pack order that the pack does not have) sealed without the
+ * cache's key (refused by the seal) or with it (the key holder: read as written, and nothing hangs),
+ * files of the wrong shape sealed with the key (refused), a pack and idx touched since the model
+ * was built, symbolic links planted at the names PackScope writes, a cache directory that is a
+ * file, a HOME that is itself a repository for the server, and preview directories left behind by
+ * a killed preview.
  */
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -12,6 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
 import { ModelStore } from '../../src/core/model/model-store.ts';
+import { objectSummary, packStats } from '../../src/core/model/pack-stats.ts';
 import { discoverRepository } from '../../src/core/model/repository.ts';
 import { previewRepack, TEMP_PREFIX } from '../../src/core/repack/preview-pack.ts';
 import { PackSummaryRequest, RecordRequest } from '../../src/protocol/server-protocol.ts';
@@ -78,16 +82,9 @@ describe('crafted model-cache files', () => {
     file.inPackType.flatMap((t, n) => (t === OBJ_OFS_DELTA || t === OBJ_REF_DELTA ? [n] : []));
   const nonDeltas = (file: ModelFile): number[] => file.inPackType.flatMap((t, n) => (t >= 1 && t <= 4 ? [n] : []));
 
-  // Sealed with the cache's own key: only the checks of every column against the idx and pack stand
-  // between these files and the output (an unkeyed SHA-1, as format 1 had, would let anyone do this).
-  const keyedCases: [string, (file: ModelFile) => void][] = [
-    [
-      'a depth of 0xFFFFFFFF',
-      (file) => {
-        file.header.depthBytes = 4;
-        file.depth[deltas(file)[0]!] = 0xffffffff;
-      },
-    ],
+  // Values no pack has, in every column the old column-by-column checks covered.
+  const valueCases: [string, (file: ModelFile) => void][] = [
+    ['a depth of 0xFFFF, more than the objects', (file) => void (file.depth[deltas(file)[0]!] = 0xffff)],
     ['a type out of range', (file) => void (file.type[nonDeltas(file)[0]!] = 9)],
     ['an in-pack type out of range', (file) => void (file.inPackType[nonDeltas(file)[0]!] = 5)],
     [
@@ -115,19 +112,96 @@ describe('crafted model-cache files', () => {
       },
     ],
     ['a pack order naming an object out of range', (file) => void (file.byOffset[3] = file.header.count)],
+    ['a result size of a non-delta that is not its size', (file) => void (file.resultSize[nonDeltas(file)[0]!] += 1)],
+    ['roots that are not the chains’ roots', (file) => void (file.roots![deltas(file)[0]!] = file.header.count + 7)],
+    ['a child list naming objects out of range', (file) => file.childList!.fill(file.header.count * 2)],
+  ];
+
+  // Anyone who cannot read the user's 0600 key: the seal refuses the file, whatever it says.
+  for (const [name, craft] of valueCases) {
+    test(`${name}, sealed without the cache's key: refused by the seal, rebuilt, equal to a fresh build`, () => {
+      const loaded = loadCrafted(`unkeyed-${name.replace(/\W+/g, '-')}`, craft, false);
+      assert.equal(loaded.source, 'built', `${name}: a file sealed without the key was used`);
+      assert.match(loaded.rebuiltBecause ?? '', /checksum mismatch/);
+      assert.deepEqual(modelSnapshot(loaded.model), reference);
+    });
+  }
+
+  // The key holder runs code as the user already, so a sealed file's values are not re-checked
+  // column by column; what a reopen must still do is not crash or hang on them: the summary, the
+  // lists, every object's line and chain are computed from the crafted file.
+  for (const [name, craft] of valueCases) {
+    test(`${name}, sealed with the cache's key: read as written, and nothing crashes or hangs`, () => {
+      const loaded = loadCrafted(name.replace(/\W+/g, '-'), craft, true);
+      assert.equal(loaded.source, 'persisted', `${name}: ${loaded.rebuiltBecause ?? ''}`);
+      const { model } = loaded;
+      const started = performance.now();
+      packStats(model, 10);
+      for (let n = 0; n < model.count; n++) {
+        objectSummary(model, n);
+        assert.ok(model.chain(n).length <= model.count, `${name}: a chain longer than the objects`);
+      }
+      assert.ok(performance.now() - started < 2000, `${name}: reading the crafted model took too long`);
+    });
+  }
+
+  // The shape is checked after the seal (a writer of another version, or a bug in the layout):
+  // nothing a reader indexes may lie outside the file or the objects.
+  const shapeCases: [string, (file: ModelFile) => void][] = [
+    ['an object count that is not the idx’s', (file) => void (file.header.count += 1)],
+    ['a depth column 1 byte wide', (file) => void ((file.header as { depthBytes: number }).depthBytes = 1)],
+    [
+      'a depth of 0xFFFFFFFF, in a column 4 bytes wide though the summary’s deepest fits in 2',
+      (file) => {
+        file.header.depthBytes = 4;
+        file.depth[deltas(file)[0]!] = 0xffffffff;
+      },
+    ],
     ['a size overflow entry for an object that has none', (file) => void (file.header.overflow.size = [[0, 2 ** 40]])],
     [
       'an overflow map that is not pairs',
       (file) => void (file.header.overflow.diskSize = 'x' as unknown as [number, number][]),
     ],
-    ['a result size of a non-delta that is not its size', (file) => void (file.resultSize[nonDeltas(file)[0]!] += 1)],
+    [
+      'a depth histogram longer than the objects',
+      (file) => {
+        const summary = file.header.summary as { depthHistogram: number[] };
+        summary.depthHistogram = new Array<number>(file.header.count + 2).fill(0);
+      },
+    ],
+    [
+      'a summary without its byte totals',
+      (file) => void delete (file.header.summary as { byteTotals?: unknown }).byteTotals,
+    ],
+    [
+      'a ranking head naming an object out of range',
+      (file) => {
+        const rankings = file.header.rankings as Record<string, { entries: { object: number }[] }>;
+        rankings.largest!.entries[0]!.object = file.header.count;
+      },
+    ],
+    [
+      'a ranking head longer than its limit',
+      (file) => void ((file.header.rankings as Record<string, { limit: number }>).deepest!.limit = 0),
+    ],
+    [
+      'a child list longer than the objects',
+      (file) => file.childList!.push(...new Array<number>(file.header.count + 1).fill(0)),
+    ],
+    [
+      'derived columns cut short',
+      (file) => {
+        file.childList = [];
+        file.familySizes!.pop();
+      },
+    ],
   ];
 
-  for (const [name, craft] of keyedCases) {
-    test(`${name}, sealed with the cache's key: rebuilt, equal to a fresh build`, () => {
-      const loaded = loadCrafted(name.replace(/\W+/g, '-'), craft, true);
-      assert.equal(loaded.source, 'built', `${name}: the crafted file was used`);
-      assert.match(loaded.rebuiltBecause ?? '', /model/);
+  for (const [name, craft] of shapeCases) {
+    test(`${name}, sealed with the cache's key: refused by the shape checks, rebuilt, equal to a fresh build`, () => {
+      const loaded = loadCrafted(`shape-${name.replace(/\W+/g, '-')}`, craft, true);
+      assert.equal(loaded.source, 'built', `${name}: a file of the wrong shape was used`);
+      assert.ok(loaded.rebuiltBecause, `${name}: rebuilt without saying why`);
       assert.deepEqual(modelSnapshot(loaded.model), reference);
     });
   }
@@ -255,7 +329,7 @@ describe('repack preview directories left by a killed preview', () => {
 });
 
 describe('the server with a crafted model file in its cache', () => {
-  test('the pack is rebuilt and usable, with what a fresh build says, and the log says why', async (t) => {
+  test('a file sealed without the key: the pack is rebuilt and usable, as a fresh build says, and the log says why', async (t) => {
     const sandbox = new GitSandbox(tempDir(t));
     const repo = sandbox.init('work');
     sandbox.fastImport(repo, historyStream({ commits: 40, seed: 4 }));
@@ -267,7 +341,7 @@ describe('the server with a crafted model file in its cache', () => {
     const delta = file.inPackType.findIndex((type) => type === OBJ_OFS_DELTA || type === OBJ_REF_DELTA);
     file.header.depthBytes = 4;
     file.depth[delta] = 0xffffffff;
-    fs.writeFileSync(modelFileIn(cacheDir), writeModelFile(file, sealWithCacheKey(cacheDir, file.version)));
+    fs.writeFileSync(modelFileIn(cacheDir), writeModelFile(file, sealWithoutKey(file.version)));
 
     const summaryWith = async (
       settings: Parameters<typeof LspServer.start>[0]['settings'],
@@ -288,7 +362,7 @@ describe('the server with a crafted model file in its cache', () => {
     const crafted = await summaryWith({ modelCacheDirectory: cacheDir });
     assert.deepEqual(crafted.summary, fresh.summary);
     assert.ok(
-      crafted.log.some((line) => /rebuilt the persisted model of .*: model/.test(line)),
+      crafted.log.some((line) => /rebuilt the persisted model of .*: model file checksum mismatch/.test(line)),
       `no rebuild in the log:\n${crafted.log.join('\n')}`,
     );
   });

@@ -4,13 +4,14 @@
  * SHA-256): every name, offset and lookup still agrees with `git show-index`, error positions still
  * name the idx file's bytes, the CRC32s are refused by name rather than read from the wrong bytes,
  * and the checksum pass given a names-only index re-reads the file and still finds a damaged CRC.
+ * A reopen reads the names straight from the file (readIdxFileWithStat, namesOnly): the same index.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { SHA256 } from '../../src/core/format/hash-algorithm.ts';
-import { readIdxFile } from '../../src/core/format/idx.ts';
+import { readIdxFile, readIdxFileWithStat } from '../../src/core/format/idx.ts';
 import { buildPackModel, packFilesFor, packOrder } from '../../src/core/model/build-pack-model.ts';
 import { verifyChecksums } from '../../src/core/verify/checksums.ts';
 import { PackFormatError } from '../../src/core/errors.ts';
@@ -105,4 +106,51 @@ test('the checksum pass given a names-only index reads the whole idx again', (t)
     (error: unknown) =>
       error instanceof PackFormatError && error.code === 'crc' && error.file === files.idx && error.offset === at,
   );
+});
+
+test('an idx read names-only from the file is the index a model keeps, and its bounds are still checked', (t) => {
+  const root = tempDir(t, 'packscope-names-only-read-');
+  const fixtures = buildFixturePacks(root, { commits: 30 });
+  const sha256 = buildSha256Pack(root, { commits: 10 });
+  for (const [stem, hash] of [
+    [fixtures.ofs, undefined],
+    [fixtures.v1, undefined],
+    [sha256, SHA256],
+  ] as const) {
+    const files = packFilesFor(`${stem}.pack`);
+    const kept = readIdxFile(files.idx, hash ? { hash } : {}).namesOnly();
+    const read = readIdxFileWithStat(files.idx, { ...(hash ? { hash } : {}), namesOnly: true });
+    const stat = fs.statSync(files.idx);
+    assert.equal(read.size, stat.size);
+    assert.equal(read.mtimeMs, stat.mtimeMs);
+    // A v1 idx interleaves names and offsets: it is read whole, and the model compacts it as before.
+    assert.equal(read.index.whole, stem === fixtures.v1, `${stem}: read names only unless v1`);
+    const index = read.index.namesOnly();
+    assert.ok(index.bytes.equals(kept.bytes), `${stem}: names and checksums as namesOnly() keeps them`);
+    assert.deepEqual(Array.from(index.offsets), Array.from(kept.offsets));
+    assert.deepEqual(index.fileLayout, kept.fileLayout);
+    assert.deepEqual(Array.from(index.fanout), Array.from(kept.fanout));
+    for (let n = 0; n < index.count; n++) assert.equal(index.find(index.oidBytes(n)), n);
+  }
+
+  // Bounds and order are checked read this way too: a cut idx, and two names swapped.
+  const files = packFilesFor(`${fixtures.ofs}.pack`);
+  const whole = readIdxFile(files.idx);
+  fs.writeFileSync(files.idx, whole.bytes.subarray(0, whole.bytes.length - 7));
+  assert.throws(() => readIdxFileWithStat(files.idx, { namesOnly: true }), /cannot be \d+ bytes long/);
+  const swapped = Buffer.from(whole.bytes);
+  const size = whole.hash.size;
+  const last = whole.namePosition(whole.count - 1);
+  const before = whole.namePosition(whole.count - 2);
+  const a = Buffer.from(swapped.subarray(before, before + size));
+  swapped.copy(swapped, before, last, last + size);
+  a.copy(swapped, last);
+  fs.writeFileSync(files.idx, swapped);
+  assert.throws(
+    () => readIdxFileWithStat(files.idx, { namesOnly: true }),
+    /not sorted and distinct|fan-out table puts it/,
+  );
+  // Deferred, the order is the caller's to check (a model built from this very idx vouches for it).
+  const deferred = readIdxFileWithStat(files.idx, { namesOnly: true, deferNameOrder: true }).index;
+  assert.throws(() => deferred.checkNameOrder(), /not sorted and distinct|fan-out table puts it/);
 });

@@ -2,10 +2,11 @@
  * Reads and writes PackScope model-cache files (src/core/model/model-store.ts) column by column, so
  * that tests can craft them as an attacker would: change columns, then seal the file with the cache's
  * own key (an attacker who can read it) or without it. Knows format 1 (unkeyed SHA-1 trailer, the
- * format before the key) and format 2 (HMAC-SHA256 with the key in the cache directory), so that a test crafting
- * a file works against both and shows what the key changed.
+ * format before the key) and format 2 and later (HMAC-SHA256 with the key in the cache directory; 3 adds the derived
+ * columns; 4 the family sizes, sealed by GMAC under a key derived from the cache's), so that a test crafting a file works against each and shows what
+ * the key changed.
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PackModel } from '../../src/core/model/pack-model.ts';
@@ -31,13 +32,28 @@ export interface ModelFile {
   /** Format 3 and later: the derived columns after the others, 4-byte aligned. */
   childStart?: number[];
   roots?: number[];
+  /** Format 4 and later: between the roots and the child list. */
+  familySizes?: number[];
   childList?: number[];
 }
 
 export type ColumnName = 'size' | 'resultSize' | 'diskSize' | 'base' | 'byOffset' | 'depth' | 'inPackType' | 'type';
 
 function trailerBytes(version: number): number {
-  return version === 1 ? 20 : 32;
+  // 1: SHA-1; 2 and 3: HMAC-SHA256; 4: a GCM nonce and tag.
+  return version === 1 ? 20 : version >= 4 ? 12 + 16 : 32;
+}
+
+/** Format 4's seal: a GMAC under a key derived from the cache's (src/core/model/sealed-file.ts). */
+function gmacSeal(key: Buffer): (body: Buffer) => Buffer {
+  const gmacKey = createHmac('sha256', key).update('PackScope sealed file: AES-256-GCM key').digest();
+  return (body) => {
+    const nonce = randomBytes(12);
+    const gmac = createCipheriv('aes-256-gcm', gmacKey, nonce);
+    gmac.setAAD(body);
+    gmac.final();
+    return Buffer.concat([nonce, gmac.getAuthTag()]);
+  };
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;
@@ -84,6 +100,7 @@ export function readModelFile(bytes: Buffer): ModelFile {
     };
     file.childStart = words(count + 1);
     file.roots = words(count);
+    if (version >= 4) file.familySizes = words(count);
     file.childList = words((bytes.length - trailerBytes(version) - at) / 4);
   }
   if (at + trailerBytes(version) !== bytes.length) throw new Error('test helper: unexpected model file layout');
@@ -129,6 +146,7 @@ export function writeModelFile(
     Buffer.alloc(((body.length + 3) & ~3) - body.length),
     column(file.childStart, 4),
     column(file.roots, 4),
+    ...(file.familySizes === undefined ? [] : [column(file.familySizes, 4)]),
     column(file.childList, 4),
   ]);
   const whole = Buffer.concat([body, derived]);
@@ -139,6 +157,7 @@ export function writeModelFile(
 export function sealWithCacheKey(cacheDir: string, version: number): (body: Buffer) => Buffer {
   if (version === 1) return (body) => createHash('sha1').update(body).digest();
   const key = fs.readFileSync(path.join(cacheDir, CACHE_KEY_FILE));
+  if (version >= 4) return gmacSeal(key);
   return (body) => createHmac('sha256', key).update(body).digest();
 }
 
@@ -146,6 +165,7 @@ export function sealWithCacheKey(cacheDir: string, version: number): (body: Buff
 export function sealWithoutKey(version: number): (body: Buffer) => Buffer {
   if (version === 1) return (body) => createHash('sha1').update(body).digest();
   const guess = randomBytes(32);
+  if (version >= 4) return gmacSeal(guess);
   return (body) => createHmac('sha256', guess).update(body).digest();
 }
 

@@ -1,3 +1,4 @@
+import { constants } from 'node:buffer';
 import { fail } from '../errors.ts';
 import { SHA1, SHA256, type HashAlgorithm } from './hash-algorithm.ts';
 import { RandomAccessFile } from './random-access-file.ts';
@@ -5,6 +6,7 @@ import { RandomAccessFile } from './random-access-file.ts';
 /** git-internals §6.2: `ff 74 4f 63`, the v2+ idx signature. */
 const IDX_V2_MAGIC = 0xff744f63;
 const FANOUT_BYTES = 256 * 4;
+const MAX_LENGTH = constants.MAX_LENGTH;
 
 /**
  * Where an idx file keeps its name and CRC32 tables: positions in the file itself, for error
@@ -127,6 +129,11 @@ export class PackIndex {
       t.largeOffsetCount,
       t.fileLayout,
     );
+  }
+
+  /** Throws unless the names are sorted, distinct and under their fan-out entries (parseIdx runs it unless deferred). */
+  checkNameOrder(): void {
+    checkNamesSorted(this, this.bytes, this.namesStart, this.nameStride, this.hash.size);
   }
 
   /** Byte position of object `n`'s name inside `bytes`. */
@@ -278,6 +285,28 @@ export interface TransferredIndex {
 export interface ParseIdxOptions {
   /** The repository's hash algorithm when known; otherwise it is inferred from the idx's size. */
   hash?: HashAlgorithm;
+  /**
+   * Leave the O(count) name-order check to the caller (`PackIndex.checkNameOrder`): a model file
+   * built from this very idx (its size, time and checksum recorded under the seal) vouches that a
+   * build already ran it (docs/security.md, "The model cache's threat model"). Every bound is still
+   * checked here: a lookup stays inside the name table whatever order the names are in.
+   */
+  deferNameOrder?: boolean;
+}
+
+export interface ReadIdxOptions extends ParseIdxOptions {
+  /**
+   * Read only what a model keeps (PackIndex.namesOnly: names, offsets, the two checksums), never
+   * the CRC32 table, and the names straight into their own buffer. A v1 idx is read whole.
+   */
+  namesOnly?: boolean;
+}
+
+/** An idx as read, with the size and modification time it had when it was opened. */
+export interface ReadIdx {
+  index: PackIndex;
+  size: number;
+  mtimeMs: number;
 }
 
 /**
@@ -286,8 +315,18 @@ export interface ParseIdxOptions {
  * allocated. parseIdx then checks the exact size.
  */
 export function readIdxFile(file: string, options: ParseIdxOptions = {}): PackIndex {
+  return readIdxFileWithStat(file, options).index;
+}
+
+/** readIdxFile, with the file's size and modification time as read when it was opened. */
+export function readIdxFileWithStat(file: string, options: ReadIdxOptions = {}): ReadIdx {
   const handle = RandomAccessFile.open(file);
   try {
+    const namesOnly = options.namesOnly ? readIdxNamesOnly(handle, options) : undefined;
+    if (namesOnly) {
+      if (!options.deferNameOrder) namesOnly.checkNameOrder();
+      return { index: namesOnly, size: handle.size, mtimeMs: handle.mtimeMs };
+    }
     const head = handle.read(0, Math.min(handle.size, 8 + FANOUT_BYTES));
     const largest = largestIdxSize(head, options.hash);
     if (largest !== undefined && handle.size > largest) {
@@ -298,7 +337,7 @@ export function readIdxFile(file: string, options: ParseIdxOptions = {}): PackIn
         `idx is ${handle.size} bytes, more than its fan-out table's object count allows (at most ${largest} bytes)`,
       );
     }
-    return parseIdx(file, handle.read(0, handle.size), options);
+    return { index: parseIdx(file, handle.read(0, handle.size), options), size: handle.size, mtimeMs: handle.mtimeMs };
   } finally {
     handle.close();
   }
@@ -320,10 +359,87 @@ function largestIdxSize(head: Buffer, hash: HashAlgorithm | undefined): number |
   return Math.max(FANOUT_BYTES + v1Count * (hashSize + 4) + 2 * hashSize, largestV2(v2Count));
 }
 
-// Stays long: one bounds-checked read of the idx (git-internals §6.2) in file order; each check guards the reads after
-// it.
+/** What an idx's first 1032 bytes and its size say: where its tables are, checked against its size. */
+interface IdxHead {
+  version: 1 | 2;
+  hash: HashAlgorithm;
+  count: number;
+  fanout: Uint32Array;
+  largeOffsetCount: number;
+  namesStart: number;
+  nameStride: number;
+  crcStart: number | undefined;
+}
+
+/**
+ * The whole idx in `bytes`, every bound checked (git-internals §6.2): the fan-out table, the file's
+ * size against the count, each offset, and (unless deferred) the names' order.
+ */
 export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions = {}): PackIndex {
-  if (bytes.length < 8) throw fail('truncated', file, bytes.length, `idx is only ${bytes.length} bytes`);
+  const head = parseIdxHead(file, bytes, bytes.length, options);
+  const { version, hash, count, fanout, largeOffsetCount, namesStart, nameStride, crcStart } = head;
+  let offsets: Float64Array;
+  if (version === 2) {
+    const offsetStart = crcStart! + count * 4;
+    const largeStart = offsetStart + count * 4;
+    offsets = decodeOffsets(file, head, bigEndianWords(bytes, offsetStart, count), bytes, largeStart, largeStart);
+  } else {
+    offsets = new Float64Array(count);
+    for (let n = 0; n < count; n++) offsets[n] = bytes.readUInt32BE(FANOUT_BYTES + n * nameStride);
+  }
+  const index = new PackIndex(
+    file,
+    version,
+    hash,
+    count,
+    bytes,
+    fanout,
+    namesStart,
+    nameStride,
+    crcStart,
+    offsets,
+    largeOffsetCount,
+  );
+  if (!options.deferNameOrder) index.checkNameOrder();
+  return index;
+}
+
+/**
+ * A v2 idx read as a model keeps it (PackIndex.namesOnly), straight from the file: the names into
+ * a buffer of their own followed by the two checksums, the offset tables decoded, the CRC32 table
+ * never read. The same bounds as parseIdx; none of the 24 MB whole-file read and 17 MB copy of
+ * git.git's idx that a reopen otherwise paid in fresh memory (bench/README.md, "Persisted reopen").
+ * Undefined for a v1 idx (names and offsets interleaved): read it whole.
+ */
+function readIdxNamesOnly(handle: RandomAccessFile, options: ParseIdxOptions): PackIndex | undefined {
+  const file = handle.path;
+  // A file larger than a Buffer can hold gets the whole read's own refusal, by name.
+  if (handle.size > MAX_LENGTH) return undefined;
+  const headBytes = handle.read(0, Math.min(handle.size, 8 + FANOUT_BYTES));
+  if (headBytes.length < 8 || headBytes.readUInt32BE(0) !== IDX_V2_MAGIC) return undefined;
+  const head = parseIdxHead(file, headBytes, handle.size, options);
+  const { hash, count, largeOffsetCount, namesStart, crcStart } = head;
+  const size = hash.size;
+  const names = Buffer.allocUnsafeSlow(count * size + 2 * size);
+  handle.readInto(names, 0, count * size, namesStart);
+  handle.readInto(names, count * size, 2 * size, handle.size - 2 * size);
+  const offsetStart = crcStart! + count * 4;
+  const words = Buffer.allocUnsafeSlow(count * 4);
+  handle.readInto(words, 0, count * 4, offsetStart);
+  words.swap32();
+  const largeStart = offsetStart + count * 4;
+  const large = handle.read(largeStart, largeOffsetCount * 8);
+  const offsets = decodeOffsets(file, head, new Uint32Array(words.buffer, 0, count), large, 0, largeStart);
+  return new PackIndex(file, 2, hash, count, names, head.fanout, 0, size, undefined, offsets, largeOffsetCount, {
+    namesStart,
+    nameStride: head.nameStride,
+    crcStart,
+  });
+}
+
+// Stays long: the idx's header and fan-out in file order (git-internals §6.2); each check guards the reads after it.
+function parseIdxHead(file: string, bytes: Buffer, fileSize: number, options: ParseIdxOptions): IdxHead {
+  if (fileSize < 8) throw fail('truncated', file, fileSize, `idx is only ${fileSize} bytes`);
   const version: 1 | 2 = bytes.readUInt32BE(0) === IDX_V2_MAGIC ? 2 : 1;
   if (version === 2) {
     const declared = bytes.readUInt32BE(4);
@@ -334,18 +450,18 @@ export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions =
     // have room to list; a damaged v2 signature (or not an idx at all) fails this.
     const hashSize = (options.hash ?? SHA1).size;
     const first = bytes.readUInt32BE(0);
-    if (first > Math.max(0, Math.floor((bytes.length - FANOUT_BYTES - 2 * hashSize) / (hashSize + 4)))) {
+    if (first > Math.max(0, Math.floor((fileSize - FANOUT_BYTES - 2 * hashSize) / (hashSize + 4)))) {
       throw fail(
         'bad-magic',
         file,
         0,
-        `not an idx: no v2 signature (ff 74 4f 63), and read as v1 its first fan-out entry (${first}) counts more objects than ${bytes.length} bytes can list`,
+        `not an idx: no v2 signature (ff 74 4f 63), and read as v1 its first fan-out entry (${first}) counts more objects than ${fileSize} bytes can list`,
       );
     }
   }
   const fanoutStart = version === 2 ? 8 : 0;
-  if (bytes.length < fanoutStart + FANOUT_BYTES) {
-    throw fail('truncated', file, bytes.length, 'idx ends inside the fan-out table');
+  if (fileSize < fanoutStart + FANOUT_BYTES || bytes.length < fanoutStart + FANOUT_BYTES) {
+    throw fail('truncated', file, fileSize, 'idx ends inside the fan-out table');
   }
   const fanout = new Uint32Array(256);
   let previous = 0;
@@ -365,91 +481,81 @@ export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions =
   const count = fanout[255]!;
 
   const candidates = options.hash ? [options.hash] : [SHA1, SHA256];
-  let hash: HashAlgorithm | undefined;
-  let largeOffsetCount = 0;
   for (const candidate of candidates) {
-    const large = largeOffsetCountFor(version, count, candidate.size, bytes.length);
-    if (large !== undefined) {
-      hash = candidate;
-      largeOffsetCount = large;
-      break;
-    }
+    const large = largeOffsetCountFor(version, count, candidate.size, fileSize);
+    if (large === undefined) continue;
+    const hashSize = candidate.size;
+    const namesStart = version === 2 ? 8 + FANOUT_BYTES : FANOUT_BYTES + 4;
+    return {
+      version,
+      hash: candidate,
+      count,
+      fanout,
+      largeOffsetCount: large,
+      namesStart,
+      nameStride: version === 2 ? hashSize : hashSize + 4,
+      crcStart: version === 2 ? namesStart + count * hashSize : undefined,
+    };
   }
-  if (!hash) {
-    const hashSize = (options.hash ?? SHA1).size;
-    const expected =
-      version === 2
-        ? 8 + FANOUT_BYTES + count * (hashSize + 8) + 2 * hashSize
-        : FANOUT_BYTES + count * (hashSize + 4) + 2 * hashSize;
-    const code = bytes.length < expected ? 'truncated' : 'bad-header';
-    throw fail(
-      code,
-      file,
-      bytes.length,
-      `idx v${version} of ${count} objects cannot be ${bytes.length} bytes long (expected ${expected}${version === 2 ? ' plus 8 per large offset' : ''})`,
-    );
-  }
-
-  const hashSize = hash.size;
-  const offsets = new Float64Array(count);
-  let namesStart: number;
-  let nameStride: number;
-  let crcStart: number | undefined;
-  if (version === 2) {
-    namesStart = 8 + FANOUT_BYTES;
-    nameStride = hashSize;
-    crcStart = namesStart + count * hashSize;
-    const offsetStart = crcStart + count * 4;
-    const largeStart = offsetStart + count * 4;
-    // One native byte swap instead of a readUInt32BE call per object.
-    const words = bigEndianWords(bytes, offsetStart, count);
-    for (let n = 0; n < count; n++) {
-      const word = words[n]!;
-      if (word & 0x80000000) {
-        const index = word & 0x7fffffff;
-        if (index >= largeOffsetCount) {
-          throw fail(
-            'bad-offset',
-            file,
-            offsetStart + n * 4,
-            `object ${n} refers to large offset ${index}, but the table has ${largeOffsetCount}`,
-          );
-        }
-        const high = bytes.readUInt32BE(largeStart + index * 8);
-        const low = bytes.readUInt32BE(largeStart + index * 8 + 4);
-        if (high >= 0x200000) {
-          throw fail('bad-offset', file, largeStart + index * 8, `large offset of object ${n} exceeds 2^53`);
-        }
-        offsets[n] = high * 0x100000000 + low;
-      } else {
-        offsets[n] = word;
-      }
-    }
-  } else {
-    namesStart = FANOUT_BYTES + 4;
-    nameStride = hashSize + 4;
-    for (let n = 0; n < count; n++) offsets[n] = bytes.readUInt32BE(FANOUT_BYTES + n * nameStride);
-  }
-
-  const index = new PackIndex(
+  const hashSize = (options.hash ?? SHA1).size;
+  const expected =
+    version === 2
+      ? 8 + FANOUT_BYTES + count * (hashSize + 8) + 2 * hashSize
+      : FANOUT_BYTES + count * (hashSize + 4) + 2 * hashSize;
+  const code = fileSize < expected ? 'truncated' : 'bad-header';
+  throw fail(
+    code,
     file,
-    version,
-    hash,
-    count,
-    bytes,
-    fanout,
-    namesStart,
-    nameStride,
-    crcStart,
-    offsets,
-    largeOffsetCount,
+    fileSize,
+    `idx v${version} of ${count} objects cannot be ${fileSize} bytes long (expected ${expected}${version === 2 ? ' plus 8 per large offset' : ''})`,
   );
-  checkNameOrder(index, bytes, namesStart, nameStride, hashSize);
-  return index;
 }
 
-/** Binary search needs sorted, distinct names that agree with the fan-out table. */
-function checkNameOrder(
+/**
+ * A v2 idx's offsets: `words` is the 32-bit offset table in native order; `large` holds the
+ * large-offset table from its byte `largeAt`, which is the file's byte `largeStart` (for errors).
+ */
+function decodeOffsets(
+  file: string,
+  head: IdxHead,
+  words: Uint32Array,
+  large: Buffer,
+  largeAt: number,
+  largeStart: number,
+): Float64Array {
+  const { count, largeOffsetCount } = head;
+  const offsetStart = head.crcStart! + count * 4;
+  const offsets = new Float64Array(count);
+  for (let n = 0; n < count; n++) {
+    const word = words[n]!;
+    if (word & 0x80000000) {
+      const index = word & 0x7fffffff;
+      if (index >= largeOffsetCount) {
+        throw fail(
+          'bad-offset',
+          file,
+          offsetStart + n * 4,
+          `object ${n} refers to large offset ${index}, but the table has ${largeOffsetCount}`,
+        );
+      }
+      const high = large.readUInt32BE(largeAt + index * 8);
+      const low = large.readUInt32BE(largeAt + index * 8 + 4);
+      if (high >= 0x200000) {
+        throw fail('bad-offset', file, largeStart + index * 8, `large offset of object ${n} exceeds 2^53`);
+      }
+      offsets[n] = high * 0x100000000 + low;
+    } else {
+      offsets[n] = word;
+    }
+  }
+  return offsets;
+}
+
+/**
+ * Binary search needs sorted, distinct names that agree with the fan-out table. `fileLayout`
+ * gives the positions errors name (`bytes` may hold the names only).
+ */
+function checkNamesSorted(
   index: PackIndex,
   bytes: Buffer,
   namesStart: number,
@@ -466,7 +572,7 @@ function checkNameOrder(
       throw fail(
         'bad-fanout',
         file,
-        at,
+        index.nameFilePosition(n),
         `object ${n} starts with byte ${first.toString(16).padStart(2, '0')}, but the fan-out table puts it under ${bucket.toString(16).padStart(2, '0')}`,
       );
     }
@@ -480,7 +586,13 @@ function checkNameOrder(
           break;
         }
       }
-      if (cmp <= 0) throw fail('bad-header', file, at, `object names are not sorted and distinct at object ${n}`);
+      if (cmp <= 0)
+        throw fail(
+          'bad-header',
+          file,
+          index.nameFilePosition(n),
+          `object names are not sorted and distinct at object ${n}`,
+        );
     }
   }
 }

@@ -20,13 +20,15 @@ export class RandomAccessFile {
     readonly size: number,
     /** Device, inode, size and mtime at open: another thread opening the path checks it has the same file. */
     readonly identity: string,
+    /** Modification time at open, in ms with its fraction (what a model file records of its pack and idx). */
+    readonly mtimeMs: number,
   ) {
     this.fd = fd;
   }
 
   static open(path: string): RandomAccessFile {
     const { fd, stat } = openRegularFile(path);
-    return new RandomAccessFile(path, fd, stat.size, identityOf(stat));
+    return new RandomAccessFile(path, fd, stat.size, identityOf(stat), stat.mtimeMs);
   }
 
   /** Reads exactly `length` bytes at `position` into `target` (from `targetOffset`). */

@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { writeAll } from '../atomic-file.ts';
 
 /**
- * The model cache's per-user key (HMAC-SHA256 of every model file): a model file is trusted only
- * when its trailer was made with this key, so a file written by anyone who cannot read the key
+ * The model cache's per-user key (every model and paths file is sealed under it: sealed-file.ts):
+ * a file is trusted only when its trailer was made with this key, so a file written by anyone who cannot read the key
  * (another user, a crafted download) is rebuilt instead of printed. The key is a regular file of
  * KEY_BYTES random bytes, mode 0600, owned by this user, created exclusively without following links.
  */

@@ -1,4 +1,5 @@
 import { PackIndex, type TransferredIndex } from '../format/idx.ts';
+import type { RankingHead } from './pack-columns.ts';
 import { PackModel, type DerivedColumns, type PackFiles, type SummaryFacts } from './pack-model.ts';
 import { SizeColumn } from './size-column.ts';
 
@@ -25,6 +26,8 @@ export interface TransferredModel {
   derived: DerivedColumns;
   /** Computed on the sending thread, so that the receiving one never scans the columns for a summary. */
   summary: SummaryFacts;
+  /** The ranking heads a model file kept, so that the receiving thread need not scan for them either. */
+  rankingHeads: Record<string, RankingHead>;
 }
 
 export function modelForTransfer(model: PackModel): { message: TransferredModel; transfer: ArrayBuffer[] } {
@@ -50,6 +53,7 @@ export function modelForTransfer(model: PackModel): { message: TransferredModel;
     },
     derived: model.derivedColumns(),
     summary: model.summaryFacts(),
+    rankingHeads: model.allRankingHeads(),
   };
   const views: ArrayBufferView[] = [
     index.bytes,
@@ -79,5 +83,6 @@ export function modelFromTransfer(message: TransferredModel): PackModel {
   });
   model.adoptDerivedColumns(message.derived);
   model.adoptSummaryFacts(message.summary);
+  for (const [ranking, head] of Object.entries(message.rankingHeads)) model.adoptRankingHead(ranking, head);
   return model;
 }

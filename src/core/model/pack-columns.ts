@@ -1,6 +1,6 @@
 /**
- * The columns of a pack model as they are stored and checked: below the model (pack-model.ts) and
- * its stored-column check (stored-columns-check.ts), which both read them.
+ * The columns of a pack model as they are stored: below the model (pack-model.ts) and the shape
+ * check of a stored model (stored-columns-check.ts), which both read them.
  */
 import type { SizeColumn } from './size-column.ts';
 
@@ -26,12 +26,29 @@ export interface PackColumns {
 }
 
 /**
- * The derived columns a model file keeps beside the base column (format 3): the ones whose build
+ * The derived columns a model file keeps beside the base column (format 4): the ones whose build
  * costs a scattered pass or a sort (most of a reopen: bench/README.md, "Figures the comments rely
- * on"). Untrusted until checkStoredDerived has compared them with the base column.
+ * on"). Trusted once the file's seal verifies and their lengths fit (docs/security.md, "The model
+ * cache's threat model").
  */
 export interface StoredDerivedColumns {
   childStart: Uint32Array;
   childList: Uint32Array;
   roots: Uint32Array;
+  familySizes: Uint32Array;
+}
+
+/** One entry of a ranking (rankings.ts): an object and the value it is ranked by. */
+export interface RankedObject {
+  object: number;
+  value: number;
+}
+
+/**
+ * The head of one ranking as a model file keeps it: the first `limit` objects in ranking order
+ * (fewer when fewer objects are ranked), so that `stats` lists them without a pass over the columns.
+ */
+export interface RankingHead {
+  limit: number;
+  entries: RankedObject[];
 }

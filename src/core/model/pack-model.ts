@@ -1,8 +1,7 @@
 import type { HashAlgorithm } from '../format/hash-algorithm.ts';
 import type { PackIndex } from '../format/idx.ts';
 import { isDeltaType, OBJ_OFS_DELTA, OBJ_REF_DELTA, TYPE_NAMES } from '../format/pack-file.ts';
-import type { PackColumns, StoredDerivedColumns } from './pack-columns.ts';
-import { checkStoredDerived } from './stored-columns-check.ts';
+import type { PackColumns, RankingHead, StoredDerivedColumns } from './pack-columns.ts';
 
 export interface PackFiles {
   pack: string;
@@ -62,8 +61,8 @@ function computeSummaryFacts(columns: PackColumns, count: number): SummaryFacts 
   };
 }
 
-/** Where a model's derived columns came from: computed from `base`, or a model file's, checked. */
-export type DerivedSource = 'computed' | 'stored' | { rejected: string };
+/** Where a model's derived columns came from: computed from `base`, or a sealed model file's. */
+export type DerivedSource = 'computed' | 'stored';
 
 /**
  * One pack's model: columns built once, everything else derived on demand from `base` and cached.
@@ -74,10 +73,10 @@ export class PackModel {
   private rootColumn: Uint32Array | undefined;
   private familySizes: Uint32Array | undefined;
   private offsetsInPackOrder: Float64Array | undefined;
-  /** A model file's derived columns, checked against `base` when first needed (the CLI rarely needs them). */
-  private offeredDerived: StoredDerivedColumns | undefined;
   private derivedFrom: DerivedSource = 'computed';
   private summary: SummaryFacts | undefined;
+  /** Heads of rankings a model file kept (rankings.ts reads them before scanning the columns). */
+  private rankingHeads = new Map<string, RankingHead>();
 
   /** The pack's idx, names only (PackIndex.namesOnly): the CRC32 and offset tables are not kept. */
   readonly index: PackIndex;
@@ -102,7 +101,6 @@ export class PackModel {
    * answering hovers does not (half a second on a 300k-object pack).
    */
   derivedColumns(): DerivedColumns {
-    this.takeOffered();
     const children = (this.childIndex ??= this.buildChildIndex());
     this.rootColumn ??= this.buildRoots();
     this.familySizes ??= this.buildFamilySizes();
@@ -117,33 +115,42 @@ export class PackModel {
   }
 
   /**
-   * Offers a model file's derived columns (and the offsets in pack order its check produced): used
-   * in place of a build once checkStoredDerived finds them equal to what `base` gives, else
-   * dropped and rebuilt from `base` (derivedSource says which).
+   * Takes a sealed model file's derived columns as they are: the seal says PackScope wrote them
+   * from a build of this pack (docs/security.md, "The model cache's threat model"). Only their
+   * lengths are checked, so that no view reaches past what the model has.
    */
-  offerStoredDerived(stored: StoredDerivedColumns, offsetsInPackOrder?: Float64Array): void {
-    this.offeredDerived = stored;
-    if (offsetsInPackOrder && offsetsInPackOrder.length === this.count) this.offsetsInPackOrder ??= offsetsInPackOrder;
+  adoptStoredDerived(stored: StoredDerivedColumns): void {
+    const n = this.count;
+    if (
+      stored.childStart.length !== n + 1 ||
+      stored.roots.length !== n ||
+      stored.familySizes.length !== n ||
+      stored.childList.length > n
+    )
+      throw new Error('stored derived columns do not fit this model');
+    this.childIndex = { start: stored.childStart, list: stored.childList };
+    this.rootColumn = stored.roots;
+    this.familySizes = stored.familySizes;
+    this.derivedFrom = 'stored';
   }
 
-  /** Whether the derived columns were computed or came from the model file (or why that file's were refused). */
+  /** Whether the derived columns were computed or came from the model file. */
   get derivedSource(): DerivedSource {
     return this.derivedFrom;
   }
 
-  private takeOffered(): void {
-    const offered = this.offeredDerived;
-    if (offered === undefined) return;
-    this.offeredDerived = undefined;
-    if (this.childIndex !== undefined || this.rootColumn !== undefined) return;
-    const problem = checkStoredDerived(this.columns, offered);
-    if (problem !== undefined) {
-      this.derivedFrom = { rejected: problem };
-      return;
-    }
-    this.childIndex = { start: offered.childStart, list: offered.childList };
-    this.rootColumn = offered.roots;
-    this.derivedFrom = 'stored';
+  /** A ranking's head as a model file kept it, or as another thread computed it for this model. */
+  adoptRankingHead(ranking: string, head: RankingHead): void {
+    this.rankingHeads.set(ranking, head);
+  }
+
+  rankingHead(ranking: string): RankingHead | undefined {
+    return this.rankingHeads.get(ranking);
+  }
+
+  /** Every ranking head this model holds (for a model file, or a transfer to another thread). */
+  allRankingHeads(): Record<string, RankingHead> {
+    return Object.fromEntries(this.rankingHeads);
   }
 
   /** Takes derived columns computed elsewhere for this same model (their lengths are checked). */
@@ -213,9 +220,13 @@ export class PackModel {
   chain(n: number): number[] {
     const chain = [n];
     let current = n;
-    // Cycles were rejected while building; depth bounds the walk anyway.
-    for (let guard = this.columns.depth[n]!; guard > 0; guard--) {
-      current = this.columns.base[current]!;
+    const { base, depth } = this.columns;
+    // A build refuses cycles, and a sealed model file is one a build wrote; a stored depth still
+    // bounds the walk, and no chain is longer than the objects (docs/security.md, "The model
+    // cache's threat model": a file's values are not re-checked after its seal).
+    for (let guard = Math.min(depth[n]!, this.count); guard > 0; guard--) {
+      current = base[current]!;
+      if (!(current >= 0 && current < this.count)) break;
       chain.push(current);
     }
     return chain;
@@ -252,14 +263,12 @@ export class PackModel {
 
   /** Direct delta children of every object, as a compressed adjacency list. */
   children(n: number): Uint32Array {
-    this.takeOffered();
     const index = (this.childIndex ??= this.buildChildIndex());
     return index.list.subarray(index.start[n]!, index.start[n + 1]!);
   }
 
   /** The root of each object's chain (itself for non-deltas). */
   rootOf(n: number): number {
-    if (this.rootColumn === undefined) this.takeOffered();
     return (this.rootColumn ??= this.buildRoots())[n]!;
   }
 
@@ -269,12 +278,9 @@ export class PackModel {
     return this.familySizes[this.rootOf(n)]!;
   }
 
-  /** Number of families (one per root). */
+  /** Number of families: one per root, and the roots are the objects at depth 0. */
   familyCount(): number {
-    let roots = 0;
-    const { base } = this.columns;
-    for (let n = 0; n < this.count; n++) if (base[n]! < 0) roots++;
-    return roots;
+    return this.summaryFacts().depthHistogram[0] ?? 0;
   }
 
   /** Bytes held by the columns (the idx buffer is accounted separately). */
@@ -333,7 +339,6 @@ export class PackModel {
   }
 
   private buildFamilySizes(): Uint32Array {
-    if (this.rootColumn === undefined) this.takeOffered();
     const roots = (this.rootColumn ??= this.buildRoots());
     const sizes = new Uint32Array(this.count);
     for (let n = 0; n < this.count; n++) sizes[roots[n]!]!++;

@@ -36,7 +36,8 @@ export class PathTable {
 
   /**
    * Throws unless the arrays form a table: what a persisted file must pass before any lookup
-   * (the file is keyed, but checked anyway, as stored-columns-check.ts checks model columns).
+   * (the file is keyed, and checked anyway: model files stopped re-checking their columns after
+   * their seal, docs/security.md, "The model cache's threat model"; paths files were not revisited).
    */
   static check(parent: Int32Array, start: Uint32Array, pool: Uint8Array): void {
     const count = parent.length;

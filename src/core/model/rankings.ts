@@ -1,3 +1,4 @@
+import type { RankedObject, RankingHead } from './pack-columns.ts';
 import type { PackModel } from './pack-model.ts';
 
 /**
@@ -36,14 +37,30 @@ export function isRankingName(name: string): name is RankingName {
   return Object.hasOwn(RANKINGS, name);
 }
 
-export interface TopEntry {
-  object: number;
-  value: number;
+export type TopEntry = RankedObject;
+
+/**
+ * How many of each ranking a model file keeps (model-store.ts): `stats` lists 10 by default, and a
+ * larger --top scans the columns as before.
+ */
+export const STORED_RANKING_HEAD = 100;
+/** The rankings `stats` lists: the ones whose heads a model file keeps. */
+export const STATS_RANKINGS = ['families', 'largest', 'largestOnDisk', 'deepest'] as const satisfies RankingName[];
+
+/** The head of a ranking to keep with a model: its first `limit` objects. */
+export function rankingHead(model: PackModel, ranking: RankingName, limit: number): RankingHead {
+  return { limit, entries: topRanked(model, ranking, limit) };
 }
 
-/** The k highest-ranked objects with their values (a sorted buffer of k: plenty for the small k the CLI asks for). */
+/**
+ * The k highest-ranked objects with their values (a sorted buffer of k: plenty for the small k the
+ * CLI asks for), from the model's stored head of the ranking when it holds k.
+ */
 export function topRanked(model: PackModel, ranking: RankingName, k: number): TopEntry[] {
   if (k <= 0) return [];
+  const head = model.rankingHead(ranking);
+  // The head is the ranking's first `limit` objects, ties in idx order as below: its first k are these.
+  if (head && k <= head.limit) return head.entries.slice(0, k).map((entry) => ({ ...entry }));
   const valueOf = RANKINGS[ranking](model);
   const best: TopEntry[] = [];
   for (let n = 0; n < model.count; n++) {

@@ -213,7 +213,7 @@ export class ModelLoader {
         this.log(
           `model of ${path.basename(files.pack)} (${done.source}) in ${ms(timed.loadMs)}: waiting for a build slot ${ms(slotAt - started)}, ` +
             `worker start ${ms(t.workerStart)}, idx read ${ms(t.idx)}, ${done.source === 'persisted' ? `stored model read+check ${ms(t.stored)}` : `scan and chains ${ms(t.build)}`}, ` +
-            `derived columns ${typeof done.derived === 'string' ? done.derived : `computed (the file's refused: ${done.derived.rejected})`} ${ms(t.derived)}, moved to the server thread ${ms(performance.now() - received)}`,
+            `derived columns ${done.derived} ${ms(t.derived)}, moved to the server thread ${ms(performance.now() - received)}`,
         );
         return timed;
       })

@@ -41,8 +41,8 @@ export type ModelWorkerMessage =
       source: 'built' | 'persisted';
       persistedFile: string | undefined;
       rebuiltBecause?: string;
-      /** Whether the derived columns were the model file's (checked) or computed, and why a file's were refused. */
-      derived: 'stored' | 'computed' | { rejected: string };
+      /** Whether the derived columns were the model file's or computed. */
+      derived: 'stored' | 'computed';
       model: TransferredModel;
       timings: LoadTimings;
     }
