@@ -7,64 +7,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-
-interface Cell {
-  command: string;
-  limit: string;
-  realLines: number;
-  realInflations: number;
-  predictedLines: number;
-  predictedInflations: number;
-  linesBounds?: [number, number];
-  exact?: boolean;
-  width?: number;
-  inBounds?: boolean;
-  constant: number;
-  completed?: {
-    predictedLines: number;
-    predictedInflations: number;
-    exact: boolean;
-    equal: boolean;
-    linesBounds?: [number, number];
-    width?: number;
-    inBounds?: boolean;
-  };
-}
-interface Run {
-  repo: string;
-  gitVersion: string;
-  commands: { name: string; args: string[]; note?: string }[];
-  cells: Cell[];
-  skipped?: { command: string; reason: string }[];
-}
+import { judge, percent, type Cell, type Run } from './exactness-cells.ts';
 
 const { values, positionals } = parseArgs({
   options: { tables: { type: 'boolean' }, grid: { type: 'boolean' } },
   allowPositionals: true,
 });
 const count = (n: number): string => n.toLocaleString('en-US');
-const percent = (share: number): string => `${(100 * share).toFixed(share < 0.001 ? 3 : 2)}%`;
-
-/** What one cell is, as the README's tables say it; `wrong` when real git is not what it claims. */
-function judge(c: Cell): { words: string; kind: 'exact' | 'completed' | 'bounded' | 'none' | 'wrong' } {
-  if (c.completed) {
-    if (c.completed.exact)
-      return c.completed.equal
-        ? { words: 'completed, exact', kind: 'completed' }
-        : { words: 'completed, exact claimed, DIFFERENT', kind: 'wrong' };
-    if (c.completed.inBounds)
-      return { words: `completed, bounds hold, ${percent(c.completed.width!)} wide`, kind: 'completed' };
-    return { words: 'completed, OUTSIDE bounds', kind: 'wrong' };
-  }
-  if (c.exact)
-    return c.predictedLines === c.realLines && c.predictedInflations + c.constant === c.realInflations
-      ? { words: 'exact', kind: 'exact' }
-      : { words: 'exact claimed, DIFFERENT', kind: 'wrong' };
-  if (c.inBounds === undefined) return { words: 'no bounds', kind: 'none' };
-  return c.inBounds
-    ? { words: `bounds hold, ${percent(c.width!)} wide`, kind: 'bounded' }
-    : { words: 'OUTSIDE bounds', kind: 'wrong' };
-}
 
 const runs = positionals.map((file) => JSON.parse(fs.readFileSync(file, 'utf8')) as Run);
 process.stdout.write(

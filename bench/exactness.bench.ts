@@ -30,6 +30,7 @@ import { parseGitSize } from '../src/common/git-size.ts';
 import { buildInflateCounter, countingEnv, readInflateCount } from '../test/support/inflate-counter.ts';
 import { benchModelCacheRoot, projectRoot } from './generate.ts';
 import { busiestDirectory, frequentWord, hottestTextFile } from './repo-commands.ts';
+import { judge, type Cell } from './exactness-cells.ts';
 
 const { values } = parseArgs({
   options: {
@@ -146,34 +147,6 @@ interface SimulatedCell {
   inflations: number;
   exact?: boolean;
   bounds?: { logged: [number, number]; inflations: [number, number] };
-}
-
-interface Cell {
-  command: string;
-  limit: string;
-  realLines: number;
-  realInflations: number;
-  predictedLines: number;
-  predictedInflations: number;
-  linesBounds?: [number, number];
-  inflationBounds?: [number, number];
-  exact?: boolean;
-  /** Bounds width as a share of the prediction (lines, inflations: the wider). */
-  width?: number;
-  /** real git inside both bounds (inflations less the command's constant). */
-  inBounds?: boolean;
-  completed?: {
-    predictedLines: number;
-    predictedInflations: number;
-    exact: boolean;
-    equal: boolean;
-    /** Where more than one reading explains the runs, the completed replay bounds those places (record --help). */
-    linesBounds?: [number, number];
-    width?: number;
-    inBounds?: boolean;
-  };
-  /** Inflations outside unpack_entry (real − predicted at limit 0), added to every prediction of the command. */
-  constant: number;
 }
 
 function record(command: Command, file: string, complete?: string[]): void {
@@ -330,20 +303,7 @@ if (values.out) fs.writeFileSync(values.out, `${JSON.stringify(document, null, 2
 
 const count = (n: number): string => n.toLocaleString('en-US');
 /** One cell's verdict, in the words of bench/README's tables. */
-function verdict(c: Cell): string {
-  if (c.completed) {
-    if (c.completed.exact) return c.completed.equal ? 'completed, exact' : 'completed, exact claimed, DIFFERENT';
-    if (c.completed.inBounds)
-      return `completed, ${c.completed.equal ? 'prediction equal' : 'prediction off'}, bounds hold, ${(100 * c.completed.width!).toFixed(3)}% wide`;
-    return 'completed, OUTSIDE bounds';
-  }
-  if (c.exact)
-    return c.predictedLines === c.realLines && c.predictedInflations + c.constant === c.realInflations
-      ? 'exact'
-      : 'exact claimed, DIFFERENT';
-  if (c.inBounds === undefined) return 'no bounds';
-  return c.inBounds ? `bounds hold, ${(100 * c.width!).toFixed(2)}% wide` : 'OUTSIDE bounds';
-}
+const verdict = (c: Cell): string => judge(c).words;
 const header = [
   'command',
   'limit',
