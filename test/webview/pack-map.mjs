@@ -501,6 +501,21 @@ async function until(condition, what, ms = 15_000) {
   }
 }
 
+/**
+ * Until `count()` has not changed for `quietMs`: the page's messages cross to the host
+ * asynchronously, so the requests one draw sent can still be arriving after the first is seen.
+ */
+async function untilSettled(count, what, quietMs = 250, ms = 15_000) {
+  const end = Date.now() + ms;
+  let last = count();
+  let since = Date.now();
+  while (Date.now() - since < quietMs) {
+    if (Date.now() > end) assert.fail(`waited ${ms} ms for: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+    if (count() !== last) [last, since] = [count(), Date.now()];
+  }
+}
+
 /** Tile requests of a serving host that wait in its queue and are not dropped. */
 const waitingTiles = (host) => host.queue.filter((q) => !q.entered.token.isCancellationRequested);
 
@@ -808,6 +823,9 @@ describe('Pack Map webview', () => {
     const typeGeneration = Math.max(...host.tileRequests.map((m) => m.generation));
     await page.locator('#attribute').selectOption('depth');
     await until(() => waitingTiles(host).some((q) => q.wanted.attribute === 'depth'), 'depth tiles wait');
+    // Every depth request the view sent has arrived (a late one counted as "asked again" after the
+    // switch back made this test fail now and then); one sent after the switch would still be seen.
+    await untilSettled(() => host.tileRequests.length, "the depth view's requests to arrive");
     const depthRequests = host.tileRequests.filter((m) => m.wanted.attribute === 'depth');
     assert.ok(
       depthRequests.every((m) => m.generation > typeGeneration),
