@@ -3,8 +3,17 @@ import type { IntroducedBy } from '../core/documents/object-paths-document.ts';
 import { findIntroducingCommit } from '../core/git/introducing-commit.ts';
 import type { ObjectStore } from '../core/model/object-store.ts';
 
-/** git logs run at once; more wait their turn (each reads the history along one path: seconds on git/git). */
-const MAX_RUNNING = 2;
+/**
+ * git logs run at once; more wait their turn (each reads the history along one path: seconds on
+ * git/git). One, so that a core stays for the hovers and builds the user waits on.
+ */
+const MAX_RUNNING = 1;
+/**
+ * Searches waiting their turn; past it the oldest waiting one is given up (its object is asked
+ * again when next shown). The newest go first: sweeping the pointer over a file of ids (the hover
+ * bench hovers thousands) queued a git log per id, minutes of work nobody waited for.
+ */
+const MAX_QUEUED = 16;
 /** Answers kept per store; past it the oldest go (a reopened store starts afresh anyway). */
 const MAX_KEPT = 4096;
 
@@ -15,6 +24,8 @@ interface Search {
 
 interface Queued {
   run: () => Promise<void>;
+  /** Gives the search up unrun: it settles as still resolving and is forgotten. */
+  drop: () => void;
 }
 
 /**
@@ -55,7 +66,7 @@ export class IntroducingCommits {
   /** Stops every search (server shutdown). */
   dispose(): void {
     this.stop.abort();
-    this.queue.length = 0;
+    for (const item of this.queue.splice(0)) item.drop();
   }
 
   private searchFor(store: ObjectStore, oid: string, path: string): Search {
@@ -73,6 +84,10 @@ export class IntroducingCommits {
     const search: Search = { result: { commit: null, resolving: true }, settled: Promise.resolve() };
     search.settled = new Promise<void>((settle) => {
       this.queue.push({
+        drop: () => {
+          if (kept.get(key) === search) kept.delete(key);
+          settle();
+        },
         run: async () => {
           const repository = store.repository;
           try {
@@ -98,13 +113,14 @@ export class IntroducingCommits {
     });
     if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value!);
     kept.set(key, search);
+    while (this.queue.length > MAX_QUEUED) this.queue.shift()!.drop();
     this.next();
     return search;
   }
 
   private next(): void {
     while (this.running < MAX_RUNNING && this.queue.length > 0) {
-      const item = this.queue.shift()!;
+      const item = this.queue.pop()!;
       this.running++;
       void item.run().finally(() => {
         this.running--;
