@@ -288,7 +288,9 @@ async function inTheBrowser(): Promise<void> {
     pathToFileURL(path.join(projectRoot, 'scripts', 'vscode', 'code-server.mjs')).href
   );
   const { webviewHtml } = await tsImport('../src/extension/webview-html.ts', here);
-  const { PACK_MAP_PAGE } = await tsImport('../src/extension/pack-map/pack-map-html.ts', here);
+  // The panel's page is its row in the table of panels (webview-panels.ts), as the webview test reads it.
+  const { WEBVIEW_PANELS } = await tsImport('../src/extension/webview-panels.ts', here);
+  const PACK_MAP_PAGE = WEBVIEW_PANELS.packMap;
   const protocol = await tsImport('../src/protocol/pack-map-protocol.ts', here);
   const bundle = path.join(projectRoot, 'dist', 'webview', 'pack-map.js');
   if (!fs.existsSync(bundle)) throw new Error(`${bundle} is missing: run npm run build first`);
