@@ -6,24 +6,7 @@
  *   node --import tsx bench/policies-report.ts bench/results/policies-*.json > tables.md
  */
 import * as fs from 'node:fs';
-
-interface Cell {
-  repo: string;
-  command: string;
-  policy: string;
-  build: string;
-  limit: string;
-  realLines: number;
-  realInflations: number;
-  predictedLines: number;
-  predictedInflations: number;
-  exact: boolean;
-  cpuSeconds?: number;
-  cpuRuns?: number;
-  load?: string;
-  predictedSeconds?: number;
-  stockBounds?: { lines: [number, number]; inflations: [number, number]; exact: boolean; inBounds: boolean };
-}
+import type { Cell } from './policies-cells.ts';
 
 const count = (n: number): string => n.toLocaleString('en-US');
 

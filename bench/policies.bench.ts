@@ -35,6 +35,7 @@ import { buildInflateCounter, countingEnv, readInflateCount } from '../test/supp
 import { buildGit } from './build-git.ts';
 import { benchModelCacheRoot, projectRoot } from './generate.ts';
 import { busiestDirectory, frequentWord, hottestTextFile } from './repo-commands.ts';
+import type { Cell } from './policies-cells.ts';
 
 const { values } = parseArgs({
   options: {
@@ -101,31 +102,6 @@ interface Predicted {
   logged: number;
   inflations: number;
   seconds?: number;
-}
-
-interface Cell {
-  repo: string;
-  command: string;
-  /** The git arguments the command ran with. */
-  args: string;
-  policy: string;
-  build: string;
-  limit: string;
-  realLines: number;
-  realInflations: number;
-  predictedLines: number;
-  /** The replay's inflations plus the command's constant: comparable with realInflations. */
-  predictedInflations: number;
-  exact: boolean;
-  cpuSeconds?: number;
-  cpuRuns?: number;
-  load?: string;
-  predictedSeconds?: number;
-  /**
-   * --bounds: the cell as a limit-0 recording of today's git bounds it (hidden-reads.ts), for a
-   * policy whose cache can branch: whether this build's real counts lie inside.
-   */
-  stockBounds?: { lines: [number, number]; inflations: [number, number]; exact: boolean; inBounds: boolean };
 }
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
