@@ -576,7 +576,21 @@ export async function startWorkbench({
     if (all.length) u += `${workspaceFolder ? '&' : '?'}payload=${encodeURIComponent(JSON.stringify(all))}`;
     return u;
   };
-  return { name, url, base, port, remoteUri, stop, dir, logFile, pid, startedAt, listenMs, workspaceFolder };
+  return {
+    name,
+    url,
+    base,
+    port,
+    remoteUri,
+    stop,
+    dir,
+    logFile,
+    pid,
+    startedAt,
+    listenMs,
+    workspaceFolder,
+    userDataDir: data,
+  };
 }
 
 // ------------------------------------------------------------------ the browser

@@ -282,6 +282,15 @@ async function main() {
         result.ok = false;
         result.error = e?.stack || String(e);
         if (e?.result?.logs) result.logs = e.result.logs;
+        // The workbench's own logs (the extension host's output channels: PackScope's server log among
+        // them) live in its user data, which closeCurrent removes: kept beside the scenario's for the failure.
+        for (const workbench of current.workbenches) {
+          const logs = workbench.userDataDir && path.join(workbench.userDataDir, 'logs');
+          if (!logs || !fs.existsSync(logs)) continue;
+          const kept = path.join(outRoot, name, `vscode-logs-${workbench.name}`);
+          fs.cpSync(logs, kept, { recursive: true });
+          result.logs?.push(kept);
+        }
         let i = 0;
         for (const page of current.pages) {
           const file = path.join(outRoot, `${name}-FAILED${i++ ? `-${i}` : ''}.png`);

@@ -161,7 +161,13 @@ export async function run({ helpers, log }) {
     },
     'the pack row to show the built model',
     { timeout: 120_000, interval: 100 },
-  );
+  ).catch(async (error) => {
+    // What the view said on the way (once under a loaded machine the row stayed at "N objects"): the
+    // failure's own words, beside the server's log that run.mjs keeps.
+    const { seen } = await page.evaluate(() => window.__packscope).catch(() => ({ seen: [] }));
+    error.message += `; texts seen: ${seen.join(' | ')}`;
+    throw error;
+  });
   const buildMs = Date.now() - opened;
   const { seen, indexingStates, cancelShown, missing } = await page.evaluate(() => window.__packscope);
   log(`build seen for ${buildMs} ms after the view opened; texts: ${seen.join(' | ')}`);
