@@ -393,6 +393,40 @@ describe('repack-preview against git repack -adf on a copy', () => {
     assert.equal(doc.estimate.accuracy.modelWithRealDeltas.objectsInPlace, 1);
     assert.ok(doc.estimate.accuracy.orderRankCorrelation > 0.5);
     assert.equal(doc.estimate.accuracy.recordings.length, 1);
+
+    // Each listed change is named as git rev-list --objects --all names it (null for a commit, which
+    // rev-list lists without a name).
+    const names = new Map(
+      sandbox
+        .gitText(shape.repo, ['rev-list', '--objects', '--all'])
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => [line.slice(0, 40), line.length > 41 ? line.slice(41) : null] as const),
+    );
+    assert.ok(doc.largestChanges.length > 0);
+    assert.ok(doc.largestChanges.some((c: { path: string | null }) => c.path !== null));
+    for (const change of doc.largestChanges as { oid: string; path: string | null }[])
+      assert.equal(change.path, names.get(change.oid) ?? null, change.oid);
+    const text = cli([
+      'repack-preview',
+      '--no-estimate',
+      '--depth',
+      '20',
+      '--window',
+      '30',
+      '--threads',
+      '1',
+      shape.repo,
+    ]);
+    assert.equal(text.status, 0, String(text.stderr));
+    const named = doc.largestChanges.find((c: { path: string | null }) => c.path !== null);
+    assert.match(
+      String(text.stdout),
+      new RegExp(`${named.oid} +${named.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `),
+    );
+    const unnamed = cli(['repack-preview', '--json', '--no-paths', '--no-estimate', '--threads', '1', shape.repo]);
+    assert.equal(unnamed.status, 0, String(unnamed.stderr));
+    for (const change of JSON.parse(String(unnamed.stdout)).largestChanges) assert.equal('path' in change, false);
   });
 
   test('--estimate-only runs no pack-objects; --help names the options', (t) => {

@@ -2,12 +2,14 @@ import { EXIT_STATUS } from '../report-error.ts';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
-import { discoverRepository } from '../../core/model/repository.ts';
+import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import { DEFAULT_PREVIEW_LIMITS } from '../../core/repack/recording-layouts.ts';
 import type { RepackPreview } from '../../core/repack/preview-pack.ts';
-import type { RepackPreviewDocument } from '../../core/documents/repack-preview-document.ts';
-import { runRepackPreviewReport } from '../../core/report/repack-preview-report.ts';
+import type { RepackPreviewDocument, SizeChange } from '../../core/documents/repack-preview-document.ts';
+import { storeWalkInputs } from '../../core/model/object-paths.ts';
+import { walkWithProgress } from '../walk-paths.ts';
+import { runRepackPreviewReport, type RepackPreviewRequest } from '../../core/report/repack-preview-report.ts';
 import { parseLimits } from '../../core/sim/policy-registry.ts';
 import { parseRecordingFile } from '../../core/trace/load-recording.ts';
 import { formatBytes, formatCount, formatLimit, formatTable, writeJson } from '../output.ts';
@@ -21,7 +23,7 @@ import type { RepackMode, RepackModePreviewDocument } from '../../core/documents
 
 const repackPreviewHelp = `usage: packscope repack-preview [--json] [--depth N] [--window N] [--threads N] [--reuse-deltas]
                                 [--recording FILE]... [--limits L,…] [--time] [--estimate-only | --no-estimate]
-                                [--top N] [--git PATH] [-- pack-objects options…] [path]
+                                [--top N] [--no-paths] [--git PATH] [-- pack-objects options…] [path]
        packscope repack-preview [--json] (--geometric N | --cruft) [--git PATH] [path]
 
 What \`git repack -a -d -f\` with these options would do to the repository at [path] (default: the
@@ -45,6 +47,9 @@ temporary directory.
 --no-estimate       skip the estimate (by default it runs too, and its distance from the preview
                     is reported)
 --top N             largest size changes to list (default 20)
+--no-paths          list them by id alone: without it, each is named by its path (the name \`git
+                    rev-list --objects --all\` gives it), from the names stored for today's packs or
+                    named now (by git rev-list, seconds on a large history; stored for next time)
 --git PATH          the git executable (default: git on PATH)
 -- options…         more pack-objects options, e.g. -- --no-reuse-object --window-memory=1g
 
@@ -70,6 +75,7 @@ interface Values {
   'no-estimate'?: boolean | undefined;
   time?: boolean | undefined;
   top?: string | undefined;
+  'no-paths'?: boolean | undefined;
   git?: string | undefined;
   geometric?: string | undefined;
   cruft?: boolean | undefined;
@@ -105,6 +111,7 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
       'no-estimate': { type: 'boolean' },
       time: { type: 'boolean' },
       top: { type: 'string' },
+      'no-paths': { type: 'boolean' },
       git: { type: 'string' },
       geometric: { type: 'string' },
       cruft: { type: 'boolean' },
@@ -138,33 +145,61 @@ async function runRepackPreview(argv: string[], progress: Progress): Promise<num
           log: () => undefined,
           warn: (message) => process.stderr.write(`packscope: warning: ${message}\n`),
         },
-        {
-          repository,
-          store,
-          git: values.git ?? 'git',
-          depth: count(values, 'depth'),
-          window: count(values, 'window'),
-          threads: count(values, 'threads'),
-          reuseDeltas: values['reuse-deltas'] ?? false,
-          extraOptions,
-          recordings: values.recording ?? [],
-          limits,
-          // --top only shapes the preview's list: an estimate alone does not read it.
-          top: values['estimate-only'] ? undefined : count(values, 'top'),
-          preview: !values['estimate-only'],
-          estimate: !values['no-estimate'],
-          unusableRecordings: 'fail',
-          describeCurrentWithoutPreview: false,
-          warningsInDocument: false,
-          // As the panel: a kept calibration prices the layouts; --time makes one when none is kept.
-          readTime: values.time ? 'calibrate' : 'cached',
-        },
+        previewOptions(values, repository, store, limits, extraOptions),
       ),
     );
+    if (!values['no-paths']) await nameChanges(report.document.largestChanges, store, progress);
     if (values.json) writeJson(report.document);
     else process.stdout.write(describe(report.preview, report.document, limits));
     return 0;
   });
+}
+
+/**
+ * The path of each listed object in today's packs, as `git rev-list --objects --all` names it (the
+ * panel shows the same, from the server's names): stored names, else named now and stored.
+ */
+async function nameChanges(changes: SizeChange[], store: ObjectStore, progress: Progress): Promise<void> {
+  if (changes.length === 0) return;
+  const inputs = storeWalkInputs(store);
+  const paths = await walkWithProgress(inputs, store, progress);
+  for (const change of changes) {
+    const found = store.locate(change.oid);
+    const position = found === undefined ? -1 : inputs.packs.indexOf(found.pack);
+    const node = position < 0 ? -1 : (paths.pathOf[position]![found!.object] ?? -1);
+    change.path = node < 0 ? null : paths.table.path(node);
+  }
+}
+
+/** The preview's options from the command line (the panel gives the same from its picker). */
+function previewOptions(
+  values: Values,
+  repository: Repository,
+  store: ObjectStore,
+  limits: number[],
+  extraOptions: string[],
+): RepackPreviewRequest {
+  return {
+    repository,
+    store,
+    git: values.git ?? 'git',
+    depth: count(values, 'depth'),
+    window: count(values, 'window'),
+    threads: count(values, 'threads'),
+    reuseDeltas: values['reuse-deltas'] ?? false,
+    extraOptions,
+    recordings: values.recording ?? [],
+    limits,
+    // --top only shapes the preview's list: an estimate alone does not read it.
+    top: values['estimate-only'] ? undefined : count(values, 'top'),
+    preview: !values['estimate-only'],
+    estimate: !values['no-estimate'],
+    unusableRecordings: 'fail',
+    describeCurrentWithoutPreview: false,
+    warningsInDocument: false,
+    // As the panel: a kept calibration prices the layouts; --time makes one when none is kept.
+    readTime: values.time ? 'calibrate' : 'cached',
+  };
 }
 
 /** `--geometric N` / `--cruft`: a real repack of that mode against a shadow (repack-mode-preview.ts). */
@@ -188,6 +223,7 @@ async function runRepackModePreview(
       'estimate-only',
       'no-estimate',
       'time',
+      'no-paths',
     ] as const
   ).filter((name) => values[name] !== undefined);
   if (tuned.length > 0 || extraOptions.length > 0)
@@ -324,12 +360,13 @@ function describe(result: RepackPreview | undefined, document: RepackPreviewDocu
         ]),
       ]),
     );
-    if (result.largestChanges.length > 0) {
+    if (document.largestChanges.length > 0) {
       lines.push('largest changes on disk:');
       lines.push(
         ...formatTable(
-          result.largestChanges.map((c) => [
+          document.largestChanges.map((c) => [
             `  ${c.oid}`,
+            ...(c.path === undefined ? [] : [c.path ?? '(no path)']),
             c.type,
             formatBytes(c.currentDiskSize),
             '->',

@@ -36,6 +36,11 @@ export interface SizeChange {
   change: number;
   currentDepth: number;
   previewDepth: number;
+  /**
+   * The name `git rev-list --objects --all` gives it in today's packs; null when the names do not
+   * reach it. Set by the CLI (absent with --no-paths); the panel asks the server for names instead.
+   */
+  path?: string | null;
 }
 
 export interface LayoutReplay {
