@@ -187,6 +187,39 @@ describe('the commit that introduced an object under its path', () => {
     assert.ok(checked > 100, `only ${checked} objects checked`);
   });
 
+  test('a path whose bytes are not UTF-8 (Latin-1 names, glob characters around them)', async () => {
+    const repo = sandbox.init('latin-1');
+    // Node writes the bytes of a Buffer path as they are; git stores them as they are.
+    const writeBytes = (name: number[], text: string): void => {
+      fs.mkdirSync(path.join(repo, 'odd [1]'), { recursive: true });
+      fs.writeFileSync(Buffer.concat([Buffer.from(`${repo}/odd [1]/`), Buffer.from(name)]), text);
+    };
+    const naive = [...Buffer.from('na'), 0xef, ...Buffer.from('ve*.txt')]; // "naïve*.txt" in Latin-1
+    const other = [...Buffer.from('na'), 0xee, ...Buffer.from('ve*.txt')]; // decodes as the same text
+    writeBytes(naive, 'first\n');
+    commitAt(repo, 'L1: a Latin-1 name', 100);
+    writeBytes(other, 'second\n');
+    commitAt(repo, 'L2: another name that decodes the same', 200);
+    writeBytes(other, 'first\n');
+    commitAt(repo, 'L3: the first blob at the other name too', 300);
+    const decoded = 'odd [1]/na\uFFFDve*.txt';
+    const subject = (commit: string | null): string | null =>
+      commit === null ? null : sandbox.gitText(repo, ['log', '-1', '--format=%s', commit]).trim();
+    const first = sandbox.gitText(repo, ['hash-object', '--stdin'], { input: 'first\n' }).trim();
+    const second = sandbox.gitText(repo, ['hash-object', '--stdin'], { input: 'second\n' }).trim();
+    for (const [oid, expected] of [
+      [first, 'L1: a Latin-1 name'],
+      [second, 'L2: another name that decodes the same'],
+    ] as const) {
+      const found = await introducing(repo, oid, decoded);
+      assert.equal(subject(found), expected, oid);
+      // The rule over ls-tree's names decoded the same way.
+      assert.equal(found, oldestAddingFromTrees(repo, oid, decoded), `${oid}: the rule`);
+    }
+    // Not where it never was: the same decoded text one directory off.
+    assert.equal(await introducing(repo, first, 'na\uFFFDve*.txt'), null);
+  });
+
   test("a repository's configuration does not change the answer (renames, follow, merges' diffs, quoting)", async () => {
     for (const [key, value] of [
       ['diff.renames', 'copies'],

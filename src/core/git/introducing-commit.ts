@@ -43,13 +43,14 @@ export async function findIntroducingCommit(
   const timeout = AbortSignal.timeout(search.timeoutMs ?? INTRODUCING_TIMEOUT_MS);
   const signal = search.signal === undefined ? timeout : AbortSignal.any([search.signal, timeout]);
   const reader = path === '' ? new RootTreeReader(oid) : new RawDiffReader(oid, path);
+  const lossy = path.includes(UNDECODABLE);
   const args =
     path === ''
       ? ['log', '--all', '--no-show-signature', '--format=%H %T %P']
       : [
           '-c',
           'log.follow=false',
-          '--literal-pathspecs',
+          ...(lossy ? [] : ['--literal-pathspecs']),
           'log',
           '--all',
           '--full-history',
@@ -64,7 +65,7 @@ export async function findIntroducingCommit(
           '--diff-merges=separate',
           `--find-object=${oid}`,
           '--',
-          path,
+          lossy ? lossyPathspec(path) : path,
         ];
   let run;
   try {
@@ -118,6 +119,25 @@ class RootTreeReader {
 }
 
 /**
+ * What a path's bytes that are not UTF-8 decode to (path-table.ts decodes names as UTF-8, as VS Code
+ * shows them). Such a path cannot be handed to git as it is: Node passes arguments as UTF-8.
+ */
+const UNDECODABLE = '\uFFFD';
+
+/**
+ * A pathspec for a path some of whose bytes were not UTF-8: each run of undecodable bytes becomes a
+ * glob `*` (within one path component, as git's wildmatch matches), every other character stands
+ * for itself (glob characters escaped). It may match other paths that decode the same way; the
+ * reader keeps only the object at a path that decodes exactly to `path`.
+ */
+function lossyPathspec(path: string): string {
+  return `:(glob)${path
+    .split(/\uFFFD+/)
+    .map((part) => part.replace(/[\\*?[]/g, '\\$&'))
+    .join('*')}`;
+}
+
+/**
  * `git log -z --raw --format=%H` output: NUL-separated fields, each commit's id, then per changed
  * path a `:<mode> <mode> <old> <new> <status>` field followed by the path's field (a path is never
  * read as a header: the field after a header always is the path). The last commit with the object
@@ -132,9 +152,14 @@ class RawDiffReader {
 
   constructor(
     private readonly oid: string,
-    path: string,
+    private readonly path: string,
   ) {
     this.pathBytes = Buffer.from(path, 'utf8');
+  }
+
+  /** The path git printed is `path`: byte for byte, or as decoded when `path` lost bytes that were not UTF-8. */
+  private isPath(bytes: Buffer): boolean {
+    return this.path.includes(UNDECODABLE) ? bytes.toString('utf8') === this.path : bytes.equals(this.pathBytes);
   }
 
   push(chunk: Buffer): void {
@@ -151,7 +176,7 @@ class RawDiffReader {
   private field(bytes: Buffer): void {
     if (this.header !== undefined) {
       const [, , before, after] = this.header.split(' ');
-      if (after === this.oid && before !== this.oid && this.commit !== undefined && bytes.equals(this.pathBytes))
+      if (after === this.oid && before !== this.oid && this.commit !== undefined && this.isPath(bytes))
         this.last = this.commit;
       this.header = undefined;
       return;
