@@ -311,19 +311,8 @@ describe('repack-preview against git repack -adf on a copy', () => {
     const recorded = cli(['record', '-o', recording, '-C', shape.repo, '--', 'log', '--raw', '-n', '120']);
     assert.equal(recorded.status, 0, String(recorded.stderr));
     const before = directorySnapshot(path.join(shape.repo, '.git'));
-    const result = cli([
-      'repack-preview',
-      '--json',
-      '--depth',
-      '20',
-      '--window',
-      '30',
-      '--threads',
-      '1',
-      '--recording',
-      recording,
-      shape.repo,
-    ]);
+    const tuning = ['--depth', '20', '--window', '30', '--threads', '1'];
+    const result = cli(['repack-preview', '--json', ...tuning, '--recording', recording, shape.repo]);
     assert.equal(result.status, 0, String(result.stderr));
     assert.deepEqual(directorySnapshot(path.join(shape.repo, '.git')), before);
     assert.deepEqual(previewTemps(tempRoot), []);
@@ -407,17 +396,7 @@ describe('repack-preview against git repack -adf on a copy', () => {
     assert.ok(doc.largestChanges.some((c: { path: string | null }) => c.path !== null));
     for (const change of doc.largestChanges as { oid: string; path: string | null }[])
       assert.equal(change.path, names.get(change.oid) ?? null, change.oid);
-    const text = cli([
-      'repack-preview',
-      '--no-estimate',
-      '--depth',
-      '20',
-      '--window',
-      '30',
-      '--threads',
-      '1',
-      shape.repo,
-    ]);
+    const text = cli(['repack-preview', '--no-estimate', ...tuning, shape.repo]);
     assert.equal(text.status, 0, String(text.stderr));
     const named = doc.largestChanges.find((c: { path: string | null }) => c.path !== null);
     assert.match(
