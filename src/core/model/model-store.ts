@@ -1,7 +1,6 @@
 import { sealFile, largestSealedFile, openSealedFile, type SealedFormat } from './sealed-file.ts';
 import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { HashAlgorithm } from '../format/hash-algorithm.ts';
 import { readIdxFileWithStat, type PackIndex, type ReadIdx } from '../format/idx.ts';
@@ -58,14 +57,8 @@ interface StoredHeader {
   rankings: Record<string, RankingHead>;
 }
 
-/** Where persisted models live by default: outside every repository, in the user's cache. */
-export function defaultModelCacheDir(): string {
-  if (process.env.PACKSCOPE_CACHE_DIR) return path.resolve(process.env.PACKSCOPE_CACHE_DIR);
-  const base = process.env.XDG_CACHE_HOME
-    ? path.resolve(process.env.XDG_CACHE_HOME)
-    : path.join(os.homedir(), '.cache');
-  return path.join(base, 'packscope', 'models');
-}
+// In model-cache-key.ts, so that the CLI's launcher (src/cli/launcher.ts) finds the cache without this module.
+export { defaultModelCacheDir } from './model-cache-key.ts';
 
 /**
  * PackScope never writes inside a repository (README.md, "Trust and safety"): refuses a model cache
