@@ -66,8 +66,13 @@ export function findCodeCache(bundle: string, source: Buffer): CodeCache | undef
   const directory = defaultModelCacheDir();
   const key = readCacheKey(directory);
   if (key === undefined) return undefined;
-  // One file per installed bundle: a rebuild replaces it rather than adding another.
-  const where = createHash('sha256').update(path.resolve(bundle)).digest('hex').slice(0, 16);
+  // One file per installed bundle and set of node's options (V8 refuses a cache made under other
+  // flags, so two sets sharing a file would replace each other's at every run); a rebuild of the
+  // bundle replaces its file rather than adding another.
+  const where = createHash('sha256')
+    .update([path.resolve(bundle), ...process.execArgv, process.env.NODE_OPTIONS ?? ''].join('\0'))
+    .digest('hex')
+    .slice(0, 16);
   const file = path.join(directory, `cli-${where}.v8cache`);
   const identity = codeCacheIdentity(source);
   const cache: CodeCache = { file, key, identity };
