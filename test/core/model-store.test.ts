@@ -142,6 +142,27 @@ test('a column is read, and its seal checked, only when first used: a tampered c
   assert.equal(new ModelStore(cacheDir).load(packFilesFor(pack)).source, 'persisted', 'the file was replaced');
 });
 
+test("a reopen reads the idx's tables only when first used, from the very file it opened", (t) => {
+  const { sandbox, pack } = makePack(t);
+  const cacheDir = path.join(sandbox.root, 'cache');
+  const files = packFilesFor(pack);
+  const fresh = new ModelStore(cacheDir).load(files).model;
+  const reopened = new ModelStore(cacheDir).load(files);
+  assert.equal(reopened.source, 'persisted');
+  // A name alone, read from the file: what stats lists.
+  assert.equal(reopened.model.oidHex(7), fresh.oidHex(7));
+  // The idx replaced by a copy (another inode) before its tables are read: refused, not read.
+  const copy = `${files.idx}.copy`;
+  fs.copyFileSync(files.idx, copy);
+  fs.renameSync(copy, files.idx);
+  assert.throws(() => reopened.model.findHex(fresh.oidHex(3)), /idx changed since it was opened/);
+  const again = new ModelStore(cacheDir).load(files);
+  assert.equal(again.source, 'built', 'the replaced idx has another modification time');
+  const third = new ModelStore(cacheDir).load(files).model;
+  assert.equal(third.findHex(fresh.oidHex(3)), 3);
+  assert.deepEqual(columnsOf(third), columnsOf(fresh));
+});
+
 test('a model file whose pack was rewritten in place (same name, other bytes) is not used', (t) => {
   const { sandbox, pack } = makePack(t);
   const cacheDir = path.join(sandbox.root, 'cache');

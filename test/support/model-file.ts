@@ -154,7 +154,7 @@ export function writeModelFile(file: ModelFile, seal: Sealer, depthLayout: 2 | 4
     const sectionSeal = gmacSeal(seal.key);
     const header = { ...file.header, sections: sections.map((section) => sectionSeal(section).toString('hex')) };
     const prefix = prefixWith(file.version, header);
-    return Buffer.concat([prefix.padded, ...sections, seal(prefix.sealed)]);
+    return Buffer.concat([prefix.padded, ...sections, seal(prefix.padded)]);
   }
   const body = Buffer.concat([prefixWith(file.version, file.header).padded, ...columns]);
   if (derived.length === 0) return Buffer.concat([body, seal(body)]);
@@ -162,15 +162,15 @@ export function writeModelFile(file: ModelFile, seal: Sealer, depthLayout: 2 | 4
   return Buffer.concat([whole, seal(whole)]);
 }
 
-/** The magic, version, header length and header; `padded` to 8 bytes, `sealed` without the padding. */
-function prefixWith(version: number, header: unknown): { padded: Buffer; sealed: Buffer } {
+/** The magic, version, header length and header, padded to 8 bytes. */
+function prefixWith(version: number, header: unknown): { padded: Buffer } {
   const headerJson = Buffer.from(JSON.stringify(header), 'utf8');
   const padded = Buffer.alloc(align8(16 + headerJson.length));
   padded.write('PSMODEL\0', 0, 'latin1');
   padded.writeUInt32LE(version, 8);
   padded.writeUInt32LE(headerJson.length, 12);
   headerJson.copy(padded, 16);
-  return { padded, sealed: padded.subarray(0, 16 + headerJson.length) };
+  return { padded };
 }
 
 /** The trailer the cache itself computes: an attacker who can read the cache's key (or format 1, which had none). */

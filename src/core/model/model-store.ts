@@ -135,14 +135,17 @@ export class ModelStore {
   load(files: PackFiles, loadOptions: BuildOptions = {}): LoadedModel {
     const options: BuildOptions = { ...this.buildDefaults, ...loadOptions };
     if (this.directory === undefined) return { model: buildPackModel(files, options), source: 'built' };
-    // Every bound of the idx is checked here; its names' order only once it is known whether a
-    // sealed model built from this very file vouches for it (below).
+    // The idx's head and every bound of it are checked here; its tables (names, offsets) are read
+    // and checked once it is known whether a sealed model built from this very file vouches for it
+    // (then only when first used), else before the build (buildAndSave).
     const idx =
       options.index === undefined
         ? readIdxFileWithStat(files.idx, {
             ...(options.hash ? { hash: options.hash } : {}),
             deferNameOrder: true,
             namesOnly: true,
+            // Read when first used: a stored model vouches for them, and `stats` needs a few names.
+            tablesOnFirstUse: true,
           })
         : undefined;
     const index = options.index ?? idx!.index;
@@ -174,7 +177,9 @@ export class ModelStore {
 
   /** Builds (checking `unvouchedIdx`'s name order first: no model vouches for it) and saves; a failed save is reported. */
   private buildAndSave(files: PackFiles, options: BuildOptions, unvouchedIdx: PackIndex | undefined): PackModel {
+    // Every table read and checked now, as a build of an idx nobody vouches for has always done.
     unvouchedIdx?.checkNameOrder();
+    void unvouchedIdx?.offsets;
     const model = buildPackModel(files, options);
     try {
       this.save(model);
@@ -403,7 +408,8 @@ function readStoredModel(
         }
       return rebuilt!.columns[name];
     };
-  const columns = { offset: index.offsets } as PackColumns;
+  const columns = {} as PackColumns;
+  defineOnFirstRead(columns, 'offset', () => index.offsets);
   defineOnFirstRead(
     columns,
     'size',

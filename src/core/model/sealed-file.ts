@@ -66,8 +66,7 @@ export function sealFile(format: SealedFormat, header: unknown, body: Uint8Array
   prefix.writeUInt32LE(format.version, 8);
   prefix.writeUInt32LE(headerJson.length, 12);
   headerJson.copy(prefix, PREFIX_BYTES);
-  if (format.seal === 'gmac-aes-256-sections')
-    return Buffer.concat([prefix, ...body, gmacOf([prefix.subarray(0, PREFIX_BYTES + headerJson.length)], key)]);
+  if (format.seal === 'gmac-aes-256-sections') return Buffer.concat([prefix, ...body, gmacOf([prefix], key)]);
   const parts: Uint8Array[] = [prefix, ...body];
   if (format.seal === 'gmac-aes-256') {
     // A fresh random nonce per file: GCM's one requirement, met with a 2^-96 chance per pair of files.
@@ -198,7 +197,7 @@ export interface OpenedSealedHeader {
 }
 
 /**
- * Reads and checks the prefix, header and seal of a `gmac-aes-256-sections` file, none of its body;
+ * Reads and checks the prefix, header (with its padding) and seal of a `gmac-aes-256-sections` file, none of its body;
  * throws an Error saying what failed. The header's section seals are the caller's to check
  * (readSealedSection) before it uses a section.
  */
@@ -223,13 +222,14 @@ export function openSealedHeader(
     const bodyEnd = handle.size - trailer;
     if (headerLength > format.maxHeaderBytes || align8(PREFIX_BYTES + headerLength) > bodyEnd)
       throw new Error(`${what} header is truncated`);
-    const header = handle.read(PREFIX_BYTES, headerLength);
+    // The header's padding too: every byte of the file is under a seal.
+    const sealed = handle.read(PREFIX_BYTES, align8(PREFIX_BYTES + headerLength) - PREFIX_BYTES);
     const seal = handle.read(bodyEnd, trailer);
-    if (!verifyGmac([prefix, header], seal, key)) throw new Error(`${what} header checksum mismatch (corrupt)`);
+    if (!verifyGmac([prefix, sealed], seal, key)) throw new Error(`${what} header checksum mismatch (corrupt)`);
     return {
       file,
       size: handle.size,
-      headerText: header.toString('utf8'),
+      headerText: sealed.toString('utf8', 0, headerLength),
       bodyStart: align8(PREFIX_BYTES + headerLength),
       bodyEnd,
     };
