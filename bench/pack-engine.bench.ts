@@ -929,7 +929,7 @@ function renderPack(r: PackResult): string {
   lines.push(row('5. ModelStore first load, build + save (fresh process)', seconds(r.reopen.firstBest)));
   lines.push(
     row(
-      `   ModelStore reopen + the pack's stats, source ${[...new Set(r.reopen.sources)].join('/')} (fresh process)`,
+      `   ModelStore reopen + stats, source ${[...new Set(r.reopen.sources)].join('/')} (fresh)`,
       seconds(r.reopen.reopenBest),
     ),
   );
