@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
-import { ModelStore } from '../../src/core/model/model-store.ts';
+import { ModelStore, readEveryColumn } from '../../src/core/model/model-store.ts';
 import type { PackModel } from '../../src/core/model/pack-model.ts';
 import { STATS_RANKINGS, STORED_RANKING_HEAD, topRanked } from '../../src/core/model/rankings.ts';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';
@@ -140,6 +140,14 @@ test('a column is read, and its seal checked, only when first used: a tampered c
   assert.match(loaded.rebuiltBecause ?? '', /^model column base: section checksum mismatch/);
   assert.deepEqual(columnsOf(loaded.model), reference);
   assert.equal(new ModelStore(cacheDir).load(packFilesFor(pack)).source, 'persisted', 'the file was replaced');
+
+  // What the server's model worker does with a stored model: every column read at once.
+  fs.writeFileSync(file, bytes);
+  const whole = new ModelStore(cacheDir).load(packFilesFor(pack));
+  assert.equal(whole.source, 'persisted');
+  readEveryColumn(whole.model);
+  assert.equal(whole.source, 'built', 'readEveryColumn checks every seal');
+  assert.deepEqual(columnsOf(whole.model), reference);
 });
 
 test("a reopen reads the idx's tables only when first used, from the very file it opened", (t) => {
