@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-model.ts';
-import { ModelStore } from '../../src/core/model/model-store.ts';
+import { ModelStore, readEveryColumn } from '../../src/core/model/model-store.ts';
 import type { PackModel } from '../../src/core/model/pack-model.ts';
 import { STATS_RANKINGS, STORED_RANKING_HEAD, topRanked } from '../../src/core/model/rankings.ts';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';
@@ -63,23 +63,36 @@ test('corrupt, truncated and stale model files are detected and rebuilt', (t) =>
   );
   const pristine = fs.readFileSync(file);
 
-  const damaged = Buffer.from(pristine);
-  damaged[damaged.length >> 1] ^= 0x40;
-  fs.writeFileSync(file, damaged);
+  // A byte of the header: its seal fails on open.
+  const headerDamaged = Buffer.from(pristine);
+  headerDamaged[20]! ^= 0x40;
+  fs.writeFileSync(file, headerDamaged);
   let loaded = new ModelStore(cacheDir).load(packFilesFor(pack));
   assert.equal(loaded.source, 'built');
-  assert.match(loaded.rebuiltBecause ?? '', /checksum mismatch/);
+  assert.match(loaded.rebuiltBecause ?? '', /header checksum mismatch/);
   assert.deepEqual(columnsOf(loaded.model), reference);
-  // Written back: the same bytes up to the seal, whose GCM nonce is new for every file written.
+
+  // A byte of a column: the header's seal holds, so the file opens; the column's own seal fails when
+  // the column is first read, and the model is built from the pack then.
+  const damaged = Buffer.from(pristine);
+  damaged[damaged.length >> 1]! ^= 0x40;
+  fs.writeFileSync(file, damaged);
+  loaded = new ModelStore(cacheDir).load(packFilesFor(pack));
+  assert.equal(loaded.source, 'persisted');
+  assert.deepEqual(columnsOf(loaded.model), reference);
+  assert.equal(loaded.source, 'built');
+  assert.match(loaded.rebuiltBecause ?? '', /^model column \w+: section checksum mismatch/);
+  // Written back: the same columns, under a header whose seals (a fresh GCM nonce each) are new.
   const SEAL_BYTES = 12 + 16;
+  const bodyStart = (16 + pristine.readUInt32LE(12) + 7) & ~7;
   const rewritten = fs.readFileSync(file);
   assert.equal(rewritten.length, pristine.length);
   assert.deepEqual(
-    rewritten.subarray(0, -SEAL_BYTES),
-    pristine.subarray(0, -SEAL_BYTES),
+    rewritten.subarray(bodyStart, -SEAL_BYTES),
+    pristine.subarray(bodyStart, -SEAL_BYTES),
     'the rebuilt model was written back',
   );
-  assert.notDeepEqual(rewritten.subarray(-SEAL_BYTES), pristine.subarray(-SEAL_BYTES), 'a nonce was used twice');
+  assert.notDeepEqual(rewritten.subarray(0, bodyStart), pristine.subarray(0, bodyStart), 'a nonce was used twice');
 
   fs.writeFileSync(file, pristine.subarray(0, pristine.length - 100));
   loaded = new ModelStore(cacheDir).load(packFilesFor(pack));
@@ -98,6 +111,64 @@ test('corrupt, truncated and stale model files are detected and rebuilt', (t) =>
   assert.notEqual(newPack, pack);
   assert.equal(new ModelStore(cacheDir).load(packFilesFor(newPack)).source, 'built');
   assert.equal(new ModelStore(cacheDir).load(packFilesFor(newPack)).source, 'persisted');
+});
+
+test('a column is read, and its seal checked, only when first used: a tampered column is found then', (t) => {
+  const { sandbox, pack } = makePack(t);
+  const cacheDir = path.join(sandbox.root, 'cache');
+  const reference = columnsOf(new ModelStore(cacheDir).load(packFilesFor(pack)).model);
+  const file = path.join(
+    cacheDir,
+    fs.readdirSync(cacheDir).find((f) => f.endsWith('.psmodel'))!,
+  );
+  const bytes = fs.readFileSync(file);
+  // The base column: 4 bytes per object, its own seal in the header. Changed as someone without the
+  // key would: the header (and every other column) left as it was.
+  const base = Buffer.from(Int32Array.from((reference as { base: number[] }).base).buffer);
+  const at = bytes.indexOf(base);
+  assert.ok(at > 0 && bytes.indexOf(base, at + 1) < 0, 'the base column is found once in the file');
+  const delta = (reference as { base: number[] }).base.findIndex((b) => b >= 0);
+  bytes.writeInt32LE(-1, at + 4 * delta);
+  fs.writeFileSync(file, bytes);
+
+  const loaded = new ModelStore(cacheDir).load(packFilesFor(pack));
+  const { type, depth, resultSize } = loaded.model.columns;
+  assert.ok(type.length > 0 && depth.length > 0 && resultSize.low.length > 0);
+  assert.equal(loaded.source, 'persisted', 'columns other than base are read and used as stored');
+  assert.equal(loaded.model.columns.base[delta], (reference as { base: number[] }).base[delta]);
+  assert.equal(loaded.source, 'built', 'the tampered base column was found when first read');
+  assert.match(loaded.rebuiltBecause ?? '', /^model column base: section checksum mismatch/);
+  assert.deepEqual(columnsOf(loaded.model), reference);
+  assert.equal(new ModelStore(cacheDir).load(packFilesFor(pack)).source, 'persisted', 'the file was replaced');
+
+  // What the server's model worker does with a stored model: every column read at once.
+  fs.writeFileSync(file, bytes);
+  const whole = new ModelStore(cacheDir).load(packFilesFor(pack));
+  assert.equal(whole.source, 'persisted');
+  readEveryColumn(whole.model);
+  assert.equal(whole.source, 'built', 'readEveryColumn checks every seal');
+  assert.deepEqual(columnsOf(whole.model), reference);
+});
+
+test("a reopen reads the idx's tables only when first used, from the very file it opened", (t) => {
+  const { sandbox, pack } = makePack(t);
+  const cacheDir = path.join(sandbox.root, 'cache');
+  const files = packFilesFor(pack);
+  const fresh = new ModelStore(cacheDir).load(files).model;
+  const reopened = new ModelStore(cacheDir).load(files);
+  assert.equal(reopened.source, 'persisted');
+  // A name alone, read from the file: what stats lists.
+  assert.equal(reopened.model.oidHex(7), fresh.oidHex(7));
+  // The idx replaced by a copy (another inode) before its tables are read: refused, not read.
+  const copy = `${files.idx}.copy`;
+  fs.copyFileSync(files.idx, copy);
+  fs.renameSync(copy, files.idx);
+  assert.throws(() => reopened.model.findHex(fresh.oidHex(3)), /idx changed since it was opened/);
+  const again = new ModelStore(cacheDir).load(files);
+  assert.equal(again.source, 'built', 'the replaced idx has another modification time');
+  const third = new ModelStore(cacheDir).load(files).model;
+  assert.equal(third.findHex(fresh.oidHex(3)), 3);
+  assert.deepEqual(columnsOf(third), columnsOf(fresh));
 });
 
 test('a model file whose pack was rewritten in place (same name, other bytes) is not used', (t) => {

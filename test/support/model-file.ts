@@ -3,8 +3,9 @@
  * that tests can craft them as an attacker would: change columns, then seal the file with the cache's
  * own key (an attacker who can read it) or without it. Knows format 1 (unkeyed SHA-1 trailer, the
  * format before the key) and format 2 and later (HMAC-SHA256 with the key in the cache directory; 3 adds the derived
- * columns; 4 the family sizes, sealed by GMAC under a key derived from the cache's), so that a test crafting a file works against each and shows what
- * the key changed.
+ * columns; 4 the family sizes, sealed by GMAC under a key derived from the cache's; 5 a GMAC per
+ * column in the header, and the header's own at the end), so that a test crafting a file works
+ * against each and shows what the key changed.
  */
 import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -39,21 +40,25 @@ export interface ModelFile {
 
 export type ColumnName = 'size' | 'resultSize' | 'diskSize' | 'base' | 'byOffset' | 'depth' | 'inPackType' | 'type';
 
+/** A seal of what it is given; for format 5, also the key it seals with (each column is sealed on its own). */
+export type Sealer = ((body: Buffer) => Buffer) & { key?: Buffer };
+
 function trailerBytes(version: number): number {
   // 1: SHA-1; 2 and 3: HMAC-SHA256; 4: a GCM nonce and tag.
   return version === 1 ? 20 : version >= 4 ? 12 + 16 : 32;
 }
 
 /** Format 4's seal: a GMAC under a key derived from the cache's (src/core/model/sealed-file.ts). */
-function gmacSeal(key: Buffer): (body: Buffer) => Buffer {
+function gmacSeal(key: Buffer): Sealer {
   const gmacKey = createHmac('sha256', key).update('PackScope sealed file: AES-256-GCM key').digest();
-  return (body) => {
+  const seal = (body: Buffer): Buffer => {
     const nonce = randomBytes(12);
     const gmac = createCipheriv('aes-256-gcm', gmacKey, nonce);
     gmac.setAAD(body);
     gmac.final();
     return Buffer.concat([nonce, gmac.getAuthTag()]);
   };
+  return Object.assign(seal, { key });
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;
@@ -92,7 +97,8 @@ export function readModelFile(bytes: Buffer): ModelFile {
     type: take(1),
   };
   if (version >= 3) {
-    at = (at + 3) & ~3;
+    // Format 5's sections follow each other; 3 and 4 padded the derived ones to 4 bytes.
+    if (version <= 4) at = (at + 3) & ~3;
     const words = (length: number): number[] => {
       const out: number[] = [];
       for (let i = 0; i < length; i++, at += 4) out.push(bytes.readUInt32LE(at));
@@ -107,18 +113,12 @@ export function readModelFile(bytes: Buffer): ModelFile {
   return file;
 }
 
-/** The file's bytes with `seal` computing the trailer from everything before it; `depthLayout` lays the depths out at another width than the header says. */
-export function writeModelFile(
-  file: ModelFile,
-  seal: (body: Buffer) => Buffer,
-  depthLayout: 2 | 4 = file.header.depthBytes,
-): Buffer {
-  const headerJson = Buffer.from(JSON.stringify(file.header), 'utf8');
-  const prefix = Buffer.alloc(align8(16 + headerJson.length));
-  prefix.write('PSMODEL\0', 0, 'latin1');
-  prefix.writeUInt32LE(file.version, 8);
-  prefix.writeUInt32LE(headerJson.length, 12);
-  headerJson.copy(prefix, 16);
+/**
+ * The file's bytes with `seal` computing the trailer from everything before it (format 5: each
+ * column's seal into the header, and the trailer from the prefix and header); `depthLayout` lays the
+ * depths out at another width than the header says.
+ */
+export function writeModelFile(file: ModelFile, seal: Sealer, depthLayout: 2 | 4 = file.header.depthBytes): Buffer {
   const column = (values: number[], width: 1 | 2 | 4, signed = false): Buffer => {
     const out = Buffer.alloc(values.length * width);
     values.forEach((v, n) => {
@@ -129,8 +129,7 @@ export function writeModelFile(
     });
     return out;
   };
-  const body = Buffer.concat([
-    prefix,
+  const columns = [
     column(file.size, 4),
     column(file.resultSize, 4),
     column(file.diskSize, 4),
@@ -139,22 +138,43 @@ export function writeModelFile(
     column(file.depth, depthLayout),
     column(file.inPackType, 1),
     column(file.type, 1),
-  ]);
-  if (file.childStart === undefined || file.roots === undefined || file.childList === undefined)
-    return Buffer.concat([body, seal(body)]);
-  const derived = Buffer.concat([
-    Buffer.alloc(((body.length + 3) & ~3) - body.length),
-    column(file.childStart, 4),
-    column(file.roots, 4),
-    ...(file.familySizes === undefined ? [] : [column(file.familySizes, 4)]),
-    column(file.childList, 4),
-  ]);
-  const whole = Buffer.concat([body, derived]);
+  ];
+  const derived =
+    file.childStart === undefined || file.roots === undefined || file.childList === undefined
+      ? []
+      : [
+          column(file.childStart, 4),
+          column(file.roots, 4),
+          ...(file.familySizes === undefined ? [] : [column(file.familySizes, 4)]),
+          column(file.childList, 4),
+        ];
+  if (file.version >= 5) {
+    if (seal.key === undefined) throw new Error('test helper: format 5 is sealed with a key');
+    const sections = [...columns, ...derived];
+    const sectionSeal = gmacSeal(seal.key);
+    const header = { ...file.header, sections: sections.map((section) => sectionSeal(section).toString('hex')) };
+    const prefix = prefixWith(file.version, header);
+    return Buffer.concat([prefix.padded, ...sections, seal(prefix.padded)]);
+  }
+  const body = Buffer.concat([prefixWith(file.version, file.header).padded, ...columns]);
+  if (derived.length === 0) return Buffer.concat([body, seal(body)]);
+  const whole = Buffer.concat([body, Buffer.alloc(((body.length + 3) & ~3) - body.length), ...derived]);
   return Buffer.concat([whole, seal(whole)]);
 }
 
+/** The magic, version, header length and header, padded to 8 bytes. */
+function prefixWith(version: number, header: unknown): { padded: Buffer } {
+  const headerJson = Buffer.from(JSON.stringify(header), 'utf8');
+  const padded = Buffer.alloc(align8(16 + headerJson.length));
+  padded.write('PSMODEL\0', 0, 'latin1');
+  padded.writeUInt32LE(version, 8);
+  padded.writeUInt32LE(headerJson.length, 12);
+  headerJson.copy(padded, 16);
+  return { padded };
+}
+
 /** The trailer the cache itself computes: an attacker who can read the cache's key (or format 1, which had none). */
-export function sealWithCacheKey(cacheDir: string, version: number): (body: Buffer) => Buffer {
+export function sealWithCacheKey(cacheDir: string, version: number): Sealer {
   if (version === 1) return (body) => createHash('sha1').update(body).digest();
   const key = fs.readFileSync(path.join(cacheDir, CACHE_KEY_FILE));
   if (version >= 4) return gmacSeal(key);
@@ -162,7 +182,7 @@ export function sealWithCacheKey(cacheDir: string, version: number): (body: Buff
 }
 
 /** A trailer made by someone without the key: format 1's plain SHA-1 worked; format 2 needs the key, so any other key is a guess. */
-export function sealWithoutKey(version: number): (body: Buffer) => Buffer {
+export function sealWithoutKey(version: number): Sealer {
   if (version === 1) return (body) => createHash('sha1').update(body).digest();
   const guess = randomBytes(32);
   if (version >= 4) return gmacSeal(guess);

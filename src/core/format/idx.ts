@@ -300,6 +300,13 @@ export interface ReadIdxOptions extends ParseIdxOptions {
    * the CRC32 table, and the names straight into their own buffer. A v1 idx is read whole.
    */
   namesOnly?: boolean;
+  /**
+   * With namesOnly, for a v2 idx: the name and offset tables are read when first used, and until
+   * then an object's name alone from the file (the few that `stats` lists). For a caller whose model
+   * file vouches for this very idx (model-store.ts); every later read checks that the file is still
+   * the one opened (its inode, size and time), or fails as changed.
+   */
+  tablesOnFirstUse?: boolean;
 }
 
 /** An idx as read, with the size and modification time it had when it was opened. */
@@ -322,7 +329,10 @@ export function readIdxFile(file: string, options: ParseIdxOptions = {}): PackIn
 export function readIdxFileWithStat(file: string, options: ReadIdxOptions = {}): ReadIdx {
   const handle = RandomAccessFile.open(file);
   try {
-    const namesOnly = options.namesOnly ? readIdxNamesOnly(handle, options) : undefined;
+    const namesOnly = options.namesOnly
+      ? ((options.tablesOnFirstUse ? idxTablesOnFirstUse(handle, options) : undefined) ??
+        readIdxNamesOnly(handle, options))
+      : undefined;
     if (namesOnly) {
       if (!options.deferNameOrder) namesOnly.checkNameOrder();
       return { index: namesOnly, size: handle.size, mtimeMs: handle.mtimeMs };
@@ -412,12 +422,40 @@ export function parseIdx(file: string, bytes: Buffer, options: ParseIdxOptions =
  * Undefined for a v1 idx (names and offsets interleaved): read it whole.
  */
 function readIdxNamesOnly(handle: RandomAccessFile, options: ParseIdxOptions): PackIndex | undefined {
-  const file = handle.path;
+  const head = readV2Head(handle, options);
+  if (head === undefined) return undefined;
+  const { names, offsets } = readNamesAndOffsets(handle, head);
+  return new PackIndex(
+    handle.path,
+    2,
+    head.hash,
+    head.count,
+    names,
+    head.fanout,
+    0,
+    head.hash.size,
+    undefined,
+    offsets,
+    head.largeOffsetCount,
+    {
+      namesStart: head.namesStart,
+      nameStride: head.nameStride,
+      crcStart: head.crcStart,
+    },
+  );
+}
+
+/** A v2 idx's head, every bound of it checked; undefined for a v1 idx or one too large for a Buffer. */
+function readV2Head(handle: RandomAccessFile, options: ParseIdxOptions): IdxHead | undefined {
   // A file larger than a Buffer can hold gets the whole read's own refusal, by name.
   if (handle.size > MAX_LENGTH) return undefined;
   const headBytes = handle.read(0, Math.min(handle.size, 8 + FANOUT_BYTES));
   if (headBytes.length < 8 || headBytes.readUInt32BE(0) !== IDX_V2_MAGIC) return undefined;
-  const head = parseIdxHead(file, headBytes, handle.size, options);
+  return parseIdxHead(handle.path, headBytes, handle.size, options);
+}
+
+/** The name table with the two trailing checksums after it, and the decoded offsets, of a v2 idx. */
+function readNamesAndOffsets(handle: RandomAccessFile, head: IdxHead): { names: Buffer; offsets: Float64Array } {
   const { hash, count, largeOffsetCount, namesStart, crcStart } = head;
   const size = hash.size;
   const names = Buffer.allocUnsafeSlow(count * size + 2 * size);
@@ -429,12 +467,95 @@ function readIdxNamesOnly(handle: RandomAccessFile, options: ParseIdxOptions): P
   words.swap32();
   const largeStart = offsetStart + count * 4;
   const large = handle.read(largeStart, largeOffsetCount * 8);
-  const offsets = decodeOffsets(file, head, new Uint32Array(words.buffer, 0, count), large, 0, largeStart);
-  return new PackIndex(file, 2, hash, count, names, head.fanout, 0, size, undefined, offsets, largeOffsetCount, {
-    namesStart,
-    nameStride: head.nameStride,
-    crcStart,
-  });
+  const offsets = decodeOffsets(handle.path, head, new Uint32Array(words.buffer, 0, count), large, 0, largeStart);
+  return { names, offsets };
+}
+
+/**
+ * A v2 idx as readIdxNamesOnly gives it, its tables read on first use (ReadIdxOptions
+ * tablesOnFirstUse): `bytes` and `offsets` are read when first touched; the checksums come from the
+ * trailer read now, and an object's name from the file until the tables are read.
+ */
+function idxTablesOnFirstUse(handle: RandomAccessFile, options: ParseIdxOptions): PackIndex | undefined {
+  const head = readV2Head(handle, options);
+  if (head === undefined) return undefined;
+  return new IdxTablesOnFirstUse(handle, head);
+}
+
+class IdxTablesOnFirstUse extends PackIndex {
+  private readonly identity: string;
+  private readonly trailer: Buffer;
+  private tables: { names: Buffer; offsets: Float64Array } | undefined;
+
+  constructor(handle: RandomAccessFile, head: IdxHead) {
+    const size = head.hash.size;
+    const trailer = handle.read(handle.size - 2 * size, 2 * size);
+    super(
+      handle.path,
+      2,
+      head.hash,
+      head.count,
+      trailer,
+      head.fanout,
+      0,
+      size,
+      undefined,
+      new Float64Array(0),
+      head.largeOffsetCount,
+      {
+        namesStart: head.namesStart,
+        nameStride: head.nameStride,
+        crcStart: head.crcStart,
+      },
+    );
+    this.identity = handle.identity;
+    this.trailer = trailer;
+    const read = (): { names: Buffer; offsets: Float64Array } =>
+      (this.tables ??= this.withSameFile((file) => readNamesAndOffsets(file, head)));
+    for (const [field, value] of [
+      ['bytes', () => read().names],
+      ['offsets', () => read().offsets],
+    ] as const)
+      Object.defineProperty(this, field, {
+        configurable: true,
+        enumerable: true,
+        get: () => {
+          const loaded = value();
+          Object.defineProperty(this, field, { value: loaded, enumerable: true, writable: false, configurable: false });
+          return loaded;
+        },
+      });
+  }
+
+  /** Runs `read` on the idx, failing as changed when it is no longer the file first opened. */
+  private withSameFile<T>(read: (file: RandomAccessFile) => T): T {
+    const file = RandomAccessFile.open(this.file);
+    try {
+      if (file.identity !== this.identity)
+        throw fail('changed', this.file, undefined, 'idx changed since it was opened (replaced, or written in place)');
+      return read(file);
+    } finally {
+      file.close();
+    }
+  }
+
+  override get packChecksum(): Buffer {
+    return this.trailer.subarray(0, this.hash.size);
+  }
+
+  override get idxChecksum(): Buffer {
+    return this.trailer.subarray(this.hash.size);
+  }
+
+  override oidBytes(n: number): Buffer {
+    if (this.tables !== undefined) return super.oidBytes(n);
+    if (!(Number.isInteger(n) && n >= 0 && n < this.count)) return Buffer.alloc(0);
+    return this.withSameFile((file) => file.read(this.nameFilePosition(n), this.hash.size));
+  }
+
+  override oidHex(n: number): string {
+    return this.tables !== undefined ? super.oidHex(n) : this.oidBytes(n).toString('hex');
+  }
 }
 
 // Stays long: the idx's header and fan-out in file order (git-internals §6.2); each check guards the reads after it.

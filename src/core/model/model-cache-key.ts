@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeAll } from '../atomic-file.ts';
+
+/** Where persisted models live by default: outside every repository, in the user's cache. */
+export function defaultModelCacheDir(): string {
+  if (process.env.PACKSCOPE_CACHE_DIR) return path.resolve(process.env.PACKSCOPE_CACHE_DIR);
+  const base = process.env.XDG_CACHE_HOME
+    ? path.resolve(process.env.XDG_CACHE_HOME)
+    : path.join(os.homedir(), '.cache');
+  return path.join(base, 'packscope', 'models');
+}
 
 /**
  * The model cache's per-user key (every model and paths file is sealed under it: sealed-file.ts):

@@ -1,7 +1,13 @@
-import { sealFile, largestSealedFile, openSealedFile, type SealedFormat } from './sealed-file.ts';
+import {
+  largestSealedFile,
+  openSealedHeader,
+  readSealedSection,
+  sealFile,
+  sealSections,
+  type SealedFormat,
+} from './sealed-file.ts';
 import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { HashAlgorithm } from '../format/hash-algorithm.ts';
 import { readIdxFileWithStat, type PackIndex, type ReadIdx } from '../format/idx.ts';
@@ -11,9 +17,9 @@ import { makeDirectories, nearestExisting, writeAll, writeFileAtomically } from 
 import { buildPackModel, type BuildOptions } from './build-pack-model.ts';
 import { readCacheKey, readOrCreateCacheKey } from './model-cache-key.ts';
 import { refuseInsideRepository } from './outside-repository.ts';
-import { checkStoredShape } from './stored-columns-check.ts';
+import { checkSizeOverflow, checkStoredShape } from './stored-columns-check.ts';
 import { PackModel, type PackFiles, type SummaryFacts } from './pack-model.ts';
-import type { PackColumns, RankingHead } from './pack-columns.ts';
+import type { PackColumns, RankingHead, StoredDerivedColumns } from './pack-columns.ts';
 import { rankingHead, STATS_RANKINGS, STORED_RANKING_HEAD } from './rankings.ts';
 import type { Repository } from './repository.ts';
 import { SizeColumn } from './size-column.ts';
@@ -24,15 +30,33 @@ import { SizeColumn } from './size-column.ts';
  * workbench reopen: bench/README.md, "Figures the comments rely on"). 4: family sizes after the
  * roots, the summary and the heads of `stats`' rankings in the header, the pack's and idx's sizes
  * and modification times, sealed by GMAC (sealed-file.ts); a sealed file's values are no longer
- * re-checked column by column (docs/security.md, "The model cache's threat model").
+ * re-checked column by column (docs/security.md, "The model cache's threat model"). 5: a seal per
+ * column in the header and the header's own seal at the end, each column read and checked when it is
+ * first used (`stats` needs the header and four columns of twelve).
  */
 const MODEL_FILE: SealedFormat = {
   magic: Buffer.from('PSMODEL\0', 'latin1'),
-  version: 4,
+  version: 5,
   maxHeaderBytes: 64 << 20,
   what: 'model',
-  seal: 'gmac-aes-256',
+  seal: 'gmac-aes-256-sections',
 };
+/** The file's sections in file order, each sealed on its own; their seals are the header's `sections`. */
+const SECTIONS = [
+  'size',
+  'resultSize',
+  'diskSize',
+  'base',
+  'byOffset',
+  'depth',
+  'inPackType',
+  'type',
+  'childStart',
+  'roots',
+  'familySizes',
+  'childList',
+] as const;
+type SectionName = (typeof SECTIONS)[number];
 /**
  * Bytes per object of the columns (five 4-byte columns, the depth, two type bytes), depth at its
  * widest, then of the derived ones (child starts, roots, family sizes, at most one child-list
@@ -56,16 +80,12 @@ interface StoredHeader {
   overflow: { size: [number, number][]; resultSize: [number, number][]; diskSize: [number, number][] };
   summary: SummaryFacts;
   rankings: Record<string, RankingHead>;
+  /** One seal per section, in SECTIONS' order (sealed-file.ts, sealSections). */
+  sections: string[];
 }
 
-/** Where persisted models live by default: outside every repository, in the user's cache. */
-export function defaultModelCacheDir(): string {
-  if (process.env.PACKSCOPE_CACHE_DIR) return path.resolve(process.env.PACKSCOPE_CACHE_DIR);
-  const base = process.env.XDG_CACHE_HOME
-    ? path.resolve(process.env.XDG_CACHE_HOME)
-    : path.join(os.homedir(), '.cache');
-  return path.join(base, 'packscope', 'models');
-}
+// In model-cache-key.ts, so that the CLI's launcher (src/cli/launcher.ts) finds the cache without this module.
+export { defaultModelCacheDir } from './model-cache-key.ts';
 
 /**
  * PackScope never writes inside a repository (README.md, "Trust and safety"): refuses a model cache
@@ -115,14 +135,17 @@ export class ModelStore {
   load(files: PackFiles, loadOptions: BuildOptions = {}): LoadedModel {
     const options: BuildOptions = { ...this.buildDefaults, ...loadOptions };
     if (this.directory === undefined) return { model: buildPackModel(files, options), source: 'built' };
-    // Every bound of the idx is checked here; its names' order only once it is known whether a
-    // sealed model built from this very file vouches for it (below).
+    // The idx's head and every bound of it are checked here; its tables (names, offsets) are read
+    // and checked once it is known whether a sealed model built from this very file vouches for it
+    // (then only when first used), else before the build (buildAndSave).
     const idx =
       options.index === undefined
         ? readIdxFileWithStat(files.idx, {
             ...(options.hash ? { hash: options.hash } : {}),
             deferNameOrder: true,
             namesOnly: true,
+            // Read when first used: a stored model vouches for them, and `stats` needs a few names.
+            tablesOnFirstUse: true,
           })
         : undefined;
     const index = options.index ?? idx!.index;
@@ -134,22 +157,36 @@ export class ModelStore {
       try {
         const key = readCacheKey(this.directory);
         if (key === undefined) throw new Error('no private cache key to check the model file with');
-        const model = readStoredModel(file, files, idx, key);
-        return { model, source: 'persisted' };
+        // A column whose seal fails when it is first read: the model is built from the pack then,
+        // its columns taken from that build, and the file replaced (readStoredModel).
+        const loaded: LoadedModel = { model: undefined!, source: 'persisted' };
+        loaded.model = readStoredModel(file, files, idx, key, (because) => {
+          loaded.source = 'built';
+          loaded.rebuiltBecause = because;
+          return this.buildAndSave(files, { ...options, index }, idx.index);
+        });
+        return loaded;
       } catch (error) {
         rebuiltBecause = errorMessage(error);
       }
     }
-    // No model vouches for this idx: check it whole before a build relies on it.
-    if (idx !== undefined) index.checkNameOrder();
     // The idx just read is the build's too (reading it twice cost a reopen tens of ms).
-    const model = buildPackModel(files, { ...options, index });
+    const model = this.buildAndSave(files, { ...options, index }, idx?.index);
+    return rebuiltBecause === undefined ? { model, source: 'built' } : { model, source: 'built', rebuiltBecause };
+  }
+
+  /** Builds (checking `unvouchedIdx`'s name order first: no model vouches for it) and saves; a failed save is reported. */
+  private buildAndSave(files: PackFiles, options: BuildOptions, unvouchedIdx: PackIndex | undefined): PackModel {
+    // Every table read and checked now, as a build of an idx nobody vouches for has always done.
+    unvouchedIdx?.checkNameOrder();
+    void unvouchedIdx?.offsets;
+    const model = buildPackModel(files, options);
     try {
       this.save(model);
     } catch (error) {
       this.onSaveFailure?.(`could not save the model of ${files.pack} in ${this.directory}: ${errorMessage(error)}`);
     }
-    return rebuiltBecause === undefined ? { model, source: 'built' } : { model, source: 'built', rebuiltBecause };
+    return model;
   }
 
   fileFor(index: PackIndex): string {
@@ -170,17 +207,34 @@ export class ModelStore {
   }
 }
 
-function columnArrays(columns: PackColumns): ArrayBufferView[] {
-  // Four-byte columns first so every view stays aligned when read back.
+/**
+ * Reads now whatever of `model` a stored file left to first use (format 5's columns and derived
+ * columns, the idx's tables), each checked as its first read checks it: for a thread that hands the
+ * whole model on (the server's model worker), so that its timings say where a load's time went.
+ */
+export function readEveryColumn(model: PackModel): void {
+  for (const column of Object.values(model.columns) as ArrayLike<unknown>[]) void column.length;
+  if (model.count > 0) void model.rootOf(0);
+  void model.index.bytes.length;
+}
+
+/** The sections of a model file, in SECTIONS' order. */
+function sectionArrays(model: PackModel): ArrayBufferView[] {
+  const c = model.columns;
+  const derived = model.derivedColumns();
   return [
-    columns.size.low,
-    columns.resultSize.low,
-    columns.diskSize.low,
-    columns.base,
-    columns.byOffset,
-    columns.depth,
-    columns.inPackType,
-    columns.type,
+    c.size.low,
+    c.resultSize.low,
+    c.diskSize.low,
+    c.base,
+    c.byOffset,
+    c.depth,
+    c.inPackType,
+    c.type,
+    derived.childStart,
+    derived.roots,
+    derived.familySizes,
+    derived.childList,
   ];
 }
 
@@ -200,6 +254,9 @@ function serializeModel(model: PackModel, key: Buffer): Buffer {
   const idx = fileStat(model.files.idx);
   const rankings: Record<string, RankingHead> = {};
   for (const ranking of STATS_RANKINGS) rankings[ranking] = rankingHead(model, ranking, STORED_RANKING_HEAD);
+  const sections = sectionArrays(model).map(
+    (column) => new Uint8Array(column.buffer, column.byteOffset, column.byteLength),
+  );
   const header: StoredHeader = {
     packChecksum: model.checksumHex,
     idxChecksum: Buffer.from(model.index.idxChecksum).toString('hex'),
@@ -218,37 +275,35 @@ function serializeModel(model: PackModel, key: Buffer): Buffer {
     },
     summary: model.summaryFacts(),
     rankings,
+    sections: sealSections(sections, key),
   };
-  const parts: Uint8Array[] = [];
-  // The body starts 8-aligned (sealed-file.ts): padding from its start is padding in the file.
-  let length = 0;
-  for (const column of columnArrays(c)) {
-    parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
-    length += column.byteLength;
-  }
-  // The derived columns after padding to 4 bytes (the type columns end anywhere), all 4-byte.
-  const derived = model.derivedColumns();
-  parts.push(new Uint8Array(align4(length) - length));
-  for (const column of [derived.childStart, derived.roots, derived.familySizes, derived.childList])
-    parts.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
-  return sealFile(MODEL_FILE, header, parts, key);
+  return sealFile(MODEL_FILE, header, sections, key);
 }
 
-function align4(n: number): number {
-  return (n + 3) & ~3;
+/** A size column from a section's bytes, its overflow map checked against them. */
+function sizeColumn(buffer: ArrayBuffer, overflow: [number, number][]): SizeColumn {
+  const column = new SizeColumn(new Uint32Array(buffer), new Map(overflow));
+  checkSizeOverflow(column);
+  return column;
 }
 
-// Stays long: one read of a stored model in file order; each shape check guards the views after it.
-function readStoredModel(file: string, files: PackFiles, idx: ReadIdx, key: Buffer): PackModel {
+/** Defines `target[name]` as `load()`, called when it is first read and kept from then on. */
+function defineOnFirstRead<T extends object, K extends keyof T>(target: T, name: K, load: () => T[K]): void {
+  Object.defineProperty(target, name, {
+    configurable: true,
+    enumerable: true,
+    get: () => {
+      const value = load();
+      Object.defineProperty(target, name, { value, enumerable: true, writable: false, configurable: false });
+      return value;
+    },
+  });
+}
+
+/** What the seal cannot say: that the idx and pack are the files this model was built from. The pack's ends. */
+function checkStoredIdentity(header: StoredHeader, idx: ReadIdx, files: PackFiles): ReturnType<typeof readPackEnds> {
   const { index } = idx;
-  const count = index.count;
-  // Sized by the idx, not by the file: a crafted file cannot make this allocate more.
-  const largest = largestSealedFile(MODEL_FILE, MAX_FIXED_COLUMN_BYTES + count * MAX_COLUMN_BYTES_PER_OBJECT);
-  const sealed = openSealedFile(file, MODEL_FILE, key, largest, 'model file is larger than any model of this pack');
-  const { bytes, bodyEnd: end } = sealed;
-  const header = parseStoredHeader(sealed.headerText);
-  // What the seal cannot say: that the idx and pack are the files this model was built from.
-  if (header.count !== count) throw new Error('model is for a different object count');
+  if (header.count !== index.count) throw new Error('model is for a different object count');
   if (header.idxChecksum !== Buffer.from(index.idxChecksum).toString('hex'))
     throw new Error('model is for a different idx');
   if (header.packChecksum !== Buffer.from(index.packChecksum).toString('hex'))
@@ -261,56 +316,166 @@ function readStoredModel(file: string, files: PackFiles, idx: ReadIdx, key: Buff
     throw new Error('pack size or modification time changed');
   if (!pack.trailer.equals(index.packChecksum)) throw new Error('pack checksum no longer matches its idx');
   if (header.packVersion !== pack.version) throw new Error("model pack version is not the pack header's");
+  return pack;
+}
 
-  let at = sealed.bodyStart;
-  // Views into the file's own buffer: no copy (the prefix is 8-aligned, columns keep alignment).
-  const take = (bytesPerElement: number): number => {
-    const length = count * bytesPerElement;
-    if (at + length > end) throw new Error('model columns are truncated');
-    const start = at;
-    at += length;
-    return start;
+/**
+ * Every section's length and place from the count, the depth width and the summary's deltas:
+ * together they must end exactly where the file's seal begins (a section of another width shifts
+ * the rest).
+ */
+function sectionLayout(
+  count: number,
+  depthBytes: 2 | 4,
+  deltas: number,
+  bodyStart: number,
+  bodyEnd: number,
+): { lengths: Record<SectionName, number>; positions: Map<SectionName, number> } {
+  if (deltas > count) throw new Error('model child list has the wrong length');
+  const lengths: Record<SectionName, number> = {
+    size: 4 * count,
+    resultSize: 4 * count,
+    diskSize: 4 * count,
+    base: 4 * count,
+    byOffset: 4 * count,
+    depth: depthBytes * count,
+    inPackType: count,
+    type: count,
+    childStart: 4 * (count + 1),
+    roots: 4 * count,
+    familySizes: 4 * count,
+    childList: 4 * deltas,
   };
-  const storage = bytes.buffer;
-  const size = new SizeColumn(new Uint32Array(storage, take(4), count), new Map(header.overflow.size));
-  const resultSize = new SizeColumn(new Uint32Array(storage, take(4), count), new Map(header.overflow.resultSize));
-  const diskSize = new SizeColumn(new Uint32Array(storage, take(4), count), new Map(header.overflow.diskSize));
-  const base = new Int32Array(storage, take(4), count);
-  const byOffset = new Uint32Array(storage, take(4), count);
-  const depth =
-    header.depthBytes === 2 ? new Uint16Array(storage, take(2), count) : new Uint32Array(storage, take(4), count);
-  const inPackType = new Uint8Array(storage, take(1), count);
-  const type = new Uint8Array(storage, take(1), count);
-  at = align4(at);
-  const takeWords = (length: number): Uint32Array => {
-    if (at + length * 4 > end) throw new Error('model derived columns are truncated');
-    const view = new Uint32Array(storage, at, length);
-    at += length * 4;
-    return view;
-  };
-  const childStart = takeWords(count + 1);
-  const roots = takeWords(count);
-  const familySizes = takeWords(count);
-  const columns: PackColumns = {
-    offset: index.offsets,
-    inPackType,
-    type,
-    size,
-    resultSize,
-    diskSize,
-    base,
-    depth,
-    byOffset,
-  };
-  checkStoredShape(columns, header.summary, header.rankings);
-  // The child list is what is left: one entry per delta, as many as the summary counts (a column
-  // laid out at another width than the header says shifts this remainder, and is refused here).
+  const positions = new Map<SectionName, number>();
+  let at = bodyStart;
+  for (const name of SECTIONS) {
+    positions.set(name, at);
+    at += lengths[name];
+  }
+  if (at !== bodyEnd) throw new Error('model columns are truncated or of the wrong widths');
+  return { lengths, positions };
+}
+
+// Stays long: a reader of a model file in file order (header, checks, then each section, read on
+// first use); the sections' loaders share the one rebuild.
+/**
+ * Opens a stored model: the header's seal and every check of the header, the pack and the idx now;
+ * each column when it is first read, its own seal checked then (docs/security.md, "The model cache's
+ * threat model"). A column whose seal fails then is taken, with every column not yet read, from
+ * `rebuild(why)`, a build of the pack, called at most once.
+ */
+function readStoredModel(
+  file: string,
+  files: PackFiles,
+  idx: ReadIdx,
+  key: Buffer,
+  rebuild: (because: string) => PackModel,
+): PackModel {
+  const { index } = idx;
+  const count = index.count;
+  // Sized by the idx, not by the file: a crafted file cannot make this allocate more.
+  const largest = largestSealedFile(MODEL_FILE, MAX_FIXED_COLUMN_BYTES + count * MAX_COLUMN_BYTES_PER_OBJECT);
+  const sealed = openSealedHeader(file, MODEL_FILE, key, largest, 'model file is larger than any model of this pack');
+  const header = parseStoredHeader(sealed.headerText);
+  const pack = checkStoredIdentity(header, idx, files);
+  const { overflow } = header;
+  checkStoredShape(
+    count,
+    header.depthBytes,
+    [overflow.size, overflow.resultSize, overflow.diskSize],
+    header.summary,
+    header.rankings,
+  );
   const deltas = header.summary.counts.ofsDeltas + header.summary.counts.refDeltas;
-  if ((end - at) / 4 !== deltas || deltas > count || childStart[count] !== deltas)
-    throw new Error('model child list has the wrong length');
-  const childList = takeWords(deltas);
+  const { lengths, positions } = sectionLayout(count, header.depthBytes, deltas, sealed.bodyStart, sealed.bodyEnd);
+
+  let rebuilt: PackModel | undefined;
+  const rebuiltModel = (because: string): PackModel => (rebuilt ??= rebuild(because));
+  // The section's bytes, or undefined when its seal fails (the model is then rebuilt).
+  const section = (name: SectionName): ArrayBuffer | undefined => {
+    if (rebuilt) return undefined;
+    try {
+      return readSealedSection(
+        file,
+        positions.get(name)!,
+        lengths[name],
+        header.sections[SECTIONS.indexOf(name)]!,
+        key,
+      );
+    } catch (error) {
+      rebuiltModel(`model column ${name}: ${errorMessage(error)}`);
+      return undefined;
+    }
+  };
+  const column =
+    <K extends keyof PackColumns>(name: K & SectionName, make: (buffer: ArrayBuffer) => PackColumns[K]) =>
+    (): PackColumns[K] => {
+      const buffer = section(name);
+      if (buffer !== undefined)
+        try {
+          return make(buffer);
+        } catch (error) {
+          rebuiltModel(`model column ${name}: ${errorMessage(error)}`);
+        }
+      return rebuilt!.columns[name];
+    };
+  const columns = {} as PackColumns;
+  defineOnFirstRead(columns, 'offset', () => index.offsets);
+  defineOnFirstRead(
+    columns,
+    'size',
+    column('size', (b) => sizeColumn(b, overflow.size)),
+  );
+  defineOnFirstRead(
+    columns,
+    'resultSize',
+    column('resultSize', (b) => sizeColumn(b, overflow.resultSize)),
+  );
+  defineOnFirstRead(
+    columns,
+    'diskSize',
+    column('diskSize', (b) => sizeColumn(b, overflow.diskSize)),
+  );
+  defineOnFirstRead(
+    columns,
+    'base',
+    column('base', (b) => new Int32Array(b)),
+  );
+  defineOnFirstRead(
+    columns,
+    'byOffset',
+    column('byOffset', (b) => new Uint32Array(b)),
+  );
+  defineOnFirstRead(
+    columns,
+    'depth',
+    column('depth', (b) => (header.depthBytes === 2 ? new Uint16Array(b) : new Uint32Array(b))),
+  );
+  defineOnFirstRead(
+    columns,
+    'inPackType',
+    column('inPackType', (b) => new Uint8Array(b)),
+  );
+  defineOnFirstRead(
+    columns,
+    'type',
+    column('type', (b) => new Uint8Array(b)),
+  );
+
   const model = new PackModel(files, index, index.hash, header.packVersion, pack.size, columns);
-  model.adoptStoredDerived({ childStart, childList, roots, familySizes });
+  model.adoptStoredDerivedLazily((): StoredDerivedColumns => {
+    const words = (name: SectionName): Uint32Array | undefined => {
+      const buffer = section(name);
+      return buffer && new Uint32Array(buffer);
+    };
+    const childStart = words('childStart');
+    const roots = words('roots');
+    const familySizes = words('familySizes');
+    const childList = words('childList');
+    if (childStart && childStart[count] !== deltas) rebuiltModel('model child starts do not end at the child list');
+    if (rebuilt || !childStart || !roots || !familySizes || !childList) return rebuilt!.derivedColumns();
+    return { childStart, roots, familySizes, childList };
+  });
   model.adoptSummaryFacts(header.summary);
   for (const [ranking, head] of Object.entries(header.rankings)) model.adoptRankingHead(ranking, head);
   return model;
@@ -373,5 +538,11 @@ function parseStoredHeader(text: string): StoredHeader {
     throw new Error('model header has missing or mistyped fields');
   }
   if (header.depthBytes !== 2 && header.depthBytes !== 4) throw new Error('bad depth column width');
+  if (
+    !Array.isArray(header.sections) ||
+    header.sections.length !== SECTIONS.length ||
+    !header.sections.every((seal) => typeof seal === 'string')
+  )
+    throw new Error('model header has no seal for each column');
   return header as StoredHeader;
 }

@@ -26,7 +26,7 @@ export interface PackColumns {
 }
 
 /**
- * The derived columns a model file keeps beside the base column (format 4): the ones whose build
+ * The derived columns a model file keeps beside the base column (since format 4; each sealed on its own since format 5): the ones whose build
  * costs a scattered pass or a sort (most of a reopen: bench/README.md, "Figures the comments rely
  * on"). Trusted once the file's seal verifies and their lengths fit (docs/security.md, "The model
  * cache's threat model").

@@ -74,6 +74,8 @@ export class PackModel {
   private familySizes: Uint32Array | undefined;
   private offsetsInPackOrder: Float64Array | undefined;
   private derivedFrom: DerivedSource = 'computed';
+  /** A model file's derived columns, read (and their seals checked) when one is first needed. */
+  private pendingStoredDerived: (() => StoredDerivedColumns) | undefined;
   private summary: SummaryFacts | undefined;
   /** Heads of rankings a model file kept (rankings.ts reads them before scanning the columns). */
   private rankingHeads = new Map<string, RankingHead>();
@@ -134,6 +136,21 @@ export class PackModel {
     this.derivedFrom = 'stored';
   }
 
+  /** As adoptStoredDerived, read by `load` when a derived column is first needed (model-store.ts). */
+  adoptStoredDerivedLazily(load: () => StoredDerivedColumns): void {
+    this.pendingStoredDerived = load;
+    this.derivedFrom = 'stored';
+  }
+
+  /** Whether the stored derived columns were taken now; their builders ask first. */
+  private takeStoredDerived(): boolean {
+    const load = this.pendingStoredDerived;
+    if (load === undefined) return false;
+    this.pendingStoredDerived = undefined;
+    this.adoptStoredDerived(load());
+    return true;
+  }
+
   /** Whether the derived columns were computed or came from the model file. */
   get derivedSource(): DerivedSource {
     return this.derivedFrom;
@@ -165,6 +182,7 @@ export class PackModel {
     ) {
       throw new Error('derived columns do not fit this model');
     }
+    this.pendingStoredDerived = undefined;
     this.childIndex = { start: derived.childStart, list: derived.childList };
     this.rootColumn = derived.roots;
     this.familySizes = derived.familySizes;
@@ -307,6 +325,7 @@ export class PackModel {
   }
 
   private buildChildIndex(): { start: Uint32Array; list: Uint32Array } {
+    if (this.takeStoredDerived()) return this.childIndex!;
     const { base } = this.columns;
     const start = new Uint32Array(this.count + 1);
     for (let n = 0; n < this.count; n++) {
@@ -327,6 +346,7 @@ export class PackModel {
   }
 
   private buildRoots(): Uint32Array {
+    if (this.takeStoredDerived()) return this.rootColumn!;
     const { base, depth } = this.columns;
     const roots = new Uint32Array(this.count);
     // Visiting by increasing depth guarantees a base's root is known before its deltas'.
@@ -339,6 +359,7 @@ export class PackModel {
   }
 
   private buildFamilySizes(): Uint32Array {
+    if (this.takeStoredDerived()) return this.familySizes!;
     const roots = (this.rootColumn ??= this.buildRoots());
     const sizes = new Uint32Array(this.count);
     for (let n = 0; n < this.count; n++) sizes[roots[n]!]!++;

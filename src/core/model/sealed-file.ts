@@ -27,7 +27,12 @@ const DIGEST_CHUNK_BYTES = 256 << 10;
  */
 const GMAC_KEY_LABEL = 'PackScope sealed file: AES-256-GCM key';
 
-export type SealKind = 'hmac-sha256' | 'gmac-aes-256';
+/**
+ * `gmac-aes-256-sections`: the seal at the end covers the prefix and header only, and the header
+ * carries one GMAC per body section (sealSections), checked when the section is first read
+ * (readSealedSection): a reader that needs the header and a few columns reads and checks only those.
+ */
+export type SealKind = 'hmac-sha256' | 'gmac-aes-256' | 'gmac-aes-256-sections';
 
 export interface SealedFormat {
   /** 8 bytes: `PSMODEL\0`, `PSPATHS\0`. */
@@ -41,7 +46,7 @@ export interface SealedFormat {
 }
 
 function trailerBytes(format: SealedFormat): number {
-  return format.seal === 'gmac-aes-256' ? GCM_NONCE_BYTES + GCM_TAG_BYTES : HMAC_BYTES;
+  return format.seal === undefined || format.seal === 'hmac-sha256' ? HMAC_BYTES : GCM_NONCE_BYTES + GCM_TAG_BYTES;
 }
 
 function gmacKey(key: Buffer): Buffer {
@@ -61,6 +66,7 @@ export function sealFile(format: SealedFormat, header: unknown, body: Uint8Array
   prefix.writeUInt32LE(format.version, 8);
   prefix.writeUInt32LE(headerJson.length, 12);
   headerJson.copy(prefix, PREFIX_BYTES);
+  if (format.seal === 'gmac-aes-256-sections') return Buffer.concat([prefix, ...body, gmacOf([prefix], key)]);
   const parts: Uint8Array[] = [prefix, ...body];
   if (format.seal === 'gmac-aes-256') {
     // A fresh random nonce per file: GCM's one requirement, met with a 2^-96 chance per pair of files.
@@ -98,6 +104,8 @@ export function openSealedFile(
   largest: number,
   tooLarge: string,
 ): OpenedSealedFile {
+  if (format.seal === 'gmac-aes-256-sections')
+    throw new Error('a file sealed by section is opened by openSealedHeader');
   const handle = RandomAccessFile.open(file);
   const { what } = format;
   const trailer = trailerBytes(format);
@@ -161,4 +169,118 @@ function readAndVerify(handle: RandomAccessFile, bytes: Buffer, format: SealedFo
 
 function align8(n: number): number {
   return (n + 7) & ~7;
+}
+
+/** A GMAC of `parts` under a fresh random nonce: the nonce, then the tag. */
+function gmacOf(parts: Uint8Array[], key: Buffer): Buffer {
+  const nonce = randomBytes(GCM_NONCE_BYTES);
+  const gmac = createCipheriv('aes-256-gcm', gmacKey(key), nonce);
+  for (const part of parts) gmac.setAAD(part);
+  gmac.final();
+  return Buffer.concat([nonce, gmac.getAuthTag()]);
+}
+
+/**
+ * One seal per section (`gmac-aes-256-sections`), as hex, for the header to carry: the header's own
+ * seal then vouches for every section's, and each section is checked only when it is read.
+ */
+export function sealSections(sections: Uint8Array[], key: Buffer): string[] {
+  return sections.map((section) => gmacOf([section], key).toString('hex'));
+}
+
+export interface OpenedSealedHeader {
+  file: string;
+  size: number;
+  headerText: string;
+  bodyStart: number;
+  bodyEnd: number;
+}
+
+/**
+ * Reads and checks the prefix, header (with its padding) and seal of a `gmac-aes-256-sections` file, none of its body;
+ * throws an Error saying what failed. The header's section seals are the caller's to check
+ * (readSealedSection) before it uses a section.
+ */
+export function openSealedHeader(
+  file: string,
+  format: SealedFormat,
+  key: Buffer,
+  largest: number,
+  tooLarge: string,
+): OpenedSealedHeader {
+  const handle = RandomAccessFile.open(file);
+  const { what } = format;
+  const trailer = trailerBytes(format);
+  try {
+    if (handle.size > largest) throw new Error(tooLarge);
+    if (handle.size < PREFIX_BYTES + trailer) throw new Error(`not a PackScope ${what} file`);
+    const prefix = handle.read(0, PREFIX_BYTES);
+    if (!prefix.subarray(0, 8).equals(format.magic)) throw new Error(`not a PackScope ${what} file`);
+    if (prefix.readUInt32LE(8) !== format.version)
+      throw new Error(`${what} format ${prefix.readUInt32LE(8)} is not ${format.version}`);
+    const headerLength = prefix.readUInt32LE(12);
+    const bodyEnd = handle.size - trailer;
+    if (headerLength > format.maxHeaderBytes || align8(PREFIX_BYTES + headerLength) > bodyEnd)
+      throw new Error(`${what} header is truncated`);
+    // The header's padding too: every byte of the file is under a seal.
+    const sealed = handle.read(PREFIX_BYTES, align8(PREFIX_BYTES + headerLength) - PREFIX_BYTES);
+    const seal = handle.read(bodyEnd, trailer);
+    if (!verifyGmac([prefix, sealed], seal, key)) throw new Error(`${what} header checksum mismatch (corrupt)`);
+    return {
+      file,
+      size: handle.size,
+      headerText: sealed.toString('utf8', 0, headerLength),
+      bodyStart: align8(PREFIX_BYTES + headerLength),
+      bodyEnd,
+    };
+  } finally {
+    handle.close();
+  }
+}
+
+/**
+ * Reads `length` bytes at `position` of `file` into an ArrayBuffer of their own and checks them
+ * against `seal` (one of sealSections', from a header whose seal verified), a chunk at a time while
+ * each is in the CPU's caches. Throws when they do not match.
+ */
+export function readSealedSection(
+  file: string,
+  position: number,
+  length: number,
+  seal: string,
+  key: Buffer,
+): ArrayBuffer {
+  const sealBytes = Buffer.from(seal, 'hex');
+  if (sealBytes.length !== GCM_NONCE_BYTES + GCM_TAG_BYTES) throw new Error('section seal is malformed');
+  const bytes = Buffer.from(new ArrayBuffer(length));
+  const gmac = createDecipheriv('aes-256-gcm', gmacKey(key), sealBytes.subarray(0, GCM_NONCE_BYTES));
+  const handle = RandomAccessFile.open(file);
+  try {
+    for (let at = 0; at < length; at += DIGEST_CHUNK_BYTES) {
+      const chunk = Math.min(DIGEST_CHUNK_BYTES, length - at);
+      handle.readInto(bytes, at, chunk, position + at);
+      gmac.setAAD(bytes.subarray(at, at + chunk));
+    }
+  } finally {
+    handle.close();
+  }
+  gmac.setAuthTag(sealBytes.subarray(GCM_NONCE_BYTES));
+  try {
+    gmac.final();
+  } catch {
+    throw new Error('section checksum mismatch (corrupt)');
+  }
+  return bytes.buffer as ArrayBuffer;
+}
+
+function verifyGmac(parts: Uint8Array[], seal: Buffer, key: Buffer): boolean {
+  const gmac = createDecipheriv('aes-256-gcm', gmacKey(key), seal.subarray(0, GCM_NONCE_BYTES));
+  for (const part of parts) gmac.setAAD(part);
+  gmac.setAuthTag(seal.subarray(GCM_NONCE_BYTES));
+  try {
+    gmac.final();
+    return true;
+  } catch {
+    return false;
+  }
 }

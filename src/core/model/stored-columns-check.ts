@@ -1,4 +1,4 @@
-import type { PackColumns } from './pack-columns.ts';
+import type { SizeColumn } from './size-column.ts';
 import type { SummaryFacts } from './pack-model.ts';
 
 /**
@@ -6,31 +6,39 @@ import type { SummaryFacts } from './pack-model.ts';
  * by column (docs/security.md, "The model cache's threat model"). The seal says PackScope wrote the
  * file from a build of this pack; these checks keep a writer of another version, or with a bug in
  * the layout, from making a reader index outside what the model has or allocate without bound. All
- * of them are O(1) or O(what the header lists), none O(count): the column views' lengths are fixed
+ * of them are O(1) or O(what the header lists), none O(count): the columns' lengths are fixed
  * by the reader (model-store.ts) from the idx's count.
  *
  * `summary` and `rankings` are the header's, not yet typed. Throws with the first problem; the
  * caller rebuilds.
  */
 export function checkStoredShape(
-  columns: PackColumns,
+  count: number,
+  depthBytes: 2 | 4,
+  overflows: [number, number][][],
   summary: unknown,
   rankings: unknown,
 ): asserts summary is SummaryFacts {
-  const count = columns.base.length;
-  for (const column of [columns.size, columns.resultSize, columns.diskSize])
-    for (const [n, value] of column.overflow) {
-      if (!isObject(n, count) || column.low[n] !== 0xffffffff)
-        throw new Error('model size overflow map names a wrong object');
+  for (const overflow of overflows)
+    for (const [n, value] of overflow) {
+      if (!isObject(n, count)) throw new Error('model size overflow map names a wrong object');
       if (!Number.isSafeInteger(value) || value < 0xffffffff) throw new Error('model size overflow value out of range');
     }
   checkSummary(summary, count);
   // A build stores depths in 2 bytes whenever the deepest fits (resolveChains); the histogram's
   // length says how deep that is, so another width is not a build's.
   const maxDepth = (summary as SummaryFacts).depthHistogram.length - 1;
-  if ((columns.depth.BYTES_PER_ELEMENT === 2) !== maxDepth <= 0xffff)
-    throw new Error('model depth column has the wrong width');
+  if ((depthBytes === 2) !== maxDepth <= 0xffff) throw new Error('model depth column has the wrong width');
   checkRankings(rankings, count);
+}
+
+/**
+ * When a stored size column is read: every entry of its overflow map (in range: checkStoredShape)
+ * names an object whose 4-byte value says "in the map".
+ */
+export function checkSizeOverflow(column: SizeColumn): void {
+  for (const n of column.overflow.keys())
+    if (column.low[n] !== 0xffffffff) throw new Error('model size overflow map names a wrong object');
 }
 
 function isObject(n: unknown, count: number): n is number {

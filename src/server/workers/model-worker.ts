@@ -2,7 +2,7 @@ import { encodeWorkerError } from '../../core/worker-error.ts';
 import * as fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { hashAlgorithmByName } from '../../core/format/hash-algorithm.ts';
-import { ModelStore } from '../../core/model/model-store.ts';
+import { ModelStore, readEveryColumn } from '../../core/model/model-store.ts';
 import { modelForTransfer } from '../../core/model/model-transfer.ts';
 import type { BuildStage } from '../../core/model/build-pack-model.ts';
 import type { BuildModelTask, LoadTimings, ModelWorkerMessage } from './model-worker-protocol.ts';
@@ -37,6 +37,8 @@ function run(task: BuildModelTask): void {
       post({ kind: 'progress', done, total });
     },
   });
+  // A stored model's columns are read when first used: all of them now, as the stored load's time.
+  if (loaded.source === 'persisted') readEveryColumn(loaded.model);
   const file = store.fileFor(loaded.model.index);
   const persistedFile = fs.existsSync(file) ? file : undefined;
   const loadedAt = performance.now();
