@@ -14,7 +14,7 @@ import {
   type StoreWalkInputs,
 } from './object-paths.ts';
 import { PathTable } from './path-table.ts';
-import { GitNamesUnusable, nameObjectsByGit, type GitNamesOptions } from './git-object-names.ts';
+import { GitNamesUnusable, nameObjectsByGit, type GitNamesOptions, type GitNamesRun } from './git-object-names.ts';
 
 /**
  * The object paths of a repository persist beside its pack models, in the model cache, under the
@@ -66,22 +66,30 @@ export async function loadOrNamePaths(
   options: Omit<PathWalkOptions, 'shallow' | 'looseObjectDirs'> & {
     saveStopped?: boolean;
     git?: Omit<GitNamesOptions, 'signal'> | undefined;
+    /** git already started (startNamingByGit, before the models were open): its names are used, or it is cancelled. */
+    started?: GitNamesRun | undefined;
     /** Called when git is done with and the walk is to name them (the CLI gives Ctrl+C back to the default). */
     beforeWalk?: () => void;
   } = {},
 ): Promise<LoadedPaths> {
-  const { git, beforeWalk, ...walkOptions } = options;
-  if (git === undefined) return loadOrWalkPaths(inputs, commonDir, directory, walkOptions);
+  const { git, started, beforeWalk, ...walkOptions } = options;
+  if (git === undefined && started === undefined) return loadOrWalkPaths(inputs, commonDir, directory, walkOptions);
   const stored = loadStoredPaths(inputs, commonDir, directory);
-  if (stored) return { paths: stored, source: 'persisted' };
+  if (stored) {
+    started?.cancel();
+    return { paths: stored, source: 'persisted' };
+  }
   let paths: ObjectPaths;
   let timeout: AbortSignal | undefined;
   try {
-    // A caller's time bound (`packscope object`) holds for git too; past it, the walk names what it can in its own bound.
-    const maxMs = options.limits?.maxMs;
-    timeout = maxMs === undefined ? undefined : AbortSignal.timeout(maxMs);
-    const signals = [options.signal, timeout].filter((signal): signal is AbortSignal => signal !== undefined);
-    paths = await nameObjectsByGit(inputs, { ...git, signal: AbortSignal.any(signals) });
+    if (started !== undefined) paths = await started.finish(inputs);
+    else {
+      // A caller's time bound (`packscope object`) holds for git too; past it, the walk names what it can in its own bound.
+      const maxMs = options.limits?.maxMs;
+      timeout = maxMs === undefined ? undefined : AbortSignal.timeout(maxMs);
+      const signals = [options.signal, timeout].filter((signal): signal is AbortSignal => signal !== undefined);
+      paths = await nameObjectsByGit(inputs, { ...git!, signal: AbortSignal.any(signals) });
+    }
   } catch (error) {
     if (options.signal?.aborted) throw error;
     const walkedBecause = timeout?.aborted
