@@ -47,7 +47,9 @@ When no finished walk is stored, \`object\` walks for at most --walk-seconds (de
 0: no bound) and, if the walk did not reach the object by then, prints it without its path and
 says how to get one: \`packscope stats\` walks the whole history once and stores the result (on
 git.git's 850,000 objects, minutes), after which \`object\` prints paths at once. A walk cut
-short is not stored.
+short is not stored as the names, but where it stopped is: the next \`object\` goes on from there
+(and does not run git again, which cannot go on from where it stopped), so that a few runs name
+what one bounded run could not.
 
 --json prints the "packscope.object/1" document described in docs/json.md.`;
 
@@ -278,7 +280,7 @@ function describeGaveUp(gaveUp: WalkGaveUp): string {
     gaveUp.trees === 0
       ? `${count(gaveUp.commits)} of ${count(gaveUp.totalCommits)} commits`
       : `all commits and ${count(gaveUp.trees)} of ${count(gaveUp.totalTrees)} trees`;
-  return `not known yet: the walk that names paths stopped after ${gaveUp.seconds} s (it had read ${reached}); run \`packscope stats\` once to walk it all and store it (then paths print at once), or --walk-seconds 0 to wait here`;
+  return `not known yet: the walk that names paths stopped after ${gaveUp.seconds} s (it had read ${reached}); run \`packscope stats\` once to walk it all and store it (then paths print at once), or --walk-seconds 0 to wait here (the next run goes on from where this one stopped)`;
 }
 
 /** The path line: rev-list's name, or why there is none. */

@@ -7,6 +7,7 @@ import { makeDirectories, writeAll, writeFileAtomically } from '../atomic-file.t
 import { readCacheKey, readOrCreateCacheKey } from './model-cache-key.ts';
 import {
   PATH_RULE,
+  PathWalkCancelled,
   walkStorePaths,
   type ObjectPaths,
   type PathWalkOptions,
@@ -14,6 +15,7 @@ import {
   type StoreWalkInputs,
 } from './object-paths.ts';
 import { PathTable } from './path-table.ts';
+import { checkpointFileFor, loadCheckpoint, removeCheckpoint, saveCheckpoint } from './walk-checkpoint-store.ts';
 import { GitNamesUnusable, nameObjectsByGit, type GitNamesOptions, type GitNamesRun } from './git-object-names.ts';
 
 /**
@@ -79,6 +81,10 @@ export async function loadOrNamePaths(
     started?.cancel();
     return { paths: stored, source: 'persisted' };
   }
+  // A bounded run (`packscope object`) goes on from a stopped walk rather than start git over:
+  // git cannot resume, and within the bound it would end where it ended the last time.
+  if (started === undefined && options.limits?.maxMs !== undefined && hasCheckpoint(inputs, commonDir, directory))
+    return loadOrWalkPaths(inputs, commonDir, directory, walkOptions);
   let paths: ObjectPaths;
   let timeout: AbortSignal | undefined;
   try {
@@ -103,7 +109,9 @@ export async function loadOrNamePaths(
   const loaded: LoadedPaths = { paths, source: 'walked' };
   if (directory !== undefined) {
     try {
-      savePaths(directory, pathsFileFor(directory, commonDir), inputs, walkKeyOf(inputs), paths);
+      const file = pathsFileFor(directory, commonDir);
+      savePaths(directory, file, inputs, walkKeyOf(inputs), paths);
+      removeCheckpoint(checkpointFileFor(file));
     } catch (error) {
       loaded.notSavedBecause = `could not save the object paths in ${directory}: ${errorMessage(error)}`;
     }
@@ -176,21 +184,69 @@ export function loadOrWalkPaths(
       rewalkedBecause = errorMessage(error);
     }
   }
-  const paths = walkStorePaths(inputs, options);
+  const paths = walkFromCheckpoint(inputs, directory, file, walkKey, options);
   const loaded: LoadedPaths = {
     paths,
     source: 'walked',
     ...(rewalkedBecause === undefined ? {} : { rewalkedBecause }),
   };
+  if (paths.checkpoint !== undefined) {
+    try {
+      saveCheckpoint(directory, checkpointFileFor(file), walkKey, paths.checkpoint);
+    } catch (error) {
+      loaded.notSavedBecause = `could not save where the walk stopped in ${directory}: ${errorMessage(error)}`;
+    }
+  }
   // A walk cut short by a caller's tighter bound (`packscope object`'s seconds) is not the store's
-  // walk: kept, it would answer every later command with its few names.
+  // walk: kept, it would answer every later command with its few names. Its checkpoint is kept:
+  // the next walk goes on from it.
   if (paths.stopped !== undefined && options.saveStopped === false) return loaded;
   try {
     savePaths(directory, file, inputs, walkKey, paths);
+    if (paths.stopped === undefined) removeCheckpoint(checkpointFileFor(file));
   } catch (error) {
     loaded.notSavedBecause = `could not save the object paths in ${directory}: ${errorMessage(error)}`;
   }
   return loaded;
+}
+
+/** Whether a stopped walk of this very store is saved, for a walk to go on from. */
+export function hasCheckpoint(inputs: StoreWalkInputs, commonDir: string, directory: string | undefined): boolean {
+  if (directory === undefined) return false;
+  const file = checkpointFileFor(pathsFileFor(directory, commonDir));
+  return loadCheckpoint(directory, file, walkKeyOf(inputs), inputs) !== undefined;
+}
+
+/**
+ * The walk, from where the last walk of this store stopped when it saved a checkpoint. A walk
+ * cancelled has its checkpoint saved before the cancellation goes on up. A checkpoint that cannot
+ * be resumed (its table does not rebuild) is dropped and the walk starts over.
+ */
+function walkFromCheckpoint(
+  inputs: StoreWalkInputs,
+  directory: string,
+  file: string,
+  walkKey: string,
+  options: Omit<PathWalkOptions, 'shallow' | 'looseObjectDirs'>,
+): ObjectPaths {
+  const checkpointFile = checkpointFileFor(file);
+  const resume = loadCheckpoint(directory, checkpointFile, walkKey, inputs);
+  try {
+    return walkStorePaths(inputs, { ...options, resume });
+  } catch (error) {
+    if (error instanceof PathWalkCancelled) {
+      if (error.checkpoint !== undefined)
+        try {
+          saveCheckpoint(directory, checkpointFile, walkKey, error.checkpoint);
+        } catch {
+          // The cancellation is the answer; a checkpoint not saved only costs the next walk its head start.
+        }
+      throw error;
+    }
+    if (resume === undefined) throw error;
+    removeCheckpoint(checkpointFile);
+    return walkStorePaths(inputs, options);
+  }
 }
 
 function savePaths(

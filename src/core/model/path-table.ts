@@ -114,6 +114,18 @@ export class PathTableBuilder {
     return node;
   }
 
+  /** A builder that goes on from `table` (a stopped walk's): its nodes keep their numbers. */
+  static resume(table: PathTable, maxPathBytes: number): PathTableBuilder {
+    const builder = new PathTableBuilder(maxPathBytes);
+    const { parent, start, pool } = table;
+    for (let node = 1; node < table.count; node++) {
+      const id = builder.intern(parent[node]!, pool, start[node]!, start[node + 1]!);
+      // A table that interns differently (a duplicate, a path over the cap) is not one this built.
+      if (id !== node) throw new Error('path table cannot be resumed: its nodes are not as interned');
+    }
+    return builder;
+  }
+
   finish(): PathTable {
     const count = this.count;
     return new PathTable(
