@@ -12,9 +12,9 @@ import { packOfNumber } from './pack-numbering.ts';
  *
  * The packs are not needed to start: a line is parsed and its path interned as it arrives, and its
  * id waits, with its path node, until `resolveWith` gives the packs' names (git can start before
- * the models are open, and this parser can run in a thread that has none); from then on each line
- * is resolved as it is parsed. Anything that would make the names differ from the walk's throws
- * GitNamesUnusable, with the offset of the line in git's output.
+ * the models are open, and this parser can run in a thread that has none); from then on the lines
+ * of each chunk are resolved once the chunk is parsed. Anything that would make the names differ
+ * from the walk's throws GitNamesUnusable, with the offset of the line in git's output.
  */
 export class GitNamesUnusable extends Error {
   override readonly name = 'GitNamesUnusable';
@@ -132,7 +132,7 @@ export class RevListParser {
   private named = 0;
   private missing = 0;
   private readonly missingIds: string[] = [];
-  private waiting: WaitingLines | undefined;
+  private readonly waiting: WaitingLines;
   private resolver: Resolver | undefined;
 
   constructor(
@@ -158,11 +158,15 @@ export class RevListParser {
       pathOf: names.packs.map((pack) => new Int32Array(pack.count).fill(-1)),
       names,
     };
-    const waiting = this.waiting!;
-    this.waiting = undefined;
-    const { hashSize } = this;
+    this.resolveWaiting();
+  }
+
+  /** The lines parsed since the last call (a chunk's, once the packs are given), resolved in one pass. */
+  private resolveWaiting(): void {
+    const { waiting, hashSize } = this;
     for (let i = 0; i < waiting.count; i++)
-      this.resolve(waiting.ids.subarray(i * hashSize, (i + 1) * hashSize), waiting.nodes[i]!, waiting.offsets[i]!);
+      this.resolve(waiting.ids, i * hashSize, waiting.nodes[i]!, waiting.offsets[i]!);
+    waiting.count = 0;
   }
 
   feed(chunk: Buffer): void {
@@ -194,6 +198,7 @@ export class RevListParser {
       this.carry = Buffer.from(bytes.subarray(from));
       if (this.carry.length > MAX_LINE_BYTES) this.unusable(this.offset, 'a line longer than any path git names');
     }
+    if (this.resolver !== undefined) this.resolveWaiting();
   }
 
   /** The names, once git's output has ended and the packs' names were given. */
@@ -230,26 +235,24 @@ export class RevListParser {
       id[i] = (high << 4) | low;
     }
     if (missing) {
-      if (this.waiting !== undefined) this.waiting.push(id, MISSING, this.offset);
-      else this.resolve(id, MISSING, this.offset);
+      this.waiting.push(id, MISSING, this.offset);
       return;
     }
     if (idEnd === end) {
       this.commits++;
       return;
     }
-    const node = this.intern(bytes, idEnd + 1, end);
-    if (this.waiting !== undefined) this.waiting.push(id, node, this.offset);
-    else this.resolve(id, node, this.offset);
+    this.waiting.push(id, this.intern(bytes, idEnd + 1, end), this.offset);
   }
 
-  /** Names the object `id` by path `node`: the first pack holding it, in git's search order. */
-  private resolve(id: Uint8Array, node: number, offset: number): void {
+  /** Names the object whose id is at `ids[at]` by path `node`: the first pack holding it, in git's search order. */
+  private resolve(ids: Uint8Array, at: number, node: number, offset: number): void {
     const { lookup, bases, pathOf, names } = this.resolver!;
-    const object = lookup.find(id, 0);
+    const object = lookup.find(ids, at);
+    const hex = (): string => Buffer.from(ids.buffer, ids.byteOffset + at, this.hashSize).toString('hex');
     if (node === MISSING) {
       // git found it nowhere: a pack or loose file that has it would make git's walk not the walk's.
-      const oidHex = Buffer.from(id).toString('hex');
+      const oidHex = hex();
       if (object >= 0 || looseObjectFile(names.looseObjectDirs, oidHex) !== undefined)
         this.unusable(offset, `${oidHex} is listed as missing, and is here`);
       this.missing++;
@@ -259,13 +262,13 @@ export class RevListParser {
     // A loose object (in no pack) is walked through by git, as by the walk, but has no pack to be
     // named in; a loose tree is counted as the walk counts the trees it entered.
     if (object < 0) {
-      if (this.isLooseTree(names.looseObjectDirs, Buffer.from(id).toString('hex'))) this.trees++;
+      if (this.isLooseTree(names.looseObjectDirs, hex())) this.trees++;
       return;
     }
     const pack = packOfNumber(bases, object);
     const n = object - bases[pack]!;
     const type = names.types[pack]![n]!;
-    if (type === OBJ_COMMIT) this.unusable(offset, `commit ${Buffer.from(id).toString('hex')} is printed with a path`);
+    if (type === OBJ_COMMIT) this.unusable(offset, `commit ${hex()} is printed with a path`);
     if (type === OBJ_TREE) this.trees++;
     const column = pathOf[pack]!;
     // rev-list prints an object once; the same id in a later pack is the first pack's (git's search order).
