@@ -69,7 +69,8 @@ function timed(command: string[], env: NodeJS.ProcessEnv = process.env): Run {
 
 function removeStoredWalks(): void {
   for (const file of fs.existsSync(cache) ? fs.readdirSync(cache) : [])
-    if (file.endsWith('.pspaths')) fs.rmSync(path.join(cache, file));
+    // A stopped walk's checkpoint too: the walk would go on from it rather than start over.
+    if (file.endsWith('.pspaths') || file.endsWith('.pswalk')) fs.rmSync(path.join(cache, file));
 }
 
 // The model is built and stored once, outside the timed runs.
