@@ -287,7 +287,10 @@ export class RevListParser {
     for (; shared < lastEnds.length; shared++) {
       const componentEnd = lastEnds[shared]!;
       if (componentEnd > length || (componentEnd < length && bytes[from + componentEnd] !== SLASH)) break;
-      if (bytes.compare(last, componentStart, componentEnd, from + componentStart, from + componentEnd) !== 0) break;
+      // Byte by byte here: components are short, and a call into Buffer.compare costs more than the loop.
+      let k = componentStart;
+      while (k < componentEnd && bytes[from + k] === last[k]) k++;
+      if (k < componentEnd) break;
       componentStart = componentEnd + 1;
     }
     lastEnds.length = shared;
@@ -296,8 +299,8 @@ export class RevListParser {
     let at = shared === 0 ? 0 : lastEnds[shared - 1]! + 1;
     if (shared > 0 && lastEnds[shared - 1] === length) return node;
     while (at <= length) {
-      const slash = bytes.indexOf(SLASH, from + at);
-      const componentEnd = slash < 0 || slash >= end ? length : slash - from;
+      let componentEnd = at;
+      while (componentEnd < length && bytes[from + componentEnd] !== SLASH) componentEnd++;
       node = this.table.intern(node, bytes, from + at, from + componentEnd);
       // The walk leaves such a path unnamed and says why: so does it here.
       if (node < 0) this.unusable(this.offset, `a path is longer than ${this.table.maxPathBytes} bytes`);
