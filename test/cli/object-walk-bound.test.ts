@@ -100,6 +100,14 @@ test('a stopped walk is kept: each bounded run goes on from where the last stopp
     runs++;
     if (document.path !== null) {
       assert.equal(document.path, expected);
+      // Asked again before any walk finished: answered from where the last walk stopped, with no more walking.
+      const again = JSON.parse(cli(['object', '--json', '--walk-seconds', '0.001', blob]).stdout) as typeof document;
+      assert.equal(again.path, expected);
+      if (pathsFiles().length === 0)
+        assert.equal(
+          again.pathWalk.commits + again.pathWalk.trees,
+          document.pathWalk.commits + document.pathWalk.trees,
+        );
       break;
     }
     const now = document.pathWalk.commits + document.pathWalk.trees;

@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { fail, UsageError } from '../../core/errors.ts';
 import { TYPE_NAMES } from '../../core/format/pack-file.ts';
 import { readSubject } from '../../core/model/commit-subject.ts';
-import { storeWalkInputs } from '../../core/model/object-paths.ts';
+import { storeWalkInputs, type ObjectPaths, type StoreWalkInputs } from '../../core/model/object-paths.ts';
+import { checkpointPaths } from '../../core/model/object-paths-store.ts';
 import type { PackModel } from '../../core/model/pack-model.ts';
 import type { Progress } from '../progress.ts';
 import { walkWithProgress } from '../walk-paths.ts';
@@ -49,7 +50,7 @@ says how to get one: \`packscope stats\` walks the whole history once and stores
 git.git's 850,000 objects, minutes), after which \`object\` prints paths at once. A walk cut
 short is not stored as the names, but where it stopped is: the next \`object\` goes on from there
 (and does not run git again, which cannot go on from where it stopped), so that a few runs name
-what one bounded run could not.
+what one bounded run could not; an object such a walk already reached is answered at once.
 
 --json prints the "packscope.object/1" document described in docs/json.md.`;
 
@@ -139,13 +140,12 @@ async function runObject(argv: string[], progress: Progress): Promise<number> {
   let walkGaveUp: WalkGaveUp | undefined;
   if (!values['no-paths'] && (self.type === 'tree' || self.type === 'blob' || self.type === 'tag')) {
     const inputs = storeWalkInputs(store);
-    const paths = await walkWithProgress(
-      inputs,
-      store,
-      progress,
-      walkSeconds === 0 ? undefined : { maxMs: walkSeconds * 1000 },
-    );
     const position = inputs.packs.indexOf(pack);
+    // An object a stopped walk already reached is answered from its checkpoint, without walking on.
+    const reached = walkSeconds === 0 ? undefined : reachedBefore(inputs, store, position, object);
+    const paths =
+      reached ??
+      (await walkWithProgress(inputs, store, progress, walkSeconds === 0 ? undefined : { maxMs: walkSeconds * 1000 }));
     const node = position < 0 ? -1 : paths.pathOf[position]![object]!;
     path = node < 0 ? null : paths.table.path(node);
     pathWalk = withoutTiming(paths.summary);
@@ -267,6 +267,18 @@ interface WalkGaveUp {
   trees: number;
   totalCommits: number;
   totalTrees: number;
+}
+
+/** The names of the stopped walk saved for this store, when it named object `n` of the pack at `position`. */
+function reachedBefore(
+  inputs: StoreWalkInputs,
+  store: ObjectStore,
+  position: number,
+  n: number,
+): ObjectPaths | undefined {
+  if (position < 0) return undefined;
+  const paths = checkpointPaths(inputs, store.repository.commonDir, store.modelCacheDirectory);
+  return paths !== undefined && (paths.pathOf[position]![n] ?? -1) >= 0 ? paths : undefined;
 }
 
 function sumOf(models: readonly PackModel[], type: 'commit' | 'tree'): number {

@@ -210,6 +210,35 @@ export function loadOrWalkPaths(
   return loaded;
 }
 
+/**
+ * The names a stopped walk of this very store had given when it stopped (its checkpoint), or
+ * undefined when none is saved: each is git's, and an object it reached needs no more walking.
+ */
+export function checkpointPaths(
+  inputs: StoreWalkInputs,
+  commonDir: string,
+  directory: string | undefined,
+): ObjectPaths | undefined {
+  if (directory === undefined) return undefined;
+  const file = checkpointFileFor(pathsFileFor(directory, commonDir));
+  const checkpoint = loadCheckpoint(directory, file, walkKeyOf(inputs), inputs);
+  if (checkpoint === undefined) return undefined;
+  const stopped = 'stopped before its end, and was not resumed yet';
+  return {
+    table: checkpoint.table,
+    pathOf: checkpoint.pathOf,
+    summary: {
+      ...checkpoint.summary,
+      complete: false,
+      problems: [
+        ...checkpoint.summary.problems,
+        `the walk ${stopped} (its checkpoint was read); the names given so far are git's`,
+      ],
+    },
+    stopped,
+  };
+}
+
 /** Whether a stopped walk of this very store is saved, for a walk to go on from. */
 export function hasCheckpoint(inputs: StoreWalkInputs, commonDir: string, directory: string | undefined): boolean {
   if (directory === undefined) return false;
