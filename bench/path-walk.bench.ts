@@ -10,7 +10,9 @@
  * is shared: wall times are rough; CPU time is the figure to compare. Prints each run and the
  * ratios PackScope / git.
  *
- * The model cache is a directory of its own under .bench/ (nothing is written into the repository).
+ * The model cache is a directory of its own under the temporary directory (benchModelCacheRoot): one
+ * under .bench/ would be inside this checkout, where PackScope never writes, so the model was not
+ * stored and every timed run built it again.
  * Without a repository it measures the generated one (bench/generate.ts). Under `npm run bench` it
  * records the wall-time ratios, best run of each, for the closing table (bench/results.ts).
  */
@@ -18,7 +20,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchDir, DEFAULT_HISTORY, generatedPack, projectRoot } from './generate.ts';
+import { benchModelCacheRoot, DEFAULT_HISTORY, generatedPack, projectRoot } from './generate.ts';
 import { recordFigures } from './results.ts';
 
 const help = `usage: node --import tsx bench/path-walk.bench.ts [--runs N] [<repository>]
@@ -43,7 +45,7 @@ const repository = path.resolve(
 );
 const subject = positionals[0] === undefined ? 'generated repository' : path.basename(repository);
 const runs = Number(values.runs);
-const cache = path.join(benchDir, 'path-walk-cache');
+const cache = path.join(benchModelCacheRoot, 'path-walk');
 const cli = path.join(projectRoot, 'bin', 'packscope.js');
 
 interface Run {
@@ -67,7 +69,8 @@ function timed(command: string[], env: NodeJS.ProcessEnv = process.env): Run {
 
 function removeStoredWalks(): void {
   for (const file of fs.existsSync(cache) ? fs.readdirSync(cache) : [])
-    if (file.endsWith('.pspaths')) fs.rmSync(path.join(cache, file));
+    // A stopped walk's checkpoint too: the walk would go on from it rather than start over.
+    if (file.endsWith('.pspaths') || file.endsWith('.pswalk')) fs.rmSync(path.join(cache, file));
 }
 
 // The model is built and stored once, outside the timed runs.

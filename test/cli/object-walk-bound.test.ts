@@ -86,6 +86,38 @@ test('a walk stopped by --walk-seconds: the object is printed without its path, 
   assert.deepEqual(pathsFiles(), []);
 });
 
+test('a stopped walk is kept: each bounded run goes on from where the last stopped, until it names the object as rev-list', () => {
+  const expected = revListNames(sandbox, repo).get(blob);
+  let reached = -1;
+  let runs = 0;
+  for (;;) {
+    const json = cli(['object', '--json', '--walk-seconds', '0.001', blob]);
+    assert.equal(json.status, 0, json.stderr);
+    const document = JSON.parse(json.stdout) as {
+      path: string | null;
+      pathWalk: { commits: number; trees: number };
+    };
+    runs++;
+    if (document.path !== null) {
+      assert.equal(document.path, expected);
+      // Asked again before any walk finished: answered from where the last walk stopped, with no more walking.
+      const again = JSON.parse(cli(['object', '--json', '--walk-seconds', '0.001', blob]).stdout) as typeof document;
+      assert.equal(again.path, expected);
+      if (pathsFiles().length === 0)
+        assert.equal(
+          again.pathWalk.commits + again.pathWalk.trees,
+          document.pathWalk.commits + document.pathWalk.trees,
+        );
+      break;
+    }
+    const now = document.pathWalk.commits + document.pathWalk.trees;
+    assert.ok(now > reached, `run ${runs} went on from ${reached} commits and trees (now ${now})`);
+    reached = now;
+    assert.ok(runs < 100, 'every run gets further');
+  }
+  assert.ok(runs > 1, `named after ${runs} runs`);
+});
+
 test('--walk-seconds refuses what is not a number of seconds', () => {
   const bad = cli(['object', '--walk-seconds', 'soon', blob]);
   assert.equal(bad.status, 1, bad.stderr);

@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { fail, UsageError } from '../../core/errors.ts';
 import { TYPE_NAMES } from '../../core/format/pack-file.ts';
 import { readSubject } from '../../core/model/commit-subject.ts';
-import { storeWalkInputs } from '../../core/model/object-paths.ts';
+import { storeWalkInputs, type ObjectPaths, type StoreWalkInputs } from '../../core/model/object-paths.ts';
+import { checkpointPaths } from '../../core/model/object-paths-store.ts';
 import type { PackModel } from '../../core/model/pack-model.ts';
 import type { Progress } from '../progress.ts';
 import { walkWithProgress } from '../walk-paths.ts';
@@ -47,7 +48,9 @@ When no finished walk is stored, \`object\` walks for at most --walk-seconds (de
 0: no bound) and, if the walk did not reach the object by then, prints it without its path and
 says how to get one: \`packscope stats\` walks the whole history once and stores the result (on
 git.git's 850,000 objects, minutes), after which \`object\` prints paths at once. A walk cut
-short is not stored.
+short is not stored as the names, but where it stopped is: the next \`object\` goes on from there
+(and does not run git again, which cannot go on from where it stopped), so that a few runs name
+what one bounded run could not; an object such a walk already reached is answered at once.
 
 --json prints the "packscope.object/1" document described in docs/json.md.`;
 
@@ -137,13 +140,12 @@ async function runObject(argv: string[], progress: Progress): Promise<number> {
   let walkGaveUp: WalkGaveUp | undefined;
   if (!values['no-paths'] && (self.type === 'tree' || self.type === 'blob' || self.type === 'tag')) {
     const inputs = storeWalkInputs(store);
-    const paths = await walkWithProgress(
-      inputs,
-      store,
-      progress,
-      walkSeconds === 0 ? undefined : { maxMs: walkSeconds * 1000 },
-    );
     const position = inputs.packs.indexOf(pack);
+    // An object a stopped walk already reached is answered from its checkpoint, without walking on.
+    const reached = walkSeconds === 0 ? undefined : reachedBefore(inputs, store, position, object);
+    const paths =
+      reached ??
+      (await walkWithProgress(inputs, store, progress, walkSeconds === 0 ? undefined : { maxMs: walkSeconds * 1000 }));
     const node = position < 0 ? -1 : paths.pathOf[position]![object]!;
     path = node < 0 ? null : paths.table.path(node);
     pathWalk = withoutTiming(paths.summary);
@@ -267,6 +269,18 @@ interface WalkGaveUp {
   totalTrees: number;
 }
 
+/** The names of the stopped walk saved for this store, when it named object `n` of the pack at `position`. */
+function reachedBefore(
+  inputs: StoreWalkInputs,
+  store: ObjectStore,
+  position: number,
+  n: number,
+): ObjectPaths | undefined {
+  if (position < 0) return undefined;
+  const paths = checkpointPaths(inputs, store.repository.commonDir, store.modelCacheDirectory);
+  return paths !== undefined && (paths.pathOf[position]![n] ?? -1) >= 0 ? paths : undefined;
+}
+
 function sumOf(models: readonly PackModel[], type: 'commit' | 'tree'): number {
   return models.reduce((sum, model) => sum + model.counts().byType[type]!, 0);
 }
@@ -278,7 +292,7 @@ function describeGaveUp(gaveUp: WalkGaveUp): string {
     gaveUp.trees === 0
       ? `${count(gaveUp.commits)} of ${count(gaveUp.totalCommits)} commits`
       : `all commits and ${count(gaveUp.trees)} of ${count(gaveUp.totalTrees)} trees`;
-  return `not known yet: the walk that names paths stopped after ${gaveUp.seconds} s (it had read ${reached}); run \`packscope stats\` once to walk it all and store it (then paths print at once), or --walk-seconds 0 to wait here`;
+  return `not known yet: the walk that names paths stopped after ${gaveUp.seconds} s (it had read ${reached}); run \`packscope stats\` once to walk it all and store it (then paths print at once), or --walk-seconds 0 to wait here (the next run goes on from where this one stopped)`;
 }
 
 /** The path line: rev-list's name, or why there is none. */

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fail } from '../../core/errors.ts';
-import { storeWalkInputs } from '../../core/model/object-paths.ts';
+import { storeWalkInputs, type StoreWalkInputs } from '../../core/model/object-paths.ts';
 import { loadStoredPaths } from '../../core/model/object-paths-store.ts';
 import type { ObjectStore, PackLocation } from '../../core/model/object-store.ts';
 import type {
@@ -13,13 +13,13 @@ import type {
   Totals,
 } from '../../core/documents/stats-document.ts';
 import type { PackLayout, RepositoryLayout } from '../../core/documents/repository-layout-document.ts';
-import { statsDocument } from '../../core/report/stats.ts';
+import { addNames, statsDocument } from '../../core/report/stats.ts';
 import { concernsDocument } from '../../core/report/concerns.ts';
 import type { ConcernsDocument } from '../../core/documents/concerns-document.ts';
 import { formatBytes, formatCount, formatTable, writeJson } from '../output.ts';
 import { openObjectStore } from '../open-target.ts';
 import type { Progress } from '../progress.ts';
-import { walkWithProgress } from '../walk-paths.ts';
+import { namesFromGit, startGitNaming, startGitNamingEarly, walkWithProgress, type GitNaming } from '../walk-paths.ts';
 import { cacheOptions, cacheOptionSpec } from './cache-options.ts';
 import type { Command } from '../command.ts';
 
@@ -68,23 +68,64 @@ async function runStats(argv: string[], progress: Progress): Promise<number> {
   // git-sizer's figures are about what a repository's refs reach: one pack file has no refs.
   if (values.concerns && store.singlePack)
     throw fail('usage', undefined, undefined, '--concerns needs a repository, not a single .pack or .idx file');
-  const measure = (pack: PackLocation, work: () => PackStats): PackStats =>
+  const wantPaths = !values['no-paths'] && top > 0 && store.packs.length > 0;
+  // git starts naming the objects now, before the models are open, unless names are stored.
+  const early = wantPaths ? startGitNamingEarly(store) : undefined;
+  try {
+    const inputs = wantPaths ? storeWalkInputs(store) : undefined;
+    const stored = inputs && loadStoredPaths(inputs, store.repository.commonDir, store.modelCacheDirectory);
+    if (stored) early?.stop();
+    if (inputs && !stored) return await statsWhileNaming(store, inputs, top, values, progress, early);
+    return printStats(
+      statsDocument(store, top, measure(progress), stored && { packs: inputs!.packs, paths: stored }),
+      store,
+      values,
+      progress,
+    );
+  } finally {
+    early?.stop();
+  }
+}
+
+const measure =
+  (progress: Progress) =>
+  (pack: PackLocation, work: () => PackStats): PackStats =>
     progress.track(`Reading ${path.basename(pack.files.pack)}`, work);
-  const inputs = !values['no-paths'] && top > 0 && store.packs.length > 0 ? storeWalkInputs(store) : undefined;
-  const stored = inputs && loadStoredPaths(inputs, store.repository.commonDir, store.modelCacheDirectory);
-  if (inputs && !stored && !values.json) {
-    // The walk takes long on a large history (a minute once on git/git): everything else is
-    // printed first, and the names of the listed objects when the walk has them.
-    const early = statsDocument(store, top, measure, undefined);
-    process.stdout.write(describeStats(early, store));
-    const paths = await walkWithProgress(inputs, store, progress);
-    const named = statsDocument(store, top, measure, { packs: inputs.packs, paths });
-    process.stdout.write(describeNames(named));
+
+/**
+ * No names stored: the report is built while git (started here unless `early` is) names the
+ * objects, and the listed objects are named when it is done. The text prints the report at once
+ * and the names when they come (the walk takes long on a large history); --json waits for them.
+ */
+async function statsWhileNaming(
+  store: ObjectStore,
+  inputs: StoreWalkInputs,
+  top: number,
+  values: { json?: boolean | undefined; concerns?: boolean | undefined },
+  progress: Progress,
+  early: GitNaming | undefined,
+): Promise<number> {
+  const naming = early ?? (namesFromGit(inputs, store) ? startGitNaming(store) : undefined);
+  try {
+    const document = statsDocument(store, top, measure(progress), undefined);
+    if (!values.json) process.stdout.write(describeStats(document, store));
+    const paths = await walkWithProgress(inputs, store, progress, undefined, naming);
+    addNames(document, store, { packs: inputs.packs, paths });
+    if (values.json) return printStats(document, store, values, progress);
+    process.stdout.write(describeNames(document));
     if (values.concerns) process.stdout.write(describeConcerns(measureConcerns(store, progress)));
     return 0;
+  } finally {
+    naming?.stop();
   }
-  const walked = inputs && { packs: inputs.packs, paths: stored ?? (await walkWithProgress(inputs, store, progress)) };
-  const document = statsDocument(store, top, measure, walked);
+}
+
+function printStats(
+  document: StatsDocument,
+  store: ObjectStore,
+  values: { json?: boolean | undefined; concerns?: boolean | undefined },
+  progress: Progress,
+): number {
   if (values.concerns) document.concerns = measureConcerns(store, progress);
   if (values.json) {
     writeJson(document);

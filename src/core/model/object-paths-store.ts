@@ -7,6 +7,7 @@ import { makeDirectories, writeAll, writeFileAtomically } from '../atomic-file.t
 import { readCacheKey, readOrCreateCacheKey } from './model-cache-key.ts';
 import {
   PATH_RULE,
+  PathWalkCancelled,
   walkStorePaths,
   type ObjectPaths,
   type PathWalkOptions,
@@ -14,7 +15,8 @@ import {
   type StoreWalkInputs,
 } from './object-paths.ts';
 import { PathTable } from './path-table.ts';
-import { GitNamesUnusable, nameObjectsByGit, type GitNamesOptions } from './git-object-names.ts';
+import { checkpointFileFor, loadCheckpoint, removeCheckpoint, saveCheckpoint } from './walk-checkpoint-store.ts';
+import { GitNamesUnusable, nameObjectsByGit, type GitNamesOptions, type GitNamesRun } from './git-object-names.ts';
 
 /**
  * The object paths of a repository persist beside its pack models, in the model cache, under the
@@ -66,22 +68,34 @@ export async function loadOrNamePaths(
   options: Omit<PathWalkOptions, 'shallow' | 'looseObjectDirs'> & {
     saveStopped?: boolean;
     git?: Omit<GitNamesOptions, 'signal'> | undefined;
+    /** git already started (startNamingByGit, before the models were open): its names are used, or it is cancelled. */
+    started?: GitNamesRun | undefined;
     /** Called when git is done with and the walk is to name them (the CLI gives Ctrl+C back to the default). */
     beforeWalk?: () => void;
   } = {},
 ): Promise<LoadedPaths> {
-  const { git, beforeWalk, ...walkOptions } = options;
-  if (git === undefined) return loadOrWalkPaths(inputs, commonDir, directory, walkOptions);
+  const { git, started, beforeWalk, ...walkOptions } = options;
+  if (git === undefined && started === undefined) return loadOrWalkPaths(inputs, commonDir, directory, walkOptions);
   const stored = loadStoredPaths(inputs, commonDir, directory);
-  if (stored) return { paths: stored, source: 'persisted' };
+  if (stored) {
+    started?.cancel();
+    return { paths: stored, source: 'persisted' };
+  }
+  // A bounded run (`packscope object`) goes on from a stopped walk rather than start git over:
+  // git cannot resume, and within the bound it would end where it ended the last time.
+  if (started === undefined && options.limits?.maxMs !== undefined && hasCheckpoint(inputs, commonDir, directory))
+    return loadOrWalkPaths(inputs, commonDir, directory, walkOptions);
   let paths: ObjectPaths;
   let timeout: AbortSignal | undefined;
   try {
-    // A caller's time bound (`packscope object`) holds for git too; past it, the walk names what it can in its own bound.
-    const maxMs = options.limits?.maxMs;
-    timeout = maxMs === undefined ? undefined : AbortSignal.timeout(maxMs);
-    const signals = [options.signal, timeout].filter((signal): signal is AbortSignal => signal !== undefined);
-    paths = await nameObjectsByGit(inputs, { ...git, signal: AbortSignal.any(signals) });
+    if (started !== undefined) paths = await started.finish(inputs);
+    else {
+      // A caller's time bound (`packscope object`) holds for git too; past it, the walk names what it can in its own bound.
+      const maxMs = options.limits?.maxMs;
+      timeout = maxMs === undefined ? undefined : AbortSignal.timeout(maxMs);
+      const signals = [options.signal, timeout].filter((signal): signal is AbortSignal => signal !== undefined);
+      paths = await nameObjectsByGit(inputs, { ...git!, signal: AbortSignal.any(signals) });
+    }
   } catch (error) {
     if (options.signal?.aborted) throw error;
     const walkedBecause = timeout?.aborted
@@ -95,7 +109,9 @@ export async function loadOrNamePaths(
   const loaded: LoadedPaths = { paths, source: 'walked' };
   if (directory !== undefined) {
     try {
-      savePaths(directory, pathsFileFor(directory, commonDir), inputs, walkKeyOf(inputs), paths);
+      const file = pathsFileFor(directory, commonDir);
+      savePaths(directory, file, inputs, walkKeyOf(inputs), paths);
+      removeCheckpoint(checkpointFileFor(file));
     } catch (error) {
       loaded.notSavedBecause = `could not save the object paths in ${directory}: ${errorMessage(error)}`;
     }
@@ -168,21 +184,98 @@ export function loadOrWalkPaths(
       rewalkedBecause = errorMessage(error);
     }
   }
-  const paths = walkStorePaths(inputs, options);
+  const paths = walkFromCheckpoint(inputs, directory, file, walkKey, options);
   const loaded: LoadedPaths = {
     paths,
     source: 'walked',
     ...(rewalkedBecause === undefined ? {} : { rewalkedBecause }),
   };
+  if (paths.checkpoint !== undefined) {
+    try {
+      saveCheckpoint(directory, checkpointFileFor(file), walkKey, paths.checkpoint);
+    } catch (error) {
+      loaded.notSavedBecause = `could not save where the walk stopped in ${directory}: ${errorMessage(error)}`;
+    }
+  }
   // A walk cut short by a caller's tighter bound (`packscope object`'s seconds) is not the store's
-  // walk: kept, it would answer every later command with its few names.
+  // walk: kept, it would answer every later command with its few names. Its checkpoint is kept:
+  // the next walk goes on from it.
   if (paths.stopped !== undefined && options.saveStopped === false) return loaded;
   try {
     savePaths(directory, file, inputs, walkKey, paths);
+    if (paths.stopped === undefined) removeCheckpoint(checkpointFileFor(file));
   } catch (error) {
     loaded.notSavedBecause = `could not save the object paths in ${directory}: ${errorMessage(error)}`;
   }
   return loaded;
+}
+
+/**
+ * The names a stopped walk of this very store had given when it stopped (its checkpoint), or
+ * undefined when none is saved: each is git's, and an object it reached needs no more walking.
+ */
+export function checkpointPaths(
+  inputs: StoreWalkInputs,
+  commonDir: string,
+  directory: string | undefined,
+): ObjectPaths | undefined {
+  if (directory === undefined) return undefined;
+  const file = checkpointFileFor(pathsFileFor(directory, commonDir));
+  const checkpoint = loadCheckpoint(directory, file, walkKeyOf(inputs), inputs);
+  if (checkpoint === undefined) return undefined;
+  const stopped = 'stopped before its end, and was not resumed yet';
+  return {
+    table: checkpoint.table,
+    pathOf: checkpoint.pathOf,
+    summary: {
+      ...checkpoint.summary,
+      complete: false,
+      problems: [
+        ...checkpoint.summary.problems,
+        `the walk ${stopped} (its checkpoint was read); the names given so far are git's`,
+      ],
+    },
+    stopped,
+  };
+}
+
+/** Whether a stopped walk of this very store is saved, for a walk to go on from. */
+export function hasCheckpoint(inputs: StoreWalkInputs, commonDir: string, directory: string | undefined): boolean {
+  if (directory === undefined) return false;
+  const file = checkpointFileFor(pathsFileFor(directory, commonDir));
+  return loadCheckpoint(directory, file, walkKeyOf(inputs), inputs) !== undefined;
+}
+
+/**
+ * The walk, from where the last walk of this store stopped when it saved a checkpoint. A walk
+ * cancelled has its checkpoint saved before the cancellation goes on up. A checkpoint that cannot
+ * be resumed (its table does not rebuild) is dropped and the walk starts over.
+ */
+function walkFromCheckpoint(
+  inputs: StoreWalkInputs,
+  directory: string,
+  file: string,
+  walkKey: string,
+  options: Omit<PathWalkOptions, 'shallow' | 'looseObjectDirs'>,
+): ObjectPaths {
+  const checkpointFile = checkpointFileFor(file);
+  const resume = loadCheckpoint(directory, checkpointFile, walkKey, inputs);
+  try {
+    return walkStorePaths(inputs, { ...options, resume });
+  } catch (error) {
+    if (error instanceof PathWalkCancelled) {
+      if (error.checkpoint !== undefined)
+        try {
+          saveCheckpoint(directory, checkpointFile, walkKey, error.checkpoint);
+        } catch {
+          // The cancellation is the answer; a checkpoint not saved only costs the next walk its head start.
+        }
+      throw error;
+    }
+    if (resume === undefined) throw error;
+    removeCheckpoint(checkpointFile);
+    return walkStorePaths(inputs, options);
+  }
 }
 
 function savePaths(

@@ -61,6 +61,37 @@ export interface ObjectPaths {
   summary: PathWalkSummary;
   /** Why the walk stopped before its end (a time or read bound), when it did: a longer walk names more. */
   stopped?: string;
+  /** Where a stopped walk was: another walk given it as `resume` goes on from there. */
+  checkpoint?: WalkCheckpoint;
+}
+
+/**
+ * Everything a walk stopped at a checkpoint (its time or read bound, or a cancellation) has done,
+ * so that the next one goes on from there instead of starting over. A walk stops only at an
+ * object it has not touched yet (before the next commit is popped, before the next tree is marked
+ * and read), so that what it saved is exactly the state of an uninterrupted walk at that point, and
+ * the walk resumed names every object as the uninterrupted one does (the bytes of the trees walked
+ * before, kept to skip unchanged entries, are only speed, and start empty).
+ */
+export interface WalkCheckpoint {
+  phase: 'commits' | 'trees';
+  /** Per object number (packed first, then the loose objects met, in `loose` order): 1 when seen. */
+  seen: Uint8Array;
+  pathOf: Int32Array[];
+  table: PathTable;
+  /** The tree phase's list, in order: object numbers, and the name a tag gives (latin1) by position. */
+  pending: Int32Array;
+  tagNames: [number, string][];
+  /** The pending entry being walked (trees phase). */
+  pendingAt: number;
+  /** The trees being read, outermost first: id, offset of the next entry, path node, depth, clean (0/1). */
+  stack: number[];
+  /** The commits queued (commits phase): id, date, insertion number; and the next insertion number. */
+  heap: number[];
+  seq: number;
+  /** Loose objects met, by id (numbered from the packs' total up, in this order). */
+  loose: string[];
+  summary: PathWalkSummary;
 }
 
 export interface PathWalkProgress {
@@ -72,6 +103,8 @@ export interface PathWalkProgress {
 
 export interface PathWalkOptions {
   limits?: Partial<PathWalkLimits>;
+  /** A stopped walk of the same packs and refs (WalkCheckpoint) to go on from. */
+  resume?: WalkCheckpoint | undefined;
   signal?: AbortSignal;
   onProgress?(progress: PathWalkProgress): void;
   /** Commits whose parents are not walked (the repository's `shallow` file). */
@@ -94,6 +127,8 @@ interface CommitEntry {
 
 export class PathWalkCancelled extends Error {
   override readonly name = 'PathWalkCancelled';
+  /** What the walk had done when it was cancelled, to go on from (set by the walk). */
+  checkpoint?: WalkCheckpoint;
 }
 
 /**
@@ -143,7 +178,7 @@ class PathWalk {
   private readonly limits: PathWalkLimits;
   private readonly bases: number[] = [];
   private readonly total: number;
-  private readonly seen: Uint8Array;
+  private seen: Uint8Array;
   private readonly pathOf: Int32Array[];
   private readonly table: PathTableBuilder;
   private readonly reader: CachedObjectReader;
@@ -164,6 +199,8 @@ class PathWalk {
   private readonly heap: CommitEntry[] = [];
   private readonly commitInfo = new Map<number, { tree: number; parents: number[] }>();
   private readonly stack: TreeFrame[] = [];
+  private phase: 'commits' | 'trees' = 'commits';
+  private pendingAt = 0;
   /** Per path node, the last tree walked there without a problem (sameAsBefore). */
   private readonly treeBefore = new Map<number, Buffer>();
   private treeBeforeBytes = 0;
@@ -183,9 +220,14 @@ class PathWalk {
       total += model.count;
     }
     this.total = total;
-    this.seen = new Uint8Array(total);
-    this.pathOf = models.map((model) => new Int32Array(model.count).fill(-1));
-    this.table = new PathTableBuilder(limits.maxPathBytes);
+    const resume = options.resume;
+    this.seen = resume ? Uint8Array.from(resume.seen.subarray(0, total)) : new Uint8Array(total);
+    this.pathOf = resume
+      ? resume.pathOf.map((column) => Int32Array.from(column))
+      : models.map((model) => new Int32Array(model.count).fill(-1));
+    this.table = resume
+      ? PathTableBuilder.resume(resume.table, limits.maxPathBytes)
+      : new PathTableBuilder(limits.maxPathBytes);
     this.lookup = new OidLookup(models);
     this.reader = new CachedObjectReader(models, {
       maxObjectBytes: limits.maxObjectBytes,
@@ -213,29 +255,104 @@ class PathWalk {
     }
     this.hashSize = models[0]?.hash.size ?? 20;
     this.looseDirs = options.looseObjectDirs ?? [];
+    if (resume) this.restore(resume);
+  }
+
+  /** A checkpoint's state taken back (the commits of its queue read again for their trees and parents). */
+  private restore(resume: WalkCheckpoint): void {
+    Object.assign(this.summary, { ...resume.summary, problems: this.problems, namesFrom: 'walk' });
+    this.problems.length = 0;
+    this.problems.push(...resume.summary.problems);
+    for (const oidHex of resume.loose) {
+      const id = this.total + this.loose.length;
+      this.loose.push({ oidHex, file: looseObjectFile(this.looseDirs, oidHex) ?? '', type: undefined });
+      this.looseIds.set(oidHex, id);
+      if (resume.seen[id] === 1) this.looseSeen.add(id);
+    }
+    const tagNames = new Map(resume.tagNames);
+    resume.pending.forEach((id, i) => {
+      const tagName = tagNames.get(i);
+      this.pending.push(tagName === undefined ? { id } : { id, tagName: Buffer.from(tagName, 'latin1') });
+    });
+    this.phase = resume.phase;
+    this.pendingAt = resume.pendingAt;
+    this.seq = resume.seq;
+    for (let i = 0; i + 2 < resume.heap.length; i += 3) {
+      const id = resume.heap[i]!;
+      const parsed = this.readCommit(id);
+      this.commitInfo.set(id, parsed ?? { tree: -1, parents: [] });
+      heapPush(this.heap, { id, date: resume.heap[i + 1]!, seq: resume.heap[i + 2]! });
+    }
+    for (let i = 0; i + 4 < resume.stack.length; i += 5) {
+      const id = resume.stack[i]!;
+      const content = this.read(id) ?? Buffer.alloc(0);
+      this.stack.push({
+        content,
+        at: resume.stack[i + 1]!,
+        node: resume.stack[i + 2]!,
+        depth: resume.stack[i + 3]!,
+        id,
+        before: undefined,
+        beforeAt: 0,
+        clean: resume.stack[i + 4]! === 1,
+      });
+    }
+  }
+
+  /** Where this walk is, for another to go on from (see WalkCheckpoint). */
+  private checkpointNow(): WalkCheckpoint {
+    const seen = new Uint8Array(this.total + this.loose.length);
+    seen.set(this.seen);
+    for (const id of this.looseSeen) seen[id] = 1;
+    const tagNames: [number, string][] = [];
+    this.pending.forEach((item, i) => {
+      if (item.tagName) tagNames.push([i, item.tagName.toString('latin1')]);
+    });
+    return {
+      phase: this.phase,
+      seen,
+      pathOf: this.pathOf.map((column) => Int32Array.from(column)),
+      table: this.table.finish(),
+      pending: Int32Array.from(this.pending, (item) => item.id),
+      tagNames,
+      pendingAt: this.pendingAt,
+      stack: this.stack.flatMap((frame) => [frame.id, frame.at, frame.node, frame.depth, frame.clean ? 1 : 0]),
+      heap: this.heap.flatMap((entry) => [entry.id, entry.date, entry.seq]),
+      seq: this.seq,
+      loose: this.loose.map((object) => object.oidHex),
+      summary: { ...this.summary, problems: [...this.problems] },
+    };
   }
 
   run(): ObjectPaths {
     let stopped: string | undefined;
+    let checkpoint: WalkCheckpoint | undefined;
+    const resumed = this.options.resume !== undefined;
     try {
       if (this.options.signal?.aborted) throw new PathWalkCancelled('the path walk was cancelled');
-      this.peelTips();
-      this.walkCommits();
+      if (!resumed) this.peelTips();
+      if (this.phase === 'commits') this.walkCommits();
+      this.phase = 'trees';
+      // A resumed walk first finishes the trees it was reading, then goes on down the list.
+      if (this.stack.length > 0) this.walkStack();
       this.walkPending();
     } catch (error) {
+      if (error instanceof PathWalkCancelled) error.checkpoint = this.checkpointNow();
       if (!(error instanceof ReadBudgetExceeded)) throw error;
+      checkpoint = this.checkpointNow();
       stopped = error.message;
       this.note(`the walk stopped early: it ${error.message}; the names given so far are git's`);
     } finally {
-      this.summary.bytesRebuilt = this.reader.bytesRebuilt;
+      this.summary.bytesRebuilt = (this.options.resume?.summary.bytesRebuilt ?? 0) + this.reader.bytesRebuilt;
       this.reader.close();
     }
-    this.summary.elapsedMs = performance.now() - this.started;
+    this.summary.elapsedMs = (this.options.resume?.summary.elapsedMs ?? 0) + performance.now() - this.started;
     return {
       table: this.table.finish(),
       pathOf: this.pathOf,
       summary: this.summary,
       ...(stopped === undefined ? {} : { stopped }),
+      ...(checkpoint === undefined ? {} : { checkpoint }),
     };
   }
 
@@ -276,9 +393,10 @@ class PathWalk {
   private walkCommits(): void {
     const { heap, summary } = this;
     while (heap.length > 0) {
+      // Before the pop: a walk stopped here has the commit still queued.
+      this.checkpoint({ phase: 'commits', done: summary.commits, total: this.totals.commits });
       const commit = heapPop(heap);
       summary.commits++;
-      this.checkpoint({ phase: 'commits', done: summary.commits, total: this.totals.commits });
       const info = this.commitInfo.get(commit.id)!;
       this.commitInfo.delete(commit.id);
       if (info.tree >= 0) this.pending.push({ id: info.tree });
@@ -294,15 +412,22 @@ class PathWalk {
     }
   }
 
-  private enqueueCommit(id: number): void {
+  /** A commit's tree and parents (none for a shallow one), or undefined when it cannot be read or parsed. */
+  private readCommit(id: number): ParsedCommit | undefined {
     const content = this.read(id);
-    if (!content) return;
+    if (!content) return undefined;
     const parsed = parseCommit(content, this.hashSize, this.locateId);
     if (!parsed) {
       this.note(`${this.describe(id)} is not a well-formed commit (no tree line)`);
-      return;
+      return undefined;
     }
     if (this.options.shallow?.has(this.oidHexOf(id))) parsed.parents = [];
+    return parsed;
+  }
+
+  private enqueueCommit(id: number): void {
+    const parsed = this.readCommit(id);
+    if (!parsed) return;
     this.summary.missing += parsed.missingParents;
     if (parsed.missingParents > 0)
       this.note(
@@ -314,7 +439,9 @@ class PathWalk {
 
   /** traverse_trees_and_blobs: the pending list in order, each tree pre-order. */
   private walkPending(): void {
-    for (const item of this.pending) {
+    const { pending } = this;
+    for (; this.pendingAt < pending.length; this.pendingAt++) {
+      const item = pending[this.pendingAt]!;
       if (this.isSeen(item.id)) continue;
       const type = this.typeOf(item.id);
       if (item.tagName) {
@@ -343,8 +470,13 @@ class PathWalk {
    * looks its id up by hash; only an entry not seen before leaves the loop (visitEntry).
    */
   private walkTree(root: number): void {
-    const { stack, hashSize, seen, lookup } = this;
     this.enterTree(root, 0, 0);
+    this.walkStack();
+  }
+
+  // Stays long: the walk's hot loop over tree entries, its state in locals (see walkTree).
+  private walkStack(): void {
+    const { stack, hashSize, seen, lookup } = this;
     while (stack.length > 0) {
       const frame = stack[stack.length - 1]!;
       const { content } = frame;
@@ -357,6 +489,7 @@ class PathWalk {
           at = skipSameAsBefore(frame, at, hashSize);
           if (at >= end) break;
         }
+        const entryAt = at;
         // `<octal mode> <name>\0<id>`, every part bounds-checked against the tree's end.
         let mode = 0;
         let i = at;
@@ -396,8 +529,10 @@ class PathWalk {
         let child = lookup.find(content, oidAt);
         if (child >= 0 && seen[child] === 1) continue;
         if (child < 0) child = this.locateLoose(content, oidAt);
-        frame.at = at;
+        // A walk stopped inside visitEntry goes on from this entry (its object untouched yet).
+        frame.at = entryAt;
         this.visitEntry(frame, child, oidAt, nameAt, nameEnd, isTree);
+        frame.at = at;
         // A subtree entered is read first; this tree resumes at `frame.at` afterwards.
         if (stack.length !== depth) break;
       }
@@ -458,11 +593,13 @@ class PathWalk {
   }
 
   private enterTree(id: number, node: number, depth: number): void {
+    // The checkpoint and the read (which a read budget may stop) come before anything is marked:
+    // a walk stopped here has not touched the tree.
+    this.checkpoint({ phase: 'trees', done: this.summary.trees, total: this.totals.trees });
+    const content = this.read(id);
     this.markSeen(id);
     this.name(id, node);
     this.summary.trees++;
-    this.checkpoint({ phase: 'trees', done: this.summary.trees, total: this.totals.trees });
-    const content = this.read(id);
     if (content) {
       const before = this.treeBefore.get(node);
       this.stack.push({ content, at: 0, node, depth, id, before, beforeAt: 0, clean: true });

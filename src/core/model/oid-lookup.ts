@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { PackModel } from './pack-model.ts';
+import type { PackIndex } from '../format/idx.ts';
+
+/** What a lookup needs of a pack: its idx names (a PackModel is one; so is an index sent to a worker). */
+export interface NamedPack {
+  count: number;
+  index: PackIndex;
+}
 
 /**
  * Object ids to object numbers across packs, by hash (git's lookup_object, not a binary search of
@@ -22,8 +28,8 @@ export class OidLookup {
   private readonly names: Uint8Array;
   private readonly size: number;
 
-  constructor(models: readonly PackModel[]) {
-    const size = models[0]?.hash.size ?? 20;
+  constructor(models: readonly NamedPack[]) {
+    const size = models[0]?.index.hash.size ?? 20;
     this.size = size;
     const total = models.reduce((sum, model) => sum + model.count, 0);
     this.names = namesOf(models, total, size);
@@ -81,7 +87,7 @@ export class OidLookup {
 }
 
 /** The packs' names end to end; a single pack's compact name table is used as it is. */
-function namesOf(models: readonly PackModel[], total: number, size: number): Uint8Array {
+function namesOf(models: readonly NamedPack[], total: number, size: number): Uint8Array {
   const only = models.length === 1 ? models[0]!.index : undefined;
   if (only && only.namePosition(0) === 0 && only.namePosition(1) === size) return only.bytes.subarray(0, total * size);
   const names = new Uint8Array(total * size);

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /**
  * Paths as a trie of interned components: node 0 is the empty path (a commit's root tree), every
  * other node names its parent node and one component. A pack of 849k objects needs one Int32 per
@@ -52,14 +54,24 @@ export class PathTable {
   }
 }
 
-/** Builds a PathTable one interned component at a time, each path's length capped. */
+/**
+ * Builds a PathTable one interned component at a time, each path's length capped. Nodes are found
+ * again by (parent, component bytes) in an open-addressed table hashed over the bytes themselves:
+ * naming git/git's objects interns 419k paths, and a string key per call was the parse's largest
+ * cost. Every probe that matches the hash is confirmed against the pool, so colliding names only
+ * cost probes.
+ */
 export class PathTableBuilder {
   private parent = new Int32Array(1024);
   private start = new Uint32Array(1025);
   private lengths = new Uint32Array(1024);
+  private hashes = new Int32Array(1024);
   private pool = new Uint8Array(16 * 1024);
   private count = 1;
-  private readonly nodes = new Map<string, number>();
+  /** Node + 1 per slot, 0 empty; at most half full. */
+  private slots = new Int32Array(4096);
+  /** Per process, so that names chosen by whoever wrote the trees cannot be chosen to collide. */
+  private readonly seed = randomBytes(4).readInt32LE(0);
 
   constructor(readonly maxPathBytes: number) {
     this.parent[0] = -1;
@@ -67,25 +79,51 @@ export class PathTableBuilder {
 
   /** The node of `parent`/bytes[from, to), made on first use; −1 when the path would exceed the cap. */
   intern(parent: number, bytes: Uint8Array, from: number, to: number): number {
-    const key = `${parent}/${Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('latin1')}`;
-    const known = this.nodes.get(key);
-    if (known !== undefined) return known;
-    const length = (parent === 0 ? 0 : this.lengths[parent]! + 1) + (to - from);
-    if (length > this.maxPathBytes) return -1;
+    let h = Math.imul(parent ^ this.seed, 0x85ebca6b);
+    for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+    h ^= h >>> 16;
+    const { slots } = this;
+    const mask = slots.length - 1;
+    let slot = h & mask;
+    const length = to - from;
+    for (;;) {
+      const held = slots[slot]!;
+      if (held === 0) break;
+      const node = held - 1;
+      if (this.hashes[node] === h && this.parent[node] === parent && this.sameComponent(node, bytes, from, length))
+        return node;
+      slot = (slot + 1) & mask;
+    }
+    const pathLength = (parent === 0 ? 0 : this.lengths[parent]! + 1) + length;
+    if (pathLength > this.maxPathBytes) return -1;
     const node = this.count++;
     if (node >= this.parent.length) this.grow();
     const at = this.start[node]!;
-    while (at + (to - from) > this.pool.length) {
+    while (at + length > this.pool.length) {
       const bigger = new Uint8Array(this.pool.length * 2);
       bigger.set(this.pool);
       this.pool = bigger;
     }
     this.pool.set(bytes.subarray(from, to), at);
-    this.start[node + 1] = at + (to - from);
+    this.start[node + 1] = at + length;
     this.parent[node] = parent;
-    this.lengths[node] = length;
-    this.nodes.set(key, node);
+    this.lengths[node] = pathLength;
+    this.hashes[node] = h;
+    slots[slot] = node + 1;
+    if (this.count * 2 > slots.length) this.rehash();
     return node;
+  }
+
+  /** A builder that goes on from `table` (a stopped walk's): its nodes keep their numbers. */
+  static resume(table: PathTable, maxPathBytes: number): PathTableBuilder {
+    const builder = new PathTableBuilder(maxPathBytes);
+    const { parent, start, pool } = table;
+    for (let node = 1; node < table.count; node++) {
+      const id = builder.intern(parent[node]!, pool, start[node]!, start[node + 1]!);
+      // A table that interns differently (a duplicate, a path over the cap) is not one this built.
+      if (id !== node) throw new Error('path table cannot be resumed: its nodes are not as interned');
+    }
+    return builder;
   }
 
   finish(): PathTable {
@@ -97,6 +135,25 @@ export class PathTableBuilder {
     );
   }
 
+  private sameComponent(node: number, bytes: Uint8Array, from: number, length: number): boolean {
+    const at = this.start[node]!;
+    if (this.start[node + 1]! - at !== length) return false;
+    const { pool } = this;
+    for (let i = 0; i < length; i++) if (pool[at + i] !== bytes[from + i]) return false;
+    return true;
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    for (let node = 1; node < this.count; node++) {
+      let slot = this.hashes[node]! & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = node + 1;
+    }
+    this.slots = slots;
+  }
+
   private grow(): void {
     const size = this.parent.length * 2;
     const parent = new Int32Array(size);
@@ -105,8 +162,11 @@ export class PathTableBuilder {
     start.set(this.start);
     const lengths = new Uint32Array(size);
     lengths.set(this.lengths);
+    const hashes = new Int32Array(size);
+    hashes.set(this.hashes);
     this.parent = parent;
     this.start = start;
     this.lengths = lengths;
+    this.hashes = hashes;
   }
 }

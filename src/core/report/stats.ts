@@ -39,7 +39,28 @@ export function statsDocument(
   };
 }
 
-/** The path (and a commit's or tag's subject) of object `n` of `model`, the pack at `position` of the walk. */
+/**
+ * Names the objects a stats document lists (built without `walked`), in place: what statsDocument
+ * with `walked` would have built, key for key, without measuring the packs again (on git/git that
+ * is a second or more, which the CLI spends while git names the objects). The totals' lists hold
+ * the packs' own entries, so naming those names them too.
+ */
+export function addNames(document: StatsDocument, store: ObjectStore, walked: StatsPaths): void {
+  store.packs.forEach((pack, i) => {
+    const model = store.model(pack);
+    const names = namesIn(model, walked.paths, walked.packs.indexOf(pack));
+    const listed = document.packs[i]!;
+    const name = (oid: string, entry: object): void => {
+      const n = model.index.find(Buffer.from(oid, 'hex'));
+      if (n >= 0) Object.assign(entry, names(n));
+    };
+    for (const family of listed.largestFamilies) name(family.root, family);
+    for (const list of [listed.largestObjects, listed.largestOnDisk, listed.deepestObjects])
+      for (const entry of list) name(entry.oid, entry);
+  });
+  document.pathWalk = withoutTiming(walked.paths.summary);
+}
+
 /**
  * The names of object `n`: a commit's or tag's subject, and the path of anything but a commit as
  * `pathOf` gives it (null: the walk found none; undefined: no walk to ask yet). One rule for the
