@@ -28,6 +28,8 @@ const HEAD_INPUT_BYTES = 4096;
 const MAX_HEAD_INPUT_BYTES = 16 << 20;
 /** git-internals §1.8: get_size_from_delta inflates at most 20 bytes; two varints fit. */
 const DELTA_HEADER_BYTES = 20;
+/** The base size and the result size (§1.8): the inflate stops once both varints are out. */
+const DELTA_SIZE_VARINTS = 2;
 
 /** What every scanner of one pack reads: the pack order, already checked (buildPackModel). */
 export interface ScanInput {
@@ -288,7 +290,13 @@ export class RangeScanner {
   ): number {
     const { packFile } = this.input;
     const inflater = (this.inflater ??= new InflateHead(DELTA_HEADER_BYTES));
-    let status = inflater.run(bytes, dataAt, Math.min(availableEnd, dataAt + compressedBytes), DELTA_HEADER_BYTES);
+    let status = inflater.run(
+      bytes,
+      dataAt,
+      Math.min(availableEnd, dataAt + compressedBytes),
+      DELTA_HEADER_BYTES,
+      DELTA_SIZE_VARINTS,
+    );
     if (status === InflateHeadStatus.NeedInput && compressedBytes > availableEnd - dataAt) {
       // Rare: the header lies beyond the first few KiB of compressed data. Read the whole entry.
       if (compressedBytes > MAX_HEAD_INPUT_BYTES) {
@@ -300,7 +308,7 @@ export class RangeScanner {
         );
       }
       const whole = this.pack.read(offset + headerLength, compressedBytes);
-      status = inflater.run(whole, 0, whole.length, DELTA_HEADER_BYTES);
+      status = inflater.run(whole, 0, whole.length, DELTA_HEADER_BYTES, DELTA_SIZE_VARINTS);
     }
     if (status === InflateHeadStatus.Corrupt)
       throw fail('bad-zlib', packFile, offset, 'delta data is not a valid zlib stream');
