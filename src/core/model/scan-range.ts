@@ -56,7 +56,10 @@ export interface ScanOutput {
   inPackTypeAt: Uint8Array;
   /** Header size; 0xffffffff means "see the scanner's sizeOverflow". */
   sizeLow: Uint32Array;
-  /** Result size (objects: their size; deltas: from the delta header); 0xffffffff as above. */
+  /**
+   * Result size (objects: their size; deltas: from the delta header); 0xffffffff as above. Left
+   * unwritten by a header-only scan (wantResultSizes false).
+   */
   resultSizeLow: Uint32Array;
   /** Pack position of each entry's base, −1 for non-deltas. */
   basePosition: Int32Array;
@@ -253,12 +256,11 @@ export class RangeScanner {
         basePosition[p] = -1;
       }
 
+      // Header-only: resultSizeLow is not written at all; the build derives the column from the
+      // type and size (a delta's is 0, an object's its size).
+      if (!wantResultSizes) continue;
       let resultSize: number;
       if (isDeltaType(type)) {
-        if (!wantResultSizes) {
-          resultSizeLow[p] = 0;
-          continue;
-        }
         resultSize = this.deltaResultSize(
           bytes,
           at + headerLength,
