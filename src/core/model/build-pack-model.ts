@@ -226,12 +226,8 @@ function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, op
   const byOffset = packOrder(files, index, options.ignoreRev ?? false);
   if (options.phaseTimes) options.phaseTimes.order = performance.now() - orderStarted;
   const parallel = parallelPlan(options, count);
-  const scratch = parallel ? undefined : takeScratch(count);
-  try {
-    return scanInOrder(files, index, pack, options, header.version, dataEnd, byOffset, parallel, scratch?.view);
-  } finally {
-    if (scratch) giveBackScratch(scratch);
-  }
+  const scratch = parallel ? undefined : allocateScratch(count);
+  return scanInOrder(files, index, pack, options, header.version, dataEnd, byOffset, parallel, scratch);
 }
 
 // Stays long: the scan proper, in pack order, then the one scatter of every column to object order; the pack-order
@@ -389,7 +385,12 @@ function scanInOrder(
   return new PackModel(files, index, index.hash, version, pack.size, columns);
 }
 
-/** The pack-order arrays of a one-thread build: about 30 bytes per object, none of them kept by the model. */
+/**
+ * The pack-order arrays of a one-thread build: about 30 bytes per object, none of them kept by the
+ * model. Not kept for the next build either: that saved about 3,000 of the second build's 7,700
+ * page faults on the generated pack, but the retained heap per object of a model (bench/README.md,
+ * target 4: at most 40 bytes) went from 33 to 59 bytes.
+ */
 interface ScanScratch {
   sortedOffsets: Float64Array;
   output: ScanOutput;
@@ -404,45 +405,6 @@ function allocateScratch(count: number): ScanScratch {
     typeAt: new Uint8Array(count),
     depthAt: new Uint32Array(count),
   };
-}
-
-/** The first `count` entries of each array (every one of them is written before it is read). */
-function scratchView(whole: ScanScratch, count: number): ScanScratch {
-  const { output } = whole;
-  return {
-    sortedOffsets: whole.sortedOffsets.subarray(0, count),
-    output: {
-      inPackTypeAt: output.inPackTypeAt.subarray(0, count),
-      sizeLow: output.sizeLow.subarray(0, count),
-      resultSizeLow: output.resultSizeLow.subarray(0, count),
-      basePosition: output.basePosition.subarray(0, count),
-    },
-    typeAt: whole.typeAt.subarray(0, count),
-    depthAt: whole.depthAt.subarray(0, count),
-  };
-}
-
-/**
- * The scratch of the last one-thread build of this thread, kept for the next: allocated fresh, its
- * pages were faulted in again by every build, and first touches of fresh memory were most of a
- * header-only scan (bench/README.md, "Header-only scan: where the time goes"). Kept only for packs
- * of up to SCRATCH_KEPT_MAX_OBJECTS, so what stays allocated between builds is at most about 30 MiB.
- */
-const SCRATCH_KEPT_MAX_OBJECTS = 1 << 20;
-let keptScratch: { capacity: number; arrays: ScanScratch } | undefined;
-
-/** Scratch for `count` objects: views of the kept arrays when they are large enough. Taken, so a nested build gets its own. */
-function takeScratch(count: number): { capacity: number; arrays: ScanScratch; view: ScanScratch } {
-  let kept = keptScratch;
-  keptScratch = undefined;
-  if (!kept || kept.capacity < count) kept = { capacity: count, arrays: allocateScratch(count) };
-  return { ...kept, view: scratchView(kept.arrays, count) };
-}
-
-function giveBackScratch(scratch: { capacity: number; arrays: ScanScratch }): void {
-  if (scratch.capacity > SCRATCH_KEPT_MAX_OBJECTS) return;
-  if (!keptScratch || keptScratch.capacity < scratch.capacity)
-    keptScratch = { capacity: scratch.capacity, arrays: scratch.arrays };
 }
 
 const UNRESOLVED = 0xffffffff;
