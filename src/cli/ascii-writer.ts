@@ -46,26 +46,11 @@ export class AsciiWriter {
     if (value < 0x80000000) {
       // Integer arithmetic for the common case (every size and offset of a pack under 2 GiB).
       let v = value | 0;
-      const digits =
-        v < 100000
-          ? v < 10
-            ? 1
-            : v < 100
-              ? 2
-              : v < 1000
-                ? 3
-                : v < 10000
-                  ? 4
-                  : 5
-          : v < 1000000
-            ? 6
-            : v < 10000000
-              ? 7
-              : v < 100000000
-                ? 8
-                : v < 1000000000
-                  ? 9
-                  : 10;
+      // Digits counted by a loop, not a tree of comparisons: each branch of the tree was its own
+      // type feedback, and the first number of a new length (offsets grow through the listing)
+      // deoptimised verify-pack's whole listing loop again.
+      let digits = 1;
+      for (let rest = v; rest >= 10; rest = (rest / 10) | 0) digits++;
       let out = this.length + digits;
       this.length = out;
       do {
