@@ -77,3 +77,40 @@ test('never reads outside [start, end)', () => {
   assert.equal(Buffer.from(inflater.output.subarray(0, inflater.length)).toString(), 'pack pack pack pack ');
   assert.equal(inflater.run(padded, 3, 5, 20), InflateHeadStatus.NeedInput);
 });
+
+test('with varints, the run stops once that many varints are out, and they equal the bytes zlib compressed', () => {
+  const strategies = [constants.Z_DEFAULT_STRATEGY, constants.Z_FIXED, constants.Z_HUFFMAN_ONLY, constants.Z_RLE];
+  const inflater = new InflateHead(20);
+  fc.assert(
+    fc.property(
+      fc.uint8Array({ maxLength: 600 }),
+      fc.integer({ min: 0, max: 9 }),
+      fc.constantFrom(...strategies),
+      fc.integer({ min: 1, max: 3 }),
+      (bytes, level, strategy, varints) => {
+        const data = Buffer.from(bytes);
+        const compressed = deflateSync(data, { level, strategy });
+        assert.equal(inflater.run(compressed, 0, compressed.length, 20, varints), InflateHeadStatus.Done);
+        // Where the varints end in the data, or 20 bytes, or the data's end: whichever comes first.
+        let expected = Math.min(20, data.length);
+        let ended = 0;
+        for (let i = 0; i < Math.min(20, data.length); i++) {
+          if (data[i]! < 0x80 && ++ended === varints) {
+            expected = i + 1;
+            break;
+          }
+        }
+        assert.deepEqual(Buffer.from(inflater.output.subarray(0, inflater.length)), data.subarray(0, expected));
+      },
+    ),
+    { numRuns: 2000, seed: 20261206 },
+  );
+  // A stream cut short after the two varints (a stored block: 2 bytes of zlib header, 5 of block
+  // header, then 10 of its data): they are read, what is missing is left to a full inflate.
+  const head = Buffer.from([0x85, 0x02, 0x90, 0x03]);
+  const compressed = deflateSync(Buffer.concat([head, Buffer.alloc(300, 7)]), { level: 0 });
+  const cut = compressed.subarray(0, 17);
+  assert.equal(inflater.run(cut, 0, cut.length, 20, 2), InflateHeadStatus.Done);
+  assert.deepEqual(Buffer.from(inflater.output.subarray(0, inflater.length)), head);
+  assert.equal(inflater.run(cut, 0, cut.length, 20), InflateHeadStatus.NeedInput);
+});

@@ -685,9 +685,13 @@ function checkNamesSorted(
 ): void {
   const { fanout, count, file } = index;
   let bucket = 0;
+  let previousHead = -1;
   for (let n = 0; n < count; n++) {
     const at = namesStart + n * nameStride;
     const first = bytes[at]!;
+    // The first four bytes as one number decide almost every comparison (neighbours in a pack of
+    // a million objects share about 2.5 bytes); only equal heads compare the rest.
+    const head = first * 0x1000000 + ((bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!);
     while (fanout[bucket]! <= n) bucket++;
     if (first !== bucket) {
       throw fail(
@@ -697,16 +701,10 @@ function checkNamesSorted(
         `object ${n} starts with byte ${first.toString(16).padStart(2, '0')}, but the fan-out table puts it under ${bucket.toString(16).padStart(2, '0')}`,
       );
     }
-    if (n > 0) {
+    if (head <= previousHead) {
       const prev = at - nameStride;
-      let cmp = 0;
-      for (let i = 0; i < hashSize; i++) {
-        const d = bytes[at + i]! - bytes[prev + i]!;
-        if (d !== 0) {
-          cmp = d;
-          break;
-        }
-      }
+      let cmp = head - previousHead;
+      for (let i = 4; cmp === 0 && i < hashSize; i++) cmp = bytes[at + i]! - bytes[prev + i]!;
       if (cmp <= 0)
         throw fail(
           'bad-header',
@@ -715,6 +713,7 @@ function checkNamesSorted(
           `object names are not sorted and distinct at object ${n}`,
         );
     }
+    previousHead = head;
   }
 }
 

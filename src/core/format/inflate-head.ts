@@ -73,6 +73,9 @@ const fixedDistances = new HuffmanTable(30);
   fixedDistances.build(distances, 30);
 }
 
+/** varintsLeft when the run stops at `want` only: never counted down to 0. */
+const NO_VARINT_STOP = 0x7fffffff;
+
 class OutOfInput extends Error {}
 class CorruptStream extends Error {}
 const outOfInput = new OutOfInput();
@@ -95,25 +98,33 @@ export class InflateHead {
   private readonly codeLengthCount = new Uint8Array(8);
   private readonly nextCode = new Uint16Array(8);
   private readonly lengths = new Uint8Array(320);
+  /** Base-128 varints still to complete before the run may stop (NO_VARINT_STOP: stop at `want` only). */
+  private varintsLeft = NO_VARINT_STOP;
 
   constructor(private readonly capacity = 64) {
     // Room for `want` plus one maximal back-reference copy (258 bytes).
     this.output = new Uint8Array(capacity + 258);
   }
 
-  /** Inflates `input[start, end)` until `want` bytes are out (want <= capacity). */
-  run(input: Uint8Array, start: number, end: number, want: number): InflateHeadStatus {
+  /**
+   * Inflates `input[start, end)` until `want` bytes are out (want <= capacity), or, when `varints`
+   * is given, as soon as the output holds that many complete base-128 varints (bytes with the top
+   * bit clear): a delta's two size varints are usually 4–6 bytes, and every symbol decoded past
+   * them was most of a model build's inflate time.
+   */
+  run(input: Uint8Array, start: number, end: number, want: number, varints = 0): InflateHeadStatus {
     this.input = input;
     this.pos = start;
     this.end = end;
     this.bitBuffer = 0;
     this.bitCount = 0;
     this.length = 0;
+    this.varintsLeft = varints > 0 ? varints : NO_VARINT_STOP;
     if (want > this.capacity) want = this.capacity;
     try {
       this.readZlibHeader();
       let last = 0;
-      while (!last && this.length < want) {
+      while (!last && this.length < want && this.varintsLeft > 0) {
         last = this.bits(1);
         const blockType = this.bits(2);
         if (blockType === 0) this.storedBlock(want);
@@ -203,23 +214,41 @@ export class InflateHead {
     this.pos += 4;
     if (len !== (~nlen & 0xffff)) throw corruptStream;
     const take = Math.min(len, want - this.length);
-    if (this.pos + take > this.end) throw outOfInput;
-    this.output.set(input.subarray(this.pos, this.pos + take), this.length);
-    this.length += take;
+    const out = this.output;
+    for (let i = 0; i < take; i++) {
+      if (this.pos + i >= this.end) throw outOfInput;
+      const byte = input[this.pos + i]!;
+      out[this.length++] = byte;
+      if (byte < 0x80 && --this.varintsLeft === 0) return;
+    }
     // The rest of the block is not needed; skip it when present so a following block could be read.
     this.pos += len;
     if (this.pos > this.end && this.length < want) throw outOfInput;
   }
 
+  /** One symbol, a bit at a time (RFC 1951 §3.2.2 canonical order), the bit buffer kept in locals. */
   private decode(table: HuffmanTable): number {
     const { count, symbol } = table;
+    let buffer = this.bitBuffer;
+    let bitCount = this.bitCount;
     let code = 0;
     let first = 0;
     let index = 0;
     for (let len = 1; len <= MAX_BITS; len++) {
-      code |= this.bits(1);
+      if (bitCount === 0) {
+        if (this.pos >= this.end) throw outOfInput;
+        buffer = this.input[this.pos++]!;
+        bitCount = 8;
+      }
+      code |= buffer & 1;
+      buffer >>>= 1;
+      bitCount--;
       const n = count[len]!;
-      if (code - n < first) return symbol[index + (code - first)]!;
+      if (code - n < first) {
+        this.bitBuffer = buffer;
+        this.bitCount = bitCount;
+        return symbol[index + (code - first)]!;
+      }
       index += n;
       first += n;
       first <<= 1;
@@ -234,7 +263,7 @@ export class InflateHead {
       let symbol = this.decode(lengthCode);
       if (symbol < 256) {
         out[this.length++] = symbol;
-        if (this.length >= want) return;
+        if ((symbol < 0x80 && --this.varintsLeft === 0) || this.length >= want) return;
       } else if (symbol === 256) {
         return;
       } else {
@@ -246,8 +275,9 @@ export class InflateHead {
         const distance = DIST_BASE[distSymbol]! + this.bits(DIST_EXTRA[distSymbol]!);
         if (distance > this.length) throw corruptStream; // reaches before the stream's start
         for (let i = 0; i < len; i++) {
-          out[this.length] = out[this.length - distance]!;
-          this.length++;
+          const byte = out[this.length - distance]!;
+          out[this.length++] = byte;
+          if (byte < 0x80 && --this.varintsLeft === 0) return;
         }
         if (this.length >= want) return;
       }

@@ -3,14 +3,14 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fail, PackScopeError } from '../errors.ts';
 import type { HashAlgorithm } from '../format/hash-algorithm.ts';
-import { readIdxFile, type PackIndex } from '../format/idx.ts';
-import { PACK_HEADER_BYTES, parsePackHeader } from '../format/pack-file.ts';
+import { readIdxFile, readIdxFileWithStat, type PackIndex } from '../format/idx.ts';
+import { isDeltaType, PACK_HEADER_BYTES, parsePackHeader } from '../format/pack-file.ts';
 import { RandomAccessFile, readWholeFile } from '../format/random-access-file.ts';
 import { parseRev, revEntryPosition } from '../format/rev.ts';
 import { PackModel, type PackFiles } from './pack-model.ts';
 import type { PackColumns } from './pack-columns.ts';
 import { scanInParallel } from './parallel-scan.ts';
-import { allocateScanOutput, RangeScanner, type ScanInput } from './scan-range.ts';
+import { allocateScanOutput, RangeScanner, type ScanInput, type ScanOutput } from './scan-range.ts';
 import { SizeColumn } from './size-column.ts';
 
 export type BuildStage = 'index' | 'stored' | 'objects' | 'chains';
@@ -76,9 +76,20 @@ export function parallelBuildFrom(directory: string, cores = availableParallelis
   return { workerScript, workers };
 }
 
+/**
+ * A header-only scan costs about 100 ns per object on one thread (a full one 3–5 times that), so a
+ * worker's start and the shared copies of the names and the order (20–50 ms, and 6 MB of fresh
+ * memory for 301k objects) pay only on far larger packs. Measured at load 6 on 2 cores: the
+ * generated pack (301k objects) took 107–124 ms of CPU on one thread, 144–251 ms with a worker (and
+ * twice the wall time); git.git's (849k) 353–401 ms against 419–533 ms.
+ */
+export const PARALLEL_HEADER_SCAN_MIN_OBJECTS = 2_000_000;
+
 function parallelPlan(options: BuildOptions, count: number): ParallelBuild | undefined {
   const plan = options.parallel;
-  if (!plan || plan.workers < 1 || count < (plan.minObjects ?? PARALLEL_SCAN_MIN_OBJECTS)) return undefined;
+  const minimum =
+    plan?.minObjects ?? (options.resultSizes === false ? PARALLEL_HEADER_SCAN_MIN_OBJECTS : PARALLEL_SCAN_MIN_OBJECTS);
+  if (!plan || plan.workers < 1 || count < minimum) return undefined;
   return plan;
 }
 
@@ -89,13 +100,19 @@ export function packFilesFor(path: string): PackFiles {
 }
 
 export function loadIdx(files: PackFiles, hash?: HashAlgorithm): PackIndex {
-  return readIdxFile(files.idx, hash ? { hash } : {});
+  return readIdxFile(files.idx, hashOption(hash));
+}
+
+function hashOption(hash: HashAlgorithm | undefined): { hash?: HashAlgorithm } {
+  return hash ? { hash } : {};
 }
 
 /** Builds the columns of one pack: one pass over idx, one sequential pass over the pack's headers. */
 export function buildPackModel(files: PackFiles, options: BuildOptions = {}): PackModel {
   const started = performance.now();
-  const index = options.index ?? loadIdx(files, options.hash);
+  // Read as the model keeps it (names, offsets, checksums; no CRC32 table, no whole-file copy that
+  // PackModel would copy its names out of again): 12 MB less fresh memory for 301k objects.
+  const index = options.index ?? readIdxFileWithStat(files.idx, { ...hashOption(options.hash), namesOnly: true }).index;
   if (options.phaseTimes) options.phaseTimes.idx = performance.now() - started;
   if (!options.index) options.onStage?.('index', index.count);
   const pack = RandomAccessFile.open(files.pack);
@@ -172,10 +189,8 @@ function insertionSortByOffset(offsets: Float64Array): Uint32Array {
   return order;
 }
 
-// Stays long: the model's one pass over the pack (the hot path); the columns and running state it fills are shared by
-// every step.
-function scanPack(files: PackFiles, givenIndex: PackIndex, pack: RandomAccessFile, options: BuildOptions): PackModel {
-  let index = givenIndex;
+/** The pack's header and trailer checked against the idx, its order read, then its one pass (scanInOrder). */
+function scanPack(files: PackFiles, index: PackIndex, pack: RandomAccessFile, options: BuildOptions): PackModel {
   const hash = index.hash;
   const hashSize = hash.size;
   const count = index.count;
@@ -207,6 +222,30 @@ function scanPack(files: PackFiles, givenIndex: PackIndex, pack: RandomAccessFil
   }
   const dataEnd = pack.size - hashSize;
 
+  const orderStarted = performance.now();
+  const byOffset = packOrder(files, index, options.ignoreRev ?? false);
+  if (options.phaseTimes) options.phaseTimes.order = performance.now() - orderStarted;
+  const parallel = parallelPlan(options, count);
+  const scratch = parallel ? undefined : allocateScratch(count);
+  return scanInOrder(files, index, pack, options, header.version, dataEnd, byOffset, parallel, scratch);
+}
+
+// Stays long: the scan proper, in pack order, then the one scatter of every column to object order; the pack-order
+// arrays it fills are shared by every step.
+function scanInOrder(
+  files: PackFiles,
+  givenIndex: PackIndex,
+  pack: RandomAccessFile,
+  options: BuildOptions,
+  version: number,
+  dataEnd: number,
+  byOffset: Uint32Array,
+  parallel: ParallelBuild | undefined,
+  scratch: ScanScratch | undefined,
+): PackModel {
+  let index = givenIndex;
+  const count = index.count;
+  const packFile = files.pack;
   const phaseTimes = options.phaseTimes;
   let mark = performance.now();
   const phase = (name: string): void => {
@@ -215,12 +254,9 @@ function scanPack(files: PackFiles, givenIndex: PackIndex, pack: RandomAccessFil
     phaseTimes[name] = now - mark;
     mark = now;
   };
-  const byOffset = packOrder(files, index, options.ignoreRev ?? false);
-  phase('order');
   const offsets = index.offsets;
   // One gather pass that also checks the order. Shared memory when other threads scan too.
-  const parallel = parallelPlan(options, count);
-  const sortedOffsets = new Float64Array(parallel ? new SharedArrayBuffer(count * 8) : new ArrayBuffer(count * 8));
+  const sortedOffsets = scratch ? scratch.sortedOffsets : new Float64Array(new SharedArrayBuffer(count * 8));
   for (let p = 0; p < count; p++) {
     const offset = offsets[byOffset[p]!]!;
     sortedOffsets[p] = offset;
@@ -249,7 +285,7 @@ function scanPack(files: PackFiles, givenIndex: PackIndex, pack: RandomAccessFil
   // numbers are random in pack order) were cache misses the header decoding waited on.
   const wantResultSizes = options.resultSizes ?? true;
   options.onStage?.('objects', count);
-  const output = allocateScanOutput(count, parallel !== undefined);
+  const output = scratch ? scratch.output : allocateScanOutput(count, true);
   let sizeOverflow: Map<number, number>;
   let resultSizeOverflow: Map<number, number>;
   if (parallel) {
@@ -301,46 +337,82 @@ function scanPack(files: PackFiles, givenIndex: PackIndex, pack: RandomAccessFil
     sizeOverflow = scanner.sizeOverflow;
     resultSizeOverflow = scanner.resultSizeOverflow;
   }
-  const { inPackTypeAt, basePosition } = output;
   const sizeAt = new SizeColumn(output.sizeLow, sizeOverflow);
-  const resultSizeAt = new SizeColumn(output.resultSizeLow, resultSizeOverflow);
   phase('scan');
   options.onStage?.('chains', count);
-  const { type, depth } = resolveChains(packFile, index, inPackTypeAt, basePosition, byOffset);
+  const { inPackTypeAt, basePosition } = output;
+  const typeAt = scratch ? scratch.typeAt : new Uint8Array(count);
+  const depthAt = scratch ? scratch.depthAt : new Uint32Array(count);
+  const maxDepth = resolveChains(packFile, index, inPackTypeAt, basePosition, byOffset, typeAt, depthAt);
   phase('chains');
+  // One scatter of every column to object order (one pass over byOffset: its random stores are
+  // what a scatter costs, so each extra pass paid them again).
   const inPackType = new Uint8Array(count);
+  const type = new Uint8Array(count);
+  const depth = maxDepth <= 0xffff ? new Uint16Array(count) : new Uint32Array(count);
   const base = new Int32Array(count);
   const diskSize = new SizeColumn(count);
+  const size = new SizeColumn(count);
+  const resultSize = new SizeColumn(count);
+  const diskLow = diskSize.low;
+  const sizeLow = size.low;
+  const resultLow = resultSize.low;
+  const sizeLowAt = output.sizeLow;
+  const resultLowAt = output.resultSizeLow;
   for (let p = 0; p < count; p++) {
     const n = byOffset[p]!;
-    inPackType[n] = inPackTypeAt[p]!;
+    const inPack = inPackTypeAt[p]!;
+    inPackType[n] = inPack;
+    type[n] = typeAt[p]!;
+    depth[n] = depthAt[p]!;
     const b = basePosition[p]!;
     base[n] = b < 0 ? -1 : byOffset[b]!;
-    diskSize.set(n, (p + 1 < count ? sortedOffsets[p + 1]! : dataEnd) - sortedOffsets[p]!);
+    const disk = (p + 1 < count ? sortedOffsets[p + 1]! : dataEnd) - sortedOffsets[p]!;
+    if (disk < 0xffffffff) diskLow[n] = disk;
+    else diskSize.set(n, disk);
+    const objectSize = sizeLowAt[p]!;
+    sizeLow[n] = objectSize;
+    // Header-only: the scan left resultSizeLow unwritten; a delta's is 0, an object's its size.
+    resultLow[n] = wantResultSizes ? resultLowAt[p]! : isDeltaType(inPack) ? 0 : objectSize;
   }
-  const size = toObjectOrder(sizeAt, byOffset);
-  const resultSize = toObjectOrder(resultSizeAt, byOffset);
+  for (const [p, value] of sizeAt.overflow) {
+    size.overflow.set(byOffset[p]!, value);
+    if (!wantResultSizes && !isDeltaType(inPackTypeAt[p]!)) resultSize.overflow.set(byOffset[p]!, value);
+  }
+  if (wantResultSizes) for (const [p, value] of resultSizeOverflow) resultSize.overflow.set(byOffset[p]!, value);
   phase('scatter');
   const columns: PackColumns = { offset: offsets, inPackType, type, size, resultSize, diskSize, base, depth, byOffset };
-  return new PackModel(files, index, hash, header.version, pack.size, columns);
+  return new PackModel(files, index, index.hash, version, pack.size, columns);
 }
 
-/** A size column kept in pack order, scattered to object order. */
-function toObjectOrder(packOrder: SizeColumn, byOffset: Uint32Array): SizeColumn {
-  const from = packOrder.low;
-  const low = new Uint32Array(from.length);
-  for (let p = 0; p < from.length; p++) low[byOffset[p]!] = from[p]!;
-  const overflow = new Map<number, number>();
-  for (const [p, value] of packOrder.overflow) overflow.set(byOffset[p]!, value);
-  return new SizeColumn(low, overflow);
+/**
+ * The pack-order arrays of a one-thread build: about 30 bytes per object, none of them kept by the
+ * model. Not kept for the next build either: that saved about 3,000 of the second build's 7,700
+ * page faults on the generated pack, but the retained heap per object of a model (bench/README.md,
+ * target 4: at most 40 bytes) went from 33 to 59 bytes.
+ */
+interface ScanScratch {
+  sortedOffsets: Float64Array;
+  output: ScanOutput;
+  typeAt: Uint8Array;
+  depthAt: Uint32Array;
+}
+
+function allocateScratch(count: number): ScanScratch {
+  return {
+    sortedOffsets: new Float64Array(count),
+    output: allocateScanOutput(count, false),
+    typeAt: new Uint8Array(count),
+    depthAt: new Uint32Array(count),
+  };
 }
 
 const UNRESOLVED = 0xffffffff;
 const IN_PROGRESS = 0xfffffffe;
 
 /**
- * Resolved types and depths, computed in pack order from each entry's base position and then
- * scattered to object order. An OFS base always comes first (§6.1), so most entries take their
+ * Resolved types and depths in pack order (into `typeAt`, `depthAt`), from each entry's base
+ * position; returns the deepest chain. The build scatters them to object order. An OFS base always comes first (§6.1), so most entries take their
  * base's depth directly; only REF deltas whose base comes later need a walk, and those walks report
  * cycles instead of following them forever.
  */
@@ -350,10 +422,11 @@ function resolveChains(
   inPackTypeAt: Uint8Array,
   basePosition: Int32Array,
   byOffset: Uint32Array,
-): { type: Uint8Array; depth: Uint16Array | Uint32Array } {
+  typeAt: Uint8Array,
+  depthAt: Uint32Array,
+): number {
   const count = index.count;
-  const typeAt = new Uint8Array(count);
-  const depthAt = new Uint32Array(count).fill(UNRESOLVED);
+  depthAt.fill(UNRESOLVED);
   const stack: number[] = [];
   let maxDepth = 0;
   for (let p = 0; p < count; p++) {
@@ -401,12 +474,5 @@ function resolveChains(
     }
     if (d > maxDepth) maxDepth = d;
   }
-  const type = new Uint8Array(count);
-  const depth = maxDepth <= 0xffff ? new Uint16Array(count) : new Uint32Array(count);
-  for (let p = 0; p < count; p++) {
-    const n = byOffset[p]!;
-    type[n] = typeAt[p]!;
-    depth[n] = depthAt[p]!;
-  }
-  return { type, depth };
+  return maxDepth;
 }

@@ -28,6 +28,8 @@ const HEAD_INPUT_BYTES = 4096;
 const MAX_HEAD_INPUT_BYTES = 16 << 20;
 /** git-internals §1.8: get_size_from_delta inflates at most 20 bytes; two varints fit. */
 const DELTA_HEADER_BYTES = 20;
+/** The base size and the result size (§1.8): the inflate stops once both varints are out. */
+const DELTA_SIZE_VARINTS = 2;
 
 /** What every scanner of one pack reads: the pack order, already checked (buildPackModel). */
 export interface ScanInput {
@@ -54,7 +56,10 @@ export interface ScanOutput {
   inPackTypeAt: Uint8Array;
   /** Header size; 0xffffffff means "see the scanner's sizeOverflow". */
   sizeLow: Uint32Array;
-  /** Result size (objects: their size; deltas: from the delta header); 0xffffffff as above. */
+  /**
+   * Result size (objects: their size; deltas: from the delta header); 0xffffffff as above. Left
+   * unwritten by a header-only scan (wantResultSizes false).
+   */
   resultSizeLow: Uint32Array;
   /** Pack position of each entry's base, −1 for non-deltas. */
   basePosition: Int32Array;
@@ -251,12 +256,11 @@ export class RangeScanner {
         basePosition[p] = -1;
       }
 
+      // Header-only: resultSizeLow is not written at all; the build derives the column from the
+      // type and size (a delta's is 0, an object's its size).
+      if (!wantResultSizes) continue;
       let resultSize: number;
       if (isDeltaType(type)) {
-        if (!wantResultSizes) {
-          resultSizeLow[p] = 0;
-          continue;
-        }
         resultSize = this.deltaResultSize(
           bytes,
           at + headerLength,
@@ -288,7 +292,13 @@ export class RangeScanner {
   ): number {
     const { packFile } = this.input;
     const inflater = (this.inflater ??= new InflateHead(DELTA_HEADER_BYTES));
-    let status = inflater.run(bytes, dataAt, Math.min(availableEnd, dataAt + compressedBytes), DELTA_HEADER_BYTES);
+    let status = inflater.run(
+      bytes,
+      dataAt,
+      Math.min(availableEnd, dataAt + compressedBytes),
+      DELTA_HEADER_BYTES,
+      DELTA_SIZE_VARINTS,
+    );
     if (status === InflateHeadStatus.NeedInput && compressedBytes > availableEnd - dataAt) {
       // Rare: the header lies beyond the first few KiB of compressed data. Read the whole entry.
       if (compressedBytes > MAX_HEAD_INPUT_BYTES) {
@@ -300,7 +310,7 @@ export class RangeScanner {
         );
       }
       const whole = this.pack.read(offset + headerLength, compressedBytes);
-      status = inflater.run(whole, 0, whole.length, DELTA_HEADER_BYTES);
+      status = inflater.run(whole, 0, whole.length, DELTA_HEADER_BYTES, DELTA_SIZE_VARINTS);
     }
     if (status === InflateHeadStatus.Corrupt)
       throw fail('bad-zlib', packFile, offset, 'delta data is not a valid zlib stream');

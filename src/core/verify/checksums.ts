@@ -75,7 +75,7 @@ export function verifyChecksums(
         const entryEnd = position + 1 < count ? offsets[byOffset[position + 1]!]! : dataEnd;
         const from = Math.max(entryStart, chunkStart);
         const to = Math.min(entryEnd, chunkEnd);
-        if (from < to) crc = crc32(bytes.subarray(from - chunkStart, to - chunkStart), crc);
+        if (from < to) crc = entryCrc32(bytes, from - chunkStart, to - chunkStart, crc);
         if (entryEnd > chunkEnd) break;
         const expected = index.crc32(n);
         if (crc >>> 0 !== expected && crcProblem === undefined) {
@@ -148,6 +148,29 @@ function checkEntryBounds(files: PackFiles, index: PackIndex, byOffset: Uint32Ar
     }
     previous = offset;
   }
+}
+
+/**
+ * Entries up to this many bytes get their CRC32 here, in JavaScript: zlib's crc32 is far faster per
+ * byte, but one call (with the subarray it needs) cost about 0.3 µs, more than the bytes of a typical
+ * entry (the generated pack's median is 53 bytes): 87 ms of the checksum worker's 335 ms sampled.
+ */
+const SMALL_ENTRY_BYTES = 256;
+
+/** CRC-32 (ISO-HDLC, zlib's) of single bytes: the table of the reflected polynomial 0xedb88320. */
+const CRC_TABLE = new Int32Array(256);
+for (let n = 0; n < 256; n++) {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  CRC_TABLE[n] = c;
+}
+
+/** zlib's crc32(bytes[from, to), crc): the running CRC of an entry, continued from `crc`. */
+export function entryCrc32(bytes: Uint8Array, from: number, to: number, crc: number): number {
+  if (to - from > SMALL_ENTRY_BYTES) return crc32(bytes.subarray(from, to), crc);
+  let c = ~crc;
+  for (let i = from; i < to; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+  return ~c >>> 0;
 }
 
 function hex32(value: number): string {
