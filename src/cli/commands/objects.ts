@@ -33,21 +33,23 @@ function runObjects(argv: string[], progress: Progress): number {
   const models = store.packs.map((pack) => progress.track('Reading packs', () => store.model(pack)));
   const out = new AsciiWriter();
   const hashSize = store.repository.hash.size;
-  const nullOid = new Uint8Array(hashSize);
+  // The fields that repeat, as bytes: " blob ", and the null id of every object that is no delta.
+  const typeFields = TYPE_NAMES.map((name) => Buffer.from(` ${name} `, 'latin1'));
+  const nullOidHex = Buffer.from('0'.repeat(2 * hashSize), 'latin1');
   const print = (model: PackModel, n: number): void => {
     const c = model.columns;
     const index = model.index;
     const base = c.base[n]!;
-    out.hex(index.bytes, index.namePosition(n), hashSize).byte(32).text(TYPE_NAMES[c.type[n]!]!).byte(32);
+    out.hex(index.bytes, index.namePosition(n), hashSize).bytes(typeFields[c.type[n]!]!);
     out.number(c.resultSize.get(n)).byte(32).number(c.diskSize.get(n)).byte(32);
     if (base >= 0) out.hex(index.bytes, index.namePosition(base), hashSize);
-    else out.hex(nullOid, 0, hashSize);
+    else out.bytes(nullOidHex);
     out.endLine();
   };
   const emptyTree = EMPTY_TREE[store.repository.hash.name];
   // git-internals §1.1: the empty tree is answered from memory before any pack is searched.
   const printEmptyTree = (): void => {
-    out.text(emptyTree).text(' tree 0 0 ').hex(nullOid, 0, hashSize).endLine();
+    out.text(emptyTree).text(' tree 0 0 ').bytes(nullOidHex).endLine();
   };
   // git's lookup (§1.12): every MIDX first, then the packs no MIDX covers in most-recently-used
   // order; the pack a lookup hits moves to the front, so duplicates depend on what came before.
