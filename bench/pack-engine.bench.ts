@@ -70,14 +70,17 @@ options:
                     10,000+ loose objects, an alternate) of about --monorepo-objects objects
   --scale-objects N objects of the one-pack scale repository (default 10000000; it takes tens
                     of minutes of CPU to generate at that size)
+  --monorepo        generate (once; cached in .bench/) and measure only the monorepo-shaped
+                    repository of --scale, not the one-pack scale repository (a few minutes; with
+                    --no-generated it is all this bench measures)
   --repository DIR  measure this repository as a whole like the monorepo-shaped one (objects
                     against cat-file --batch-all-objects, stats against count-objects -v)
   --monorepo-objects N
                     objects of the monorepo-shaped repository (default 300000: what it is for
                     is its shape, the packs, markers, loose objects and alternate, which are the
                     same at every size; the 10 M-object figures come from the one-pack repository.
-                    Its generator adds one file per commit to one directory, so its trees grow
-                    with the history and generation is quadratic: 2000000 ran over an hour)
+                    Its new files fill directories of 256, so generation grows with the size, not
+                    its square: at 300000 a few minutes)
   --reopen-only     for each <pack> given, measure figure 5 only (reopen in process and as the CLI):
                     seconds on git.git's pack, where the other figures take minutes
   --max-wait S      before every timed run, wait up to S seconds (default 600; 0: never) for
@@ -982,6 +985,7 @@ function main(): number {
       seed: { type: 'string' },
       'max-wait': { type: 'string' },
       scale: { type: 'boolean' },
+      monorepo: { type: 'boolean' },
       'scale-objects': { type: 'string' },
       'monorepo-objects': { type: 'string' },
       repository: { type: 'string' },
@@ -1028,6 +1032,8 @@ function main(): number {
       path: path.join(packDir, pack),
       label: `scale (about ${objects} objects${scale.generated ? `, generated in ${scale.seconds.toFixed(0)} s` : ', reused from .bench/'})`,
     });
+  }
+  if (values.scale || values.monorepo) {
     const monorepoObjects = values['monorepo-objects'] === undefined ? 300_000 : Number(values['monorepo-objects']);
     if (!Number.isInteger(monorepoObjects) || monorepoObjects < 1000)
       throw new Error('--monorepo-objects needs an integer of at least 1000');

@@ -216,6 +216,12 @@ export function scaleRepository(options: ScaleOptions): GeneratedRepository {
   });
 }
 
+/** Objects a commit of the monorepo-shaped history makes, about (packsStream). */
+const OBJECTS_PER_MONOREPO_COMMIT = 10;
+
+/** New files per directory of the monorepo-shaped history (packsStream). */
+const NEW_FILES_PER_DIRECTORY = 256;
+
 /** A fast-import stream of `commits` commits on `branch`, with a checkpoint (one pack) every `perPack`. */
 function packsStream(
   random: SeededRandom,
@@ -234,12 +240,16 @@ function packsStream(
     // Only the first commit of a stream names its parent: the branch as an earlier import left it
     // (fast-import resolves `<ref>^0` in the repository); the others follow in fast-import's memory.
     if (c === 0 && fromRepository) out += `from ${branch}^0\n`;
-    // Two long-lived files edited in place and one new file per commit, in a two-level tree.
+    // Two long-lived files edited in place and one new file per commit. The new files fill
+    // directories of NEW_FILES_PER_DIRECTORY each, as a monorepo's grow: all in one directory, its
+    // tree grew with the history and every commit rewrote it whole, which made generation quadratic
+    // (300,000 objects took about half an hour of CPU, 2,000,000 over an hour).
     for (let e = 0; e < 2; e++) {
       const file = random.int(fileCount);
       out += `M 100644 inline src/m${file % 16}/f${file}.txt\ndata <<EOM\n${'x'.repeat(1 + random.int(40))} ${first + c} ${random.int(1e9)}\nEOM\n`;
     }
-    out += `M 100644 inline src/new/n${first + c}.txt\ndata <<EOM\nnew ${first + c}\nEOM\n\n`;
+    const n = first + c;
+    out += `M 100644 inline src/new/d${Math.floor(n / NEW_FILES_PER_DIRECTORY)}/n${n}.txt\ndata <<EOM\nnew ${n}\nEOM\n\n`;
     if ((c + 1) % perPack === 0) out += 'checkpoint\n\n';
   }
   return out;
@@ -270,10 +280,11 @@ export function monorepo(options: MonorepoOptions): GeneratedRepository {
   const seed = options.seed ?? DEFAULT_HISTORY.seed;
   const newPacks = options.packs ?? 210;
   const loose = options.loose ?? 10_500;
-  // About 5 objects per commit (a commit, 2–3 trees, 3 blobs); a third of the size in the old
-  // packs, a third in the rolled-up ones, a third in the new ones.
-  const commitsPerNewPack = Math.max(1, Math.round(options.size / 3 / 5 / newPacks));
-  const oldCommits = Math.max(4, Math.round(options.size / 3 / 5));
+  // About 10 objects per commit (a commit; 6 trees: the root, src, the edited files' two
+  // directories, src/new and its newest directory; 3 blobs); a third of the size in the old packs,
+  // a third in the rolled-up ones, a third in the new ones.
+  const commitsPerNewPack = Math.max(1, Math.round(options.size / 3 / OBJECTS_PER_MONOREPO_COMMIT / newPacks));
+  const oldCommits = Math.max(4, Math.round(options.size / 3 / OBJECTS_PER_MONOREPO_COMMIT));
   const parameters = { kind: 'monorepo', size: options.size, newPacks, loose, seed, commitsPerNewPack, oldCommits };
   const key = sourceKey(parameters);
   return cached(`monorepo-${options.size}-${key}.git`, options.cacheDir ?? benchDir, log, (dir) => {

@@ -72,6 +72,13 @@ export class AsciiWriter {
     return this;
   }
 
+  /** Bytes already ASCII (at most the 4 KiB slack between line ends). */
+  bytes(value: Uint8Array): this {
+    this.buffer.set(value, this.length);
+    this.length += value.length;
+    return this;
+  }
+
   byte(code: number): this {
     this.buffer[this.length++] = code;
     return this;

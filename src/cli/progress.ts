@@ -91,6 +91,8 @@ export class Progress {
 
   /** Model builds of `store` (read on first use, inside any command) draw on this line too. */
   reportBuilds(store: ObjectStore): void {
+    // Off, nothing would be drawn: no progress callback for each build (3,000 packs made 3,000).
+    if (!this.enabled) return;
     store.onBuildProgress = (pack, done, total) =>
       this.nested(`Reading ${path.basename(pack.files.pack)}`, done, total);
   }

@@ -35,6 +35,16 @@ export interface MidxLayer {
 
 /** A MIDX, possibly incremental: layers from base to newest, with pack ids numbered across layers. */
 export class MultiPackIndex {
+  /**
+   * Per layer: whether its object list is in strictly ascending order with a fan-out that agrees
+   * with it (checked at the first lookup), and where the last lookup found its id. When the list is
+   * in order, a lookup first tries the entry after the last one found, where the next id of a
+   * listing in ascending order is (`objects` over a MIDX: one comparison per lookup instead of a
+   * binary search). In a list in order an id has one place, so the search would find the same entry.
+   */
+  private readonly ordered: (boolean | undefined)[] = [];
+  private readonly lastFound: number[] = [];
+
   constructor(readonly layers: MidxLayer[]) {}
 
   /** Pack names in global pack-id order. */
@@ -47,7 +57,7 @@ export class MultiPackIndex {
     // Newest layer first, as git's lookup walks from the tip of the chain to its base.
     for (let l = this.layers.length - 1; l >= 0; l--) {
       const layer = this.layers[l]!;
-      const position = findInLayer(layer, oid);
+      const position = this.find(l, layer, oid);
       if (position < 0) continue;
       const { packId, offset } = layerEntry(layer, position);
       const packName = layer.packNames[packId];
@@ -64,6 +74,20 @@ export class MultiPackIndex {
       return { packName, offset, file: layer.file, entryAt: layer.offsetsAt + position * 8 };
     }
     return undefined;
+  }
+
+  private find(l: number, layer: MidxLayer, oid: Uint8Array): number {
+    if ((this.ordered[l] ??= inOrder(layer))) {
+      const next = (this.lastFound[l] ?? -1) + 1;
+      const size = layer.hash.size;
+      if (next < layer.count && compareName(layer.bytes, layer.namesAt + next * size, oid, size) === 0) {
+        this.lastFound[l] = next;
+        return next;
+      }
+    }
+    const position = findInLayer(layer, oid);
+    if (position >= 0) this.lastFound[l] = position;
+    return position;
   }
 
   /**
@@ -130,6 +154,27 @@ export function packAtMidxPosition(layer: MidxLayer, position: number, source: s
       `object refers to pack id ${packId}, but the MIDX names ${layer.packNames.length} packs`,
     );
   return name;
+}
+
+/** True when the layer's ids ascend strictly and its fan-out counts them as they are. */
+function inOrder(layer: MidxLayer): boolean {
+  const { bytes, count, namesAt } = layer;
+  const size = layer.hash.size;
+  const perFirstByte = new Uint32Array(256);
+  for (let n = 0; n < count; n++) {
+    const at = namesAt + n * size;
+    perFirstByte[bytes[at]!]!++;
+    if (n === 0) continue;
+    let i = 0;
+    while (i < size && bytes[at + i] === bytes[at - size + i]) i++;
+    if (i === size || bytes[at + i]! < bytes[at - size + i]!) return false;
+  }
+  let total = 0;
+  for (let b = 0; b < 256; b++) {
+    total += perFirstByte[b]!;
+    if (bytes.readUInt32BE(layer.fanoutAt + b * 4) !== total) return false;
+  }
+  return true;
 }
 
 function findInLayer(layer: MidxLayer, oid: Uint8Array): number {

@@ -7,12 +7,22 @@ import { checkFileSize, describeIoError, openRegularFile } from './checked-file.
 const MAX_READ_BYTES = 1 << 30;
 
 /**
+ * A file this small is read whole by one read(2) when it is opened, and every read is a copy out of
+ * those bytes: an idx read its head and then itself, a pack its header, its trailer and its entries,
+ * each a read(2) of its own, and 3,000 one-object packs paid 15,000 of them (bench/README.md, "Many
+ * packs benchmark"). What changes on disk afterwards is still caught by assertUnchanged.
+ */
+export const READ_WHOLE_MAX_BYTES = 64 << 10;
+
+/**
  * A file opened once and read at explicit offsets. Every read is bounds-checked against the size
  * seen at open time, and the identity (inode, size, mtime) is kept so that a pack rewritten or
  * deleted while it is being read is reported as such instead of yielding mixed bytes.
  */
 export class RandomAccessFile {
   private fd: number | undefined;
+  /** The whole file, read at open, when it is at most READ_WHOLE_MAX_BYTES. */
+  private whole: Buffer | undefined;
 
   private constructor(
     readonly path: string,
@@ -28,7 +38,18 @@ export class RandomAccessFile {
 
   static open(path: string): RandomAccessFile {
     const { fd, stat } = openRegularFile(path);
-    return new RandomAccessFile(path, fd, stat.size, identityOf(stat), stat.mtimeMs);
+    const file = new RandomAccessFile(path, fd, stat.size, identityOf(stat), stat.mtimeMs);
+    if (stat.size > 0 && stat.size <= READ_WHOLE_MAX_BYTES) {
+      try {
+        const whole = Buffer.allocUnsafe(stat.size);
+        file.readInto(whole, 0, stat.size, 0);
+        file.whole = whole;
+      } catch (error) {
+        file.close();
+        throw error;
+      }
+    }
+    return file;
   }
 
   /** Reads exactly `length` bytes at `position` into `target` (from `targetOffset`). */
@@ -40,6 +61,10 @@ export class RandomAccessFile {
         position,
         `read of ${length} bytes runs past the end of the file (${this.size} bytes)`,
       );
+    }
+    if (this.whole) {
+      this.whole.copy(target, targetOffset, position, position + length);
+      return;
     }
     const fd = this.descriptor();
     let done = 0;
@@ -83,6 +108,7 @@ export class RandomAccessFile {
   }
 
   close(): void {
+    this.whole = undefined;
     if (this.fd !== undefined) {
       fs.closeSync(this.fd);
       this.fd = undefined;
