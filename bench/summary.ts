@@ -62,7 +62,8 @@ const TARGETS: { id: TargetId; target: string; goal: string; whenMissing: string
     id: 'objects-monorepo',
     target: 'objects against cat-file, 213-pack monorepo',
     goal: '<= 1.0x',
-    whenMissing: 'measured only with npm run bench -- --scale or --monorepo (or --repository DIR)',
+    whenMissing:
+      'measured by npm run bench (not --quick), or pack-engine.bench.ts --scale, --monorepo or --repository DIR',
   },
   {
     id: 'objects-many-packs',
