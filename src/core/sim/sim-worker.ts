@@ -14,8 +14,8 @@ const port = parentPort!;
 function keeping(runner: PolicyRunner, kept: SimCounts[]): PolicyRunner {
   return {
     ...runner,
-    run: (o, segment, limit) => {
-      const counts = runner.run(o, segment, limit);
+    run: (o, segment, limit, planned) => {
+      const counts = runner.run(o, segment, limit, planned);
       kept.push(counts);
       return counts;
     },
@@ -47,6 +47,11 @@ port.on('message', (request: SweepWorkerRequest) => {
   }
   try {
     const runner = parsePolicy(request.policy);
+    const made =
+      request.kind === 'cell' && request.makePlan === true
+        ? runner.planReads?.(objects, reads, segmentStarts, true)
+        : undefined;
+    const plan = request.kind === 'cell' ? (made ?? request.plan) : undefined;
     const kept: SimCounts[] = [];
     const replay =
       request.kind === 'reuse'
@@ -54,9 +59,9 @@ port.on('message', (request: SweepWorkerRequest) => {
         : request.keepSegments
           ? keeping(runner, kept)
           : runner;
-    const result = simulateSegments(replay, objects, reads, segmentStarts, request.limit, basis);
+    const result = simulateSegments(replay, objects, reads, segmentStarts, request.limit, basis, plan);
     const segments = request.kind === 'cell' && request.keepSegments ? kept : undefined;
-    port.postMessage({ kind: 'result', cell: request.cell, result, segments } satisfies SweepWorkerReply);
+    port.postMessage({ kind: 'result', cell: request.cell, result, segments, plan: made } satisfies SweepWorkerReply);
   } catch (error) {
     port.postMessage({
       kind: 'failed',

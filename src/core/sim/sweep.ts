@@ -4,6 +4,8 @@ import type { SimObjects } from './sim-objects.ts';
 import { UNKNOWN_BASIS, type RecordingBasis } from './simulate.ts';
 import type { SimCounts, SimResult } from '../documents/simulation-documents.ts';
 import type { SweepWorkerReply, SweepWorkerRequest, SweepWorkerData } from './sweep-protocol.ts';
+import type { ReadsPlan } from './policy-definition.ts';
+import { parsePolicy } from './policy-registry.ts';
 
 export interface SweepOptions {
   /** Path of the bundled worker (dist/sim-worker.js). */
@@ -15,6 +17,8 @@ export interface SweepOptions {
   reuseLimits?: boolean;
   /** A cell answered by the replay at another limit (`from`) instead of its own. */
   onReuse?: (policy: string, limit: number, from: number) => void;
+  /** A policy's plan of the reads came back from the cell that built it (at `limit`), for its other cells to share. */
+  onPlan?: (policy: string, limit: number) => void;
 }
 
 function shared<T extends Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array>(array: T): T {
@@ -88,38 +92,54 @@ interface SweepCell {
   policy: string;
   limit: number;
   reuse: LimitReuse | undefined;
+  /** The policy has a plan of the reads that its cells at every limit share (PolicyRunner.planReads). */
+  planned: boolean;
+}
+
+/** Whether a policy spec's replays share a plan of the reads; a spec that does not parse fails in its worker, as any cell. */
+function hasPlan(spec: string): boolean {
+  try {
+    return parsePolicy(spec).planReads !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /**
- * The order cells are handed out: each policy's largest limit first (its replay is the one that can
- * answer the others, LIMIT_REUSE), then every policy's next largest, and so on. Indices into `cells`.
- */
-function dispatchOrder(cells: SweepCell[]): number[] {
-  const byPolicy = new Map<string, number[]>();
-  cells.forEach((cell, index) => byPolicy.set(cell.policy, [...(byPolicy.get(cell.policy) ?? []), index]));
-  const columns = [...byPolicy.values()].map((indices) => indices.sort((a, b) => cells[b]!.limit - cells[a]!.limit));
-  const order: number[] = [];
-  for (let rank = 0; order.length < cells.length; rank++)
-    for (const column of columns) if (rank < column.length) order.push(column[rank]!);
-  return order;
-}
-
-/**
- * Which cell a free worker gets next: first cells already answered by another limit's replay (only
- * their exactness is left), then cells in dispatchOrder. A replay that comes back answers the
- * cells of its policy not yet handed out at the limits LIMIT_REUSE allows.
+ * Which cell a free worker gets next:
+ * 1. cells already answered by another limit's replay (only their exactness is left);
+ * 2. each policy's pilot, its cell at its largest limit: its replay is the one that can answer
+ *    the others (LIMIT_REUSE), its time ranks the policy's cost, and a policy with a plan of the
+ *    reads has its pilot build the plan (Belady's next uses, built once instead of once a cell);
+ * 3. the other cells, smallest limit first (more evictions and longer chains: the costlier cells,
+ *    so that the cheap ones fill the tail and no worker waits long for the last), then the
+ *    costlier policy first (its pilot's time). A cell waits while its policy's pilot could still
+ *    answer it or its plan is being built, as long as another cell can go instead.
  */
 class CellQueue {
-  /** Cells not yet handed out, in dispatchOrder; a cell leaves when handed out or answered. */
+  /** Cells not yet handed out, in no order; a cell leaves when handed out or answered. */
   private readonly waiting: Set<number>;
   /** Cells answered by another limit's replay, waiting for a worker to compute their exactness. */
   private readonly reused: { cell: number; segments: SimCounts[] }[] = [];
+  /** Each policy's pilot (its largest limit), in the order they go out: planned policies first. */
+  private readonly pilots: number[];
+  /** Seconds of each policy's pilot once back; a policy whose pilot is out is absent. */
+  private readonly pilotSeconds = new Map<string, number>();
+  /** Each planned policy's plan, once its pilot has built it. */
+  private readonly plans = new Map<string, ReadsPlan>();
 
   constructor(
     private readonly cells: SweepCell[],
     private readonly onReuse: SweepOptions['onReuse'],
+    private readonly onPlan: SweepOptions['onPlan'],
   ) {
-    this.waiting = new Set(dispatchOrder(cells));
+    this.waiting = new Set(cells.keys());
+    const pilotOf = new Map<string, number>();
+    cells.forEach((cell, index) => {
+      const pilot = pilotOf.get(cell.policy);
+      if (pilot === undefined || cell.limit > cells[pilot]!.limit) pilotOf.set(cell.policy, index);
+    });
+    this.pilots = [...pilotOf.values()].sort((a, b) => Number(cells[b]!.planned) - Number(cells[a]!.planned));
   }
 
   /** The next request for a free worker: a reused cell, a cell to replay, or stop. */
@@ -129,16 +149,50 @@ class CellQueue {
       const { policy, limit } = this.cells[answered.cell]!;
       return { kind: 'reuse', cell: answered.cell, policy, limit, segments: answered.segments };
     }
-    const [cell] = this.waiting;
-    if (cell === undefined) return { kind: 'stop' };
-    this.waiting.delete(cell);
-    const { policy, limit, reuse } = this.cells[cell]!;
-    return { kind: 'cell', cell, policy, limit, keepSegments: reuse !== undefined };
+    const pilot = this.pilots.find((cell) => this.waiting.has(cell));
+    if (pilot !== undefined) return this.handOut(pilot, this.cells[pilot]!.planned);
+    let best: number | undefined;
+    for (const cell of this.waiting)
+      if (this.ready(cell) && (best === undefined || this.before(cell, best))) best = cell;
+    // None ready: rather than leave a worker idle, a cell goes without its policy's reuse or plan.
+    best ??= this.waiting.values().next().value;
+    return best === undefined ? { kind: 'stop' } : this.handOut(best, false);
   }
 
-  /** A replay of `cell` came back with each process's counts: the waiting cells it answers. */
-  replayed(cell: number, result: SimResult, segments: SimCounts[]): void {
+  private handOut(cell: number, makePlan: boolean): SweepWorkerRequest {
+    this.waiting.delete(cell);
+    const { policy, limit, reuse } = this.cells[cell]!;
+    const plan = this.plans.get(policy);
+    return { kind: 'cell', cell, policy, limit, keepSegments: reuse !== undefined, plan, makePlan };
+  }
+
+  /** Whether the cell has nothing to wait for: its pilot's replay (which may answer it) and its plan are back. */
+  private ready(cell: number): boolean {
+    const { policy, reuse, planned } = this.cells[cell]!;
+    const pilotBack = this.pilotSeconds.has(policy);
+    return (pilotBack || reuse === undefined) && (!planned || this.plans.has(policy));
+  }
+
+  /** Whether `a` should go before `b`: smaller limit first, then the policy whose pilot took longer. */
+  private before(a: number, b: number): boolean {
+    const cellA = this.cells[a]!;
+    const cellB = this.cells[b]!;
+    if (cellA.limit !== cellB.limit) return cellA.limit < cellB.limit;
+    return (this.pilotSeconds.get(cellA.policy) ?? 0) > (this.pilotSeconds.get(cellB.policy) ?? 0);
+  }
+
+  /**
+   * A replay of `cell` came back (with each process's counts when kept, and the plan it made): the
+   * waiting cells of its policy it answers at the limits LIMIT_REUSE allows.
+   */
+  replayed(cell: number, result: SimResult, segments: SimCounts[] | undefined, plan: ReadsPlan | undefined): void {
     const { policy, reuse, limit: from } = this.cells[cell]!;
+    if (this.pilots.includes(cell)) this.pilotSeconds.set(policy, result.seconds);
+    if (plan !== undefined) {
+      this.plans.set(policy, plan);
+      this.onPlan?.(policy, from);
+    }
+    if (segments === undefined) return;
     for (const other of this.waiting) {
       const { policy: otherPolicy, limit } = this.cells[other]!;
       if (otherPolicy !== policy || !answers(reuse, result, limit)) continue;
@@ -151,9 +205,10 @@ class CellQueue {
 
 /**
  * Every policy at every limit over the same reads, cells handed to worker threads as they become
- * free (a Belady cell costs several LRU cells). A policy that opted into LIMIT_REUSE gets each
- * limit its replay answers (same counts) without a replay of its own; `reuseLimits: false` replays
- * every cell. Results come back in (limit, policy) order.
+ * free (a Belady cell costs several LRU cells), in CellQueue's order. A policy that opted into
+ * LIMIT_REUSE gets each limit its replay answers (same counts) without a replay of its own;
+ * `reuseLimits: false` replays every cell. A policy with a plan of the reads (Belady's next uses)
+ * has it built once, in shared memory, for all its cells. Results come back in (limit, policy) order.
  */
 export async function runSweep(
   objects: SimObjects,
@@ -164,17 +219,19 @@ export async function runSweep(
   options: SweepOptions,
   basis: RecordingBasis = UNKNOWN_BASIS,
 ): Promise<SimResult[]> {
+  const planned = new Set(policies.filter(hasPlan));
   const cells: SweepCell[] = limits.flatMap((limit) =>
     policies.map((policy) => ({
       policy,
       limit,
       reuse: options.reuseLimits === false ? undefined : limitReuseOf(policy),
+      planned: planned.has(policy),
     })),
   );
   const results: SimResult[] = new Array(cells.length);
   const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), cells.length));
   const data: SweepWorkerData = { objects: shareSimObjects(objects), reads: shared(reads), segmentStarts, basis };
-  const queue = new CellQueue(cells, options.onReuse);
+  const queue = new CellQueue(cells, options.onReuse, options.onPlan);
   let done = 0;
   const workers: Worker[] = [];
   try {
@@ -193,7 +250,7 @@ export async function runSweep(
           }
           if (reply.kind === 'result') {
             results[reply.cell] = reply.result;
-            if (reply.segments !== undefined) queue.replayed(reply.cell, reply.result, reply.segments);
+            queue.replayed(reply.cell, reply.result, reply.segments, reply.plan);
             done++;
             options.onProgress?.(done, cells.length);
             if (done === cells.length) resolve();
