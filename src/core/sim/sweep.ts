@@ -106,25 +106,31 @@ function hasPlan(spec: string): boolean {
 }
 
 /**
- * Which cell a free worker gets next:
- * 1. cells already answered by another limit's replay (only their exactness is left);
- * 2. each policy's pilot, its cell at its largest limit: its replay is the one that can answer
- *    the others (LIMIT_REUSE), its time ranks the policy's cost, and a policy with a plan of the
- *    reads has its pilot build the plan (Belady's next uses, built once instead of once a cell);
- * 3. the other cells, smallest limit first (more evictions and longer chains: the costlier cells,
- *    so that the cheap ones fill the tail and no worker waits long for the last), then the
- *    costlier policy first (its pilot's time). A cell waits while its policy's pilot could still
- *    answer it or its plan is being built, as long as another cell can go instead.
+ * Which cell a free worker gets next. A worker replays one policy, then another only in a fresh
+ * thread (runSweep): the read path's calls into the cache (git-read-path.ts) then see one cache
+ * class and stay inlined; in a thread that had replayed five classes they went megamorphic, and
+ * every replay after took a quarter longer. So:
+ * 1. cells already answered by another limit's replay (only their exactness is left), the
+ *    worker's own policy's first;
+ * 2. the next cell of the worker's own policy: its pilot, its cell at its largest limit, first
+ *    (its replay is the one that can answer the others, LIMIT_REUSE, and a policy with a plan of
+ *    the reads has its pilot build it: Belady's next uses, built once instead of once a cell),
+ *    then the smallest limit first (more evictions and longer chains: the costlier cells, so that
+ *    the cheap ones are left for the tail);
+ * 3. when its policy has none ready, the next cell of the policy with the most cells left, so the
+ *    last policy's cells are shared by every worker and none waits long at the end. A cell waits
+ *    while its policy's pilot could still answer it or its plan is being built, as long as
+ *    another cell can go instead.
  */
 class CellQueue {
-  /** Cells not yet handed out, in no order; a cell leaves when handed out or answered. */
+  /** Cells not yet handed out; a cell leaves when handed out or answered. */
   private readonly waiting: Set<number>;
   /** Cells answered by another limit's replay, waiting for a worker to compute their exactness. */
   private readonly reused: { cell: number; segments: SimCounts[] }[] = [];
-  /** Each policy's pilot (its largest limit), in the order they go out: planned policies first. */
-  private readonly pilots: number[];
-  /** Seconds of each policy's pilot once back; a policy whose pilot is out is absent. */
-  private readonly pilotSeconds = new Map<string, number>();
+  /** Each policy's pilot (its first cell at its largest limit), in the order the policies were given. */
+  private readonly pilots = new Map<string, number>();
+  /** Policies whose pilot's replay is back. */
+  private readonly pilotBack = new Set<string>();
   /** Each planned policy's plan, once its pilot has built it. */
   private readonly plans = new Map<string, ReadsPlan>();
 
@@ -134,51 +140,64 @@ class CellQueue {
     private readonly onPlan: SweepOptions['onPlan'],
   ) {
     this.waiting = new Set(cells.keys());
-    const pilotOf = new Map<string, number>();
     cells.forEach((cell, index) => {
-      const pilot = pilotOf.get(cell.policy);
-      if (pilot === undefined || cell.limit > cells[pilot]!.limit) pilotOf.set(cell.policy, index);
+      const pilot = this.pilots.get(cell.policy);
+      if (pilot === undefined || cell.limit > cells[pilot]!.limit) this.pilots.set(cell.policy, index);
     });
-    this.pilots = [...pilotOf.values()].sort((a, b) => Number(cells[b]!.planned) - Number(cells[a]!.planned));
   }
 
-  /** The next request for a free worker: a reused cell, a cell to replay, or stop. */
-  next(): SweepWorkerRequest {
-    const answered = this.reused.shift();
+  /** The next request for a free worker that last replayed `current` (undefined: a fresh one). */
+  next(current: string | undefined): SweepWorkerRequest {
+    const own = this.reused.findIndex(({ cell }) => this.cells[cell]!.policy === current);
+    const answered = this.reused.splice(Math.max(0, own), 1)[0];
     if (answered !== undefined) {
       const { policy, limit } = this.cells[answered.cell]!;
       return { kind: 'reuse', cell: answered.cell, policy, limit, segments: answered.segments };
     }
-    const pilot = this.pilots.find((cell) => this.waiting.has(cell));
-    if (pilot !== undefined) return this.handOut(pilot, this.cells[pilot]!.planned);
+    const mine = current === undefined ? undefined : this.candidate(current);
+    if (mine !== undefined) return this.handOut(mine);
+    let best: { cell: number; left: number } | undefined;
+    for (const policy of this.pilots.keys()) {
+      const cell = this.candidate(policy);
+      if (cell === undefined) continue;
+      const left = this.cellsLeft(policy);
+      if (best === undefined || left > best.left) best = { cell, left };
+    }
+    if (best !== undefined) return this.handOut(best.cell);
+    // None ready: rather than leave a worker idle, a cell goes without its policy's reuse or plan.
+    const [any] = this.waiting;
+    return any === undefined ? { kind: 'stop' } : this.handOut(any);
+  }
+
+  /** The policy's next cell if one is ready: its pilot, else its waiting cell at the smallest limit. */
+  private candidate(policy: string): number | undefined {
+    const pilot = this.pilots.get(policy)!;
+    if (this.waiting.has(pilot)) return pilot;
+    const { reuse, planned } = this.cells[pilot]!;
+    const ready = (this.pilotBack.has(policy) || reuse === undefined) && (!planned || this.plans.has(policy));
+    if (!ready) return undefined;
     let best: number | undefined;
     for (const cell of this.waiting)
-      if (this.ready(cell) && (best === undefined || this.before(cell, best))) best = cell;
-    // None ready: rather than leave a worker idle, a cell goes without its policy's reuse or plan.
-    best ??= this.waiting.values().next().value;
-    return best === undefined ? { kind: 'stop' } : this.handOut(best, false);
+      if (
+        this.cells[cell]!.policy === policy &&
+        (best === undefined || this.cells[cell]!.limit < this.cells[best]!.limit)
+      )
+        best = cell;
+    return best;
   }
 
-  private handOut(cell: number, makePlan: boolean): SweepWorkerRequest {
+  private cellsLeft(policy: string): number {
+    let left = 0;
+    for (const cell of this.waiting) if (this.cells[cell]!.policy === policy) left++;
+    return left;
+  }
+
+  private handOut(cell: number): SweepWorkerRequest {
     this.waiting.delete(cell);
-    const { policy, limit, reuse } = this.cells[cell]!;
+    const { policy, limit, reuse, planned } = this.cells[cell]!;
     const plan = this.plans.get(policy);
+    const makePlan = planned && this.pilots.get(policy) === cell;
     return { kind: 'cell', cell, policy, limit, keepSegments: reuse !== undefined, plan, makePlan };
-  }
-
-  /** Whether the cell has nothing to wait for: its pilot's replay (which may answer it) and its plan are back. */
-  private ready(cell: number): boolean {
-    const { policy, reuse, planned } = this.cells[cell]!;
-    const pilotBack = this.pilotSeconds.has(policy);
-    return (pilotBack || reuse === undefined) && (!planned || this.plans.has(policy));
-  }
-
-  /** Whether `a` should go before `b`: smaller limit first, then the policy whose pilot took longer. */
-  private before(a: number, b: number): boolean {
-    const cellA = this.cells[a]!;
-    const cellB = this.cells[b]!;
-    if (cellA.limit !== cellB.limit) return cellA.limit < cellB.limit;
-    return (this.pilotSeconds.get(cellA.policy) ?? 0) > (this.pilotSeconds.get(cellB.policy) ?? 0);
   }
 
   /**
@@ -187,7 +206,7 @@ class CellQueue {
    */
   replayed(cell: number, result: SimResult, segments: SimCounts[] | undefined, plan: ReadsPlan | undefined): void {
     const { policy, reuse, limit: from } = this.cells[cell]!;
-    if (this.pilots.includes(cell)) this.pilotSeconds.set(policy, result.seconds);
+    if (this.pilots.get(policy) === cell) this.pilotBack.add(policy);
     if (plan !== undefined) {
       this.plans.set(policy, plan);
       this.onPlan?.(policy, from);
@@ -205,7 +224,7 @@ class CellQueue {
 
 /**
  * Every policy at every limit over the same reads, cells handed to worker threads as they become
- * free (a Belady cell costs several LRU cells), in CellQueue's order. A policy that opted into
+ * free (a Belady cell costs several LRU cells), in CellQueue's order, each thread one policy. A policy that opted into
  * LIMIT_REUSE gets each limit its replay answers (same counts) without a replay of its own;
  * `reuseLimits: false` replays every cell. A policy with a plan of the reads (Belady's next uses)
  * has it built once, in shared memory, for all its cells. Results come back in (limit, policy) order.
@@ -233,6 +252,7 @@ export async function runSweep(
   const data: SweepWorkerData = { objects: shareSimObjects(objects), reads: shared(reads), segmentStarts, basis };
   const queue = new CellQueue(cells, options.onReuse, options.onPlan);
   let done = 0;
+  /** Every worker started, replaced ones included, so that all are terminated at the end. */
   const workers: Worker[] = [];
   try {
     await new Promise<void>((resolve, reject) => {
@@ -240,7 +260,12 @@ export async function runSweep(
       const abort = (): void => reject(new Error('sweep cancelled'));
       if (options.signal?.aborted) return abort();
       options.signal?.addEventListener('abort', abort, { once: true });
-      for (let t = 0; t < threads; t++) {
+      /**
+       * One thread's turn at the cells: the policy it replays, and the request its replacement
+       * takes on starting. A thread replays one policy; another policy's cell goes to a fresh
+       * thread in its place (CellQueue: about 25 ms to start one).
+       */
+      const start = (slot: { policy: string | undefined; pending: SweepWorkerRequest | undefined }): void => {
         const worker = new Worker(options.workerScript, { workerData: data });
         workers.push(worker);
         worker.on('message', (reply: SweepWorkerReply) => {
@@ -253,12 +278,23 @@ export async function runSweep(
             queue.replayed(reply.cell, reply.result, reply.segments, reply.plan);
             done++;
             options.onProgress?.(done, cells.length);
-            if (done === cells.length) resolve();
+            if (done === cells.length) return resolve();
           }
-          worker.postMessage(queue.next());
+          const request = slot.pending ?? queue.next(slot.policy);
+          slot.pending = undefined;
+          if (request.kind !== 'stop' && slot.policy !== undefined && request.policy !== slot.policy) {
+            slot.policy = request.policy;
+            slot.pending = request;
+            void worker.terminate();
+            start(slot);
+            return;
+          }
+          if (request.kind !== 'stop') slot.policy = request.policy;
+          worker.postMessage(request);
         });
         worker.on('error', reject);
-      }
+      };
+      for (let t = 0; t < threads; t++) start({ policy: undefined, pending: undefined });
     });
   } finally {
     await Promise.all(workers.map((worker) => worker.terminate()));
