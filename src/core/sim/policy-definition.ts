@@ -36,6 +36,19 @@ export interface PolicyRunner {
   planReads?:
     ((objects: SimObjects, reads: Int32Array, segmentStarts: number[], shared: boolean) => ReadsPlan) | undefined;
   /**
+   * For a policy some of whose evictions the limit does not make (git-legacy's slot collisions):
+   * `run`, and how many of its evictions the limit made, which sweep.ts's LIMIT_REUSE asks of a
+   * replay before it answers other limits. Without it every eviction is the limit's.
+   */
+  replayWithLimitEvictions?:
+    | ((
+        objects: SimObjects,
+        reads: Int32Array,
+        limit: number,
+        planned?: PlannedReads,
+      ) => { counts: SimCounts; limitEvictions: number })
+    | undefined;
+  /**
    * A fresh cache whose state can be copied and compared, when the policy has one: what the bounds
    * for reads a recording may hide need (hidden-reads.ts). Without it a cell has no bounds.
    */
@@ -48,6 +61,7 @@ export interface PolicyReplay {
   run: PolicyRunner['run'];
   branchingCache?: PolicyRunner['branchingCache'];
   planReads?: PolicyRunner['planReads'];
+  replayWithLimitEvictions?: PolicyRunner['replayWithLimitEvictions'];
 }
 
 /** One row of the policy table (policy-registry.ts); a policy's file exports its row. */

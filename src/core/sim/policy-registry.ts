@@ -75,7 +75,7 @@ export function parsePolicy(spec: string): PolicyRunner {
       undefined,
       `unknown policy "${spec}" (known: ${POLICY_NAMES.join(', ')}; see packscope simulate --help)`,
     );
-  const { description, run, branchingCache, planReads } = policy.make(argument, spec);
+  const { description, run, branchingCache, planReads, replayWithLimitEvictions } = policy.make(argument, spec);
   return {
     name: spec,
     description,
@@ -84,6 +84,7 @@ export function parsePolicy(spec: string): PolicyRunner {
     run,
     branchingCache,
     planReads,
+    replayWithLimitEvictions,
   };
 }
 

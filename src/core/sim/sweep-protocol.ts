@@ -49,6 +49,8 @@ export type SweepWorkerReply =
       cell: number;
       result: SimResult;
       segments?: SimCounts[] | undefined;
+      /** With `segments`: how many of the replay's evictions the limit made (PolicyRunner.replayWithLimitEvictions). */
+      limitEvictions?: number | undefined;
       plan?: ReadsPlan | undefined;
     }
   | { kind: 'failed'; cell: number; error: WorkerError };

@@ -51,7 +51,7 @@ export function shareSimObjects(objects: SimObjects): SimObjects {
  * on real recordings):
  * - `evicts-over`: the replay's only use of the limit is "evict while the bytes held exceed it",
  *   after an add, with the peak noted after every add (CountingCache.notePeak). In a replay with no
- *   eviction every such test found nothing to evict, so the entries held, and with them every
+ *   eviction made by the limit every such test found nothing to evict, so the entries held, and with them every
  *   count, never depended on the limit: at any limit ≥ that replay's peak each test is false too
  *   (the bytes tested are at most the peak), and the replay there is the same, step by step. It is
  *   not true of a policy that refuses an entry by comparing it with the limit (libgit2-pack-whatif:
@@ -59,8 +59,10 @@ export function shareSimObjects(objects: SimObjects): SimObjects {
  *   git, admit-max and keep-on-hit (git-lru.ts: admit-max's test is against its own SIZE),
  *   separate-blob-lru, gdsf (its ageing moves only on an eviction), lru-by-size, belady (it re-files
  *   entries by next use when over the limit, which orders victims only: the entries held, hence
- *   the counts, are the same). git-legacy would qualify (its slot collisions count as evictions),
- *   but with 256 slots a replay without a collision is too rare to gain or to test: not opted in.
+ *   the counts, are the same), and git-legacy: its slot collisions evict too, whatever the limit,
+ *   so its replay counts the evictions of its two passes over the limit apart
+ *   (PolicyRunner.replayWithLimitEvictions), and it is those that must be none; collisions are
+ *   the same wherever the entries held are.
  * - `ignored`: the replay never reads the limit (libgit2 as shipped: its sizes are compiled in), so
  *   one replay is every limit's.
  * Exactness and bounds still depend on the limit, so a reused cell computes them at its own limit.
@@ -74,6 +76,7 @@ export const LIMIT_REUSE: ReadonlyMap<string, LimitReuse> = new Map<string, Limi
   ['gdsf', 'evicts-over'],
   ['lru-by-size', 'evicts-over'],
   ['belady', 'evicts-over'],
+  ['git-legacy', 'evicts-over'],
   ['libgit2', 'ignored'],
 ]);
 
@@ -82,10 +85,13 @@ export function limitReuseOf(spec: string): LimitReuse | undefined {
   return LIMIT_REUSE.get(spec.split(':', 1)[0]!);
 }
 
-/** Whether a replay at one limit (its result `from`) is the replay at `limit` (LIMIT_REUSE). */
-function answers(reuse: LimitReuse | undefined, from: SimResult, limit: number): boolean {
+/**
+ * Whether a replay at one limit (its result `from`, of whose evictions the limit made
+ * `limitEvictions`) is the replay at `limit` (LIMIT_REUSE).
+ */
+function answers(reuse: LimitReuse | undefined, from: SimResult, limitEvictions: number, limit: number): boolean {
   if (reuse === 'ignored') return true;
-  return reuse === 'evicts-over' && from.evictions === 0 && limit >= from.peakCacheBytes;
+  return reuse === 'evicts-over' && limitEvictions === 0 && limit >= from.peakCacheBytes;
 }
 
 interface SweepCell {
@@ -204,17 +210,23 @@ class CellQueue {
    * A replay of `cell` came back (with each process's counts when kept, and the plan it made): the
    * waiting cells of its policy it answers at the limits LIMIT_REUSE allows.
    */
-  replayed(cell: number, result: SimResult, segments: SimCounts[] | undefined, plan: ReadsPlan | undefined): void {
+  replayed(
+    cell: number,
+    result: SimResult,
+    segments: SimCounts[] | undefined,
+    limitEvictions: number | undefined,
+    plan: ReadsPlan | undefined,
+  ): void {
     const { policy, reuse, limit: from } = this.cells[cell]!;
     if (this.pilots.get(policy) === cell) this.pilotBack.add(policy);
     if (plan !== undefined) {
       this.plans.set(policy, plan);
       this.onPlan?.(policy, from);
     }
-    if (segments === undefined) return;
+    if (segments === undefined || limitEvictions === undefined) return;
     for (const other of this.waiting) {
       const { policy: otherPolicy, limit } = this.cells[other]!;
-      if (otherPolicy !== policy || !answers(reuse, result, limit)) continue;
+      if (otherPolicy !== policy || !answers(reuse, result, limitEvictions, limit)) continue;
       this.waiting.delete(other);
       this.reused.push({ cell: other, segments });
       this.onReuse?.(policy, limit, from);
@@ -275,7 +287,7 @@ export async function runSweep(
           }
           if (reply.kind === 'result') {
             results[reply.cell] = reply.result;
-            queue.replayed(reply.cell, reply.result, reply.segments, reply.plan);
+            queue.replayed(reply.cell, reply.result, reply.segments, reply.limitEvictions, reply.plan);
             done++;
             options.onProgress?.(done, cells.length);
             if (done === cells.length) return resolve();
