@@ -133,7 +133,7 @@ class CellQueue {
   private readonly waiting: Set<number>;
   /** Cells answered by another limit's replay, waiting for a worker to compute their exactness. */
   private readonly reused: { cell: number; segments: SimCounts[] }[] = [];
-  /** Each policy's pilot (its first cell at its largest limit), in the order the policies were given. */
+  /** Each policy's pilot (its first cell at its largest limit): planned policies first, then in the order given. */
   private readonly pilots = new Map<string, number>();
   /** Policies whose pilot's replay is back. */
   private readonly pilotBack = new Set<string>();
@@ -146,10 +146,14 @@ class CellQueue {
     private readonly onPlan: SweepOptions['onPlan'],
   ) {
     this.waiting = new Set(cells.keys());
-    cells.forEach((cell, index) => {
+    // Planned policies first: their plan is then built while other policies' cells keep the other
+    // workers busy, not at the end when a worker would build its own rather than wait.
+    const order = [...cells.keys()].sort((a, b) => Number(cells[b]!.planned) - Number(cells[a]!.planned));
+    for (const index of order) {
+      const cell = cells[index]!;
       const pilot = this.pilots.get(cell.policy);
       if (pilot === undefined || cell.limit > cells[pilot]!.limit) this.pilots.set(cell.policy, index);
-    });
+    }
   }
 
   /** The next request for a free worker that last replayed `current` (undefined: a fresh one). */
