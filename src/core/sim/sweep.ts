@@ -270,6 +270,8 @@ export async function runSweep(
   let done = 0;
   /** Every worker started, replaced ones included, so that all are terminated at the end. */
   const workers: Worker[] = [];
+  /** Set once the sweep is over (done, failed or cancelled): a replacement thread still starting then does not. */
+  let stopped = false;
   try {
     await new Promise<void>((resolve, reject) => {
       if (cells.length === 0) return resolve();
@@ -282,6 +284,7 @@ export async function runSweep(
        * thread in its place (CellQueue: about 25 ms to start one).
        */
       const start = (slot: { policy: string | undefined; pending: SweepWorkerRequest | undefined }): void => {
+        if (stopped) return;
         const worker = new Worker(options.workerScript, { workerData: data });
         workers.push(worker);
         worker.on('message', (reply: SweepWorkerReply) => {
@@ -301,8 +304,8 @@ export async function runSweep(
           if (request.kind !== 'stop' && slot.policy !== undefined && request.policy !== slot.policy) {
             slot.policy = request.policy;
             slot.pending = request;
-            void worker.terminate();
-            start(slot);
+            // Its place in the thread budget passes on only once the thread has stopped.
+            worker.terminate().then(() => start(slot), reject);
             return;
           }
           if (request.kind !== 'stop') slot.policy = request.policy;
@@ -313,6 +316,7 @@ export async function runSweep(
       for (let t = 0; t < threads; t++) start({ policy: undefined, pending: undefined });
     });
   } finally {
+    stopped = true;
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
   return results;
