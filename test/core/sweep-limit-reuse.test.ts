@@ -29,10 +29,12 @@ const OPTED_IN = [
   'gdsf',
   'lru-by-size',
   'belady',
+  'git-legacy',
+  'git-legacy:0x1000',
   'libgit2',
   'libgit2:lookup',
 ];
-const NOT_OPTED_IN = ['git-legacy', 'libgit2-pack-whatif', 'libgit2-objcache:scaled'];
+const NOT_OPTED_IN = ['libgit2-pack-whatif', 'libgit2-objcache:scaled'];
 const LIMITS = [0, 4 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 96 << 20, 1 << 30];
 
 /** A cell without its replay time, which differs between any two runs. */

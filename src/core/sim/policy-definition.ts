@@ -4,6 +4,20 @@ import { replayGitReads } from './git-read-path.ts';
 import type { PolicyDescription } from '../documents/policy-description.ts';
 import type { SimObjects } from './sim-objects.ts';
 
+/**
+ * What a policy works out from the reads alone, whatever the limit (Belady's next uses), for
+ * replays at any limit to share: a sweep has it built once, in SharedArrayBuffers, and hands it to
+ * the policy's cells in every worker thread (sweep.ts). Typed arrays only, so that it crosses to a
+ * worker without a copy; its shape is the policy's own.
+ */
+export type ReadsPlan = object;
+
+/** A replay's share of a plan built over a whole recording: the plan, and where the replay's reads start in it. */
+export interface PlannedReads {
+  plan: ReadsPlan;
+  first: number;
+}
+
 /** One policy, ready to replay reads at a limit. `name` is the spec it was parsed from. */
 export interface PolicyRunner {
   name: string;
@@ -13,7 +27,27 @@ export interface PolicyRunner {
   referenceBound: boolean;
   /** PolicyDescription.checkedAgainst: the real build the policy was checked against, if any. */
   checkedAgainst: string | undefined;
-  run(objects: SimObjects, reads: Int32Array, limit: number): SimCounts;
+  /** `planned`: this policy's plan of the recording these reads belong to (planReads); without it the replay makes its own. */
+  run(objects: SimObjects, reads: Int32Array, limit: number, planned?: PlannedReads): SimCounts;
+  /**
+   * The policy's plan of a recording whose processes start at `segmentStarts`, when it has one
+   * (ReadsPlan); `shared`: in SharedArrayBuffers.
+   */
+  planReads?:
+    ((objects: SimObjects, reads: Int32Array, segmentStarts: number[], shared: boolean) => ReadsPlan) | undefined;
+  /**
+   * For a policy some of whose evictions the limit does not make (git-legacy's slot collisions):
+   * `run`, and how many of its evictions the limit made, which sweep.ts's LIMIT_REUSE asks of a
+   * replay before it answers other limits. Without it every eviction is the limit's.
+   */
+  replayWithLimitEvictions?:
+    | ((
+        objects: SimObjects,
+        reads: Int32Array,
+        limit: number,
+        planned?: PlannedReads,
+      ) => { counts: SimCounts; limitEvictions: number })
+    | undefined;
   /**
    * A fresh cache whose state can be copied and compared, when the policy has one: what the bounds
    * for reads a recording may hide need (hidden-reads.ts). Without it a cell has no bounds.
@@ -24,8 +58,10 @@ export interface PolicyRunner {
 /** What a policy's row makes from one spec: its description for results and its replay. */
 export interface PolicyReplay {
   description: string;
-  run(objects: SimObjects, reads: Int32Array, limit: number): SimCounts;
+  run: PolicyRunner['run'];
   branchingCache?: PolicyRunner['branchingCache'];
+  planReads?: PolicyRunner['planReads'];
+  replayWithLimitEvictions?: PolicyRunner['replayWithLimitEvictions'];
 }
 
 /** One row of the policy table (policy-registry.ts); a policy's file exports its row. */
@@ -40,11 +76,11 @@ export interface PolicyDefinition extends PolicyDescription {
 /** A policy that is one delta base cache behind Git's read path (git-internals §1.6). */
 export function onGitReadPath(
   description: string,
-  makeCache: (objects: SimObjects, reads: Int32Array, limit: number) => DeltaBaseCache,
+  makeCache: (objects: SimObjects, reads: Int32Array, limit: number, planned?: PlannedReads) => DeltaBaseCache,
 ): PolicyReplay {
   return {
     description,
-    run: (objects, reads, limit) => replayGitReads(objects, reads, makeCache(objects, reads, limit)),
+    run: (objects, reads, limit, planned) => replayGitReads(objects, reads, makeCache(objects, reads, limit, planned)),
   };
 }
 

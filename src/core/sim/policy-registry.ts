@@ -75,7 +75,7 @@ export function parsePolicy(spec: string): PolicyRunner {
       undefined,
       `unknown policy "${spec}" (known: ${POLICY_NAMES.join(', ')}; see packscope simulate --help)`,
     );
-  const { description, run, branchingCache } = policy.make(argument, spec);
+  const { description, run, branchingCache, planReads, replayWithLimitEvictions } = policy.make(argument, spec);
   return {
     name: spec,
     description,
@@ -83,6 +83,8 @@ export function parsePolicy(spec: string): PolicyRunner {
     checkedAgainst: policy.checkedAgainst,
     run,
     branchingCache,
+    planReads,
+    replayWithLimitEvictions,
   };
 }
 

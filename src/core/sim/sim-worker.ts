@@ -10,13 +10,18 @@ import type { SweepWorkerReply, SweepWorkerRequest, SweepWorkerData } from './sw
 const { objects, reads, segmentStarts, basis } = workerData as SweepWorkerData;
 const port = parentPort!;
 
-/** The runner's replay, each process's counts kept in `kept` as it runs. */
-function keeping(runner: PolicyRunner, kept: SimCounts[]): PolicyRunner {
+/**
+ * The runner's replay, each process's counts kept in `kept` as it runs, and how many of its
+ * evictions the limit made added to `limitEvictions[0]` (every eviction, unless the policy says).
+ */
+function keeping(runner: PolicyRunner, kept: SimCounts[], limitEvictions: [number]): PolicyRunner {
   return {
     ...runner,
-    run: (o, segment, limit) => {
-      const counts = runner.run(o, segment, limit);
+    run: (o, segment, limit, planned) => {
+      const replay = runner.replayWithLimitEvictions?.(o, segment, limit, planned);
+      const counts = replay?.counts ?? runner.run(o, segment, limit, planned);
       kept.push(counts);
+      limitEvictions[0] += replay?.limitEvictions ?? counts.evictions;
       return counts;
     },
   };
@@ -47,16 +52,29 @@ port.on('message', (request: SweepWorkerRequest) => {
   }
   try {
     const runner = parsePolicy(request.policy);
+    const made =
+      request.kind === 'cell' && request.makePlan === true
+        ? runner.planReads?.(objects, reads, segmentStarts, true)
+        : undefined;
+    const plan = request.kind === 'cell' ? (made ?? request.plan) : undefined;
     const kept: SimCounts[] = [];
+    const limitEvictions: [number] = [0];
     const replay =
       request.kind === 'reuse'
         ? replaying(runner, request.segments)
         : request.keepSegments
-          ? keeping(runner, kept)
+          ? keeping(runner, kept, limitEvictions)
           : runner;
-    const result = simulateSegments(replay, objects, reads, segmentStarts, request.limit, basis);
-    const segments = request.kind === 'cell' && request.keepSegments ? kept : undefined;
-    port.postMessage({ kind: 'result', cell: request.cell, result, segments } satisfies SweepWorkerReply);
+    const result = simulateSegments(replay, objects, reads, segmentStarts, request.limit, basis, plan);
+    const keptSegments = request.kind === 'cell' && request.keepSegments;
+    port.postMessage({
+      kind: 'result',
+      cell: request.cell,
+      result,
+      segments: keptSegments ? kept : undefined,
+      limitEvictions: keptSegments ? limitEvictions[0] : undefined,
+      plan: made,
+    } satisfies SweepWorkerReply);
   } catch (error) {
     port.postMessage({
       kind: 'failed',

@@ -1,7 +1,7 @@
 import type { CellExactness, SimCounts, SimResult } from '../documents/simulation-documents.ts';
 import { BOUNDED_COUNTS, boundProcess, boundsAreExact, countBounds, hiddenReadPlaces } from './hidden-reads.ts';
 import { GitLruCache } from './policies/git-lru.ts';
-import type { PolicyRunner } from './policy-definition.ts';
+import type { PolicyRunner, ReadsPlan } from './policy-definition.ts';
 import type { SimObjects } from './sim-objects.ts';
 
 /**
@@ -45,7 +45,8 @@ export function simulate(
 /**
  * Each segment of a recording is its own git process with its own, initially empty, delta base
  * cache (git-internals §1.2); a recording's counts are the segments' sums.
- * `segmentStarts` are read indices, ascending, the first 0.
+ * `segmentStarts` are read indices, ascending, the first 0. `plan`: the runner's plan of these
+ * reads (PolicyRunner.planReads), built once for many limits; without it each replay makes its own.
  */
 export function simulateSegments(
   runner: PolicyRunner,
@@ -54,6 +55,7 @@ export function simulateSegments(
   segmentStarts: number[],
   limit: number,
   basis: RecordingBasis = UNKNOWN_BASIS,
+  plan?: ReadsPlan,
 ): SimResult {
   const started = performance.now();
   let total: SimCounts = {
@@ -73,7 +75,8 @@ export function simulateSegments(
     if (segment.length === 0) continue;
     segments.push(segment);
     segmentFirst.push(starts[i]!);
-    total = accumulate(total, runner.run(objects, segment, limit)) as SimCounts;
+    const planned = plan === undefined ? undefined : { plan, first: starts[i]! };
+    total = accumulate(total, runner.run(objects, segment, limit, planned)) as SimCounts;
   }
   const exactness = withThreadNote(cellExactness(runner, objects, segments, segmentFirst, limit, basis, total), basis);
   return {

@@ -1,7 +1,9 @@
 import { fail } from '../../errors.ts';
 import { CountingCache } from '../cache-policy.ts';
 import { LruList } from '../lru-list.ts';
+import { replayGitReads } from '../git-read-path.ts';
 import { onGitReadPath, type PolicyDefinition } from '../policy-definition.ts';
+import type { SimObjects } from '../sim-objects.ts';
 
 /** Default stand-in for the heap address of `struct packed_git` (§3: not reproducible; a parameter). */
 export const DEFAULT_LEGACY_SEED = 0x55d4a0c0;
@@ -24,6 +26,8 @@ export class GitLegacyCache extends CountingCache {
   private readonly blobs: LruList;
   private readonly slotOf: Uint8Array;
   private readonly occupant = new Int32Array(SLOTS).fill(-1);
+  /** Evictions of the two passes over the limit; the others are slot collisions, whatever the limit. */
+  limitEvictions = 0;
 
   constructor(
     capacity: number,
@@ -63,10 +67,12 @@ export class GitLegacyCache extends CountingCache {
     for (let blob = this.blobs.oldest(); blob >= 0 && this.usedBytes > this.limit; blob = this.blobs.oldest()) {
       this.release(this.slotOf[blob]!);
       this.evictions++;
+      this.limitEvictions++;
     }
     for (let entry = this.list.oldest(); entry >= 0 && this.usedBytes > this.limit; entry = this.list.oldest()) {
       this.release(this.slotOf[entry]!);
       this.evictions++;
+      this.limitEvictions++;
     }
     this.occupant[slot] = id;
     this.list.append(id);
@@ -111,9 +117,17 @@ export const gitLegacyPolicy: PolicyDefinition = {
         undefined,
         `git-legacy seed "${argument}" must be an integer below 2^48 (e.g. 0x55d4a0c0)`,
       );
-    return onGitReadPath(
-      `Git ≤ 2.10: 256 slots, blob-first eviction (§3), pack address ${'0x' + seed.toString(16)}`,
-      (o, _r, limit) => new GitLegacyCache(o.count, o.size, o.isBlob, o.pack, o.offset, limit, seed),
-    );
+    const makeCache = (o: SimObjects, limit: number): GitLegacyCache =>
+      new GitLegacyCache(o.count, o.size, o.isBlob, o.pack, o.offset, limit, seed);
+    return {
+      ...onGitReadPath(
+        `Git ≤ 2.10: 256 slots, blob-first eviction (§3), pack address ${'0x' + seed.toString(16)}`,
+        (o, _r, limit) => makeCache(o, limit),
+      ),
+      replayWithLimitEvictions: (o, reads, limit) => {
+        const cache = makeCache(o, limit);
+        return { counts: replayGitReads(o, reads, cache), limitEvictions: cache.limitEvictions };
+      },
+    };
   },
 };
