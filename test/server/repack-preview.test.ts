@@ -173,9 +173,23 @@ describe('packscope/repackPreview', () => {
     assert.equal(values[0]?.kind, 'begin');
     assert.equal(values.at(-1)?.kind, 'end');
 
-    // The same document as `packscope repack-preview --json` (times and temporary paths aside).
+    // The same document as `packscope repack-preview --json` (times and temporary paths aside), which
+    // without --no-paths also names the largest changes (the panel asks the server for names apart).
     const cli = runCli(
-      ['repack-preview', '--json', '--depth', '20', '--window', '30', '--threads', '1', '--recording', recording, repo],
+      [
+        'repack-preview',
+        '--json',
+        '--no-paths',
+        '--depth',
+        '20',
+        '--window',
+        '30',
+        '--threads',
+        '1',
+        '--recording',
+        recording,
+        repo,
+      ],
       { env: cliEnv() },
     );
     assert.equal(cli.status, 0, cli.stderr);
