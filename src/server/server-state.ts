@@ -147,9 +147,14 @@ export class ServerState implements ServerContext {
   clientSendsFolderChanges = false;
   private workspaceFolders: string[] = [];
   private privateCacheDir: string | undefined;
-  private warmingUp = false;
-  /** Cancels the warm-up under way (packscope/cancelLoads). */
+  /** Cancels the warm-up under way (packscope/cancelLoads); undefined when none is. */
   private warmUpCancel: CancellationTokenSource | undefined;
+  /**
+   * The warm-up cancelled because the registry it loads for was replaced (the model cache
+   * changed): not the user's cancel, so its packs are not listed as cancelled, and the new
+   * registry's warm-up starts at once rather than waiting for it to end.
+   */
+  private supersededWarmUp: CancellationTokenSource | undefined;
 
   /** `bundleDirectory`: where server.js and the worker bundles are (dist/). */
   constructor(
@@ -273,6 +278,14 @@ export class ServerState implements ServerContext {
 
   private startRegistry(cacheDir = this.modelCacheDirFor(this.settings)): void {
     this.registry?.dispose();
+    // A warm-up under way loads into the loader being replaced: its models would never reach the new
+    // registry's listings (the pack row stayed at "N objects" when the settings' model cache arrived
+    // during the first build), and while it ran no other warm-up could start.
+    if (this.warmUpCancel !== undefined) {
+      this.supersededWarmUp = this.warmUpCancel;
+      this.warmUpCancel = undefined;
+      this.supersededWarmUp.cancel();
+    }
     this.loader = new ModelLoader(
       cacheDir,
       this.bundledScript('model-worker.js'),
@@ -452,7 +465,7 @@ export class ServerState implements ServerContext {
   }
 
   warmUp(): void {
-    if (this.warmingUp) return;
+    if (this.warmUpCancel !== undefined) return;
     const pending: { state: RepositoryState; pack: PackLocation }[] = [];
     for (const state of this.registry.repositories) {
       for (const pack of state.store.packs) {
@@ -476,7 +489,6 @@ export class ServerState implements ServerContext {
       }
     }
     if (pending.length === 0) return;
-    this.warmingUp = true;
     const cancel = (this.warmUpCancel = new CancellationTokenSource());
     void (async () => {
       const changed = new Set<RepositoryState>();
@@ -497,7 +509,9 @@ export class ServerState implements ServerContext {
           }
           changed.add(state);
         }
-        if (cancel.token.isCancellationRequested) {
+        if (cancel === this.supersededWarmUp) {
+          this.log('warm-up stopped: the model cache changed, and the new one warms up in its place');
+        } else if (cancel.token.isCancellationRequested) {
           // Every pack the warm-up did not get to is the user's cancel: listed so, not retried.
           const left = pending.filter(({ pack }) => !this.loader.peek(pack.files));
           for (const { state, pack } of left) {
@@ -510,8 +524,8 @@ export class ServerState implements ServerContext {
         }
       } finally {
         for (const { state, pack } of pending) state.backgroundLoads.delete(pack.files.pack);
-        this.warmingUp = false;
         if (this.warmUpCancel === cancel) this.warmUpCancel = undefined;
+        if (this.supersededWarmUp === cancel) this.supersededWarmUp = undefined;
         cancel.dispose();
         for (const state of changed)
           void this.connection.sendNotification(PacksChangedNotification, { repository: state.id });

@@ -13,6 +13,8 @@ import { after, before, test } from 'node:test';
 import { DidOpenTextDocumentNotification, HoverRequest } from 'vscode-languageserver-protocol/node';
 import {
   CancelLoadsNotification,
+  ConfigureNotification,
+  DEFAULT_SERVER_SETTINGS,
   ListRepositoriesRequest,
   PackSummaryRequest,
   type PackListing,
@@ -109,4 +111,40 @@ test('a cancelled warm-up leaves no model, says it was cancelled, is not restart
   const loaded = await packListing(server);
   assert.equal(loaded.loadCancelled, undefined, 'a load clears the cancelled state');
   assert.equal(loaded.summary?.objects, objects);
+});
+
+test('a model cache changed during the warm-up: the new cache warms up in its place and the listing gets the model', async () => {
+  // The extension sends the settings' model cache once the server is up; the e2e first build saw it
+  // arrive during the warm-up, whose model went to the replaced loader: the row kept "N objects".
+  const first = path.join(root, 'models-first');
+  const second = path.join(root, 'models-second');
+  const s = await LspServer.start({
+    workspaceFolders: [workspace],
+    settings: { modelCacheDirectory: first },
+    env: gitEnv(sandbox.home),
+  });
+  try {
+    const starting = await packListing(s);
+    assert.ok(starting.loading !== undefined, 'the warm-up is under way when the settings change');
+    await s.connection.sendNotification(ConfigureNotification, {
+      ...DEFAULT_SERVER_SETTINGS,
+      scanDepth: 1,
+      modelCacheDirectory: second,
+      hoverIndexLimit: 5_000_000,
+    });
+    await waitForLog(s, /warm-up stopped: the model cache changed/);
+    let listed = await packListing(s);
+    for (let i = 0; i < 300 && listed.summary === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      listed = await packListing(s);
+    }
+    assert.equal(listed.summary?.objects, objects, `the listing has the model: ${JSON.stringify(listed)}`);
+    assert.equal(listed.loadCancelled, undefined, 'not listed as the user cancelling it');
+    assert.ok(
+      fs.readdirSync(second).some((name) => name.endsWith('.psmodel')),
+      'persisted in the new cache',
+    );
+  } finally {
+    assert.equal(await s.stop(), 0);
+  }
 });
