@@ -13,16 +13,11 @@ import { after, before, describe, test } from 'node:test';
 import { nameObjectsByGit, GitNamesUnusable } from '../../src/core/model/git-object-names.ts';
 import { ModelStore } from '../../src/core/model/model-store.ts';
 import { loadOrNamePaths } from '../../src/core/model/object-paths-store.ts';
-import {
-  storeWalkInputs,
-  walkStorePaths,
-  type ObjectPaths,
-  type StoreWalkInputs,
-} from '../../src/core/model/object-paths.ts';
+import { storeWalkInputs, walkStorePaths, type StoreWalkInputs } from '../../src/core/model/object-paths.ts';
 import { ObjectStore } from '../../src/core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../../src/core/model/repository.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
-import { pathsRepository, revListNames } from '../support/paths-repository.ts';
+import { pathsRepository, revListNames, packedNames } from '../support/paths-repository.ts';
 
 let root: string;
 let sandbox: GitSandbox;
@@ -45,19 +40,6 @@ function gitOptions(repository: Repository, git = 'git'): { git: string; gitDir:
   return { git, gitDir: repository.gitDir, commonDir: repository.commonDir };
 }
 
-/** Every packed object's name: oid → the path's bytes in latin1, or undefined when unnamed. */
-function namesOf(inputs: StoreWalkInputs, paths: ObjectPaths): Map<string, string | undefined> {
-  const names = new Map<string, string | undefined>();
-  inputs.models.forEach((model, p) => {
-    for (let n = 0; n < model.count; n++) {
-      const node = paths.pathOf[p]![n]!;
-      if (!names.has(model.oidHex(n)))
-        names.set(model.oidHex(n), node < 0 ? undefined : paths.table.pathBytes(node).toString('latin1'));
-    }
-  });
-  return names;
-}
-
 describe('names from git rev-list', () => {
   test('are the walk’s and rev-list’s, object for object, with loose objects, two packs, tags and a gitlink', async () => {
     const { inputs, repository } = open(repo);
@@ -67,8 +49,8 @@ describe('names from git rev-list', () => {
     assert.equal(walked.summary.complete, true, walked.summary.problems.join('\n'));
     assert.equal(fromGit.summary.namesFrom, 'git rev-list');
     assert.equal(walked.summary.namesFrom, 'walk');
-    const ours = namesOf(inputs, fromGit);
-    assert.deepEqual(ours, namesOf(inputs, walked));
+    const ours = packedNames(inputs, fromGit);
+    assert.deepEqual(ours, packedNames(inputs, walked));
     assert.equal(fromGit.summary.named, walked.summary.named);
     assert.equal(fromGit.summary.commits, walked.summary.commits);
     assert.equal(fromGit.summary.trees, walked.summary.trees, 'loose trees counted too');
@@ -105,8 +87,8 @@ describe('names from git rev-list', () => {
     box.git(odd, ['update-ref', 'refs/heads/main', commit]);
     box.git(odd, ['repack', '-adq']);
     const { inputs, repository } = open(odd);
-    const fromGit = namesOf(inputs, await nameObjectsByGit(inputs, gitOptions(repository)));
-    const walked = namesOf(inputs, walkStorePaths(inputs));
+    const fromGit = packedNames(inputs, await nameObjectsByGit(inputs, gitOptions(repository)));
+    const walked = packedNames(inputs, walkStorePaths(inputs));
     const git = revListNames(box, odd);
     assert.equal(fromGit.size, walked.size);
     let newlines = 0;
@@ -127,14 +109,14 @@ describe('names from git rev-list', () => {
     sandbox.git(root, ['clone', '-q', '--mirror', repo, broken]);
     const cache = tempDir(t, 'packscope-git-names-cache-');
     const { inputs, repository } = open(broken);
-    const walked = namesOf(inputs, walkStorePaths(inputs));
+    const walked = packedNames(inputs, walkStorePaths(inputs));
 
     const noGit = await loadOrNamePaths(inputs, repository.commonDir, undefined, {
       git: gitOptions(repository, path.join(root, 'no-such-git')),
     });
     assert.match(noGit.walkedBecause ?? '', /cannot run git/);
     assert.equal(noGit.paths.summary.namesFrom, 'walk');
-    assert.deepEqual(namesOf(inputs, noGit.paths), walked);
+    assert.deepEqual(packedNames(inputs, noGit.paths), walked);
 
     fs.mkdirSync(path.join(repository.commonDir, 'info'), { recursive: true });
     fs.writeFileSync(path.join(repository.commonDir, 'info', 'grafts'), '');
@@ -150,7 +132,7 @@ describe('names from git rev-list', () => {
     assert.match(loaded.walkedBecause ?? '', /git rev-list failed \(exit status 128\)/);
     assert.equal(loaded.paths.summary.namesFrom, 'walk');
     assert.equal(loaded.paths.summary.complete, false);
-    assert.deepEqual(namesOf(damaged.inputs, loaded.paths), walked);
+    assert.deepEqual(packedNames(damaged.inputs, loaded.paths), walked);
   });
 
   test('a replace ref changes nothing: git reads the commits as stored, as the walk does', async () => {
@@ -162,7 +144,7 @@ describe('names from git rev-list', () => {
     const { inputs, repository } = open(replaced);
     assert.ok(inputs.refs.tips.some((tip) => tip.name === `refs/replace/${head}`));
     const fromGit = await nameObjectsByGit(inputs, gitOptions(repository));
-    assert.deepEqual(namesOf(inputs, fromGit), namesOf(inputs, walkStorePaths(inputs)));
+    assert.deepEqual(packedNames(inputs, fromGit), packedNames(inputs, walkStorePaths(inputs)));
   });
 
   test('are stored as the walk’s are, and read back', async (t) => {
@@ -174,7 +156,7 @@ describe('names from git rev-list', () => {
     const again = await loadOrNamePaths(inputs, repository.commonDir, cache, { git: gitOptions(repository) });
     assert.equal(again.source, 'persisted');
     assert.equal(again.paths.summary.namesFrom, 'git rev-list');
-    assert.deepEqual(namesOf(inputs, again.paths), namesOf(inputs, first.paths));
+    assert.deepEqual(packedNames(inputs, again.paths), packedNames(inputs, first.paths));
   });
 
   test('output that is not rev-list’s is refused with its offset, and git is stopped', async (t) => {

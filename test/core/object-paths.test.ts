@@ -21,7 +21,7 @@ import {
 } from '../../src/core/model/object-paths.ts';
 import { discoverRepository } from '../../src/core/model/repository.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
-import { pathsRepository, revListNames } from '../support/paths-repository.ts';
+import { pathsRepository, revListNames, packedNames } from '../support/paths-repository.ts';
 
 let root: string;
 let sandbox: GitSandbox;
@@ -39,22 +39,9 @@ function openStore(dir: string): ObjectStore {
   return new ObjectStore(discoverRepository(dir), new ModelStore(undefined));
 }
 
-/** Every packed object's name from the walk: oid → latin1 bytes of the path, or undefined. */
-function namesOf(inputs: StoreWalkInputs, paths: ObjectPaths): Map<string, string | undefined> {
-  const names = new Map<string, string | undefined>();
-  inputs.models.forEach((model, p) => {
-    for (let n = 0; n < model.count; n++) {
-      const node = paths.pathOf[p]![n]!;
-      if (!names.has(model.oidHex(n)))
-        names.set(model.oidHex(n), node < 0 ? undefined : paths.table.pathBytes(node).toString('latin1'));
-    }
-  });
-  return names;
-}
-
 function assertSameAsRevList(dir: string, inputs: StoreWalkInputs, paths: ObjectPaths): number {
   const git = revListNames(sandbox, dir);
-  const ours = namesOf(inputs, paths);
+  const ours = packedNames(inputs, paths);
   let compared = 0;
   for (const [oid, name] of ours) {
     const listed = git.has(oid);
@@ -116,7 +103,7 @@ describe('the walk names objects as git rev-list --objects --all', () => {
       `${paths.summary.named} of ${full.summary.named} named`,
     );
     const git = revListNames(sandbox, repo);
-    for (const [oid, name] of namesOf(inputs, paths)) if (name !== undefined) assert.equal(name, git.get(oid), oid);
+    for (const [oid, name] of packedNames(inputs, paths)) if (name !== undefined) assert.equal(name, git.get(oid), oid);
   });
 
   test('a cancelled walk throws', () => {
@@ -172,7 +159,7 @@ describe('the persisted walk', () => {
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     const again = loadOrWalkPaths(inputs(), commonDir, cache);
     assert.equal(again.source, 'persisted', again.rewalkedBecause);
-    assert.deepEqual(namesOf(inputs(), again.paths), namesOf(inputs(), first.paths));
+    assert.deepEqual(packedNames(inputs(), again.paths), packedNames(inputs(), first.paths));
     assert.deepEqual(again.paths.summary.named, first.paths.summary.named);
 
     sandbox.git(clone, ['update-ref', 'refs/heads/moved', 'main~3']);
@@ -279,7 +266,7 @@ describe('hostile trees', () => {
     );
     assert.match(problems, /nested deeper than 3 trees/);
     assert.match(problems, /longer than 40 bytes/);
-    const names = namesOf(inputs, paths);
+    const names = packedNames(inputs, paths);
     assert.equal(names.get(top), '');
     assert.equal(names.get(brokenTree), 'broken');
     assert.equal(names.get(nested), 'nested');

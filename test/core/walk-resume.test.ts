@@ -21,7 +21,7 @@ import { ObjectStore } from '../../src/core/model/object-store.ts';
 import { discoverRepository } from '../../src/core/model/repository.ts';
 import { checkpointFileFor } from '../../src/core/model/walk-checkpoint-store.ts';
 import { GitSandbox, tempDir } from '../support/git.ts';
-import { pathsRepository, revListNames } from '../support/paths-repository.ts';
+import { pathsRepository, revListNames, packedNames } from '../support/paths-repository.ts';
 
 let root: string;
 let sandbox: GitSandbox;
@@ -41,19 +41,6 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 
 function inputsOf(dir: string): StoreWalkInputs {
   return storeWalkInputs(new ObjectStore(discoverRepository(dir), new ModelStore(undefined)));
-}
-
-/** Every packed object's name: oid → latin1 bytes of the path, or undefined. */
-function namesOf(inputs: StoreWalkInputs, paths: ObjectPaths): Map<string, string | undefined> {
-  const names = new Map<string, string | undefined>();
-  inputs.models.forEach((model, p) => {
-    for (let n = 0; n < model.count; n++) {
-      const node = paths.pathOf[p]![n]!;
-      if (!names.has(model.oidHex(n)))
-        names.set(model.oidHex(n), node < 0 ? undefined : paths.table.pathBytes(node).toString('latin1'));
-    }
-  });
-  return names;
 }
 
 /** The names of every object rev-list lists and the packs hold, as rev-list prints them. */
@@ -95,8 +82,8 @@ describe('a stopped walk goes on from where it stopped', () => {
     assert.ok(phases.has('trees'), 'stopped while reading trees');
     assert.equal(paths.stopped, undefined);
     assert.deepEqual(counts(paths), counts(whole));
-    const resumed = namesOf(inputs, paths);
-    assert.deepEqual(resumed, namesOf(inputs, whole));
+    const resumed = packedNames(inputs, paths);
+    assert.deepEqual(resumed, packedNames(inputs, whole));
     assert.deepEqual(resumed, revListNamesInPacks(inputs));
   });
 
@@ -118,7 +105,7 @@ describe('a stopped walk goes on from where it stopped', () => {
           },
           signal: controller.signal,
         });
-        assert.deepEqual(namesOf(inputs, paths), namesOf(inputs, whole));
+        assert.deepEqual(packedNames(inputs, paths), packedNames(inputs, whole));
         assert.deepEqual(counts(paths), counts(whole));
         break;
       } catch (error) {
@@ -155,8 +142,8 @@ describe('a stopped walk goes on from where it stopped', () => {
     assert.ok(fs.existsSync(pathsFile), 'the finished walk is stored');
     assert.ok(!fs.existsSync(checkpointFile), 'and its checkpoint removed');
     const whole = walkStorePaths(inputs);
-    assert.deepEqual(namesOf(inputs, loaded.paths), namesOf(inputs, whole));
-    assert.deepEqual(namesOf(inputs, loaded.paths), revListNamesInPacks(inputs));
+    assert.deepEqual(packedNames(inputs, loaded.paths), packedNames(inputs, whole));
+    assert.deepEqual(packedNames(inputs, loaded.paths), revListNamesInPacks(inputs));
   });
 
   test('a damaged checkpoint is ignored: the walk starts over', (t) => {
@@ -170,6 +157,6 @@ describe('a stopped walk goes on from where it stopped', () => {
     fs.writeFileSync(checkpointFile, bytes);
     const loaded = loadOrWalkPaths(inputs, store.commonDir, cache, {});
     assert.equal(loaded.paths.stopped, undefined);
-    assert.deepEqual(namesOf(inputs, loaded.paths), namesOf(inputs, walkStorePaths(inputs)));
+    assert.deepEqual(packedNames(inputs, loaded.paths), packedNames(inputs, walkStorePaths(inputs)));
   });
 });

@@ -8,6 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { ObjectPaths, StoreWalkInputs } from '../../src/core/model/object-paths.ts';
 import type { GitSandbox } from './git.ts';
 import { historyStream } from './history.ts';
 
@@ -69,5 +70,21 @@ export function revListNames(sandbox: GitSandbox, repo: string): Map<string, str
     const space = line.indexOf(' ');
     names.set(space < 0 ? line : line.slice(0, space), space < 0 ? undefined : line.slice(space + 1));
   }
+  return names;
+}
+
+/**
+ * Every packed object's name as the walk (or git's names) gave it: oid → the path's bytes in latin1
+ * (as revListNames gives rev-list's), or undefined when unnamed; an object in several packs, its first.
+ */
+export function packedNames(inputs: StoreWalkInputs, paths: ObjectPaths): Map<string, string | undefined> {
+  const names = new Map<string, string | undefined>();
+  inputs.models.forEach((model, p) => {
+    for (let n = 0; n < model.count; n++) {
+      const node = paths.pathOf[p]![n]!;
+      if (!names.has(model.oidHex(n)))
+        names.set(model.oidHex(n), node < 0 ? undefined : paths.table.pathBytes(node).toString('latin1'));
+    }
+  });
   return names;
 }
