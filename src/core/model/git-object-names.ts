@@ -167,18 +167,8 @@ export type GitNamesWorkerRequest =
 
 /** What the names worker answers, once. */
 export type GitNamesWorkerReply =
-  | {
-      kind: 'names';
-      parent: Int32Array;
-      start: Uint32Array;
-      pool: Uint8Array;
-      pathOf: Int32Array[];
-      commits: number;
-      trees: number;
-      named: number;
-      missing: number;
-      missingIds: string[];
-    }
+  /** The parse's names, its path table as the three arrays a PathTable is rebuilt from. */
+  | ({ kind: 'names'; parent: Int32Array; start: Uint32Array; pool: Uint8Array } & Omit<ParsedNames, 'table'>)
   | { kind: 'unusable'; message: string }
   | { kind: 'failed'; error: WorkerError };
 
