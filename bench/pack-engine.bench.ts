@@ -362,8 +362,16 @@ function packedView(gitDir: string): string {
   const packDir = path.join(gitDir, 'objects', 'pack');
   for (const name of fs.readdirSync(packDir))
     fs.symlinkSync(path.join(packDir, name), path.join(view, 'objects', 'pack', name));
+  // A relative alternate is relative to the objects directory that names it: made absolute here, or
+  // the view (elsewhere) would name nothing and both listings would quietly leave the alternate out.
   const alternates = path.join(gitDir, 'objects', 'info', 'alternates');
-  if (fs.existsSync(alternates)) fs.copyFileSync(alternates, path.join(view, 'objects', 'info', 'alternates'));
+  if (fs.existsSync(alternates)) {
+    const lines = fs.readFileSync(alternates, 'utf8').split('\n');
+    const absolute = lines.map((line) =>
+      line === '' || line.startsWith('#') ? line : path.resolve(gitDir, 'objects', line),
+    );
+    fs.writeFileSync(path.join(view, 'objects', 'info', 'alternates'), absolute.join('\n'));
+  }
   return view;
 }
 
