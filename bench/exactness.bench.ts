@@ -52,7 +52,7 @@ const limits = (values.limits ?? '0,64k,1m,16m,96m,512m').split(',').map((text) 
   return { text, bytes: parsed };
 });
 if (limits[0]?.bytes !== 0) throw new Error('--limits must start with 0 (the cell that gives the constant inflations)');
-/** Bounds wider than this share of the prediction are completed (issue 33's bar). */
+/** Bounds wider than this share of the prediction are completed (the bar past which a cell is completed rather than reported as bounds). */
 const WIDE = 0.01;
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'packscope-exactness-'));

@@ -540,8 +540,8 @@ function measureReopen(
 }
 
 /**
- * `--reopen-only`: figure 5 alone on a given pack (git.git's, the pack issue 29 names for the CLI
- * reopen: its other figures take minutes there), recorded for the closing table like any pack's.
+ * `--reopen-only`: figure 5 alone on a given pack (git.git's, the pack the CLI's reopen target is set
+ * on: its other figures take minutes there), recorded for the closing table like any pack's.
  */
 function measureReopenOnly(
   packArgument: string,

@@ -1,5 +1,5 @@
 /**
- * The what-if policies against real builds of git (issue 32): each policy's patch to git's
+ * The what-if policies against real builds of git (bench/git-patches/): each policy's patch to git's
  * packfile.c (bench/git-patches/) built with bench/build-git.ts, run for real at each limit, and
  * compared with PackScope's replay of the same command under that policy.
  *
@@ -85,7 +85,7 @@ interface Command {
   args: string[];
 }
 
-/** The four commands of issue 32, bounded so that one run takes seconds. */
+/** The four commands of the policies' comparison (docs/policies.md), bounded so that one run takes seconds. */
 function commandsOf(repo: string, git: (args: string[]) => string, gitPath: string, env: NodeJS.ProcessEnv): Command[] {
   const file = hottestTextFile(git, gitPath, repo, env);
   const word = frequentWord(git, file);

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 
-/** The targets of issue 29, in the order the table lists them (bench/summary.ts knows each one's words). */
+/** The speed targets (bench/README.md, "The closing table"), in the order the table lists them (bench/summary.ts knows each one's words). */
 export type TargetId =
   | 'reopen-in-process'
   | 'reopen-cli'

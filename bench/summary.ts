@@ -1,5 +1,5 @@
 /**
- * The one table `npm run bench` ends with: every target of issue 29, each figure the benches
+ * The one table `npm run bench` ends with: every speed target, each figure the benches
  * recorded for it (bench/results.ts), met or missed, and the machine's load average while the bench
  * that measured it ran. It measures nothing: a target no bench recorded a figure for is listed as
  * not measured, with the reason.
@@ -146,7 +146,7 @@ export function summaryTable(figures: Recorded[], loads: BenchLoad[]): string[] 
   );
   lines.splice(1, 0, widths.map((width) => '-'.repeat(width)).join('  '));
   return [
-    `issue 29's targets: ${os.cpus().length} cores; load avg = the 1-minute load average sampled while the bench that measured the figure ran (mean, max)`,
+    `speed targets: ${os.cpus().length} cores; load avg = the 1-minute load average sampled while the bench that measured the figure ran (mean, max)`,
     ...lines,
     ...(notes.length > 0 ? ['', ...notes.map((note) => `  ${note}`)] : []),
   ];

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench [-- ARGS]`: every benchmark in turn, one process at a time, then one table of
-// issue 29's targets (bench/summary.ts) from the figures the benches recorded as they measured
+// the speed targets (bench/summary.ts) from the figures the benches recorded as they measured
 // them (bench/results.ts), each with the machine's load average while its bench ran.
 //
 // Why a runner and not an `&&` chain in package.json: npm appends the arguments after `--` to the
@@ -8,10 +8,10 @@
 // and not to the pack-engine bench the README names; and `&&` stopped at the first bench that
 // printed a MISS (exit 1), so the benches after it never ran. Here the pack-engine bench gets the
 // arguments (packs, --scale, --scale-objects, --runs …), the simulator bench always runs its
-// 5-million-read sweep (issue 29's target; it was --scale only), every bench runs, and the exit code
+// 5-million-read sweep (a speed target; it was --scale only), every bench runs, and the exit code
 // is non-zero if any failed or missed a target, with a line per bench at the end.
 //
-// --quick (the runner's own option): the benches of issue 29's table only, on a small generated
+// --quick (the runner's own option): the benches of the targets' table only, on a small generated
 // history (PACKSCOPE_BENCH_COMMITS), one run each, without waiting for a quiet machine: minutes, not
 // an hour, to see that every bench still records its figures. Its figures are not the ones to cite.
 import { spawn } from 'node:child_process';
@@ -34,7 +34,7 @@ const quickArgs = (more) => (quick ? more : []);
 const GIT_GIT_PACK = '/work/.mirror/git+git/repo/objects/pack/pack-5b31da4c48e5198d31c1572301d7159b36759c36.pack';
 /** [name, script, arguments, in --quick] in the order they run. */
 const benches = [
-  // The 5-million-read sweep is one of issue 29's targets, so it runs by default (a minute on 2 cores).
+  // The 5-million-read sweep is one of the speed targets, so it runs by default (a minute on 2 cores).
   ['simulator', 'bench/sim.bench.ts', quick ? [] : ['--scale'], true],
   ['hover', 'bench/hover.bench.ts', quickArgs(['--words', '300', '--warmup', '50', '--max-wait', '0']), true],
   [
@@ -42,14 +42,14 @@ const benches = [
     'bench/pack-engine.bench.ts',
     [
       ...args,
-      // The 213-pack monorepo is one of issue 29's targets: its generation takes about half a minute
+      // The 213-pack monorepo is one of the speed targets: its generation takes about half a minute
       // since its generator became linear, so it is measured by default (--scale measures it too).
       ...(quick || args.includes('--scale') || args.includes('--monorepo') ? [] : ['--monorepo']),
       ...quickArgs(['--runs', '1', '--max-wait', '0', '--no-profile']),
     ],
     true,
   ],
-  // Issue 29 names git.git's pack for the CLI reopen: figure 5 alone on it (seconds; the pack-engine
+  // The CLI reopen's target is set on git.git's pack (a large real one): figure 5 alone on it (seconds; the pack-engine
   // bench's other figures take minutes there), when its copy is where `fetch github:git/git` leaves it.
   ...(fs.existsSync(GIT_GIT_PACK)
     ? [
@@ -130,7 +130,7 @@ process.stdout.write('\n=== benches\n');
 for (const { name, status, seconds } of outcomes)
   process.stdout.write(`  ${name.padEnd(12)} ${status}, ${seconds} s\n`);
 process.stdout.write(
-  `\n=== issue 29's targets${quick ? ' (--quick: a small history, one run each: not figures to cite)' : ''}\n`,
+  `\n=== speed targets${quick ? ' (--quick: a small history, one run each: not figures to cite)' : ''}\n`,
 );
 const summary = await new Promise((resolve) => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/summary.ts', resultsFile, loadsFile], {
