@@ -1,4 +1,4 @@
-import { sealFile, largestSealedFile, openSealedFile, type SealedFormat } from './sealed-file.ts';
+import { sealFile, largestSealedFile, openSealedFile, SealedBodyReader, type SealedFormat } from './sealed-file.ts';
 import { errorMessage } from '../../common/error-message.ts';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -313,7 +313,6 @@ function readStoredPaths(file: string, inputs: StoreWalkInputs, walkKey: string,
   // Sized by the packs, not by the file: a crafted file cannot make this allocate more.
   const largest = largestSealedFile(PATHS_FILE, objects * 4 + (objects + 2) * 8 + MAX_POOL_BYTES);
   const sealed = openSealedFile(file, PATHS_FILE, key, largest, 'paths file is larger than any walk of these packs');
-  const { bytes, bodyEnd: end } = sealed;
   const header = parseHeader(sealed.headerText);
   if (header.walkKey !== walkKey) throw new Error('the refs or packs changed since the paths were walked');
   if (header.packs.length !== inputs.models.length) throw new Error('paths file is for other packs');
@@ -328,23 +327,14 @@ function readStoredPaths(file: string, inputs: StoreWalkInputs, walkKey: string,
   });
   if (header.nodes < 1 || header.nodes > objects + 1 || header.poolBytes > MAX_POOL_BYTES)
     throw new Error('paths table size out of range');
-  let at = sealed.bodyStart;
-  const take = (length: number): number => {
-    if (at + length > end) throw new Error('paths arrays are truncated');
-    const start = at;
-    at += length;
-    return start;
-  };
-  const storage = bytes.buffer;
-  const pathOf = inputs.models.map((model) => new Int32Array(storage, take(model.count * 4), model.count));
-  const parent = new Int32Array(storage, take(header.nodes * 4), header.nodes);
-  const start = new Uint32Array(storage, take((header.nodes + 1) * 4), header.nodes + 1);
-  const pool = new Uint8Array(storage, take(header.poolBytes), header.poolBytes);
-  if (at !== end) throw new Error('paths file has trailing bytes');
+  const body = new SealedBodyReader(sealed, 'paths file');
+  const pathOf = inputs.models.map((model) => body.int32(model.count));
+  const parent = body.int32(header.nodes);
+  const start = body.uint32(header.nodes + 1);
+  const pool = body.bytes(header.poolBytes);
+  body.end();
   PathTable.check(parent, start, pool);
-  for (const column of pathOf)
-    for (const node of column)
-      if (node < -1 || node >= header.nodes) throw new Error('paths file names a path out of range');
+  PathTable.checkNodes(pathOf, header.nodes, 'paths file');
   return { table: new PathTable(parent, start, pool), pathOf, summary: header.summary };
 }
 

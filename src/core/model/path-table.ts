@@ -41,6 +41,12 @@ export class PathTable {
    * (the file is keyed, and checked anyway: model files stopped re-checking their columns after
    * their seal, docs/security.md, "The model cache's threat model"; paths files were not revisited).
    */
+  /** Each object's path node (−1: none) names a node of a table of `nodes`; `what` names the file in the error. */
+  static checkNodes(pathOf: readonly Int32Array[], nodes: number, what: string): void {
+    for (const column of pathOf)
+      for (const node of column) if (node < -1 || node >= nodes) throw new Error(`${what} names a path out of range`);
+  }
+
   static check(parent: Int32Array, start: Uint32Array, pool: Uint8Array): void {
     const count = parent.length;
     if (count < 1 || start.length !== count + 1) throw new Error('path table sizes do not fit');

@@ -181,6 +181,45 @@ function gmacOf(parts: Uint8Array[], key: Buffer): Buffer {
 }
 
 /**
+ * The body of an opened sealed file read back as the arrays it was sealed from, in their order,
+ * as views over the file's own buffer (no copies); each length is checked against the body's end,
+ * and `end()` refuses bytes left over. `what` names the file in the errors ("paths file").
+ */
+export class SealedBodyReader {
+  private at: number;
+
+  constructor(
+    private readonly sealed: OpenedSealedFile,
+    private readonly what: string,
+  ) {
+    this.at = sealed.bodyStart;
+  }
+
+  int32(count: number): Int32Array {
+    return new Int32Array(this.sealed.bytes.buffer, this.take(count * 4), count);
+  }
+
+  uint32(count: number): Uint32Array {
+    return new Uint32Array(this.sealed.bytes.buffer, this.take(count * 4), count);
+  }
+
+  bytes(count: number): Uint8Array {
+    return new Uint8Array(this.sealed.bytes.buffer, this.take(count), count);
+  }
+
+  end(): void {
+    if (this.at !== this.sealed.bodyEnd) throw new Error(`${this.what} has trailing bytes`);
+  }
+
+  private take(length: number): number {
+    if (this.at + length > this.sealed.bodyEnd) throw new Error(`${this.what} arrays are truncated`);
+    const start = this.at;
+    this.at += length;
+    return start;
+  }
+}
+
+/**
  * One seal per section (`gmac-aes-256-sections`), as hex, for the header to carry: the header's own
  * seal then vouches for every section's, and each section is checked only when it is read.
  */

@@ -3,7 +3,7 @@ import { makeDirectories, writeAll, writeFileAtomically } from '../atomic-file.t
 import { readCacheKey, readOrCreateCacheKey } from './model-cache-key.ts';
 import type { PathWalkSummary, StoreWalkInputs, WalkCheckpoint } from './object-paths.ts';
 import { PathTable } from './path-table.ts';
-import { largestSealedFile, openSealedFile, sealFile, type SealedFormat } from './sealed-file.ts';
+import { largestSealedFile, openSealedFile, SealedBodyReader, sealFile, type SealedFormat } from './sealed-file.ts';
 
 /**
  * A stopped walk's checkpoint (object-paths.ts, WalkCheckpoint) beside the repository's paths file,
@@ -146,26 +146,16 @@ function readCheckpoint(file: string, walkKey: string, inputs: StoreWalkInputs, 
     !Array.isArray(header.summary.problems)
   )
     throw new Error('checkpoint header has missing or mistyped fields');
-  const { bytes, bodyEnd: end } = sealed;
-  let at = sealed.bodyStart;
-  const take = (length: number): number => {
-    if (at + length > end) throw new Error('checkpoint arrays are truncated');
-    const start = at;
-    at += length;
-    return start;
-  };
-  const storage = bytes.buffer;
-  const pathOf = counts.map((count) => new Int32Array(storage, take(count * 4), count));
-  const parent = new Int32Array(storage, take(header.nodes * 4), header.nodes);
-  const start = new Uint32Array(storage, take((header.nodes + 1) * 4), header.nodes + 1);
-  const pending = new Int32Array(storage, take(header.pendingCount * 4), header.pendingCount);
-  const pool = new Uint8Array(storage, take(header.poolBytes), header.poolBytes);
-  const seen = new Uint8Array(storage, take(header.seenBytes), header.seenBytes);
-  if (at !== end) throw new Error('checkpoint has trailing bytes');
+  const body = new SealedBodyReader(sealed, 'checkpoint');
+  const pathOf = counts.map((count) => body.int32(count));
+  const parent = body.int32(header.nodes);
+  const start = body.uint32(header.nodes + 1);
+  const pending = body.int32(header.pendingCount);
+  const pool = body.bytes(header.poolBytes);
+  const seen = body.bytes(header.seenBytes);
+  body.end();
   PathTable.check(parent, start, pool);
-  for (const column of pathOf)
-    for (const node of column)
-      if (node < -1 || node >= header.nodes) throw new Error('checkpoint names a path out of range');
+  PathTable.checkNodes(pathOf, header.nodes, 'checkpoint');
   const ids = header.seenBytes;
   for (const id of pending) if (id < 0 || id >= ids) throw new Error('checkpoint lists an object out of range');
   for (let i = 0; i < header.heap.length; i += 3)
