@@ -17,7 +17,7 @@ export function calibrationInWorker(
   progress: WorkDoneProgressReporter,
 ): CalibrationRun {
   return (model, options) =>
-    context.work.run('calibrate', token, async () => {
+    context.work.run('calibrate', token, async (_threads, holdPlacesUntil) => {
       let calibration: Calibration | undefined;
       const run = startTaskWorker(
         context.bundledScript('task-worker.js'),
@@ -37,6 +37,7 @@ export function calibrationInWorker(
         },
         { cancel: 'message', log: (message) => context.log(message) },
       );
+      holdPlacesUntil(run.exited);
       await run.finished;
       if (calibration === undefined) throw new Error('the calibration worker ended without a calibration');
       return calibration;

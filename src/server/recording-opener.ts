@@ -19,6 +19,7 @@ import { invalid, optionalInteger, optionalString, paramsObject, requireString }
 import { nested, percent } from './request-progress.ts';
 import type { ServerContext } from './server-context.ts';
 import type { OpenedRecording } from './recording-cache.ts';
+import type { HoldPlaces } from './thread-budget.ts';
 import { startTaskWorker, workerStoreOf } from './workers/task-worker-client.ts';
 import type { ParsedRecordingHead } from './workers/task-worker-protocol.ts';
 
@@ -80,8 +81,9 @@ export async function openRecording(
   return context.work.run(
     'open-recording',
     token,
-    async () =>
-      context.recordings.get(key) ?? openUncached(context, { file, segment, repository }, key, token, progress),
+    async (_threads, holdPlacesUntil) =>
+      context.recordings.get(key) ??
+      openUncached(context, { file, segment, repository }, key, token, progress, holdPlacesUntil),
   );
 }
 
@@ -91,6 +93,7 @@ async function openUncached(
   key: string,
   token: CancellationToken,
   progress: WorkDoneProgressReporter,
+  holdPlacesUntil: HoldPlaces,
 ): Promise<OpenedRecording> {
   const file = params.file;
 
@@ -111,6 +114,7 @@ async function openUncached(
       }
     },
   );
+  holdPlacesUntil(worker.exited);
   let store: ObjectStore;
   try {
     const head = await Promise.race([

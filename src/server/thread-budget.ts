@@ -12,6 +12,12 @@ import { availableParallelism } from 'node:os';
 import type { CancellationToken } from 'vscode-languageserver/node';
 import { cancelledError } from './cancellation.ts';
 
+/**
+ * Keeps a job's places until `ended` settles: a worker's answer can go before its thread has ended,
+ * and a thread still ending beside its successor ran one more than the budget.
+ */
+export type HoldPlaces = (ended: Promise<unknown>) => void;
+
 interface Waiter {
   weight: number;
   /** Model builds: served before the jobs (see above). */

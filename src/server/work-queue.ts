@@ -8,7 +8,7 @@
 import { availableParallelism } from 'node:os';
 import type { CancellationToken } from 'vscode-languageserver/node';
 import { cancelledError } from './cancellation.ts';
-import type { ThreadBudget } from './thread-budget.ts';
+import type { HoldPlaces, ThreadBudget } from './thread-budget.ts';
 
 export type WorkKind =
   | 'sweep'
@@ -85,24 +85,28 @@ export class WorkQueues {
   /**
    * Runs `job` once a place of its kind is free and, but for the Pack Map's (its one persistent
    * worker), `threads` places of the thread budget (a sweep asks one per core; it gets at most the
-   * budget, and `job` is told how many to use). Rejects with RequestCancelled if cancelled before it starts.
+   * budget, and `job` is told how many to use; it passes each worker thread's end to `holdPlacesUntil`).
+   * Rejects with RequestCancelled if cancelled before it starts.
    */
   async run<T>(
     kind: WorkKind,
     token: CancellationToken,
-    job: (threads: number) => Promise<T>,
+    job: (threads: number, holdPlacesUntil: HoldPlaces) => Promise<T>,
     threads = 1,
   ): Promise<T> {
     if (token.isCancellationRequested) throw cancelledError();
     this.clearIdle();
     await this.placeFor(kind, token);
     try {
-      if (this.threads === undefined || MAP_WORKER_KINDS.has(kind)) return await job(threads);
+      if (this.threads === undefined || MAP_WORKER_KINDS.has(kind)) return await job(threads, () => undefined);
       const { places, release } = await this.threads.acquire(threads, token);
+      const held: Promise<unknown>[] = [];
       try {
-        return await job(places);
+        return await job(places, (ended) => held.push(ended));
       } finally {
-        release();
+        // The places go back once every thread the job started has ended, not when its answer came.
+        if (held.length === 0) release();
+        else void Promise.allSettled(held).then(release);
       }
     } finally {
       this.release(kind);

@@ -108,7 +108,7 @@ export function registerIndexPackHandlers(context: ServerContext): void {
           progress.report(0, `simulating ${INDEX_PACK_VARIANTS.join(', ')}`);
           const variants: IndexPackSimResult['variants'] = [];
           let objects = 0;
-          await context.work.run('index-pack', token, () =>
+          await context.work.run('index-pack', token, (_threads, holdPlacesUntil) =>
             runTaskWorker(
               context.bundledScript('task-worker.js'),
               {
@@ -128,6 +128,7 @@ export function registerIndexPackHandlers(context: ServerContext): void {
                 objects = message.objects;
                 progress.report(percent(variants.length, INDEX_PACK_VARIANTS.length), `${message.result.variant} done`);
               },
+              holdPlacesUntil,
             ),
           );
           return { pack: files.pack, objects, limit, variants };

@@ -1,4 +1,5 @@
 /** `packscope/measure`: a git command timed at several core.deltaBaseCacheLimit values. */
+import { availableParallelism } from 'node:os';
 import { neededCompletion } from '../../common/bound-width.ts';
 import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
@@ -257,8 +258,17 @@ async function pricedPoints(
   progress.report(100, 'pricing the recording’s reads at the measured limits');
   const limits = results.map((r) => r.limit);
   const signal = abortSignalFor(token);
-  const cells = (await context.work.run('sweep', token, () =>
-    sweepRecording(loaded, ['git'], limits, { workerScript: context.bundledScript('sim-worker.js'), signal }),
+  // As many threads as the budget granted (a sweep's default is one per core).
+  const cells = (await context.work.run(
+    'sweep',
+    token,
+    (threads) =>
+      sweepRecording(loaded, ['git'], limits, {
+        workerScript: context.bundledScript('sim-worker.js'),
+        threads,
+        signal,
+      }),
+    Math.min(limits.length, availableParallelism()),
   )) as unknown as CellCounts[];
   throwIfCancelled(token);
   // Every later time estimate of this command would start from the split: it rests on no cell

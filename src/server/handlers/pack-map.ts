@@ -309,7 +309,7 @@ function registerPackMapOverlayHandlers(context: ServerContext): void {
           input ??= { pack: pack.files.pack, offsets: new Float64Array(0), entryBytes: new Float64Array(0) };
           let found: SeekPath | undefined;
           progress.report(100, 'seek distances and page cache');
-          await context.work.run('locality', token, () =>
+          await context.work.run('locality', token, (_threads, holdPlacesUntil) =>
             runTaskWorker(
               context.bundledScript('task-worker.js'),
               { kind: 'seek-path', input, cache },
@@ -317,6 +317,7 @@ function registerPackMapOverlayHandlers(context: ServerContext): void {
               (message) => {
                 if (message.kind === 'seek-path') found = message.path;
               },
+              holdPlacesUntil,
             ),
           );
           if (!found) throw new Error('the task worker sent no seek path');

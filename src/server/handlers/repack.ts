@@ -151,7 +151,7 @@ async function runRepackPreview(
   // Everything else (pack-objects, the preview pack's model, the estimate, recordings parsed and
   // replayed) runs in the worker; a cancel there stops git and removes the temporary directory.
   let result: RepackPreviewResult | undefined;
-  await context.work.run('repack-preview', token, async () => {
+  await context.work.run('repack-preview', token, async (_threads, holdPlacesUntil) => {
     const worker = startTaskWorker(
       context.bundledScript('task-worker.js'),
       {
@@ -169,6 +169,7 @@ async function runRepackPreview(
       },
       { cancel: 'message', log: (message) => context.log(message) },
     );
+    holdPlacesUntil(worker.exited);
     await worker.finished;
   });
   if (!result) throw new Error('the repack preview worker sent no result');

@@ -81,7 +81,7 @@ export function registerSimulationHandlers(context: ServerContext): void {
           throwIfCancelled(token);
           const packs: PackLocalityWithQuantiles[] = [];
           progress.report(0, 'seek distances and page cache');
-          await context.work.run('locality', token, () =>
+          await context.work.run('locality', token, (_threads, holdPlacesUntil) =>
             runTaskWorker(
               context.bundledScript('task-worker.js'),
               { kind: 'locality', packs: inputs, cache: { cacheMiB, readaheadKiB } },
@@ -91,6 +91,7 @@ export function registerSimulationHandlers(context: ServerContext): void {
                 packs.push(message.pack);
                 progress.report(percent(packs.length, inputs.length), `${packs.length} of ${inputs.length} packs`);
               },
+              holdPlacesUntil,
             ),
           );
           return { recording: info, pageCache: { cacheMiB, readaheadKiB }, packs };
@@ -124,8 +125,17 @@ async function priceCells(
     const extra =
       missing.length === 0
         ? []
-        : await context.work.run('sweep', token, () =>
-            sweepRecording(loaded, ['git'], missing, { workerScript: context.bundledScript('sim-worker.js'), signal }),
+        : await context.work.run(
+            'sweep',
+            token,
+            // As many threads as the budget granted: a sweep left to its default ran one per core on one place.
+            (threads) =>
+              sweepRecording(loaded, ['git'], missing, {
+                workerScript: context.bundledScript('sim-worker.js'),
+                threads,
+                signal,
+              }),
+            Math.min(missing.length, availableParallelism()),
           );
     throwIfCancelled(token);
     progress.report(100, 'calibrating the cost model (timing git on the pack)');

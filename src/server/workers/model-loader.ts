@@ -51,6 +51,8 @@ interface Build {
   promise: Promise<TimedModel>;
   observers: Set<LoadObserver>;
   worker: Worker | undefined;
+  /** Settles once the build's worker thread (and the scan threads it started) has ended. */
+  threadEnded: Promise<void>;
   lastProgress: [number, number] | undefined;
   lastStage: string | undefined;
 }
@@ -163,6 +165,7 @@ export class ModelLoader {
       promise: undefined as unknown as Promise<TimedModel>,
       observers: new Set(),
       worker: undefined,
+      threadEnded: Promise.resolve(),
       lastProgress: undefined,
       lastStage: undefined,
     };
@@ -219,8 +222,11 @@ export class ModelLoader {
       })
       .finally(() => {
         if (this.builds.get(key) === build) this.builds.delete(key);
-        releaseThread?.();
-        releaseScanThreads?.();
+        // The thread places go back once the thread has ended: one still ending beside the next job's ran one over the budget.
+        void build.threadEnded.then(() => {
+          releaseThread?.();
+          releaseScanThreads?.();
+        });
         this.running--;
         this.queue.shift()?.();
       });
@@ -268,6 +274,8 @@ export class ModelLoader {
       }
       const worker = new Worker(this.workerScript, { workerData: task });
       build.worker = worker;
+      // A worker thread's scan threads end before it does: their 'exit' comes first.
+      build.threadEnded = new Promise((resolve) => worker.once('exit', () => resolve()));
       let settled = false;
       worker.on('message', (message: ModelWorkerMessage) => {
         if (message.kind === 'stage') {
@@ -278,6 +286,8 @@ export class ModelLoader {
           for (const observer of build.observers) observer.onProgress?.(message.done, message.total);
         } else if (message.kind === 'done') {
           settled = true;
+          // Its work is over: end the thread now rather than when its script unwinds.
+          void worker.terminate();
           if (message.rebuiltBecause)
             this.log(`rebuilt the persisted model of ${task.files.pack}: ${message.rebuiltBecause}`);
           if (message.persistedFile === undefined)

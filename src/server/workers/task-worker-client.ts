@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { CancellationToken } from 'vscode-languageserver/node';
 import type { ObjectStore } from '../../core/model/object-store.ts';
 import { cancelledError } from '../cancellation.ts';
+import type { HoldPlaces } from '../thread-budget.ts';
 import type { WorkerTask, TaskWorkerMessage, TaskWorkerRequest, WorkerStore } from './task-worker-protocol.ts';
 
 /** After a `cancel` message, how long the request waits for the worker to clean up before it answers anyway. */
@@ -119,12 +120,18 @@ export function startTaskWorker(
   };
 }
 
-/** Runs one task in a task worker; its messages go to `onMessage` until it is done. */
+/**
+ * Runs one task in a task worker; its messages go to `onMessage` until it is done. The thread's end
+ * goes to `holdPlacesUntil` (the work queue's), which keeps its thread place until then.
+ */
 export function runTaskWorker(
   script: string,
   task: WorkerTask,
   token: CancellationToken,
   onMessage: (message: TaskWorkerMessage) => void,
+  holdPlacesUntil: HoldPlaces,
 ): Promise<void> {
-  return startTaskWorker(script, task, token, onMessage).finished;
+  const run = startTaskWorker(script, task, token, onMessage);
+  holdPlacesUntil(run.exited);
+  return run.finished;
 }
