@@ -278,6 +278,12 @@ test('admit-reused: a base is cached from its second offer on (bench/git-patches
   assert.deepEqual(readsOf([A2, A2, A, A1]), { logged: [A2, A2], inflations: 6 });
   const row = parsePolicy('admit-reused').run(spec, Int32Array.from([A1, A1, A]), 96 << 20);
   assert.deepEqual([row.logged, row.inflations], [2, 4]);
+  // A limit of one base: B admitted on its second offer evicts A; A, offered again, evicts B.
+  const cache = new AdmitReusedCache(spec.count, spec.size, 1000);
+  const counts = replayGitReads(spec, Int32Array.from([A1, A1, B1, B1, A1]), cache, {});
+  assert.deepEqual([counts.inflations, cache.evictions, cache.usedBytes, cache.peakBytes], [10, 2, 1000, 1000]);
+  assert.equal(cache.serveTopLevel(A), true);
+  assert.equal(cache.serveTopLevel(B), false);
 });
 
 test('lru-by-size: over the limit the largest base goes first, the oldest among equals', () => {

@@ -2,6 +2,8 @@
  * A delta base cache as Git's read path uses it (git-internals §1.3–1.5). Git's own LRU and every
  * alternative sit behind this interface, so they run over the same reads with the same counts.
  */
+import type { LruList } from './lru-list.ts';
+
 export interface DeltaBaseCache {
   /**
    * cache_or_unpack_entry's lookup of the requested object (§1.3). true: served from the cache as a
@@ -81,5 +83,21 @@ export abstract class CountingCache implements DeltaBaseCache {
   /** After an add: the peak counts the entry just added (§1.5: added even when it alone exceeds the limit). */
   protected notePeak(): void {
     if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
+  }
+
+  /**
+   * Git's add to its LRU (§1.5), once the entry is to be cached: its bytes counted first, the
+   * oldest entries evicted while the total exceeds the limit, then the entry appended as the newest,
+   * even when it alone exceeds the limit.
+   */
+  protected appendEvictingOldest(list: LruList, id: number): void {
+    this.usedBytes += this.size[id]!;
+    for (let oldest = list.oldest(); oldest >= 0 && this.usedBytes > this.limit; oldest = list.oldest()) {
+      list.remove(oldest);
+      this.usedBytes -= this.size[oldest]!;
+      this.evictions++;
+    }
+    list.append(id);
+    this.notePeak();
   }
 }

@@ -37,14 +37,7 @@ export class AdmitReusedCache extends CountingCache {
       this.offered[id] = 1;
       return;
     }
-    this.usedBytes += this.size[id]!;
-    for (let oldest = this.list.oldest(); oldest >= 0 && this.usedBytes > this.limit; oldest = this.list.oldest()) {
-      this.list.remove(oldest);
-      this.usedBytes -= this.size[oldest]!;
-      this.evictions++;
-    }
-    this.list.append(id);
-    this.notePeak();
+    this.appendEvictingOldest(this.list, id);
   }
 }
 

@@ -90,16 +90,8 @@ export class GitLruCache extends CountingCache implements BranchingCache {
   add(id: number): void {
     // §1.5: "if (in_delta_base_cache(p, base_offset)) { free(base); return; }"
     if (this.list.has(id)) return;
-    const bytes = this.size[id]!;
-    if (bytes > this.admitMax) return;
-    this.usedBytes += bytes; // counted before eviction (§1.5)
-    for (let oldest = this.list.oldest(); oldest >= 0 && this.usedBytes > this.limit; oldest = this.list.oldest()) {
-      this.list.remove(oldest);
-      this.usedBytes -= this.size[oldest]!;
-      this.evictions++;
-    }
-    this.list.append(id);
-    this.notePeak();
+    if (this.size[id]! > this.admitMax) return;
+    this.appendEvictingOldest(this.list, id);
   }
 }
 
