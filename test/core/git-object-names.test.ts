@@ -195,6 +195,26 @@ describe('names from git rev-list', () => {
       );
   });
 
+  test('rev-list writes in full buffers (GIT_FLUSH=0), not once per object, and the names are the same', async (t) => {
+    // A stand-in that notes the GIT_FLUSH it was given, then runs git: into a pipe rev-list flushes
+    // after every object unless GIT_FLUSH=0 (write-or-die.c), a write and a wake-up per object.
+    const dir = tempDir(t, 'packscope-git-names-flush-');
+    const noted = path.join(dir, 'flush');
+    const wrapper = path.join(dir, 'git');
+    const realGit = sandbox.gitText(repo, ['--exec-path']).trim();
+    fs.writeFileSync(
+      wrapper,
+      `#!/bin/sh\nprintf '%s' "\${GIT_FLUSH-unset}" > '${noted}'\nexec '${realGit}/git' "$@"\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    const { inputs, repository } = open(repo);
+    const fromGit = await nameObjectsByGit(inputs, gitOptions(repository, wrapper));
+    assert.equal(fs.readFileSync(noted, 'utf8'), '0');
+    assert.deepEqual(packedNames(inputs, fromGit), packedNames(inputs, walkStorePaths(inputs)));
+  });
+
   test('a cancellation stops git: no git process is left', async (t) => {
     // A stand-in for git that records its process id and then waits: the run must kill it.
     const dir = tempDir(t, 'packscope-git-names-slow-');

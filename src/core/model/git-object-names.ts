@@ -10,6 +10,7 @@ import {
   GitNamesUnusable,
   RevListParser,
   revListNamesArguments,
+  REV_LIST_NAMES_ENV,
   MAX_MISSING_LISTED,
   type PackNames,
   type ParsedNames,
@@ -142,6 +143,7 @@ class ThreadRun {
       cwd: options.gitDir,
       signal,
       processGroup: true,
+      env: REV_LIST_NAMES_ENV,
       onStdout: (chunk) => this.parser.feed(chunk),
     }).then((run) => {
       if (run.status !== 0) throw new GitNamesUnusable(gitFailure(run).message);
