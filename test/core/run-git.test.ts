@@ -51,6 +51,36 @@ test('the clean environment drops GIT_* variables; the inherited one keeps them'
   assert.equal(inherited.stdout.toString().trim(), 'inherited');
 });
 
+test('bufferedOutput sets GIT_FLUSH=0 (git then writes full buffers), over an inherited GIT_FLUSH=1; the bytes are the same', async (t) => {
+  const before = process.env.GIT_FLUSH;
+  process.env.GIT_FLUSH = '1';
+  t.after(() => {
+    if (before === undefined) delete process.env.GIT_FLUSH;
+    else process.env.GIT_FLUSH = before;
+  });
+  const cwd = tempDir(t);
+  // A shell stands in for git: what matters is the environment it is given.
+  const flushOf = async (options: Parameters<typeof runGit>[2]): Promise<string> =>
+    (await runGitCapture('sh', ['-c', 'printf %s "${GIT_FLUSH-unset}"'], { cwd, ...options })).toString();
+  assert.equal(await flushOf({ bufferedOutput: true }), '0');
+  assert.equal(await flushOf({}), 'unset', 'the clean environment drops the inherited one');
+  assert.equal(await flushOf({ environment: 'inherited' }), '1');
+  assert.equal(await flushOf({ environment: 'inherited', bufferedOutput: true }), '0');
+  // A real rev-list: the same lines either way.
+  const repo = path.join(cwd, 'repo');
+  await runGitCapture('git', ['init', '-q', repo]);
+  for (let i = 0; i < 20; i++) {
+    fs.writeFileSync(path.join(repo, `f${i}`), `${i}\n`);
+    await runGitCapture('git', ['-C', repo, 'add', '.']);
+    await runGitCapture('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', `${i}`]);
+  }
+  const listing = (bufferedOutput: boolean): Promise<Buffer> =>
+    runGitCapture('git', ['-C', repo, 'rev-list', '--objects', '--all'], { bufferedOutput });
+  const [flushed, buffered] = await Promise.all([listing(false), listing(true)]);
+  assert.ok(flushed.length > 0);
+  assert.deepEqual(buffered, flushed);
+});
+
 test('stderr is kept up to MAX_STDERR_BYTES, and every chunk still reaches onStderr', async (t) => {
   let seen = 0;
   const flood = await runGit(

@@ -158,6 +158,7 @@ export async function readPathHistory(
   const commits = await runGitCapture(git, [gitDirArg, 'rev-list', '--topo-order', '--reverse', '--all'], {
     cwd: gitDir,
     signal,
+    bufferedOutput: true,
   });
   if (commits.length === 0) return;
   // A parse error stops git rather than reading the rest of a history whose answer is lost anyway.
@@ -183,6 +184,7 @@ export async function readPathHistory(
     {
       cwd: gitDir,
       input: commits.toString('latin1'),
+      bufferedOutput: true,
       signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal,
       onStdout: (chunk) => {
         if (failure !== undefined) return;

@@ -10,13 +10,7 @@ import { PackIndex } from '../format/idx.ts';
 import { runGit, gitFailure } from '../git/run-git.ts';
 import { encodeWorkerError } from '../worker-error.ts';
 import type { GitNamesWorkerReply, GitNamesWorkerRequest, GitNamesWorkerTask } from './git-object-names.ts';
-import {
-  GitNamesUnusable,
-  RevListParser,
-  revListNamesArguments,
-  REV_LIST_NAMES_ENV,
-  type PackNames,
-} from './rev-list-parser.ts';
+import { GitNamesUnusable, RevListParser, revListNamesArguments, type PackNames } from './rev-list-parser.ts';
 
 const task = workerData as GitNamesWorkerTask;
 const port = parentPort!;
@@ -69,7 +63,7 @@ async function main(): Promise<void> {
     cwd: task.gitDir,
     signal: controller.signal,
     processGroup: true,
-    env: REV_LIST_NAMES_ENV,
+    bufferedOutput: true,
     onStdout: (chunk) => parser.feed(chunk),
   });
   if (run.status !== 0) throw new GitNamesUnusable(gitFailure(run).message);

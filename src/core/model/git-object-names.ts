@@ -10,7 +10,6 @@ import {
   GitNamesUnusable,
   RevListParser,
   revListNamesArguments,
-  REV_LIST_NAMES_ENV,
   MAX_MISSING_LISTED,
   type PackNames,
   type ParsedNames,
@@ -143,7 +142,7 @@ class ThreadRun {
       cwd: options.gitDir,
       signal,
       processGroup: true,
-      env: REV_LIST_NAMES_ENV,
+      bufferedOutput: true,
       onStdout: (chunk) => this.parser.feed(chunk),
     }).then((run) => {
       if (run.status !== 0) throw new GitNamesUnusable(gitFailure(run).message);
