@@ -6,6 +6,7 @@ import { buildPackModel, packFilesFor } from '../../src/core/model/build-pack-mo
 import { ModelStore, readEveryColumn } from '../../src/core/model/model-store.ts';
 import type { PackModel } from '../../src/core/model/pack-model.ts';
 import { STATS_RANKINGS, STORED_RANKING_HEAD, topRanked } from '../../src/core/model/rankings.ts';
+import { READ_WHOLE_MAX_BYTES } from '../../src/core/format/random-access-file.ts';
 import { GitSandbox, packStems, tempDir } from '../support/git.ts';
 import { historyStream } from '../support/history.ts';
 
@@ -24,10 +25,10 @@ function columnsOf(model: PackModel): unknown {
   };
 }
 
-function makePack(t: Parameters<typeof tempDir>[0]): { sandbox: GitSandbox; repo: string; pack: string } {
+function makePack(t: Parameters<typeof tempDir>[0], commits = 80): { sandbox: GitSandbox; repo: string; pack: string } {
   const sandbox = new GitSandbox(tempDir(t));
   const repo = sandbox.init('repo');
-  sandbox.fastImport(repo, historyStream({ commits: 80, seed: 3 }));
+  sandbox.fastImport(repo, historyStream({ commits, seed: 3 }));
   sandbox.git(repo, ['repack', '-adf', '--depth=12']);
   return { sandbox, repo, pack: `${packStems(path.join(repo, '.git', 'objects'))[0]}.pack` };
 }
@@ -151,9 +152,11 @@ test('a column is read, and its seal checked, only when first used: a tampered c
 });
 
 test("a reopen reads the idx's tables only when first used, from the very file it opened", (t) => {
-  const { sandbox, pack } = makePack(t);
+  // An idx over READ_WHOLE_MAX_BYTES (64 KiB): its tables are read from the file when first used.
+  const { sandbox, pack } = makePack(t, 900);
   const cacheDir = path.join(sandbox.root, 'cache');
   const files = packFilesFor(pack);
+  assert.ok(fs.statSync(files.idx).size > READ_WHOLE_MAX_BYTES, 'an idx read in parts');
   const fresh = new ModelStore(cacheDir).load(files).model;
   const reopened = new ModelStore(cacheDir).load(files);
   assert.equal(reopened.source, 'persisted');
@@ -169,6 +172,23 @@ test("a reopen reads the idx's tables only when first used, from the very file i
   const third = new ModelStore(cacheDir).load(files).model;
   assert.equal(third.findHex(fresh.oidHex(3)), 3);
   assert.deepEqual(columnsOf(third), columnsOf(fresh));
+});
+
+test('a small idx (read whole at open) and a small model file: read once, later reads come from those bytes', (t) => {
+  const { sandbox, pack } = makePack(t);
+  const cacheDir = path.join(sandbox.root, 'cache');
+  const files = packFilesFor(pack);
+  assert.ok(fs.statSync(files.idx).size <= READ_WHOLE_MAX_BYTES);
+  const fresh = new ModelStore(cacheDir).load(files).model;
+  const reopened = new ModelStore(cacheDir).load(files);
+  assert.equal(reopened.source, 'persisted');
+  // Both files replaced by other bytes after the open: the tables and columns are still the ones
+  // the open read and the seals vouched for, never a mix of two files.
+  const modelFile = fs.readdirSync(cacheDir).find((name) => name.endsWith('.psmodel'))!;
+  fs.rmSync(path.join(cacheDir, modelFile));
+  fs.rmSync(files.idx);
+  assert.equal(reopened.model.findHex(fresh.oidHex(3)), 3);
+  assert.deepEqual(columnsOf(reopened.model), columnsOf(fresh));
 });
 
 test('a model file whose pack was rewritten in place (same name, other bytes) is not used', (t) => {

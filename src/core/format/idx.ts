@@ -486,6 +486,8 @@ class IdxTablesOnFirstUse extends PackIndex {
   private readonly identity: string;
   private readonly trailer: Buffer;
   private tables: { names: Buffer; offsets: Float64Array } | undefined;
+  /** A small idx's bytes, read at open: its tables and names come from them, not from another open. */
+  private snapshot: RandomAccessFile | undefined;
 
   constructor(handle: RandomAccessFile, head: IdxHead) {
     const size = head.hash.size;
@@ -510,8 +512,12 @@ class IdxTablesOnFirstUse extends PackIndex {
     );
     this.identity = handle.identity;
     this.trailer = trailer;
-    const read = (): { names: Buffer; offsets: Float64Array } =>
-      (this.tables ??= this.withSameFile((file) => readNamesAndOffsets(file, head)));
+    this.snapshot = handle.snapshot();
+    const read = (): { names: Buffer; offsets: Float64Array } => {
+      this.tables ??= this.withSameFile((file) => readNamesAndOffsets(file, head));
+      this.snapshot = undefined; // the tables hold all that is read of it from now on
+      return this.tables;
+    };
     for (const [field, value] of [
       ['bytes', () => read().names],
       ['offsets', () => read().offsets],
@@ -527,8 +533,9 @@ class IdxTablesOnFirstUse extends PackIndex {
       });
   }
 
-  /** Runs `read` on the idx, failing as changed when it is no longer the file first opened. */
+  /** Runs `read` on the idx (its bytes read at open, when small), failing as changed when it is no longer the file first opened. */
   private withSameFile<T>(read: (file: RandomAccessFile) => T): T {
+    if (this.snapshot !== undefined) return read(this.snapshot);
     const file = RandomAccessFile.open(this.file);
     try {
       if (file.identity !== this.identity)

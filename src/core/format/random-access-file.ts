@@ -52,6 +52,21 @@ export class RandomAccessFile {
     return file;
   }
 
+  /**
+   * The bytes read at open, as a file of their own that needs no descriptor (undefined for a file
+   * larger than READ_WHOLE_MAX_BYTES): reads after this one is closed come from them instead of
+   * another open(2), and are what was first opened. A stored model reopened column by column, or an
+   * idx whose tables are read on first use, opened its file again for each read: 3,000 small packs
+   * paid about 15,000 opens of their model files and idx (bench/README.md, "Many packs benchmark").
+   */
+  snapshot(): RandomAccessFile | undefined {
+    if (this.whole === undefined) return undefined;
+    const copy = new RandomAccessFile(this.path, -1, this.size, this.identity, this.mtimeMs);
+    copy.fd = undefined;
+    copy.whole = this.whole;
+    return copy;
+  }
+
   /** Reads exactly `length` bytes at `position` into `target` (from `targetOffset`). */
   readInto(target: Uint8Array, targetOffset: number, length: number, position: number): void {
     if (position < 0 || length < 0 || position + length > this.size) {

@@ -49,8 +49,13 @@ function trailerBytes(format: SealedFormat): number {
   return format.seal === undefined || format.seal === 'hmac-sha256' ? HMAC_BYTES : GCM_NONCE_BYTES + GCM_TAG_BYTES;
 }
 
+/** The last key derived: one process uses one cache key, and a sealed model has a dozen sections to check. */
+let lastGmacKey: { key: Buffer; derived: Buffer } | undefined;
+
 function gmacKey(key: Buffer): Buffer {
-  return createHmac('sha256', key).update(GMAC_KEY_LABEL).digest();
+  if (lastGmacKey === undefined || !lastGmacKey.key.equals(key))
+    lastGmacKey = { key: Buffer.from(key), derived: createHmac('sha256', key).update(GMAC_KEY_LABEL).digest() };
+  return lastGmacKey.derived;
 }
 
 /** Bytes a sealed file of this format may take at most, given the body's largest size. */
@@ -233,6 +238,8 @@ export interface OpenedSealedHeader {
   headerText: string;
   bodyStart: number;
   bodyEnd: number;
+  /** A small file's bytes, read with its header (RandomAccessFile.snapshot): its sections are read from them. */
+  snapshot: RandomAccessFile | undefined;
 }
 
 /**
@@ -271,6 +278,7 @@ export function openSealedHeader(
       headerText: sealed.toString('utf8', 0, headerLength),
       bodyStart: align8(PREFIX_BYTES + headerLength),
       bodyEnd,
+      snapshot: handle.snapshot(),
     };
   } finally {
     handle.close();
@@ -278,12 +286,12 @@ export function openSealedHeader(
 }
 
 /**
- * Reads `length` bytes at `position` of `file` into an ArrayBuffer of their own and checks them
+ * Reads `length` bytes at `position` of `file` (or of a small file's snapshot) into an ArrayBuffer of their own and checks them
  * against `seal` (one of sealSections', from a header whose seal verified), a chunk at a time while
  * each is in the CPU's caches. Throws when they do not match.
  */
 export function readSealedSection(
-  file: string,
+  file: string | RandomAccessFile,
   position: number,
   length: number,
   seal: string,
@@ -293,7 +301,7 @@ export function readSealedSection(
   if (sealBytes.length !== GCM_NONCE_BYTES + GCM_TAG_BYTES) throw new Error('section seal is malformed');
   const bytes = Buffer.from(new ArrayBuffer(length));
   const gmac = createDecipheriv('aes-256-gcm', gmacKey(key), sealBytes.subarray(0, GCM_NONCE_BYTES));
-  const handle = RandomAccessFile.open(file);
+  const handle = typeof file === 'string' ? RandomAccessFile.open(file) : file;
   try {
     for (let at = 0; at < length; at += DIGEST_CHUNK_BYTES) {
       const chunk = Math.min(DIGEST_CHUNK_BYTES, length - at);
@@ -301,7 +309,7 @@ export function readSealedSection(
       gmac.setAAD(bytes.subarray(at, at + chunk));
     }
   } finally {
-    handle.close();
+    if (typeof file === 'string') handle.close();
   }
   gmac.setAuthTag(sealBytes.subarray(GCM_NONCE_BYTES));
   try {
