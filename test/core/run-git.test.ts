@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -14,6 +14,16 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Sets an environment variable of this process until the test ends. */
+function setForTest(t: TestContext, name: string, value: string): void {
+  const before = process.env[name];
+  process.env[name] = value;
+  t.after(() => {
+    if (before === undefined) delete process.env[name];
+    else process.env[name] = before;
+  });
 }
 
 test("a failing git: one error in git's own words; a missing git: says which", async (t) => {
@@ -38,12 +48,7 @@ test("a failing git: one error in git's own words; a missing git: says which", a
 });
 
 test('the clean environment drops GIT_* variables; the inherited one keeps them', async (t) => {
-  const before = process.env.GIT_CONFIG_PARAMETERS;
-  process.env.GIT_CONFIG_PARAMETERS = "'packscope.probe=inherited'";
-  t.after(() => {
-    if (before === undefined) delete process.env.GIT_CONFIG_PARAMETERS;
-    else process.env.GIT_CONFIG_PARAMETERS = before;
-  });
+  setForTest(t, 'GIT_CONFIG_PARAMETERS', "'packscope.probe=inherited'");
   const cwd = tempDir(t);
   const clean = await runGit('git', ['config', '--get', 'packscope.probe'], { cwd });
   assert.equal(clean.status, 1);
@@ -52,12 +57,7 @@ test('the clean environment drops GIT_* variables; the inherited one keeps them'
 });
 
 test('bufferedOutput sets GIT_FLUSH=0 (git then writes full buffers), over an inherited GIT_FLUSH=1; the bytes are the same', async (t) => {
-  const before = process.env.GIT_FLUSH;
-  process.env.GIT_FLUSH = '1';
-  t.after(() => {
-    if (before === undefined) delete process.env.GIT_FLUSH;
-    else process.env.GIT_FLUSH = before;
-  });
+  setForTest(t, 'GIT_FLUSH', '1');
   const cwd = tempDir(t);
   // A shell stands in for git: what matters is the environment it is given.
   const flushOf = async (options: Parameters<typeof runGit>[2]): Promise<string> =>

@@ -12,7 +12,7 @@ import { describe, test } from 'node:test';
 import { CancellationTokenSource } from 'vscode-languageserver/node';
 import { SHA1 } from '../../src/core/format/hash-algorithm.ts';
 import { ThreadBudget } from '../../src/server/thread-budget.ts';
-import { WorkQueues } from '../../src/server/work-queue.ts';
+import { defaultConcurrency, WorkQueues } from '../../src/server/work-queue.ts';
 import { ModelLoader } from '../../src/server/workers/model-loader.ts';
 import { runTaskWorker } from '../../src/server/workers/task-worker-client.ts';
 import { GitSandbox, packStems, projectRoot, tempDir } from '../support/git.ts';
@@ -48,24 +48,7 @@ async function threadsWhenGranted(budget: ThreadBudget): Promise<number> {
 const bundled = (script: string): string => path.join(projectRoot, 'dist', script);
 
 function queues(budget: ThreadBudget): WorkQueues {
-  return new WorkQueues(
-    {
-      sweep: 1,
-      locality: 1,
-      'index-pack': 1,
-      'open-recording': 1,
-      'object-content': 1,
-      'repack-preview': 1,
-      'pack-map': 1,
-      'pack-map-tile': 1,
-      calibrate: 1,
-      sizes: 1,
-      concerns: 1,
-    },
-    () => undefined,
-    60_000,
-    budget,
-  );
+  return new WorkQueues(defaultConcurrency(), () => undefined, 60_000, budget);
 }
 
 describe('thread places go back when the thread has ended', () => {

@@ -1,5 +1,4 @@
 /** `packscope/measure`: a git command timed at several core.deltaBaseCacheLimit values. */
-import { availableParallelism } from 'node:os';
 import { neededCompletion } from '../../common/bound-width.ts';
 import { errorMessage } from '../../common/error-message.ts';
 import * as fs from 'node:fs';
@@ -23,7 +22,6 @@ import type { LoadedRecording } from '../../core/trace/load-recording.ts';
 import { fitMeasuredSplit } from '../../common/measured-split-fit.ts';
 import { sameCommand, withMeasuredCommand } from '../../core/cost/measured-split.ts';
 import { gitDirFor, packToCalibrate } from '../../core/cost/time-plan.ts';
-import { sweepRecording } from '../../core/report/simulation.ts';
 import { gitVersionOf } from '../../core/git/git-probe.ts';
 import { runWithUsage, type UsageRun } from '../../core/git/child-usage.ts';
 import { probeGit } from '../../core/git/run-git.ts';
@@ -41,6 +39,7 @@ import { openRecording } from '../recording-opener.ts';
 import { checkLimits, invalid } from '../request-params.ts';
 import { percent, withProgress } from '../request-progress.ts';
 import { checkGitArguments, gitForWorkspace } from '../trusted-git.ts';
+import { sweepJob } from '../sweep-job.ts';
 import type { ServerContext } from '../server-context.ts';
 
 /**
@@ -258,18 +257,7 @@ async function pricedPoints(
   progress.report(100, 'pricing the recording’s reads at the measured limits');
   const limits = results.map((r) => r.limit);
   const signal = abortSignalFor(token);
-  // As many threads as the budget granted (a sweep's default is one per core).
-  const cells = (await context.work.run(
-    'sweep',
-    token,
-    (threads) =>
-      sweepRecording(loaded, ['git'], limits, {
-        workerScript: context.bundledScript('sim-worker.js'),
-        threads,
-        signal,
-      }),
-    Math.min(limits.length, availableParallelism()),
-  )) as unknown as CellCounts[];
+  const cells = (await sweepJob(context, loaded, ['git'], limits, token)) as unknown as CellCounts[];
   throwIfCancelled(token);
   // Every later time estimate of this command would start from the split: it rests on no cell
   // bounded too widely (and no calibration is run for one that would not be kept).

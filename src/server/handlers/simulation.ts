@@ -1,10 +1,8 @@
 /** `packscope/sweep` and `packscope/locality`: a recording replayed over policies and limits, and its seek locality. */
 import { errorMessage } from '../../common/error-message.ts';
-import { availableParallelism } from 'node:os';
 import { formatLimit } from '../../common/format.ts';
 import type { CellCounts } from '../../core/cost/cost-model.ts';
 import { priceSweep, timeLimits, timePlan } from '../../core/cost/time-plan.ts';
-import { sweepRecording } from '../../core/report/simulation.ts';
 import type { SimResult, PackLocalityWithQuantiles } from '../../core/documents/simulation-documents.ts';
 import type { LoadedRecording } from '../../core/trace/load-recording.ts';
 import { parsePolicy } from '../../core/sim/policy-registry.ts';
@@ -21,6 +19,7 @@ import { openRecording } from '../recording-opener.ts';
 import { checkLimits, invalid, pageCacheParams, paramsObject, stringList } from '../request-params.ts';
 import { percent, withProgress } from '../request-progress.ts';
 import { gitForWorkspace } from '../trusted-git.ts';
+import { sweepJob } from '../sweep-job.ts';
 import type { ServerContext } from '../server-context.ts';
 import { runTaskWorker } from '../workers/task-worker-client.ts';
 
@@ -43,21 +42,10 @@ export function registerSimulationHandlers(context: ServerContext): void {
         const { loaded, info } = await openRecording(context, params, token, progress);
         throwIfCancelled(token);
         const total = limits.length * policies.length;
-        // One thread per cell up to one per core, as the thread budget grants them (thread-budget.ts).
-        const results = await context.work.run(
-          'sweep',
-          token,
-          (threads) => {
-            progress.report(0, `0 of ${total} cells`);
-            return sweepRecording(loaded, policies, limits, {
-              workerScript: context.bundledScript('sim-worker.js'),
-              threads,
-              signal: abortSignalFor(token),
-              onProgress: (done, all) => progress.report(percent(done, all), `${done} of ${all} cells`),
-            });
-          },
-          Math.min(total, availableParallelism()),
-        );
+        const results = await sweepJob(context, loaded, policies, limits, token, {
+          onStart: () => progress.report(0, `0 of ${total} cells`),
+          onProgress: (done, all) => progress.report(percent(done, all), `${done} of ${all} cells`),
+        });
         if (fields.time !== true) return { recording: info, results };
         return {
           recording: info,
@@ -122,21 +110,7 @@ async function priceCells(
     const plan = await timePlan(loaded, git, segment, undefined);
     const missing = timeLimits(plan).filter((limit) => !results.some((r) => r.policy === 'git' && r.limit === limit));
     const signal = abortSignalFor(token);
-    const extra =
-      missing.length === 0
-        ? []
-        : await context.work.run(
-            'sweep',
-            token,
-            // As many threads as the budget granted: a sweep left to its default ran one per core on one place.
-            (threads) =>
-              sweepRecording(loaded, ['git'], missing, {
-                workerScript: context.bundledScript('sim-worker.js'),
-                threads,
-                signal,
-              }),
-            Math.min(missing.length, availableParallelism()),
-          );
+    const extra = missing.length === 0 ? [] : await sweepJob(context, loaded, ['git'], missing, token);
     throwIfCancelled(token);
     progress.report(100, 'calibrating the cost model (timing git on the pack)');
     const time = await priceSweep(loaded, [...results, ...extra] as unknown as CellCounts[], plan, git, formatLimit, {
