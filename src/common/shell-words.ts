@@ -69,6 +69,15 @@ export function shellQuote(arg: string): string {
   return PLAIN_ARGUMENT.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * A git command's arguments as a user typed them where only git's arguments are asked for (`record --
+ * …`, the Record command's box): a first word `git` is the command's name, typed from habit, not an
+ * argument (`git git log` is no git command), so it is dropped.
+ */
+export function gitArgumentsTyped(words: readonly string[]): string[] {
+  return words[0] === 'git' ? words.slice(1) : [...words];
+}
+
 /** `git log '--format=%H %s'`: the command for display, every argument recoverable from the line. */
 export function gitCommandLine(args: readonly string[]): string {
   return ['git', ...args.map(shellQuote)].join(' ');

@@ -89,6 +89,28 @@ describe('record --exact, then simulate at every limit, against real git', () =>
     return document.results[0]!;
   }
 
+  test('`record -- git log …` records `git log …` (the habit of typing git), and a failed git is said in the summary', () => {
+    const typed = record(['git', 'log', '--raw', '-n', '50'], undefined);
+    const plain = record(['log', '--raw', '-n', '50'], undefined);
+    const counts = (recording: string): number[] => {
+      const { reads, logged, inflations } = simulate(recording, 0);
+      return [reads, logged, inflations];
+    };
+    assert.ok(counts(plain)[0]! > 0, 'the command reads from the pack');
+    assert.deepEqual(counts(typed), counts(plain));
+    const output = path.join(sandbox.root, `rec-failed-${process.hrtime.bigint()}.psrec`);
+    const failed = spawnSync(
+      process.execPath,
+      [cliPath, 'record', '-o', output, '-C', repo, '--cache-dir', cacheDir, '--', 'log', '--no-such-option'],
+      { env: { ...gitEnv(sandbox.home), PACKSCOPE_NO_PROGRESS: '1' } },
+    );
+    assert.equal(failed.status, 128, "git's exit status");
+    assert.match(
+      failed.stderr.toString(),
+      /recorded \d+ pack reads of `git log --no-such-option` .*; git exited with status 128\n$/,
+    );
+  });
+
   const commands: [string, () => string[], () => string | undefined][] = [
     ['git log --raw', () => ['log', '--raw', '-n', '200'], () => undefined],
     ['git log -p', () => ['log', '-p', '-n', '120'], () => undefined],

@@ -2,7 +2,13 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
-import { argvOfTraceCommand, gitCommandLine, shellQuote, splitShellWords } from '../../src/common/shell-words.ts';
+import {
+  argvOfTraceCommand,
+  gitArgumentsTyped,
+  gitCommandLine,
+  shellQuote,
+  splitShellWords,
+} from '../../src/common/shell-words.ts';
 
 test('words as a POSIX shell reads them: blanks, backslashes, single and double quotes', () => {
   assert.deepEqual(splitShellWords('  log -p\t-n 100 \n-- src/ '), ['log', '-p', '-n', '100', '--', 'src/']);
@@ -40,4 +46,11 @@ test("argvOfTraceCommand reads git's own GIT_TRACE quoting back", () => {
   assert.equal(argvOfTraceCommand('git'), undefined);
   assert.equal(argvOfTraceCommand('hg log'), undefined);
   assert.equal(argvOfTraceCommand("git log 'open"), undefined);
+});
+
+test('a first word git is the command typed from habit, not an argument', () => {
+  assert.deepEqual(gitArgumentsTyped(['git', 'log', '-p']), ['log', '-p']);
+  assert.deepEqual(gitArgumentsTyped(['log', 'git']), ['log', 'git']);
+  assert.deepEqual(gitArgumentsTyped(['git']), []);
+  assert.deepEqual(gitArgumentsTyped([]), []);
 });

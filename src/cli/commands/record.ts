@@ -2,6 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { gitArgumentsTyped } from '../../common/shell-words.ts';
+import type { RecordingMetadata } from '../../core/trace/recording.ts';
 import { readsStandardInput } from '../../common/standard-input.ts';
 import { threadedReader } from '../../common/threaded-readers.ts';
 import { fail } from '../../core/errors.ts';
@@ -24,7 +26,8 @@ Runs one git command in the repository at DIR (default: the current directory) w
 GIT_TRACE_PACK_ACCESS (and GIT_TRACE, unless you set it, to split the log per git process) pointed
 at a temporary file, and stores a recording: the trace lines plus the command, directory, git
 version, the cache limit it ran with, the packs with their checksums, start and end times and the
-exit status. git's own output goes to the terminal; the exit status is git's.
+exit status. git's own output goes to the terminal; the exit status is git's. The arguments are
+git's (\`-- log -p\`); a first \`git\` is dropped (\`-- git log -p\` records the same).
 
 --exact    (default) runs git with core.deltaBaseCacheLimit=0 (through GIT_CONFIG_COUNT, after
            any entries you already pass that way). A replay is exact at 0; at other limits it is
@@ -105,7 +108,14 @@ async function runRecord(argv: string[], progress: Progress): Promise<number> {
   });
   if (values.exact && values.passive)
     throw fail('usage', undefined, undefined, '--exact and --passive exclude each other');
-  const gitArgs = argv.slice(separator + 1);
+  const gitArgs = gitArgumentsTyped(argv.slice(separator + 1));
+  if (gitArgs.length === 0)
+    throw fail(
+      'usage',
+      undefined,
+      undefined,
+      'record needs git\'s arguments after "--" (without "git"), e.g. packscope record -- log --raw -n 1000',
+    );
   const cwd = path.resolve(values.C ?? '.');
   const repository = discoverRepository(cwd);
   const output = path.resolve(values.output ?? defaultRecordingPath(repository, gitArgs));
@@ -189,10 +199,18 @@ async function runRecord(argv: string[], progress: Progress): Promise<number> {
         : `packscope: warning: not deterministic: a second run read differently (${metadata.check.lines[0]} and ${metadata.check.lines[1]} pack reads${metadata.check.firstDifference !== undefined ? `, parting at read ${metadata.check.firstDifference + 1}` : ''}); no replay of this recording is called exact\n`,
     );
   process.stderr.write(
-    `packscope: recorded ${lines} pack reads of \`git ${gitArgs.join(' ')}\` (${metadata.mode}, core.deltaBaseCacheLimit=${formatLimit(metadata.cacheLimit)}${completeness}) to ${output}\n`,
+    `packscope: recorded ${lines} pack reads of \`git ${gitArgs.join(' ')}\` (${metadata.mode}, core.deltaBaseCacheLimit=${formatLimit(metadata.cacheLimit)}${completeness}) to ${output}${gitFailed(metadata)}\n`,
   );
   if (metadata.signal) return 1;
   return metadata.exitStatus ?? 1;
+}
+
+/** What the summary line adds when git failed: a recording of a failed command reads what it read before failing. */
+function gitFailed(metadata: Pick<RecordingMetadata, 'exitStatus' | 'signal'>): string {
+  if (metadata.signal) return `; git was killed by ${metadata.signal}`;
+  return metadata.exitStatus !== null && metadata.exitStatus !== 0
+    ? `; git exited with status ${metadata.exitStatus}`
+    : '';
 }
 
 /** Largest stdin a recording keeps (beside it) to give to every run. */

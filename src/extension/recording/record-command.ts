@@ -14,7 +14,7 @@ import {
 } from '../../protocol/server-protocol.ts';
 import { formatLimit } from '../../common/format.ts';
 import { limitListItems, parseGitSize } from '../../common/git-size.ts';
-import { splitShellWords, UNCLOSED_QUOTE } from '../../common/shell-words.ts';
+import { gitArgumentsTyped, splitShellWords, UNCLOSED_QUOTE } from '../../common/shell-words.ts';
 import { logPreset, type RepositorySize } from '../../presentation/record-presets.ts';
 import type { GitLocation } from '../git-locator.ts';
 import { isCancellation } from '../model-progress.ts';
@@ -251,12 +251,12 @@ async function chooseArguments(
     placeHolder: 'log -p -n 100 -- src/',
     ignoreFocusOut: true,
     validateInput: (value) => {
-      const words = splitShellWords(value.replace(/^\s*git\s+/, ''));
+      const words = splitShellWords(value);
       if (words === undefined) return UNCLOSED_QUOTE;
-      return words.length === 0 ? 'Type the arguments of a git command.' : undefined;
+      return gitArgumentsTyped(words).length === 0 ? 'Type the arguments of a git command.' : undefined;
     },
   });
-  return text === undefined ? undefined : (splitShellWords(text.replace(/^\s*git\s+/, '')) ?? []);
+  return text === undefined ? undefined : gitArgumentsTyped(splitShellWords(text) ?? []);
 }
 
 /** The objects of the repository's packs, and its commits when every pack's summary is there. */
