@@ -171,3 +171,31 @@ test('--geometric in a partial clone: git 2.39 refuses it, and the preview says 
   );
   assert.equal(fs.existsSync(fetched), false);
 });
+
+test('stats in a blob:none clone: names from git, the blobs it lacks counted and listed as rev-list lists them, nothing fetched', () => {
+  const { clone, fetched } = partialClone('stats');
+  const result = packscope(['stats', '--top', '3', '.'], clone, path.join(root, 'stats-cache'));
+  assert.equal(result.status, 0, result.stderr);
+  const missing = runGit(sandbox, clone, ['rev-list', '--objects', '--all', '--missing=print'])
+    .stdout.split('\n')
+    .filter((line) => line.startsWith('?'))
+    .map((line) => line.slice(1))
+    .sort();
+  assert.equal(missing.length, 3, 'three blobs, one per commit');
+  const lines = result.stdout.split('\n');
+  const header = lines.findIndex((line) => line.startsWith('  not every object is named'));
+  assert.equal(
+    lines[header],
+    "  not every object is named (3 objects the history reaches are in no pack and not loose: a partial clone's, or a broken repository):",
+  );
+  assert.deepEqual(
+    lines
+      .slice(header + 1, header + 4)
+      .map(
+        (line) => /^ {4}([0-9a-f]{40}) is in no pack and not loose: git rev-list lists it as missing$/.exec(line)?.[1],
+      )
+      .sort(),
+    missing,
+  );
+  assert.equal(fs.existsSync(fetched), false);
+});

@@ -176,8 +176,17 @@ function describeNames(document: StatsDocument): string {
       rows.push([`  ${oid}`, o.type, name]);
     }
   lines.push(...formatTable(rows));
-  if (document.pathWalk && !document.pathWalk.complete)
-    for (const problem of document.pathWalk.problems) lines.push(`  walk: ${problem}`);
+  const walk = document.pathWalk;
+  if (walk && !walk.complete) {
+    // A partial clone misses thousands: the count first, then the first few problems.
+    const missing =
+      walk.missing === 0
+        ? ''
+        : ` (${formatCount(walk.missing)} ${walk.missing === 1 ? 'object' : 'objects'} the history reaches ${walk.missing === 1 ? 'is' : 'are'} in no pack and not loose: a partial clone's, or a broken repository)`;
+    const some = walk.missing > walk.problems.length ? `, the first ${walk.problems.length}` : '';
+    lines.push(`  not every object is named${missing}${some}:`);
+    for (const problem of walk.problems) lines.push(`    ${problem}`);
+  }
   return lines.join('\n') + '\n';
 }
 
