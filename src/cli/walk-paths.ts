@@ -106,20 +106,22 @@ export async function walkWithProgress(
     const loaded = await progress.trackAsync(
       bound ? `Naming objects by their paths (at most ${bound.maxMs / 1000} s)` : 'Naming objects by their paths',
       (onProgress) =>
-        loadOrNamePaths(inputs, repository.commonDir, store.modelCacheDirectory, {
-          onProgress: (step) => onProgress(step.done, step.total),
-          // A bounded walk that gave up is not saved: the next full walk (`stats`) is the store's.
-          ...(bound ? { limits: { maxMs: bound.maxMs }, saveStopped: false } : {}),
-          ...(naming
-            ? { started: naming.run, signal: naming.signal, beforeWalk: restore }
-            : useGit
-              ? {
-                  git: { git: 'git', gitDir: repository.gitDir, commonDir: repository.commonDir },
-                  signal: controller.signal,
-                  beforeWalk: restore,
-                }
-              : {}),
-        }),
+        whileGitLists(naming?.run, inputs, onProgress, () =>
+          loadOrNamePaths(inputs, repository.commonDir, store.modelCacheDirectory, {
+            onProgress: (step) => onProgress(step.done, step.total),
+            // A bounded walk that gave up is not saved: the next full walk (`stats`) is the store's.
+            ...(bound ? { limits: { maxMs: bound.maxMs }, saveStopped: false } : {}),
+            ...(naming
+              ? { started: naming.run, signal: naming.signal, beforeWalk: restore }
+              : useGit
+                ? {
+                    git: { git: 'git', gitDir: repository.gitDir, commonDir: repository.commonDir },
+                    signal: controller.signal,
+                    beforeWalk: restore,
+                  }
+                : {}),
+          }),
+        ),
     );
     if (loaded.walkedBecause)
       process.stderr.write(`packscope: warning: git did not name the objects, the walk did: ${loaded.walkedBecause}\n`);
@@ -127,5 +129,37 @@ export async function walkWithProgress(
     return loaded.paths;
   } finally {
     restore();
+  }
+}
+
+/** How often the count of objects git has listed is shown. */
+const LISTED_PROGRESS_MS = 200;
+
+/**
+ * Runs `work` (which waits for git's names) while the progress line counts the objects git has
+ * listed so far against the packs' objects: git lists each reachable object once, so the count
+ * ends near the total (below it by the objects no ref reaches; a first `stats` on git/git showed
+ * only the seconds for 9 s). Without a run, `work` alone.
+ */
+async function whileGitLists<T>(
+  run: GitNamesRun | undefined,
+  inputs: StoreWalkInputs,
+  onProgress: (done: number, total: number) => void,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (run === undefined) return work();
+  const objects = inputs.models.reduce((sum, model) => sum + model.count, 0);
+  let shown = 0;
+  // Only a count that moved: once git has stopped (a walk then names the objects, with its own progress), nothing.
+  const timer = setInterval(() => {
+    const listed = run.listed();
+    if (listed === shown) return;
+    shown = listed;
+    onProgress(listed, Math.max(objects, listed));
+  }, LISTED_PROGRESS_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
   }
 }

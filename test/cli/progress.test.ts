@@ -129,3 +129,36 @@ test(
     assert.ok(fs.existsSync(output));
   },
 );
+
+test(
+  "stats naming by git rev-list counts the objects git has listed so far, against the packs' objects",
+  { skip: !hasScript && 'util-linux script is not installed' },
+  (t) => {
+    const { sandbox, repo, root } = packedRepository(t);
+    const objects = sandbox.gitText(repo, ['rev-list', '--objects', '--all']).split('\n').filter(Boolean).length;
+    // A git whose rev-list --objects gives its first 5 lines, then waits a second before the rest:
+    // the progress line has a count to draw while git is still listing. Every other git is git.
+    const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+    const bin = path.join(root, 'slow-bin');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(
+      path.join(bin, 'git'),
+      `#!/bin/sh\ncase "$*" in\n  *"rev-list --objects"*) ${quote(realGit)} "$@" | { head -n 5; sleep 1; cat; } ;;\n  *) exec ${quote(realGit)} "$@" ;;\nesac\n`,
+      { mode: 0o755 },
+    );
+    const run = underPty(root, ['stats', '--top', '1', '--no-cache', repo], {
+      PACKSCOPE_PROGRESS_DELAY: '0',
+      PATH: `${bin}:${process.env.PATH}`,
+    });
+    assert.equal(run.status, 0, run.terminal);
+    const drawn = [
+      ...run.terminal.matchAll(/\rNaming objects by their paths: \d+% \(([\d,]+) of ([\d,]+)\), \d+\.\d s/g),
+    ];
+    assert.ok(drawn.length > 0, run.terminal);
+    for (const [, listed, total] of drawn) {
+      assert.equal(Number(total!.replace(/,/g, '')), objects, 'against the packs’ objects');
+      assert.ok(Number(listed!.replace(/,/g, '')) >= 5, 'the lines git had given');
+    }
+    assert.match(run.stdout, /git rev-list named them/);
+  },
+);

@@ -64,7 +64,10 @@ async function main(): Promise<void> {
     signal: controller.signal,
     processGroup: true,
     bufferedOutput: true,
-    onStdout: (chunk) => parser.feed(chunk),
+    onStdout: (chunk) => {
+      parser.feed(chunk);
+      Atomics.store(task.listed, 0, Math.min(parser.linesParsed, 0x7fffffff));
+    },
   });
   if (run.status !== 0) throw new GitNamesUnusable(gitFailure(run).message);
   await packs;

@@ -74,6 +74,8 @@ export async function nameObjectsByGit(inputs: StoreWalkInputs, options: GitName
 export interface GitNamesRun {
   finish(inputs: StoreWalkInputs): Promise<ObjectPaths>;
   cancel(): void;
+  /** Objects git has listed so far (lines of its output parsed): a progress count. */
+  listed(): number;
 }
 
 export function startNamingByGit(options: GitNamesStart): GitNamesRun {
@@ -90,11 +92,12 @@ export function startNamingByGit(options: GitNamesStart): GitNamesRun {
   return {
     finish: async (inputs) => summarise(await run.finish(packNamesOf(inputs)), inputs, performance.now() - started),
     cancel: () => run.cancel(),
+    listed: () => run.listed(),
   };
 }
 
 function refused(error: Error): GitNamesRun {
-  return { finish: () => Promise.reject(error), cancel: () => undefined };
+  return { finish: () => Promise.reject(error), cancel: () => undefined, listed: () => 0 };
 }
 
 function packNamesOf(inputs: StoreWalkInputs): PackNames {
@@ -160,6 +163,10 @@ class ThreadRun {
   cancel(): void {
     this.controller.abort();
   }
+
+  listed(): number {
+    return this.parser.linesParsed;
+  }
 }
 
 /** What the main thread tells the names worker. */
@@ -179,12 +186,15 @@ export interface GitNamesWorkerTask {
   gitDir: string;
   hashSize: number;
   limits: RevListLimits;
+  /** One word the worker keeps at the count of lines it has parsed (SharedArrayBuffer): read, not messaged. */
+  listed: Int32Array;
 }
 
 /** git run and parsed on a worker thread (git-names-worker.ts). */
 class WorkerRun {
   private readonly worker: Worker;
   private readonly reply: Promise<GitNamesWorkerReply>;
+  private readonly listedCount = new Int32Array(new SharedArrayBuffer(4));
   private cancelled = false;
 
   constructor(
@@ -196,6 +206,7 @@ class WorkerRun {
       gitDir: options.gitDir,
       hashSize: options.hashSize,
       limits: LIMITS,
+      listed: this.listedCount,
     };
     this.worker = new Worker(script, { workerData: task });
     this.reply = new Promise((resolve, reject) => {
@@ -235,6 +246,10 @@ class WorkerRun {
       case 'failed':
         throw decodeWorkerError(reply.error, 'git names worker');
     }
+  }
+
+  listed(): number {
+    return Atomics.load(this.listedCount, 0);
   }
 
   cancel(): void {

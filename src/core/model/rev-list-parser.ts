@@ -127,6 +127,7 @@ export class RevListParser {
   private readonly last = Buffer.alloc(MAX_LINE_BYTES);
   private readonly lastEnds: number[] = [];
   private readonly lastNodes: number[] = [];
+  private lines = 0;
   private commits = 0;
   private trees = 0;
   private named = 0;
@@ -201,6 +202,11 @@ export class RevListParser {
     if (this.resolver !== undefined) this.resolveWaiting();
   }
 
+  /** Lines of git's output parsed so far: the objects git has listed (a progress count). */
+  get linesParsed(): number {
+    return this.lines;
+  }
+
   /** The names, once git's output has ended and the packs' names were given. */
   finish(): ParsedNames {
     if (this.carry.length > 0) this.unusable(this.offset, 'the last line has no newline');
@@ -218,6 +224,7 @@ export class RevListParser {
 
   /** `<hex id>` (a commit) or `<hex id> <path>` (anything else), bytes[from, end). */
   private line(bytes: Buffer, from: number, end: number): void {
+    this.lines++;
     // Checked here too, not only on a carried part: a long line that arrives whole in one chunk is
     // refused for its length as one split across chunks is, whatever the pipe's chunk sizes were.
     if (end - from > MAX_LINE_BYTES) this.unusable(this.offset, 'a line longer than any path git names');
