@@ -137,7 +137,11 @@ function namesFacts(details: ObjectDetails): [string, string][] {
   if (details.path === '') facts.push(['path', '(a root tree)']);
   else if (details.path) facts.push([details.type === 'tag' ? 'tag name' : 'path', details.path]);
   else if (details.path === null) facts.push(['path', 'none: no ref reaches it']);
-  else if (details.namesPending) facts.push([details.type === 'tag' ? 'tag name' : 'path', 'resolving names…']);
+  else if (details.namesPending)
+    facts.push([
+      details.type === 'tag' ? 'tag name' : 'path',
+      `resolving names…${details.namesProgress === undefined ? '' : ` (${details.namesProgress})`}`,
+    ]);
   const introduced = details.introducedBy;
   if (introduced?.commit)
     facts.push([

@@ -156,6 +156,8 @@ export interface ObjectItem {
   subject?: string;
   /** The repository's walk has not finished: the path is not known yet (shown as "resolving names…"). */
   namesPending?: true;
+  /** With namesPending: how far the naming is, in words ("git rev-list has listed 412,000 of 849,014 objects"). */
+  namesProgress?: string;
   /**
    * For a blob or tree with a path, in packscope/object and packscope/objectContent: the commit that
    * first introduced it there (src/core/git/introducing-commit.ts), `resolving` while git looks.

@@ -46,7 +46,11 @@ function namesMarkdown(type: string, names: ObjectNames, repository: string): st
   if (names.path === '') lines.push('a root tree (`git rev-list --objects` names it by the empty path)', '');
   else if (names.path) lines.push(`${type === 'tag' ? 'tag name' : 'path'} ${markdownCodeSpan(names.path)}`, '');
   else if (names.path === null) lines.push('no ref reaches it (`git rev-list --objects --all` does not list it)', '');
-  else if (names.namesPending) lines.push(`${type === 'tag' ? 'tag name' : 'path'} *resolving names…*`, '');
+  else if (names.namesPending)
+    lines.push(
+      `${type === 'tag' ? 'tag name' : 'path'} *resolving names…${names.namesProgress === undefined ? '' : ` (${markdownText(names.namesProgress)})`}*`,
+      '',
+    );
   const introduced = names.introducedBy;
   if (introduced?.commit)
     lines.push(

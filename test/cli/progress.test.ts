@@ -155,9 +155,10 @@ test(
       ...run.terminal.matchAll(/\rNaming objects by their paths: \d+% \(([\d,]+) of ([\d,]+)\), \d+\.\d s/g),
     ];
     assert.ok(drawn.length > 0, run.terminal);
-    for (const [, listed, total] of drawn) {
-      assert.equal(Number(total!.replace(/,/g, '')), objects, 'against the packs’ objects');
-      assert.ok(Number(listed!.replace(/,/g, '')) >= 5, 'the lines git had given');
+    for (const [, listedText, totalText] of drawn) {
+      const listed = Number(listedText!.replace(/,/g, ''));
+      assert.ok(listed >= 5, 'the lines git had given');
+      assert.equal(Number(totalText!.replace(/,/g, '')), Math.max(objects, listed), 'against the packs’ objects');
     }
     assert.match(run.stdout, /git rev-list named them/);
   },

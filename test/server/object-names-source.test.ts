@@ -4,6 +4,7 @@
  * Either way a hover names the blob as rev-list does. Real servers over stdio, a real repository.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -77,4 +78,55 @@ describe('who names the objects', () => {
         await server.stop();
       }
     });
+});
+
+test('while git lists the objects, a hover says how far it is, then names the blob', async () => {
+  // A git whose rev-list --objects gives its first 5 lines, then waits 3 s before the rest; every other git is git.
+  const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+  const bin = path.join(root, 'slow-bin');
+  fs.mkdirSync(bin, { recursive: true });
+  const slowGit = path.join(bin, 'git');
+  fs.writeFileSync(
+    slowGit,
+    `#!/bin/sh\ncase "$*" in\n  *"rev-list --objects"*) '${realGit}' "$@" | { head -n 5; sleep 3; cat; } ;;\n  *) exec '${realGit}' "$@" ;;\nesac\n`,
+    { mode: 0o755 },
+  );
+  const server = await LspServer.start({
+    workspaceFolders: [workspace],
+    settings: { modelCacheDirectory: path.join(root, 'models-slow'), workspaceTrusted: true, git: slowGit },
+    env: gitEnv(sandbox.home),
+  });
+  try {
+    const blob = sandbox.gitText(repo, ['rev-parse', 'main:renamed/same.txt']).trim();
+    const objects = Number(/^in-pack: (\d+)$/m.exec(sandbox.gitText(repo, ['count-objects', '-v']))![1]);
+    const uri = pathToFileURL(path.join(root, `notes-slow-${blob}.txt`)).href;
+    await server.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId: 'plaintext', version: 1, text: `see ${blob}\n` },
+    });
+    const seen: string[] = [];
+    for (const started = Date.now(); Date.now() - started < 30_000;) {
+      const hover = (await server.connection.sendRequest(HoverRequest.type, {
+        textDocument: { uri },
+        position: { line: 0, character: 8 },
+      })) as Hover | null;
+      const markdown = hover ? (hover.contents as MarkupContent).value : '';
+      seen.push(markdown);
+      if (markdown.includes('path `')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const progress = seen
+      .map((markdown) => /resolving names… \(git rev-list has listed ([\d,]+) of ([\d,]+) objects\)/.exec(markdown))
+      .filter((match) => match !== null);
+    assert.ok(progress.length > 0, `no count while git listed:\n${seen.at(-1)}\n${server.log.join('\n')}`);
+    for (const [, listedText, totalText] of progress) {
+      const listed = Number(listedText!.replace(/,/g, ''));
+      assert.ok(listed >= 5, 'the lines git had given');
+      // Against the packs' objects; git also lists the loose ones, so its count may pass them.
+      assert.equal(Number(totalText!.replace(/,/g, '')), Math.max(objects, listed));
+    }
+    const expected = Buffer.from(revListNames(sandbox, repo).get(blob)!, 'latin1').toString('utf8');
+    assert.ok(seen.at(-1)!.includes(`path \`${expected}\``), seen.at(-1));
+  } finally {
+    await server.stop();
+  }
 });

@@ -16,6 +16,8 @@ export interface ObjectNames {
   subject?: string;
   /** The server only: the repository's walk has not finished, so the path is not known yet ("resolving names…"). */
   namesPending?: true;
+  /** The server only, with namesPending: how far the naming is ("git rev-list has listed 412,000 of 849,014 objects"). */
+  namesProgress?: string;
   /** A blob's or tree's introducing commit, where it was asked for (an object or its document, a hover). */
   introducedBy?: IntroducedBy;
 }

@@ -16,7 +16,7 @@ import {
 } from './object-paths.ts';
 import { PathTable } from './path-table.ts';
 import { checkpointFileFor, loadCheckpoint, removeCheckpoint, saveCheckpoint } from './walk-checkpoint-store.ts';
-import { GitNamesUnusable, nameObjectsByGit, type GitNamesOptions, type GitNamesRun } from './git-object-names.ts';
+import { GitNamesUnusable, startNamingByGit, type GitNamesOptions, type GitNamesRun } from './git-object-names.ts';
 
 /**
  * The object paths of a repository persist beside its pack models, in the model cache, under the
@@ -72,9 +72,11 @@ export async function loadOrNamePaths(
     started?: GitNamesRun | undefined;
     /** Called when git is done with and the walk is to name them (the CLI gives Ctrl+C back to the default). */
     beforeWalk?: () => void;
+    /** Called with the run when git starts naming them here (`git`): its count of objects listed so far. */
+    onGitStarted?: (run: GitNamesRun) => void;
   } = {},
 ): Promise<LoadedPaths> {
-  const { git, started, beforeWalk, ...walkOptions } = options;
+  const { git, started, beforeWalk, onGitStarted, ...walkOptions } = options;
   if (git === undefined && started === undefined) return loadOrWalkPaths(inputs, commonDir, directory, walkOptions);
   const stored = loadStoredPaths(inputs, commonDir, directory);
   if (stored) {
@@ -94,7 +96,13 @@ export async function loadOrNamePaths(
       const maxMs = options.limits?.maxMs;
       timeout = maxMs === undefined ? undefined : AbortSignal.timeout(maxMs);
       const signals = [options.signal, timeout].filter((signal): signal is AbortSignal => signal !== undefined);
-      paths = await nameObjectsByGit(inputs, { ...git!, signal: AbortSignal.any(signals) });
+      const run = startNamingByGit({
+        ...git!,
+        hashSize: inputs.models[0]?.hash.size ?? 20,
+        signal: AbortSignal.any(signals),
+      });
+      onGitStarted?.(run);
+      paths = await run.finish(inputs);
     }
   } catch (error) {
     if (options.signal?.aborted) throw error;

@@ -120,7 +120,10 @@ function namesLines(details: ObjectDetails): string[] {
   if (details.path === '') lines.push('a root tree');
   else if (details.path) lines.push(`${label} ${markdownCodeSpan(details.path)}`);
   else if (details.path === null) lines.push('no ref reaches it');
-  else if (details.namesPending) lines.push(`${label} *resolving names…*`);
+  else if (details.namesPending)
+    lines.push(
+      `${label} *resolving names…${details.namesProgress === undefined ? '' : ` (${details.namesProgress})`}*`,
+    );
   const introduced = details.introducedBy;
   if (introduced?.commit)
     lines.push(

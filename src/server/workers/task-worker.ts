@@ -17,7 +17,7 @@ import { indexPackWithoutIdx } from '../../core/format/pack-stream-index.ts';
 import { formatCount } from '../../common/format.ts';
 import { buildPackModel } from '../../core/model/build-pack-model.ts';
 import { ModelStore } from '../../core/model/model-store.ts';
-import { loadOrNamePaths } from '../../core/model/object-paths-store.ts';
+import { loadOrNamePaths, type LoadedPaths } from '../../core/model/object-paths-store.ts';
 import { storeWalkInputs } from '../../core/model/object-paths.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
 import type { Repository } from '../../core/model/repository.ts';
@@ -192,24 +192,47 @@ async function objectPaths(task: ObjectPathsTask): Promise<void> {
   const inputs = storeWalkInputs(store);
   const { repository } = store;
   let lastReport = 0;
-  const loaded = await loadOrNamePaths(inputs, repository.commonDir, task.store.cacheDir, {
-    signal: controller.signal,
-    // Git names them when the server may run it and every pack is read (else git would name
-    // through objects the walk cannot see).
-    ...(task.git !== undefined && inputs.packs.length === store.packs.length
-      ? { git: { git: task.git, gitDir: repository.gitDir, commonDir: repository.commonDir } }
-      : {}),
-    onProgress: ({ phase, done, total }) => {
-      const now = performance.now();
-      if (now - lastReport < PROGRESS_INTERVAL_MS) return;
-      lastReport = now;
-      post({
-        kind: 'progress',
-        percentage: total === 0 ? 100 : Math.min(100, Math.floor((100 * done) / total)),
-        message: `walking ${phase} for paths: ${done} of ${total}`,
-      });
-    },
-  });
+  const objects = inputs.models.reduce((sum, model) => sum + model.count, 0);
+  let listing: ReturnType<typeof setInterval> | undefined;
+  let loaded: LoadedPaths;
+  try {
+    loaded = await loadOrNamePaths(inputs, repository.commonDir, task.store.cacheDir, {
+      signal: controller.signal,
+      // git lists each object the refs reach once: its count against the packs' objects.
+      onGitStarted: (run) => {
+        let shown = 0;
+        listing = setInterval(() => {
+          const listed = run.listed();
+          if (listed === shown) return;
+          shown = listed;
+          const total = Math.max(objects, listed);
+          post({
+            kind: 'progress',
+            percentage: Math.min(100, Math.floor((100 * listed) / total)),
+            message: `git rev-list has listed ${formatCount(listed)} of ${formatCount(total)} objects`,
+          });
+        }, PROGRESS_INTERVAL_MS);
+      },
+      // Git names them when the server may run it and every pack is read (else git would name
+      // through objects the walk cannot see).
+      ...(task.git !== undefined && inputs.packs.length === store.packs.length
+        ? { git: { git: task.git, gitDir: repository.gitDir, commonDir: repository.commonDir } }
+        : {}),
+      onProgress: ({ phase, done, total }) => {
+        const now = performance.now();
+        if (now - lastReport < PROGRESS_INTERVAL_MS) return;
+        lastReport = now;
+        post({
+          kind: 'progress',
+          percentage: total === 0 ? 100 : Math.min(100, Math.floor((100 * done) / total)),
+          message: `walking ${phase} for paths: ${formatCount(done)} of ${formatCount(total)}`,
+        });
+      },
+    });
+  } finally {
+    // Never left ticking: an interval would keep the worker's thread alive.
+    clearInterval(listing);
+  }
   if (loaded.rewalkedBecause)
     post({
       kind: 'log',
