@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { cliPath, gitEnv, GitSandbox, tempDir } from '../support/git.ts';
+import { cliPath, gitEnv, GitSandbox, pausingGit, tempDir } from '../support/git.ts';
 
 const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
 
@@ -138,14 +138,8 @@ test(
     const objects = sandbox.gitText(repo, ['rev-list', '--objects', '--all']).split('\n').filter(Boolean).length;
     // A git whose rev-list --objects gives its first 5 lines, then waits a second before the rest:
     // the progress line has a count to draw while git is still listing. Every other git is git.
-    const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
     const bin = path.join(root, 'slow-bin');
-    fs.mkdirSync(bin);
-    fs.writeFileSync(
-      path.join(bin, 'git'),
-      `#!/bin/sh\ncase "$*" in\n  *"rev-list --objects"*) ${quote(realGit)} "$@" | { head -n 5; sleep 1; cat; } ;;\n  *) exec ${quote(realGit)} "$@" ;;\nesac\n`,
-      { mode: 0o755 },
-    );
+    pausingGit(bin, 'rev-list --objects', 5, 1);
     const run = underPty(root, ['stats', '--top', '1', '--no-cache', repo], {
       PACKSCOPE_PROGRESS_DELAY: '0',
       PATH: `${bin}:${process.env.PATH}`,
@@ -161,5 +155,27 @@ test(
       assert.equal(Number(totalText!.replace(/,/g, '')), Math.max(objects, listed), 'against the packs’ objects');
     }
     assert.match(run.stdout, /git rev-list named them/);
+  },
+);
+
+test(
+  'sizes counts the commits read against the commits the history has',
+  { skip: !hasScript && 'util-linux script is not installed' },
+  (t) => {
+    const { sandbox, repo, root } = packedRepository(t);
+    const commits = Number(sandbox.gitText(repo, ['rev-list', '--all', '--count']).trim());
+    // A git whose diff-tree gives its first lines, then waits a second: the line has ticks to draw.
+    const slowGit = pausingGit(path.join(root, 'slow-bin'), 'diff-tree --stdin', 12, 1);
+    const run = underPty(root, ['sizes', '--git', slowGit, '--no-cache', repo], { PACKSCOPE_PROGRESS_DELAY: '0' });
+    assert.equal(run.status, 0, run.terminal);
+    const drawn = [
+      ...run.terminal.matchAll(/\rReading the history: (\d+)% \(([\d,]+) of ([\d,]+) commits\), \d+\.\d s/g),
+    ];
+    assert.ok(drawn.length > 0, run.terminal);
+    for (const [, percent, read, total] of drawn) {
+      assert.equal(Number(total), commits, 'the commits rev-list lists');
+      assert.ok(Number(read) >= 1 && Number(read) <= commits);
+      assert.equal(Number(percent), Math.floor((100 * Number(read)) / commits));
+    }
   },
 );

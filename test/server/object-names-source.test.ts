@@ -4,7 +4,6 @@
  * Either way a hover names the blob as rev-list does. Real servers over stdio, a real repository.
  */
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,7 +14,7 @@ import {
   type Hover,
   type MarkupContent,
 } from 'vscode-languageserver-protocol/node';
-import { gitEnv, GitSandbox, tempDir } from '../support/git.ts';
+import { gitEnv, GitSandbox, pausingGit, tempDir } from '../support/git.ts';
 import { LspServer } from '../support/lsp-server.ts';
 import { pathsRepository, revListNames } from '../support/paths-repository.ts';
 
@@ -82,15 +81,7 @@ describe('who names the objects', () => {
 
 test('while git lists the objects, a hover says how far it is, then names the blob', async () => {
   // A git whose rev-list --objects gives its first 5 lines, then waits 3 s before the rest; every other git is git.
-  const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
-  const bin = path.join(root, 'slow-bin');
-  fs.mkdirSync(bin, { recursive: true });
-  const slowGit = path.join(bin, 'git');
-  fs.writeFileSync(
-    slowGit,
-    `#!/bin/sh\ncase "$*" in\n  *"rev-list --objects"*) '${realGit}' "$@" | { head -n 5; sleep 3; cat; } ;;\n  *) exec '${realGit}' "$@" ;;\nesac\n`,
-    { mode: 0o755 },
-  );
+  const slowGit = pausingGit(path.join(root, 'slow-bin'), 'rev-list --objects', 5, 3);
   const server = await LspServer.start({
     workspaceFolders: [workspace],
     settings: { modelCacheDirectory: path.join(root, 'models-slow'), workspaceTrusted: true, git: slowGit },

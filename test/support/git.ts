@@ -133,3 +133,33 @@ export function directorySnapshot(dir: string): string[] {
   walk(dir);
   return out.sort();
 }
+
+/**
+ * A stand-in for git in `dir` (returned: its path, to give as the git to run): the git command whose
+ * arguments contain `pausesOn` writes its first `lines` lines, pauses `seconds`, then writes the rest,
+ * with git's exit status; every other command is git itself. Progress lines then have a count to show
+ * while git is still writing. git's output goes through a file, so no line is lost or split.
+ */
+export function pausingGit(dir: string, pausesOn: string, lines: number, seconds: number): string {
+  const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+  const quoted = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+  const git = path.join(dir, 'git');
+  const output = path.join(dir, 'output');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    git,
+    [
+      '#!/bin/sh',
+      'case "$*" in',
+      `  *${quoted(pausesOn)}*)`,
+      `    ${quoted(realGit)} "$@" > ${quoted(output)}.$$; status=$?`,
+      `    sed -n '1,${lines}p' ${quoted(output)}.$$; sleep ${seconds}; sed '1,${lines}d' ${quoted(output)}.$$`,
+      `    rm -f ${quoted(output)}.$$; exit $status ;;`,
+      `  *) exec ${quoted(realGit)} "$@" ;;`,
+      'esac',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  return git;
+}

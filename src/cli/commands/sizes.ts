@@ -75,10 +75,22 @@ async function runSizes(argv: string[], progress: Progress): Promise<number> {
   const reportPath = reportDir === undefined ? undefined : path.resolve(reportDir);
   if (reportPath !== undefined) checkReportDirectory(reportPath, values.force === true);
   let commits = 0;
+  let total = 0;
   const sizes = await progress.activity(
     'Reading the history',
-    () => `${formatCount(commits)} commits`,
-    () => historySizes(store, { git: values.git ?? 'git', count, onCommit: (n) => (commits = n) }),
+    () =>
+      total === 0
+        ? `${formatCount(commits)} commits`
+        : `${Math.min(100, Math.floor((100 * commits) / total))}% (${formatCount(commits)} of ${formatCount(total)} commits)`,
+    () =>
+      historySizes(store, {
+        git: values.git ?? 'git',
+        count,
+        onCommit: (n, of) => {
+          commits = n;
+          total = of;
+        },
+      }),
   );
   if (sizes.missingBlobs.length > 0)
     process.stderr.write(

@@ -153,6 +153,8 @@ export async function readPathHistory(
   gitDir: string,
   onCommit: (commit: HistoryCommit) => void,
   signal?: AbortSignal,
+  /** Told how many commits rev-list listed, before diff-tree reads the first (a progress line's total). */
+  onListed?: (commits: number) => void,
 ): Promise<void> {
   const gitDirArg = `--git-dir=${gitDir}`;
   const commits = await runGitCapture(git, [gitDirArg, 'rev-list', '--topo-order', '--reverse', '--all'], {
@@ -161,6 +163,9 @@ export async function readPathHistory(
     bufferedOutput: true,
   });
   if (commits.length === 0) return;
+  let listed = 0;
+  for (let at = commits.indexOf(0x0a); at >= 0; at = commits.indexOf(0x0a, at + 1)) listed++;
+  onListed?.(listed);
   // A parse error stops git rather than reading the rest of a history whose answer is lost anyway.
   const stop = new AbortController();
   let failure: unknown;

@@ -83,8 +83,8 @@ export interface HistorySizesOptions {
   git?: string | undefined;
   count?: SizesCount | undefined;
   signal?: AbortSignal | undefined;
-  /** Told after every commit read (the CLI's progress line). */
-  onCommit?: ((commits: number) => void) | undefined;
+  /** Told after every commit read, with the commits the history has (a progress line's count and total). */
+  onCommit?: ((commits: number, total: number) => void) | undefined;
 }
 
 /** Commits with their parents and generation (1 + the deepest parent's), for ancestry questions. */
@@ -251,14 +251,16 @@ class Totals {
 export async function historySizes(store: ObjectStore, options: HistorySizesOptions = {}): Promise<HistorySizes> {
   const rules = new HistoryRules();
   let commits = 0;
+  let total = 0;
   await readPathHistory(
     options.git ?? 'git',
     store.repository.gitDir,
     (commit) => {
       rules.read(commit);
-      options.onCommit?.(++commits);
+      options.onCommit?.(++commits, total);
     },
     options.signal,
+    (listed) => (total = listed),
   );
   return tally(rules, new ObjectSizeReader(store), options.count ?? 'per-path');
 }

@@ -94,8 +94,10 @@ async function walkSizes(
       { kind: 'sizes', store: workerStoreOf(store, context.loader.directory), git, count, top: MAX_TOP },
       token,
       (message) => {
-        if (message.kind === 'progress') progress.report(message.message);
-        else if (message.kind === 'sizes') answer = { document: message.document, blobs: message.blobs };
+        if (message.kind === 'progress') {
+          if (message.percentage === undefined) progress.report(message.message);
+          else progress.report(message.percentage, message.message);
+        } else if (message.kind === 'sizes') answer = { document: message.document, blobs: message.blobs };
       },
       { cancel: 'message', log: (message) => context.log(message) },
     );

@@ -154,11 +154,15 @@ async function sizes(task: SizesTask): Promise<void> {
     git: task.git,
     count: task.count,
     signal: controller.signal,
-    onCommit: (commits) => {
+    onCommit: (commits, total) => {
       const now = performance.now();
       if (now - lastReport < PROGRESS_INTERVAL_MS) return;
       lastReport = now;
-      post({ kind: 'progress', message: `reading the history: ${formatCount(commits)} commits` });
+      post({
+        kind: 'progress',
+        percentage: Math.min(100, Math.floor((100 * commits) / Math.max(1, total))),
+        message: `reading the history: ${formatCount(commits)} of ${formatCount(total)} commits`,
+      });
     },
   });
   const document = sizesDocument(store, history, task.top);
