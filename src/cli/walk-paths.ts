@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startNamingByGit, type GitNamesRun } from '../core/model/git-object-names.ts';
+import { startNamingByGit, watchListing, type GitNamesRun } from '../core/model/git-object-names.ts';
 import { loadOrNamePaths, pathsFileFor } from '../core/model/object-paths-store.ts';
 import type { ObjectPaths, StoreWalkInputs } from '../core/model/object-paths.ts';
 import type { ObjectStore } from '../core/model/object-store.ts';
@@ -135,31 +135,17 @@ export async function walkWithProgress(
 /** How often the count of objects git has listed is shown. */
 const LISTED_PROGRESS_MS = 200;
 
-/**
- * Runs `work` (which waits for git's names) while the progress line counts the objects git has
- * listed so far against the packs' objects: git lists each reachable object once, so the count
- * ends near the total (below it by the objects no ref reaches; a first `stats` on git/git showed
- * only the seconds for 9 s). Without a run, `work` alone.
- */
+/** Runs `work` (which waits for git's names) while the progress line counts the objects `run`'s git has listed (watchListing); without a run, `work` alone. */
 async function whileGitLists<T>(
   run: GitNamesRun | undefined,
   inputs: StoreWalkInputs,
   onProgress: (done: number, total: number) => void,
   work: () => Promise<T>,
 ): Promise<T> {
-  if (run === undefined) return work();
-  const objects = inputs.models.reduce((sum, model) => sum + model.count, 0);
-  let shown = 0;
-  // Only a count that moved: once git has stopped (a walk then names the objects, with its own progress), nothing.
-  const timer = setInterval(() => {
-    const listed = run.listed();
-    if (listed === shown) return;
-    shown = listed;
-    onProgress(listed, Math.max(objects, listed));
-  }, LISTED_PROGRESS_MS);
+  const stop = run && watchListing(run, inputs, LISTED_PROGRESS_MS, onProgress);
   try {
     return await work();
   } finally {
-    clearInterval(timer);
+    stop?.();
   }
 }

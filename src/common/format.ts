@@ -106,3 +106,8 @@ export function formatPercentChange(before: number | null, after: number | null,
 export function formatCountOf(n: number, singular: string, plural = `${singular}s`): string {
   return `${formatCount(n)} ${n === 1 ? singular : plural}`;
 }
+
+/** `done` of `total` as a whole percentage for a progress line, at most 100 (100 when there is nothing to do). */
+export function percent(done: number, total: number): number {
+  return total === 0 ? 100 : Math.min(100, Math.floor((100 * done) / total));
+}

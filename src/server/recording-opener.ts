@@ -12,11 +12,11 @@ import { discoverRepository, type Repository } from '../core/model/repository.ts
 import { recordingInfo } from '../core/report/recording.ts';
 import { firstRepositoryOf, recordingRepositoryPlaces } from '../core/trace/load-recording.ts';
 import { recordingFromTransfer, type TransferredRecording } from '../core/trace/recording-transfer.ts';
-import { formatCount } from '../common/format.ts';
+import { formatCount, percent } from '../common/format.ts';
 import type { RecordingParams } from '../protocol/server-protocol.ts';
 import { cancelledPromise, throwIfCancelled } from './cancellation.ts';
 import { invalid, optionalInteger, optionalString, paramsObject, requireString } from './request-params.ts';
-import { nested, percent } from './request-progress.ts';
+import { nested } from './request-progress.ts';
 import type { ServerContext } from './server-context.ts';
 import type { OpenedRecording } from './recording-cache.ts';
 import type { HoldPlaces } from './thread-budget.ts';

@@ -20,10 +20,6 @@ export function nested(progress: WorkDoneProgressReporter): WorkDoneProgressRepo
   };
 }
 
-export function percent(done: number, total: number): number {
-  return total === 0 ? 100 : Math.min(100, Math.floor((100 * done) / total));
-}
-
 /** Runs `work` with the request's one $/progress (begun here, ended here) and its cancellation. */
 export async function withProgress<T>(
   context: ServerContext,

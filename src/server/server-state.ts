@@ -25,7 +25,7 @@ import { enclosingRepositoryRoot } from '../core/model/outside-repository.ts';
 import { removeStalePreviewDirectories } from '../core/repack/preview-directory.ts';
 import { createOwnedTempDirectory, removeStaleOwnedDirectories } from '../core/model/owned-temp-directory.ts';
 import type { PackLocation } from '../core/model/object-store.ts';
-import { formatCount } from '../common/format.ts';
+import { formatCount, percent } from '../common/format.ts';
 import {
   DEFAULT_SERVER_SETTINGS,
   LoadProgressNotification,
@@ -347,10 +347,7 @@ export class ServerState implements ServerContext {
         onStage: (message) => progress?.report(message),
         onProgress: (done, total) => {
           onObjects?.(done, total);
-          progress?.report(
-            total === 0 ? 100 : Math.floor((100 * done) / total),
-            `Reading objects: ${formatCount(done)} of ${formatCount(total)}`,
-          );
+          progress?.report(percent(done, total), `Reading objects: ${formatCount(done)} of ${formatCount(total)}`);
         },
       });
       state.cancelledLoads.delete(pack.files.pack);

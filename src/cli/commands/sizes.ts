@@ -74,23 +74,10 @@ async function runSizes(argv: string[], progress: Progress): Promise<number> {
     throw fail('usage', positionals[0], undefined, 'sizes reads a history: give a repository, not a pack file');
   const reportPath = reportDir === undefined ? undefined : path.resolve(reportDir);
   if (reportPath !== undefined) checkReportDirectory(reportPath, values.force === true);
-  let commits = 0;
-  let total = 0;
-  const sizes = await progress.activity(
+  const sizes = await progress.trackAsync(
     'Reading the history',
-    () =>
-      total === 0
-        ? `${formatCount(commits)} commits`
-        : `${Math.min(100, Math.floor((100 * commits) / total))}% (${formatCount(commits)} of ${formatCount(total)} commits)`,
-    () =>
-      historySizes(store, {
-        git: values.git ?? 'git',
-        count,
-        onCommit: (n, of) => {
-          commits = n;
-          total = of;
-        },
-      }),
+    (onProgress) => historySizes(store, { git: values.git ?? 'git', count, onCommit: onProgress }),
+    'commits',
   );
   if (sizes.missingBlobs.length > 0)
     process.stderr.write(

@@ -62,8 +62,35 @@ const LIMITS: RevListLimits = {
 
 /** Names the objects of `inputs` by git rev-list (see above); throws GitNamesUnusable when its names would not be the walk's. */
 export async function nameObjectsByGit(inputs: StoreWalkInputs, options: GitNamesOptions): Promise<ObjectPaths> {
-  const hashSize = inputs.models[0]?.hash.size ?? 20;
-  return startNamingByGit({ ...options, hashSize }).finish(inputs);
+  return startNamingByGitFor(inputs, options).finish(inputs);
+}
+
+/** startNamingByGit for the packs of `inputs`, whose hash size it takes. */
+export function startNamingByGitFor(inputs: StoreWalkInputs, options: GitNamesOptions): GitNamesRun {
+  return startNamingByGit({ ...options, hashSize: inputs.models[0]?.hash.size ?? 20 });
+}
+
+/**
+ * Tells `onCount` every `everyMs`, when it moved, how many objects `run`'s git has listed, against
+ * the packs' objects: git lists each object the refs reach once, so the count ends near the total
+ * (below it by what no ref reaches; past it by loose objects, the total then the count). Once git
+ * has stopped nothing more is told (a walk naming them instead tells its own). Returns the stop.
+ */
+export function watchListing(
+  run: GitNamesRun,
+  inputs: StoreWalkInputs,
+  everyMs: number,
+  onCount: (listed: number, total: number) => void,
+): () => void {
+  const objects = inputs.models.reduce((sum, model) => sum + model.count, 0);
+  let shown = 0;
+  const timer = setInterval(() => {
+    const listed = run.listed();
+    if (listed === shown) return;
+    shown = listed;
+    onCount(listed, Math.max(objects, listed));
+  }, everyMs);
+  return () => clearInterval(timer);
 }
 
 /**

@@ -16,7 +16,7 @@ import {
 } from './object-paths.ts';
 import { PathTable } from './path-table.ts';
 import { checkpointFileFor, loadCheckpoint, removeCheckpoint, saveCheckpoint } from './walk-checkpoint-store.ts';
-import { GitNamesUnusable, startNamingByGit, type GitNamesOptions, type GitNamesRun } from './git-object-names.ts';
+import { GitNamesUnusable, startNamingByGitFor, type GitNamesOptions, type GitNamesRun } from './git-object-names.ts';
 
 /**
  * The object paths of a repository persist beside its pack models, in the model cache, under the
@@ -96,11 +96,7 @@ export async function loadOrNamePaths(
       const maxMs = options.limits?.maxMs;
       timeout = maxMs === undefined ? undefined : AbortSignal.timeout(maxMs);
       const signals = [options.signal, timeout].filter((signal): signal is AbortSignal => signal !== undefined);
-      const run = startNamingByGit({
-        ...git!,
-        hashSize: inputs.models[0]?.hash.size ?? 20,
-        signal: AbortSignal.any(signals),
-      });
+      const run = startNamingByGitFor(inputs, { ...git!, signal: AbortSignal.any(signals) });
       onGitStarted?.(run);
       paths = await run.finish(inputs);
     }

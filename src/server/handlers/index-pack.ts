@@ -10,11 +10,11 @@ import { assertOutsideRepository } from '../../core/model/model-store.ts';
 import type { PackFiles } from '../../core/model/pack-model.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { INDEX_PACK_VARIANTS } from '../../core/report/index-pack-sim.ts';
-import { formatCount } from '../../common/format.ts';
+import { formatCount, percent } from '../../common/format.ts';
 import { IndexPackSimRequest, type IndexPackSimResult } from '../../protocol/server-protocol.ts';
 import { cancelledPromise, throwIfCancelled } from '../cancellation.ts';
 import { checkLimits, invalid, paramsObject, requireString } from '../request-params.ts';
-import { nested, percent, withProgress } from '../request-progress.ts';
+import { nested, withProgress } from '../request-progress.ts';
 import type { ServerContext } from '../server-context.ts';
 import { runTaskWorker } from '../workers/task-worker-client.ts';
 

@@ -26,7 +26,7 @@ import { gitVersionOf } from '../../core/git/git-probe.ts';
 import { runWithUsage, type UsageRun } from '../../core/git/child-usage.ts';
 import { probeGit } from '../../core/git/run-git.ts';
 import { measuredCommandRefusal } from '../../common/measured-command.ts';
-import { formatLimit } from '../../common/format.ts';
+import { formatLimit, percent } from '../../common/format.ts';
 import {
   MeasureRequest,
   type MeasuredRuns,
@@ -37,7 +37,7 @@ import { abortSignalFor, cancelledError, throwIfCancelled } from '../cancellatio
 import { calibrationInWorker } from '../calibration-worker.ts';
 import { openRecording } from '../recording-opener.ts';
 import { checkLimits, invalid } from '../request-params.ts';
-import { percent, withProgress } from '../request-progress.ts';
+import { withProgress } from '../request-progress.ts';
 import { checkGitArguments, gitForWorkspace } from '../trusted-git.ts';
 import { sweepJob } from '../sweep-job.ts';
 import type { ServerContext } from '../server-context.ts';

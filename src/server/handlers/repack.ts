@@ -13,7 +13,7 @@ import { ObjectStore } from '../../core/model/object-store.ts';
 import { discoverRepository, type Repository } from '../../core/model/repository.ts';
 import { gitSupports, gitVersionOf } from '../../core/git/git-probe.ts';
 import { gitForWorkspace, trustedGit } from '../trusted-git.ts';
-import { formatCount } from '../../common/format.ts';
+import { formatCount, percent } from '../../common/format.ts';
 import { previewRepackMode, repackModesSupported } from '../../core/repack/repack-mode-preview.ts';
 import { TEMP_PREFIX } from '../../core/repack/preview-directory.ts';
 import type { RepackMode } from '../../core/documents/repack-mode-document.ts';
@@ -123,7 +123,7 @@ async function loadPacks(
       cancelled: cancelledPromise(token),
       onProgress: (done, total) =>
         progress.report(
-          total === 0 ? 100 : Math.floor((100 * done) / total),
+          percent(done, total),
           `Indexing ${name}: ${formatCount(done)} of ${formatCount(total)} objects`,
         ),
     });

@@ -1,6 +1,6 @@
 /** `packscope/sweep` and `packscope/locality`: a recording replayed over policies and limits, and its seek locality. */
 import { errorMessage } from '../../common/error-message.ts';
-import { formatLimit } from '../../common/format.ts';
+import { formatLimit, percent } from '../../common/format.ts';
 import type { CellCounts } from '../../core/cost/cost-model.ts';
 import { priceSweep, timeLimits, timePlan } from '../../core/cost/time-plan.ts';
 import type { SimResult, PackLocalityWithQuantiles } from '../../core/documents/simulation-documents.ts';
@@ -17,7 +17,7 @@ import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languag
 import { calibrationInWorker } from '../calibration-worker.ts';
 import { openRecording } from '../recording-opener.ts';
 import { checkLimits, invalid, pageCacheParams, paramsObject, stringList } from '../request-params.ts';
-import { percent, withProgress } from '../request-progress.ts';
+import { withProgress } from '../request-progress.ts';
 import { gitForWorkspace } from '../trusted-git.ts';
 import { sweepJob } from '../sweep-job.ts';
 import type { ServerContext } from '../server-context.ts';

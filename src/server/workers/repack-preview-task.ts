@@ -12,7 +12,7 @@ import type { GitProgress } from '../../core/git/git-progress.ts';
 import { DEFAULT_PREVIEW_LIMITS } from '../../core/repack/recording-layouts.ts';
 import { runRepackPreviewReport } from '../../core/report/repack-preview-report.ts';
 import { parseRecordingFile } from '../../core/trace/load-recording.ts';
-import { formatCount } from '../../common/format.ts';
+import { formatCount, percent } from '../../common/format.ts';
 import type { RepackPreviewParams, RepackPreviewResult } from '../../protocol/server-protocol.ts';
 
 /** $/progress reports of git's meters at most this often (the last of a phase always goes out). */
@@ -28,8 +28,7 @@ export interface RepackTaskHost {
 export function progressMessage(progress: GitProgress): string {
   if (progress.total === undefined)
     return `${progress.phase}: ${formatCount(progress.done)}${progress.finished ? ', done' : ''}`;
-  const percent = progress.total === 0 ? 100 : Math.floor((100 * progress.done) / progress.total);
-  return `${progress.phase}: ${percent}% (${formatCount(progress.done)}/${formatCount(progress.total)})${progress.finished ? ', done' : ''}`;
+  return `${progress.phase}: ${percent(progress.done, progress.total)}% (${formatCount(progress.done)}/${formatCount(progress.total)})${progress.finished ? ', done' : ''}`;
 }
 
 /** The preview, as the server answers it. */
@@ -55,7 +54,7 @@ export async function runRepackPreviewTask(
         lastPhase = p.phase;
         lastReport = now;
         if (p.total === undefined) host.progress(progressMessage(p));
-        else host.progress(progressMessage(p), p.total === 0 ? 100 : Math.floor((100 * p.done) / p.total));
+        else host.progress(progressMessage(p), percent(p.done, p.total));
       },
       log: (message) => host.log(message),
       warn: () => undefined,

@@ -14,9 +14,10 @@ import { encodeWorkerError } from '../../core/worker-error.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 import { hashAlgorithmByName } from '../../core/format/hash-algorithm.ts';
 import { indexPackWithoutIdx } from '../../core/format/pack-stream-index.ts';
-import { formatCount } from '../../common/format.ts';
+import { formatCount, percent } from '../../common/format.ts';
 import { buildPackModel } from '../../core/model/build-pack-model.ts';
 import { ModelStore } from '../../core/model/model-store.ts';
+import { watchListing } from '../../core/model/git-object-names.ts';
 import { loadOrNamePaths, type LoadedPaths } from '../../core/model/object-paths-store.ts';
 import { storeWalkInputs } from '../../core/model/object-paths.ts';
 import { ObjectStore } from '../../core/model/object-store.ts';
@@ -80,7 +81,7 @@ async function openRecording(task: OpenRecordingTask): Promise<void> {
     lastReport = now;
     post({
       kind: 'progress',
-      percentage: total === 0 ? 100 : Math.min(100, Math.floor((100 * bytes) / total)),
+      percentage: percent(bytes, total),
       message: `reading ${name}`,
     });
   });
@@ -136,7 +137,7 @@ async function calibrate(task: CalibrateTask): Promise<void> {
     onStage: (stage, done, total) =>
       post({
         kind: 'progress',
-        percentage: Math.floor((100 * done) / total),
+        percentage: percent(done, total),
         message: `calibrating (${stage}): ${done} of ${total} timed lists`,
       }),
   });
@@ -160,7 +161,7 @@ async function sizes(task: SizesTask): Promise<void> {
       lastReport = now;
       post({
         kind: 'progress',
-        percentage: Math.min(100, Math.floor((100 * commits) / Math.max(1, total))),
+        percentage: percent(commits, total),
         message: `reading the history: ${formatCount(commits)} of ${formatCount(total)} commits`,
       });
     },
@@ -196,26 +197,19 @@ async function objectPaths(task: ObjectPathsTask): Promise<void> {
   const inputs = storeWalkInputs(store);
   const { repository } = store;
   let lastReport = 0;
-  const objects = inputs.models.reduce((sum, model) => sum + model.count, 0);
-  let listing: ReturnType<typeof setInterval> | undefined;
+  let stopListing: (() => void) | undefined;
   let loaded: LoadedPaths;
   try {
     loaded = await loadOrNamePaths(inputs, repository.commonDir, task.store.cacheDir, {
       signal: controller.signal,
-      // git lists each object the refs reach once: its count against the packs' objects.
       onGitStarted: (run) => {
-        let shown = 0;
-        listing = setInterval(() => {
-          const listed = run.listed();
-          if (listed === shown) return;
-          shown = listed;
-          const total = Math.max(objects, listed);
+        stopListing = watchListing(run, inputs, PROGRESS_INTERVAL_MS, (listed, total) =>
           post({
             kind: 'progress',
-            percentage: Math.min(100, Math.floor((100 * listed) / total)),
+            percentage: percent(listed, total),
             message: `git rev-list has listed ${formatCount(listed)} of ${formatCount(total)} objects`,
-          });
-        }, PROGRESS_INTERVAL_MS);
+          }),
+        );
       },
       // Git names them when the server may run it and every pack is read (else git would name
       // through objects the walk cannot see).
@@ -228,14 +222,14 @@ async function objectPaths(task: ObjectPathsTask): Promise<void> {
         lastReport = now;
         post({
           kind: 'progress',
-          percentage: total === 0 ? 100 : Math.min(100, Math.floor((100 * done) / total)),
+          percentage: percent(done, total),
           message: `walking ${phase} for paths: ${formatCount(done)} of ${formatCount(total)}`,
         });
       },
     });
   } finally {
     // Never left ticking: an interval would keep the worker's thread alive.
-    clearInterval(listing);
+    stopListing?.();
   }
   if (loaded.rewalkedBecause)
     post({
